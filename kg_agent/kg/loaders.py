@@ -1,0 +1,317 @@
+"""Loading knowledge graphs: RDF files, MetaQA ``head|relation|tail`` lines, RoG JSONL, 2Wiki triples.
+
+Plain names (MetaQA, RoG, 2Wiki) become IRIs in the project namespace with their ``rdfs:label`` kept;
+IRIs given in RDF stay as they are. :func:`open_kg` picks the loader and the backend from its argument.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from importlib import resources
+from pathlib import Path
+from typing import Iterable, Iterator
+
+from rdflib import Graph, Literal
+from rdflib.namespace import RDFS
+from rdflib.util import guess_format
+
+from kg_agent.kg.errors import KGLoadError
+from kg_agent.kg.graph import KnowledgeGraph, entity_iri, new_graph, relation_iri
+
+NamedTriple = tuple[str, str, str]
+
+SAMPLE_KG = "sample_movies.txt"
+
+
+def sample_kg_path() -> Path:
+    """The bundled sample KG (a slice of the MetaQA WikiMovies KB; see kg_agent/data/README.md)."""
+    return Path(str(resources.files("kg_agent") / "data" / SAMPLE_KG))
+
+
+def sample_documents_path() -> Path:
+    """Plot summaries of the sample KG's films (JSONL ``{entity, title, text}``)."""
+    return Path(str(resources.files("kg_agent") / "data" / "sample_movie_plots.jsonl"))
+
+
+# ---------------------------------------------------------------- plain-name triple readers
+def iter_metaqa_triples(path: str | Path) -> Iterator[NamedTriple]:
+    """``head|relation|tail`` lines (MetaQA ``kb.txt``). Blank lines are skipped."""
+    path = Path(path)
+    with path.open(encoding="utf-8") as handle:
+        for number, line in enumerate(handle, start=1):
+            line = line.rstrip("\n\r")
+            if not line.strip():
+                continue
+            parts = line.split("|")
+            if len(parts) != 3 or not all(p.strip() for p in parts):
+                raise KGLoadError(f"{path}:{number}: expected 'head|relation|tail', got {line[:120]!r}")
+            yield parts[0].strip(), parts[1].strip(), parts[2].strip()
+
+
+def _read_jsonl(path: Path) -> Iterator[tuple[int, dict]]:
+    with path.open(encoding="utf-8") as handle:
+        for number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise KGLoadError(f"{path}:{number}: not valid JSON: {exc.msg}") from exc
+            if not isinstance(record, dict):
+                raise KGLoadError(f"{path}:{number}: expected a JSON object")
+            yield number, record
+
+
+def iter_rog_triples(path: str | Path, *, question_ids: Iterable[str] | None = None) -> Iterator[NamedTriple]:
+    """Triples of RoG-format JSONL (``{"id", "graph": [[h, r, t], ...]}``), optionally of some questions only."""
+    path = Path(path)
+    wanted = set(question_ids) if question_ids is not None else None
+    for number, record in _read_jsonl(path):
+        if wanted is not None and record.get("id") not in wanted:
+            continue
+        graph = record.get("graph")
+        if not isinstance(graph, list):
+            raise KGLoadError(f"{path}:{number}: no 'graph' list of [head, relation, tail] triples")
+        yield from _checked_triples(graph, f"{path}:{number}")
+
+
+def _checked_triples(rows: Iterable, where: str) -> Iterator[NamedTriple]:
+    for row in rows:
+        if not (isinstance(row, (list, tuple)) and len(row) == 3 and all(isinstance(x, str) and x for x in row)):
+            raise KGLoadError(f"{where}: a triple must be [head, relation, tail] strings, got {str(row)[:120]}")
+        yield row[0], row[1], row[2]
+
+
+def iter_twowiki_triples(path: str | Path) -> Iterator[NamedTriple]:
+    """2WikiMultihopQA evidence triples (``{"subject", "relation", "object", ...}`` per line)."""
+    path = Path(path)
+    for number, record in _read_jsonl(path):
+        try:
+            row = (record["subject"], record["relation"], record["object"])
+        except KeyError as exc:
+            raise KGLoadError(f"{path}:{number}: missing field {exc.args[0]!r}") from None
+        yield from _checked_triples([row], f"{path}:{number}")
+
+
+def add_named_triples(graph: Graph, triples: Iterable[NamedTriple]) -> int:
+    """Add plain-name triples to an rdflib graph as project IRIs with ``rdfs:label``; returns the count."""
+    entities: dict[str, object] = {}
+    relations: dict[str, object] = {}
+    store_add = graph.add
+    count = 0
+
+    def node(name: str):
+        iri = entities.get(name)
+        if iri is None:
+            iri = entities[name] = entity_iri(name)
+            store_add((iri, RDFS.label, Literal(name)))
+        return iri
+
+    for head, rel, tail in triples:
+        predicate = relations.get(rel)
+        if predicate is None:
+            predicate = relations[rel] = relation_iri(rel)
+            store_add((predicate, RDFS.label, Literal(rel)))
+        store_add((node(head), predicate, node(tail)))
+        count += 1
+    return count
+
+
+def named_triples_graph(triples: Iterable[NamedTriple]) -> Graph:
+    graph = new_graph()
+    add_named_triples(graph, triples)
+    return graph
+
+
+def parse_rdf(path: str | Path, *, format: str | None = None, graph: Graph | None = None) -> Graph:
+    """Parse an RDF file of any rdflib format; syntax errors name the file and line."""
+    path = Path(path)
+    if not path.exists():
+        raise KGLoadError(f"{path}: no such file")
+    fmt = format or guess_format(str(path)) or "turtle"
+    graph = graph if graph is not None else new_graph()
+    try:
+        graph.parse(str(path), format=fmt)
+    except Exception as exc:  # rdflib raises many types: BadSyntax, ParseError, SAXParseException...
+        raise KGLoadError(f"{path}:{_error_line(exc)}: cannot parse as {fmt}: {_short(exc)}") from exc
+    return graph
+
+
+def _error_line(exc: Exception) -> str:
+    lines = getattr(exc, "lines", None)
+    if isinstance(lines, int):
+        return str(lines + 1)  # rdflib's BadSyntax counts from 0
+    for attr in ("getLineNumber", "lineno"):
+        value = getattr(exc, attr, None)
+        if callable(value):
+            value = value()
+        if isinstance(value, int):
+            return str(value)
+    match = re.search(r"line[: ]+(\d+)", str(exc), re.IGNORECASE)
+    return match.group(1) if match else "?"
+
+
+def _short(exc: Exception) -> str:
+    text = " ".join(str(exc).split())
+    return text[:300]
+
+
+# ---------------------------------------------------------------- format detection
+def detect_format(path: str | Path) -> str:
+    """``metaqa``, ``rog-jsonl``, ``twowiki`` or an rdflib format name."""
+    path = Path(path)
+    suffix = path.suffix.lower()
+    if suffix in {".jsonl", ".json"}:
+        with path.open(encoding="utf-8") as handle:
+            first = next((line for line in handle if line.strip()), "")
+        try:
+            record = json.loads(first) if first else {}
+        except json.JSONDecodeError as exc:
+            raise KGLoadError(f"{path}:1: not valid JSON: {exc.msg}") from exc
+        if "graph" in record:
+            return "rog-jsonl"
+        if {"subject", "relation", "object"} <= set(record):
+            return "twowiki"
+        raise KGLoadError(f"{path}: JSONL with neither a 'graph' list (RoG) nor subject/relation/object fields")
+    if suffix in {".txt", ".tsv", ".psv"}:
+        return "metaqa"
+    fmt = guess_format(str(path))
+    if fmt is None:
+        raise KGLoadError(f"{path}: unknown KG format (use .ttl/.nt/.rdf/.jsonld, MetaQA .txt, or RoG/2Wiki .jsonl)")
+    return fmt
+
+
+def iter_named_triples(path: str | Path, fmt: str, *, question_ids: Iterable[str] | None = None) -> Iterator[NamedTriple]:
+    if fmt == "metaqa":
+        return iter_metaqa_triples(path)
+    if fmt == "rog-jsonl":
+        return iter_rog_triples(path, question_ids=question_ids)
+    if fmt == "twowiki":
+        return iter_twowiki_triples(path)
+    raise ValueError(f"{fmt!r} is not a plain-name triple format")
+
+
+PLAIN_FORMATS = {"metaqa", "rog-jsonl", "twowiki"}
+
+
+# ---------------------------------------------------------------- constructors
+def load_kg(path: str | Path, *, format: str | None = None, question_ids: Iterable[str] | None = None) -> KnowledgeGraph:
+    """Load a KG file into memory (format from the extension and content unless given)."""
+    path = Path(path)
+    if not path.exists():
+        raise KGLoadError(f"{path}: no such file")
+    fmt = format or detect_format(path)
+    if fmt in PLAIN_FORMATS:
+        graph = named_triples_graph(iter_named_triples(path, fmt, question_ids=question_ids))
+    else:
+        graph = parse_rdf(path, format=fmt)
+    return KnowledgeGraph(graph, backend="memory", name=str(path))
+
+
+def kg_from_triples(triples: Iterable[NamedTriple], *, name: str = "knowledge graph") -> KnowledgeGraph:
+    """An in-memory KG from plain ``(head, relation, tail)`` names."""
+    return KnowledgeGraph(named_triples_graph(triples), backend="memory", name=name)
+
+
+def _oxigraph_graph(store) -> Graph:
+    from oxrdflib import OxigraphStore
+    from rdflib.graph import DATASET_DEFAULT_GRAPH_ID
+
+    return Graph(store=OxigraphStore(store=store), identifier=DATASET_DEFAULT_GRAPH_ID)
+
+
+def build_oxigraph(source: str | Path, store_path: str | Path, *, format: str | None = None, overwrite: bool = False) -> Path:
+    """Load a KG file once into an Oxigraph store on disk (bulk load); reopen it with :func:`open_oxigraph`."""
+    import pyoxigraph as ox
+
+    source, store_path = Path(source), Path(store_path)
+    if store_path.exists():
+        if not overwrite:
+            raise KGLoadError(f"{store_path}: an Oxigraph store already exists (pass overwrite=True to rebuild)")
+        shutil.rmtree(store_path)
+    fmt = format or detect_format(source)
+    partial = store_path.with_name(store_path.name + ".partial")
+    if partial.exists():
+        shutil.rmtree(partial)
+    partial.parent.mkdir(parents=True, exist_ok=True)
+    store = ox.Store(str(partial))
+    try:
+        if fmt in PLAIN_FORMATS:
+            data = named_triples_graph(iter_named_triples(source, fmt)).serialize(format="nt", encoding="utf-8")
+            store.bulk_load(data, ox.RdfFormat.N_TRIPLES)
+        else:
+            ox_format = {
+                "turtle": ox.RdfFormat.TURTLE, "nt": ox.RdfFormat.N_TRIPLES, "nt11": ox.RdfFormat.N_TRIPLES,
+                "xml": ox.RdfFormat.RDF_XML, "n3": ox.RdfFormat.N3, "trig": ox.RdfFormat.TRIG,
+                "nquads": ox.RdfFormat.N_QUADS, "json-ld": ox.RdfFormat.JSON_LD,
+            }.get(fmt)
+            if ox_format is None:
+                data = parse_rdf(source, format=fmt).serialize(format="nt", encoding="utf-8")
+                store.bulk_load(data, ox.RdfFormat.N_TRIPLES)
+            else:
+                try:
+                    store.bulk_load(path=str(source), format=ox_format)
+                except SyntaxError as exc:
+                    raise KGLoadError(f"{source}:{getattr(exc, 'lineno', '?')}: cannot parse as {fmt}: {exc}") from exc
+        store.flush()
+        del store
+    except BaseException:
+        shutil.rmtree(partial, ignore_errors=True)
+        raise
+    partial.rename(store_path)
+    return store_path
+
+
+def open_oxigraph(store_path: str | Path, *, cache_size: int = 50_000) -> KnowledgeGraph:
+    """Reopen an Oxigraph store built by :func:`build_oxigraph` (milliseconds: nothing is re-parsed)."""
+    import pyoxigraph as ox
+
+    store_path = Path(store_path)
+    if not store_path.is_dir():
+        raise KGLoadError(f"{store_path}: no Oxigraph store here (build one with build_oxigraph or `kg-agent load`)")
+    store = ox.Store(str(store_path))
+    return KnowledgeGraph(_oxigraph_graph(store), backend="oxigraph", cache_size=cache_size, name=str(store_path))
+
+
+def open_sparql(endpoint: str, *, timeout: float = 30.0, cache_size: int = 10_000) -> KnowledgeGraph:
+    """A read-only view of a remote SPARQL endpoint (rdflib ``SPARQLStore``)."""
+    from rdflib.plugins.stores.sparqlstore import SPARQLStore
+
+    store = SPARQLStore(endpoint, timeout=timeout, returnFormat="json")
+    return KnowledgeGraph(Graph(store=store), backend="sparql", cache_size=cache_size, name=endpoint)
+
+
+def open_kg(
+    source: str | Path | None = None,
+    *,
+    backend: str | None = None,
+    format: str | None = None,
+    store_path: str | Path | None = None,
+    timeout: float = 30.0,
+) -> KnowledgeGraph:
+    """Open a knowledge graph from whatever the user has.
+
+    * ``None``: the bundled sample movie KG.
+    * ``http(s)://...``: a SPARQL endpoint (read-only).
+    * a directory: an Oxigraph store on disk.
+    * a file: loaded into memory, or with ``backend="oxigraph"`` bulk-loaded once into ``store_path``
+      (default: ``<file>.oxigraph`` beside it) and reopened from there on later runs.
+    """
+    if source is None:
+        source = sample_kg_path()
+    text = str(source)
+    if re.match(r"^https?://", text):
+        return open_sparql(text, timeout=timeout)
+    path = Path(text)
+    if path.is_dir():
+        return open_oxigraph(path)
+    if backend in (None, "memory"):
+        return load_kg(path, format=format)
+    if backend == "oxigraph":
+        target = Path(store_path) if store_path else path.with_name(path.name + ".oxigraph")
+        if not target.exists():
+            build_oxigraph(path, target, format=format)
+        return open_oxigraph(target)
+    raise ValueError(f"backend must be 'memory' or 'oxigraph' for a file, not {backend!r}")

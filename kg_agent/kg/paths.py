@@ -1,0 +1,171 @@
+"""Path search over the knowledge graph.
+
+* :func:`retrieve_paths` is RoG's Algorithm 1 (constrained breadth-first search): from the question's
+  entities, follow a relation path ``z = r1 ... rl`` edge by edge and return every reasoning path
+  ``e0 -r1-> e1 ... -rl-> el``. A path never revisits one of its own entities (MetaQA's
+  ``movie -> directed_by -> director -> ^directed_by -> movie`` must not lead back to the question's film).
+* :func:`shortest_relation_paths` finds the relation paths of all shortest paths between question and
+  answer entities up to a hop limit (RoG's Q(z), used to distil planners and to build training data).
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Iterable, Sequence
+
+from kg_agent.kg.graph import KnowledgeGraph
+from kg_agent.kg.types import Entity, Path, Triple, inverse
+
+DEFAULT_MAX_PATHS = 5000
+
+
+@dataclass
+class PathSearchResult:
+    """Reasoning paths found for one relation path, and whether the cap cut the search short."""
+
+    relation_path: tuple[str, ...]
+    paths: list[Path] = field(default_factory=list)
+    truncated: bool = False
+
+    @property
+    def answers(self) -> list[Entity]:
+        """Distinct path ends, in first-seen order."""
+        return list(dict.fromkeys(p.end for p in self.paths))
+
+
+def retrieve_node_paths(
+    kg: KnowledgeGraph,
+    starts: Iterable[str],
+    relation_path: Sequence[str],
+    *,
+    max_paths: int = DEFAULT_MAX_PATHS,
+) -> tuple[list[tuple[str, ...]], bool]:
+    """Algorithm 1 over entity ids: every simple node sequence that follows ``relation_path``.
+
+    Returns ``(node_paths, truncated)``. The search is breadth-first, so when more than ``max_paths``
+    partial or complete paths would be kept, the first ones in breadth-first order are kept (a
+    deterministic cut) and ``truncated`` is True.
+    """
+    relations = tuple(relation_path)
+    frontier: list[tuple[str, ...]] = [(s,) for s in dict.fromkeys(starts)]
+    if not relations:
+        return frontier[:max_paths], len(frontier) > max_paths
+    truncated = False
+    for relation in relations:
+        expanded: list[tuple[str, ...]] = []
+        for partial in frontier:
+            targets = kg.neighbors(partial[-1], relation)
+            if not targets:
+                continue
+            for target in targets:
+                if target in partial:
+                    continue  # a reasoning path does not revisit its own entities
+                expanded.append(partial + (target,))
+            if len(expanded) > max_paths:
+                truncated = True
+                del expanded[max_paths:]
+                break
+        frontier = expanded
+        if not frontier:
+            break
+    return frontier, truncated
+
+
+def node_path_to_path(kg: KnowledgeGraph, nodes: Sequence[str], relations: Sequence[str]) -> Path:
+    labels = [Entity(n, kg.label(n) or n) for n in nodes]
+    steps = tuple(Triple(labels[i], relations[i], labels[i + 1]) for i in range(len(relations)))
+    return Path(labels[0], steps)
+
+
+def retrieve_paths(
+    kg: KnowledgeGraph,
+    starts: Iterable[str],
+    relation_path: Sequence[str],
+    *,
+    max_paths: int = DEFAULT_MAX_PATHS,
+) -> PathSearchResult:
+    """RoG's Algorithm 1: the reasoning paths from ``starts`` that follow ``relation_path`` exactly.
+
+    Relations may be inverse (``^starred_actors``). ``max_paths`` caps the result; ``truncated`` says
+    when it did.
+    """
+    relations = tuple(relation_path)
+    node_paths, truncated = retrieve_node_paths(kg, starts, relations, max_paths=max_paths)
+    if relations:
+        node_paths = [p for p in node_paths if len(p) == len(relations) + 1]
+    paths = [node_path_to_path(kg, nodes, relations) for nodes in node_paths]
+    return PathSearchResult(relations, paths, truncated)
+
+
+def shortest_relation_paths(
+    kg: KnowledgeGraph,
+    starts: Iterable[str],
+    targets: Iterable[str],
+    *,
+    max_hops: int = 3,
+    max_relation_paths: int = 50,
+) -> list[tuple[str, ...]]:
+    """Relation paths of all shortest KG paths from any start to each target, up to ``max_hops`` (RoG's Q(z)).
+
+    For every (start, target) pair the shortest distance is found by breadth-first search over both
+    edge directions; every shortest path then contributes its relation sequence. Returned sorted by how
+    many (start, target) pairs use them, most first, then alphabetically (deterministic).
+    """
+    target_set = set(targets)
+    counts: dict[tuple[str, ...], int] = {}
+    for start in dict.fromkeys(starts):
+        distance = _bfs_levels(kg, start, target_set - {start}, max_hops)
+        for target in target_set:
+            if target == start or target not in distance:
+                continue
+            for rels in _relation_sequences(kg, start, target, distance, limit=max_relation_paths):
+                counts[rels] = counts.get(rels, 0) + 1
+    ordered = sorted(counts, key=lambda rels: (-counts[rels], len(rels), rels))
+    return ordered[:max_relation_paths]
+
+
+def _bfs_levels(kg: KnowledgeGraph, start: str, targets: set[str], max_hops: int) -> dict[str, int]:
+    """Distances from ``start`` up to ``max_hops``; stops after the level where the last target appears."""
+    distance = {start: 0}
+    frontier = [start]
+    remaining = set(targets)
+    for level in range(1, max_hops + 1):
+        if not frontier or not remaining:
+            break
+        next_frontier: list[str] = []
+        for node in frontier:
+            for neighbours in kg.edges(node).values():
+                for neighbour in neighbours:
+                    if neighbour not in distance:
+                        distance[neighbour] = level
+                        next_frontier.append(neighbour)
+                        remaining.discard(neighbour)
+        frontier = next_frontier
+    return distance
+
+
+def _relation_sequences(
+    kg: KnowledgeGraph, start: str, target: str, distance: dict[str, int], *, limit: int
+) -> set[tuple[str, ...]]:
+    """Relation sequences of the shortest paths start -> target, found backwards from the target."""
+    found: set[tuple[str, ...]] = set()
+    stack: deque[tuple[str, tuple[str, ...]]] = deque([(target, ())])
+    seen: set[tuple[str, tuple[str, ...]]] = set()
+    while stack and len(found) < limit:
+        item = stack.pop()
+        if item in seen:
+            continue
+        seen.add(item)
+        node, suffix = item
+        level = distance[node]
+        if level == 0:
+            if node == start:
+                found.add(suffix)
+            continue
+        # An edge u -r-> node with distance[u] == level - 1; from node it is seen as inverse(r) -> u.
+        for rel, neighbours in kg.edges(node).items():
+            for previous in neighbours:
+                if distance.get(previous) == level - 1:
+                    stack.append((previous, (inverse(rel),) + suffix))
+    return found

@@ -1,0 +1,76 @@
+"""SPARQL safety: terms are rendered by escaping functions, and only read queries may run.
+
+Every query kg-agent writes is a template whose variable parts go through :func:`sparql_iri` or
+:func:`sparql_literal` (or are bound with ``initBindings``); text is never pasted into a query.
+"""
+
+from __future__ import annotations
+
+import re
+
+from rdflib.plugins.sparql.parser import parseQuery
+
+from kg_agent.kg.errors import ReadOnlyViolation
+
+# Characters that may not appear inside <...> in SPARQL (IRIREF production), plus whitespace.
+_IRI_FORBIDDEN = re.compile(r'[\x00-\x20<>"{}|^`\\]')
+_UPDATE_KEYWORDS = re.compile(
+    r"\b(INSERT|DELETE|LOAD|CLEAR|CREATE|DROP|COPY|MOVE|ADD|WITH)\b", re.IGNORECASE
+)
+_SERVICE = re.compile(r"\bSERVICE\b", re.IGNORECASE)
+_STRING_OR_IRI_OR_COMMENT = re.compile(
+    r'"""(?:[^"\\]|\\.|"(?!""))*"""' r"|'''(?:[^'\\]|\\.|'(?!''))*'''"
+    r'|"(?:[^"\\\n]|\\.)*"' r"|'(?:[^'\\\n]|\\.)*'" r"|<[^<>\s]*>" r"|#[^\n]*",
+    re.DOTALL,
+)
+
+
+def sparql_iri(iri: str) -> str:
+    """``<iri>`` for a query; raises ValueError when the IRI holds characters that could end the term."""
+    text = str(iri)
+    if not text or _IRI_FORBIDDEN.search(text):
+        raise ValueError(f"not a valid IRI for a SPARQL query: {text[:200]!r}")
+    return f"<{text}>"
+
+
+_LITERAL_ESCAPES = {
+    "\\": "\\\\",
+    '"': '\\"',
+    "\n": "\\n",
+    "\r": "\\r",
+    "\t": "\\t",
+    "\b": "\\b",
+    "\f": "\\f",
+}
+
+
+def sparql_literal(text: str, *, lang: str | None = None) -> str:
+    """A double-quoted SPARQL string literal with every special character escaped."""
+    escaped = "".join(_LITERAL_ESCAPES.get(ch, ch) for ch in str(text))
+    if lang is not None:
+        if not re.fullmatch(r"[A-Za-z]{1,8}(-[A-Za-z0-9]{1,8})*", lang):
+            raise ValueError(f"not a language tag: {lang!r}")
+        return f'"{escaped}"@{lang}'
+    return f'"{escaped}"'
+
+
+def _strip_strings(query: str) -> str:
+    return _STRING_OR_IRI_OR_COMMENT.sub(" ", query)
+
+
+def check_read_only(query: str) -> None:
+    """Refuse anything but a single read query (SELECT, ASK, CONSTRUCT, DESCRIBE) without SERVICE.
+
+    The query is parsed with rdflib's SPARQL *query* grammar, which has no update forms; keywords of
+    updates and ``SERVICE`` are also looked for outside strings, IRIs and comments.
+    """
+    code = _strip_strings(query)
+    if _SERVICE.search(code):
+        raise ReadOnlyViolation("SERVICE clauses are not allowed: the agent queries only its own knowledge graph")
+    match = _UPDATE_KEYWORDS.search(code)
+    if match:
+        raise ReadOnlyViolation(f"only read queries may run on the knowledge graph (found {match.group(1).upper()})")
+    try:
+        parseQuery(query)
+    except Exception as exc:
+        raise ReadOnlyViolation(f"not a valid read-only SPARQL query: {exc}") from exc

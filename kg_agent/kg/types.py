@@ -1,0 +1,109 @@
+"""Small value objects shared by every layer: entities, triples and reasoning paths.
+
+Relations are named by a short string (the IRI's local name, e.g. ``starred_actors`` or
+``people.person.nationality``). A relation traversed backwards is written with SPARQL's inverse
+path prefix: ``^starred_actors`` goes from an actor to the films that list them. That one notation is
+used everywhere: in plans, in paths, in prompts and in JSON.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Iterable
+
+INVERSE_PREFIX = "^"
+
+
+def inverse(relation: str) -> str:
+    """The same relation walked the other way: ``r`` <-> ``^r``."""
+    if relation.startswith(INVERSE_PREFIX):
+        return relation[len(INVERSE_PREFIX):]
+    return INVERSE_PREFIX + relation
+
+
+def is_inverse(relation: str) -> bool:
+    return relation.startswith(INVERSE_PREFIX)
+
+
+def base_relation(relation: str) -> str:
+    """The relation's name without the inverse prefix."""
+    return relation[len(INVERSE_PREFIX):] if relation.startswith(INVERSE_PREFIX) else relation
+
+
+@dataclass(frozen=True, slots=True)
+class Entity:
+    """A node of the knowledge graph: its IRI (or literal key) and a human-readable label."""
+
+    id: str
+    label: str
+
+    def to_dict(self) -> dict[str, str]:
+        return {"id": self.id, "label": self.label}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "Entity":
+        return cls(id=data["id"], label=data["label"])
+
+
+@dataclass(frozen=True, slots=True)
+class Triple:
+    """One traversed edge: ``head -relation-> tail``; an inverse relation means the KG stores tail -> head."""
+
+    head: Entity
+    relation: str
+    tail: Entity
+
+    def text(self) -> str:
+        return f"{self.head.label} -> {self.relation} -> {self.tail.label}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"head": self.head.to_dict(), "relation": self.relation, "tail": self.tail.to_dict()}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "Triple":
+        return cls(Entity.from_dict(data["head"]), data["relation"], Entity.from_dict(data["tail"]))
+
+
+@dataclass(frozen=True, slots=True)
+class Path:
+    """A reasoning path ``e0 -> r1 -> e1 -> ... -> rl -> el`` (RoG's w_z), rendered the same way everywhere."""
+
+    start: Entity
+    steps: tuple[Triple, ...] = field(default_factory=tuple)
+
+    @property
+    def relations(self) -> tuple[str, ...]:
+        return tuple(step.relation for step in self.steps)
+
+    @property
+    def entities(self) -> tuple[Entity, ...]:
+        return (self.start, *(step.tail for step in self.steps))
+
+    @property
+    def end(self) -> Entity:
+        return self.steps[-1].tail if self.steps else self.start
+
+    def __len__(self) -> int:
+        return len(self.steps)
+
+    def text(self) -> str:
+        parts = [self.start.label]
+        for step in self.steps:
+            parts += [step.relation, step.tail.label]
+        return " -> ".join(parts)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "text": self.text(),
+            "start": self.start.to_dict(),
+            "steps": [step.to_dict() for step in self.steps],
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "Path":
+        return cls(Entity.from_dict(data["start"]), tuple(Triple.from_dict(s) for s in data["steps"]))
+
+
+def relation_path_text(relations: Iterable[str]) -> str:
+    """RoG's plan format: ``<PATH> r1 <SEP> r2 </PATH>``."""
+    return "<PATH> " + " <SEP> ".join(relations) + " </PATH>"

@@ -1,0 +1,191 @@
+"""Turning a model specification (``"openai:gpt-4o-mini"``, ``"none"``, a chat model object) into a chat model.
+
+The whole library treats "no model" as a first-class mode: ``None`` means *offline* and every
+decider falls back to its deterministic heuristic. :func:`resolve_chat_model` is the single place
+where a user-facing model string becomes a LangChain chat model.
+
+Examples::
+
+    resolve_chat_model(None)                    # -> None (offline)
+    resolve_chat_model("none")                  # -> None (offline)
+    resolve_chat_model("openai:gpt-4o-mini")    # -> ChatOpenAI(model="gpt-4o-mini", temperature=0.0, ...)
+    resolve_chat_model("gpt-4o-mini")           # -> same: a bare "gpt-..." name means OpenAI
+    resolve_chat_model(my_chat_model)           # -> my_chat_model, unchanged
+
+OpenAI-compatible servers (vLLM, llama.cpp, Ollama, a test server...) are reached by setting
+``OPENAI_BASE_URL`` (``OPENAI_API_BASE`` is accepted too) and ``OPENAI_API_KEY``.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from langchain_core.language_models import BaseChatModel
+
+from kg_agent.llm.errors import ModelConfigurationError
+
+#: Model strings that mean "no language model: run the deterministic offline deciders".
+OFFLINE_MODEL_NAMES: frozenset[str] = frozenset({"", "none", "offline", "null", "no"})
+
+#: Model used by :func:`default_model_from_env` when ``KG_AGENT_MODEL`` is not set.
+DEFAULT_OPENAI_MODEL = "gpt-4o-mini"
+
+#: Bare model-name prefixes that are understood as OpenAI models without an ``openai:`` prefix.
+OPENAI_BARE_NAME_PREFIXES: tuple[str, ...] = ("gpt-", "chatgpt-", "o1", "o3", "o4")
+
+_MISSING_KEY_MESSAGE = (
+    "model {spec!r} needs an OpenAI API key: set OPENAI_API_KEY (and OPENAI_BASE_URL for an "
+    "OpenAI-compatible server) or pass --model none to run offline"
+)
+
+
+def is_offline_model_spec(model: object) -> bool:
+    """True when ``model`` asks for offline mode (``None``, ``"none"``, ``"offline"``, empty string)."""
+    return model is None or (isinstance(model, str) and model.strip().lower() in OFFLINE_MODEL_NAMES)
+
+
+def openai_base_url_from_env() -> str | None:
+    """The OpenAI-compatible endpoint from ``OPENAI_BASE_URL`` (preferred) or ``OPENAI_API_BASE``."""
+    for variable in ("OPENAI_BASE_URL", "OPENAI_API_BASE"):
+        value = os.environ.get(variable, "").strip()
+        if value:
+            return value
+    return None
+
+
+def _split_provider(spec: str) -> tuple[str | None, str]:
+    """``"openai:gpt-4o"`` -> ``("openai", "gpt-4o")``; ``"gpt-4o"`` -> ``(None, "gpt-4o")``."""
+    provider, sep, name = spec.partition(":")
+    if sep and provider and "/" not in provider:
+        return provider.strip().lower(), name.strip()
+    return None, spec.strip()
+
+
+def _make_openai_chat_model(
+    model_name: str,
+    *,
+    spec: str,
+    temperature: float,
+    timeout: float,
+    max_retries: int,
+    api_key: str | None,
+    base_url: str | None,
+) -> BaseChatModel:
+    from langchain_openai import ChatOpenAI
+
+    if not model_name:
+        raise ModelConfigurationError(f"model {spec!r} names no model: use e.g. 'openai:{DEFAULT_OPENAI_MODEL}'")
+    key = api_key or os.environ.get("OPENAI_API_KEY", "").strip()
+    if not key:
+        raise ModelConfigurationError(_MISSING_KEY_MESSAGE.format(spec=spec))
+    # ChatOpenAI itself only reads OPENAI_API_BASE and leaves OPENAI_BASE_URL to the SDK client;
+    # passing the URL explicitly makes both variables work the same way everywhere.
+    kwargs: dict[str, Any] = {
+        "model": model_name,
+        "temperature": temperature,
+        "timeout": timeout,
+        "max_retries": max_retries,
+        "api_key": key,
+    }
+    url = base_url or openai_base_url_from_env()
+    if url:
+        kwargs["base_url"] = url
+    return ChatOpenAI(**kwargs)
+
+
+def _make_model_with_init_chat_model(
+    spec: str, *, temperature: float, timeout: float, max_retries: int
+) -> BaseChatModel:
+    try:
+        from langchain.chat_models import init_chat_model  # type: ignore[import-not-found]
+    except ImportError:
+        raise ModelConfigurationError(
+            f"unknown model {spec!r}: use 'openai:MODEL' (OpenAI or any OpenAI-compatible server via "
+            "OPENAI_BASE_URL), 'none' for offline mode, or install the 'langchain' package so "
+            "init_chat_model can load other providers"
+        ) from None
+    try:
+        return init_chat_model(spec, temperature=temperature, timeout=timeout, max_retries=max_retries)
+    except Exception as exc:  # init_chat_model raises ValueError/ImportError with its own wording
+        raise ModelConfigurationError(f"cannot create chat model {spec!r}: {exc}") from exc
+
+
+def resolve_chat_model(
+    model: str | BaseChatModel | None,
+    *,
+    temperature: float = 0.0,
+    timeout: float = 60.0,
+    max_retries: int = 2,
+    api_key: str | None = None,
+    base_url: str | None = None,
+) -> BaseChatModel | None:
+    """Turn a model specification into a chat model, or ``None`` for offline mode.
+
+    Args:
+        model: ``None`` / ``"none"`` / ``"offline"`` -> ``None``; a :class:`BaseChatModel` is returned
+            unchanged; ``"openai:NAME"`` or a bare OpenAI name (``"gpt-4o-mini"``, ``"o3-mini"``) ->
+            :class:`langchain_openai.ChatOpenAI`; any other ``"provider:NAME"`` goes to LangChain's
+            ``init_chat_model`` when the ``langchain`` package is installed.
+        temperature: sampling temperature (0 for reproducible runs).
+        timeout: seconds per HTTP request before the client gives up.
+        max_retries: how many times the client retries 429/5xx/connection errors.
+        api_key: overrides ``OPENAI_API_KEY`` for OpenAI models.
+        base_url: overrides ``OPENAI_BASE_URL`` / ``OPENAI_API_BASE`` for OpenAI models.
+
+    Raises:
+        ModelConfigurationError: (a ``ValueError``) the key is missing or the provider is unknown.
+    """
+    if is_offline_model_spec(model):
+        return None
+    if isinstance(model, BaseChatModel):
+        return model
+    if not isinstance(model, str):
+        raise ModelConfigurationError(
+            f"model must be a string, a langchain BaseChatModel or None, not {type(model).__name__}"
+        )
+    spec = model.strip()
+    provider, name = _split_provider(spec)
+    if provider is None and name.lower().startswith(OPENAI_BARE_NAME_PREFIXES):
+        provider = "openai"
+    if provider == "openai":
+        return _make_openai_chat_model(
+            name,
+            spec=spec,
+            temperature=temperature,
+            timeout=timeout,
+            max_retries=max_retries,
+            api_key=api_key,
+            base_url=base_url,
+        )
+    return _make_model_with_init_chat_model(spec, temperature=temperature, timeout=timeout, max_retries=max_retries)
+
+
+def default_model_from_env() -> str | None:
+    """The model to use when the user named none: ``"openai:" + KG_AGENT_MODEL``, or ``None`` (offline).
+
+    Returns ``None`` when ``OPENAI_API_KEY`` is not set. ``KG_AGENT_MODEL`` defaults to
+    :data:`DEFAULT_OPENAI_MODEL`; a value that already carries a provider (``"openai:x"``) or asks
+    for offline mode (``"none"``) is returned as written (``None`` for offline).
+    """
+    if not os.environ.get("OPENAI_API_KEY", "").strip():
+        return None
+    configured = os.environ.get("KG_AGENT_MODEL", "").strip() or DEFAULT_OPENAI_MODEL
+    if is_offline_model_spec(configured):
+        return None
+    provider, _ = _split_provider(configured)
+    return configured if provider is not None else f"openai:{configured}"
+
+
+def describe_chat_model(model: BaseChatModel | None) -> str:
+    """A short human-readable name for reports: ``"offline"``, ``"openai:gpt-4o-mini"``, ``"scripted"``..."""
+    if model is None:
+        return "offline"
+    name = getattr(model, "model_name", None) or getattr(model, "model", None)
+    try:
+        llm_type = model._llm_type
+    except Exception:  # pragma: no cover - defensive: third-party models
+        llm_type = type(model).__name__
+    if llm_type == "openai-chat":
+        llm_type = "openai"
+    return f"{llm_type}:{name}" if isinstance(name, str) and name else str(llm_type)

@@ -1,0 +1,29 @@
+"""Shared fixtures. Tests that need the full benchmark data read its folder from KG_AGENT_DATA
+(default ``../shared/data`` beside the project) and skip with a reason when it is absent."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+
+
+def data_root() -> Path:
+    return Path(os.environ.get("KG_AGENT_DATA", PROJECT_ROOT.parent / "shared" / "data")).resolve()
+
+
+@pytest.fixture(scope="session")
+def data_dir() -> Path:
+    root = data_root()
+    if not (root / "metaqa" / "kb.txt").exists():
+        pytest.skip(f"benchmark data not found at {root} (set KG_AGENT_DATA to the shared data folder)")
+    return root
+
+
+@pytest.fixture(scope="session")
+def fixtures_dir() -> Path:
+    return FIXTURES
