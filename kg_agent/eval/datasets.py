@@ -329,9 +329,13 @@ def load_rog_jsonl(path: PathLike) -> list[Question]:
 
 
 def _seed_subjects(evidences: Sequence[Triple]) -> list[str]:
-    """Subjects of evidence triples that are never an object of another one (the chain starts)."""
+    """Subjects of evidence triples that are never an object of another one (the chain starts); the
+    first triple's subject when every subject is also an object (a cycle such as A father B, B father A)."""
     objects = {o for _, _, o in evidences}
-    return _unique(s for s, _, _ in evidences if s not in objects)
+    seeds = _unique(s for s, _, _ in evidences if s not in objects)
+    if not seeds and evidences:
+        seeds = [evidences[0][0]]
+    return seeds
 
 
 def load_twowiki(path: PathLike) -> list[Question]:
@@ -343,7 +347,8 @@ def load_twowiki(path: PathLike) -> list[Question]:
     key (``supporting_facts``, ``context``, ``evidences_id``, ``answer_id`` ...) is copied into ``extra``.
     The dataset has no topic-entity field: ``topic_entities`` are the subjects of the evidence triples
     that are not the object of another evidence triple (KG names, which may differ from the mention in
-    the question, e.g. "Charles James Mathew" for "Charles Mathew"). ``hop`` stays ``None``.
+    the question, e.g. "Charles James Mathew" for "Charles Mathew"); when the evidences form a cycle
+    (one dev question's do) the first evidence's subject is used. ``hop`` stays ``None``.
     """
     p = Path(path)
     questions: list[Question] = []
@@ -413,7 +418,13 @@ _LOADERS: dict[str, Callable[..., list[Question]]] = {
     "twowiki": load_twowiki,
     "jsonl": load_jsonl,
 }
-_ALIASES = {"rog": "rog-jsonl", "webqsp": "rog-jsonl", "cwq": "rog-jsonl", "2wiki": "twowiki", "2wikimultihopqa": "twowiki"}
+_ALIASES = {
+    "rog": "rog-jsonl",
+    "webqsp": "rog-jsonl",
+    "cwq": "rog-jsonl",
+    "2wiki": "twowiki",
+    "2wikimultihopqa": "twowiki",
+}
 
 DATASET_KINDS: tuple[str, ...] = tuple(_LOADERS)
 """Format names accepted by :func:`load_dataset` (aliases: rog/webqsp/cwq -> rog-jsonl, 2wiki -> twowiki)."""

@@ -21,6 +21,8 @@ evaluation scripts; :func:`aggregate` averages them over questions and reports *
    IDEA-FinAI/ToG) (:func:`tog_scores`): the text inside the first ``{...}`` of the output (the whole
    output when there is none), lower-cased with spaces removed, is a hit when it contains, or is
    contained in, any gold alias.
+   Only deviation: an empty response (or alias) is not a hit here, while ToG counts it as one
+   (``allow_empty=True`` restores that).
 
 :func:`score_question` computes all three for one question.
 """
@@ -62,7 +64,7 @@ def normalize_answer(text: str) -> str:
     """SQuAD-style normalisation: lower-case, drop ASCII punctuation, drop the articles a/an/the,
     collapse whitespace.
 
-    >>> normalize_answer("  The  U.S.-Open ")
+    >>> normalize_answer("  The  U.S. Open ")
     'us open'
     """
     text = text.lower()
@@ -284,9 +286,8 @@ def tog_exact_match(response: str, answers: Sequence[str], *, allow_empty: bool 
 
     Quirks kept: only the space character is removed (tabs/newlines inside stay), punctuation and
     articles are kept (``"U.S."`` does not match ``"US"``), and containment works both ways and ignores
-    word boundaries:
-    the response ``"Jamaica"`` is a hit for gold ``"Jamaican English"``, and a long response that
-    mentions an answer anywhere is a hit.
+    word boundaries: the response ``"Jamaica"`` is a hit for gold ``"Jamaican English"``, and a long
+    response that mentions an answer anywhere is a hit.
 
     One deliberate deviation: in ToG an empty (cleaned) response is contained in every alias and counts
     as correct, and an empty alias matches every response. Here both are ignored unless

@@ -1,0 +1,80 @@
+"""The LLM service layer: choosing a chat model, calling it with accounting and budgets, parsing replies.
+
+* :func:`resolve_chat_model` - ``"openai:gpt-4o-mini"`` / ``"none"`` / a chat model -> chat model or ``None`` (offline).
+* :func:`call_llm` / :func:`acall_llm` / :class:`LLMCaller` - the one way deciders call a model.
+* :class:`UsageTracker`, :func:`merge_usage`, :class:`Budget` - per-node call/token accounting and limits.
+* :mod:`kg_agent.llm.parsing` - lenient parsers for RoG/ToG output formats.
+* :class:`ScriptedChatModel` - deterministic chat model for tests and reproducible benchmarks.
+"""
+
+from kg_agent.llm.errors import (
+    BudgetExceeded,
+    KGAgentLLMError,
+    LLMCallError,
+    ModelConfigurationError,
+    ScriptExhaustedError,
+)
+from kg_agent.llm.models import (
+    DEFAULT_OPENAI_MODEL,
+    default_model_from_env,
+    describe_chat_model,
+    is_offline_model_spec,
+    resolve_chat_model,
+)
+from kg_agent.llm.parsing import (
+    ScoredParse,
+    normalize_name,
+    parse_answer_list,
+    parse_json_object,
+    parse_relation_paths,
+    parse_scored_items,
+    parse_yes_no,
+)
+from kg_agent.llm.scripted import ScriptedChatModel
+from kg_agent.llm.usage import (
+    Budget,
+    LLMCaller,
+    LLMReply,
+    PromptInput,
+    UsageTracker,
+    acall_llm,
+    acall_llm_reply,
+    call_llm,
+    call_llm_reply,
+    empty_usage,
+    estimate_tokens,
+    merge_usage,
+)
+
+__all__ = [
+    "DEFAULT_OPENAI_MODEL",
+    "Budget",
+    "BudgetExceeded",
+    "KGAgentLLMError",
+    "LLMCallError",
+    "LLMCaller",
+    "LLMReply",
+    "ModelConfigurationError",
+    "PromptInput",
+    "ScoredParse",
+    "ScriptExhaustedError",
+    "ScriptedChatModel",
+    "UsageTracker",
+    "acall_llm",
+    "acall_llm_reply",
+    "call_llm",
+    "call_llm_reply",
+    "default_model_from_env",
+    "describe_chat_model",
+    "empty_usage",
+    "estimate_tokens",
+    "is_offline_model_spec",
+    "merge_usage",
+    "normalize_name",
+    "parse_answer_list",
+    "parse_json_object",
+    "parse_relation_paths",
+    "parse_scored_items",
+    "parse_yes_no",
+    "resolve_chat_model",
+]

