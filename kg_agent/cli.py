@@ -52,6 +52,14 @@ def build_parser() -> argparse.ArgumentParser:
     load.add_argument("--store", required=True, help="folder for the Oxigraph store")
     load.add_argument("--overwrite", action="store_true")
 
+    export = sub.add_parser("export-rog-data", help="write RoG's planning and reasoning instruction-tuning sets (JSONL)")
+    export.add_argument("kind", choices=("metaqa", "rog-jsonl", "twowiki", "jsonl"), help="question file format")
+    export.add_argument("--questions", required=True, help="question/answer file")
+    _add_kg_args(export)
+    export.add_argument("--out-dir", required=True, help="folder for planning.jsonl and reasoning.jsonl")
+    export.add_argument("--max-hops", type=int, default=3)
+    export.add_argument("--limit", type=int, default=None, help="only the first N questions")
+
     for extra in _extra_commands():
         extra(sub)
     return parser
@@ -182,13 +190,29 @@ def cmd_load(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_export_rog_data(args: argparse.Namespace) -> int:
+    from kg_agent.eval.datasets import load_dataset
+    from kg_agent.kg import kg_from_triples
+    from kg_agent.tools.rog_training_data import export_rog_training_data
+
+    questions = load_dataset(args.kind, args.questions)[: args.limit]
+    if args.kind == "rog-jsonl" and not args.kg:
+        report = export_rog_training_data(questions, args.out_dir, max_hops=args.max_hops,
+                                          kg_for_question=lambda q: kg_from_triples(q.extra["graph"], name=q.id))
+    else:
+        report = export_rog_training_data(questions, args.out_dir, kg=open_cli_kg(args), max_hops=args.max_hops)
+    print(f"{report.questions} questions: {report.planning_examples} planning and {report.reasoning_examples} reasoning "
+          f"examples written to {args.out_dir} ({report.skipped} skipped: no relation path between their entities and answers)")
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     from kg_agent.kg.errors import KGError
     from kg_agent.llm.errors import KGAgentLLMError
 
     parser = build_parser()
     args = parser.parse_args(argv)
-    handlers = {"ask": cmd_ask, "load": cmd_load}
+    handlers = {"ask": cmd_ask, "load": cmd_load, "export-rog-data": cmd_export_rog_data}
     handler = handlers.get(args.command) or getattr(args, "handler", None)
     try:
         return int(handler(args) or 0)

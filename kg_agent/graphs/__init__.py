@@ -1,5 +1,23 @@
-"""One LangGraph ``StateGraph`` factory per method. Each returns an uncompiled graph."""
+"""One LangGraph ``StateGraph`` factory per method. Each returns an uncompiled graph.
 
-from kg_agent.graphs.rog import create_rog_graph
+Names are imported on first use, so ``kg_agent.graphs.state`` can be imported by lower layers cheaply.
+"""
 
-__all__ = ["create_rog_graph"]
+from importlib import import_module
+
+_EXPORTS = {
+    "create_rog_graph": "kg_agent.graphs.rog",
+    "rog_reasoning_paths": "kg_agent.graphs.rog",
+    "with_rog_context": "kg_agent.graphs.rog",
+    "create_tog_graph": "kg_agent.graphs.tog",
+    "create_tog_i_graph": "kg_agent.graphs.tog_i",
+    "create_tog2_graph": "kg_agent.graphs.tog2",
+}
+
+__all__ = list(_EXPORTS)
+
+
+def __getattr__(name: str):
+    if name in _EXPORTS:
+        return getattr(import_module(_EXPORTS[name]), name)
+    raise AttributeError(f"module 'kg_agent.graphs' has no attribute {name!r}")

@@ -146,9 +146,9 @@ _DONT_KNOW = re.compile(
     re.IGNORECASE,
 )
 _ANSWER_MARKER = re.compile(
-    r"(?:\bthe\s+)?(?:\bfinal\s+|\bpossible\s+|\bcorrect\s+)?\banswers?\b\s*"
-    r"(?:to\s+(?:the|this|your)\s+question\s+)?(?:\(s\)\s*)?"
-    r"(?:is|are|would\s+be|could\s+be|might\s+be|include|includes|:|=)\s*",
+    r"(?:\bthe[ \t]+)?(?:\bfinal[ \t]+|\bpossible[ \t]+|\bcorrect[ \t]+)?\banswers?\b[ \t]*"
+    r"(?:to[ \t]+(?:the|this|your)[ \t]+question[ \t]+)?(?:\(s\)[ \t]*)?"
+    r"(?:(?:is|are|would[ \t]+be|could[ \t]+be|might[ \t]+be|include|includes)\b[ \t]*[:=]?|[:=])[ \t]*",
     re.IGNORECASE,
 )
 _ABBREVIATION_END = re.compile(r"(?:\b[A-Za-z]\.){2,}$|\b(?:Jr|Sr|Inc|Ltd|Co|St|Dr|Mr|Mrs|Ms|Corp|etc)\.$")
@@ -173,6 +173,14 @@ def _clean_answer(raw: str) -> str:
 
 def _split_commas(text: str) -> list[str]:
     return [part for part in re.split(r",\s*(?:and\s+)?|;\s*|\|", text) if part.strip()]
+
+
+def _unbracket(text: str) -> str:
+    """``"[Tom Hanks, Meg Ryan]"`` (an unquoted list) -> ``"Tom Hanks, Meg Ryan"``."""
+    stripped = text.strip().rstrip(".")
+    if stripped.startswith("[") and stripped.endswith("]"):
+        return stripped[1:-1]
+    return text
 
 
 def _literal_list(text: str) -> list[Any] | None:
@@ -274,7 +282,7 @@ def parse_answer_list(text: str | None) -> list[str]:
         braced = re.findall(r"\{([^{}]+)\}", after_marker)
         if braced:
             return _finish_answers(braced)
-        return _finish_answers(_split_commas(after_marker))
+        return _finish_answers(_split_commas(_unbracket(after_marker)))
 
     lines = [line for line in (raw.strip() for raw in text.splitlines()) if line]
     bullet_lines = [line for line in lines if _BULLET.match(line)]
@@ -286,7 +294,7 @@ def parse_answer_list(text: str | None) -> list[str]:
     if braced:
         return _finish_answers(braced)
     if len(lines) == 1:
-        return _finish_answers(_split_commas(lines[0]))
+        return _finish_answers(_split_commas(_unbracket(lines[0])))
     # one answer per line; drop preamble lines such as "Here are the answers:"
     answer_lines = [line for line in lines if not line.rstrip().endswith(":")]
     return _finish_answers(answer_lines)
@@ -342,7 +350,9 @@ def normalize_name(name: str) -> str:
     >>> normalize_name(" Film.Film.Directed By ") == normalize_name("film.film.directed_by")
     True
     """
-    key = _strip_markdown(name).strip().strip(_QUOTE_CHARS + "{}[]()<>").strip().rstrip(".,;:").strip()
+    key = _strip_markdown(name)
+    for _ in range(3):
+        key = key.strip().strip(_QUOTE_CHARS + "{}[]()<>").strip().rstrip(".,;:")
     key = key.casefold()
     key = re.sub(r"[\s_\-]+", "_", key)
     return key.strip("_")

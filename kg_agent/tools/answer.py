@@ -14,7 +14,7 @@ from typing import Protocol, Sequence, runtime_checkable
 
 from langchain_core.language_models import BaseChatModel
 
-from kg_agent.graphs.state import answer_record
+from kg_agent.tools.common import answer_record
 from kg_agent.kg.graph import normalize_label
 from kg_agent.llm.parsing import parse_answer_list
 from kg_agent.llm.usage import UsageTracker, call_llm
@@ -178,7 +178,7 @@ class LLMAnswerer:
 
 def answer_node(state: dict, *, answerer: Answerer) -> dict:
     """Graph node: answer the question from the state's reasoning paths."""
-    from kg_agent.graphs.state import add_usage, add_warnings
+    from kg_agent.tools.common import add_usage, add_warnings
 
     outcome = answerer.answer(state["question"], state.get("paths") or [], state.get("plans") or [])
     stop = state.get("stop_reason") or ("answered" if outcome.answers else "no_answer")

@@ -424,7 +424,7 @@ class LLMPlanner:
 # ---------------------------------------------------------------------------------------------- node
 def plan_node(state: dict, *, planner: Planner, k: int = DEFAULT_K) -> dict:
     """Graph node: plan relation paths for the state's question and topic entities."""
-    from kg_agent.graphs.state import add_usage, add_warnings
+    from kg_agent.tools.common import add_usage, add_warnings
 
     entities = [Entity.from_dict(e) for e in state.get("topic_entities") or []]
     if not entities:

@@ -25,7 +25,7 @@ def retrieve_for_plans(
 
 def retrieve_node(state: dict, *, kg: KnowledgeGraph, max_paths: int = DEFAULT_MAX_PATHS) -> dict:
     """Graph node: retrieve the reasoning paths of the state's plans."""
-    from kg_agent.graphs.state import add_warnings
+    from kg_agent.tools.common import add_warnings
 
     entities = [Entity.from_dict(e) for e in state.get("topic_entities") or []]
     paths, warnings = retrieve_for_plans(kg, entities, state.get("plans") or [], max_paths=max_paths)
