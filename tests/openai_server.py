@@ -15,7 +15,7 @@ in whitespace-separated words (``len(text.split())``), on purpose *not* the ``le
 Failures on demand, consumed one per request, in order::
 
     server.fail_next(2, "429", retry_after=0.01)   # rate limited, with Retry-After
-    server.fail_next(1, "500")                      # internal server error
+    server.fail_next(1, "500")                      # internal server error (with retry-after-ms)
     server.fail_next(1, "timeout", delay=2.0)       # sleep past the client's timeout, then reply
     server.fail_next(1, "truncated")                # Content-Length larger than the body sent
     server.fail_next(1, "non_json")                 # 200 with an HTML body
@@ -50,6 +50,7 @@ class RecordedRequest:
     method: str
     path: str
     headers: dict[str, str]
+    """Header names in lower case."""
     body: dict[str, Any] | None
     raw_body: bytes
     received_at: float = field(default_factory=time.monotonic)
@@ -144,7 +145,7 @@ class OpenAICompatibleServer:
     def start(self) -> "OpenAICompatibleServer":
         handler = type("BoundHandler", (_Handler,), {"server_state": self})
         self._httpd = _QuietThreadingHTTPServer(("127.0.0.1", 0), handler)
-        self._thread = threading.Thread(target=self._httpd.serve_forever, name="openai-test-server", daemon=True)
+        self._thread = threading.Thread(target=self._httpd.serve_forever, args=(0.05,), name="openai-test-server", daemon=True)
         self._thread.start()
         return self
 
@@ -217,6 +218,9 @@ class _Handler(BaseHTTPRequestHandler):
     def _send_error(self, status: int, message: str, error_type: str, headers: dict[str, str] | None = None) -> None:
         self._send_json(status, {"error": {"message": message, "type": error_type, "param": None, "code": None}}, headers)
 
+    def _lower_headers(self) -> dict[str, str]:
+        return {name.lower(): value for name, value in self.headers.items()}
+
     def _read_body(self) -> bytes:
         length = int(self.headers.get("Content-Length") or 0)
         return self.rfile.read(length) if length else b""
@@ -233,7 +237,7 @@ class _Handler(BaseHTTPRequestHandler):
     # -- routes ------------------------------------------------------------------------------
     def do_GET(self) -> None:  # noqa: N802 - http.server naming
         state = self.server_state
-        state._record(RecordedRequest("GET", self.path, dict(self.headers), None, b""))
+        state._record(RecordedRequest("GET", self.path, self._lower_headers(), None, b""))
         if not self._authorized():
             return
         if self.path.rstrip("/").endswith("/models"):
@@ -248,7 +252,7 @@ class _Handler(BaseHTTPRequestHandler):
             body = json.loads(raw) if raw else {}
         except ValueError:
             body = None
-        state._record(RecordedRequest("POST", self.path, dict(self.headers), body, raw))
+        state._record(RecordedRequest("POST", self.path, self._lower_headers(), body, raw))
         if not self.path.rstrip("/").endswith("/chat/completions"):
             self._send_error(404, f"no route for POST {self.path}", "invalid_request_error")
             return
@@ -307,7 +311,12 @@ class _Handler(BaseHTTPRequestHandler):
             )
             return True
         if failure.mode == "500":
-            self._send_error(500, "The server had an error while processing your request (simulated).", "server_error")
+            self._send_error(
+                500,
+                "The server had an error while processing your request (simulated).",
+                "server_error",
+                {"retry-after-ms": str(int(failure.retry_after * 1000))},
+            )
             return True
         if failure.mode == "timeout":
             self.server_state._stopping.wait(failure.delay)

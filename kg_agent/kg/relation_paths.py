@@ -65,5 +65,16 @@ def verbalize_relation(relation: str) -> str:
     return f"{words} (reverse)" if is_inverse(relation) else words
 
 
-def verbalize_relation_path(relations: Iterable[str]) -> str:
-    return " then ".join(verbalize_relation(r) for r in relations)
+def verbalize_relation_path(relations: Iterable[str], *, subject: str = "[ENT]") -> str:
+    """A question-like phrase for a relation path, read from the topic entity outwards.
+
+    ``("^starred_actors", "directed_by")`` -> ``the directed by of what has starred actors [ENT]``:
+    a forward step asks for "the <relation> of" what came before, a backward step for "what has
+    <relation>" it. On MetaQA dev questions this phrasing picks the gold relation path about 1.7x as
+    often as listing the relation names (zero-shot, MiniLM; see docs/benchmarks.md).
+    """
+    phrase = subject
+    for relation in relations:
+        words = verbalize_relation(base_relation(relation))
+        phrase = f"what has {words} {phrase}" if is_inverse(relation) else f"the {words} of {phrase}"
+    return phrase

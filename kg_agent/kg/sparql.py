@@ -8,14 +8,15 @@ from __future__ import annotations
 
 import re
 
-from rdflib.plugins.sparql.parser import parseQuery
+from rdflib.plugins.sparql.parser import expandUnicodeEscapes, parseQuery
 
 from kg_agent.kg.errors import ReadOnlyViolation
 
 # Characters that may not appear inside <...> in SPARQL (IRIREF production), plus whitespace.
 _IRI_FORBIDDEN = re.compile(r'[\x00-\x20<>"{}|^`\\]')
+# Not when part of a variable (?insert, $add) or a prefixed name (ex:with, load:x).
 _UPDATE_KEYWORDS = re.compile(
-    r"\b(INSERT|DELETE|LOAD|CLEAR|CREATE|DROP|COPY|MOVE|ADD|WITH)\b", re.IGNORECASE
+    r"(?<![?$:])\b(INSERT|DELETE|LOAD|CLEAR|CREATE|DROP|COPY|MOVE|ADD|WITH)\b(?!:)", re.IGNORECASE
 )
 _SERVICE = re.compile(r"\bSERVICE\b", re.IGNORECASE)
 _STRING_OR_IRI_OR_COMMENT = re.compile(
@@ -44,9 +45,29 @@ _LITERAL_ESCAPES = {
 }
 
 
+# A backslash followed by u/U and hex digits: SPARQL parsers expand \uXXXX everywhere *before* parsing,
+# so an escaped backslash (\\) followed by "u0041" would still be read as a code point escape.
+_UCHAR_LIKE = re.compile(r"\\([uU])([0-9A-Fa-f]*)")
+
+
+def _hide_uchar(match: re.Match) -> str:
+    # "\\" then every following character as its own \u00XX escape: after the parser's pre-pass the
+    # text is the original backslash, u and digits again (each escape is followed by another escape or by
+    # a non-hex character, so none is read as an 8-digit escape).
+    return "\\\\" + "".join(f"\\u{ord(ch):04X}" for ch in match.group(1) + match.group(2))
+
+
 def sparql_literal(text: str, *, lang: str | None = None) -> str:
     """A double-quoted SPARQL string literal with every special character escaped."""
-    escaped = "".join(_LITERAL_ESCAPES.get(ch, ch) for ch in str(text))
+    text = str(text)
+    parts = []
+    at = 0
+    for match in _UCHAR_LIKE.finditer(text):
+        parts.append("".join(_LITERAL_ESCAPES.get(ch, ch) for ch in text[at : match.start()]))
+        parts.append(_hide_uchar(match))
+        at = match.end()
+    parts.append("".join(_LITERAL_ESCAPES.get(ch, ch) for ch in text[at:]))
+    escaped = "".join(parts)
     if lang is not None:
         if not re.fullmatch(r"[A-Za-z]{1,8}(-[A-Za-z0-9]{1,8})*", lang):
             raise ValueError(f"not a language tag: {lang!r}")
@@ -64,7 +85,11 @@ def check_read_only(query: str) -> None:
     The query is parsed with rdflib's SPARQL *query* grammar, which has no update forms; keywords of
     updates and ``SERVICE`` are also looked for outside strings, IRIs and comments.
     """
-    code = _strip_strings(query)
+    # rdflib (like the SPARQL spec) expands \uXXXX escapes before parsing: SERVIC\u0045 is SERVICE.
+    try:
+        code = _strip_strings(expandUnicodeEscapes(query))
+    except ValueError as exc:  # an escape naming no code point
+        raise ReadOnlyViolation(f"not a valid read-only SPARQL query: {exc}") from exc
     if _SERVICE.search(code):
         raise ReadOnlyViolation("SERVICE clauses are not allowed: the agent queries only its own knowledge graph")
     match = _UPDATE_KEYWORDS.search(code)

@@ -35,8 +35,8 @@ DEFAULT_OPENAI_MODEL = "gpt-4o-mini"
 OPENAI_BARE_NAME_PREFIXES: tuple[str, ...] = ("gpt-", "chatgpt-", "o1", "o3", "o4")
 
 _MISSING_KEY_MESSAGE = (
-    "model {spec!r} needs an OpenAI API key: set OPENAI_API_KEY (and OPENAI_BASE_URL for an "
-    "OpenAI-compatible server) or pass --model none to run offline"
+    "model {spec!r} needs an OpenAI API key: set OPENAI_API_KEY or pass --model none to run offline "
+    "(for an OpenAI-compatible server also set OPENAI_BASE_URL)"
 )
 
 

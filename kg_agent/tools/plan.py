@@ -364,7 +364,7 @@ class LLMPlanner:
                 warnings.append(f"plan: the model call failed ({type(exc).__name__}: {exc})")
                 break
             paths = parse_relation_paths(reply)
-            plans, notes = self._ground(paths, set(relations))
+            plans, notes = self._ground(paths, walkable)
             warnings.extend(notes)
             if plans:
                 total = len(plans)
@@ -380,17 +380,19 @@ class LLMPlanner:
         warnings.append(f"plan: fell back to the {self.fallback.name} planner")
         return PlanOutcome(outcome.plans, warnings + outcome.warnings, tracker.as_dict())
 
-    def _ground(self, paths: list[list[str]], known: set[str]) -> tuple[list[tuple[str, ...]], list[str]]:
-        """Map each relation to one the KG has; drop paths that cannot be grounded."""
+    def _ground(self, paths: list[list[str]], walkable: list[tuple[str, ...]]) -> tuple[list[tuple[str, ...]], list[str]]:
+        """Map each step to a relation walkable at that step from the topic entities; drop what cannot be grounded."""
         grounded: list[tuple[str, ...]] = []
         notes: list[str] = []
         for path in paths:
             mapped: list[str] = []
-            for relation in path:
+            for step, relation in enumerate(path):
                 relation = relation.strip().strip("'\"`")
+                known = {w[step] for w in walkable if len(w) > step and tuple(w[:step]) == tuple(mapped)}
                 target = self._match(relation, known)
                 if target is None:
-                    notes.append(f"plan: dropped the path {relation_path_text(path)}: relation {relation!r} is not in the knowledge graph")
+                    where = "is not in the knowledge graph" if not self.kg.has_relation(relation) else f"cannot be walked at step {step + 1}"
+                    notes.append(f"plan: dropped the path {relation_path_text(path)}: relation {relation!r} {where}")
                     mapped = []
                     break
                 if target != relation:

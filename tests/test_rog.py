@@ -1,0 +1,246 @@
+"""RoG as a LangGraph graph: offline planners and answers, scripted chat models, the openai path."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from langchain_core.messages import HumanMessage
+from langgraph.checkpoint.memory import InMemorySaver
+
+from kg_agent.graphs.rog import create_rog_graph, with_rog_context
+from kg_agent.kg import open_kg
+from kg_agent.llm.scripted import ScriptedChatModel
+from kg_agent.tools.plan import Exemplar, ExemplarPlanner, Plan, SimilarityPlanner
+
+QUESTION = "who directed the films that [Tom Hanks] starred in"
+HANKS_DIRECTORS = {"Ron Howard", "Steven Spielberg", "Nora Ephron", "Penny Marshall", "Robert Zemeckis"}
+
+
+@pytest.fixture(scope="module")
+def kg():
+    return open_kg()  # the bundled sample movie KG
+
+
+def answer_names(result: dict) -> list[str]:
+    return [a["answer"] for a in result["answers"]]
+
+
+def plan_prompt_reply(*paths: str):
+    """A responder that plans with the given <PATH> lines and answers from the paths it is shown."""
+
+    def respond(prompt: str) -> str:
+        if prompt.startswith("Please generate a valid relation path"):
+            return "\n".join(paths)
+        return "['Penny Marshall', 'Ron Howard']"
+
+    return respond
+
+
+# ------------------------------------------------------------------------------------------------ offline
+def test_offline_rog_answers_two_hop_question_with_paths(kg):
+    result = create_rog_graph(kg).compile().invoke({"question": QUESTION})
+    assert result["plans"][0]["relations"] == ["^starred_actors", "directed_by"]
+    assert result["plans"][0]["text"] == "<PATH> ^starred_actors <SEP> directed_by </PATH>"
+    names = answer_names(result)
+    assert HANKS_DIRECTORS <= set(names[:8])
+    first = result["answers"][0]
+    assert first["grounded"] is True
+    assert first["paths"][0]["text"].startswith("Tom Hanks -> ^starred_actors -> ")
+    assert first["paths"][0]["text"].endswith(f"-> directed_by -> {first['answer']}")
+    assert result["usage"].get("calls", 0) == 0
+    assert result["stop_reason"] == "answered"
+
+
+def test_state_after_each_node_in_stream(kg):
+    app = create_rog_graph(kg).compile()
+    updates = list(app.stream({"question": QUESTION}, stream_mode="updates"))
+    assert [next(iter(u)) for u in updates] == ["link", "plan", "retrieve", "answer"]
+    link, plan, retrieve, answer = (next(iter(u.values())) for u in updates)
+    assert link["topic_entities"][0]["label"] == "Tom Hanks"
+    assert len(plan["plans"]) == 3 and all(p["source"] == "similarity" for p in plan["plans"])
+    assert retrieve["paths"] and all(p["plan"] in (0, 1, 2) for p in retrieve["paths"])
+    assert answer["answers"] and answer["output"].splitlines()[0] == answer["answers"][0]["answer"]
+
+
+def test_unknown_entity_gives_clear_no_answer(kg):
+    result = create_rog_graph(kg).compile().invoke({"question": "who directed [Qwzx Blorptastic]"})
+    assert result["answers"] == []
+    assert result["stop_reason"] == "no_topic_entity"
+    assert any("no entity of the knowledge graph found in the question" in w for w in result["warnings"])
+
+
+def test_given_topic_entities_are_used(kg):
+    result = create_rog_graph(kg).compile().invoke({"question": "who directed the films he starred in", "topic_entities": ["Tom Hanks"]})
+    assert result["topic_entities"][0]["label"] == "Tom Hanks"
+    assert HANKS_DIRECTORS <= set(answer_names(result))
+
+
+def test_ainvoke_matches_invoke(kg):
+    app = create_rog_graph(kg).compile()
+    sync = app.invoke({"question": QUESTION})
+    asynchronous = asyncio.run(app.ainvoke({"question": QUESTION}))
+    assert answer_names(sync) == answer_names(asynchronous)
+
+
+def test_exemplar_planner_learns_relation_paths_from_training_questions(kg):
+    meg = kg.find_entities("Meg Ryan")[0].id
+    keanu = kg.find_entities("Keanu Reeves")[0].id
+    meg_films = [kg.label(f) for f in kg.neighbors(meg, "^starred_actors")]
+    keanu_directors = {kg.label(d) for f in kg.neighbors(keanu, "^starred_actors") for d in kg.neighbors(f, "directed_by")}
+    planner = ExemplarPlanner(kg).fit(
+        [
+            Exemplar("what films did [Meg Ryan] act in", meg_films, ["Meg Ryan"]),
+            Exemplar("who directed the movies [Keanu Reeves] acted in", sorted(keanu_directors), ["Keanu Reeves"]),
+        ]
+    )
+    hanks = kg.find_entities("Tom Hanks")[:1]
+    outcome = planner.plan("what films did [Tom Hanks] act in", hanks)
+    assert outcome.plans[0].relations == ("^starred_actors",)
+    outcome = planner.plan("who directed the movies [Tom Hanks] acted in", hanks)
+    assert outcome.plans[0].relations == ("^starred_actors", "directed_by")
+
+
+class KeywordPlanner:
+    """Any object with ``name`` and ``plan`` is a planner: this one plans from keywords."""
+
+    name = "keywords"
+
+    def plan(self, question, topic_entities, *, k=3):
+        from kg_agent.tools.plan import PlanOutcome
+
+        relations = ("^directed_by",) if "direct" in question else ("starred_actors",)
+        return PlanOutcome([Plan(relations, 1.0, self.name)])
+
+
+def test_chatbot_follow_up_uses_previous_answers(kg):
+    app = create_rog_graph(kg, planner=KeywordPlanner()).compile(checkpointer=InMemorySaver())
+    config = {"configurable": {"thread_id": "t1"}}
+    first = app.invoke({"messages": [HumanMessage("what films did [Penny Marshall] direct")]}, config)
+    assert first["messages"][-1].type == "ai"
+    second = app.invoke({"messages": [HumanMessage("and who starred in it?")]}, config)
+    assert any("previous turn" in w for w in second["warnings"])
+    assert "Tom Hanks" in answer_names(second)
+    assert len(second["messages"]) == 4
+
+
+# ------------------------------------------------------------------------------------------------ LLM
+def test_llm_planner_and_answerer_with_scripted_model(kg):
+    model = ScriptedChatModel(responder=plan_prompt_reply("<PATH> ^starred_actors <SEP> directed_by </PATH>"))
+    result = create_rog_graph(kg, model=model).compile().invoke({"question": QUESTION})
+    assert result["plans"][0] == {
+        "relations": ["^starred_actors", "directed_by"],
+        "text": "<PATH> ^starred_actors <SEP> directed_by </PATH>",
+        "score": result["plans"][0]["score"],
+        "source": "llm",
+    }
+    assert answer_names(result) == ["Penny Marshall", "Ron Howard"]
+    assert all(a["grounded"] for a in result["answers"])
+    assert result["answers"][0]["paths"][0]["text"].endswith("directed_by -> Penny Marshall")
+    # the planning prompt lists the relations walkable from the topic entity, the answer prompt the paths
+    assert "^starred_actors" in model.prompts[0] and "directed_by" in model.prompts[0]
+    assert "Tom Hanks -> ^starred_actors -> Big -> directed_by -> Penny Marshall" in model.prompts[1]
+    usage = result["usage"]
+    assert usage["calls"] == 2
+    assert usage["by_node"]["plan"]["calls"] == 1 and usage["by_node"]["answer"]["calls"] == 1
+    assert usage["prompt_tokens"] == sum(len(p) // 4 for p in model.prompts)
+
+
+def test_malformed_plan_is_retried_then_falls_back_offline(kg):
+    model = ScriptedChatModel(["I think you should look at the movies.", "Sorry, I cannot help.", "Ron Howard"])
+    result = create_rog_graph(kg, model=model).compile().invoke({"question": QUESTION})
+    assert model.calls == 3  # two planning attempts, one answer
+    assert result["plans"] and all(p["source"] == "similarity" for p in result["plans"])
+    assert any("fell back to the similarity planner" in w for w in result["warnings"])
+    assert answer_names(result) == ["Ron Howard"]
+
+
+def test_lenient_plan_parsing_of_prose_and_numbering(kg):
+    reply = "Sure! Here are the paths:\n1. <PATH>^starred_actors<SEP>directed_by</PATH>\n2. <PATH> ^starred_actors </PATH>"
+    model = ScriptedChatModel([reply, "Ron Howard"])
+    result = create_rog_graph(kg, model=model).compile().invoke({"question": QUESTION})
+    assert [p["relations"] for p in result["plans"]] == [["^starred_actors", "directed_by"], ["^starred_actors"]]
+
+
+def test_hallucinated_relations_are_mapped_or_dropped(kg):
+    reply = (
+        "<PATH> ^starred_actors <SEP> film.film.directed_by </PATH>\n"
+        "<PATH> ^starred_actors <SEP> spouse_of </PATH>\n"
+        "<PATH> starred_actors <SEP> directed_by </PATH>"
+    )
+    model = ScriptedChatModel([reply, "Ron Howard"])
+    result = create_rog_graph(kg, model=model).compile().invoke({"question": QUESTION})
+    relations = [p["relations"] for p in result["plans"]]
+    assert relations[0] == ["^starred_actors", "directed_by"]  # film.film.directed_by mapped
+    assert ["^starred_actors", "spouse_of"] not in relations
+    warnings = "\n".join(result["warnings"])
+    assert "mapped relation 'film.film.directed_by' to 'directed_by'" in warnings
+    assert "'spouse_of' is not in the knowledge graph" in warnings
+    # the third path named the relation without its inverse marker: it is grounded to ^starred_actors
+    assert "mapped relation 'starred_actors' to '^starred_actors'" in warnings
+
+
+def test_empty_answer_falls_back_to_votes(kg):
+    model = ScriptedChatModel(["<PATH> ^starred_actors <SEP> directed_by </PATH>", "", "I don't know."])
+    result = create_rog_graph(kg, model=model).compile().invoke({"question": QUESTION})
+    assert HANKS_DIRECTORS <= set(answer_names(result))
+    assert any("fell back to vote answers" in w for w in result["warnings"])
+
+
+def test_answer_not_on_any_path_is_flagged_ungrounded(kg):
+    model = ScriptedChatModel(["<PATH> ^starred_actors <SEP> directed_by </PATH>", "['Ron Howard', 'Christopher Nolan']"])
+    result = create_rog_graph(kg, model=model).compile().invoke({"question": QUESTION})
+    flags = {a["answer"]: a["grounded"] for a in result["answers"]}
+    assert flags == {"Ron Howard": True, "Christopher Nolan": False}
+    assert any("not supported by any retrieved path: Christopher Nolan" in w for w in result["warnings"])
+
+
+def test_too_many_paths_are_truncated_best_plans_first(kg):
+    reply = "<PATH> ^starred_actors <SEP> directed_by </PATH>\n<PATH> ^starred_actors <SEP> has_genre </PATH>"
+    model = ScriptedChatModel([reply, "Ron Howard"])
+    result = create_rog_graph(kg, model=model, max_prompt_paths=5).compile().invoke({"question": QUESTION})
+    answer_prompt = model.prompts[1]
+    listed = [line for line in answer_prompt.splitlines() if " -> " in line]
+    assert len(listed) == 5 and all("directed_by" in line for line in listed)
+    assert any("the prompt keeps the first 5" in w for w in result["warnings"])
+
+
+def test_explanation_prompt(kg):
+    model = ScriptedChatModel(["<PATH> ^starred_actors <SEP> directed_by </PATH>", "Ron Howard\nBecause Apollo 13 ..."])
+    result = create_rog_graph(kg, model=model, explain=True).compile().invoke({"question": QUESTION})
+    assert "explain why" in model.prompts[1]
+    assert answer_names(result) == ["Ron Howard"]
+
+
+def test_with_rog_context_puts_paths_in_front_of_any_chat_model(kg):
+    model = ScriptedChatModel(["Penny Marshall directed Big."])
+    chain = with_rog_context(model, kg, planner=SimilarityPlanner(kg))
+    reply = chain.invoke([HumanMessage(QUESTION)])
+    assert reply.content == "Penny Marshall directed Big."
+    prompt = model.prompts[0]
+    assert "Reasoning paths retrieved from the knowledge graph" in prompt
+    assert "Tom Hanks -> ^starred_actors -> Big -> directed_by -> Penny Marshall" in prompt
+    assert prompt.rstrip().endswith(QUESTION)  # the user's question stays last
+    assert model.calls == 1
+
+
+def test_plan_value_object_round_trip():
+    plan = Plan(("^starred_actors", "directed_by"), 0.5, "llm")
+    assert Plan.from_dict(plan.to_dict()) == plan
+
+
+# ------------------------------------------------------------------------------------------------ openai
+def test_rog_through_a_real_openai_compatible_server(kg, monkeypatch):
+    from kg_agent.llm.models import resolve_chat_model
+    from tests.openai_server import OpenAICompatibleServer
+
+    with OpenAICompatibleServer(responder=plan_prompt_reply("<PATH> ^starred_actors <SEP> directed_by </PATH>")) as server:
+        monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+        monkeypatch.setenv("OPENAI_API_KEY", "test-key")
+        model = resolve_chat_model("openai:test-model")
+        result = create_rog_graph(kg, model=model).compile().invoke({"question": QUESTION})
+        assert len(server.chat_requests) == 2
+    assert answer_names(result) == ["Penny Marshall", "Ron Howard"]
+    assert result["usage"]["calls"] == 2
+    # token counts come from the server's usage (it counts words), not from an estimate
+    assert result["usage"]["by_node"]["plan"]["prompt_tokens"] == len(server.chat_requests[0].prompt_text.split())
