@@ -59,3 +59,22 @@ class KGState(KGQuestionInput, total=False):
 
 class RoGState(KGState, total=False):
     """RoG: link -> plan -> retrieve -> answer."""
+
+
+class ToGState(KGState, total=False):
+    """Think-on-Graph and ToG-I: link -> (prune relations -> prune entities -> verify) per depth -> answer.
+
+    ``chains`` holds every scored chain explored (each with ``triples``, ``score`` and ``depth``; ToG-I
+    adds its outer iteration ``round``); ``frontier`` the beam being extended; ``candidate_relations``
+    the (chain, relation) pairs kept by relation pruning; ``verification`` the last verification.
+    ToG-I adds ``instructions``, the integrated ``guidance`` of the current ``round`` and its ``width``.
+    """
+
+    depth: int
+    frontier: list[dict]
+    candidate_relations: list[dict]
+    verification: dict
+    instructions: list[str]
+    guidance: str
+    round: int
+    width: int

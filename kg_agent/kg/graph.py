@@ -228,6 +228,8 @@ class KnowledgeGraph:
             self._adjacency.setdefault(sk, {}).setdefault(rel, []).append(ok)
             self._adjacency.setdefault(ok, {}).setdefault(inverse(rel), []).append(sk)
         elif self._eager:
+            if self._label_index is not None and (sk not in self._adjacency or ok not in self._adjacency):
+                self._label_index = None  # a new node is findable by its default label: rebuild on next use
             _insert_sorted(self._adjacency.setdefault(sk, {}).setdefault(rel, []), ok)
             _insert_sorted(self._adjacency.setdefault(ok, {}).setdefault(inverse(rel), []), sk)
         else:
@@ -412,8 +414,11 @@ class KnowledgeGraph:
             self._check_fresh()
             yield from self._adjacency.keys()
         else:
-            for (s,) in self.query("SELECT DISTINCT ?s WHERE { ?s ?p ?o }"):
-                yield node_key(s)
+            # Same nodes as the memory index: subjects and objects of facts, not of label triples.
+            not_labels = ", ".join(sparql_iri(p) for p in sorted(LABEL_PREDICATES))
+            query = "SELECT DISTINCT ?n WHERE { { ?n ?p ?o } UNION { ?s ?p ?n } FILTER(?p NOT IN (%s)) }" % not_labels
+            for (n,) in self.query(query):
+                yield node_key(n)
 
     # ------------------------------------------------------------------ label search
     def _build_label_index(self) -> dict[str, list[str]]:

@@ -271,7 +271,14 @@ def open_oxigraph(store_path: str | Path, *, cache_size: int = 50_000) -> Knowle
     store_path = Path(store_path)
     if not store_path.is_dir():
         raise KGLoadError(f"{store_path}: no Oxigraph store here (build one with build_oxigraph or `kg-agent load`)")
-    store = ox.Store(str(store_path))
+    try:
+        store = ox.Store(str(store_path))
+    except OSError as exc:
+        # Another handle (this process or another) holds the store's lock: a read-only view still works.
+        try:
+            store = ox.Store.read_only(str(store_path))
+        except OSError:
+            raise KGLoadError(f"{store_path}: cannot open the Oxigraph store: {exc}") from exc
     return KnowledgeGraph(_oxigraph_graph(store), backend="oxigraph", cache_size=cache_size, name=str(store_path))
 
 

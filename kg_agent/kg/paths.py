@@ -2,8 +2,11 @@
 
 * :func:`retrieve_paths` is RoG's Algorithm 1 (constrained breadth-first search): from the question's
   entities, follow a relation path ``z = r1 ... rl`` edge by edge and return every reasoning path
-  ``e0 -r1-> e1 ... -rl-> el``. A path never revisits one of its own entities (MetaQA's
-  ``movie -> directed_by -> director -> ^directed_by -> movie`` must not lead back to the question's film).
+  ``e0 -r1-> e1 ... -rl-> el``. A path never returns to its start entity (MetaQA's
+  ``movie -> directed_by -> director -> ^directed_by -> movie`` must not lead back to the question's
+  film), but it may pass an intermediate entity again: in "who wrote the films directed by the
+  director of [Super Fuzz]" the director is also one of the writers, so ``Super Fuzz -> directed_by ->
+  Sergio Corbucci -> ^directed_by -> ... -> written_by -> Sergio Corbucci`` is a valid answer path.
 * :func:`shortest_relation_paths` finds the relation paths of all shortest paths between question and
   answer entities up to a hop limit (RoG's Q(z), used to distil planners and to build training data).
 """
@@ -41,7 +44,7 @@ def retrieve_node_paths(
     *,
     max_paths: int = DEFAULT_MAX_PATHS,
 ) -> tuple[list[tuple[str, ...]], bool]:
-    """Algorithm 1 over entity ids: every simple node sequence that follows ``relation_path``.
+    """Algorithm 1 over entity ids: every node sequence that follows ``relation_path`` (never back to its start).
 
     Returns ``(node_paths, truncated)``. The search is breadth-first, so when more than ``max_paths``
     partial or complete paths would be kept, the first ones in breadth-first order are kept (a
@@ -58,9 +61,10 @@ def retrieve_node_paths(
             targets = kg.neighbors(partial[-1], relation)
             if not targets:
                 continue
+            start = partial[0]
             for target in targets:
-                if target in partial:
-                    continue  # a reasoning path does not revisit its own entities
+                if target == start:
+                    continue  # a reasoning path does not return to its start entity
                 expanded.append(partial + (target,))
             if len(expanded) > max_paths:
                 truncated = True

@@ -27,10 +27,9 @@ def walkable_relation_paths(
     """Every relation sequence of length 1..``max_hops`` that can be walked from ``starts``.
 
     A step is added only if some entity reached so far has that relation (its first
-    ``frontier_sample`` entities in id order are inspected, which keeps hub entities cheap) and the
-    walk does not immediately return along the edge it came by (``r`` then ``^r`` back to the start is
-    allowed only when it can reach a different entity, e.g. co-actors). Returned shortest first, then
-    alphabetically.
+    ``frontier_sample`` entities in id order are inspected, which keeps hub entities cheap) and it
+    reaches an entity other than the start (as in :func:`kg_agent.kg.paths.retrieve_paths`: ``r`` then
+    ``^r`` counts only when it reaches e.g. co-actors). Returned by length, then in relation order.
     """
     starts = list(dict.fromkeys(starts))
     found: list[tuple[str, ...]] = []
@@ -41,7 +40,7 @@ def walkable_relation_paths(
             options: dict[str, list[tuple[str, ...]]] = {}
             for partial in partials[:frontier_sample]:
                 for rel, targets in kg.edges(partial[-1]).items():
-                    fresh = [partial + (t,) for t in targets if t not in partial]
+                    fresh = [partial + (t,) for t in targets if t != partial[0]]
                     if fresh:
                         options.setdefault(rel, []).extend(fresh[:frontier_sample])
             for rel in sorted(options):

@@ -16,6 +16,7 @@ Parsers:
 from __future__ import annotations
 
 import ast
+import itertools
 import json
 import re
 from collections.abc import Iterator
@@ -28,6 +29,10 @@ _CODE_FENCE = re.compile(r"```[ \t]*[\w+-]*[ \t]*\n?|```|~~~")
 _BULLET = re.compile(r"^\s*(?:[-*+•·▪‣◦]|(?:\(?\d{1,3}[.):\]]|\(?[a-zA-Z][.)])(?=\s))\s*")
 _QUOTE_CHARS = "\"'`“”‘’«»"
 _NUMBER = r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)"
+
+#: Only the first this-many ``{`` / ``[`` positions are tried as the start of a JSON object or
+#: list, which keeps parsing linear on adversarial replies (a model's answer comes early).
+MAX_BRACKET_STARTS = 64
 
 
 def _strip_code_fences(text: str) -> str:
@@ -185,7 +190,7 @@ def _unbracket(text: str) -> str:
 
 def _literal_list(text: str) -> list[Any] | None:
     """A python/JSON list literal found in ``text`` (first bracketed span that parses)."""
-    for match in re.finditer(r"\[", text):
+    for match in itertools.islice(re.finditer(r"\[", text), MAX_BRACKET_STARTS):
         depth = 0
         for end in range(match.start(), len(text)):
             char = text[end]
@@ -409,15 +414,15 @@ class _CandidateIndex:
 
 _SCORE_VALUE = rf"(?P<score>{_NUMBER})\s*(?P<percent>%)?(?:\s*/\s*(?P<denominator>{_NUMBER}))?"
 _BRACED_SCORE = re.compile(
-    rf"\{{\s*(?P<name>[^{{}}]+?)\s*\(\s*(?:score|confidence|probability|prob)?\s*[:=]?\s*{_SCORE_VALUE}\s*\)\s*\}}",
+    rf"\{{\s*(?P<name>[^{{}}]{{1,300}}?)\s*\(\s*(?:score|confidence|probability|prob)?\s*[:=]?\s*{_SCORE_VALUE}\s*\)\s*\}}",
     re.IGNORECASE,
 )
 _PAREN_SCORE = re.compile(
-    rf"(?P<name>[^(){{}}\n:,;]+?)\s*\(\s*(?:score|confidence|probability|prob)\s*[:=]?\s*{_SCORE_VALUE}\s*\)",
+    rf"(?P<name>[^(){{}}\n:,;]{{1,300}}?)\s*\(\s*(?:score|confidence|probability|prob)\s*[:=]?\s*{_SCORE_VALUE}\s*\)",
     re.IGNORECASE,
 )
 _SEPARATED_SCORE = re.compile(
-    rf"^(?P<name>.+?)\s*(?:[:=]|\s[-–—]\s|\s+score\s*[:=]?|\s+with\s+(?:a\s+)?score(?:\s+of)?)\s*"
+    rf"^(?P<name>.{{1,300}}?)\s*(?:[:=]|\s[-–—]\s|\s+score\s*[:=]?|\s+with\s+(?:a\s+)?score(?:\s+of)?)\s*"
     rf"(?:score\s*[:=]?\s*)?{_SCORE_VALUE}(?=$|[\s,;).\]])",
     re.IGNORECASE,
 )
@@ -615,7 +620,11 @@ def parse_yes_no(text: str | None) -> tuple[bool | None, str | None]:
             if cleaned:
                 answer = cleaned
     if decision is None:
-        leading = re.match(r"^\W*(?:(?:final\s+)?(?:answer|decision|verdict)\s*[:=-]\s*)?\W*(yes|no|true|false)\b", text, re.IGNORECASE)
+        leading = re.match(
+            r"^\W{0,20}(?:(?:final\s+)?(?:answer|decision|verdict)\s*[:=-]\s*\W{0,20})?(yes|no|true|false)\b",
+            text,
+            re.IGNORECASE,
+        )
         if leading:
             decision = _decision_word(leading.group(1))
     if decision is None:
@@ -666,7 +675,7 @@ def parse_json_object(text: str | None) -> dict[str, Any] | None:
         if isinstance(value, dict):
             return value
     decoder = json.JSONDecoder()
-    for match in re.finditer(r"\{", text):
+    for match in itertools.islice(re.finditer(r"\{", text), MAX_BRACKET_STARTS):
         start = match.start()
         try:
             value, _ = decoder.raw_decode(text, start)

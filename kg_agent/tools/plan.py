@@ -81,7 +81,7 @@ class SimilarityPlanner:
 
     name = "similarity"
 
-    def __init__(self, kg: KnowledgeGraph, *, embeddings: Embeddings | None = None, max_hops: int = 3, hop_penalty: float = 0.02) -> None:
+    def __init__(self, kg: KnowledgeGraph, *, embeddings: Embeddings | None = None, max_hops: int = 3, hop_penalty: float = 0.03) -> None:
         self.kg = kg
         self.max_hops = max_hops
         self.hop_penalty = hop_penalty
@@ -189,8 +189,9 @@ class ExemplarPlanner:
     answers — ``teacher="answer_f1"`` (default: walkable paths weighted by answer-set F1) or
     ``teacher="shortest"`` (RoG's Q(z): relation paths of all shortest paths) — and indexes the
     questions' embeddings (entity mentions abstracted to ``[ENT]``) in a Chroma collection. ``plan``
-    finds the nearest training questions and returns the relation paths they vote for, weighted by
-    similarity; paths that cannot be walked from the topic entities are skipped.
+    finds the ``neighbours`` nearest training questions and returns the relation paths they vote for,
+    each vote weighted by ``exp(sharpness x cosine similarity)`` x the teacher's weight; paths whose
+    first relation cannot be walked from the topic entities are skipped.
 
     Example::
 
@@ -206,7 +207,8 @@ class ExemplarPlanner:
         kg: KnowledgeGraph,
         *,
         embeddings: Embeddings | None = None,
-        neighbours: int = 8,
+        neighbours: int = 16,
+        sharpness: float = 20.0,
         max_hops: int = 3,
         teacher: str = "answer_f1",
         client=None,
@@ -217,6 +219,7 @@ class ExemplarPlanner:
         self.kg = kg
         self.embeddings = embeddings or default_embeddings()
         self.neighbours = neighbours
+        self.sharpness = sharpness
         self.max_hops = max_hops
         self.teacher = teacher
         if client is None:
@@ -276,22 +279,27 @@ class ExemplarPlanner:
     def plan(self, question: str, topic_entities: Sequence[Entity], *, k: int = DEFAULT_K) -> PlanOutcome:
         if len(self) == 0:
             return PlanOutcome([], ["the exemplar planner has no training questions (call fit first)"])
-        vector = self.embeddings.embed_query(_abstract_question(question, topic_entities))
-        result = self._collection.query(query_embeddings=[list(map(float, vector))], n_results=min(self.neighbours, len(self)))
-        votes: dict[tuple[str, ...], float] = {}
-        for distance, meta in zip(result["distances"][0], result["metadatas"][0]):
-            similarity = max(0.0, 1.0 - float(distance))
-            weight = math.exp(8.0 * similarity)  # sharpen: the nearest templates dominate
-            for relations, score in json.loads(meta["paths"]):
-                key = tuple(relations)
-                votes[key] = votes.get(key, 0.0) + weight * float(score)
+        vector = [float(x) for x in self.embeddings.embed_query(_abstract_question(question, topic_entities))]
         starts = [e.id for e in topic_entities]
-        walkable = [(rels, v) for rels, v in votes.items() if _walkable(self.kg, starts, rels)]
-        warnings = []
-        if len(walkable) < len(votes):
-            warnings.append(f"exemplar planner: {len(votes) - len(walkable)} voted relation path(s) cannot be walked from the topic entities")
-        total = sum(v for _, v in walkable) or 1.0
-        ranked = sorted(walkable, key=lambda pair: (-pair[1], pair[0]))[:k]
+        warnings: list[str] = []
+        walkable: dict[tuple[str, ...], float] = {}
+        # Ask the nearest neighbours first; when none of their paths can be walked from these topic
+        # entities (a template seen only with other entity types), widen the neighbourhood once.
+        for n in (self.neighbours, self.neighbours * 8):
+            result = self._collection.query(query_embeddings=[vector], n_results=min(n, len(self)))
+            votes: dict[tuple[str, ...], float] = {}
+            for distance, meta in zip(result["distances"][0], result["metadatas"][0]):
+                similarity = max(0.0, 1.0 - float(distance))
+                weight = math.exp(self.sharpness * similarity)  # the nearest templates dominate
+                for relations, score in json.loads(meta["paths"]):
+                    key = tuple(relations)
+                    votes[key] = votes.get(key, 0.0) + weight * float(score)
+            walkable = {rels: v for rels, v in votes.items() if _walkable(self.kg, starts, rels)}
+            if walkable or n >= len(self):
+                break
+            warnings.append(f"exemplar planner: none of the {n} nearest training questions' relation paths can be walked from the topic entities; asked more")
+        total = sum(walkable.values()) or 1.0
+        ranked = sorted(walkable.items(), key=lambda pair: (-pair[1], pair[0]))[:k]
         return PlanOutcome([Plan(rels, v / total, self.name) for rels, v in ranked], warnings)
 
 

@@ -1,0 +1,159 @@
+"""ToG-I (progressively instructed Think-on-Graph) as a LangGraph state machine.
+
+    link -> instructions -> integrate (T=1) -> [ prune_relations -> prune_entities -> verify ] x depth 1..D
+                               ^                                                       |
+                               +------ T < n: integrate i_1..i_{T+1}, W = T+1 <---------+  (no Yes by depth D)
+    verify Yes -> answer (from the triples);   all n instructions used without Yes -> answer (own knowledge, flagged)
+
+Instruction generation yields up to ``n`` (3) instructions, shallow to deep, and suggested topic entities.
+Outer iteration T integrates the accumulated instructions into one guidance I'_T and restarts the
+exploration from the topic entities with width ``W = T`` (ToG-I §3.2): relation pruning and entity
+scoring are guided by I'_T, triple scores are products of relation and entity scores, and verification runs
+after each new layer of triples. Easy questions stop in T=1 with W=1 — fewer calls than ToG's fixed W=3.
+The tools are ToG's (:mod:`kg_agent.tools.prune_relations` ...); only the wiring and two nodes differ.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+from typing import Literal, Sequence
+
+from langchain_core.embeddings import Embeddings
+from langchain_core.language_models import BaseChatModel
+from langgraph.graph import END, START, StateGraph
+
+from kg_agent.graphs.state import KGQuestionInput, ToGState
+from kg_agent.graphs.tog import make_tog_deciders, respond_node, start_node, verify_and_decide
+from kg_agent.kg.graph import KnowledgeGraph
+from kg_agent.llm.models import resolve_chat_model
+from kg_agent.tools.instructions import (
+    DEFAULT_MAX_INSTRUCTIONS,
+    InstructionGenerator,
+    InstructionIntegrator,
+    JoinInstructionIntegrator,
+    LLMInstructionGenerator,
+    LLMInstructionIntegrator,
+    PathInstructionGenerator,
+    instructions_node,
+    integrate_node,
+)
+from kg_agent.tools.prune_entities import DEFAULT_MAX_CANDIDATES, EntityScorer, prune_entities_node
+from kg_agent.tools.prune_relations import DEFAULT_DEPTH, DEFAULT_IGNORED_RELATIONS, RelationPruner, prune_relations_node
+from kg_agent.tools.tog_answer import ToGAnswerer
+from kg_agent.tools.verify import Verifier
+
+
+def tog_i_call_bound(max_instructions: int = DEFAULT_MAX_INSTRUCTIONS, depth: int = DEFAULT_DEPTH, width: int | None = None) -> int:
+    """LLM calls per question at most: 1 (instructions) + sum over T of [1 integration if T >= 2 + D·(2·W_T + 1)] + 1 (answer)."""
+    total = 2
+    for t in range(1, max_instructions + 1):
+        w = t if width is None else min(t, width)
+        total += (1 if t >= 2 else 0) + depth * (2 * w + 1)
+    return total
+
+
+def _rounds(state: dict) -> int:
+    return max(1, len(state.get("instructions") or []))
+
+
+def _after_integrate(state: dict) -> Literal["prune_relations", "answer"]:
+    return "prune_relations" if state.get("frontier") else "answer"
+
+
+def _next_round(state: dict) -> Literal["integrate", "answer"]:
+    if state.get("stop_reason") in {"budget", "verified"}:
+        return "answer"
+    return "integrate" if int(state.get("round") or 0) < _rounds(state) else "answer"
+
+
+def _after_relations(state: dict) -> Literal["prune_entities", "integrate", "answer"]:
+    return "prune_entities" if state.get("candidate_relations") else _next_round(state)
+
+
+def _after_entities(state: dict) -> Literal["verify", "integrate", "answer"]:
+    return "verify" if state.get("frontier") and not state.get("stop_reason") else _next_round(state)
+
+
+def _after_verify(state: dict) -> Literal["prune_relations", "integrate", "answer"]:
+    return _next_round(state) if state.get("stop_reason") else "prune_relations"
+
+
+def create_tog_i_graph(
+    kg: KnowledgeGraph,
+    *,
+    model: BaseChatModel | str | None = None,
+    max_instructions: int = DEFAULT_MAX_INSTRUCTIONS,
+    depth: int = DEFAULT_DEPTH,
+    width: int | None = None,
+    instruction_generator: InstructionGenerator | None = None,
+    integrator: InstructionIntegrator | None = None,
+    relation_pruner: RelationPruner | None = None,
+    entity_scorer: EntityScorer | None = None,
+    verifier: Verifier | None = None,
+    answerer: ToGAnswerer | None = None,
+    ignored_relations: Sequence[str] = DEFAULT_IGNORED_RELATIONS,
+    max_candidates: int = DEFAULT_MAX_CANDIDATES,
+    max_llm_calls: int | None | Literal["auto"] = "auto",
+    verify_margin: float = 0.0,
+    embeddings: Embeddings | None = None,
+) -> StateGraph:
+    """Create ToG-I's graph. Returns an **uncompiled** ``StateGraph``.
+
+    Args:
+        kg: the knowledge graph to reason over.
+        model: a LangChain chat model (or ``"openai:gpt-4o-mini"``); ``None`` runs fully offline.
+        max_instructions: n, the most instructions generated and outer iterations run (ToG-I: 3).
+        depth: maximum exploration depth D per outer iteration (ToG-I: 3).
+        width: an upper bound on the growing width W = T (``None``: W = T as in the paper).
+        instruction_generator, integrator, relation_pruner, entity_scorer, verifier, answerer: override a decision.
+        ignored_relations: ``fnmatch`` patterns of bookkeeping relations never explored.
+        max_candidates: candidate tail entities scored per (entity, relation).
+        max_llm_calls: LLM calls allowed per question; ``"auto"`` = :func:`tog_i_call_bound`; ``None``: no limit.
+        verify_margin: the offline verifier's bias towards stopping.
+        embeddings: LangChain embeddings for the offline deciders (default: bundled MiniLM).
+
+    Example::
+
+        from kg_agent.kg import open_kg
+        from kg_agent.graphs import create_tog_i_graph
+
+        app = create_tog_i_graph(open_kg()).compile()
+        result = app.invoke({"question": "who starred in films directed by [Robert Zemeckis]"})
+        result["instructions"], result["round"], result["answers"][0]["answer"], result["stop_reason"]
+    """
+    if max_instructions < 1 or depth < 1 or (width is not None and width < 1):
+        raise ValueError("max_instructions, depth and width must be >= 1")
+    chat_model = resolve_chat_model(model) if isinstance(model, str) else model
+    deciders = make_tog_deciders(
+        kg, model=chat_model, relation_pruner=relation_pruner, entity_scorer=entity_scorer, verifier=verifier,
+        answerer=answerer, embeddings=embeddings, ignored_relations=ignored_relations, verify_margin=verify_margin,
+    )
+    offline_generator = PathInstructionGenerator(kg, embeddings=embeddings, ignored_relations=ignored_relations)
+    if instruction_generator is None:
+        instruction_generator = (LLMInstructionGenerator(chat_model, fallback=offline_generator)
+                                 if chat_model is not None else offline_generator)
+    if integrator is None:
+        integrator = LLMInstructionIntegrator(chat_model) if chat_model is not None else JoinInstructionIntegrator()
+    limit = tog_i_call_bound(max_instructions, depth, width) if max_llm_calls == "auto" else max_llm_calls
+
+    graph = StateGraph(ToGState, input_schema=KGQuestionInput)
+    graph.add_node("link", partial(start_node, kg=kg))
+    graph.add_node("instructions", partial(instructions_node, kg=kg, generator=instruction_generator,
+                                           max_instructions=max_instructions, max_llm_calls=limit))
+    graph.add_node("integrate", partial(integrate_node, integrator=integrator, max_width=width, max_llm_calls=limit))
+    graph.add_node("prune_relations", partial(prune_relations_node, kg=kg, pruner=deciders.relation_pruner,
+                                              ignored_relations=tuple(ignored_relations), max_llm_calls=limit))
+    graph.add_node("prune_entities", partial(prune_entities_node, kg=kg, scorer=deciders.entity_scorer,
+                                             max_candidates=max_candidates, max_llm_calls=limit))
+    graph.add_node("verify", partial(verify_and_decide, verifier=deciders.verifier, max_depth=depth, max_llm_calls=limit,
+                                     uses_llm=deciders.uses_llm))
+    graph.add_node("answer", partial(respond_node, answerer=deciders.answerer, max_llm_calls=limit, name="tog-i"))
+    graph.add_edge(START, "link")
+    graph.add_edge("link", "instructions")
+    graph.add_edge("instructions", "integrate")
+    graph.add_conditional_edges("integrate", _after_integrate)
+    graph.add_conditional_edges("prune_relations", _after_relations)
+    graph.add_conditional_edges("prune_entities", _after_entities)
+    graph.add_conditional_edges("verify", _after_verify)
+    graph.add_edge("answer", END)
+    return graph

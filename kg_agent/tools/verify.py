@@ -1,0 +1,168 @@
+"""Think-on-Graph's *reasoning* (verification) step: are the triples explored so far enough to answer?
+
+* :class:`LLMVerifier` — ToG's evaluation prompt over the knowledge triplets; the reply
+  ``{Yes}. ... the answer is {Forrest Gump}`` is parsed with :func:`~kg_agent.llm.parsing.parse_yes_no`
+  (decision plus the braced answer, which the answer step reuses without another call). An undecidable
+  reply is retried once, then the offline verifier decides and the reason is recorded.
+* :class:`ScoreVerifier` — offline, decided from the same similarity scores the offline pruners use:
+  take the best-scored chain of the newest depth and compare the similarity of its verbalised relation
+  path to the question with that of its best one-step extension (every usable relation at its last
+  entity). **Yes** when no extension explains the question better (``now + margin >= best extension``) or
+  the chain cannot be extended; **No** otherwise. So "who directed [Forrest Gump]" stops after
+  ``directed_by`` ("directed by" beats "directed by then directed by (reverse)"), while "who starred in
+  films directed by [Robert Zemeckis]" goes on after ``^directed_by``. The answer is the chain's last entity.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Protocol, Sequence, runtime_checkable
+
+from langchain_core.embeddings import Embeddings
+from langchain_core.language_models import BaseChatModel
+
+from kg_agent.kg.graph import KnowledgeGraph
+from kg_agent.llm.parsing import parse_yes_no
+from kg_agent.tools.common import add_usage, add_warnings
+from kg_agent.tools.prune_entities import chain_triplets
+from kg_agent.tools.prune_relations import (
+    DEFAULT_IGNORED_RELATIONS,
+    SimilarityRelationPruner,
+    ask_llm,
+    chain_relations,
+    chain_tail,
+    filter_relations,
+    guided_query,
+    remaining_calls,
+)
+
+
+@dataclass
+class VerifyOutcome:
+    """The decision, the answer the verifier named (if any), the raw reply, warnings and usage."""
+
+    sufficient: bool
+    answer: str | None = None
+    reply: str = ""
+    warnings: list[str] = field(default_factory=list)
+    usage: dict = field(default_factory=dict)
+    source: str = ""
+    budget_exhausted: bool = False
+
+
+@runtime_checkable
+class Verifier(Protocol):
+    name: str
+
+    def verify(self, question: str, chains: Sequence[dict], *, depth: int, budget: int | None = None) -> VerifyOutcome: ...
+
+
+def best_chain(chains: Sequence[dict], depth: int | None = None) -> dict | None:
+    """The highest-scored chain (of ``depth`` when given); the first one on ties."""
+    pool = [c for c in chains if depth is None or c.get("depth") == depth] or list(chains)
+    return max(pool, key=lambda c: c.get("score", 0.0)) if pool else None
+
+
+class ScoreVerifier:
+    """Offline verification from similarity scores (see the module docstring); ``margin`` favours stopping."""
+
+    name = "score"
+
+    def __init__(
+        self,
+        kg: KnowledgeGraph,
+        *,
+        embeddings: Embeddings | None = None,
+        margin: float = 0.0,
+        ignored_relations: Sequence[str] = DEFAULT_IGNORED_RELATIONS,
+    ) -> None:
+        self.kg = kg
+        self.margin = margin
+        self.ignored_relations = tuple(ignored_relations)
+        self._similarity = SimilarityRelationPruner(embeddings=embeddings)
+
+    def verify(self, question, chains, *, depth, budget=None) -> VerifyOutcome:
+        chain = best_chain(chains, depth)
+        if chain is None or not chain.get("triples"):
+            return VerifyOutcome(False, source=self.name)
+        tail = chain_tail(chain)
+        prefix = chain_relations(chain)
+        query = guided_query(question)
+        now = self._similarity.similarities(query, prefix[:-1], prefix[-1:])[0]
+        relations, _ = filter_relations(self.kg.relations(tail.id), self.ignored_relations)
+        extension = max(self._similarity.similarities(query, prefix, relations), default=float("-inf"))
+        sufficient = now + self.margin >= extension
+        return VerifyOutcome(sufficient, tail.label if sufficient else None, source=self.name)
+
+
+VERIFY_PROMPT = """Given a question and the associated retrieved knowledge graph triplets (entity, relation, entity), you are asked to answer whether it's sufficient for you to answer the question with these triplets and your knowledge (Yes or No).
+Q: Find the person who said "Taste cannot be controlled by law", what did this person die from?
+Knowledge Triplets: Taste cannot be controlled by law., media_common.quotation.author, Thomas Jefferson
+A: {{No}}. Based on the given knowledge triplets, it's not sufficient to answer the entire question. The triplets only provide information about the person who said "Taste cannot be controlled by law," which is Thomas Jefferson. To answer the second part of the question, it's necessary to have additional knowledge about where Thomas Jefferson's dead.
+
+Q: The artist nominated for The Long Winter lived where?
+Knowledge Triplets: The Long Winter, book.written_work.author, Laura Ingalls Wilder
+Laura Ingalls Wilder, people.person.places_lived, Unknown-Entity
+Unknown-Entity, people.place_lived.location, De Smet
+A: {{Yes}}. Based on the given knowledge triplets, the author of The Long Winter, Laura Ingalls Wilder, lived in De Smet. Therefore, the answer to the question is {{De Smet}}.
+
+Q: {question}
+Knowledge Triplets: {triplets}
+A: """
+
+
+class LLMVerifier:
+    """ToG's evaluation prompt; ``{Yes}``/``{No}`` (or a leading Yes/No) plus the braced answer."""
+
+    name = "llm"
+
+    def __init__(self, model: BaseChatModel, *, fallback: Verifier | None = None, prompt: str = VERIFY_PROMPT, max_triplets: int = 200) -> None:
+        self.model = model
+        self.fallback = fallback
+        self.prompt = prompt
+        self.max_triplets = max_triplets
+
+    def verify(self, question, chains, *, depth, budget=None) -> VerifyOutcome:
+        lines = chain_triplets(chains)
+        warnings: list[str] = []
+        if len(lines) > self.max_triplets:
+            warnings.append(f"verify: {len(lines)} triplets; the prompt keeps the first {self.max_triplets}")
+            lines = lines[: self.max_triplets]
+        prompt = self.prompt.format(question=question, triplets="\n".join(lines))
+
+        def parse(reply: str):
+            decision, answer = parse_yes_no(reply)
+            return (None if decision is None else (decision, answer)), []
+
+        asked = ask_llm(self.model, prompt, node="verify", parse=parse, budget=budget)
+        warnings.extend(asked.warnings)
+        if asked.value is not None:
+            decision, answer = asked.value
+            return VerifyOutcome(decision, answer if decision else None, asked.reply, warnings, asked.usage, self.name)
+        if self.fallback is None:
+            warnings.append("verify: no decision; exploring on")
+            return VerifyOutcome(False, None, asked.reply, warnings, asked.usage, self.name, asked.budget_exhausted)
+        outcome = self.fallback.verify(question, chains, depth=depth)
+        warnings.append(f"verify: fell back to the {self.fallback.name} verifier")
+        return VerifyOutcome(outcome.sufficient, outcome.answer, asked.reply, warnings + outcome.warnings, asked.usage,
+                             outcome.source, asked.budget_exhausted)
+
+
+def verify_node(state: dict, *, verifier: Verifier, max_llm_calls: int | None = None) -> dict:
+    """Graph node: ask whether the chains explored so far (this round's, in ToG-I) answer the question.
+
+    Writes ``verification``: ``{"sufficient", "answer", "depth", "source", "reply"}``; the graph routes on it.
+    """
+    depth = int(state.get("depth") or 0)
+    chains = [c for c in state.get("chains") or [] if (c.get("round") or 0) == (state.get("round") or 0)]
+    budget = remaining_calls(state, max_llm_calls, reserve=1)
+    outcome = verifier.verify(state["question"], chains, depth=depth, budget=budget)
+    verification = {"sufficient": outcome.sufficient, "answer": outcome.answer, "depth": depth, "source": outcome.source,
+                    "reply": outcome.reply}
+    if outcome.budget_exhausted:
+        verification["budget_exhausted"] = True
+    return {
+        "verification": verification,
+        "warnings": add_warnings(state, outcome.warnings),
+        "usage": add_usage(state, outcome.usage),
+    }

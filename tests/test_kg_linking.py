@@ -1,0 +1,60 @@
+"""Entity linking on the MetaQA slice: brackets, n-grams, fuzzy typos, and the no-match message."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from kg_agent.kg import NO_ENTITY_MESSAGE, closest_labels, entity_iri, link_entities, load_kg
+
+E = lambda name: str(entity_iri(name))  # noqa: E731
+
+
+@pytest.fixture(scope="module")
+def kg(fixtures_dir: Path):
+    return load_kg(fixtures_dir / "kg" / "metaqa_slice.txt")
+
+
+def test_brackets(kg):
+    result = link_entities(kg, "what movies did [Temuera Morrison] act in")
+    assert result.found and result.message is None
+    assert [e.id for e in result.entities] == [E("Temuera Morrison")]
+    assert result.linked[0].how == "bracket" and result.linked[0].mention == "Temuera Morrison"
+
+
+def test_two_brackets(kg):
+    result = link_entities(kg, "did [Combat Shock] and [Tracker] share a director")
+    assert {e.id for e in result.entities} == {E("Combat Shock"), E("Tracker")}
+
+
+def test_ngrams_without_brackets(kg):
+    result = link_entities(kg, "who directed once were warriors?")
+    assert result.entities[0].id == E("Once Were Warriors")
+    assert result.linked[0].how == "exact"
+    two = link_entities(kg, "Which films did Evelyn Venable make with the director of Combat Shock")
+    assert {E("Evelyn Venable"), E("Combat Shock")} <= {e.id for e in two.entities}
+
+
+def test_fuzzy_typo(kg):
+    result = link_entities(kg, "what films did Temuera Morison act in")
+    assert result.entities[0].id == E("Temuera Morrison")
+    assert result.linked[0].how == "fuzzy" and result.linked[0].score < 2
+    bracketed = link_entities(kg, "what films did [Temuera Morison] act in")
+    assert bracketed.entities[0].id == E("Temuera Morrison") and bracketed.linked[0].how == "fuzzy"
+
+
+def test_no_match_says_so_and_lists_closest_labels(kg):
+    result = link_entities(kg, "who directed [Combat Shockwave Returns]")
+    assert not result.found and result.entities == []
+    assert result.message.startswith(NO_ENTITY_MESSAGE)
+    assert NO_ENTITY_MESSAGE == "no entity of the knowledge graph found in the question"
+    assert "Combat Shock" in result.closest
+    assert "Combat Shock" in result.message
+    nothing = link_entities(kg, "qqqq zzzz xxxx")
+    assert not nothing.found and nothing.message.startswith(NO_ENTITY_MESSAGE)
+
+
+def test_closest_labels(kg):
+    assert closest_labels(kg, "Once Were Warrior")[0] == "Once Were Warriors"
+    assert closest_labels(kg, "") == []

@@ -1,0 +1,180 @@
+"""Loaders: MetaQA lines, RoG JSONL, 2Wiki triples, Turtle / N-Triples; errors name file and line."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from rdflib import Literal, URIRef
+from rdflib.namespace import RDFS
+
+from kg_agent.kg import KGLoadError, build_oxigraph, entity_iri, kg_from_triples, load_kg, open_kg, relation_iri
+from kg_agent.kg.graph import ENTITY_NS, RELATION_NS
+from kg_agent.kg.loaders import detect_format
+
+WD = "http://www.wikidata.org/entity/"
+WDT = "http://www.wikidata.org/prop/direct/"
+
+
+@pytest.fixture(scope="module")
+def kg_dir(fixtures_dir: Path) -> Path:
+    return fixtures_dir / "kg"
+
+
+def _plain_triples(kg):
+    return {(s, p, o) for s, p, o in kg.graph if p != RDFS.label}
+
+
+def test_metaqa_names_become_project_iris_with_labels(kg_dir):
+    path = kg_dir / "metaqa_slice.txt"
+    lines = [line.split("|") for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    kg = load_kg(path)
+    assert kg.backend == "memory" and str(path) in kg.name
+    # every line is one fact between project IRIs
+    expected = {(entity_iri(h), relation_iri(r), entity_iri(t)) for h, r, t in lines}
+    assert _plain_triples(kg) == expected
+    combat = str(entity_iri("Combat Shock"))
+    assert combat == ENTITY_NS + "Combat%20Shock"
+    assert kg.label(combat) == "Combat Shock"
+    assert (URIRef(combat), RDFS.label, Literal("Combat Shock")) in kg.graph
+    assert kg.relation_names() == sorted({r for _, r, _ in lines})
+    assert kg.relation_iri("^directed_by") == RELATION_NS + "directed_by"
+
+
+def test_plain_names_with_reserved_characters_are_percent_encoded():
+    kg = kg_from_triples([("AC/DC: Live? #1", "rel with space", '"Quoted" <name>')])
+    [band] = kg.find_entities("AC/DC: Live? #1")
+    assert band.label == "AC/DC: Live? #1"
+    assert band.id == ENTITY_NS + "AC%2FDC%3A%20Live%3F%20%231"
+    [target] = kg.neighbors(band.id, "rel with space")
+    assert kg.label(target) == '"Quoted" <name>'
+    assert kg.relation_names() == ["rel with space"]
+
+
+def test_rog_jsonl_loads_all_or_selected_questions(kg_dir):
+    path = kg_dir / "webqsp_slice.jsonl"
+    records = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    assert detect_format(path) == "rog-jsonl"
+    everything = load_kg(path)
+    expected = {(entity_iri(h), relation_iri(r), entity_iri(t)) for rec in records for h, r, t in rec["graph"]}
+    assert _plain_triples(everything) == expected
+    nixon_only = load_kg(path, question_ids=["WebQTest-9"])
+    nixon_graph = next(rec["graph"] for rec in records if rec["id"] == "WebQTest-9")
+    assert _plain_triples(nixon_only) == {(entity_iri(h), relation_iri(r), entity_iri(t)) for h, r, t in nixon_graph}
+    assert nixon_only.find_entities("Richard Nixon") and not nixon_only.find_entities("Jamaica")
+    # unnamed Freebase nodes keep their mid as label
+    assert nixon_only.label(str(entity_iri("m.02h98gq"))) == "m.02h98gq"
+
+
+def test_twowiki_relations_are_labels_with_spaces(kg_dir):
+    path = kg_dir / "twowiki_slice.jsonl"
+    assert detect_format(path) == "twowiki"
+    kg = load_kg(path)
+    [mathew] = kg.find_entities("Sir James Charles Mathew")
+    assert [kg.label(n) for n in kg.neighbors(mathew.id, "place of burial")] == ["Cork"]
+    assert "place of burial" in kg.relation_names()
+    [film] = kg.find_entities('I Cannot Say "Farewell"')
+    assert film.label == 'I Cannot Say "Farewell"'
+    assert [kg.label(n) for n in kg.neighbors(film.id, "director")] == ["Boris Durov"]
+
+
+@pytest.mark.parametrize("name", ["labels.ttl", "labels.nt"])
+def test_rdf_iris_are_kept_as_they_are(kg_dir, name):
+    kg = load_kg(kg_dir / name)
+    charles = WD + "Q5079445"
+    assert kg.label(charles) == "Charles James Mathew"
+    assert kg.neighbors(charles, "P22") == [WD + "Q18120934"]
+    assert kg.neighbors(WD + "Q18120934", "^P22") == [charles]
+    assert kg.neighbors(WD + "Q18120934", "P119") == [WD + "Q36647"]
+    assert kg.relation_iri("P119") == WDT + "P119"
+    assert [e.id for e in kg.find_entities("Cork")] == [WD + "Q36647"]
+    assert not any(e.startswith(ENTITY_NS) for e in kg.entity_ids())
+
+
+def test_turtle_alt_labels_are_listed(kg_dir):
+    kg = load_kg(kg_dir / "labels.ttl")
+    assert kg.labels(WD + "Q18120934") == ["Sir James Charles Mathew", "James Charles Mathew"]
+
+
+def test_broken_turtle_names_file_and_line(kg_dir):
+    with pytest.raises(KGLoadError) as err:
+        load_kg(kg_dir / "broken.ttl")
+    assert f"{kg_dir / 'broken.ttl'}:7:" in str(err.value)
+
+
+def test_broken_turtle_in_oxigraph_build_names_file_and_line(kg_dir, tmp_path):
+    with pytest.raises(KGLoadError) as err:
+        build_oxigraph(kg_dir / "broken.ttl", tmp_path / "store")
+    assert f"{kg_dir / 'broken.ttl'}:7:" in str(err.value)
+    assert not (tmp_path / "store").exists() and not (tmp_path / "store.partial").exists()
+
+
+def test_bad_metaqa_line_names_file_and_line(tmp_path):
+    path = tmp_path / "kb.txt"
+    path.write_text("A|directed_by|B\n\nC|starred_actors|D\nonly|two\nE|r|F\n", encoding="utf-8")
+    with pytest.raises(KGLoadError) as err:
+        load_kg(path)
+    assert f"{path}:4:" in str(err.value) and "only|two" in str(err.value)
+
+
+def test_empty_metaqa_field_is_an_error(tmp_path):
+    path = tmp_path / "kb.txt"
+    path.write_text("A|directed_by|B\nA| |B\n", encoding="utf-8")
+    with pytest.raises(KGLoadError, match=r"kb\.txt:2:"):
+        load_kg(path)
+
+
+def test_bad_jsonl_line_names_file_and_line(tmp_path):
+    path = tmp_path / "graph.jsonl"
+    good = json.dumps({"id": "q1", "graph": [["a", "r", "b"]]})
+    path.write_text(good + "\n" + good + "\n{not json\n", encoding="utf-8")
+    with pytest.raises(KGLoadError) as err:
+        load_kg(path)
+    assert f"{path}:3:" in str(err.value) and "JSON" in str(err.value)
+
+
+def test_bad_rog_triple_names_file_and_line(tmp_path):
+    path = tmp_path / "graph.jsonl"
+    rows = [{"id": "q1", "graph": [["a", "r", "b"]]}, {"id": "q2", "graph": [["a", "r"]]}]
+    path.write_text("\n".join(json.dumps(r) for r in rows) + "\n", encoding="utf-8")
+    with pytest.raises(KGLoadError, match=r"graph\.jsonl:2:"):
+        load_kg(path)
+
+
+def test_twowiki_missing_field_names_file_and_line(tmp_path):
+    path = tmp_path / "triples.jsonl"
+    rows = [{"subject": "a", "relation": "r", "object": "b"}, {"subject": "a", "relation": "r", "obj": "b"}]
+    path.write_text("\n".join(json.dumps(r) for r in rows) + "\n", encoding="utf-8")
+    with pytest.raises(KGLoadError, match=r"triples\.jsonl:2: missing field 'object'"):
+        load_kg(path)
+
+
+def test_missing_and_unknown_files(tmp_path):
+    with pytest.raises(KGLoadError, match="no such file"):
+        load_kg(tmp_path / "absent.ttl")
+    odd = tmp_path / "graph.xyz"
+    odd.write_text("x", encoding="utf-8")
+    with pytest.raises(KGLoadError, match="unknown KG format"):
+        load_kg(odd)
+
+
+def test_open_kg_picks_backend(kg_dir, tmp_path):
+    memory = open_kg(kg_dir / "metaqa_slice.txt")
+    assert memory.backend == "memory"
+    store = tmp_path / "slice.oxigraph"
+    disk = open_kg(kg_dir / "metaqa_slice.txt", backend="oxigraph", store_path=store)
+    try:
+        assert disk.backend == "oxigraph" and store.is_dir()
+    finally:
+        disk.close()
+    reopened = open_kg(store)
+    try:
+        assert reopened.backend == "oxigraph"
+        assert reopened.neighbors(str(entity_iri("Tracker")), "starred_actors") == memory.neighbors(
+            str(entity_iri("Tracker")), "starred_actors"
+        )
+    finally:
+        reopened.close()
+    with pytest.raises(ValueError):
+        open_kg(kg_dir / "metaqa_slice.txt", backend="nosuch")

@@ -1,0 +1,150 @@
+"""RoG's Algorithm 1 (retrieve_paths) and Q(z) (shortest_relation_paths), hand-checked on the fixture slices."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from kg_agent.kg import Path as KGPath
+from kg_agent.kg import entity_iri, load_kg, relation_path_text, retrieve_paths, shortest_relation_paths
+
+E = lambda name: str(entity_iri(name))  # noqa: E731
+
+
+@pytest.fixture(scope="module")
+def metaqa(fixtures_dir: Path):
+    return load_kg(fixtures_dir / "kg" / "metaqa_slice.txt")
+
+
+@pytest.fixture(scope="module")
+def webqsp(fixtures_dir: Path):
+    return load_kg(fixtures_dir / "kg" / "webqsp_slice.jsonl")
+
+
+@pytest.fixture(scope="module")
+def twowiki(fixtures_dir: Path):
+    return load_kg(fixtures_dir / "kg" / "twowiki_slice.jsonl")
+
+
+def labels(result):
+    return {e.label for e in result.answers}
+
+
+def test_one_hop_actor_to_movie_matches_metaqa_gold(metaqa):
+    # 1-hop/qa_dev.txt line 1: "what movies did [Temuera Morrison] act in\tOnce Were Warriors|Tracker|River Queen"
+    # qtype actor_to_movie -> ^starred_actors
+    result = retrieve_paths(metaqa, [E("Temuera Morrison")], ["^starred_actors"])
+    assert labels(result) == {"Once Were Warriors", "Tracker", "River Queen"}
+    assert not result.truncated and result.relation_path == ("^starred_actors",)
+    assert all(len(p) == 1 and p.start.label == "Temuera Morrison" for p in result.paths)
+
+
+def test_two_hop_same_director_does_not_return_the_start_film(metaqa):
+    # 2-hop/qa_dev.txt: "what are the movies that are directed by the same director of [Combat Shock]
+    # \tLife Is Hot in Cracktown|The Theatre Bizarre" (movie_to_director_to_movie)
+    result = retrieve_paths(metaqa, [E("Combat Shock")], ["directed_by", "^directed_by"])
+    assert labels(result) == {"Life Is Hot in Cracktown", "The Theatre Bizarre"}
+    assert [p.text() for p in result.paths] == [
+        "Combat Shock -> directed_by -> Buddy Giovinazzo -> ^directed_by -> Life Is Hot in Cracktown",
+        "Combat Shock -> directed_by -> Buddy Giovinazzo -> ^directed_by -> The Theatre Bizarre",
+    ]
+    # "the director of [The Place Promised in Our Early Days] also directed which films"
+    shinkai = retrieve_paths(metaqa, [E("The Place Promised in Our Early Days")], ["directed_by", "^directed_by"])
+    assert labels(shinkai) == {"Voices of a Distant Star", "The Garden of Words", "5 Centimeters Per Second"}
+
+
+def test_path_value_object(metaqa):
+    [path, _] = retrieve_paths(metaqa, [E("Combat Shock")], ["directed_by", "^directed_by"]).paths
+    assert path.relations == ("directed_by", "^directed_by")
+    assert [e.label for e in path.entities] == ["Combat Shock", "Buddy Giovinazzo", "Life Is Hot in Cracktown"]
+    assert path.end.id == E("Life Is Hot in Cracktown") and len(path) == 2
+    assert path.steps[1].text() == "Buddy Giovinazzo -> ^directed_by -> Life Is Hot in Cracktown"
+    assert KGPath.from_dict(path.to_dict()) == path
+    assert path.to_dict()["text"] == path.text()
+    assert relation_path_text(path.relations) == "<PATH> directed_by <SEP> ^directed_by </PATH>"
+
+
+def test_paths_never_revisit_their_own_entities(metaqa):
+    # Shinkai directed, wrote and starred in Voices of a Distant Star: directed_by, ^starred_actors would lead back
+    result = retrieve_paths(metaqa, [E("Voices of a Distant Star")], ["directed_by", "^starred_actors"])
+    assert result.paths == []
+    three = retrieve_paths(metaqa, [E("Combat Shock")], ["directed_by", "^directed_by", "directed_by"])
+    for path in three.paths:
+        ids = [e.id for e in path.entities]
+        assert len(ids) == len(set(ids))
+    # The Theatre Bizarre has six directors; from Combat Shock only the other five are new
+    assert labels(three) == {"David Gregory", "Douglas Buck", "Karim Hussain", "Richard Stanley", "Tom Savini"}
+
+
+def test_max_paths_truncates_deterministically(metaqa):
+    full = retrieve_paths(metaqa, [E("The Theatre Bizarre")], ["directed_by"])
+    assert len(full.paths) == 6 and not full.truncated
+    exact = retrieve_paths(metaqa, [E("The Theatre Bizarre")], ["directed_by"], max_paths=6)
+    assert len(exact.paths) == 6 and not exact.truncated
+    cut = retrieve_paths(metaqa, [E("The Theatre Bizarre")], ["directed_by"], max_paths=4)
+    assert cut.truncated and cut.paths == full.paths[:4]
+    cut2 = retrieve_paths(metaqa, [E("Combat Shock")], ["directed_by", "^directed_by"], max_paths=1)
+    assert cut2.truncated and len(cut2.paths) == 1
+
+
+def test_unknown_relation_or_entity_gives_no_paths(metaqa):
+    for starts, rels in (([E("Combat Shock")], ["produced_by"]), ([E("Combat Shock")], ["directed_by", "nope"]),
+                         ([E("No Such Film")], ["directed_by"]), ([], ["directed_by"])):
+        result = retrieve_paths(metaqa, starts, rels)
+        assert result.paths == [] and result.answers == [] and not result.truncated
+
+
+def test_several_starts_are_deduplicated(metaqa):
+    one = retrieve_paths(metaqa, [E("Tracker")], ["starred_actors"])
+    twice = retrieve_paths(metaqa, [E("Tracker"), E("Tracker")], ["starred_actors"])
+    assert one.paths == twice.paths
+    both = retrieve_paths(metaqa, [E("Tracker"), E("Combat Shock")], ["directed_by"])
+    assert {p.start.label for p in both.paths} == {"Tracker", "Combat Shock"}
+
+
+def test_webqsp_spouse_through_marriage_node(webqsp):
+    # Hand-checked in webqsp_slice.jsonl: Richard Nixon -people.person.spouse_s-> m.02h98gq
+    # -people.marriage.spouse-> {Richard Nixon, Pat Nixon}; the walk back to Nixon is a revisit.
+    result = retrieve_paths(webqsp, [E("Richard Nixon")], ["people.person.spouse_s", "people.marriage.spouse"])
+    assert [p.text() for p in result.paths] == [
+        "Richard Nixon -> people.person.spouse_s -> m.02h98gq -> people.marriage.spouse -> Pat Nixon"]
+    jamaica = retrieve_paths(webqsp, [E("Jamaica")], ["location.country.languages_spoken"])
+    assert labels(jamaica) == {"Jamaican English", "Jamaican Creole English Language"}
+    inverse = retrieve_paths(webqsp, [E("Jamaica")], ["^language.human_language.countries_spoken_in"])
+    assert labels(inverse) == labels(jamaica)
+
+
+def test_shortest_relation_paths_on_fixtures(metaqa, twowiki, webqsp):
+    # Giovinazzo directed and wrote both films: four 2-hop relation paths, alphabetical (equal counts)
+    assert shortest_relation_paths(metaqa, [E("Combat Shock")], [E("Life Is Hot in Cracktown")]) == [
+        ("directed_by", "^directed_by"), ("directed_by", "^written_by"),
+        ("written_by", "^directed_by"), ("written_by", "^written_by")]
+    assert shortest_relation_paths(metaqa, [E("Temuera Morrison")], [E("Tracker")]) == [("^starred_actors",)]
+    assert shortest_relation_paths(twowiki, [E("Charles James Mathew")], [E("Cork")]) == [("father", "place of burial")]
+    jamaica = shortest_relation_paths(webqsp, [E("Jamaica")], [E("Jamaican English"), E("Jamaican Creole English Language")])
+    assert set(jamaica) == {("location.country.languages_spoken",), ("^language.human_language.countries_spoken_in",)}
+    nixon = shortest_relation_paths(webqsp, [E("Richard Nixon")], [E("Pat Nixon")], max_hops=2)
+    assert ("people.person.spouse_s", "people.marriage.spouse") in nixon
+    assert all(len(rels) == 2 for rels in nixon)  # no 1-hop link between them in the slice
+
+
+def test_shortest_relation_paths_counts_pairs_and_respects_limits(metaqa):
+    films = [E("Voices of a Distant Star"), E("The Garden of Words")]
+    ranked = shortest_relation_paths(metaqa, [E("The Place Promised in Our Early Days")], films)
+    # used by both (start, target) pairs first
+    assert ranked[0] == ("directed_by", "^directed_by")
+    assert ("directed_by", "^starred_actors") in ranked  # Shinkai stars in Voices only
+    assert ranked.index(("directed_by", "^starred_actors")) > ranked.index(("written_by", "^written_by"))
+    assert shortest_relation_paths(metaqa, [E("Combat Shock")], [E("Life Is Hot in Cracktown")], max_hops=1) == []
+    assert shortest_relation_paths(metaqa, [E("Combat Shock")], [E("Combat Shock")]) == []
+    assert len(shortest_relation_paths(metaqa, [E("Combat Shock")], [E("Life Is Hot in Cracktown")],
+                                       max_relation_paths=2)) == 2
+
+
+def test_every_shortest_relation_path_reaches_its_target(metaqa):
+    start, target = E("Once Were Warriors"), E("River Queen")
+    rel_paths = shortest_relation_paths(metaqa, [start], [target])
+    assert rel_paths
+    for rels in rel_paths:
+        assert target in {e.id for e in retrieve_paths(metaqa, [start], rels).answers}
