@@ -141,7 +141,8 @@ def test_oxigraph_turtle_keeps_iris_and_hostile_labels(fixtures_dir, tmp_path):
         _same_graph_view(kg, memory, sorted(memory.entity_ids()))
         for text in HOSTILE:
             assert [e.id for e in kg.find_entities(text)] == [e.id for e in memory.find_entities(text)], text
-            rows = list(kg.query("SELECT ?s WHERE { ?s <http://www.w3.org/2000/01/rdf-schema#label> ?l }",
+            # Oxigraph substitutes only projected variables (oxrdflib initBindings), so ?l is selected too
+            rows = list(kg.query("SELECT ?s ?l WHERE { ?s <http://www.w3.org/2000/01/rdf-schema#label> ?l }",
                                  bindings={"l": Literal(text)}))
             assert [str(r[0]) for r in rows] == [e.id for e in memory.find_entities(text)], text
     finally:
