@@ -165,7 +165,7 @@ def test_interrupt_writes_what_is_done_then_resumes(kg, questions, tmp_path, mon
 
 # ------------------------------------------------------------------------------------------------ RoG
 def test_offline_rog_similarity_planner_and_parallel_workers_agree(kg, questions):
-    questions = questions[::3]
+    questions = questions[::5]
     one = evaluate(questions, method="rog", kg=kg, progress=False, options={"planner": "similarity"})
     two = evaluate(questions, method="rog", kg=kg, progress=False, options={"planner": "similarity"}, workers=2)
     assert one["errors"] == 0

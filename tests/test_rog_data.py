@@ -74,13 +74,16 @@ def test_llm_planner_on_full_kb_with_scripted_model(metaqa_kg):
         if prompt.startswith("Please generate"):
             assert "^starred_actors" in prompt and "in_language" in prompt
             return "<PATH> ^starred_actors <SEP> in_language </PATH>"
-        return "English"
+        path_lines = [line for line in prompt.splitlines() if " -> in_language -> " in line]
+        return f"['{path_lines[0].rsplit(' -> ', 1)[1]}', 'Klingon']"
 
     model = ScriptedChatModel(responder=respond)
     result = create_rog_graph(metaqa_kg, model=model).compile().invoke(
         {"question": "what languages are the films that [Tom Hanks] acted in"}
     )
-    assert result["answers"][0] == {**result["answers"][0], "answer": "English", "grounded": True}
+    first, second = result["answers"]
+    assert first["grounded"] and first["paths"][0]["text"].startswith("Tom Hanks -> ^starred_actors -> ")
+    assert second["answer"] == "Klingon" and not second["grounded"]
 
 
 @pytest.fixture(scope="module")

@@ -78,3 +78,19 @@ class ToGState(KGState, total=False):
     guidance: str
     round: int
     width: int
+
+
+class ToG2State(KGState, total=False):
+    """Think-on-Graph 2.0: link -> topic prune -> clue queries -> (relation prune -> entity prune -> examine)*.
+
+    ``frontier`` holds the current topic entities with their triple paths and clue queries (see
+    :mod:`kg_agent.tools.tog2_common`); ``chains`` every entity kept so far; ``documents`` the chunks
+    gathered so far, best first (``references``: the top-L the examine step read last).
+    """
+
+    frontier: list[dict]
+    depth: int
+    clue_queries: list[dict]
+    relations: list[dict]
+    candidates: list[dict]
+    references: list[dict]

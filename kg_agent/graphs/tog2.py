@@ -1,0 +1,224 @@
+"""Think-on-Graph 2.0 (ToG-2; Ma et al., 2024) as a LangGraph state machine: KG-guided retrieval over documents.
+
+    link -> topic prune -> clue queries -> topic documents
+         -> [ relation prune (all topic entities, one call) -> entity prune (document chunks) -> examine ]*
+         -> finish
+
+Initialisation (§3.1): entities linked from the question; *topic prune* keeps the good starting points;
+a *clue query* per topic entity. Each iteration (§3.2): *relation prune* chooses up to ``W`` relations for
+every topic entity in one model call (the "relation prune combination"); *entity prune* scores the
+candidate entities' document chunks against ``[question, clue query, triple]`` and keeps the top-``W``
+entities by ``sum s x exp(-alpha x rank)`` over their chunks in the global top-``K``; *examine & reason*
+reads the question, clue queries, triple paths and top-``L`` chunks and either answers or writes a
+supplementary clue query that the next round's chunk scoring uses. At most ``depth`` iterations.
+
+Every decision has an LLM decider (used when a model is given; retried once, falling back offline with
+the reason in ``warnings``) and an offline one (embedding similarity; an extractive examine rule).
+"""
+
+from __future__ import annotations
+
+from functools import partial
+from pathlib import Path
+
+from langchain_core.embeddings import Embeddings
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage
+from langgraph.graph import END, START, StateGraph
+
+from kg_agent.docs.index import DocumentIndex
+from kg_agent.graphs.state import KGQuestionInput, ToG2State
+from kg_agent.kg.graph import KnowledgeGraph
+from kg_agent.llm.models import resolve_chat_model
+from kg_agent.tools.clue_query import ClueWriter, LLMClueWriter, TemplateClueWriter, clue_query_node
+from kg_agent.tools.common import add_warnings
+from kg_agent.tools.entity_documents import open_document_index
+from kg_agent.tools.entity_prune_documents import (
+    DEFAULT_ALPHA,
+    DEFAULT_MAX_CANDIDATES,
+    DEFAULT_TOP_K_CHUNKS,
+    ChunkScorer,
+    entity_prune_node,
+    topic_documents_node,
+)
+from kg_agent.tools.examine import DEFAULT_TOP_L, Examiner, ExtractiveExaminer, LLMExaminer, examine_node
+from kg_agent.tools.link import link_node
+from kg_agent.tools.relation_prune_combined import (
+    CombinedRelationPruner,
+    LLMCombinedRelationPruner,
+    SimilarityCombinedRelationPruner,
+    relation_prune_node,
+)
+from kg_agent.tools.topic_prune import LLMTopicPruner, SimilarityTopicPruner, TopicPruner, topic_prune_node
+
+DEFAULT_WIDTH = 3  # W (ToG-2 §3.2; authors' code --width 3)
+DEFAULT_DEPTH = 3  # maximum iterations (authors' code --depth 3)
+
+
+def _is_sample_kg(kg: KnowledgeGraph) -> bool:
+    from kg_agent.kg.loaders import sample_kg_path
+
+    try:
+        return Path(str(kg.name)).resolve() == sample_kg_path().resolve()
+    except (OSError, ValueError):
+        return False
+
+
+def resolve_documents(kg: KnowledgeGraph, documents, *, embeddings: Embeddings | None = None) -> tuple[DocumentIndex | None, list[str]]:
+    """The document index to use and warnings: ``None`` means the bundled plots for the sample KG, else KG-only."""
+    if documents is not None:
+        return open_document_index(kg, documents, embeddings=embeddings), []
+    if _is_sample_kg(kg):
+        from kg_agent.kg.loaders import sample_documents_path
+
+        return open_document_index(kg, sample_documents_path(), embeddings=embeddings), []
+    return None, ["tog2: no documents given (documents=...); entities are ranked without document chunks (KG only)"]
+
+
+def _start(state: dict, *, kg: KnowledgeGraph, notes: list[str]) -> dict:
+    update = link_node(state, kg=kg)
+    if notes:
+        update["warnings"] = add_warnings(update, notes)
+    update.update(frontier=[], depth=0, clue_queries=[], relations=[], candidates=[], references=[])
+    return update
+
+
+def _after_link(state: dict) -> str:
+    return "topic_prune" if state.get("topic_entities") else "finish"
+
+
+def _after_relation_prune(state: dict) -> str:
+    return "finish" if state.get("stop_reason") else "entity_prune"
+
+
+def _after_entity_prune(state: dict) -> str:
+    return "finish" if state.get("stop_reason") else "examine"
+
+
+def _after_examine(state: dict) -> str:
+    return "finish" if state.get("stop_reason") else "relation_prune"
+
+
+def _finish(state: dict, *, examiner: Examiner, top_l: int) -> dict:
+    """Answer from what was explored when the exploration ran dry; add the chat reply."""
+    update: dict = {}
+    if not state.get("answers") and state.get("stop_reason") in {"no_relations", "no_candidates"} and state.get("chains"):
+        frontier = [c for c in state["chains"] if c.get("depth") == max(x.get("depth", 0) for x in state["chains"])]
+        references = (state.get("documents") or [])[:top_l]
+        outcome = examiner.examine(state["question"], frontier, state["chains"], references, last_round=True)
+        from kg_agent.tools.common import add_usage
+
+        update.update(answers=outcome.answers, output=outcome.output or state.get("output", ""),
+                      warnings=add_warnings(state, outcome.warnings), usage=add_usage(state, outcome.usage))
+    if not state.get("stop_reason"):
+        update["stop_reason"] = "no_answer"
+    if state.get("messages"):
+        merged = {**state, **update}
+        update["messages"] = [AIMessage(content=format_reply(merged), name="tog2")]
+    return update
+
+
+def format_reply(state: dict) -> str:
+    """A short chat reply: the answers and what supports the first one (a path or a chunk)."""
+    answers = state.get("answers") or []
+    if not answers:
+        reasons = [w for w in state.get("warnings") or [] if w.startswith(("link:", "examine:", "tog2:"))]
+        return "I could not find an answer." + (f" ({reasons[-1]})" if reasons else "")
+    first = answers[0]
+    because = ""
+    if first.get("paths"):
+        because = f"\nBecause: {first['paths'][0]['text']}"
+    elif first.get("chunks"):
+        chunk = first["chunks"][0]
+        because = f"\nSource: {chunk.get('title')}: {chunk['text'][:200]}"
+    return ", ".join(a["answer"] for a in answers[:10]) + because
+
+
+def create_tog2_graph(
+    kg: KnowledgeGraph,
+    *,
+    model: BaseChatModel | str | None = None,
+    documents: DocumentIndex | str | Path | None = None,
+    width: int = DEFAULT_WIDTH,
+    depth: int = DEFAULT_DEPTH,
+    top_k_chunks: int = DEFAULT_TOP_K_CHUNKS,
+    alpha: float = DEFAULT_ALPHA,
+    top_l: int = DEFAULT_TOP_L,
+    max_candidates: int = DEFAULT_MAX_CANDIDATES,
+    embeddings: Embeddings | None = None,
+    topic_pruner: TopicPruner | None = None,
+    clue_writer: ClueWriter | None = None,
+    relation_pruner: CombinedRelationPruner | None = None,
+    examiner: Examiner | None = None,
+) -> StateGraph:
+    """Create ToG-2's graph. Returns an **uncompiled** ``StateGraph``.
+
+    Args:
+        kg: the knowledge graph to explore.
+        model: a LangChain chat model (or ``"openai:gpt-4o-mini"``); ``None`` runs fully offline.
+        documents: the entity documents: a :class:`DocumentIndex`, a persisted index folder, or a JSONL
+            file (``{"title"|"entity", "text"}``, linked to entities by label) ingested into an in-memory
+            index. ``None``: the bundled plot summaries with the bundled sample KG, else KG-only (warning).
+        width: ``W``, relations kept per topic entity and entities kept per iteration (paper §3.2; 3).
+        depth: maximum number of iterations (3, as in the authors' code).
+        top_k_chunks: ``K``, the global top chunks that score entities (paper §3.2 names it; the authors'
+            code uses 10).
+        alpha: ``alpha`` of the chunk weight ``exp(-alpha x rank)`` (paper §3.2; authors' code: 0.8).
+        top_l: ``L <= K`` chunks given to the examine step (paper §3.2; authors' ``num_sents_for_reasoning`` 10).
+        max_candidates: candidate entities scored per (entity, relation); more are cut with a warning.
+        embeddings: LangChain embeddings for the offline deciders and for ingesting a JSONL file
+            (default: bundled MiniLM). Chunks are scored with the document index's own embeddings.
+        topic_pruner, clue_writer, relation_pruner, examiner: override a decider.
+
+    Example::
+
+        from kg_agent.kg import open_kg
+        from kg_agent.graphs import create_tog2_graph
+
+        kg = open_kg()  # the bundled sample movie KG; its plot summaries are used as documents
+        app = create_tog2_graph(kg).compile()
+        result = app.invoke({"question": "who directed [Catch Me If You Can]"})
+        [a["answer"] for a in result["answers"]], result["references"][0]["text"]
+    """
+    if width < 1 or depth < 1 or top_k_chunks < 1 or top_l < 1:
+        raise ValueError("width, depth, top_k_chunks and top_l must be >= 1")
+    if top_l > top_k_chunks:
+        raise ValueError(f"top_l (L={top_l}) must not exceed top_k_chunks (K={top_k_chunks}), as in the paper")
+    chat_model = resolve_chat_model(model) if isinstance(model, str) else model
+    index, notes = resolve_documents(kg, documents, embeddings=embeddings)
+    scorer = ChunkScorer(index)
+
+    offline_topic = SimilarityTopicPruner(kg, embeddings=embeddings)
+    offline_clue = TemplateClueWriter(kg, embeddings=embeddings)
+    offline_relation = SimilarityCombinedRelationPruner(embeddings=embeddings)
+    offline_examiner = ExtractiveExaminer(kg, embeddings=embeddings)
+    if chat_model is not None:
+        topic_pruner = topic_pruner or LLMTopicPruner(kg, chat_model, fallback=offline_topic)
+        clue_writer = clue_writer or LLMClueWriter(chat_model, fallback=offline_clue)
+        relation_pruner = relation_pruner or LLMCombinedRelationPruner(chat_model, fallback=offline_relation)
+        examiner = examiner or LLMExaminer(chat_model, fallback=offline_examiner)
+    topic_pruner = topic_pruner or offline_topic
+    clue_writer = clue_writer or offline_clue
+    relation_pruner = relation_pruner or offline_relation
+    examiner = examiner or offline_examiner
+
+    graph = StateGraph(ToG2State, input_schema=KGQuestionInput)
+    graph.add_node("link", partial(_start, kg=kg, notes=notes))
+    graph.add_node("topic_prune", partial(topic_prune_node, pruner=topic_pruner))
+    graph.add_node("clue_query", partial(clue_query_node, writer=clue_writer))
+    graph.add_node("topic_documents", partial(topic_documents_node, scorer=scorer, top_k=top_k_chunks))
+    graph.add_node("relation_prune", partial(relation_prune_node, kg=kg, pruner=relation_pruner, width=width))
+    graph.add_node("entity_prune", partial(entity_prune_node, kg=kg, scorer=scorer, width=width, top_k=top_k_chunks,
+                                           alpha=alpha, max_candidates=max_candidates))
+    graph.add_node("examine", partial(examine_node, examiner=examiner, depth=depth, top_l=top_l))
+    graph.add_node("finish", partial(_finish, examiner=examiner, top_l=top_l))
+    graph.add_edge(START, "link")
+    graph.add_conditional_edges("link", _after_link, ["topic_prune", "finish"])
+    graph.add_edge("topic_prune", "clue_query")
+    graph.add_edge("clue_query", "topic_documents")
+    graph.add_edge("topic_documents", "relation_prune")
+    graph.add_conditional_edges("relation_prune", _after_relation_prune, ["entity_prune", "finish"])
+    graph.add_conditional_edges("entity_prune", _after_entity_prune, ["examine", "finish"])
+    graph.add_conditional_edges("examine", _after_examine, ["relation_prune", "finish"])
+    graph.add_edge("finish", END)
+    return graph
