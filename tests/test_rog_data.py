@@ -99,7 +99,8 @@ def test_webqsp_jamaica_language_hand_checked_path(webqsp):
     )
     app = create_rog_graph(kg, planner=planner).compile()
     result = app.invoke({"question": question.question, "topic_entities": question.topic_entities})
-    assert result["plans"][0]["relations"] == ["location.country.languages_spoken"]
+    # Freebase stores the fact both ways; either direction is the hand-checked path
+    assert result["plans"][0]["relations"] in (["location.country.languages_spoken"], ["^language.human_language.countries_spoken_in"])
     assert {a["answer"] for a in result["answers"]} == set(question.answers)
 
 

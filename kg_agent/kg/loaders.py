@@ -282,11 +282,40 @@ def open_oxigraph(store_path: str | Path, *, cache_size: int = 50_000) -> Knowle
     return KnowledgeGraph(_oxigraph_graph(store), backend="oxigraph", cache_size=cache_size, name=str(store_path))
 
 
-def open_sparql(endpoint: str, *, timeout: float = 30.0, cache_size: int = 10_000) -> KnowledgeGraph:
-    """A read-only view of a remote SPARQL endpoint (rdflib ``SPARQLStore``)."""
-    from rdflib.plugins.stores.sparqlstore import SPARQLStore
+def _timeout_sparql_store(endpoint: str, timeout: float):
+    """rdflib's ``SPARQLStore`` with every request bounded by ``timeout`` seconds.
 
-    store = SPARQLStore(endpoint, timeout=timeout, returnFormat="json")
+    rdflib's ``SPARQLConnector`` calls ``urlopen`` without a timeout (its ``timeout`` keyword is stored and
+    never used), so an endpoint that accepts the connection and never answers would block forever.
+    """
+    from io import BytesIO
+    from urllib.parse import urlencode
+    from urllib.request import Request, urlopen
+
+    from rdflib.plugins.stores.sparqlstore import SPARQLStore
+    from rdflib.query import Result
+    from rdflib.term import BNode
+
+    class TimeoutSPARQLStore(SPARQLStore):
+        def _query(self, query: str, default_graph=None, named_graph=None) -> Result:
+            self._queries += 1
+            params = {"query": query}
+            if default_graph is not None and not isinstance(default_graph, BNode):
+                params["default-graph-uri"] = default_graph
+            if named_graph is not None:
+                params["named-graph-uri"] = named_graph
+            headers = {**self.kwargs.get("headers", {}), "Accept": self.response_mime_types()}
+            request = Request(self.query_endpoint + "?" + urlencode(params), headers=headers)
+            with urlopen(request, timeout=timeout) as response:
+                content_type = response.headers["Content-Type"].split(";")[0]
+                return Result.parse(BytesIO(response.read()), content_type=content_type)
+
+    return TimeoutSPARQLStore(endpoint, returnFormat="json")
+
+
+def open_sparql(endpoint: str, *, timeout: float = 30.0, cache_size: int = 10_000) -> KnowledgeGraph:
+    """A read-only view of a remote SPARQL endpoint (rdflib ``SPARQLStore``); requests time out after ``timeout`` s."""
+    store = _timeout_sparql_store(endpoint, timeout)
     return KnowledgeGraph(Graph(store=store), backend="sparql", cache_size=cache_size, name=endpoint)
 
 

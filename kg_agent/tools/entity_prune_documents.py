@@ -11,8 +11,9 @@ global top-``K`` of ``score x exp(-alpha x rank)`` (rank 1 = best; :func:`rank_e
 top-``W`` candidates become the next topic entities, carrying their triple paths and clue queries.
 
 A candidate without documents (a date, a person without a page) is still reachable: its chunk score is
-0, and ties — among them all candidates without a chunk in the top-``K`` — are broken by the score the
-relation prune gave the relation that reached it, then by discovery order. Candidates already on the
+0, and ties — among them all candidates without a chunk in the top-``K`` — go round-robin over the
+(entity, relation) pairs that reached them: the first candidate of every relation, best relation-prune
+score first, then the second of every relation, and so on. Candidates already on the
 path of the entity they are reached from are skipped; a relation reaching more than
 ``max_candidates`` entities is cut to the first ones (id order) with a warning.
 
@@ -212,7 +213,14 @@ def entity_prune_node(
     queries = [chunk_query(state["question"], frontier[c["item"]].get("clue", ""), c["triple"]) for c in candidates]
     scored = scorer.score(queries, [c["entity"]["id"] for c in candidates])
     scores, top = rank_entities_by_chunks(scored, top_k=top_k, alpha=alpha)
-    order = sorted(range(len(candidates)), key=lambda i: (-scores[i], -candidates[i]["relation_score"], i))
+    # ties (e.g. candidates without documents) go round-robin over the relations, best relation first
+    within: dict[tuple[int, str], int] = {}
+    turn = []
+    for c in candidates:
+        key = (c["item"], c["triple"]["relation"])
+        turn.append(within.get(key, 0))
+        within[key] = turn[-1] + 1
+    order = sorted(range(len(candidates)), key=lambda i: (-scores[i], turn[i], -candidates[i]["relation_score"], i))
     kept = order[:width]
     in_top: dict[int, list[str]] = {}
     for ranked in top:

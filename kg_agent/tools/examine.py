@@ -19,7 +19,8 @@ entities' clue queries, and so changes how the next round scores document chunks
      older...) or later (later, more recently, younger...) option is the answer; otherwise the clue query
      becomes ``"<option> date"``.
   2. *Chain end*: the frontier path whose verbalised relations (``the father of [ENT]``) are most similar
-     to the question is compared with its best one-relation extension over the KG's relation vocabulary.
+     to the question (cosine plus the lexical bonus of the relation pruner) is compared with its best
+     one-relation extension over the KG's relation vocabulary.
      If no extension fits the question better (by ``margin``), the path ends (of the same relation
      sequence) are the answers, cited by their paths. Otherwise the best extension ``r*`` is the missing
      hop: if the KG has ``r*`` at the path end, the clue becomes ``"<end> <r* words>"`` and exploration
@@ -44,7 +45,7 @@ from kg_agent.kg.types import Entity, inverse, is_inverse
 from kg_agent.llm.parsing import parse_answer_list, parse_json_object, parse_yes_no
 from kg_agent.tools.common import add_usage, add_warnings, answer_record
 from kg_agent.tools.similarity import TextVectors, default_embeddings
-from kg_agent.tools.tog2_common import abstract_question, ask_with_retry, item_path, item_relations, match_label, triple_text
+from kg_agent.tools.tog2_common import LEXICAL_WEIGHT, abstract_question, ask_with_retry, lexical_overlap, item_path, item_relations, match_label, triple_text
 
 DEFAULT_TOP_L = 10  # L (authors' code: num_sents_for_reasoning = 10)
 
@@ -256,12 +257,14 @@ class ExtractiveExaminer:
         starts = [Entity.from_dict(i["start"]) for i in frontier]
         query = abstract_question(question, starts)
         fits = self.vectors.rank(query, [verbalize_relation_path(item_relations(i)) for i in frontier])
+        fits = [f + LEXICAL_WEIGHT * lexical_overlap(question, item_relations(i)) for f, i in zip(fits, frontier)]
         best = max(range(len(frontier)), key=lambda i: (fits[i], frontier[i].get("score", 0.0), -i))
         item = frontier[best]
         tail = Entity.from_dict(item["entity"])
         prefix = item_relations(item)
         vocabulary = self.vocabulary(tail.id)
         ext = self.vectors.rank(query, [verbalize_relation_path((*prefix, r)) for r in vocabulary]) if vocabulary else []
+        ext = [e + LEXICAL_WEIGHT * lexical_overlap(question, (*prefix, r)) for e, r in zip(ext, vocabulary)]
         top = max(range(len(ext)), key=lambda i: ext[i]) if ext else None
         if top is None or fits[best] + self.margin >= ext[top]:
             same = [i for i in frontier if item_relations(i) == prefix and i["start"]["id"] == item["start"]["id"]]

@@ -215,7 +215,7 @@ class SimilarityRelationPruner:
 
     def similarities(self, query: str, prefix: Sequence[str], relations: Sequence[str]) -> list[float]:
         """Cosine similarity of each verbalised ``prefix + relation`` to ``query``, plus the lexical bonus."""
-        texts = [verbalize_relation_path((*prefix, r)) for r in relations]
+        texts = [verbalize_relation_path((*prefix, *r.split("\x1f"))) for r in relations]  # "\x1f" joins a multi-step path
         cosines = self.vectors.rank(query, texts)
         if not self.lexical_weight:
             return cosines

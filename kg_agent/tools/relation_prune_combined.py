@@ -37,11 +37,13 @@ from kg_agent.llm.parsing import parse_json_object, parse_scored_items
 from kg_agent.tools.common import add_usage, add_warnings
 from kg_agent.tools.similarity import TextVectors, default_embeddings
 from kg_agent.tools.tog2_common import (
+    LEXICAL_WEIGHT,
     abstract_question,
     ask_with_retry,
     item_entity,
     item_entity_ids,
     item_relations,
+    lexical_overlap,
     match_label,
     triple_text,
 )
@@ -115,6 +117,7 @@ class SimilarityCombinedRelationPruner:
         prefix = item_relations(item)
         query = abstract_question(question, [item_entity(item), Entity.from_dict(item["start"])])
         sims = self.vectors.rank(query, [verbalize_relation_path((*prefix, r)) for r in relations])
+        sims = [s + LEXICAL_WEIGHT * lexical_overlap(question, [r]) for s, r in zip(sims, relations)]
         return _normalised(list(zip(relations, sims)), width)
 
     def choose(self, question, frontier, candidates, *, width) -> RelationChoice:

@@ -6,9 +6,10 @@
   reply is retried once, then the offline verifier decides and the reason is recorded.
 * :class:`ScoreVerifier` — offline, decided from the same similarity scores the offline pruners use:
   take the best-scored chain of the newest depth and compare the similarity of its verbalised relation
-  path to the question with that of its best one-step extension (every usable relation at its last
-  entity). **Yes** when no extension explains the question better (``now + margin >= best extension``) or
-  the chain cannot be extended; **No** otherwise. So "who directed [Forrest Gump]" stops after
+  path to the question with that of its best extension by one or two more relations walkable from its
+  last entity (``lookahead=2``: "directed by then directed by (reverse)" alone may look worse than
+  "directed by" while "... then in language" looks better). **Yes** when no extension explains the
+  question better (``now + margin >= best extension``) or the chain cannot be extended; **No** otherwise. So "who directed [Forrest Gump]" stops after
   ``directed_by`` ("directed by" beats "directed by then directed by (reverse)"), while "who starred in
   films directed by [Robert Zemeckis]" goes on after ``^directed_by``. The answer is the chain's last entity.
 """
@@ -35,6 +36,13 @@ from kg_agent.tools.prune_relations import (
     guided_query,
     remaining_calls,
 )
+
+
+_JOIN = "\x1f"
+
+
+def _joined(relations: Sequence[str]) -> str:
+    return _JOIN.join(relations)
 
 
 @dataclass
@@ -74,12 +82,45 @@ class ScoreVerifier:
         *,
         embeddings: Embeddings | None = None,
         margin: float = 0.0,
+        lookahead: int = 2,
+        sample: int = 30,
+        max_extensions: int = 300,
         ignored_relations: Sequence[str] = DEFAULT_IGNORED_RELATIONS,
     ) -> None:
         self.kg = kg
         self.margin = margin
+        self.lookahead = lookahead
+        self.sample = sample
+        self.max_extensions = max_extensions
         self.ignored_relations = tuple(ignored_relations)
         self._similarity = SimilarityRelationPruner(embeddings=embeddings)
+
+    def extensions(self, chain: dict) -> list[str]:
+        """The chain's relation path extended by 1..``lookahead`` relations walkable from its last entity.
+
+        Returned as single "relations" (the whole path joined) so one similarity call ranks them all.
+        """
+        prefix = chain_relations(chain)
+        on_chain = {chain["start"]["id"], *(t["tail"]["id"] for t in chain["triples"])}
+        paths: list[tuple[str, ...]] = []
+        layer: list[tuple[tuple[str, ...], list[str]]] = [((), [chain_tail(chain).id])]
+        for _step in range(self.lookahead):
+            next_layer = []
+            for steps, nodes in layer:
+                options: dict[str, set[str]] = {}
+                for node in nodes[: self.sample]:
+                    relations, _ = filter_relations(self.kg.relations(node), self.ignored_relations)
+                    for relation in relations:
+                        fresh = [n for n in self.kg.neighbors(node, relation)[: self.sample] if n not in on_chain]
+                        if fresh:
+                            options.setdefault(relation, set()).update(fresh)
+                for relation in sorted(options):
+                    paths.append((*steps, relation))
+                    next_layer.append(((*steps, relation), sorted(options[relation])))
+            layer = next_layer
+            if len(paths) >= self.max_extensions:
+                break
+        return [_joined((*prefix, *p)) for p in paths[: self.max_extensions]]
 
     def verify(self, question, chains, *, depth, budget=None) -> VerifyOutcome:
         chain = best_chain(chains, depth)
@@ -89,8 +130,7 @@ class ScoreVerifier:
         prefix = chain_relations(chain)
         query = guided_query(question)
         now = self._similarity.similarities(query, prefix[:-1], prefix[-1:])[0]
-        relations, _ = filter_relations(self.kg.relations(tail.id), self.ignored_relations)
-        extension = max(self._similarity.similarities(query, prefix, relations), default=float("-inf"))
+        extension = max(self._similarity.similarities(query, (), self.extensions(chain)), default=float("-inf"))
         sufficient = now + self.margin >= extension
         return VerifyOutcome(sufficient, tail.label if sufficient else None, source=self.name)
 
