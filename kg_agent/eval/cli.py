@@ -55,6 +55,9 @@ def register(subparsers) -> None:
     ev.add_argument("--split-train", type=float, default=None, metavar="FRACTION",
                     help="split each --questions file with split_lines(seed) and use the FRACTION side as training "
                     "questions, the rest for evaluation")
+    ev.add_argument("--skip-unanswerable", action="store_true",
+                    help="rog-jsonl: drop questions none of whose answers is a node of their own subgraph "
+                    "(e.g. WebQTest-3, -31); the number dropped is printed and recorded")
     ev.add_argument("--docs", help="ToG-2: document index folder or documents JSONL")
     ev.add_argument("--method", choices=EVAL_METHODS, default="rog",
                     help="method (ceiling: MetaQA's gold relation path, an upper bound; default rog)")
@@ -109,6 +112,14 @@ def _key(q: Question) -> tuple[str, int | None | str]:
     return (str(q.extra.get("source_file")), q.line if q.line is not None else q.id)
 
 
+def _answer_in_subgraph(q: Question) -> bool:
+    graph = q.extra.get("graph")
+    if graph is None:
+        raise ValueError("--skip-unanswerable needs questions with their own subgraph (rog-jsonl)")
+    nodes = {name for h, _r, t in graph for name in (h, t)}
+    return any(a in nodes for a in list(q.answers) + list(q.extra.get("a_entity") or []))
+
+
 def _exemplars(train: list[Question]):
     from kg_agent.tools.plan import Exemplar
 
@@ -128,6 +139,13 @@ def build_question_sets(args: argparse.Namespace) -> tuple[list[Question], list[
                 train_part = sample_questions(train_part, args.train_sample, seed=args.seed)
             train_qs.extend(train_part)
             questions = test_part
+        if getattr(args, "skip_unanswerable", False):
+            answerable = [q for q in questions if _answer_in_subgraph(q)]
+            dropped = len(questions) - len(answerable)
+            print(f"kg-agent eval: {file}: dropped {dropped} questions whose answers are not in their subgraph"
+                  + (f" ({', '.join(q.id for q in questions if q not in answerable)})" if 0 < dropped <= 10 else ""))
+            notes["dropped_unanswerable"] = notes.get("dropped_unanswerable", 0) + dropped
+            questions = answerable
         if args.sample is not None:
             questions = sample_questions(questions, args.sample, seed=args.seed)
         eval_qs.extend(questions)
