@@ -115,7 +115,7 @@ def main(argv=None) -> int:
             result = run(method, kg, questions, index=index, limit=args.limit)
             results[f"{method} / {setting}"] = result
             o = result["overall"]
-            print(f"{method:5s} {setting:17s} EM {o['em']:.1f}  F1 {o['f1']:.1f}  n={o['n']}  "
+            print(f"{method:5s} {setting:17s} EM {o['exact_match']:.1f}  F1 {o['f1']:.1f}  n={o['n']}  "
                   f"answers only from a document: {result['from_documents']}  {result['seconds']:.0f} s  stops {result['stops']}",
                   flush=True)
     if args.out:
@@ -128,14 +128,14 @@ def write_report(path: Path, results: dict, summary, removed: int, ingest_second
     for key, r in results.items():
         method, setting = key.split(" / ")
         o = r["overall"]
-        lines.append(f"| {setting} | {'ToG-2' if method == 'tog2' else 'ToG'} | {o['em']:.1f} | {o['f1']:.1f} | "
+        lines.append(f"| {setting} | {'ToG-2' if method == 'tog2' else 'ToG'} | {o['exact_match']:.1f} | {o['f1']:.1f} | "
                      f"{r['from_documents']} | {r['seconds']:.0f} s |")
     types = sorted({t for r in results.values() for t in r["by_type"]})
     lines += ["", "By question type (EM / F1):", "", "| setting | method | " + " | ".join(f"{t} (n={next(iter(results.values()))['by_type'][t]['n']})" for t in types) + " |",
               "|---|---|" + "---:|" * len(types)]
     for key, r in results.items():
         method, setting = key.split(" / ")
-        cells = [f"{r['by_type'][t]['em']:.1f} / {r['by_type'][t]['f1']:.1f}" for t in types]
+        cells = [f"{r['by_type'][t]['exact_match']:.1f} / {r['by_type'][t]['f1']:.1f}" for t in types]
         lines.append(f"| {setting} | {'ToG-2' if method == 'tog2' else 'ToG'} | " + " | ".join(cells) + " |")
     text = path.read_text(encoding="utf-8") if path.exists() else ""
     marker = "<!-- results -->"

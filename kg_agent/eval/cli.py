@@ -16,7 +16,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from kg_agent.eval.datasets import DATASET_KINDS, Question, load_dataset, sample_questions, split_lines
 

@@ -80,6 +80,8 @@ METAQA_RELATIONS: dict[str, str] = {
 }
 
 DEFAULT_SAVE_EVERY = 25
+_UMASK = os.umask(0o022)
+os.umask(_UMASK)
 
 
 class MethodUnavailable(RuntimeError):
@@ -177,6 +179,7 @@ def write_json_atomic(path: str | Path, data: Any) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
+        os.chmod(tmp, 0o666 & ~_UMASK)  # mkstemp makes the file private (0600); a results file is not
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             json.dump(data, handle, ensure_ascii=False, indent=1)
             handle.write("\n")

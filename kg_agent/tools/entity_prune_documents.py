@@ -56,7 +56,11 @@ class ChunkScorer:
         self.max_cached_entities = max_cached_entities
         self._cache: OrderedDict[str, list[tuple[dict, np.ndarray]]] = OrderedDict()
         self._lock = threading.Lock()
-        self._function = index.collection.configuration.get("embedding_function") if index is not None else None
+        self._function = None
+        if index is not None:
+            # the live function the collection embeds with (Chroma keeps it on the collection object); the
+            # persisted configuration only rebuilds registered functions, not arbitrary LangChain embeddings
+            self._function = getattr(index.collection, "_embedding_function", None) or index.collection.configuration.get("embedding_function")
 
     def chunks(self, entity_ids: Iterable[str]) -> dict[str, list[tuple[dict, np.ndarray]]]:
         """``{entity id: [(chunk dict, unit vector), ...]}`` in document order; [] for entities without documents."""

@@ -41,9 +41,10 @@ from kg_agent.tools.prune_relations import (
     chain_tail,
     guided_query,
     remaining_calls,
+    shared_text_vectors,
     top_normalised,
 )
-from kg_agent.tools.similarity import TextVectors, default_embeddings
+from kg_agent.tools.similarity import TextVectors
 
 DEFAULT_MAX_CANDIDATES = 40
 
@@ -122,7 +123,7 @@ class SimilarityEntityScorer:
     @property
     def vectors(self) -> TextVectors:
         if self._vectors is None:
-            self._vectors = TextVectors(self._embeddings or default_embeddings())
+            self._vectors = shared_text_vectors(self._embeddings)
         return self._vectors
 
     def score_entities(self, question, entity, relation, candidates, *, guidance="", budget=None) -> ScoredOutcome:

@@ -176,6 +176,18 @@ def guided_query(question: str, guidance: str = "", entities: Sequence[Entity] =
     return f"{text} {guidance}".strip() if guidance else text
 
 
+_SHARED_VECTORS: dict[int, TextVectors] = {}
+
+
+def shared_text_vectors(embeddings: Embeddings | None = None) -> TextVectors:
+    """One :class:`TextVectors` cache per embeddings object, shared by the offline ToG deciders of every graph."""
+    embeddings = embeddings or default_embeddings()
+    vectors = _SHARED_VECTORS.get(id(embeddings))
+    if vectors is None or vectors.embeddings is not embeddings:
+        vectors = _SHARED_VECTORS[id(embeddings)] = TextVectors(embeddings)
+    return vectors
+
+
 _STOPWORDS = {"by", "in", "has", "of", "the", "then", "reverse", "a", "an", "to", "is", "and"}
 
 
@@ -210,7 +222,7 @@ class SimilarityRelationPruner:
     @property
     def vectors(self) -> TextVectors:
         if self._vectors is None:
-            self._vectors = TextVectors(self._embeddings or default_embeddings())
+            self._vectors = shared_text_vectors(self._embeddings)
         return self._vectors
 
     def similarities(self, query: str, prefix: Sequence[str], relations: Sequence[str]) -> list[float]:
