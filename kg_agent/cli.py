@@ -131,7 +131,8 @@ def build_method_graph(method: str, kg, *, model=None, args: argparse.Namespace 
     raise ValueError(f"unknown method {method!r}")
 
 
-def print_result(result: dict, *, out=sys.stdout) -> None:
+def print_result(result: dict, *, out=None) -> None:
+    out = out if out is not None else sys.stdout
     print(f"Question: {result.get('question', '')}", file=out)
     entities = ", ".join(e["label"] for e in result.get("topic_entities") or []) or "(none)"
     print(f"Topic entities: {entities}", file=out)

@@ -326,11 +326,11 @@ def _private_exemplar_planner(kg, exemplars):
     import weakref
 
     import chromadb
-    from chromadb.config import Settings
 
+    from kg_agent.docs.index import chroma_settings
     from kg_agent.tools.plan import ExemplarPlanner
 
-    client = chromadb.EphemeralClient(settings=Settings(anonymized_telemetry=False, allow_reset=True))
+    client = chromadb.EphemeralClient(settings=chroma_settings())
     name = f"kg_agent_eval_{uuid.uuid4().hex}"
     planner = ExemplarPlanner(kg, client=client, collection=name).fit(exemplars)
 

@@ -212,7 +212,7 @@ class ExemplarPlanner:
         max_hops: int = 3,
         teacher: str = "answer_f1",
         client=None,
-        collection: str = "kg_agent_exemplars",
+        collection: str | None = None,
     ) -> None:
         if teacher not in {"answer_f1", "shortest"}:
             raise ValueError(f"teacher must be 'answer_f1' or 'shortest', not {teacher!r}")
@@ -224,9 +224,15 @@ class ExemplarPlanner:
         self.teacher = teacher
         if client is None:
             import chromadb
-            from chromadb.config import Settings
 
-            client = chromadb.EphemeralClient(settings=Settings(anonymized_telemetry=False, allow_reset=True))
+            from kg_agent.docs.index import chroma_settings
+
+            client = chromadb.EphemeralClient(settings=chroma_settings())
+            if collection is None:  # the in-process client is shared: keep each planner's exemplars apart
+                import uuid
+
+                collection = f"kg_agent_exemplars_{uuid.uuid4().hex}"
+        collection = collection or "kg_agent_exemplars"
         self._collection = client.get_or_create_collection(collection, metadata={"hnsw:space": "cosine"}, embedding_function=None)
         self.skipped: list[str] = []
 
