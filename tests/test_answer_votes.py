@@ -1,0 +1,48 @@
+"""VoteAnswerer, the offline answer step: scores, votes within the best plan, the relative-score cut."""
+
+from kg_agent.tools.answer import VoteAnswerer
+from kg_agent.tools.plan import _abstract_question
+from kg_agent.kg.types import Entity
+
+
+def path(plan: int, start: str, *ends: str) -> dict:
+    """A path dict as the retrieve node writes it: start -> r -> ... -> last of ends."""
+    steps, head = [], {"id": start, "label": start}
+    for end in ends:
+        tail = {"id": end, "label": end}
+        steps.append({"head": head, "relation": f"r{plan}", "tail": tail})
+        head = tail
+    return {"plan": plan, "start": {"id": start, "label": start}, "steps": steps, "text": " -> ".join((start, *ends))}
+
+
+def test_weaker_plan_paths_do_not_out_vote_the_best_plan():
+    plans = [{"relations": ["r0"], "score": 1.0}, {"relations": ["r1"], "score": 0.95}]
+    # plan 0 reaches A once and B once; plan 1 (weaker) reaches B three more times
+    paths = [path(0, "s", "A"), path(0, "s", "B"), path(1, "x", "B"), path(1, "y", "B"), path(1, "z", "B")]
+    answers = VoteAnswerer().answer("q", paths, plans).answers
+    # A and B tie on the best plan (one vote each there); the tie is broken by label, not by plan 1's votes
+    assert [a["answer"] for a in answers] == ["A", "B"]
+
+
+def test_answers_of_plans_well_below_the_best_are_left_out():
+    plans = [{"relations": ["r0"], "score": 1.0}, {"relations": ["r1"], "score": 0.5}]
+    paths = [path(0, "s", "A"), path(1, "s", "C")]
+    assert [a["answer"] for a in VoteAnswerer().answer("q", paths, plans).answers] == ["A"]
+    assert [a["answer"] for a in VoteAnswerer(min_relative_score=0.4).answer("q", paths, plans).answers] == ["A", "C"]
+
+
+def test_more_votes_on_the_same_plan_rank_first():
+    plans = [{"relations": ["r0"], "score": 1.0}]
+    paths = [path(0, "s", "A"), path(0, "t", "B"), path(0, "u", "B")]
+    assert [a["answer"] for a in VoteAnswerer().answer("q", paths, plans).answers] == ["B", "A"]
+
+
+def test_no_paths_no_answer_with_a_reason():
+    outcome = VoteAnswerer().answer("q", [], [])
+    assert outcome.answers == [] and outcome.warnings
+
+
+def test_entity_labels_ending_in_punctuation_are_abstracted():
+    text = _abstract_question("who are the writers of the movies acted by Robert Downey Jr.", [Entity("x", "Robert Downey Jr.")])
+    assert text == "who are the writers of the movies acted by [ENT]"
+    assert _abstract_question("films by Fired Up!", [Entity("y", "Fired Up!")]) == "films by [ENT]"
