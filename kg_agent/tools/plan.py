@@ -117,7 +117,8 @@ def _abstract_question(question: str, topic_entities: Sequence[Entity] = ()) -> 
     for entity in topic_entities:
         label = entity.label.strip()
         if label and len(label) > 1:
-            text = re.sub(r"(?i)\b" + re.escape(label) + r"\b", "[ENT]", text)
+            # (?<!\w)...(?!\w), not \b: a label may end in punctuation ("Robert Downey Jr.")
+            text = re.sub(r"(?i)(?<!\w)" + re.escape(label) + r"(?!\w)", "[ENT]", text)
     return text
 
 
