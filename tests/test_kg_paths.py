@@ -150,3 +150,18 @@ def test_every_shortest_relation_path_reaches_its_target(metaqa):
     assert rel_paths
     for rels in rel_paths:
         assert target in {e.id for e in retrieve_paths(metaqa, [start], rels).answers}
+
+
+def test_fast_constructors_build_the_same_frozen_objects():
+    import dataclasses
+
+    import pytest
+
+    from kg_agent.kg.types import Entity, Path, Triple, new_entity, new_path, new_triple
+
+    a, b = Entity("a", "A"), Entity("b", "B")
+    fast = new_path(new_entity("a", "A"), (new_triple(new_entity("a", "A"), "r", new_entity("b", "B")),))
+    slow = Path(a, (Triple(a, "r", b),))
+    assert fast == slow and hash(fast) == hash(slow) and fast.text() == "A -> r -> B"
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        fast.start = b  # type: ignore[misc]

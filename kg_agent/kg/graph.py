@@ -7,7 +7,10 @@ Three backends, chosen by how the graph is opened:
 * **oxigraph**: an Oxigraph store on disk through ``oxrdflib``; load once, reopen in milliseconds.
   Neighbours are fetched per entity and cached.
 * **sparql**: a remote SPARQL endpoint through rdflib's ``SPARQLStore`` (read-only); per-entity
-  results are fetched by templated queries and cached in a bounded LRU.
+  results are fetched by templated queries and cached in a bounded LRU. An entity's edges in both
+  directions come in one request; a frontier's neighbours and many entities' labels are fetched in
+  batches (``VALUES``, :meth:`KnowledgeGraph.prefetch`); large answers are paged below the server's
+  row cap (Virtuoso's ``ResultSetMaxRows``) instead of being silently cut.
 
 Entity ids are IRIs (or, for literal nodes, their N3 form). Relations are named by the predicate IRI's
 local name; ``^name`` is the relation walked backwards (see :mod:`kg_agent.kg.types`).
@@ -31,7 +34,7 @@ from rdflib.term import BNode, Node
 from rdflib.util import from_n3
 
 from kg_agent.kg.errors import KGQueryError, UnknownEntityError, UnknownRelationError
-from kg_agent.kg.sparql import check_read_only, sparql_iri
+from kg_agent.kg.sparql import check_read_only, sparql_iri, sparql_term
 from kg_agent.kg.types import Entity, base_relation, inverse, is_inverse
 
 KG_NS = "https://kg-agent.dev/"
@@ -106,6 +109,10 @@ def _insert_sorted(values: list[str], value: str) -> None:
         values.insert(at, value)
 
 
+#: Cached in a lazy backend's label cache for an entity known to have no ``rdfs:label``.
+_NO_LABEL = "\x00no-label"
+
+
 class _LRU(OrderedDict):
     """A small bounded mapping; the least recently used entry goes first."""
 
@@ -143,6 +150,9 @@ class KnowledgeGraph:
         eager_index: index every triple now (memory) instead of per entity on demand (disk/remote).
         cache_size: how many entities' neighbourhoods a lazy backend keeps (0 = unbounded).
         name: a short description (file or URL) used in messages.
+        batch_size: entities per batched request (``sparql`` backend).
+        page_size: rows per request for large answers (``sparql`` backend); lowered automatically when
+            the server reports a smaller cap.
     """
 
     def __init__(
@@ -153,7 +163,11 @@ class KnowledgeGraph:
         eager_index: bool | None = None,
         cache_size: int = 50_000,
         name: str = "knowledge graph",
+        batch_size: int = 100,
+        page_size: int = 5_000,
     ) -> None:
+        if batch_size < 1 or page_size < 1:
+            raise ValueError(f"batch_size and page_size must be >= 1, got {batch_size} and {page_size}")
         self.graph = graph if graph is not None else new_graph()
         self.backend = backend
         self.name = name
@@ -166,6 +180,10 @@ class KnowledgeGraph:
         self._relation_iris: dict[str, str] = {}  # name -> predicate IRI
         self._label_index: dict[str, list[str]] | None = None  # normalized label -> nodes
         self._dirty = False
+        self.cache_size = cache_size
+        self.batch_size = batch_size
+        self.page_size = page_size
+        self._hits = self._misses = self._requests = 0
         if self._eager:
             self._index_all()
         self._subscribe()
@@ -298,12 +316,151 @@ class KnowledgeGraph:
             return self._adjacency.get(key, {})
         with self._lock:
             cached = self._adjacency.get_or_none(key)
-        if cached is not None:
-            return cached
-        rels = self._fetch_neighbourhood(key)
+            if cached is not None:
+                self._hits += 1
+                return cached
+            self._misses += 1
+        if self._remote and isinstance(key_term(key), (URIRef, Literal)):
+            rels = self._fetch_remote_neighbourhoods([key])[key]
+        else:
+            rels = self._fetch_neighbourhood(key)
         with self._lock:
             self._adjacency.put(key, rels)
         return rels
+
+    # ------------------------------------------------------------------ remote endpoint: templated, batched, paged
+    @property
+    def _remote(self) -> bool:
+        return self.backend == "sparql"
+
+    def _remote_select(self, query: str, order_by: str, what: str) -> list:
+        """Every row of a templated SELECT on the endpoint.
+
+        Asked once with ``LIMIT page_size``; when the page comes back full, the rows are fetched again
+        page by page in a fixed order (``ORDER BY``). A server that cuts answers below ``page_size``
+        (Virtuoso's ``ResultSetMaxRows``, reported in ``X-SPARQL-MaxRows``) makes the page smaller.
+        """
+        store = self.graph.store
+        identifier = self.graph.identifier
+
+        def ask(text: str):
+            with self._lock:
+                self._requests += 1
+            try:
+                result = store.query(text, initNs={}, queryGraph=identifier)
+                rows = list(result)
+            except Exception as exc:  # network errors, endpoint errors
+                raise KGQueryError(f"{self.name}: could not read {what}: {exc}") from exc
+            cut = getattr(result, "max_rows", None)
+            return rows, (cut is not None and len(rows) >= cut), cut
+
+        page = self.page_size
+        rows, cut_short, cap = ask(f"{query} LIMIT {page}")
+        if len(rows) < page and not cut_short:
+            return rows
+        while True:
+            if cut_short:
+                if cap is None or cap < 2:
+                    raise KGQueryError(f"{self.name}: the endpoint cuts answers at {cap} rows; cannot page {what}")
+                page = self.page_size = min(page, cap) - 1
+            found: list = []
+            offset = 0
+            while True:
+                rows, cut_short, cap = ask(f"{query} ORDER BY {order_by} LIMIT {page} OFFSET {offset}")
+                if cut_short:
+                    break  # the server's cap is below the page: start again with smaller pages
+                found.extend(rows)
+                if len(rows) < page:
+                    return found
+                offset += page
+
+    def _fetch_remote_neighbourhoods(self, keys: Sequence[str]) -> dict[str, dict[str, list[str]]]:
+        """Edges in both directions of up to ``batch_size`` entities in one request (``VALUES``)."""
+        terms = {key: self._term(key) for key in keys}
+        values = " ".join(sparql_term(t) for t in terms.values())
+        query = ("SELECT ?n ?p ?o ?s WHERE { VALUES ?n { %s } { ?n ?p ?o } UNION { ?s ?p ?n } }" % values)
+        what = f"the neighbours of {keys[0]}" if len(keys) == 1 else f"the neighbours of {len(keys)} entities"
+        rows = self._remote_select(query, "?n ?p ?o ?s", what)
+        by_term = {term: key for key, term in terms.items()}
+        found: dict[str, dict[str, list[str]]] = {key: {} for key in keys}
+        labelled: set[str] = set()
+        for n, p, o, s in rows:
+            key = by_term.get(n)
+            if key is None:
+                key = node_key(n)
+                if key not in found:
+                    continue
+            rels = found[key]
+            if o is not None:
+                if p in LABEL_PREDICATES:
+                    if p == RDFS.label and key not in labelled:
+                        labelled.add(key)
+                        with self._lock:
+                            self._labels.put(key, str(o))
+                    continue
+                rels.setdefault(self._relation_name(p), []).append(node_key(o))
+            elif s is not None and p not in LABEL_PREDICATES:
+                rels.setdefault(inverse(self._relation_name(p)), []).append(node_key(s))
+        with self._lock:
+            for key, rels in found.items():
+                for rel, targets in rels.items():
+                    rels[rel] = sorted(set(targets))
+                if key not in labelled and not isinstance(terms[key], Literal):
+                    self._labels.put(key, _NO_LABEL)
+        return found
+
+    def prefetch(self, entity_ids: Iterable[str]) -> int:
+        """Fetch the edges of every given entity not cached yet, ``batch_size`` per request; returns how many.
+
+        Only the ``sparql`` backend batches (other backends read their store per entity anyway). Call it
+        with a search frontier before walking it: ``neighbors``/``relations``/``edges`` then hit the cache.
+        """
+        if self._eager:
+            return 0
+        with self._lock:
+            todo = [k for k in dict.fromkeys(entity_ids) if k not in self._adjacency]
+        if not self._remote:
+            for key in todo:
+                self._neighbourhood(key)
+            return len(todo)
+        batchable = [k for k in todo if isinstance(key_term(k), (URIRef, Literal))]
+        for start in range(0, len(batchable), self.batch_size):
+            batch = batchable[start:start + self.batch_size]
+            fetched = self._fetch_remote_neighbourhoods(batch)
+            with self._lock:
+                self._misses += len(batch)
+                for key, rels in fetched.items():
+                    self._adjacency.put(key, rels)
+        for key in todo:
+            if key not in batchable:
+                self._neighbourhood(key)
+        return len(todo)
+
+    def prefetch_labels(self, entity_ids: Iterable[str]) -> int:
+        """Fetch the ``rdfs:label`` of every given entity not cached yet, ``batch_size`` per request (``sparql``)."""
+        if self._eager or not self._remote:
+            return 0
+        with self._lock:
+            todo = [k for k in dict.fromkeys(entity_ids) if k not in self._labels and isinstance(key_term(k), URIRef)]
+        for start in range(0, len(todo), self.batch_size):
+            batch = todo[start:start + self.batch_size]
+            terms = {key: self._term(key) for key in batch}
+            query = "SELECT ?n ?l WHERE { VALUES ?n { %s } ?n %s ?l }" % (
+                " ".join(sparql_term(t) for t in terms.values()), sparql_iri(RDFS.label))
+            rows = self._remote_select(query, "?n ?l", f"the labels of {len(batch)} entities")
+            labels: dict[str, str] = {}
+            for n, label in rows:
+                labels.setdefault(node_key(n), str(label))
+            with self._lock:
+                for key in batch:
+                    self._labels.put(key, labels.get(key, _NO_LABEL))
+        return len(todo)
+
+    def cache_info(self) -> dict[str, int]:
+        """Cache use of a lazy backend: entities and labels held, hits and misses, requests made for them."""
+        with self._lock:
+            return {"entities": len(self._adjacency), "labels": len(self._labels), "maxsize": self.cache_size,
+                    "hits": self._hits, "misses": self._misses, "requests": self._requests}
 
     def _term(self, key: str) -> Node:
         term = key_term(key)
@@ -334,7 +491,15 @@ class KnowledgeGraph:
         else:
             with self._lock:
                 found = self._labels.get_or_none(entity_id)
-            if found is None:
+            if found == _NO_LABEL:
+                found = None
+            elif found is None and self._remote and isinstance(key_term(entity_id), URIRef):
+                self.prefetch_labels([entity_id])
+                with self._lock:
+                    found = self._labels.get_or_none(entity_id)
+                if found == _NO_LABEL:
+                    found = None
+            elif found is None:
                 term = self._term(entity_id)
                 value = None if isinstance(term, Literal) else self.graph.value(term, RDFS.label)
                 if value is not None:
@@ -382,7 +547,11 @@ class KnowledgeGraph:
 
     def relation_names(self) -> list[str]:
         """Every relation name of the graph (without inverses), sorted."""
-        if self.backend == "sparql" or not self._eager:
+        if self._remote:
+            for (p,) in self._remote_select("SELECT DISTINCT ?p WHERE { ?s ?p ?o }", "?p", "the relations"):
+                if isinstance(p, URIRef) and p not in LABEL_PREDICATES:
+                    self._relation_name(p)
+        elif not self._eager:
             rows = self.query("SELECT DISTINCT ?p WHERE { ?s ?p ?o }")
             for (p,) in rows:
                 if isinstance(p, URIRef) and p not in LABEL_PREDICATES:
@@ -417,7 +586,8 @@ class KnowledgeGraph:
             # Same nodes as the memory index: subjects and objects of facts, not of label triples.
             not_labels = ", ".join(sparql_iri(p) for p in sorted(LABEL_PREDICATES))
             query = "SELECT DISTINCT ?n WHERE { { ?n ?p ?o } UNION { ?s ?p ?n } FILTER(?p NOT IN (%s)) }" % not_labels
-            for (n,) in self.query(query):
+            rows = self._remote_select(query, "?n", "the entities") if self._remote else self.query(query)
+            for (n,) in rows:
                 yield node_key(n)
 
     # ------------------------------------------------------------------ label search
@@ -432,7 +602,9 @@ class KnowledgeGraph:
                 if key not in self._adjacency:
                     index.setdefault(normalize_label(label), []).append(key)
         else:
-            for s, o in self.query("SELECT ?s ?l WHERE { ?s <%s> ?l }" % RDFS.label):
+            query = "SELECT ?s ?l WHERE { ?s %s ?l }" % sparql_iri(RDFS.label)
+            rows = self._remote_select(query, "?s ?l", "the labels") if self._remote else self.query(query)
+            for s, o in rows:
                 index.setdefault(normalize_label(str(o)), []).append(node_key(s))
         for keyed in index.values():
             keyed[:] = list(dict.fromkeys(keyed))
@@ -466,15 +638,21 @@ class KnowledgeGraph:
         if not wanted:
             return []
         index = self.label_index()
-        found: list[str] = list(index.get(wanted, []))
+        written = text.strip()
+
+        def group(ids) -> list[str]:
+            # entities spelt alike: the one whose label contains the text as written first, then by id
+            return sorted(ids, key=lambda k: (written not in (self.label(k) or ""), k))
+
+        found: list[str] = group(index.get(wanted, []))
         if len(found) < limit:
             pattern = re.compile(r"\b" + re.escape(wanted) + r"\b")
-            contained = sorted((lab for lab in index if lab != wanted and pattern.search(lab)), key=len)
+            contained = sorted((lab for lab in index if lab != wanted and pattern.search(lab)), key=lambda lab: (len(lab), lab))
             for lab in contained[: limit * 2]:
-                found.extend(index[lab])
+                found.extend(group(index[lab]))
         if len(found) < limit:
             for lab in closest_labels(self, wanted, limit=limit):
-                found.extend(index.get(normalize_label(lab), []))
+                found.extend(group(index.get(normalize_label(lab), [])))
         found = list(dict.fromkeys(found))[:limit]
         return [Entity(k, self.label(k) or k) for k in found]
 
@@ -482,13 +660,25 @@ class KnowledgeGraph:
     def query(self, sparql: str, *, bindings: Mapping[str, Node] | None = None, timeout: float | None = None):
         """Run a read-only SPARQL query (SELECT/ASK/CONSTRUCT/DESCRIBE) with terms bound, never pasted.
 
-        Updates and ``SERVICE`` clauses are rejected before anything reaches the store.
+        Updates and ``SERVICE`` clauses are rejected before anything reaches the store. ``timeout``
+        (seconds) overrides the endpoint's request timeout for this query (``sparql`` backend).
+        An answer the endpoint cut at its row cap raises :class:`KGQueryError` rather than come back short.
         """
         check_read_only(sparql)
+        override = getattr(self.graph.store, "request_timeout", None)
         try:
-            return self.graph.query(sparql, initBindings=dict(bindings or {}))
+            if timeout is not None and override is not None:
+                with override(timeout):
+                    result = self.graph.query(sparql, initBindings=dict(bindings or {}))
+            else:
+                result = self.graph.query(sparql, initBindings=dict(bindings or {}))
         except Exception as exc:
             raise KGQueryError(f"{self.name}: query failed: {exc}") from exc
+        cap = getattr(result, "max_rows", None)
+        if cap is not None and getattr(result, "type", None) == "SELECT" and len(result) >= cap:
+            raise KGQueryError(f"{self.name}: the endpoint cut the answer at {cap} rows (its result cap, e.g. "
+                               "Virtuoso's ResultSetMaxRows); page with ORDER BY ... LIMIT ... OFFSET")
+        return result
 
     # ------------------------------------------------------------------ lifecycle
     def close(self) -> None:

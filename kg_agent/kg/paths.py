@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Iterable, Sequence
 
 from kg_agent.kg.graph import KnowledgeGraph
-from kg_agent.kg.types import Entity, Path, Triple, inverse
+from kg_agent.kg.types import Entity, Path, Triple, inverse, new_entity, new_path, new_triple
 
 DEFAULT_MAX_PATHS = 5000
 
@@ -55,17 +55,18 @@ def retrieve_node_paths(
     if not relations:
         return frontier[:max_paths], len(frontier) > max_paths
     truncated = False
+    edges = kg.edges
     for relation in relations:
+        if kg.backend == "sparql":  # a remote endpoint: the frontier's edges in batched requests
+            kg.prefetch(partial[-1] for partial in frontier)
         expanded: list[tuple[str, ...]] = []
         for partial in frontier:
-            targets = kg.neighbors(partial[-1], relation)
+            targets = edges(partial[-1]).get(relation)
             if not targets:
                 continue
             start = partial[0]
-            for target in targets:
-                if target == start:
-                    continue  # a reasoning path does not return to its start entity
-                expanded.append(partial + (target,))
+            # a reasoning path does not return to its start entity
+            expanded.extend([partial + (target,) for target in targets if target != start])
             if len(expanded) > max_paths:
                 truncated = True
                 del expanded[max_paths:]
@@ -92,13 +93,61 @@ def retrieve_paths(
     """RoG's Algorithm 1: the reasoning paths from ``starts`` that follow ``relation_path`` exactly.
 
     Relations may be inverse (``^starred_actors``). ``max_paths`` caps the result; ``truncated`` says
-    when it did.
+    when it did. The same search as :func:`retrieve_node_paths`, but the paths are built edge by edge
+    as the search goes, and paths that share a prefix share its :class:`Triple` objects.
     """
     relations = tuple(relation_path)
-    node_paths, truncated = retrieve_node_paths(kg, starts, relations, max_paths=max_paths)
-    if relations:
-        node_paths = [p for p in node_paths if len(p) == len(relations) + 1]
-    paths = [node_path_to_path(kg, nodes, relations) for nodes in node_paths]
+    if not relations:
+        node_paths, truncated = retrieve_node_paths(kg, starts, relations, max_paths=max_paths)
+        return PathSearchResult(relations, [node_path_to_path(kg, nodes, relations) for nodes in node_paths], truncated)
+    entities: dict[str, Entity] = {}
+    label = kg.label
+
+    def entity(node: str) -> Entity:
+        found = entities.get(node)
+        if found is None:
+            found = entities[node] = new_entity(node, label(node) or node)
+        return found
+
+    edges = kg.edges
+    remote = kg.backend == "sparql"
+    starts = list(dict.fromkeys(starts))
+    if remote:
+        kg.prefetch(starts)  # edges and labels of the starts, batched
+    # each partial path: (start id, last node id, last Entity, steps so far)
+    frontier: list[tuple[str, str, Entity, tuple[Triple, ...]]] = []
+    for s in starts:
+        e = entity(s)
+        frontier.append((s, s, e, ()))
+    truncated = False
+    for relation in relations:
+        if remote:  # batched requests for the frontier's edges and the labels of the entities it reaches
+            nodes = list(dict.fromkeys(node for _, node, _, _ in frontier))
+            kg.prefetch(nodes)
+            reached: list[str] = []
+            for node in nodes:
+                reached.extend(edges(node).get(relation, ()))
+                if len(reached) > max_paths:
+                    break
+            kg.prefetch_labels(reached)
+        expanded: list[tuple[str, str, Entity, tuple[Triple, ...]]] = []
+        for start, node, head, steps in frontier:
+            targets = edges(node).get(relation)
+            if not targets:
+                continue
+            for target in targets:
+                if target == start:
+                    continue  # a reasoning path does not return to its start entity
+                tail = entities.get(target) or entity(target)
+                expanded.append((start, target, tail, steps + (new_triple(head, relation, tail),)))
+            if len(expanded) > max_paths:
+                truncated = True
+                del expanded[max_paths:]
+                break
+        frontier = expanded
+        if not frontier:
+            break
+    paths = [new_path(entities[start], steps) for start, _, _, steps in frontier]
     return PathSearchResult(relations, paths, truncated)
 
 
@@ -138,6 +187,8 @@ def _bfs_levels(kg: KnowledgeGraph, start: str, targets: set[str], max_hops: int
         if not frontier or not remaining:
             break
         next_frontier: list[str] = []
+        if kg.backend == "sparql":
+            kg.prefetch(frontier)
         for node in frontier:
             for neighbours in kg.edges(node).values():
                 for neighbour in neighbours:

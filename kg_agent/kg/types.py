@@ -107,3 +107,34 @@ class Path:
 def relation_path_text(relations: Iterable[str]) -> str:
     """RoG's plan format: ``<PATH> r1 <SEP> r2 </PATH>``."""
     return "<PATH> " + " <SEP> ".join(relations) + " </PATH>"
+
+
+# Fast constructors for the path search's inner loop. A frozen dataclass's __init__ sets each field through
+# object.__setattr__, which costs about twice what writing the slots directly does; these write the slots
+# directly and build exactly the objects the normal constructors build (equal, same hash, still frozen).
+_new = object.__new__
+_set_entity_id, _set_entity_label = Entity.id.__set__, Entity.label.__set__  # type: ignore[attr-defined]
+_set_head, _set_relation, _set_tail = Triple.head.__set__, Triple.relation.__set__, Triple.tail.__set__  # type: ignore[attr-defined]
+_set_start, _set_steps = Path.start.__set__, Path.steps.__set__  # type: ignore[attr-defined]
+
+
+def new_entity(entity_id: str, label: str) -> Entity:
+    entity = _new(Entity)
+    _set_entity_id(entity, entity_id)
+    _set_entity_label(entity, label)
+    return entity
+
+
+def new_triple(head: Entity, relation: str, tail: Entity) -> Triple:
+    triple = _new(Triple)
+    _set_head(triple, head)
+    _set_relation(triple, relation)
+    _set_tail(triple, tail)
+    return triple
+
+
+def new_path(start: Entity, steps: tuple[Triple, ...]) -> Path:
+    path = _new(Path)
+    _set_start(path, start)
+    _set_steps(path, steps)
+    return path
