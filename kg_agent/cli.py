@@ -46,6 +46,8 @@ def build_parser() -> argparse.ArgumentParser:
     _add_method_args(ask)
     ask.add_argument("--json", action="store_true", help="print the whole result state as JSON")
     ask.add_argument("--explain", action="store_true", help="RoG: use the explanation prompt")
+    ask.add_argument("--html", metavar="PATH", help="also write a self-contained HTML page: the explored subgraph with "
+                     "the answer's paths highlighted, and the method's state machine")
 
     load = sub.add_parser("load", help="load a KG file once into an Oxigraph store on disk")
     load.add_argument("source")
@@ -169,6 +171,11 @@ def cmd_ask(args: argparse.Namespace) -> int:
         print(json.dumps(_jsonable(result), indent=2, ensure_ascii=False))
     else:
         print_result(result)
+    if args.html:
+        from kg_agent.view import write_html
+
+        write_html(args.html, result, app=app, method=args.method)
+        print(f"Reasoning view written to {args.html}", file=sys.stderr)
     return 0
 
 

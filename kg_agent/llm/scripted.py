@@ -7,6 +7,9 @@
   raised, to test error handling); asking for more raises :class:`ScriptExhaustedError`;
 * or a ``responder(prompt_text) -> str`` callable, for replies that depend on the prompt.
 
+A scripted ``AIMessage`` may carry ``tool_calls``; :meth:`ScriptedChatModel.bind_tools` accepts tools (the
+script decides which to call), so the model drives tool-calling agents too.
+
 Every prompt it receives is recorded in :attr:`ScriptedChatModel.prompts`. Replies carry
 ``usage_metadata`` with ``input_tokens = len(prompt_text) // 4`` and
 ``output_tokens = len(reply) // 4`` so token accounting can be tested.
@@ -23,6 +26,7 @@ Every prompt it receives is recorded in :attr:`ScriptedChatModel.prompts`. Repli
 
 from __future__ import annotations
 
+import json
 import re
 import threading
 from collections.abc import Callable, Iterator, Sequence
@@ -109,6 +113,14 @@ class ScriptedChatModel(BaseChatModel):
     def _identifying_params(self) -> dict[str, Any]:
         return {"model_name": self.model_name}
 
+    def bind_tools(self, tools: Sequence[Any], *, tool_choice: str | None = None, **kwargs: Any):
+        """Bind tools (OpenAI format) like a real tool-calling model; the script says which ones are called."""
+        from langchain_core.utils.function_calling import convert_to_openai_tool
+
+        if tool_choice is not None:
+            kwargs["tool_choice"] = tool_choice
+        return self.bind(tools=[convert_to_openai_tool(tool) for tool in tools], **kwargs)
+
     def _next_reply(self, prompt_text: str) -> AIMessage:
         with self._lock:
             self._prompts.append(prompt_text)
@@ -160,6 +172,17 @@ class ScriptedChatModel(BaseChatModel):
     ) -> Iterator[ChatGenerationChunk]:
         message = self._next_reply(messages_to_prompt_text(messages))
         text = str(message.text)
+        if message.tool_calls:  # one chunk carrying the calls
+            calls = [
+                {"name": c["name"], "args": json.dumps(c["args"]), "id": c.get("id"), "index": i, "type": "tool_call_chunk"}
+                for i, c in enumerate(message.tool_calls)
+            ]
+            chunk = ChatGenerationChunk(message=AIMessageChunk(
+                content=text, tool_call_chunks=calls, usage_metadata=message.usage_metadata, chunk_position="last"))
+            if run_manager is not None:
+                run_manager.on_llm_new_token(text, chunk=chunk)
+            yield chunk
+            return
         pieces = re.findall(r"\s*\S+|\s+", text) or [""]
         for index, piece in enumerate(pieces):
             is_last = index == len(pieces) - 1
