@@ -96,6 +96,15 @@ def test_offline_one_hop_answer_at_depth_one(kg):
     assert result["usage"].get("calls", 0) == 0
 
 
+def test_offline_verifier_stops_at_depth_one_without_brackets(kg):
+    """Benchmark questions come without brackets, their topic entities given: the mention is still abstracted."""
+    result = create_tog_graph(kg).compile().invoke({"question": "what movies did Meg Ryan act in", "topic_entities": ["Meg Ryan"]})
+    assert result["stop_reason"] == "verified" and result["depth"] == 1
+    ryan = kg.find_entities("Meg Ryan")[0].id
+    films = {kg.label(f) for f in kg.neighbors(ryan, "^starred_actors")}
+    assert names(result) and set(names(result)) <= films
+
+
 def test_offline_two_hop(kg):
     result = create_tog_graph(kg).compile().invoke({"question": ZEMECKIS_Q})
     assert result["stop_reason"] == "verified" and result["depth"] == 2

@@ -22,6 +22,7 @@ from langchain_core.embeddings import Embeddings
 from langchain_core.language_models import BaseChatModel
 
 from kg_agent.kg.graph import KnowledgeGraph
+from kg_agent.kg.types import Entity
 from kg_agent.llm.parsing import parse_yes_no
 from kg_agent.tools.common import add_usage, add_warnings
 from kg_agent.tools.prune_entities import chain_triplets
@@ -127,7 +128,8 @@ class ScoreVerifier:
             return VerifyOutcome(False, source=self.name)
         tail = chain_tail(chain)
         prefix = chain_relations(chain)
-        query = guided_query(question)
+        start = chain["start"]  # its mention is abstracted, bracketed or not, as in relation pruning
+        query = guided_query(question, entities=[Entity(start["id"], start["label"])])
         now = self._similarity.similarities(query, prefix[:-1], prefix[-1:])[0]
         extension = max(self._similarity.similarities(query, (), self.extensions(chain)), default=float("-inf"))
         sufficient = now + self.margin >= extension
