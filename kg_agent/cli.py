@@ -115,21 +115,23 @@ def load_exemplars(files: Sequence[str]):
 def build_method_graph(method: str, kg, *, model=None, args: argparse.Namespace | None = None, exemplars=None):
     """The uncompiled graph of a method, configured from CLI-style options."""
     options = vars(args) if args is not None else {}
+    # per-question budgets (kg_agent.llm.budget), passed only when set
+    budget = {k: options[k] for k in ("max_llm_calls", "max_tokens", "max_seconds") if options.get(k) is not None}
     if method == "rog":
         from kg_agent.graphs.rog import create_rog_graph
 
         return create_rog_graph(kg, model=model, planner=options.get("planner", "auto"), exemplars=exemplars,
-                                k=options.get("k", 3), explain=options.get("explain", False))
+                                k=options.get("k", 3), explain=options.get("explain", False), **budget)
     if method in {"tog", "tog-i"}:
         if method == "tog":
             from kg_agent.graphs.tog import create_tog_graph as factory
         else:
             from kg_agent.graphs.tog_i import create_tog_i_graph as factory
-        return factory(kg, model=model, width=options.get("width", 3), depth=options.get("depth", 3))
+        return factory(kg, model=model, width=options.get("width", 3), depth=options.get("depth", 3), **budget)
     if method == "tog2":
         from kg_agent.graphs.tog2 import create_tog2_graph
 
-        return create_tog2_graph(kg, model=model, documents=options.get("docs"))
+        return create_tog2_graph(kg, model=model, documents=options.get("docs"), **budget)
     raise ValueError(f"unknown method {method!r}")
 
 

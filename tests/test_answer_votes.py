@@ -22,6 +22,8 @@ def test_weaker_plan_paths_do_not_out_vote_the_best_plan():
     answers = VoteAnswerer().answer("q", paths, plans).answers
     # A and B tie on the best plan (one vote each there); the tie is broken by label, not by plan 1's votes
     assert [a["answer"] for a in answers] == ["A", "B"]
+    # and B's supporting paths are those of the best plan reaching it
+    assert [p["plan"] for p in answers[1]["paths"]] == [0]
 
 
 def test_answers_of_plans_well_below_the_best_are_left_out():

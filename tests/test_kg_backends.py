@@ -215,3 +215,11 @@ def test_silent_endpoint_times_out_with_kg_query_error():
         assert time.perf_counter() - started < 5
     finally:
         listener.close()
+
+
+def test_lazy_backends_say_a_plain_label_is_not_an_entity_id(oxigraph, remote):
+    """A label ("Makoto Shinkai") is not an IRI: has_entity answers False instead of raising (the exemplar
+    planner resolves answers given as labels this way)."""
+    for kg in (oxigraph, remote):
+        assert not kg.has_entity("Makoto Shinkai") and not kg.has_entity("")
+        assert kg.has_entity(E("Makoto Shinkai"))

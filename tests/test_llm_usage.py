@@ -42,7 +42,7 @@ def test_tracker_counts_per_node() -> None:
     assert usage["calls"] == 3 and usage["prompt_tokens"] == 180 and usage["completion_tokens"] == 18
     assert usage["total_tokens"] == 198 and usage["estimated_calls"] == 1 and usage["errors"] == 0
     assert usage["by_node"]["plan"] == {
-        "calls": 2, "errors": 0, "estimated_calls": 1, "prompt_tokens": 150, "completion_tokens": 15, "total_tokens": 165,
+        "calls": 2, "errors": 0, "estimated_calls": 1, "cached_calls": 0, "prompt_tokens": 150, "completion_tokens": 15, "total_tokens": 165,
     }
     assert usage["by_node"]["answer"]["calls"] == 1
     assert tracker.calls == 3 and tracker.total_tokens == 198
@@ -134,7 +134,7 @@ def test_call_llm_uses_usage_metadata() -> None:
     text = call_llm(model, "x" * 400, node="plan", tracker=tracker)
     assert text == "<PATH> starred_actors </PATH>"
     assert tracker.as_dict()["by_node"]["plan"] == {
-        "calls": 1, "errors": 0, "estimated_calls": 0, "prompt_tokens": 100,
+        "calls": 1, "errors": 0, "estimated_calls": 0, "cached_calls": 0, "prompt_tokens": 100,
         "completion_tokens": len(text) // 4, "total_tokens": 100 + len(text) // 4,
     }
 

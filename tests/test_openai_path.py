@@ -130,7 +130,7 @@ def test_invoke_returns_text_and_server_usage(server: OpenAICompatibleServer) ->
     # the server counts words: 2 + 4 prompt words, 2 completion words (not the len//4 estimate)
     assert (reply.prompt_tokens, reply.completion_tokens, reply.estimated) == (6, 2, False)
     assert tracker.as_dict()["by_node"]["answer"] == {
-        "calls": 1, "errors": 0, "estimated_calls": 0, "prompt_tokens": 6, "completion_tokens": 2, "total_tokens": 8,
+        "calls": 1, "errors": 0, "estimated_calls": 0, "cached_calls": 0, "prompt_tokens": 6, "completion_tokens": 2, "total_tokens": 8,
     }
     (request,) = server.chat_requests
     assert request.headers.get("authorization") == f"Bearer {API_KEY}"

@@ -40,6 +40,9 @@ def register(subparsers) -> None:
     ev.add_argument("--kg", help="KG file, Oxigraph store or SPARQL URL (rog-jsonl: default is each question's own "
                     "subgraph; otherwise default is the bundled sample movie KG)")
     ev.add_argument("--backend", choices=("memory", "oxigraph"), default=None, help="for a KG file (default memory)")
+    ev.add_argument("--kg-timeout", type=float, default=30.0, metavar="SECONDS",
+                    help="SPARQL endpoint: seconds each request may take; a question whose request fails or times out "
+                    "is recorded with its error and the run goes on (default 30)")
     ev.add_argument("--only-lines", action="append", default=[], metavar="IDX",
                     help="MetaQA .idx file of 0-based lines to keep; once, or once per --questions in the same order")
     ev.add_argument("--sample", type=int, default=None, metavar="N",
@@ -69,6 +72,14 @@ def register(subparsers) -> None:
     ev.add_argument("--depth", type=int, default=3, help="ToG: maximum depth (default 3)")
     ev.add_argument("--explain", action="store_true", help="RoG: explanation prompt")
     ev.add_argument("--workers", type=int, default=1, help="questions run in parallel (threads; default 1)")
+    ev.add_argument("--max-llm-calls", type=int, default=None, metavar="N",
+                    help="per-question cap on LLM calls (ToG/ToG-I default: the method's own bound)")
+    ev.add_argument("--max-tokens", type=int, default=None, metavar="N", help="per-question cap on LLM tokens")
+    ev.add_argument("--max-seconds", type=float, default=None, metavar="S",
+                    help="per-question wall-time cap; when a cap is reached the method stops exploring and answers "
+                    "from what it found (stop_reason 'budget')")
+    ev.add_argument("--llm-cache", metavar="FILE", default=None,
+                    help="cache chat-model replies in this SQLite file: a re-run asks the model nothing it was asked before")
     ev.add_argument("--save-every", type=int, default=25, metavar="N", help="write --out every N questions (default 25)")
     ev.add_argument("--no-progress", action="store_true", help="no progress bar")
     ev.add_argument("--out", required=True, help="results file (JSON); continued when it exists")
@@ -189,7 +200,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
         if not args.kg:
             print("kg-agent eval: no --kg given; using the bundled sample movie KG", file=sys.stderr)
-        kg = open_kg(args.kg, backend=args.backend)
+        kg = open_kg(args.kg, backend=args.backend, timeout=getattr(args, "kg_timeout", 30.0))
         kg_name = args.kg or "bundled sample KG"
 
     model = None
@@ -200,6 +211,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
     exemplars = _exemplars(train_qs) if train_qs else None
     options = {"planner": args.planner, "k": args.k, "width": args.width, "depth": args.depth,
                "docs": args.docs, "explain": args.explain}
+    options.update({k: getattr(args, k, None) for k in ("max_llm_calls", "max_tokens", "max_seconds")
+                    if getattr(args, k, None) is not None})
     config = {
         "kind": args.kind,
         "questions": list(args.questions),
@@ -212,15 +225,19 @@ def cmd_eval(args: argparse.Namespace) -> int:
         "train_sample": args.train_sample,
         "split_train": args.split_train,
         "train_questions": len(train_qs),
+        "llm_cache": getattr(args, "llm_cache", None),
         **notes,
     }
     dataset = args.kind if args.kind != "rog-jsonl" else Path(args.questions[0]).stem
     if args.kind == "metaqa":
         dataset = "metaqa"
+    from kg_agent.llm.cache import llm_cache
+
     try:
-        result = evaluate(eval_qs, method=args.method, kg=kg, kg_for_question=kg_for_question, model=model,
-                          exemplars=exemplars, workers=args.workers, out=args.out, progress=not args.no_progress,
-                          options=options, dataset=dataset, config=config, save_every=args.save_every)
+        with llm_cache(getattr(args, "llm_cache", None)):
+            result = evaluate(eval_qs, method=args.method, kg=kg, kg_for_question=kg_for_question, model=model,
+                              exemplars=exemplars, workers=args.workers, out=args.out, progress=not args.no_progress,
+                              options=options, dataset=dataset, config=config, save_every=args.save_every)
     except MethodUnavailable as exc:
         print(f"kg-agent: error: {exc}", file=sys.stderr)
         return 2

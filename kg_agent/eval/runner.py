@@ -230,16 +230,21 @@ def _metrics(records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
 
 
 def _usage_total(records: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
+    """Calls and tokens of every question; failed calls (``errors``) and cache hits (``cached_calls``) when any."""
     total = {"calls": 0, "prompt_tokens": 0, "completion_tokens": 0}
+    extra = {"errors": 0, "cached_calls": 0}
     by_node: dict[str, dict[str, int]] = {}
     for record in records:
         usage = record.get("usage") or {}
         for key in total:
             total[key] += int(usage.get(key) or 0)
+        for key in extra:
+            extra[key] += int(usage.get(key) or 0)
         for node, counts in (usage.get("by_node") or {}).items():
             slot = by_node.setdefault(node, {"calls": 0, "prompt_tokens": 0, "completion_tokens": 0})
             for key in slot:
                 slot[key] += int((counts or {}).get(key) or 0)
+    total.update({key: value for key, value in extra.items() if value})
     if by_node:
         total["by_node"] = by_node
     return total

@@ -13,15 +13,16 @@ from typing import Iterable, Literal
 
 from langchain_core.embeddings import Embeddings
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import AIMessage
 from langgraph.graph import END, START, StateGraph
 
 from kg_agent.graphs.state import KGQuestionInput, RoGState
 from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.paths import DEFAULT_MAX_PATHS
+from kg_agent.llm.budget import QuestionBudget
 from kg_agent.llm.models import resolve_chat_model
 from kg_agent.tools.answer import Answerer, LLMAnswerer, VoteAnswerer, answer_node
-from kg_agent.tools.link import link_node
+from kg_agent.tools.budget import budgeted, timed
+from kg_agent.tools.link import link_node, reply_message
 from kg_agent.tools.plan import DEFAULT_K, Exemplar, ExemplarPlanner, LLMPlanner, Planner, SimilarityPlanner, plan_node
 from kg_agent.tools.retrieve import retrieve_node
 
@@ -63,7 +64,8 @@ def make_planner(
 def _respond(state: dict, *, answerer: Answerer) -> dict:
     update = answer_node(state, answerer=answerer)
     if state.get("messages"):
-        update["messages"] = [AIMessage(content=format_reply({**state, **update}), name="rog")]
+        merged = {**state, **update}
+        update["messages"] = [reply_message(format_reply(merged), merged, name="rog")]
     return update
 
 
@@ -92,6 +94,9 @@ def create_rog_graph(
     max_prompt_paths: int = 100,
     explain: bool = False,
     embeddings: Embeddings | None = None,
+    max_llm_calls: int | None = None,
+    max_tokens: int | None = None,
+    max_seconds: float | None = None,
 ) -> StateGraph:
     """Create RoG's graph: link -> plan -> retrieve -> answer. Returns an **uncompiled** ``StateGraph``.
 
@@ -107,6 +112,10 @@ def create_rog_graph(
         max_prompt_paths: cap on paths put into the answer prompt (best plans first).
         explain: use RoG's explanation prompt instead of the plain reasoning prompt.
         embeddings: LangChain embeddings for the offline deciders (default: bundled MiniLM).
+        max_llm_calls, max_tokens, max_seconds: per-question caps on LLM calls, tokens and wall time (``None``:
+            none). A model call beyond them is not made: the planner or answerer falls back to its offline
+            twin (plans by similarity or exemplars, answers by votes), ``warnings`` name the limit and
+            ``stop_reason`` is ``"budget"`` (see :mod:`kg_agent.llm.budget`). Retrieval always runs.
 
     Example::
 
@@ -129,11 +138,13 @@ def create_rog_graph(
             else VoteAnswerer()
         )
 
+    budget = QuestionBudget(max_llm_calls=max_llm_calls, max_tokens=max_tokens, max_seconds=max_seconds)
+
     graph = StateGraph(RoGState, input_schema=KGQuestionInput)
-    graph.add_node("link", partial(link_node, kg=kg))
-    graph.add_node("plan", partial(plan_node, planner=chosen_planner, k=k))
+    graph.add_node("link", timed(partial(link_node, kg=kg), budget))
+    graph.add_node("plan", budgeted(partial(plan_node, planner=chosen_planner, k=k), budget, step="plan", explore=False))
     graph.add_node("retrieve", partial(retrieve_node, kg=kg, max_paths=max_paths))
-    graph.add_node("answer", partial(_respond, answerer=answerer))
+    graph.add_node("answer", budgeted(partial(_respond, answerer=answerer), budget, step="answer", explore=False))
     graph.add_edge(START, "link")
     graph.add_edge("link", "plan")
     graph.add_edge("plan", "retrieve")

@@ -55,6 +55,8 @@ class KGState(KGQuestionInput, total=False):
     stop_reason: str
     usage: dict
     warnings: list[str]
+    #: ``time.time()`` when this turn's ``link`` step ran (the clock of a ``max_seconds`` budget).
+    started_at: float
 
 
 class RoGState(KGState, total=False):

@@ -20,13 +20,14 @@ from typing import Literal, Sequence
 
 from langchain_core.embeddings import Embeddings
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import AIMessage
 from langgraph.graph import END, START, StateGraph
 
 from kg_agent.graphs.state import KGQuestionInput, ToGState
 from kg_agent.kg.graph import KnowledgeGraph
+from kg_agent.llm.budget import QuestionBudget
 from kg_agent.llm.models import resolve_chat_model
-from kg_agent.tools.link import link_node
+from kg_agent.tools.budget import budgeted, timed
+from kg_agent.tools.link import link_node, reply_message
 from kg_agent.tools.prune_entities import (
     DEFAULT_MAX_CANDIDATES,
     EntityScorer,
@@ -155,7 +156,8 @@ def format_tog_reply(state: dict) -> str:
 def respond_node(state: dict, *, answerer: ToGAnswerer, max_llm_calls: int | None = None, name: str = "tog") -> dict:
     update = tog_answer_node(state, answerer=answerer, max_llm_calls=max_llm_calls)
     if state.get("messages"):
-        update["messages"] = [AIMessage(content=format_tog_reply({**state, **update}), name=name)]
+        merged = {**state, **update}
+        update["messages"] = [reply_message(format_tog_reply(merged), merged, name=name)]
     return update
 
 
@@ -189,6 +191,8 @@ def create_tog_graph(
     ignored_relations: Sequence[str] = DEFAULT_IGNORED_RELATIONS,
     max_candidates: int = DEFAULT_MAX_CANDIDATES,
     max_llm_calls: int | None | Literal["auto"] = "auto",
+    max_tokens: int | None = None,
+    max_seconds: float | None = None,
     verify_margin: float = 0.0,
     embeddings: Embeddings | None = None,
 ) -> StateGraph:
@@ -203,6 +207,9 @@ def create_tog_graph(
         ignored_relations: ``fnmatch`` patterns of bookkeeping relations never explored.
         max_candidates: candidate tail entities scored per (entity, relation), first by label (a warning says so).
         max_llm_calls: LLM calls allowed per question; ``"auto"`` = ToG's bound ``2·W·D + D + 1``; ``None``: no limit.
+        max_tokens, max_seconds: per-question caps on LLM tokens and wall time (``None``: none); when one is
+            reached, exploration stops and the answer uses what was found (``stop_reason="budget"``, see
+            :mod:`kg_agent.llm.budget`).
         verify_margin: the offline verifier's bias towards stopping (see :class:`~kg_agent.tools.verify.ScoreVerifier`).
         embeddings: LangChain embeddings for the offline deciders (default: bundled MiniLM).
 
@@ -229,16 +236,19 @@ def create_tog_graph(
         answerer=answerer, embeddings=embeddings, ignored_relations=ignored_relations, verify_margin=verify_margin,
     )
     limit = tog_call_bound(width, depth) if max_llm_calls == "auto" else max_llm_calls
+    budget = QuestionBudget(max_tokens=max_tokens, max_seconds=max_seconds)
 
     graph = StateGraph(ToGState, input_schema=KGQuestionInput)
-    graph.add_node("link", partial(start_node, kg=kg))
-    graph.add_node("prune_relations", partial(prune_relations_node, kg=kg, pruner=deciders.relation_pruner, width=width,
-                                              ignored_relations=tuple(ignored_relations), max_llm_calls=limit))
-    graph.add_node("prune_entities", partial(prune_entities_node, kg=kg, scorer=deciders.entity_scorer, width=width,
-                                             max_candidates=max_candidates, max_llm_calls=limit))
-    graph.add_node("verify", partial(verify_and_decide, verifier=deciders.verifier, max_depth=depth, max_llm_calls=limit,
-                                     uses_llm=deciders.uses_llm))
-    graph.add_node("answer", partial(respond_node, answerer=deciders.answerer, max_llm_calls=limit, name="tog"))
+    graph.add_node("link", timed(partial(start_node, kg=kg), budget))
+    graph.add_node("prune_relations", budgeted(partial(prune_relations_node, kg=kg, pruner=deciders.relation_pruner, width=width,
+                                              ignored_relations=tuple(ignored_relations), max_llm_calls=limit),
+                                              budget, step="prune_relations", stop_update={"candidate_relations": []}))
+    graph.add_node("prune_entities", budgeted(partial(prune_entities_node, kg=kg, scorer=deciders.entity_scorer, width=width,
+                                             max_candidates=max_candidates, max_llm_calls=limit), budget, step="prune_entities"))
+    graph.add_node("verify", budgeted(partial(verify_and_decide, verifier=deciders.verifier, max_depth=depth, max_llm_calls=limit,
+                                     uses_llm=deciders.uses_llm), budget, step="verify"))
+    graph.add_node("answer", budgeted(partial(respond_node, answerer=deciders.answerer, max_llm_calls=limit, name="tog"),
+                                      budget, step="answer", explore=False))
     graph.add_edge(START, "link")
     graph.add_conditional_edges("link", _after_start)
     graph.add_conditional_edges("prune_relations", _after_relations)

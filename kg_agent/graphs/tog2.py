@@ -23,15 +23,16 @@ from pathlib import Path
 
 from langchain_core.embeddings import Embeddings
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import AIMessage
 from langgraph.graph import END, START, StateGraph
 
 from kg_agent.docs.index import DocumentIndex
 from kg_agent.graphs.state import KGQuestionInput, ToG2State
 from kg_agent.kg.graph import KnowledgeGraph
+from kg_agent.llm.budget import QuestionBudget
 from kg_agent.llm.models import resolve_chat_model
+from kg_agent.tools.budget import budgeted, timed
 from kg_agent.tools.clue_query import ClueWriter, LLMClueWriter, TemplateClueWriter, clue_query_node
-from kg_agent.tools.common import add_warnings
+from kg_agent.tools.common import add_warnings, emit_answers
 from kg_agent.tools.entity_documents import open_document_index
 from kg_agent.tools.entity_prune_documents import (
     DEFAULT_ALPHA,
@@ -42,7 +43,7 @@ from kg_agent.tools.entity_prune_documents import (
     topic_documents_node,
 )
 from kg_agent.tools.examine import DEFAULT_TOP_L, Examiner, ExtractiveExaminer, LLMExaminer, examine_node
-from kg_agent.tools.link import link_node
+from kg_agent.tools.link import link_node, reply_message
 from kg_agent.tools.relation_prune_combined import (
     CombinedRelationPruner,
     LLMCombinedRelationPruner,
@@ -102,7 +103,7 @@ def _after_examine(state: dict) -> str:
 def _finish(state: dict, *, examiner: Examiner, top_l: int) -> dict:
     """Answer from what was explored when the exploration ran dry; add the chat reply."""
     update: dict = {}
-    if not state.get("answers") and state.get("stop_reason") in {"no_relations", "no_candidates"} and state.get("chains"):
+    if not state.get("answers") and state.get("stop_reason") in {"no_relations", "no_candidates", "budget"} and state.get("chains"):
         frontier = [c for c in state["chains"] if c.get("depth") == max(x.get("depth", 0) for x in state["chains"])]
         references = (state.get("documents") or [])[:top_l]
         outcome = examiner.examine(state["question"], frontier, state["chains"], references, last_round=True)
@@ -112,9 +113,10 @@ def _finish(state: dict, *, examiner: Examiner, top_l: int) -> dict:
                       warnings=add_warnings(state, outcome.warnings), usage=add_usage(state, outcome.usage))
     if not state.get("stop_reason"):
         update["stop_reason"] = "no_answer"
+    emit_answers({**state, **update}.get("answers") or [], update.get("stop_reason") or state.get("stop_reason") or "")
     if state.get("messages"):
         merged = {**state, **update}
-        update["messages"] = [AIMessage(content=format_reply(merged), name="tog2")]
+        update["messages"] = [reply_message(format_reply(merged), merged, name="tog2")]
     return update
 
 
@@ -150,6 +152,9 @@ def create_tog2_graph(
     clue_writer: ClueWriter | None = None,
     relation_pruner: CombinedRelationPruner | None = None,
     examiner: Examiner | None = None,
+    max_llm_calls: int | None = None,
+    max_tokens: int | None = None,
+    max_seconds: float | None = None,
 ) -> StateGraph:
     """Create ToG-2's graph. Returns an **uncompiled** ``StateGraph``.
 
@@ -169,6 +174,9 @@ def create_tog2_graph(
         embeddings: LangChain embeddings for the offline deciders and for ingesting a JSONL file
             (default: bundled MiniLM). Chunks are scored with the document index's own embeddings.
         topic_pruner, clue_writer, relation_pruner, examiner: override a decider.
+        max_llm_calls, max_tokens, max_seconds: per-question caps on LLM calls, tokens and wall time (``None``:
+            none); when one is reached, exploration stops and the examine step answers from the entities and
+            chunks found so far (``stop_reason="budget"``, see :mod:`kg_agent.llm.budget`).
 
     Example::
 
@@ -202,16 +210,20 @@ def create_tog2_graph(
     relation_pruner = relation_pruner or offline_relation
     examiner = examiner or offline_examiner
 
+    budget = QuestionBudget(max_llm_calls=max_llm_calls, max_tokens=max_tokens, max_seconds=max_seconds)
+
     graph = StateGraph(ToG2State, input_schema=KGQuestionInput)
-    graph.add_node("link", partial(_start, kg=kg, notes=notes))
-    graph.add_node("topic_prune", partial(topic_prune_node, pruner=topic_pruner))
-    graph.add_node("clue_query", partial(clue_query_node, writer=clue_writer))
+    graph.add_node("link", timed(partial(_start, kg=kg, notes=notes), budget))
+    graph.add_node("topic_prune", budgeted(partial(topic_prune_node, pruner=topic_pruner), budget, step="topic_prune", explore=False))
+    graph.add_node("clue_query", budgeted(partial(clue_query_node, writer=clue_writer), budget, step="clue_query", explore=False))
     graph.add_node("topic_documents", partial(topic_documents_node, scorer=scorer, top_k=top_k_chunks))
-    graph.add_node("relation_prune", partial(relation_prune_node, kg=kg, pruner=relation_pruner, width=width))
-    graph.add_node("entity_prune", partial(entity_prune_node, kg=kg, scorer=scorer, width=width, top_k=top_k_chunks,
-                                           alpha=alpha, max_candidates=max_candidates))
-    graph.add_node("examine", partial(examine_node, examiner=examiner, depth=depth, top_l=top_l))
-    graph.add_node("finish", partial(_finish, examiner=examiner, top_l=top_l))
+    graph.add_node("relation_prune", budgeted(partial(relation_prune_node, kg=kg, pruner=relation_pruner, width=width),
+                                              budget, step="relation_prune"))
+    graph.add_node("entity_prune", budgeted(partial(entity_prune_node, kg=kg, scorer=scorer, width=width, top_k=top_k_chunks,
+                                           alpha=alpha, max_candidates=max_candidates), budget, step="entity_prune"))
+    graph.add_node("examine", budgeted(partial(examine_node, examiner=examiner, depth=depth, top_l=top_l), budget,
+                                       step="examine", explore=False))
+    graph.add_node("finish", budgeted(partial(_finish, examiner=examiner, top_l=top_l), budget, step="finish", explore=False))
     graph.add_edge(START, "link")
     graph.add_conditional_edges("link", _after_link, ["topic_prune", "finish"])
     graph.add_edge("topic_prune", "clue_query")

@@ -25,7 +25,9 @@ from langgraph.graph import END, START, StateGraph
 from kg_agent.graphs.state import KGQuestionInput, ToGState
 from kg_agent.graphs.tog import make_tog_deciders, respond_node, start_node, verify_and_decide
 from kg_agent.kg.graph import KnowledgeGraph
+from kg_agent.llm.budget import QuestionBudget
 from kg_agent.llm.models import resolve_chat_model
+from kg_agent.tools.budget import budgeted, timed
 from kg_agent.tools.instructions import (
     DEFAULT_MAX_INSTRUCTIONS,
     InstructionGenerator,
@@ -94,6 +96,8 @@ def create_tog_i_graph(
     ignored_relations: Sequence[str] = DEFAULT_IGNORED_RELATIONS,
     max_candidates: int = DEFAULT_MAX_CANDIDATES,
     max_llm_calls: int | None | Literal["auto"] = "auto",
+    max_tokens: int | None = None,
+    max_seconds: float | None = None,
     verify_margin: float = 0.0,
     embeddings: Embeddings | None = None,
 ) -> StateGraph:
@@ -109,6 +113,8 @@ def create_tog_i_graph(
         ignored_relations: ``fnmatch`` patterns of bookkeeping relations never explored.
         max_candidates: candidate tail entities scored per (entity, relation).
         max_llm_calls: LLM calls allowed per question; ``"auto"`` = :func:`tog_i_call_bound`; ``None``: no limit.
+        max_tokens, max_seconds: per-question caps on LLM tokens and wall time (``None``: none); when one is
+            reached, exploration stops and the answer uses what was found (``stop_reason="budget"``).
         verify_margin: the offline verifier's bias towards stopping.
         embeddings: LangChain embeddings for the offline deciders (default: bundled MiniLM).
 
@@ -135,19 +141,24 @@ def create_tog_i_graph(
     if integrator is None:
         integrator = LLMInstructionIntegrator(chat_model) if chat_model is not None else JoinInstructionIntegrator()
     limit = tog_i_call_bound(max_instructions, depth, width) if max_llm_calls == "auto" else max_llm_calls
+    budget = QuestionBudget(max_tokens=max_tokens, max_seconds=max_seconds)
 
     graph = StateGraph(ToGState, input_schema=KGQuestionInput)
-    graph.add_node("link", partial(start_node, kg=kg))
-    graph.add_node("instructions", partial(instructions_node, kg=kg, generator=instruction_generator,
-                                           max_instructions=max_instructions, max_llm_calls=limit))
-    graph.add_node("integrate", partial(integrate_node, integrator=integrator, max_width=width, max_llm_calls=limit))
-    graph.add_node("prune_relations", partial(prune_relations_node, kg=kg, pruner=deciders.relation_pruner,
-                                              ignored_relations=tuple(ignored_relations), max_llm_calls=limit))
-    graph.add_node("prune_entities", partial(prune_entities_node, kg=kg, scorer=deciders.entity_scorer,
-                                             max_candidates=max_candidates, max_llm_calls=limit))
-    graph.add_node("verify", partial(verify_and_decide, verifier=deciders.verifier, max_depth=depth, max_llm_calls=limit,
-                                     uses_llm=deciders.uses_llm))
-    graph.add_node("answer", partial(respond_node, answerer=deciders.answerer, max_llm_calls=limit, name="tog-i"))
+    graph.add_node("link", timed(partial(start_node, kg=kg), budget))
+    graph.add_node("instructions", budgeted(partial(instructions_node, kg=kg, generator=instruction_generator,
+                                           max_instructions=max_instructions, max_llm_calls=limit), budget,
+                                           step="instructions", explore=False))
+    graph.add_node("integrate", budgeted(partial(integrate_node, integrator=integrator, max_width=width, max_llm_calls=limit),
+                                         budget, step="integrate", explore=False))
+    graph.add_node("prune_relations", budgeted(partial(prune_relations_node, kg=kg, pruner=deciders.relation_pruner,
+                                              ignored_relations=tuple(ignored_relations), max_llm_calls=limit),
+                                              budget, step="prune_relations", stop_update={"candidate_relations": []}))
+    graph.add_node("prune_entities", budgeted(partial(prune_entities_node, kg=kg, scorer=deciders.entity_scorer,
+                                             max_candidates=max_candidates, max_llm_calls=limit), budget, step="prune_entities"))
+    graph.add_node("verify", budgeted(partial(verify_and_decide, verifier=deciders.verifier, max_depth=depth, max_llm_calls=limit,
+                                     uses_llm=deciders.uses_llm), budget, step="verify"))
+    graph.add_node("answer", budgeted(partial(respond_node, answerer=deciders.answerer, max_llm_calls=limit, name="tog-i"),
+                                      budget, step="answer", explore=False))
     graph.add_edge(START, "link")
     graph.add_edge("link", "instructions")
     graph.add_edge("instructions", "integrate")

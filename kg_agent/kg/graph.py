@@ -295,7 +295,8 @@ class KnowledgeGraph:
                 for _, p, o in self.graph.triples((term, None, None)):
                     if p in LABEL_PREDICATES:
                         if p == RDFS.label:
-                            self._labels.put(key, str(o))
+                            with self._lock:  # the LRU is shared by every thread
+                                self._labels.put(key, str(o))
                         continue
                     rels.setdefault(self._relation_name(p), []).append(node_key(o))
             for s, p, _ in self.graph.triples((None, None, term)):
@@ -320,7 +321,9 @@ class KnowledgeGraph:
                 self._hits += 1
                 return cached
             self._misses += 1
-        if self._remote and isinstance(key_term(key), (URIRef, Literal)):
+        if not self._queryable(key):
+            return {}  # not an IRI the store could hold (e.g. a label given where an id was expected)
+        if self._remote:
             rels = self._fetch_remote_neighbourhoods([key])[key]
         else:
             rels = self._fetch_neighbourhood(key)
@@ -333,12 +336,26 @@ class KnowledgeGraph:
     def _remote(self) -> bool:
         return self.backend == "sparql"
 
-    def _remote_select(self, query: str, order_by: str, what: str) -> list:
-        """Every row of a templated SELECT on the endpoint.
+    def _queryable(self, key: str) -> bool:
+        """Whether an id can be asked about: a valid IRI, a literal, or (local stores) a blank node."""
+        try:
+            term = key_term(key)
+            if isinstance(term, URIRef):
+                sparql_iri(term)
+                return True
+        except Exception:  # not an IRI (spaces, brackets...) or not valid N3
+            return False
+        return isinstance(term, Literal) or not self._remote
+
+    def _remote_select(self, query: str, variables: str, what: str) -> list:
+        """Every row of a templated SELECT (projecting exactly ``variables``) on the endpoint.
 
         Asked once with ``LIMIT page_size``; when the page comes back full, the rows are fetched again
-        page by page in a fixed order (``ORDER BY``). A server that cuts answers below ``page_size``
-        (Virtuoso's ``ResultSetMaxRows``, reported in ``X-SPARQL-MaxRows``) makes the page smaller.
+        page by page in a fixed order: an ordered sub-select, paged outside
+        (``SELECT v { { query ORDER BY v } } LIMIT n OFFSET k``) — Virtuoso refuses ``ORDER BY`` with
+        ``OFFSET + LIMIT`` above its ``MaxSortedTopRows`` (error SR353) but pages a sub-select. A server
+        that cuts answers below ``page_size`` (Virtuoso's ``ResultSetMaxRows``, reported in
+        ``X-SPARQL-MaxRows``) makes the page smaller.
         """
         store = self.graph.store
         identifier = self.graph.identifier
@@ -366,7 +383,8 @@ class KnowledgeGraph:
             found: list = []
             offset = 0
             while True:
-                rows, cut_short, cap = ask(f"{query} ORDER BY {order_by} LIMIT {page} OFFSET {offset}")
+                rows, cut_short, cap = ask(
+                    f"SELECT {variables} WHERE {{ {{ {query} ORDER BY {variables} }} }} LIMIT {page} OFFSET {offset}")
                 if cut_short:
                     break  # the server's cap is below the page: start again with smaller pages
                 found.extend(rows)
@@ -423,7 +441,7 @@ class KnowledgeGraph:
             for key in todo:
                 self._neighbourhood(key)
             return len(todo)
-        batchable = [k for k in todo if isinstance(key_term(k), (URIRef, Literal))]
+        batchable = [k for k in todo if self._queryable(k)]
         for start in range(0, len(batchable), self.batch_size):
             batch = batchable[start:start + self.batch_size]
             fetched = self._fetch_remote_neighbourhoods(batch)
@@ -431,17 +449,15 @@ class KnowledgeGraph:
                 self._misses += len(batch)
                 for key, rels in fetched.items():
                     self._adjacency.put(key, rels)
-        for key in todo:
-            if key not in batchable:
-                self._neighbourhood(key)
-        return len(todo)
+        return len(batchable)
 
     def prefetch_labels(self, entity_ids: Iterable[str]) -> int:
         """Fetch the ``rdfs:label`` of every given entity not cached yet, ``batch_size`` per request (``sparql``)."""
         if self._eager or not self._remote:
             return 0
         with self._lock:
-            todo = [k for k in dict.fromkeys(entity_ids) if k not in self._labels and isinstance(key_term(k), URIRef)]
+            todo = [k for k in dict.fromkeys(entity_ids)
+                    if k not in self._labels and self._queryable(k) and isinstance(key_term(k), URIRef)]
         for start in range(0, len(todo), self.batch_size):
             batch = todo[start:start + self.batch_size]
             terms = {key: self._term(key) for key in batch}
@@ -481,6 +497,11 @@ class KnowledgeGraph:
         if self._eager:
             self._check_fresh()
             return entity_id in self._adjacency or entity_id in self._labels
+        if not entity_id.startswith(('"', "_:")):
+            try:
+                sparql_iri(entity_id)  # before rdflib sees it: URIRef("Tom Hanks") logs a warning
+            except ValueError:  # not an IRI (e.g. a plain label such as "Tom Hanks"): no node has this id
+                return False
         return bool(self._neighbourhood(entity_id)) or self.label(entity_id, default=None) is not None
 
     def label(self, entity_id: str, *, default: str | None = "") -> str | None:
@@ -492,6 +513,8 @@ class KnowledgeGraph:
             with self._lock:
                 found = self._labels.get_or_none(entity_id)
             if found == _NO_LABEL:
+                found = None
+            elif found is None and not self._queryable(entity_id):
                 found = None
             elif found is None and self._remote and isinstance(key_term(entity_id), URIRef):
                 self.prefetch_labels([entity_id])

@@ -5,6 +5,11 @@
    entities' labels, exactly (case and punctuation ignored), then fuzzily for mentions that miss.
 3. Nothing found: the result says so (``no entity of the knowledge graph found in the question``) and
    lists the closest labels, so a user can rephrase.
+
+The work is bounded whatever the input: at most :data:`MAX_BRACKETS` bracketed mentions are looked up,
+the fuzzy passes read only the first :data:`MAX_FUZZY_TOKENS` words of the question, and a fuzzy
+lookup uses the first :data:`MAX_FUZZY_WORDS` words of a mention of at most :data:`MAX_FUZZY_CHARS`
+characters (a longer text cannot be a typo of a label), so a 100 kB question links in about a second.
 """
 
 from __future__ import annotations
@@ -29,6 +34,13 @@ STOPWORDS = frozenset(
 )
 
 MAX_NGRAM = 12
+#: Bracketed mentions looked up per question (MetaQA questions have one).
+MAX_BRACKETS = 20
+#: Words of the question the fuzzy passes (typos, the closest-labels hint) read.
+MAX_FUZZY_TOKENS = 64
+#: Words of a mention used to find fuzzy candidates, and the longest mention matched fuzzily.
+MAX_FUZZY_WORDS = 8
+MAX_FUZZY_CHARS = 300
 _BRACKETS = re.compile(r"\[([^\[\]]+)\]")
 
 
@@ -65,7 +77,7 @@ class LinkResult:
 def link_entities(kg: KnowledgeGraph, question: str, *, max_entities: int = 5, fuzzy_cutoff: float = 0.8) -> LinkResult:
     """Find the topic entities of ``question`` in ``kg`` (see the module docstring for the rules)."""
     linked: list[LinkedEntity] = []
-    bracketed = _BRACKETS.findall(question)
+    bracketed = _BRACKETS.findall(question)[:MAX_BRACKETS]
     if bracketed:
         for mention in bracketed:
             linked.extend(_link_mention(kg, mention, fuzzy_cutoff, how="bracket"))
@@ -118,7 +130,8 @@ def _link_ngrams(kg: KnowledgeGraph, question: str, cutoff: float) -> list[Linke
                 # ties between equal labels keep find_entities' order (most connected first)
                 linked.append(LinkedEntity(entity, text, float(size) - rank * 1e-3, "exact"))
     if not linked:
-        # Fuzzy pass on the longer unclaimed spans (typos such as "Tom Hanx").
+        # Fuzzy pass on the longer unclaimed spans (typos such as "Tom Hanx"), at the start of the question.
+        tokens = tokens[:MAX_FUZZY_TOKENS]
         for size in range(min(4, len(tokens)), 1, -1):
             for begin in range(0, len(tokens) - size + 1):
                 words = tokens[begin : begin + size]
@@ -134,7 +147,7 @@ def _closest_to_question(kg: KnowledgeGraph, texts: list[str], limit: int = 5) -
     """The labels closest to any short word span of the texts, for the no-match message."""
     scored: dict[str, float] = {}
     for text in texts:
-        tokens = normalize_label(text).split()
+        tokens = normalize_label(text).split()[:MAX_FUZZY_TOKENS]
         for size in (3, 2, 1):
             for begin in range(0, len(tokens) - size + 1):
                 words = tokens[begin : begin + size]
@@ -159,6 +172,8 @@ def _token_index(kg: KnowledgeGraph) -> dict[str, list[str]]:
     for label in labels:
         for token in set(label.split()):
             tokens.setdefault(token, []).append(label)
+    for listed in tokens.values():  # a fixed order, whatever order the backend listed labels in (caps cut it)
+        listed.sort(key=lambda label: (len(label), label))
     _TOKEN_INDEXES[kg] = (id(labels), tokens)
     return tokens
 
@@ -166,11 +181,11 @@ def _token_index(kg: KnowledgeGraph) -> dict[str, list[str]]:
 def closest_labels(kg: KnowledgeGraph, text: str, *, limit: int = 5, cutoff: float = 0.6) -> list[str]:
     """Labels most similar to ``text`` (difflib ratio over labels that share a word or a 4-letter prefix)."""
     wanted = normalize_label(text)
-    if not wanted:
+    if not wanted or len(wanted) > MAX_FUZZY_CHARS:
         return []
     tokens = _token_index(kg)
     candidates: set[str] = set()
-    words = [w for w in wanted.split() if w not in STOPWORDS] or wanted.split()
+    words = ([w for w in wanted.split() if w not in STOPWORDS] or wanted.split())[:MAX_FUZZY_WORDS]
     for word in words:
         candidates.update(tokens.get(word, ())[:2000])
         if len(word) >= 4:
@@ -184,4 +199,4 @@ def closest_labels(kg: KnowledgeGraph, text: str, *, limit: int = 5, cutoff: flo
             scored.append((ratio, label))
     scored.sort(key=lambda pair: (-pair[0], pair[1]))
     index = kg.label_index()
-    return [kg.label(index[label][0]) or label for _, label in scored[:limit]]
+    return [kg.label(min(index[label])) or label for _, label in scored[:limit]]

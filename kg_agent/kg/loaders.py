@@ -282,13 +282,28 @@ def open_oxigraph(store_path: str | Path, *, cache_size: int = 50_000) -> Knowle
     return KnowledgeGraph(_oxigraph_graph(store), backend="oxigraph", cache_size=cache_size, name=str(store_path))
 
 
+#: Queries whose form-encoded text is longer than this are POSTed (SPARQL 1.1 Protocol) rather than put in the URL.
+MAX_GET_QUERY_CHARS = 2000
+
+
+class SPARQLEndpointError(RuntimeError):
+    """The endpoint answered with an HTTP error; the message carries the status and the start of its body."""
+
+
 def _timeout_sparql_store(endpoint: str, timeout: float):
     """rdflib's ``SPARQLStore`` with every request bounded by ``timeout`` seconds.
 
     rdflib's ``SPARQLConnector`` calls ``urlopen`` without a timeout (its ``timeout`` keyword is stored and
     never used), so an endpoint that accepts the connection and never answers would block forever.
+    Long queries (batched ``VALUES``) are POSTed; HTTP errors carry the endpoint's explanation; a result
+    the server cut at its row limit is marked (``result.max_rows``, from Virtuoso's ``X-SPARQL-MaxRows``);
+    a result cut short by the server's time limit (Virtuoso "anytime" queries: HTTP 206 or ``X-SQL-State:
+    S1TAT``) is an error, never an answer.
     """
+    import threading
+    from contextlib import contextmanager
     from io import BytesIO
+    from urllib.error import HTTPError
     from urllib.parse import urlencode
     from urllib.request import Request, urlopen
 
@@ -297,6 +312,28 @@ def _timeout_sparql_store(endpoint: str, timeout: float):
     from rdflib.term import BNode
 
     class TimeoutSPARQLStore(SPARQLStore):
+        def __init__(self, *args, **kwargs) -> None:
+            super().__init__(*args, **kwargs)
+            self.timeout = timeout
+            self._local = threading.local()
+
+        @contextmanager
+        def request_timeout(self, seconds: float | None):
+            """Requests made by this thread inside the block time out after ``seconds`` instead."""
+            previous = getattr(self._local, "timeout", None)
+            self._local.timeout = seconds
+            try:
+                yield
+            finally:
+                self._local.timeout = previous
+
+        def query(self, query, initNs=None, initBindings=None, queryGraph=None, DEBUG=False):  # noqa: N803
+            if initBindings:  # bound inside the WHERE group, not appended (Virtuoso rejects unprojected ones)
+                from kg_agent.kg.sparql import bind_values
+
+                query, initBindings = bind_values(query, initBindings), None
+            return super().query(query, initNs=initNs, initBindings=initBindings, queryGraph=queryGraph, DEBUG=DEBUG)
+
         def _query(self, query: str, default_graph=None, named_graph=None) -> Result:
             self._queries += 1
             params = {"query": query}
@@ -305,18 +342,73 @@ def _timeout_sparql_store(endpoint: str, timeout: float):
             if named_graph is not None:
                 params["named-graph-uri"] = named_graph
             headers = {**self.kwargs.get("headers", {}), "Accept": self.response_mime_types()}
-            request = Request(self.query_endpoint + "?" + urlencode(params), headers=headers)
-            with urlopen(request, timeout=timeout) as response:
-                content_type = response.headers["Content-Type"].split(";")[0]
-                return Result.parse(BytesIO(response.read()), content_type=content_type)
+            encoded = urlencode(params)
+            if len(encoded) > MAX_GET_QUERY_CHARS:
+                headers["Content-Type"] = "application/x-www-form-urlencoded"
+                request = Request(self.query_endpoint, data=encoded.encode("ascii"), headers=headers, method="POST")
+            else:
+                separator = "&" if "?" in self.query_endpoint else "?"
+                request = Request(self.query_endpoint + separator + encoded, headers=headers)
+            seconds = getattr(self._local, "timeout", None) or self.timeout
+            try:
+                with urlopen(request, timeout=seconds) as response:
+                    content_type = (response.headers.get("Content-Type") or "").split(";")[0]
+                    body = response.read()
+                    cut = response.headers.get("X-SPARQL-MaxRows")
+                    # Virtuoso's "anytime" queries: a result interrupted by the server's timeout comes back
+                    # short with X-SQL-State S1TAT (HTTP 206 or 200, depending on HTTPAnytimeStatus)
+                    partial = response.status == 206 or (response.headers.get("X-SQL-State") or "").strip() == "S1TAT"
+                    partial_reason = response.headers.get("X-SQL-Message") or f"HTTP {response.status}"
+            except HTTPError as exc:
+                detail = " ".join(exc.read(600).decode("utf-8", errors="replace").split())
+                raise SPARQLEndpointError(f"HTTP {exc.code} {exc.reason}: {detail[:500]}") from exc
+            if partial:
+                raise SPARQLEndpointError(f"the endpoint returned incomplete results: {' '.join(partial_reason.split())[:300]}")
+            result = Result.parse(BytesIO(body), content_type=content_type)
+            result.max_rows = int(cut) if cut and cut.strip().isdigit() else None
+            return result
 
     return TimeoutSPARQLStore(endpoint, returnFormat="json")
 
 
-def open_sparql(endpoint: str, *, timeout: float = 30.0, cache_size: int = 10_000) -> KnowledgeGraph:
-    """A read-only view of a remote SPARQL endpoint (rdflib ``SPARQLStore``); requests time out after ``timeout`` s."""
-    store = _timeout_sparql_store(endpoint, timeout)
-    return KnowledgeGraph(Graph(store=store), backend="sparql", cache_size=cache_size, name=endpoint)
+def open_sparql(
+    endpoint: str,
+    *,
+    timeout: float = 30.0,
+    cache_size: int = 10_000,
+    default_graph: str | None = None,
+    batch_size: int = 100,
+    page_size: int = 5_000,
+) -> KnowledgeGraph:
+    """A read-only view of a remote SPARQL endpoint (rdflib ``SPARQLStore``).
+
+    Args:
+        endpoint: the endpoint URL; a ``default-graph-uri`` parameter in it (``.../sparql?default-graph-uri=G``)
+            is the same as ``default_graph=G``.
+        timeout: seconds every request may take (connect and read) before it fails with ``KGQueryError``.
+        cache_size: entities whose relations and neighbours (and labels) are kept in the LRU cache.
+        default_graph: the graph queries run against (SPARQL protocol ``default-graph-uri``); without it the
+            endpoint's own default applies (Virtuoso: every graph in the store, its system graphs too).
+        batch_size: entities per batched request (``VALUES``) when a frontier's neighbours or many labels
+            are fetched at once (:meth:`KnowledgeGraph.prefetch`).
+        page_size: rows per request for large answers (``ORDER BY ... LIMIT ... OFFSET``); keep it below the
+            server's cap (Virtuoso ``ResultSetMaxRows``, 10000 by default) — a smaller cap is detected and used.
+    """
+    from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+    from rdflib import URIRef
+
+    parts = urlsplit(endpoint)
+    params = parse_qsl(parts.query, keep_blank_values=True)
+    graphs = [value for key, value in params if key == "default-graph-uri"]
+    if len(graphs) > 1 or (graphs and default_graph is not None and graphs[0] != default_graph):
+        raise ValueError(f"give one default graph, not {graphs + ([default_graph] if default_graph else [])}")
+    default_graph = default_graph or (graphs[0] if graphs else None)
+    rest = urlencode([(key, value) for key, value in params if key != "default-graph-uri"])
+    store = _timeout_sparql_store(urlunsplit(parts._replace(query=rest)), timeout)
+    graph = Graph(store=store, identifier=URIRef(default_graph)) if default_graph else Graph(store=store)
+    return KnowledgeGraph(graph, backend="sparql", cache_size=cache_size, batch_size=batch_size,
+                          page_size=page_size, name=endpoint)
 
 
 def open_kg(

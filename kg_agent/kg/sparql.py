@@ -75,6 +75,61 @@ def sparql_literal(text: str, *, lang: str | None = None) -> str:
     return f'"{escaped}"'
 
 
+def sparql_term(term) -> str:
+    """An rdflib IRI or literal rendered for a query (escaped like :func:`sparql_iri` / :func:`sparql_literal`).
+
+    Blank nodes have no meaning outside the store that made them and raise ValueError.
+    """
+    from rdflib import Literal, URIRef
+
+    if isinstance(term, URIRef):
+        return sparql_iri(term)
+    if isinstance(term, Literal):
+        if term.language:
+            return sparql_literal(str(term), lang=term.language)
+        text = sparql_literal(str(term))
+        return f"{text}^^{sparql_iri(term.datatype)}" if term.datatype is not None else text
+    raise ValueError(f"cannot put a {type(term).__name__} into a SPARQL query: {str(term)[:200]!r}")
+
+
+_VARIABLE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_QUERY_FORM = re.compile(r"(?<![?$:\w])(SELECT|ASK|CONSTRUCT|DESCRIBE)\b(?!:)", re.IGNORECASE)
+
+
+def values_block(bindings) -> str:
+    """``VALUES (?a ?b) { (term term) }`` for ``{name: rdflib term}``, every term escaped."""
+    names = list(bindings)
+    for name in names:
+        if not _VARIABLE_NAME.fullmatch(str(name)):
+            raise ValueError(f"not a SPARQL variable name: {str(name)[:100]!r}")
+    return "VALUES (%s) { (%s) }" % (" ".join(f"?{n}" for n in names), " ".join(sparql_term(bindings[n]) for n in names))
+
+
+def bind_values(query: str, bindings) -> str:
+    """The query with ``bindings`` as a ``VALUES`` block at the start of its WHERE group.
+
+    rdflib's ``SPARQLStore`` appends the block after the query instead; SPARQL allows that, but some
+    servers (Virtuoso 7) then accept only projected variables. Inside the group it binds any variable,
+    as ``initBindings`` does on a local graph.
+    """
+    if not bindings:
+        return query
+    masked = _STRING_OR_IRI_OR_COMMENT.sub(lambda m: " " * len(m.group(0)), query)
+    form = _QUERY_FORM.search(masked)
+    brace = masked.find("{", form.end() if form else 0)
+    if form is not None and form.group(1).upper() == "CONSTRUCT" and brace >= 0 \
+            and not re.search(r"\bWHERE\b", masked[form.end():brace], re.IGNORECASE):
+        depth, at = 0, brace  # skip the CONSTRUCT template to its WHERE group
+        for at in range(brace, len(masked)):
+            depth += {"{": 1, "}": -1}.get(masked[at], 0)
+            if depth == 0:
+                break
+        brace = masked.find("{", at + 1)
+    if brace < 0:
+        raise ValueError("cannot bind variables: the query has no WHERE group")
+    return f"{query[:brace + 1]} {values_block(bindings)} {query[brace + 1:]}"
+
+
 def _strip_strings(query: str) -> str:
     return _STRING_OR_IRI_OR_COMMENT.sub(" ", query)
 

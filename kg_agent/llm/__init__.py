@@ -3,14 +3,20 @@
 * :func:`resolve_chat_model` - ``"openai:gpt-4o-mini"`` / ``"none"`` / a chat model -> chat model or ``None`` (offline).
 * :func:`call_llm` / :func:`acall_llm` / :class:`LLMCaller` - the one way deciders call a model.
 * :class:`UsageTracker`, :func:`merge_usage`, :class:`Budget` - per-node call/token accounting and limits.
+* :class:`QuestionBudget` - per-question caps on LLM calls, tokens and wall time, and the circuit breaker
+  that stops calling a failing model (:mod:`kg_agent.llm.budget`).
+* :func:`enable_llm_cache` / :func:`llm_cache` - optional SQLite cache of model replies (:mod:`kg_agent.llm.cache`).
 * :mod:`kg_agent.llm.parsing` - lenient parsers for RoG/ToG output formats.
 * :class:`ScriptedChatModel` - deterministic chat model for tests and reproducible benchmarks.
 """
 
+from kg_agent.llm.budget import DEFAULT_MAX_LLM_ERRORS, QuestionBudget
+from kg_agent.llm.cache import SQLiteLLMCache, disable_llm_cache, enable_llm_cache, llm_cache
 from kg_agent.llm.errors import (
     BudgetExceeded,
     KGAgentLLMError,
     LLMCallError,
+    LLMUnavailable,
     ModelConfigurationError,
     ScriptExhaustedError,
 )
@@ -47,12 +53,19 @@ from kg_agent.llm.usage import (
 )
 
 __all__ = [
+    "DEFAULT_MAX_LLM_ERRORS",
     "DEFAULT_OPENAI_MODEL",
     "Budget",
     "BudgetExceeded",
     "KGAgentLLMError",
     "LLMCallError",
     "LLMCaller",
+    "LLMUnavailable",
+    "QuestionBudget",
+    "SQLiteLLMCache",
+    "disable_llm_cache",
+    "enable_llm_cache",
+    "llm_cache",
     "LLMReply",
     "ModelConfigurationError",
     "PromptInput",

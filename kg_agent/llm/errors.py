@@ -28,3 +28,11 @@ class LLMCallError(KGAgentLLMError):
 
 class ScriptExhaustedError(KGAgentLLMError):
     """A :class:`~kg_agent.llm.scripted.ScriptedChatModel` was asked for more replies than scripted."""
+
+
+class LLMUnavailable(LLMCallError):
+    """The model already failed too often for this question; the call was not made (circuit breaker).
+
+    Raised by :func:`~kg_agent.llm.call_llm` inside a method graph once a question has seen
+    ``QuestionBudget.max_llm_errors`` failed calls: its deciders use their offline twins from then on.
+    """

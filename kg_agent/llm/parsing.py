@@ -219,6 +219,16 @@ def _flatten_scalars(value: Any) -> list[str]:
     return [str(value)]
 
 
+_STRUCTURED_START = re.compile(r"^[\[{]\s*[\"']")
+
+
+def _unterminated_structure(text: str) -> bool:
+    """A reply that starts a JSON object or list (``{"answers": ["Rob``) and never closes it: cut off."""
+    if not _STRUCTURED_START.match(text):
+        return False
+    return ("}" if text[0] == "{" else "]") not in text
+
+
 def _finish_answers(raw_items: list[str]) -> list[str]:
     cleaned = [_clean_answer(item) for item in raw_items]
     return _dedupe([item for item in cleaned if item and not _NO_ANSWER.match(item)])
@@ -246,7 +256,8 @@ def parse_answer_list(text: str | None) -> list[str]:
     python or JSON list (``["a", "b"]``, ``['a']``); a "The answer is X." / "Answers: a, b" sentence;
     bullet or numbered lines; one answer per line; a single comma-separated line. Quotes, braces,
     markdown bold and trailing periods are stripped (abbreviations like ``D.C.`` keep theirs).
-    "I don't know", "None", "N/A" and empty replies give ``[]``.
+    "I don't know", "None", "N/A" and empty replies give ``[]``, and so does a reply cut off inside the
+    JSON object or list it started (``{"answers": ["Robert Zem``): it is unusable, not an answer.
 
     Commas split answers only in a one-line reply or after an answer marker, so
     ``"Washington, D.C."`` on a line of its own stays whole; a bare `` and `` never splits
@@ -266,7 +277,7 @@ def parse_answer_list(text: str | None) -> list[str]:
     if not text or not isinstance(text, str):
         return []
     text = _strip_code_fences(text).strip()
-    if not text or _NO_ANSWER.match(_clean_answer(text)):
+    if not text or _NO_ANSWER.match(_clean_answer(text)) or _unterminated_structure(text):
         return []
 
     obj = parse_json_object(text)

@@ -12,13 +12,17 @@ That single path:
 
 Token counts come from ``AIMessage.usage_metadata`` (what the provider reported) when present.
 Otherwise they are *estimated* as ``len(text) // 4`` (roughly four characters per token for
-English text), and the call is counted in ``estimated_calls`` so reports can say so.
+English text), and the call is counted in ``estimated_calls`` so reports can say so. A reply served
+by the LLM cache (:mod:`kg_agent.llm.cache`) is counted in ``calls`` and ``cached_calls`` with no tokens.
+
+While a method graph runs a step under a per-question budget (:mod:`kg_agent.llm.budget`), every call
+is also checked against that question's allowance and refused (:class:`BudgetExceeded`) beyond it.
 
 Usage is reported as a plain dict (JSON-ready, usable as LangGraph state)::
 
-    {"calls": 3, "errors": 0, "estimated_calls": 0,
+    {"calls": 3, "errors": 0, "estimated_calls": 0, "cached_calls": 0,
      "prompt_tokens": 910, "completion_tokens": 75, "total_tokens": 985,
-     "by_node": {"plan": {"calls": 1, "errors": 0, "estimated_calls": 0,
+     "by_node": {"plan": {"calls": 1, "errors": 0, "estimated_calls": 0, "cached_calls": 0,
                           "prompt_tokens": 400, "completion_tokens": 30, "total_tokens": 430}, ...}}
 
 :func:`merge_usage` adds two such dicts and is meant to be a LangGraph reducer::
@@ -40,6 +44,7 @@ from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.prompt_values import PromptValue
 from langchain_core.runnables import RunnableConfig
 
+from kg_agent.llm.budget import Allowance, current_allowance
 from kg_agent.llm.errors import BudgetExceeded, KGAgentLLMError, LLMCallError
 
 #: What a decider may pass as a prompt: a string (sent as one human message), a list of
@@ -49,7 +54,10 @@ PromptInput = str | Sequence[BaseMessage | tuple[str, str] | str] | PromptValue
 #: Characters per token used when the provider reports no usage.
 CHARS_PER_ESTIMATED_TOKEN = 4
 
-_COUNTER_KEYS = ("calls", "errors", "estimated_calls", "prompt_tokens", "completion_tokens", "total_tokens")
+_COUNTER_KEYS = ("calls", "errors", "estimated_calls", "cached_calls", "prompt_tokens", "completion_tokens", "total_tokens")
+
+#: ``response_metadata`` key set on replies served by the LLM cache (:mod:`kg_agent.llm.cache`).
+CACHE_HIT_KEY = "kg_agent_cache_hit"
 
 
 def estimate_tokens(text: str) -> int:
@@ -125,6 +133,8 @@ class LLMReply:
     completion_tokens: int
     estimated: bool
     """True when the token counts are ``len(text) // 4`` estimates rather than provider-reported."""
+    cached: bool = False
+    """True when the reply came from the LLM cache (no request made, no tokens spent)."""
 
     @property
     def total_tokens(self) -> int:
@@ -133,7 +143,7 @@ class LLMReply:
     def usage_dict(self) -> dict[str, Any]:
         """This call alone, in the :meth:`UsageTracker.as_dict` shape (ready for :func:`merge_usage`)."""
         tracker = UsageTracker()
-        tracker.record(self.node, self.prompt_tokens, self.completion_tokens, estimated=self.estimated)
+        tracker.record(self.node, self.prompt_tokens, self.completion_tokens, estimated=self.estimated, cached=self.cached)
         return tracker.as_dict()
 
 
@@ -159,14 +169,16 @@ class UsageTracker:
             self._totals[key] += value
             node_counts[key] += value
 
-    def record(self, node: str, prompt_tokens: int, completion_tokens: int, *, estimated: bool = False) -> None:
-        """Count one completed call made by ``node``."""
+    def record(self, node: str, prompt_tokens: int, completion_tokens: int, *, estimated: bool = False,
+               cached: bool = False) -> None:
+        """Count one completed call made by ``node`` (``cached``: answered by the LLM cache, no tokens spent)."""
         prompt_tokens, completion_tokens = max(0, int(prompt_tokens)), max(0, int(completion_tokens))
         with self._lock:
             self._add(
                 node,
                 calls=1,
                 estimated_calls=int(estimated),
+                cached_calls=int(cached),
                 prompt_tokens=prompt_tokens,
                 completion_tokens=completion_tokens,
                 total_tokens=prompt_tokens + completion_tokens,
@@ -288,21 +300,49 @@ def _failure(exc: Exception, model: BaseChatModel, node: str) -> LLMCallError:
     )
 
 
-def _finish(message: Any, prompt: PromptInput, node: str, tracker: UsageTracker | None) -> LLMReply:
+def _finish(message: Any, prompt: PromptInput, node: str, tracker: UsageTracker | None,
+            allowance: Allowance | None = None) -> LLMReply:
     text = reply_text(message)
-    prompt_tokens, completion_tokens, estimated = token_counts(message, prompt_to_text(prompt), text)
+    cached = is_cache_hit(message)
+    if cached:  # answered from the LLM cache: no tokens were spent
+        prompt_tokens, completion_tokens, estimated = 0, 0, False
+    else:
+        prompt_tokens, completion_tokens, estimated = token_counts(message, prompt_to_text(prompt), text)
     if tracker is not None:
-        tracker.record(node, prompt_tokens, completion_tokens, estimated=estimated)
-    return LLMReply(text, node, prompt_tokens, completion_tokens, estimated)
+        tracker.record(node, prompt_tokens, completion_tokens, estimated=estimated, cached=cached)
+    if allowance is not None:
+        allowance.end(prompt_tokens + completion_tokens)
+    return LLMReply(text, node, prompt_tokens, completion_tokens, estimated, cached)
 
 
-def _start(tracker: UsageTracker | None, budget: Budget | None) -> UsageTracker | None:
-    if tracker is None:
-        if budget is not None:
-            raise ValueError("a Budget needs a UsageTracker to count against; pass tracker=UsageTracker(budget)")
-        return None
-    tracker._begin_call(budget)
-    return tracker
+def _failed(tracker: UsageTracker | None, allowance: Allowance | None, node: str) -> None:
+    if tracker is not None:
+        tracker.record_error(node)
+    if allowance is not None:
+        allowance.end(0, failed=True)
+
+
+def _start(tracker: UsageTracker | None, budget: Budget | None) -> tuple[UsageTracker | None, Allowance | None]:
+    """Reserve the call in ``tracker`` (checking ``budget``) and in the running step's question allowance."""
+    if tracker is None and budget is not None:
+        raise ValueError("a Budget needs a UsageTracker to count against; pass tracker=UsageTracker(budget)")
+    if tracker is not None:
+        tracker._begin_call(budget)
+    allowance = current_allowance()
+    if allowance is not None:
+        try:
+            allowance.begin()
+        except BudgetExceeded:
+            if tracker is not None:
+                tracker._end_call()
+            raise
+    return tracker, allowance
+
+
+def is_cache_hit(message: Any) -> bool:
+    """Whether a reply came from the LLM cache of :mod:`kg_agent.llm.cache` (no request was made)."""
+    metadata = getattr(message, "response_metadata", None)
+    return isinstance(metadata, Mapping) and bool(metadata.get(CACHE_HIT_KEY))
 
 
 def call_llm_reply(
@@ -316,22 +356,20 @@ def call_llm_reply(
 ) -> LLMReply:
     """Like :func:`call_llm` but returns the full :class:`LLMReply` (text + token counts)."""
     chat_model = _require_model(model, node)
-    active = _start(tracker, budget)
+    active, allowance = _start(tracker, budget)
     try:
         try:
             message = chat_model.invoke(prompt, config=config)
         except KGAgentLLMError:
-            if active is not None:
-                active.record_error(node)
+            _failed(active, allowance, node)
             raise
         except Exception as exc:
-            if active is not None:
-                active.record_error(node)
+            _failed(active, allowance, node)
             raise _failure(exc, chat_model, node) from exc
     finally:
         if active is not None:
             active._end_call()
-    return _finish(message, prompt, node, tracker)
+    return _finish(message, prompt, node, tracker, allowance)
 
 
 async def acall_llm_reply(
@@ -345,22 +383,20 @@ async def acall_llm_reply(
 ) -> LLMReply:
     """Async :func:`call_llm_reply`."""
     chat_model = _require_model(model, node)
-    active = _start(tracker, budget)
+    active, allowance = _start(tracker, budget)
     try:
         try:
             message = await chat_model.ainvoke(prompt, config=config)
         except KGAgentLLMError:
-            if active is not None:
-                active.record_error(node)
+            _failed(active, allowance, node)
             raise
         except Exception as exc:
-            if active is not None:
-                active.record_error(node)
+            _failed(active, allowance, node)
             raise _failure(exc, chat_model, node) from exc
     finally:
         if active is not None:
             active._end_call()
-    return _finish(message, prompt, node, tracker)
+    return _finish(message, prompt, node, tracker, allowance)
 
 
 def call_llm(

@@ -73,13 +73,12 @@ class VoteAnswerer:
             plan_score = float(plans[path["plan"]].get("score", 1.0)) if "plan" in path and path["plan"] < len(plans) else 1.0
             key = end["id"]
             labels[key] = end["label"]
-            if plan_score > best_plan.get(key, float("-inf")):  # votes count within the best plan reaching it
-                best_plan[key], votes[key] = plan_score, 0
+            if plan_score > best_plan.get(key, float("-inf")):  # votes and support come from the best plan reaching it
+                best_plan[key], votes[key], support[key] = plan_score, 0, []
             if plan_score == best_plan[key]:
                 votes[key] += 1
-            bucket = support.setdefault(key, [])
-            if len(bucket) < self.max_supporting_paths:
-                bucket.append(path)
+                if len(support[key]) < self.max_supporting_paths:
+                    support[key].append(path)
         if not votes:
             return AnswerOutcome([], "", ["answer: no reasoning path, so no answer"])
         ranked = sorted(votes, key=lambda k: (-best_plan[k], -votes[k], labels[k], k))
@@ -183,10 +182,11 @@ class LLMAnswerer:
 
 def answer_node(state: dict, *, answerer: Answerer) -> dict:
     """Graph node: answer the question from the state's reasoning paths."""
-    from kg_agent.tools.common import add_usage, add_warnings
+    from kg_agent.tools.common import add_usage, add_warnings, emit_answers
 
     outcome = answerer.answer(state["question"], state.get("paths") or [], state.get("plans") or [])
     stop = state.get("stop_reason") or ("answered" if outcome.answers else "no_answer")
+    emit_answers(outcome.answers, stop)
     return {
         "answers": outcome.answers,
         "output": outcome.output,

@@ -33,7 +33,7 @@ import numpy as np
 
 from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.types import Entity, Triple
-from kg_agent.tools.common import add_warnings
+from kg_agent.tools.common import add_warnings, emit
 from kg_agent.tools.similarity import unit_vectors
 from kg_agent.tools.tog2_common import item_entity, item_entity_ids, triple_text
 
@@ -240,6 +240,8 @@ def entity_prune_node(
                "score": round(scores[i], 6), "relation_score": c["relation_score"], "documents": len(scored[i]),
                "top_chunks": in_top.get(i, []), "kept": i in kept} for i, c in enumerate(candidates)]
     new_docs = [_chunk_record(r.chunk, r.score, r.rank, depth, candidates[r.candidate]["entity"]["label"]) for r in top]
+    emit("prune_entities", depth=depth, kept=[{"entity": f["entity"]["label"], "score": f["score"]} for f in new_frontier],
+         chunks=[{"id": d["id"], "entity": d["entity_label"], "score": d["score"], "rank": d["rank"]} for d in new_docs])
     return {
         "depth": depth,
         "frontier": new_frontier,

@@ -3,12 +3,18 @@
 The question is the state's ``question`` or, in a chat, the last human message. Topic entities given
 by the caller (ids or labels) are used as they are; otherwise they are linked from the question. In a
 follow-up turn with no entity of its own ("and who directed it?"), the previous turn's answers (or,
-without answers, its topic entities) become the topic entities, and a warning says so.
+without answers, its topic entities) become the topic entities, and a warning says so; the question
+is then written with them in brackets (:func:`resolved_follow_up`), so every decider knows what "it" is.
+
+The previous turn is found in the chat itself when it can be: every reply a method graph makes
+(:func:`reply_message`) carries its answer and topic entities in ``response_metadata["kg_agent"]``, so a
+method graph used as a node of a chatbot whose state keeps only ``messages`` still links follow-ups. Without
+such a reply, the state's own ``answers`` / ``topic_entities`` (kept by a checkpointer) are used.
 """
 
 from __future__ import annotations
 
-from langchain_core.messages import BaseMessage, HumanMessage
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 
 from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.linking import link_entities
@@ -66,15 +72,61 @@ def link_node(state: dict, *, kg: KnowledgeGraph, max_entities: int = 5) -> dict
             entities = previous
             warnings.append("link: no entity in this question; using the previous turn's entities: "
                             + ", ".join(e.label for e in entities))
+            fresh["question"] = resolved_follow_up(question, entities)
         elif not entities:
             warnings.append(f"link: {result.message}")
     stop = "" if entities else "no_topic_entity"
     return {**fresh, "topic_entities": [e.to_dict() for e in entities], "warnings": warnings, "stop_reason": stop}
 
 
+def resolved_follow_up(question: str, entities: list[Entity]) -> str:
+    """A follow-up with the entities it refers to, bracketed as in MetaQA: "and who directed it? [Forrest Gump]".
+
+    Every decider (offline or LLM) then sees what "it" is, as it would in a self-contained question."""
+    return question + " " + " ".join(f"[{e.label}]" for e in entities)
+
+
 def _previous_turn_entities(state: dict) -> list[Entity]:
-    """The last turn's answer entities, else its topic entities (empty outside a checkpointed chat)."""
+    """The last turn's answer entities, else its topic entities (empty outside a chat)."""
+    carried = _entities_from_last_reply(state.get("messages") or [])
+    if carried is not None:
+        return carried
     answers = [a for a in state.get("answers") or [] if a.get("entity_id")]
     if answers:
         return [Entity(a["entity_id"], a["answer"]) for a in answers[:MAX_CARRIED_ENTITIES]]
     return [Entity.from_dict(e) for e in (state.get("topic_entities") or [])[:MAX_CARRIED_ENTITIES]]
+
+
+METADATA_KEY = "kg_agent"
+
+
+def reply_message(content: str, state: dict, *, name: str) -> AIMessage:
+    """A method graph's chat reply, carrying this turn's answer and topic entities for the next turn's link step."""
+    answers = [{"id": a["entity_id"], "label": a["answer"]} for a in state.get("answers") or [] if a.get("entity_id")]
+    topics = [{"id": e["id"], "label": e["label"]} for e in state.get("topic_entities") or []]
+    metadata = {"method": name, "answers": answers[:MAX_CARRIED_ENTITIES], "topic_entities": topics[:MAX_CARRIED_ENTITIES]}
+    return AIMessage(content=content, name=name, response_metadata={METADATA_KEY: metadata})
+
+
+def _entities_from_last_reply(messages: list) -> list[Entity] | None:
+    """Entities of the latest method-graph reply before the current question; ``None`` when the chat has none."""
+    past = list(messages)
+    while past and _is_human(past[-1]):  # the current question (and any unanswered ones before it)
+        past.pop()
+    for message in reversed(past):
+        metadata = _metadata(message).get(METADATA_KEY)
+        if isinstance(metadata, dict):
+            carried = metadata.get("answers") or metadata.get("topic_entities") or []
+            return [Entity(e["id"], e.get("label") or e["id"]) for e in carried if isinstance(e, dict) and e.get("id")]
+    return None
+
+
+def _is_human(message) -> bool:
+    if isinstance(message, dict):
+        return message.get("role") in {"user", "human"} or message.get("type") == "human"
+    return getattr(message, "type", None) == "human"
+
+
+def _metadata(message) -> dict:
+    value = message.get("response_metadata") if isinstance(message, dict) else getattr(message, "response_metadata", None)
+    return value if isinstance(value, dict) else {}

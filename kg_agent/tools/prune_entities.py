@@ -32,7 +32,7 @@ from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.relation_paths import verbalize_relation
 from kg_agent.kg.types import Entity, Path, Triple
 from kg_agent.llm.parsing import parse_scored_items
-from kg_agent.tools.common import add_usage, add_warnings
+from kg_agent.tools.common import add_usage, add_warnings, emit
 from kg_agent.tools.prune_relations import (
     DEFAULT_WIDTH,
     GUIDANCE_LINE,
@@ -266,6 +266,7 @@ def prune_entities_node(
     scored_triples.sort(key=lambda item: -item[0])
     extra = {"round": state["round"]} if state.get("round") else {}
     new_chains = [extend_chain(frontier[i], triple, score, depth, **extra) for _, i, triple, score in scored_triples[:width]]
+    emit("prune_entities", depth=depth, kept=[{"chain": c["text"], "score": c["score"]} for c in new_chains])
     update = {
         "chains": [*(state.get("chains") or []), *new_chains],
         "frontier": new_chains,

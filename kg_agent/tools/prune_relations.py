@@ -37,7 +37,7 @@ from kg_agent.kg.types import Entity, base_relation
 from kg_agent.llm.errors import BudgetExceeded
 from kg_agent.llm.parsing import parse_scored_items
 from kg_agent.llm.usage import Budget, UsageTracker, call_llm
-from kg_agent.tools.common import add_usage, add_warnings
+from kg_agent.tools.common import add_usage, add_warnings, emit
 from kg_agent.tools.similarity import TextVectors, default_embeddings
 
 DEFAULT_WIDTH = 3  # ToG's beam width W
@@ -191,12 +191,12 @@ def shared_text_vectors(embeddings: Embeddings | None = None) -> TextVectors:
 _STOPWORDS = {"by", "in", "has", "of", "the", "then", "reverse", "a", "an", "to", "is", "and"}
 
 
-def _stems(text: str) -> set[str]:
+def stems(text: str) -> set[str]:
     """Crude stems: the first 4 letters of each non-stopword (``directed``/``director`` -> ``dire``)."""
     return {w[:4] for w in re.findall(r"[a-z]+", text.lower()) if w not in _STOPWORDS and len(w) >= 3}
 
 
-def _overlap(relation_text: str, question_stems: set[str]) -> float:
+def lexical_overlap(relation_text: str, question_stems: set[str]) -> float:
     """Fraction of the relation path's content words whose stem occurs in the question."""
     words = [w[:4] for w in re.findall(r"[a-z]+", relation_text.lower()) if w not in _STOPWORDS and len(w) >= 3]
     return sum(w in question_stems for w in words) / len(words) if words else 0.0
@@ -231,8 +231,8 @@ class SimilarityRelationPruner:
         cosines = self.vectors.rank(query, texts)
         if not self.lexical_weight:
             return cosines
-        stems = _stems(query)
-        return [c + self.lexical_weight * _overlap(text, stems) for c, text in zip(cosines, texts)]
+        query_stems = stems(query)
+        return [c + self.lexical_weight * lexical_overlap(text, query_stems) for c, text in zip(cosines, texts)]
 
     def score_relations(self, question, entity, relations, *, width, prefix=(), guidance="", budget=None) -> ScoredOutcome:
         if not relations:
@@ -359,6 +359,8 @@ def prune_relations_node(
             for rel, score in scored.items
         )
     pairs = sorted(pairs, key=lambda p: -p["score"])[:width]
+    emit("prune_relations", depth=int(state.get("depth") or 0) + 1,
+         kept=[{"entity": p["entity"]["label"], "relation": p["relation"], "score": p["score"]} for p in pairs])
     update = {
         "candidate_relations": pairs,
         "frontier": frontier,

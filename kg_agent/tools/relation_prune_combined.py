@@ -34,7 +34,7 @@ from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.relation_paths import verbalize_relation_path
 from kg_agent.kg.types import Entity, base_relation
 from kg_agent.llm.parsing import parse_json_object, parse_scored_items
-from kg_agent.tools.common import add_usage, add_warnings
+from kg_agent.tools.common import add_usage, add_warnings, emit
 from kg_agent.tools.similarity import TextVectors, default_embeddings
 from kg_agent.tools.tog2_common import (
     LEXICAL_WEIGHT,
@@ -243,6 +243,8 @@ def relation_prune_node(state: dict, *, kg: KnowledgeGraph, pruner: CombinedRela
         for index, pairs in enumerate(choice.chosen)
         for relation, score in pairs
     ]
+    emit("prune_relations", depth=int(state.get("depth") or 0) + 1,
+         kept=[{"entity": s["entity"]["label"], "relation": s["relation"], "score": s["score"]} for s in selected])
     update = {
         "relations": selected,
         "warnings": add_warnings(state, choice.warnings),

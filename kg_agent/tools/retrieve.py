@@ -23,12 +23,16 @@ def retrieve_for_plans(
     return out, warnings
 
 
+EMITTED_PATHS = 20  # paths named in the custom stream event (all are in the state)
+
+
 def retrieve_node(state: dict, *, kg: KnowledgeGraph, max_paths: int = DEFAULT_MAX_PATHS) -> dict:
     """Graph node: retrieve the reasoning paths of the state's plans."""
-    from kg_agent.tools.common import add_warnings
+    from kg_agent.tools.common import add_warnings, emit
 
     entities = [Entity.from_dict(e) for e in state.get("topic_entities") or []]
     paths, warnings = retrieve_for_plans(kg, entities, state.get("plans") or [], max_paths=max_paths)
+    emit("retrieve", count=len(paths), paths=[p["text"] for p in paths[:EMITTED_PATHS]])
     if state.get("plans") and not paths:
         warnings.append("retrieve: no reasoning path follows any plan in the knowledge graph")
     return {"paths": paths, "warnings": add_warnings(state, warnings)}

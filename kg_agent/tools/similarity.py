@@ -46,7 +46,9 @@ class TextVectors:
                 self._cache.update(zip(missing, vectors))
         if not texts:
             return np.zeros((0, 1), dtype=np.float32)
-        return np.stack([self._cache[t] if t in self._cache else unit_vectors(self.embeddings.embed_query(t)) for t in texts])
+        # one lookup per text: another thread may clear the cache between a membership test and a read
+        cached = [self._cache.get(t) for t in texts]
+        return np.stack([v if v is not None else unit_vectors(self.embeddings.embed_query(t)) for v, t in zip(cached, texts)])
 
     def query(self, text: str) -> np.ndarray:
         """The unit vector of a query text (not cached: questions rarely repeat)."""

@@ -23,7 +23,7 @@ from langchain_core.language_models import BaseChatModel
 from kg_agent.kg.graph import normalize_label
 from kg_agent.llm.parsing import parse_answer_list
 from kg_agent.tools.answer import AnswerOutcome
-from kg_agent.tools.common import add_usage, add_warnings, answer_record
+from kg_agent.tools.common import add_usage, add_warnings, answer_record, emit_answers
 from kg_agent.tools.prune_entities import chain_path, chain_triplets
 from kg_agent.tools.prune_relations import ask_llm, chain_relations, remaining_calls
 from kg_agent.tools.verify import best_chain
@@ -167,6 +167,7 @@ def tog_answer_node(state: dict, *, answerer: ToGAnswerer, max_llm_calls: int | 
     budget = remaining_calls(state, max_llm_calls)
     outcome = answerer.answer(state.get("question", ""), chains, verification=state.get("verification"), stop_reason=stop,
                               budget=budget)
+    emit_answers(outcome.answers, stop or ("answered" if outcome.answers else "no_answer"))
     return {
         "answers": outcome.answers,
         "output": outcome.output,

@@ -1,0 +1,82 @@
+"""The method graphs for a LangGraph server: ``langgraph dev`` (see ``langgraph.json``) or LangGraph Platform.
+
+``rog``, ``tog``, ``tog_i`` and ``tog2`` are graph factories: the server calls one whenever it needs the
+graph, so each builds its graph once (on first use, not at import) and hands back the same compiled graph
+afterwards. They are compiled without a checkpointer or store: the server brings its own, which gives every
+thread its memory (follow-up questions such as "and who directed it?" use the previous turn's answers).
+
+Configuration, read when a graph is first built:
+
+* ``KG_AGENT_KG``: the knowledge graph (a file, an Oxigraph store folder or a SPARQL endpoint URL, as for
+  :func:`kg_agent.kg.open_kg`); default: the bundled sample movie KG.
+* ``KG_AGENT_MODEL``: a chat model such as ``openai:gpt-4o-mini`` (``OPENAI_BASE_URL`` / ``OPENAI_API_KEY``
+  honoured); default: none, every decision is made offline.
+
+Input: ``{"messages": [{"role": "user", "content": "..."}]}`` (a chat) or ``{"question": "..."}``.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from typing import Callable
+
+from langgraph.graph.state import CompiledStateGraph
+
+__all__ = ["rog", "tog", "tog_i", "tog2", "build_graph", "METHODS"]
+
+METHODS = ("rog", "tog", "tog_i", "tog2")
+
+_lock = threading.Lock()
+_graphs: dict[tuple, CompiledStateGraph] = {}
+_kgs: dict[str, object] = {}
+
+
+def _factory(method: str) -> Callable:
+    from kg_agent import graphs
+
+    return {
+        "rog": graphs.create_rog_graph,
+        "tog": graphs.create_tog_graph,
+        "tog_i": graphs.create_tog_i_graph,
+        "tog2": graphs.create_tog2_graph,
+    }[method]
+
+
+def build_graph(method: str) -> CompiledStateGraph:
+    """The compiled graph of ``method`` (``rog``, ``tog``, ``tog_i`` or ``tog2``) for the configured KG and
+    model, built once per configuration and then reused. No checkpointer: the caller or server adds one."""
+    if method not in METHODS:
+        raise ValueError(f"unknown method {method!r}: use one of {', '.join(METHODS)}")
+    source = os.environ.get("KG_AGENT_KG") or ""
+    model = os.environ.get("KG_AGENT_MODEL") or None
+    key = (method, source, model)
+    with _lock:
+        if key not in _graphs:
+            from kg_agent.kg import open_kg
+
+            if source not in _kgs:
+                _kgs[source] = open_kg(source or None)
+            graph = _factory(method)(_kgs[source], model=model)
+            _graphs[key] = graph.compile(name=method)
+        return _graphs[key]
+
+
+def rog() -> CompiledStateGraph:
+    """Reasoning on Graphs: link -> plan -> retrieve -> answer."""
+    return build_graph("rog")
+
+
+def tog() -> CompiledStateGraph:
+    """Think-on-Graph: beam search over the KG with relation and entity pruning and verification."""
+    return build_graph("tog")
+
+
+def tog_i() -> CompiledStateGraph:
+    """ToG-I: Think-on-Graph guided by progressively integrated instructions."""
+    return build_graph("tog_i")
+
+
+def tog2() -> CompiledStateGraph:
+    """Think-on-Graph 2.0: KG exploration guided by entity documents (the sample KG's plot summaries)."""
+    return build_graph("tog2")

@@ -1,0 +1,185 @@
+"""``langgraph.json`` + :mod:`kg_agent.server`: the method graphs served by ``langgraph dev`` and used through the
+LangGraph SDK client, as a user of LangGraph Server would.
+
+The integration tests start the real server (``langgraph dev``, in-memory runtime) on a free port of
+127.0.0.1 with the project's ``langgraph.json``, make no outside network call (no analytics, version
+check, tracing or browser) and stop it at the end. The server runs in a temporary working directory so
+its ``.langgraph_api`` state folder does not land in the checkout (the project root goes on PYTHONPATH,
+where a run from the root would find it too).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from kg_agent import server
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+STARTUP_TIMEOUT = 180.0  # seconds; a cold start on a busy 2-core machine takes ~10 s
+GRAPHS = ["rog", "tog", "tog_i", "tog2"]
+
+
+# ------------------------------------------------------------------------------------- the graphs module
+def test_langgraph_json_exposes_every_method():
+    config = json.loads((PROJECT_ROOT / "langgraph.json").read_text())
+    assert config["graphs"] == {name: f"kg_agent.server:{name}" for name in GRAPHS}
+    assert config["dependencies"] == ["."]
+
+
+def test_graph_factories_build_once_without_checkpointer(monkeypatch):
+    monkeypatch.delenv("KG_AGENT_KG", raising=False)
+    monkeypatch.delenv("KG_AGENT_MODEL", raising=False)
+    graph = server.rog()
+    assert graph is server.rog()  # the server calls the factory per request: built once
+    assert graph.checkpointer is None and graph.store is None  # the server brings its own
+    result = graph.invoke({"question": "who wrote [Forrest Gump]"})
+    assert [a["answer"] for a in result["answers"]] == ["Winston Groom"]
+
+
+def test_graph_factories_read_the_kg_from_the_environment(monkeypatch, fixtures_dir):
+    monkeypatch.setenv("KG_AGENT_KG", str(fixtures_dir / "kg" / "metaqa_slice.txt"))
+    monkeypatch.delenv("KG_AGENT_MODEL", raising=False)
+    graph = server.tog()
+    assert graph is server.tog()
+    result = graph.invoke({"question": "who directed [5 Centimeters Per Second]"})
+    assert result["answers"][0]["answer"] == "Makoto Shinkai"
+
+
+def test_unknown_method_is_refused():
+    with pytest.raises(ValueError, match="unknown method 'gnn'"):
+        server.build_graph("gnn")
+
+
+# ------------------------------------------------------------------------------------- the running server
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def server_env() -> dict:
+    env = dict(os.environ)
+    for name in ("LANGSMITH_API_KEY", "LANGCHAIN_API_KEY", "LANGSMITH_CONTROL_PLANE_API_KEY", "LANGGRAPH_CLOUD_LICENSE_KEY",
+                 "LANGSMITH_ENDPOINT", "KG_AGENT_KG", "KG_AGENT_MODEL"):
+        env.pop(name, None)
+    env.update(
+        LANGGRAPH_CLI_NO_ANALYTICS="1",  # the CLI's usage ping
+        LANGGRAPH_NO_VERSION_CHECK="true",  # the server's PyPI version check
+        LANGSMITH_TRACING="false",
+        LANGCHAIN_TRACING_V2="false",
+        PYTHONPATH=os.pathsep.join(p for p in (str(PROJECT_ROOT), env.get("PYTHONPATH", "")) if p),
+        PYTHONUNBUFFERED="1",
+    )
+    return env
+
+
+def wait_until_ready(url: str, process: subprocess.Popen, log: Path) -> None:
+    deadline = time.monotonic() + STARTUP_TIMEOUT
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            pytest.fail(f"langgraph dev exited with {process.returncode}:\n{log.read_text()[-4000:]}")
+        try:
+            with urllib.request.urlopen(f"{url}/ok", timeout=2) as response:
+                if response.status == 200:
+                    return
+        except OSError:
+            pass
+        time.sleep(0.3)
+    pytest.fail(f"langgraph dev did not answer {url}/ok within {STARTUP_TIMEOUT:.0f} s:\n{log.read_text()[-4000:]}")
+
+
+def stop(process: subprocess.Popen) -> None:
+    if process.poll() is None:
+        os.killpg(process.pid, signal.SIGTERM)
+        try:
+            process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait(timeout=15)
+
+
+@pytest.fixture(scope="module")
+def server_url(tmp_path_factory):
+    pytest.importorskip("langgraph_cli", reason="the LangGraph CLI is not installed (pip install 'langgraph-cli[inmem]')")
+    pytest.importorskip("langgraph_api", reason="the LangGraph in-memory server is not installed (pip install 'langgraph-cli[inmem]')")
+    workdir = tmp_path_factory.mktemp("langgraph_dev")
+    log = workdir / "server.log"
+    port = free_port()
+    command = [sys.executable, "-m", "langgraph_cli", "dev", "--no-browser", "--no-reload",
+               "--host", "127.0.0.1", "--port", str(port), "--config", str(PROJECT_ROOT / "langgraph.json")]
+    with open(log, "wb") as out:
+        process = subprocess.Popen(command, cwd=workdir, env=server_env(), stdout=out, stderr=subprocess.STDOUT,
+                                   stdin=subprocess.DEVNULL, start_new_session=True)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        wait_until_ready(url, process, log)
+        yield url
+    finally:
+        stop(process)
+
+
+@pytest.fixture(scope="module")
+def client(server_url):
+    from langgraph_sdk import get_sync_client
+
+    return get_sync_client(url=server_url)
+
+
+def user(text: str) -> dict:
+    return {"messages": [{"role": "user", "content": text}]}
+
+
+def test_server_lists_the_graphs(client):
+    assert sorted(a["graph_id"] for a in client.assistants.search()) == sorted(GRAPHS)
+
+
+def test_thread_answers_and_follows_up(client):
+    thread = client.threads.create()
+    first = client.runs.wait(thread["thread_id"], "rog", input=user("what did [Winston Groom] write"))
+    assert [a["answer"] for a in first["answers"]] == ["Forrest Gump"]
+    assert first["messages"][-1]["type"] == "ai" and first["messages"][-1]["content"].startswith("Forrest Gump")
+
+    second = client.runs.wait(thread["thread_id"], "rog", input=user("and who directed it?"))
+    assert second["question"] == "and who directed it? [Forrest Gump]"
+    assert second["answers"][0]["answer"] == "Robert Zemeckis"
+    assert second["answers"][0]["paths"][0]["text"] == "Forrest Gump -> directed_by -> Robert Zemeckis"
+
+    state = client.threads.get_state(thread["thread_id"])
+    messages = state["values"]["messages"]
+    assert [m["type"] for m in messages] == ["human", "ai", "human", "ai"]
+    assert messages[-1]["response_metadata"]["kg_agent"]["topic_entities"][0]["label"] == "Forrest Gump"
+
+
+def test_streamed_run_shows_each_node_and_custom_events(client):
+    thread = client.threads.create()
+    parts = list(client.runs.stream(thread["thread_id"], "rog", input={"question": "who wrote [Forrest Gump]"},
+                                    stream_mode=["updates", "custom"]))
+    nodes = [node for p in parts if p.event == "updates" for node in p.data]
+    assert nodes == ["link", "plan", "retrieve", "answer"]
+    custom = [p.data for p in parts if p.event == "custom"]
+    assert [c["event"] for c in custom] == ["plan", "retrieve", "answer"]
+    assert custom[0]["plans"][0]["relations"] == ["written_by"]
+    assert custom[-1]["answers"][0]["answer"] == "Winston Groom"
+    answer_update = next(p.data["answer"] for p in parts if p.event == "updates" and "answer" in p.data)
+    assert answer_update["answers"][0]["answer"] == "Winston Groom"
+
+
+@pytest.mark.parametrize("graph, question, expected", [
+    ("tog", "who directed [Forrest Gump]", "Robert Zemeckis"),
+    ("tog_i", "who directed [Forrest Gump]", "Robert Zemeckis"),
+    ("tog2", "who directed [Catch Me If You Can]", "Steven Spielberg"),
+])
+def test_other_methods_answer_without_a_thread(client, graph, question, expected):
+    result = client.runs.wait(None, graph, input={"question": question})
+    assert result["answers"][0]["answer"] == expected
+    assert result["stop_reason"] in {"verified", "answered"}
