@@ -21,6 +21,8 @@ def _add_kg_args(parser: argparse.ArgumentParser) -> None:
                         "or SPARQL endpoint URL (default: the bundled sample movie KG)")
     parser.add_argument("--backend", choices=("memory", "oxigraph"), default=None,
                         help="for a KG file: keep it in memory (default) or bulk-load it once into an Oxigraph store beside it")
+    parser.add_argument("--kg-cache", metavar="FILE", default=None,
+                        help="for a SPARQL endpoint: keep fetched neighbourhoods and labels in this SQLite file across runs")
 
 
 def _add_method_args(parser: argparse.ArgumentParser) -> None:
@@ -88,7 +90,7 @@ def _extra_commands():
 def open_cli_kg(args: argparse.Namespace):
     from kg_agent.kg import open_kg
 
-    return open_kg(args.kg, backend=args.backend)
+    return open_kg(args.kg, backend=args.backend, cache_path=getattr(args, "kg_cache", None))
 
 
 def resolve_cli_model(spec: str | None):

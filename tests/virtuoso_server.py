@@ -235,6 +235,21 @@ class VirtuosoServer:
                 found.append(f"{parts[0]} {query}".strip())
         return found
 
+    def settled_sparql_count(self, *, at_least: int = 0, timeout: float = 10.0, quiet: float = 0.5) -> int:
+        """How many ``/sparql`` requests the log holds once it has stopped growing.
+
+        Virtuoso appends to its HTTP log on its own schedule, so a request that has been answered may
+        reach the log a moment later. This waits until the log holds at least ``at_least`` requests and
+        has not grown for ``quiet`` seconds (or ``timeout`` has passed), then returns the count."""
+        deadline = time.monotonic() + timeout
+        count = len(self.sparql_requests())
+        while True:
+            time.sleep(quiet)
+            now = len(self.sparql_requests())
+            if (now == count and now >= at_least) or time.monotonic() > deadline:
+                return now
+            count = now
+
     # ------------------------------------------------------------------ lifecycle
     def _write_ini(self) -> Path:
         for folder in (self.db_dir, self.load_dir, self.workdir / "www"):

@@ -43,6 +43,9 @@ def register(subparsers) -> None:
     ev.add_argument("--kg-timeout", type=float, default=30.0, metavar="SECONDS",
                     help="SPARQL endpoint: seconds each request may take; a question whose request fails or times out "
                     "is recorded with its error and the run goes on (default 30)")
+    ev.add_argument("--kg-cache", metavar="FILE", default=None,
+                    help="SPARQL endpoint: keep fetched neighbourhoods and labels in this SQLite file, so a re-run "
+                    "sends no requests for them")
     ev.add_argument("--only-lines", action="append", default=[], metavar="IDX",
                     help="MetaQA .idx file of 0-based lines to keep; once, or once per --questions in the same order")
     ev.add_argument("--sample", type=int, default=None, metavar="N",
@@ -200,7 +203,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
         if not args.kg:
             print("kg-agent eval: no --kg given; using the bundled sample movie KG", file=sys.stderr)
-        kg = open_kg(args.kg, backend=args.backend, timeout=getattr(args, "kg_timeout", 30.0))
+        kg = open_kg(args.kg, backend=args.backend, timeout=getattr(args, "kg_timeout", 30.0),
+                     cache_path=getattr(args, "kg_cache", None))
         kg_name = args.kg or "bundled sample KG"
 
     model = None

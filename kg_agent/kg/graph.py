@@ -23,7 +23,7 @@ import re
 import threading
 from collections import OrderedDict
 from pathlib import Path as FsPath
-from typing import Callable, Iterable, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Mapping, Sequence
 from urllib.parse import quote, unquote
 
 from rdflib import Graph, Literal, URIRef
@@ -37,6 +37,9 @@ from kg_agent.kg.errors import KGQueryError, UnknownEntityError, UnknownRelation
 from kg_agent.kg.sparql import check_read_only, sparql_iri, sparql_term
 from kg_agent.kg.types import Entity, base_relation, inverse, is_inverse
 
+if TYPE_CHECKING:
+    from kg_agent.kg.sparql_cache import SparqlCache
+
 KG_NS = "https://kg-agent.dev/"
 ENTITY_NS = KG_NS + "entity/"
 RELATION_NS = KG_NS + "relation/"
@@ -45,6 +48,7 @@ RELATION_NS = KG_NS + "relation/"
 LABEL_PREDICATES: frozenset[URIRef] = frozenset({RDFS.label, SKOS.prefLabel, SKOS.altLabel})
 
 _LOCAL_NAME = re.compile(r"[^/#:]+$")
+_ABSOLUTE_IRI = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")  # RFC 3987: an IRI with a scheme
 
 
 def entity_iri(name: str) -> URIRef:
@@ -153,6 +157,8 @@ class KnowledgeGraph:
         batch_size: entities per batched request (``sparql`` backend).
         page_size: rows per request for large answers (``sparql`` backend); lowered automatically when
             the server reports a smaller cap.
+        store_cache: a persistent :class:`~kg_agent.kg.sparql_cache.SparqlCache` (``sparql`` backend),
+            consulted before every request and filled after it; closed with the graph.
     """
 
     def __init__(
@@ -165,6 +171,7 @@ class KnowledgeGraph:
         name: str = "knowledge graph",
         batch_size: int = 100,
         page_size: int = 5_000,
+        store_cache: SparqlCache | None = None,
     ) -> None:
         if batch_size < 1 or page_size < 1:
             raise ValueError(f"batch_size and page_size must be >= 1, got {batch_size} and {page_size}")
@@ -183,6 +190,7 @@ class KnowledgeGraph:
         self.cache_size = cache_size
         self.batch_size = batch_size
         self.page_size = page_size
+        self.store_cache = store_cache
         self._hits = self._misses = self._requests = 0
         if self._eager:
             self._index_all()
@@ -342,7 +350,8 @@ class KnowledgeGraph:
             term = key_term(key)
             if isinstance(term, URIRef):
                 sparql_iri(term)
-                return True
+                # an endpoint refuses a relative IRI (HTTP 400): a bare name such as "Big" cannot be in it
+                return not self._remote or _ABSOLUTE_IRI.match(term) is not None
         except Exception:  # not an IRI (spaces, brackets...) or not valid N3
             return False
         return isinstance(term, Literal) or not self._remote
@@ -393,7 +402,38 @@ class KnowledgeGraph:
                 offset += page
 
     def _fetch_remote_neighbourhoods(self, keys: Sequence[str]) -> dict[str, dict[str, list[str]]]:
-        """Edges in both directions of up to ``batch_size`` entities in one request (``VALUES``)."""
+        """Edges in both directions of up to ``batch_size`` entities: from the store cache, else one request."""
+        if self.store_cache is None:
+            return self._query_neighbourhoods(keys)[0]
+        found: dict[str, dict[str, list[str]]] = {}
+        labels = self.store_cache.get_many("label", keys)
+        for key, stored in self.store_cache.get_many("edges", keys).items():
+            found[key] = {self._stored_relation(rel): targets for rel, targets in stored.items()}
+            if key in labels:
+                with self._lock:
+                    self._labels.put(key, _NO_LABEL if labels[key] is None else labels[key])
+        todo = [key for key in keys if key not in found]
+        if todo:
+            fetched, labels = self._query_neighbourhoods(todo)
+            self.store_cache.put_many("edges", {
+                key: {self._storable_relation(rel): targets for rel, targets in rels.items()}
+                for key, rels in fetched.items()})
+            self.store_cache.put_many("label", labels)
+            found.update(fetched)
+        return found
+
+    def _storable_relation(self, name: str) -> str:
+        """A relation name as stored in the store cache: its predicate IRI (``^IRI`` for incoming)."""
+        iri = self._relation_iris[base_relation(name)]
+        return inverse(iri) if is_inverse(name) else iri
+
+    def _stored_relation(self, stored: str) -> str:
+        name = self._relation_name(URIRef(base_relation(stored)))
+        return inverse(name) if is_inverse(stored) else name
+
+    def _query_neighbourhoods(
+            self, keys: Sequence[str]) -> tuple[dict[str, dict[str, list[str]]], dict[str, str | None]]:
+        """Edges in both directions of up to ``batch_size`` entities in one request (``VALUES``), and their labels."""
         terms = {key: self._term(key) for key in keys}
         values = " ".join(sparql_term(t) for t in terms.values())
         query = ("SELECT ?n ?p ?o ?s WHERE { VALUES ?n { %s } { ?n ?p ?o } UNION { ?s ?p ?n } }" % values)
@@ -401,7 +441,7 @@ class KnowledgeGraph:
         rows = self._remote_select(query, "?n ?p ?o ?s", what)
         by_term = {term: key for key, term in terms.items()}
         found: dict[str, dict[str, list[str]]] = {key: {} for key in keys}
-        labelled: set[str] = set()
+        labelled: dict[str, str | None] = {}
         for n, p, o, s in rows:
             key = by_term.get(n)
             if key is None:
@@ -412,7 +452,7 @@ class KnowledgeGraph:
             if o is not None:
                 if p in LABEL_PREDICATES:
                     if p == RDFS.label and key not in labelled:
-                        labelled.add(key)
+                        labelled[key] = str(o)
                         with self._lock:
                             self._labels.put(key, str(o))
                     continue
@@ -424,8 +464,9 @@ class KnowledgeGraph:
                 for rel, targets in rels.items():
                     rels[rel] = sorted(set(targets))
                 if key not in labelled and not isinstance(terms[key], Literal):
+                    labelled[key] = None
                     self._labels.put(key, _NO_LABEL)
-        return found
+        return found, labelled
 
     def prefetch(self, entity_ids: Iterable[str]) -> int:
         """Fetch the edges of every given entity not cached yet, ``batch_size`` per request; returns how many.
@@ -458,6 +499,12 @@ class KnowledgeGraph:
         with self._lock:
             todo = [k for k in dict.fromkeys(entity_ids)
                     if k not in self._labels and self._queryable(k) and isinstance(key_term(k), URIRef)]
+        if self.store_cache is not None:
+            stored = self.store_cache.get_many("label", todo)
+            with self._lock:
+                for key, label in stored.items():
+                    self._labels.put(key, _NO_LABEL if label is None else label)
+            todo = [k for k in todo if k not in stored]
         for start in range(0, len(todo), self.batch_size):
             batch = todo[start:start + self.batch_size]
             terms = {key: self._term(key) for key in batch}
@@ -467,6 +514,8 @@ class KnowledgeGraph:
             labels: dict[str, str] = {}
             for n, label in rows:
                 labels.setdefault(node_key(n), str(label))
+            if self.store_cache is not None:
+                self.store_cache.put_many("label", {key: labels.get(key) for key in batch})
             with self._lock:
                 for key in batch:
                     self._labels.put(key, labels.get(key, _NO_LABEL))
@@ -571,9 +620,14 @@ class KnowledgeGraph:
     def relation_names(self) -> list[str]:
         """Every relation name of the graph (without inverses), sorted."""
         if self._remote:
-            for (p,) in self._remote_select("SELECT DISTINCT ?p WHERE { ?s ?p ?o }", "?p", "the relations"):
-                if isinstance(p, URIRef) and p not in LABEL_PREDICATES:
-                    self._relation_name(p)
+            stored = self.store_cache.get("relations") if self.store_cache is not None else None
+            if stored is None:
+                rows = self._remote_select("SELECT DISTINCT ?p WHERE { ?s ?p ?o }", "?p", "the relations")
+                stored = [str(p) for (p,) in rows if isinstance(p, URIRef) and p not in LABEL_PREDICATES]
+                if self.store_cache is not None:
+                    self.store_cache.put("relations", "", stored)
+            for p in stored:
+                self._relation_name(URIRef(p))
         elif not self._eager:
             rows = self.query("SELECT DISTINCT ?p WHERE { ?s ?p ?o }")
             for (p,) in rows:
@@ -625,10 +679,15 @@ class KnowledgeGraph:
                 if key not in self._adjacency:
                     index.setdefault(normalize_label(label), []).append(key)
         else:
-            query = "SELECT ?s ?l WHERE { ?s %s ?l }" % sparql_iri(RDFS.label)
-            rows = self._remote_select(query, "?s ?l", "the labels") if self._remote else self.query(query)
-            for s, o in rows:
-                index.setdefault(normalize_label(str(o)), []).append(node_key(s))
+            stored = self.store_cache.get("label_index") if self.store_cache is not None else None
+            if stored is None:
+                query = "SELECT ?s ?l WHERE { ?s %s ?l }" % sparql_iri(RDFS.label)
+                rows = self._remote_select(query, "?s ?l", "the labels") if self._remote else self.query(query)
+                stored = [(node_key(s), str(o)) for s, o in rows]
+                if self.store_cache is not None:
+                    self.store_cache.put("label_index", "", stored)
+            for key, label in stored:
+                index.setdefault(normalize_label(label), []).append(key)
         for keyed in index.values():
             keyed[:] = list(dict.fromkeys(keyed))
         return index
@@ -705,7 +764,9 @@ class KnowledgeGraph:
 
     # ------------------------------------------------------------------ lifecycle
     def close(self) -> None:
-        """Close the underlying store (disk and remote backends)."""
+        """Close the underlying store (disk and remote backends) and the store cache."""
+        if self.store_cache is not None:
+            self.store_cache.close()
         try:
             self.graph.close()
         except Exception:  # pragma: no cover - stores without close

@@ -379,6 +379,7 @@ def open_sparql(
     default_graph: str | None = None,
     batch_size: int = 100,
     page_size: int = 5_000,
+    cache_path: str | Path | None = None,
 ) -> KnowledgeGraph:
     """A read-only view of a remote SPARQL endpoint (rdflib ``SPARQLStore``).
 
@@ -393,6 +394,8 @@ def open_sparql(
             are fetched at once (:meth:`KnowledgeGraph.prefetch`).
         page_size: rows per request for large answers (``ORDER BY ... LIMIT ... OFFSET``); keep it below the
             server's cap (Virtuoso ``ResultSetMaxRows``, 10000 by default) — a smaller cap is detected and used.
+        cache_path: a SQLite file keeping fetched neighbourhoods, labels, the label index and the relation
+            list across runs (:mod:`kg_agent.kg.sparql_cache`), keyed by endpoint and default graph.
     """
     from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
@@ -405,10 +408,16 @@ def open_sparql(
         raise ValueError(f"give one default graph, not {graphs + ([default_graph] if default_graph else [])}")
     default_graph = default_graph or (graphs[0] if graphs else None)
     rest = urlencode([(key, value) for key, value in params if key != "default-graph-uri"])
-    store = _timeout_sparql_store(urlunsplit(parts._replace(query=rest)), timeout)
+    url = urlunsplit(parts._replace(query=rest))
+    store = _timeout_sparql_store(url, timeout)
     graph = Graph(store=store, identifier=URIRef(default_graph)) if default_graph else Graph(store=store)
+    store_cache = None
+    if cache_path is not None:
+        from kg_agent.kg.sparql_cache import SparqlCache
+
+        store_cache = SparqlCache(cache_path, f"{url} {default_graph or ''}")
     return KnowledgeGraph(graph, backend="sparql", cache_size=cache_size, batch_size=batch_size,
-                          page_size=page_size, name=endpoint)
+                          page_size=page_size, name=endpoint, store_cache=store_cache)
 
 
 def open_kg(
@@ -418,6 +427,7 @@ def open_kg(
     format: str | None = None,
     store_path: str | Path | None = None,
     timeout: float = 30.0,
+    cache_path: str | Path | None = None,
 ) -> KnowledgeGraph:
     """Open a knowledge graph from whatever the user has.
 
@@ -426,12 +436,16 @@ def open_kg(
     * a directory: an Oxigraph store on disk.
     * a file: loaded into memory, or with ``backend="oxigraph"`` bulk-loaded once into ``store_path``
       (default: ``<file>.oxigraph`` beside it) and reopened from there on later runs.
+
+    ``cache_path`` (endpoints only) keeps SPARQL results in a SQLite file across runs (see :func:`open_sparql`).
     """
     if source is None:
         source = sample_kg_path()
     text = str(source)
     if re.match(r"^https?://", text):
-        return open_sparql(text, timeout=timeout)
+        return open_sparql(text, timeout=timeout, cache_path=cache_path)
+    if cache_path is not None:
+        raise ValueError(f"a KG cache (cache_path, --kg-cache) is for SPARQL endpoints; {text} is not an http(s) URL")
     path = Path(text)
     if path.is_dir():
         return open_oxigraph(path)

@@ -39,6 +39,7 @@ from langchain_core.globals import get_llm_cache, set_llm_cache
 from langchain_core.messages import message_to_dict, messages_from_dict
 from langchain_core.outputs import ChatGeneration, Generation
 
+from kg_agent._sqlite import open_cache_database
 from kg_agent.llm.usage import CACHE_HIT_KEY
 
 __all__ = ["SQLiteLLMCache", "disable_llm_cache", "enable_llm_cache", "llm_cache"]
@@ -93,13 +94,9 @@ class SQLiteLLMCache(BaseCache):
 
     def __init__(self, path: str | Path, *, timeout: float = 30.0) -> None:
         self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
         try:
-            self._connection = sqlite3.connect(str(self.path), timeout=timeout, check_same_thread=False)
-            with self._lock, self._connection:
-                self._connection.execute("PRAGMA journal_mode=WAL")
-                self._connection.execute(_SCHEMA)
+            self._connection = open_cache_database(self.path, _SCHEMA, timeout=timeout)
         except sqlite3.Error as exc:
             raise ValueError(f"cannot use {self.path} as an LLM cache: {exc}") from exc
         self.hits = 0
