@@ -37,7 +37,9 @@ def link(title: str) -> str | None:
     return found[0].id if found else None
 
 
-index = DocumentIndex.in_memory(collection="my_author_notes")  # or DocumentIndex("path/to/index") on disk
+index = DocumentIndex.in_memory(collection="my_author_notes")  # or DocumentIndex("path/to/index") on disk,
+# or DocumentIndex.connect("http://localhost:8000", collection=...) in a Chroma server (`chroma run`); a graph
+# also takes that server as documents="http://localhost:8000?collection=my_author_notes" (CLI: --docs URL)
 report = index.ingest(documents, link=link)  # chunked, embedded, upserted with stable ids (re-running is a no-op)
 print(f"Indexed {report.documents} documents as {report.chunks} chunks, {report.linked_entities} linked to entities")
 

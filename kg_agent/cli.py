@@ -35,7 +35,7 @@ def _add_method_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--k", type=int, default=3, help="RoG: number of relation-path plans (default 3)")
     parser.add_argument("--width", type=int, default=3, help="ToG: beam width W (default 3)")
     parser.add_argument("--depth", type=int, default=3, help="ToG: maximum depth D (default 3)")
-    parser.add_argument("--docs", help="ToG-2: document index folder or documents JSONL")
+    parser.add_argument("--docs", help="ToG-2: document index folder, documents JSONL, or Chroma server URL (http://host:8000?collection=NAME)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -219,6 +219,7 @@ def cmd_export_rog_data(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    from kg_agent.docs.index import DocumentIndexConnectionError
     from kg_agent.kg.errors import KGError
     from kg_agent.llm.errors import KGAgentLLMError
 
@@ -228,7 +229,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     handler = handlers.get(args.command) or getattr(args, "handler", None)
     try:
         return int(handler(args) or 0)
-    except (KGError, KGAgentLLMError, ValueError, FileNotFoundError) as exc:
+    except (KGError, KGAgentLLMError, ValueError, FileNotFoundError, DocumentIndexConnectionError) as exc:
         print(f"kg-agent: error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

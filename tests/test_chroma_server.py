@@ -169,3 +169,28 @@ def test_dead_server_url_is_named(tmp_path):
     url = f"http://127.0.0.1:{_free_port()}"
     with pytest.raises(DocumentIndexConnectionError, match=url.replace(".", r"\.")):
         DocumentIndex.connect(url, collection="kg_agent_docs")
+
+
+def test_tog2_and_the_cli_take_a_server_url_naming_the_collection(kg, chroma, indexes, capsys):
+    from kg_agent import cli
+
+    embedded, remote = indexes
+    url = f"{chroma.url}?collection={remote.collection_name}"
+    by_url = create_tog2_graph(kg, documents=url).compile().invoke({"question": QUESTIONS[0]})
+    by_index = create_tog2_graph(kg, documents=embedded).compile().invoke({"question": QUESTIONS[0]})
+    assert [a["answer"] for a in by_url["answers"]] == [a["answer"] for a in by_index["answers"]] == ["Steven Spielberg"]
+    assert [d["id"] for d in by_url["documents"]] == [d["id"] for d in by_index["documents"]]
+    assert cli.main(["ask", QUESTIONS[0], "--method", "tog2", "--model", "none", "--docs", url, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["answers"][0]["answer"] == "Steven Spielberg"
+
+
+def test_a_server_url_with_an_empty_or_dead_collection_is_an_error_not_a_kg_only_run(kg, chroma, capsys, tmp_path):
+    from kg_agent import cli
+
+    with pytest.raises(ValueError, match="no documents in collection 'never_ingested'"):
+        create_tog2_graph(kg, documents=f"{chroma.url}?collection=never_ingested")
+    dead = f"http://127.0.0.1:{_free_port()}"
+    with pytest.raises(DocumentIndexConnectionError, match=dead.replace(".", r"\.")):
+        create_tog2_graph(kg, documents=dead)
+    assert cli.main(["ask", QUESTIONS[0], "--method", "tog2", "--model", "none", "--docs", dead]) == 2
+    assert f"cannot reach the Chroma server at {dead}" in capsys.readouterr().err

@@ -64,7 +64,7 @@ def register(subparsers) -> None:
     ev.add_argument("--skip-unanswerable", action="store_true",
                     help="rog-jsonl: drop questions none of whose answers is a node of their own subgraph "
                     "(e.g. WebQTest-3, -31); the number dropped is printed and recorded")
-    ev.add_argument("--docs", help="ToG-2: document index folder or documents JSONL")
+    ev.add_argument("--docs", help="ToG-2: document index folder, documents JSONL, or Chroma server URL (http://host:8000?collection=NAME)")
     ev.add_argument("--method", choices=EVAL_METHODS, default="rog",
                     help="method (ceiling: MetaQA's gold relation path, an upper bound; default rog)")
     ev.add_argument("--model", default=None,

@@ -161,7 +161,8 @@ def create_tog2_graph(
     Args:
         kg: the knowledge graph to explore.
         model: a LangChain chat model (or ``"openai:gpt-4o-mini"``); ``None`` runs fully offline.
-        documents: the entity documents: a :class:`DocumentIndex`, a persisted index folder, or a JSONL
+        documents: the entity documents: a :class:`DocumentIndex`, a Chroma server URL
+            (``http://host:8000?collection=NAME``), a persisted index folder, or a JSONL
             file (``{"title"|"entity", "text"}``, linked to entities by label) ingested into an in-memory
             index. ``None``: the bundled plot summaries with the bundled sample KG, else KG-only (warning).
         width: ``W``, relations kept per topic entity and entities kept per iteration (paper §3.2; 3).

@@ -13,9 +13,11 @@ what a user passes (an index, a persisted index folder, a JSONL file) into a :cl
 from __future__ import annotations
 
 import hashlib
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Mapping
+from urllib.parse import parse_qsl, urlsplit, urlunsplit
 
 from langchain_core.embeddings import Embeddings
 
@@ -93,9 +95,24 @@ def _memory_collection_name(path: Path, embeddings: Embeddings | None) -> str:
 
 def open_document_index(kg: KnowledgeGraph, documents: DocumentIndex | str | Path, *, embeddings: Embeddings | None = None,
                         collection: str | None = None) -> DocumentIndex:
-    """A :class:`DocumentIndex` from an index, a persisted index folder or a JSONL file (ingested in memory)."""
+    """A :class:`DocumentIndex` from an index, a Chroma server URL, a persisted index folder or a JSONL file
+    (ingested in memory).
+
+    A server URL names its collection in the query (``http://localhost:8000?collection=films``); without
+    one, ``collection`` or the default collection is used. The collection must already hold the documents
+    (ingest them with :func:`ingest_documents`); an empty one raises ``ValueError``.
+    """
     if isinstance(documents, DocumentIndex):
         return documents
+    if re.match(r"(?i)^https?://", str(documents)):
+        parts = urlsplit(str(documents))
+        named = dict(parse_qsl(parts.query)).get("collection")
+        index = DocumentIndex.connect(urlunsplit(parts._replace(query="", fragment="")),
+                                      collection=named or collection or DEFAULT_COLLECTION, embeddings=embeddings)
+        if index.count() == 0:
+            raise ValueError(f"the Chroma server at {documents} has no documents in collection "
+                             f"{index.collection_name!r}; ingest them first (kg_agent.tools.entity_documents.ingest_documents)")
+        return index
     path = Path(documents)
     if path.is_dir():
         return DocumentIndex(path, collection=collection or DEFAULT_COLLECTION, embeddings=embeddings)
