@@ -194,3 +194,21 @@ def test_a_server_url_with_an_empty_or_dead_collection_is_an_error_not_a_kg_only
         create_tog2_graph(kg, documents=dead)
     assert cli.main(["ask", QUESTIONS[0], "--method", "tog2", "--model", "none", "--docs", dead]) == 2
     assert f"cannot reach the Chroma server at {dead}" in capsys.readouterr().err
+
+
+def test_a_server_that_stops_answering_is_named_in_the_error(kg, tmp_path):
+    documents = load_documents_jsonl(sample_documents_path(), skip_empty=True)
+    with ChromaServer(tmp_path / "data") as server:
+        index = DocumentIndex.connect(server.url, collection="stops_answering")
+        ingest_documents(index, kg, documents)
+        app = create_tog2_graph(kg, documents=index).compile()
+        assert app.invoke({"question": QUESTIONS[0]})["answers"]
+    server.process.wait(timeout=30)
+    assert app.invoke({"question": QUESTIONS[0]})["answers"]  # its chunks are kept: no request needed
+    named = f"the Chroma server at {server.url} stopped answering".replace(".", r"\.")
+    for call in (index.count, lambda: index.search("a man stranded on an island", k=3), index.entities,
+                 lambda: index.chunks_for_entities([str(entity_iri("Big"))]),
+                 lambda: ingest_documents(index, kg, documents[:1]),
+                 lambda: create_tog2_graph(kg, documents=index).compile().invoke({"question": QUESTIONS[0]})):
+        with pytest.raises(DocumentIndexConnectionError, match=named):
+            call()

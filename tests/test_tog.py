@@ -12,6 +12,7 @@ from kg_agent.graphs.tog import create_tog_graph, tog_call_bound
 from kg_agent.kg import kg_from_triples, open_kg
 from kg_agent.llm.scripted import ScriptedChatModel
 from kg_agent.tools.prune_relations import filter_relations
+from kg_agent.tools.verify import ScoreVerifier
 
 FG_Q = "who directed [Forrest Gump]"
 ZEMECKIS_Q = "who starred in films directed by [Robert Zemeckis]"
@@ -334,3 +335,24 @@ def test_real_metaqa_dev_questions(full_kg, data_dir):
     result = create_tog_graph(full_kg, model=model).compile().invoke({"question": q2.extra["raw"]})
     assert result["stop_reason"] == "verified" and names(result)[0] in q2.answers
     assert model.calls <= tog_call_bound(3, 3)
+
+
+# ------------------------------------------------------------------------------------------------ verifier weight
+# Two 2WikiMultihopQA dev questions with every triple the dataset's KG (kg_evidence_triples.jsonl) has about them.
+WIKI_TRIPLES = [
+    ("Khanzada Begum", "father", "Umar Shaikh Mirza II"), ("Umar Shaikh Mirza II", "place of death", "Fergana"),
+    ("Konrad Wolf", "father", "Friedrich Wolf"), ("Friedrich Wolf", "country of citizenship", "East Germany"),
+]
+WIKI_QUESTIONS = [("Where did Khanzada Begum's father die?", "Khanzada Begum", "Umar Shaikh Mirza II", "Fergana"),
+                  ("Which country Konrad Wolf's father is from?", "Konrad Wolf", "Friedrich Wolf", "East Germany")]
+
+
+def test_offline_verifier_lexical_weight_decides_whether_a_chain_named_in_other_words_goes_on():
+    """The default lexical term favours stopping after ``father``; without it the next hop is taken."""
+    kg = kg_from_triples(WIKI_TRIPLES, name="twowiki cut")
+    default = create_tog_graph(kg).compile()
+    cosine_only = create_tog_graph(kg, verifier=ScoreVerifier(kg, lexical_weight=0.0)).compile()
+    for question, topic, father, answer in WIKI_QUESTIONS:
+        state = {"question": question, "topic_entities": [kg.find_entities(topic)[0].id]}
+        assert [a["answer"] for a in default.invoke(state)["answers"]] == [father]
+        assert [a["answer"] for a in cosine_only.invoke(state)["answers"]] == [answer]

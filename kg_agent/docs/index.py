@@ -22,6 +22,7 @@ any LangChain ``Embeddings`` may be passed instead.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import re
@@ -32,6 +33,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import chromadb
+import httpx
 from chromadb.api import ClientAPI
 from chromadb.api.types import Documents, EmbeddingFunction
 from chromadb.config import Settings
@@ -71,7 +73,22 @@ def chroma_settings() -> Settings:
 
 
 class DocumentIndexConnectionError(ConnectionError):
-    """The Chroma server at a URL could not be reached."""
+    """The Chroma server at a URL could not be reached, or stopped answering."""
+
+
+def _names_the_server(method: Callable) -> Callable:
+    """Turn a dropped connection to a Chroma server inside ``method`` into :class:`DocumentIndexConnectionError`
+    naming the server, instead of httpx's bare "Connection refused"."""
+
+    @functools.wraps(method)
+    def wrapper(self: "DocumentIndex", *args: Any, **kwargs: Any) -> Any:
+        try:
+            return method(self, *args, **kwargs)
+        except httpx.TransportError as error:
+            where = f"the Chroma server at {self.server_url}" if self.server_url else "the Chroma server"
+            raise DocumentIndexConnectionError(f"{where} stopped answering ({method.__name__}): {error}") from error
+
+    return wrapper
 
 
 @dataclass(frozen=True)
@@ -257,6 +274,7 @@ class DocumentIndex:
                 Path(path).mkdir(parents=True, exist_ok=True)
                 client = chromadb.PersistentClient(path=str(path), settings=chroma_settings())
         self.client: ClientAPI = client
+        self.server_url: str | None = None  # set by connect()
         self.path: Path | None = Path(path) if path is not None else None
         self.chunk_size = chunk_size
         self.chunk_overlap = chunk_overlap
@@ -309,7 +327,9 @@ class DocumentIndex:
             raise DocumentIndexConnectionError(
                 f"cannot reach the Chroma server at {url}: {error}"
             ) from error
-        return cls(None, client=client, collection=collection, embeddings=embeddings, **options)
+        index = cls(None, client=client, collection=collection, embeddings=embeddings, **options)
+        index.server_url = url
+        return index
 
     def _open_collection(
         self, name: str, embeddings: Embeddings | EmbeddingFunction[Documents] | None
@@ -376,6 +396,7 @@ class DocumentIndex:
 
     # -- ingest ----------------------------------------------------------------------------
 
+    @_names_the_server
     def ingest(
         self,
         documents: Iterable[Mapping[str, Any] | Document],
@@ -471,6 +492,7 @@ class DocumentIndex:
 
     # -- reading ---------------------------------------------------------------------------
 
+    @_names_the_server
     def search(self, query: str, *, k: int = 5, entities: Collection[str] | None = None) -> list[Chunk]:
         """The ``k`` chunks most similar to ``query``, best first.
 
@@ -509,36 +531,52 @@ class DocumentIndex:
             )
         ]
 
+    @_names_the_server
     def chunks_for_entities(self, entities: Iterable[str]) -> dict[str, list[Chunk]]:
         """All chunks of the given entities, per entity, in document order (``score`` is None,
         ``rank`` is the 1-based position in the entity's list). Entities without chunks map to []."""
+        return {entity: [chunk for chunk, _ in rows] for entity, rows in self._entity_chunks(entities, vectors=False).items()}
+
+    @_names_the_server
+    def chunk_vectors_for_entities(self, entities: Iterable[str]) -> dict[str, list[tuple[Chunk, Any]]]:
+        """As :meth:`chunks_for_entities`, each chunk with its stored embedding (a sequence of floats)."""
+        return self._entity_chunks(entities, vectors=True)
+
+    def _entity_chunks(self, entities: Iterable[str], *, vectors: bool) -> dict[str, list[tuple[Chunk, Any]]]:
         wanted = list(dict.fromkeys(str(entity) for entity in entities))
-        found: dict[str, list[tuple[str, int, str, str, Mapping[str, Any]]]] = {entity: [] for entity in wanted}
+        include = ["documents", "metadatas", *(["embeddings"] if vectors else [])]
+        found: dict[str, list[tuple[str, int, str, str, Mapping[str, Any], Any]]] = {entity: [] for entity in wanted}
         for start in range(0, len(wanted), _ENTITY_FILTER_BATCH):
             batch = wanted[start : start + _ENTITY_FILTER_BATCH]
-            result = self.collection.get(
-                where={"entity": {"$in": batch}}, include=["documents", "metadatas"]
-            )
-            for identifier, text, metadata in zip(
+            result = self.collection.get(where={"entity": {"$in": batch}}, include=include)
+            stored = result.get("embeddings") if vectors else None
+            for row, (identifier, text, metadata) in enumerate(zip(
                 result["ids"], result["documents"] or [], result["metadatas"] or [], strict=True
-            ):
+            )):
                 entity = str(metadata["entity"])
-                found[entity].append(
-                    (str(metadata.get("title", "")), int(metadata.get("chunk_index", 0)), identifier, text, metadata)
-                )
-        grouped: dict[str, list[Chunk]] = {}
+                found[entity].append((str(metadata.get("title", "")), int(metadata.get("chunk_index", 0)), identifier,
+                                      text, metadata, None if stored is None else stored[row]))
+        grouped: dict[str, list[tuple[Chunk, Any]]] = {}
         for entity, rows in found.items():
             rows.sort(key=lambda row: (row[0], row[1], row[2]))
             grouped[entity] = [
-                self._chunk(identifier, text, metadata, score=None, rank=rank)
-                for rank, (_, _, identifier, text, metadata) in enumerate(rows, start=1)
+                (self._chunk(identifier, text, metadata, score=None, rank=rank), vector)
+                for rank, (_, _, identifier, text, metadata, vector) in enumerate(rows, start=1)
             ]
         return grouped
 
+    @_names_the_server
+    def existing_ids(self, ids: Iterable[str]) -> set[str]:
+        """The chunk ids among ``ids`` that the collection holds."""
+        ids = list(dict.fromkeys(ids))
+        return set(self.collection.get(ids=ids, include=[])["ids"]) if ids else set()
+
+    @_names_the_server
     def count(self) -> int:
         """Number of chunks stored."""
         return int(self.collection.count())
 
+    @_names_the_server
     def entities(self) -> set[str]:
         """The entity ids that have at least one chunk."""
         found: set[str] = set()
@@ -555,6 +593,7 @@ class DocumentIndex:
                 return found
             offset += page
 
+    @_names_the_server
     def delete_entities(self, entities: Iterable[str]) -> None:
         """Remove every chunk of the given entities (e.g. before re-ingesting changed texts)."""
         wanted = list(dict.fromkeys(str(entity) for entity in entities))

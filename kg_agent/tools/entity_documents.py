@@ -77,7 +77,7 @@ def ingest_documents(index: DocumentIndex, kg: KnowledgeGraph, documents: Iterab
         group = linked_docs[start:start + batch]
         ids = [_chunk_ids(index, d) for d in group]
         flat = [i for chunk_ids in ids for i in chunk_ids]
-        existing = set(index.collection.get(ids=flat, include=[])["ids"]) if flat and index.count() else set()
+        existing = index.existing_ids(flat) if flat and index.count() else set()
         for document, chunk_ids in zip(group, ids):
             if chunk_ids and all(i in existing for i in chunk_ids):
                 present += 1

@@ -41,7 +41,6 @@ DEFAULT_TOP_K_CHUNKS = 10  # K (authors' code: para_rank_topk k=10)
 DEFAULT_ALPHA = 0.8  # alpha (authors' code: alpha = 0.8)
 DEFAULT_MAX_CANDIDATES = 50
 MAX_KEPT_DOCUMENTS = 50
-_FETCH_BATCH = 500
 
 
 class ChunkScorer:
@@ -69,22 +68,12 @@ class ChunkScorer:
             return {e: [] for e in wanted}
         with self._lock:
             missing = [e for e in wanted if e not in self._cache]
-        fetched: dict[str, list[tuple[tuple, dict, np.ndarray]]] = {e: [] for e in missing}
-        for start in range(0, len(missing), _FETCH_BATCH):
-            batch = missing[start:start + _FETCH_BATCH]
-            result = self.index.collection.get(where={"entity": {"$in": batch}},
-                                               include=["embeddings", "documents", "metadatas"])
-            vectors = result.get("embeddings")
-            vectors = unit_vectors(vectors) if vectors is not None and len(vectors) else np.zeros((0, 1), np.float32)
-            for row, (identifier, text, meta) in enumerate(zip(result["ids"], result["documents"] or [], result["metadatas"] or [])):
-                entity = str(meta.get("entity"))
-                chunk = {"id": identifier, "entity": entity, "title": str(meta.get("title", "")), "text": text,
-                         "chunk_index": int(meta.get("chunk_index", 0))}
-                fetched.setdefault(entity, []).append(((chunk["title"], chunk["chunk_index"], identifier), chunk, vectors[row]))
+        fetched = self.index.chunk_vectors_for_entities(missing) if missing else {}
         with self._lock:
-            for entity, rows in fetched.items():
-                rows.sort(key=lambda r: r[0])
-                self._cache[entity] = [(chunk, vector) for _, chunk, vector in rows]
+            for entity, rows in fetched.items():  # in document order
+                vectors = unit_vectors([vector for _, vector in rows]) if rows else []
+                self._cache[entity] = [({"id": c.id, "entity": entity, "title": c.title, "text": c.text,
+                                         "chunk_index": c.chunk_index}, vector) for (c, _), vector in zip(rows, vectors)]
                 if len(self._cache) > self.max_cached_entities:
                     self._cache.popitem(last=False)
             return {e: list(self._cache.get(e, [])) for e in wanted}
