@@ -180,3 +180,26 @@ def test_reply_metadata_is_plain_json(method_apps):
     meta = kg_metadata(result["messages"][-1])
     assert json.loads(json.dumps(meta)) == meta
     assert meta["method"] == "tog2"
+
+
+@pytest.mark.parametrize("method", ["rog", "tog"])
+def test_follow_up_in_a_chat_whose_replies_came_from_elsewhere_links_the_users_earlier_message(method_apps, method):
+    """No reply carries entities (a plain chat model answered before): the user's earlier message is linked."""
+    history = [HumanMessage("tell me about Big"),
+               AIMessage("Big is a 1988 fantasy comedy in which a boy wakes up as an adult."),  # names 1988, comedy...
+               HumanMessage("I mean the film"),  # no entity: skipped
+               AIMessage("Yes, the film."),
+               HumanMessage(FOLLOW_UP)]
+    result = method_apps[method].invoke({"messages": history})
+    assert labels(result["topic_entities"]) == ["Big"]  # from the user's words, not the reply's
+    assert result["question"] == FOLLOW_UP + " [Big]"
+    assert any("earlier message 'tell me about Big': Big" in w for w in result["warnings"])
+    assert result["answers"][0]["answer"] == "Penny Marshall"
+
+
+def test_only_the_current_question_is_left_out_of_the_earlier_messages(method_apps):
+    """Two user messages in a row, no reply in between: the first one is still an earlier message."""
+    result = method_apps["rog"].invoke({"messages": [HumanMessage("tell me about Big"), HumanMessage(FOLLOW_UP)]})
+    assert labels(result["topic_entities"]) == ["Big"]
+    alone = method_apps["rog"].invoke({"messages": [HumanMessage(FOLLOW_UP)]})
+    assert alone["topic_entities"] == [] and alone["stop_reason"] == "no_topic_entity"

@@ -9,7 +9,8 @@ is then written with them in brackets (:func:`resolved_follow_up`), so every dec
 The previous turn is found in the chat itself when it can be: every reply a method graph makes
 (:func:`reply_message`) carries its answer and topic entities in ``response_metadata["kg_agent"]``, so a
 method graph used as a node of a chatbot whose state keeps only ``messages`` still links follow-ups. Without
-such a reply, the state's own ``answers`` / ``topic_entities`` (kept by a checkpointer) are used.
+such a reply, the state's own ``answers`` / ``topic_entities`` (kept by a checkpointer) are used; without
+those either (a chat whose replies came from elsewhere), the user's own earlier messages are linked.
 """
 
 from __future__ import annotations
@@ -21,6 +22,8 @@ from kg_agent.kg.linking import link_entities
 from kg_agent.kg.types import Entity
 
 MAX_CARRIED_ENTITIES = 5
+#: Earlier user messages linked, latest first, when no reply of the chat carries entities.
+MAX_EARLIER_MESSAGES = 3
 
 
 def question_from_state(state: dict) -> str:
@@ -67,11 +70,10 @@ def link_node(state: dict, *, kg: KnowledgeGraph, max_entities: int = 5) -> dict
     else:
         result = link_entities(kg, question, max_entities=max_entities)
         entities = result.entities
-        previous = _previous_turn_entities(state)
-        if not entities and previous:
+        previous, source = _previous_turn_entities(state, kg, max_entities=max_entities) if not entities else ([], "")
+        if previous:
             entities = previous
-            warnings.append("link: no entity in this question; using the previous turn's entities: "
-                            + ", ".join(e.label for e in entities))
+            warnings.append(f"link: no entity in this question; using {source}: " + ", ".join(e.label for e in entities))
             fresh["question"] = resolved_follow_up(question, entities)
         elif not entities:
             warnings.append(f"link: {result.message}")
@@ -86,15 +88,30 @@ def resolved_follow_up(question: str, entities: list[Entity]) -> str:
     return question + " " + " ".join(f"[{e.label}]" for e in entities)
 
 
-def _previous_turn_entities(state: dict) -> list[Entity]:
-    """The last turn's answer entities, else its topic entities (empty outside a chat)."""
-    carried = _entities_from_last_reply(state.get("messages") or [])
+def _previous_turn_entities(state: dict, kg: KnowledgeGraph, *, max_entities: int) -> tuple[list[Entity], str]:
+    """The last turn's answer entities, else its topic entities (empty outside a chat), and where they came from.
+
+    A chat whose earlier replies were not made by a method graph (another node, a plain chat model) carries
+    no entities; then the user's own earlier messages are linked, latest first ("tell me about Big" ->
+    "who directed it?"). The replies' text is not: a free-text reply names years, genres and side remarks.
+    """
+    messages = state.get("messages") or []
+    carried = _entities_from_last_reply(messages)
     if carried is not None:
-        return carried
+        return carried, "the previous turn's entities"
     answers = [a for a in state.get("answers") or [] if a.get("entity_id")]
     if answers:
-        return [Entity(a["entity_id"], a["answer"]) for a in answers[:MAX_CARRIED_ENTITIES]]
-    return [Entity.from_dict(e) for e in (state.get("topic_entities") or [])[:MAX_CARRIED_ENTITIES]]
+        return [Entity(a["entity_id"], a["answer"]) for a in answers[:MAX_CARRIED_ENTITIES]], "the previous turn's entities"
+    topics = [Entity.from_dict(e) for e in (state.get("topic_entities") or [])[:MAX_CARRIED_ENTITIES]]
+    if topics:
+        return topics, "the previous turn's entities"
+    humans = [m for m in messages if _is_human(m)][:-1]  # the last one is the current question
+    for message in reversed(humans[-MAX_EARLIER_MESSAGES:]):
+        text = question_from_state({"messages": [message]})
+        found = link_entities(kg, text, max_entities=max_entities).entities if text else []
+        if found:
+            return found, f"the entities of your earlier message {text[:80]!r}"
+    return [], ""
 
 
 METADATA_KEY = "kg_agent"
