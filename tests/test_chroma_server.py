@@ -187,8 +187,13 @@ def test_tog2_and_the_cli_take_a_server_url_naming_the_collection(kg, chroma, in
 def test_a_server_url_with_an_empty_or_dead_collection_is_an_error_not_a_kg_only_run(kg, chroma, capsys, tmp_path):
     from kg_agent import cli
 
-    with pytest.raises(ValueError, match="no documents in collection 'never_ingested'"):
+    with pytest.raises(ValueError, match=f"there is no collection 'never_ingested' in {chroma.url}".replace(".", r"\.")):
         create_tog2_graph(kg, documents=f"{chroma.url}?collection=never_ingested")
+    with pytest.raises(ValueError, match="there is no collection 'never_ingested'"):  # it was not created
+        DocumentIndex.connect(chroma.url, collection="never_ingested", create=False)
+    DocumentIndex.connect(chroma.url, collection="made_empty")  # create=True, the default: an empty collection
+    with pytest.raises(ValueError, match="no documents in collection 'made_empty'"):
+        create_tog2_graph(kg, documents=f"{chroma.url}?collection=made_empty")
     dead = f"http://127.0.0.1:{_free_port()}"
     with pytest.raises(DocumentIndexConnectionError, match=dead.replace(".", r"\.")):
         create_tog2_graph(kg, documents=dead)

@@ -249,6 +249,8 @@ class DocumentIndex:
         chunk_size: maximum words per chunk.
         chunk_overlap: words shared by consecutive chunks of a document.
         upsert_batch_size: chunks per upsert call (capped by the client's maximum batch size).
+        create: make the collection when it does not exist (default); ``False`` raises ``ValueError`` instead.
+        server_url: the Chroma server ``client`` talks to, named in errors (set by :meth:`connect`).
     """
 
     def __init__(
@@ -261,6 +263,8 @@ class DocumentIndex:
         chunk_size: int = DEFAULT_CHUNK_SIZE,
         chunk_overlap: int = DEFAULT_CHUNK_OVERLAP,
         upsert_batch_size: int = DEFAULT_UPSERT_BATCH_SIZE,
+        create: bool = True,
+        server_url: str | None = None,
     ) -> None:
         chunk_text("probe", chunk_size=chunk_size, chunk_overlap=chunk_overlap)  # validates sizes
         if upsert_batch_size < 1:
@@ -274,12 +278,12 @@ class DocumentIndex:
                 Path(path).mkdir(parents=True, exist_ok=True)
                 client = chromadb.PersistentClient(path=str(path), settings=chroma_settings())
         self.client: ClientAPI = client
-        self.server_url: str | None = None  # set by connect()
+        self.server_url: str | None = server_url
         self.path: Path | None = Path(path) if path is not None else None
         self.chunk_size = chunk_size
         self.chunk_overlap = chunk_overlap
         self.upsert_batch_size = upsert_batch_size
-        self.collection = self._open_collection(collection, embeddings)
+        self.collection = self._open_collection(collection, embeddings, create=create)
 
     # -- construction ---------------------------------------------------------------------
 
@@ -327,14 +331,12 @@ class DocumentIndex:
             raise DocumentIndexConnectionError(
                 f"cannot reach the Chroma server at {url}: {error}"
             ) from error
-        index = cls(None, client=client, collection=collection, embeddings=embeddings, **options)
-        index.server_url = url
-        return index
+        return cls(None, client=client, collection=collection, embeddings=embeddings, server_url=url, **options)
 
     def _open_collection(
-        self, name: str, embeddings: Embeddings | EmbeddingFunction[Documents] | None
+        self, name: str, embeddings: Embeddings | EmbeddingFunction[Documents] | None, *, create: bool = True
     ) -> Any:
-        if embeddings is None:
+        if embeddings is None or not create:
             try:
                 existing = self.client.get_collection(name)
             except NotFoundError:
@@ -343,7 +345,9 @@ class DocumentIndex:
                 if "does not exist" not in str(error):
                     raise
                 existing = None
-            if existing is not None:
+            if existing is None and not create:
+                raise ValueError(f"there is no collection {name!r} in {self.server_url or self.path or 'this Chroma client'}")
+            if existing is not None and embeddings is None:
                 persisted_function = existing.configuration.get("embedding_function")
                 if persisted_function is None:
                     raise ValueError(

@@ -100,7 +100,8 @@ def open_document_index(kg: KnowledgeGraph, documents: DocumentIndex | str | Pat
 
     A server URL names its collection in the query (``http://localhost:8000?collection=films``); without
     one, ``collection`` or the default collection is used. The collection must already hold the documents
-    (ingest them with :func:`ingest_documents`); an empty one raises ``ValueError``.
+    (ingest them with :func:`ingest_documents`); a missing or empty one raises ``ValueError`` (and a missing
+    one is not created on the server).
     """
     if isinstance(documents, DocumentIndex):
         return documents
@@ -108,7 +109,8 @@ def open_document_index(kg: KnowledgeGraph, documents: DocumentIndex | str | Pat
         parts = urlsplit(str(documents))
         named = dict(parse_qsl(parts.query)).get("collection")
         index = DocumentIndex.connect(urlunsplit(parts._replace(query="", fragment="")),
-                                      collection=named or collection or DEFAULT_COLLECTION, embeddings=embeddings)
+                                      collection=named or collection or DEFAULT_COLLECTION, embeddings=embeddings,
+                                      create=False)
         if index.count() == 0:
             raise ValueError(f"the Chroma server at {documents} has no documents in collection "
                              f"{index.collection_name!r}; ingest them first (kg_agent.tools.entity_documents.ingest_documents)")
