@@ -133,19 +133,9 @@ def test_hostile_labels_and_wikidata_iris(server, fixtures_dir):
 
 
 # ---------------------------------------------------------------- RoG and ToG end to end
-def test_rog_same_results_as_memory(remote, memory):
-    on_memory, on_virtuoso = create_rog_graph(memory).compile(), create_rog_graph(remote).compile()
-    answered = 0
-    for question in SAMPLE_QUESTIONS:
-        want = _state(on_memory.invoke({"question": question}))
-        got = _state(on_virtuoso.invoke({"question": question}))
-        assert got == want, question
-        answered += bool(want["answers"])
-    assert answered >= len(SAMPLE_QUESTIONS) - 1
-
-
-def test_tog_same_results_as_memory(remote, memory):
-    on_memory, on_virtuoso = create_tog_graph(memory).compile(), create_tog_graph(remote).compile()
+@pytest.mark.parametrize("create", [create_rog_graph, create_tog_graph], ids=["rog", "tog"])
+def test_same_results_as_memory(create, remote, memory):
+    on_memory, on_virtuoso = create(memory).compile(), create(remote).compile()
     answered = 0
     for question in SAMPLE_QUESTIONS:
         want = _state(on_memory.invoke({"question": question}))
