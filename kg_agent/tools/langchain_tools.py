@@ -28,20 +28,16 @@ from __future__ import annotations
 
 import threading
 import uuid
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterable
 
 from langchain_core.callbacks import AsyncCallbackManagerForToolRun, CallbackManagerForToolRun
 from langchain_core.language_models import BaseChatModel
-from langchain_core.tools import BaseTool, ToolException
+from langchain_core.tools import BaseTool
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError
 
-from kg_agent.kg.graph import KnowledgeGraph, normalize_label
-from kg_agent.kg.linking import closest_labels
-from kg_agent.kg.paths import DEFAULT_MAX_PATHS, node_path_to_path, retrieve_paths
-from kg_agent.kg.types import Entity, base_relation, relation_path_text
-from kg_agent.llm.parsing import parse_relation_paths
+from kg_agent.kg.graph import KnowledgeGraph
+from kg_agent.kg.paths import DEFAULT_MAX_PATHS
 from kg_agent.tools.answer import Answerer, LLMAnswerer, VoteAnswerer, answer_node
-from kg_agent.tools.link import link_node
 from kg_agent.tools.plan import DEFAULT_K, LLMPlanner, Planner, SimilarityPlanner, plan_node
 from kg_agent.tools.prune_entities import (
     EntityScorer,
@@ -58,137 +54,32 @@ from kg_agent.tools.prune_relations import (
     SimilarityRelationPruner,
     prune_relations_node,
 )
+from kg_agent.tools.lookups import (
+    INVERSE_NOTE,
+    MAX_LIMIT,
+    PATH_NOTE,
+    KGToolError,
+    capped,
+    check_relation,
+    clamp_limit,
+    entity_json,
+    entity_relations,
+    linked_state,
+    neighbours,
+    paths_from_texts,
+    resolve_entity,
+    retrieve,
+    search_entities,
+    with_notes,
+)
 from kg_agent.tools.verify import LLMVerifier, ScoreVerifier, Verifier, verify_node
 
-INVERSE_NOTE = "A relation starting with ^ is walked backwards (^starred_actors: from an actor to the films that list them)."
-PATH_NOTE = "A reasoning path is written 'entity -> relation -> entity -> ...', e.g. 'Tom Hanks -> ^starred_actors -> Big -> directed_by -> Penny Marshall'."
-MAX_LIMIT = 200
-
-
-# ---------------------------------------------------------------------------------------------- helpers
 def _validation_message(error: ValidationError | Exception) -> str:
     """A short message for arguments that do not match the tool's schema."""
     if isinstance(error, ValidationError):
         parts = [f"{'.'.join(str(x) for x in e['loc']) or 'input'}: {e['msg']}" for e in error.errors()[:5]]
         return "invalid arguments: " + "; ".join(parts)
     return f"invalid arguments: {error}"
-
-
-def _capped(items: list, limit: int, what: str) -> tuple[list, str | None]:
-    """``items[:limit]`` and a note saying how many were left out (``None`` when none was)."""
-    if len(items) <= limit:
-        return items, None
-    return items[:limit], f"showing the first {limit} of {len(items)} {what}"
-
-
-def _with_notes(result: dict, notes: Iterable[str | None]) -> dict:
-    kept = [n for n in notes if n]
-    if kept:
-        result["note"] = "; ".join(kept)
-    return result
-
-
-def _entity_ids_for(kg: KnowledgeGraph, text: str) -> list[str]:
-    """Ids of the entities a text names: an id itself, else the entities labelled so (best first)."""
-    found = [e.id for e in kg.find_entities(text)]
-    if found:
-        return found
-    try:
-        return [text] if kg.has_entity(text) else []
-    except Exception:  # not a valid id for this backend
-        return []
-
-
-def unknown_entity_message(kg: KnowledgeGraph, text: str) -> str:
-    """The message for a name the KG does not have, naming the closest labels."""
-    closest: list[str] = []
-    index = kg.label_index()
-    for label in closest_labels(kg, text, limit=5, cutoff=0.5):  # every spelling of each close label
-        closest.extend(kg.label(i) or label for i in index.get(normalize_label(label), [])[:3])
-    closest = list(dict.fromkeys(closest))[:6]
-    hint = ("closest labels: " + ", ".join(repr(c) for c in closest)) if closest else "no similar label either"
-    return (f"{text!r} is not an entity of the knowledge graph ({hint}). "
-            "Use an exact label or id, e.g. one returned by search_entities.")
-
-
-def resolve_entity(kg: KnowledgeGraph, text: str) -> Entity:
-    """The entity named by a label or id; :class:`ToolException` naming the closest labels when there is none."""
-    text = (text or "").strip()
-    if not text:
-        raise ToolException("no entity given: pass an entity label or id (search_entities finds them)")
-    ids = _entity_ids_for(kg, text)
-    if not ids:
-        raise ToolException(unknown_entity_message(kg, text))
-    return Entity(ids[0], kg.label(ids[0]) or ids[0])
-
-
-def _check_relation(kg: KnowledgeGraph, entity: Entity, relation: str, limit: int = 40) -> str:
-    """The relation if the entity has it; otherwise a :class:`ToolException` listing the ones it has."""
-    relation = (relation or "").strip().strip("'\"`")
-    available = kg.relations(entity.id)
-    if relation in available:
-        return relation
-    shown, note = _capped(available, limit, "relations")
-    listed = ", ".join(shown) + (f" ({note})" if note else "")
-    raise ToolException(
-        f"{entity.label} has no relation {relation!r}. Its relations: {listed or 'none'}. {INVERSE_NOTE}"
-    )
-
-
-def _relation_list(value: str | Sequence[str]) -> list[str]:
-    """A relation path given as a list, ``<PATH> r1 <SEP> r2 </PATH>``, ``r1 -> r2`` or ``r1, r2``."""
-    if isinstance(value, str):
-        if "<" in value or "->" in value:
-            parsed = parse_relation_paths(value)
-            return parsed[0] if parsed else []
-        return [r for r in (part.strip().strip("'\"`") for part in value.replace(",", " ").split()) if r]
-    out: list[str] = []
-    for item in value:
-        out.extend(_relation_list(item) if ("<" in item or "->" in item or "," in item) else [item.strip().strip("'\"`")])
-    return [r for r in out if r]
-
-
-def paths_from_texts(kg: KnowledgeGraph, texts: Iterable[str], *, max_candidates: int = 50) -> tuple[list[dict], list[str]]:
-    """Reasoning-path dicts (as the nodes use them) for path texts, each checked against the KG.
-
-    ``"Tom Hanks -> ^starred_actors -> Big"`` is walked edge by edge: a path whose entities or relations
-    the KG does not have is skipped and a warning says where it breaks.
-    """
-    paths: list[dict] = []
-    warnings: list[str] = []
-    for text in texts:
-        text = str(text).strip()
-        parts = [p.strip() for p in text.split("->")]
-        if not text or any(not p for p in parts) or len(parts) % 2 == 0:
-            warnings.append(f"skipped {text!r}: not a reasoning path ('entity -> relation -> entity ...')")
-            continue
-        labels, relations = parts[0::2], parts[1::2]
-        frontier = [(i,) for i in _entity_ids_for(kg, labels[0])]
-        if not frontier:
-            warnings.append(f"skipped {text!r}: {unknown_entity_message(kg, labels[0])}")
-            continue
-        broken = None
-        for relation, label in zip(relations, labels[1:]):
-            wanted = normalize_label(label)
-            extended = [
-                nodes + (n,)
-                for nodes in frontier
-                for n in kg.neighbors(nodes[-1], relation)
-                if n == label or normalize_label(kg.label(n) or n) == wanted
-            ]
-            if not extended:
-                broken = f"{kg.label(frontier[0][-1])} -> {relation} -> {label} is not in the knowledge graph"
-                break
-            frontier = extended[:max_candidates]
-        if broken:
-            warnings.append(f"skipped {text!r}: {broken}")
-            continue
-        paths.append(node_path_to_path(kg, frontier[0], relations).to_dict())
-    return paths, warnings
-
-
-def _entity_json(entity: Entity | dict) -> dict:
-    return entity.to_dict() if isinstance(entity, Entity) else {"id": entity["id"], "label": entity["label"]}
 
 
 # ---------------------------------------------------------------------------------------------- base
@@ -204,7 +95,7 @@ class KGTool(BaseTool):
     handle_validation_error: Any = _validation_message
 
     def _limit(self, limit: int | None) -> int:
-        return max(1, min(int(limit or self.max_items), MAX_LIMIT))
+        return clamp_limit(limit, self.max_items)
 
 
 class _DeciderTool(KGTool):
@@ -246,20 +137,7 @@ class SearchEntitiesTool(KGTool):
     args_schema: type[BaseModel] = SearchEntitiesInput
 
     def _run(self, text: str, limit: int = 10, run_manager: CallbackManagerForToolRun | None = None) -> dict:
-        text = (text or "").strip()
-        if not text:
-            raise ToolException("no text given: pass (part of) a name to search for")
-        limit = self._limit(limit)
-        exact = self.kg.find_entities(text)  # ranked: the label as written first
-        found = list(dict.fromkeys([*exact, *self.kg.search(text, limit=limit + 1)]))
-        entities = [
-            {**e.to_dict(), "relations": self.kg.relations(e.id)[:10]} for e in found[:limit]
-        ]
-        result: dict = {"query": text, "entities": entities}
-        notes = [f"more than {limit} entities match; pass a larger limit or a more specific text" if len(found) > limit else None]
-        if not entities:
-            notes.append(unknown_entity_message(self.kg, text))
-        return _with_notes(result, notes)
+        return search_entities(self.kg, text, limit=self._limit(limit))
 
 
 class EntityInput(BaseModel):
@@ -277,13 +155,7 @@ class EntityRelationsTool(KGTool):
     max_items: int = 50
 
     def _run(self, entity: str, run_manager: CallbackManagerForToolRun | None = None) -> dict:
-        found = resolve_entity(self.kg, entity)
-        edges = self.kg.edges(found.id)
-        relations = self.kg.relations(found.id)
-        shown, note = _capped(relations, self.max_items, "relations")
-        outgoing = {r: len(edges[r]) for r in shown if not r.startswith("^")}
-        incoming = {r: len(edges[r]) for r in shown if r.startswith("^")}
-        return _with_notes({"entity": found.to_dict(), "outgoing": outgoing, "incoming": incoming}, [note])
+        return entity_relations(self.kg, entity, limit=self.max_items)
 
 
 class NeighboursInput(BaseModel):
@@ -302,16 +174,7 @@ class NeighboursTool(KGTool):
     args_schema: type[BaseModel] = NeighboursInput
 
     def _run(self, entity: str, relation: str, limit: int = 20, run_manager: CallbackManagerForToolRun | None = None) -> dict:
-        found = resolve_entity(self.kg, entity)
-        relation = _check_relation(self.kg, found, relation)
-        ids = self.kg.neighbors(found.id, relation)
-        shown, note = _capped(ids, self._limit(limit), "entities")
-        return _with_notes({
-            "entity": found.to_dict(),
-            "relation": relation,
-            "count": len(ids),
-            "neighbours": [{"id": i, "label": self.kg.label(i) or i} for i in shown],
-        }, [note])
+        return neighbours(self.kg, entity, relation, limit=self._limit(limit))
 
 
 # ---------------------------------------------------------------------------------------------- RoG
@@ -342,33 +205,16 @@ class PlanTool(_DeciderTool):
 
     def _run(self, question: str, topic_entities: list[str] | None = None, k: int = DEFAULT_K,
              run_manager: CallbackManagerForToolRun | None = None) -> dict:
-        state = _linked_state(self.kg, question, topic_entities)
+        state = linked_state(self.kg, question, topic_entities)
         state.update(plan_node(state, planner=self.decider(), k=k))
         result = {
             "question": state["question"],
-            "topic_entities": [_entity_json(e) for e in state["topic_entities"]],
+            "topic_entities": [entity_json(e) for e in state["topic_entities"]],
             "plans": [{"relations": p["relations"], "score": p["score"], "planner": p.get("source", "")} for p in state["plans"]],
         }
         if state.get("warnings"):
             result["warnings"] = state["warnings"][:5]
         return result
-
-
-def _linked_state(kg: KnowledgeGraph, question: str, topic_entities: Sequence[str] | None = None) -> dict:
-    """RoG's link step for a tool call; :class:`ToolException` (with the closest labels) when no entity is found."""
-    question = (question or "").strip()
-    if not question:
-        raise ToolException("no question given")
-    state: dict = {"question": question}
-    if topic_entities:
-        state["topic_entities"] = [str(t) for t in topic_entities]
-    state.update(link_node(state, kg=kg))
-    if not state["topic_entities"]:
-        reasons = [w.removeprefix("link: ") for w in state.get("warnings") or []]
-        if topic_entities:
-            reasons = [unknown_entity_message(kg, str(t)) for t in topic_entities]
-        raise ToolException("; ".join(reasons) or "no entity of the knowledge graph found in the question")
-    return state
 
 
 class RetrieveInput(BaseModel):
@@ -393,52 +239,8 @@ class RetrieveTool(KGTool):
 
     def _run(self, relations: list[str] | str, entity: str | None = None, question: str | None = None, limit: int = 20,
              run_manager: CallbackManagerForToolRun | None = None) -> dict:
-        rels = _relation_list(relations)
-        if not rels:
-            raise ToolException("no relation given: pass the relation path to follow, e.g. ['^starred_actors', 'directed_by']")
-        unknown = [r for r in rels if not self.kg.has_relation(base_relation(r))]
-        if unknown:
-            known, note = _capped(self.kg.relation_names(), 40, "relations")
-            raise ToolException(
-                f"unknown relation(s) {', '.join(map(repr, unknown))}; the knowledge graph has: {', '.join(known)}"
-                + (f" ({note})" if note else "") + f". {INVERSE_NOTE}"
-            )
-        if entity:
-            starts = [resolve_entity(self.kg, entity)]
-        elif question:
-            starts = [Entity.from_dict(e) for e in _linked_state(self.kg, question)["topic_entities"]]
-        else:
-            raise ToolException("give the start: `entity` (a label or id) or `question`")
-        found = retrieve_paths(self.kg, [e.id for e in starts], rels, max_paths=self.max_paths)
-        limit = self._limit(limit)
-        texts = list(dict.fromkeys(p.text() for p in found.paths))
-        answers = [e.label for e in found.answers]
-        shown_paths, paths_note = _capped(texts, limit, "paths")
-        shown_answers, answers_note = _capped(answers, limit, "answers")
-        notes = [paths_note, answers_note]
-        if found.truncated:
-            notes.append(f"the search stopped at {self.max_paths} paths")
-        if not found.paths:
-            notes.append(self._dead_end(starts, rels))
-        return _with_notes({
-            "start": [e.label for e in starts],
-            "relation_path": relation_path_text(rels),
-            "count": len(texts),
-            "paths": shown_paths,
-            "answers": shown_answers,
-        }, notes)
-
-    def _dead_end(self, starts: list[Entity], relations: list[str]) -> str:
-        """Where the relation path stops leading anywhere."""
-        ids = [e.id for e in starts]
-        where = ", ".join(e.label for e in starts)
-        for step in range(1, len(relations) + 1):
-            reached = retrieve_paths(self.kg, ids, relations[:step], max_paths=self.max_paths)
-            if not reached.paths:
-                return f"no path: {relations[step - 1]!r} leads to no new entity from {where} (see entity_relations)"
-            ends = reached.answers
-            where = f"the {len(ends)} entities reached by {relation_path_text(relations[:step])}"
-        return "no path"
+        return retrieve(self.kg, relations, entity=entity, question=question, limit=self._limit(limit),
+                        max_paths=self.max_paths)
 
 
 class PathsInput(BaseModel):
@@ -466,11 +268,11 @@ class AnswerTool(_DeciderTool):
 
     def _run(self, question: str, paths: list[str], run_manager: CallbackManagerForToolRun | None = None) -> dict:
         if not (question or "").strip():
-            raise ToolException("no question given")
+            raise KGToolError("no question given")
         path_dicts, warnings = paths_from_texts(self.kg, paths)
         state = {"question": question.strip(), "paths": path_dicts, "plans": [], "warnings": warnings}
         state.update(answer_node(state, answerer=self.decider()))
-        answers, note = _capped(state["answers"], self.max_items, "answers")
+        answers, note = capped(state["answers"], self.max_items, "answers")
         result = {
             "question": state["question"],
             "answers": [
@@ -480,7 +282,7 @@ class AnswerTool(_DeciderTool):
         }
         if state.get("warnings"):
             result["warnings"] = state["warnings"][:5]
-        return _with_notes(result, [note])
+        return with_notes(result, [note])
 
 
 # ---------------------------------------------------------------------------------------------- ToG
@@ -550,7 +352,7 @@ class PruneEntitiesTool(_DeciderTool):
     def _run(self, question: str, entity: str, relation: str, width: int = DEFAULT_WIDTH,
              run_manager: CallbackManagerForToolRun | None = None) -> dict:
         found = resolve_entity(self.kg, entity)
-        relation = _check_relation(self.kg, found, relation)
+        relation = check_relation(self.kg, found, relation)
         pair = {"chain": 0, "entity": found.to_dict(), "relation": relation, "relation_score": 1.0, "score": 1.0}
         state = {"question": (question or "").strip(), "frontier": [new_chain(found)], "candidate_relations": [pair],
                  "width": width}
@@ -587,10 +389,10 @@ class VerifyTool(_DeciderTool):
 
     def _run(self, question: str, paths: list[str], run_manager: CallbackManagerForToolRun | None = None) -> dict:
         if not (question or "").strip():
-            raise ToolException("no question given")
+            raise KGToolError("no question given")
         path_dicts, warnings = paths_from_texts(self.kg, paths)
         if not path_dicts:
-            raise ToolException("no usable reasoning path: " + ("; ".join(warnings[:3]) or "pass paths from retrieve or prune_entities"))
+            raise KGToolError("no usable reasoning path: " + ("; ".join(warnings[:3]) or "pass paths from retrieve or prune_entities"))
         chains = [
             {"text": p["text"], "start": p["start"], "triples": p["steps"], "score": round(1.0 - i * 1e-3, 6),
              "scores": [], "depth": len(p["steps"])}
@@ -732,7 +534,7 @@ class GraphTool(BaseTool):
     def _input(self, question: str, run_manager) -> tuple[dict, dict]:
         question = (question or "").strip()
         if not question:
-            raise ToolException("no question given")
+            raise KGToolError("no question given")
         config: dict = {}
         if run_manager is not None:
             config["callbacks"] = run_manager.get_child()
