@@ -11,10 +11,13 @@ turn starts them afresh and later nodes return the accumulated value (:func:`add
 
 from __future__ import annotations
 
-from typing import Annotated, Any, TypedDict
+from typing import Annotated, Any
 
 from langchain_core.messages import AnyMessage
 from langgraph.graph.message import add_messages
+from typing_extensions import (
+    TypedDict,  # pydantic builds JSON schemas (LangGraph server, its /mcp) only from this one on 3.11
+)
 
 from kg_agent.tools.common import add_usage, add_warnings, answer_record  # noqa: F401  (re-exported)
 
