@@ -55,6 +55,16 @@ def test_graph_factories_read_the_kg_from_the_environment(monkeypatch, fixtures_
     assert result["answers"][0]["answer"] == "Makoto Shinkai"
 
 
+@pytest.mark.parametrize("method", GRAPHS)
+def test_graph_input_and_output_schemas_are_json_schemas(method, monkeypatch):
+    """The server shows these schemas (Studio, the assistants API, the /mcp tools' arguments)."""
+    monkeypatch.delenv("KG_AGENT_KG", raising=False)
+    monkeypatch.delenv("KG_AGENT_MODEL", raising=False)
+    graph = server.build_graph(method)
+    assert {"question", "messages", "topic_entities"} <= set(graph.get_input_jsonschema()["properties"])
+    assert {"answers", "warnings", "usage"} <= set(graph.get_output_jsonschema()["properties"])
+
+
 def test_unknown_method_is_refused():
     with pytest.raises(ValueError, match="unknown method 'gnn'"):
         server.build_graph("gnn")

@@ -15,9 +15,10 @@ from typing import Annotated, Any
 
 from langchain_core.messages import AnyMessage
 from langgraph.graph.message import add_messages
-from typing_extensions import (
-    TypedDict,  # pydantic builds JSON schemas (LangGraph server, its /mcp) only from this one on 3.11
-)
+
+# typing_extensions' TypedDict, not typing's: on Python 3.11 pydantic builds the graphs' JSON schemas (the LangGraph
+# server's input schemas and its /mcp tools) only from this one.
+from typing_extensions import TypedDict
 
 from kg_agent.tools.common import add_usage, add_warnings, answer_record  # noqa: F401  (re-exported)
 
