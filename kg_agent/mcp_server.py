@@ -16,8 +16,9 @@ Resources: ``kg-agent://kg/summary`` (size, relations with their triple counts) 
 Nothing here writes to the KG; every text argument is a literal (looked up by label or id, never pasted into a
 query). Text arguments have length caps, lists are capped with a ``note`` saying what was cut, and bad input
 (an empty or oversized argument, an unknown entity or relation) is a tool error (``isError``) whose message
-says what to do instead; the server keeps serving. Calls run one at a time in a worker thread, so the server
-answers pings and other sessions while a method runs.
+says what to do instead; the server keeps serving. Calls run in worker threads (at most
+:data:`MAX_CONCURRENT_CALLS` at once; the KG and the compiled graphs are thread-safe), so the server answers
+pings, lookups and other sessions while a method runs.
 """
 
 import argparse
@@ -46,6 +47,8 @@ MAX_PATH_RELATIONS = 6
 MAX_ANSWERS, MAX_ANSWER_PATHS, MAX_ANSWER_CHUNKS, MAX_CHUNK_CHARS = 20, 3, 3, 600
 #: Relations listed by the KG summary.
 MAX_SUMMARY_RELATIONS = 200
+#: Tool calls running at once (in worker threads); more wait their turn.
+MAX_CONCURRENT_CALLS = 4
 
 SUMMARY_URI = "kg-agent://kg/summary"
 METHODS_URI = "kg-agent://methods"
@@ -182,17 +185,21 @@ class KGService:
         self._lock = threading.Lock()
 
     def search_entities(self, text: str, limit: int) -> SearchResult:
+        """Entities by name (no match is an empty list with a note naming the closest labels)."""
         return SearchResult.model_validate(lookups.search_entities(self.kg, checked_text(text, "text"), limit=limit))
 
     def entity_relations(self, entity: str, limit: int) -> RelationsResult:
+        """An entity's relations with their fan-out."""
         found = lookups.entity_relations(self.kg, checked_text(entity, "entity"), limit=limit)
         return RelationsResult.model_validate(found)
 
     def neighbours(self, entity: str, relation: str, limit: int) -> NeighboursResult:
+        """The entities one relation leads to."""
         found = lookups.neighbours(self.kg, checked_text(entity, "entity"), checked_text(relation, "relation"), limit=limit)
         return NeighboursResult.model_validate(found)
 
     def retrieve_paths(self, entity: str, relations: list[str], limit: int) -> PathsResult:
+        """The reasoning paths a relation path yields from an entity."""
         rels = checked_relations(relations)
         found = lookups.retrieve(self.kg, rels, entity=checked_text(entity, "entity"), limit=limit)
         return PathsResult.model_validate(found)
@@ -205,11 +212,12 @@ class KGService:
             return self._graphs[method]
 
     def ask(self, question: str, method: str) -> AskResult:
+        """A method's answer; :class:`KGToolError` when the question names no entity of the KG."""
         question = checked_text(question, "question", max_chars=MAX_QUESTION_CHARS)
         state = self.graph(method).invoke({"question": question})
         if not state.get("topic_entities"):
             reasons = [w.removeprefix("link: ") for w in state.get("warnings") or [] if w.startswith("link:")]
-            reason = "; ".join(reasons) or "no entity of the knowledge graph found in the question"
+            reason = "; ".join(reasons).rstrip(". ") or "no entity of the knowledge graph found in the question"
             raise KGToolError(f"{reason}. Name an entity as the KG writes it, e.g. in [brackets] "
                               "(search_entities finds labels).")
         return ask_result(state, method=method)
@@ -222,6 +230,7 @@ class KGService:
             return self._summary
 
     def methods(self) -> dict:
+        """The methods ``ask`` runs, the chat model and ToG-2's documents."""
         docs = "configured" if self.documents else "none given (the bundled plot summaries with the sample KG, else KG only)"
         return {
             "methods": method_descriptions(),
@@ -290,7 +299,7 @@ def create_server(kg: KnowledgeGraph, *, model=None, documents=None, host: str =
     MethodName = Literal[tuple(_method_factories())]  # the ask tool's argument type
     method_help = "the reasoning method: " + "; ".join(f"{name}: {text}" for name, text in method_descriptions().items())
     service = KGService(kg, model=model, documents=documents)
-    limiter = anyio.CapacityLimiter(1)
+    limiter = anyio.CapacityLimiter(MAX_CONCURRENT_CALLS)
 
     async def run(function: Callable, *args):
         return await anyio.to_thread.run_sync(lambda: function(*args), limiter=limiter)

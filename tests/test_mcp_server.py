@@ -293,3 +293,56 @@ def test_create_server_registers_the_tools_and_resources(sample_kg):
 
     tools, resources = anyio.run(listed)
     assert tools == TOOLS and resources == ["kg-agent://kg/summary", "kg-agent://methods"]
+
+
+def test_a_question_naming_no_entity_is_a_tool_error_saying_what_to_do(sample_kg):
+    from kg_agent.tools.lookups import KGToolError
+
+    with pytest.raises(KGToolError) as refused:
+        KGService(sample_kg).ask("qwzx plorb vlimt", "tog")
+    message = str(refused.value)
+    assert message.endswith("Name an entity as the KG writes it, e.g. in [brackets] (search_entities finds labels).")
+    assert ".." not in message
+
+
+def test_a_lookup_is_answered_while_a_method_runs(sample_kg):
+    """Calls run in worker threads: a slow ``ask`` (its model waits for the lookup) does not hold up a lookup."""
+    import threading
+
+    from mcp.shared.memory import create_connected_server_and_client_session
+
+    from kg_agent.llm.scripted import ScriptedChatModel
+    from tests.llm_responders import well_behaved
+
+    lookup_done = threading.Event()
+    reply = well_behaved("Robert Zemeckis", "directed_by")
+
+    def waiting_model(prompt: str) -> str:
+        assert lookup_done.wait(timeout=60), "the lookup was not answered while ask ran"
+        return reply(prompt)
+
+    server = create_server(sample_kg, model=ScriptedChatModel(responder=waiting_model))
+    finished: list[str] = []
+
+    async def scenario():
+        async with create_connected_server_and_client_session(server._mcp_server) as session:
+            async def ask():
+                result = await session.call_tool("ask", {"question": "who directed [Forrest Gump]"})
+                assert not result.isError, result
+                assert result.structuredContent["answers"][0]["answer"] == "Robert Zemeckis"
+                assert result.structuredContent["usage"]["calls"] >= 1
+                finished.append("ask")
+
+            async def lookup():
+                result = await session.call_tool("neighbours", {"entity": "Forrest Gump", "relation": "directed_by"})
+                assert not result.isError, result
+                finished.append("neighbours")
+                lookup_done.set()
+
+            async with anyio.create_task_group() as group:
+                group.start_soon(ask)
+                await anyio.sleep(0.2)
+                group.start_soon(lookup)
+
+    anyio.run(scenario)
+    assert finished == ["neighbours", "ask"]
