@@ -299,6 +299,8 @@ def create_server(kg: KnowledgeGraph, *, model=None, documents=None, host: str =
     MethodName = Literal[tuple(_method_factories())]  # the ask tool's argument type
     method_help = "the reasoning method: " + "; ".join(f"{name}: {text}" for name, text in method_descriptions().items())
     service = KGService(kg, model=model, documents=documents)
+    if documents is not None:
+        service.graph("tog2")  # bad documents fail here, at start-up, not at the first ask
     limiter = anyio.CapacityLimiter(MAX_CONCURRENT_CALLS)
 
     async def run(function: Callable, *args):

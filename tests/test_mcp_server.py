@@ -217,11 +217,41 @@ def test_sparql_text_stays_a_literal_on_a_sparql_endpoint():
     assert not any('Big" }' in q for q in queries)  # never pasted into a query (at most an escaped literal)
 
 
+@pytest.mark.server
+def test_tog2_answers_from_a_document_chunk_given_with_docs(tmp_path):
+    """``--kg`` and ``--docs`` as for ``kg-agent ask``: ToG-2 reads an answer the KG lacks from a chunk and cites it."""
+    notes = tmp_path / "notes.jsonl"
+    notes.write_text(json.dumps({"title": "Ursula K. Le Guin", "text": (
+        "Ursula Kroeber Le Guin (1929-2018) was an American author best known for the Earthsea fantasy series. "
+        "She won the Hugo Award and the Nebula Award for The Left Hand of Darkness in 1970.")}) + "\n")
+
+    async def scenario():
+        async with stdio_session("--kg", str(PROJECT_ROOT / "cookbook" / "data" / "my_kg.ttl"),
+                                 "--docs", str(notes)) as session:
+            methods = json.loads((await session.read_resource("kg-agent://methods")).contents[0].text)
+            assert methods["tog2_documents"] == "configured"
+            result = await call(session, "ask", question="which prize was awarded to the author of [A Wizard of Earthsea]",
+                                method="tog2")
+            return result.structuredContent
+
+    result = anyio.run(scenario)
+    best = result["answers"][0]
+    assert best["answer"] == "Hugo Award" and best["grounded"] is True
+    assert best["chunks"][0]["title"] == "Ursula K. Le Guin" and "won the Hugo Award" in best["chunks"][0]["text"]
+
+
 def test_the_command_refuses_a_missing_kg_file(tmp_path):
     done = subprocess.run([sys.executable, "-m", "kg_agent.cli", "mcp", "--kg", str(tmp_path / "nope.ttl")],
                           cwd=PROJECT_ROOT, env=server_env(), capture_output=True, text=True, timeout=120,
                           stdin=subprocess.DEVNULL, check=False)
     assert done.returncode == 2 and "kg-agent: error:" in done.stderr and "nope.ttl" in done.stderr
+
+
+def test_the_command_refuses_missing_documents_at_start(tmp_path):
+    done = subprocess.run([sys.executable, "-m", "kg_agent.cli", "mcp", "--docs", str(tmp_path / "nope.jsonl")],
+                          cwd=PROJECT_ROOT, env=server_env(), capture_output=True, text=True, timeout=120,
+                          stdin=subprocess.DEVNULL, check=False)
+    assert done.returncode == 2 and f"documents not found: {tmp_path / 'nope.jsonl'}" in done.stderr
 
 
 # ---------------------------------------------------------------------------------------------- in process
