@@ -3,6 +3,7 @@
     kg-agent ask "what films did [Tom Hanks] star in"             # bundled sample KG, offline
     kg-agent ask "..." --kg ../shared/data/metaqa/kb.txt --model openai:gpt-4o-mini
     kg-agent load ../shared/data/metaqa/kb.txt --store kb.oxigraph  # build an Oxigraph store once
+    kg-agent mcp --transport http --port 8765                     # the KG tools and methods for MCP clients
 """
 
 from __future__ import annotations
@@ -84,6 +85,9 @@ def _extra_commands():
         commands.append(register_docs)
     except ImportError:
         pass
+    from kg_agent.mcp_server import register as register_mcp
+
+    commands.append(register_mcp)
     return commands
 
 

@@ -43,7 +43,7 @@ def run_recipe(name: str, *args: str, env: dict[str, str] | None = None, timeout
 
 # ---------------------------------------------------------------------------------------------- documentation
 def test_every_recipe_is_explained_short_and_listed():
-    assert len(RECIPES) == 9, RECIPES
+    assert len(RECIPES) == 10, RECIPES
     cookbook_readme = (COOKBOOK / "README.md").read_text(encoding="utf-8")
     main_readme = (PROJECT_ROOT / "README.md").read_text(encoding="utf-8")
     tested = Path(__file__).read_text(encoding="utf-8")
@@ -187,3 +187,14 @@ def test_09_export_rog_training_data():
     record = json.loads(out[out.index("{"):])
     assert record["output"] == "Robert Zemeckis"
     assert "Winston Groom -> ^written_by -> Forrest Gump -> directed_by -> Robert Zemeckis" in record["instruction"]
+
+
+def test_10_mcp_agent_uses_the_server_through_langchain_mcp_adapters():
+    pytest.importorskip("langchain_mcp_adapters", reason="langchain-mcp-adapters is not installed (dev extra)")
+    out = run_recipe("10_mcp_agent.py")
+    assert "MCP tools: search_entities, entity_relations, neighbours, retrieve_paths, ask" in out
+    assert ("  neighbours -> error: Error executing tool neighbours: 'Winston Grom' is not an entity of the "
+            "knowledge graph (closest labels: 'Winston Groom')") in out  # the tool error went back to the model
+    assert "  ask -> answers: Robert Zemeckis (grounded: True)" in out
+    assert out.rstrip().splitlines()[-1] == (
+        "Agent: Robert Zemeckis. Because: Winston Groom -> ^written_by -> Forrest Gump -> directed_by -> Robert Zemeckis")

@@ -55,6 +55,16 @@ def test_graph_factories_read_the_kg_from_the_environment(monkeypatch, fixtures_
     assert result["answers"][0]["answer"] == "Makoto Shinkai"
 
 
+@pytest.mark.parametrize("method", GRAPHS)
+def test_graph_input_and_output_schemas_are_json_schemas(method, monkeypatch):
+    """The server shows these schemas (Studio, the assistants API, the /mcp tools' arguments)."""
+    monkeypatch.delenv("KG_AGENT_KG", raising=False)
+    monkeypatch.delenv("KG_AGENT_MODEL", raising=False)
+    graph = server.build_graph(method)
+    assert {"question", "messages", "topic_entities"} <= set(graph.get_input_jsonschema()["properties"])
+    assert {"answers", "warnings", "usage"} <= set(graph.get_output_jsonschema()["properties"])
+
+
 def test_unknown_method_is_refused():
     with pytest.raises(ValueError, match="unknown method 'gnn'"):
         server.build_graph("gnn")
@@ -183,3 +193,26 @@ def test_other_methods_answer_without_a_thread(client, graph, question, expected
     result = client.runs.wait(None, graph, input={"question": question})
     assert result["answers"][0]["answer"] == expected
     assert result["stop_reason"] in {"verified", "answered"}
+
+
+def test_langgraph_dev_serves_the_graphs_as_mcp_tools(server_url):
+    """``langgraph dev`` also answers MCP at ``/mcp``: one tool per graph, its input schema as the arguments and
+    the final state as text (Python ``repr``, no structured content). ``kg-agent mcp`` adds the KG lookups,
+    structured results and resources (``tests/test_mcp_server.py``)."""
+    import anyio
+    from mcp import ClientSession
+    from mcp.client.streamable_http import streamable_http_client
+
+    async def scenario():
+        async with streamable_http_client(f"{server_url}/mcp") as (read, write, _), ClientSession(read, write) as session:
+            await session.initialize()
+            tools = {tool.name: tool for tool in (await session.list_tools()).tools}
+            result = await session.call_tool("rog", {"question": "who wrote [Forrest Gump]"})
+            return tools, result
+
+    tools, result = anyio.run(scenario)
+    assert sorted(tools) == sorted(GRAPHS)
+    assert "question" in tools["rog"].inputSchema["properties"] and tools["rog"].outputSchema is None
+    assert not result.isError and result.structuredContent is None
+    text = result.content[0].text
+    assert text.startswith("{") and "'answer': 'Winston Groom'" in text

@@ -11,10 +11,14 @@ turn starts them afresh and later nodes return the accumulated value (:func:`add
 
 from __future__ import annotations
 
-from typing import Annotated, Any, TypedDict
+from typing import Annotated, Any
 
 from langchain_core.messages import AnyMessage
 from langgraph.graph.message import add_messages
+
+# typing_extensions' TypedDict, not typing's: on Python 3.11 pydantic builds the graphs' JSON schemas (the LangGraph
+# server's input schemas and its /mcp tools) only from this one.
+from typing_extensions import TypedDict
 
 from kg_agent.tools.common import add_usage, add_warnings, answer_record  # noqa: F401  (re-exported)
 

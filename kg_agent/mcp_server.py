@@ -1,0 +1,416 @@
+"""kg-agent as a Model Context Protocol server: its read-only KG lookups and its methods for any MCP client.
+
+    kg-agent mcp                                   # the bundled sample movie KG, offline, over stdio
+    kg-agent mcp --kg kb.oxigraph --model openai:gpt-4o-mini --transport http --port 8765   # http://127.0.0.1:8765/mcp
+
+Built on the official ``mcp`` SDK (``FastMCP``). Tools, each with typed, described arguments and a structured
+result (an output schema):
+
+* ``search_entities(text)``, ``entity_relations(entity)``, ``neighbours(entity, relation)`` and
+  ``retrieve_paths(entity, relations)``: the lookups of :mod:`kg_agent.tools.lookups`;
+* ``ask(question, method="rog")``: a whole method graph (offline unless the server was given ``--model``),
+  its answers with reasoning paths or document chunks, ``grounded`` flags, plans, warnings and usage.
+
+Resources: ``kg-agent://kg/summary`` (size, relations with their triple counts) and ``kg-agent://methods``.
+
+Nothing here writes to the KG; every text argument is a literal (looked up by label or id, never pasted into a
+query). Text arguments have length caps, lists are capped with a ``note`` saying what was cut, and bad input
+(an empty or oversized argument, an unknown entity or relation) is a tool error (``isError``) whose message
+says what to do instead; the server keeps serving. Calls run in worker threads (at most
+:data:`MAX_CONCURRENT_CALLS` at once; the KG and the compiled graphs are thread-safe), so the server answers
+pings, lookups and other sessions while a method runs.
+"""
+
+import argparse
+import inspect
+import json
+import sys
+import threading
+from collections.abc import Callable
+from typing import Annotated, Any, Literal
+
+import anyio
+from pydantic import BaseModel, Field
+
+from kg_agent.kg.errors import KGError
+from kg_agent.kg.graph import KnowledgeGraph
+from kg_agent.tools import lookups
+from kg_agent.tools.lookups import KGToolError
+
+#: Longest entity name, relation or search text accepted (characters).
+MAX_NAME_CHARS = 300
+#: Longest question accepted by ``ask`` (characters).
+MAX_QUESTION_CHARS = 2000
+#: Most relations in one relation path.
+MAX_PATH_RELATIONS = 6
+#: ``ask``: answers, paths per answer and chunks per answer returned; characters of a chunk's text.
+MAX_ANSWERS, MAX_ANSWER_PATHS, MAX_ANSWER_CHUNKS, MAX_CHUNK_CHARS = 20, 3, 3, 600
+#: Relations listed by the KG summary.
+MAX_SUMMARY_RELATIONS = 200
+#: Tool calls running at once (in worker threads); more wait their turn.
+MAX_CONCURRENT_CALLS = 4
+
+SUMMARY_URI = "kg-agent://kg/summary"
+METHODS_URI = "kg-agent://methods"
+
+
+# ---------------------------------------------------------------------------------------------- methods
+def _method_factories() -> dict[str, Callable]:
+    """Method name -> graph factory: the server's only list of methods (kg_agent.graphs' registry can replace it)."""
+    from kg_agent import graphs
+
+    return {"rog": graphs.create_rog_graph, "tog": graphs.create_tog_graph, "tog-i": graphs.create_tog_i_graph,
+            "tog2": graphs.create_tog2_graph}
+
+
+def method_graph(method: str, kg: KnowledgeGraph, *, model=None, documents=None):
+    """The uncompiled graph of ``method`` over ``kg``; ToG-2 also gets the documents (``None``: see its docs)."""
+    factories = _method_factories()
+    if method not in factories:
+        raise KGToolError(f"unknown method {method!r}: use one of {', '.join(factories)}")
+    options = {"documents": documents} if method == "tog2" else {}
+    return factories[method](kg, model=model, **options)
+
+
+def method_descriptions() -> dict[str, str]:
+    """Each method with the first line of its module's docstring."""
+    return {name: (inspect.getdoc(sys.modules[factory.__module__]) or name).splitlines()[0]
+            for name, factory in _method_factories().items()}
+
+
+# ---------------------------------------------------------------------------------------------- results
+class EntityRef(BaseModel):
+    id: str = Field(description="the entity's id (an IRI) in the knowledge graph")
+    label: str = Field(description="its label")
+
+
+class EntityHit(EntityRef):
+    relations: list[str] = Field(description="up to 10 of its relations (^relation: walked backwards)")
+
+
+class SearchResult(BaseModel):
+    query: str
+    entities: list[EntityHit] = Field(description="best first: the label as written, then labels containing it, then similar spellings")
+    note: str | None = Field(None, description="what was cut, or why nothing was found")
+
+
+class RelationsResult(BaseModel):
+    entity: EntityRef
+    outgoing: dict[str, int] = Field(description="relation -> number of entities it leads to")
+    incoming: dict[str, int] = Field(description="^relation -> number of entities it comes from")
+    note: str | None = None
+
+
+class NeighboursResult(BaseModel):
+    entity: EntityRef
+    relation: str
+    count: int = Field(description="how many entities the relation leads to (all of them, before the cap)")
+    neighbours: list[EntityRef]
+    note: str | None = None
+
+
+class PathsResult(BaseModel):
+    start: list[str] = Field(description="the start entities")
+    relation_path: str = Field(description="the relation path followed, <PATH> r1 <SEP> r2 </PATH>")
+    count: int = Field(description="how many distinct reasoning paths were found")
+    paths: list[str] = Field(description="reasoning paths 'entity -> relation -> entity -> ...'")
+    answers: list[str] = Field(description="the distinct entities the paths end in")
+    note: str | None = None
+
+
+class Chunk(BaseModel):
+    title: str | None = None
+    entity: str | None = Field(None, description="the KG entity the document is about")
+    text: str = Field(description=f"the chunk's text (at most {MAX_CHUNK_CHARS} characters)")
+
+
+class Answer(BaseModel):
+    answer: str
+    grounded: bool = Field(description="False when no retrieved path or chunk supports the answer")
+    paths: list[str] = Field(description="reasoning paths that support it")
+    chunks: list[Chunk] = Field(default_factory=list, description="document chunks that support it (ToG-2)")
+    note: str | None = None
+
+
+class Plan(BaseModel):
+    text: str = Field(description="a relation path, <PATH> r1 <SEP> r2 </PATH>")
+    score: float
+    source: str = Field(description="who made it: llm, exemplar, similarity ...")
+
+
+class AskResult(BaseModel):
+    question: str = Field(description="the question as the method read it")
+    method: str
+    topic_entities: list[EntityRef]
+    answers: list[Answer] = Field(description="best first")
+    plans: list[Plan] = Field(default_factory=list, description="RoG's relation-path plans")
+    stop_reason: str = ""
+    warnings: list[str] = Field(default_factory=list)
+    usage: dict[str, Any] = Field(default_factory=dict, description="LLM calls and tokens (empty when offline)")
+    note: str | None = None
+
+
+# ---------------------------------------------------------------------------------------------- input checks
+def checked_text(value: str | None, what: str, *, max_chars: int = MAX_NAME_CHARS) -> str:
+    """``value`` stripped; :class:`KGToolError` when it is empty or longer than ``max_chars``."""
+    text = (value or "").strip()
+    if not text:
+        raise KGToolError(f"no {what} given")
+    if len(text) > max_chars:
+        raise KGToolError(f"the {what} is {len(text)} characters long; at most {max_chars} are accepted")
+    return text
+
+
+def checked_relations(relations: list[str] | str) -> list[str]:
+    """A relation path's relations, each checked for length; at most :data:`MAX_PATH_RELATIONS`."""
+    items = [relations] if isinstance(relations, str) else list(relations)
+    if len(items) > MAX_PATH_RELATIONS:
+        raise KGToolError(f"{len(items)} relations given; a relation path has at most {MAX_PATH_RELATIONS}")
+    rels = lookups.relation_list([checked_text(r, "relation") for r in items])
+    if len(rels) > MAX_PATH_RELATIONS:
+        raise KGToolError(f"{len(rels)} relations given; a relation path has at most {MAX_PATH_RELATIONS}")
+    return rels
+
+
+# ---------------------------------------------------------------------------------------------- the service
+class KGService:
+    """The KG, the model and the compiled method graphs behind the server's tools; plain synchronous calls."""
+
+    def __init__(self, kg: KnowledgeGraph, *, model=None, documents=None) -> None:
+        self.kg = kg
+        self.model = model
+        self.documents = documents
+        self._graphs: dict[str, Any] = {}
+        self._summary: dict | None = None
+        self._lock = threading.Lock()
+
+    def search_entities(self, text: str, limit: int) -> SearchResult:
+        """Entities by name (no match is an empty list with a note naming the closest labels)."""
+        return SearchResult.model_validate(lookups.search_entities(self.kg, checked_text(text, "text"), limit=limit))
+
+    def entity_relations(self, entity: str, limit: int) -> RelationsResult:
+        """An entity's relations with their fan-out."""
+        found = lookups.entity_relations(self.kg, checked_text(entity, "entity"), limit=limit)
+        return RelationsResult.model_validate(found)
+
+    def neighbours(self, entity: str, relation: str, limit: int) -> NeighboursResult:
+        """The entities one relation leads to."""
+        found = lookups.neighbours(self.kg, checked_text(entity, "entity"), checked_text(relation, "relation"), limit=limit)
+        return NeighboursResult.model_validate(found)
+
+    def retrieve_paths(self, entity: str, relations: list[str], limit: int) -> PathsResult:
+        """The reasoning paths a relation path yields from an entity."""
+        rels = checked_relations(relations)
+        found = lookups.retrieve(self.kg, rels, entity=checked_text(entity, "entity"), limit=limit)
+        return PathsResult.model_validate(found)
+
+    def graph(self, method: str):
+        """The compiled graph of ``method``, built on first use."""
+        with self._lock:
+            if method not in self._graphs:
+                self._graphs[method] = method_graph(method, self.kg, model=self.model, documents=self.documents).compile()
+            return self._graphs[method]
+
+    def ask(self, question: str, method: str) -> AskResult:
+        """A method's answer; :class:`KGToolError` when the question names no entity of the KG."""
+        question = checked_text(question, "question", max_chars=MAX_QUESTION_CHARS)
+        state = self.graph(method).invoke({"question": question})
+        if not state.get("topic_entities"):
+            reasons = [w.removeprefix("link: ") for w in state.get("warnings") or [] if w.startswith("link:")]
+            reason = "; ".join(reasons).rstrip(". ") or "no entity of the knowledge graph found in the question"
+            raise KGToolError(f"{reason}. Name an entity as the KG writes it, e.g. in [brackets] "
+                              "(search_entities finds labels).")
+        return ask_result(state, method=method)
+
+    def summary(self) -> dict:
+        """Size and relations (with triple counts) of the KG, computed once."""
+        with self._lock:
+            if self._summary is None:
+                self._summary = kg_summary(self.kg)
+            return self._summary
+
+    def methods(self) -> dict:
+        """The methods ``ask`` runs, the chat model and ToG-2's documents."""
+        docs = "configured" if self.documents else "none given (the bundled plot summaries with the sample KG, else KG only)"
+        return {
+            "methods": method_descriptions(),
+            "model": type(self.model).__name__ if self.model is not None else "none (offline deciders)",
+            "tog2_documents": docs,
+        }
+
+
+def ask_result(state: dict, *, method: str) -> AskResult:
+    """The structured result of a method run: answers with their evidence, capped, with a note on what was cut."""
+    notes: list[str | None] = []
+    answers, note = lookups.capped(state.get("answers") or [], MAX_ANSWERS, "answers")
+    notes.append(note)
+    shown = []
+    for record in answers:
+        paths = [p["text"] for p in record.get("paths") or []]
+        chunks = record.get("chunks") or []
+        if len(paths) > MAX_ANSWER_PATHS or len(chunks) > MAX_ANSWER_CHUNKS:
+            notes.append(f"at most {MAX_ANSWER_PATHS} paths and {MAX_ANSWER_CHUNKS} chunks shown per answer")
+        shown.append(Answer(
+            answer=record["answer"], grounded=bool(record.get("grounded", True)), paths=paths[:MAX_ANSWER_PATHS],
+            chunks=[Chunk(title=c.get("title"), entity=c.get("entity_label") or c.get("entity"),
+                          text=str(c.get("text", ""))[:MAX_CHUNK_CHARS]) for c in chunks[:MAX_ANSWER_CHUNKS]],
+            note=record.get("note"),
+        ))
+    plans = [Plan(text=p["text"], score=float(p.get("score", 0.0)), source=str(p.get("source", "")))
+             for p in state.get("plans") or []]
+    return AskResult(
+        question=state.get("question", ""), method=method,
+        topic_entities=[EntityRef(id=e["id"], label=e["label"]) for e in state.get("topic_entities") or []],
+        answers=shown, plans=plans, stop_reason=state.get("stop_reason") or "",
+        warnings=list(state.get("warnings") or []), usage=dict(state.get("usage") or {}),
+        note="; ".join(dict.fromkeys(n for n in notes if n)) or None,
+    )
+
+
+def kg_summary(kg: KnowledgeGraph) -> dict:
+    """``{"name", "triples", "relation_count", "relations": {name: triples}}``, relations most frequent first."""
+    names = {kg.relation_iri(name): name for name in kg.relation_names()}
+    counts: dict[str, int] = dict.fromkeys(names.values(), 0)
+    note = None
+    try:
+        for predicate, count in kg.query("SELECT ?p (COUNT(*) AS ?n) WHERE { ?s ?p ?o } GROUP BY ?p"):
+            if str(predicate) in names:
+                counts[names[str(predicate)]] = int(count)
+    except (KGError, ValueError) as exc:  # an endpoint that refuses aggregates: names without counts
+        note = f"triple counts unavailable: {exc}"
+    ranked = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+    shown, cut = lookups.capped(ranked, MAX_SUMMARY_RELATIONS, "relations")
+    summary = {"name": kg.name, "triples": len(kg), "relation_count": len(ranked), "relations": dict(shown),
+               "inverse_relations": lookups.INVERSE_NOTE}
+    return lookups.with_notes(summary, [cut, note])
+
+
+# ---------------------------------------------------------------------------------------------- the server
+Limit = Annotated[int, Field(ge=1, le=lookups.MAX_LIMIT, description=f"most items to return (1-{lookups.MAX_LIMIT})")]
+EntityArg = Annotated[str, Field(description="an entity label as written in the KG (e.g. 'Tom Hanks') or its id; "
+                                 f"at most {MAX_NAME_CHARS} characters")]
+
+
+def create_server(kg: KnowledgeGraph, *, model=None, documents=None, host: str = "127.0.0.1", port: int = 8000):
+    """A ``FastMCP`` server with kg-agent's tools and resources over ``kg`` (run it with ``.run(transport)``)."""
+    from mcp.server.fastmcp import FastMCP
+    from mcp.types import ToolAnnotations
+
+    MethodName = Literal[tuple(_method_factories())]  # the ask tool's argument type
+    method_help = "the reasoning method: " + "; ".join(f"{name}: {text}" for name, text in method_descriptions().items())
+    service = KGService(kg, model=model, documents=documents)
+    if documents is not None:
+        service.graph("tog2")  # bad documents fail here, at start-up, not at the first ask
+    limiter = anyio.CapacityLimiter(MAX_CONCURRENT_CALLS)
+
+    async def run(function: Callable, *args):
+        return await anyio.to_thread.run_sync(lambda: function(*args), limiter=limiter)
+
+    server = FastMCP("kg-agent", host=host, port=port, log_level="WARNING", instructions=(
+        f"Read-only tools over the knowledge graph {kg.name!r}: find entities by name (search_entities), see their "
+        "relations (entity_relations), follow one relation (neighbours) or a relation path (retrieve_paths), or let "
+        "a reasoning method answer a whole question (ask). " + lookups.INVERSE_NOTE))
+    read_only = ToolAnnotations(readOnlyHint=True, destructiveHint=False, idempotentHint=True, openWorldHint=False)
+
+    @server.tool(annotations=read_only)
+    async def search_entities(
+        text: Annotated[str, Field(description=f"(part of) a name to look for, at most {MAX_NAME_CHARS} characters")],
+        limit: Limit = 10,
+    ) -> SearchResult:
+        """Find entities of the knowledge graph by name: the label as written first, then labels containing the
+        text, then similar spellings; each with some of its relations."""
+        return await run(service.search_entities, text, limit)
+
+    @server.tool(annotations=read_only)
+    async def entity_relations(entity: EntityArg, limit: Limit = 50) -> RelationsResult:
+        """An entity's relations, outgoing and incoming (^relation), each with how many entities it reaches."""
+        return await run(service.entity_relations, entity, limit)
+
+    @server.tool(annotations=read_only)
+    async def neighbours(
+        entity: EntityArg,
+        relation: Annotated[str, Field(description="one of the entity's relations (see entity_relations); "
+                                       "^relation walks it backwards")],
+        limit: Limit = 20,
+    ) -> NeighboursResult:
+        """The entities one relation leads to from an entity, with their total count."""
+        return await run(service.neighbours, entity, relation, limit)
+
+    @server.tool(annotations=read_only)
+    async def retrieve_paths(
+        entity: EntityArg,
+        relations: Annotated[list[str], Field(description=f"the relation path to follow, in order (at most "
+                                              f"{MAX_PATH_RELATIONS}), e.g. ['^starred_actors', 'directed_by']")],
+        limit: Limit = 20,
+    ) -> PathsResult:
+        """RoG's constrained search: the reasoning paths a relation path yields from an entity, and the
+        distinct entities they end in."""
+        return await run(service.retrieve_paths, entity, relations, limit)
+
+    @server.tool(annotations=read_only)
+    async def ask(
+        question: Annotated[str, Field(description="a natural-language question naming at least one entity of the KG "
+                                       f"(brackets help: 'who directed [Big]'); at most {MAX_QUESTION_CHARS} characters")],
+        method: Annotated[MethodName, Field(description=method_help)] = "rog",
+    ) -> AskResult:
+        """Answer a question with one of kg-agent's reasoning methods: the answers with the reasoning paths (or
+        document chunks) behind them, grounded flags, the plans, warnings and LLM usage."""
+        return await run(service.ask, question, method)
+
+    @server.resource(SUMMARY_URI, name="kg_summary", mime_type="application/json",
+                     description="The knowledge graph: its size and its relations with their triple counts")
+    async def summary_resource() -> str:
+        return json.dumps(await run(service.summary), ensure_ascii=False, indent=1)
+
+    @server.resource(METHODS_URI, name="methods", mime_type="application/json",
+                     description="The reasoning methods the ask tool runs, the chat model and ToG-2's documents")
+    async def methods_resource() -> str:
+        return json.dumps(service.methods(), ensure_ascii=False, indent=1)
+
+    return server
+
+
+# ---------------------------------------------------------------------------------------------- the command
+def register(subparsers) -> None:
+    """Add the ``mcp`` sub-command to ``kg-agent``'s sub-parsers."""
+    parser = subparsers.add_parser("mcp", help="serve the KG tools and methods to MCP clients (stdio or streamable HTTP)")
+    parser.add_argument("--kg", help="KG file, Oxigraph store folder or SPARQL endpoint URL (default: the bundled sample movie KG)")
+    parser.add_argument("--backend", choices=("memory", "oxigraph"), default=None, help="for a KG file: memory (default) or oxigraph")
+    parser.add_argument("--kg-cache", metavar="FILE", default=None, help="for a SPARQL endpoint: SQLite cache file")
+    parser.add_argument("--model", default=None,
+                        help="chat model for ask, e.g. openai:gpt-4o-mini; 'none' for offline (default: offline unless OPENAI_API_KEY is set)")
+    parser.add_argument("--docs", help="ToG-2: document index folder, documents JSONL, or Chroma server URL")
+    parser.add_argument("--transport", choices=("stdio", "http"), default="stdio",
+                        help="stdio (default, for clients that start the server) or streamable HTTP at /mcp")
+    parser.add_argument("--host", default="127.0.0.1", help="http: address to listen on (default 127.0.0.1)")
+    parser.add_argument("--port", type=int, default=8000, help="http: port (default 8000)")
+    parser.set_defaults(handler=cmd_mcp)
+
+
+def cmd_mcp(args: argparse.Namespace) -> int:
+    from kg_agent.kg import open_kg
+    from kg_agent.llm.models import default_model_from_env, resolve_chat_model
+
+    kg = open_kg(args.kg, backend=args.backend, cache_path=args.kg_cache)
+    model = resolve_chat_model(args.model if args.model is not None else default_model_from_env())
+    server = create_server(kg, model=model, documents=args.docs, host=args.host, port=args.port)
+    where = "stdio" if args.transport == "stdio" else f"http://{args.host}:{args.port}/mcp"
+    print(f"kg-agent mcp: {kg.name} ({len(kg)} triples), {'model ' + type(model).__name__ if model else 'offline'}, "
+          f"serving on {where}", file=sys.stderr, flush=True)
+    server.run("stdio" if args.transport == "stdio" else "streamable-http")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m kg_agent.mcp_server [options]``: the same as ``kg-agent mcp [options]``."""
+    parser = argparse.ArgumentParser(prog="kg_agent.mcp_server")
+    register(parser.add_subparsers(dest="command", required=True))
+    try:
+        return cmd_mcp(parser.parse_args(["mcp", *(sys.argv[1:] if argv is None else argv)]))
+    except (KGError, ValueError, FileNotFoundError) as exc:
+        print(f"kg-agent mcp: error: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

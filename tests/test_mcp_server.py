@@ -1,0 +1,378 @@
+"""``kg-agent mcp`` (:mod:`kg_agent.mcp_server`) used through the official MCP SDK client, as an MCP client would.
+
+The server tests start the real command in a subprocess (``python -m kg_agent.cli mcp`` over stdio, and
+``python -m kg_agent.mcp_server --transport http`` on a free port of 127.0.0.1) with no OpenAI key in its
+environment, so every method runs offline over the bundled sample movie KG. The in-process tests check
+the pieces (result shaping, caps, the KG summary) without a transport.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+import anyio
+import pytest
+
+pytest.importorskip("mcp", reason="the MCP SDK is not installed (pip install 'mcp>=1.24,<2')")
+
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+from mcp.client.streamable_http import streamable_http_client
+
+from kg_agent.mcp_server import (
+    MAX_QUESTION_CHARS,
+    KGService,
+    ask_result,
+    create_server,
+    kg_summary,
+)
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+TOOLS = ["search_entities", "entity_relations", "neighbours", "retrieve_paths", "ask"]
+TWO_HOP = "who directed the films written by [Winston Groom]"
+GARBAGE = "".join(chr(33 + (i * 7919) % 90) for i in range(20_000))  # 20k characters of printable noise
+SPARQL_TEXT = 'Big" } ; DROP ALL ; INSERT DATA { <urn:x> <urn:y> "z" } ; SELECT * WHERE { ?s ?p ?o'
+STARTUP_TIMEOUT = 120.0
+
+
+def server_env() -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items()
+           if k not in {"OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENAI_API_BASE", "KG_AGENT_MODEL"}}
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(PROJECT_ROOT), env.get("PYTHONPATH", "")) if p)
+    return env
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@asynccontextmanager
+async def stdio_session(*args: str):
+    """A client session with ``kg-agent mcp [args]`` started over stdio (the way Claude Desktop starts it)."""
+    params = StdioServerParameters(command=sys.executable, args=["-m", "kg_agent.cli", "mcp", *args],
+                                   env=server_env(), cwd=str(PROJECT_ROOT))
+    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+        await session.initialize()
+        yield session
+
+
+@asynccontextmanager
+async def http_session(url: str):
+    async with streamable_http_client(url) as (read, write, _), ClientSession(read, write) as session:
+        await session.initialize()
+        yield session
+
+
+@pytest.fixture(scope="module")
+def http_url(tmp_path_factory):
+    """``python -m kg_agent.mcp_server --transport http`` on a free port; its URL once it accepts connections."""
+    log = tmp_path_factory.mktemp("mcp_http") / "server.log"
+    port = free_port()
+    with open(log, "wb") as out:
+        process = subprocess.Popen([sys.executable, "-m", "kg_agent.mcp_server", "--transport", "http",
+                                    "--host", "127.0.0.1", "--port", str(port)],
+                                   cwd=PROJECT_ROOT, env=server_env(), stdout=out, stderr=subprocess.STDOUT,
+                                   stdin=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + STARTUP_TIMEOUT
+        while True:
+            if process.poll() is not None:
+                pytest.fail(f"the MCP server exited with {process.returncode}:\n{log.read_text()[-3000:]}")
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                if time.monotonic() > deadline:
+                    pytest.fail(f"the MCP server did not listen within {STARTUP_TIMEOUT:.0f} s:\n{log.read_text()[-3000:]}")
+                time.sleep(0.3)
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=15)
+
+
+async def call(session: ClientSession, tool: str, **arguments):
+    return await session.call_tool(tool, arguments)
+
+
+def error_text(result) -> str:
+    assert result.isError, result
+    return result.content[0].text
+
+
+async def exercise(session: ClientSession) -> None:
+    """What every transport must do: tools listed, a 2-hop question answered, hostile input refused, still alive."""
+    listed = (await session.list_tools()).tools
+    assert [t.name for t in listed] == TOOLS
+    for tool in listed:
+        assert tool.outputSchema and tool.annotations.readOnlyHint, tool.name
+        assert all(p.get("description") for p in tool.inputSchema["properties"].values()), tool.name
+    ask_schema = next(t for t in listed if t.name == "ask").inputSchema
+    assert ask_schema["properties"]["method"]["enum"] == ["rog", "tog", "tog-i", "tog2"]
+
+    answer = await call(session, "ask", question=TWO_HOP)
+    assert not answer.isError, answer
+    result = answer.structuredContent
+    assert result["method"] == "rog" and [e["label"] for e in result["topic_entities"]] == ["Winston Groom"]
+    assert result["answers"][0]["answer"] == "Robert Zemeckis" and result["answers"][0]["grounded"] is True
+    assert result["answers"][0]["paths"][0] == "Winston Groom -> ^written_by -> Forrest Gump -> directed_by -> Robert Zemeckis"
+    assert result["plans"][0]["text"] == "<PATH> ^written_by <SEP> directed_by </PATH>"
+    assert result["usage"] == {} and result["stop_reason"] == "answered"
+    assert json.loads(answer.content[0].text) == result  # the same result as text, for clients without structured content
+
+    # hostile input: each a clear tool error, none a crash
+    assert "20000 characters long; at most 2000" in error_text(await call(session, "ask", question=GARBAGE))
+    assert "20000 characters long; at most 300" in error_text(await call(session, "search_entities", text=GARBAGE))
+    assert "no question given" in error_text(await call(session, "ask", question="   "))
+    assert "'rog', 'tog', 'tog-i' or 'tog2'" in error_text(await call(session, "ask", question=TWO_HOP, method="gnn"))
+    unknown = error_text(await call(session, "neighbours", entity="Tom Hankz", relation="directed_by"))
+    assert "'Tom Hankz' is not an entity of the knowledge graph" in unknown and "'Tom Hanks'" in unknown
+    relation = error_text(await call(session, "neighbours", entity="Big", relation="married_to"))
+    assert "Big has no relation 'married_to'. Its relations: directed_by, has_genre" in relation
+    assert "unknown relation(s) 'flew_to'" in error_text(
+        await call(session, "retrieve_paths", entity="Big", relations=["directed_by", "flew_to"]))
+    # SPARQL-looking text is a name like any other: nothing matches it
+    injected = await call(session, "search_entities", text=SPARQL_TEXT)
+    assert not injected.isError and injected.structuredContent["entities"] == []
+    assert "is not an entity of the knowledge graph" in injected.structuredContent["note"]
+
+    # still serving, and the KG is unchanged
+    await session.send_ping()
+    found = await call(session, "neighbours", entity="Forrest Gump", relation="directed_by")
+    assert found.structuredContent["neighbours"] == [
+        {"id": "https://kg-agent.dev/entity/Robert%20Zemeckis", "label": "Robert Zemeckis"}]
+    summary = json.loads((await session.read_resource("kg-agent://kg/summary")).contents[0].text)
+    assert summary["triples"] == 2935 and summary["relations"]["starred_actors"] == 378
+
+
+# ---------------------------------------------------------------------------------------------- real servers
+@pytest.mark.server
+def test_stdio_server_answers_refuses_and_keeps_serving():
+    async def scenario():
+        async with stdio_session() as session:
+            await exercise(session)
+
+    anyio.run(scenario)
+
+
+@pytest.mark.server
+def test_streamable_http_server_answers_refuses_and_keeps_serving(http_url):
+    async def scenario():
+        async with http_session(http_url) as session:
+            await exercise(session)
+        async with http_session(http_url) as session:  # a second client after the first left
+            assert (await call(session, "search_entities", text="Forrest Gump", limit=1)).structuredContent[
+                "entities"][0]["label"] == "Forrest Gump"
+
+    anyio.run(scenario)
+
+
+@pytest.mark.server
+def test_http_server_refuses_a_foreign_host_header(http_url):
+    """DNS-rebinding protection: a page on another site cannot drive the local server through the browser."""
+    import httpx
+
+    response = httpx.post(http_url, headers={"Host": "evil.example:80", "Accept": "application/json, text/event-stream",
+                                             "Content-Type": "application/json"},
+                          json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"})
+    assert response.status_code == 421
+
+
+@pytest.mark.server
+def test_sparql_text_stays_a_literal_on_a_sparql_endpoint():
+    """Over a SPARQL endpoint, SPARQL-looking text is never pasted into a query and the store is unchanged."""
+    from kg_agent.kg import open_kg
+    from tests.sparql_server import SparqlServer, store_from_graph
+
+    store = store_from_graph(open_kg().graph)
+    before = len(store)
+    with SparqlServer(store) as endpoint:
+        async def scenario():
+            async with stdio_session("--kg", endpoint.url) as session:
+                for tool, arguments in [("search_entities", {"text": SPARQL_TEXT}),
+                                        ("entity_relations", {"entity": SPARQL_TEXT[:200]}),
+                                        ("neighbours", {"entity": SPARQL_TEXT[:200], "relation": "directed_by"})]:
+                    result = await call(session, tool, **arguments)
+                    assert result.isError == (tool != "search_entities"), result
+                directed = await call(session, "neighbours", entity="Big", relation="directed_by")
+                assert directed.structuredContent["neighbours"][0]["label"] == "Penny Marshall"
+
+        anyio.run(scenario)
+        queries = list(endpoint.queries)
+    assert len(store) == before
+    assert queries  # the endpoint really was asked
+    assert not any('Big" }' in q for q in queries)  # never pasted into a query (at most an escaped literal)
+
+
+@pytest.mark.server
+def test_tog2_answers_from_a_document_chunk_given_with_docs(tmp_path):
+    """``--kg`` and ``--docs`` as for ``kg-agent ask``: ToG-2 reads an answer the KG lacks from a chunk and cites it."""
+    notes = tmp_path / "notes.jsonl"
+    notes.write_text(json.dumps({"title": "Ursula K. Le Guin", "text": (
+        "Ursula Kroeber Le Guin (1929-2018) was an American author best known for the Earthsea fantasy series. "
+        "She won the Hugo Award and the Nebula Award for The Left Hand of Darkness in 1970.")}) + "\n")
+
+    async def scenario():
+        async with stdio_session("--kg", str(PROJECT_ROOT / "cookbook" / "data" / "my_kg.ttl"),
+                                 "--docs", str(notes)) as session:
+            methods = json.loads((await session.read_resource("kg-agent://methods")).contents[0].text)
+            assert methods["tog2_documents"] == "configured"
+            result = await call(session, "ask", question="which prize was awarded to the author of [A Wizard of Earthsea]",
+                                method="tog2")
+            return result.structuredContent
+
+    result = anyio.run(scenario)
+    best = result["answers"][0]
+    assert best["answer"] == "Hugo Award" and best["grounded"] is True
+    assert best["chunks"][0]["title"] == "Ursula K. Le Guin" and "won the Hugo Award" in best["chunks"][0]["text"]
+
+
+def test_the_command_refuses_a_missing_kg_file(tmp_path):
+    done = subprocess.run([sys.executable, "-m", "kg_agent.cli", "mcp", "--kg", str(tmp_path / "nope.ttl")],
+                          cwd=PROJECT_ROOT, env=server_env(), capture_output=True, text=True, timeout=120,
+                          stdin=subprocess.DEVNULL, check=False)
+    assert done.returncode == 2 and "kg-agent: error:" in done.stderr and "nope.ttl" in done.stderr
+
+
+def test_the_command_refuses_missing_documents_at_start(tmp_path):
+    done = subprocess.run([sys.executable, "-m", "kg_agent.cli", "mcp", "--docs", str(tmp_path / "nope.jsonl")],
+                          cwd=PROJECT_ROOT, env=server_env(), capture_output=True, text=True, timeout=120,
+                          stdin=subprocess.DEVNULL, check=False)
+    assert done.returncode == 2 and f"documents not found: {tmp_path / 'nope.jsonl'}" in done.stderr
+
+
+# ---------------------------------------------------------------------------------------------- in process
+@pytest.fixture(scope="module")
+def sample_kg():
+    from kg_agent.kg import open_kg
+
+    return open_kg()
+
+
+def test_ask_result_caps_answers_paths_and_chunks_with_a_note():
+    path = {"text": "A -> r -> B"}
+    state = {"question": "q", "topic_entities": [{"id": "urn:a", "label": "A"}],
+             "answers": [{"answer": f"B{i}", "grounded": i % 2 == 0, "paths": [path] * 5,
+                          "chunks": [{"title": "T", "entity_label": "A", "text": "x" * 5000}] * 4} for i in range(30)],
+             "plans": [{"text": "<PATH> r </PATH>", "score": 0.5, "source": "similarity", "relations": ["r"]}],
+             "warnings": ["w"], "usage": {"calls": 2}, "stop_reason": "answered"}
+    result = ask_result(state, method="rog")
+    assert len(result.answers) == 20 and [a.grounded for a in result.answers[:3]] == [True, False, True]
+    assert len(result.answers[0].paths) == 3 and len(result.answers[0].chunks) == 3
+    assert len(result.answers[0].chunks[0].text) == 600 and result.answers[0].chunks[0].entity == "A"
+    assert result.note == ("showing the first 20 of 30 answers; at most 3 paths and 3 chunks shown per answer")
+    assert result.usage == {"calls": 2} and result.plans[0].source == "similarity"
+
+
+def test_kg_summary_counts_triples_per_relation(fixtures_dir):
+    from kg_agent.kg import open_kg
+
+    kg = open_kg(fixtures_dir / "kg" / "metaqa_slice.txt")
+    summary = kg_summary(kg)
+    assert summary["triples"] == len(kg) and summary["relation_count"] == len(kg.relation_names())
+    counts = summary["relations"]
+    assert list(counts.values()) == sorted(counts.values(), reverse=True)
+    label_triples = len(kg) - sum(counts.values())  # rdfs:label triples are not relations
+    assert 0 < label_triples < len(kg)
+
+
+def test_tog2_without_documents_says_so(fixtures_dir):
+    from kg_agent.kg import open_kg
+
+    service = KGService(open_kg(fixtures_dir / "kg" / "metaqa_slice.txt"))
+    assert service.methods()["tog2_documents"].startswith("none given")
+    result = service.ask("who directed [5 Centimeters Per Second]", "tog2")
+    assert any("no documents given" in w for w in result.warnings), result.warnings
+
+
+def test_question_length_is_capped_before_any_work(sample_kg):
+    from kg_agent.tools.lookups import KGToolError
+
+    service = KGService(sample_kg)
+    with pytest.raises(KGToolError, match=f"at most {MAX_QUESTION_CHARS}"):
+        service.ask("x" * (MAX_QUESTION_CHARS + 1), "rog")
+    assert service._graphs == {}  # refused before a graph was even built
+
+
+def test_a_method_the_server_does_not_know_is_a_tool_error(sample_kg):
+    from kg_agent.mcp_server import method_graph
+    from kg_agent.tools.lookups import KGToolError
+
+    with pytest.raises(KGToolError, match="unknown method 'gnn': use one of rog, tog, tog-i, tog2"):
+        method_graph("gnn", sample_kg)
+
+
+def test_create_server_registers_the_tools_and_resources(sample_kg):
+    server = create_server(sample_kg)
+
+    async def listed():
+        return ([t.name for t in await server.list_tools()], sorted(str(r.uri) for r in await server.list_resources()))
+
+    tools, resources = anyio.run(listed)
+    assert tools == TOOLS and resources == ["kg-agent://kg/summary", "kg-agent://methods"]
+
+
+def test_a_question_naming_no_entity_is_a_tool_error_saying_what_to_do(sample_kg):
+    from kg_agent.tools.lookups import KGToolError
+
+    with pytest.raises(KGToolError) as refused:
+        KGService(sample_kg).ask("qwzx plorb vlimt", "tog")
+    message = str(refused.value)
+    assert message.endswith("Name an entity as the KG writes it, e.g. in [brackets] (search_entities finds labels).")
+    assert ".." not in message
+
+
+def test_a_lookup_is_answered_while_a_method_runs(sample_kg):
+    """Calls run in worker threads: a slow ``ask`` (its model waits for the lookup) does not hold up a lookup."""
+    import threading
+
+    from mcp.shared.memory import create_connected_server_and_client_session
+
+    from kg_agent.llm.scripted import ScriptedChatModel
+    from tests.llm_responders import well_behaved
+
+    lookup_done = threading.Event()
+    reply = well_behaved("Robert Zemeckis", "directed_by")
+
+    def waiting_model(prompt: str) -> str:
+        assert lookup_done.wait(timeout=60), "the lookup was not answered while ask ran"
+        return reply(prompt)
+
+    server = create_server(sample_kg, model=ScriptedChatModel(responder=waiting_model))
+    finished: list[str] = []
+
+    async def scenario():
+        async with create_connected_server_and_client_session(server._mcp_server) as session:
+            async def ask():
+                result = await session.call_tool("ask", {"question": "who directed [Forrest Gump]"})
+                assert not result.isError, result
+                assert result.structuredContent["answers"][0]["answer"] == "Robert Zemeckis"
+                assert result.structuredContent["usage"]["calls"] >= 1
+                finished.append("ask")
+
+            async def lookup():
+                result = await session.call_tool("neighbours", {"entity": "Forrest Gump", "relation": "directed_by"})
+                assert not result.isError, result
+                finished.append("neighbours")
+                lookup_done.set()
+
+            async with anyio.create_task_group() as group:
+                group.start_soon(ask)
+                await anyio.sleep(0.2)
+                group.start_soon(lookup)
+
+    anyio.run(scenario)
+    assert finished == ["neighbours", "ask"]
