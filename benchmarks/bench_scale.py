@@ -203,19 +203,21 @@ def _native_store(kg, store_path: str):
 
 
 def _plan_query(topic: str, relations: list[str]) -> str:
-    """The plan as one SPARQL query returning every path with the labels of its nodes (never back to the topic)."""
+    """The plan as one SPARQL query: every path from ``topic`` (a constant) that never returns to it, with the
+    labels of the nodes it reaches."""
     from kg_agent.kg import relation_iri, sparql_iri
 
-    nodes = ["?e0"] + [f"?e{i}" for i in range(1, len(relations) + 1)]
+    start = sparql_iri(topic)
+    nodes = [start] + [f"?e{i}" for i in range(1, len(relations) + 1)]
     patterns = []
     for i, relation in enumerate(relations):
         predicate = sparql_iri(relation_iri(relation.lstrip("^")))
         a, b = nodes[i], nodes[i + 1]
         patterns.append(f"{b} {predicate} {a} ." if relation.startswith("^") else f"{a} {predicate} {b} .")
-        patterns.append(f"FILTER({b} != ?e0)")
-    labels = " ".join(f"OPTIONAL {{ {n} <{RDFS_LABEL}> ?l{i} }}" for i, n in enumerate(nodes))
-    variables = " ".join(nodes + [f"?l{i}" for i in range(len(nodes))])
-    return f"SELECT {variables} WHERE {{ VALUES ?e0 {{ {sparql_iri(topic)} }} {' '.join(patterns)} {labels} }}"
+        patterns.append(f"FILTER({b} != {start})")
+    labels = " ".join(f"OPTIONAL {{ {n} <{RDFS_LABEL}> ?l{i} }}" for i, n in enumerate(nodes) if i)
+    variables = " ".join(nodes[1:] + [f"?l{i}" for i in range(1, len(nodes))])
+    return f"SELECT {variables} WHERE {{ {' '.join(patterns)} {labels} }}"
 
 
 def worker_retrieval(store: str, items: list[dict[str, Any]]) -> None:
@@ -231,19 +233,43 @@ def worker_retrieval(store: str, items: list[dict[str, Any]]) -> None:
         query = _plan_query(topic, relations)
         for run in ("first", "repeat"):
             began = time.perf_counter()
-            result = retrieve_paths(kg, [topic], relations, max_paths=10_000_000)
-            rows = [(p.start.label, *(t.tail.label for t in p.steps)) for p in result.paths]
-            record[f"algorithm1_{run}"] = time.perf_counter() - began
-            record["algorithm1_rows"] = len(rows)
-            began = time.perf_counter()
             solutions = native.query(query)
             sparql_rows = [tuple(s[v] for v in solutions.variables) for s in solutions]
             record[f"sparql_{run}"] = time.perf_counter() - began
             record["sparql_rows"] = len(sparql_rows)
+            if run == "first":  # kept by the parent should Algorithm 1 overrun the timeout
+                _emit({"event": "partial", **{k: v for k, v in record.items() if k != "event"}})
+            began = time.perf_counter()
+            result = retrieve_paths(kg, [topic], relations, max_paths=10_000_000)
+            rows = [(p.start.label, *(t.tail.label for t in p.steps)) for p in result.paths]
+            record[f"algorithm1_{run}"] = time.perf_counter() - began
+            record["algorithm1_rows"] = len(rows)
         _emit(record)
 
 
 # ---------------------------------------------------------------- running workers with per-item timeouts
+class _LineReader:
+    """Lines from a pipe with a deadline (``select`` on the raw descriptor, so no line waits in a buffer)."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        self.pending = b""
+        self.eof = False
+
+    def next(self, deadline: float) -> str | None:
+        """The next line; ``""`` at end of output; ``None`` when ``deadline`` (monotonic) passes first."""
+        while b"\n" not in self.pending and not self.eof:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0 or not select.select([self.fd], [], [], remaining)[0]:
+                return None
+            chunk = os.read(self.fd, 1 << 16)
+            self.eof = not chunk
+            self.pending += chunk
+        if b"\n" in self.pending:
+            line, self.pending = self.pending.split(b"\n", 1)
+            return line.decode() + "\n"
+        return ""
+
 def run_items(kind: str, store: Path, items: list[dict[str, Any]], *, method: str | None, timeout: float,
               open_timeout: float) -> dict[str, Any]:
     """Run ``items`` in worker processes; kill a worker whose item overruns ``timeout`` and go on in a new one.
@@ -261,23 +287,22 @@ def run_items(kind: str, store: Path, items: list[dict[str, Any]], *, method: st
         if method:
             command += ["--method", method]
         process = subprocess.Popen(command, env=_env(), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                   stderr=subprocess.DEVNULL, text=True, start_new_session=True)
-        process.stdin.write(json.dumps(batch))
+                                   stderr=subprocess.DEVNULL, start_new_session=True)
+        process.stdin.write(json.dumps(batch).encode())
         process.stdin.close()
         first = True
+        partial: dict[str, Any] = {}
         deadline = time.monotonic() + open_timeout + timeout
-        buffer = ""
+        lines = _LineReader(process.stdout.fileno())
         while True:
-            remaining = deadline - time.monotonic()
-            ready = select.select([process.stdout], [], [], max(remaining, 0))[0] if remaining > 0 else []
-            if not ready:  # the current item overran: kill this worker, record a timeout, go on after it
+            line = lines.next(deadline)
+            if line is None:  # the current item overran: kill this worker, record a timeout, go on after it
                 os.killpg(process.pid, signal.SIGKILL)
                 process.wait()
-                results.append({"id": items[position]["id"], "timeout": True, "seconds": timeout, "hits_at_1": 0.0,
-                                "cold": first})
+                results.append({**partial, "id": items[position]["id"], "timeout": True, "seconds": timeout,
+                                "hits_at_1": 0.0, "cold": first})
                 position += 1
                 break
-            line = process.stdout.readline()
             if not line:  # the worker ended
                 process.wait()
                 if position < len(items):
@@ -288,14 +313,19 @@ def run_items(kind: str, store: Path, items: list[dict[str, Any]], *, method: st
             buffer = line
             record = json.loads(buffer)
             rss = max(rss, record.pop("max_rss_mb", 0))
-            if record.pop("event") == "open":
+            event = record.pop("event")
+            if event == "open":
                 opens.append(record)
+            elif event == "partial":
+                partial = record
             else:
+                partial = {}
                 record["cold"] = first
                 first = False
                 results.append(record)
                 position += 1
-            deadline = time.monotonic() + timeout
+            if event != "partial":  # the next item's clock starts now
+                deadline = time.monotonic() + timeout
         if position >= len(items) and process.poll() is None:
             process.wait()
     return {"opens": opens, "items": results, "max_rss_mb": rss}
@@ -332,6 +362,7 @@ def summarize_retrieval(run: dict[str, Any], plans: list[dict[str, Any]]) -> lis
         row = {"plan": " ".join(plan["relations"]), "id": record["id"], "hub": plan.get("hub", False)}
         if record.get("timeout") or record.get("error"):
             row["timeout" if record.get("timeout") else "error"] = record.get("error", True)
+            row.update({k: round(v, 5) if isinstance(v, float) else v for k, v in record.items() if k.startswith("sparql")})
         else:
             row.update({k: round(v, 5) if isinstance(v, float) else v for k, v in record.items()
                         if k.startswith(("algorithm1", "sparql"))})
@@ -366,8 +397,10 @@ def markdown(results: dict[str, Any]) -> str:
     for run in results["runs"]:
         for row in run.get("retrieval", []):
             if "algorithm1_first" not in row:
-                lines.append(f"| {run['domain']} | {run['triples']:,} | {row['plan']} | {'yes' if row['hub'] else ''} | "
-                             f"— | {'timeout' if row.get('timeout') else 'error'} | | |")
+                store = f"{row['sparql_first']:.4f} (first, {row['sparql_rows']:,} rows)" if "sparql_first" in row else ""
+                lines.append(f"| {run['domain']} | {run['triples']:,} | {row['id'] if row['hub'] else row['plan']} | "
+                             f"{'yes' if row['hub'] else ''} | — | {'timeout' if row.get('timeout') else 'error'} | "
+                             f"{store} | |")
                 continue
             lines.append(f"| {run['domain']} | {run['triples']:,} | {row['id'] if row['hub'] else row['plan']} | "
                          f"{'yes' if row['hub'] else ''} | {row['algorithm1_rows']:,} | "
@@ -450,7 +483,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", default="0.2M,2M", help="comma-separated triple counts, e.g. 0.2M,2M,20M")
     parser.add_argument("--domain", action="append", default=None, help="movie and/or company (repeatable or comma-separated; default movie)")
-    parser.add_argument("--methods", default=",".join(METHODS), help="comma-separated, default rog,tog,tog-i")
+    parser.add_argument("--methods", default=",".join(METHODS),
+                        help="comma-separated, default rog,tog,tog-i; '' runs none (keeps their earlier numbers in --out)")
     parser.add_argument("--questions", type=int, default=20, metavar="N", help="1-hop and 2-hop questions each (default 20)")
     parser.add_argument("--three-hop", type=int, default=0, metavar="N", help="3-hop questions (default 0)")
     parser.add_argument("--retrieval", type=int, default=10, metavar="N",
@@ -494,8 +528,12 @@ def main(argv: list[str] | None = None) -> int:
         for triples in sizes:
             run = run_size(args, domain, triples)
             run["command"], run["finished"] = results["command"], time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
-            results["runs"] = [r for r in results["runs"] if not (r["domain"] == domain and r["size"] == run["size"])]
-            results["runs"].append(run)
+            earlier = [r for r in results["runs"] if r["domain"] == domain and r["size"] == run["size"]]
+            if earlier:  # methods (or the retrieval table) not run now keep their earlier numbers
+                run["methods"] = {**earlier[0].get("methods", {}), **run["methods"]}
+                if "retrieval" not in run and "retrieval" in earlier[0]:
+                    run["retrieval"] = earlier[0]["retrieval"]
+            results["runs"] = [r for r in results["runs"] if r not in earlier] + [run]
             results["runs"].sort(key=lambda r: (r["domain"], r["triples"]))
             write_json(out, results)
             if args.png:
