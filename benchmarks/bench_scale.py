@@ -410,31 +410,39 @@ def markdown(results: dict[str, Any]) -> str:
 
 
 def write_chart(results: dict[str, Any], png: Path) -> None:
+    """Seconds per question against triples (log-log): colour = method, line = statistic, marker = domain."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.lines import Line2D
 
-    fig, ax = plt.subplots(figsize=(7.5, 4.5))
     colors = {"rog": "tab:blue", "tog": "tab:orange", "tog-i": "tab:green"}
-    for domain in sorted({r["domain"] for r in results["runs"]}):
+    statistics_ = (("first_question_s", ":", "first question after reopen"), ("warm_p90_s", "--", "warm p90"),
+                   ("warm_median_s", "-", "warm median"))
+    markers = {"movie": "o", "company": "s"}
+    fig, ax = plt.subplots(figsize=(8, 4.8))
+    domains = sorted({r["domain"] for r in results["runs"]})
+    for domain in domains:
         runs = sorted((r for r in results["runs"] if r["domain"] == domain), key=lambda r: r["triples"])
-        marker = "o" if domain == "movie" else "s"
         for method in METHODS:
             points = [(r["triples"], r["methods"][method]) for r in runs if method in r["methods"]]
-            for key, style, what in (("warm_median_s", "-", "median"), ("warm_p90_s", "--", "p90"),
-                                     ("first_question_s", ":", "first")):
+            for key, style, _what in statistics_:
                 xy = [(x, m[key]) for x, m in points if m.get(key) is not None]
                 if xy:
-                    ax.plot(*zip(*xy), style, marker=marker, color=colors[method], alpha=0.9,
-                            label=f"{method} {what} ({domain})")
+                    ax.plot(*zip(*xy), style, marker=markers.get(domain, "^"), color=colors[method], alpha=0.85,
+                            markerfacecolor=colors[method] if domain == "movie" else "none")
+    handles = [Line2D([], [], color=c, lw=2, label=m) for m, c in colors.items()]
+    handles += [Line2D([], [], color="grey", ls=style, label=what) for _k, style, what in statistics_]
+    handles += [Line2D([], [], color="grey", ls="", marker=markers.get(d, "^"),
+                       markerfacecolor="grey" if d == "movie" else "none", label=f"{d} KG") for d in domains]
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("triples")
     ax.set_ylabel("seconds per question")
-    ax.set_title("kg-agent offline latency vs KG size (synthetic KGs, Oxigraph store)")
+    ax.set_title("kg-agent offline latency vs KG size (synthetic KGs, Oxigraph store)", fontsize=10)
     ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=7, ncol=2)
+    ax.legend(handles=handles, fontsize=8, loc="center left", bbox_to_anchor=(1.01, 0.5))
     fig.tight_layout()
     png.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(png, dpi=110)
@@ -459,7 +467,7 @@ def run_size(args: argparse.Namespace, domain: str, triples: int) -> dict[str, A
     questions = pick_questions(folder, per_hop=args.questions, three_hop=args.three_hop)
     run: dict[str, Any] = {"domain": domain, "size": size_label(triples), "triples": meta["triples"],
                            "entities": meta["entities"], "generate_seconds": meta.get("generate_seconds"),
-                           "load": load, "methods": {}}
+                           "load": load, "methods": {}, "load_average_start": os.getloadavg()[0]}
     for method in args.methods:
         print(f"  {method}: {len(questions)} questions", file=sys.stderr, flush=True)
         began = time.perf_counter()
@@ -476,6 +484,7 @@ def run_size(args: argparse.Namespace, domain: str, triples: int) -> dict[str, A
         print(f"  retrieval: {len(plans)} plans", file=sys.stderr, flush=True)
         outcome = run_items("retrieval", store, plans, method=None, timeout=args.timeout, open_timeout=args.open_timeout)
         run["retrieval"] = summarize_retrieval(outcome, plans)
+    run["load_average_end"] = os.getloadavg()[0]  # other jobs on the machine slow every number
     return run
 
 
