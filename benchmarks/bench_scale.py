@@ -480,7 +480,9 @@ def run_size(args: argparse.Namespace, domain: str, triples: int) -> dict[str, A
               f"timeouts {m['timeouts']}, hits@1 {m['hits_at_1_by_hop']}, rss {m['max_rss_mb']} MB",
               file=sys.stderr, flush=True)
     if args.retrieval:
-        plans = [q for q in questions if q["hop"] in (1, 2)][: args.retrieval] + hub_plans(meta)
+        one, two = ([q for q in questions if q["hop"] == hop] for hop in (1, 2))
+        gold = one[: (args.retrieval + 1) // 2] + two[: args.retrieval // 2]
+        plans = gold + hub_plans(meta)
         print(f"  retrieval: {len(plans)} plans", file=sys.stderr, flush=True)
         outcome = run_items("retrieval", store, plans, method=None, timeout=args.timeout, open_timeout=args.open_timeout)
         run["retrieval"] = summarize_retrieval(outcome, plans)
@@ -497,7 +499,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--questions", type=int, default=20, metavar="N", help="1-hop and 2-hop questions each (default 20)")
     parser.add_argument("--three-hop", type=int, default=0, metavar="N", help="3-hop questions (default 0)")
     parser.add_argument("--retrieval", type=int, default=10, metavar="N",
-                        help="gold plans of the first N 1/2-hop questions for Algorithm 1 vs SPARQL, plus hub plans (0: skip)")
+                        help="gold plans of N questions (half 1-hop, half 2-hop) for Algorithm 1 vs SPARQL, plus hub plans "
+                        "(0: skip)")
     parser.add_argument("--timeout", type=float, default=120.0, help="seconds one question or plan may take (default 120)")
     parser.add_argument("--open-timeout", type=float, default=300.0, help="extra seconds a worker may take to start")
     parser.add_argument("--seed", type=int, default=0)
