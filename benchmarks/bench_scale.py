@@ -391,21 +391,35 @@ def markdown(results: dict[str, Any]) -> str:
                          + " | ".join(f"{hits[h]['hits@1']} ({hits[h]['n']})" if h in hits else "—" for h in "123")
                          + f" | {m['max_rss_mb']:,} |")
             head = "| | | | "
-    lines += ["", ("| domain | triples | plan | hub | paths | Algorithm 1 first / repeat s | store SPARQL first / repeat s | "
-               "ratio first / repeat |"),
-              "|---|---:|---|---|---:|---:|---:|---:|"]
+    lines += ["", ("| domain | triples | plan | paths | Algorithm 1 first / repeat s | store SPARQL first / repeat s | "
+                   "ratio first / repeat |"),
+              "|---|---:|---|---:|---:|---:|---:|"]
+
+    def median(rows, key):
+        return statistics.median(r[key] for r in rows)
+
     for run in results["runs"]:
-        for row in run.get("retrieval", []):
-            if "algorithm1_first" not in row:
-                store = f"{row['sparql_first']:.4f} (first, {row['sparql_rows']:,} rows)" if "sparql_first" in row else ""
-                lines.append(f"| {run['domain']} | {run['triples']:,} | {row['id'] if row['hub'] else row['plan']} | "
-                             f"{'yes' if row['hub'] else ''} | — | {'timeout' if row.get('timeout') else 'error'} | "
-                             f"{store} | |")
+        where = f"| {run['domain']} | {run['triples']:,} | "
+        rows = run.get("retrieval", [])
+        for hop in (1, 2):  # the gold plans: medians over the questions of a hop
+            gold = [r for r in rows if not r["hub"] and len(r["plan"].split()) == hop and "algorithm1_first" in r]
+            if gold:
+                lines.append(where + f"gold {hop}-hop plans (median of {len(gold)}) | {median(gold, 'algorithm1_rows'):g} | "
+                             f"{median(gold, 'algorithm1_first'):.4f} / {median(gold, 'algorithm1_repeat'):.4f} | "
+                             f"{median(gold, 'sparql_first'):.4f} / {median(gold, 'sparql_repeat'):.4f} | "
+                             f"{median(gold, 'ratio_first'):.2f} / {median(gold, 'ratio_repeat'):.2f} |")
+        for row in rows:
+            if not row["hub"]:
                 continue
-            lines.append(f"| {run['domain']} | {run['triples']:,} | {row['id'] if row['hub'] else row['plan']} | "
-                         f"{'yes' if row['hub'] else ''} | {row['algorithm1_rows']:,} | "
+            name = row["id"].removeprefix("hub ")
+            if "algorithm1_first" not in row:
+                store = f"{row['sparql_first']:.4f} ({row['sparql_rows']:,} rows)" if "sparql_first" in row else ""
+                what = "timeout" if row.get("timeout") else "error"
+                lines.append(where + f"hub: {name} | — | {what} | {store} | |")
+                continue
+            lines.append(where + f"hub: {name} | {row['algorithm1_rows']:,} | "
                          f"{row['algorithm1_first']:.4f} / {row['algorithm1_repeat']:.4f} | "
-                         f"{row['sparql_first']:.4f} / {row['sparql_repeat']:.4f} | {row['ratio_first']} / {row['ratio_repeat']} |")
+                         f"{row['sparql_first']:.4f} / {row['sparql_repeat']:.4f} | {row['ratio_first']:.2f} / {row['ratio_repeat']:.2f} |")
     return "\n".join(lines)
 
 
