@@ -1,6 +1,8 @@
-"""Evaluation datasets and metrics for KGQA benchmarks (MetaQA, WebQSP/CWQ in RoG format, 2Wiki).
+"""Evaluation datasets and metrics for KGQA benchmarks (MetaQA, WebQSP/CWQ in RoG format, 2Wiki), and
+synthetic KGs of any size with gold-answered questions (:mod:`kg_agent.eval.synthetic`).
 
-Self-contained: imports no other kg_agent subpackage.
+Self-contained: imports no other kg_agent subpackage (the modules not imported here, ``runner`` and
+``synthetic``, use :mod:`kg_agent.kg`).
 """
 
 from kg_agent.eval.datasets import (
