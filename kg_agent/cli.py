@@ -104,7 +104,7 @@ def resolve_cli_model(spec: str | None):
 def load_exemplars(files: Sequence[str]):
     """Training questions for the exemplar planner from MetaQA or JSONL question files."""
     from kg_agent.eval.datasets import load_dataset
-    from kg_agent.tools.plan import Exemplar
+    from kg_agent.tools.rog.plan import Exemplar
 
     exemplars = []
     for file in files:
@@ -205,7 +205,7 @@ def cmd_load(args: argparse.Namespace) -> int:
 def cmd_export_rog_data(args: argparse.Namespace) -> int:
     from kg_agent.eval.datasets import load_dataset
     from kg_agent.kg import kg_from_triples
-    from kg_agent.tools.rog_training_data import export_rog_training_data
+    from kg_agent.tools.rog.training_data import export_rog_training_data
 
     questions = load_dataset(args.kind, args.questions)[: args.limit]
     if args.kind == "rog-jsonl" and not args.kg:

@@ -1,7 +1,7 @@
 """VoteAnswerer, the offline answer step: scores, votes within the best plan, the relative-score cut."""
 
-from kg_agent.tools.answer import VoteAnswerer
-from kg_agent.tools.plan import _abstract_question
+from kg_agent.tools.rog.answer import VoteAnswerer
+from kg_agent.tools.rog.plan import _abstract_question
 from kg_agent.kg.types import Entity
 
 

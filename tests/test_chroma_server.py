@@ -23,7 +23,7 @@ import pytest
 from kg_agent.docs.index import DocumentIndex, DocumentIndexConnectionError, load_documents_jsonl
 from kg_agent.graphs.tog2 import create_tog2_graph
 from kg_agent.kg import entity_iri, open_kg, sample_documents_path
-from kg_agent.tools.entity_documents import ingest_documents
+from kg_agent.tools.tog2.documents import ingest_documents
 
 QUESTIONS = [
     "who directed [Catch Me If You Can]",

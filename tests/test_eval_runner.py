@@ -16,7 +16,7 @@ from kg_agent.eval import Question, load_dataset
 from kg_agent.eval import runner as runner_module
 from kg_agent.eval.runner import CONVENTIONS, evaluate, metaqa_gold_relation_path
 from kg_agent.kg import open_kg, retrieve_paths
-from kg_agent.tools.plan import Exemplar
+from kg_agent.tools.rog.plan import Exemplar
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "eval"
 
@@ -165,7 +165,7 @@ def test_interrupt_writes_what_is_done_then_resumes(kg, questions, tmp_path, mon
 
 # ------------------------------------------------------------------------------------------------ RoG
 def test_offline_rog_similarity_planner_and_parallel_workers_agree(kg, questions):
-    from kg_agent.tools.plan import SimilarityPlanner
+    from kg_agent.tools.rog.plan import SimilarityPlanner
 
     questions = questions[::5]
     planner = SimilarityPlanner(kg)  # one planner (and its embedding cache) for both runs keeps this test fast

@@ -303,11 +303,11 @@ def test_escaped_hash_in_a_prefixed_name_does_not_hide_service(kg):
 
 
 # ----------------------------------------------------------------------------------------------- LLM reply parsers
-from kg_agent.tools.clue_query import _parse_clue_lines  # noqa: E402
-from kg_agent.tools.examine import _parse_examine, find_dates  # noqa: E402
-from kg_agent.tools.instructions import parse_instructions  # noqa: E402
-from kg_agent.tools.prune_entities import parse_score_list  # noqa: E402
-from kg_agent.tools.tog_answer import parse_tog_answers  # noqa: E402
+from kg_agent.tools.tog2.clue_query import _parse_clue_lines  # noqa: E402
+from kg_agent.tools.tog2.examine import _parse_examine, find_dates  # noqa: E402
+from kg_agent.tools.tog.instructions import parse_instructions  # noqa: E402
+from kg_agent.tools.tog.prune_entities import parse_score_list  # noqa: E402
+from kg_agent.tools.tog.answer import parse_tog_answers  # noqa: E402
 
 structured_garbage = st.recursive(
     st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=True), hostile_text),

@@ -15,7 +15,7 @@ from kg_agent.eval.metrics import normalize_answer
 from kg_agent.graphs.rog import create_rog_graph
 from kg_agent.kg import kg_from_triples, load_kg
 from kg_agent.llm.scripted import ScriptedChatModel
-from kg_agent.tools.plan import Exemplar, ExemplarPlanner, SimilarityPlanner
+from kg_agent.tools.rog.plan import Exemplar, ExemplarPlanner, SimilarityPlanner
 
 pytestmark = pytest.mark.full_data
 

@@ -15,8 +15,8 @@ from langgraph.graph import END, START, MessagesState, StateGraph
 
 from kg_agent.graphs import create_rog_graph, create_tog2_graph, create_tog_graph, create_tog_i_graph
 from kg_agent.kg import open_kg
-from kg_agent.tools.common import emit
-from kg_agent.tools.plan import SimilarityPlanner, plan_node
+from kg_agent.tools.shared.updates import emit
+from kg_agent.tools.rog.plan import SimilarityPlanner, plan_node
 
 #: the node that sends each custom event, per method (ToG-2 names its nodes after the paper)
 EVENT_NODES = {

@@ -11,8 +11,8 @@ from langchain_core.messages import HumanMessage
 from kg_agent.graphs.tog import create_tog_graph, tog_call_bound
 from kg_agent.kg import kg_from_triples, open_kg
 from kg_agent.llm.scripted import ScriptedChatModel
-from kg_agent.tools.prune_relations import filter_relations
-from kg_agent.tools.verify import ScoreVerifier
+from kg_agent.tools.tog.prune_relations import filter_relations
+from kg_agent.tools.tog.verify import ScoreVerifier
 
 FG_Q = "who directed [Forrest Gump]"
 ZEMECKIS_Q = "who starred in films directed by [Robert Zemeckis]"

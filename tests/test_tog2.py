@@ -15,9 +15,9 @@ from kg_agent.docs.index import Document, DocumentIndex
 from kg_agent.graphs.tog2 import create_tog2_graph
 from kg_agent.kg import entity_iri, kg_from_triples, open_kg, sample_documents_path
 from kg_agent.llm.scripted import ScriptedChatModel
-from kg_agent.tools.entity_prune_documents import ChunkScorer, entity_prune_node, rank_entities_by_chunks
-from kg_agent.tools.examine import ExtractiveExaminer, comparison_options, find_dates
-from kg_agent.tools.topic_prune import SimilarityTopicPruner
+from kg_agent.tools.tog2.prune_entities import ChunkScorer, prune_entities_node, rank_entities_by_chunks
+from kg_agent.tools.tog2.examine import ExtractiveExaminer, comparison_options, find_dates
+from kg_agent.tools.tog2.topic_prune import SimilarityTopicPruner
 
 KEYWORDS = ("alpha", "beta", "gamma")
 
@@ -84,7 +84,7 @@ def test_entity_prune_exponential_weights_and_clue(tiny):
     kg, index = tiny
     scorer = ChunkScorer(index)
     # query [q, clue, triple] = "alpha question? beta (Hub, r_x, Cand .)" -> unit (1, 1, 0)
-    out = entity_prune_node(_depth1_state("beta"), kg=kg, scorer=scorer, width=2, top_k=3, alpha=0.8)
+    out = prune_entities_node(_depth1_state("beta"), kg=kg, scorer=scorer, width=2, top_k=3, alpha=0.8)
     by_label = {c["entity"]["label"]: c for c in out["candidates"]}
     s = 1 / math.sqrt(2)
     assert by_label["Cand B"]["score"] == pytest.approx(1.0 * math.exp(-0.8), abs=1e-5)  # "alpha beta": cos 1, rank 1
@@ -95,7 +95,7 @@ def test_entity_prune_exponential_weights_and_clue(tiny):
     assert out["frontier"][0]["triples"][-1]["relation"] == "r_x" and len(out["frontier"][0]["triples"]) == 2
 
     # a supplementary clue "gamma" changes the query to unit (1, 0, 1): Cand A's two chunks now lead
-    out = entity_prune_node(_depth1_state("gamma"), kg=kg, scorer=scorer, width=2, top_k=3, alpha=0.8)
+    out = prune_entities_node(_depth1_state("gamma"), kg=kg, scorer=scorer, width=2, top_k=3, alpha=0.8)
     by_label = {c["entity"]["label"]: c for c in out["candidates"]}
     assert by_label["Cand A"]["score"] == pytest.approx(s * (math.exp(-0.8) + math.exp(-1.6)), abs=1e-5)
     assert by_label["Cand C"]["score"] == pytest.approx((2 / math.sqrt(10)) * math.exp(-2.4), abs=1e-5)

@@ -10,7 +10,7 @@ from kg_agent.graphs.tog import tog_call_bound
 from kg_agent.graphs.tog_i import create_tog_i_graph, tog_i_call_bound
 from kg_agent.kg import kg_from_triples, open_kg
 from kg_agent.llm.scripted import ScriptedChatModel
-from kg_agent.tools.instructions import parse_instructions
+from kg_agent.tools.tog.instructions import parse_instructions
 from tests.test_tog import FG_Q, LANG_Q, ZEMECKIS_Q, full_kg, names, path_responder, reach  # noqa: F401 (fixture)
 
 

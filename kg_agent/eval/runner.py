@@ -323,7 +323,7 @@ def _method_factory(method: str, *, model: Any, exemplars: Any, options: Mapping
 
 
 def _private_exemplar_planner(kg, exemplars):
-    """An :class:`~kg_agent.tools.plan.ExemplarPlanner` fitted in its own, uniquely named Chroma collection.
+    """An :class:`~kg_agent.tools.rog.plan.ExemplarPlanner` fitted in its own, uniquely named Chroma collection.
 
     The collection is dropped when the planner is garbage-collected.
     """
@@ -333,7 +333,7 @@ def _private_exemplar_planner(kg, exemplars):
     import chromadb
 
     from kg_agent.docs.index import chroma_settings
-    from kg_agent.tools.plan import ExemplarPlanner
+    from kg_agent.tools.rog.plan import ExemplarPlanner
 
     client = chromadb.EphemeralClient(settings=chroma_settings())
     name = f"kg_agent_eval_{uuid.uuid4().hex}"
@@ -430,7 +430,7 @@ def evaluate(
             JSONL with per-question subgraphs); the graph is then built per question, nothing cached.
             When neither is given and the questions carry ``extra["graph"]``, that is used.
         model: A chat model (or ``"openai:..."``) for LLM methods; ``None`` runs offline.
-        exemplars: Training questions for RoG's exemplar planner (:class:`kg_agent.tools.plan.Exemplar`).
+        exemplars: Training questions for RoG's exemplar planner (:class:`kg_agent.tools.rog.plan.Exemplar`).
         workers: Questions run in parallel in a thread pool when > 1.
         out: ``results.json`` path: resumed from when it exists, rewritten atomically every
             ``save_every`` questions and at the end.

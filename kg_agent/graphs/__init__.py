@@ -7,8 +7,8 @@ from importlib import import_module
 
 _EXPORTS = {
     "create_rog_graph": "kg_agent.graphs.rog",
-    "rog_reasoning_paths": "kg_agent.graphs.rog",
-    "with_rog_context": "kg_agent.graphs.rog",
+    "rog_reasoning_paths": "kg_agent.tools.rog.reasoning_paths",
+    "with_rog_context": "kg_agent.langchain.rog_context",
     "create_tog_graph": "kg_agent.graphs.tog",
     "create_tog_i_graph": "kg_agent.graphs.tog_i",
     "create_tog2_graph": "kg_agent.graphs.tog2",

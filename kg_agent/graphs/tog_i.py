@@ -10,7 +10,7 @@ Outer iteration T integrates the accumulated instructions into one guidance I'_T
 exploration from the topic entities with width ``W = T`` (ToG-I §3.2): relation pruning and entity
 scoring are guided by I'_T, triple scores are products of relation and entity scores, and verification runs
 after each new layer of triples. Easy questions stop in T=1 with W=1 — fewer calls than ToG's fixed W=3.
-The tools are ToG's (:mod:`kg_agent.tools.prune_relations` ...); only the wiring and two nodes differ.
+The tools are ToG's (:mod:`kg_agent.tools.tog.prune_relations` ...); only the wiring and two nodes differ.
 """
 
 from __future__ import annotations
@@ -23,12 +23,13 @@ from langchain_core.language_models import BaseChatModel
 from langgraph.graph import END, START, StateGraph
 
 from kg_agent.graphs.state import KGQuestionInput, ToGState
-from kg_agent.graphs.tog import make_tog_deciders, respond_node, start_node, verify_and_decide
 from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.llm.budget import QuestionBudget
 from kg_agent.llm.models import resolve_chat_model
-from kg_agent.tools.budget import budgeted, timed
-from kg_agent.tools.instructions import (
+from kg_agent.tools.shared.budget import budgeted, timed
+from kg_agent.tools.tog.answer import ToGAnswerer, respond_node
+from kg_agent.tools.tog.deciders import make_tog_deciders
+from kg_agent.tools.tog.instructions import (
     DEFAULT_MAX_INSTRUCTIONS,
     InstructionGenerator,
     InstructionIntegrator,
@@ -39,10 +40,10 @@ from kg_agent.tools.instructions import (
     instructions_node,
     integrate_node,
 )
-from kg_agent.tools.prune_entities import DEFAULT_MAX_CANDIDATES, EntityScorer, prune_entities_node
-from kg_agent.tools.prune_relations import DEFAULT_DEPTH, DEFAULT_IGNORED_RELATIONS, RelationPruner, prune_relations_node
-from kg_agent.tools.tog_answer import ToGAnswerer
-from kg_agent.tools.verify import Verifier
+from kg_agent.tools.tog.prune_entities import DEFAULT_MAX_CANDIDATES, EntityScorer, prune_entities_node
+from kg_agent.tools.tog.prune_relations import DEFAULT_DEPTH, DEFAULT_IGNORED_RELATIONS, RelationPruner, prune_relations_node
+from kg_agent.tools.tog.start import start_node
+from kg_agent.tools.tog.verify import Verifier, verify_and_decide
 
 
 def tog_i_call_bound(max_instructions: int = DEFAULT_MAX_INSTRUCTIONS, depth: int = DEFAULT_DEPTH, width: int | None = None) -> int:

@@ -20,7 +20,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from kg_agent.llm.budget import QuestionBudget, question_allowance
-from kg_agent.tools.common import add_warnings
+from kg_agent.tools.shared.updates import add_warnings
 
 Node = Callable[[dict], dict]
 

@@ -15,11 +15,11 @@ from pathlib import Path
 from typing import Callable, Iterable
 
 from kg_agent.kg.graph import KnowledgeGraph
+from kg_agent.kg.linking import link_entities
 from kg_agent.kg.paths import retrieve_paths, shortest_relation_paths
 from kg_agent.kg.types import relation_path_text
-from kg_agent.tools.answer import REASONING_PROMPT
-from kg_agent.tools.link import resolve_given_entities
-from kg_agent.kg.linking import link_entities
+from kg_agent.tools.rog.answer import REASONING_PROMPT
+from kg_agent.tools.shared.link import resolve_given_entities
 
 #: RoG's planning prompt as used for fine-tuning (no relation list: the tuned model learns the KG's relations).
 RoG_PLANNING_PROMPT = "Please generate a valid relation path that can be helpful for answering the following question: {question}"

@@ -31,10 +31,10 @@ from langchain_core.retrievers import BaseRetriever
 from langchain_core.runnables.config import run_in_executor
 from pydantic import ConfigDict, Field, PrivateAttr
 
-from kg_agent.graphs.rog import make_planner, rog_reasoning_paths
 from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.paths import DEFAULT_MAX_PATHS
-from kg_agent.tools.plan import DEFAULT_K, Planner
+from kg_agent.tools.rog.plan import DEFAULT_K, Planner, make_planner
+from kg_agent.tools.rog.reasoning_paths import rog_reasoning_paths
 
 DEFAULT_MAX_DOCUMENTS = 20
 
@@ -71,7 +71,7 @@ class KGRetriever(BaseRetriever):
 
     Args:
         kg: the knowledge graph (only read).
-        planner: a :class:`~kg_agent.tools.plan.Planner` (LLM, exemplar or similarity planner), or
+        planner: a :class:`~kg_agent.tools.rog.plan.Planner` (LLM, exemplar or similarity planner), or
             ``"auto"`` / ``"similarity"``; ``None`` (default): the offline similarity planner.
         k: how many relation paths to plan (RoG's top-K, 3).
         max_paths: cap on reasoning paths searched per plan.

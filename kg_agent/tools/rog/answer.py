@@ -14,10 +14,11 @@ from typing import Protocol, Sequence, runtime_checkable
 
 from langchain_core.language_models import BaseChatModel
 
-from kg_agent.tools.common import answer_record
 from kg_agent.kg.graph import normalize_label
 from kg_agent.llm.parsing import parse_answer_list
 from kg_agent.llm.usage import UsageTracker, call_llm
+from kg_agent.tools.shared.link import reply_message
+from kg_agent.tools.shared.updates import answer_record
 
 REASONING_PROMPT = (
     "Based on the reasoning paths, please answer the given question. Please keep the answer as simple as "
@@ -91,7 +92,7 @@ class VoteAnswerer:
         return AnswerOutcome(answers, "\n".join(labels[k] for k in kept))
 
 
-def _path_lines(paths: Sequence[dict], limit: int) -> tuple[list[str], bool]:
+def path_lines(paths: Sequence[dict], limit: int) -> tuple[list[str], bool]:
     """Path texts for the prompt, best plans first (paths arrive grouped by plan rank), deduplicated."""
     ordered = sorted(paths, key=lambda p: p.get("plan", 0))
     lines = list(dict.fromkeys(p["text"] for p in ordered))
@@ -153,7 +154,7 @@ class LLMAnswerer:
         self.fallback = fallback if fallback is not None else VoteAnswerer()
 
     def answer(self, question: str, paths: Sequence[dict], plans: Sequence[dict]) -> AnswerOutcome:
-        lines, truncated = _path_lines(paths, self.max_prompt_paths)
+        lines, truncated = path_lines(paths, self.max_prompt_paths)
         warnings: list[str] = []
         if truncated:
             warnings.append(f"answer: {len(set(p['text'] for p in paths))} reasoning paths; the prompt keeps the first {self.max_prompt_paths} (best plans first)")
@@ -182,7 +183,7 @@ class LLMAnswerer:
 
 def answer_node(state: dict, *, answerer: Answerer) -> dict:
     """Graph node: answer the question from the state's reasoning paths."""
-    from kg_agent.tools.common import add_usage, add_warnings, emit_answers
+    from kg_agent.tools.shared.updates import add_usage, add_warnings, emit_answers
 
     outcome = answerer.answer(state["question"], state.get("paths") or [], state.get("plans") or [])
     stop = state.get("stop_reason") or ("answered" if outcome.answers else "no_answer")
@@ -194,3 +195,24 @@ def answer_node(state: dict, *, answerer: Answerer) -> dict:
         "warnings": add_warnings(state, outcome.warnings),
         "usage": add_usage(state, outcome.usage),
     }
+
+
+def respond_node(state: dict, *, answerer: Answerer) -> dict:
+    """``answer``, plus the chat reply when the question came as messages."""
+    update = answer_node(state, answerer=answerer)
+    if state.get("messages"):
+        merged = {**state, **update}
+        update["messages"] = [reply_message(format_reply(merged), merged, name="rog")]
+    return update
+
+
+def format_reply(state: dict) -> str:
+    """A short chat reply: the answers and the reasoning path behind the first one."""
+    answers = state.get("answers") or []
+    if not answers:
+        reasons = [w for w in state.get("warnings") or [] if w.startswith(("link:", "answer:"))]
+        return "I could not find an answer in the knowledge graph." + (f" ({reasons[-1]})" if reasons else "")
+    names = ", ".join(a["answer"] for a in answers[:10]) + (" ..." if len(answers) > 10 else "")
+    first = answers[0]
+    because = f"\nBecause: {first['paths'][0]['text']}" if first.get("paths") else ""
+    return names + because

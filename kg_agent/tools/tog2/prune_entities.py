@@ -33,9 +33,9 @@ import numpy as np
 
 from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.types import Entity, Triple
-from kg_agent.tools.common import add_warnings, emit
-from kg_agent.tools.similarity import unit_vectors
-from kg_agent.tools.tog2_common import item_entity, item_entity_ids, triple_text
+from kg_agent.tools.shared.similarity import unit_vectors
+from kg_agent.tools.shared.updates import add_warnings, emit
+from kg_agent.tools.tog2.frontier import item_entity, item_entity_ids, triple_text
 
 DEFAULT_TOP_K_CHUNKS = 10  # K (authors' code: para_rank_topk k=10)
 DEFAULT_ALPHA = 0.8  # alpha (authors' code: alpha = 0.8)
@@ -165,7 +165,7 @@ def topic_documents_node(state: dict, *, scorer: ChunkScorer, top_k: int = DEFAU
     return {"documents": merge_documents(state.get("documents") or [], new)}
 
 
-def entity_prune_node(
+def prune_entities_node(
     state: dict,
     *,
     kg: KnowledgeGraph,

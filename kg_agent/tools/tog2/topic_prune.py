@@ -27,9 +27,9 @@ from langchain_core.language_models import BaseChatModel
 from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.types import Entity
 from kg_agent.llm.parsing import parse_answer_list, parse_json_object
-from kg_agent.tools.common import add_usage, add_warnings
-from kg_agent.tools.similarity import TextVectors, default_embeddings
-from kg_agent.tools.tog2_common import ask_with_retry, match_label
+from kg_agent.tools.shared.similarity import TextVectors, default_embeddings
+from kg_agent.tools.shared.updates import add_usage, add_warnings
+from kg_agent.tools.tog2.frontier import ask_with_retry, match_label
 
 GENERAL_PROMPT = "a general category or type, such as a country, a gender, a film, a genre, a language or a year"
 

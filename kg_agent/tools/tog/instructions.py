@@ -28,8 +28,8 @@ from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.relation_paths import verbalize_relation
 from kg_agent.kg.types import Entity
 from kg_agent.llm.parsing import parse_json_object
-from kg_agent.tools.common import add_usage, add_warnings
-from kg_agent.tools.prune_relations import (
+from kg_agent.tools.shared.updates import add_usage, add_warnings
+from kg_agent.tools.tog.prune_relations import (
     DEFAULT_IGNORED_RELATIONS,
     SimilarityRelationPruner,
     ask_llm,
@@ -243,7 +243,7 @@ def instructions_node(
 def integrate_node(state: dict, *, integrator: InstructionIntegrator, max_width: int | None = None,
                    max_llm_calls: int | None = None) -> dict:
     """Graph node: start outer iteration T: integrate ``i_1..i_T`` into ``guidance``, set width W = T, restart."""
-    from kg_agent.tools.prune_entities import new_chain
+    from kg_agent.tools.tog.prune_entities import new_chain
 
     round_ = int(state.get("round") or 0) + 1
     instructions = list(state.get("instructions") or [])[:round_]

@@ -25,9 +25,9 @@ from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.relation_paths import verbalize_relation, verbalize_relation_path
 from kg_agent.kg.types import Entity
 from kg_agent.llm.parsing import parse_json_object
-from kg_agent.tools.common import add_usage, add_warnings
-from kg_agent.tools.similarity import TextVectors, default_embeddings
-from kg_agent.tools.tog2_common import abstract_question, ask_with_retry, match_label, new_frontier_item
+from kg_agent.tools.shared.similarity import TextVectors, default_embeddings
+from kg_agent.tools.shared.updates import add_usage, add_warnings
+from kg_agent.tools.tog2.frontier import abstract_question, ask_with_retry, match_label, new_frontier_item
 
 
 @dataclass

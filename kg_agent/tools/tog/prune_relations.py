@@ -37,8 +37,8 @@ from kg_agent.kg.types import Entity, base_relation
 from kg_agent.llm.errors import BudgetExceeded
 from kg_agent.llm.parsing import parse_scored_items
 from kg_agent.llm.usage import Budget, UsageTracker, call_llm
-from kg_agent.tools.common import add_usage, add_warnings, emit
-from kg_agent.tools.similarity import TextVectors, default_embeddings
+from kg_agent.tools.shared.similarity import TextVectors, default_embeddings
+from kg_agent.tools.shared.updates import add_usage, add_warnings, emit
 
 DEFAULT_WIDTH = 3  # ToG's beam width W
 DEFAULT_DEPTH = 3  # ToG's maximum depth D
@@ -170,7 +170,7 @@ class RelationPruner(Protocol):
 
 def guided_query(question: str, guidance: str = "", entities: Sequence[Entity] = ()) -> str:
     """The text the offline deciders compare with: the question (entity mentions abstracted) plus guidance."""
-    from kg_agent.tools.plan import _abstract_question
+    from kg_agent.tools.rog.plan import _abstract_question
 
     text = _abstract_question(question, entities)
     return f"{text} {guidance}".strip() if guidance else text

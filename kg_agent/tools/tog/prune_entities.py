@@ -32,8 +32,9 @@ from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.relation_paths import verbalize_relation
 from kg_agent.kg.types import Entity, Path, Triple
 from kg_agent.llm.parsing import parse_scored_items
-from kg_agent.tools.common import add_usage, add_warnings, emit
-from kg_agent.tools.prune_relations import (
+from kg_agent.tools.shared.similarity import TextVectors
+from kg_agent.tools.shared.updates import add_usage, add_warnings, emit
+from kg_agent.tools.tog.prune_relations import (
     DEFAULT_WIDTH,
     GUIDANCE_LINE,
     ScoredOutcome,
@@ -44,7 +45,6 @@ from kg_agent.tools.prune_relations import (
     shared_text_vectors,
     top_normalised,
 )
-from kg_agent.tools.similarity import TextVectors
 
 DEFAULT_MAX_CANDIDATES = 40
 

@@ -34,9 +34,9 @@ from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.relation_paths import verbalize_relation_path
 from kg_agent.kg.types import Entity, base_relation
 from kg_agent.llm.parsing import parse_json_object, parse_scored_items
-from kg_agent.tools.common import add_usage, add_warnings, emit
-from kg_agent.tools.similarity import TextVectors, default_embeddings
-from kg_agent.tools.tog2_common import (
+from kg_agent.tools.shared.similarity import TextVectors, default_embeddings
+from kg_agent.tools.shared.updates import add_usage, add_warnings, emit
+from kg_agent.tools.tog2.frontier import (
     LEXICAL_WEIGHT,
     abstract_question,
     ask_with_retry,
@@ -233,7 +233,7 @@ class LLMCombinedRelationPruner:
         return RelationChoice([c or [] for c in chosen], warnings, usage, source)
 
 
-def relation_prune_node(state: dict, *, kg: KnowledgeGraph, pruner: CombinedRelationPruner, width: int) -> dict:
+def prune_relations_node(state: dict, *, kg: KnowledgeGraph, pruner: CombinedRelationPruner, width: int) -> dict:
     """Graph node: choose up to ``width`` relations per frontier entity (one model call for all)."""
     frontier = state.get("frontier") or []
     candidates = [candidate_relations(kg, item) for item in frontier]

@@ -16,22 +16,21 @@ from __future__ import annotations
 import json
 import math
 import re
-import threading
 from dataclasses import dataclass, field
-from typing import Iterable, Protocol, Sequence, runtime_checkable
+from typing import Iterable, Literal, Protocol, Sequence, runtime_checkable
 
 import numpy as np
 from langchain_core.embeddings import Embeddings
 from langchain_core.language_models import BaseChatModel
 
-from kg_agent.kg.graph import KnowledgeGraph, normalize_label
+from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.linking import link_entities
 from kg_agent.kg.paths import shortest_relation_paths
 from kg_agent.kg.relation_paths import verbalize_relation, verbalize_relation_path, walkable_relation_paths
 from kg_agent.kg.types import Entity, base_relation, inverse, is_inverse, relation_path_text
 from kg_agent.llm.parsing import parse_relation_paths
 from kg_agent.llm.usage import UsageTracker, call_llm
-from kg_agent.tools.similarity import TextVectors, default_embeddings
+from kg_agent.tools.shared.similarity import TextVectors, default_embeddings
 
 DEFAULT_K = 3  # RoG's top-K plans
 
@@ -100,7 +99,7 @@ class SimilarityPlanner:
         self.lexical_weight = lexical_weight
         # one vector cache per embeddings object for the whole process: relation names repeat across KGs
         # (WebQSP brings a subgraph per question), so later questions embed only what is new
-        from kg_agent.tools.prune_relations import shared_text_vectors
+        from kg_agent.tools.tog.prune_relations import shared_text_vectors
 
         self._vectors = shared_text_vectors(embeddings)
 
@@ -108,7 +107,7 @@ class SimilarityPlanner:
         candidates = walkable_relation_paths(self.kg, [e.id for e in topic_entities], max_hops=self.max_hops)
         if not candidates:
             return PlanOutcome([], ["no relation can be walked from the topic entities"])
-        from kg_agent.tools.prune_relations import lexical_overlap, stems
+        from kg_agent.tools.tog.prune_relations import lexical_overlap, stems
 
         query = _abstract_question(question, topic_entities)
         question_vector = self._vectors.query(query)
@@ -464,7 +463,7 @@ class LLMPlanner:
 # ---------------------------------------------------------------------------------------------- node
 def plan_node(state: dict, *, planner: Planner, k: int = DEFAULT_K) -> dict:
     """Graph node: plan relation paths for the state's question and topic entities."""
-    from kg_agent.tools.common import add_usage, add_warnings, emit
+    from kg_agent.tools.shared.updates import add_usage, add_warnings, emit
 
     entities = [Entity.from_dict(e) for e in state.get("topic_entities") or []]
     if not entities:
@@ -476,3 +475,39 @@ def plan_node(state: dict, *, planner: Planner, k: int = DEFAULT_K) -> dict:
         "warnings": add_warnings(state, outcome.warnings),
         "usage": add_usage(state, outcome.usage),
     }
+
+
+# ---------------------------------------------------------------------------------------------- choice
+PlannerChoice = Literal["auto", "llm", "exemplar", "similarity"]
+
+
+def make_planner(
+    kg: KnowledgeGraph,
+    *,
+    planner: PlannerChoice | Planner = "auto",
+    model: BaseChatModel | None = None,
+    exemplars: Iterable[Exemplar] | None = None,
+    embeddings: Embeddings | None = None,
+    max_hops: int = 3,
+) -> Planner:
+    """Build the planner a RoG graph uses.
+
+    ``"auto"``: the LLM planner when a model is given (falling back to the offline one), else the
+    exemplar planner when training questions are given, else the similarity planner.
+    """
+    if not isinstance(planner, str):
+        return planner
+    offline: Planner
+    if exemplars is not None and planner in {"auto", "exemplar", "llm"}:
+        offline = ExemplarPlanner(kg, embeddings=embeddings, max_hops=max_hops).fit(exemplars)
+    elif planner == "exemplar":
+        raise ValueError("the exemplar planner needs training questions: pass exemplars=[Exemplar(question, answers), ...]")
+    else:
+        offline = SimilarityPlanner(kg, embeddings=embeddings, max_hops=max_hops)
+    if planner == "llm" or (planner == "auto" and model is not None):
+        if model is None:
+            raise ValueError("planner='llm' needs a chat model (model=...)")
+        return LLMPlanner(kg, model, fallback=offline, embeddings=embeddings, max_hops=max_hops)
+    if planner not in {"auto", "exemplar", "similarity"}:
+        raise ValueError(f"unknown planner {planner!r}: use 'auto', 'llm', 'exemplar', 'similarity' or a Planner")
+    return offline

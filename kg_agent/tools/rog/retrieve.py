@@ -28,7 +28,7 @@ EMITTED_PATHS = 20  # paths named in the custom stream event (all are in the sta
 
 def retrieve_node(state: dict, *, kg: KnowledgeGraph, max_paths: int = DEFAULT_MAX_PATHS) -> dict:
     """Graph node: retrieve the reasoning paths of the state's plans."""
-    from kg_agent.tools.common import add_warnings, emit
+    from kg_agent.tools.shared.updates import add_warnings, emit
 
     entities = [Entity.from_dict(e) for e in state.get("topic_entities") or []]
     paths, warnings = retrieve_for_plans(kg, entities, state.get("plans") or [], max_paths=max_paths)

@@ -24,9 +24,9 @@ from langchain_core.language_models import BaseChatModel
 from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.types import Entity
 from kg_agent.llm.parsing import parse_yes_no
-from kg_agent.tools.common import add_usage, add_warnings
-from kg_agent.tools.prune_entities import chain_triplets
-from kg_agent.tools.prune_relations import (
+from kg_agent.tools.shared.updates import add_usage, add_warnings
+from kg_agent.tools.tog.prune_entities import chain_triplets
+from kg_agent.tools.tog.prune_relations import (
     DEFAULT_IGNORED_RELATIONS,
     SimilarityRelationPruner,
     ask_llm,
@@ -36,7 +36,6 @@ from kg_agent.tools.prune_relations import (
     guided_query,
     remaining_calls,
 )
-
 
 _JOIN = "\x1f"
 
@@ -214,3 +213,20 @@ def verify_node(state: dict, *, verifier: Verifier, max_llm_calls: int | None = 
         "warnings": add_warnings(state, outcome.warnings),
         "usage": add_usage(state, outcome.usage),
     }
+
+
+def verify_and_decide(state: dict, *, verifier: Verifier, max_depth: int, max_llm_calls: int | None, uses_llm: bool) -> dict:
+    """``verify``, then the stop reason: ``verified``, ``max_depth``, ``budget`` or '' (explore on)."""
+    update = verify_node(state, verifier=verifier, max_llm_calls=max_llm_calls)
+    merged = {**state, **update}
+    if update["verification"]["sufficient"]:
+        stop = "verified"
+    elif int(state.get("depth") or 0) >= max_depth:
+        stop = "max_depth"
+    elif uses_llm and remaining_calls(merged, max_llm_calls, reserve=1) == 0:
+        stop = "budget"
+        update["warnings"] = [*update["warnings"], "verify: the LLM call budget is spent; exploration stops"]
+    else:
+        stop = ""
+    update["stop_reason"] = stop
+    return update

@@ -22,11 +22,12 @@ from langchain_core.language_models import BaseChatModel
 
 from kg_agent.kg.graph import normalize_label
 from kg_agent.llm.parsing import parse_answer_list
-from kg_agent.tools.answer import AnswerOutcome
-from kg_agent.tools.common import add_usage, add_warnings, answer_record, emit_answers
-from kg_agent.tools.prune_entities import chain_path, chain_triplets
-from kg_agent.tools.prune_relations import ask_llm, chain_relations, remaining_calls
-from kg_agent.tools.verify import best_chain
+from kg_agent.tools.rog.answer import AnswerOutcome
+from kg_agent.tools.shared.link import reply_message
+from kg_agent.tools.shared.updates import add_usage, add_warnings, answer_record, emit_answers
+from kg_agent.tools.tog.prune_entities import chain_path, chain_triplets
+from kg_agent.tools.tog.prune_relations import ask_llm, chain_relations, remaining_calls
+from kg_agent.tools.tog.verify import best_chain
 
 UNVERIFIED_NOTE = "exploration ended without verification ({reason}); answered from the triples and the model's own knowledge"
 OFFLINE_UNVERIFIED_NOTE = "exploration ended without verification ({reason}); best-scored chain, not confirmed"
@@ -160,7 +161,7 @@ class LLMToGAnswerer:
         return AnswerOutcome(records, asked.reply, warnings, asked.usage)
 
 
-def tog_answer_node(state: dict, *, answerer: ToGAnswerer, max_llm_calls: int | None = None) -> dict:
+def answer_node(state: dict, *, answerer: ToGAnswerer, max_llm_calls: int | None = None) -> dict:
     """Graph node: answer from the explored chains (this round's, in ToG-I) and the verification."""
     stop = state.get("stop_reason") or ""
     chains = [c for c in state.get("chains") or [] if (c.get("round") or 0) == (state.get("round") or 0)]
@@ -175,3 +176,24 @@ def tog_answer_node(state: dict, *, answerer: ToGAnswerer, max_llm_calls: int | 
         "warnings": add_warnings(state, outcome.warnings),
         "usage": add_usage(state, outcome.usage),
     }
+
+
+def format_tog_reply(state: dict) -> str:
+    """A short chat reply: the answers and the chain behind the first one."""
+    answers = state.get("answers") or []
+    if not answers:
+        return "I could not find an answer in the knowledge graph."
+    names = ", ".join(a["answer"] for a in answers[:10]) + (" ..." if len(answers) > 10 else "")
+    first = answers[0]
+    because = f"\nBecause: {first['paths'][0]['text']}" if first.get("paths") else ""
+    flag = "" if first.get("grounded", True) else "\n(not confirmed by the knowledge graph)"
+    return names + because + flag
+
+
+def respond_node(state: dict, *, answerer: ToGAnswerer, max_llm_calls: int | None = None, name: str = "tog") -> dict:
+    """``answer``, plus the chat reply when the question came as messages."""
+    update = answer_node(state, answerer=answerer, max_llm_calls=max_llm_calls)
+    if state.get("messages"):
+        merged = {**state, **update}
+        update["messages"] = [reply_message(format_tog_reply(merged), merged, name=name)]
+    return update

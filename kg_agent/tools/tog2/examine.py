@@ -43,9 +43,18 @@ from kg_agent.kg.graph import KnowledgeGraph, normalize_label
 from kg_agent.kg.relation_paths import verbalize_relation, verbalize_relation_path
 from kg_agent.kg.types import Entity, inverse, is_inverse
 from kg_agent.llm.parsing import parse_answer_list, parse_json_object, parse_yes_no
-from kg_agent.tools.common import add_usage, add_warnings, answer_record
-from kg_agent.tools.similarity import TextVectors, default_embeddings
-from kg_agent.tools.tog2_common import LEXICAL_WEIGHT, abstract_question, ask_with_retry, lexical_overlap, item_path, item_relations, match_label, triple_text
+from kg_agent.tools.shared.similarity import TextVectors, default_embeddings
+from kg_agent.tools.shared.updates import add_usage, add_warnings, answer_record
+from kg_agent.tools.tog2.frontier import (
+    LEXICAL_WEIGHT,
+    abstract_question,
+    ask_with_retry,
+    item_path,
+    item_relations,
+    lexical_overlap,
+    match_label,
+    triple_text,
+)
 
 DEFAULT_TOP_L = 10  # L (authors' code: num_sents_for_reasoning = 10)
 

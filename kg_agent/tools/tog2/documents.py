@@ -113,7 +113,7 @@ def open_document_index(kg: KnowledgeGraph, documents: DocumentIndex | str | Pat
                                       create=False)
         if index.count() == 0:
             raise ValueError(f"the Chroma server at {documents} has no documents in collection "
-                             f"{index.collection_name!r}; ingest them first (kg_agent.tools.entity_documents.ingest_documents)")
+                             f"{index.collection_name!r}; ingest them first (kg_agent.tools.tog2.documents.ingest_documents)")
         return index
     path = Path(documents)
     if path.is_dir():
@@ -123,3 +123,23 @@ def open_document_index(kg: KnowledgeGraph, documents: DocumentIndex | str | Pat
     index = DocumentIndex.in_memory(collection=collection or _memory_collection_name(path, embeddings), embeddings=embeddings)
     ingest_documents(index, kg, load_documents_jsonl(path, skip_empty=True))
     return index
+
+
+def _is_sample_kg(kg: KnowledgeGraph) -> bool:
+    from kg_agent.kg.loaders import sample_kg_path
+
+    try:
+        return Path(str(kg.name)).resolve() == sample_kg_path().resolve()
+    except (OSError, ValueError):
+        return False
+
+
+def resolve_documents(kg: KnowledgeGraph, documents, *, embeddings: Embeddings | None = None) -> tuple[DocumentIndex | None, list[str]]:
+    """The document index to use and warnings: ``None`` means the bundled plots for the sample KG, else KG-only."""
+    if documents is not None:
+        return open_document_index(kg, documents, embeddings=embeddings), []
+    if _is_sample_kg(kg):
+        from kg_agent.kg.loaders import sample_documents_path
+
+        return open_document_index(kg, sample_documents_path(), embeddings=embeddings), []
+    return None, ["tog2: no documents given (documents=...); entities are ranked without document chunks (KG only)"]
