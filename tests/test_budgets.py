@@ -165,7 +165,7 @@ def test_rog_token_budget_keeps_the_answer_offline(kg):
     assert result["stop_reason"] == "budget"
     assert [a["answer"] for a in result["answers"]] == ["Robert Zemeckis"]  # votes over the planned paths
     assert "answer: fell back to vote answers" in result["warnings"]
-    assert any("BudgetExceeded" in w and "max_tokens" in w for w in result["warnings"])
+    assert any(w.startswith("answer: ") and "max_tokens" in w for w in result["warnings"])  # the refused call, named
 
 
 def test_rog_call_and_time_budgets(kg):

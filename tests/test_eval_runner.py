@@ -201,15 +201,25 @@ def test_rog_jsonl_questions_bring_their_own_subgraph():
     assert result["per_question"][0]["predicted"]
 
 
-def test_unavailable_method_is_a_clear_error(kg, questions, monkeypatch):
-    import kg_agent.cli as cli
-
-    def missing(*args, **kwargs):
+def test_unavailable_method_is_a_clear_error(kg, questions):
+    def missing(kg):
         raise ImportError("No module named 'kg_agent.graphs.tog'")
 
-    monkeypatch.setattr(cli, "build_method_graph", missing)
     with pytest.raises(runner_module.MethodUnavailable, match="tog"):
-        evaluate(questions[:1], method="tog", kg=kg, progress=False)
+        evaluate(questions[:1], method="tog", graph_factory=missing, kg=kg, progress=False)
+
+
+def test_eval_takes_a_graph_factory(kg, questions):
+    from kg_agent.graphs import create_tog_graph
+
+    built = []
+
+    def narrow_tog(kg):
+        built.append(kg)
+        return create_tog_graph(kg, width=1, depth=1)
+
+    result = evaluate(questions[:2], method="tog", graph_factory=narrow_tog, kg=kg, progress=False)
+    assert built == [kg] and result["n"] == 2 and result["errors"] == 0
 
 
 # ------------------------------------------------------------------------------------------------ CLI

@@ -114,7 +114,7 @@ def test_rog_unusable_model_output_is_retried_then_falls_back(kg, server, offlin
         assert any(w.startswith("answer: not supported by any retrieved path") for w in result["warnings"])
     else:  # cut-off JSON and empty replies are unusable: retried, then the offline answers
         assert names(result) == names(offline_rog)
-        assert "answer: attempt 2 gave no answer" in " ".join(result["warnings"])
+        assert "answer: attempt 2 gave no usable answer" in " ".join(result["warnings"])
         assert "answer: fell back to vote answers" in result["warnings"]
 
 

@@ -11,7 +11,7 @@ from langchain_core.messages import HumanMessage
 from kg_agent.graphs.tog import create_tog_graph, tog_call_bound
 from kg_agent.kg import kg_from_triples, open_kg
 from kg_agent.llm.scripted import ScriptedChatModel
-from kg_agent.tools.tog.prune_relations import filter_relations
+from kg_agent.tools.shared.scoring import filter_relations
 from kg_agent.tools.tog.verify import ScoreVerifier
 
 FG_Q = "who directed [Forrest Gump]"

@@ -10,11 +10,9 @@ from html.parser import HTMLParser
 import pytest
 
 from kg_agent import cli
-from kg_agent.cli import build_method_graph
-from kg_agent.graphs import create_rog_graph
+from kg_agent.graphs import METHODS, create_graph, create_rog_graph
 from kg_agent.kg import kg_from_triples, open_kg
 from kg_agent.view import explored_subgraph, render_html, state_machine, write_html
-
 from tests.chromium import Chromium, chromium_path
 
 QUESTION = "who directed the films that [Tom Hanks] starred in"
@@ -32,8 +30,8 @@ def kg():
 def runs(kg) -> dict:
     """method -> (compiled graph, result state) for the sample question, offline."""
     out = {}
-    for method in cli.METHODS:
-        app = build_method_graph(method, kg).compile()
+    for method in METHODS:
+        app = create_graph(method, kg).compile()
         out[method] = (app, app.invoke({"question": QUESTION}))
     return out
 

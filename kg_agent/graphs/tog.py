@@ -26,16 +26,11 @@ from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.llm.budget import QuestionBudget
 from kg_agent.llm.models import resolve_chat_model
 from kg_agent.tools.shared.budget import budgeted, timed
+from kg_agent.tools.shared.scoring import DEFAULT_IGNORED_RELATIONS
 from kg_agent.tools.tog.answer import ToGAnswerer, respond_node
 from kg_agent.tools.tog.deciders import make_tog_deciders
 from kg_agent.tools.tog.prune_entities import DEFAULT_MAX_CANDIDATES, EntityScorer, prune_entities_node
-from kg_agent.tools.tog.prune_relations import (
-    DEFAULT_DEPTH,
-    DEFAULT_IGNORED_RELATIONS,
-    DEFAULT_WIDTH,
-    RelationPruner,
-    prune_relations_node,
-)
+from kg_agent.tools.tog.prune_relations import DEFAULT_DEPTH, DEFAULT_WIDTH, RelationPruner, prune_relations_node
 from kg_agent.tools.tog.start import start_node
 from kg_agent.tools.tog.verify import Verifier, verify_and_decide
 

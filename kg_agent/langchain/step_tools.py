@@ -23,6 +23,7 @@ from kg_agent.tools.lookups import (
 )
 from kg_agent.tools.rog.answer import Answerer, LLMAnswerer, VoteAnswerer, answer_node
 from kg_agent.tools.rog.plan import DEFAULT_K, LLMPlanner, Planner, SimilarityPlanner, plan_node
+from kg_agent.tools.shared.scoring import DEFAULT_IGNORED_RELATIONS
 from kg_agent.tools.tog.prune_entities import (
     EntityScorer,
     LLMEntityScorer,
@@ -31,7 +32,6 @@ from kg_agent.tools.tog.prune_entities import (
     prune_entities_node,
 )
 from kg_agent.tools.tog.prune_relations import (
-    DEFAULT_IGNORED_RELATIONS,
     DEFAULT_WIDTH,
     LLMRelationPruner,
     RelationPruner,

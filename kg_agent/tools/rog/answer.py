@@ -16,7 +16,7 @@ from langchain_core.language_models import BaseChatModel
 
 from kg_agent.kg.graph import normalize_label
 from kg_agent.llm.parsing import parse_answer_list
-from kg_agent.llm.usage import UsageTracker, call_llm
+from kg_agent.tools.shared.decider import LLMDecision, fall_back
 from kg_agent.tools.shared.link import reply_message
 from kg_agent.tools.shared.updates import answer_record
 
@@ -148,6 +148,7 @@ class LLMAnswerer:
         fallback: Answerer | None = None,
     ) -> None:
         self.model = model
+        self.decision = LLMDecision(model, "answer", what="answer")
         self.prompt = EXPLANATION_PROMPT if explain else REASONING_PROMPT
         self.explain = explain
         self.max_prompt_paths = max_prompt_paths
@@ -159,26 +160,22 @@ class LLMAnswerer:
         if truncated:
             warnings.append(f"answer: {len(set(p['text'] for p in paths))} reasoning paths; the prompt keeps the first {self.max_prompt_paths} (best plans first)")
         prompt = self.prompt.format(paths="\n".join(lines) or NO_PATHS_TEXT, question=question)
-        tracker = UsageTracker()
-        reply = ""
-        for attempt in (1, 2):
-            try:
-                reply = call_llm(self.model, prompt, node="answer", tracker=tracker)
-            except Exception as exc:
-                warnings.append(f"answer: the model call failed ({type(exc).__name__}: {exc})")
-                break
-            text = reply.split("\n", 1)[0] if self.explain else reply
-            names = parse_answer_list(text)
-            if names:
-                answers = ground_answers(names, paths)
-                ungrounded = [a["answer"] for a in answers if not a["grounded"]]
-                if ungrounded:
-                    warnings.append("answer: not supported by any retrieved path: " + ", ".join(ungrounded))
-                return AnswerOutcome(answers, reply, warnings, tracker.as_dict())
-            warnings.append(f"answer: attempt {attempt} gave no answer (reply: {reply[:120]!r})")
-        outcome = self.fallback.answer(question, paths, plans)
-        warnings.append(f"answer: fell back to {self.fallback.name} answers")
-        return AnswerOutcome(outcome.answers, outcome.output or reply, warnings + outcome.warnings, tracker.as_dict())
+
+        def parse(reply: str):
+            return parse_answer_list(reply.split("\n", 1)[0] if self.explain else reply) or None, []
+
+        asked = self.decision.ask(prompt, parse)
+        if not asked.decided:
+            outcome = fall_back(asked, self.fallback.answer(question, paths, plans), node="answer",
+                                to=f"{self.fallback.name} answers", before=warnings)
+            outcome.output = outcome.output or asked.reply
+            return outcome
+        warnings.extend(asked.warnings)
+        answers = ground_answers(asked.value, paths)
+        ungrounded = [a["answer"] for a in answers if not a["grounded"]]
+        if ungrounded:
+            warnings.append("answer: not supported by any retrieved path: " + ", ".join(ungrounded))
+        return AnswerOutcome(answers, asked.reply, warnings, asked.usage)
 
 
 def answer_node(state: dict, *, answerer: Answerer) -> dict:

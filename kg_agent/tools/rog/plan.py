@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from dataclasses import dataclass, field
 from typing import Iterable, Literal, Protocol, Sequence, runtime_checkable
 
@@ -29,7 +28,8 @@ from kg_agent.kg.paths import shortest_relation_paths
 from kg_agent.kg.relation_paths import verbalize_relation, verbalize_relation_path, walkable_relation_paths
 from kg_agent.kg.types import Entity, base_relation, inverse, is_inverse, relation_path_text
 from kg_agent.llm.parsing import parse_relation_paths
-from kg_agent.llm.usage import UsageTracker, call_llm
+from kg_agent.tools.shared.decider import LLMDecision, fall_back
+from kg_agent.tools.shared.scoring import lexical_overlap, mask_mentions, shared_text_vectors, stems
 from kg_agent.tools.shared.similarity import TextVectors, default_embeddings
 
 DEFAULT_K = 3  # RoG's top-K plans
@@ -99,17 +99,13 @@ class SimilarityPlanner:
         self.lexical_weight = lexical_weight
         # one vector cache per embeddings object for the whole process: relation names repeat across KGs
         # (WebQSP brings a subgraph per question), so later questions embed only what is new
-        from kg_agent.tools.tog.prune_relations import shared_text_vectors
-
         self._vectors = shared_text_vectors(embeddings)
 
     def plan(self, question: str, topic_entities: Sequence[Entity], *, k: int = DEFAULT_K) -> PlanOutcome:
         candidates = walkable_relation_paths(self.kg, [e.id for e in topic_entities], max_hops=self.max_hops)
         if not candidates:
             return PlanOutcome([], ["no relation can be walked from the topic entities"])
-        from kg_agent.tools.tog.prune_relations import lexical_overlap, stems
-
-        query = _abstract_question(question, topic_entities)
+        query = mask_mentions(question, topic_entities)
         question_vector = self._vectors.query(query)
         texts = [verbalize_relation_path(c) for c in candidates]
         scores = self._vectors.matrix(texts) @ question_vector
@@ -131,17 +127,6 @@ class Exemplar:
     question: str
     answers: Sequence[str]
     topic_entities: Sequence[str] = ()
-
-
-def _abstract_question(question: str, topic_entities: Sequence[Entity] = ()) -> str:
-    """The question with its entity mentions replaced by ``[ENT]`` (so "[Tom Hanks]" and "[Meg Ryan]" match)."""
-    text = re.sub(r"\[[^\[\]]+\]", "[ENT]", question)
-    for entity in topic_entities:
-        label = entity.label.strip()
-        if label and len(label) > 1:
-            # (?<!\w)...(?!\w), not \b: a label may end in punctuation ("Robert Downey Jr.")
-            text = re.sub(r"(?i)(?<!\w)" + re.escape(label) + r"(?!\w)", "[ENT]", text)
-    return text
 
 
 def _resolve(kg: KnowledgeGraph, names: Iterable[str]) -> list[str]:
@@ -283,7 +268,7 @@ class ExemplarPlanner:
             if not weighted:
                 self.skipped.append(exemplar.question)
                 continue
-            text = _abstract_question(exemplar.question)
+            text = mask_mentions(exemplar.question)
             record = {"paths": json.dumps([[list(p), round(w, 4)] for p, w in weighted]), "question": exemplar.question}
             batch.append((f"ex-{self._collection.count() + len(batch)}", text, record))
             if len(batch) >= batch_size:
@@ -308,7 +293,7 @@ class ExemplarPlanner:
     def plan(self, question: str, topic_entities: Sequence[Entity], *, k: int = DEFAULT_K) -> PlanOutcome:
         if len(self) == 0:
             return PlanOutcome([], ["the exemplar planner has no training questions (call fit first)"])
-        vector = [float(x) for x in self.embeddings.embed_query(_abstract_question(question, topic_entities))]
+        vector = [float(x) for x in self.embeddings.embed_query(mask_mentions(question, topic_entities))]
         starts = [e.id for e in topic_entities]
         warnings: list[str] = []
         walkable: dict[tuple[str, ...], float] = {}
@@ -378,6 +363,7 @@ class LLMPlanner:
         self.prompt = prompt
         self._embeddings = embeddings
         self._vectors: TextVectors | None = None
+        self.decision = LLMDecision(model, "plan", what="relation path")
         self.fallback = fallback
 
     def _text_vectors(self) -> TextVectors:
@@ -389,33 +375,22 @@ class LLMPlanner:
         starts = [e.id for e in topic_entities]
         walkable = walkable_relation_paths(self.kg, starts, max_hops=self.max_hops)
         relations = sorted({r for path in walkable for r in path})[: self.max_listed_relations]
-        tracker = UsageTracker()
-        warnings: list[str] = []
         if not relations:
             return PlanOutcome([], ["no relation can be walked from the topic entities"])
         prompt = self.prompt.format(question=question, relations="\n".join(relations), k=k)
-        for attempt in (1, 2):
-            try:
-                reply = call_llm(self.model, prompt, node="plan", tracker=tracker)
-            except Exception as exc:  # network, rate limit after retries, budget
-                warnings.append(f"plan: the model call failed ({type(exc).__name__}: {exc})")
-                break
-            paths = parse_relation_paths(reply)
-            plans, notes = self._ground(paths, walkable)
-            warnings.extend(notes)
-            if plans:
-                total = len(plans)
-                return PlanOutcome(
-                    [Plan(p, 1.0 - i / (total + 1), self.name) for i, p in enumerate(plans[:k])],
-                    warnings,
-                    tracker.as_dict(),
-                )
-            warnings.append(f"plan: attempt {attempt} gave no usable relation path (reply: {reply[:120]!r})")
+
+        def parse(reply: str):
+            plans, notes = self._ground(parse_relation_paths(reply), walkable)
+            return plans or None, notes
+
+        asked = self.decision.ask(prompt, parse)
+        if asked.decided:
+            total = len(asked.value)
+            return PlanOutcome([Plan(p, 1.0 - i / (total + 1), self.name) for i, p in enumerate(asked.value[:k])],
+                               asked.warnings, asked.usage)
         if self.fallback is None:
-            return PlanOutcome([], warnings, tracker.as_dict())
-        outcome = self.fallback.plan(question, topic_entities, k=k)
-        warnings.append(f"plan: fell back to the {self.fallback.name} planner")
-        return PlanOutcome(outcome.plans, warnings + outcome.warnings, tracker.as_dict())
+            return PlanOutcome([], asked.warnings, asked.usage)
+        return fall_back(asked, self.fallback.plan(question, topic_entities, k=k), node="plan", to=f"the {self.fallback.name} planner")
 
     def _ground(self, paths: list[list[str]], walkable: list[tuple[str, ...]]) -> tuple[list[tuple[str, ...]], list[str]]:
         """Map each step to a relation walkable at that step from the topic entities; drop what cannot be grounded."""

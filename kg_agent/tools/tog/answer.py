@@ -23,10 +23,11 @@ from langchain_core.language_models import BaseChatModel
 from kg_agent.kg.graph import normalize_label
 from kg_agent.llm.parsing import parse_answer_list
 from kg_agent.tools.rog.answer import AnswerOutcome
+from kg_agent.tools.shared.decider import LLMDecision, fall_back
 from kg_agent.tools.shared.link import reply_message
 from kg_agent.tools.shared.updates import add_usage, add_warnings, answer_record, emit_answers
 from kg_agent.tools.tog.prune_entities import chain_path, chain_triplets
-from kg_agent.tools.tog.prune_relations import ask_llm, chain_relations, remaining_calls
+from kg_agent.tools.tog.prune_relations import chain_relations, remaining_calls
 from kg_agent.tools.tog.verify import best_chain
 
 UNVERIFIED_NOTE = "exploration ended without verification ({reason}); answered from the triples and the model's own knowledge"
@@ -130,6 +131,7 @@ class LLMToGAnswerer:
 
     def __init__(self, model: BaseChatModel, *, fallback: ToGAnswerer | None = None, max_triplets: int = 200) -> None:
         self.model = model
+        self.decision = LLMDecision(model, "answer", what="answer")
         self.fallback = fallback if fallback is not None else ChainAnswerer()
         self.max_triplets = max_triplets
 
@@ -148,12 +150,11 @@ class LLMToGAnswerer:
             prompt = ANSWER_PROMPT.format(question=question, triplets="\n".join(lines))
         else:
             prompt = NO_TRIPLES_PROMPT.format(question=question)
-        asked = ask_llm(self.model, prompt, node="answer", parse=lambda r: (parse_tog_answers(r) or None, []), budget=budget)
-        warnings.extend(asked.warnings)
-        if asked.value is None:
+        asked = self.decision.ask(prompt, lambda r: (parse_tog_answers(r) or None, []), calls_left=budget)
+        if not asked.decided:
             outcome = self.fallback.answer(question, chains, verification=verification, stop_reason=stop_reason)
-            warnings.append(f"answer: fell back to {self.fallback.name} answers")
-            return AnswerOutcome(outcome.answers, outcome.output, warnings + outcome.warnings, asked.usage)
+            return fall_back(asked, outcome, node="answer", to=f"{self.fallback.name} answers", before=warnings)
+        warnings.extend(asked.warnings)
         note = None if verified else UNVERIFIED_NOTE.format(reason=stop_reason or "not verified")
         records = answer_records(asked.value, chains, verified=verified, note=note)
         if not verified:

@@ -9,14 +9,10 @@ from langchain_core.embeddings import Embeddings
 from langchain_core.language_models import BaseChatModel
 
 from kg_agent.kg.graph import KnowledgeGraph
+from kg_agent.tools.shared.scoring import DEFAULT_IGNORED_RELATIONS
 from kg_agent.tools.tog.answer import ChainAnswerer, LLMToGAnswerer, ToGAnswerer
 from kg_agent.tools.tog.prune_entities import EntityScorer, LLMEntityScorer, SimilarityEntityScorer
-from kg_agent.tools.tog.prune_relations import (
-    DEFAULT_IGNORED_RELATIONS,
-    LLMRelationPruner,
-    RelationPruner,
-    SimilarityRelationPruner,
-)
+from kg_agent.tools.tog.prune_relations import LLMRelationPruner, RelationPruner, SimilarityRelationPruner
 from kg_agent.tools.tog.verify import LLMVerifier, ScoreVerifier, Verifier
 
 

@@ -28,15 +28,10 @@ from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.relation_paths import verbalize_relation
 from kg_agent.kg.types import Entity
 from kg_agent.llm.parsing import parse_json_object
+from kg_agent.tools.shared.decider import LLMDecision, fall_back
+from kg_agent.tools.shared.scoring import DEFAULT_IGNORED_RELATIONS, filter_relations
 from kg_agent.tools.shared.updates import add_usage, add_warnings
-from kg_agent.tools.tog.prune_relations import (
-    DEFAULT_IGNORED_RELATIONS,
-    SimilarityRelationPruner,
-    ask_llm,
-    filter_relations,
-    guided_query,
-    remaining_calls,
-)
+from kg_agent.tools.tog.prune_relations import SimilarityRelationPruner, guided_query, remaining_calls
 
 DEFAULT_MAX_INSTRUCTIONS = 3
 
@@ -150,21 +145,20 @@ class LLMInstructionGenerator:
 
     def __init__(self, model: BaseChatModel, *, fallback: InstructionGenerator | None = None, prompt: str = INSTRUCTION_PROMPT) -> None:
         self.model = model
+        self.decision = LLMDecision(model, "instructions")
         self.fallback = fallback
         self.prompt = prompt
 
     def generate(self, question, topic_entities, *, max_instructions=DEFAULT_MAX_INSTRUCTIONS, budget=None) -> InstructionOutcome:
         prompt = self.prompt.format(n=max_instructions, question=question)
-        asked = ask_llm(self.model, prompt, node="instructions", parse=lambda r: (parse_instructions(r, max_instructions), []),
-                        budget=budget)
-        if asked.value is not None:
+        asked = self.decision.ask(prompt, lambda r: (parse_instructions(r, max_instructions), []), calls_left=budget)
+        if asked.decided:
             instructions, entities = asked.value
             return InstructionOutcome(instructions, entities, asked.warnings, asked.usage, self.name)
         if self.fallback is None:
-            return InstructionOutcome([], [], asked.warnings + ["instructions: none generated"], asked.usage, self.name)
+            return fall_back(asked, InstructionOutcome([], source=self.name), node="instructions", to="no instructions")
         outcome = self.fallback.generate(question, topic_entities, max_instructions=max_instructions)
-        warnings = asked.warnings + [f"instructions: fell back to the {self.fallback.name} generator"]
-        return InstructionOutcome(outcome.instructions, outcome.entities, warnings + outcome.warnings, asked.usage, outcome.source)
+        return fall_back(asked, outcome, node="instructions", to=f"the {self.fallback.name} generator")
 
 
 @runtime_checkable
@@ -172,6 +166,15 @@ class InstructionIntegrator(Protocol):
     name: str
 
     def integrate(self, question: str, instructions: Sequence[str], *, budget: int | None = None) -> tuple[str, list[str], dict]: ...
+
+
+@dataclass
+class JoinedInstructions:
+    """The offline integration's outcome: the instructions joined in order."""
+
+    text: str
+    warnings: list[str] = field(default_factory=list)
+    usage: dict = field(default_factory=dict)
 
 
 class JoinInstructionIntegrator:
@@ -190,16 +193,19 @@ class LLMInstructionIntegrator:
 
     def __init__(self, model: BaseChatModel, *, prompt: str = INTEGRATE_PROMPT) -> None:
         self.model = model
+        self.decision = LLMDecision(model, "integrate", what="instruction")
         self.prompt = prompt
 
     def integrate(self, question, instructions, *, budget=None):
         if len(instructions) <= 1:
             return " ".join(instructions), [], {}
         prompt = self.prompt.format(question=question, instructions="\n".join(f"{i}. {text}" for i, text in enumerate(instructions, 1)))
-        asked = ask_llm(self.model, prompt, node="integrate", parse=lambda r: (r.strip() or None, []), budget=budget)
-        if asked.value is None:
-            return " ".join(instructions), asked.warnings + ["integrate: joined the instructions instead"], asked.usage
-        return asked.value, asked.warnings, asked.usage
+        asked = self.decision.ask(prompt, lambda r: (r.strip() or None, []), calls_left=budget)
+        if asked.decided:
+            return asked.value, asked.warnings, asked.usage
+        joined = JoinedInstructions(" ".join(instructions))
+        joined = fall_back(asked, joined, node="integrate", to="the instructions joined in order")
+        return joined.text, joined.warnings, joined.usage
 
 
 # ---------------------------------------------------------------------------------------------- nodes

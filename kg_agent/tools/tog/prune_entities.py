@@ -32,18 +32,17 @@ from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.relation_paths import verbalize_relation
 from kg_agent.kg.types import Entity, Path, Triple
 from kg_agent.llm.parsing import parse_scored_items
+from kg_agent.tools.shared.decider import LLMDecision, fall_back
+from kg_agent.tools.shared.scoring import shared_text_vectors, top_normalised
 from kg_agent.tools.shared.similarity import TextVectors
 from kg_agent.tools.shared.updates import add_usage, add_warnings, emit
 from kg_agent.tools.tog.prune_relations import (
     DEFAULT_WIDTH,
     GUIDANCE_LINE,
     ScoredOutcome,
-    ask_llm,
     chain_tail,
     guided_query,
     remaining_calls,
-    shared_text_vectors,
-    top_normalised,
 )
 
 DEFAULT_MAX_CANDIDATES = 40
@@ -168,6 +167,7 @@ class LLMEntityScorer:
 
     def __init__(self, model: BaseChatModel, *, fallback: EntityScorer | None = None, prompt: str = ENTITY_PROMPT) -> None:
         self.model = model
+        self.decision = LLMDecision(model, "prune_entities")
         self.fallback = fallback if fallback is not None else SimilarityEntityScorer()
         self.prompt = prompt
 
@@ -200,12 +200,11 @@ class LLMEntityScorer:
                 notes.append(f"prune_entities: entity scores for {entity.label} -{relation}-> summed to {total:.2f}; rescaled")
             return top_normalised(items, len(items)), notes
 
-        asked = ask_llm(self.model, prompt, node="prune_entities", parse=parse, budget=budget)
-        if asked.value is not None:
+        asked = self.decision.ask(prompt, parse, calls_left=budget)
+        if asked.decided:
             return ScoredOutcome(asked.value, asked.warnings, asked.usage, self.name)
         outcome = self.fallback.score_entities(question, entity, relation, candidates, guidance=guidance)
-        warnings = asked.warnings + [f"prune_entities: fell back to the {self.fallback.name} scorer for {entity.label} -{relation}->"]
-        return ScoredOutcome(outcome.items, warnings + outcome.warnings, asked.usage, outcome.source, asked.budget_exhausted)
+        return fall_back(asked, outcome, node="prune_entities", to=f"the {self.fallback.name} scorer for {entity.label} -{relation}->")
 
 
 # ---------------------------------------------------------------------------------------------- node

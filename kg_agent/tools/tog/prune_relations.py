@@ -18,107 +18,36 @@ Two deciders share one interface (:class:`RelationPruner`):
   verbalised relation path (the chain's relations so far plus the candidate) to the question (and, in
   ToG-I, the guiding instructions); top-``W`` kept and normalised to sum to 1.
 
-The shared LLM call helper :func:`ask_llm` (budget, one retry, warnings) is used by every ToG decider.
+The LLM deciders ask through :class:`~kg_agent.tools.shared.decider.LLMDecision` (budget, one retry, warnings).
 """
 
 from __future__ import annotations
 
-import fnmatch
-import re
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Protocol, Sequence, runtime_checkable
+from typing import Protocol, Sequence, runtime_checkable
 
 from langchain_core.embeddings import Embeddings
 from langchain_core.language_models import BaseChatModel
 
 from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.relation_paths import verbalize_relation_path
-from kg_agent.kg.types import Entity, base_relation
-from kg_agent.llm.errors import BudgetExceeded
+from kg_agent.kg.types import Entity
 from kg_agent.llm.parsing import parse_scored_items
-from kg_agent.llm.usage import Budget, UsageTracker, call_llm
-from kg_agent.tools.shared.similarity import TextVectors, default_embeddings
+from kg_agent.tools.shared.decider import LLMDecision, fall_back
+from kg_agent.tools.shared.scoring import (
+    DEFAULT_IGNORED_RELATIONS,
+    filter_relations,
+    lexical_overlap,
+    mask_mentions,
+    shared_text_vectors,
+    stems,
+    top_normalised,
+)
+from kg_agent.tools.shared.similarity import TextVectors
 from kg_agent.tools.shared.updates import add_usage, add_warnings, emit
 
 DEFAULT_WIDTH = 3  # ToG's beam width W
 DEFAULT_DEPTH = 3  # ToG's maximum depth D
-
-#: Bookkeeping relations never offered to the pruner (``fnmatch`` patterns over the relation name without
-#: ``^``). ToG drops ``type.object.type``, ``type.object.name``, ``common.*``, ``freebase.*`` and
-#: ``sameAs``; ``kg.object_profile.*`` and RDF typing/labels are added here. ``has_imdb_votes`` is *not*
-#: listed: MetaQA asks about it. Pass ``ignored_relations=`` to the graph factories to change the list.
-DEFAULT_IGNORED_RELATIONS: tuple[str, ...] = (
-    "type.object.*",
-    "type.type.*",
-    "common.*",
-    "freebase.*",
-    "kg.object_profile.*",
-    "*sameAs*",
-    "type",
-    "rdf:type",
-    "*22-rdf-syntax-ns#type",
-    "rdfs:label",
-    "*rdf-schema#label",
-)
-
-
-def filter_relations(relations: Iterable[str], ignored: Sequence[str] = DEFAULT_IGNORED_RELATIONS) -> tuple[list[str], list[str]]:
-    """``(kept, dropped)``: relations whose name (without ``^``) matches an ignored pattern are dropped."""
-    kept: list[str] = []
-    dropped: list[str] = []
-    for relation in relations:
-        name = base_relation(relation)
-        (dropped if any(fnmatch.fnmatchcase(name, p) for p in ignored) else kept).append(relation)
-    return kept, dropped
-
-
-# ---------------------------------------------------------------------------------------------- LLM helper
-@dataclass
-class LLMAsk:
-    """What :func:`ask_llm` got: the parsed value (``None`` when nothing usable came back)."""
-
-    value: Any
-    reply: str = ""
-    warnings: list[str] = field(default_factory=list)
-    usage: dict = field(default_factory=dict)
-    budget_exhausted: bool = False
-
-
-def ask_llm(
-    model: BaseChatModel,
-    prompt: str,
-    *,
-    node: str,
-    parse: Callable[[str], tuple[Any, list[str]]],
-    budget: int | None = None,
-    attempts: int = 2,
-) -> LLMAsk:
-    """Call ``model`` for ``node``, parse the reply, retry once when it is unusable.
-
-    ``parse(reply) -> (value or None, notes)``. ``budget`` is how many calls this question may still make
-    (``None``: unlimited); a call beyond it is not made (``budget_exhausted``).
-    """
-    tracker = UsageTracker(Budget(max_calls=max(0, budget)) if budget is not None else None)
-    warnings: list[str] = []
-    reply = ""
-    exhausted = False
-    for attempt in range(1, attempts + 1):
-        try:
-            reply = call_llm(model, prompt, node=node, tracker=tracker)
-        except BudgetExceeded as exc:
-            warnings.append(f"{node}: {exc}")
-            exhausted = True
-            break
-        except Exception as exc:  # network, rate limit after retries
-            warnings.append(f"{node}: the model call failed ({type(exc).__name__}: {exc})")
-            break
-        value, notes = parse(reply)
-        warnings.extend(notes)
-        if value is not None:
-            return LLMAsk(value, reply, warnings, tracker.as_dict())
-        warnings.append(f"{node}: attempt {attempt} gave no usable reply (reply: {reply[:120]!r})")
-    return LLMAsk(None, reply, warnings, tracker.as_dict(), exhausted)
-
 
 def remaining_calls(state: dict, max_llm_calls: int | None, *, spent: dict | None = None, reserve: int = 0) -> int | None:
     """Calls this question may still make: ``max_llm_calls`` minus the calls (and failed calls) so far."""
@@ -126,17 +55,6 @@ def remaining_calls(state: dict, max_llm_calls: int | None, *, spent: dict | Non
         return None
     usage = add_usage(state, spent)
     return max(0, max_llm_calls - int(usage.get("calls", 0)) - int(usage.get("errors", 0)) - reserve)
-
-
-def top_normalised(items: Iterable[tuple[str, float]], width: int) -> list[tuple[str, float]]:
-    """The ``width`` best items (stable on ties), scores clipped at 0 and rescaled to sum to 1."""
-    ranked = sorted(((name, max(0.0, float(score))) for name, score in items), key=lambda pair: -pair[1])[:width]
-    total = sum(score for _, score in ranked)
-    if not ranked:
-        return []
-    if total <= 1e-12:
-        return [(name, round(1.0 / len(ranked), 6)) for name, _ in ranked]
-    return [(name, round(score / total, 6)) for name, score in ranked]
 
 
 @dataclass
@@ -170,36 +88,8 @@ class RelationPruner(Protocol):
 
 def guided_query(question: str, guidance: str = "", entities: Sequence[Entity] = ()) -> str:
     """The text the offline deciders compare with: the question (entity mentions abstracted) plus guidance."""
-    from kg_agent.tools.rog.plan import _abstract_question
-
-    text = _abstract_question(question, entities)
+    text = mask_mentions(question, entities)
     return f"{text} {guidance}".strip() if guidance else text
-
-
-_SHARED_VECTORS: dict[int, TextVectors] = {}
-
-
-def shared_text_vectors(embeddings: Embeddings | None = None) -> TextVectors:
-    """One :class:`TextVectors` cache per embeddings object, shared by the offline ToG deciders of every graph."""
-    embeddings = embeddings or default_embeddings()
-    vectors = _SHARED_VECTORS.get(id(embeddings))
-    if vectors is None or vectors.embeddings is not embeddings:
-        vectors = _SHARED_VECTORS[id(embeddings)] = TextVectors(embeddings)
-    return vectors
-
-
-_STOPWORDS = {"by", "in", "has", "of", "the", "then", "reverse", "a", "an", "to", "is", "and"}
-
-
-def stems(text: str) -> set[str]:
-    """Crude stems: the first 4 letters of each non-stopword (``directed``/``director`` -> ``dire``)."""
-    return {w[:4] for w in re.findall(r"[a-z]+", text.lower()) if w not in _STOPWORDS and len(w) >= 3}
-
-
-def lexical_overlap(relation_text: str, question_stems: set[str]) -> float:
-    """Fraction of the relation path's content words whose stem occurs in the question."""
-    words = [w[:4] for w in re.findall(r"[a-z]+", relation_text.lower()) if w not in _STOPWORDS and len(w) >= 3]
-    return sum(w in question_stems for w in words) / len(words) if words else 0.0
 
 
 class SimilarityRelationPruner:
@@ -268,6 +158,7 @@ class LLMRelationPruner:
 
     def __init__(self, model: BaseChatModel, *, fallback: RelationPruner | None = None, prompt: str = RELATION_PROMPT) -> None:
         self.model = model
+        self.decision = LLMDecision(model, "prune_relations")
         self.fallback = fallback if fallback is not None else SimilarityRelationPruner()
         self.prompt = prompt
 
@@ -290,12 +181,11 @@ class LLMRelationPruner:
                 notes.append(f"prune_relations: the scores for {entity.label} were incomplete or did not sum to 1; rescaled")
             return top_normalised(parsed.items, width), notes
 
-        asked = ask_llm(self.model, prompt, node="prune_relations", parse=parse, budget=budget)
-        if asked.value is not None:
+        asked = self.decision.ask(prompt, parse, calls_left=budget)
+        if asked.decided:
             return ScoredOutcome(asked.value, asked.warnings, asked.usage, self.name)
         outcome = self.fallback.score_relations(question, entity, relations, width=width, prefix=prefix, guidance=guidance)
-        warnings = asked.warnings + [f"prune_relations: fell back to the {self.fallback.name} pruner for {entity.label}"]
-        return ScoredOutcome(outcome.items, warnings + outcome.warnings, asked.usage, outcome.source, asked.budget_exhausted)
+        return fall_back(asked, outcome, node="prune_relations", to=f"the {self.fallback.name} pruner for {entity.label}")
 
 
 # ---------------------------------------------------------------------------------------------- node

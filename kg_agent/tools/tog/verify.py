@@ -24,15 +24,14 @@ from langchain_core.language_models import BaseChatModel
 from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.types import Entity
 from kg_agent.llm.parsing import parse_yes_no
+from kg_agent.tools.shared.decider import LLMDecision, fall_back
+from kg_agent.tools.shared.scoring import DEFAULT_IGNORED_RELATIONS, filter_relations
 from kg_agent.tools.shared.updates import add_usage, add_warnings
 from kg_agent.tools.tog.prune_entities import chain_triplets
 from kg_agent.tools.tog.prune_relations import (
-    DEFAULT_IGNORED_RELATIONS,
     SimilarityRelationPruner,
-    ask_llm,
     chain_relations,
     chain_tail,
-    filter_relations,
     guided_query,
     remaining_calls,
 )
@@ -165,6 +164,7 @@ class LLMVerifier:
 
     def __init__(self, model: BaseChatModel, *, fallback: Verifier | None = None, prompt: str = VERIFY_PROMPT, max_triplets: int = 200) -> None:
         self.model = model
+        self.decision = LLMDecision(model, "verify")
         self.fallback = fallback
         self.prompt = prompt
         self.max_triplets = max_triplets
@@ -181,18 +181,17 @@ class LLMVerifier:
             decision, answer = parse_yes_no(reply)
             return (None if decision is None else (decision, answer)), []
 
-        asked = ask_llm(self.model, prompt, node="verify", parse=parse, budget=budget)
-        warnings.extend(asked.warnings)
-        if asked.value is not None:
+        asked = self.decision.ask(prompt, parse, calls_left=budget)
+        if asked.decided:
             decision, answer = asked.value
-            return VerifyOutcome(decision, answer if decision else None, asked.reply, warnings, asked.usage, self.name)
+            return VerifyOutcome(decision, answer if decision else None, asked.reply, warnings + asked.warnings, asked.usage, self.name)
         if self.fallback is None:
-            warnings.append("verify: no decision; exploring on")
-            return VerifyOutcome(False, None, asked.reply, warnings, asked.usage, self.name, asked.budget_exhausted)
-        outcome = self.fallback.verify(question, chains, depth=depth)
-        warnings.append(f"verify: fell back to the {self.fallback.name} verifier")
-        return VerifyOutcome(outcome.sufficient, outcome.answer, asked.reply, warnings + outcome.warnings, asked.usage,
-                             outcome.source, asked.budget_exhausted)
+            outcome = VerifyOutcome(False, None, asked.reply, source=self.name)
+            return fall_back(asked, outcome, node="verify", to="exploring on (no decision)", before=warnings)
+        outcome = fall_back(asked, self.fallback.verify(question, chains, depth=depth), node="verify",
+                            to=f"the {self.fallback.name} verifier", before=warnings)
+        outcome.reply = asked.reply
+        return outcome
 
 
 def verify_node(state: dict, *, verifier: Verifier, max_llm_calls: int | None = None) -> dict:

@@ -25,9 +25,11 @@ from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.relation_paths import verbalize_relation, verbalize_relation_path
 from kg_agent.kg.types import Entity
 from kg_agent.llm.parsing import parse_json_object
-from kg_agent.tools.shared.similarity import TextVectors, default_embeddings
+from kg_agent.tools.shared.decider import LLMDecision, fall_back
+from kg_agent.tools.shared.scoring import mask_mentions, shared_text_vectors
+from kg_agent.tools.shared.similarity import TextVectors
 from kg_agent.tools.shared.updates import add_usage, add_warnings
-from kg_agent.tools.tog2.frontier import abstract_question, ask_with_retry, match_label, new_frontier_item
+from kg_agent.tools.tog2.frontier import match_label, new_frontier_item
 
 
 @dataclass
@@ -58,14 +60,14 @@ class TemplateClueWriter:
     @property
     def vectors(self) -> TextVectors:
         if self._vectors is None:
-            self._vectors = TextVectors(self._embeddings or default_embeddings())
+            self._vectors = shared_text_vectors(self._embeddings)
         return self._vectors
 
     def best_relation(self, question: str, entity: Entity, prefix: Sequence[str] = ()) -> str | None:
         relations = self.kg.relations(entity.id)
         if not relations:
             return None
-        scores = self.vectors.rank(abstract_question(question, [entity]),
+        scores = self.vectors.rank(mask_mentions(question, [entity]),
                                    [verbalize_relation_path((*prefix, r)) for r in relations])
         return relations[max(range(len(relations)), key=lambda i: scores[i])]
 
@@ -103,6 +105,7 @@ class LLMClueWriter:
 
     def __init__(self, model: BaseChatModel, *, fallback: ClueWriter) -> None:
         self.model = model
+        self.decision = LLMDecision(model, "clue_query", what="clue")
         self.fallback = fallback
 
     def write(self, question: str, entities: Sequence[Entity]) -> ClueOutcome:
@@ -119,14 +122,13 @@ class LLMClueWriter:
                 index = match_label(str(name), labels)
                 if index is not None and isinstance(clue, str) and clue.strip():
                     found.setdefault(entities[index].id, clue.strip())
-            return found or None
+            return found or None, []
 
-        asked = ask_with_retry(self.model, prompt, node="clue_query", parse=parse)
+        asked = self.decision.ask(prompt, parse)
+        if not asked.decided:
+            return fall_back(asked, self.fallback.write(question, entities), node="clue_query",
+                             to=f"the {self.fallback.name} clue writer")
         warnings = list(asked.warnings)
-        if asked.value is None:
-            outcome = self.fallback.write(question, entities)
-            warnings.append(f"clue_query: fell back to the {self.fallback.name} clue writer")
-            return ClueOutcome(outcome.clues, warnings + outcome.warnings, asked.usage, outcome.source)
         clues = dict(asked.value)
         missing = [e for e in entities if e.id not in clues]
         if missing:

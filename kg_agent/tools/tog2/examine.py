@@ -43,15 +43,14 @@ from kg_agent.kg.graph import KnowledgeGraph, normalize_label
 from kg_agent.kg.relation_paths import verbalize_relation, verbalize_relation_path
 from kg_agent.kg.types import Entity, inverse, is_inverse
 from kg_agent.llm.parsing import parse_answer_list, parse_json_object, parse_yes_no
-from kg_agent.tools.shared.similarity import TextVectors, default_embeddings
+from kg_agent.tools.shared.decider import LLMDecision, fall_back
+from kg_agent.tools.shared.scoring import mask_mentions, relation_overlap, shared_text_vectors
+from kg_agent.tools.shared.similarity import TextVectors
 from kg_agent.tools.shared.updates import add_usage, add_warnings, answer_record
 from kg_agent.tools.tog2.frontier import (
     LEXICAL_WEIGHT,
-    abstract_question,
-    ask_with_retry,
     item_path,
     item_relations,
-    lexical_overlap,
     match_label,
     triple_text,
 )
@@ -171,7 +170,7 @@ class ExtractiveExaminer:
     @property
     def vectors(self) -> TextVectors:
         if self._vectors is None:
-            self._vectors = TextVectors(self._embeddings or default_embeddings())
+            self._vectors = shared_text_vectors(self._embeddings)
         return self._vectors
 
     def vocabulary(self, tail_id: str) -> list[str]:
@@ -264,16 +263,16 @@ class ExtractiveExaminer:
         if not frontier:
             return ExamineOutcome(False, source=self.name)
         starts = [Entity.from_dict(i["start"]) for i in frontier]
-        query = abstract_question(question, starts)
+        query = mask_mentions(question, starts)
         fits = self.vectors.rank(query, [verbalize_relation_path(item_relations(i)) for i in frontier])
-        fits = [f + LEXICAL_WEIGHT * lexical_overlap(question, item_relations(i)) for f, i in zip(fits, frontier)]
+        fits = [f + LEXICAL_WEIGHT * relation_overlap(question, item_relations(i)) for f, i in zip(fits, frontier)]
         best = max(range(len(frontier)), key=lambda i: (fits[i], frontier[i].get("score", 0.0), -i))
         item = frontier[best]
         tail = Entity.from_dict(item["entity"])
         prefix = item_relations(item)
         vocabulary = self.vocabulary(tail.id)
         ext = self.vectors.rank(query, [verbalize_relation_path((*prefix, r)) for r in vocabulary]) if vocabulary else []
-        ext = [e + LEXICAL_WEIGHT * lexical_overlap(question, (*prefix, r)) for e, r in zip(ext, vocabulary)]
+        ext = [e + LEXICAL_WEIGHT * relation_overlap(question, (*prefix, r)) for e, r in zip(ext, vocabulary)]
         top = max(range(len(ext)), key=lambda i: ext[i]) if ext else None
         if top is None or fits[best] + self.margin >= ext[top]:
             same = [i for i in frontier if item_relations(i) == prefix and i["start"]["id"] == item["start"]["id"]]
@@ -392,6 +391,7 @@ class LLMExaminer:
 
     def __init__(self, model: BaseChatModel, *, fallback: Examiner) -> None:
         self.model = model
+        self.decision = LLMDecision(model, "examine")
         self.fallback = fallback
 
     def examine(self, question, frontier, chains, references, *, last_round) -> ExamineOutcome:
@@ -400,14 +400,11 @@ class LLMExaminer:
         refs = "\n".join(f"[{n}] ({c.get('entity_label') or c.get('title')}) {c['text']}" for n, c in enumerate(references, 1)) or "(none)"
         prompt = EXAMINE_PROMPT.format(question=question, clues=clues, triples=triples, references=refs,
                                        last=LAST_ROUND if last_round else "")
-        asked = ask_with_retry(self.model, prompt, node="examine", parse=_parse_examine)
-        warnings = list(asked.warnings)
-        if asked.value is None:
+        asked = self.decision.ask(prompt, lambda reply: (_parse_examine(reply), []))
+        if not asked.decided:
             outcome = self.fallback.examine(question, frontier, chains, references, last_round=last_round)
-            warnings.append(f"examine: fell back to the {self.fallback.name} examiner")
-            outcome.warnings = warnings + outcome.warnings
-            outcome.usage = asked.usage
-            return outcome
+            return fall_back(asked, outcome, node="examine", to=f"the {self.fallback.name} examiner")
+        warnings = list(asked.warnings)
         sufficient, names, clue = asked.value
         if sufficient or (last_round and names):
             answers, ungrounded = ground_in_evidence(names, chains, references)

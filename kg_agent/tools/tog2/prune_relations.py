@@ -7,7 +7,7 @@ As in the authors' released code, an entity with at most ``W`` candidate relatio
 asking, so an iteration makes one call when at least one entity needs pruning and none otherwise.
 
 Candidate relations of a frontier entity: its outgoing and incoming (``^rel``) relations, minus
-bookkeeping relations (:data:`IGNORED_RELATIONS`) and relations that only lead back to entities already on
+bookkeeping relations (:data:`DEFAULT_IGNORED_RELATIONS`) and relations that only lead back to entities already on
 its path.
 
 * :class:`LLMCombinedRelationPruner` — reply ``{"entity": ["rel", ...]}`` (or ``{"entity": {"rel": 0.6}}``,
@@ -21,7 +21,6 @@ its path.
 
 from __future__ import annotations
 
-import fnmatch
 import json
 import re
 from dataclasses import dataclass, field
@@ -32,36 +31,36 @@ from langchain_core.language_models import BaseChatModel
 
 from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.relation_paths import verbalize_relation_path
-from kg_agent.kg.types import Entity, base_relation
+from kg_agent.kg.types import Entity
 from kg_agent.llm.parsing import parse_json_object, parse_scored_items
-from kg_agent.tools.shared.similarity import TextVectors, default_embeddings
+from kg_agent.tools.shared.decider import LLMDecision, fall_back
+from kg_agent.tools.shared.scoring import (
+    DEFAULT_IGNORED_RELATIONS,
+    is_ignored_relation,
+    mask_mentions,
+    relation_overlap,
+    shared_text_vectors,
+    top_normalised,
+)
+from kg_agent.tools.shared.similarity import TextVectors
 from kg_agent.tools.shared.updates import add_usage, add_warnings, emit
 from kg_agent.tools.tog2.frontier import (
     LEXICAL_WEIGHT,
-    abstract_question,
-    ask_with_retry,
     item_entity,
     item_entity_ids,
     item_relations,
-    lexical_overlap,
     match_label,
     triple_text,
 )
 
-#: Bookkeeping relations never offered (``fnmatch`` patterns over the name without ``^``).
-IGNORED_RELATIONS: tuple[str, ...] = (
-    "type.object.*", "type.type.*", "common.*", "freebase.*", "kg.object_profile.*", "*sameAs*",
-    "type", "rdf:type", "*22-rdf-syntax-ns#type", "rdfs:label", "*rdf-schema#label",
-)
 
-
-def candidate_relations(kg: KnowledgeGraph, item: dict, ignored: Sequence[str] = IGNORED_RELATIONS) -> list[str]:
+def candidate_relations(kg: KnowledgeGraph, item: dict, ignored: Sequence[str] = DEFAULT_IGNORED_RELATIONS) -> list[str]:
     """Relations worth walking from a frontier item (see the module docstring), sorted."""
     entity_id = item["entity"]["id"]
     visited = item_entity_ids(item)
     out = []
     for relation, targets in kg.edges(entity_id).items():
-        if any(fnmatch.fnmatchcase(base_relation(relation), p) for p in ignored):
+        if is_ignored_relation(relation, ignored):
             continue
         if all(t in visited for t in targets):
             continue
@@ -69,14 +68,7 @@ def candidate_relations(kg: KnowledgeGraph, item: dict, ignored: Sequence[str] =
     return sorted(out)
 
 
-def _normalised(items: Sequence[tuple[str, float]], width: int) -> list[tuple[str, float]]:
-    ranked = sorted(((r, max(0.0, float(s))) for r, s in items), key=lambda p: -p[1])[:width]
-    total = sum(s for _, s in ranked)
-    if not ranked:
-        return []
-    if total <= 1e-12:
-        return [(r, round(1.0 / len(ranked), 6)) for r, _ in ranked]
-    return [(r, round(s / total, 6)) for r, s in ranked]
+
 
 
 @dataclass
@@ -108,17 +100,17 @@ class SimilarityCombinedRelationPruner:
     @property
     def vectors(self) -> TextVectors:
         if self._vectors is None:
-            self._vectors = TextVectors(self._embeddings or default_embeddings())
+            self._vectors = shared_text_vectors(self._embeddings)
         return self._vectors
 
     def choose_one(self, question: str, item: dict, relations: Sequence[str], *, width: int) -> list[tuple[str, float]]:
         if not relations:
             return []
         prefix = item_relations(item)
-        query = abstract_question(question, [item_entity(item), Entity.from_dict(item["start"])])
+        query = mask_mentions(question, [item_entity(item), Entity.from_dict(item["start"])])
         sims = self.vectors.rank(query, [verbalize_relation_path((*prefix, r)) for r in relations])
-        sims = [s + LEXICAL_WEIGHT * lexical_overlap(question, [r]) for s, r in zip(sims, relations)]
-        return _normalised(list(zip(relations, sims)), width)
+        sims = [s + LEXICAL_WEIGHT * relation_overlap(question, [r]) for s, r in zip(sims, relations)]
+        return top_normalised(list(zip(relations, sims)), width)
 
     def choose(self, question, frontier, candidates, *, width) -> RelationChoice:
         return RelationChoice([self.choose_one(question, item, rels, width=width) for item, rels in zip(frontier, candidates)],
@@ -163,6 +155,7 @@ class LLMCombinedRelationPruner:
     def __init__(self, model: BaseChatModel, *, fallback: CombinedRelationPruner | None = None,
                  max_listed_relations: int = 60) -> None:
         self.model = model
+        self.decision = LLMDecision(model, "relation_prune")
         self.fallback = fallback or SimilarityCombinedRelationPruner()
         self.max_listed_relations = max_listed_relations
 
@@ -208,25 +201,26 @@ class LLMCombinedRelationPruner:
                     item_index = ask[position]
                     parsed = parse_scored_items(text, list(candidates[item_index]))
                     if parsed.items:
-                        found[item_index] = _normalised(parsed.items, width)
-                return found or None
+                        found[item_index] = top_normalised(parsed.items, width)
+                return found or None, []
 
-            asked = ask_with_retry(self.model, prompt, node="relation_prune", parse=parse)
+            asked = self.decision.ask(prompt, parse)
+            if not asked.decided:
+                offline = self.fallback.choose(question, [frontier[i] for i in ask], [candidates[i] for i in ask], width=width)
+                for index, pairs in zip(ask, offline.chosen):
+                    chosen[index] = pairs
+                outcome = RelationChoice([c or [] for c in chosen], source=self.fallback.name)
+                return fall_back(asked, outcome, node="relation_prune", to=f"the {self.fallback.name} relation pruner",
+                                 before=warnings)
             warnings += asked.warnings
             usage = asked.usage
-            missing = ask
-            if asked.value is not None:
-                for index, pairs in asked.value.items():
-                    chosen[index] = pairs
-                missing = [i for i in ask if chosen[i] is None]
-                if missing:
-                    warnings.append("relation_prune: the model chose no relation for "
-                                    + ", ".join(frontier[i]["entity"]["label"] for i in missing)
-                                    + f"; the {self.fallback.name} pruner chose them")
-            else:
-                warnings.append(f"relation_prune: fell back to the {self.fallback.name} relation pruner")
-                source = self.fallback.name
+            for index, pairs in asked.value.items():
+                chosen[index] = pairs
+            missing = [i for i in ask if chosen[i] is None]
             if missing:
+                warnings.append("relation_prune: the model chose no relation for "
+                                + ", ".join(frontier[i]["entity"]["label"] for i in missing)
+                                + f"; the {self.fallback.name} pruner chose them")
                 offline = self.fallback.choose(question, [frontier[i] for i in missing], [candidates[i] for i in missing], width=width)
                 for index, pairs in zip(missing, offline.chosen):
                     chosen[index] = pairs

@@ -27,9 +27,11 @@ from langchain_core.language_models import BaseChatModel
 from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.types import Entity
 from kg_agent.llm.parsing import parse_answer_list, parse_json_object
-from kg_agent.tools.shared.similarity import TextVectors, default_embeddings
+from kg_agent.tools.shared.decider import LLMDecision, fall_back
+from kg_agent.tools.shared.scoring import shared_text_vectors
+from kg_agent.tools.shared.similarity import TextVectors
 from kg_agent.tools.shared.updates import add_usage, add_warnings
-from kg_agent.tools.tog2.frontier import ask_with_retry, match_label
+from kg_agent.tools.tog2.frontier import match_label
 
 GENERAL_PROMPT = "a general category or type, such as a country, a gender, a film, a genre, a language or a year"
 
@@ -71,7 +73,7 @@ class SimilarityTopicPruner:
     @property
     def vectors(self) -> TextVectors:
         if self._vectors is None:
-            self._vectors = TextVectors(self._embeddings or default_embeddings())
+            self._vectors = shared_text_vectors(self._embeddings)
         return self._vectors
 
     def prune(self, question: str, entities: Sequence[Entity]) -> TopicOutcome:
@@ -114,6 +116,7 @@ class LLMTopicPruner:
     def __init__(self, kg: KnowledgeGraph, model: BaseChatModel, *, fallback: TopicPruner | None = None) -> None:
         self.kg = kg
         self.model = model
+        self.decision = LLMDecision(model, "topic_prune")
         self.fallback = fallback or SimilarityTopicPruner(kg)
 
     def prune(self, question: str, entities: Sequence[Entity]) -> TopicOutcome:
@@ -123,9 +126,9 @@ class LLMTopicPruner:
         labels = [e.label for e in entities]
         lines = [f"- {e.label} ({len(self.kg.relations(e.id))} relations, {_degree(self.kg, e.id)} neighbours)" for e in entities]
         prompt = TOPIC_PRUNE_PROMPT.format(question=question, entities="\n".join(lines))
-        notes: list[str] = []
 
         def parse(reply: str):
+            notes: list[str] = []
             obj = parse_json_object(reply)
             names = None
             if obj is not None:
@@ -142,14 +145,13 @@ class LLMTopicPruner:
                     notes.append(f"topic_prune: the model named {name!r}, which is not a linked entity")
                 elif index not in chosen:
                     chosen.append(index)
-            return chosen or None
+            return chosen or None, notes
 
-        asked = ask_with_retry(self.model, prompt, node="topic_prune", parse=parse)
-        warnings = asked.warnings + notes
-        if asked.value is None:
-            outcome = self.fallback.prune(question, entities)
-            warnings.append(f"topic_prune: fell back to the {self.fallback.name} topic pruner")
-            return TopicOutcome(outcome.kept, outcome.dropped, warnings + outcome.warnings, asked.usage, outcome.source)
+        asked = self.decision.ask(prompt, parse)
+        if not asked.decided:
+            return fall_back(asked, self.fallback.prune(question, entities), node="topic_prune",
+                             to=f"the {self.fallback.name} topic pruner")
+        warnings = list(asked.warnings)
         kept = [entities[i] for i in asked.value]
         dropped = [e for e in entities if e not in kept]
         if dropped:
