@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Sequence
+from collections.abc import Sequence
 
 from kg_agent.graphs.registry import METHODS
 
@@ -146,7 +146,8 @@ def print_result(result: dict, *, out=None) -> None:
         print(f"Note: {warning}", file=out)
     usage = result.get("usage") or {}
     if usage.get("calls"):
-        print(f"LLM: {usage['calls']} calls, {usage.get('prompt_tokens', 0)} prompt + {usage.get('completion_tokens', 0)} completion tokens", file=out)
+        print(f"LLM: {usage['calls']} calls, {usage.get('prompt_tokens', 0)} prompt + "
+              f"{usage.get('completion_tokens', 0)} completion tokens", file=out)
     else:
         print("LLM: none (offline)", file=out)
 

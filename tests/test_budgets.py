@@ -9,7 +9,6 @@ import time
 import pytest
 
 from kg_agent.graphs import create_rog_graph, create_tog2_graph, create_tog_graph, create_tog_i_graph
-from kg_agent.kg import open_kg
 from kg_agent.llm import BudgetExceeded, LLMUnavailable, QuestionBudget, ScriptedChatModel, call_llm
 from kg_agent.llm.budget import question_allowance
 
@@ -20,11 +19,6 @@ except ImportError:  # tests/ imported as a package
 
 TWO_HOPS = "who starred in films directed by [Robert Zemeckis]"
 ONE_HOP = "who directed [Forrest Gump]"
-
-
-@pytest.fixture(scope="module")
-def kg():
-    return open_kg()
 
 
 def budget_warnings(result: dict) -> list[str]:

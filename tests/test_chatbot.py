@@ -27,11 +27,6 @@ THIRD = "and what else did he direct?"
 
 
 @pytest.fixture(scope="module")
-def kg():
-    return open_kg()
-
-
-@pytest.fixture(scope="module")
 def method_apps(kg):
     """Each method graph compiled once, without a checkpointer: the parent's checkpointer is the one that counts."""
     return {name: factory(kg).compile() for name, factory in FACTORIES.items()}

@@ -102,3 +102,21 @@ def test_independent_decisions_run_concurrently_within_the_bound_in_input_order(
     assert results == [0, 1, 2, 3, 4] and running["most"] == 2
     with pytest.raises(ValueError, match="max_concurrency"):
         asyncio.run(ask_all([], max_concurrency=0))
+
+
+def test_each_decider_prompt_is_recognised_by_its_template_not_its_opening_words():
+    import string
+
+    from kg_agent.tools.prompts import DECIDER_PROMPTS, prompt_method, prompt_node
+
+    for node, method, template in DECIDER_PROMPTS:
+        fields = {name: "Forrest Gump" for _, name, _, _ in string.Formatter().parse(template) if name}
+        assert prompt_method(template.format(**fields)) == (node, method)
+    # ToG's verify and answer prompts open with the same sentence
+    from kg_agent.tools.tog.answer import ANSWER_PROMPT
+    from kg_agent.tools.tog.verify import VERIFY_PROMPT
+
+    assert VERIFY_PROMPT[:60] == ANSWER_PROMPT[:60]
+    assert prompt_node(VERIFY_PROMPT.format(question="q", triplets="t")) == "verify"
+    assert prompt_node(ANSWER_PROMPT.format(question="q", triplets="t")) == "answer"
+    assert prompt_node("Please retrieve the weather") is None

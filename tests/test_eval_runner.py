@@ -15,7 +15,7 @@ import pytest
 from kg_agent.eval import Question, load_dataset
 from kg_agent.eval import runner as runner_module
 from kg_agent.eval.runner import CONVENTIONS, evaluate, metaqa_gold_relation_path
-from kg_agent.kg import open_kg, retrieve_paths
+from kg_agent.kg import retrieve_paths
 from kg_agent.tools.rog.plan import Exemplar
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "eval"
@@ -36,11 +36,6 @@ ENTITIES = {
     "movie_to_director": ["Big", "Forrest Gump", "Cast Away", "Titanic"],
     "movie_to_year": ["Big", "Forrest Gump", "The Matrix", "Sleepless in Seattle"],
 }
-
-
-@pytest.fixture(scope="module")
-def kg():
-    return open_kg()
 
 
 def gold(kg, entity: str, qtype: str) -> list[str]:

@@ -16,11 +16,12 @@ from pydantic import BaseModel
 
 from kg_agent.graphs import create_rog_graph, create_tog_graph
 from kg_agent.kg import NO_ENTITY_MESSAGE, open_kg
-from kg_agent.llm.scripted import ScriptedChatModel
-from kg_agent.tools import as_tool, kg_tools
 from kg_agent.langchain.lookup_tools import NeighboursTool, RetrieveTool, SearchEntitiesTool
 from kg_agent.langchain.step_tools import AnswerTool, PlanTool
+from kg_agent.llm.scripted import ScriptedChatModel
+from kg_agent.tools import as_tool, kg_tools
 from kg_agent.tools.lookups import paths_from_texts
+from kg_agent.tools.prompts import prompt_node
 
 QUESTION = "who directed the films that [Tom Hanks] starred in"
 ZEMECKIS_PATH = "Tom Hanks -> ^starred_actors -> Forrest Gump -> directed_by -> Robert Zemeckis"
@@ -238,7 +239,7 @@ def test_verify_decides_from_paths(tools):
 # ------------------------------------------------------------------------------------------------ deciders
 def test_model_given_makes_the_deciding_tools_ask_it(kg):
     def respond(prompt: str) -> str:
-        if prompt.startswith("Please generate a valid relation path"):
+        if prompt_node(prompt) == "plan":
             return "<PATH> ^starred_actors <SEP> directed_by </PATH>"
         return "['Robert Zemeckis', 'Stanley Kubrick']"
 

@@ -10,7 +10,6 @@ from collections.abc import Iterator
 import pytest
 
 from kg_agent.graphs import create_rog_graph, create_tog_graph
-from kg_agent.kg import open_kg
 from kg_agent.llm import resolve_chat_model
 
 try:
@@ -23,11 +22,6 @@ except ImportError:  # tests/ imported as a package
 API_KEY = "sk-test-local"
 QUESTION = "who directed [Forrest Gump]"
 ANSWER = "Robert Zemeckis"
-
-
-@pytest.fixture(scope="module")
-def kg():
-    return open_kg()
 
 
 @pytest.fixture

@@ -6,12 +6,6 @@ import pytest
 
 from kg_agent.graphs import METHODS, create_graph
 from kg_agent.graphs.registry import method_name, options_for
-from kg_agent.kg import open_kg
-
-
-@pytest.fixture(scope="module")
-def kg():
-    return open_kg()
 
 
 def test_one_spelling_of_each_method():

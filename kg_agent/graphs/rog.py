@@ -8,8 +8,8 @@ decider runs behind them.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from functools import partial
-from typing import Iterable
 
 from langchain_core.embeddings import Embeddings
 from langchain_core.language_models import BaseChatModel
@@ -23,8 +23,8 @@ from kg_agent.llm.models import resolve_chat_model
 from kg_agent.tools.rog.answer import Answerer, LLMAnswerer, VoteAnswerer, respond_node
 from kg_agent.tools.rog.plan import DEFAULT_K, Exemplar, Planner, PlannerChoice, make_planner, plan_node
 from kg_agent.tools.rog.retrieve import retrieve_node
-from kg_agent.tools.shared.budget import budgeted, timed
 from kg_agent.tools.shared.link import link_node
+from kg_agent.tools.shared.question_budget import budgeted, timed
 
 
 def create_rog_graph(

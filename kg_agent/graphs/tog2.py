@@ -30,7 +30,7 @@ from kg_agent.graphs.state import KGQuestionInput, ToG2State
 from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.llm.budget import QuestionBudget
 from kg_agent.llm.models import resolve_chat_model
-from kg_agent.tools.shared.budget import budgeted, timed
+from kg_agent.tools.shared.question_budget import budgeted, timed
 from kg_agent.tools.tog2.answer import answer_node
 from kg_agent.tools.tog2.clue_query import ClueWriter, clue_query_node
 from kg_agent.tools.tog2.deciders import make_tog2_deciders
@@ -139,7 +139,8 @@ def create_tog2_graph(
 
     graph = StateGraph(ToG2State, input_schema=KGQuestionInput)
     graph.add_node("link", timed(partial(start_node, kg=kg, notes=notes), budget))
-    graph.add_node("topic_prune", budgeted(partial(topic_prune_node, pruner=deciders.topic_pruner), budget, step="topic_prune", explore=False))
+    graph.add_node("topic_prune", budgeted(partial(topic_prune_node, pruner=deciders.topic_pruner), budget, step="topic_prune",
+                                           explore=False))
     graph.add_node("clue_query", budgeted(partial(clue_query_node, writer=deciders.clue_writer), budget, step="clue_query", explore=False))
     graph.add_node("topic_documents", partial(topic_documents_node, scorer=scorer, top_k=top_k_chunks))
     graph.add_node("relation_prune", budgeted(partial(prune_relations_node, kg=kg, pruner=deciders.relation_pruner, width=width),

@@ -15,8 +15,9 @@ The tools are ToG's (:mod:`kg_agent.tools.tog.prune_relations` ...); only the wi
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import partial
-from typing import Literal, Sequence
+from typing import Literal
 
 from langchain_core.embeddings import Embeddings
 from langchain_core.language_models import BaseChatModel
@@ -26,7 +27,7 @@ from kg_agent.graphs.state import KGQuestionInput, ToGState
 from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.llm.budget import QuestionBudget
 from kg_agent.llm.models import resolve_chat_model
-from kg_agent.tools.shared.budget import budgeted, timed
+from kg_agent.tools.shared.question_budget import budgeted, timed
 from kg_agent.tools.shared.scoring import DEFAULT_IGNORED_RELATIONS
 from kg_agent.tools.tog.answer import ToGAnswerer, respond_node
 from kg_agent.tools.tog.deciders import make_tog_deciders

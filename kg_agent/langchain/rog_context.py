@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 from langchain_core.embeddings import Embeddings
 from langchain_core.language_models import BaseChatModel

@@ -84,7 +84,8 @@ class PlanTool(DeciderTool):
 class PathsInput(BaseModel):
     question: str = Field(description="The question to answer.")
     paths: list[str] = Field(
-        description="Reasoning paths as returned by `retrieve`, e.g. ['Tom Hanks -> ^starred_actors -> Big -> directed_by -> Penny Marshall']."
+        description="Reasoning paths as returned by `retrieve`, "
+        "e.g. ['Tom Hanks -> ^starred_actors -> Big -> directed_by -> Penny Marshall']."
     )
 
 

@@ -10,7 +10,7 @@ A relation walked backwards is written ``^relation`` in arguments and results al
 
 from __future__ import annotations
 
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 from langchain_core.tools import ToolException
 
@@ -22,7 +22,8 @@ from kg_agent.llm.parsing import parse_relation_paths
 from kg_agent.tools.shared.link import link_node
 
 INVERSE_NOTE = "A relation starting with ^ is walked backwards (^starred_actors: from an actor to the films that list them)."
-PATH_NOTE = "A reasoning path is written 'entity -> relation -> entity -> ...', e.g. 'Tom Hanks -> ^starred_actors -> Big -> directed_by -> Penny Marshall'."
+PATH_NOTE = ("A reasoning path is written 'entity -> relation -> entity -> ...', "
+             "e.g. 'Tom Hanks -> ^starred_actors -> Big -> directed_by -> Penny Marshall'.")
 #: The longest list any lookup returns, whatever limit is asked for.
 MAX_LIMIT = 200
 

@@ -9,8 +9,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Protocol, Sequence, runtime_checkable
+from typing import Protocol, runtime_checkable
 
 from langchain_core.language_models import BaseChatModel
 
@@ -158,7 +159,8 @@ class LLMAnswerer:
         lines, truncated = path_lines(paths, self.max_prompt_paths)
         warnings: list[str] = []
         if truncated:
-            warnings.append(f"answer: {len(set(p['text'] for p in paths))} reasoning paths; the prompt keeps the first {self.max_prompt_paths} (best plans first)")
+            warnings.append(f"answer: {len(set(p['text'] for p in paths))} reasoning paths; "
+                            f"the prompt keeps the first {self.max_prompt_paths} (best plans first)")
         prompt = self.prompt.format(paths="\n".join(lines) or NO_PATHS_TEXT, question=question)
 
         def parse(reply: str):

@@ -15,8 +15,9 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Iterable, Literal, Protocol, Sequence, runtime_checkable
+from typing import Literal, Protocol, runtime_checkable
 
 import numpy as np
 from langchain_core.embeddings import Embeddings
@@ -50,7 +51,7 @@ class Plan:
         return {"relations": list(self.relations), "text": self.text(), "score": round(self.score, 6), "source": self.source}
 
     @classmethod
-    def from_dict(cls, data: dict) -> "Plan":
+    def from_dict(cls, data: dict) -> Plan:
         return cls(tuple(data["relations"]), float(data.get("score", 1.0)), data.get("source", ""))
 
 
@@ -258,7 +259,7 @@ class ExemplarPlanner:
             return [(p, 1.0) for p in paths]
         return answer_f1_relation_paths(self.kg, starts, answers, max_hops=self.max_hops)
 
-    def fit(self, exemplars: Iterable[Exemplar | tuple], *, batch_size: int = 256) -> "ExemplarPlanner":
+    def fit(self, exemplars: Iterable[Exemplar | tuple], *, batch_size: int = 256) -> ExemplarPlanner:
         """Distil relation paths from training questions and index them; returns ``self``."""
         batch: list[tuple[str, str, dict]] = []
         for exemplar in exemplars:
@@ -311,7 +312,8 @@ class ExemplarPlanner:
             walkable = {rels: v for rels, v in votes.items() if _walkable(self.kg, starts, rels)}
             if walkable or n >= len(self):
                 break
-            warnings.append(f"exemplar planner: none of the {n} nearest training questions' relation paths can be walked from the topic entities; asked more")
+            warnings.append(f"exemplar planner: none of the {n} nearest training questions' relation paths can be walked "
+                            "from the topic entities; asked more")
         total = sum(walkable.values()) or 1.0
         ranked = sorted(walkable.items(), key=lambda pair: (-pair[1], pair[0]))[:k]
         return PlanOutcome([Plan(rels, v / total, self.name) for rels, v in ranked], warnings)
@@ -403,7 +405,8 @@ class LLMPlanner:
                 known = {w[step] for w in walkable if len(w) > step and tuple(w[:step]) == tuple(mapped)}
                 target = self._match(relation, known)
                 if target is None:
-                    where = "is not in the knowledge graph" if not self.kg.has_relation(relation) else f"cannot be walked at step {step + 1}"
+                    known_relation = self.kg.has_relation(relation)
+                    where = f"cannot be walked at step {step + 1}" if known_relation else "is not in the knowledge graph"
                     notes.append(f"plan: dropped the path {relation_path_text(path)}: relation {relation!r} {where}")
                     mapped = []
                     break

@@ -17,7 +17,8 @@ def retrieve_for_plans(
     for index, plan in enumerate(plans):
         result = retrieve_paths(kg, starts, plan["relations"], max_paths=max_paths)
         if result.truncated:
-            warnings.append(f"retrieve: plan {plan.get('text')} has more than {max_paths} paths; kept the first {max_paths} in breadth-first order")
+            warnings.append(f"retrieve: plan {plan.get('text')} has more than {max_paths} paths; "
+                            f"kept the first {max_paths} in breadth-first order")
         for path in result.paths:
             out.append({**path.to_dict(), "plan": index})
     return out, warnings

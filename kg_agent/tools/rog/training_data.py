@@ -10,9 +10,9 @@ Users fine-tune their own planner / reasoner on these (RoG, Section 4.3 and Appe
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterable
 
 from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.linking import link_entities
@@ -56,7 +56,8 @@ def export_rog_training_data(
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     report = ExportReport()
-    with (out / "planning.jsonl").open("w", encoding="utf-8") as planning, (out / "reasoning.jsonl").open("w", encoding="utf-8") as reasoning:
+    with (out / "planning.jsonl").open("w", encoding="utf-8") as planning, \
+            (out / "reasoning.jsonl").open("w", encoding="utf-8") as reasoning:
         for q in questions:
             report.questions += 1
             graph = kg if kg is not None else kg_for_question(q)

@@ -36,10 +36,10 @@ from langchain_core.language_models import BaseChatModel
 from pydantic import BaseModel
 
 from kg_agent.llm.errors import BudgetExceeded
-from kg_agent.llm.usage import Budget, UsageTracker, acall_llm_reply, call_llm_reply, merge_usage
+from kg_agent.llm.usage import CallLimit, UsageTracker, acall_llm_reply, call_llm_reply, merge_usage
 
 T = TypeVar("T")
-O = TypeVar("O")
+Outcome = TypeVar("Outcome")
 
 #: What a parser returns: the decided value (``None``: the reply decides nothing) and notes (repairs, ignored names).
 Parsed = tuple[Any, list[str]]
@@ -84,7 +84,7 @@ class LLMDecision:
     schema: type[BaseModel] | None = None
 
     def _tracker(self, calls_left: int | None) -> UsageTracker:
-        return UsageTracker(Budget(max_calls=max(0, calls_left)) if calls_left is not None else None)
+        return UsageTracker(CallLimit(max_calls=max(0, calls_left)) if calls_left is not None else None)
 
     def _failed_call(self, exc: Exception, warnings: list[str]) -> bool:
         """Record a failed call; True when it was refused by a budget."""
@@ -152,7 +152,7 @@ async def ask_all(requests: Sequence[Callable[[], Awaitable[T]]], *, max_concurr
     return list(await asyncio.gather(*(run(r) for r in requests)))
 
 
-def fall_back(asked: Asked, outcome: O, *, node: str, to: str, before: Sequence[str] = ()) -> O:
+def fall_back(asked: Asked, outcome: Outcome, *, node: str, to: str, before: Sequence[str] = ()) -> Outcome:
     """The offline twin's ``outcome`` with the LLM attempts' record in front: ``before`` (what the decider
     noted while writing the prompt), the attempts' warnings, ``"<node>: fell back to <to>"``, then the twin's
     own warnings; the attempts' usage; ``budget_exhausted`` when a call was refused. ``outcome`` is a

@@ -8,7 +8,8 @@
 * :func:`top_normalised`: the best ``width`` scores rescaled to sum to 1;
 * :data:`DEFAULT_IGNORED_RELATIONS` / :func:`is_ignored_relation` / :func:`filter_relations`: bookkeeping
   relations never explored;
-* :func:`shared_text_vectors`: one text-vector cache per embeddings object for the whole process.
+* :func:`shared_text_vectors` / :class:`TextVectorsFromEmbeddings`: one text-vector cache per embeddings object for
+  the whole process.
 """
 
 from __future__ import annotations
@@ -117,3 +118,17 @@ def shared_text_vectors(embeddings: Embeddings | None = None) -> TextVectors:
     if vectors is None or vectors.embeddings is not embeddings:
         vectors = _SHARED_VECTORS[id(embeddings)] = TextVectors(embeddings)
     return vectors
+
+
+class TextVectorsFromEmbeddings:
+    """Mixin for the offline deciders: ``self.vectors`` is the process-wide cache of ``self._embeddings``
+    (:func:`shared_text_vectors`), looked up on first use."""
+
+    _embeddings: Embeddings | None = None
+    _vectors: TextVectors | None = None
+
+    @property
+    def vectors(self) -> TextVectors:
+        if self._vectors is None:
+            self._vectors = shared_text_vectors(self._embeddings)
+        return self._vectors

@@ -7,7 +7,7 @@ their unit vectors, so ranking candidates against a question is one matrix produ
 from __future__ import annotations
 
 import threading
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 from langchain_core.embeddings import Embeddings

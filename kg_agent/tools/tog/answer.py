@@ -16,7 +16,8 @@ prompt): those answers are flagged ``grounded: False`` with a note, whatever the
 from __future__ import annotations
 
 import re
-from typing import Protocol, Sequence, runtime_checkable
+from collections.abc import Sequence
+from typing import Protocol, runtime_checkable
 
 from langchain_core.language_models import BaseChatModel
 
@@ -39,7 +40,7 @@ class ToGAnswerer(Protocol):
     name: str
 
     def answer(self, question: str, chains: Sequence[dict], *, verification: dict | None, stop_reason: str,
-               budget: int | None = None) -> AnswerOutcome: ...
+               calls_left: int | None = None) -> AnswerOutcome: ...
 
 
 def supporting_chains(name: str, chains: Sequence[dict], limit: int = 3) -> list[dict]:
@@ -81,7 +82,7 @@ class ChainAnswerer:
     def __init__(self, *, max_answers: int = 20) -> None:
         self.max_answers = max_answers
 
-    def answer(self, question, chains, *, verification, stop_reason, budget=None) -> AnswerOutcome:
+    def answer(self, question, chains, *, verification, stop_reason, calls_left=None) -> AnswerOutcome:
         verified = bool(verification and verification.get("sufficient"))
         best = best_chain([c for c in chains if c.get("triples")], (verification or {}).get("depth") if verified else None)
         if best is None:
@@ -108,7 +109,7 @@ A: Based on the given knowledge triplets, it's not sufficient to answer the enti
 
 Q: {question}
 Knowledge Triplets: {triplets}
-A: """
+A: """  # noqa: E501 (prompt text kept verbatim)
 
 NO_TRIPLES_PROMPT = """Answer the question with your own knowledge. Put each answer in braces, like {{Paris}}.
 Q: {question}
@@ -135,7 +136,7 @@ class LLMToGAnswerer:
         self.fallback = fallback if fallback is not None else ChainAnswerer()
         self.max_triplets = max_triplets
 
-    def answer(self, question, chains, *, verification, stop_reason, budget=None) -> AnswerOutcome:
+    def answer(self, question, chains, *, verification, stop_reason, calls_left=None) -> AnswerOutcome:
         verified = bool(verification and verification.get("sufficient"))
         warnings: list[str] = []
         if verified and verification.get("answer"):
@@ -150,7 +151,7 @@ class LLMToGAnswerer:
             prompt = ANSWER_PROMPT.format(question=question, triplets="\n".join(lines))
         else:
             prompt = NO_TRIPLES_PROMPT.format(question=question)
-        asked = self.decision.ask(prompt, lambda r: (parse_tog_answers(r) or None, []), calls_left=budget)
+        asked = self.decision.ask(prompt, lambda r: (parse_tog_answers(r) or None, []), calls_left=calls_left)
         if not asked.decided:
             outcome = self.fallback.answer(question, chains, verification=verification, stop_reason=stop_reason)
             return fall_back(asked, outcome, node="answer", to=f"{self.fallback.name} answers", before=warnings)
@@ -166,9 +167,9 @@ def answer_node(state: dict, *, answerer: ToGAnswerer, max_llm_calls: int | None
     """Graph node: answer from the explored chains (this round's, in ToG-I) and the verification."""
     stop = state.get("stop_reason") or ""
     chains = [c for c in state.get("chains") or [] if (c.get("round") or 0) == (state.get("round") or 0)]
-    budget = remaining_calls(state, max_llm_calls)
+    calls_left = remaining_calls(state, max_llm_calls)
     outcome = answerer.answer(state.get("question", ""), chains, verification=state.get("verification"), stop_reason=stop,
-                              budget=budget)
+                              calls_left=calls_left)
     emit_answers(outcome.answers, stop or ("answered" if outcome.answers else "no_answer"))
     return {
         "answers": outcome.answers,

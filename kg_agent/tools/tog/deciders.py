@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 from langchain_core.embeddings import Embeddings
 from langchain_core.language_models import BaseChatModel

@@ -18,8 +18,9 @@ summarised into one set I'_T that guides relation and entity exploration.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Protocol, Sequence, runtime_checkable
+from typing import Protocol, runtime_checkable
 
 from langchain_core.embeddings import Embeddings
 from langchain_core.language_models import BaseChatModel
@@ -50,7 +51,7 @@ class InstructionGenerator(Protocol):
     name: str
 
     def generate(self, question: str, topic_entities: Sequence[Entity], *, max_instructions: int = DEFAULT_MAX_INSTRUCTIONS,
-                 budget: int | None = None) -> InstructionOutcome: ...
+                 calls_left: int | None = None) -> InstructionOutcome: ...
 
 
 class PathInstructionGenerator:
@@ -89,13 +90,14 @@ class PathInstructionGenerator:
             nodes = sorted({t for n in nodes[: self.frontier_sample] for t in self.kg.neighbors(n, relations[best])} - seen)
         return prefix
 
-    def generate(self, question, topic_entities, *, max_instructions=DEFAULT_MAX_INSTRUCTIONS, budget=None) -> InstructionOutcome:
+    def generate(self, question, topic_entities, *, max_instructions=DEFAULT_MAX_INSTRUCTIONS, calls_left=None) -> InstructionOutcome:
         entities = list(topic_entities)
         if not entities:
             return InstructionOutcome([f"Find the entities the question is about: {question}"], source=self.name)
         relations = self.relation_path(question, entities, max_instructions)
         if not relations:
-            return InstructionOutcome([], [e.label for e in entities], ["instructions: no relation can be walked from the topic entities"], source=self.name)
+            return InstructionOutcome([], [e.label for e in entities], ["instructions: no relation can be walked from the topic entities"],
+                                      source=self.name)
         names = ", ".join(e.label for e in entities)
         instructions = []
         for hop, relation in enumerate(relations):
@@ -111,13 +113,13 @@ Q: Is Liu Cixin one of China's most influential science fiction writers?
 A: {{"instructions": ["Look for the science fiction awards Liu Cixin's works have won, such as the Hugo Award.", "Look for Liu Cixin's works and their sales rankings."], "topic_entities": ["Liu Cixin", "Hugo Award"]}}
 
 Q: {question}
-A: """
+A: """  # noqa: E501 (prompt text kept verbatim)
 
 INTEGRATE_PROMPT = """Summarise these guiding instructions for answering a question into one comprehensive instruction set (a few sentences, keep every concrete relation or entity they mention).
 Question: {question}
 Instructions:
 {instructions}
-Summary: """
+Summary: """  # noqa: E501 (prompt text kept verbatim)
 
 
 def parse_instructions(reply: str, max_instructions: int) -> tuple[list[str], list[str]] | None:
@@ -149,9 +151,9 @@ class LLMInstructionGenerator:
         self.fallback = fallback
         self.prompt = prompt
 
-    def generate(self, question, topic_entities, *, max_instructions=DEFAULT_MAX_INSTRUCTIONS, budget=None) -> InstructionOutcome:
+    def generate(self, question, topic_entities, *, max_instructions=DEFAULT_MAX_INSTRUCTIONS, calls_left=None) -> InstructionOutcome:
         prompt = self.prompt.format(n=max_instructions, question=question)
-        asked = self.decision.ask(prompt, lambda r: (parse_instructions(r, max_instructions), []), calls_left=budget)
+        asked = self.decision.ask(prompt, lambda r: (parse_instructions(r, max_instructions), []), calls_left=calls_left)
         if asked.decided:
             instructions, entities = asked.value
             return InstructionOutcome(instructions, entities, asked.warnings, asked.usage, self.name)
@@ -165,7 +167,7 @@ class LLMInstructionGenerator:
 class InstructionIntegrator(Protocol):
     name: str
 
-    def integrate(self, question: str, instructions: Sequence[str], *, budget: int | None = None) -> tuple[str, list[str], dict]: ...
+    def integrate(self, question: str, instructions: Sequence[str], *, calls_left: int | None = None) -> tuple[str, list[str], dict]: ...
 
 
 @dataclass
@@ -182,7 +184,7 @@ class JoinInstructionIntegrator:
 
     name = "join"
 
-    def integrate(self, question, instructions, *, budget=None):
+    def integrate(self, question, instructions, *, calls_left=None):
         return " ".join(instructions), [], {}
 
 
@@ -196,11 +198,11 @@ class LLMInstructionIntegrator:
         self.decision = LLMDecision(model, "integrate", what="instruction")
         self.prompt = prompt
 
-    def integrate(self, question, instructions, *, budget=None):
+    def integrate(self, question, instructions, *, calls_left=None):
         if len(instructions) <= 1:
             return " ".join(instructions), [], {}
         prompt = self.prompt.format(question=question, instructions="\n".join(f"{i}. {text}" for i, text in enumerate(instructions, 1)))
-        asked = self.decision.ask(prompt, lambda r: (r.strip() or None, []), calls_left=budget)
+        asked = self.decision.ask(prompt, lambda r: (r.strip() or None, []), calls_left=calls_left)
         if asked.decided:
             return asked.value, asked.warnings, asked.usage
         joined = JoinedInstructions(" ".join(instructions))
@@ -220,8 +222,8 @@ def instructions_node(
 ) -> dict:
     """Graph node: generate the instructions; add the entities they suggest to ``topic_entities``."""
     entities = [Entity.from_dict(e) for e in state.get("topic_entities") or []]
-    budget = remaining_calls(state, max_llm_calls, reserve=1)
-    outcome = generator.generate(state["question"], entities, max_instructions=max_instructions, budget=budget)
+    calls_left = remaining_calls(state, max_llm_calls, reserve=1)
+    outcome = generator.generate(state["question"], entities, max_instructions=max_instructions, calls_left=calls_left)
     warnings = list(outcome.warnings)
     known = {e.id for e in entities}
     for name in outcome.entities:
@@ -253,8 +255,8 @@ def integrate_node(state: dict, *, integrator: InstructionIntegrator, max_width:
 
     round_ = int(state.get("round") or 0) + 1
     instructions = list(state.get("instructions") or [])[:round_]
-    budget = remaining_calls(state, max_llm_calls, reserve=1)
-    guidance, warnings, usage = integrator.integrate(state["question"], instructions, budget=budget)
+    calls_left = remaining_calls(state, max_llm_calls, reserve=1)
+    guidance, warnings, usage = integrator.integrate(state["question"], instructions, calls_left=calls_left)
     width = round_ if max_width is None else min(round_, max_width)
     return {
         "round": round_,

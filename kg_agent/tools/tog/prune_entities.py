@@ -23,7 +23,8 @@ or a single tail take over the beam from a better chain.)
 from __future__ import annotations
 
 import re
-from typing import Protocol, Sequence, runtime_checkable
+from collections.abc import Sequence
+from typing import Protocol, runtime_checkable
 
 from langchain_core.embeddings import Embeddings
 from langchain_core.language_models import BaseChatModel
@@ -33,8 +34,7 @@ from kg_agent.kg.relation_paths import verbalize_relation
 from kg_agent.kg.types import Entity, Path, Triple
 from kg_agent.llm.parsing import parse_scored_items
 from kg_agent.tools.shared.decider import LLMDecision, fall_back
-from kg_agent.tools.shared.scoring import shared_text_vectors, top_normalised
-from kg_agent.tools.shared.similarity import TextVectors
+from kg_agent.tools.shared.scoring import TextVectorsFromEmbeddings, top_normalised
 from kg_agent.tools.shared.updates import add_usage, add_warnings, emit
 from kg_agent.tools.tog.prune_relations import (
     DEFAULT_WIDTH,
@@ -106,26 +106,20 @@ class EntityScorer(Protocol):
         candidates: Sequence[Entity],
         *,
         guidance: str = "",
-        budget: int | None = None,
+        calls_left: int | None = None,
     ) -> ScoredOutcome: ...
 
 
-class SimilarityEntityScorer:
+class SimilarityEntityScorer(TextVectorsFromEmbeddings):
     """Offline: similarity of "head relation tail" to the question, rescaled so the best candidate scores 1."""
 
     name = "similarity"
 
     def __init__(self, *, embeddings: Embeddings | None = None) -> None:
         self._embeddings = embeddings
-        self._vectors: TextVectors | None = None
 
-    @property
-    def vectors(self) -> TextVectors:
-        if self._vectors is None:
-            self._vectors = shared_text_vectors(self._embeddings)
-        return self._vectors
 
-    def score_entities(self, question, entity, relation, candidates, *, guidance="", budget=None) -> ScoredOutcome:
+    def score_entities(self, question, entity, relation, candidates, *, guidance="", calls_left=None) -> ScoredOutcome:
         if not candidates:
             return ScoredOutcome([], source=self.name)
         verb = verbalize_relation(relation)
@@ -145,7 +139,7 @@ The movie featured Miley Cyrus and was produced by Tobin Armbrust is So Undercov
 Q: {question}
 {guidance}Relation: {relation}
 Entites: {entities}
-Score: """
+Score: """  # noqa: E501 (prompt text kept verbatim)
 
 _NUMBER = re.compile(r"(?<![\w.])(?:0(?:\.\d+)?|1(?:\.0+)?|\.\d+)(?![\w.])")
 
@@ -171,7 +165,7 @@ class LLMEntityScorer:
         self.fallback = fallback if fallback is not None else SimilarityEntityScorer()
         self.prompt = prompt
 
-    def score_entities(self, question, entity, relation, candidates, *, guidance="", budget=None) -> ScoredOutcome:
+    def score_entities(self, question, entity, relation, candidates, *, guidance="", calls_left=None) -> ScoredOutcome:
         if not candidates:
             return ScoredOutcome([], source=self.name)
         labels = [c.label for c in candidates]
@@ -200,7 +194,7 @@ class LLMEntityScorer:
                 notes.append(f"prune_entities: entity scores for {entity.label} -{relation}-> summed to {total:.2f}; rescaled")
             return top_normalised(items, len(items)), notes
 
-        asked = self.decision.ask(prompt, parse, calls_left=budget)
+        asked = self.decision.ask(prompt, parse, calls_left=calls_left)
         if asked.decided:
             return ScoredOutcome(asked.value, asked.warnings, asked.usage, self.name)
         outcome = self.fallback.score_entities(question, entity, relation, candidates, guidance=guidance)
@@ -244,7 +238,8 @@ def prune_entities_node(
         relation = pair["relation"]
         candidates, total, revisits = candidate_entities(kg, chain, relation, max_candidates=max_candidates)
         if total > len(candidates):
-            warnings.append(f"prune_entities: {head.label} -{relation}-> has {total} candidate entities; scoring the first {len(candidates)} by label")
+            warnings.append(f"prune_entities: {head.label} -{relation}-> has {total} candidate entities; "
+                            f"scoring the first {len(candidates)} by label")
         if not candidates:
             why = " (all already on the chain)" if revisits else ""
             warnings.append(f"prune_entities: {head.label} -{relation}-> leads to no new entity{why}")
@@ -252,8 +247,8 @@ def prune_entities_node(
         if len(candidates) == 1:
             scored = ScoredOutcome([(candidates[0].id, 1.0)], source="single")
         else:
-            budget = remaining_calls(state, max_llm_calls, spent=usage, reserve=1)
-            scored = scorer.score_entities(state["question"], head, relation, candidates, guidance=guidance, budget=budget)
+            calls_left = remaining_calls(state, max_llm_calls, spent=usage, reserve=1)
+            scored = scorer.score_entities(state["question"], head, relation, candidates, guidance=guidance, calls_left=calls_left)
         warnings.extend(scored.warnings)
         usage = add_usage({"usage": usage}, scored.usage)
         by_id = {c.id: c for c in candidates}

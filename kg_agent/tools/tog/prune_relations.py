@@ -23,8 +23,9 @@ The LLM deciders ask through :class:`~kg_agent.tools.shared.decider.LLMDecision`
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Protocol, Sequence, runtime_checkable
+from typing import Protocol, runtime_checkable
 
 from langchain_core.embeddings import Embeddings
 from langchain_core.language_models import BaseChatModel
@@ -36,14 +37,13 @@ from kg_agent.llm.parsing import parse_scored_items
 from kg_agent.tools.shared.decider import LLMDecision, fall_back
 from kg_agent.tools.shared.scoring import (
     DEFAULT_IGNORED_RELATIONS,
+    TextVectorsFromEmbeddings,
     filter_relations,
     lexical_overlap,
     mask_mentions,
-    shared_text_vectors,
     stems,
     top_normalised,
 )
-from kg_agent.tools.shared.similarity import TextVectors
 from kg_agent.tools.shared.updates import add_usage, add_warnings, emit
 
 DEFAULT_WIDTH = 3  # ToG's beam width W
@@ -82,7 +82,7 @@ class RelationPruner(Protocol):
         width: int,
         prefix: Sequence[str] = (),
         guidance: str = "",
-        budget: int | None = None,
+        calls_left: int | None = None,
     ) -> ScoredOutcome: ...
 
 
@@ -92,7 +92,7 @@ def guided_query(question: str, guidance: str = "", entities: Sequence[Entity] =
     return f"{text} {guidance}".strip() if guidance else text
 
 
-class SimilarityRelationPruner:
+class SimilarityRelationPruner(TextVectorsFromEmbeddings):
     """Offline: relations ranked by similarity of ``prefix + relation`` (verbalised) to the question.
 
     ToG's SentenceBERT pruning ablation, made path-aware: at depth 2 the candidate ``starred_actors`` after
@@ -106,14 +106,8 @@ class SimilarityRelationPruner:
 
     def __init__(self, *, embeddings: Embeddings | None = None, lexical_weight: float = 0.15) -> None:
         self._embeddings = embeddings
-        self._vectors: TextVectors | None = None
         self.lexical_weight = lexical_weight
 
-    @property
-    def vectors(self) -> TextVectors:
-        if self._vectors is None:
-            self._vectors = shared_text_vectors(self._embeddings)
-        return self._vectors
 
     def similarities(self, query: str, prefix: Sequence[str], relations: Sequence[str]) -> list[float]:
         """Cosine similarity of each verbalised ``prefix + relation`` to ``query``, plus the lexical bonus."""
@@ -124,7 +118,7 @@ class SimilarityRelationPruner:
         query_stems = stems(query)
         return [c + self.lexical_weight * lexical_overlap(text, query_stems) for c, text in zip(cosines, texts)]
 
-    def score_relations(self, question, entity, relations, *, width, prefix=(), guidance="", budget=None) -> ScoredOutcome:
+    def score_relations(self, question, entity, relations, *, width, prefix=(), guidance="", calls_left=None) -> ScoredOutcome:
         if not relations:
             return ScoredOutcome([], source=self.name)
         sims = self.similarities(guided_query(question, guidance, [entity]), prefix, relations)
@@ -142,7 +136,7 @@ A: 1. {{language.human_language.main_country (Score: 0.4)}}: This relation is hi
 Q: {question}
 {guidance}Topic Entity: {entity}
 Relations: {relations}
-A: """
+A: """  # noqa: E501 (prompt text kept verbatim)
 
 GUIDANCE_LINE = "Guiding instructions: {guidance}\n"
 
@@ -162,7 +156,7 @@ class LLMRelationPruner:
         self.fallback = fallback if fallback is not None else SimilarityRelationPruner()
         self.prompt = prompt
 
-    def score_relations(self, question, entity, relations, *, width, prefix=(), guidance="", budget=None) -> ScoredOutcome:
+    def score_relations(self, question, entity, relations, *, width, prefix=(), guidance="", calls_left=None) -> ScoredOutcome:
         if not relations:
             return ScoredOutcome([], source=self.name)
         prompt = self.prompt.format(
@@ -181,7 +175,7 @@ class LLMRelationPruner:
                 notes.append(f"prune_relations: the scores for {entity.label} were incomplete or did not sum to 1; rescaled")
             return top_normalised(parsed.items, width), notes
 
-        asked = self.decision.ask(prompt, parse, calls_left=budget)
+        asked = self.decision.ask(prompt, parse, calls_left=calls_left)
         if asked.decided:
             return ScoredOutcome(asked.value, asked.warnings, asked.usage, self.name)
         outcome = self.fallback.score_relations(question, entity, relations, width=width, prefix=prefix, guidance=guidance)
@@ -237,9 +231,9 @@ def prune_relations_node(
         if len(relations) == 1:
             scored = ScoredOutcome([(relations[0], 1.0)], source="single")
         else:
-            budget = remaining_calls(state, max_llm_calls, spent=usage, reserve=1)
+            calls_left = remaining_calls(state, max_llm_calls, spent=usage, reserve=1)
             scored = pruner.score_relations(
-                state["question"], entity, relations, width=width, prefix=chain_relations(chain), guidance=guidance, budget=budget
+                state["question"], entity, relations, width=width, prefix=chain_relations(chain), guidance=guidance, calls_left=calls_left
             )
         warnings.extend(scored.warnings)
         usage = add_usage({"usage": usage}, scored.usage)

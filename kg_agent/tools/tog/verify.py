@@ -11,12 +11,13 @@
   question better (``now + margin >= best extension``) or the chain cannot be extended; **No** otherwise. So "who directed [Forrest Gump]" stops after
   ``directed_by`` ("directed by" beats "directed by then directed by (reverse)"), while "who starred in
   films directed by [Robert Zemeckis]" goes on after ``^directed_by``. The answer is the chain's last entity.
-"""
+"""  # noqa: E501 (prompt text kept verbatim)
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Protocol, Sequence, runtime_checkable
+from typing import Protocol, runtime_checkable
 
 from langchain_core.embeddings import Embeddings
 from langchain_core.language_models import BaseChatModel
@@ -60,7 +61,7 @@ class VerifyOutcome:
 class Verifier(Protocol):
     name: str
 
-    def verify(self, question: str, chains: Sequence[dict], *, depth: int, budget: int | None = None) -> VerifyOutcome: ...
+    def verify(self, question: str, chains: Sequence[dict], *, depth: int, calls_left: int | None = None) -> VerifyOutcome: ...
 
 
 def best_chain(chains: Sequence[dict], depth: int | None = None) -> dict | None:
@@ -127,7 +128,7 @@ class ScoreVerifier:
                 break
         return [_joined((*prefix, *p)) for p in paths[: self.max_extensions]]
 
-    def verify(self, question, chains, *, depth, budget=None) -> VerifyOutcome:
+    def verify(self, question, chains, *, depth, calls_left=None) -> VerifyOutcome:
         chain = best_chain(chains, depth)
         if chain is None or not chain.get("triples"):
             return VerifyOutcome(False, source=self.name)
@@ -154,7 +155,7 @@ A: {{Yes}}. Based on the given knowledge triplets, the author of The Long Winter
 
 Q: {question}
 Knowledge Triplets: {triplets}
-A: """
+A: """  # noqa: E501 (prompt text kept verbatim)
 
 
 class LLMVerifier:
@@ -162,14 +163,15 @@ class LLMVerifier:
 
     name = "llm"
 
-    def __init__(self, model: BaseChatModel, *, fallback: Verifier | None = None, prompt: str = VERIFY_PROMPT, max_triplets: int = 200) -> None:
+    def __init__(self, model: BaseChatModel, *, fallback: Verifier | None = None, prompt: str = VERIFY_PROMPT,
+                 max_triplets: int = 200) -> None:
         self.model = model
         self.decision = LLMDecision(model, "verify")
         self.fallback = fallback
         self.prompt = prompt
         self.max_triplets = max_triplets
 
-    def verify(self, question, chains, *, depth, budget=None) -> VerifyOutcome:
+    def verify(self, question, chains, *, depth, calls_left=None) -> VerifyOutcome:
         lines = chain_triplets(chains)
         warnings: list[str] = []
         if len(lines) > self.max_triplets:
@@ -181,7 +183,7 @@ class LLMVerifier:
             decision, answer = parse_yes_no(reply)
             return (None if decision is None else (decision, answer)), []
 
-        asked = self.decision.ask(prompt, parse, calls_left=budget)
+        asked = self.decision.ask(prompt, parse, calls_left=calls_left)
         if asked.decided:
             decision, answer = asked.value
             return VerifyOutcome(decision, answer if decision else None, asked.reply, warnings + asked.warnings, asked.usage, self.name)
@@ -201,8 +203,8 @@ def verify_node(state: dict, *, verifier: Verifier, max_llm_calls: int | None = 
     """
     depth = int(state.get("depth") or 0)
     chains = [c for c in state.get("chains") or [] if (c.get("round") or 0) == (state.get("round") or 0)]
-    budget = remaining_calls(state, max_llm_calls, reserve=1)
-    outcome = verifier.verify(state["question"], chains, depth=depth, budget=budget)
+    calls_left = remaining_calls(state, max_llm_calls, reserve=1)
+    outcome = verifier.verify(state["question"], chains, depth=depth, calls_left=calls_left)
     verification = {"sufficient": outcome.sufficient, "answer": outcome.answer, "depth": depth, "source": outcome.source,
                     "reply": outcome.reply}
     if outcome.budget_exhausted:

@@ -15,8 +15,9 @@ entity prune, and the examine step replaces it with a *supplementary* query when
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Protocol, Sequence, runtime_checkable
+from typing import Protocol, runtime_checkable
 
 from langchain_core.embeddings import Embeddings
 from langchain_core.language_models import BaseChatModel
@@ -26,8 +27,7 @@ from kg_agent.kg.relation_paths import verbalize_relation, verbalize_relation_pa
 from kg_agent.kg.types import Entity
 from kg_agent.llm.parsing import parse_json_object
 from kg_agent.tools.shared.decider import LLMDecision, fall_back
-from kg_agent.tools.shared.scoring import mask_mentions, shared_text_vectors
-from kg_agent.tools.shared.similarity import TextVectors
+from kg_agent.tools.shared.scoring import TextVectorsFromEmbeddings, mask_mentions
 from kg_agent.tools.shared.updates import add_usage, add_warnings
 from kg_agent.tools.tog2.frontier import match_label, new_frontier_item
 
@@ -47,7 +47,7 @@ class ClueWriter(Protocol):
     def write(self, question: str, entities: Sequence[Entity]) -> ClueOutcome: ...
 
 
-class TemplateClueWriter:
+class TemplateClueWriter(TextVectorsFromEmbeddings):
     """Offline clue queries: the entity's label and its relation most similar to the question."""
 
     name = "template"
@@ -55,13 +55,7 @@ class TemplateClueWriter:
     def __init__(self, kg: KnowledgeGraph, *, embeddings: Embeddings | None = None) -> None:
         self.kg = kg
         self._embeddings = embeddings
-        self._vectors: TextVectors | None = None
 
-    @property
-    def vectors(self) -> TextVectors:
-        if self._vectors is None:
-            self._vectors = shared_text_vectors(self._embeddings)
-        return self._vectors
 
     def best_relation(self, question: str, entity: Entity, prefix: Sequence[str] = ()) -> str | None:
         relations = self.kg.relations(entity.id)
@@ -86,7 +80,7 @@ Question: {question}
 Topic entities:
 {entities}
 
-Reply with a JSON object mapping each entity name to its query, e.g. {{"Entity": "its role in ..."}}."""
+Reply with a JSON object mapping each entity name to its query, e.g. {{"Entity": "its role in ..."}}."""  # noqa: E501 (prompt text kept verbatim)
 
 
 def _parse_clue_lines(reply: str) -> dict[str, str]:

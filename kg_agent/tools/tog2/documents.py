@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any
 from urllib.parse import parse_qsl, urlsplit, urlunsplit
 
 from langchain_core.embeddings import Embeddings

@@ -33,8 +33,9 @@ entities' clue queries, and so changes how the next round scores document chunks
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Protocol, Sequence, runtime_checkable
+from typing import Protocol, runtime_checkable
 
 from langchain_core.embeddings import Embeddings
 from langchain_core.language_models import BaseChatModel
@@ -44,8 +45,7 @@ from kg_agent.kg.relation_paths import verbalize_relation, verbalize_relation_pa
 from kg_agent.kg.types import Entity, inverse, is_inverse
 from kg_agent.llm.parsing import parse_answer_list, parse_json_object, parse_yes_no
 from kg_agent.tools.shared.decider import LLMDecision, fall_back
-from kg_agent.tools.shared.scoring import mask_mentions, relation_overlap, shared_text_vectors
-from kg_agent.tools.shared.similarity import TextVectors
+from kg_agent.tools.shared.scoring import TextVectorsFromEmbeddings, mask_mentions, relation_overlap
 from kg_agent.tools.shared.updates import add_usage, add_warnings, answer_record
 from kg_agent.tools.tog2.frontier import (
     LEXICAL_WEIGHT,
@@ -152,7 +152,7 @@ def comparison_options(question: str) -> tuple[list[str], str] | None:
 
 
 # ---------------------------------------------------------------------------------------------- offline
-class ExtractiveExaminer:
+class ExtractiveExaminer(TextVectorsFromEmbeddings):
     """Offline examine & reason by the extractive rule of the module docstring."""
 
     name = "extractive"
@@ -163,15 +163,9 @@ class ExtractiveExaminer:
         self.margin = margin
         self.max_vocabulary = max_vocabulary
         self._embeddings = embeddings
-        self._vectors: TextVectors | None = None
         self._vocabulary: list[str] | None = None
         self._ranges: dict[str, dict[str, str]] = {}
 
-    @property
-    def vectors(self) -> TextVectors:
-        if self._vectors is None:
-            self._vectors = shared_text_vectors(self._embeddings)
-        return self._vectors
 
     def vocabulary(self, tail_id: str) -> list[str]:
         """Relations an extension may use: the KG's relation names both ways (or the tail's relations)."""
@@ -301,7 +295,8 @@ class ExtractiveExaminer:
             if dated:
                 got = date_in_text(chunk["text"], death=bool(_DEATH.search(verbalize_relation(relation))))
                 if got:
-                    return answer_record(got[1], chunks=[chunk], note=f"{verbalize_relation(relation)} of {tail.label}, read from a document")
+                    note = f"{verbalize_relation(relation)} of {tail.label}, read from a document"
+                    return answer_record(got[1], chunks=[chunk], note=note)
                 continue
             tokens = normalize_label(chunk["text"]).split()
             own = normalize_label(tail.label)
@@ -328,7 +323,7 @@ If not, reply with {{"sufficient": false, "clue": "..."}} where "clue" is a new 
 {triples}
 ### Retrieved References:
 {references}
-### Answer (JSON):"""
+### Answer (JSON):"""  # noqa: E501 (prompt text kept verbatim)
 LAST_ROUND = "\nThis is the last round: if the information is not enough, still give your best answer with \"sufficient\": true."
 
 _CLUE_LINE = re.compile(r"(?:supplementary (?:query|clue)|clue(?: query)?|new query)\s*[:=-]\s*(.+)", re.IGNORECASE)

@@ -10,7 +10,7 @@ paths ``P^i`` and clue queries ``Q_c^i`` (ToG-2 §3.2). Each frontier item is pl
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from kg_agent.kg.graph import normalize_label
 from kg_agent.kg.types import Entity, Path, Triple

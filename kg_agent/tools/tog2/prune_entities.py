@@ -26,8 +26,9 @@ from __future__ import annotations
 import math
 import threading
 from collections import OrderedDict
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -59,7 +60,8 @@ class ChunkScorer:
         if index is not None:
             # the live function the collection embeds with (Chroma keeps it on the collection object); the
             # persisted configuration only rebuilds registered functions, not arbitrary LangChain embeddings
-            self._function = getattr(index.collection, "_embedding_function", None) or index.collection.configuration.get("embedding_function")
+            collection = index.collection
+            self._function = getattr(collection, "_embedding_function", None) or collection.configuration.get("embedding_function")
 
     def chunks(self, entity_ids: Iterable[str]) -> dict[str, list[tuple[dict, np.ndarray]]]:
         """``{entity id: [(chunk dict, unit vector), ...]}`` in document order; [] for entities without documents."""

@@ -23,8 +23,9 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Protocol, Sequence, runtime_checkable
+from typing import Protocol, runtime_checkable
 
 from langchain_core.embeddings import Embeddings
 from langchain_core.language_models import BaseChatModel
@@ -36,13 +37,12 @@ from kg_agent.llm.parsing import parse_json_object, parse_scored_items
 from kg_agent.tools.shared.decider import LLMDecision, fall_back
 from kg_agent.tools.shared.scoring import (
     DEFAULT_IGNORED_RELATIONS,
+    TextVectorsFromEmbeddings,
     is_ignored_relation,
     mask_mentions,
     relation_overlap,
-    shared_text_vectors,
     top_normalised,
 )
-from kg_agent.tools.shared.similarity import TextVectors
 from kg_agent.tools.shared.updates import add_usage, add_warnings, emit
 from kg_agent.tools.tog2.frontier import (
     LEXICAL_WEIGHT,
@@ -88,20 +88,14 @@ class CombinedRelationPruner(Protocol):
     def choose(self, question: str, frontier: Sequence[dict], candidates: Sequence[list[str]], *, width: int) -> RelationChoice: ...
 
 
-class SimilarityCombinedRelationPruner:
+class SimilarityCombinedRelationPruner(TextVectorsFromEmbeddings):
     """Offline relation prune for every frontier entity at once (see the module docstring)."""
 
     name = "similarity"
 
     def __init__(self, *, embeddings: Embeddings | None = None) -> None:
         self._embeddings = embeddings
-        self._vectors: TextVectors | None = None
 
-    @property
-    def vectors(self) -> TextVectors:
-        if self._vectors is None:
-            self._vectors = shared_text_vectors(self._embeddings)
-        return self._vectors
 
     def choose_one(self, question: str, item: dict, relations: Sequence[str], *, width: int) -> list[tuple[str, float]]:
         if not relations:
@@ -123,7 +117,7 @@ Question: {question}
 
 {entities}
 
-Reply with one JSON object mapping each topic entity name to the relations you choose with a score from 0 to 1, e.g. {{"Entity A": {{"relation 1": 0.7, "relation 2": 0.3}}, "Entity B": {{"relation 3": 1.0}}}}."""
+Reply with one JSON object mapping each topic entity name to the relations you choose with a score from 0 to 1, e.g. {{"Entity A": {{"relation 1": 0.7, "relation 2": 0.3}}, "Entity B": {{"relation 3": 1.0}}}}."""  # noqa: E501 (prompt text kept verbatim)
 
 
 def _entity_block(item: dict, relations: Sequence[str]) -> str:

@@ -18,8 +18,9 @@ Both always keep at least one entity (the most specific) and prune only when two
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Protocol, Sequence, runtime_checkable
+from typing import Protocol, runtime_checkable
 
 from langchain_core.embeddings import Embeddings
 from langchain_core.language_models import BaseChatModel
@@ -28,8 +29,7 @@ from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.types import Entity
 from kg_agent.llm.parsing import parse_answer_list, parse_json_object
 from kg_agent.tools.shared.decider import LLMDecision, fall_back
-from kg_agent.tools.shared.scoring import shared_text_vectors
-from kg_agent.tools.shared.similarity import TextVectors
+from kg_agent.tools.shared.scoring import TextVectorsFromEmbeddings
 from kg_agent.tools.shared.updates import add_usage, add_warnings
 from kg_agent.tools.tog2.frontier import match_label
 
@@ -56,7 +56,7 @@ def _degree(kg: KnowledgeGraph, entity_id: str) -> int:
     return sum(len(v) for v in kg.edges(entity_id).values())
 
 
-class SimilarityTopicPruner:
+class SimilarityTopicPruner(TextVectorsFromEmbeddings):
     """Offline topic prune: drop hubs and category-like labels; order the rest by similarity to the question."""
 
     name = "similarity"
@@ -68,13 +68,7 @@ class SimilarityTopicPruner:
         self.hub_ratio = hub_ratio
         self.general_margin = general_margin
         self._embeddings = embeddings
-        self._vectors: TextVectors | None = None
 
-    @property
-    def vectors(self) -> TextVectors:
-        if self._vectors is None:
-            self._vectors = shared_text_vectors(self._embeddings)
-        return self._vectors
 
     def prune(self, question: str, entities: Sequence[Entity]) -> TopicOutcome:
         entities = list(dict.fromkeys(entities))
@@ -105,7 +99,7 @@ Question: {question}
 Entities found in the question:
 {entities}
 
-Reply with a JSON list of the entity names to keep, e.g. ["Name 1", "Name 2"]."""
+Reply with a JSON list of the entity names to keep, e.g. ["Name 1", "Name 2"]."""  # noqa: E501 (prompt text kept verbatim)
 
 
 class LLMTopicPruner:
