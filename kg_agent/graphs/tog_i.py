@@ -35,12 +35,9 @@ from kg_agent.tools.tog.instructions import (
     DEFAULT_MAX_INSTRUCTIONS,
     InstructionGenerator,
     InstructionIntegrator,
-    JoinInstructionIntegrator,
-    LLMInstructionGenerator,
-    LLMInstructionIntegrator,
-    PathInstructionGenerator,
     instructions_node,
     integrate_node,
+    make_instruction_deciders,
 )
 from kg_agent.tools.tog.prune_entities import DEFAULT_MAX_CANDIDATES, EntityScorer, prune_entities_node
 from kg_agent.tools.tog.prune_relations import DEFAULT_DEPTH, RelationPruner, prune_relations_node
@@ -137,12 +134,9 @@ def create_tog_i_graph(
         kg, model=chat_model, relation_pruner=relation_pruner, entity_scorer=entity_scorer, verifier=verifier,
         answerer=answerer, embeddings=embeddings, ignored_relations=ignored_relations, verify_margin=verify_margin,
     )
-    offline_generator = PathInstructionGenerator(kg, embeddings=embeddings, ignored_relations=ignored_relations)
-    if instruction_generator is None:
-        instruction_generator = (LLMInstructionGenerator(chat_model, fallback=offline_generator)
-                                 if chat_model is not None else offline_generator)
-    if integrator is None:
-        integrator = LLMInstructionIntegrator(chat_model) if chat_model is not None else JoinInstructionIntegrator()
+    instruction_generator, integrator = make_instruction_deciders(
+        kg, model=chat_model, generator=instruction_generator, integrator=integrator, embeddings=embeddings,
+        ignored_relations=ignored_relations)
     limit = tog_i_call_bound(max_instructions, depth, width) if max_llm_calls == "auto" else max_llm_calls
     budget = QuestionBudget(max_tokens=max_tokens, max_seconds=max_seconds)
 
