@@ -82,7 +82,7 @@ def main(argv=None) -> int:
     from kg_agent.docs.index import DocumentIndex, load_documents_jsonl
     from kg_agent.eval.datasets import load_twowiki
     from kg_agent.kg import kg_from_triples
-    from kg_agent.tools.entity_documents import ingest_documents
+    from kg_agent.tools.tog2.documents import ingest_documents
 
     data = Path(args.data) / "twowiki"
     triples = load_triples(data / "kg_evidence_triples.jsonl")

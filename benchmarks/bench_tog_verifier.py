@@ -2,7 +2,7 @@
 
     python benchmarks/bench_tog_verifier.py --data ../shared/data --weights 0,0.05,0.1,0.15
 
-The offline verifier (:class:`kg_agent.tools.verify.ScoreVerifier`) stops when the chain's relation path is
+The offline verifier (:class:`kg_agent.tools.tog.verify.ScoreVerifier`) stops when the chain's relation path is
 at least as similar to the question as its best one-relation extension. Similarity is MiniLM's cosine plus
 ``lexical_weight`` x the share of the path's words that the question uses (shared with relation pruning,
 default 0.15). That share falls as a path grows, so the lexical term favours stopping: right for 1-hop
@@ -42,7 +42,7 @@ def main(argv=None) -> int:
     from kg_agent.eval.metrics import score_question
     from kg_agent.graphs.tog import create_tog_graph
     from kg_agent.kg import kg_from_triples, open_kg
-    from kg_agent.tools.verify import ScoreVerifier
+    from kg_agent.tools.tog.verify import ScoreVerifier
 
     data = Path(args.data)
     if not (data / "twowiki").is_dir() or not (data / "metaqa").is_dir():

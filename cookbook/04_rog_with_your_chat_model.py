@@ -22,11 +22,12 @@ import os
 from kg_agent.graphs import create_rog_graph, with_rog_context
 from kg_agent.kg import open_kg
 from kg_agent.llm.scripted import ScriptedChatModel
+from kg_agent.tools.prompts import prompt_node
 
 
 def stand_in(prompt: str) -> str:
     """Offline stand-in for a chat model: plans like RoG, answers from the reasoning paths it is shown."""
-    if prompt.startswith("Please generate a valid relation path"):
+    if prompt_node(prompt) == "plan":  # which decider wrote the prompt (matched against its template)
         return "<PATH> ^starred_actors <SEP> directed_by </PATH>\n<PATH> ^starred_actors </PATH>"
     paths = [line.split(" -> ") for line in prompt.splitlines() if " -> " in line]
     directors = dict.fromkeys(p[-1] for p in paths if p[-2] == "directed_by")

@@ -1,6 +1,6 @@
 """kg-agent: knowledge-graph reasoning methods as LangGraph state machines (see README.md)."""
 
-_LAZY = {"KGRetriever": "kg_agent.retriever"}
+_LAZY = {"KGRetriever": "kg_agent.langchain.retriever"}
 
 
 def __getattr__(name: str):

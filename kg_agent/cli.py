@@ -11,10 +11,9 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from pathlib import Path
-from typing import Sequence
+from collections.abc import Sequence
 
-METHODS = ("rog", "tog", "tog-i", "tog2")
+from kg_agent.graphs.registry import METHODS
 
 
 def _add_kg_args(parser: argparse.ArgumentParser) -> None:
@@ -98,17 +97,15 @@ def open_cli_kg(args: argparse.Namespace):
 
 
 def resolve_cli_model(spec: str | None):
-    from kg_agent.llm.models import default_model_from_env, resolve_chat_model
+    from kg_agent.llm.models import resolve_model_option
 
-    if spec is None:
-        spec = default_model_from_env()
-    return resolve_chat_model(spec)
+    return resolve_model_option(spec)
 
 
 def load_exemplars(files: Sequence[str]):
     """Training questions for the exemplar planner from MetaQA or JSONL question files."""
     from kg_agent.eval.datasets import load_dataset
-    from kg_agent.tools.plan import Exemplar
+    from kg_agent.tools.rog.plan import Exemplar
 
     exemplars = []
     for file in files:
@@ -118,27 +115,16 @@ def load_exemplars(files: Sequence[str]):
     return exemplars
 
 
-def build_method_graph(method: str, kg, *, model=None, args: argparse.Namespace | None = None, exemplars=None):
-    """The uncompiled graph of a method, configured from CLI-style options."""
-    options = vars(args) if args is not None else {}
-    # per-question budgets (kg_agent.llm.budget), passed only when set
-    budget = {k: options[k] for k in ("max_llm_calls", "max_tokens", "max_seconds") if options.get(k) is not None}
-    if method == "rog":
-        from kg_agent.graphs.rog import create_rog_graph
+#: CLI flags whose value is a factory option of another name.
+OPTION_NAMES = {"docs": "documents"}
+#: Factory options the CLI sets; ``None`` (flag not given) leaves the factory's default.
+CLI_OPTIONS = ("planner", "k", "width", "depth", "docs", "explain", "max_llm_calls", "max_tokens", "max_seconds")
 
-        return create_rog_graph(kg, model=model, planner=options.get("planner", "auto"), exemplars=exemplars,
-                                k=options.get("k", 3), explain=options.get("explain", False), **budget)
-    if method in {"tog", "tog-i"}:
-        if method == "tog":
-            from kg_agent.graphs.tog import create_tog_graph as factory
-        else:
-            from kg_agent.graphs.tog_i import create_tog_i_graph as factory
-        return factory(kg, model=model, width=options.get("width", 3), depth=options.get("depth", 3), **budget)
-    if method == "tog2":
-        from kg_agent.graphs.tog2 import create_tog2_graph
 
-        return create_tog2_graph(kg, model=model, documents=options.get("docs"), **budget)
-    raise ValueError(f"unknown method {method!r}")
+def graph_options(args: argparse.Namespace) -> dict:
+    """The factory options the CLI flags set (by factory option name; unset flags left out)."""
+    values = vars(args)
+    return {OPTION_NAMES.get(flag, flag): values[flag] for flag in CLI_OPTIONS if values.get(flag) is not None}
 
 
 def print_result(result: dict, *, out=None) -> None:
@@ -164,7 +150,8 @@ def print_result(result: dict, *, out=None) -> None:
         print(f"Note: {warning}", file=out)
     usage = result.get("usage") or {}
     if usage.get("calls"):
-        print(f"LLM: {usage['calls']} calls, {usage.get('prompt_tokens', 0)} prompt + {usage.get('completion_tokens', 0)} completion tokens", file=out)
+        print(f"LLM: {usage['calls']} calls, {usage.get('prompt_tokens', 0)} prompt + "
+              f"{usage.get('completion_tokens', 0)} completion tokens", file=out)
     else:
         print("LLM: none (offline)", file=out)
 
@@ -173,7 +160,10 @@ def cmd_ask(args: argparse.Namespace) -> int:
     kg = open_cli_kg(args)
     model = resolve_cli_model(args.model)
     exemplars = load_exemplars(args.train) if args.train else None
-    app = build_method_graph(args.method, kg, model=model, args=args, exemplars=exemplars).compile()
+    from kg_agent.graphs.registry import create_graph, options_for
+
+    options = options_for(args.method, {**graph_options(args), "exemplars": exemplars})
+    app = create_graph(args.method, kg, model=model, **options).compile()
     result = app.invoke({"question": args.question})
     if args.json:
         print(json.dumps(_jsonable(result), indent=2, ensure_ascii=False))
@@ -209,7 +199,7 @@ def cmd_load(args: argparse.Namespace) -> int:
 def cmd_export_rog_data(args: argparse.Namespace) -> int:
     from kg_agent.eval.datasets import load_dataset
     from kg_agent.kg import kg_from_triples
-    from kg_agent.tools.rog_training_data import export_rog_training_data
+    from kg_agent.tools.rog.training_data import export_rog_training_data
 
     questions = load_dataset(args.kind, args.questions)[: args.limit]
     if args.kind == "rog-jsonl" and not args.kg:

@@ -32,6 +32,7 @@ from typing import Annotated, Any, Literal
 import anyio
 from pydantic import BaseModel, Field
 
+from kg_agent.graphs.registry import METHODS, create_graph, graph_factory, options_for
 from kg_agent.kg.errors import KGError
 from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.tools import lookups
@@ -55,30 +56,19 @@ METHODS_URI = "kg-agent://methods"
 
 
 # ---------------------------------------------------------------------------------------------- methods
-def _method_factories() -> dict[str, Callable]:
-    """Method name -> graph factory: the server's only list of methods (kg_agent.graphs' registry can replace it)."""
-    from kg_agent import graphs
-
-    return {"rog": graphs.create_rog_graph, "tog": graphs.create_tog_graph, "tog-i": graphs.create_tog_i_graph,
-            "tog2": graphs.create_tog2_graph}
-
-
 def method_graph(method: str, kg: KnowledgeGraph, *, model=None, documents=None):
     """The uncompiled graph of ``method`` over ``kg``; ToG-2 also gets the documents (``None``: see its docs)."""
-    factories = _method_factories()
-    if method not in factories:
-        raise KGToolError(f"unknown method {method!r}: use one of {', '.join(factories)}")
-    options = {"documents": documents} if method == "tog2" else {}
-    return factories[method](kg, model=model, **options)
+    if method not in METHODS:
+        raise KGToolError(f"unknown method {method!r}: use one of {', '.join(METHODS)}")
+    return create_graph(method, kg, model=model, **options_for(method, {"documents": documents}))
 
 
 def method_descriptions() -> dict[str, str]:
     """Each method with the first line of its module's docstring."""
-    return {name: (inspect.getdoc(sys.modules[factory.__module__]) or name).splitlines()[0]
-            for name, factory in _method_factories().items()}
+    return {name: (inspect.getdoc(sys.modules[graph_factory(name).__module__]) or name).splitlines()[0]
+            for name in METHODS}
 
 
-# ---------------------------------------------------------------------------------------------- results
 class EntityRef(BaseModel):
     id: str = Field(description="the entity's id (an IRI) in the knowledge graph")
     label: str = Field(description="its label")
@@ -296,7 +286,7 @@ def create_server(kg: KnowledgeGraph, *, model=None, documents=None, host: str =
     from mcp.server.fastmcp import FastMCP
     from mcp.types import ToolAnnotations
 
-    MethodName = Literal[tuple(_method_factories())]  # the ask tool's argument type
+    MethodName = Literal[METHODS]  # the ask tool's argument type
     method_help = "the reasoning method: " + "; ".join(f"{name}: {text}" for name, text in method_descriptions().items())
     service = KGService(kg, model=model, documents=documents)
     if documents is not None:
@@ -378,7 +368,8 @@ def register(subparsers) -> None:
     parser.add_argument("--backend", choices=("memory", "oxigraph"), default=None, help="for a KG file: memory (default) or oxigraph")
     parser.add_argument("--kg-cache", metavar="FILE", default=None, help="for a SPARQL endpoint: SQLite cache file")
     parser.add_argument("--model", default=None,
-                        help="chat model for ask, e.g. openai:gpt-4o-mini; 'none' for offline (default: offline unless OPENAI_API_KEY is set)")
+                        help="chat model for ask, e.g. openai:gpt-4o-mini; 'none' for offline "
+                        "(default: offline unless OPENAI_API_KEY is set)")
     parser.add_argument("--docs", help="ToG-2: document index folder, documents JSONL, or Chroma server URL")
     parser.add_argument("--transport", choices=("stdio", "http"), default="stdio",
                         help="stdio (default, for clients that start the server) or streamable HTTP at /mcp")

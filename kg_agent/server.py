@@ -19,35 +19,23 @@ from __future__ import annotations
 
 import os
 import threading
-from typing import Callable
 
 from langgraph.graph.state import CompiledStateGraph
 
-__all__ = ["rog", "tog", "tog_i", "tog2", "build_graph", "METHODS"]
+from kg_agent.graphs.registry import METHODS, create_graph, method_name
 
-METHODS = ("rog", "tog", "tog_i", "tog2")
+__all__ = ["rog", "tog", "tog_i", "tog2", "build_graph", "METHODS"]
 
 _lock = threading.Lock()
 _graphs: dict[tuple, CompiledStateGraph] = {}
 _kgs: dict[str, object] = {}
 
 
-def _factory(method: str) -> Callable:
-    from kg_agent import graphs
-
-    return {
-        "rog": graphs.create_rog_graph,
-        "tog": graphs.create_tog_graph,
-        "tog_i": graphs.create_tog_i_graph,
-        "tog2": graphs.create_tog2_graph,
-    }[method]
-
-
 def build_graph(method: str) -> CompiledStateGraph:
-    """The compiled graph of ``method`` (``rog``, ``tog``, ``tog_i`` or ``tog2``) for the configured KG and
-    model, built once per configuration and then reused. No checkpointer: the caller or server adds one."""
-    if method not in METHODS:
-        raise ValueError(f"unknown method {method!r}: use one of {', '.join(METHODS)}")
+    """The compiled graph of ``method`` (one of :data:`METHODS`; ``tog_i``, the graph's id in ``langgraph.json``,
+    is ``tog-i``) for the configured KG and model, built once per configuration and then reused. No
+    checkpointer: the caller or server adds one."""
+    method = method_name(method)
     source = os.environ.get("KG_AGENT_KG") or ""
     model = os.environ.get("KG_AGENT_MODEL") or None
     key = (method, source, model)
@@ -57,8 +45,8 @@ def build_graph(method: str) -> CompiledStateGraph:
 
             if source not in _kgs:
                 _kgs[source] = open_kg(source or None)
-            graph = _factory(method)(_kgs[source], model=model)
-            _graphs[key] = graph.compile(name=method)
+            graph = create_graph(method, _kgs[source], model=model)
+            _graphs[key] = graph.compile(name=method.replace("-", "_"))
         return _graphs[key]
 
 

@@ -17,9 +17,10 @@ from __future__ import annotations
 
 import html
 import math
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any
 
 __all__ = ["render_html", "write_html", "explored_subgraph", "state_machine", "Subgraph"]
 
@@ -162,7 +163,7 @@ def _layout(sub: Subgraph) -> tuple[dict[str, tuple[float, float]], float, float
     row: dict[str, float] = {}
     ordered: dict[int, list[str]] = {}
     for col in sorted(columns):
-        def key(eid: str) -> tuple[float, int]:
+        def key(eid: str, col: int = col) -> tuple[float, int]:
             earlier = [row[n] for n in neighbours[eid] if n in row and sub.depth.get(n, 0) < col]
             return (sum(earlier) / len(earlier) if earlier else math.inf, first_seen[eid])
 
@@ -206,9 +207,11 @@ def _subgraph_svg(sub: Subgraph, highlight_nodes: set[str], highlight_edges: set
     out = [f'<svg id="subgraph" class="subgraph" xmlns="http://www.w3.org/2000/svg" role="img" '
            f'aria-label="explored subgraph" width="{width:.0f}" height="{height:.0f}" viewBox="0 0 {width:.0f} {height:.0f}">',
            '<defs>'
-           '<marker id="arrow" viewBox="0 0 10 10" refX="9" refY="5" markerUnits="userSpaceOnUse" markerWidth="9" markerHeight="9" orient="auto-start-reverse">'
+           '<marker id="arrow" viewBox="0 0 10 10" refX="9" refY="5" markerUnits="userSpaceOnUse" markerWidth="9" markerHeight="9" '
+           'orient="auto-start-reverse">'
            '<path d="M0,0 L10,5 L0,10 z" class="arrowhead"/></marker>'
-           '<marker id="arrow-hl" viewBox="0 0 10 10" refX="9" refY="5" markerUnits="userSpaceOnUse" markerWidth="9" markerHeight="9" orient="auto-start-reverse">'
+           '<marker id="arrow-hl" viewBox="0 0 10 10" refX="9" refY="5" markerUnits="userSpaceOnUse" markerWidth="9" markerHeight="9" '
+           'orient="auto-start-reverse">'
            '<path d="M0,0 L10,5 L0,10 z" class="arrowhead-hl"/></marker>'
            '</defs>']
     columns = sorted({sub.depth.get(eid, 0) for eid in sub.nodes})
@@ -389,7 +392,7 @@ table { border-collapse: collapse; font-size: 13px; } td, th { border-bottom: 1p
 ul.warnings li { color: #8a4b00; }
 details summary { cursor: pointer; color: #3e4c59; }
 .doc-text { color: #52606d; font-size: 12.5px; }
-"""
+"""  # noqa: E501 (prompt text kept verbatim)
 
 # Clicking an answer moves the "answer-path" highlight to that answer's drawn paths.
 _JS = """
@@ -554,7 +557,8 @@ def render_html(result: Mapping[str, Any], *, graph_mermaid: str | None = None, 
     if plans:
         rows = "".join(f'<tr><td><code>{_e(p.get("text") or " -> ".join(p.get("relations") or []))}</code></td>'
                        f'<td>{_number(p.get("score", ""))}</td><td>{_e(p.get("source", ""))}</td></tr>' for p in plans)
-        parts.append(f'<h2>Plans</h2><div class="panel"><table><tr><th>relation path</th><th>score</th><th>source</th></tr>{rows}</table></div>')
+        parts.append('<h2>Plans</h2><div class="panel"><table><tr><th>relation path</th><th>score</th><th>source</th></tr>'
+                     f'{rows}</table></div>')
 
     # Explored chains (ToG family)
     chains = [c for c in result.get("chains") or [] if isinstance(c, Mapping)]
@@ -571,7 +575,8 @@ def render_html(result: Mapping[str, Any], *, graph_mermaid: str | None = None, 
     if documents:
         items = "".join(f'<li><strong>{_e(d.get("title") or d.get("id") or "")}</strong> '
                         f'<span class="doc-text">{_e(_short(str(d.get("text") or ""), 300))}</span></li>' for d in documents[:30])
-        parts.append(f'<h2>Documents ({len(documents)})</h2><div class="panel"><details><summary>show</summary><ul>{items}</ul></details></div>')
+        parts.append(f'<h2>Documents ({len(documents)})</h2><div class="panel"><details><summary>show</summary>'
+                     f'<ul>{items}</ul></details></div>')
 
     # Warnings and usage
     warnings = [str(w) for w in result.get("warnings") or []]

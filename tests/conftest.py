@@ -27,3 +27,21 @@ def data_dir() -> Path:
 @pytest.fixture(scope="session")
 def fixtures_dir() -> Path:
     return FIXTURES
+
+
+@pytest.fixture(scope="session")
+def kg():
+    """The bundled sample movie KG, opened once per session (read only: no tool writes to a KG).
+
+    Modules that need another KG define their own ``kg`` fixture, which takes precedence."""
+    from kg_agent.kg import open_kg
+
+    return open_kg()
+
+
+@pytest.fixture(scope="session")
+def full_kg(data_dir: Path):
+    """The full MetaQA KB (``metaqa/kb.txt``, ~6 s to load), once per session; skipped without the data."""
+    from kg_agent.kg import open_kg
+
+    return open_kg(str(data_dir / "metaqa" / "kb.txt"))

@@ -1,8 +1,8 @@
 """VoteAnswerer, the offline answer step: scores, votes within the best plan, the relative-score cut."""
 
-from kg_agent.tools.answer import VoteAnswerer
-from kg_agent.tools.plan import _abstract_question
 from kg_agent.kg.types import Entity
+from kg_agent.tools.rog.answer import VoteAnswerer
+from kg_agent.tools.shared.scoring import mask_mentions
 
 
 def path(plan: int, start: str, *ends: str) -> dict:
@@ -45,6 +45,6 @@ def test_no_paths_no_answer_with_a_reason():
 
 
 def test_entity_labels_ending_in_punctuation_are_abstracted():
-    text = _abstract_question("who are the writers of the movies acted by Robert Downey Jr.", [Entity("x", "Robert Downey Jr.")])
+    text = mask_mentions("who are the writers of the movies acted by Robert Downey Jr.", [Entity("x", "Robert Downey Jr.")])
     assert text == "who are the writers of the movies acted by [ENT]"
-    assert _abstract_question("films by Fired Up!", [Entity("y", "Fired Up!")]) == "films by [ENT]"
+    assert mask_mentions("films by Fired Up!", [Entity("y", "Fired Up!")]) == "films by [ENT]"

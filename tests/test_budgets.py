@@ -9,7 +9,6 @@ import time
 import pytest
 
 from kg_agent.graphs import create_rog_graph, create_tog2_graph, create_tog_graph, create_tog_i_graph
-from kg_agent.kg import open_kg
 from kg_agent.llm import BudgetExceeded, LLMUnavailable, QuestionBudget, ScriptedChatModel, call_llm
 from kg_agent.llm.budget import question_allowance
 
@@ -20,11 +19,6 @@ except ImportError:  # tests/ imported as a package
 
 TWO_HOPS = "who starred in films directed by [Robert Zemeckis]"
 ONE_HOP = "who directed [Forrest Gump]"
-
-
-@pytest.fixture(scope="module")
-def kg():
-    return open_kg()
 
 
 def budget_warnings(result: dict) -> list[str]:
@@ -165,7 +159,7 @@ def test_rog_token_budget_keeps_the_answer_offline(kg):
     assert result["stop_reason"] == "budget"
     assert [a["answer"] for a in result["answers"]] == ["Robert Zemeckis"]  # votes over the planned paths
     assert "answer: fell back to vote answers" in result["warnings"]
-    assert any("BudgetExceeded" in w and "max_tokens" in w for w in result["warnings"])
+    assert any(w.startswith("answer: ") and "max_tokens" in w for w in result["warnings"])  # the refused call, named
 
 
 def test_rog_call_and_time_budgets(kg):

@@ -2,7 +2,7 @@
 checkpointer (in memory and SQLite), follow-up questions that lean on the previous turn's answers.
 
 The parent's state is only ``messages``: what carries a turn's entities to the next is the reply itself
-(``response_metadata["kg_agent"]``, see :func:`kg_agent.tools.link.reply_message`). Everything runs offline
+(``response_metadata["kg_agent"]``, see :func:`kg_agent.tools.shared.link.reply_message`). Everything runs offline
 over the bundled sample KG.
 """
 
@@ -24,11 +24,6 @@ FACTORIES = {"rog": create_rog_graph, "tog": create_tog_graph, "tog_i": create_t
 FIRST = "what did [Winston Groom] write"
 FOLLOW_UP = "and who directed it?"
 THIRD = "and what else did he direct?"
-
-
-@pytest.fixture(scope="module")
-def kg():
-    return open_kg()
 
 
 @pytest.fixture(scope="module")

@@ -22,8 +22,10 @@ import pytest
 
 from kg_agent.docs.index import DocumentIndex, DocumentIndexConnectionError, load_documents_jsonl
 from kg_agent.graphs.tog2 import create_tog2_graph
-from kg_agent.kg import entity_iri, open_kg, sample_documents_path
-from kg_agent.tools.entity_documents import ingest_documents
+from kg_agent.kg import entity_iri, sample_documents_path
+from kg_agent.tools.tog2.documents import ingest_documents
+
+pytestmark = pytest.mark.server  # starts a server process (pytest -m "not server" skips it)
 
 QUESTIONS = [
     "who directed [Catch Me If You Can]",
@@ -92,11 +94,6 @@ class ChromaServer:
 def chroma(tmp_path_factory):
     with ChromaServer(tmp_path_factory.mktemp("chroma") / "data") as server:
         yield server
-
-
-@pytest.fixture(scope="module")
-def kg():
-    return open_kg()
 
 
 @pytest.fixture(scope="module")

@@ -13,7 +13,7 @@ import pytest
 
 from kg_agent.graphs import create_rog_graph, create_tog2_graph
 from kg_agent.kg import open_kg, sample_documents_path
-from kg_agent.tools.entity_documents import open_document_index
+from kg_agent.tools.tog2.documents import open_document_index
 
 THREADS = 8
 TEMPLATES = (

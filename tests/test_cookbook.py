@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+from kg_agent.tools.prompts import prompt_node
 from tests.conftest import PROJECT_ROOT
 from tests.openai_server import OpenAICompatibleServer, count_words
 from tests.sparql_server import SparqlServer, store_from_graph
@@ -106,7 +107,7 @@ def test_04_rog_in_front_of_a_scripted_chat_model():
 
 def _like_a_model(prompt: str) -> str:
     """What the OpenAI-compatible test server answers: RoG's plan, or the directors on the paths shown."""
-    if prompt.startswith("Please generate a valid relation path"):
+    if prompt_node(prompt) == "plan":
         return "<PATH> ^starred_actors <SEP> directed_by </PATH>"
     paths = [line.split(" -> ") for line in prompt.splitlines() if " -> " in line]
     return "\n".join(dict.fromkeys(p[-1] for p in paths if p[-2] == "directed_by"))

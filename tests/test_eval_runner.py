@@ -15,8 +15,8 @@ import pytest
 from kg_agent.eval import Question, load_dataset
 from kg_agent.eval import runner as runner_module
 from kg_agent.eval.runner import CONVENTIONS, evaluate, metaqa_gold_relation_path
-from kg_agent.kg import open_kg, retrieve_paths
-from kg_agent.tools.plan import Exemplar
+from kg_agent.kg import retrieve_paths
+from kg_agent.tools.rog.plan import Exemplar
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "eval"
 
@@ -36,11 +36,6 @@ ENTITIES = {
     "movie_to_director": ["Big", "Forrest Gump", "Cast Away", "Titanic"],
     "movie_to_year": ["Big", "Forrest Gump", "The Matrix", "Sleepless in Seattle"],
 }
-
-
-@pytest.fixture(scope="module")
-def kg():
-    return open_kg()
 
 
 def gold(kg, entity: str, qtype: str) -> list[str]:
@@ -165,7 +160,7 @@ def test_interrupt_writes_what_is_done_then_resumes(kg, questions, tmp_path, mon
 
 # ------------------------------------------------------------------------------------------------ RoG
 def test_offline_rog_similarity_planner_and_parallel_workers_agree(kg, questions):
-    from kg_agent.tools.plan import SimilarityPlanner
+    from kg_agent.tools.rog.plan import SimilarityPlanner
 
     questions = questions[::5]
     planner = SimilarityPlanner(kg)  # one planner (and its embedding cache) for both runs keeps this test fast
@@ -201,15 +196,25 @@ def test_rog_jsonl_questions_bring_their_own_subgraph():
     assert result["per_question"][0]["predicted"]
 
 
-def test_unavailable_method_is_a_clear_error(kg, questions, monkeypatch):
-    import kg_agent.cli as cli
-
-    def missing(*args, **kwargs):
+def test_unavailable_method_is_a_clear_error(kg, questions):
+    def missing(kg):
         raise ImportError("No module named 'kg_agent.graphs.tog'")
 
-    monkeypatch.setattr(cli, "build_method_graph", missing)
     with pytest.raises(runner_module.MethodUnavailable, match="tog"):
-        evaluate(questions[:1], method="tog", kg=kg, progress=False)
+        evaluate(questions[:1], method="tog", graph_factory=missing, kg=kg, progress=False)
+
+
+def test_eval_takes_a_graph_factory(kg, questions):
+    from kg_agent.graphs import create_tog_graph
+
+    built = []
+
+    def narrow_tog(kg):
+        built.append(kg)
+        return create_tog_graph(kg, width=1, depth=1)
+
+    result = evaluate(questions[:2], method="tog", graph_factory=narrow_tog, kg=kg, progress=False)
+    assert built == [kg] and result["n"] == 2 and result["errors"] == 0
 
 
 # ------------------------------------------------------------------------------------------------ CLI

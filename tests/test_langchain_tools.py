@@ -16,16 +16,12 @@ from pydantic import BaseModel
 
 from kg_agent.graphs import create_rog_graph, create_tog_graph
 from kg_agent.kg import NO_ENTITY_MESSAGE, open_kg
+from kg_agent.langchain.lookup_tools import NeighboursTool, RetrieveTool, SearchEntitiesTool
+from kg_agent.langchain.step_tools import AnswerTool, PlanTool
 from kg_agent.llm.scripted import ScriptedChatModel
 from kg_agent.tools import as_tool, kg_tools
-from kg_agent.tools.langchain_tools import (
-    AnswerTool,
-    NeighboursTool,
-    PlanTool,
-    RetrieveTool,
-    SearchEntitiesTool,
-    paths_from_texts,
-)
+from kg_agent.tools.lookups import paths_from_texts
+from kg_agent.tools.prompts import prompt_node
 
 QUESTION = "who directed the films that [Tom Hanks] starred in"
 ZEMECKIS_PATH = "Tom Hanks -> ^starred_actors -> Forrest Gump -> directed_by -> Robert Zemeckis"
@@ -243,7 +239,7 @@ def test_verify_decides_from_paths(tools):
 # ------------------------------------------------------------------------------------------------ deciders
 def test_model_given_makes_the_deciding_tools_ask_it(kg):
     def respond(prompt: str) -> str:
-        if prompt.startswith("Please generate a valid relation path"):
+        if prompt_node(prompt) == "plan":
             return "<PATH> ^starred_actors <SEP> directed_by </PATH>"
         return "['Robert Zemeckis', 'Stanley Kubrick']"
 
@@ -258,7 +254,7 @@ def test_model_given_makes_the_deciding_tools_ask_it(kg):
 
 
 def test_a_given_planner_is_used(kg):
-    from kg_agent.tools.plan import Exemplar, ExemplarPlanner
+    from kg_agent.tools.rog.plan import Exemplar, ExemplarPlanner
 
     planner = ExemplarPlanner(kg).fit([Exemplar("what films did [Meg Ryan] act in", ["Sleepless in Seattle", "You've Got Mail"])])
     [plan_tool] = kg_tools(kg, planner=planner, include=["plan"])

@@ -24,6 +24,8 @@ import pytest
 
 from kg_agent import server
 
+pytestmark = pytest.mark.server  # starts a server process (pytest -m "not server" skips it)
+
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 STARTUP_TIMEOUT = 180.0  # seconds; a cold start on a busy 2-core machine takes ~10 s
 GRAPHS = ["rog", "tog", "tog_i", "tog2"]

@@ -14,8 +14,7 @@ from langchain_core.globals import get_llm_cache, set_llm_cache
 
 from kg_agent.eval import Question
 from kg_agent.eval.runner import evaluate, load_results
-from kg_agent.kg import open_kg
-from kg_agent.llm import SQLiteLLMCache, UsageTracker, call_llm_reply, enable_llm_cache, disable_llm_cache, llm_cache, resolve_chat_model
+from kg_agent.llm import SQLiteLLMCache, UsageTracker, call_llm_reply, disable_llm_cache, enable_llm_cache, llm_cache, resolve_chat_model
 
 try:
     from llm_responders import well_behaved
@@ -51,11 +50,6 @@ def server(monkeypatch: pytest.MonkeyPatch) -> Iterator[OpenAICompatibleServer]:
         monkeypatch.setenv("OPENAI_BASE_URL", running.base_url)
         monkeypatch.setenv("OPENAI_API_KEY", API_KEY)
         yield running
-
-
-@pytest.fixture(scope="module")
-def kg():
-    return open_kg()
 
 
 def model(name: str = "test-model"):

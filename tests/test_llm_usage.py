@@ -12,11 +12,11 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 
 from kg_agent.llm import (
-    Budget,
     BudgetExceeded,
+    CallLimit,
     KGAgentLLMError,
-    LLMCallError,
     LLMCaller,
+    LLMCallError,
     ScriptedChatModel,
     ScriptExhaustedError,
     UsageTracker,
@@ -172,7 +172,7 @@ def test_call_llm_accepts_message_lists_and_content_blocks() -> None:
 
 def test_budget_max_calls() -> None:
     model = ScriptedChatModel(responder=lambda prompt: "ok")
-    tracker = UsageTracker(budget=Budget(max_calls=2))
+    tracker = UsageTracker(limit=CallLimit(max_calls=2))
     call_llm(model, "a", node="plan", tracker=tracker)
     call_llm(model, "b", node="plan", tracker=tracker)
     with pytest.raises(BudgetExceeded, match="max_calls=2") as info:
@@ -184,10 +184,10 @@ def test_budget_max_calls() -> None:
 def test_budget_max_tokens_and_explicit_budget_argument() -> None:
     model = ScriptedChatModel(responder=lambda prompt: "y" * 40)
     tracker = UsageTracker()
-    call_llm(model, "x" * 80, node="plan", tracker=tracker, budget=Budget(max_tokens=50))  # 20 + 10 tokens
-    call_llm(model, "x" * 80, node="plan", tracker=tracker, budget=Budget(max_tokens=50))  # 60 used now
+    call_llm(model, "x" * 80, node="plan", tracker=tracker, limit=CallLimit(max_tokens=50))  # 20 + 10 tokens
+    call_llm(model, "x" * 80, node="plan", tracker=tracker, limit=CallLimit(max_tokens=50))  # 60 used now
     with pytest.raises(BudgetExceeded, match="max_tokens=50"):
-        call_llm(model, "x", node="plan", tracker=tracker, budget=Budget(max_tokens=50))
+        call_llm(model, "x", node="plan", tracker=tracker, limit=CallLimit(max_tokens=50))
     # no budget -> unlimited
     call_llm(model, "x", node="plan", tracker=tracker)
 
@@ -195,14 +195,14 @@ def test_budget_max_tokens_and_explicit_budget_argument() -> None:
 def test_budget_needs_a_tracker_and_validates() -> None:
     model = ScriptedChatModel(["ok"])
     with pytest.raises(ValueError, match="UsageTracker"):
-        call_llm(model, "a", node="plan", budget=Budget(max_calls=1))
+        call_llm(model, "a", node="plan", limit=CallLimit(max_calls=1))
     with pytest.raises(ValueError):
-        Budget(max_calls=-1)
+        CallLimit(max_calls=-1)
 
 
 def test_budget_zero_blocks_everything() -> None:
     with pytest.raises(BudgetExceeded):
-        call_llm(ScriptedChatModel(["ok"]), "a", node="plan", tracker=UsageTracker(Budget(max_calls=0)))
+        call_llm(ScriptedChatModel(["ok"]), "a", node="plan", tracker=UsageTracker(CallLimit(max_calls=0)))
 
 
 def test_budget_respected_by_concurrent_calls() -> None:
@@ -213,7 +213,7 @@ def test_budget_respected_by_concurrent_calls() -> None:
         return "ok"
 
     model = ScriptedChatModel(responder=slow)
-    tracker = UsageTracker(Budget(max_calls=3))
+    tracker = UsageTracker(CallLimit(max_calls=3))
     outcomes: list[str] = []
     lock = threading.Lock()
 
@@ -252,7 +252,7 @@ def test_offline_model_gives_clear_error() -> None:
 
 def test_llm_caller_and_async_path() -> None:
     model = ScriptedChatModel(["one", "two", "three"])
-    caller = LLMCaller(budget=Budget(max_calls=2))
+    caller = LLMCaller(limit=CallLimit(max_calls=2))
     assert caller.invoke(model, "a", node="plan") == "one"
     assert asyncio.run(caller.ainvoke(model, "b", node="answer")) == "two"
     with pytest.raises(BudgetExceeded):

@@ -12,10 +12,9 @@ from langchain_core.runnables import RunnableLambda
 from langchain_tests.integration_tests import RetrieversIntegrationTests
 
 from kg_agent import KGRetriever
-from kg_agent.graphs.rog import make_planner
 from kg_agent.kg import open_kg
 from kg_agent.llm.scripted import ScriptedChatModel
-from kg_agent.tools.plan import Plan, PlanOutcome
+from kg_agent.tools.rog.plan import Plan, PlanOutcome, make_planner
 
 QUESTION = "who directed the films that [Tom Hanks] starred in"
 ZEMECKIS_PATH = "Tom Hanks -> ^starred_actors -> Forrest Gump -> directed_by -> Robert Zemeckis"

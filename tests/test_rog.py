@@ -4,22 +4,16 @@ from __future__ import annotations
 
 import asyncio
 
-import pytest
 from langchain_core.messages import HumanMessage
 from langgraph.checkpoint.memory import InMemorySaver
 
-from kg_agent.graphs.rog import create_rog_graph, with_rog_context
-from kg_agent.kg import open_kg
+from kg_agent.graphs import create_rog_graph, with_rog_context
 from kg_agent.llm.scripted import ScriptedChatModel
-from kg_agent.tools.plan import Exemplar, ExemplarPlanner, Plan, SimilarityPlanner
+from kg_agent.tools.prompts import prompt_node
+from kg_agent.tools.rog.plan import Exemplar, ExemplarPlanner, Plan, SimilarityPlanner
 
 QUESTION = "who directed the films that [Tom Hanks] starred in"
 HANKS_DIRECTORS = {"Ron Howard", "Steven Spielberg", "Nora Ephron", "Penny Marshall", "Robert Zemeckis"}
-
-
-@pytest.fixture(scope="module")
-def kg():
-    return open_kg()  # the bundled sample movie KG
 
 
 def answer_names(result: dict) -> list[str]:
@@ -30,7 +24,7 @@ def plan_prompt_reply(*paths: str):
     """A responder that plans with the given <PATH> lines and answers from the paths it is shown."""
 
     def respond(prompt: str) -> str:
-        if prompt.startswith("Please generate a valid relation path"):
+        if prompt_node(prompt) == "plan":
             return "\n".join(paths)
         return "['Penny Marshall', 'Ron Howard']"
 
@@ -107,7 +101,7 @@ class KeywordPlanner:
     name = "keywords"
 
     def plan(self, question, topic_entities, *, k=3):
-        from kg_agent.tools.plan import PlanOutcome
+        from kg_agent.tools.rog.plan import PlanOutcome
 
         relations = ("^directed_by",) if "direct" in question else ("starred_actors",)
         return PlanOutcome([Plan(relations, 1.0, self.name)])

@@ -15,7 +15,8 @@ from kg_agent.eval.metrics import normalize_answer
 from kg_agent.graphs.rog import create_rog_graph
 from kg_agent.kg import kg_from_triples, load_kg
 from kg_agent.llm.scripted import ScriptedChatModel
-from kg_agent.tools.plan import Exemplar, ExemplarPlanner, SimilarityPlanner
+from kg_agent.tools.prompts import prompt_node
+from kg_agent.tools.rog.plan import Exemplar, ExemplarPlanner, SimilarityPlanner
 
 pytestmark = pytest.mark.full_data
 
@@ -71,7 +72,7 @@ def test_llm_planner_on_full_kb_with_scripted_model(metaqa_kg):
     """The planning prompt lists the relations walkable from the entity; the model picks from them."""
 
     def respond(prompt: str) -> str:
-        if prompt.startswith("Please generate"):
+        if prompt_node(prompt) == "plan":
             assert "^starred_actors" in prompt and "in_language" in prompt
             return "<PATH> ^starred_actors <SEP> in_language </PATH>"
         path_lines = [line for line in prompt.splitlines() if " -> in_language -> " in line]

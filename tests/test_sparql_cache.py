@@ -29,8 +29,8 @@ QUESTIONS = [
 
 
 @pytest.fixture(scope="module")
-def memory():
-    return open_kg()
+def memory(kg):
+    return kg  # the bundled sample movie KG, in memory
 
 
 @pytest.fixture()

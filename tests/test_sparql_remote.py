@@ -26,8 +26,8 @@ E = lambda name: str(entity_iri(name))  # noqa: E731
 
 
 @pytest.fixture(scope="module")
-def memory():
-    return open_kg()
+def memory(kg):
+    return kg  # the bundled sample movie KG, in memory
 
 
 @pytest.fixture(scope="module")

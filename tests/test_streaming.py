@@ -14,9 +14,8 @@ from langchain_core.runnables import RunnableLambda
 from langgraph.graph import END, START, MessagesState, StateGraph
 
 from kg_agent.graphs import create_rog_graph, create_tog2_graph, create_tog_graph, create_tog_i_graph
-from kg_agent.kg import open_kg
-from kg_agent.tools.common import emit
-from kg_agent.tools.plan import SimilarityPlanner, plan_node
+from kg_agent.tools.rog.plan import SimilarityPlanner, plan_node
+from kg_agent.tools.shared.updates import emit
 
 #: the node that sends each custom event, per method (ToG-2 names its nodes after the paper)
 EVENT_NODES = {
@@ -32,11 +31,6 @@ QUESTIONS = {
     "tog2": "what films did [Tom Hanks] star in",
 }
 FACTORIES = {"rog": create_rog_graph, "tog": create_tog_graph, "tog_i": create_tog_i_graph, "tog2": create_tog2_graph}
-
-
-@pytest.fixture(scope="module")
-def kg():
-    return open_kg()
 
 
 @pytest.fixture(scope="module")

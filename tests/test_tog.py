@@ -2,27 +2,22 @@
 
 from __future__ import annotations
 
-import functools
 import re
 
 import pytest
 from langchain_core.messages import HumanMessage
 
 from kg_agent.graphs.tog import create_tog_graph, tog_call_bound
-from kg_agent.kg import kg_from_triples, open_kg
+from kg_agent.kg import kg_from_triples
 from kg_agent.llm.scripted import ScriptedChatModel
-from kg_agent.tools.prune_relations import filter_relations
-from kg_agent.tools.verify import ScoreVerifier
+from kg_agent.tools.prompts import prompt_node
+from kg_agent.tools.shared.scoring import filter_relations
+from kg_agent.tools.tog.verify import ScoreVerifier
 
 FG_Q = "who directed [Forrest Gump]"
 ZEMECKIS_Q = "who starred in films directed by [Robert Zemeckis]"
 LANG_Q = "what languages are the movies that share directors with [Forrest Gump] in"
 YEAR_Q = "when were the movies that share directors with [Forrest Gump] released"
-
-
-@pytest.fixture(scope="module")
-def kg():
-    return open_kg()  # the bundled 1.8k-triple MetaQA slice
 
 
 def names(result: dict) -> list[str]:
@@ -52,19 +47,19 @@ def path_responder(kg, topic: str, relations: tuple[str, ...], *, verify=None, a
         layers.append(reach(kg, topic, *relations[: i + 1]))
 
     def respond(prompt: str) -> str:
-        if prompt.startswith("Please retrieve"):
+        if prompt_node(prompt) == "prune_relations":
             entity = last(prompt, "Topic Entity:")
             listed = [r.strip() for r in last(prompt, "Relations:").split(";")]
             chosen = next((r for hop, r in enumerate(relations) if entity in layers[hop] and r in listed), listed[0])
             others = [r for r in listed if r != chosen][:2]
             return "\n".join([f"1. {{{chosen} (Score: 0.8)}}: relevant."] + [f"{{{r} (Score: 0.1)}}" for r in others])
-        if prompt.startswith("Please score the entities"):
+        if prompt_node(prompt) == "prune_entities":
             relation = last(prompt, "Relation:")
             entities = [e.strip() for e in last(prompt, "Entites:").split(";")]
             good = set().union(*(layers[h + 1] for h, r in enumerate(relations) if r == relation))
             hits = [e in good for e in entities]
             return ", ".join("1.0" if h else "0.0" for h in hits) if any(hits) else ", ".join("0.1" for _ in entities)
-        if "whether it's sufficient" in prompt:
+        if prompt_node(prompt) == "verify":
             if verify is not None:
                 return verify(prompt)
             triplets = prompt.rsplit("Knowledge Triplets:", 1)[1]
@@ -190,13 +185,13 @@ def test_exhaustion_answers_from_own_knowledge_not_grounded(kg):
 
 def test_malformed_scores_are_parsed_leniently(kg):
     def respond(prompt: str) -> str:
-        if prompt.startswith("Please retrieve"):
+        if prompt_node(prompt) == "prune_relations":
             # prose, a relation Forrest Gump does not have, a missing score, scores not summing to 1
             return ("Sure! Here are the relations:\n1. {directed_by (Score: 0.9)}: the director.\n"
                     "2. {produced_by (Score: 0.5)}: producer.\n3. {release_year}: maybe.")
-        if prompt.startswith("Please score the entities"):
+        if prompt_node(prompt) == "prune_entities":
             return "Score: 0.7, 0.6"  # wrong count for the candidates: unusable, retried, then offline
-        if "whether it's sufficient" in prompt:
+        if prompt_node(prompt) == "verify":
             return "Yes! The answer is {Robert Zemeckis}."
         return "{Robert Zemeckis}"
 
@@ -212,9 +207,9 @@ def test_malformed_scores_are_parsed_leniently(kg):
 
 def test_unusable_entity_scores_fall_back_offline(kg):
     def respond(prompt: str) -> str:
-        if prompt.startswith("Please retrieve"):
+        if prompt_node(prompt) == "prune_relations":
             return "{starred_actors (Score: 1.0)}"
-        if prompt.startswith("Please score the entities"):
+        if prompt_node(prompt) == "prune_entities":
             return "I cannot score these."
         return "{Yes}. The answer is {Tom Hanks}."
 
@@ -272,10 +267,10 @@ def test_cycle_back_to_a_visited_entity_is_not_walked():
                               ("Beta", "likes", "Alpha")])
 
     def respond(prompt: str) -> str:
-        if prompt.startswith("Please retrieve"):
+        if prompt_node(prompt) == "prune_relations":
             listed = [r.strip() for r in last(prompt, "Relations:").split(";")]
             return f"{{{'knows' if 'knows' in listed else listed[0]} (Score: 1.0)}}"
-        if "whether it's sufficient" in prompt:
+        if prompt_node(prompt) == "verify":
             return "{No}."
         return "{Gamma}"
 
@@ -311,16 +306,6 @@ def test_cli_ask_offline(method, capsys, monkeypatch):
 
 
 # ------------------------------------------------------------------------------------------------ full MetaQA
-@functools.lru_cache(maxsize=1)
-def _open_full_kg(path: str):
-    return open_kg(path)
-
-
-@pytest.fixture(scope="module")
-def full_kg(data_dir):  # also used by tests/test_tog_i.py: the full kb.txt (~6 s) is loaded once per session
-    return _open_full_kg(str(data_dir / "metaqa" / "kb.txt"))
-
-
 def test_real_metaqa_dev_questions(full_kg, data_dir):
     from kg_agent.eval.datasets import load_metaqa
 

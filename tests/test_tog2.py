@@ -15,9 +15,10 @@ from kg_agent.docs.index import Document, DocumentIndex
 from kg_agent.graphs.tog2 import create_tog2_graph
 from kg_agent.kg import entity_iri, kg_from_triples, open_kg, sample_documents_path
 from kg_agent.llm.scripted import ScriptedChatModel
-from kg_agent.tools.entity_prune_documents import ChunkScorer, entity_prune_node, rank_entities_by_chunks
-from kg_agent.tools.examine import ExtractiveExaminer, comparison_options, find_dates
-from kg_agent.tools.topic_prune import SimilarityTopicPruner
+from kg_agent.tools.prompts import prompt_node
+from kg_agent.tools.tog2.examine import ExtractiveExaminer, comparison_options, find_dates
+from kg_agent.tools.tog2.prune_entities import ChunkScorer, prune_entities_node, rank_entities_by_chunks
+from kg_agent.tools.tog2.topic_prune import SimilarityTopicPruner
 
 KEYWORDS = ("alpha", "beta", "gamma")
 
@@ -84,7 +85,7 @@ def test_entity_prune_exponential_weights_and_clue(tiny):
     kg, index = tiny
     scorer = ChunkScorer(index)
     # query [q, clue, triple] = "alpha question? beta (Hub, r_x, Cand .)" -> unit (1, 1, 0)
-    out = entity_prune_node(_depth1_state("beta"), kg=kg, scorer=scorer, width=2, top_k=3, alpha=0.8)
+    out = prune_entities_node(_depth1_state("beta"), kg=kg, scorer=scorer, width=2, top_k=3, alpha=0.8)
     by_label = {c["entity"]["label"]: c for c in out["candidates"]}
     s = 1 / math.sqrt(2)
     assert by_label["Cand B"]["score"] == pytest.approx(1.0 * math.exp(-0.8), abs=1e-5)  # "alpha beta": cos 1, rank 1
@@ -95,7 +96,7 @@ def test_entity_prune_exponential_weights_and_clue(tiny):
     assert out["frontier"][0]["triples"][-1]["relation"] == "r_x" and len(out["frontier"][0]["triples"]) == 2
 
     # a supplementary clue "gamma" changes the query to unit (1, 0, 1): Cand A's two chunks now lead
-    out = entity_prune_node(_depth1_state("gamma"), kg=kg, scorer=scorer, width=2, top_k=3, alpha=0.8)
+    out = prune_entities_node(_depth1_state("gamma"), kg=kg, scorer=scorer, width=2, top_k=3, alpha=0.8)
     by_label = {c["entity"]["label"]: c for c in out["candidates"]}
     assert by_label["Cand A"]["score"] == pytest.approx(s * (math.exp(-0.8) + math.exp(-1.6)), abs=1e-5)
     assert by_label["Cand C"]["score"] == pytest.approx((2 / math.sqrt(10)) * math.exp(-2.4), abs=1e-5)
@@ -108,18 +109,18 @@ def responder(state: dict):
     """Answers like a chat model would: JSON with some prose, and badly formatted when told to."""
 
     def reply(prompt: str) -> str:
-        if "starting points" in prompt:
+        if prompt_node(prompt) == "topic_prune":
             return 'Both are specific.\n```json\n["Start One", "Start Two"]\n```'
-        if "short search query" in prompt:
+        if prompt_node(prompt) == "clue_query":
             return '{"Start One": "beta", "Start Two": "beta"}'
-        if "For EACH topic entity" in prompt:
+        if prompt_node(prompt) == "relation_prune":
             state["rp"] += 1
             if state.get("garbage_rp"):
                 return "I am not sure which relations matter here."
             if "Topic entity: Hub\n" in prompt:
                 return 'Sure! {"Hub": {"r_x": 0.8, "r_y": 0.2}, "Other One": ["r_b"]}'
             return '**Start One**: r_a (Score: 0.7); r_b (Score: 0.3)\n**Start Two**: s_a; s_b'
-        if "examine whether" in prompt:
+        if prompt_node(prompt) == "examine":
             state["ex"] += 1
             if state.get("garbage_ex"):
                 return "Hmm."
@@ -174,9 +175,9 @@ def test_llm_answer_found_only_in_a_document_cites_the_chunk(tiny):
     kg, index = tiny
 
     def reply(prompt: str) -> str:
-        if "For EACH topic entity" in prompt:
+        if prompt_node(prompt) == "relation_prune":
             return '{"Start One": ["r_a", "r_b"]}'
-        if "examine whether" in prompt:
+        if prompt_node(prompt) == "examine":
             return "{Yes}. The answer is {Gamma}."
         return "{}"
 

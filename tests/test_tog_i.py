@@ -4,29 +4,23 @@ from __future__ import annotations
 
 import json
 
-import pytest
-
 from kg_agent.graphs.tog import tog_call_bound
 from kg_agent.graphs.tog_i import create_tog_i_graph, tog_i_call_bound
-from kg_agent.kg import kg_from_triples, open_kg
+from kg_agent.kg import kg_from_triples
 from kg_agent.llm.scripted import ScriptedChatModel
-from kg_agent.tools.instructions import parse_instructions
-from tests.test_tog import FG_Q, LANG_Q, ZEMECKIS_Q, full_kg, names, path_responder, reach  # noqa: F401 (fixture)
-
-
-@pytest.fixture(scope="module")
-def kg():
-    return open_kg()
+from kg_agent.tools.prompts import prompt_node
+from kg_agent.tools.tog.instructions import parse_instructions
+from tests.test_tog import FG_Q, LANG_Q, ZEMECKIS_Q, names, path_responder, reach
 
 
 def with_instructions(responder, instructions, entities=(), *, prose=True):
     """Wrap a ToG responder: answer the instruction prompt with JSON (inside prose, like a chatty model)."""
 
     def respond(prompt: str) -> str:
-        if prompt.startswith("Analyse the question"):
+        if prompt_node(prompt) == "instructions":
             body = json.dumps({"instructions": list(instructions), "topic_entities": list(entities)})
             return f"Sure! Here is my analysis:\n```json\n{body}\n```\nHope it helps." if prose else body
-        if prompt.startswith("Summarise these guiding instructions"):
+        if prompt_node(prompt) == "integrate":
             return "Combined: " + " ".join(instructions)
         return responder(prompt)
 
@@ -75,7 +69,7 @@ def test_scripted_easy_question_costs_fewer_calls_than_tog(kg):
     by_node = result["usage"]["by_node"]
     assert set(by_node) == {"instructions", "prune_relations", "verify"}  # one relation scored: no entity call
     assert model.calls == 3 < tog_call_bound(3, 3)
-    relation_prompt = next(p for p in model.prompts if p.startswith("Please retrieve"))
+    relation_prompt = next(p for p in model.prompts if prompt_node(p) == "prune_relations")
     assert "Please retrieve 1 relations" in relation_prompt and "Guiding instructions: Look for the director" in relation_prompt
 
 
@@ -113,11 +107,11 @@ def test_exhaustion_answers_from_own_knowledge_flagged(kg):
 
 def test_malformed_instructions_and_scores(kg):
     def respond(prompt: str) -> str:
-        if prompt.startswith("Analyse the question"):
+        if prompt_node(prompt) == "instructions":
             return "Here are my thoughts:\n1. Find the director of the film.\n2) Then check their other films."
-        if prompt.startswith("Please retrieve"):
+        if prompt_node(prompt) == "prune_relations":
             return "{directed_by (Score: 3)} and {unknown_rel (Score: 0.5)}"
-        if prompt.startswith("Summarise"):
+        if prompt_node(prompt) == "integrate":
             return ""
         return "{Yes}. The answer is {Robert Zemeckis}"
 

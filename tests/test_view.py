@@ -10,11 +10,9 @@ from html.parser import HTMLParser
 import pytest
 
 from kg_agent import cli
-from kg_agent.cli import build_method_graph
-from kg_agent.graphs import create_rog_graph
-from kg_agent.kg import kg_from_triples, open_kg
+from kg_agent.graphs import METHODS, create_graph, create_rog_graph
+from kg_agent.kg import kg_from_triples
 from kg_agent.view import explored_subgraph, render_html, state_machine, write_html
-
 from tests.chromium import Chromium, chromium_path
 
 QUESTION = "who directed the films that [Tom Hanks] starred in"
@@ -24,16 +22,11 @@ HOSTILE_QUESTION = f"who directed [{HOSTILE_FILM}]"
 
 
 @pytest.fixture(scope="module")
-def kg():
-    return open_kg()
-
-
-@pytest.fixture(scope="module")
 def runs(kg) -> dict:
     """method -> (compiled graph, result state) for the sample question, offline."""
     out = {}
-    for method in cli.METHODS:
-        app = build_method_graph(method, kg).compile()
+    for method in METHODS:
+        app = create_graph(method, kg).compile()
         out[method] = (app, app.invoke({"question": QUESTION}))
     return out
 
@@ -297,6 +290,7 @@ def browser(tmp_path_factory):
         yield chromium
 
 
+@pytest.mark.server
 @needs_chromium
 @pytest.mark.parametrize("method", cli.METHODS)
 def test_chromium_renders_the_highlighted_answer_path(browser, runs, method, tmp_path):
@@ -322,6 +316,7 @@ def test_chromium_renders_the_highlighted_answer_path(browser, runs, method, tmp
     assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and shot.stat().st_size > 10_000
 
 
+@pytest.mark.server
 @needs_chromium
 def test_chromium_click_moves_the_highlight_to_another_answer(browser, runs, tmp_path):
     app, result = runs["rog"]
@@ -340,6 +335,7 @@ def test_chromium_click_moves_the_highlight_to_another_answer(browser, runs, tmp
     assert browser.errors(since=mark) == []
 
 
+@pytest.mark.server
 @needs_chromium
 def test_chromium_hostile_labels_stay_text(browser, hostile_run, tmp_path):
     app, result = hostile_run
@@ -353,6 +349,7 @@ def test_chromium_hostile_labels_stay_text(browser, hostile_run, tmp_path):
     assert browser.errors(since=mark) == []
 
 
+@pytest.mark.server
 @needs_chromium
 def test_chromium_error_check_is_not_vacuous(browser, tmp_path):
     """A page with a script error and a blocked network load does report errors."""

@@ -28,7 +28,7 @@ from kg_agent.kg import (
 )
 from tests.virtuoso_server import VirtuosoServer, export_ntriples, graph_iri, skip_reason
 
-pytestmark = pytest.mark.skipif(skip_reason() is not None, reason=skip_reason() or "")
+pytestmark = [pytest.mark.server, pytest.mark.skipif(skip_reason() is not None, reason=skip_reason() or "")]
 
 E = lambda name: str(entity_iri(name))  # noqa: E731
 
@@ -51,8 +51,8 @@ HOSTILE = ["Tom \"The Bomb\" O'Neil", "Alpha > Beta <Gamma>", "First line\nsecon
 
 # ---------------------------------------------------------------- fixtures
 @pytest.fixture(scope="module")
-def memory():
-    return open_kg()  # the bundled sample movie KG, in memory
+def memory(kg):
+    return kg  # the bundled sample movie KG, in memory
 
 
 @pytest.fixture(scope="module")

@@ -29,7 +29,7 @@ def register(subparsers) -> None:
 def cmd_ingest(args: argparse.Namespace) -> int:
     from kg_agent.docs.index import DEFAULT_COLLECTION, DocumentIndex, load_documents_jsonl
     from kg_agent.kg import open_kg
-    from kg_agent.tools.entity_documents import ingest_documents
+    from kg_agent.tools.tog2.documents import ingest_documents
 
     start = time.perf_counter()
     kg = open_kg(args.kg, backend=args.backend)

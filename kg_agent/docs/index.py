@@ -81,7 +81,7 @@ def _names_the_server(method: Callable) -> Callable:
     naming the server, instead of httpx's bare "Connection refused"."""
 
     @functools.wraps(method)
-    def wrapper(self: "DocumentIndex", *args: Any, **kwargs: Any) -> Any:
+    def wrapper(self: DocumentIndex, *args: Any, **kwargs: Any) -> Any:
         try:
             return method(self, *args, **kwargs)
         except httpx.TransportError as error:

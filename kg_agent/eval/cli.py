@@ -22,7 +22,7 @@ from kg_agent.eval.datasets import DATASET_KINDS, Question, load_dataset, sample
 
 __all__ = ["cmd_eval", "cmd_report", "format_table", "register", "write_chart"]
 
-EVAL_METHODS = ("rog", "tog", "tog-i", "tog2", "ceiling")
+from kg_agent.eval.runner import METHODS as EVAL_METHODS  # noqa: E402
 
 
 def register(subparsers) -> None:
@@ -135,7 +135,7 @@ def _answer_in_subgraph(q: Question) -> bool:
 
 
 def _exemplars(train: list[Question]):
-    from kg_agent.tools.plan import Exemplar
+    from kg_agent.tools.rog.plan import Exemplar
 
     return [Exemplar(q.extra.get("raw", q.question), list(q.answers), list(q.topic_entities)) for q in train]
 
@@ -209,12 +209,12 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
     model = None
     if args.method != "ceiling":
-        from kg_agent.cli import resolve_cli_model
+        from kg_agent.llm.models import resolve_model_option
 
-        model = resolve_cli_model(args.model)
+        model = resolve_model_option(args.model)
     exemplars = _exemplars(train_qs) if train_qs else None
     options = {"planner": args.planner, "k": args.k, "width": args.width, "depth": args.depth,
-               "docs": args.docs, "explain": args.explain}
+               "documents": args.docs, "explain": args.explain}
     options.update({k: getattr(args, k, None) for k in ("max_llm_calls", "max_tokens", "max_seconds")
                     if getattr(args, k, None) is not None})
     config = {

@@ -25,7 +25,6 @@
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import tempfile
@@ -53,7 +52,10 @@ __all__ = [
     "write_json_atomic",
 ]
 
-METHODS = ("rog", "tog", "tog-i", "tog2", "ceiling")
+from kg_agent.graphs.registry import METHODS as GRAPH_METHODS
+
+#: The methods evaluate() runs: the registered graphs plus the MetaQA gold-path ceiling.
+METHODS = (*GRAPH_METHODS, "ceiling")
 
 #: One line per scoring convention, copied into every results file.
 CONVENTIONS: dict[str, str] = {
@@ -288,28 +290,45 @@ def summarize(
 Runner = Callable[[Question], dict]
 
 
-def _method_factory(method: str, *, model: Any, exemplars: Any, options: Mapping[str, Any]) -> Callable[[Any], Runner]:
+GraphFactory = Callable[[Any], Any]  # kg -> uncompiled StateGraph (or a compiled graph)
+
+
+def registry_graph_factory(method: str, *, model: Any = None, exemplars: Any = None,
+                           options: Mapping[str, Any] | None = None) -> GraphFactory:
+    """``kg -> graph`` through :func:`kg_agent.graphs.create_graph`, with the ``options`` the method takes."""
+    from kg_agent.graphs.registry import create_graph, options_for
+
+    options = dict(options or {})
+
+    def factory(kg):
+        chosen = dict(options)
+        if method == "rog" and exemplars and model is None and chosen.get("planner", "auto") in {"auto", "exemplar"}:
+            # A private Chroma collection: ExemplarPlanner's default collection name is shared by every
+            # planner in the process, so a second run would also see the first run's training questions.
+            chosen["planner"] = _private_exemplar_planner(kg, exemplars)
+        return create_graph(method, kg, model=model, **options_for(method, {**chosen, "exemplars": exemplars}))
+
+    return factory
+
+
+def _method_factory(method: str, graph_factory: GraphFactory | None, *, model: Any, exemplars: Any,
+                    options: Mapping[str, Any]) -> Callable[[Any], Runner]:
     """``factory(kg) -> run(question) -> result state`` for a method (the graph compiled once per KG)."""
     if method == "ceiling":
         return lambda kg: (lambda q: ceiling_answer(kg, q))
-    if method not in METHODS:
+    if method not in METHODS and graph_factory is None:
         raise ValueError(f"unknown method {method!r}; expected one of {', '.join(METHODS)}")
-    from kg_agent.cli import build_method_graph
+    build = graph_factory or registry_graph_factory(method, model=model, exemplars=exemplars, options=options)
 
     def factory(kg) -> Runner:
-        args = argparse.Namespace(**dict(options))
-        if method == "rog" and exemplars and model is None and options.get("planner", "auto") in {"auto", "exemplar"}:
-            # A private Chroma collection: ExemplarPlanner's default collection name is shared by every
-            # planner in the process, so a second run would also see the first run's training questions.
-            args.planner = _private_exemplar_planner(kg, exemplars)
         try:
-            graph = build_method_graph(method, kg, model=model, args=args, exemplars=exemplars)
+            graph = build(kg)
         except ImportError as exc:
             raise MethodUnavailable(
                 f"method {method!r} is not available in this installation ({exc}); "
                 f"available now: rog, ceiling"
             ) from exc
-        app = graph.compile()
+        app = graph.compile() if hasattr(graph, "compile") else graph
 
         def run(q: Question) -> dict:
             state: dict[str, Any] = {"question": q.question}
@@ -323,7 +342,7 @@ def _method_factory(method: str, *, model: Any, exemplars: Any, options: Mapping
 
 
 def _private_exemplar_planner(kg, exemplars):
-    """An :class:`~kg_agent.tools.plan.ExemplarPlanner` fitted in its own, uniquely named Chroma collection.
+    """An :class:`~kg_agent.tools.rog.plan.ExemplarPlanner` fitted in its own, uniquely named Chroma collection.
 
     The collection is dropped when the planner is garbage-collected.
     """
@@ -333,7 +352,7 @@ def _private_exemplar_planner(kg, exemplars):
     import chromadb
 
     from kg_agent.docs.index import chroma_settings
-    from kg_agent.tools.plan import ExemplarPlanner
+    from kg_agent.tools.rog.plan import ExemplarPlanner
 
     client = chromadb.EphemeralClient(settings=chroma_settings())
     name = f"kg_agent_eval_{uuid.uuid4().hex}"
@@ -407,6 +426,7 @@ def evaluate(
     questions: Sequence[Question],
     *,
     method: str,
+    graph_factory: GraphFactory | None = None,
     kg=None,
     kg_for_question: Callable[[Question], Any] | None = None,
     model=None,
@@ -424,19 +444,21 @@ def evaluate(
 
     Args:
         questions: Benchmark questions (:func:`kg_agent.eval.load_dataset`); ids must be unique.
-        method: ``"rog" | "tog" | "tog-i" | "tog2" | "ceiling"``.
+        method: ``"rog" | "tog" | "tog-i" | "tog2" | "ceiling"`` (the name recorded in the results).
+        graph_factory: ``kg -> graph`` to evaluate (e.g. ``lambda kg: create_tog_graph(kg, width=2)``); default:
+            :func:`kg_agent.graphs.create_graph` for ``method`` with ``options``.
         kg: The KG every question is asked over; its graph is compiled once.
         kg_for_question: Builds a KG for one question instead (e.g. :func:`kg_for_rog_question` for RoG's
             JSONL with per-question subgraphs); the graph is then built per question, nothing cached.
             When neither is given and the questions carry ``extra["graph"]``, that is used.
         model: A chat model (or ``"openai:..."``) for LLM methods; ``None`` runs offline.
-        exemplars: Training questions for RoG's exemplar planner (:class:`kg_agent.tools.plan.Exemplar`).
+        exemplars: Training questions for RoG's exemplar planner (:class:`kg_agent.tools.rog.plan.Exemplar`).
         workers: Questions run in parallel in a thread pool when > 1.
         out: ``results.json`` path: resumed from when it exists, rewritten atomically every
             ``save_every`` questions and at the end.
         progress: Show a tqdm progress bar with the running strict Hits@1.
-        options: Method options as on the CLI (``planner``, ``k``, ``width``, ``depth``, ``docs``,
-            ``explain``); also recorded in ``config``.
+        options: The graph factory's options (``planner``, ``k``, ``width``, ``depth``, ``documents``,
+            ``explain``, budgets); those the method takes are passed; all are recorded in ``config``.
         dataset: Name recorded in the results (default: from the questions' ``extra["dataset"]``).
         config: Extra settings to record (question file, sample seed, ...).
         save_every: Write ``out`` after this many newly finished questions.
@@ -504,7 +526,7 @@ def evaluate(
     todo = [q for q in questions if q.id not in done]
 
     # how a question gets its runner
-    factory = _method_factory(method, model=model, exemplars=exemplars, options=options)
+    factory = _method_factory(method, graph_factory, model=model, exemplars=exemplars, options=options)
     if kg is not None:
         shared_runner = factory(kg) if todo else None
 

@@ -1,14 +1,18 @@
 """One LangGraph ``StateGraph`` factory per method. Each returns an uncompiled graph.
 
+``create_graph(method, kg, **options)`` builds one by name; ``METHODS`` lists the names (see :mod:`.registry`).
+
 Names are imported on first use, so ``kg_agent.graphs.state`` can be imported by lower layers cheaply.
 """
 
 from importlib import import_module
 
 _EXPORTS = {
+    "create_graph": "kg_agent.graphs.registry",
+    "METHODS": "kg_agent.graphs.registry",
     "create_rog_graph": "kg_agent.graphs.rog",
-    "rog_reasoning_paths": "kg_agent.graphs.rog",
-    "with_rog_context": "kg_agent.graphs.rog",
+    "rog_reasoning_paths": "kg_agent.tools.rog.reasoning_paths",
+    "with_rog_context": "kg_agent.langchain.rog_context",
     "create_tog_graph": "kg_agent.graphs.tog",
     "create_tog_i_graph": "kg_agent.graphs.tog_i",
     "create_tog2_graph": "kg_agent.graphs.tog2",

@@ -8,8 +8,8 @@ decider runs behind them.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from functools import partial
-from typing import Iterable, Literal
 
 from langchain_core.embeddings import Embeddings
 from langchain_core.language_models import BaseChatModel
@@ -20,65 +20,11 @@ from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.paths import DEFAULT_MAX_PATHS
 from kg_agent.llm.budget import QuestionBudget
 from kg_agent.llm.models import resolve_chat_model
-from kg_agent.tools.answer import Answerer, LLMAnswerer, VoteAnswerer, answer_node
-from kg_agent.tools.budget import budgeted, timed
-from kg_agent.tools.link import link_node, reply_message
-from kg_agent.tools.plan import DEFAULT_K, Exemplar, ExemplarPlanner, LLMPlanner, Planner, SimilarityPlanner, plan_node
-from kg_agent.tools.retrieve import retrieve_node
-
-PlannerChoice = Literal["auto", "llm", "exemplar", "similarity"]
-
-
-def make_planner(
-    kg: KnowledgeGraph,
-    *,
-    planner: PlannerChoice | Planner = "auto",
-    model: BaseChatModel | None = None,
-    exemplars: Iterable[Exemplar] | None = None,
-    embeddings: Embeddings | None = None,
-    max_hops: int = 3,
-) -> Planner:
-    """Build the planner a RoG graph uses.
-
-    ``"auto"``: the LLM planner when a model is given (falling back to the offline one), else the
-    exemplar planner when training questions are given, else the similarity planner.
-    """
-    if not isinstance(planner, str):
-        return planner
-    offline: Planner
-    if exemplars is not None and planner in {"auto", "exemplar", "llm"}:
-        offline = ExemplarPlanner(kg, embeddings=embeddings, max_hops=max_hops).fit(exemplars)
-    elif planner == "exemplar":
-        raise ValueError("the exemplar planner needs training questions: pass exemplars=[Exemplar(question, answers), ...]")
-    else:
-        offline = SimilarityPlanner(kg, embeddings=embeddings, max_hops=max_hops)
-    if planner == "llm" or (planner == "auto" and model is not None):
-        if model is None:
-            raise ValueError("planner='llm' needs a chat model (model=...)")
-        return LLMPlanner(kg, model, fallback=offline, embeddings=embeddings, max_hops=max_hops)
-    if planner not in {"auto", "exemplar", "similarity"}:
-        raise ValueError(f"unknown planner {planner!r}: use 'auto', 'llm', 'exemplar', 'similarity' or a Planner")
-    return offline
-
-
-def _respond(state: dict, *, answerer: Answerer) -> dict:
-    update = answer_node(state, answerer=answerer)
-    if state.get("messages"):
-        merged = {**state, **update}
-        update["messages"] = [reply_message(format_reply(merged), merged, name="rog")]
-    return update
-
-
-def format_reply(state: dict) -> str:
-    """A short chat reply: the answers and the reasoning path behind the first one."""
-    answers = state.get("answers") or []
-    if not answers:
-        reasons = [w for w in state.get("warnings") or [] if w.startswith(("link:", "answer:"))]
-        return "I could not find an answer in the knowledge graph." + (f" ({reasons[-1]})" if reasons else "")
-    names = ", ".join(a["answer"] for a in answers[:10]) + (" ..." if len(answers) > 10 else "")
-    first = answers[0]
-    because = f"\nBecause: {first['paths'][0]['text']}" if first.get("paths") else ""
-    return names + because
+from kg_agent.tools.rog.answer import Answerer, LLMAnswerer, VoteAnswerer, respond_node
+from kg_agent.tools.rog.plan import DEFAULT_K, Exemplar, Planner, PlannerChoice, make_planner, plan_node
+from kg_agent.tools.rog.retrieve import retrieve_node
+from kg_agent.tools.shared.link import link_node
+from kg_agent.tools.shared.question_budget import budgeted, timed
 
 
 def create_rog_graph(
@@ -144,83 +90,10 @@ def create_rog_graph(
     graph.add_node("link", timed(partial(link_node, kg=kg), budget))
     graph.add_node("plan", budgeted(partial(plan_node, planner=chosen_planner, k=k), budget, step="plan", explore=False))
     graph.add_node("retrieve", partial(retrieve_node, kg=kg, max_paths=max_paths))
-    graph.add_node("answer", budgeted(partial(_respond, answerer=answerer), budget, step="answer", explore=False))
+    graph.add_node("answer", budgeted(partial(respond_node, answerer=answerer), budget, step="answer", explore=False))
     graph.add_edge(START, "link")
     graph.add_edge("link", "plan")
     graph.add_edge("plan", "retrieve")
     graph.add_edge("retrieve", "answer")
     graph.add_edge("answer", END)
     return graph
-
-
-# ---------------------------------------------------------------------------------------------- RoG Table 4
-CONTEXT_PREAMBLE = (
-    "Reasoning paths retrieved from the knowledge graph for the user's question "
-    "(entity -> relation -> entity; a relation starting with ^ is read backwards). "
-    "Answer from them when they are relevant, and say when they are not enough:\n"
-)
-
-
-def rog_reasoning_paths(
-    kg: KnowledgeGraph,
-    question_or_messages,
-    *,
-    planner: Planner,
-    k: int = DEFAULT_K,
-    max_paths: int = DEFAULT_MAX_PATHS,
-) -> dict:
-    """RoG's planning and retrieval without the answer step: the state after link -> plan -> retrieve."""
-    if isinstance(question_or_messages, str):
-        state: dict = {"question": question_or_messages}
-    elif isinstance(question_or_messages, dict):
-        state = dict(question_or_messages)
-    else:
-        state = {"messages": list(question_or_messages)}
-    state.update(link_node(state, kg=kg))
-    state.update(plan_node(state, planner=planner, k=k))
-    state.update(retrieve_node(state, kg=kg, max_paths=max_paths))
-    return state
-
-
-def with_rog_context(
-    chat_model: BaseChatModel,
-    kg: KnowledgeGraph,
-    *,
-    planner: PlannerChoice | Planner = "auto",
-    exemplars: Iterable[Exemplar] | None = None,
-    k: int = DEFAULT_K,
-    max_prompt_paths: int = 50,
-    embeddings: Embeddings | None = None,
-):
-    """Put RoG's planner and retrieval in front of an unmodified chat model (RoG's Table 4 set-up).
-
-    Returns a Runnable that takes what the chat model takes (a string or a list of messages), adds a
-    system message with the reasoning paths retrieved for the last human message, and calls the model.
-    The planner is offline by default (``"auto"`` without a model): the wrapped model is only asked once.
-
-    Example::
-
-        chain = with_rog_context(ChatOpenAI(model="gpt-4o-mini"), kg)
-        chain.invoke("who directed the films that [Tom Hanks] starred in")
-    """
-    from langchain_core.messages import HumanMessage, SystemMessage
-    from langchain_core.runnables import RunnableLambda
-
-    from kg_agent.tools.answer import _path_lines
-
-    chosen = make_planner(kg, planner=planner, exemplars=exemplars, embeddings=embeddings)
-
-    def add_reasoning_paths(value):
-        if isinstance(value, str):
-            messages = [HumanMessage(content=value)]
-        elif hasattr(value, "to_messages"):  # a PromptValue
-            messages = value.to_messages()
-        else:
-            messages = list(value)
-        state = rog_reasoning_paths(kg, messages, planner=chosen, k=k)
-        lines, _ = _path_lines(state.get("paths") or [], max_prompt_paths)
-        context = CONTEXT_PREAMBLE + ("\n".join(lines) if lines else "(none found)")
-        last_human = max((i for i, m in enumerate(messages) if m.type == "human"), default=len(messages))
-        return [*messages[:last_human], SystemMessage(content=context), *messages[last_human:]]
-
-    return (RunnableLambda(add_reasoning_paths) | chat_model).with_config(run_name="rog_context")

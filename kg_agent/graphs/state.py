@@ -20,7 +20,7 @@ from langgraph.graph.message import add_messages
 # server's input schemas and its /mcp tools) only from this one.
 from typing_extensions import TypedDict
 
-from kg_agent.tools.common import add_usage, add_warnings, answer_record  # noqa: F401  (re-exported)
+from kg_agent.tools.shared.updates import add_usage, add_warnings, answer_record  # noqa: F401  (re-exported)
 
 
 class KGQuestionInput(TypedDict, total=False):
@@ -90,7 +90,7 @@ class ToG2State(KGState, total=False):
     """Think-on-Graph 2.0: link -> topic prune -> clue queries -> (relation prune -> entity prune -> examine)*.
 
     ``frontier`` holds the current topic entities with their triple paths and clue queries (see
-    :mod:`kg_agent.tools.tog2_common`); ``chains`` every entity kept so far; ``documents`` the chunks
+    :mod:`kg_agent.tools.tog2.frontier`); ``chains`` every entity kept so far; ``documents`` the chunks
     gathered so far, best first (``references``: the top-L the examine step read last).
     """
 

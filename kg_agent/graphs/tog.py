@@ -14,9 +14,9 @@ flags the answers ``grounded: False``. LLM calls per question stay within ToG's 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Sequence
 from functools import partial
-from typing import Literal, Sequence
+from typing import Literal
 
 from langchain_core.embeddings import Embeddings
 from langchain_core.language_models import BaseChatModel
@@ -26,139 +26,19 @@ from kg_agent.graphs.state import KGQuestionInput, ToGState
 from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.llm.budget import QuestionBudget
 from kg_agent.llm.models import resolve_chat_model
-from kg_agent.tools.budget import budgeted, timed
-from kg_agent.tools.link import link_node, reply_message
-from kg_agent.tools.prune_entities import (
-    DEFAULT_MAX_CANDIDATES,
-    EntityScorer,
-    LLMEntityScorer,
-    SimilarityEntityScorer,
-    new_chain,
-    prune_entities_node,
-)
-from kg_agent.tools.prune_relations import (
-    DEFAULT_DEPTH,
-    DEFAULT_IGNORED_RELATIONS,
-    DEFAULT_WIDTH,
-    LLMRelationPruner,
-    RelationPruner,
-    SimilarityRelationPruner,
-    prune_relations_node,
-    remaining_calls,
-)
-from kg_agent.tools.tog_answer import ChainAnswerer, LLMToGAnswerer, ToGAnswerer, tog_answer_node
-from kg_agent.tools.verify import LLMVerifier, ScoreVerifier, Verifier, verify_node
+from kg_agent.tools.shared.question_budget import budgeted, timed
+from kg_agent.tools.shared.scoring import DEFAULT_IGNORED_RELATIONS
+from kg_agent.tools.tog.answer import ToGAnswerer, respond_node
+from kg_agent.tools.tog.deciders import make_tog_deciders
+from kg_agent.tools.tog.prune_entities import DEFAULT_MAX_CANDIDATES, EntityScorer, prune_entities_node
+from kg_agent.tools.tog.prune_relations import DEFAULT_DEPTH, DEFAULT_WIDTH, RelationPruner, prune_relations_node
+from kg_agent.tools.tog.start import start_node
+from kg_agent.tools.tog.verify import Verifier, verify_and_decide
 
 
 def tog_call_bound(width: int = DEFAULT_WIDTH, depth: int = DEFAULT_DEPTH) -> int:
     """ToG's bound on LLM calls per question: ``2·W·D + D + 1``."""
     return 2 * width * depth + depth + 1
-
-
-@dataclass
-class ToGDeciders:
-    """The four decisions of a ToG-family graph, LLM-backed or offline."""
-
-    relation_pruner: RelationPruner
-    entity_scorer: EntityScorer
-    verifier: Verifier
-    answerer: ToGAnswerer
-    uses_llm: bool
-
-
-def make_tog_deciders(
-    kg: KnowledgeGraph,
-    *,
-    model: BaseChatModel | None = None,
-    relation_pruner: RelationPruner | None = None,
-    entity_scorer: EntityScorer | None = None,
-    verifier: Verifier | None = None,
-    answerer: ToGAnswerer | None = None,
-    embeddings: Embeddings | None = None,
-    ignored_relations: Sequence[str] = DEFAULT_IGNORED_RELATIONS,
-    verify_margin: float = 0.0,
-) -> ToGDeciders:
-    """The deciders: LLM ones (each falling back to its offline twin) when a model is given, else offline."""
-    offline_relations = SimilarityRelationPruner(embeddings=embeddings)
-    offline_entities = SimilarityEntityScorer(embeddings=embeddings)
-    offline_verifier = ScoreVerifier(kg, embeddings=embeddings, margin=verify_margin, ignored_relations=ignored_relations)
-    offline_answerer = ChainAnswerer()
-    if model is None:
-        return ToGDeciders(relation_pruner or offline_relations, entity_scorer or offline_entities,
-                           verifier or offline_verifier, answerer or offline_answerer, False)
-    return ToGDeciders(
-        relation_pruner or LLMRelationPruner(model, fallback=offline_relations),
-        entity_scorer or LLMEntityScorer(model, fallback=offline_entities),
-        verifier or LLMVerifier(model, fallback=offline_verifier),
-        answerer or LLMToGAnswerer(model, fallback=offline_answerer),
-        True,
-    )
-
-
-# ---------------------------------------------------------------------------------------------- nodes
-def prefer_exact_case(entities: list[dict], question: str) -> list[dict]:
-    """Of topic entities whose labels differ only in case ("Robert Zemeckis", the tag "robert zemeckis"),
-    keep the one written as in the question: a beam of W chains has no room for near-duplicates."""
-    kept: dict[str, dict] = {}
-    for entity in entities:
-        key = entity["label"].casefold()
-        current = kept.get(key)
-        if current is None or (entity["label"] in question and current["label"] not in question):
-            kept[key] = entity
-    return [e for e in entities if kept.get(e["label"].casefold()) is e]
-
-
-def start_node(state: dict, *, kg: KnowledgeGraph) -> dict:
-    """``link``, then the beam: one empty chain per topic entity."""
-    update = link_node(state, kg=kg)
-    update["topic_entities"] = prefer_exact_case(update["topic_entities"], update.get("question", ""))
-    update.update({
-        "depth": 0,
-        "frontier": [new_chain(e) for e in update["topic_entities"]],
-        "candidate_relations": [],
-        "verification": {},
-        "instructions": [],
-        "guidance": "",
-        "round": 0,
-    })
-    return update
-
-
-def verify_and_decide(state: dict, *, verifier: Verifier, max_depth: int, max_llm_calls: int | None, uses_llm: bool) -> dict:
-    """``verify``, then the stop reason: ``verified``, ``max_depth``, ``budget`` or '' (explore on)."""
-    update = verify_node(state, verifier=verifier, max_llm_calls=max_llm_calls)
-    merged = {**state, **update}
-    if update["verification"]["sufficient"]:
-        stop = "verified"
-    elif int(state.get("depth") or 0) >= max_depth:
-        stop = "max_depth"
-    elif uses_llm and remaining_calls(merged, max_llm_calls, reserve=1) == 0:
-        stop = "budget"
-        update["warnings"] = [*update["warnings"], "verify: the LLM call budget is spent; exploration stops"]
-    else:
-        stop = ""
-    update["stop_reason"] = stop
-    return update
-
-
-def format_tog_reply(state: dict) -> str:
-    """A short chat reply: the answers and the chain behind the first one."""
-    answers = state.get("answers") or []
-    if not answers:
-        return "I could not find an answer in the knowledge graph."
-    names = ", ".join(a["answer"] for a in answers[:10]) + (" ..." if len(answers) > 10 else "")
-    first = answers[0]
-    because = f"\nBecause: {first['paths'][0]['text']}" if first.get("paths") else ""
-    flag = "" if first.get("grounded", True) else "\n(not confirmed by the knowledge graph)"
-    return names + because + flag
-
-
-def respond_node(state: dict, *, answerer: ToGAnswerer, max_llm_calls: int | None = None, name: str = "tog") -> dict:
-    update = tog_answer_node(state, answerer=answerer, max_llm_calls=max_llm_calls)
-    if state.get("messages"):
-        merged = {**state, **update}
-        update["messages"] = [reply_message(format_tog_reply(merged), merged, name=name)]
-    return update
 
 
 def _after_start(state: dict) -> Literal["prune_relations", "answer"]:
@@ -210,7 +90,7 @@ def create_tog_graph(
         max_tokens, max_seconds: per-question caps on LLM tokens and wall time (``None``: none); when one is
             reached, exploration stops and the answer uses what was found (``stop_reason="budget"``, see
             :mod:`kg_agent.llm.budget`).
-        verify_margin: the offline verifier's bias towards stopping (see :class:`~kg_agent.tools.verify.ScoreVerifier`).
+        verify_margin: the offline verifier's bias towards stopping (see :class:`~kg_agent.tools.tog.verify.ScoreVerifier`).
         embeddings: LangChain embeddings for the offline deciders (default: bundled MiniLM).
 
     The result carries ``answers`` (each with its supporting chains and ``grounded``), ``chains`` (every

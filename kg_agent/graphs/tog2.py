@@ -30,58 +30,29 @@ from kg_agent.graphs.state import KGQuestionInput, ToG2State
 from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.llm.budget import QuestionBudget
 from kg_agent.llm.models import resolve_chat_model
-from kg_agent.tools.budget import budgeted, timed
-from kg_agent.tools.clue_query import ClueWriter, LLMClueWriter, TemplateClueWriter, clue_query_node
-from kg_agent.tools.common import add_warnings, emit_answers
-from kg_agent.tools.entity_documents import open_document_index
-from kg_agent.tools.entity_prune_documents import (
+from kg_agent.tools.shared.question_budget import budgeted, timed
+from kg_agent.tools.tog2.answer import answer_node
+from kg_agent.tools.tog2.clue_query import ClueWriter, clue_query_node
+from kg_agent.tools.tog2.deciders import make_tog2_deciders
+from kg_agent.tools.tog2.documents import resolve_documents
+from kg_agent.tools.tog2.examine import DEFAULT_TOP_L, Examiner, examine_node
+from kg_agent.tools.tog2.prune_entities import (
     DEFAULT_ALPHA,
     DEFAULT_MAX_CANDIDATES,
     DEFAULT_TOP_K_CHUNKS,
     ChunkScorer,
-    entity_prune_node,
+    prune_entities_node,
     topic_documents_node,
 )
-from kg_agent.tools.examine import DEFAULT_TOP_L, Examiner, ExtractiveExaminer, LLMExaminer, examine_node
-from kg_agent.tools.link import link_node, reply_message
-from kg_agent.tools.relation_prune_combined import (
+from kg_agent.tools.tog2.prune_relations import (
     CombinedRelationPruner,
-    LLMCombinedRelationPruner,
-    SimilarityCombinedRelationPruner,
-    relation_prune_node,
+    prune_relations_node,
 )
-from kg_agent.tools.topic_prune import LLMTopicPruner, SimilarityTopicPruner, TopicPruner, topic_prune_node
+from kg_agent.tools.tog2.start import start_node
+from kg_agent.tools.tog2.topic_prune import TopicPruner, topic_prune_node
 
 DEFAULT_WIDTH = 3  # W (ToG-2 §3.2; authors' code --width 3)
 DEFAULT_DEPTH = 3  # maximum iterations (authors' code --depth 3)
-
-
-def _is_sample_kg(kg: KnowledgeGraph) -> bool:
-    from kg_agent.kg.loaders import sample_kg_path
-
-    try:
-        return Path(str(kg.name)).resolve() == sample_kg_path().resolve()
-    except (OSError, ValueError):
-        return False
-
-
-def resolve_documents(kg: KnowledgeGraph, documents, *, embeddings: Embeddings | None = None) -> tuple[DocumentIndex | None, list[str]]:
-    """The document index to use and warnings: ``None`` means the bundled plots for the sample KG, else KG-only."""
-    if documents is not None:
-        return open_document_index(kg, documents, embeddings=embeddings), []
-    if _is_sample_kg(kg):
-        from kg_agent.kg.loaders import sample_documents_path
-
-        return open_document_index(kg, sample_documents_path(), embeddings=embeddings), []
-    return None, ["tog2: no documents given (documents=...); entities are ranked without document chunks (KG only)"]
-
-
-def _start(state: dict, *, kg: KnowledgeGraph, notes: list[str]) -> dict:
-    update = link_node(state, kg=kg)
-    if notes:
-        update["warnings"] = add_warnings(update, notes)
-    update.update(frontier=[], depth=0, clue_queries=[], relations=[], candidates=[], references=[])
-    return update
 
 
 def _after_link(state: dict) -> str:
@@ -98,42 +69,6 @@ def _after_entity_prune(state: dict) -> str:
 
 def _after_examine(state: dict) -> str:
     return "finish" if state.get("stop_reason") else "relation_prune"
-
-
-def _finish(state: dict, *, examiner: Examiner, top_l: int) -> dict:
-    """Answer from what was explored when the exploration ran dry; add the chat reply."""
-    update: dict = {}
-    if not state.get("answers") and state.get("stop_reason") in {"no_relations", "no_candidates", "budget"} and state.get("chains"):
-        frontier = [c for c in state["chains"] if c.get("depth") == max(x.get("depth", 0) for x in state["chains"])]
-        references = (state.get("documents") or [])[:top_l]
-        outcome = examiner.examine(state["question"], frontier, state["chains"], references, last_round=True)
-        from kg_agent.tools.common import add_usage
-
-        update.update(answers=outcome.answers, output=outcome.output or state.get("output", ""),
-                      warnings=add_warnings(state, outcome.warnings), usage=add_usage(state, outcome.usage))
-    if not state.get("stop_reason"):
-        update["stop_reason"] = "no_answer"
-    emit_answers({**state, **update}.get("answers") or [], update.get("stop_reason") or state.get("stop_reason") or "")
-    if state.get("messages"):
-        merged = {**state, **update}
-        update["messages"] = [reply_message(format_reply(merged), merged, name="tog2")]
-    return update
-
-
-def format_reply(state: dict) -> str:
-    """A short chat reply: the answers and what supports the first one (a path or a chunk)."""
-    answers = state.get("answers") or []
-    if not answers:
-        reasons = [w for w in state.get("warnings") or [] if w.startswith(("link:", "examine:", "tog2:"))]
-        return "I could not find an answer." + (f" ({reasons[-1]})" if reasons else "")
-    first = answers[0]
-    because = ""
-    if first.get("paths"):
-        because = f"\nBecause: {first['paths'][0]['text']}"
-    elif first.get("chunks"):
-        chunk = first["chunks"][0]
-        because = f"\nSource: {chunk.get('title')}: {chunk['text'][:200]}"
-    return ", ".join(a["answer"] for a in answers[:10]) + because
 
 
 def create_tog2_graph(
@@ -197,34 +132,24 @@ def create_tog2_graph(
     index, notes = resolve_documents(kg, documents, embeddings=embeddings)
     scorer = ChunkScorer(index)
 
-    offline_topic = SimilarityTopicPruner(kg, embeddings=embeddings)
-    offline_clue = TemplateClueWriter(kg, embeddings=embeddings)
-    offline_relation = SimilarityCombinedRelationPruner(embeddings=embeddings)
-    offline_examiner = ExtractiveExaminer(kg, embeddings=embeddings)
-    if chat_model is not None:
-        topic_pruner = topic_pruner or LLMTopicPruner(kg, chat_model, fallback=offline_topic)
-        clue_writer = clue_writer or LLMClueWriter(chat_model, fallback=offline_clue)
-        relation_pruner = relation_pruner or LLMCombinedRelationPruner(chat_model, fallback=offline_relation)
-        examiner = examiner or LLMExaminer(chat_model, fallback=offline_examiner)
-    topic_pruner = topic_pruner or offline_topic
-    clue_writer = clue_writer or offline_clue
-    relation_pruner = relation_pruner or offline_relation
-    examiner = examiner or offline_examiner
+    deciders = make_tog2_deciders(kg, model=chat_model, topic_pruner=topic_pruner, clue_writer=clue_writer,
+                                  relation_pruner=relation_pruner, examiner=examiner, embeddings=embeddings)
 
     budget = QuestionBudget(max_llm_calls=max_llm_calls, max_tokens=max_tokens, max_seconds=max_seconds)
 
     graph = StateGraph(ToG2State, input_schema=KGQuestionInput)
-    graph.add_node("link", timed(partial(_start, kg=kg, notes=notes), budget))
-    graph.add_node("topic_prune", budgeted(partial(topic_prune_node, pruner=topic_pruner), budget, step="topic_prune", explore=False))
-    graph.add_node("clue_query", budgeted(partial(clue_query_node, writer=clue_writer), budget, step="clue_query", explore=False))
+    graph.add_node("link", timed(partial(start_node, kg=kg, notes=notes), budget))
+    graph.add_node("topic_prune", budgeted(partial(topic_prune_node, pruner=deciders.topic_pruner), budget, step="topic_prune",
+                                           explore=False))
+    graph.add_node("clue_query", budgeted(partial(clue_query_node, writer=deciders.clue_writer), budget, step="clue_query", explore=False))
     graph.add_node("topic_documents", partial(topic_documents_node, scorer=scorer, top_k=top_k_chunks))
-    graph.add_node("relation_prune", budgeted(partial(relation_prune_node, kg=kg, pruner=relation_pruner, width=width),
+    graph.add_node("relation_prune", budgeted(partial(prune_relations_node, kg=kg, pruner=deciders.relation_pruner, width=width),
                                               budget, step="relation_prune"))
-    graph.add_node("entity_prune", budgeted(partial(entity_prune_node, kg=kg, scorer=scorer, width=width, top_k=top_k_chunks,
+    graph.add_node("entity_prune", budgeted(partial(prune_entities_node, kg=kg, scorer=scorer, width=width, top_k=top_k_chunks,
                                            alpha=alpha, max_candidates=max_candidates), budget, step="entity_prune"))
-    graph.add_node("examine", budgeted(partial(examine_node, examiner=examiner, depth=depth, top_l=top_l), budget,
+    graph.add_node("examine", budgeted(partial(examine_node, examiner=deciders.examiner, depth=depth, top_l=top_l), budget,
                                        step="examine", explore=False))
-    graph.add_node("finish", budgeted(partial(_finish, examiner=examiner, top_l=top_l), budget, step="finish", explore=False))
+    graph.add_node("finish", budgeted(partial(answer_node, examiner=deciders.examiner, top_l=top_l), budget, step="finish", explore=False))
     graph.add_edge(START, "link")
     graph.add_conditional_edges("link", _after_link, ["topic_prune", "finish"])
     graph.add_edge("topic_prune", "clue_query")

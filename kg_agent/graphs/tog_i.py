@@ -10,39 +10,39 @@ Outer iteration T integrates the accumulated instructions into one guidance I'_T
 exploration from the topic entities with width ``W = T`` (ToG-I §3.2): relation pruning and entity
 scoring are guided by I'_T, triple scores are products of relation and entity scores, and verification runs
 after each new layer of triples. Easy questions stop in T=1 with W=1 — fewer calls than ToG's fixed W=3.
-The tools are ToG's (:mod:`kg_agent.tools.prune_relations` ...); only the wiring and two nodes differ.
+The tools are ToG's (:mod:`kg_agent.tools.tog.prune_relations` ...); only the wiring and two nodes differ.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import partial
-from typing import Literal, Sequence
+from typing import Literal
 
 from langchain_core.embeddings import Embeddings
 from langchain_core.language_models import BaseChatModel
 from langgraph.graph import END, START, StateGraph
 
 from kg_agent.graphs.state import KGQuestionInput, ToGState
-from kg_agent.graphs.tog import make_tog_deciders, respond_node, start_node, verify_and_decide
 from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.llm.budget import QuestionBudget
 from kg_agent.llm.models import resolve_chat_model
-from kg_agent.tools.budget import budgeted, timed
-from kg_agent.tools.instructions import (
+from kg_agent.tools.shared.question_budget import budgeted, timed
+from kg_agent.tools.shared.scoring import DEFAULT_IGNORED_RELATIONS
+from kg_agent.tools.tog.answer import ToGAnswerer, respond_node
+from kg_agent.tools.tog.deciders import make_tog_deciders
+from kg_agent.tools.tog.instructions import (
     DEFAULT_MAX_INSTRUCTIONS,
     InstructionGenerator,
     InstructionIntegrator,
-    JoinInstructionIntegrator,
-    LLMInstructionGenerator,
-    LLMInstructionIntegrator,
-    PathInstructionGenerator,
     instructions_node,
     integrate_node,
+    make_instruction_deciders,
 )
-from kg_agent.tools.prune_entities import DEFAULT_MAX_CANDIDATES, EntityScorer, prune_entities_node
-from kg_agent.tools.prune_relations import DEFAULT_DEPTH, DEFAULT_IGNORED_RELATIONS, RelationPruner, prune_relations_node
-from kg_agent.tools.tog_answer import ToGAnswerer
-from kg_agent.tools.verify import Verifier
+from kg_agent.tools.tog.prune_entities import DEFAULT_MAX_CANDIDATES, EntityScorer, prune_entities_node
+from kg_agent.tools.tog.prune_relations import DEFAULT_DEPTH, RelationPruner, prune_relations_node
+from kg_agent.tools.tog.start import start_node
+from kg_agent.tools.tog.verify import Verifier, verify_and_decide
 
 
 def tog_i_call_bound(max_instructions: int = DEFAULT_MAX_INSTRUCTIONS, depth: int = DEFAULT_DEPTH, width: int | None = None) -> int:
@@ -134,12 +134,9 @@ def create_tog_i_graph(
         kg, model=chat_model, relation_pruner=relation_pruner, entity_scorer=entity_scorer, verifier=verifier,
         answerer=answerer, embeddings=embeddings, ignored_relations=ignored_relations, verify_margin=verify_margin,
     )
-    offline_generator = PathInstructionGenerator(kg, embeddings=embeddings, ignored_relations=ignored_relations)
-    if instruction_generator is None:
-        instruction_generator = (LLMInstructionGenerator(chat_model, fallback=offline_generator)
-                                 if chat_model is not None else offline_generator)
-    if integrator is None:
-        integrator = LLMInstructionIntegrator(chat_model) if chat_model is not None else JoinInstructionIntegrator()
+    instruction_generator, integrator = make_instruction_deciders(
+        kg, model=chat_model, generator=instruction_generator, integrator=integrator, embeddings=embeddings,
+        ignored_relations=ignored_relations)
     limit = tog_i_call_bound(max_instructions, depth, width) if max_llm_calls == "auto" else max_llm_calls
     budget = QuestionBudget(max_tokens=max_tokens, max_seconds=max_seconds)
 

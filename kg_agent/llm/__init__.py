@@ -2,7 +2,7 @@
 
 * :func:`resolve_chat_model` - ``"openai:gpt-4o-mini"`` / ``"none"`` / a chat model -> chat model or ``None`` (offline).
 * :func:`call_llm` / :func:`acall_llm` / :class:`LLMCaller` - the one way deciders call a model.
-* :class:`UsageTracker`, :func:`merge_usage`, :class:`Budget` - per-node call/token accounting and limits.
+* :class:`UsageTracker`, :func:`merge_usage`, :class:`CallLimit` - per-node call/token accounting and limits.
 * :class:`QuestionBudget` - per-question caps on LLM calls, tokens and wall time, and the circuit breaker
   that stops calling a failing model (:mod:`kg_agent.llm.budget`).
 * :func:`enable_llm_cache` / :func:`llm_cache` - optional SQLite cache of model replies (:mod:`kg_agent.llm.cache`).
@@ -38,7 +38,7 @@ from kg_agent.llm.parsing import (
 )
 from kg_agent.llm.scripted import ScriptedChatModel
 from kg_agent.llm.usage import (
-    Budget,
+    CallLimit,
     LLMCaller,
     LLMReply,
     PromptInput,
@@ -55,7 +55,7 @@ from kg_agent.llm.usage import (
 __all__ = [
     "DEFAULT_MAX_LLM_ERRORS",
     "DEFAULT_OPENAI_MODEL",
-    "Budget",
+    "CallLimit",
     "BudgetExceeded",
     "KGAgentLLMError",
     "LLMCallError",

@@ -6,7 +6,7 @@ A :class:`QuestionBudget` caps what one question may spend. The method graphs (`
 * **between steps**: before each exploration step the graph checks the question's usage so far (the
   state's ``usage``) and the time since its ``link`` step (``started_at``); when a limit is reached the
   graph stops exploring, answers from what it has, sets ``stop_reason="budget"`` and says which limit
-  in ``warnings`` (:func:`kg_agent.tools.budget.budgeted`);
+  in ``warnings`` (:func:`kg_agent.tools.shared.question_budget.budgeted`);
 * **inside a step**: while a step runs, its LLM calls are checked against an *allowance*
   (:func:`question_allowance`, a context variable read by :func:`kg_agent.llm.call_llm`). A call that
   would start beyond a limit is not made: it raises :class:`~kg_agent.llm.errors.BudgetExceeded`, and

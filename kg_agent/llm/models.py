@@ -189,3 +189,11 @@ def describe_chat_model(model: BaseChatModel | None) -> str:
     if llm_type == "openai-chat":
         llm_type = "openai"
     return f"{llm_type}:{name}" if isinstance(name, str) and name else str(llm_type)
+
+
+def resolve_model_option(spec: str | None):
+    """The chat model a ``--model`` option names: ``None`` (not given) means :func:`default_model_from_env`;
+    ``"none"`` runs offline (``None``)."""
+    if spec is None:
+        spec = default_model_from_env()
+    return resolve_chat_model(spec)

@@ -582,7 +582,8 @@ def parse_scored_items(text: str | None, candidates: list[str]) -> ScoredParse:
         values = {name: score / total for name, score in values.items()}
         renormalized = True
     return ScoredParse(
-        items=[(name, round(score, 10)) for name, score in values.items()], unknown=unknown, renormalized=renormalized, scores_missing=bool(missing)
+        items=[(name, round(score, 10)) for name, score in values.items()], unknown=unknown, renormalized=renormalized,
+        scores_missing=bool(missing),
     )
 
 

@@ -4,7 +4,7 @@ Every decider (RoG planner, ToG pruner, verifier...) calls its chat model throug
 :func:`call_llm` / :func:`acall_llm` (or an :class:`LLMCaller`), never ``model.invoke`` directly.
 That single path:
 
-1. checks the :class:`Budget` *before* the call and raises :class:`BudgetExceeded` when a limit
+1. checks the :class:`CallLimit` *before* the call and raises :class:`BudgetExceeded` when a limit
    is reached (the call is not made);
 2. invokes the model (sync or async) and wraps any failure in :class:`LLMCallError`;
 3. counts the call for the graph node that made it, in a :class:`UsageTracker`;
@@ -97,7 +97,7 @@ def merge_usage(a: Mapping[str, Any] | None, b: Mapping[str, Any] | None) -> dic
 
 
 @dataclass(frozen=True, slots=True)
-class Budget:
+class CallLimit:
     """Limits on language-model use for one run; ``None`` means unlimited.
 
     ``max_calls`` limits *attempted* calls (failed ones included, since they may cost money);
@@ -112,7 +112,7 @@ class Budget:
         for name in ("max_calls", "max_tokens"):
             value = getattr(self, name)
             if value is not None and value < 0:
-                raise ValueError(f"Budget.{name} must be >= 0 or None, got {value}")
+                raise ValueError(f"CallLimit.{name} must be >= 0 or None, got {value}")
 
     def violation(self, *, attempted_calls: int, total_tokens: int) -> str | None:
         """Why one more call is not allowed, or ``None`` when it is."""
@@ -151,12 +151,12 @@ class UsageTracker:
     """Thread-safe counter of LLM calls and tokens, in total and per graph node.
 
     Args:
-        budget: default :class:`Budget` checked by :func:`call_llm` before each call made with
+        limit: default :class:`CallLimit` checked by :func:`call_llm` before each call made with
             this tracker.
     """
 
-    def __init__(self, budget: Budget | None = None) -> None:
-        self.budget = budget
+    def __init__(self, limit: CallLimit | None = None) -> None:
+        self.limit = limit
         self._lock = threading.Lock()
         self._totals: dict[str, int] = {key: 0 for key in _COUNTER_KEYS}
         self._by_node: dict[str, dict[str, int]] = {}
@@ -189,26 +189,26 @@ class UsageTracker:
         with self._lock:
             self._add(node, errors=1)
 
-    # -- budget ----------------------------------------------------------------------------
-    def check_budget(self, budget: Budget | None = None) -> None:
-        """Raise :class:`BudgetExceeded` if one more call would break ``budget`` (default: ``self.budget``)."""
+    # -- call limit ----------------------------------------------------------------------------
+    def check_limit(self, limit: CallLimit | None = None) -> None:
+        """Raise :class:`BudgetExceeded` if one more call would break ``limit`` (default: ``self.limit``)."""
         with self._lock:
-            self._check_locked(budget or self.budget)
+            self._check_locked(limit or self.limit)
 
-    def _check_locked(self, budget: Budget | None) -> None:
-        if budget is None:
+    def _check_locked(self, limit: CallLimit | None) -> None:
+        if limit is None:
             return
-        reason = budget.violation(
+        reason = limit.violation(
             attempted_calls=self._totals["calls"] + self._totals["errors"] + self._in_flight,
             total_tokens=self._totals["total_tokens"],
         )
         if reason is not None:
             raise BudgetExceeded(reason)
 
-    def _begin_call(self, budget: Budget | None) -> None:
-        """Atomically check the budget and reserve a call slot (so concurrent calls respect max_calls)."""
+    def _begin_call(self, limit: CallLimit | None) -> None:
+        """Atomically check the limit and reserve a call slot (so concurrent calls respect max_calls)."""
         with self._lock:
-            self._check_locked(budget or self.budget)
+            self._check_locked(limit or self.limit)
             self._in_flight += 1
 
     def _end_call(self) -> None:
@@ -322,12 +322,12 @@ def _failed(tracker: UsageTracker | None, allowance: Allowance | None, node: str
         allowance.end(0, failed=True)
 
 
-def _start(tracker: UsageTracker | None, budget: Budget | None) -> tuple[UsageTracker | None, Allowance | None]:
-    """Reserve the call in ``tracker`` (checking ``budget``) and in the running step's question allowance."""
-    if tracker is None and budget is not None:
-        raise ValueError("a Budget needs a UsageTracker to count against; pass tracker=UsageTracker(budget)")
+def _start(tracker: UsageTracker | None, limit: CallLimit | None) -> tuple[UsageTracker | None, Allowance | None]:
+    """Reserve the call in ``tracker`` (checking ``limit``) and in the running step's question allowance."""
+    if tracker is None and limit is not None:
+        raise ValueError("a CallLimit needs a UsageTracker to count against; pass tracker=UsageTracker(limit)")
     if tracker is not None:
-        tracker._begin_call(budget)
+        tracker._begin_call(limit)
     allowance = current_allowance()
     if allowance is not None:
         try:
@@ -351,12 +351,12 @@ def call_llm_reply(
     *,
     node: str,
     tracker: UsageTracker | None = None,
-    budget: Budget | None = None,
+    limit: CallLimit | None = None,
     config: RunnableConfig | None = None,
 ) -> LLMReply:
     """Like :func:`call_llm` but returns the full :class:`LLMReply` (text + token counts)."""
     chat_model = _require_model(model, node)
-    active, allowance = _start(tracker, budget)
+    active, allowance = _start(tracker, limit)
     try:
         try:
             message = chat_model.invoke(prompt, config=config)
@@ -378,12 +378,12 @@ async def acall_llm_reply(
     *,
     node: str,
     tracker: UsageTracker | None = None,
-    budget: Budget | None = None,
+    limit: CallLimit | None = None,
     config: RunnableConfig | None = None,
 ) -> LLMReply:
     """Async :func:`call_llm_reply`."""
     chat_model = _require_model(model, node)
-    active, allowance = _start(tracker, budget)
+    active, allowance = _start(tracker, limit)
     try:
         try:
             message = await chat_model.ainvoke(prompt, config=config)
@@ -405,19 +405,19 @@ def call_llm(
     *,
     node: str,
     tracker: UsageTracker | None = None,
-    budget: Budget | None = None,
+    limit: CallLimit | None = None,
     config: RunnableConfig | None = None,
 ) -> str:
     """Call ``model`` for graph node ``node`` and return the reply text.
 
-    Checks ``budget`` (default: ``tracker.budget``) first, counts the call in ``tracker``.
+    Checks ``limit`` (default: ``tracker.limit``) first, counts the call in ``tracker``.
 
     Raises:
-        BudgetExceeded: a budget limit was already reached; the model was not called.
+        BudgetExceeded: a call limit was already reached; the model was not called.
         LLMCallError: the model call failed (network, timeout, HTTP error...); cause chained.
         KGAgentLLMError: ``model`` is ``None`` (offline mode).
     """
-    return call_llm_reply(model, prompt, node=node, tracker=tracker, budget=budget, config=config).text
+    return call_llm_reply(model, prompt, node=node, tracker=tracker, limit=limit, config=config).text
 
 
 async def acall_llm(
@@ -426,24 +426,24 @@ async def acall_llm(
     *,
     node: str,
     tracker: UsageTracker | None = None,
-    budget: Budget | None = None,
+    limit: CallLimit | None = None,
     config: RunnableConfig | None = None,
 ) -> str:
     """Async :func:`call_llm`."""
-    reply = await acall_llm_reply(model, prompt, node=node, tracker=tracker, budget=budget, config=config)
+    reply = await acall_llm_reply(model, prompt, node=node, tracker=tracker, limit=limit, config=config)
     return reply.text
 
 
 class LLMCaller:
-    """:func:`call_llm` with a tracker and budget bound once, for code that passes one object around.
+    """:func:`call_llm` with a tracker and limit bound once, for code that passes one object around.
 
-    >>> caller = LLMCaller(UsageTracker(), Budget(max_calls=20))
+    >>> caller = LLMCaller(UsageTracker(), CallLimit(max_calls=20))
     >>> text = caller.invoke(model, "Which relations...?", node="plan")  # doctest: +SKIP
     """
 
-    def __init__(self, tracker: UsageTracker | None = None, budget: Budget | None = None) -> None:
+    def __init__(self, tracker: UsageTracker | None = None, limit: CallLimit | None = None) -> None:
         self.tracker = tracker if tracker is not None else UsageTracker()
-        self.budget = budget
+        self.limit = limit
 
     def invoke(
         self,
@@ -481,7 +481,7 @@ class LLMCaller:
     ) -> LLMReply:
         """Like :meth:`invoke` but returns the :class:`LLMReply` with token counts."""
         return call_llm_reply(
-            model, prompt, node=node, tracker=tracker or self.tracker, budget=self.budget, config=config
+            model, prompt, node=node, tracker=tracker or self.tracker, limit=self.limit, config=config
         )
 
     async def ainvoke_reply(
@@ -495,5 +495,5 @@ class LLMCaller:
     ) -> LLMReply:
         """Async :meth:`invoke_reply`."""
         return await acall_llm_reply(
-            model, prompt, node=node, tracker=tracker or self.tracker, budget=self.budget, config=config
+            model, prompt, node=node, tracker=tracker or self.tracker, limit=self.limit, config=config
         )

@@ -10,7 +10,7 @@ A relation walked backwards is written ``^relation`` in arguments and results al
 
 from __future__ import annotations
 
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 from langchain_core.tools import ToolException
 
@@ -19,10 +19,11 @@ from kg_agent.kg.linking import closest_labels
 from kg_agent.kg.paths import DEFAULT_MAX_PATHS, node_path_to_path, retrieve_paths
 from kg_agent.kg.types import Entity, base_relation, relation_path_text
 from kg_agent.llm.parsing import parse_relation_paths
-from kg_agent.tools.link import link_node
+from kg_agent.tools.shared.link import link_node
 
 INVERSE_NOTE = "A relation starting with ^ is walked backwards (^starred_actors: from an actor to the films that list them)."
-PATH_NOTE = "A reasoning path is written 'entity -> relation -> entity -> ...', e.g. 'Tom Hanks -> ^starred_actors -> Big -> directed_by -> Penny Marshall'."
+PATH_NOTE = ("A reasoning path is written 'entity -> relation -> entity -> ...', "
+             "e.g. 'Tom Hanks -> ^starred_actors -> Big -> directed_by -> Penny Marshall'.")
 #: The longest list any lookup returns, whatever limit is asked for.
 MAX_LIMIT = 200
 

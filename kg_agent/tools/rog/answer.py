@@ -1,0 +1,217 @@
+"""RoG's *answer* step: answers from the retrieved reasoning paths, each with the paths that support it.
+
+* :class:`VoteAnswerer` (offline): RoG's vote reasoning — the path ends, ranked by the best score of
+  the plans that reach them, then by how many paths reach them.
+* :class:`LLMAnswerer`: RoG's reasoning prompt ("return all the possible answers as a list"), or its
+  explanation prompt. The answer list is parsed, and every answer is checked against the retrieved
+  paths (faithfulness): an answer no path supports is kept but flagged ``grounded: False``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Protocol, runtime_checkable
+
+from langchain_core.language_models import BaseChatModel
+
+from kg_agent.kg.graph import normalize_label
+from kg_agent.llm.parsing import parse_answer_list
+from kg_agent.tools.shared.decider import LLMDecision, fall_back
+from kg_agent.tools.shared.link import reply_message
+from kg_agent.tools.shared.updates import answer_record
+
+REASONING_PROMPT = (
+    "Based on the reasoning paths, please answer the given question. Please keep the answer as simple as "
+    "possible and return all the possible answers as a list.\n\nReasoning Paths:\n{paths}\n\nQuestion:\n{question}"
+)
+EXPLANATION_PROMPT = (
+    "Based on the reasoning paths, please answer the given question and explain why. Start with the answers "
+    "as a list on the first line, then the explanation.\n\nReasoning Paths:\n{paths}\n\nQuestion:\n{question}"
+)
+NO_PATHS_TEXT = "(no reasoning path was found in the knowledge graph)"
+
+
+@dataclass
+class AnswerOutcome:
+    answers: list[dict]
+    output: str
+    warnings: list[str] = field(default_factory=list)
+    usage: dict = field(default_factory=dict)
+
+
+@runtime_checkable
+class Answerer(Protocol):
+    name: str
+
+    def answer(self, question: str, paths: Sequence[dict], plans: Sequence[dict]) -> AnswerOutcome: ...
+
+
+class VoteAnswerer:
+    """Offline answers: path ends ranked by plan score, then by the number of supporting paths.
+
+    An answer's score is the best plan reaching it, and its votes are the paths *of that plan* reaching
+    it (a weaker plan's paths do not out-vote a stronger plan). Answers reached only by plans scoring
+    below ``min_relative_score`` x the best answer's score are left out: they come from a plan the
+    planner ranked lower, and on MetaQA keeping them cost 2-4 F1 points (docs/benchmarks.md).
+    ``max_answers`` caps the list.
+    """
+
+    name = "vote"
+
+    def __init__(self, *, min_relative_score: float = 0.9, max_answers: int = 100, max_supporting_paths: int = 3) -> None:
+        self.min_relative_score = min_relative_score
+        self.max_answers = max_answers
+        self.max_supporting_paths = max_supporting_paths
+
+    def answer(self, question: str, paths: Sequence[dict], plans: Sequence[dict]) -> AnswerOutcome:
+        best_plan: dict[str, float] = {}
+        votes: dict[str, int] = {}
+        support: dict[str, list[dict]] = {}
+        labels: dict[str, str] = {}
+        for path in paths:
+            steps = path["steps"]
+            end = steps[-1]["tail"] if steps else path["start"]
+            plan_score = float(plans[path["plan"]].get("score", 1.0)) if "plan" in path and path["plan"] < len(plans) else 1.0
+            key = end["id"]
+            labels[key] = end["label"]
+            if plan_score > best_plan.get(key, float("-inf")):  # votes and support come from the best plan reaching it
+                best_plan[key], votes[key], support[key] = plan_score, 0, []
+            if plan_score == best_plan[key]:
+                votes[key] += 1
+                if len(support[key]) < self.max_supporting_paths:
+                    support[key].append(path)
+        if not votes:
+            return AnswerOutcome([], "", ["answer: no reasoning path, so no answer"])
+        ranked = sorted(votes, key=lambda k: (-best_plan[k], -votes[k], labels[k], k))
+        top = best_plan[ranked[0]]
+        kept = [k for k in ranked if best_plan[k] >= self.min_relative_score * top][: self.max_answers]
+        answers = [
+            answer_record(labels[k], entity_id=k, score=best_plan[k] + votes[k] * 1e-6, grounded=True, paths=support[k])
+            for k in kept
+        ]
+        return AnswerOutcome(answers, "\n".join(labels[k] for k in kept))
+
+
+def path_lines(paths: Sequence[dict], limit: int) -> tuple[list[str], bool]:
+    """Path texts for the prompt, best plans first (paths arrive grouped by plan rank), deduplicated."""
+    ordered = sorted(paths, key=lambda p: p.get("plan", 0))
+    lines = list(dict.fromkeys(p["text"] for p in ordered))
+    return lines[:limit], len(lines) > limit
+
+
+def ground_answers(names: Sequence[str], paths: Sequence[dict], *, max_supporting_paths: int = 3) -> list[dict]:
+    """Answer records for model answers, each checked against the paths (faithfulness check)."""
+    by_end: dict[str, list[dict]] = {}
+    by_any: dict[str, list[dict]] = {}
+    end_ids: dict[str, str] = {}
+    for path in paths:
+        entities = [path["start"]] + [s["tail"] for s in path["steps"]]
+        end = entities[-1]
+        key = normalize_label(end["label"])
+        by_end.setdefault(key, []).append(path)
+        end_ids.setdefault(key, end["id"])
+        for entity in entities:
+            by_any.setdefault(normalize_label(entity["label"]), []).append(path)
+            end_ids.setdefault(normalize_label(entity["label"]), entity["id"])
+    records = []
+    for rank, name in enumerate(names):
+        key = normalize_label(name)
+        supporting = by_end.get(key) or by_any.get(key) or []
+        records.append(
+            answer_record(
+                name,
+                entity_id=end_ids.get(key) if supporting else None,
+                score=1.0 - rank / (len(names) + 1),
+                grounded=bool(supporting),
+                paths=supporting[:max_supporting_paths],
+            )
+        )
+    return records
+
+
+class LLMAnswerer:
+    """RoG's reasoning (or explanation) prompt over the retrieved paths, with a faithfulness check.
+
+    At most ``max_prompt_paths`` paths go into the prompt: those of the best plans first, in a fixed
+    order; a warning reports the truncation. An unusable reply is retried once; then the offline
+    ``fallback`` answers, and the reason is recorded.
+    """
+
+    name = "llm"
+
+    def __init__(
+        self,
+        model: BaseChatModel,
+        *,
+        explain: bool = False,
+        max_prompt_paths: int = 100,
+        fallback: Answerer | None = None,
+    ) -> None:
+        self.model = model
+        self.decision = LLMDecision(model, "answer", what="answer")
+        self.prompt = EXPLANATION_PROMPT if explain else REASONING_PROMPT
+        self.explain = explain
+        self.max_prompt_paths = max_prompt_paths
+        self.fallback = fallback if fallback is not None else VoteAnswerer()
+
+    def answer(self, question: str, paths: Sequence[dict], plans: Sequence[dict]) -> AnswerOutcome:
+        lines, truncated = path_lines(paths, self.max_prompt_paths)
+        warnings: list[str] = []
+        if truncated:
+            warnings.append(f"answer: {len(set(p['text'] for p in paths))} reasoning paths; "
+                            f"the prompt keeps the first {self.max_prompt_paths} (best plans first)")
+        prompt = self.prompt.format(paths="\n".join(lines) or NO_PATHS_TEXT, question=question)
+
+        def parse(reply: str):
+            return parse_answer_list(reply.split("\n", 1)[0] if self.explain else reply) or None, []
+
+        asked = self.decision.ask(prompt, parse)
+        if not asked.decided:
+            outcome = fall_back(asked, self.fallback.answer(question, paths, plans), node="answer",
+                                to=f"{self.fallback.name} answers", before=warnings)
+            outcome.output = outcome.output or asked.reply
+            return outcome
+        warnings.extend(asked.warnings)
+        answers = ground_answers(asked.value, paths)
+        ungrounded = [a["answer"] for a in answers if not a["grounded"]]
+        if ungrounded:
+            warnings.append("answer: not supported by any retrieved path: " + ", ".join(ungrounded))
+        return AnswerOutcome(answers, asked.reply, warnings, asked.usage)
+
+
+def answer_node(state: dict, *, answerer: Answerer) -> dict:
+    """Graph node: answer the question from the state's reasoning paths."""
+    from kg_agent.tools.shared.updates import add_usage, add_warnings, emit_answers
+
+    outcome = answerer.answer(state["question"], state.get("paths") or [], state.get("plans") or [])
+    stop = state.get("stop_reason") or ("answered" if outcome.answers else "no_answer")
+    emit_answers(outcome.answers, stop)
+    return {
+        "answers": outcome.answers,
+        "output": outcome.output,
+        "stop_reason": stop,
+        "warnings": add_warnings(state, outcome.warnings),
+        "usage": add_usage(state, outcome.usage),
+    }
+
+
+def respond_node(state: dict, *, answerer: Answerer) -> dict:
+    """``answer``, plus the chat reply when the question came as messages."""
+    update = answer_node(state, answerer=answerer)
+    if state.get("messages"):
+        merged = {**state, **update}
+        update["messages"] = [reply_message(format_reply(merged), merged, name="rog")]
+    return update
+
+
+def format_reply(state: dict) -> str:
+    """A short chat reply: the answers and the reasoning path behind the first one."""
+    answers = state.get("answers") or []
+    if not answers:
+        reasons = [w for w in state.get("warnings") or [] if w.startswith(("link:", "answer:"))]
+        return "I could not find an answer in the knowledge graph." + (f" ({reasons[-1]})" if reasons else "")
+    names = ", ".join(a["answer"] for a in answers[:10]) + (" ..." if len(answers) > 10 else "")
+    first = answers[0]
+    because = f"\nBecause: {first['paths'][0]['text']}" if first.get("paths") else ""
+    return names + because

@@ -1,0 +1,201 @@
+"""Think-on-Graph's *answer* step, shared by ToG and ToG-I.
+
+When verification said Yes, the answer comes from the explored triples: the verifier's braced answer is
+reused (no extra call) and checked against the chains; each answer carries the chains that end in it
+(``grounded: True``), or ``grounded: False`` when no chain mentions it. When exploration ended without a
+Yes (maximum depth, no relation or candidate left, call budget spent, no topic entity), ToG answers from
+the triples *and the model's own knowledge* (its answer prompt; with no triple at all, a plain question
+prompt): those answers are flagged ``grounded: False`` with a note, whatever they are.
+
+* :class:`LLMToGAnswerer` — the above; replies parsed from ``{braced}`` answers, else as a list;
+  one retry, then the offline answerer;
+* :class:`ChainAnswerer` — offline: the last entities of the best-scored chains of the newest depth
+  that follow the best chain's relation path, best first (grounded only when verification said Yes).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Protocol, runtime_checkable
+
+from langchain_core.language_models import BaseChatModel
+
+from kg_agent.kg.graph import normalize_label
+from kg_agent.llm.parsing import parse_answer_list
+from kg_agent.tools.rog.answer import AnswerOutcome
+from kg_agent.tools.shared.decider import LLMDecision, fall_back
+from kg_agent.tools.shared.link import reply_message
+from kg_agent.tools.shared.updates import add_usage, add_warnings, answer_record, emit_answers
+from kg_agent.tools.tog.prune_entities import chain_path, chain_triplets
+from kg_agent.tools.tog.prune_relations import chain_relations, remaining_calls
+from kg_agent.tools.tog.verify import best_chain
+
+UNVERIFIED_NOTE = "exploration ended without verification ({reason}); answered from the triples and the model's own knowledge"
+OFFLINE_UNVERIFIED_NOTE = "exploration ended without verification ({reason}); best-scored chain, not confirmed"
+
+
+@runtime_checkable
+class ToGAnswerer(Protocol):
+    name: str
+
+    def answer(self, question: str, chains: Sequence[dict], *, verification: dict | None, stop_reason: str,
+               calls_left: int | None = None) -> AnswerOutcome: ...
+
+
+def supporting_chains(name: str, chains: Sequence[dict], limit: int = 3) -> list[dict]:
+    """Chains ending in (else mentioning) an entity labelled ``name``, best first, as path dicts."""
+    key = normalize_label(name)
+    ordered = sorted(chains, key=lambda c: -c.get("score", 0.0))
+    ends = [c for c in ordered if c.get("triples") and normalize_label(c["triples"][-1]["tail"]["label"]) == key]
+    if not ends:
+        ends = [c for c in ordered if any(normalize_label(e["label"]) == key
+                                          for e in [c["start"], *(t["tail"] for t in c.get("triples", []))])]
+    return [chain_path(c) for c in ends[:limit]]
+
+
+def _entity_id(name: str, chains: Sequence[dict]) -> str | None:
+    key = normalize_label(name)
+    for chain in chains:
+        for entity in [chain["start"], *(t["tail"] for t in chain.get("triples", []))]:
+            if normalize_label(entity["label"]) == key:
+                return entity["id"]
+    return None
+
+
+def answer_records(names: Sequence[str], chains: Sequence[dict], *, verified: bool, note: str | None = None) -> list[dict]:
+    records = []
+    for rank, name in enumerate(names):
+        paths = supporting_chains(name, chains)
+        records.append(answer_record(
+            name, entity_id=_entity_id(name, chains), score=1.0 - rank / (len(names) + 1),
+            grounded=verified and bool(paths), paths=paths, note=None if verified and paths else note,
+        ))
+    return records
+
+
+class ChainAnswerer:
+    """Offline: tails of the best chains of the newest depth that share the best chain's relation path."""
+
+    name = "chains"
+
+    def __init__(self, *, max_answers: int = 20) -> None:
+        self.max_answers = max_answers
+
+    def answer(self, question, chains, *, verification, stop_reason, calls_left=None) -> AnswerOutcome:
+        verified = bool(verification and verification.get("sufficient"))
+        best = best_chain([c for c in chains if c.get("triples")], (verification or {}).get("depth") if verified else None)
+        if best is None:
+            return AnswerOutcome([], "", [f"answer: nothing explored ({stop_reason or 'no chain'}), so no answer"])
+        relations = chain_relations(best)
+        same = sorted((c for c in chains if c.get("depth") == best["depth"] and chain_relations(c) == relations),
+                      key=lambda c: -c.get("score", 0.0))
+        answers: dict[str, dict] = {}
+        note = None if verified else OFFLINE_UNVERIFIED_NOTE.format(reason=stop_reason or "not verified")
+        for chain in same:
+            tail = chain["triples"][-1]["tail"]
+            if tail["id"] in answers or len(answers) >= self.max_answers:
+                continue
+            answers[tail["id"]] = answer_record(tail["label"], entity_id=tail["id"], score=chain.get("score", 0.0),
+                                                grounded=verified, paths=[chain_path(chain)], note=note)
+        records = list(answers.values())
+        return AnswerOutcome(records, "\n".join(a["answer"] for a in records))
+
+
+ANSWER_PROMPT = """Given a question and the associated retrieved knowledge graph triplets (entity, relation, entity), you are asked to answer the question with these triplets and your knowledge.
+Q: Find the person who said "Taste cannot be controlled by law", where did this person die from?
+Knowledge Triplets: Taste cannot be controlled by law., media_common.quotation.author, Thomas Jefferson
+A: Based on the given knowledge triplets, it's not sufficient to answer the entire question. The triplets only provide information about the person who said "Taste cannot be controlled by law," which is Thomas Jefferson. To answer the second part of the question, it's necessary to have additional knowledge about where Thomas Jefferson's dead. Based on my knowledge, Thomas Jefferson died in Charlottesville, Virginia, USA. So the answer is {{Charlottesville}}.
+
+Q: {question}
+Knowledge Triplets: {triplets}
+A: """  # noqa: E501 (prompt text kept verbatim)
+
+NO_TRIPLES_PROMPT = """Answer the question with your own knowledge. Put each answer in braces, like {{Paris}}.
+Q: {question}
+A: """
+
+
+def parse_tog_answers(reply: str) -> list[str]:
+    """Answers in braces (``{Forrest Gump}``; Yes/No skipped), else the reply read as a list."""
+    braced = [b.strip() for b in re.findall(r"\{([^{}]+)\}", reply or "")]
+    names = [b for b in braced if b and b.casefold() not in {"yes", "no"}]
+    if names:
+        return list(dict.fromkeys(names))
+    return parse_answer_list(reply)
+
+
+class LLMToGAnswerer:
+    """ToG's answer step for a chat model (see the module docstring)."""
+
+    name = "llm"
+
+    def __init__(self, model: BaseChatModel, *, fallback: ToGAnswerer | None = None, max_triplets: int = 200) -> None:
+        self.model = model
+        self.decision = LLMDecision(model, "answer", what="answer")
+        self.fallback = fallback if fallback is not None else ChainAnswerer()
+        self.max_triplets = max_triplets
+
+    def answer(self, question, chains, *, verification, stop_reason, calls_left=None) -> AnswerOutcome:
+        verified = bool(verification and verification.get("sufficient"))
+        warnings: list[str] = []
+        if verified and verification.get("answer"):
+            names = parse_tog_answers("{" + verification["answer"] + "}")
+            records = answer_records(names, chains, verified=True, note="not found in the explored triples")
+            missing = [a["answer"] for a in records if not a["grounded"]]
+            if missing:
+                warnings.append("answer: not found in the explored triples: " + ", ".join(missing))
+            return AnswerOutcome(records, verification.get("reply") or "", warnings)
+        lines = chain_triplets(chains)[: self.max_triplets]
+        if lines:
+            prompt = ANSWER_PROMPT.format(question=question, triplets="\n".join(lines))
+        else:
+            prompt = NO_TRIPLES_PROMPT.format(question=question)
+        asked = self.decision.ask(prompt, lambda r: (parse_tog_answers(r) or None, []), calls_left=calls_left)
+        if not asked.decided:
+            outcome = self.fallback.answer(question, chains, verification=verification, stop_reason=stop_reason)
+            return fall_back(asked, outcome, node="answer", to=f"{self.fallback.name} answers", before=warnings)
+        warnings.extend(asked.warnings)
+        note = None if verified else UNVERIFIED_NOTE.format(reason=stop_reason or "not verified")
+        records = answer_records(asked.value, chains, verified=verified, note=note)
+        if not verified:
+            warnings.append("answer: " + note)
+        return AnswerOutcome(records, asked.reply, warnings, asked.usage)
+
+
+def answer_node(state: dict, *, answerer: ToGAnswerer, max_llm_calls: int | None = None) -> dict:
+    """Graph node: answer from the explored chains (this round's, in ToG-I) and the verification."""
+    stop = state.get("stop_reason") or ""
+    chains = [c for c in state.get("chains") or [] if (c.get("round") or 0) == (state.get("round") or 0)]
+    calls_left = remaining_calls(state, max_llm_calls)
+    outcome = answerer.answer(state.get("question", ""), chains, verification=state.get("verification"), stop_reason=stop,
+                              calls_left=calls_left)
+    emit_answers(outcome.answers, stop or ("answered" if outcome.answers else "no_answer"))
+    return {
+        "answers": outcome.answers,
+        "output": outcome.output,
+        "stop_reason": stop or ("answered" if outcome.answers else "no_answer"),
+        "warnings": add_warnings(state, outcome.warnings),
+        "usage": add_usage(state, outcome.usage),
+    }
+
+
+def format_tog_reply(state: dict) -> str:
+    """A short chat reply: the answers and the chain behind the first one."""
+    answers = state.get("answers") or []
+    if not answers:
+        return "I could not find an answer in the knowledge graph."
+    names = ", ".join(a["answer"] for a in answers[:10]) + (" ..." if len(answers) > 10 else "")
+    first = answers[0]
+    because = f"\nBecause: {first['paths'][0]['text']}" if first.get("paths") else ""
+    flag = "" if first.get("grounded", True) else "\n(not confirmed by the knowledge graph)"
+    return names + because + flag
+
+
+def respond_node(state: dict, *, answerer: ToGAnswerer, max_llm_calls: int | None = None, name: str = "tog") -> dict:
+    """``answer``, plus the chat reply when the question came as messages."""
+    update = answer_node(state, answerer=answerer, max_llm_calls=max_llm_calls)
+    if state.get("messages"):
+        merged = {**state, **update}
+        update["messages"] = [reply_message(format_tog_reply(merged), merged, name=name)]
+    return update

@@ -1,0 +1,56 @@
+"""The four decisions of a ToG-family graph (relation pruner, entity scorer, verifier, answerer), chosen once."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from langchain_core.embeddings import Embeddings
+from langchain_core.language_models import BaseChatModel
+
+from kg_agent.kg.graph import KnowledgeGraph
+from kg_agent.tools.shared.scoring import DEFAULT_IGNORED_RELATIONS
+from kg_agent.tools.tog.answer import ChainAnswerer, LLMToGAnswerer, ToGAnswerer
+from kg_agent.tools.tog.prune_entities import EntityScorer, LLMEntityScorer, SimilarityEntityScorer
+from kg_agent.tools.tog.prune_relations import LLMRelationPruner, RelationPruner, SimilarityRelationPruner
+from kg_agent.tools.tog.verify import LLMVerifier, ScoreVerifier, Verifier
+
+
+@dataclass
+class ToGDeciders:
+    """The four decisions of a ToG-family graph, LLM-backed or offline."""
+
+    relation_pruner: RelationPruner
+    entity_scorer: EntityScorer
+    verifier: Verifier
+    answerer: ToGAnswerer
+    uses_llm: bool
+
+
+def make_tog_deciders(
+    kg: KnowledgeGraph,
+    *,
+    model: BaseChatModel | None = None,
+    relation_pruner: RelationPruner | None = None,
+    entity_scorer: EntityScorer | None = None,
+    verifier: Verifier | None = None,
+    answerer: ToGAnswerer | None = None,
+    embeddings: Embeddings | None = None,
+    ignored_relations: Sequence[str] = DEFAULT_IGNORED_RELATIONS,
+    verify_margin: float = 0.0,
+) -> ToGDeciders:
+    """The deciders: LLM ones (each falling back to its offline twin) when a model is given, else offline."""
+    offline_relations = SimilarityRelationPruner(embeddings=embeddings)
+    offline_entities = SimilarityEntityScorer(embeddings=embeddings)
+    offline_verifier = ScoreVerifier(kg, embeddings=embeddings, margin=verify_margin, ignored_relations=ignored_relations)
+    offline_answerer = ChainAnswerer()
+    if model is None:
+        return ToGDeciders(relation_pruner or offline_relations, entity_scorer or offline_entities,
+                           verifier or offline_verifier, answerer or offline_answerer, False)
+    return ToGDeciders(
+        relation_pruner or LLMRelationPruner(model, fallback=offline_relations),
+        entity_scorer or LLMEntityScorer(model, fallback=offline_entities),
+        verifier or LLMVerifier(model, fallback=offline_verifier),
+        answerer or LLMToGAnswerer(model, fallback=offline_answerer),
+        True,
+    )

@@ -1,0 +1,291 @@
+"""ToG-I's *instruction generation* and *instruction integration* steps.
+
+Instruction generation (ToG-I §3.1): the question is analysed into up to ``n`` (3) guiding instructions,
+shallow to deep, and the topic entities they suggest; those entities join the linked ones as the starting
+points E^0. Integration (§3.2): in outer iteration T the accumulated instructions ``i_1..i_T`` are
+summarised into one set I'_T that guides relation and entity exploration.
+
+* :class:`LLMInstructionGenerator` — a prompt asking for JSON ``{"instructions": [...], "topic_entities": [...]}``
+  (numbered lines are accepted too); one retry, then the offline generator;
+* :class:`PathInstructionGenerator` — offline: the relation path most similar to the question, grown
+  greedily hop by hop from the topic entities (up to ``n`` hops), gives one instruction per hop, shallow
+  to deep ("From Robert Zemeckis, follow 'directed by (reverse)'.", "Then from the entities found, follow
+  'starred actors'."); it suggests the linked topic entities;
+* :class:`LLMInstructionIntegrator` (one call for T >= 2; I'_1 is i_1 itself) and
+  :class:`JoinInstructionIntegrator` (offline: the instructions joined in order).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Protocol, runtime_checkable
+
+from langchain_core.embeddings import Embeddings
+from langchain_core.language_models import BaseChatModel
+
+from kg_agent.kg.graph import KnowledgeGraph
+from kg_agent.kg.relation_paths import verbalize_relation
+from kg_agent.kg.types import Entity
+from kg_agent.llm.parsing import parse_json_object
+from kg_agent.tools.shared.decider import LLMDecision, fall_back
+from kg_agent.tools.shared.scoring import DEFAULT_IGNORED_RELATIONS, filter_relations
+from kg_agent.tools.shared.updates import add_usage, add_warnings
+from kg_agent.tools.tog.prune_relations import SimilarityRelationPruner, guided_query, remaining_calls
+
+DEFAULT_MAX_INSTRUCTIONS = 3
+
+
+@dataclass
+class InstructionOutcome:
+    instructions: list[str]
+    entities: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    usage: dict = field(default_factory=dict)
+    source: str = ""
+
+
+@runtime_checkable
+class InstructionGenerator(Protocol):
+    name: str
+
+    def generate(self, question: str, topic_entities: Sequence[Entity], *, max_instructions: int = DEFAULT_MAX_INSTRUCTIONS,
+                 calls_left: int | None = None) -> InstructionOutcome: ...
+
+
+class PathInstructionGenerator:
+    """Offline instructions: one per hop of the relation path most similar to the question.
+
+    The path is grown greedily with the offline relation scorer (:class:`SimilarityRelationPruner`: MiniLM
+    cosine plus stem overlap) over the relations walkable from the entities reached so far, and stops when
+    no extension is more similar to the question than the path itself (the offline verifier's rule).
+    """
+
+    name = "path"
+
+    def __init__(self, kg: KnowledgeGraph, *, embeddings: Embeddings | None = None,
+                 ignored_relations: Sequence[str] = DEFAULT_IGNORED_RELATIONS, frontier_sample: int = 100) -> None:
+        self.kg = kg
+        self.ignored_relations = tuple(ignored_relations)
+        self.frontier_sample = frontier_sample
+        self._similarity = SimilarityRelationPruner(embeddings=embeddings)
+
+    def relation_path(self, question: str, topic_entities: Sequence[Entity], max_hops: int) -> tuple[str, ...]:
+        query = guided_query(question, "", topic_entities)
+        nodes = [e.id for e in topic_entities]
+        prefix: tuple[str, ...] = ()
+        current = float("-inf")
+        for _hop in range(max_hops):
+            relations = sorted({r for n in nodes[: self.frontier_sample] for r in self.kg.relations(n)})
+            relations, _ = filter_relations(relations, self.ignored_relations)
+            if not relations:
+                break
+            sims = self._similarity.similarities(query, prefix, relations)
+            best = max(range(len(relations)), key=lambda i: sims[i])
+            if prefix and current >= sims[best]:
+                break
+            prefix, current = prefix + (relations[best],), sims[best]
+            seen = set(nodes)
+            nodes = sorted({t for n in nodes[: self.frontier_sample] for t in self.kg.neighbors(n, relations[best])} - seen)
+        return prefix
+
+    def generate(self, question, topic_entities, *, max_instructions=DEFAULT_MAX_INSTRUCTIONS, calls_left=None) -> InstructionOutcome:
+        entities = list(topic_entities)
+        if not entities:
+            return InstructionOutcome([f"Find the entities the question is about: {question}"], source=self.name)
+        relations = self.relation_path(question, entities, max_instructions)
+        if not relations:
+            return InstructionOutcome([], [e.label for e in entities], ["instructions: no relation can be walked from the topic entities"],
+                                      source=self.name)
+        names = ", ".join(e.label for e in entities)
+        instructions = []
+        for hop, relation in enumerate(relations):
+            where = f"From {names}" if hop == 0 else "Then from the entities found"
+            instructions.append(f"{where}, follow '{verbalize_relation(relation)}' ({relation}).")
+        return InstructionOutcome(instructions, [e.label for e in entities], source=self.name)
+
+
+INSTRUCTION_PROMPT = """Analyse the question from several angles and levels, shallow to deep. Write up to {n} guiding instructions that say what to look for in a knowledge graph to answer it (the first one the most direct), and the topic entities those instructions start from (names as they may appear in the knowledge graph).
+Reply with JSON only: {{"instructions": ["...", "..."], "topic_entities": ["...", "..."]}}
+Example:
+Q: Is Liu Cixin one of China's most influential science fiction writers?
+A: {{"instructions": ["Look for the science fiction awards Liu Cixin's works have won, such as the Hugo Award.", "Look for Liu Cixin's works and their sales rankings."], "topic_entities": ["Liu Cixin", "Hugo Award"]}}
+
+Q: {question}
+A: """  # noqa: E501 (prompt text kept verbatim)
+
+INTEGRATE_PROMPT = """Summarise these guiding instructions for answering a question into one comprehensive instruction set (a few sentences, keep every concrete relation or entity they mention).
+Question: {question}
+Instructions:
+{instructions}
+Summary: """  # noqa: E501 (prompt text kept verbatim)
+
+
+def parse_instructions(reply: str, max_instructions: int) -> tuple[list[str], list[str]] | None:
+    """``(instructions, entities)`` from JSON, else from numbered/bulleted lines; ``None`` when empty."""
+    obj = parse_json_object(reply)
+    if obj:
+        raw = obj.get("instructions") or obj.get("instruction") or []
+        raw = [raw] if isinstance(raw, str) else raw
+        instructions = [str(i).strip() for i in raw if str(i).strip()]
+        ents = obj.get("topic_entities") or obj.get("entities") or []
+        ents = [ents] if isinstance(ents, str) else ents
+        entities = [str(e).strip() for e in ents if str(e).strip()]
+        if instructions:
+            return instructions[:max_instructions], entities
+    lines = [re.sub(r"^\s*(?:[-*•]|\d+[.)]|instruction\s*\d*\s*[:.])\s*", "", line, flags=re.I).strip()
+             for line in (reply or "").splitlines() if re.match(r"^\s*(?:[-*•]|\d+[.)]|instruction\s*\d*\s*[:.])", line, re.I)]
+    lines = [line for line in lines if line]
+    return (lines[:max_instructions], []) if lines else None
+
+
+class LLMInstructionGenerator:
+    """ToG-I's instruction generation for a chat model, with the offline generator as fallback."""
+
+    name = "llm"
+
+    def __init__(self, model: BaseChatModel, *, fallback: InstructionGenerator | None = None, prompt: str = INSTRUCTION_PROMPT) -> None:
+        self.model = model
+        self.decision = LLMDecision(model, "instructions")
+        self.fallback = fallback
+        self.prompt = prompt
+
+    def generate(self, question, topic_entities, *, max_instructions=DEFAULT_MAX_INSTRUCTIONS, calls_left=None) -> InstructionOutcome:
+        prompt = self.prompt.format(n=max_instructions, question=question)
+        asked = self.decision.ask(prompt, lambda r: (parse_instructions(r, max_instructions), []), calls_left=calls_left)
+        if asked.decided:
+            instructions, entities = asked.value
+            return InstructionOutcome(instructions, entities, asked.warnings, asked.usage, self.name)
+        if self.fallback is None:
+            return fall_back(asked, InstructionOutcome([], source=self.name), node="instructions", to="no instructions")
+        outcome = self.fallback.generate(question, topic_entities, max_instructions=max_instructions)
+        return fall_back(asked, outcome, node="instructions", to=f"the {self.fallback.name} generator")
+
+
+@runtime_checkable
+class InstructionIntegrator(Protocol):
+    name: str
+
+    def integrate(self, question: str, instructions: Sequence[str], *, calls_left: int | None = None) -> tuple[str, list[str], dict]: ...
+
+
+@dataclass
+class JoinedInstructions:
+    """The offline integration's outcome: the instructions joined in order."""
+
+    text: str
+    warnings: list[str] = field(default_factory=list)
+    usage: dict = field(default_factory=dict)
+
+
+class JoinInstructionIntegrator:
+    """Offline integration: the accumulated instructions joined in order."""
+
+    name = "join"
+
+    def integrate(self, question, instructions, *, calls_left=None):
+        return " ".join(instructions), [], {}
+
+
+class LLMInstructionIntegrator:
+    """One summarising call per outer iteration T >= 2 (I'_1 = i_1 needs none)."""
+
+    name = "llm"
+
+    def __init__(self, model: BaseChatModel, *, prompt: str = INTEGRATE_PROMPT) -> None:
+        self.model = model
+        self.decision = LLMDecision(model, "integrate", what="instruction")
+        self.prompt = prompt
+
+    def integrate(self, question, instructions, *, calls_left=None):
+        if len(instructions) <= 1:
+            return " ".join(instructions), [], {}
+        prompt = self.prompt.format(question=question, instructions="\n".join(f"{i}. {text}" for i, text in enumerate(instructions, 1)))
+        asked = self.decision.ask(prompt, lambda r: (r.strip() or None, []), calls_left=calls_left)
+        if asked.decided:
+            return asked.value, asked.warnings, asked.usage
+        joined = JoinedInstructions(" ".join(instructions))
+        joined = fall_back(asked, joined, node="integrate", to="the instructions joined in order")
+        return joined.text, joined.warnings, joined.usage
+
+
+def make_instruction_deciders(
+    kg: KnowledgeGraph,
+    *,
+    model: BaseChatModel | None = None,
+    generator: InstructionGenerator | None = None,
+    integrator: InstructionIntegrator | None = None,
+    embeddings: Embeddings | None = None,
+    ignored_relations: Sequence[str] = DEFAULT_IGNORED_RELATIONS,
+) -> tuple[InstructionGenerator, InstructionIntegrator]:
+    """ToG-I's two decisions: the LLM ones (the generator falling back to the path generator) when a model is
+    given, else offline; one given explicitly is used as is."""
+    if generator is None:
+        offline = PathInstructionGenerator(kg, embeddings=embeddings, ignored_relations=ignored_relations)
+        generator = LLMInstructionGenerator(model, fallback=offline) if model is not None else offline
+    if integrator is None:
+        integrator = LLMInstructionIntegrator(model) if model is not None else JoinInstructionIntegrator()
+    return generator, integrator
+
+
+# ---------------------------------------------------------------------------------------------- nodes
+def instructions_node(
+    state: dict,
+    *,
+    kg: KnowledgeGraph,
+    generator: InstructionGenerator,
+    max_instructions: int = DEFAULT_MAX_INSTRUCTIONS,
+    max_topic_entities: int = 5,
+    max_llm_calls: int | None = None,
+) -> dict:
+    """Graph node: generate the instructions; add the entities they suggest to ``topic_entities``."""
+    entities = [Entity.from_dict(e) for e in state.get("topic_entities") or []]
+    calls_left = remaining_calls(state, max_llm_calls, reserve=1)
+    outcome = generator.generate(state["question"], entities, max_instructions=max_instructions, calls_left=calls_left)
+    warnings = list(outcome.warnings)
+    known = {e.id for e in entities}
+    for name in outcome.entities:
+        if len(entities) >= max_topic_entities:
+            break
+        matches = kg.find_entities(name) if name else []
+        if any(e.id in known for e in matches):
+            continue  # already a topic entity (a case variant would only crowd the beam)
+        found = [e for e in matches if e.id not in known]
+        if found:
+            entities.append(found[0])
+            known.add(found[0].id)
+    update = {
+        "instructions": outcome.instructions[:max_instructions],
+        "topic_entities": [e.to_dict() for e in entities],
+        "round": 0,
+        "warnings": add_warnings(state, warnings),
+        "usage": add_usage(state, outcome.usage),
+    }
+    if entities and state.get("stop_reason") == "no_topic_entity":
+        update["stop_reason"] = ""
+    return update
+
+
+def integrate_node(state: dict, *, integrator: InstructionIntegrator, max_width: int | None = None,
+                   max_llm_calls: int | None = None) -> dict:
+    """Graph node: start outer iteration T: integrate ``i_1..i_T`` into ``guidance``, set width W = T, restart."""
+    from kg_agent.tools.tog.prune_entities import new_chain
+
+    round_ = int(state.get("round") or 0) + 1
+    instructions = list(state.get("instructions") or [])[:round_]
+    calls_left = remaining_calls(state, max_llm_calls, reserve=1)
+    guidance, warnings, usage = integrator.integrate(state["question"], instructions, calls_left=calls_left)
+    width = round_ if max_width is None else min(round_, max_width)
+    return {
+        "round": round_,
+        "width": width,
+        "guidance": guidance,
+        "depth": 0,
+        "frontier": [new_chain(e) for e in state.get("topic_entities") or []],
+        "candidate_relations": [],
+        "verification": {},
+        "stop_reason": "" if state.get("topic_entities") else (state.get("stop_reason") or "no_topic_entity"),
+        "warnings": add_warnings(state, warnings),
+        "usage": add_usage(state, usage),
+    }

@@ -1,0 +1,274 @@
+"""Think-on-Graph's *entity pruning* step, shared by ToG and ToG-I; also the chain value helpers.
+
+For each (chain, relation) pair kept by relation pruning, the candidate tail entities are the relation's
+neighbours of the chain's last entity, minus the entities already on that chain (so a chain never walks
+back to an entity it visited: ``Robert Zemeckis -^directed_by->`` offers his other films, not the one the
+chain came from). Large candidate sets are capped deterministically: sorted by (label, id), the first
+``max_candidates`` kept, with a warning (ToG samples randomly). A decider scores the candidates; a triple's
+score is relation score x entity score; the global top-``W`` triples extend their chains (ToG's beam).
+
+A chain is a JSON dict ``{"text", "start", "triples": [Triple.to_dict()...], "score", "scores", "depth"}``
+and renders to a RoG path dict with :func:`chain_path` for answers. ``scores`` holds each triple's score
+(relation score x entity score, as in ToG); the chain's ``score`` is their product, so the beam ranks whole
+chains. (ToG ranks by the newest triple alone, which lets an entity with a single relation — scored 1 —
+or a single tail take over the beam from a better chain.)
+
+* :class:`LLMEntityScorer` — ToG's entity-scoring prompt (one call per pair; none for a single candidate);
+  the reply may be ToG's ``Score: 0.0, 1.0, ...`` list (in candidate order) or ``{entity (Score: x)}`` items;
+* :class:`SimilarityEntityScorer` — offline: cosine similarity of the triple text ("head relation tail") to
+  the question, rescaled so the best candidate scores 1 (it has no reason to split mass among equally
+  plausible entities, which would penalise relations with many tails).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Protocol, runtime_checkable
+
+from langchain_core.embeddings import Embeddings
+from langchain_core.language_models import BaseChatModel
+
+from kg_agent.kg.graph import KnowledgeGraph
+from kg_agent.kg.relation_paths import verbalize_relation
+from kg_agent.kg.types import Entity, Path, Triple
+from kg_agent.llm.parsing import parse_scored_items
+from kg_agent.tools.shared.decider import LLMDecision, fall_back
+from kg_agent.tools.shared.scoring import TextVectorsFromEmbeddings, top_normalised
+from kg_agent.tools.shared.updates import add_usage, add_warnings, emit
+from kg_agent.tools.tog.prune_relations import (
+    DEFAULT_WIDTH,
+    GUIDANCE_LINE,
+    ScoredOutcome,
+    chain_tail,
+    guided_query,
+    remaining_calls,
+)
+
+DEFAULT_MAX_CANDIDATES = 40
+
+
+# ---------------------------------------------------------------------------------------------- chains
+def new_chain(entity: Entity | dict) -> dict:
+    """A chain of no triple yet, starting at a topic entity."""
+    entity = entity if isinstance(entity, Entity) else Entity.from_dict(entity)
+    return {"text": entity.label, "start": entity.to_dict(), "triples": [], "score": 1.0, "scores": [], "depth": 0}
+
+
+def extend_chain(chain: dict, triple: Triple, score: float, depth: int, **extra) -> dict:
+    """The chain with one more triple; ``score`` is the triple's own score (the chain's is the product)."""
+    triples = [*chain.get("triples", []), triple.to_dict()]
+    path = Path(Entity.from_dict(chain["start"]), tuple(Triple.from_dict(t) for t in triples))
+    return {
+        "text": path.text(),
+        "start": chain["start"],
+        "triples": triples,
+        "score": round(float(chain.get("score", 1.0)) * float(score), 8),
+        "scores": [*chain.get("scores", []), round(float(score), 6)],
+        "depth": depth,
+        **extra,
+    }
+
+
+def chain_entity_ids(chain: dict) -> set[str]:
+    return {chain["start"]["id"], *(t["tail"]["id"] for t in chain.get("triples", []))}
+
+
+def chain_path(chain: dict) -> dict:
+    """The chain as a RoG-style path dict (``text``, ``start``, ``steps``) with its score."""
+    path = Path(Entity.from_dict(chain["start"]), tuple(Triple.from_dict(t) for t in chain.get("triples", [])))
+    return {**path.to_dict(), "score": chain.get("score", 0.0)}
+
+
+def triplet_text(triple: dict) -> str:
+    """ToG's ``head, relation, tail`` line, in the KG's own direction (``^r`` written the other way round)."""
+    head, relation, tail = triple["head"]["label"], triple["relation"], triple["tail"]["label"]
+    if relation.startswith("^"):
+        return f"{tail}, {relation[1:]}, {head}"
+    return f"{head}, {relation}, {tail}"
+
+
+def chain_triplets(chains: Sequence[dict]) -> list[str]:
+    """The distinct triplet lines of the chains, in chain order."""
+    return list(dict.fromkeys(triplet_text(t) for c in chains for t in c.get("triples", [])))
+
+
+# ---------------------------------------------------------------------------------------------- deciders
+@runtime_checkable
+class EntityScorer(Protocol):
+    name: str
+
+    def score_entities(
+        self,
+        question: str,
+        entity: Entity,
+        relation: str,
+        candidates: Sequence[Entity],
+        *,
+        guidance: str = "",
+        calls_left: int | None = None,
+    ) -> ScoredOutcome: ...
+
+
+class SimilarityEntityScorer(TextVectorsFromEmbeddings):
+    """Offline: similarity of "head relation tail" to the question, rescaled so the best candidate scores 1."""
+
+    name = "similarity"
+
+    def __init__(self, *, embeddings: Embeddings | None = None) -> None:
+        self._embeddings = embeddings
+
+
+    def score_entities(self, question, entity, relation, candidates, *, guidance="", calls_left=None) -> ScoredOutcome:
+        if not candidates:
+            return ScoredOutcome([], source=self.name)
+        verb = verbalize_relation(relation)
+        sims = self.vectors.rank(guided_query(question, guidance), [f"{entity.label} {verb} {c.label}" for c in candidates])
+        best = max(max(sims), 1e-6)
+        scored = [(c.id, round(max(0.0, s) / best, 6)) for c, s in zip(candidates, sims)]
+        return ScoredOutcome(sorted(scored, key=lambda pair: -pair[1]), source=self.name)
+
+
+ENTITY_PROMPT = """Please score the entities' contribution to the question on a scale from 0 to 1 (the sum of the scores of all entities is 1).
+Q: The movie featured Miley Cyrus and was produced by Tobin Armbrust?
+Relation: film.producer.film
+Entites: The Resident; So Undercover; Let Me In; Begin Again; The Quiet Ones; A Walk Among the Tombstones
+Score: 0.0, 1.0, 0.0, 0.0, 0.0, 0.0
+The movie featured Miley Cyrus and was produced by Tobin Armbrust is So Undercover.
+
+Q: {question}
+{guidance}Relation: {relation}
+Entites: {entities}
+Score: """  # noqa: E501 (prompt text kept verbatim)
+
+_NUMBER = re.compile(r"(?<![\w.])(?:0(?:\.\d+)?|1(?:\.0+)?|\.\d+)(?![\w.])")
+
+
+def parse_score_list(reply: str, count: int) -> list[float] | None:
+    """ToG's ``0.0, 1.0, 0.0`` reply (after an optional ``Score:``) when it has exactly ``count`` numbers."""
+    text = reply.split("Score:", 1)[1] if "Score:" in reply else reply
+    for line in text.strip().splitlines() or [""]:
+        numbers = [float(n) for n in _NUMBER.findall(line)]
+        if len(numbers) == count:
+            return numbers
+    return None
+
+
+class LLMEntityScorer:
+    """ToG's entity-scoring prompt, lenient parse, one retry, offline fallback."""
+
+    name = "llm"
+
+    def __init__(self, model: BaseChatModel, *, fallback: EntityScorer | None = None, prompt: str = ENTITY_PROMPT) -> None:
+        self.model = model
+        self.decision = LLMDecision(model, "prune_entities")
+        self.fallback = fallback if fallback is not None else SimilarityEntityScorer()
+        self.prompt = prompt
+
+    def score_entities(self, question, entity, relation, candidates, *, guidance="", calls_left=None) -> ScoredOutcome:
+        if not candidates:
+            return ScoredOutcome([], source=self.name)
+        labels = [c.label for c in candidates]
+        ids_by_label: dict[str, str] = {}
+        for c in candidates:
+            ids_by_label.setdefault(c.label, c.id)
+        prompt = self.prompt.format(
+            question=question, relation=relation, entities="; ".join(labels),
+            guidance=GUIDANCE_LINE.format(guidance=guidance) if guidance else "",
+        )
+
+        def parse(reply: str):
+            notes: list[str] = []
+            parsed = parse_scored_items(reply, list(ids_by_label))
+            if parsed.items:
+                if parsed.unknown:
+                    notes.append("prune_entities: ignored unknown entities: " + ", ".join(parsed.unknown[:5]))
+                items = [(ids_by_label[name], score) for name, score in parsed.items]
+            else:
+                numbers = parse_score_list(reply, len(candidates))
+                if numbers is None:
+                    return None, notes
+                items = [(c.id, n) for c, n in zip(candidates, numbers)]
+            total = sum(max(0.0, s) for _, s in items)
+            if total > 0 and abs(total - 1.0) > 1e-6:
+                notes.append(f"prune_entities: entity scores for {entity.label} -{relation}-> summed to {total:.2f}; rescaled")
+            return top_normalised(items, len(items)), notes
+
+        asked = self.decision.ask(prompt, parse, calls_left=calls_left)
+        if asked.decided:
+            return ScoredOutcome(asked.value, asked.warnings, asked.usage, self.name)
+        outcome = self.fallback.score_entities(question, entity, relation, candidates, guidance=guidance)
+        return fall_back(asked, outcome, node="prune_entities", to=f"the {self.fallback.name} scorer for {entity.label} -{relation}->")
+
+
+# ---------------------------------------------------------------------------------------------- node
+def candidate_entities(kg: KnowledgeGraph, chain: dict, relation: str, *, max_candidates: int) -> tuple[list[Entity], int, int]:
+    """``(candidates, total, revisits)``: neighbours not yet on the chain, sorted by (label, id), capped."""
+    on_chain = chain_entity_ids(chain)
+    ids = kg.neighbors(chain_tail(chain).id, relation)
+    fresh = [i for i in dict.fromkeys(ids) if i not in on_chain]
+    entities = sorted((Entity(i, kg.label(i) or i) for i in fresh), key=lambda e: (e.label, e.id))
+    return entities[:max_candidates], len(entities), len(ids) - len(fresh)
+
+
+def prune_entities_node(
+    state: dict,
+    *,
+    kg: KnowledgeGraph,
+    scorer: EntityScorer,
+    width: int | None = None,
+    max_candidates: int = DEFAULT_MAX_CANDIDATES,
+    max_llm_calls: int | None = None,
+) -> dict:
+    """Graph node: score the tails of each kept (chain, relation) pair; extend the chains with the top-``W`` triples.
+
+    Appends the new chains to ``chains``, makes them the ``frontier``, advances ``depth``; sets
+    ``stop_reason="no_candidates"`` when no pair has a tail entity left to visit.
+    """
+    width = int(width or state.get("width") or DEFAULT_WIDTH)
+    frontier = state.get("frontier") or []
+    depth = int(state.get("depth") or 0) + 1
+    guidance = state.get("guidance") or ""
+    warnings: list[str] = []
+    usage: dict = {}
+    scored_triples: list[tuple[float, int, Triple, float]] = []
+    for pair in state.get("candidate_relations") or []:
+        chain = frontier[pair["chain"]]
+        head = chain_tail(chain)
+        relation = pair["relation"]
+        candidates, total, revisits = candidate_entities(kg, chain, relation, max_candidates=max_candidates)
+        if total > len(candidates):
+            warnings.append(f"prune_entities: {head.label} -{relation}-> has {total} candidate entities; "
+                            f"scoring the first {len(candidates)} by label")
+        if not candidates:
+            why = " (all already on the chain)" if revisits else ""
+            warnings.append(f"prune_entities: {head.label} -{relation}-> leads to no new entity{why}")
+            continue
+        if len(candidates) == 1:
+            scored = ScoredOutcome([(candidates[0].id, 1.0)], source="single")
+        else:
+            calls_left = remaining_calls(state, max_llm_calls, spent=usage, reserve=1)
+            scored = scorer.score_entities(state["question"], head, relation, candidates, guidance=guidance, calls_left=calls_left)
+        warnings.extend(scored.warnings)
+        usage = add_usage({"usage": usage}, scored.usage)
+        by_id = {c.id: c for c in candidates}
+        for entity_id, entity_score in scored.items:
+            if entity_id in by_id:
+                triple = Triple(head, relation, by_id[entity_id])
+                triple_score = pair.get("relation_score", pair["score"]) * entity_score
+                scored_triples.append((pair["score"] * entity_score, pair["chain"], triple, triple_score))
+    scored_triples.sort(key=lambda item: -item[0])
+    extra = {"round": state["round"]} if state.get("round") else {}
+    new_chains = [extend_chain(frontier[i], triple, score, depth, **extra) for _, i, triple, score in scored_triples[:width]]
+    emit("prune_entities", depth=depth, kept=[{"chain": c["text"], "score": c["score"]} for c in new_chains])
+    update = {
+        "chains": [*(state.get("chains") or []), *new_chains],
+        "frontier": new_chains,
+        "depth": depth,
+        "candidate_relations": [],
+        "warnings": add_warnings(state, warnings),
+        "usage": add_usage(state, usage),
+    }
+    if not new_chains:
+        update["stop_reason"] = "no_candidates"
+    return update

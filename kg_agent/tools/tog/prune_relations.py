@@ -1,0 +1,256 @@
+"""Think-on-Graph's *relation pruning* step (Sun et al., ICLR 2024), shared by ToG and ToG-I.
+
+For each entity at the end of a chain, the entity's outgoing and incoming relations (incoming written
+``^rel``) are filtered of bookkeeping relations (:data:`DEFAULT_IGNORED_RELATIONS`, configurable), then a
+decider keeps ``W`` of them with scores in [0, 1] that sum to 1. The node then keeps the global top-``W``
+(entity, relation) pairs by score, so the entity-pruning step that follows makes at most ``W`` calls per
+depth: with at most ``W`` chains in the beam, one relation call per chain, one entity call per kept pair
+and one verification, a question costs at most ``2·W·D + D + 1`` LLM calls (ToG's bound, the ``+1`` being
+the final answer). Retries of malformed replies are counted against the same per-question limit
+(``max_llm_calls``): when it is reached, the offline decider answers instead and a warning says so.
+
+Two deciders share one interface (:class:`RelationPruner`):
+
+* :class:`LLMRelationPruner` — ToG's prompt, answers written ``{relation (Score: 0.x)}``; parsed
+  leniently (prose, missing scores, scores not summing to 1, unknown names), retried once, then the
+  offline pruner answers and the reason is recorded;
+* :class:`SimilarityRelationPruner` — ToG's SentenceBERT pruning ablation: cosine similarity of the
+  verbalised relation path (the chain's relations so far plus the candidate) to the question (and, in
+  ToG-I, the guiding instructions); top-``W`` kept and normalised to sum to 1.
+
+The LLM deciders ask through :class:`~kg_agent.tools.shared.decider.LLMDecision` (budget, one retry, warnings).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Protocol, runtime_checkable
+
+from langchain_core.embeddings import Embeddings
+from langchain_core.language_models import BaseChatModel
+
+from kg_agent.kg.graph import KnowledgeGraph
+from kg_agent.kg.relation_paths import verbalize_relation_path
+from kg_agent.kg.types import Entity
+from kg_agent.llm.parsing import parse_scored_items
+from kg_agent.tools.shared.decider import LLMDecision, fall_back
+from kg_agent.tools.shared.scoring import (
+    DEFAULT_IGNORED_RELATIONS,
+    TextVectorsFromEmbeddings,
+    filter_relations,
+    lexical_overlap,
+    mask_mentions,
+    stems,
+    top_normalised,
+)
+from kg_agent.tools.shared.updates import add_usage, add_warnings, emit
+
+DEFAULT_WIDTH = 3  # ToG's beam width W
+DEFAULT_DEPTH = 3  # ToG's maximum depth D
+
+def remaining_calls(state: dict, max_llm_calls: int | None, *, spent: dict | None = None, reserve: int = 0) -> int | None:
+    """Calls this question may still make: ``max_llm_calls`` minus the calls (and failed calls) so far."""
+    if max_llm_calls is None:
+        return None
+    usage = add_usage(state, spent)
+    return max(0, max_llm_calls - int(usage.get("calls", 0)) - int(usage.get("errors", 0)) - reserve)
+
+
+@dataclass
+class ScoredOutcome:
+    """A decider's scores (best first), its warnings, LLM usage and which decider produced them."""
+
+    items: list[tuple[str, float]]
+    warnings: list[str] = field(default_factory=list)
+    usage: dict = field(default_factory=dict)
+    source: str = ""
+    budget_exhausted: bool = False
+
+
+# ---------------------------------------------------------------------------------------------- deciders
+@runtime_checkable
+class RelationPruner(Protocol):
+    name: str
+
+    def score_relations(
+        self,
+        question: str,
+        entity: Entity,
+        relations: Sequence[str],
+        *,
+        width: int,
+        prefix: Sequence[str] = (),
+        guidance: str = "",
+        calls_left: int | None = None,
+    ) -> ScoredOutcome: ...
+
+
+def guided_query(question: str, guidance: str = "", entities: Sequence[Entity] = ()) -> str:
+    """The text the offline deciders compare with: the question (entity mentions abstracted) plus guidance."""
+    text = mask_mentions(question, entities)
+    return f"{text} {guidance}".strip() if guidance else text
+
+
+class SimilarityRelationPruner(TextVectorsFromEmbeddings):
+    """Offline: relations ranked by similarity of ``prefix + relation`` (verbalised) to the question.
+
+    ToG's SentenceBERT pruning ablation, made path-aware: at depth 2 the candidate ``starred_actors`` after
+    ``^directed_by`` is compared as "directed by (reverse) then starred actors". The similarity is MiniLM's
+    cosine plus ``lexical_weight`` x the share of the path's content words whose 4-letter stem occurs in the
+    question (MiniLM alone ranks "starred actors" above "directed by" for "who directed X"). The top
+    ``width`` are kept; their similarities (clipped at 0) are rescaled to sum to 1.
+    """
+
+    name = "similarity"
+
+    def __init__(self, *, embeddings: Embeddings | None = None, lexical_weight: float = 0.15) -> None:
+        self._embeddings = embeddings
+        self.lexical_weight = lexical_weight
+
+
+    def similarities(self, query: str, prefix: Sequence[str], relations: Sequence[str]) -> list[float]:
+        """Cosine similarity of each verbalised ``prefix + relation`` to ``query``, plus the lexical bonus."""
+        texts = [verbalize_relation_path((*prefix, *r.split("\x1f"))) for r in relations]  # "\x1f" joins a multi-step path
+        cosines = self.vectors.rank(query, texts)
+        if not self.lexical_weight:
+            return cosines
+        query_stems = stems(query)
+        return [c + self.lexical_weight * lexical_overlap(text, query_stems) for c, text in zip(cosines, texts)]
+
+    def score_relations(self, question, entity, relations, *, width, prefix=(), guidance="", calls_left=None) -> ScoredOutcome:
+        if not relations:
+            return ScoredOutcome([], source=self.name)
+        sims = self.similarities(guided_query(question, guidance, [entity]), prefix, relations)
+        return ScoredOutcome(top_normalised(zip(relations, sims), width), source=self.name)
+
+
+RELATION_PROMPT = """Please retrieve {width} relations (separated by semicolon) that contribute to the question and rate their contribution on a scale from 0 to 1 (the sum of the scores of {width} relations is 1). A relation starting with ^ is followed backwards (from object to subject).
+Q: Name the president of the country whose main spoken language was Brahui in 1980?
+Topic Entity: Brahui Language
+Relations: language.human_language.main_country; language.human_language.language_family; language.human_language.iso_639_3_code; base.rosetta.languoid.parent; language.human_language.writing_system; language.human_language.countries_spoken_in; language.human_language.region
+A: 1. {{language.human_language.main_country (Score: 0.4)}}: This relation is highly relevant as it directly relates to the country whose president is being asked for, and the main country where Brahui language is spoken in 1980.
+2. {{language.human_language.countries_spoken_in (Score: 0.3)}}: This relation is also relevant as it provides information on the countries where Brahui language is spoken, which could help narrow down the search for the president.
+3. {{base.rosetta.languoid.parent (Score: 0.2)}}: This relation is less relevant but still provides some context on the language family to which Brahui belongs.
+
+Q: {question}
+{guidance}Topic Entity: {entity}
+Relations: {relations}
+A: """  # noqa: E501 (prompt text kept verbatim)
+
+GUIDANCE_LINE = "Guiding instructions: {guidance}\n"
+
+
+class LLMRelationPruner:
+    """ToG's relation-pruning prompt for any chat model, with a lenient parse and an offline fallback.
+
+    Unknown relation names are ignored (and reported); missing scores share what the scored relations left;
+    scores not summing to 1 are rescaled; more than ``width`` relations are cut to the best ``width``.
+    """
+
+    name = "llm"
+
+    def __init__(self, model: BaseChatModel, *, fallback: RelationPruner | None = None, prompt: str = RELATION_PROMPT) -> None:
+        self.model = model
+        self.decision = LLMDecision(model, "prune_relations")
+        self.fallback = fallback if fallback is not None else SimilarityRelationPruner()
+        self.prompt = prompt
+
+    def score_relations(self, question, entity, relations, *, width, prefix=(), guidance="", calls_left=None) -> ScoredOutcome:
+        if not relations:
+            return ScoredOutcome([], source=self.name)
+        prompt = self.prompt.format(
+            width=width, question=question, entity=entity.label, relations="; ".join(relations),
+            guidance=GUIDANCE_LINE.format(guidance=guidance) if guidance else "",
+        )
+
+        def parse(reply: str):
+            parsed = parse_scored_items(reply, list(relations))
+            notes = []
+            if parsed.unknown:
+                notes.append(f"prune_relations: ignored relation(s) {entity.label} does not have: " + ", ".join(parsed.unknown))
+            if not parsed.items:
+                return None, notes
+            if parsed.renormalized or parsed.scores_missing:
+                notes.append(f"prune_relations: the scores for {entity.label} were incomplete or did not sum to 1; rescaled")
+            return top_normalised(parsed.items, width), notes
+
+        asked = self.decision.ask(prompt, parse, calls_left=calls_left)
+        if asked.decided:
+            return ScoredOutcome(asked.value, asked.warnings, asked.usage, self.name)
+        outcome = self.fallback.score_relations(question, entity, relations, width=width, prefix=prefix, guidance=guidance)
+        return fall_back(asked, outcome, node="prune_relations", to=f"the {self.fallback.name} pruner for {entity.label}")
+
+
+# ---------------------------------------------------------------------------------------------- node
+def chain_tail(chain: dict) -> Entity:
+    """The entity a chain ends at (its start when it has no triple yet)."""
+    triples = chain.get("triples") or []
+    return Entity.from_dict(triples[-1]["tail"] if triples else chain["start"])
+
+
+def chain_relations(chain: dict) -> tuple[str, ...]:
+    return tuple(t["relation"] for t in chain.get("triples") or [])
+
+
+def prune_relations_node(
+    state: dict,
+    *,
+    kg: KnowledgeGraph,
+    pruner: RelationPruner,
+    width: int | None = None,
+    ignored_relations: Sequence[str] = DEFAULT_IGNORED_RELATIONS,
+    max_llm_calls: int | None = None,
+) -> dict:
+    """Graph node: score ``W`` relations per frontier chain; keep the global top-``W`` (chain, relation) pairs.
+
+    Relations that lead only back to entities already on the chain are not offered. Writes
+    ``candidate_relations``: ``[{"chain": frontier index, "entity", "relation", "relation_score", "score"}]``
+    (``score`` = relation score x the chain's score, the ranking used for the global top-``W``); sets
+    ``stop_reason="no_relations"`` when no frontier entity has a usable relation. One LLM call per frontier
+    chain (none when the entity has a single relation: it scores 1).
+    """
+    width = int(width or state.get("width") or DEFAULT_WIDTH)
+    frontier = list(state.get("frontier") or [])
+    warnings: list[str] = []
+    if len(frontier) > width:
+        warnings.append(f"prune_relations: {len(frontier)} chains in the frontier; exploring the first {width} (W={width})")
+        frontier = frontier[:width]
+    usage: dict = {}
+    pairs: list[dict] = []
+    guidance = state.get("guidance") or ""
+    for index, chain in enumerate(frontier):
+        entity = chain_tail(chain)
+        relations, dropped = filter_relations(kg.relations(entity.id), ignored_relations)
+        on_chain = {chain["start"]["id"], *(t["tail"]["id"] for t in chain.get("triples") or [])}
+        relations = [r for r in relations if any(n not in on_chain for n in kg.neighbors(entity.id, r))]  # not only back
+        if not relations:
+            note = f" ({len(dropped)} bookkeeping relation(s) ignored)" if dropped else ""
+            warnings.append(f"prune_relations: {entity.label} has no relation to explore{note}")
+            continue
+        if len(relations) == 1:
+            scored = ScoredOutcome([(relations[0], 1.0)], source="single")
+        else:
+            calls_left = remaining_calls(state, max_llm_calls, spent=usage, reserve=1)
+            scored = pruner.score_relations(
+                state["question"], entity, relations, width=width, prefix=chain_relations(chain), guidance=guidance, calls_left=calls_left
+            )
+        warnings.extend(scored.warnings)
+        usage = add_usage({"usage": usage}, scored.usage)
+        pairs.extend(
+            {"chain": index, "entity": entity.to_dict(), "relation": rel, "relation_score": score,
+             "score": round(score * float(chain.get("score", 1.0)), 8)}
+            for rel, score in scored.items
+        )
+    pairs = sorted(pairs, key=lambda p: -p["score"])[:width]
+    emit("prune_relations", depth=int(state.get("depth") or 0) + 1,
+         kept=[{"entity": p["entity"]["label"], "relation": p["relation"], "score": p["score"]} for p in pairs])
+    update = {
+        "candidate_relations": pairs,
+        "frontier": frontier,
+        "warnings": add_warnings(state, warnings),
+        "usage": add_usage(state, usage),
+    }
+    if not pairs:
+        update["stop_reason"] = "no_relations"
+    return update

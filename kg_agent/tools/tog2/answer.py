@@ -1,0 +1,41 @@
+"""ToG-2's last step: answer from what was explored when the exploration ran dry, and the chat reply."""
+
+from __future__ import annotations
+
+from kg_agent.tools.shared.link import reply_message
+from kg_agent.tools.shared.updates import add_usage, add_warnings, emit_answers
+from kg_agent.tools.tog2.examine import Examiner
+
+
+def answer_node(state: dict, *, examiner: Examiner, top_l: int) -> dict:
+    """Answer from what was explored when the exploration ran dry; add the chat reply."""
+    update: dict = {}
+    if not state.get("answers") and state.get("stop_reason") in {"no_relations", "no_candidates", "budget"} and state.get("chains"):
+        frontier = [c for c in state["chains"] if c.get("depth") == max(x.get("depth", 0) for x in state["chains"])]
+        references = (state.get("documents") or [])[:top_l]
+        outcome = examiner.examine(state["question"], frontier, state["chains"], references, last_round=True)
+        update.update(answers=outcome.answers, output=outcome.output or state.get("output", ""),
+                      warnings=add_warnings(state, outcome.warnings), usage=add_usage(state, outcome.usage))
+    if not state.get("stop_reason"):
+        update["stop_reason"] = "no_answer"
+    emit_answers({**state, **update}.get("answers") or [], update.get("stop_reason") or state.get("stop_reason") or "")
+    if state.get("messages"):
+        merged = {**state, **update}
+        update["messages"] = [reply_message(format_reply(merged), merged, name="tog2")]
+    return update
+
+
+def format_reply(state: dict) -> str:
+    """A short chat reply: the answers and what supports the first one (a path or a chunk)."""
+    answers = state.get("answers") or []
+    if not answers:
+        reasons = [w for w in state.get("warnings") or [] if w.startswith(("link:", "examine:", "tog2:"))]
+        return "I could not find an answer." + (f" ({reasons[-1]})" if reasons else "")
+    first = answers[0]
+    because = ""
+    if first.get("paths"):
+        because = f"\nBecause: {first['paths'][0]['text']}"
+    elif first.get("chunks"):
+        chunk = first["chunks"][0]
+        because = f"\nSource: {chunk.get('title')}: {chunk['text'][:200]}"
+    return ", ".join(a["answer"] for a in answers[:10]) + because

@@ -1,0 +1,147 @@
+"""Think-on-Graph 2.0's *clue queries* (ToG-2 §3.1): one short search query per topic entity.
+
+A clue query ``q_j^0`` says what to look for around topic entity ``e_j`` ("their political roles or
+affiliations"); it is part of the text every candidate's document chunks are scored against in the
+entity prune, and the examine step replaces it with a *supplementary* query when it cannot answer yet.
+
+* :class:`LLMClueWriter` — one call for all topic entities; the model replies ``{"entity": "query"}``
+  (JSON, or ``entity: query`` lines); entities the model skipped get the offline clue, with a warning;
+  an unusable reply is retried once, then the offline writer runs.
+* :class:`TemplateClueWriter` — offline: ``"<entity label> <relation words>"`` where the relation is the
+  one at the entity whose verbalisation (``the place of burial of [ENT]``) is most similar (MiniLM
+  cosine) to the question, e.g. ``"Charles James Mathew father"``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Protocol, runtime_checkable
+
+from langchain_core.embeddings import Embeddings
+from langchain_core.language_models import BaseChatModel
+
+from kg_agent.kg.graph import KnowledgeGraph
+from kg_agent.kg.relation_paths import verbalize_relation, verbalize_relation_path
+from kg_agent.kg.types import Entity
+from kg_agent.llm.parsing import parse_json_object
+from kg_agent.tools.shared.decider import LLMDecision, fall_back
+from kg_agent.tools.shared.scoring import TextVectorsFromEmbeddings, mask_mentions
+from kg_agent.tools.shared.updates import add_usage, add_warnings
+from kg_agent.tools.tog2.frontier import match_label, new_frontier_item
+
+
+@dataclass
+class ClueOutcome:
+    clues: dict[str, str]  # entity id -> clue query
+    warnings: list[str] = field(default_factory=list)
+    usage: dict = field(default_factory=dict)
+    source: str = ""
+
+
+@runtime_checkable
+class ClueWriter(Protocol):
+    name: str
+
+    def write(self, question: str, entities: Sequence[Entity]) -> ClueOutcome: ...
+
+
+class TemplateClueWriter(TextVectorsFromEmbeddings):
+    """Offline clue queries: the entity's label and its relation most similar to the question."""
+
+    name = "template"
+
+    def __init__(self, kg: KnowledgeGraph, *, embeddings: Embeddings | None = None) -> None:
+        self.kg = kg
+        self._embeddings = embeddings
+
+
+    def best_relation(self, question: str, entity: Entity, prefix: Sequence[str] = ()) -> str | None:
+        relations = self.kg.relations(entity.id)
+        if not relations:
+            return None
+        scores = self.vectors.rank(mask_mentions(question, [entity]),
+                                   [verbalize_relation_path((*prefix, r)) for r in relations])
+        return relations[max(range(len(relations)), key=lambda i: scores[i])]
+
+    def clue(self, question: str, entity: Entity, relation: str | None) -> str:
+        return f"{entity.label} {verbalize_relation(relation)}".strip() if relation else entity.label
+
+    def write(self, question: str, entities: Sequence[Entity]) -> ClueOutcome:
+        return ClueOutcome({e.id: self.clue(question, e, self.best_relation(question, e)) for e in entities},
+                           source=self.name)
+
+
+CLUE_PROMPT = """We will explore a knowledge graph and read documents about its entities to answer a question.
+For each topic entity below, write one short search query (a few words) saying what information about that entity would help to answer the question.
+
+Question: {question}
+Topic entities:
+{entities}
+
+Reply with a JSON object mapping each entity name to its query, e.g. {{"Entity": "its role in ..."}}."""  # noqa: E501 (prompt text kept verbatim)
+
+
+def _parse_clue_lines(reply: str) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for line in reply.splitlines():
+        match = re.match(r"^\s*(?:[-*\d.)]+\s*)?\**([^:*]{1,120}?)\**\s*:\s*(.+)$", line)
+        if match:
+            out[match.group(1).strip().strip("\"'")] = match.group(2).strip().strip("\"'")
+    return out
+
+
+class LLMClueWriter:
+    """Clue queries by a chat model, one call for all topic entities (see the module docstring)."""
+
+    name = "llm"
+
+    def __init__(self, model: BaseChatModel, *, fallback: ClueWriter) -> None:
+        self.model = model
+        self.decision = LLMDecision(model, "clue_query", what="clue")
+        self.fallback = fallback
+
+    def write(self, question: str, entities: Sequence[Entity]) -> ClueOutcome:
+        entities = list(entities)
+        if not entities:
+            return ClueOutcome({}, source=self.name)
+        labels = [e.label for e in entities]
+        prompt = CLUE_PROMPT.format(question=question, entities="\n".join(f"- {label}" for label in labels))
+
+        def parse(reply: str):
+            obj = parse_json_object(reply) or _parse_clue_lines(reply)
+            found: dict[str, str] = {}
+            for name, clue in obj.items():
+                index = match_label(str(name), labels)
+                if index is not None and isinstance(clue, str) and clue.strip():
+                    found.setdefault(entities[index].id, clue.strip())
+            return found or None, []
+
+        asked = self.decision.ask(prompt, parse)
+        if not asked.decided:
+            return fall_back(asked, self.fallback.write(question, entities), node="clue_query",
+                             to=f"the {self.fallback.name} clue writer")
+        warnings = list(asked.warnings)
+        clues = dict(asked.value)
+        missing = [e for e in entities if e.id not in clues]
+        if missing:
+            warnings.append("clue_query: the model wrote no clue for " + ", ".join(e.label for e in missing)
+                            + f"; used the {self.fallback.name} clue")
+            clues.update(self.fallback.write(question, missing).clues)
+        return ClueOutcome({e.id: clues[e.id] for e in entities}, warnings, asked.usage, self.name)
+
+
+def clue_query_node(state: dict, *, writer: ClueWriter) -> dict:
+    """Graph node: a clue query per topic entity; starts the frontier ``E^0`` (empty paths)."""
+    entities = [Entity.from_dict(e) for e in state.get("topic_entities") or []]
+    outcome = writer.write(state["question"], entities)
+    frontier = [new_frontier_item(e, clue=outcome.clues.get(e.id, "")) for e in entities]
+    return {
+        "frontier": frontier,
+        "depth": 0,
+        "clue_queries": [{"depth": 0, "entity": e.label, "clue": outcome.clues.get(e.id, ""), "source": outcome.source}
+                         for e in entities],
+        "warnings": add_warnings(state, outcome.warnings),
+        "usage": add_usage(state, outcome.usage),
+    }

@@ -1,0 +1,245 @@
+"""Think-on-Graph 2.0's *relation prune combination* (RC, ToG-2 §3.2 "Relation Prune"):
+the relations to follow for **all** topic entities of an iteration are chosen in **one** model call.
+
+ToG asks the model once per entity; ToG-2 puts every topic entity with its candidate relations in a single
+prompt, which cuts the calls per iteration to one and lets the model weigh the paths against each other.
+As in the authors' released code, an entity with at most ``W`` candidate relations keeps them all without
+asking, so an iteration makes one call when at least one entity needs pruning and none otherwise.
+
+Candidate relations of a frontier entity: its outgoing and incoming (``^rel``) relations, minus
+bookkeeping relations (:data:`DEFAULT_IGNORED_RELATIONS`) and relations that only lead back to entities already on
+its path.
+
+* :class:`LLMCombinedRelationPruner` — reply ``{"entity": ["rel", ...]}`` (or ``{"entity": {"rel": 0.6}}``,
+  or ``entity: rel1; rel2`` lines); relation names are matched leniently to the candidates
+  (:func:`~kg_agent.llm.parsing.parse_scored_items`); entities the model left out are pruned offline (with
+  a warning); an unusable reply is retried once, then the offline pruner decides for everyone.
+* :class:`SimilarityCombinedRelationPruner` — offline: per entity, the ``W`` relations whose verbalised
+  path so far plus the relation (``the place of burial of the father of [ENT]``) is most similar (MiniLM
+  cosine) to the question with entity mentions abstracted; scores rescaled to sum to 1 per entity.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Protocol, runtime_checkable
+
+from langchain_core.embeddings import Embeddings
+from langchain_core.language_models import BaseChatModel
+
+from kg_agent.kg.graph import KnowledgeGraph
+from kg_agent.kg.relation_paths import verbalize_relation_path
+from kg_agent.kg.types import Entity
+from kg_agent.llm.parsing import parse_json_object, parse_scored_items
+from kg_agent.tools.shared.decider import LLMDecision, fall_back
+from kg_agent.tools.shared.scoring import (
+    DEFAULT_IGNORED_RELATIONS,
+    TextVectorsFromEmbeddings,
+    is_ignored_relation,
+    mask_mentions,
+    relation_overlap,
+    top_normalised,
+)
+from kg_agent.tools.shared.updates import add_usage, add_warnings, emit
+from kg_agent.tools.tog2.frontier import (
+    LEXICAL_WEIGHT,
+    item_entity,
+    item_entity_ids,
+    item_relations,
+    match_label,
+    triple_text,
+)
+
+
+def candidate_relations(kg: KnowledgeGraph, item: dict, ignored: Sequence[str] = DEFAULT_IGNORED_RELATIONS) -> list[str]:
+    """Relations worth walking from a frontier item (see the module docstring), sorted."""
+    entity_id = item["entity"]["id"]
+    visited = item_entity_ids(item)
+    out = []
+    for relation, targets in kg.edges(entity_id).items():
+        if is_ignored_relation(relation, ignored):
+            continue
+        if all(t in visited for t in targets):
+            continue
+        out.append(relation)
+    return sorted(out)
+
+
+
+
+
+@dataclass
+class RelationChoice:
+    """Per frontier item (same order as the frontier): the chosen ``(relation, score)`` pairs."""
+
+    chosen: list[list[tuple[str, float]]]
+    warnings: list[str] = field(default_factory=list)
+    usage: dict = field(default_factory=dict)
+    source: str = ""
+
+
+@runtime_checkable
+class CombinedRelationPruner(Protocol):
+    name: str
+
+    def choose(self, question: str, frontier: Sequence[dict], candidates: Sequence[list[str]], *, width: int) -> RelationChoice: ...
+
+
+class SimilarityCombinedRelationPruner(TextVectorsFromEmbeddings):
+    """Offline relation prune for every frontier entity at once (see the module docstring)."""
+
+    name = "similarity"
+
+    def __init__(self, *, embeddings: Embeddings | None = None) -> None:
+        self._embeddings = embeddings
+
+
+    def choose_one(self, question: str, item: dict, relations: Sequence[str], *, width: int) -> list[tuple[str, float]]:
+        if not relations:
+            return []
+        prefix = item_relations(item)
+        query = mask_mentions(question, [item_entity(item), Entity.from_dict(item["start"])])
+        sims = self.vectors.rank(query, [verbalize_relation_path((*prefix, r)) for r in relations])
+        sims = [s + LEXICAL_WEIGHT * relation_overlap(question, [r]) for s, r in zip(sims, relations)]
+        return top_normalised(list(zip(relations, sims)), width)
+
+    def choose(self, question, frontier, candidates, *, width) -> RelationChoice:
+        return RelationChoice([self.choose_one(question, item, rels, width=width) for item, rels in zip(frontier, candidates)],
+                              source=self.name)
+
+
+RELATION_PRUNE_PROMPT = """We explore a knowledge graph to answer a question. For EACH topic entity below, choose up to {width} of its relations that most likely lead to entities whose documents help to answer the question and match the entity's clue query. A relation starting with ^ is followed backwards (from object to subject).
+
+Question: {question}
+
+{entities}
+
+Reply with one JSON object mapping each topic entity name to the relations you choose with a score from 0 to 1, e.g. {{"Entity A": {{"relation 1": 0.7, "relation 2": 0.3}}, "Entity B": {{"relation 3": 1.0}}}}."""  # noqa: E501 (prompt text kept verbatim)
+
+
+def _entity_block(item: dict, relations: Sequence[str]) -> str:
+    path = "; ".join(triple_text(t) for t in item.get("triples") or []) or "(start)"
+    return (f"Topic entity: {item['entity']['label']}\nClue query: {item.get('clue') or '-'}\nPath so far: {path}\n"
+            f"Relations: {'; '.join(relations)}")
+
+
+def _sections(reply: str, labels: Sequence[str]) -> dict[int, str]:
+    """``entity: relations`` lines or blocks when the model wrote no JSON."""
+    out: dict[int, str] = {}
+    current: int | None = None
+    for line in reply.splitlines():
+        match = re.match(r"^\s*(?:[-*\d.)]+\s*)?\**\s*(?:topic entity\s*:?\s*)?([^:{}]{1,160}?)\**\s*:\s*(.*)$", line, re.IGNORECASE)
+        index = match_label(match.group(1), labels) if match else None
+        if index is not None:
+            current = index
+            out[index] = out.get(index, "") + "\n" + match.group(2)
+        elif current is not None and line.strip():
+            out[current] += "\n" + line
+    return out
+
+
+class LLMCombinedRelationPruner:
+    """ToG-2's relation prune combination: one model call for all topic entities."""
+
+    name = "llm"
+
+    def __init__(self, model: BaseChatModel, *, fallback: CombinedRelationPruner | None = None,
+                 max_listed_relations: int = 60) -> None:
+        self.model = model
+        self.decision = LLMDecision(model, "relation_prune")
+        self.fallback = fallback or SimilarityCombinedRelationPruner()
+        self.max_listed_relations = max_listed_relations
+
+    def choose(self, question, frontier, candidates, *, width) -> RelationChoice:
+        chosen: list[list[tuple[str, float]] | None] = [None] * len(frontier)
+        ask = []
+        for index, rels in enumerate(candidates):
+            if len(rels) <= width:
+                chosen[index] = [(r, round(1.0 / len(rels), 6)) for r in rels] if rels else []
+            else:
+                ask.append(index)
+        warnings: list[str] = []
+        usage: dict = {}
+        source = self.name
+        if ask:
+            labels = [frontier[i]["entity"]["label"] for i in ask]
+            listed = {i: list(candidates[i])[: self.max_listed_relations] for i in ask}
+            for i in ask:
+                if len(candidates[i]) > self.max_listed_relations:
+                    warnings.append(f"relation_prune: {frontier[i]['entity']['label']} has {len(candidates[i])} relations; "
+                                    f"the prompt lists the first {self.max_listed_relations}")
+            prompt = RELATION_PRUNE_PROMPT.format(width=width, question=question,
+                                                  entities="\n\n".join(_entity_block(frontier[i], listed[i]) for i in ask))
+
+            def parse(reply: str):
+                obj = parse_json_object(reply)
+                texts: dict[int, str] = {}
+                if obj:
+                    for name, value in obj.items():
+                        position = match_label(str(name), labels)
+                        if position is None:
+                            continue
+                        if isinstance(value, dict):
+                            texts[position] = json.dumps(value)
+                        elif isinstance(value, list):
+                            texts[position] = "\n".join(json.dumps(v) if isinstance(v, dict) else str(v) for v in value)
+                        else:
+                            texts[position] = str(value).replace(";", "\n").replace(",", "\n")
+                if not texts:
+                    texts = {k: v.replace(";", "\n") for k, v in _sections(reply, labels).items()}
+                found: dict[int, list[tuple[str, float]]] = {}
+                for position, text in texts.items():
+                    item_index = ask[position]
+                    parsed = parse_scored_items(text, list(candidates[item_index]))
+                    if parsed.items:
+                        found[item_index] = top_normalised(parsed.items, width)
+                return found or None, []
+
+            asked = self.decision.ask(prompt, parse)
+            if not asked.decided:
+                offline = self.fallback.choose(question, [frontier[i] for i in ask], [candidates[i] for i in ask], width=width)
+                for index, pairs in zip(ask, offline.chosen):
+                    chosen[index] = pairs
+                outcome = RelationChoice([c or [] for c in chosen], source=self.fallback.name)
+                return fall_back(asked, outcome, node="relation_prune", to=f"the {self.fallback.name} relation pruner",
+                                 before=warnings)
+            warnings += asked.warnings
+            usage = asked.usage
+            for index, pairs in asked.value.items():
+                chosen[index] = pairs
+            missing = [i for i in ask if chosen[i] is None]
+            if missing:
+                warnings.append("relation_prune: the model chose no relation for "
+                                + ", ".join(frontier[i]["entity"]["label"] for i in missing)
+                                + f"; the {self.fallback.name} pruner chose them")
+                offline = self.fallback.choose(question, [frontier[i] for i in missing], [candidates[i] for i in missing], width=width)
+                for index, pairs in zip(missing, offline.chosen):
+                    chosen[index] = pairs
+        return RelationChoice([c or [] for c in chosen], warnings, usage, source)
+
+
+def prune_relations_node(state: dict, *, kg: KnowledgeGraph, pruner: CombinedRelationPruner, width: int) -> dict:
+    """Graph node: choose up to ``width`` relations per frontier entity (one model call for all)."""
+    frontier = state.get("frontier") or []
+    candidates = [candidate_relations(kg, item) for item in frontier]
+    choice = pruner.choose(state["question"], frontier, candidates, width=width)
+    selected = [
+        {"item": index, "entity": frontier[index]["entity"], "relation": relation, "score": score}
+        for index, pairs in enumerate(choice.chosen)
+        for relation, score in pairs
+    ]
+    emit("prune_relations", depth=int(state.get("depth") or 0) + 1,
+         kept=[{"entity": s["entity"]["label"], "relation": s["relation"], "score": s["score"]} for s in selected])
+    update = {
+        "relations": selected,
+        "warnings": add_warnings(state, choice.warnings),
+        "usage": add_usage(state, choice.usage),
+    }
+    if not selected:
+        update["stop_reason"] = "no_relations"
+        update["warnings"] = add_warnings({"warnings": update["warnings"]},
+                                          "relation_prune: no relation can be walked from the topic entities")
+    return update

@@ -1,0 +1,16 @@
+"""ToG-2's start: link the topic entities; the frontier starts empty (topic prune fills it)."""
+
+from __future__ import annotations
+
+from kg_agent.kg.graph import KnowledgeGraph
+from kg_agent.tools.shared.link import link_node
+from kg_agent.tools.shared.updates import add_warnings
+
+
+def start_node(state: dict, *, kg: KnowledgeGraph, notes: list[str]) -> dict:
+    """``link``, the ``notes`` (e.g. no documents) as warnings, and an empty frontier."""
+    update = link_node(state, kg=kg)
+    if notes:
+        update["warnings"] = add_warnings(update, notes)
+    update.update(frontier=[], depth=0, clue_queries=[], relations=[], candidates=[], references=[])
+    return update

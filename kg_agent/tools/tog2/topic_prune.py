@@ -1,0 +1,166 @@
+"""Think-on-Graph 2.0's *topic prune* (TP, ToG-2 §3.1): which linked entities are good starting points?
+
+General entities ("country", "gender", "film", a genre or a language shared by thousands of nodes) make
+the exploration wide and unfocused; TP drops them before the first iteration. Two deciders share one
+interface (:class:`TopicPruner`):
+
+* :class:`LLMTopicPruner` — the question and the linked entities (each with how many relations and
+  neighbours it has) go to the model, which lists the entities to keep; the reply is parsed leniently
+  (JSON list/object, a list, one name per line), names are matched to the candidates, unknown names
+  dropped with a warning; an unusable reply is retried once, then the offline pruner decides.
+* :class:`SimilarityTopicPruner` — offline: an entity is *general* when it is a hub (at least
+  ``hub_degree`` neighbours and ``hub_ratio`` times as many as the least connected linked entity) or its
+  label is closer (cosine, MiniLM) to the prompt "a general category ..." than to the question; general
+  entities are dropped, the rest ordered by embedding similarity of their label to the question.
+
+Both always keep at least one entity (the most specific) and prune only when two or more are linked.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Protocol, runtime_checkable
+
+from langchain_core.embeddings import Embeddings
+from langchain_core.language_models import BaseChatModel
+
+from kg_agent.kg.graph import KnowledgeGraph
+from kg_agent.kg.types import Entity
+from kg_agent.llm.parsing import parse_answer_list, parse_json_object
+from kg_agent.tools.shared.decider import LLMDecision, fall_back
+from kg_agent.tools.shared.scoring import TextVectorsFromEmbeddings
+from kg_agent.tools.shared.updates import add_usage, add_warnings
+from kg_agent.tools.tog2.frontier import match_label
+
+GENERAL_PROMPT = "a general category or type, such as a country, a gender, a film, a genre, a language or a year"
+
+
+@dataclass
+class TopicOutcome:
+    kept: list[Entity]
+    dropped: list[Entity] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    usage: dict = field(default_factory=dict)
+    source: str = ""
+
+
+@runtime_checkable
+class TopicPruner(Protocol):
+    name: str
+
+    def prune(self, question: str, entities: Sequence[Entity]) -> TopicOutcome: ...
+
+
+def _degree(kg: KnowledgeGraph, entity_id: str) -> int:
+    return sum(len(v) for v in kg.edges(entity_id).values())
+
+
+class SimilarityTopicPruner(TextVectorsFromEmbeddings):
+    """Offline topic prune: drop hubs and category-like labels; order the rest by similarity to the question."""
+
+    name = "similarity"
+
+    def __init__(self, kg: KnowledgeGraph, *, embeddings: Embeddings | None = None, hub_degree: int = 100,
+                 hub_ratio: float = 5.0, general_margin: float = 0.0) -> None:
+        self.kg = kg
+        self.hub_degree = hub_degree
+        self.hub_ratio = hub_ratio
+        self.general_margin = general_margin
+        self._embeddings = embeddings
+
+
+    def prune(self, question: str, entities: Sequence[Entity]) -> TopicOutcome:
+        entities = list(dict.fromkeys(entities))
+        if len(entities) < 2:
+            return TopicOutcome(entities, source=self.name)
+        labels = [e.label for e in entities]
+        to_question = self.vectors.rank(question, labels)
+        to_general = self.vectors.rank(GENERAL_PROMPT, labels)
+        degrees = [_degree(self.kg, e.id) for e in entities]
+        least = max(1, min(degrees))
+        kept, dropped = [], []
+        for entity, q_sim, g_sim, degree in zip(entities, to_question, to_general, degrees):
+            hub = degree >= self.hub_degree and degree >= self.hub_ratio * least
+            category = g_sim > q_sim + self.general_margin
+            (dropped if hub or category else kept).append((q_sim, -degree, entity))
+        if not kept:  # keep the most specific one
+            dropped.sort(key=lambda t: (t[1], t[0]), reverse=True)
+            kept.append(dropped.pop(0))
+        kept.sort(key=lambda t: (-t[0], -t[1]))
+        warnings = [f"topic_prune: dropped general entities: {', '.join(t[2].label for t in dropped)}"] if dropped else []
+        return TopicOutcome([t[2] for t in kept], [t[2] for t in dropped], warnings, source=self.name)
+
+
+TOPIC_PRUNE_PROMPT = """You choose the starting points for exploring a knowledge graph to answer a question.
+Keep the entities that are specific and central to the question; drop general ones (such as a country, a gender, "film", a genre or a language) that many unrelated things connect to.
+
+Question: {question}
+Entities found in the question:
+{entities}
+
+Reply with a JSON list of the entity names to keep, e.g. ["Name 1", "Name 2"]."""  # noqa: E501 (prompt text kept verbatim)
+
+
+class LLMTopicPruner:
+    """Topic prune by a chat model (see the module docstring); falls back to ``fallback``."""
+
+    name = "llm"
+
+    def __init__(self, kg: KnowledgeGraph, model: BaseChatModel, *, fallback: TopicPruner | None = None) -> None:
+        self.kg = kg
+        self.model = model
+        self.decision = LLMDecision(model, "topic_prune")
+        self.fallback = fallback or SimilarityTopicPruner(kg)
+
+    def prune(self, question: str, entities: Sequence[Entity]) -> TopicOutcome:
+        entities = list(dict.fromkeys(entities))
+        if len(entities) < 2:
+            return TopicOutcome(entities, source=self.name)
+        labels = [e.label for e in entities]
+        lines = [f"- {e.label} ({len(self.kg.relations(e.id))} relations, {_degree(self.kg, e.id)} neighbours)" for e in entities]
+        prompt = TOPIC_PRUNE_PROMPT.format(question=question, entities="\n".join(lines))
+
+        def parse(reply: str):
+            notes: list[str] = []
+            obj = parse_json_object(reply)
+            names = None
+            if obj is not None:
+                for key in ("keep", "entities", "topic_entities", "kept"):
+                    if isinstance(obj.get(key), list):
+                        names = [str(n) for n in obj[key]]
+                        break
+            if names is None:
+                names = parse_answer_list(reply)
+            chosen: list[int] = []
+            for name in names:
+                index = match_label(name, labels)
+                if index is None:
+                    notes.append(f"topic_prune: the model named {name!r}, which is not a linked entity")
+                elif index not in chosen:
+                    chosen.append(index)
+            return chosen or None, notes
+
+        asked = self.decision.ask(prompt, parse)
+        if not asked.decided:
+            return fall_back(asked, self.fallback.prune(question, entities), node="topic_prune",
+                             to=f"the {self.fallback.name} topic pruner")
+        warnings = list(asked.warnings)
+        kept = [entities[i] for i in asked.value]
+        dropped = [e for e in entities if e not in kept]
+        if dropped:
+            warnings.append(f"topic_prune: dropped general entities: {', '.join(e.label for e in dropped)}")
+        return TopicOutcome(kept, dropped, warnings, asked.usage, self.name)
+
+
+def topic_prune_node(state: dict, *, pruner: TopicPruner) -> dict:
+    """Graph node: keep the topic entities that are good starting points."""
+    entities = [Entity.from_dict(e) for e in state.get("topic_entities") or []]
+    if not entities:
+        return {}
+    outcome = pruner.prune(state["question"], entities)
+    return {
+        "topic_entities": [e.to_dict() for e in outcome.kept],
+        "warnings": add_warnings(state, outcome.warnings),
+        "usage": add_usage(state, outcome.usage),
+    }

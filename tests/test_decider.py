@@ -1,0 +1,122 @@
+"""The one LLM-decider mechanism (kg_agent.tools.shared.decider): call, parse, one retry, the offline twin."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+
+import pytest
+
+from kg_agent.llm.errors import LLMCallError
+from kg_agent.llm.scripted import ScriptedChatModel
+from kg_agent.tools.shared.decider import LLMDecision, ask_all, fall_back
+
+
+def numbers(reply: str):
+    """A parser: the reply's integer, or None (with a note when the reply had text around it)."""
+    words = reply.split()
+    found = [int(w) for w in words if w.isdigit()]
+    notes = ["pick: ignored the words around the number"] if found and len(words) > 1 else []
+    return (found[0] if found else None), notes
+
+
+@dataclass
+class Picked:
+    value: int
+    warnings: list[str] = field(default_factory=list)
+    usage: dict = field(default_factory=dict)
+    budget_exhausted: bool = False
+
+
+def test_a_usable_first_reply_is_one_call():
+    model = ScriptedChatModel(["7"])
+    asked = LLMDecision(model, "pick").ask("pick a number", numbers)
+    assert (asked.value, asked.reply, asked.warnings) == (7, "7", [])
+    assert asked.usage["calls"] == 1 and asked.usage["by_node"]["pick"]["calls"] == 1
+
+
+def test_an_unusable_reply_is_retried_once_and_each_attempt_is_recorded():
+    model = ScriptedChatModel(["no idea", "it is 4 I think"])
+    asked = LLMDecision(model, "pick", what="number").ask("pick a number", numbers)
+    assert asked.value == 4 and model.calls == 2
+    assert asked.warnings == ["pick: attempt 1 gave no usable number (reply: 'no idea')",
+                              "pick: ignored the words around the number"]
+    assert asked.usage["calls"] == 2
+
+
+def test_two_unusable_replies_decide_nothing_and_the_twin_answers_with_the_reason():
+    model = ScriptedChatModel(["no idea", "still none"])
+    asked = LLMDecision(model, "pick").ask("pick a number", numbers)
+    assert asked.value is None and not asked.decided and model.calls == 2
+    outcome = fall_back(asked, Picked(1, ["offline: picked the smallest"]), node="pick", to="the smallest number",
+                        before=["pick: the prompt was cut"])
+    assert outcome.value == 1
+    assert outcome.warnings == [
+        "pick: the prompt was cut",
+        "pick: attempt 1 gave no usable reply (reply: 'no idea')",
+        "pick: attempt 2 gave no usable reply (reply: 'still none')",
+        "pick: fell back to the smallest number",
+        "offline: picked the smallest",
+    ]
+    assert outcome.usage["calls"] == 2 and not outcome.budget_exhausted
+
+
+def test_a_failed_call_is_not_retried_and_is_named():
+    model = ScriptedChatModel([LLMCallError("HTTP 500 from the server")])
+    asked = LLMDecision(model, "pick").ask("pick a number", numbers)
+    assert asked.value is None and model.calls == 1
+    assert asked.warnings == ["pick: the model call failed (LLMCallError: HTTP 500 from the server)"]
+    assert asked.usage["errors"] == 1
+
+
+def test_no_call_is_made_beyond_the_calls_left():
+    model = ScriptedChatModel(["no idea", "5"])
+    asked = LLMDecision(model, "pick").ask("pick a number", numbers, calls_left=1)
+    assert asked.value is None and model.calls == 1 and asked.budget_exhausted
+    assert "max_calls=1" in asked.warnings[-1] and asked.warnings[-1].startswith("pick: ")
+    assert fall_back(asked, Picked(0), node="pick", to="zero").budget_exhausted
+
+    none_left = ScriptedChatModel(["5"])
+    assert LLMDecision(none_left, "pick").ask("pick", numbers, calls_left=0).budget_exhausted and none_left.calls == 0
+
+
+def test_async_ask_decides_as_the_sync_one():
+    replies = ["no idea", "it is 4 I think"]
+    sync = LLMDecision(ScriptedChatModel(list(replies)), "pick").ask("pick a number", numbers)
+    asynchronous = asyncio.run(LLMDecision(ScriptedChatModel(list(replies)), "pick").aask("pick a number", numbers))
+    assert (asynchronous.value, asynchronous.reply, asynchronous.warnings) == (sync.value, sync.reply, sync.warnings)
+    assert asynchronous.usage == sync.usage
+
+
+def test_independent_decisions_run_concurrently_within_the_bound_in_input_order():
+    running = {"now": 0, "most": 0}
+
+    async def request(n: int):
+        running["now"] += 1
+        running["most"] = max(running["most"], running["now"])
+        await asyncio.sleep(0.01 * (5 - n))  # later requests finish first
+        running["now"] -= 1
+        return n
+
+    results = asyncio.run(ask_all([lambda n=n: request(n) for n in range(5)], max_concurrency=2))
+    assert results == [0, 1, 2, 3, 4] and running["most"] == 2
+    with pytest.raises(ValueError, match="max_concurrency"):
+        asyncio.run(ask_all([], max_concurrency=0))
+
+
+def test_each_decider_prompt_is_recognised_by_its_template_not_its_opening_words():
+    import string
+
+    from kg_agent.tools.prompts import DECIDER_PROMPTS, prompt_method, prompt_node
+
+    for node, method, template in DECIDER_PROMPTS:
+        fields = {name: "Forrest Gump" for _, name, _, _ in string.Formatter().parse(template) if name}
+        assert prompt_method(template.format(**fields)) == (node, method)
+    # ToG's verify and answer prompts open with the same sentence
+    from kg_agent.tools.tog.answer import ANSWER_PROMPT
+    from kg_agent.tools.tog.verify import VERIFY_PROMPT
+
+    assert VERIFY_PROMPT[:60] == ANSWER_PROMPT[:60]
+    assert prompt_node(VERIFY_PROMPT.format(question="q", triplets="t")) == "verify"
+    assert prompt_node(ANSWER_PROMPT.format(question="q", triplets="t")) == "answer"
+    assert prompt_node("Please retrieve the weather") is None
