@@ -168,14 +168,14 @@ def _emit(record: dict[str, Any]) -> None:
 
 def worker_method(store: str, method: str, items: list[dict[str, Any]]) -> None:
     """Reopen the store, build the method's graph, answer ``items`` one by one (a JSON line each)."""
-    from kg_agent.cli import build_method_graph
     from kg_agent.eval.metrics import score_question
+    from kg_agent.graphs import create_graph
     from kg_agent.kg import open_kg
 
     began = time.perf_counter()
     kg = open_kg(store)
     opened = time.perf_counter()
-    app = build_method_graph(method, kg, model=None, args=argparse.Namespace()).compile()
+    app = create_graph(method, kg).compile()
     _emit({"event": "open", "seconds": opened - began, "build_seconds": time.perf_counter() - opened})
     for item in items:
         began = time.perf_counter()

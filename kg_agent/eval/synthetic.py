@@ -64,6 +64,8 @@ __all__ = [
 ]
 
 RDFS_LABEL = "<http://www.w3.org/2000/01/rdf-schema#label>"
+#: ``(subject, relation, object)`` with nodes as ``(type index, number)``; ``(node, None, None)`` marks an entity.
+Fact = tuple[tuple[int, int], str, tuple[int, int]] | tuple[tuple[int, int], None, None]
 MASK64 = (1 << 64) - 1
 DUPLICATE_LABEL_RATE = 0.02  # share of films/people/companies that reuse another entity's label
 
@@ -504,7 +506,7 @@ class SyntheticKG:
                 plan.append((etype.name, [(r, self._picker(r, rng)) for r in rels]))
         return plan
 
-    def edges(self, *, with_labels: bool = False) -> Iterator[tuple[tuple[int, int], str, tuple[int, int]] | tuple[tuple[int, int], None, None]]:
+    def edges(self, *, with_labels: bool = False) -> Iterator[Fact]:
         """Every fact ``(subject, relation, object)``; with ``with_labels``, also ``(node, None, None)`` before
         each entity's facts (every entity once, owners just before the facts they own)."""
         rng = random.Random(self.seed)
