@@ -394,16 +394,26 @@ _JSON_TYPES: dict[str, Callable[[Any], bool]] = {
 }
 
 
-def schema_violations(instance: Any, schema: dict[str, Any], *, root: dict[str, Any] | None = None, path: str = "$") -> list[str]:
+#: How deep :func:`schema_violations` follows a schema (a ``$ref`` cycle would otherwise recurse forever).
+MAX_SCHEMA_DEPTH = 64
+
+
+def schema_violations(
+    instance: Any, schema: dict[str, Any], *, root: dict[str, Any] | None = None, path: str = "$", depth: int = 0
+) -> list[str]:
     """Where ``instance`` breaks ``schema``, as ``"<path>: <problem>"`` lines (empty when it conforms).
 
     The subset strict structured output relies on: ``type`` (one or a list), ``properties``, ``required``,
     ``additionalProperties`` (``false`` or a schema), ``items``, ``enum``, ``const``, ``anyOf``/``oneOf`` and
-    ``$ref`` into ``#/$defs`` or ``#/definitions``. Other keywords are ignored.
+    ``$ref`` into ``#/$defs`` or ``#/definitions``. Other keywords are ignored. A schema followed deeper than
+    :data:`MAX_SCHEMA_DEPTH` (a ``$ref`` cycle) is reported as a violation, not recursed into.
     """
     root = schema if root is None else root
     if not isinstance(schema, dict):
         return []
+    if depth > MAX_SCHEMA_DEPTH:
+        return [f"{path}: schema nested deeper than {MAX_SCHEMA_DEPTH} levels (a $ref cycle?)"]
+    deeper = depth + 1
     ref = schema.get("$ref")
     if isinstance(ref, str):
         target: Any = root
@@ -411,10 +421,10 @@ def schema_violations(instance: Any, schema: dict[str, Any], *, root: dict[str, 
             target = target.get(part) if isinstance(target, dict) and part is not None else None
         if not isinstance(target, dict):
             return [f"{path}: unresolvable $ref {ref!r}"]
-        return schema_violations(instance, target, root=root, path=path)
+        return schema_violations(instance, target, root=root, path=path, depth=deeper)
     for key in ("anyOf", "oneOf"):
         options = schema.get(key)
-        matches = (not schema_violations(instance, option, root=root, path=path) for option in options or [])
+        matches = (not schema_violations(instance, option, root=root, path=path, depth=deeper) for option in options or [])
         if isinstance(options, list) and options and not any(matches):
             return [f"{path}: matches none of the {key} alternatives"]
     types = schema.get("type")
@@ -435,14 +445,14 @@ def schema_violations(instance: Any, schema: dict[str, Any], *, root: dict[str, 
         extra = schema.get("additionalProperties", True)
         for name, value in instance.items():
             if name in properties:
-                problems.extend(schema_violations(value, properties[name], root=root, path=f"{path}.{name}"))
+                problems.extend(schema_violations(value, properties[name], root=root, path=f"{path}.{name}", depth=deeper))
             elif extra is False:
                 problems.append(f"{path}: unexpected property {name!r}")
             elif isinstance(extra, dict):
-                problems.extend(schema_violations(value, extra, root=root, path=f"{path}.{name}"))
+                problems.extend(schema_violations(value, extra, root=root, path=f"{path}.{name}", depth=deeper))
     if isinstance(instance, list) and isinstance(schema.get("items"), dict):
         for index, item in enumerate(instance):
-            problems.extend(schema_violations(item, schema["items"], root=root, path=f"{path}[{index}]"))
+            problems.extend(schema_violations(item, schema["items"], root=root, path=f"{path}[{index}]", depth=deeper))
     return problems
 
 

@@ -318,6 +318,9 @@ def test_tool_choice_naming_an_unknown_function_is_a_400(server):
         ({"tool_choice": "required"}, "tool_choice"),
         ({"response_format": {"type": "json_schema", "json_schema": {"schema": {}}}}, "response_format.json_schema.name"),
         ({"response_format": {"type": "yaml"}}, "response_format.type"),
+        ({"response_format": "json"}, "response_format.type"),
+        ({"tools": [], "tool_choice": "auto"}, "tools"),
+        ({"tools": [{"type": "function", "function": {"name": "f"}}], "tool_choice": "sometimes"}, "tool_choice"),
         ({"tools": [{"type": "function"}]}, "tools[0]"),
         ({"tools": [lookup_entity.name], "tool_choice": "auto"}, "tools[0]"),
     ],
@@ -458,3 +461,15 @@ def test_schema_violations_covers_the_strict_subset():
     assert schema_violations({"kind": "c", "extra": 1}, closed) == ["$.kind: 'c' is not one of ['a', 'b']", "$: unexpected property 'extra'"]
     assert schema_violations(True, {"type": "integer"}) == ["$: expected integer, got bool"]
     assert schema_violations(1, {"$ref": "#/$defs/Missing"}) == ["$: unresolvable $ref '#/$defs/Missing'"]
+    cyclic = {"$defs": {"Node": {"$ref": "#/$defs/Node"}}, "$ref": "#/$defs/Node"}
+    (problem,) = schema_violations({"a": 1}, cyclic)
+    assert "deeper than" in problem
+
+
+def test_a_cyclic_strict_schema_is_a_500_not_a_hang(server):
+    client = openai.OpenAI(base_url=server.base_url, api_key="sk-test", max_retries=0, timeout=10)
+    cyclic = {"$defs": {"Node": {"$ref": "#/$defs/Node"}}, "$ref": "#/$defs/Node"}
+    response_format = {"type": "json_schema", "json_schema": {"name": "Node", "schema": cyclic, "strict": True}}
+
+    with pytest.raises(openai.InternalServerError, match="deeper than"):
+        client.chat.completions.create(model="m", messages=[{"role": "user", "content": "q"}], response_format=response_format)
