@@ -37,8 +37,8 @@ Structured output and tool calls, as OpenAI's Chat Completions API does them:
 * **Guarantee violations.** With ``strict: true`` (on the ``json_schema`` or on a function tool) OpenAI
   guarantees the reply matches the schema. The server checks a reply against the basic JSON-Schema subset
   (type, properties, required, items, enum, additionalProperties, anyOf, ``$ref`` into ``$defs``); a reply that
-  breaks the guarantee (or a forced tool call the responder did not make, or a call to a tool not offered, or a
-  tool call under ``tool_choice: "none"``) is *not* sent: the server answers 500 ``server_error`` whose message
+  breaks the guarantee (or a ``json_object`` reply that is not JSON, a forced tool call the responder did not
+  make, a call to a tool not offered, a tool call under ``tool_choice: "none"``) is *not* sent: the server answers 500 ``server_error`` whose message
   says what the responder did wrong. A real model can not break these guarantees, so a test scripting such a
   reply has a bug, and a 500 is what OpenAI returns when its own side fails.
 
