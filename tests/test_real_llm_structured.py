@@ -1,0 +1,130 @@
+"""What each structured-output mode does against a real local model: llama.cpp's server (tests/local_llm.py).
+
+llama-cpp-python's OpenAI-compatible server differs from OpenAI in ways a decider must know about; these tests pin
+them (the table in docs/structured_output.md is made from them). The model is weak, so the assertions are about
+the protocol (is the reply a tool call, is it JSON, does it parse), never about the answer being right. Replies are
+capped with ``max_tokens`` in ``extra_body`` (llama.cpp ignores ``max_completion_tokens``). Skipped with the reason
+when the local model is not installed (``scripts/install_local_llm.sh``).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+
+import openai
+import pytest
+from langchain_core.exceptions import OutputParserException
+from langchain_core.output_parsers import PydanticOutputParser
+from pydantic import BaseModel
+
+try:
+    from local_llm import MODEL_ALIAS, LocalLlamaServer, missing_reason
+except ImportError:  # tests/ imported as a package
+    from tests.local_llm import MODEL_ALIAS, LocalLlamaServer, missing_reason
+
+pytestmark = [pytest.mark.real_llm, pytest.mark.server]
+
+MAX_REPLY_TOKENS = 32
+QUESTION = "Who directed Forrest Gump? Reply in JSON with the key answer."
+
+
+class Answer(BaseModel):
+    """The answer to the question."""
+
+    answer: str
+
+
+@pytest.fixture(scope="module")
+def local_server() -> Iterator[LocalLlamaServer]:
+    reason = missing_reason()
+    if reason:
+        pytest.skip(reason)
+    with LocalLlamaServer() as server:
+        yield server
+
+
+@pytest.fixture
+def model(local_server: LocalLlamaServer):
+    from langchain_openai import ChatOpenAI
+
+    return ChatOpenAI(
+        base_url=local_server.base_url, api_key="sk-local", model=MODEL_ALIAS, temperature=0, timeout=120,
+        max_retries=0, extra_body={"max_tokens": MAX_REPLY_TOKENS},
+    )
+
+
+def test_json_schema_is_refused_by_llama_cpp(model):
+    """llama-cpp-python validates ``response_format.type`` as 'text' | 'json_object' and answers 500 (not 400)."""
+    with pytest.raises(openai.InternalServerError, match="Input should be 'text' or 'json_object'"):
+        model.with_structured_output(Answer, method="json_schema").invoke(QUESTION)
+
+
+def test_function_calling_is_a_forced_tool_call(model):
+    """A named ``tool_choice`` is grammar-constrained: the reply is a call to the schema's tool, with its keys."""
+    result = model.with_structured_output(Answer, method="function_calling", include_raw=True).invoke(QUESTION)
+
+    raw = result["raw"]
+    assert raw.response_metadata["finish_reason"] == "tool_calls"
+    assert [call["name"] for call in raw.tool_calls] == ["Answer"]
+    assert "function_call" in raw.additional_kwargs  # llama.cpp also sends the legacy field
+    assert isinstance(result["parsed"], Answer), result
+
+
+def test_function_calling_streaming_repeats_the_tool_name(model):
+    """llama.cpp streams the function name in every tool-call delta; langchain concatenates the pieces."""
+    with pytest.raises(OutputParserException, match="Unknown tool type: 'Answer(Answer)+'"):
+        list(model.with_structured_output(Answer, method="function_calling").stream(QUESTION))
+
+
+def test_json_mode_gives_json_but_not_the_schema(model):
+    """``json_object`` without a schema only constrains the reply to JSON; the keys are the model's choice.
+
+    The openai SDK parses the reply (langchain-openai sends ``response_format``), so a reply cut at max_tokens
+    raises ``LengthFinishReasonError`` instead of reaching the JSON parser.
+    """
+    roomier = model.model_copy(update={"extra_body": {"max_tokens": 48}})
+    try:
+        result = roomier.with_structured_output(Answer, method="json_mode", include_raw=True).invoke(QUESTION)
+    except openai.LengthFinishReasonError as cut:
+        assert cut.completion.choices[0].finish_reason == "length"
+        return
+    assert isinstance(json.loads(result["raw"].content), dict)
+    assert isinstance(result["parsed"], Answer) or isinstance(result["parsing_error"], OutputParserException)
+
+
+def test_json_object_with_a_schema_is_llama_cpps_json_schema(model):
+    """llama.cpp's extension ``{"type": "json_object", "schema": ...}`` constrains the reply to the schema."""
+    constrained = model.bind(response_format={"type": "json_object", "schema": Answer.model_json_schema()})
+
+    message = constrained.invoke(QUESTION)
+
+    if message.response_metadata["finish_reason"] == "stop":
+        assert isinstance(PydanticOutputParser(pydantic_object=Answer).invoke(message), Answer)
+    else:  # cut at max_tokens: still a prefix of the constrained document
+        assert message.content.lstrip().startswith("{")
+
+
+def test_required_tool_choice_is_not_enforced(model):
+    """``tool_choice="required"`` is ignored: only a named tool_choice makes llama.cpp call a tool."""
+
+    def lookup(entity: str) -> str:
+        """Look an entity up in the knowledge graph."""
+        return entity
+
+    message = model.bind_tools([lookup], tool_choice="required").invoke("Look up Forrest Gump.")
+
+    assert message.tool_calls == []
+    assert message.content
+
+
+def test_tool_choice_naming_an_unknown_function_is_a_500(local_server):
+    """OpenAI answers 400 for this; llama-cpp-python answers 500 (so the openai SDK would retry it)."""
+    client = openai.OpenAI(base_url=local_server.base_url, api_key="sk-local", max_retries=0, timeout=60)
+    tools = [{"type": "function", "function": {"name": "lookup", "parameters": {"type": "object"}}}]
+
+    with pytest.raises(openai.InternalServerError, match="Tool choice 'missing' not found in tools"):
+        client.chat.completions.create(
+            model=MODEL_ALIAS, messages=[{"role": "user", "content": "hi"}], tools=tools, max_tokens=4,
+            tool_choice={"type": "function", "function": {"name": "missing"}},
+        )
