@@ -1,8 +1,9 @@
 """The knowledge-graph service: load, label search, relations, neighbours, path search, read-only SPARQL."""
 
 from kg_agent.kg.errors import KGError, KGLoadError, KGQueryError, ReadOnlyViolation, UnknownEntityError, UnknownRelationError
-from kg_agent.kg.graph import KnowledgeGraph, entity_iri, normalize_label, relation_iri
-from kg_agent.kg.linking import NO_ENTITY_MESSAGE, LinkedEntity, LinkResult, closest_labels, link_entities
+from kg_agent.kg.graph import KnowledgeGraph
+from kg_agent.kg.terms import entity_iri, normalize_label, relation_iri
+from kg_agent.kg.linking import NO_ENTITY_MESSAGE, LinkedEntity, LinkResult, closest_labels, link_entities, search_entities
 from kg_agent.kg.loaders import (
     build_oxigraph,
     kg_from_triples,
@@ -21,7 +22,7 @@ from kg_agent.kg.types import INVERSE_PREFIX, Entity, Path, Triple, base_relatio
 __all__ = [
     "KnowledgeGraph", "open_kg", "load_kg", "kg_from_triples", "build_oxigraph", "open_oxigraph", "open_sparql",
     "parse_rdf", "sample_kg_path", "sample_documents_path", "entity_iri", "relation_iri", "normalize_label",
-    "link_entities", "LinkResult", "LinkedEntity", "closest_labels", "NO_ENTITY_MESSAGE",
+    "link_entities", "search_entities", "LinkResult", "LinkedEntity", "closest_labels", "NO_ENTITY_MESSAGE",
     "retrieve_paths", "shortest_relation_paths", "PathSearchResult",
     "check_read_only", "sparql_iri", "sparql_literal",
     "Entity", "Path", "Triple", "INVERSE_PREFIX", "inverse", "is_inverse", "base_relation", "relation_path_text",

@@ -6,6 +6,8 @@
 3. Nothing found: the result says so (``no entity of the knowledge graph found in the question``) and
    lists the closest labels, so a user can rephrase.
 
+:func:`search_entities` is the label search tools offer (exact, then labels containing the text, then fuzzy).
+
 The work is bounded whatever the input: at most :data:`MAX_BRACKETS` bracketed mentions are looked up,
 the fuzzy passes read only the first :data:`MAX_FUZZY_TOKENS` words of the question, and a fuzzy
 lookup uses the first :data:`MAX_FUZZY_WORDS` words of a mention of at most :data:`MAX_FUZZY_CHARS`
@@ -19,7 +21,8 @@ import re
 import weakref
 from dataclasses import dataclass, field
 
-from kg_agent.kg.graph import KnowledgeGraph, normalize_label
+from kg_agent.kg.graph import KnowledgeGraph
+from kg_agent.kg.terms import normalize_label
 from kg_agent.kg.types import Entity
 
 NO_ENTITY_MESSAGE = "no entity of the knowledge graph found in the question"
@@ -200,3 +203,28 @@ def closest_labels(kg: KnowledgeGraph, text: str, *, limit: int = 5, cutoff: flo
     scored.sort(key=lambda pair: (-pair[0], pair[1]))
     index = kg.label_index()
     return [kg.label(min(index[label])) or label for _, label in scored[:limit]]
+
+
+def search_entities(kg: KnowledgeGraph, text: str, *, limit: int = 10) -> list[Entity]:
+    """Entities whose label matches ``text``: exact first, then labels containing it, then fuzzy."""
+    wanted = normalize_label(text)
+    if not wanted:
+        return []
+    index = kg.label_index()
+    written = text.strip()
+
+    def group(ids) -> list[str]:
+        # entities spelt alike: the one whose label contains the text as written first, then by id
+        return sorted(ids, key=lambda k: (written not in (kg.label(k) or ""), k))
+
+    found: list[str] = group(index.get(wanted, []))
+    if len(found) < limit:
+        pattern = re.compile(r"\b" + re.escape(wanted) + r"\b")
+        contained = sorted((lab for lab in index if lab != wanted and pattern.search(lab)), key=lambda lab: (len(lab), lab))
+        for lab in contained[: limit * 2]:
+            found.extend(group(index[lab]))
+    if len(found) < limit:
+        for lab in closest_labels(kg, wanted, limit=limit):
+            found.extend(group(index.get(normalize_label(lab), [])))
+    found = list(dict.fromkeys(found))[:limit]
+    return [Entity(k, kg.label(k) or k) for k in found]

@@ -18,7 +18,9 @@ from rdflib.namespace import RDFS
 from rdflib.util import guess_format
 
 from kg_agent.kg.errors import KGLoadError
-from kg_agent.kg.graph import KnowledgeGraph, entity_iri, new_graph, relation_iri
+from kg_agent.kg.graph import KnowledgeGraph
+from kg_agent.kg.stores.memory import MemoryGraphStore, new_graph
+from kg_agent.kg.terms import RelationNames, entity_iri, relation_iri
 
 NamedTriple = tuple[str, str, str]
 
@@ -207,12 +209,17 @@ def load_kg(path: str | Path, *, format: str | None = None, question_ids: Iterab
         graph = named_triples_graph(iter_named_triples(path, fmt, question_ids=question_ids))
     else:
         graph = parse_rdf(path, format=fmt)
-    return KnowledgeGraph(graph, backend="memory", name=str(path))
+    return memory_kg(graph, name=str(path))
 
 
 def kg_from_triples(triples: Iterable[NamedTriple], *, name: str = "knowledge graph") -> KnowledgeGraph:
     """An in-memory KG from plain ``(head, relation, tail)`` names."""
-    return KnowledgeGraph(named_triples_graph(triples), backend="memory", name=name)
+    return memory_kg(named_triples_graph(triples), name=name)
+
+
+def memory_kg(graph: Graph, *, name: str) -> KnowledgeGraph:
+    """A KG over an in-memory rdflib graph (every edge indexed now)."""
+    return KnowledgeGraph(MemoryGraphStore(graph, names=RelationNames(), name=name))
 
 
 def _oxigraph_graph(store) -> Graph:
@@ -279,7 +286,10 @@ def open_oxigraph(store_path: str | Path, *, cache_size: int = 50_000) -> Knowle
             store = ox.Store.read_only(str(store_path))
         except OSError:
             raise KGLoadError(f"{store_path}: cannot open the Oxigraph store: {exc}") from exc
-    return KnowledgeGraph(_oxigraph_graph(store), backend="oxigraph", cache_size=cache_size, name=str(store_path))
+    from kg_agent.kg.stores.oxigraph import OxigraphGraphStore
+
+    return KnowledgeGraph(OxigraphGraphStore(store, _oxigraph_graph(store), names=RelationNames(),
+                                             name=str(store_path), cache_size=cache_size))
 
 
 #: Queries whose form-encoded text is longer than this are POSTed (SPARQL 1.1 Protocol) rather than put in the URL.
@@ -401,6 +411,9 @@ def open_sparql(
 
     from rdflib import URIRef
 
+    if batch_size < 1 or page_size < 1:
+        raise ValueError(f"batch_size and page_size must be >= 1, got {batch_size} and {page_size}")
+
     parts = urlsplit(endpoint)
     params = parse_qsl(parts.query, keep_blank_values=True)
     graphs = [value for key, value in params if key == "default-graph-uri"]
@@ -416,8 +429,10 @@ def open_sparql(
         from kg_agent.kg.sparql_cache import SparqlCache
 
         store_cache = SparqlCache(cache_path, f"{url} {default_graph or ''}")
-    return KnowledgeGraph(graph, backend="sparql", cache_size=cache_size, batch_size=batch_size,
-                          page_size=page_size, name=endpoint, store_cache=store_cache)
+    from kg_agent.kg.stores.endpoint import EndpointGraphStore
+
+    return KnowledgeGraph(EndpointGraphStore(graph, names=RelationNames(), name=endpoint, cache_size=cache_size,
+                                             batch_size=batch_size, page_size=page_size, store_cache=store_cache))
 
 
 def open_kg(

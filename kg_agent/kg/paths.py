@@ -57,7 +57,7 @@ def retrieve_node_paths(
     truncated = False
     edges = kg.edges
     for relation in relations:
-        if kg.backend == "sparql":  # a remote endpoint: the frontier's edges in batched requests
+        if kg.batched:  # a remote endpoint: the frontier's edges in batched requests
             kg.prefetch(partial[-1] for partial in frontier)
         expanded: list[tuple[str, ...]] = []
         for partial in frontier:
@@ -110,7 +110,7 @@ def retrieve_paths(
         return found
 
     edges = kg.edges
-    remote = kg.backend == "sparql"
+    remote = kg.batched
     starts = list(dict.fromkeys(starts))
     if remote:
         kg.prefetch(starts)  # edges and labels of the starts, batched
@@ -187,7 +187,7 @@ def _bfs_levels(kg: KnowledgeGraph, start: str, targets: set[str], max_hops: int
         if not frontier or not remaining:
             break
         next_frontier: list[str] = []
-        if kg.backend == "sparql":
+        if kg.batched:
             kg.prefetch(frontier)
         for node in frontier:
             for neighbours in kg.edges(node).values():

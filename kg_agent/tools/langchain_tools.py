@@ -36,7 +36,7 @@ from langchain_core.tools import BaseTool, ToolException
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError
 
 from kg_agent.kg.graph import KnowledgeGraph, normalize_label
-from kg_agent.kg.linking import closest_labels
+from kg_agent.kg.linking import closest_labels, search_entities
 from kg_agent.kg.paths import DEFAULT_MAX_PATHS, node_path_to_path, retrieve_paths
 from kg_agent.kg.types import Entity, base_relation, relation_path_text
 from kg_agent.llm.parsing import parse_relation_paths
@@ -251,7 +251,7 @@ class SearchEntitiesTool(KGTool):
             raise ToolException("no text given: pass (part of) a name to search for")
         limit = self._limit(limit)
         exact = self.kg.find_entities(text)  # ranked: the label as written first
-        found = list(dict.fromkeys([*exact, *self.kg.search(text, limit=limit + 1)]))
+        found = list(dict.fromkeys([*exact, *search_entities(self.kg, text, limit=limit + 1)]))
         entities = [
             {**e.to_dict(), "relations": self.kg.relations(e.id)[:10]} for e in found[:limit]
         ]
