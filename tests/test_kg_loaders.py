@@ -178,3 +178,38 @@ def test_open_kg_picks_backend(kg_dir, tmp_path):
         reopened.close()
     with pytest.raises(ValueError):
         open_kg(kg_dir / "metaqa_slice.txt", backend="nosuch")
+
+
+def test_broken_ntriples_in_oxigraph_build_names_the_line_and_leaves_no_store(tmp_path):
+    source = tmp_path / "broken.nt"
+    good = "<http://example.org/a> <http://example.org/p> <http://example.org/b> .\n"
+    source.write_text(good * 3 + '<http://example.org/a> <http://example.org/p> "open literal .\n' + good,
+                      encoding="utf-8")
+    target = tmp_path / "store"
+    with pytest.raises(KGLoadError, match=r"broken\.nt:4: cannot parse as nt"):
+        build_oxigraph(source, target)
+    assert not target.exists() and not (tmp_path / "store.partial").exists()
+
+
+def test_a_store_whose_load_did_not_finish_is_refused(kg_dir, tmp_path):
+    from kg_agent.kg import open_oxigraph
+    from kg_agent.kg.loaders import COMPLETE_MARKER, SIDECAR_DIR
+
+    target = build_oxigraph(kg_dir / "metaqa_slice.txt", tmp_path / "store")
+    with open_oxigraph(target) as kg:
+        assert len(kg) > 0 and kg.relation_index() is not None
+    (target / SIDECAR_DIR / COMPLETE_MARKER).unlink()  # as if the load stopped before its last step
+    with pytest.raises(KGLoadError, match="not completely loaded"):
+        open_oxigraph(target)
+    (tmp_path / "not-a-store").mkdir()
+    with pytest.raises(KGLoadError, match="not an Oxigraph store"):
+        open_oxigraph(tmp_path / "not-a-store")
+
+
+def test_kg_agent_load_reports_the_rate(kg_dir, tmp_path, capsys):
+    from kg_agent.cli import main
+
+    assert main(["load", str(kg_dir / "metaqa_slice.txt"), "--store", str(tmp_path / "store")]) == 0
+    out = capsys.readouterr().out
+    assert "triples loaded in" in out and "triples/s" in out
+    assert (tmp_path / "store" / "kg-agent" / "relation_index.json").exists()

@@ -19,6 +19,7 @@ from rdflib.namespace import RDFS, SKOS
 from rdflib.term import Node
 
 from kg_agent.kg.errors import UnknownEntityError, UnknownRelationError
+from kg_agent.kg.relation_index import RelationIndex
 from kg_agent.kg.stores.base import GraphStore
 from kg_agent.kg.terms import (
     ENTITY_NS,
@@ -165,6 +166,41 @@ class KnowledgeGraph:
     def entity_ids(self) -> Iterator[str]:
         """Every node id that has an edge."""
         return self.store.node_ids()
+
+    # ------------------------------------------------------------------ walks in the engine
+    def relation_index(self) -> RelationIndex | None:
+        """Which relation can follow which (:mod:`kg_agent.kg.relation_index`); None when the backend has none."""
+        return self.store.relation_index()
+
+    def relations_following(self, relation: str) -> list[str] | None:
+        """Relations that some node reached over ``relation`` has (sorted), from the relation index.
+
+        None when the backend has no relation index.
+        """
+        index = self.store.relation_index()
+        if index is None:
+            return None
+        names = self.store.names
+        signed = names.signed_iri(relation)
+        if signed is None:
+            return []
+        return sorted(names.signed_name(iri) for iri in index.following(signed))
+
+    def relations_at(self, entity_id: str) -> list[str]:
+        """The relation names at an entity, both directions, without reading its whole neighbourhood."""
+        return sorted(self.store.relations_at(entity_id))
+
+    def walk(self, entity_ids: Sequence[str], relation: str, *, limit: int | None = None) -> dict[str, Sequence[str]]:
+        """``{entity: neighbours over relation}`` for many entities in as few store calls as the backend allows.
+
+        ``limit`` bounds the rows read (inside the query where the backend has one); entities without a
+        neighbour over ``relation`` are left out.
+        """
+        return self.store.walk(list(entity_ids), relation, limit=limit)
+
+    def walkable(self, starts: Sequence[str], relations: Sequence[str]) -> bool:
+        """Whether the relation path can be walked from some start without coming back to it."""
+        return bool(relations) and self.store.walkable(list(starts), list(relations))
 
     # ------------------------------------------------------------------ relations
     def relation_names(self) -> list[str]:

@@ -19,6 +19,7 @@ from rdflib.util import guess_format
 
 from kg_agent.kg.errors import KGLoadError
 from kg_agent.kg.graph import KnowledgeGraph
+from kg_agent.kg.relation_index import RelationIndex, RelationIndexBuilder
 from kg_agent.kg.stores.memory import MemoryGraphStore, new_graph
 from kg_agent.kg.terms import RelationNames, entity_iri, relation_iri
 
@@ -229,55 +230,147 @@ def _oxigraph_graph(store) -> Graph:
     return Graph(store=OxigraphStore(store=store), identifier=DATASET_DEFAULT_GRAPH_ID)
 
 
-def build_oxigraph(source: str | Path, store_path: str | Path, *, format: str | None = None, overwrite: bool = False) -> Path:
-    """Load a KG file once into an Oxigraph store on disk (bulk load); reopen it with :func:`open_oxigraph`."""
+#: kg-agent's files inside an Oxigraph store folder (RocksDB ignores them).
+SIDECAR_DIR = "kg-agent"
+#: Written last by :func:`build_oxigraph`: a folder without it was never completely loaded.
+COMPLETE_MARKER = "complete.json"
+RELATION_INDEX_FILE = "relation_index.json"
+
+_OX_FORMATS = {
+    "turtle": "TURTLE", "nt": "N_TRIPLES", "nt11": "N_TRIPLES", "xml": "RDF_XML", "n3": "N3",
+    "trig": "TRIG", "nquads": "N_QUADS", "json-ld": "JSON_LD",
+}
+
+
+def build_oxigraph(source: str | Path, store_path: str | Path, *, format: str | None = None, overwrite: bool = False,
+                   progress: bool = False) -> Path:
+    """Load a KG file once into an Oxigraph store on disk; reopen it with :func:`open_oxigraph`.
+
+    RDF files go through Oxigraph's bulk loader (Rust, no Python per triple); plain-name formats (MetaQA,
+    RoG, 2Wiki) are converted to N-Triples first. The same run reads the file once more with Oxigraph's
+    parser to build the relation index (:mod:`kg_agent.kg.relation_index`), kept in ``<store>/kg-agent/``.
+
+    The store is built in ``<store>.partial`` and renamed at the end, after a completion marker is
+    written, so an interrupted or failed load never leaves a folder that :func:`open_oxigraph` accepts.
+    A syntax error raises :class:`KGLoadError` naming the file and line. ``progress`` shows a progress
+    bar (tqdm, on stderr) over the bytes of the file read by the index pass.
+    """
+    import json
+    import time
+
     import pyoxigraph as ox
 
     source, store_path = Path(source), Path(store_path)
+    if not source.exists():
+        raise KGLoadError(f"{source}: no such file")
     if store_path.exists():
         if not overwrite:
             raise KGLoadError(f"{store_path}: an Oxigraph store already exists (pass overwrite=True to rebuild)")
-        shutil.rmtree(store_path)
     fmt = format or detect_format(source)
     partial = store_path.with_name(store_path.name + ".partial")
     if partial.exists():
         shutil.rmtree(partial)
     partial.parent.mkdir(parents=True, exist_ok=True)
+    started = time.perf_counter()
+    builder = RelationIndexBuilder()
     store = ox.Store(str(partial))
     try:
         if fmt in PLAIN_FORMATS:
             data = named_triples_graph(iter_named_triples(source, fmt)).serialize(format="nt", encoding="utf-8")
-            store.bulk_load(data, ox.RdfFormat.N_TRIPLES)
+            load_format, load_input, load_path = ox.RdfFormat.N_TRIPLES, data, None
+        elif fmt in _OX_FORMATS:
+            load_format, load_input, load_path = getattr(ox.RdfFormat, _OX_FORMATS[fmt]), None, source
         else:
-            ox_format = {
-                "turtle": ox.RdfFormat.TURTLE, "nt": ox.RdfFormat.N_TRIPLES, "nt11": ox.RdfFormat.N_TRIPLES,
-                "xml": ox.RdfFormat.RDF_XML, "n3": ox.RdfFormat.N3, "trig": ox.RdfFormat.TRIG,
-                "nquads": ox.RdfFormat.N_QUADS, "json-ld": ox.RdfFormat.JSON_LD,
-            }.get(fmt)
-            if ox_format is None:
-                data = parse_rdf(source, format=fmt).serialize(format="nt", encoding="utf-8")
-                store.bulk_load(data, ox.RdfFormat.N_TRIPLES)
+            data = parse_rdf(source, format=fmt).serialize(format="nt", encoding="utf-8")
+            load_format, load_input, load_path = ox.RdfFormat.N_TRIPLES, data, None
+        try:
+            if load_path is not None:
+                store.bulk_load(path=str(load_path), format=load_format)
             else:
-                try:
-                    store.bulk_load(path=str(source), format=ox_format)
-                except SyntaxError as exc:
-                    raise KGLoadError(f"{source}:{getattr(exc, 'lineno', '?')}: cannot parse as {fmt}: {exc}") from exc
+                store.bulk_load(load_input, load_format)
+            _index_triples(builder, ox, load_path, load_input, load_format, progress=progress)
+        except SyntaxError as exc:
+            raise KGLoadError(f"{source}:{getattr(exc, 'lineno', '?')}: cannot parse as {fmt}: {exc.msg}") from exc
         store.flush()
         del store
+        sidecar = partial / SIDECAR_DIR
+        index = builder.build()
+        index.save(sidecar / RELATION_INDEX_FILE)
+        (sidecar / COMPLETE_MARKER).write_text(json.dumps({
+            "source": str(source), "format": fmt, "triples": index.triples,
+            "seconds": round(time.perf_counter() - started, 2)}), encoding="utf-8")
     except BaseException:
         shutil.rmtree(partial, ignore_errors=True)
         raise
+    if store_path.exists():
+        shutil.rmtree(store_path)
     partial.rename(store_path)
     return store_path
 
 
+def _index_triples(builder: RelationIndexBuilder, ox, path: Path | None, data: bytes | None, fmt,
+                   *, progress: bool) -> None:
+    """Feed every non-label triple of the file (or data) to the relation index builder."""
+    from io import BytesIO
+
+    from kg_agent.kg.terms import LABEL_PREDICATES
+
+    label_iris = {str(p) for p in LABEL_PREDICATES}
+    size = path.stat().st_size if path is not None else len(data or b"")
+    handle = path.open("rb") if path is not None else BytesIO(data or b"")
+    bar = None
+    if progress:
+        from tqdm import tqdm
+
+        bar = tqdm(total=size, unit="B", unit_scale=True, desc="indexing", mininterval=1.0)
+    add = builder.add
+    try:
+        reported = 0
+        for count, triple in enumerate(ox.parse(handle, format=fmt), start=1):
+            predicate = triple.predicate.value
+            if predicate in label_iris:
+                builder.triples += 1  # counted, but a name is not an edge
+                continue
+            add(_ox_node(triple.subject, ox), predicate, _ox_node(triple.object, ox))
+            if bar is not None and not count % 50_000:
+                position = handle.tell()
+                bar.update(position - reported)
+                reported = position
+        if bar is not None:
+            bar.update(size - reported)
+    finally:
+        handle.close()
+        if bar is not None:
+            bar.close()
+
+
+def _ox_node(term, ox) -> str:
+    if isinstance(term, ox.NamedNode):
+        return term.value
+    return str(term)  # the index needs distinct nodes, not kg-agent ids: N-Triples text is enough
+
+
 def open_oxigraph(store_path: str | Path, *, cache_size: int = 50_000) -> KnowledgeGraph:
-    """Reopen an Oxigraph store built by :func:`build_oxigraph` (milliseconds: nothing is re-parsed)."""
+    """Reopen an Oxigraph store built by :func:`build_oxigraph` (milliseconds: nothing is re-parsed).
+
+    A folder that is not a store, or a store whose load never finished (no completion marker), is
+    refused with :class:`KGLoadError`.
+    """
     import pyoxigraph as ox
+
+    from kg_agent.kg.stores.oxigraph import OxigraphGraphStore
 
     store_path = Path(store_path)
     if not store_path.is_dir():
         raise KGLoadError(f"{store_path}: no Oxigraph store here (build one with build_oxigraph or `kg-agent load`)")
+    sidecar = store_path / SIDECAR_DIR
+    if not (store_path / "CURRENT").exists():
+        raise KGLoadError(f"{store_path}: not an Oxigraph store (build one with build_oxigraph or `kg-agent load`)")
+    if not (sidecar / COMPLETE_MARKER).exists():
+        raise KGLoadError(f"{store_path}: this Oxigraph store was not completely loaded by kg-agent (no "
+                          f"{SIDECAR_DIR}/{COMPLETE_MARKER}); rebuild it with `kg-agent load SOURCE --store "
+                          f"{store_path} --overwrite`")
+    index = RelationIndex.load(sidecar / RELATION_INDEX_FILE)
     try:
         store = ox.Store(str(store_path))
     except OSError as exc:
@@ -286,10 +379,8 @@ def open_oxigraph(store_path: str | Path, *, cache_size: int = 50_000) -> Knowle
             store = ox.Store.read_only(str(store_path))
         except OSError:
             raise KGLoadError(f"{store_path}: cannot open the Oxigraph store: {exc}") from exc
-    from kg_agent.kg.stores.oxigraph import OxigraphGraphStore
-
     return KnowledgeGraph(OxigraphGraphStore(store, _oxigraph_graph(store), names=RelationNames(),
-                                             name=str(store_path), cache_size=cache_size))
+                                             name=str(store_path), cache_size=cache_size, relation_index=index))
 
 
 #: Queries whose form-encoded text is longer than this are POSTed (SPARQL 1.1 Protocol) rather than put in the URL.

@@ -100,6 +100,19 @@ class RelationNames:
     def iri(self, name: str) -> str | None:
         return self.by_name.get(name)
 
+    def signed_iri(self, relation: str) -> str | None:
+        """``^name`` -> ``^IRI``, ``name`` -> ``IRI`` (None for an unknown relation)."""
+        if relation.startswith("^"):
+            iri = self.by_name.get(relation[1:])
+            return None if iri is None else "^" + iri
+        return self.by_name.get(relation)
+
+    def signed_name(self, signed_iri: str) -> str:
+        """``^IRI`` -> ``^name``, ``IRI`` -> ``name``."""
+        if signed_iri.startswith("^"):
+            return "^" + self.name(signed_iri[1:])
+        return self.name(signed_iri)
+
     def names(self) -> list[str]:
         """Every named relation except the label predicates, sorted."""
         return sorted(n for iri, n in self.by_iri.items() if URIRef(iri) not in LABEL_PREDICATES)

@@ -11,6 +11,7 @@ from rdflib.term import Node
 
 from kg_agent.kg.errors import KGQueryError
 from kg_agent.kg.sparql import check_read_only, sparql_iri
+from kg_agent.kg.relation_index import RelationIndex
 from kg_agent.kg.terms import RelationNames, is_absolute_iri, key_term
 
 #: What a neighbourhood is: ``{relation name (``^name`` for incoming): [neighbour id, ...] sorted}``.
@@ -61,6 +62,56 @@ class GraphStore:
 
     def triple_count(self) -> int:
         return len(self.graph)
+
+    # ---------------------------------------------------------------- relation paths and walks
+    def relation_index(self) -> RelationIndex | None:
+        """The schema-level relation index (:mod:`kg_agent.kg.relation_index`), None when there is none."""
+        return None
+
+    def relations_at(self, key: str) -> list[str]:
+        """The relation names at a node, both directions (``^name`` for incoming)."""
+        return list(self.edges(key))
+
+    def walk(self, keys: Sequence[str], relation: str, *, limit: int | None = None) -> dict[str, Sequence[str]]:
+        """``{node: targets over relation}`` for many nodes; the whole answer is cut near ``limit`` rows.
+
+        Nodes with no target are left out. Backends that can answer in one engine call override this.
+        """
+        self.prefetch(keys)
+        found: dict[str, Sequence[str]] = {}
+        rows = 0
+        for key in keys:
+            targets = self.edges(key).get(relation)
+            if targets:
+                found[key] = targets
+                rows += len(targets)
+                if limit is not None and rows > limit:
+                    break
+        return found
+
+    def walkable(self, starts: Sequence[str], relations: Sequence[str], *, budget: int = 50_000) -> bool:
+        """Whether ``relations`` can be walked from some start without coming back to that start.
+
+        Depth-first with an early exit; after ``budget`` edge visits the answer is taken to be yes
+        (a candidate that then yields no path costs one empty retrieval, never a wrong answer).
+        """
+        visits = 0
+        last = len(relations) - 1
+        for start in starts:
+            stack = [(start, 0)]
+            while stack:
+                node, depth = stack.pop()
+                targets = self.edges(node).get(relations[depth], ())
+                for target in targets:
+                    visits += 1
+                    if target == start:
+                        continue
+                    if depth == last:
+                        return True
+                    stack.append((target, depth + 1))
+                if visits > budget:
+                    return True
+        return False
 
     # ---------------------------------------------------------------- batching and caches (no-ops by default)
     def prefetch(self, keys: Iterable[str]) -> int:

@@ -11,6 +11,7 @@ from rdflib.namespace import RDFS
 from rdflib.plugins.stores.memory import Memory
 from rdflib.store import Store, TripleAddedEvent, TripleRemovedEvent
 
+from kg_agent.kg.relation_index import RelationIndex, RelationIndexBuilder
 from kg_agent.kg.stores.base import GraphStore
 from kg_agent.kg.terms import LABEL_PREDICATES, RelationNames, default_label, key_term, node_key
 from kg_agent.kg.types import inverse
@@ -52,6 +53,7 @@ class MemoryGraphStore(GraphStore):
         self._adjacency: dict[str, dict[str, list[str]]] = {}
         self._labels: dict[str, str] = {}
         self._dirty = False
+        self._relation_index: RelationIndex | None = None
         self.on_label_change: Callable[[], None] = lambda: None
         self._index_all()
         dispatcher = getattr(graph.store, "dispatcher", None)
@@ -74,6 +76,7 @@ class MemoryGraphStore(GraphStore):
                 self.on_label_change()  # a new node is findable by its default label
             _insert_sorted(self._adjacency.setdefault(sk, {}).setdefault(rel, []), ok)
             _insert_sorted(self._adjacency.setdefault(ok, {}).setdefault(inverse(rel), []), sk)
+            self._relation_index = None
 
     def _on_removed(self, event: TripleRemovedEvent) -> None:
         with self._lock:
@@ -99,6 +102,7 @@ class MemoryGraphStore(GraphStore):
                 if len(targets) > 1:
                     rels[rel] = sorted(set(targets))
         self._adjacency, self._labels = adjacency, labels
+        self._relation_index = None
         self._dirty = False
 
     def _fresh(self) -> None:
@@ -116,6 +120,19 @@ class MemoryGraphStore(GraphStore):
     def edges(self, key: str) -> Mapping[str, Sequence[str]]:
         self._fresh()
         return self._adjacency.get(key, {})
+
+    def relation_index(self) -> RelationIndex:
+        """Built from the adjacency index on first use (MetaQA: about a second) and after every change."""
+        self._fresh()
+        with self._lock:
+            if self._relation_index is None:
+                builder = RelationIndexBuilder()
+                signed = self.names.signed_iri
+                for rels in self._adjacency.values():
+                    builder.add_signature(signed(rel) for rel in rels)
+                builder.triples = len(self.graph)
+                self._relation_index = builder.build()
+            return self._relation_index
 
     def label(self, key: str) -> str | None:
         self._fresh()
