@@ -213,3 +213,20 @@ def test_kg_agent_load_reports_the_rate(kg_dir, tmp_path, capsys):
     out = capsys.readouterr().out
     assert "triples loaded in" in out and "triples/s" in out
     assert (tmp_path / "store" / "kg-agent" / "relation_index.json").exists()
+
+
+def test_a_missing_or_stale_label_index_is_rebuilt_with_a_warning(kg_dir, tmp_path):
+    from kg_agent.kg import open_oxigraph
+    from kg_agent.kg.label_index import build_label_sqlite
+    from kg_agent.kg.loaders import LABEL_INDEX_FILE, SIDECAR_DIR
+
+    target = build_oxigraph(kg_dir / "metaqa_slice.txt", tmp_path / "store")
+    labels = target / SIDECAR_DIR / LABEL_INDEX_FILE
+    labels.unlink()
+    with pytest.warns(UserWarning, match="missing; rebuilding it"), open_oxigraph(target) as kg:
+        assert [e.label for e in kg.find_entities("combat shock")] == ["Combat Shock"]
+    build_label_sqlite(labels, [("urn:x", "Stale Label")], build="an older load")
+    with pytest.warns(UserWarning, match="stale"), open_oxigraph(target) as kg:
+        assert kg.find_entities("Stale Label") == [] and kg.find_entities("Combat Shock")
+    with open_oxigraph(target) as kg:  # rebuilt once, then used as it is
+        assert kg.find_entities("Combat Shock")

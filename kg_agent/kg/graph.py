@@ -19,6 +19,7 @@ from rdflib.namespace import RDFS, SKOS
 from rdflib.term import Node
 
 from kg_agent.kg.errors import UnknownEntityError, UnknownRelationError
+from kg_agent.kg.label_index import DictLabelIndex, SqliteLabelIndex
 from kg_agent.kg.relation_index import RelationIndex
 from kg_agent.kg.stores.base import GraphStore
 from kg_agent.kg.terms import (
@@ -53,7 +54,7 @@ class KnowledgeGraph:
     def __init__(self, store: GraphStore) -> None:
         self.store = store
         self._lock = threading.RLock()
-        self._label_index: dict[str, list[str]] | None = None
+        self._label_index: DictLabelIndex | None = None
         if hasattr(store, "on_label_change"):
             store.on_label_change = self._drop_label_index
 
@@ -228,16 +229,18 @@ class KnowledgeGraph:
             return False
 
     # ------------------------------------------------------------------ exact label lookup
-    def label_index(self) -> dict[str, list[str]]:
-        """``{normalized label: [entity ids]}``, built on first use and kept up to date."""
+    def label_index(self) -> DictLabelIndex | SqliteLabelIndex:
+        """``{normalized label: [entity ids]}`` lookups (:mod:`kg_agent.kg.label_index`), kept up to date.
+
+        An Oxigraph store answers from the SQLite label file built at load; other backends build a dict
+        on first use.
+        """
+        stored = self.store.label_index()
+        if stored is not None:
+            return stored
         with self._lock:
             if self._label_index is None:
-                index: dict[str, list[str]] = {}
-                for key, label in self.store.labelled_nodes():
-                    index.setdefault(normalize_label(label), []).append(key)
-                for keyed in index.values():
-                    keyed[:] = list(dict.fromkeys(keyed))
-                self._label_index = index
+                self._label_index = DictLabelIndex(self.store.labelled_nodes())
             return self._label_index
 
     def find_entities(self, text: str) -> list[Entity]:

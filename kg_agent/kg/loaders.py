@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import re
 import shutil
+import warnings
 from importlib import resources
 from pathlib import Path
 from typing import Iterable, Iterator
@@ -19,6 +20,7 @@ from rdflib.util import guess_format
 
 from kg_agent.kg.errors import KGLoadError
 from kg_agent.kg.graph import KnowledgeGraph
+from kg_agent.kg.label_index import SqliteLabelIndex, build_label_sqlite
 from kg_agent.kg.relation_index import RelationIndex, RelationIndexBuilder
 from kg_agent.kg.stores.memory import MemoryGraphStore, new_graph
 from kg_agent.kg.terms import RelationNames, entity_iri, relation_iri
@@ -235,6 +237,7 @@ SIDECAR_DIR = "kg-agent"
 #: Written last by :func:`build_oxigraph`: a folder without it was never completely loaded.
 COMPLETE_MARKER = "complete.json"
 RELATION_INDEX_FILE = "relation_index.json"
+LABEL_INDEX_FILE = "labels.sqlite"
 
 _OX_FORMATS = {
     "turtle": "TURTLE", "nt": "N_TRIPLES", "nt11": "N_TRIPLES", "xml": "RDF_XML", "n3": "N3",
@@ -257,6 +260,7 @@ def build_oxigraph(source: str | Path, store_path: str | Path, *, format: str | 
     """
     import json
     import time
+    import uuid
 
     import pyoxigraph as ox
 
@@ -292,12 +296,15 @@ def build_oxigraph(source: str | Path, store_path: str | Path, *, format: str | 
         except SyntaxError as exc:
             raise KGLoadError(f"{source}:{getattr(exc, 'lineno', '?')}: cannot parse as {fmt}: {exc.msg}") from exc
         store.flush()
-        del store
         sidecar = partial / SIDECAR_DIR
+        sidecar.mkdir(parents=True, exist_ok=True)
+        build = uuid.uuid4().hex
+        build_label_sqlite(sidecar / LABEL_INDEX_FILE, _store_labels(store), build=build)
+        del store
         index = builder.build()
         index.save(sidecar / RELATION_INDEX_FILE)
         (sidecar / COMPLETE_MARKER).write_text(json.dumps({
-            "source": str(source), "format": fmt, "triples": index.triples,
+            "build": build, "source": str(source), "format": fmt, "triples": index.triples,
             "seconds": round(time.perf_counter() - started, 2)}), encoding="utf-8")
     except BaseException:
         shutil.rmtree(partial, ignore_errors=True)
@@ -344,6 +351,32 @@ def _index_triples(builder: RelationIndexBuilder, ox, path: Path | None, data: b
             bar.close()
 
 
+def _store_labels(store) -> Iterator[tuple[str, str]]:
+    """``(entity id, rdfs:label)`` of every labelled node of an Oxigraph store, in the store's order."""
+    from rdflib.namespace import RDFS as _RDFS
+
+    from kg_agent.kg.stores.oxigraph import ox_key
+
+    for row in store.query("SELECT ?s ?l WHERE { ?s <%s> ?l }" % _RDFS.label):
+        yield ox_key(row[0]), row[1].value
+
+
+def _open_label_index(store_path: Path, store, build: str) -> SqliteLabelIndex:
+    """The store's label file; a missing or stale one is rebuilt from the store, or refused if it cannot be."""
+    path = store_path / SIDECAR_DIR / LABEL_INDEX_FILE
+    try:
+        return SqliteLabelIndex(path, build=build)
+    except KGLoadError as exc:
+        problem = str(exc) if path.exists() else f"{path}: missing"
+    warnings.warn(f"{problem}; rebuilding it from the store", stacklevel=3)
+    try:
+        build_label_sqlite(path, _store_labels(store), build=build)
+    except OSError as exc:
+        raise KGLoadError(f"{problem}, and it cannot be rebuilt here ({exc}); rebuild the store with "
+                          "`kg-agent load --overwrite`") from exc
+    return SqliteLabelIndex(path, build=build)
+
+
 def _ox_node(term, ox) -> str:
     if isinstance(term, ox.NamedNode):
         return term.value
@@ -372,6 +405,12 @@ def open_oxigraph(store_path: str | Path, *, cache_size: int = 50_000) -> Knowle
                           f"{store_path} --overwrite`")
     index = RelationIndex.load(sidecar / RELATION_INDEX_FILE)
     try:
+        marker = json.loads((sidecar / COMPLETE_MARKER).read_text(encoding="utf-8"))
+        build = str(marker["build"])
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise KGLoadError(f"{sidecar / COMPLETE_MARKER}: unreadable ({exc}); rebuild the store with "
+                          "`kg-agent load --overwrite`") from exc
+    try:
         store = ox.Store(str(store_path))
     except OSError as exc:
         # Another handle (this process or another) holds the store's lock: a read-only view still works.
@@ -379,8 +418,10 @@ def open_oxigraph(store_path: str | Path, *, cache_size: int = 50_000) -> Knowle
             store = ox.Store.read_only(str(store_path))
         except OSError:
             raise KGLoadError(f"{store_path}: cannot open the Oxigraph store: {exc}") from exc
+    labels = _open_label_index(store_path, store, build)
     return KnowledgeGraph(OxigraphGraphStore(store, _oxigraph_graph(store), names=RelationNames(),
-                                             name=str(store_path), cache_size=cache_size, relation_index=index))
+                                             name=str(store_path), cache_size=cache_size, relation_index=index,
+                                             label_index=labels))
 
 
 #: Queries whose form-encoded text is longer than this are POSTed (SPARQL 1.1 Protocol) rather than put in the URL.

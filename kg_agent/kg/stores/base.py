@@ -11,6 +11,7 @@ from rdflib.term import Node
 
 from kg_agent.kg.errors import KGQueryError
 from kg_agent.kg.sparql import check_read_only, sparql_iri
+from kg_agent.kg.label_index import SqliteLabelIndex
 from kg_agent.kg.relation_index import RelationIndex
 from kg_agent.kg.terms import RelationNames, is_absolute_iri, key_term
 
@@ -66,6 +67,10 @@ class GraphStore:
     # ---------------------------------------------------------------- relation paths and walks
     def relation_index(self) -> RelationIndex | None:
         """The schema-level relation index (:mod:`kg_agent.kg.relation_index`), None when there is none."""
+        return None
+
+    def label_index(self) -> SqliteLabelIndex | None:
+        """A label index the backend keeps on disk; None means the front builds one from :meth:`labelled_nodes`."""
         return None
 
     def relations_at(self, key: str) -> list[str]:

@@ -11,6 +11,7 @@ from rdflib.store import TripleAddedEvent, TripleRemovedEvent
 from rdflib.term import Node
 
 from kg_agent.kg.errors import KGQueryError
+from kg_agent.kg.label_index import SqliteLabelIndex
 from kg_agent.kg.relation_index import RelationIndex
 from kg_agent.kg.sparql import sparql_iri, sparql_term
 from kg_agent.kg.stores.base import Edges, LazyGraphStore
@@ -61,10 +62,12 @@ class OxigraphGraphStore(LazyGraphStore):
     kind = "oxigraph"
 
     def __init__(self, store: ox.Store, graph: Graph, *, names: RelationNames, name: str,
-                 cache_size: int = 50_000, relation_index: RelationIndex | None = None) -> None:
+                 cache_size: int = 50_000, relation_index: RelationIndex | None = None,
+                 label_index: SqliteLabelIndex | None = None) -> None:
         super().__init__(graph, names=names, name=name, cache_size=cache_size, batch_size=1000)
         self.store = store
         self._relation_index = relation_index
+        self._label_index = label_index
         dispatcher = getattr(graph.store, "dispatcher", None)
         if dispatcher is not None:
             dispatcher.subscribe(TripleAddedEvent, self._on_change)
@@ -128,6 +131,9 @@ class OxigraphGraphStore(LazyGraphStore):
     # ---------------------------------------------------------------- relation paths and walks, in the engine
     def relation_index(self) -> RelationIndex | None:
         return self._relation_index
+
+    def label_index(self) -> SqliteLabelIndex | None:
+        return self._label_index
 
     def triple_count(self) -> int:
         """Counted at load time (a count by the store reads every triple)."""
@@ -247,5 +253,7 @@ class OxigraphGraphStore(LazyGraphStore):
             yield ox_key(row[0])
 
     def close(self) -> None:
+        if self._label_index is not None:
+            self._label_index.close()
         super().close()
         self.store = None
