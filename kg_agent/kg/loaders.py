@@ -333,6 +333,9 @@ def _index_triples(builder: RelationIndexBuilder, ox, path: Path | None, data: b
     add = builder.add
     try:
         reported = 0
+        if fmt == ox.RdfFormat.N_TRIPLES:
+            _index_ntriples_lines(builder, ox, handle, label_iris, bar)
+            return
         for count, triple in enumerate(ox.parse(handle, format=fmt), start=1):
             predicate = triple.predicate.value
             if predicate in label_iris:
@@ -375,6 +378,42 @@ def _open_label_index(store_path: Path, store, build: str) -> SqliteLabelIndex:
         raise KGLoadError(f"{problem}, and it cannot be rebuilt here ({exc}); rebuild the store with "
                           "`kg-agent load --overwrite`") from exc
     return SqliteLabelIndex(path, build=build)
+
+
+def _index_ntriples_lines(builder: RelationIndexBuilder, ox, handle, label_iris: set[str], bar) -> None:
+    """The index pass over N-Triples the bulk loader has already checked: split lines, no parser objects.
+
+    Subject and predicate hold no whitespace, so ``split(None, 2)`` finds them; a node is keyed by its
+    N-Triples text (the index needs distinct nodes only). A predicate written with escapes is parsed.
+    """
+    add = builder.add
+    labels = {f"<{iri}>".encode() for iri in label_iris}
+    names: dict[bytes, str] = {}
+    read = 0
+    for number, line in enumerate(handle, start=1):
+        parts = line.split(None, 2)
+        if len(parts) < 3 or parts[0].startswith(b"#"):
+            continue
+        subject, predicate, rest = parts
+        if predicate in labels:
+            builder.triples += 1
+            continue
+        iri = names.get(predicate)
+        if iri is None:
+            if b"\\" in predicate:
+                iri = next(iter(ox.parse(line, format=ox.RdfFormat.N_TRIPLES))).predicate.value
+            else:
+                iri = predicate[1:-1].decode("utf-8")
+            names[predicate] = iri
+        obj = rest.rstrip()
+        add(subject, iri, obj[:-1].rstrip() if obj.endswith(b".") else obj)
+        if bar is not None:
+            read += len(line)
+            if not number % 50_000:
+                bar.update(read)
+                read = 0
+    if bar is not None:
+        bar.update(read)
 
 
 def _ox_node(term, ox) -> str:
