@@ -81,6 +81,16 @@ class OxigraphGraphStore(LazyGraphStore):
         self.forget(node_key(s))
         self.forget(node_key(o))
 
+    def queryable(self, key: str) -> bool:
+        """Also whether Oxigraph accepts the term: its IRIs are absolute (a bare name such as ``Big`` is not one)."""
+        if not super().queryable(key):
+            return False
+        try:
+            ox_term(key_term(key))
+        except ValueError:
+            return False
+        return True
+
     def _ox(self, key: str):
         term = key_term(key)
         if isinstance(term, URIRef):
