@@ -57,9 +57,10 @@ def rss_mb() -> float:
 # ---------------------------------------------------------------- load measurements (subprocess)
 def measure(what: str, kb: Path, store: Path) -> dict:
     """Run in a fresh interpreter: load one backend, report seconds and peak RSS."""
-    from kg_agent.kg import build_oxigraph, load_kg, open_oxigraph  # noqa: F401 (imports before the baseline)
-    import pyoxigraph  # noqa: F401
     import oxrdflib  # noqa: F401
+    import pyoxigraph  # noqa: F401
+
+    from kg_agent.kg import build_oxigraph, load_kg, open_oxigraph  # noqa: F401 (imports before the baseline)
 
     base = rss_mb()
     started = time.perf_counter()

@@ -190,9 +190,12 @@ def cmd_load(args: argparse.Namespace) -> int:
     from kg_agent.kg import build_oxigraph, open_oxigraph
 
     start = time.perf_counter()
-    build_oxigraph(args.source, args.store, overwrite=args.overwrite)
-    kg = open_oxigraph(args.store)
-    print(f"{args.store}: {len(kg)} triples loaded in {time.perf_counter() - start:.1f} s; use --kg {args.store}")
+    build_oxigraph(args.source, args.store, overwrite=args.overwrite, progress=sys.stderr.isatty())
+    seconds = time.perf_counter() - start
+    with open_oxigraph(args.store) as kg:
+        triples = len(kg)
+    print(f"{args.store}: {triples:,} triples loaded in {seconds:.1f} s ({triples / max(seconds, 1e-9):,.0f} "
+          f"triples/s); use --kg {args.store}")
     return 0
 
 

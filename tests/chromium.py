@@ -58,7 +58,7 @@ class Chromium:
             self.send(f"{domain}.enable")
 
     @classmethod
-    def launch(cls, workdir: Path, *, width: int = 1280, height: int = 1200) -> "Chromium":
+    def launch(cls, workdir: Path, *, width: int = 1280, height: int = 1200) -> Chromium:
         binary = chromium_path()
         if binary is None:
             raise FileNotFoundError("chromium is not installed (apt-get install -y chromium)")
@@ -191,7 +191,7 @@ class Chromium:
                 self.process.kill()
                 self.process.wait()
 
-    def __enter__(self) -> "Chromium":
+    def __enter__(self) -> Chromium:
         return self
 
     def __exit__(self, *exc) -> None:

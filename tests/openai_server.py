@@ -234,7 +234,7 @@ class OpenAICompatibleServer:
         with self._lock:
             return [r for r in self.requests if r.path.rstrip("/").endswith("/chat/completions")]
 
-    def start(self) -> "OpenAICompatibleServer":
+    def start(self) -> OpenAICompatibleServer:
         handler = type("BoundHandler", (_Handler,), {"server_state": self})
         self._httpd = _QuietThreadingHTTPServer(("127.0.0.1", 0), handler)
         self._thread = threading.Thread(target=self._httpd.serve_forever, args=(0.05,), name="openai-test-server", daemon=True)
@@ -249,7 +249,7 @@ class OpenAICompatibleServer:
         if self._thread is not None:
             self._thread.join(timeout=5)
 
-    def __enter__(self) -> "OpenAICompatibleServer":
+    def __enter__(self) -> OpenAICompatibleServer:
         return self.start()
 
     def __exit__(self, *exc_info: object) -> None:

@@ -44,7 +44,7 @@ def store_from_file(path: str | Path, format: ox.RdfFormat = ox.RdfFormat.TURTLE
 
 
 class _Handler(BaseHTTPRequestHandler):
-    server: "_HTTPServer"
+    server: _HTTPServer
     protocol_version = "HTTP/1.1"
 
     def log_message(self, format, *args):  # keep test output quiet
@@ -100,7 +100,7 @@ class _Handler(BaseHTTPRequestHandler):
 
 class _HTTPServer(ThreadingHTTPServer):
     daemon_threads = True
-    owner: "SparqlServer"
+    owner: SparqlServer
 
 
 class SparqlServer:
@@ -118,7 +118,7 @@ class SparqlServer:
         host, port = self._httpd.server_address[:2]
         return f"http://{host}:{port}/sparql"
 
-    def start(self) -> "SparqlServer":
+    def start(self) -> SparqlServer:
         self._thread = threading.Thread(target=self._httpd.serve_forever, name="sparql-server", daemon=True)
         self._thread.start()
         return self
@@ -129,7 +129,7 @@ class SparqlServer:
         if self._thread is not None:
             self._thread.join(timeout=5)
 
-    def __enter__(self) -> "SparqlServer":
+    def __enter__(self) -> SparqlServer:
         return self.start()
 
     def __exit__(self, *exc) -> None:

@@ -58,7 +58,7 @@ class ChromaServer:
         self.process: subprocess.Popen | None = None
         self.log = path.parent / f"chroma-{self.port}.log"
 
-    def __enter__(self) -> "ChromaServer":
+    def __enter__(self) -> ChromaServer:
         executable = chroma_executable()
         if executable is None:
             pytest.skip("the chroma command of the chromadb package is not installed")

@@ -61,7 +61,7 @@ class SilentServer:
             self.connections += 1
             self._held.append(conn)
 
-    def __enter__(self) -> "SilentServer":
+    def __enter__(self) -> SilentServer:
         self._thread.start()
         return self
 

@@ -28,8 +28,8 @@ from rdflib.plugins.sparql.algebra import translateQuery, traverse
 from rdflib.plugins.sparql.parser import parseQuery
 from rdflib.plugins.sparql.parserutils import CompValue
 
-from kg_agent.kg import KGError, ReadOnlyViolation, check_read_only, link_entities, open_sparql, sparql_literal
-from kg_agent.kg.graph import ENTITY_NS, key_term
+from kg_agent.kg import KGError, ReadOnlyViolation, check_read_only, link_entities, open_sparql, search_entities, sparql_literal
+from kg_agent.kg.terms import ENTITY_NS, key_term
 from kg_agent.llm import ScriptedChatModel, parsing
 
 try:
@@ -172,7 +172,7 @@ def test_remote_bound_queries_bind_one_literal(remote, endpoint, value, lang):
 @cases(300)
 @given(text=any_text)
 def test_label_search_and_lookups_on_hostile_text(kg, text):
-    for found in (kg.find_entities(text), kg.search(text, limit=5)):
+    for found in (kg.find_entities(text), search_entities(kg, text, limit=5)):
         assert all(kg.has_entity(e.id) for e in found)
     assert kg.neighbors(text, "directed_by") == [] or kg.has_entity(text)
     assert kg.relations(text) == [] or kg.has_entity(text)

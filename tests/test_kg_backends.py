@@ -222,4 +222,5 @@ def test_lazy_backends_say_a_plain_label_is_not_an_entity_id(oxigraph, remote):
     planner resolves answers given as labels this way)."""
     for kg in (oxigraph, remote):
         assert not kg.has_entity("Makoto Shinkai") and not kg.has_entity("")
+        assert not kg.has_entity("Big") and kg.relations("Big") == [] and kg.label("Big") == "Big"  # a relative IRI
         assert kg.has_entity(E("Makoto Shinkai"))

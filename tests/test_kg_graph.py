@@ -8,7 +8,7 @@ import pytest
 from rdflib import Literal
 from rdflib.namespace import RDFS
 
-from kg_agent.kg import Entity, UnknownEntityError, UnknownRelationError, entity_iri, load_kg, relation_iri
+from kg_agent.kg import Entity, UnknownEntityError, UnknownRelationError, entity_iri, load_kg, relation_iri, search_entities
 
 E = lambda name: str(entity_iri(name))  # noqa: E731
 
@@ -105,12 +105,12 @@ def test_find_entities_ignores_case_and_punctuation_and_ranks_exact_spelling(kg)
 
 
 def test_search_exact_contained_and_fuzzy(kg):
-    assert kg.search("Combat Shock")[0].label == "Combat Shock"
-    found = [e.label for e in kg.search("Shinkai")]
+    assert search_entities(kg, "Combat Shock")[0].label == "Combat Shock"
+    found = [e.label for e in search_entities(kg, "Shinkai")]
     assert found[:2] == ["Makoto Shinkai", "makoto shinkai"]
-    assert [e.label for e in kg.search("Combat Shok")][:1] == ["Combat Shock"]
-    assert len(kg.search("the", limit=3)) <= 3
-    assert kg.search("   ") == []
+    assert [e.label for e in search_entities(kg, "Combat Shok")][:1] == ["Combat Shock"]
+    assert len(search_entities(kg, "the", limit=3)) <= 3
+    assert search_entities(kg, "   ") == []
 
 
 def test_index_follows_graph_add_and_remove(fresh_kg):

@@ -10,8 +10,8 @@ from rdflib import Literal, URIRef
 from rdflib.namespace import RDFS
 
 from kg_agent.kg import KGLoadError, build_oxigraph, entity_iri, kg_from_triples, load_kg, open_kg, relation_iri
-from kg_agent.kg.graph import ENTITY_NS, RELATION_NS
 from kg_agent.kg.loaders import detect_format
+from kg_agent.kg.terms import ENTITY_NS, RELATION_NS
 
 WD = "http://www.wikidata.org/entity/"
 WDT = "http://www.wikidata.org/prop/direct/"
@@ -178,3 +178,55 @@ def test_open_kg_picks_backend(kg_dir, tmp_path):
         reopened.close()
     with pytest.raises(ValueError):
         open_kg(kg_dir / "metaqa_slice.txt", backend="nosuch")
+
+
+def test_broken_ntriples_in_oxigraph_build_names_the_line_and_leaves_no_store(tmp_path):
+    source = tmp_path / "broken.nt"
+    good = "<http://example.org/a> <http://example.org/p> <http://example.org/b> .\n"
+    source.write_text(good * 3 + '<http://example.org/a> <http://example.org/p> "open literal .\n' + good,
+                      encoding="utf-8")
+    target = tmp_path / "store"
+    with pytest.raises(KGLoadError, match=r"broken\.nt:4: cannot parse as nt"):
+        build_oxigraph(source, target)
+    assert not target.exists() and not (tmp_path / "store.partial").exists()
+
+
+def test_a_store_whose_load_did_not_finish_is_refused(kg_dir, tmp_path):
+    from kg_agent.kg import open_oxigraph
+    from kg_agent.kg.loaders import COMPLETE_MARKER, SIDECAR_DIR
+
+    target = build_oxigraph(kg_dir / "metaqa_slice.txt", tmp_path / "store")
+    with open_oxigraph(target) as kg:
+        assert len(kg) > 0 and kg.relation_index() is not None
+    (target / SIDECAR_DIR / COMPLETE_MARKER).unlink()  # as if the load stopped before its last step
+    with pytest.raises(KGLoadError, match="not completely loaded"):
+        open_oxigraph(target)
+    (tmp_path / "not-a-store").mkdir()
+    with pytest.raises(KGLoadError, match="not an Oxigraph store"):
+        open_oxigraph(tmp_path / "not-a-store")
+
+
+def test_kg_agent_load_reports_the_rate(kg_dir, tmp_path, capsys):
+    from kg_agent.cli import main
+
+    assert main(["load", str(kg_dir / "metaqa_slice.txt"), "--store", str(tmp_path / "store")]) == 0
+    out = capsys.readouterr().out
+    assert "triples loaded in" in out and "triples/s" in out
+    assert (tmp_path / "store" / "kg-agent" / "relation_index.json").exists()
+
+
+def test_a_missing_or_stale_label_index_is_rebuilt_with_a_warning(kg_dir, tmp_path):
+    from kg_agent.kg import open_oxigraph
+    from kg_agent.kg.label_index import build_label_sqlite
+    from kg_agent.kg.loaders import LABEL_INDEX_FILE, SIDECAR_DIR
+
+    target = build_oxigraph(kg_dir / "metaqa_slice.txt", tmp_path / "store")
+    labels = target / SIDECAR_DIR / LABEL_INDEX_FILE
+    labels.unlink()
+    with pytest.warns(UserWarning, match="missing; rebuilding it"), open_oxigraph(target) as kg:
+        assert [e.label for e in kg.find_entities("combat shock")] == ["Combat Shock"]
+    build_label_sqlite(labels, [("urn:x", "Stale Label")], build="an older load")
+    with pytest.warns(UserWarning, match="stale"), open_oxigraph(target) as kg:
+        assert kg.find_entities("Stale Label") == [] and kg.find_entities("Combat Shock")
+    with open_oxigraph(target) as kg:  # rebuilt once, then used as it is
+        assert kg.find_entities("Combat Shock")

@@ -24,6 +24,7 @@ from kg_agent.kg import (
     open_kg,
     open_sparql,
     retrieve_paths,
+    search_entities,
     shortest_relation_paths,
 )
 from tests.virtuoso_server import VirtuosoServer, export_ntriples, graph_iri, skip_reason
@@ -113,7 +114,7 @@ def test_label_search_equals_memory(remote, memory):
                  "No Such Thing At All"]:
         assert [e.id for e in remote.find_entities(text)] == [e.id for e in memory.find_entities(text)], text
     for text in ["Hanks", "Spielberg", "gump", "Forest Gump"]:
-        assert [e.id for e in remote.search(text)] == [e.id for e in memory.search(text)], text
+        assert [e.id for e in search_entities(remote, text)] == [e.id for e in search_entities(memory, text)], text
     assert [e.label for e in remote.find_entities("Tom Hanks")][0] == "Tom Hanks"
 
 

@@ -262,7 +262,7 @@ class VirtuosoServer:
         ), encoding="utf-8")
         return ini
 
-    def start(self) -> "VirtuosoServer":
+    def start(self) -> VirtuosoServer:
         last_error: Exception | None = None
         for _ in range(3):  # a free port can be taken between choosing it and binding it
             self.sql_port, self.http_port = free_port(), free_port()
@@ -332,7 +332,7 @@ class VirtuosoServer:
         self._terminate()
         self._cleanup()
 
-    def __enter__(self) -> "VirtuosoServer":
+    def __enter__(self) -> VirtuosoServer:
         return self.start()
 
     def __exit__(self, *exc) -> None:

@@ -49,7 +49,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from kg_agent.kg.graph import entity_iri, relation_iri
+from kg_agent.kg.terms import entity_iri, relation_iri
 from kg_agent.kg.types import base_relation
 
 __all__ = [

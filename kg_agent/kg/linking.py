@@ -6,6 +6,8 @@
 3. Nothing found: the result says so (``no entity of the knowledge graph found in the question``) and
    lists the closest labels, so a user can rephrase.
 
+:func:`search_entities` is the label search tools offer (exact, then labels containing the text, then fuzzy).
+
 The work is bounded whatever the input: at most :data:`MAX_BRACKETS` bracketed mentions are looked up,
 the fuzzy passes read only the first :data:`MAX_FUZZY_TOKENS` words of the question, and a fuzzy
 lookup uses the first :data:`MAX_FUZZY_WORDS` words of a mention of at most :data:`MAX_FUZZY_CHARS`
@@ -15,11 +17,12 @@ characters (a longer text cannot be a typo of a label), so a 100 kB question lin
 from __future__ import annotations
 
 import difflib
+import itertools
 import re
-import weakref
 from dataclasses import dataclass, field
 
-from kg_agent.kg.graph import KnowledgeGraph, normalize_label
+from kg_agent.kg.graph import KnowledgeGraph
+from kg_agent.kg.terms import normalize_label
 from kg_agent.kg.types import Entity
 
 NO_ENTITY_MESSAGE = "no entity of the knowledge graph found in the question"
@@ -160,43 +163,50 @@ def _closest_to_question(kg: KnowledgeGraph, texts: list[str], limit: int = 5) -
     return [label for label, _ in sorted(scored.items(), key=lambda kv: (-kv[1], kv[0]))[:limit]]
 
 
-_TOKEN_INDEXES: "weakref.WeakKeyDictionary[KnowledgeGraph, tuple[int, dict[str, list[str]]]]" = weakref.WeakKeyDictionary()
-
-
-def _token_index(kg: KnowledgeGraph) -> dict[str, list[str]]:
-    labels = kg.label_index()
-    cached = _TOKEN_INDEXES.get(kg)
-    if cached is not None and cached[0] == id(labels):
-        return cached[1]
-    tokens: dict[str, list[str]] = {}
-    for label in labels:
-        for token in set(label.split()):
-            tokens.setdefault(token, []).append(label)
-    for listed in tokens.values():  # a fixed order, whatever order the backend listed labels in (caps cut it)
-        listed.sort(key=lambda label: (len(label), label))
-    _TOKEN_INDEXES[kg] = (id(labels), tokens)
-    return tokens
-
-
 def closest_labels(kg: KnowledgeGraph, text: str, *, limit: int = 5, cutoff: float = 0.6) -> list[str]:
     """Labels most similar to ``text`` (difflib ratio over labels that share a word or a 4-letter prefix)."""
     wanted = normalize_label(text)
     if not wanted or len(wanted) > MAX_FUZZY_CHARS:
         return []
-    tokens = _token_index(kg)
+    index = kg.label_index()
     candidates: set[str] = set()
     words = ([w for w in wanted.split() if w not in STOPWORDS] or wanted.split())[:MAX_FUZZY_WORDS]
     for word in words:
-        candidates.update(tokens.get(word, ())[:2000])
+        candidates.update(index.labels_with_word(word, limit=2000))
         if len(word) >= 4:
-            for token in tokens:
-                if token[:4] == word[:4] and abs(len(token) - len(word)) <= 3:
-                    candidates.update(tokens[token][:200])
+            for token in index.words_with_prefix(word[:4]):
+                if abs(len(token) - len(word)) <= 3:
+                    candidates.update(index.labels_with_word(token, limit=200))
     scored = []
     for label in candidates:
         ratio = difflib.SequenceMatcher(None, wanted, label).ratio()
         if ratio >= cutoff:
             scored.append((ratio, label))
     scored.sort(key=lambda pair: (-pair[0], pair[1]))
-    index = kg.label_index()
     return [kg.label(min(index[label])) or label for _, label in scored[:limit]]
+
+
+def search_entities(kg: KnowledgeGraph, text: str, *, limit: int = 10) -> list[Entity]:
+    """Entities whose label matches ``text``: exact first, then labels containing it, then fuzzy."""
+    wanted = normalize_label(text)
+    if not wanted:
+        return []
+    index = kg.label_index()
+    written = text.strip()
+
+    def group(ids) -> list[str]:
+        # entities spelt alike: the one whose label contains the text as written first, then by id
+        return sorted(ids, key=lambda k: (written not in (kg.label(k) or ""), k))
+
+    found: list[str] = group(index.get(wanted, []))
+    if len(found) < limit:
+        # labels holding the text as whole words: among those with its first word, shortest first
+        pattern = re.compile(r"\b" + re.escape(wanted) + r"\b")
+        contained = (lab for lab in index.iter_labels_with_word(wanted.split()[0]) if lab != wanted and pattern.search(lab))
+        for lab in itertools.islice(contained, limit * 2):
+            found.extend(group(index[lab]))
+    if len(found) < limit:
+        for lab in closest_labels(kg, wanted, limit=limit):
+            found.extend(group(index.get(normalize_label(lab), [])))
+    found = list(dict.fromkeys(found))[:limit]
+    return [Entity(k, kg.label(k) or k) for k in found]

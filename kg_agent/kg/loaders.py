@@ -9,16 +9,21 @@ from __future__ import annotations
 import json
 import re
 import shutil
+import warnings
+from collections.abc import Iterable, Iterator
 from importlib import resources
 from pathlib import Path
-from typing import Iterable, Iterator
 
 from rdflib import Graph, Literal
 from rdflib.namespace import RDFS
 from rdflib.util import guess_format
 
 from kg_agent.kg.errors import KGLoadError
-from kg_agent.kg.graph import KnowledgeGraph, entity_iri, new_graph, relation_iri
+from kg_agent.kg.graph import KnowledgeGraph
+from kg_agent.kg.label_index import SqliteLabelIndex, build_label_sqlite
+from kg_agent.kg.relation_index import RelationIndex, RelationIndexBuilder
+from kg_agent.kg.stores.memory import MemoryGraphStore, new_graph
+from kg_agent.kg.terms import RelationNames, entity_iri, relation_iri
 
 NamedTriple = tuple[str, str, str]
 
@@ -207,12 +212,17 @@ def load_kg(path: str | Path, *, format: str | None = None, question_ids: Iterab
         graph = named_triples_graph(iter_named_triples(path, fmt, question_ids=question_ids))
     else:
         graph = parse_rdf(path, format=fmt)
-    return KnowledgeGraph(graph, backend="memory", name=str(path))
+    return memory_kg(graph, name=str(path))
 
 
 def kg_from_triples(triples: Iterable[NamedTriple], *, name: str = "knowledge graph") -> KnowledgeGraph:
     """An in-memory KG from plain ``(head, relation, tail)`` names."""
-    return KnowledgeGraph(named_triples_graph(triples), backend="memory", name=name)
+    return memory_kg(named_triples_graph(triples), name=name)
+
+
+def memory_kg(graph: Graph, *, name: str) -> KnowledgeGraph:
+    """A KG over an in-memory rdflib graph (every edge indexed now)."""
+    return KnowledgeGraph(MemoryGraphStore(graph, names=RelationNames(), name=name))
 
 
 def _oxigraph_graph(store) -> Graph:
@@ -222,55 +232,223 @@ def _oxigraph_graph(store) -> Graph:
     return Graph(store=OxigraphStore(store=store), identifier=DATASET_DEFAULT_GRAPH_ID)
 
 
-def build_oxigraph(source: str | Path, store_path: str | Path, *, format: str | None = None, overwrite: bool = False) -> Path:
-    """Load a KG file once into an Oxigraph store on disk (bulk load); reopen it with :func:`open_oxigraph`."""
+#: kg-agent's files inside an Oxigraph store folder (RocksDB ignores them).
+SIDECAR_DIR = "kg-agent"
+#: Written last by :func:`build_oxigraph`: a folder without it was never completely loaded.
+COMPLETE_MARKER = "complete.json"
+RELATION_INDEX_FILE = "relation_index.json"
+LABEL_INDEX_FILE = "labels.sqlite"
+
+_OX_FORMATS = {
+    "turtle": "TURTLE", "nt": "N_TRIPLES", "nt11": "N_TRIPLES", "xml": "RDF_XML", "n3": "N3",
+    "trig": "TRIG", "nquads": "N_QUADS", "json-ld": "JSON_LD",
+}
+
+
+def build_oxigraph(source: str | Path, store_path: str | Path, *, format: str | None = None, overwrite: bool = False,
+                   progress: bool = False) -> Path:
+    """Load a KG file once into an Oxigraph store on disk; reopen it with :func:`open_oxigraph`.
+
+    RDF files go through Oxigraph's bulk loader (Rust, no Python per triple); plain-name formats (MetaQA,
+    RoG, 2Wiki) are converted to N-Triples first. The same run reads the file once more with Oxigraph's
+    parser to build the relation index (:mod:`kg_agent.kg.relation_index`), kept in ``<store>/kg-agent/``.
+
+    The store is built in ``<store>.partial`` and renamed at the end, after a completion marker is
+    written, so an interrupted or failed load never leaves a folder that :func:`open_oxigraph` accepts.
+    A syntax error raises :class:`KGLoadError` naming the file and line. ``progress`` shows a progress
+    bar (tqdm, on stderr) over the bytes of the file read by the index pass.
+    """
+    import json
+    import time
+    import uuid
+
     import pyoxigraph as ox
 
     source, store_path = Path(source), Path(store_path)
+    if not source.exists():
+        raise KGLoadError(f"{source}: no such file")
     if store_path.exists():
         if not overwrite:
             raise KGLoadError(f"{store_path}: an Oxigraph store already exists (pass overwrite=True to rebuild)")
-        shutil.rmtree(store_path)
     fmt = format or detect_format(source)
     partial = store_path.with_name(store_path.name + ".partial")
     if partial.exists():
         shutil.rmtree(partial)
     partial.parent.mkdir(parents=True, exist_ok=True)
+    started = time.perf_counter()
+    builder = RelationIndexBuilder()
     store = ox.Store(str(partial))
     try:
         if fmt in PLAIN_FORMATS:
             data = named_triples_graph(iter_named_triples(source, fmt)).serialize(format="nt", encoding="utf-8")
-            store.bulk_load(data, ox.RdfFormat.N_TRIPLES)
+            load_format, load_input, load_path = ox.RdfFormat.N_TRIPLES, data, None
+        elif fmt in _OX_FORMATS:
+            load_format, load_input, load_path = getattr(ox.RdfFormat, _OX_FORMATS[fmt]), None, source
         else:
-            ox_format = {
-                "turtle": ox.RdfFormat.TURTLE, "nt": ox.RdfFormat.N_TRIPLES, "nt11": ox.RdfFormat.N_TRIPLES,
-                "xml": ox.RdfFormat.RDF_XML, "n3": ox.RdfFormat.N3, "trig": ox.RdfFormat.TRIG,
-                "nquads": ox.RdfFormat.N_QUADS, "json-ld": ox.RdfFormat.JSON_LD,
-            }.get(fmt)
-            if ox_format is None:
-                data = parse_rdf(source, format=fmt).serialize(format="nt", encoding="utf-8")
-                store.bulk_load(data, ox.RdfFormat.N_TRIPLES)
+            data = parse_rdf(source, format=fmt).serialize(format="nt", encoding="utf-8")
+            load_format, load_input, load_path = ox.RdfFormat.N_TRIPLES, data, None
+        try:
+            if load_path is not None:
+                store.bulk_load(path=str(load_path), format=load_format)
             else:
-                try:
-                    store.bulk_load(path=str(source), format=ox_format)
-                except SyntaxError as exc:
-                    raise KGLoadError(f"{source}:{getattr(exc, 'lineno', '?')}: cannot parse as {fmt}: {exc}") from exc
+                store.bulk_load(load_input, load_format)
+            _index_triples(builder, ox, load_path, load_input, load_format, progress=progress)
+        except SyntaxError as exc:
+            raise KGLoadError(f"{source}:{getattr(exc, 'lineno', '?')}: cannot parse as {fmt}: {exc.msg}") from exc
         store.flush()
+        sidecar = partial / SIDECAR_DIR
+        sidecar.mkdir(parents=True, exist_ok=True)
+        build = uuid.uuid4().hex
+        build_label_sqlite(sidecar / LABEL_INDEX_FILE, _store_labels(store), build=build)
         del store
+        index = builder.build()
+        index.save(sidecar / RELATION_INDEX_FILE)
+        (sidecar / COMPLETE_MARKER).write_text(json.dumps({
+            "build": build, "source": str(source), "format": fmt, "triples": index.triples,
+            "seconds": round(time.perf_counter() - started, 2)}), encoding="utf-8")
     except BaseException:
         shutil.rmtree(partial, ignore_errors=True)
         raise
+    if store_path.exists():
+        shutil.rmtree(store_path)
     partial.rename(store_path)
     return store_path
 
 
+def _index_triples(builder: RelationIndexBuilder, ox, path: Path | None, data: bytes | None, fmt,
+                   *, progress: bool) -> None:
+    """Feed every non-label triple of the file (or data) to the relation index builder."""
+    from io import BytesIO
+
+    from kg_agent.kg.terms import LABEL_PREDICATES
+
+    label_iris = {str(p) for p in LABEL_PREDICATES}
+    size = path.stat().st_size if path is not None else len(data or b"")
+    handle = path.open("rb") if path is not None else BytesIO(data or b"")
+    bar = None
+    if progress:
+        from tqdm import tqdm
+
+        bar = tqdm(total=size, unit="B", unit_scale=True, desc="indexing", mininterval=1.0)
+    add = builder.add
+    try:
+        reported = 0
+        if fmt == ox.RdfFormat.N_TRIPLES:
+            _index_ntriples_lines(builder, ox, handle, label_iris, bar)
+            return
+        for count, triple in enumerate(ox.parse(handle, format=fmt), start=1):
+            predicate = triple.predicate.value
+            if predicate in label_iris:
+                builder.triples += 1  # counted, but a name is not an edge
+                continue
+            add(_ox_node(triple.subject, ox), predicate, _ox_node(triple.object, ox))
+            if bar is not None and not count % 50_000:
+                position = handle.tell()
+                bar.update(position - reported)
+                reported = position
+        if bar is not None:
+            bar.update(size - reported)
+    finally:
+        handle.close()
+        if bar is not None:
+            bar.close()
+
+
+def _store_labels(store) -> Iterator[tuple[str, str]]:
+    """``(entity id, rdfs:label)`` of every labelled node of an Oxigraph store, in the store's order."""
+    from rdflib.namespace import RDFS as _RDFS
+
+    from kg_agent.kg.stores.oxigraph import ox_key
+
+    for row in store.query("SELECT ?s ?l WHERE { ?s <%s> ?l }" % _RDFS.label):
+        yield ox_key(row[0]), row[1].value
+
+
+def _open_label_index(store_path: Path, store, build: str) -> SqliteLabelIndex:
+    """The store's label file; a missing or stale one is rebuilt from the store, or refused if it cannot be."""
+    path = store_path / SIDECAR_DIR / LABEL_INDEX_FILE
+    try:
+        return SqliteLabelIndex(path, build=build)
+    except KGLoadError as exc:
+        problem = str(exc) if path.exists() else f"{path}: missing"
+    warnings.warn(f"{problem}; rebuilding it from the store", stacklevel=3)
+    try:
+        build_label_sqlite(path, _store_labels(store), build=build)
+    except OSError as exc:
+        raise KGLoadError(f"{problem}, and it cannot be rebuilt here ({exc}); rebuild the store with "
+                          "`kg-agent load --overwrite`") from exc
+    return SqliteLabelIndex(path, build=build)
+
+
+def _index_ntriples_lines(builder: RelationIndexBuilder, ox, handle, label_iris: set[str], bar) -> None:
+    """The index pass over N-Triples the bulk loader has already checked: split lines, no parser objects.
+
+    Subject and predicate hold no whitespace, so ``split(None, 2)`` finds them; a node is keyed by its
+    N-Triples text (the index needs distinct nodes only). A predicate written with escapes is parsed.
+    """
+    add = builder.add
+    labels = {f"<{iri}>".encode() for iri in label_iris}
+    names: dict[bytes, str] = {}
+    read = 0
+    for number, line in enumerate(handle, start=1):
+        parts = line.split(None, 2)
+        if len(parts) < 3 or parts[0].startswith(b"#"):
+            continue
+        subject, predicate, rest = parts
+        if predicate in labels:
+            builder.triples += 1
+            continue
+        iri = names.get(predicate)
+        if iri is None:
+            if b"\\" in predicate:
+                iri = next(iter(ox.parse(line, format=ox.RdfFormat.N_TRIPLES))).predicate.value
+            else:
+                iri = predicate[1:-1].decode("utf-8")
+            names[predicate] = iri
+        obj = rest.rstrip()
+        add(subject, iri, obj[:-1].rstrip() if obj.endswith(b".") else obj)
+        if bar is not None:
+            read += len(line)
+            if not number % 50_000:
+                bar.update(read)
+                read = 0
+    if bar is not None:
+        bar.update(read)
+
+
+def _ox_node(term, ox) -> str:
+    if isinstance(term, ox.NamedNode):
+        return term.value
+    return str(term)  # the index needs distinct nodes, not kg-agent ids: N-Triples text is enough
+
+
 def open_oxigraph(store_path: str | Path, *, cache_size: int = 50_000) -> KnowledgeGraph:
-    """Reopen an Oxigraph store built by :func:`build_oxigraph` (milliseconds: nothing is re-parsed)."""
+    """Reopen an Oxigraph store built by :func:`build_oxigraph` (milliseconds: nothing is re-parsed).
+
+    A folder that is not a store, or a store whose load never finished (no completion marker), is
+    refused with :class:`KGLoadError`.
+    """
     import pyoxigraph as ox
+
+    from kg_agent.kg.stores.oxigraph import OxigraphGraphStore
 
     store_path = Path(store_path)
     if not store_path.is_dir():
         raise KGLoadError(f"{store_path}: no Oxigraph store here (build one with build_oxigraph or `kg-agent load`)")
+    sidecar = store_path / SIDECAR_DIR
+    if not (store_path / "CURRENT").exists():
+        raise KGLoadError(f"{store_path}: not an Oxigraph store (build one with build_oxigraph or `kg-agent load`)")
+    if not (sidecar / COMPLETE_MARKER).exists():
+        raise KGLoadError(f"{store_path}: this Oxigraph store was not completely loaded by kg-agent (no "
+                          f"{SIDECAR_DIR}/{COMPLETE_MARKER}); rebuild it with `kg-agent load SOURCE --store "
+                          f"{store_path} --overwrite`")
+    index = RelationIndex.load(sidecar / RELATION_INDEX_FILE)
+    try:
+        marker = json.loads((sidecar / COMPLETE_MARKER).read_text(encoding="utf-8"))
+        build = str(marker["build"])
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise KGLoadError(f"{sidecar / COMPLETE_MARKER}: unreadable ({exc}); rebuild the store with "
+                          "`kg-agent load --overwrite`") from exc
     try:
         store = ox.Store(str(store_path))
     except OSError as exc:
@@ -279,7 +457,10 @@ def open_oxigraph(store_path: str | Path, *, cache_size: int = 50_000) -> Knowle
             store = ox.Store.read_only(str(store_path))
         except OSError:
             raise KGLoadError(f"{store_path}: cannot open the Oxigraph store: {exc}") from exc
-    return KnowledgeGraph(_oxigraph_graph(store), backend="oxigraph", cache_size=cache_size, name=str(store_path))
+    labels = _open_label_index(store_path, store, build)
+    return KnowledgeGraph(OxigraphGraphStore(store, _oxigraph_graph(store), names=RelationNames(),
+                                             name=str(store_path), cache_size=cache_size, relation_index=index,
+                                             label_index=labels))
 
 
 #: Queries whose form-encoded text is longer than this are POSTed (SPARQL 1.1 Protocol) rather than put in the URL.
@@ -401,6 +582,9 @@ def open_sparql(
 
     from rdflib import URIRef
 
+    if batch_size < 1 or page_size < 1:
+        raise ValueError(f"batch_size and page_size must be >= 1, got {batch_size} and {page_size}")
+
     parts = urlsplit(endpoint)
     params = parse_qsl(parts.query, keep_blank_values=True)
     graphs = [value for key, value in params if key == "default-graph-uri"]
@@ -416,8 +600,10 @@ def open_sparql(
         from kg_agent.kg.sparql_cache import SparqlCache
 
         store_cache = SparqlCache(cache_path, f"{url} {default_graph or ''}")
-    return KnowledgeGraph(graph, backend="sparql", cache_size=cache_size, batch_size=batch_size,
-                          page_size=page_size, name=endpoint, store_cache=store_cache)
+    from kg_agent.kg.stores.endpoint import EndpointGraphStore
+
+    return KnowledgeGraph(EndpointGraphStore(graph, names=RelationNames(), name=endpoint, cache_size=cache_size,
+                                             batch_size=batch_size, page_size=page_size, store_cache=store_cache))
 
 
 def open_kg(

@@ -14,8 +14,8 @@
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Iterable, Sequence
 
 from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.types import Entity, Path, Triple, inverse, new_entity, new_path, new_triple
@@ -57,7 +57,7 @@ def retrieve_node_paths(
     truncated = False
     edges = kg.edges
     for relation in relations:
-        if kg.backend == "sparql":  # a remote endpoint: the frontier's edges in batched requests
+        if kg.batched:  # a remote endpoint: the frontier's edges in batched requests
             kg.prefetch(partial[-1] for partial in frontier)
         expanded: list[tuple[str, ...]] = []
         for partial in frontier:
@@ -109,32 +109,28 @@ def retrieve_paths(
             found = entities[node] = new_entity(node, label(node) or node)
         return found
 
-    edges = kg.edges
-    remote = kg.backend == "sparql"
     starts = list(dict.fromkeys(starts))
-    if remote:
-        kg.prefetch(starts)  # edges and labels of the starts, batched
-    # each partial path: (start id, last node id, last Entity, steps so far)
-    frontier: list[tuple[str, str, Entity, tuple[Triple, ...]]] = []
-    for s in starts:
-        e = entity(s)
-        frontier.append((s, s, e, ()))
+    # each partial path: (start id, last node id, last Entity, steps so far); the starts' entities are made
+    # after the first walk, which on an endpoint brings their labels with their edges
+    frontier: list[tuple[str, str, Entity | None, tuple[Triple, ...]]] = [(s, s, None, ()) for s in starts]
     truncated = False
     for relation in relations:
-        if remote:  # batched requests for the frontier's edges and the labels of the entities it reaches
-            nodes = list(dict.fromkeys(node for _, node, _, _ in frontier))
-            kg.prefetch(nodes)
-            reached: list[str] = []
-            for node in nodes:
-                reached.extend(edges(node).get(relation, ()))
-                if len(reached) > max_paths:
-                    break
-            kg.prefetch_labels(reached)
-        expanded: list[tuple[str, str, Entity, tuple[Triple, ...]]] = []
+        # the frontier's neighbours over this relation in as few store calls as the backend allows (one
+        # query per 1000 nodes on Oxigraph, batched requests on endpoints), cut inside the query
+        nodes = list(dict.fromkeys(node for _, node, _, _ in frontier))
+        limit = max_paths + len(frontier)
+        walked = kg.walk(nodes, relation, limit=limit)
+        if sum(len(targets) for targets in walked.values()) > limit:
+            truncated = True
+        kg.prefetch_labels([*(s for s in starts if s not in entities),
+                            *(target for targets in walked.values() for target in targets if target not in entities)])
+        expanded: list[tuple[str, str, Entity | None, tuple[Triple, ...]]] = []
         for start, node, head, steps in frontier:
-            targets = edges(node).get(relation)
+            targets = walked.get(node)
             if not targets:
                 continue
+            if head is None:
+                head = entity(node)
             for target in targets:
                 if target == start:
                     continue  # a reasoning path does not return to its start entity
@@ -147,7 +143,7 @@ def retrieve_paths(
         frontier = expanded
         if not frontier:
             break
-    paths = [new_path(entities[start], steps) for start, _, _, steps in frontier]
+    paths = [new_path(entity(start), steps) for start, _, _, steps in frontier]
     return PathSearchResult(relations, paths, truncated)
 
 
@@ -187,7 +183,7 @@ def _bfs_levels(kg: KnowledgeGraph, start: str, targets: set[str], max_hops: int
         if not frontier or not remaining:
             break
         next_frontier: list[str] = []
-        if kg.backend == "sparql":
+        if kg.batched:
             kg.prefetch(frontier)
         for node in frontier:
             for neighbours in kg.edges(node).values():

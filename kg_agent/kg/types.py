@@ -8,8 +8,9 @@ used everywhere: in plans, in paths, in prompts and in JSON.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Any
 
 INVERSE_PREFIX = "^"
 
@@ -41,7 +42,7 @@ class Entity:
         return {"id": self.id, "label": self.label}
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> "Entity":
+    def from_dict(cls, data: dict[str, Any]) -> Entity:
         return cls(id=data["id"], label=data["label"])
 
 
@@ -60,7 +61,7 @@ class Triple:
         return {"head": self.head.to_dict(), "relation": self.relation, "tail": self.tail.to_dict()}
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> "Triple":
+    def from_dict(cls, data: dict[str, Any]) -> Triple:
         return cls(Entity.from_dict(data["head"]), data["relation"], Entity.from_dict(data["tail"]))
 
 
@@ -100,7 +101,7 @@ class Path:
         }
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> "Path":
+    def from_dict(cls, data: dict[str, Any]) -> Path:
         return cls(Entity.from_dict(data["start"]), tuple(Triple.from_dict(s) for s in data["steps"]))
 
 

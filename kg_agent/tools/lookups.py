@@ -14,9 +14,11 @@ from collections.abc import Iterable, Sequence
 
 from langchain_core.tools import ToolException
 
-from kg_agent.kg.graph import KnowledgeGraph, normalize_label
+from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.linking import closest_labels
+from kg_agent.kg.linking import search_entities as search_labels
 from kg_agent.kg.paths import DEFAULT_MAX_PATHS, node_path_to_path, retrieve_paths
+from kg_agent.kg.terms import normalize_label
 from kg_agent.kg.types import Entity, base_relation, relation_path_text
 from kg_agent.llm.parsing import parse_relation_paths
 from kg_agent.tools.shared.link import link_node
@@ -181,7 +183,7 @@ def search_entities(kg: KnowledgeGraph, text: str, *, limit: int = 10) -> dict:
         raise KGToolError("no text given: pass (part of) a name to search for")
     limit = clamp_limit(limit, 10)
     exact = kg.find_entities(text)  # ranked: the label as written first
-    found = list(dict.fromkeys([*exact, *kg.search(text, limit=limit + 1)]))
+    found = list(dict.fromkeys([*exact, *search_labels(kg, text, limit=limit + 1)]))
     entities = [{**e.to_dict(), "relations": kg.relations(e.id)[:10]} for e in found[:limit]]
     result: dict = {"query": text, "entities": entities}
     notes = [f"more than {limit} entities match; pass a larger limit or a more specific text" if len(found) > limit else None]

@@ -15,7 +15,7 @@ from typing import Protocol, runtime_checkable
 
 from langchain_core.language_models import BaseChatModel
 
-from kg_agent.kg.graph import normalize_label
+from kg_agent.kg.terms import normalize_label
 from kg_agent.llm.parsing import parse_answer_list
 from kg_agent.tools.shared.decider import LLMDecision, fall_back
 from kg_agent.tools.shared.link import reply_message

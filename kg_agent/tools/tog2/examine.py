@@ -40,8 +40,9 @@ from typing import Protocol, runtime_checkable
 from langchain_core.embeddings import Embeddings
 from langchain_core.language_models import BaseChatModel
 
-from kg_agent.kg.graph import KnowledgeGraph, normalize_label
+from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.relation_paths import verbalize_relation, verbalize_relation_path
+from kg_agent.kg.terms import normalize_label
 from kg_agent.kg.types import Entity, inverse, is_inverse
 from kg_agent.llm.parsing import parse_answer_list, parse_json_object, parse_yes_no
 from kg_agent.tools.shared.decider import LLMDecision, fall_back
@@ -185,7 +186,7 @@ class ExtractiveExaminer(TextVectorsFromEmbeddings):
                 iri = self.kg.relation_iri(relation)
                 column = "?s" if is_inverse(relation) else "?o"
                 rows = self.kg.query(f"SELECT DISTINCT {column} WHERE {{ ?s <{iri}> ?o }} LIMIT 20000")
-                from kg_agent.kg.graph import node_key
+                from kg_agent.kg.terms import node_key
 
                 for (term,) in rows:
                     key = node_key(term)

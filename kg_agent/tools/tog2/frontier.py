@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from kg_agent.kg.graph import normalize_label
+from kg_agent.kg.terms import normalize_label
 from kg_agent.kg.types import Entity, Path, Triple
 
 

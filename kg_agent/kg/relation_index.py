@@ -1,0 +1,113 @@
+"""A schema-level relation index: which relation can follow which, per direction, with counts.
+
+For every node the index notes the relations at it (outgoing ``r``, incoming ``^r``). A walk that arrives
+at a node over ``a`` can leave it over ``b`` when some node has both ``inverse(a)`` and ``b``; the index
+keeps how many nodes do (``follows[a][b]``). Candidate relation paths (:mod:`kg_agent.kg.relation_paths`)
+are grown from it, so their cost does not depend on how many edges a hub has; each candidate is then
+checked against the graph from the actual start entities.
+
+Built once when a KG is loaded (``kg-agent load``, :func:`kg_agent.kg.build_oxigraph`) and kept beside the
+store as JSON (``<store>/kg-agent/relation_index.json``); the memory backend builds it from its own index
+on first use. Relations are stored by predicate IRI (``^IRI`` for incoming), so the file does not depend
+on how relation names are shortened.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+
+from kg_agent.kg.errors import KGLoadError
+from kg_agent.kg.types import inverse
+
+FORMAT_VERSION = 1
+
+
+class RelationIndexBuilder:
+    """Collects the relation signature of every node from a stream of triples, then counts who follows whom.
+
+    Feed it with :meth:`add` (subject id, predicate IRI, object id); label predicates should be left out
+    (but counted in :attr:`triples`, the number of triples of the graph).
+    Memory use is one small set per node.
+    """
+
+    def __init__(self) -> None:
+        self._ids: dict[str, int] = {}  # signed predicate IRI -> bit
+        self._signatures: dict[str, int] = {}  # node -> bit set of signed predicates
+        self.triples = 0
+
+    def _bit(self, signed: str) -> int:
+        bit = self._ids.get(signed)
+        if bit is None:
+            bit = self._ids[signed] = 1 << len(self._ids)
+        return bit
+
+    def add(self, subject: str, predicate: str, obj: str) -> None:
+        signatures = self._signatures
+        signatures[subject] = signatures.get(subject, 0) | self._bit(predicate)
+        signatures[obj] = signatures.get(obj, 0) | self._bit("^" + predicate)
+        self.triples += 1
+
+    def add_signature(self, relations: Iterable[str]) -> None:
+        """One node's signed relations at once (a backend that already holds them per node)."""
+        bits = 0
+        for signed in relations:
+            bits |= self._bit(signed)
+        self._signatures[f"\x00{len(self._signatures)}"] = bits
+
+    def build(self) -> RelationIndex:
+        by_bit = {bit: signed for signed, bit in self._ids.items()}
+        kinds: dict[int, int] = {}
+        for bits in self._signatures.values():
+            kinds[bits] = kinds.get(bits, 0) + 1
+        follows: dict[str, dict[str, int]] = {}
+        nodes: dict[str, int] = {}
+        for bits, count in kinds.items():
+            present = [signed for bit, signed in by_bit.items() if bits & bit]
+            for here in present:
+                nodes[here] = nodes.get(here, 0) + count
+                arriving = inverse(here)  # arrive over inverse(here) means the node has `here`
+                row = follows.setdefault(arriving, {})
+                for leaving in present:
+                    row[leaving] = row.get(leaving, 0) + count
+        return RelationIndex(follows, nodes, triples=self.triples)
+
+
+class RelationIndex:
+    """``follows[a][b]``: nodes reached over ``a`` that have ``b`` (signed predicate IRIs), and node counts."""
+
+    def __init__(self, follows: Mapping[str, Mapping[str, int]], nodes: Mapping[str, int], *, triples: int = 0) -> None:
+        self.follows = {a: dict(row) for a, row in follows.items()}
+        self.nodes = dict(nodes)
+        self.triples = triples
+
+    def predicates(self) -> list[str]:
+        """Every (unsigned) predicate IRI seen."""
+        return sorted({signed[1:] if signed.startswith("^") else signed for signed in self.nodes})
+
+    def following(self, signed: str) -> dict[str, int]:
+        """``{relation that can follow: nodes where it can}`` after walking ``signed``."""
+        return self.follows.get(signed, {})
+
+    def to_json(self) -> dict:
+        return {"version": FORMAT_VERSION, "triples": self.triples, "nodes": self.nodes, "follows": self.follows}
+
+    def save(self, path: str | Path) -> None:
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        partial = path.with_name(path.name + ".partial")
+        partial.write_text(json.dumps(self.to_json(), sort_keys=True), encoding="utf-8")
+        partial.replace(path)
+
+    @classmethod
+    def load(cls, path: str | Path) -> RelationIndex:
+        path = Path(path)
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+            if data.get("version") != FORMAT_VERSION:
+                raise ValueError(f"format version {data.get('version')!r}, expected {FORMAT_VERSION}")
+            return cls(data["follows"], data["nodes"], triples=int(data.get("triples", 0)))
+        except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
+            raise KGLoadError(f"{path}: not a usable relation index ({exc}); rebuild the store with "
+                              "`kg-agent load --overwrite`") from exc

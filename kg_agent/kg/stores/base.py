@@ -1,0 +1,298 @@
+"""The interface every backend implements, and the per-entity cache the disk and remote backends share."""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+
+from rdflib import Graph, Literal, URIRef
+from rdflib.term import Node
+
+from kg_agent.kg.errors import KGQueryError
+from kg_agent.kg.label_index import SqliteLabelIndex
+from kg_agent.kg.relation_index import RelationIndex
+from kg_agent.kg.sparql import check_read_only, sparql_iri
+from kg_agent.kg.terms import RelationNames, is_absolute_iri, key_term
+
+#: What a neighbourhood is: ``{relation name (``^name`` for incoming): [neighbour id, ...] sorted}``.
+Edges = dict[str, list[str]]
+
+
+class GraphStore:
+    """A read-only view of one knowledge graph's triples, answering in kg-agent ids and relation names.
+
+    Subclasses implement the reads; :class:`~kg_agent.kg.graph.KnowledgeGraph` is the public front.
+
+    Attributes:
+        kind: ``"memory"``, ``"oxigraph"`` or ``"sparql"``.
+        graph: the rdflib graph over the same triples (SPARQL queries, ``skos`` labels).
+        batched: whether fetching many entities at once saves requests (callers then :meth:`prefetch`
+            a search frontier before walking it).
+    """
+
+    kind = "abstract"
+    batched = False
+
+    def __init__(self, graph: Graph, *, names: RelationNames, name: str) -> None:
+        self.graph = graph
+        self.names = names
+        self.name = name
+
+    # ---------------------------------------------------------------- reads every backend answers
+    def edges(self, key: str) -> Mapping[str, Sequence[str]]:
+        raise NotImplementedError
+
+    def label(self, key: str) -> str | None:
+        """The node's ``rdfs:label``, None when it has none."""
+        raise NotImplementedError
+
+    def has_node(self, key: str) -> bool:
+        return bool(self.edges(key)) or self.label(key) is not None
+
+    def predicate_iris(self) -> list[str]:
+        """Every predicate IRI of the graph (label predicates included; the caller filters)."""
+        raise NotImplementedError
+
+    def labelled_nodes(self) -> Iterable[tuple[str, str]]:
+        """``(node id, label)`` for every node that linking should find (``rdfs:label`` or default label)."""
+        raise NotImplementedError
+
+    def node_ids(self) -> Iterator[str]:
+        raise NotImplementedError
+
+    def triple_count(self) -> int:
+        return len(self.graph)
+
+    # ---------------------------------------------------------------- relation paths and walks
+    def relation_index(self) -> RelationIndex | None:
+        """The schema-level relation index (:mod:`kg_agent.kg.relation_index`), None when there is none."""
+        return None
+
+    def label_index(self) -> SqliteLabelIndex | None:
+        """A label index the backend keeps on disk; None means the front builds one from :meth:`labelled_nodes`."""
+        return None
+
+    def relations_at(self, key: str) -> list[str]:
+        """The relation names at a node, both directions (``^name`` for incoming)."""
+        return list(self.edges(key))
+
+    def walk(self, keys: Sequence[str], relation: str, *, limit: int | None = None) -> dict[str, Sequence[str]]:
+        """``{node: targets over relation}`` for many nodes; the whole answer is cut near ``limit`` rows.
+
+        Nodes with no target are left out. Backends that can answer in one engine call override this.
+        """
+        self.prefetch(keys)
+        found: dict[str, Sequence[str]] = {}
+        rows = 0
+        for key in keys:
+            targets = self.edges(key).get(relation)
+            if targets:
+                found[key] = targets
+                rows += len(targets)
+                if limit is not None and rows > limit:
+                    break
+        return found
+
+    def walkable(self, starts: Sequence[str], relations: Sequence[str], *, budget: int = 50_000) -> bool:
+        """Whether ``relations`` can be walked from some start without coming back to that start.
+
+        Depth-first with an early exit; after ``budget`` edge visits the answer is taken to be yes
+        (a candidate that then yields no path costs one empty retrieval, never a wrong answer).
+        """
+        visits = 0
+        last = len(relations) - 1
+        for start in starts:
+            stack = [(start, 0)]
+            while stack:
+                node, depth = stack.pop()
+                targets = self.edges(node).get(relations[depth], ())
+                for target in targets:
+                    visits += 1
+                    if target == start:
+                        continue
+                    if depth == last:
+                        return True
+                    stack.append((target, depth + 1))
+                if visits > budget:
+                    return True
+        return False
+
+    # ---------------------------------------------------------------- batching and caches (no-ops by default)
+    def prefetch(self, keys: Iterable[str]) -> int:
+        return 0
+
+    def prefetch_labels(self, keys: Iterable[str]) -> int:
+        return 0
+
+    def clear(self) -> None:
+        """Forget every cached read (after changes made outside rdflib's API)."""
+
+    def cache_info(self) -> dict[str, int]:
+        return {}
+
+    def request_count(self) -> int:
+        """Requests sent to a remote store so far (0 for local stores)."""
+        return 0
+
+    # ---------------------------------------------------------------- SPARQL and lifecycle
+    def query(self, sparql: str, *, bindings: Mapping[str, Node] | None = None, timeout: float | None = None):
+        """A read-only SPARQL query through rdflib (see :meth:`KnowledgeGraph.query`)."""
+        check_read_only(sparql)
+        try:
+            result = self.graph.query(sparql, initBindings=dict(bindings or {}))
+        except Exception as exc:
+            raise KGQueryError(f"{self.name}: query failed: {exc}") from exc
+        return result
+
+    def queryable(self, key: str) -> bool:
+        """Whether an id can be asked about: a valid IRI, a literal, or a blank node."""
+        try:
+            term = key_term(key)
+            if isinstance(term, URIRef):
+                sparql_iri(term)
+        except Exception:  # not an IRI (spaces, brackets...) or not valid N3
+            return False
+        return True
+
+    def term(self, key: str) -> Node:
+        """The rdflib term of an id, checked: an IRI that could break out of ``<...>`` raises ValueError."""
+        term = key_term(key)
+        if isinstance(term, URIRef):
+            sparql_iri(term)
+        return term
+
+    def close(self) -> None:
+        try:
+            self.graph.close()
+        except Exception:  # pragma: no cover - stores without close
+            pass
+
+
+class _LRU(OrderedDict):
+    """A small bounded mapping; the least recently used entry goes first."""
+
+    def __init__(self, maxsize: int) -> None:
+        super().__init__()
+        self.maxsize = maxsize
+
+    def get_or_none(self, key):
+        try:
+            self.move_to_end(key)
+            return self[key]
+        except KeyError:
+            return None
+
+    def put(self, key, value) -> None:
+        self[key] = value
+        self.move_to_end(key)
+        if self.maxsize and len(self) > self.maxsize:
+            self.popitem(last=False)
+
+
+#: Cached for an entity known to have no ``rdfs:label``.
+NO_LABEL = "\x00no-label"
+
+
+class LazyGraphStore(GraphStore):
+    """A backend read per entity on demand, keeping neighbourhoods and labels in a bounded LRU cache.
+
+    Subclasses implement :meth:`fetch_neighbourhoods` and :meth:`fetch_labels` (one call per batch of
+    ``batch_size`` entities); everything else (caching, batching, counting) is here.
+    """
+
+    def __init__(self, graph: Graph, *, names: RelationNames, name: str, cache_size: int = 50_000,
+                 batch_size: int = 100) -> None:
+        super().__init__(graph, names=names, name=name)
+        if batch_size < 1:
+            raise ValueError(f"batch_size must be >= 1, got {batch_size}")
+        self.cache_size = cache_size
+        self.batch_size = batch_size
+        self._lock = threading.RLock()
+        self._edges: _LRU = _LRU(cache_size)
+        self._labels: _LRU = _LRU(cache_size)
+        self._hits = self._misses = 0
+
+    # ---------------------------------------------------------------- what subclasses implement
+    def fetch_neighbourhoods(self, keys: Sequence[str]) -> dict[str, Edges]:
+        """Edges in both directions of each key (labels met on the way may go to :meth:`remember_label`)."""
+        raise NotImplementedError
+
+    def fetch_labels(self, keys: Sequence[str]) -> dict[str, str | None]:
+        raise NotImplementedError
+
+    # ---------------------------------------------------------------- cache
+    def remember_label(self, key: str, label: str | None) -> None:
+        with self._lock:
+            self._labels.put(key, NO_LABEL if label is None else label)
+
+    def forget(self, key: str) -> None:
+        with self._lock:
+            self._edges.pop(key, None)
+            self._labels.pop(key, None)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._edges.clear()
+            self._labels.clear()
+
+    def cache_info(self) -> dict[str, int]:
+        with self._lock:
+            return {"entities": len(self._edges), "labels": len(self._labels), "maxsize": self.cache_size,
+                    "hits": self._hits, "misses": self._misses, "requests": self.request_count()}
+
+    def edges(self, key: str) -> Mapping[str, Sequence[str]]:
+        with self._lock:
+            cached = self._edges.get_or_none(key)
+            if cached is not None:
+                self._hits += 1
+                return cached
+        if not self.queryable(key):
+            return {}
+        fetched = self.fetch_neighbourhoods([key]).get(key, {})
+        with self._lock:
+            self._misses += 1
+            self._edges.put(key, fetched)
+        return fetched
+
+    def prefetch(self, keys: Iterable[str]) -> int:
+        """Fetch the edges of every given entity not cached yet, ``batch_size`` per call; returns how many."""
+        with self._lock:
+            todo = [k for k in dict.fromkeys(keys) if k not in self._edges and self.queryable(k)]
+        for start in range(0, len(todo), self.batch_size):
+            batch = todo[start:start + self.batch_size]
+            fetched = self.fetch_neighbourhoods(batch)
+            with self._lock:
+                self._misses += len(batch)
+                for key in batch:
+                    self._edges.put(key, fetched.get(key, {}))
+        return len(todo)
+
+    def label(self, key: str) -> str | None:
+        with self._lock:
+            found = self._labels.get_or_none(key)
+        if found is None:
+            if not self.queryable(key) or isinstance(key_term(key), Literal):
+                return None
+            self.prefetch_labels([key])
+            with self._lock:
+                found = self._labels.get_or_none(key)
+        return None if found in (None, NO_LABEL) else found
+
+    def prefetch_labels(self, keys: Iterable[str]) -> int:
+        """Fetch the ``rdfs:label`` of every given entity not cached yet, ``batch_size`` per call."""
+        with self._lock:
+            todo = [k for k in dict.fromkeys(keys)
+                    if k not in self._labels and self.queryable(k) and isinstance(key_term(k), URIRef)]
+        for start in range(0, len(todo), self.batch_size):
+            batch = todo[start:start + self.batch_size]
+            found = self.fetch_labels(batch)
+            for key in batch:
+                self.remember_label(key, found.get(key))
+        return len(todo)
+
+
+def absolute_or_literal(key: str) -> bool:
+    """Whether a remote endpoint can be asked about the id (a relative IRI such as ``Big`` cannot)."""
+    term = key_term(key)
+    return isinstance(term, Literal) or (isinstance(term, URIRef) and is_absolute_iri(term))

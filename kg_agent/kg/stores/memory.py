@@ -1,0 +1,160 @@
+"""The in-memory backend: an rdflib graph with every edge indexed, kept in step through rdflib's store events."""
+
+from __future__ import annotations
+
+import bisect
+import threading
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+
+from rdflib import Graph
+from rdflib.namespace import RDFS
+from rdflib.plugins.stores.memory import Memory
+from rdflib.store import Store, TripleAddedEvent, TripleRemovedEvent
+
+from kg_agent.kg.relation_index import RelationIndex, RelationIndexBuilder
+from kg_agent.kg.stores.base import GraphStore
+from kg_agent.kg.terms import LABEL_PREDICATES, RelationNames, default_label, key_term, node_key
+from kg_agent.kg.types import inverse
+
+
+class ObservedMemory(Memory):
+    """rdflib's in-memory store, but announcing removals too (rdflib's ``Memory`` announces only additions).
+
+    :class:`MemoryGraphStore` listens to both, so its index follows every change made through rdflib.
+    """
+
+    def remove(self, triple_pattern, context=None) -> None:
+        Store.remove(self, triple_pattern, context)
+        super().remove(triple_pattern, context)
+
+
+def new_graph() -> Graph:
+    """An empty in-memory rdflib graph whose changes a :class:`MemoryGraphStore` can follow."""
+    return Graph(store=ObservedMemory())
+
+
+def _insert_sorted(values: list[str], value: str) -> None:
+    at = bisect.bisect_left(values, value)
+    if at == len(values) or values[at] != value:
+        values.insert(at, value)
+
+
+class MemoryGraphStore(GraphStore):
+    """Every node's edges and label in dicts, built once from the graph and updated on each change.
+
+    ``on_label_change`` (set by the owner) is called when labels or the set of nodes may have changed.
+    """
+
+    kind = "memory"
+
+    def __init__(self, graph: Graph, *, names: RelationNames, name: str) -> None:
+        super().__init__(graph, names=names, name=name)
+        self._lock = threading.RLock()
+        self._adjacency: dict[str, dict[str, list[str]]] = {}
+        self._labels: dict[str, str] = {}
+        self._dirty = False
+        self._relation_index: RelationIndex | None = None
+        self.on_label_change: Callable[[], None] = lambda: None
+        self._index_all()
+        dispatcher = getattr(graph.store, "dispatcher", None)
+        if dispatcher is not None:
+            dispatcher.subscribe(TripleAddedEvent, self._on_added)
+            dispatcher.subscribe(TripleRemovedEvent, self._on_removed)
+
+    # ---------------------------------------------------------------- index upkeep
+    def _on_added(self, event: TripleAddedEvent) -> None:
+        s, p, o = event.triple
+        with self._lock:
+            if p in LABEL_PREDICATES:
+                if p == RDFS.label:
+                    self._labels[node_key(s)] = str(o)
+                self.on_label_change()
+                return
+            rel = self.names.name(p)
+            sk, ok = node_key(s), node_key(o)
+            if sk not in self._adjacency or ok not in self._adjacency:
+                self.on_label_change()  # a new node is findable by its default label
+            _insert_sorted(self._adjacency.setdefault(sk, {}).setdefault(rel, []), ok)
+            _insert_sorted(self._adjacency.setdefault(ok, {}).setdefault(inverse(rel), []), sk)
+            self._relation_index = None
+
+    def _on_removed(self, event: TripleRemovedEvent) -> None:
+        with self._lock:
+            self._dirty = True  # a removal pattern may hold wildcards: rebuild on next use
+            self.on_label_change()
+
+    def _index_all(self) -> None:
+        adjacency: dict[str, dict[str, list[str]]] = {}
+        labels: dict[str, str] = {}
+        name = self.names.name
+        for s, p, o in self.graph.triples((None, None, None)):
+            if p in LABEL_PREDICATES:
+                if p == RDFS.label:
+                    labels[node_key(s)] = str(o)
+                continue
+            rel = name(p)
+            sk, ok = node_key(s), node_key(o)
+            adjacency.setdefault(sk, {}).setdefault(rel, []).append(ok)
+            adjacency.setdefault(ok, {}).setdefault(inverse(rel), []).append(sk)
+        # Neighbours sorted by id: results do not depend on load order or backend.
+        for rels in adjacency.values():
+            for rel, targets in rels.items():
+                if len(targets) > 1:
+                    rels[rel] = sorted(set(targets))
+        self._adjacency, self._labels = adjacency, labels
+        self._relation_index = None
+        self._dirty = False
+
+    def _fresh(self) -> None:
+        if self._dirty:
+            with self._lock:
+                if self._dirty:
+                    self._index_all()
+
+    def clear(self) -> None:
+        with self._lock:
+            self._index_all()
+            self.on_label_change()
+
+    # ---------------------------------------------------------------- reads
+    def edges(self, key: str) -> Mapping[str, Sequence[str]]:
+        self._fresh()
+        return self._adjacency.get(key, {})
+
+    def relation_index(self) -> RelationIndex:
+        """Built from the adjacency index on first use (MetaQA: about a second) and after every change."""
+        self._fresh()
+        with self._lock:
+            if self._relation_index is None:
+                builder = RelationIndexBuilder()
+                signed = self.names.signed_iri
+                for rels in self._adjacency.values():
+                    builder.add_signature(signed(rel) for rel in rels)
+                builder.triples = len(self.graph)
+                self._relation_index = builder.build()
+            return self._relation_index
+
+    def label(self, key: str) -> str | None:
+        self._fresh()
+        return self._labels.get(key)
+
+    def has_node(self, key: str) -> bool:
+        self._fresh()
+        return key in self._adjacency or key in self._labels
+
+    def predicate_iris(self) -> list[str]:
+        self._fresh()
+        return list(self.names.by_iri)
+
+    def labelled_nodes(self) -> Iterable[tuple[str, str]]:
+        self._fresh()
+        labels = self._labels
+        for key in self._adjacency:
+            yield key, labels.get(key) or default_label(key_term(key))
+        for key, label in labels.items():
+            if key not in self._adjacency:
+                yield key, label
+
+    def node_ids(self) -> Iterator[str]:
+        self._fresh()
+        yield from self._adjacency.keys()
