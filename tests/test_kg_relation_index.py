@@ -4,15 +4,56 @@ from __future__ import annotations
 
 import random
 import re
+from collections.abc import Iterable
 from pathlib import Path
 
 import pytest
 
 from kg_agent.kg import build_oxigraph, entity_iri, load_kg, open_oxigraph
+from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.relation_index import RelationIndex, RelationIndexBuilder
-from kg_agent.kg.relation_paths import sampled_walkable_relation_paths, walkable_relation_paths
+from kg_agent.kg.relation_paths import walkable_relation_paths
 
 E = lambda name: str(entity_iri(name))  # noqa: E731
+
+
+
+def sampled_walkable_relation_paths(
+    kg: KnowledgeGraph,
+    starts: Iterable[str],
+    *,
+    max_hops: int = 3,
+    max_paths: int = 2000,
+    frontier_sample: int = 200,
+) -> list[tuple[str, ...]]:
+    """The candidate relation paths as they were computed before the relation index (the reference here).
+
+    A step is added only if some entity reached so far has that relation (its first ``frontier_sample``
+    entities in id order are inspected, which keeps hub entities cheap) and it reaches an entity other
+    than the start. Every inspected entity's neighbourhood is read, batched on endpoints.
+    """
+    starts = list(dict.fromkeys(starts))
+    found: list[tuple[str, ...]] = []
+    layer: list[tuple[tuple[str, ...], list[tuple[str, ...]]]] = [((), [(s,) for s in starts])]
+    for _hop in range(max_hops):
+        next_layer = []
+        for relations, partials in layer:
+            options: dict[str, list[tuple[str, ...]]] = {}
+            sample = partials[:frontier_sample]
+            kg.prefetch(partial[-1] for partial in sample)
+            for partial in sample:
+                for rel, targets in kg.edges(partial[-1]).items():
+                    fresh = [partial + (t,) for t in targets if t != partial[0]]
+                    if fresh:
+                        options.setdefault(rel, []).extend(fresh[:frontier_sample])
+            for rel in sorted(options):
+                sequence = relations + (rel,)
+                found.append(sequence)
+                next_layer.append((sequence, sorted(options[rel])[: frontier_sample * 4]))
+                if len(found) >= max_paths:
+                    return found
+        layer = next_layer
+    return found
 
 
 def test_builder_counts_which_relation_follows_which():

@@ -196,11 +196,11 @@ def test_server_row_cap_is_paged_not_silently_cut(memory):
     with VirtuosoServer(result_set_max_rows=25) as small:
         graph = small.load(export_ntriples(memory, small.workdir / "sample.nt"), graph_iri("sample"))
         kg = open_kg(small.endpoint(graph), timeout=30)
-        assert kg.page_size == 5000
+        assert kg.store.page_size == 5000
         drama = {r: list(v) for r, v in memory.edges(E("Drama")).items()}
         assert sum(map(len, drama.values())) > 25  # more edges than one answer may hold
         assert {r: list(v) for r, v in kg.edges(E("Drama")).items()} == drama
-        assert kg.page_size < 25  # learnt from X-SPARQL-MaxRows
+        assert kg.store.page_size < 25  # learnt from X-SPARQL-MaxRows
         assert sorted(kg.entity_ids()) == sorted(memory.entity_ids())
         assert [e.id for e in kg.find_entities("Tom Hanks")] == [e.id for e in memory.find_entities("Tom Hanks")]
         with pytest.raises(KGQueryError, match="cut the answer at 25 rows"):

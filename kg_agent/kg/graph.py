@@ -167,19 +167,14 @@ class KnowledgeGraph:
         """Which relation can follow which (:mod:`kg_agent.kg.relation_index`); None when the backend has none."""
         return self.store.relation_index()
 
-    def relations_following(self, relation: str) -> list[str] | None:
-        """Relations that some node reached over ``relation`` has (sorted), from the relation index.
-
-        None when the backend has no relation index.
-        """
-        index = self.store.relation_index()
-        if index is None:
-            return None
+    def relations_following(self, relation: str) -> list[str]:
+        """Relations that some node reached over ``relation`` has (sorted): the relation index's row, or on an
+        endpoint the same rule asked of the endpoint (once per relation, cached)."""
         names = self.store.names
         signed = names.signed_iri(relation)
         if signed is None:
             return []
-        return sorted(names.signed_name(iri) for iri in index.following(signed))
+        return sorted(names.signed_name(iri) for iri in self.store.following(signed))
 
     def relations_at(self, entity_id: str) -> list[str]:
         """The relation names at an entity, both directions, without reading its whole neighbourhood."""

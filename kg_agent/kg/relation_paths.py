@@ -12,9 +12,6 @@ from collections.abc import Iterable
 from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.types import base_relation, is_inverse
 
-#: How many frontier nodes are inspected to find the relations of the next step (deterministic sample).
-FRONTIER_SAMPLE = 200
-
 
 def walkable_relation_paths(
     kg: KnowledgeGraph,
@@ -22,7 +19,6 @@ def walkable_relation_paths(
     *,
     max_hops: int = 3,
     max_paths: int = 2000,
-    frontier_sample: int = FRONTIER_SAMPLE,
 ) -> list[tuple[str, ...]]:
     """Every relation sequence of length 1..``max_hops`` that can be walked from ``starts``.
 
@@ -30,67 +26,26 @@ def walkable_relation_paths(
     :func:`kg_agent.kg.paths.retrieve_paths`: ``r`` then ``^r`` counts only when it reaches e.g. co-actors).
     Returned by length, then in relation order.
 
-    With a relation index (:mod:`kg_agent.kg.relation_index`: the memory and Oxigraph backends), the
-    first step is the relations at the starts, each next step a relation the index says can follow the
-    last one, and every candidate is checked against the graph from the starts (:meth:`KnowledgeGraph.walkable`,
-    one ``ASK`` on Oxigraph); the cost does not grow with the degree of the hubs on the way. Without one
-    (SPARQL endpoints) the walk is sampled: :func:`sampled_walkable_relation_paths`.
+    The first step is the relations at the starts, each next step a relation that can follow the last one
+    (:mod:`kg_agent.kg.relation_index`: built at load for the memory and Oxigraph backends; on a SPARQL
+    endpoint the same rule is asked of the endpoint once per relation and cached), and every candidate is
+    checked against the graph from the starts (:meth:`KnowledgeGraph.walkable`, one ``ASK`` on Oxigraph);
+    the cost does not grow with the degree of the hubs on the way, and every backend gives the same paths.
     """
     starts = list(dict.fromkeys(starts))
-    if kg.relation_index() is None:
-        return sampled_walkable_relation_paths(kg, starts, max_hops=max_hops, max_paths=max_paths,
-                                               frontier_sample=frontier_sample)
     found: list[tuple[str, ...]] = []
     first = sorted({rel for start in starts for rel in kg.relations_at(start)})
     layer: list[tuple[str, ...]] = [()]
     for _hop in range(max_hops):
         next_layer: list[tuple[str, ...]] = []
         for prefix in layer:
-            options = first if not prefix else (kg.relations_following(prefix[-1]) or [])
+            options = first if not prefix else kg.relations_following(prefix[-1])
             for rel in options:
                 sequence = prefix + (rel,)
                 if not kg.walkable(starts, sequence):
                     continue
                 found.append(sequence)
                 next_layer.append(sequence)
-                if len(found) >= max_paths:
-                    return found
-        layer = next_layer
-    return found
-
-
-def sampled_walkable_relation_paths(
-    kg: KnowledgeGraph,
-    starts: Iterable[str],
-    *,
-    max_hops: int = 3,
-    max_paths: int = 2000,
-    frontier_sample: int = FRONTIER_SAMPLE,
-) -> list[tuple[str, ...]]:
-    """:func:`walkable_relation_paths` by walking the graph itself, for backends without a relation index.
-
-    A step is added only if some entity reached so far has that relation (its first ``frontier_sample``
-    entities in id order are inspected, which keeps hub entities cheap) and it reaches an entity other
-    than the start. Every inspected entity's neighbourhood is read, batched on endpoints.
-    """
-    starts = list(dict.fromkeys(starts))
-    found: list[tuple[str, ...]] = []
-    layer: list[tuple[tuple[str, ...], list[tuple[str, ...]]]] = [((), [(s,) for s in starts])]
-    for _hop in range(max_hops):
-        next_layer = []
-        for relations, partials in layer:
-            options: dict[str, list[tuple[str, ...]]] = {}
-            sample = partials[:frontier_sample]
-            kg.prefetch(partial[-1] for partial in sample)
-            for partial in sample:
-                for rel, targets in kg.edges(partial[-1]).items():
-                    fresh = [partial + (t,) for t in targets if t != partial[0]]
-                    if fresh:
-                        options.setdefault(rel, []).extend(fresh[:frontier_sample])
-            for rel in sorted(options):
-                sequence = relations + (rel,)
-                found.append(sequence)
-                next_layer.append((sequence, sorted(options[rel])[: frontier_sample * 4]))
                 if len(found) >= max_paths:
                     return found
         layer = next_layer

@@ -69,6 +69,11 @@ class GraphStore:
         """The schema-level relation index (:mod:`kg_agent.kg.relation_index`), None when there is none."""
         return None
 
+    def following(self, signed_iri: str) -> Iterable[str]:
+        """Signed predicate IRIs that some node reached over ``signed_iri`` has (the relation index's row)."""
+        index = self.relation_index()
+        return () if index is None else index.following(signed_iri)
+
     def label_index(self) -> SqliteLabelIndex | None:
         """A label index the backend keeps on disk; None means the front builds one from :meth:`labelled_nodes`."""
         return None

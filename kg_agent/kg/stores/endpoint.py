@@ -41,6 +41,7 @@ class EndpointGraphStore(LazyGraphStore):
         self.store_cache = store_cache
         self._requests = 0
         self._count_lock = threading.Lock()
+        self._following: dict[str, list[str]] = {}
 
     def request_count(self) -> int:
         return self._requests
@@ -188,6 +189,32 @@ class EndpointGraphStore(LazyGraphStore):
             if self.store_cache is not None:
                 self.store_cache.put("relations", "", stored)
         return stored
+
+    def following(self, signed_iri: str) -> Iterable[str]:
+        """The relation index's row for ``signed_iri``, asked of the endpoint (one query per relation, cached).
+
+        Same rule as :class:`~kg_agent.kg.relation_index.RelationIndex`: ``b`` can follow ``a`` when some node
+        reached over ``a`` has ``b`` (outgoing ``IRI``, incoming ``^IRI``); label predicates are left out.
+        """
+        with self._count_lock:
+            cached = self._following.get(signed_iri)
+        if cached is None and self.store_cache is not None:
+            cached = self.store_cache.get("following", signed_iri)
+        if cached is None:
+            incoming = signed_iri.startswith("^")
+            predicate = sparql_iri(URIRef(signed_iri[1:] if incoming else signed_iri))
+            arrive = f"?x {predicate} ?a ." if incoming else f"?a {predicate} ?x ."
+            not_labels = ", ".join(sparql_iri(p) for p in sorted(LABEL_PREDICATES))
+            query = ("SELECT DISTINCT ?q ?in WHERE { %s { ?x ?q ?o BIND(false AS ?in) } UNION "
+                     "{ ?o ?q ?x BIND(true AS ?in) } FILTER(?q NOT IN (%s)) }" % (arrive, not_labels))
+            rows = self.select(query, "?q ?in", f"the relations that can follow {signed_iri}")
+            cached = sorted({("^" if bool(getattr(flag, "value", flag)) else "") + str(q)
+                             for q, flag in rows if isinstance(q, URIRef)})
+            if self.store_cache is not None:
+                self.store_cache.put("following", signed_iri, cached)
+        with self._count_lock:
+            self._following[signed_iri] = cached
+        return cached
 
     def labelled_nodes(self) -> Iterable[tuple[str, str]]:
         stored = self.store_cache.get("label_index") if self.store_cache is not None else None
