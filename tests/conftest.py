@@ -45,3 +45,19 @@ def full_kg(data_dir: Path):
     from kg_agent.kg import open_kg
 
     return open_kg(str(data_dir / "metaqa" / "kb.txt"))
+
+
+@pytest.fixture(scope="session")
+def local_server():
+    """SmolLM2-135M-Instruct behind llama.cpp's OpenAI-compatible server (tests/local_llm.py), one per session;
+    skipped with the reason when the local model is not installed."""
+    try:
+        from local_llm import LocalLlamaServer, missing_reason
+    except ImportError:  # tests/ imported as a package
+        from tests.local_llm import LocalLlamaServer, missing_reason
+
+    reason = missing_reason()
+    if reason:
+        pytest.skip(reason)
+    with LocalLlamaServer() as server:
+        yield server

@@ -9,7 +9,6 @@ tokens the server reported. Skipped with the reason when the local model is not 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 
 import httpx
 import pytest
@@ -18,9 +17,9 @@ from kg_agent.graphs import create_rog_graph, create_tog2_graph, create_tog_grap
 from kg_agent.kg import open_kg, sample_documents_path
 
 try:
-    from local_llm import MODEL_ALIAS, LocalLlamaServer, UsageCountingTransport, missing_reason
+    from local_llm import MODEL_ALIAS, LocalLlamaServer, UsageCountingTransport
 except ImportError:  # tests/ imported as a package
-    from tests.local_llm import MODEL_ALIAS, LocalLlamaServer, UsageCountingTransport, missing_reason
+    from tests.local_llm import MODEL_ALIAS, LocalLlamaServer, UsageCountingTransport
 
 pytestmark = [pytest.mark.real_llm, pytest.mark.server]
 
@@ -28,15 +27,6 @@ QUESTION = "who directed [Forrest Gump]"
 #: Replies are capped so a rambling model cannot stall a test (llama.cpp reads ``max_tokens``, not
 #: ``max_completion_tokens``, which langchain-openai sends for ``max_tokens=``).
 MAX_REPLY_TOKENS = 128
-
-
-@pytest.fixture(scope="module")
-def local_server() -> Iterator[LocalLlamaServer]:
-    reason = missing_reason()
-    if reason:
-        pytest.skip(reason)
-    with LocalLlamaServer() as server:
-        yield server
 
 
 @pytest.fixture

@@ -10,7 +10,6 @@ when the local model is not installed (``scripts/install_local_llm.sh``).
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 
 import openai
 import pytest
@@ -19,9 +18,9 @@ from langchain_core.output_parsers import PydanticOutputParser
 from pydantic import BaseModel
 
 try:
-    from local_llm import MODEL_ALIAS, LocalLlamaServer, missing_reason
+    from local_llm import MODEL_ALIAS, LocalLlamaServer
 except ImportError:  # tests/ imported as a package
-    from tests.local_llm import MODEL_ALIAS, LocalLlamaServer, missing_reason
+    from tests.local_llm import MODEL_ALIAS, LocalLlamaServer
 
 pytestmark = [pytest.mark.real_llm, pytest.mark.server]
 
@@ -33,15 +32,6 @@ class Answer(BaseModel):
     """The answer to the question."""
 
     answer: str
-
-
-@pytest.fixture(scope="module")
-def local_server() -> Iterator[LocalLlamaServer]:
-    reason = missing_reason()
-    if reason:
-        pytest.skip(reason)
-    with LocalLlamaServer() as server:
-        yield server
 
 
 @pytest.fixture
