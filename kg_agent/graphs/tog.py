@@ -26,12 +26,13 @@ from kg_agent.graphs.state import KGQuestionInput, ToGState
 from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.llm.budget import QuestionBudget
 from kg_agent.llm.models import resolve_chat_model
+from kg_agent.tools.shared.decider import DEFAULT_MAX_CONCURRENCY, add_nodes
 from kg_agent.tools.shared.question_budget import budgeted, timed
 from kg_agent.tools.shared.scoring import DEFAULT_IGNORED_RELATIONS
-from kg_agent.tools.tog.answer import ToGAnswerer, respond_node
+from kg_agent.tools.tog.answer import ToGAnswerer, respond_steps
 from kg_agent.tools.tog.deciders import make_tog_deciders
-from kg_agent.tools.tog.prune_entities import DEFAULT_MAX_CANDIDATES, EntityScorer, prune_entities_node
-from kg_agent.tools.tog.prune_relations import DEFAULT_DEPTH, DEFAULT_WIDTH, RelationPruner, prune_relations_node
+from kg_agent.tools.tog.prune_entities import DEFAULT_MAX_CANDIDATES, EntityScorer, prune_entities_steps
+from kg_agent.tools.tog.prune_relations import DEFAULT_DEPTH, DEFAULT_WIDTH, RelationPruner, prune_relations_steps
 from kg_agent.tools.tog.start import start_node
 from kg_agent.tools.tog.verify import Verifier, verify_and_decide
 
@@ -75,6 +76,7 @@ def create_tog_graph(
     max_seconds: float | None = None,
     verify_margin: float = 0.0,
     embeddings: Embeddings | None = None,
+    max_concurrency: int = DEFAULT_MAX_CONCURRENCY,
 ) -> StateGraph:
     """Create Think-on-Graph's graph. Returns an **uncompiled** ``StateGraph``.
 
@@ -92,6 +94,10 @@ def create_tog_graph(
             :mod:`kg_agent.llm.budget`).
         verify_margin: the offline verifier's bias towards stopping (see :class:`~kg_agent.tools.tog.verify.ScoreVerifier`).
         embeddings: LangChain embeddings for the offline deciders (default: bundled MiniLM).
+        max_concurrency: independent LLM calls of one step asked at once (relation pruning: one per beam chain;
+            entity scoring: one per kept (chain, relation)); 1 asks them one after the other. ``invoke`` runs
+            them in a thread pool, ``ainvoke``/``astream`` with the model's async calls. The call budget is the
+            same either way.
 
     The result carries ``answers`` (each with its supporting chains and ``grounded``), ``chains`` (every
     scored chain explored), ``stop_reason`` (``verified``, ``max_depth``, ``no_relations``,
@@ -119,16 +125,18 @@ def create_tog_graph(
     budget = QuestionBudget(max_tokens=max_tokens, max_seconds=max_seconds)
 
     graph = StateGraph(ToGState, input_schema=KGQuestionInput)
-    graph.add_node("link", timed(partial(start_node, kg=kg), budget))
-    graph.add_node("prune_relations", budgeted(partial(prune_relations_node, kg=kg, pruner=deciders.relation_pruner, width=width,
+    add_nodes(graph, {
+        "link": timed(partial(start_node, kg=kg), budget),
+        "prune_relations": budgeted(partial(prune_relations_steps, kg=kg, pruner=deciders.relation_pruner, width=width,
                                               ignored_relations=tuple(ignored_relations), max_llm_calls=limit),
-                                              budget, step="prune_relations", stop_update={"candidate_relations": []}))
-    graph.add_node("prune_entities", budgeted(partial(prune_entities_node, kg=kg, scorer=deciders.entity_scorer, width=width,
-                                             max_candidates=max_candidates, max_llm_calls=limit), budget, step="prune_entities"))
-    graph.add_node("verify", budgeted(partial(verify_and_decide, verifier=deciders.verifier, max_depth=depth, max_llm_calls=limit,
-                                     uses_llm=deciders.uses_llm), budget, step="verify"))
-    graph.add_node("answer", budgeted(partial(respond_node, answerer=deciders.answerer, max_llm_calls=limit, name="tog"),
-                                      budget, step="answer", explore=False))
+                                              budget, step="prune_relations", stop_update={"candidate_relations": []}),
+        "prune_entities": budgeted(partial(prune_entities_steps, kg=kg, scorer=deciders.entity_scorer, width=width,
+                                             max_candidates=max_candidates, max_llm_calls=limit), budget, step="prune_entities"),
+        "verify": budgeted(partial(verify_and_decide, verifier=deciders.verifier, max_depth=depth, max_llm_calls=limit,
+                                     uses_llm=deciders.uses_llm), budget, step="verify"),
+        "answer": budgeted(partial(respond_steps, answerer=deciders.answerer, max_llm_calls=limit, name="tog"),
+                                      budget, step="answer", explore=False),
+    }, max_concurrency=max_concurrency)
     graph.add_edge(START, "link")
     graph.add_conditional_edges("link", _after_start)
     graph.add_conditional_edges("prune_relations", _after_relations)

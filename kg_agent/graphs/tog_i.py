@@ -27,20 +27,21 @@ from kg_agent.graphs.state import KGQuestionInput, ToGState
 from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.llm.budget import QuestionBudget
 from kg_agent.llm.models import resolve_chat_model
+from kg_agent.tools.shared.decider import DEFAULT_MAX_CONCURRENCY, add_nodes
 from kg_agent.tools.shared.question_budget import budgeted, timed
 from kg_agent.tools.shared.scoring import DEFAULT_IGNORED_RELATIONS
-from kg_agent.tools.tog.answer import ToGAnswerer, respond_node
+from kg_agent.tools.tog.answer import ToGAnswerer, respond_steps
 from kg_agent.tools.tog.deciders import make_tog_deciders
 from kg_agent.tools.tog.instructions import (
     DEFAULT_MAX_INSTRUCTIONS,
     InstructionGenerator,
     InstructionIntegrator,
-    instructions_node,
-    integrate_node,
+    instructions_steps,
+    integrate_steps,
     make_instruction_deciders,
 )
-from kg_agent.tools.tog.prune_entities import DEFAULT_MAX_CANDIDATES, EntityScorer, prune_entities_node
-from kg_agent.tools.tog.prune_relations import DEFAULT_DEPTH, RelationPruner, prune_relations_node
+from kg_agent.tools.tog.prune_entities import DEFAULT_MAX_CANDIDATES, EntityScorer, prune_entities_steps
+from kg_agent.tools.tog.prune_relations import DEFAULT_DEPTH, RelationPruner, prune_relations_steps
 from kg_agent.tools.tog.start import start_node
 from kg_agent.tools.tog.verify import Verifier, verify_and_decide
 
@@ -100,6 +101,7 @@ def create_tog_i_graph(
     max_seconds: float | None = None,
     verify_margin: float = 0.0,
     embeddings: Embeddings | None = None,
+    max_concurrency: int = DEFAULT_MAX_CONCURRENCY,
 ) -> StateGraph:
     """Create ToG-I's graph. Returns an **uncompiled** ``StateGraph``.
 
@@ -117,6 +119,10 @@ def create_tog_i_graph(
             reached, exploration stops and the answer uses what was found (``stop_reason="budget"``).
         verify_margin: the offline verifier's bias towards stopping.
         embeddings: LangChain embeddings for the offline deciders (default: bundled MiniLM).
+        max_concurrency: independent LLM calls of one step asked at once (relation pruning: one per beam chain;
+            entity scoring: one per kept (chain, relation)); 1 asks them one after the other. ``invoke`` runs
+            them in a thread pool, ``ainvoke``/``astream`` with the model's async calls. The call budget is the
+            same either way.
 
     Example::
 
@@ -141,21 +147,23 @@ def create_tog_i_graph(
     budget = QuestionBudget(max_tokens=max_tokens, max_seconds=max_seconds)
 
     graph = StateGraph(ToGState, input_schema=KGQuestionInput)
-    graph.add_node("link", timed(partial(start_node, kg=kg), budget))
-    graph.add_node("instructions", budgeted(partial(instructions_node, kg=kg, generator=instruction_generator,
+    add_nodes(graph, {
+        "link": timed(partial(start_node, kg=kg), budget),
+        "instructions": budgeted(partial(instructions_steps, kg=kg, generator=instruction_generator,
                                            max_instructions=max_instructions, max_llm_calls=limit), budget,
-                                           step="instructions", explore=False))
-    graph.add_node("integrate", budgeted(partial(integrate_node, integrator=integrator, max_width=width, max_llm_calls=limit),
-                                         budget, step="integrate", explore=False))
-    graph.add_node("prune_relations", budgeted(partial(prune_relations_node, kg=kg, pruner=deciders.relation_pruner,
+                                           step="instructions", explore=False),
+        "integrate": budgeted(partial(integrate_steps, integrator=integrator, max_width=width, max_llm_calls=limit),
+                                         budget, step="integrate", explore=False),
+        "prune_relations": budgeted(partial(prune_relations_steps, kg=kg, pruner=deciders.relation_pruner,
                                               ignored_relations=tuple(ignored_relations), max_llm_calls=limit),
-                                              budget, step="prune_relations", stop_update={"candidate_relations": []}))
-    graph.add_node("prune_entities", budgeted(partial(prune_entities_node, kg=kg, scorer=deciders.entity_scorer,
-                                             max_candidates=max_candidates, max_llm_calls=limit), budget, step="prune_entities"))
-    graph.add_node("verify", budgeted(partial(verify_and_decide, verifier=deciders.verifier, max_depth=depth, max_llm_calls=limit,
-                                     uses_llm=deciders.uses_llm), budget, step="verify"))
-    graph.add_node("answer", budgeted(partial(respond_node, answerer=deciders.answerer, max_llm_calls=limit, name="tog-i"),
-                                      budget, step="answer", explore=False))
+                                              budget, step="prune_relations", stop_update={"candidate_relations": []}),
+        "prune_entities": budgeted(partial(prune_entities_steps, kg=kg, scorer=deciders.entity_scorer,
+                                             max_candidates=max_candidates, max_llm_calls=limit), budget, step="prune_entities"),
+        "verify": budgeted(partial(verify_and_decide, verifier=deciders.verifier, max_depth=depth, max_llm_calls=limit,
+                                     uses_llm=deciders.uses_llm), budget, step="verify"),
+        "answer": budgeted(partial(respond_steps, answerer=deciders.answerer, max_llm_calls=limit, name="tog-i"),
+                                      budget, step="answer", explore=False),
+    }, max_concurrency=max_concurrency)
     graph.add_edge(START, "link")
     graph.add_edge("link", "instructions")
     graph.add_edge("instructions", "integrate")

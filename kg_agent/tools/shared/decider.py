@@ -319,6 +319,12 @@ async def arun_steps(steps: Steps | Any, *, max_concurrency: int = DEFAULT_MAX_C
             value, send = exc, steps.throw
 
 
+def placed_warnings(warnings: Sequence[str | int], outcomes: Sequence[Any]) -> list[str]:
+    """A step's warnings in order, each ``int`` replaced by the warnings of that outcome (a step that runs its
+    decisions as one batch keeps each decision's warnings where a sequential run would have put them)."""
+    return [w for item in warnings for w in (outcomes[item].warnings if isinstance(item, int) else [item])]
+
+
 def steps_of(result: Any) -> Steps:
     """Steps that give ``result`` (a node's return value, or its steps when it has any): for ``yield from``."""
     if isinstance(result, Generator):
@@ -349,6 +355,12 @@ def graph_node(node: Callable[[dict], Any], *, name: str, max_concurrency: int =
         return await arun_steps(node(state), max_concurrency=max_concurrency)
 
     return RunnableLambda(invoke, afunc=ainvoke, name=name)
+
+
+def add_nodes(graph: Any, nodes: dict[str, Callable[[dict], Any]], *, max_concurrency: int = DEFAULT_MAX_CONCURRENCY) -> None:
+    """Add each ``name: node`` to a ``StateGraph`` as a :func:`graph_node`."""
+    for name, node in nodes.items():
+        graph.add_node(name, graph_node(node, name=name, max_concurrency=max_concurrency))
 
 
 def fall_back(asked: Asked, outcome: Outcome, *, node: str, to: str, before: Sequence[str] = ()) -> Outcome:

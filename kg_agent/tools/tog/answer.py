@@ -24,7 +24,7 @@ from langchain_core.language_models import BaseChatModel
 from kg_agent.kg.terms import normalize_label
 from kg_agent.llm.parsing import parse_answer_list
 from kg_agent.tools.rog.answer import AnswerOutcome
-from kg_agent.tools.shared.decider import LLMDecision, fall_back
+from kg_agent.tools.shared.decider import LLMDecision, decide, fall_back, run_steps
 from kg_agent.tools.shared.link import reply_message
 from kg_agent.tools.shared.updates import add_usage, add_warnings, answer_record, emit_answers
 from kg_agent.tools.tog.prune_entities import chain_path, chain_triplets
@@ -132,11 +132,15 @@ class LLMToGAnswerer:
 
     def __init__(self, model: BaseChatModel, *, fallback: ToGAnswerer | None = None, max_triplets: int = 200) -> None:
         self.model = model
-        self.decision = LLMDecision(model, "answer", what="answer")
+        self.decision = LLMDecision(model, "answer", what="answer", reply_format="... So the answer is {answer}.")
         self.fallback = fallback if fallback is not None else ChainAnswerer()
         self.max_triplets = max_triplets
 
-    def answer(self, question, chains, *, verification, stop_reason, calls_left=None) -> AnswerOutcome:
+    def answer(self, *args, **kwargs) -> AnswerOutcome:
+        return run_steps(self.answer_steps(*args, **kwargs))
+
+    def answer_steps(self, question, chains, *, verification, stop_reason, calls_left=None):
+        """:meth:`answer` as steps (see :mod:`kg_agent.tools.shared.decider`)."""
         verified = bool(verification and verification.get("sufficient"))
         warnings: list[str] = []
         if verified and verification.get("answer"):
@@ -151,7 +155,7 @@ class LLMToGAnswerer:
             prompt = ANSWER_PROMPT.format(question=question, triplets="\n".join(lines))
         else:
             prompt = NO_TRIPLES_PROMPT.format(question=question)
-        asked = self.decision.ask(prompt, lambda r: (parse_tog_answers(r) or None, []), calls_left=calls_left)
+        asked = yield self.decision.request(prompt, lambda r: (parse_tog_answers(r) or None, []), calls_left=calls_left)
         if not asked.decided:
             outcome = self.fallback.answer(question, chains, verification=verification, stop_reason=stop_reason)
             return fall_back(asked, outcome, node="answer", to=f"{self.fallback.name} answers", before=warnings)
@@ -163,13 +167,13 @@ class LLMToGAnswerer:
         return AnswerOutcome(records, asked.reply, warnings, asked.usage)
 
 
-def answer_node(state: dict, *, answerer: ToGAnswerer, max_llm_calls: int | None = None) -> dict:
-    """Graph node: answer from the explored chains (this round's, in ToG-I) and the verification."""
+def answer_steps(state: dict, *, answerer: ToGAnswerer, max_llm_calls: int | None = None):
+    """Graph node (as steps): answer from the explored chains (this round's, in ToG-I) and the verification."""
     stop = state.get("stop_reason") or ""
     chains = [c for c in state.get("chains") or [] if (c.get("round") or 0) == (state.get("round") or 0)]
     calls_left = remaining_calls(state, max_llm_calls)
-    outcome = answerer.answer(state.get("question", ""), chains, verification=state.get("verification"), stop_reason=stop,
-                              calls_left=calls_left)
+    outcome = yield decide(answerer, "answer", state.get("question", ""), chains, verification=state.get("verification"),
+                           stop_reason=stop, calls_left=calls_left)
     emit_answers(outcome.answers, stop or ("answered" if outcome.answers else "no_answer"))
     return {
         "answers": outcome.answers,
@@ -192,9 +196,9 @@ def format_tog_reply(state: dict) -> str:
     return names + because + flag
 
 
-def respond_node(state: dict, *, answerer: ToGAnswerer, max_llm_calls: int | None = None, name: str = "tog") -> dict:
-    """``answer``, plus the chat reply when the question came as messages."""
-    update = answer_node(state, answerer=answerer, max_llm_calls=max_llm_calls)
+def respond_steps(state: dict, *, answerer: ToGAnswerer, max_llm_calls: int | None = None, name: str = "tog"):
+    """``answer``, plus the chat reply when the question came as messages. Steps."""
+    update = yield from answer_steps(state, answerer=answerer, max_llm_calls=max_llm_calls)
     if state.get("messages"):
         merged = {**state, **update}
         update["messages"] = [reply_message(format_tog_reply(merged), merged, name=name)]

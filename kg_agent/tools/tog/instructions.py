@@ -29,7 +29,7 @@ from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.relation_paths import verbalize_relation
 from kg_agent.kg.types import Entity
 from kg_agent.llm.parsing import parse_json_object
-from kg_agent.tools.shared.decider import LLMDecision, fall_back
+from kg_agent.tools.shared.decider import LLMDecision, decide, fall_back, run_steps
 from kg_agent.tools.shared.scoring import DEFAULT_IGNORED_RELATIONS, filter_relations
 from kg_agent.tools.shared.updates import add_usage, add_warnings
 from kg_agent.tools.tog.prune_relations import SimilarityRelationPruner, guided_query, remaining_calls
@@ -147,13 +147,18 @@ class LLMInstructionGenerator:
 
     def __init__(self, model: BaseChatModel, *, fallback: InstructionGenerator | None = None, prompt: str = INSTRUCTION_PROMPT) -> None:
         self.model = model
-        self.decision = LLMDecision(model, "instructions")
+        self.decision = LLMDecision(model, "instructions", what="instruction list",
+                                    reply_format='{"instructions": ["Find ...", "Then find ..."], "topic_entities": ["..."]}')
         self.fallback = fallback
         self.prompt = prompt
 
-    def generate(self, question, topic_entities, *, max_instructions=DEFAULT_MAX_INSTRUCTIONS, calls_left=None) -> InstructionOutcome:
+    def generate(self, *args, **kwargs) -> InstructionOutcome:
+        return run_steps(self.generate_steps(*args, **kwargs))
+
+    def generate_steps(self, question, topic_entities, *, max_instructions=DEFAULT_MAX_INSTRUCTIONS, calls_left=None):
+        """:meth:`generate` as steps (see :mod:`kg_agent.tools.shared.decider`)."""
         prompt = self.prompt.format(n=max_instructions, question=question)
-        asked = self.decision.ask(prompt, lambda r: (parse_instructions(r, max_instructions), []), calls_left=calls_left)
+        asked = yield self.decision.request(prompt, lambda r: (parse_instructions(r, max_instructions), []), calls_left=calls_left)
         if asked.decided:
             instructions, entities = asked.value
             return InstructionOutcome(instructions, entities, asked.warnings, asked.usage, self.name)
@@ -198,11 +203,15 @@ class LLMInstructionIntegrator:
         self.decision = LLMDecision(model, "integrate", what="instruction")
         self.prompt = prompt
 
-    def integrate(self, question, instructions, *, calls_left=None):
+    def integrate(self, *args, **kwargs):
+        return run_steps(self.integrate_steps(*args, **kwargs))
+
+    def integrate_steps(self, question, instructions, *, calls_left=None):
+        """:meth:`integrate` as steps (see :mod:`kg_agent.tools.shared.decider`)."""
         if len(instructions) <= 1:
             return " ".join(instructions), [], {}
         prompt = self.prompt.format(question=question, instructions="\n".join(f"{i}. {text}" for i, text in enumerate(instructions, 1)))
-        asked = self.decision.ask(prompt, lambda r: (r.strip() or None, []), calls_left=calls_left)
+        asked = yield self.decision.request(prompt, lambda r: (r.strip() or None, []), calls_left=calls_left)
         if asked.decided:
             return asked.value, asked.warnings, asked.usage
         joined = JoinedInstructions(" ".join(instructions))
@@ -230,7 +239,7 @@ def make_instruction_deciders(
 
 
 # ---------------------------------------------------------------------------------------------- nodes
-def instructions_node(
+def instructions_steps(
     state: dict,
     *,
     kg: KnowledgeGraph,
@@ -239,10 +248,10 @@ def instructions_node(
     max_topic_entities: int = 5,
     max_llm_calls: int | None = None,
 ) -> dict:
-    """Graph node: generate the instructions; add the entities they suggest to ``topic_entities``."""
+    """Graph node (as steps): generate the instructions; add the entities they suggest to ``topic_entities``."""
     entities = [Entity.from_dict(e) for e in state.get("topic_entities") or []]
     calls_left = remaining_calls(state, max_llm_calls, reserve=1)
-    outcome = generator.generate(state["question"], entities, max_instructions=max_instructions, calls_left=calls_left)
+    outcome = yield decide(generator, "generate", state["question"], entities, max_instructions=max_instructions, calls_left=calls_left)
     warnings = list(outcome.warnings)
     known = {e.id for e in entities}
     for name in outcome.entities:
@@ -267,15 +276,15 @@ def instructions_node(
     return update
 
 
-def integrate_node(state: dict, *, integrator: InstructionIntegrator, max_width: int | None = None,
-                   max_llm_calls: int | None = None) -> dict:
-    """Graph node: start outer iteration T: integrate ``i_1..i_T`` into ``guidance``, set width W = T, restart."""
+def integrate_steps(state: dict, *, integrator: InstructionIntegrator, max_width: int | None = None,
+                    max_llm_calls: int | None = None):
+    """Graph node (as steps): start outer iteration T: integrate ``i_1..i_T`` into ``guidance``, set width W = T, restart."""
     from kg_agent.tools.tog.prune_entities import new_chain
 
     round_ = int(state.get("round") or 0) + 1
     instructions = list(state.get("instructions") or [])[:round_]
     calls_left = remaining_calls(state, max_llm_calls, reserve=1)
-    guidance, warnings, usage = integrator.integrate(state["question"], instructions, calls_left=calls_left)
+    guidance, warnings, usage = yield decide(integrator, "integrate", state["question"], instructions, calls_left=calls_left)
     width = round_ if max_width is None else min(round_, max_width)
     return {
         "round": round_,
