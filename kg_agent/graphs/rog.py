@@ -20,9 +20,10 @@ from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.paths import DEFAULT_MAX_PATHS
 from kg_agent.llm.budget import QuestionBudget
 from kg_agent.llm.models import resolve_chat_model
-from kg_agent.tools.rog.answer import Answerer, LLMAnswerer, VoteAnswerer, respond_node
-from kg_agent.tools.rog.plan import DEFAULT_K, Exemplar, Planner, PlannerChoice, make_planner, plan_node
+from kg_agent.tools.rog.answer import Answerer, LLMAnswerer, VoteAnswerer, respond_steps
+from kg_agent.tools.rog.plan import DEFAULT_K, Exemplar, Planner, PlannerChoice, make_planner, plan_steps
 from kg_agent.tools.rog.retrieve import retrieve_node
+from kg_agent.tools.shared.decider import DEFAULT_MAX_CONCURRENCY, add_nodes
 from kg_agent.tools.shared.link import link_node
 from kg_agent.tools.shared.question_budget import budgeted, timed
 
@@ -43,6 +44,7 @@ def create_rog_graph(
     max_llm_calls: int | None = None,
     max_tokens: int | None = None,
     max_seconds: float | None = None,
+    max_concurrency: int = DEFAULT_MAX_CONCURRENCY,
 ) -> StateGraph:
     """Create RoG's graph: link -> plan -> retrieve -> answer. Returns an **uncompiled** ``StateGraph``.
 
@@ -62,6 +64,8 @@ def create_rog_graph(
             none). A model call beyond them is not made: the planner or answerer falls back to its offline
             twin (plans by similarity or exemplars, answers by votes), ``warnings`` name the limit and
             ``stop_reason`` is ``"budget"`` (see :mod:`kg_agent.llm.budget`). Retrieval always runs.
+        max_concurrency: independent LLM calls of one step asked at once (RoG's steps make one call each; the
+            option is here for the registry and CLI). ``ainvoke``/``astream`` use the model's async calls.
 
     Example::
 
@@ -87,10 +91,12 @@ def create_rog_graph(
     budget = QuestionBudget(max_llm_calls=max_llm_calls, max_tokens=max_tokens, max_seconds=max_seconds)
 
     graph = StateGraph(RoGState, input_schema=KGQuestionInput)
-    graph.add_node("link", timed(partial(link_node, kg=kg), budget))
-    graph.add_node("plan", budgeted(partial(plan_node, planner=chosen_planner, k=k), budget, step="plan", explore=False))
-    graph.add_node("retrieve", partial(retrieve_node, kg=kg, max_paths=max_paths))
-    graph.add_node("answer", budgeted(partial(respond_node, answerer=answerer), budget, step="answer", explore=False))
+    add_nodes(graph, {
+        "link": timed(partial(link_node, kg=kg), budget),
+        "plan": budgeted(partial(plan_steps, planner=chosen_planner, k=k), budget, step="plan", explore=False),
+        "retrieve": partial(retrieve_node, kg=kg, max_paths=max_paths),
+        "answer": budgeted(partial(respond_steps, answerer=answerer), budget, step="answer", explore=False),
+    }, max_concurrency=max_concurrency)
     graph.add_edge(START, "link")
     graph.add_edge("link", "plan")
     graph.add_edge("plan", "retrieve")

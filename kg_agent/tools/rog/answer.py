@@ -17,7 +17,7 @@ from langchain_core.language_models import BaseChatModel
 
 from kg_agent.kg.terms import normalize_label
 from kg_agent.llm.parsing import parse_answer_list
-from kg_agent.tools.shared.decider import LLMDecision, fall_back
+from kg_agent.tools.shared.decider import LLMDecision, decide, fall_back, run_steps, sync_node
 from kg_agent.tools.shared.link import reply_message
 from kg_agent.tools.shared.updates import answer_record
 
@@ -149,13 +149,17 @@ class LLMAnswerer:
         fallback: Answerer | None = None,
     ) -> None:
         self.model = model
-        self.decision = LLMDecision(model, "answer", what="answer")
+        self.decision = LLMDecision(model, "answer", what="answer", reply_format="answer 1\nanswer 2")
         self.prompt = EXPLANATION_PROMPT if explain else REASONING_PROMPT
         self.explain = explain
         self.max_prompt_paths = max_prompt_paths
         self.fallback = fallback if fallback is not None else VoteAnswerer()
 
     def answer(self, question: str, paths: Sequence[dict], plans: Sequence[dict]) -> AnswerOutcome:
+        return run_steps(self.answer_steps(question, paths, plans))
+
+    def answer_steps(self, question: str, paths: Sequence[dict], plans: Sequence[dict]):
+        """:meth:`answer` as steps (see :mod:`kg_agent.tools.shared.decider`)."""
         lines, truncated = path_lines(paths, self.max_prompt_paths)
         warnings: list[str] = []
         if truncated:
@@ -166,7 +170,7 @@ class LLMAnswerer:
         def parse(reply: str):
             return parse_answer_list(reply.split("\n", 1)[0] if self.explain else reply) or None, []
 
-        asked = self.decision.ask(prompt, parse)
+        asked = yield self.decision.request(prompt, parse)
         if not asked.decided:
             outcome = fall_back(asked, self.fallback.answer(question, paths, plans), node="answer",
                                 to=f"{self.fallback.name} answers", before=warnings)
@@ -180,11 +184,11 @@ class LLMAnswerer:
         return AnswerOutcome(answers, asked.reply, warnings, asked.usage)
 
 
-def answer_node(state: dict, *, answerer: Answerer) -> dict:
-    """Graph node: answer the question from the state's reasoning paths."""
+def answer_steps(state: dict, *, answerer: Answerer):
+    """Graph node (as steps): answer the question from the state's reasoning paths."""
     from kg_agent.tools.shared.updates import add_usage, add_warnings, emit_answers
 
-    outcome = answerer.answer(state["question"], state.get("paths") or [], state.get("plans") or [])
+    outcome = yield decide(answerer, "answer", state["question"], state.get("paths") or [], state.get("plans") or [])
     stop = state.get("stop_reason") or ("answered" if outcome.answers else "no_answer")
     emit_answers(outcome.answers, stop)
     return {
@@ -196,9 +200,12 @@ def answer_node(state: dict, *, answerer: Answerer) -> dict:
     }
 
 
-def respond_node(state: dict, *, answerer: Answerer) -> dict:
-    """``answer``, plus the chat reply when the question came as messages."""
-    update = answer_node(state, answerer=answerer)
+answer_node = sync_node(answer_steps)
+
+
+def respond_steps(state: dict, *, answerer: Answerer):
+    """``answer``, plus the chat reply when the question came as messages. Steps."""
+    update = yield from answer_steps(state, answerer=answerer)
     if state.get("messages"):
         merged = {**state, **update}
         update["messages"] = [reply_message(format_reply(merged), merged, name="rog")]

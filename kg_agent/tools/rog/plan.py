@@ -29,7 +29,7 @@ from kg_agent.kg.paths import shortest_relation_paths
 from kg_agent.kg.relation_paths import verbalize_relation, verbalize_relation_path, walkable_relation_paths
 from kg_agent.kg.types import Entity, base_relation, inverse, is_inverse, relation_path_text
 from kg_agent.llm.parsing import parse_relation_paths
-from kg_agent.tools.shared.decider import LLMDecision, fall_back
+from kg_agent.tools.shared.decider import LLMDecision, decide, fall_back, run_steps, sync_node
 from kg_agent.tools.shared.scoring import lexical_overlap, mask_mentions, shared_text_vectors, stems
 from kg_agent.tools.shared.similarity import TextVectors, default_embeddings
 
@@ -365,7 +365,8 @@ class LLMPlanner:
         self.prompt = prompt
         self._embeddings = embeddings
         self._vectors: TextVectors | None = None
-        self.decision = LLMDecision(model, "plan", what="relation path")
+        self.decision = LLMDecision(model, "plan", what="relation path",
+                                    reply_format="<PATH> relation1 <SEP> relation2 </PATH>\n<PATH> relation3 </PATH>")
         self.fallback = fallback
 
     def _text_vectors(self) -> TextVectors:
@@ -374,6 +375,10 @@ class LLMPlanner:
         return self._vectors
 
     def plan(self, question: str, topic_entities: Sequence[Entity], *, k: int = DEFAULT_K) -> PlanOutcome:
+        return run_steps(self.plan_steps(question, topic_entities, k=k))
+
+    def plan_steps(self, question: str, topic_entities: Sequence[Entity], *, k: int = DEFAULT_K):
+        """:meth:`plan` as steps (see :mod:`kg_agent.tools.shared.decider`)."""
         starts = [e.id for e in topic_entities]
         walkable = walkable_relation_paths(self.kg, starts, max_hops=self.max_hops)
         relations = sorted({r for path in walkable for r in path})[: self.max_listed_relations]
@@ -385,7 +390,7 @@ class LLMPlanner:
             plans, notes = self._ground(parse_relation_paths(reply), walkable)
             return plans or None, notes
 
-        asked = self.decision.ask(prompt, parse)
+        asked = yield self.decision.request(prompt, parse)
         if asked.decided:
             total = len(asked.value)
             return PlanOutcome([Plan(p, 1.0 - i / (total + 1), self.name) for i, p in enumerate(asked.value[:k])],
@@ -439,20 +444,23 @@ class LLMPlanner:
 
 
 # ---------------------------------------------------------------------------------------------- node
-def plan_node(state: dict, *, planner: Planner, k: int = DEFAULT_K) -> dict:
-    """Graph node: plan relation paths for the state's question and topic entities."""
+def plan_steps(state: dict, *, planner: Planner, k: int = DEFAULT_K):
+    """Graph node (as steps): plan relation paths for the state's question and topic entities."""
     from kg_agent.tools.shared.updates import add_usage, add_warnings, emit
 
     entities = [Entity.from_dict(e) for e in state.get("topic_entities") or []]
     if not entities:
         return {"plans": [], "warnings": add_warnings(state, "plan: no topic entity, nothing to plan")}
-    outcome = planner.plan(state["question"], entities, k=k)
+    outcome = yield decide(planner, "plan", state["question"], entities, k=k)
     emit("plan", plans=[p.to_dict() for p in outcome.plans])
     return {
         "plans": [p.to_dict() for p in outcome.plans],
         "warnings": add_warnings(state, outcome.warnings),
         "usage": add_usage(state, outcome.usage),
     }
+
+
+plan_node = sync_node(plan_steps)
 
 
 # ---------------------------------------------------------------------------------------------- choice

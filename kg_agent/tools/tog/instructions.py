@@ -147,7 +147,7 @@ class LLMInstructionGenerator:
 
     def __init__(self, model: BaseChatModel, *, fallback: InstructionGenerator | None = None, prompt: str = INSTRUCTION_PROMPT) -> None:
         self.model = model
-        self.decision = LLMDecision(model, "instructions", what="instruction list",
+        self.decision = LLMDecision(model, "instructions",
                                     reply_format='{"instructions": ["Find ...", "Then find ..."], "topic_entities": ["..."]}')
         self.fallback = fallback
         self.prompt = prompt

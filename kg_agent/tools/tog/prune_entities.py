@@ -170,7 +170,7 @@ class LLMEntityScorer:
 
     def __init__(self, model: BaseChatModel, *, fallback: EntityScorer | None = None, prompt: str = ENTITY_PROMPT) -> None:
         self.model = model
-        self.decision = LLMDecision(model, "prune_entities", what="entity scores",
+        self.decision = LLMDecision(model, "prune_entities",
                                     reply_format="Score: 0.0, 1.0, 0.0 (one score per entity, in the order listed)")
         self.fallback = fallback if fallback is not None else SimilarityEntityScorer()
         self.prompt = prompt

@@ -161,7 +161,7 @@ class LLMRelationPruner:
 
     def __init__(self, model: BaseChatModel, *, fallback: RelationPruner | None = None, prompt: str = RELATION_PROMPT) -> None:
         self.model = model
-        self.decision = LLMDecision(model, "prune_relations", what="relation list",
+        self.decision = LLMDecision(model, "prune_relations",
                                     reply_format="1. {relation_a (Score: 0.6)}: why\n2. {relation_b (Score: 0.4)}: why")
         self.fallback = fallback if fallback is not None else SimilarityRelationPruner()
         self.prompt = prompt

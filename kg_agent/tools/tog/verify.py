@@ -166,7 +166,7 @@ class LLMVerifier:
     def __init__(self, model: BaseChatModel, *, fallback: Verifier | None = None, prompt: str = VERIFY_PROMPT,
                  max_triplets: int = 200) -> None:
         self.model = model
-        self.decision = LLMDecision(model, "verify", what="Yes/No decision",
+        self.decision = LLMDecision(model, "verify",
                                     reply_format="{Yes}. ... the answer is {answer}   or   {No}. ...")
         self.fallback = fallback
         self.prompt = prompt

@@ -45,7 +45,7 @@ from kg_agent.kg.relation_paths import verbalize_relation, verbalize_relation_pa
 from kg_agent.kg.terms import normalize_label
 from kg_agent.kg.types import Entity, inverse, is_inverse
 from kg_agent.llm.parsing import parse_answer_list, parse_json_object, parse_yes_no
-from kg_agent.tools.shared.decider import LLMDecision, fall_back
+from kg_agent.tools.shared.decider import LLMDecision, decide, fall_back, run_steps
 from kg_agent.tools.shared.scoring import TextVectorsFromEmbeddings, mask_mentions, relation_overlap
 from kg_agent.tools.shared.updates import add_usage, add_warnings, answer_record
 from kg_agent.tools.tog2.frontier import (
@@ -387,16 +387,21 @@ class LLMExaminer:
 
     def __init__(self, model: BaseChatModel, *, fallback: Examiner) -> None:
         self.model = model
-        self.decision = LLMDecision(model, "examine")
+        self.decision = LLMDecision(model, "examine",
+                                    reply_format='{"sufficient": true, "answer": ["..."]}   or   {"sufficient": false, "clue": "..."}')
         self.fallback = fallback
 
     def examine(self, question, frontier, chains, references, *, last_round) -> ExamineOutcome:
+        return run_steps(self.examine_steps(question, frontier, chains, references, last_round=last_round))
+
+    def examine_steps(self, question, frontier, chains, references, *, last_round):
+        """:meth:`examine` as steps (see :mod:`kg_agent.tools.shared.decider`)."""
         clues = "\n".join(dict.fromkeys(f"- {i['entity']['label']}: {i.get('clue') or '-'}" for i in frontier)) or "-"
         triples = "\n".join(dict.fromkeys("; ".join(triple_text(t) for t in i["triples"]) for i in frontier if i["triples"])) or "(none)"
         refs = "\n".join(f"[{n}] ({c.get('entity_label') or c.get('title')}) {c['text']}" for n, c in enumerate(references, 1)) or "(none)"
         prompt = EXAMINE_PROMPT.format(question=question, clues=clues, triples=triples, references=refs,
                                        last=LAST_ROUND if last_round else "")
-        asked = self.decision.ask(prompt, lambda reply: (_parse_examine(reply), []))
+        asked = yield self.decision.request(prompt, lambda reply: (_parse_examine(reply), []))
         if not asked.decided:
             outcome = self.fallback.examine(question, frontier, chains, references, last_round=last_round)
             return fall_back(asked, outcome, node="examine", to=f"the {self.fallback.name} examiner")
@@ -414,13 +419,14 @@ class LLMExaminer:
 
 
 # ---------------------------------------------------------------------------------------------- node
-def examine_node(state: dict, *, examiner: Examiner, depth: int, top_l: int = DEFAULT_TOP_L) -> dict:
-    """Graph node: answer, or set the supplementary clue queries the next round scores chunks with."""
+def examine_steps(state: dict, *, examiner: Examiner, depth: int, top_l: int = DEFAULT_TOP_L):
+    """Graph node (as steps): answer, or set the supplementary clue queries the next round scores chunks with."""
     frontier = state.get("frontier") or []
     current = int(state.get("depth") or 0)
     last_round = current >= depth
     references = (state.get("documents") or [])[:top_l]
-    outcome = examiner.examine(state["question"], frontier, state.get("chains") or [], references, last_round=last_round)
+    outcome = yield decide(examiner, "examine", state["question"], frontier, state.get("chains") or [], references,
+                           last_round=last_round)
     update: dict = {"warnings": add_warnings(state, outcome.warnings), "usage": add_usage(state, outcome.usage),
                     "references": references, "paths": [item_path(i) for i in frontier]}
     if outcome.sufficient:

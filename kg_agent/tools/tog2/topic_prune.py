@@ -28,7 +28,7 @@ from langchain_core.language_models import BaseChatModel
 from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.types import Entity
 from kg_agent.llm.parsing import parse_answer_list, parse_json_object
-from kg_agent.tools.shared.decider import LLMDecision, fall_back
+from kg_agent.tools.shared.decider import LLMDecision, decide, fall_back, run_steps
 from kg_agent.tools.shared.scoring import TextVectorsFromEmbeddings
 from kg_agent.tools.shared.updates import add_usage, add_warnings
 from kg_agent.tools.tog2.frontier import match_label
@@ -110,10 +110,14 @@ class LLMTopicPruner:
     def __init__(self, kg: KnowledgeGraph, model: BaseChatModel, *, fallback: TopicPruner | None = None) -> None:
         self.kg = kg
         self.model = model
-        self.decision = LLMDecision(model, "topic_prune")
+        self.decision = LLMDecision(model, "topic_prune", reply_format='["Name 1", "Name 2"]')
         self.fallback = fallback or SimilarityTopicPruner(kg)
 
     def prune(self, question: str, entities: Sequence[Entity]) -> TopicOutcome:
+        return run_steps(self.prune_steps(question, entities))
+
+    def prune_steps(self, question: str, entities: Sequence[Entity]):
+        """:meth:`prune` as steps (see :mod:`kg_agent.tools.shared.decider`)."""
         entities = list(dict.fromkeys(entities))
         if len(entities) < 2:
             return TopicOutcome(entities, source=self.name)
@@ -141,7 +145,7 @@ class LLMTopicPruner:
                     chosen.append(index)
             return chosen or None, notes
 
-        asked = self.decision.ask(prompt, parse)
+        asked = yield self.decision.request(prompt, parse)
         if not asked.decided:
             return fall_back(asked, self.fallback.prune(question, entities), node="topic_prune",
                              to=f"the {self.fallback.name} topic pruner")
@@ -153,12 +157,12 @@ class LLMTopicPruner:
         return TopicOutcome(kept, dropped, warnings, asked.usage, self.name)
 
 
-def topic_prune_node(state: dict, *, pruner: TopicPruner) -> dict:
-    """Graph node: keep the topic entities that are good starting points."""
+def topic_prune_steps(state: dict, *, pruner: TopicPruner):
+    """Graph node (as steps): keep the topic entities that are good starting points."""
     entities = [Entity.from_dict(e) for e in state.get("topic_entities") or []]
     if not entities:
         return {}
-    outcome = pruner.prune(state["question"], entities)
+    outcome = yield decide(pruner, "prune", state["question"], entities)
     return {
         "topic_entities": [e.to_dict() for e in outcome.kept],
         "warnings": add_warnings(state, outcome.warnings),
