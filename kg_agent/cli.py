@@ -36,6 +36,8 @@ def _add_method_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--width", type=int, default=3, help="ToG: beam width W (default 3)")
     parser.add_argument("--depth", type=int, default=3, help="ToG: maximum depth D (default 3)")
     parser.add_argument("--docs", help="ToG-2: document index folder, documents JSONL, or Chroma server URL (http://host:8000?collection=NAME)")
+    parser.add_argument("--max-concurrency", type=int, default=None, metavar="N",
+                        help="independent LLM calls of one step asked at once (default 4; 1: one after the other)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -118,7 +120,8 @@ def load_exemplars(files: Sequence[str]):
 #: CLI flags whose value is a factory option of another name.
 OPTION_NAMES = {"docs": "documents"}
 #: Factory options the CLI sets; ``None`` (flag not given) leaves the factory's default.
-CLI_OPTIONS = ("planner", "k", "width", "depth", "docs", "explain", "max_llm_calls", "max_tokens", "max_seconds")
+CLI_OPTIONS = ("planner", "k", "width", "depth", "docs", "explain", "max_llm_calls", "max_tokens", "max_seconds",
+               "max_concurrency")
 
 
 def graph_options(args: argparse.Namespace) -> dict:

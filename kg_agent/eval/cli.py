@@ -78,6 +78,8 @@ def register(subparsers) -> None:
     ev.add_argument("--max-llm-calls", type=int, default=None, metavar="N",
                     help="per-question cap on LLM calls (ToG/ToG-I default: the method's own bound)")
     ev.add_argument("--max-tokens", type=int, default=None, metavar="N", help="per-question cap on LLM tokens")
+    ev.add_argument("--max-concurrency", type=int, default=None, metavar="N",
+                    help="independent LLM calls of one step asked at once (default 4; 1: one after the other)")
     ev.add_argument("--max-seconds", type=float, default=None, metavar="S",
                     help="per-question wall-time cap; when a cap is reached the method stops exploring and answers "
                     "from what it found (stop_reason 'budget')")
@@ -215,7 +217,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     exemplars = _exemplars(train_qs) if train_qs else None
     options = {"planner": args.planner, "k": args.k, "width": args.width, "depth": args.depth,
                "documents": args.docs, "explain": args.explain}
-    options.update({k: getattr(args, k, None) for k in ("max_llm_calls", "max_tokens", "max_seconds")
+    options.update({k: getattr(args, k, None) for k in ("max_llm_calls", "max_tokens", "max_seconds", "max_concurrency")
                     if getattr(args, k, None) is not None})
     config = {
         "kind": args.kind,
