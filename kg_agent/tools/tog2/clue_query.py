@@ -116,11 +116,14 @@ class LLMClueWriter:
         def parse(reply: str):
             obj = parse_json_object(reply) or _parse_clue_lines(reply)
             found: dict[str, str] = {}
+            notes: list[str] = []
             for name, clue in obj.items():
                 index = match_label(str(name), labels)
-                if index is not None and isinstance(clue, str) and clue.strip():
+                if index is None:
+                    notes.append(f"clue_query: ignored the clue for {str(name)!r}, which is not a topic entity")
+                elif isinstance(clue, str) and clue.strip():
                     found.setdefault(entities[index].id, clue.strip())
-            return found or None, []
+            return found or None, notes
 
         asked = yield self.decision.request(prompt, parse)
         if not asked.decided:

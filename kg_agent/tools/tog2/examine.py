@@ -213,7 +213,7 @@ class ExtractiveExaminer(TextVectorsFromEmbeddings):
     def _option_clues(self, options, chains, frontier) -> dict[str, str]:
         clues = {}
         for item in frontier:
-            index = match_label(item["start"]["label"], options)
+            index = match_label(item["start"]["label"], options, contained=True)
             if index is not None:
                 clues[item["entity"]["id"]] = f"{options[index]} date"
         return clues
@@ -224,7 +224,7 @@ class ExtractiveExaminer(TextVectorsFromEmbeddings):
         values = []
         for option in options:
             found = None
-            own = [c for c in chains if match_label(c["start"]["label"], [option]) is not None]
+            own = [c for c in chains if match_label(c["start"]["label"], [option], contained=True) is not None]
             for item in own:
                 date = parse_date(item["entity"]["label"])
                 if date:
@@ -235,7 +235,8 @@ class ExtractiveExaminer(TextVectorsFromEmbeddings):
                 start_ids = [c["start"]["id"] for c in own]
                 start = own[0]["start"] if own else None
                 for chunk in references:
-                    about = chunk.get("entity") in on_paths or match_label(chunk.get("entity_label", ""), [option]) is not None
+                    about = (chunk.get("entity") in on_paths
+                             or match_label(chunk.get("entity_label", ""), [option], contained=True) is not None)
                     if not about:
                         continue
                     got = date_in_text(chunk["text"], death=death)

@@ -18,6 +18,7 @@ Both always keep at least one entity (the most specific) and prune only when two
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
@@ -102,6 +103,25 @@ Entities found in the question:
 Reply with a JSON list of the entity names to keep, e.g. ["Name 1", "Name 2"]."""  # noqa: E501 (prompt text kept verbatim)
 
 
+_NAME_SEPARATORS = re.compile(r"""[\[\]{}:,"']+""")
+
+
+def named_entities(reply: str) -> list[str]:
+    """The entity names a topic-prune reply gives: a JSON list, a JSON object's ``keep`` (or ``entities``...) list,
+    or one name per line; a reply that only looks like JSON (unquoted names, placeholder keys) is split at its
+    brackets, colons, commas and quotes, so every name in it is seen (and a made-up one reported)."""
+    obj = parse_json_object(reply)
+    if obj is not None:
+        for key in ("keep", "entities", "topic_entities", "kept"):
+            if isinstance(obj.get(key), list):
+                return [str(n) for n in obj[key]]
+        return [str(key) for key in obj]
+    names = parse_answer_list(reply)
+    if any(mark in name for name in names for mark in "[]{}:\""):
+        names = [part.strip() for part in _NAME_SEPARATORS.split(reply) if part.strip()]
+    return list(dict.fromkeys(names))
+
+
 class LLMTopicPruner:
     """Topic prune by a chat model (see the module docstring); falls back to ``fallback``."""
 
@@ -126,24 +146,13 @@ class LLMTopicPruner:
         prompt = TOPIC_PRUNE_PROMPT.format(question=question, entities="\n".join(lines))
 
         def parse(reply: str):
-            notes: list[str] = []
-            obj = parse_json_object(reply)
-            names = None
-            if obj is not None:
-                for key in ("keep", "entities", "topic_entities", "kept"):
-                    if isinstance(obj.get(key), list):
-                        names = [str(n) for n in obj[key]]
-                        break
-            if names is None:
-                names = parse_answer_list(reply)
-            chosen: list[int] = []
-            for name in names:
-                index = match_label(name, labels)
-                if index is None:
-                    notes.append(f"topic_prune: the model named {name!r}, which is not a linked entity")
-                elif index not in chosen:
-                    chosen.append(index)
-            return chosen or None, notes
+            names = named_entities(reply)
+            unknown = [name for name in names if match_label(name, labels) is None]
+            if unknown:  # a made-up name or a malformed reply: not a decision
+                return None, [f"topic_prune: rejected the reply: it names {', '.join(map(repr, unknown))}, "
+                              f"which {'is' if len(unknown) == 1 else 'are'} not among the linked entities"]
+            chosen = list(dict.fromkeys(match_label(name, labels) for name in names))
+            return chosen or None, []
 
         asked = yield self.decision.request(prompt, parse)
         if not asked.decided:
