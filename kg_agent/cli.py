@@ -38,6 +38,8 @@ def _add_method_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--docs", help="ToG-2: document index folder, documents JSONL, or Chroma server URL (http://host:8000?collection=NAME)")
     parser.add_argument("--max-concurrency", type=int, default=None, metavar="N",
                         help="independent LLM calls of one step asked at once (default 4; 1: one after the other)")
+    parser.add_argument("--structured-output", choices=("auto", "json_schema", "function_calling", "json_mode", "text"),
+                        default=None, help="how the LLM deciders ask (default auto: json_schema on OpenAI's API, else text)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -121,7 +123,7 @@ def load_exemplars(files: Sequence[str]):
 OPTION_NAMES = {"docs": "documents"}
 #: Factory options the CLI sets; ``None`` (flag not given) leaves the factory's default.
 CLI_OPTIONS = ("planner", "k", "width", "depth", "docs", "explain", "max_llm_calls", "max_tokens", "max_seconds",
-               "max_concurrency")
+               "max_concurrency", "structured_output")
 
 
 def graph_options(args: argparse.Namespace) -> dict:

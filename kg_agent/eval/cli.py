@@ -80,6 +80,8 @@ def register(subparsers) -> None:
     ev.add_argument("--max-tokens", type=int, default=None, metavar="N", help="per-question cap on LLM tokens")
     ev.add_argument("--max-concurrency", type=int, default=None, metavar="N",
                     help="independent LLM calls of one step asked at once (default 4; 1: one after the other)")
+    ev.add_argument("--structured-output", choices=("auto", "json_schema", "function_calling", "json_mode", "text"),
+                    default=None, help="how the LLM deciders ask (default auto: json_schema on OpenAI's API, else text)")
     ev.add_argument("--max-seconds", type=float, default=None, metavar="S",
                     help="per-question wall-time cap; when a cap is reached the method stops exploring and answers "
                     "from what it found (stop_reason 'budget')")
@@ -217,7 +219,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
     exemplars = _exemplars(train_qs) if train_qs else None
     options = {"planner": args.planner, "k": args.k, "width": args.width, "depth": args.depth,
                "documents": args.docs, "explain": args.explain}
-    options.update({k: getattr(args, k, None) for k in ("max_llm_calls", "max_tokens", "max_seconds", "max_concurrency")
+    options.update({k: getattr(args, k, None)
+                    for k in ("max_llm_calls", "max_tokens", "max_seconds", "max_concurrency", "structured_output")
                     if getattr(args, k, None) is not None})
     config = {
         "kind": args.kind,

@@ -23,7 +23,7 @@ from kg_agent.llm.models import resolve_chat_model
 from kg_agent.tools.rog.answer import Answerer, LLMAnswerer, VoteAnswerer, respond_steps
 from kg_agent.tools.rog.plan import DEFAULT_K, Exemplar, Planner, PlannerChoice, make_planner, plan_steps
 from kg_agent.tools.rog.retrieve import retrieve_node
-from kg_agent.tools.shared.decider import DEFAULT_MAX_CONCURRENCY, add_nodes
+from kg_agent.tools.shared.decider import DEFAULT_MAX_CONCURRENCY, StructuredMode, add_nodes
 from kg_agent.tools.shared.link import link_node
 from kg_agent.tools.shared.question_budget import budgeted, timed
 
@@ -45,6 +45,7 @@ def create_rog_graph(
     max_tokens: int | None = None,
     max_seconds: float | None = None,
     max_concurrency: int = DEFAULT_MAX_CONCURRENCY,
+    structured_output: StructuredMode = "auto",
 ) -> StateGraph:
     """Create RoG's graph: link -> plan -> retrieve -> answer. Returns an **uncompiled** ``StateGraph``.
 
@@ -66,6 +67,10 @@ def create_rog_graph(
             ``stop_reason`` is ``"budget"`` (see :mod:`kg_agent.llm.budget`). Retrieval always runs.
         max_concurrency: independent LLM calls of one step asked at once (RoG's steps make one call each; the
             option is here for the registry and CLI). ``ainvoke``/``astream`` use the model's async calls.
+        structured_output: how the LLM deciders ask: ``"auto"`` (default: OpenAI's own API -> ``json_schema``,
+            other models -> ``text``), ``"json_schema"``, ``"function_calling"``, ``"json_mode"`` or ``"text"`` (the
+            papers' prompts and lenient parsers). A refused structured call falls back to the text prompt; the
+            mode of every call is counted in ``usage["by_node"][node]["modes"]``.
 
     Example::
 
@@ -79,11 +84,12 @@ def create_rog_graph(
     """
     chat_model = resolve_chat_model(model) if isinstance(model, str) else model
     chosen_planner = make_planner(
-        kg, planner=planner, model=chat_model, exemplars=exemplars, embeddings=embeddings, max_hops=max_hops
+        kg, planner=planner, model=chat_model, exemplars=exemplars, embeddings=embeddings, max_hops=max_hops,
+        structured_output=structured_output,
     )
     if answerer is None:
         answerer = (
-            LLMAnswerer(chat_model, explain=explain, max_prompt_paths=max_prompt_paths)
+            LLMAnswerer(chat_model, explain=explain, max_prompt_paths=max_prompt_paths, structured_output=structured_output)
             if chat_model is not None
             else VoteAnswerer()
         )

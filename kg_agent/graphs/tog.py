@@ -26,7 +26,7 @@ from kg_agent.graphs.state import KGQuestionInput, ToGState
 from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.llm.budget import QuestionBudget
 from kg_agent.llm.models import resolve_chat_model
-from kg_agent.tools.shared.decider import DEFAULT_MAX_CONCURRENCY, add_nodes
+from kg_agent.tools.shared.decider import DEFAULT_MAX_CONCURRENCY, StructuredMode, add_nodes
 from kg_agent.tools.shared.question_budget import budgeted, timed
 from kg_agent.tools.shared.scoring import DEFAULT_IGNORED_RELATIONS
 from kg_agent.tools.tog.answer import ToGAnswerer, respond_steps
@@ -77,6 +77,7 @@ def create_tog_graph(
     verify_margin: float = 0.0,
     embeddings: Embeddings | None = None,
     max_concurrency: int = DEFAULT_MAX_CONCURRENCY,
+    structured_output: StructuredMode = "auto",
 ) -> StateGraph:
     """Create Think-on-Graph's graph. Returns an **uncompiled** ``StateGraph``.
 
@@ -98,6 +99,10 @@ def create_tog_graph(
             entity scoring: one per kept (chain, relation)); 1 asks them one after the other. ``invoke`` runs
             them in a thread pool, ``ainvoke``/``astream`` with the model's async calls. The call budget is the
             same either way.
+        structured_output: how the LLM deciders ask: ``"auto"`` (default: OpenAI's own API -> ``json_schema``,
+            other models -> ``text``), ``"json_schema"``, ``"function_calling"``, ``"json_mode"`` or ``"text"`` (the
+            papers' prompts and lenient parsers). A refused structured call falls back to the text prompt; the
+            mode of every call is counted in ``usage["by_node"][node]["modes"]``.
 
     The result carries ``answers`` (each with its supporting chains and ``grounded``), ``chains`` (every
     scored chain explored), ``stop_reason`` (``verified``, ``max_depth``, ``no_relations``,
@@ -120,6 +125,7 @@ def create_tog_graph(
     deciders = make_tog_deciders(
         kg, model=chat_model, relation_pruner=relation_pruner, entity_scorer=entity_scorer, verifier=verifier,
         answerer=answerer, embeddings=embeddings, ignored_relations=ignored_relations, verify_margin=verify_margin,
+        structured_output=structured_output,
     )
     limit = tog_call_bound(width, depth) if max_llm_calls == "auto" else max_llm_calls
     budget = QuestionBudget(max_tokens=max_tokens, max_seconds=max_seconds)

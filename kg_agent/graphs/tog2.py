@@ -30,7 +30,7 @@ from kg_agent.graphs.state import KGQuestionInput, ToG2State
 from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.llm.budget import QuestionBudget
 from kg_agent.llm.models import resolve_chat_model
-from kg_agent.tools.shared.decider import DEFAULT_MAX_CONCURRENCY, add_nodes
+from kg_agent.tools.shared.decider import DEFAULT_MAX_CONCURRENCY, StructuredMode, add_nodes
 from kg_agent.tools.shared.question_budget import budgeted, timed
 from kg_agent.tools.tog2.answer import answer_steps
 from kg_agent.tools.tog2.clue_query import ClueWriter, clue_query_steps
@@ -92,6 +92,7 @@ def create_tog2_graph(
     max_tokens: int | None = None,
     max_seconds: float | None = None,
     max_concurrency: int = DEFAULT_MAX_CONCURRENCY,
+    structured_output: StructuredMode = "auto",
 ) -> StateGraph:
     """Create ToG-2's graph. Returns an **uncompiled** ``StateGraph``.
 
@@ -117,6 +118,10 @@ def create_tog2_graph(
             chunks found so far (``stop_reason="budget"``, see :mod:`kg_agent.llm.budget`).
         max_concurrency: independent LLM calls of one step asked at once (ToG-2's steps each make one call,
             for all topic entities together, as in the paper). ``ainvoke``/``astream`` use the model's async calls.
+        structured_output: how the LLM deciders ask: ``"auto"`` (default: OpenAI's own API -> ``json_schema``,
+            other models -> ``text``), ``"json_schema"``, ``"function_calling"``, ``"json_mode"`` or ``"text"`` (the
+            papers' prompts and lenient parsers). A refused structured call falls back to the text prompt; the
+            mode of every call is counted in ``usage["by_node"][node]["modes"]``.
 
     Example::
 
@@ -137,7 +142,8 @@ def create_tog2_graph(
     scorer = ChunkScorer(index)
 
     deciders = make_tog2_deciders(kg, model=chat_model, topic_pruner=topic_pruner, clue_writer=clue_writer,
-                                  relation_pruner=relation_pruner, examiner=examiner, embeddings=embeddings)
+                                  relation_pruner=relation_pruner, examiner=examiner, embeddings=embeddings,
+                                  structured_output=structured_output)
 
     budget = QuestionBudget(max_llm_calls=max_llm_calls, max_tokens=max_tokens, max_seconds=max_seconds)
 

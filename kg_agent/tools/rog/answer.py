@@ -17,7 +17,8 @@ from langchain_core.language_models import BaseChatModel
 
 from kg_agent.kg.terms import normalize_label
 from kg_agent.llm.parsing import parse_answer_list
-from kg_agent.tools.shared.decider import LLMDecision, decide, fall_back, run_steps, sync_node
+from kg_agent.tools.shared.decider import LLMDecision, StructuredMode, decide, fall_back, run_steps, sync_node
+from kg_agent.tools.shared.decision_schemas import Answers
 from kg_agent.tools.shared.link import reply_message
 from kg_agent.tools.shared.updates import answer_record
 
@@ -147,9 +148,11 @@ class LLMAnswerer:
         explain: bool = False,
         max_prompt_paths: int = 100,
         fallback: Answerer | None = None,
+        structured_output: StructuredMode = "auto",
     ) -> None:
         self.model = model
-        self.decision = LLMDecision(model, "answer", what="answer", reply_format="answer 1\nanswer 2")
+        self.decision = LLMDecision(model, "answer", what="answer", reply_format="answer 1\nanswer 2", schema=Answers,
+                                    structured_output=structured_output)
         self.prompt = EXPLANATION_PROMPT if explain else REASONING_PROMPT
         self.explain = explain
         self.max_prompt_paths = max_prompt_paths

@@ -29,7 +29,8 @@ from kg_agent.kg.paths import shortest_relation_paths
 from kg_agent.kg.relation_paths import verbalize_relation, verbalize_relation_path, walkable_relation_paths
 from kg_agent.kg.types import Entity, base_relation, inverse, is_inverse, relation_path_text
 from kg_agent.llm.parsing import parse_relation_paths
-from kg_agent.tools.shared.decider import LLMDecision, decide, fall_back, run_steps, sync_node
+from kg_agent.tools.shared.decider import LLMDecision, StructuredMode, decide, fall_back, run_steps, sync_node
+from kg_agent.tools.shared.decision_schemas import RelationPaths
 from kg_agent.tools.shared.scoring import lexical_overlap, mask_mentions, shared_text_vectors, stems
 from kg_agent.tools.shared.similarity import TextVectors, default_embeddings
 
@@ -356,6 +357,7 @@ class LLMPlanner:
         map_threshold: float = 0.75,
         max_listed_relations: int = 200,
         prompt: str = PLANNING_PROMPT,
+        structured_output: StructuredMode = "auto",
     ) -> None:
         self.kg = kg
         self.model = model
@@ -366,7 +368,8 @@ class LLMPlanner:
         self._embeddings = embeddings
         self._vectors: TextVectors | None = None
         self.decision = LLMDecision(model, "plan", what="relation path",
-                                    reply_format="<PATH> relation1 <SEP> relation2 </PATH>\n<PATH> relation3 </PATH>")
+                                    reply_format="<PATH> relation1 <SEP> relation2 </PATH>\n<PATH> relation3 </PATH>", schema=RelationPaths,
+                                    structured_output=structured_output)
         self.fallback = fallback
 
     def _text_vectors(self) -> TextVectors:
@@ -475,8 +478,10 @@ def make_planner(
     exemplars: Iterable[Exemplar] | None = None,
     embeddings: Embeddings | None = None,
     max_hops: int = 3,
+    structured_output: StructuredMode = "auto",
 ) -> Planner:
-    """Build the planner a RoG graph uses.
+    """Build the planner a RoG graph uses (``structured_output``: the LLM planner's mode, see
+    :func:`~kg_agent.tools.shared.decider.structured_mode`).
 
     ``"auto"``: the LLM planner when a model is given (falling back to the offline one), else the
     exemplar planner when training questions are given, else the similarity planner.
@@ -493,7 +498,8 @@ def make_planner(
     if planner == "llm" or (planner == "auto" and model is not None):
         if model is None:
             raise ValueError("planner='llm' needs a chat model (model=...)")
-        return LLMPlanner(kg, model, fallback=offline, embeddings=embeddings, max_hops=max_hops)
+        return LLMPlanner(kg, model, fallback=offline, embeddings=embeddings, max_hops=max_hops,
+                          structured_output=structured_output)
     if planner not in {"auto", "exemplar", "similarity"}:
         raise ValueError(f"unknown planner {planner!r}: use 'auto', 'llm', 'exemplar', 'similarity' or a Planner")
     return offline

@@ -35,18 +35,19 @@ import asyncio
 import contextvars
 import dataclasses
 import functools
+import json
 import threading
 from collections.abc import Awaitable, Callable, Generator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, Literal, TypeVar
 
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import HumanMessage
+from langchain_core.messages import BaseMessage, HumanMessage
 from langchain_core.runnables import RunnableLambda
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 
-from kg_agent.llm.errors import BudgetExceeded
+from kg_agent.llm.errors import BudgetExceeded, LLMCallError, LLMUnavailable
 from kg_agent.llm.usage import PromptInput, UsageTracker, acall_llm_reply, call_llm_reply, merge_usage
 
 T = TypeVar("T")
@@ -74,6 +75,74 @@ class Asked(Generic[T]):
     @property
     def decided(self) -> bool:
         return self.value is not None
+
+
+StructuredMode = Literal["auto", "json_schema", "function_calling", "json_mode", "text"]
+STRUCTURED_MODES: tuple[str, ...] = ("auto", "json_schema", "function_calling", "json_mode", "text")
+OPENAI_API_HOST = "api.openai.com"
+
+
+class DecisionSchema(BaseModel):
+    """A decision as structured output. :meth:`as_reply` writes a value in the text format the decider's lenient
+    parser reads, so a structured value is validated exactly like a text reply (unknown names rejected, ...)."""
+
+    def as_reply(self) -> str:
+        return self.model_dump_json()
+
+
+def structured_mode(model: Any, requested: str = "auto") -> str:
+    """The mode a decision asks in. ``"auto"``: ``json_schema`` for ``ChatOpenAI`` on OpenAI's own API (which
+    guarantees the schema), else ``text`` (an OpenAI-compatible server's support is unknown: llama.cpp's refuses
+    ``json_schema``; scripted and other models get the papers' text prompts). Any other value is used as given."""
+    if requested not in STRUCTURED_MODES:
+        raise ValueError(f"structured_output must be one of {', '.join(STRUCTURED_MODES)}, not {requested!r}")
+    if requested != "auto":
+        return requested
+    if type(model).__name__ == "ChatOpenAI":
+        base_url = str(getattr(model, "openai_api_base", None) or "")
+        return "json_schema" if not base_url or OPENAI_API_HOST in base_url else "text"
+    return "text"
+
+
+def _structured_message(output: dict) -> Any:
+    """``with_structured_output(..., include_raw=True)``'s output as the raw reply, its text the JSON document
+    (the parsed value, else what the model sent), so the call is counted from the reply's own token usage."""
+    raw, parsed = output["raw"], output.get("parsed")
+    if isinstance(parsed, BaseModel):
+        text = parsed.model_dump_json()
+    elif parsed is not None:
+        text = json.dumps(parsed)
+    elif getattr(raw, "tool_calls", None):
+        text = json.dumps(raw.tool_calls[0].get("args") or {})
+    else:
+        text = raw.text if isinstance(raw, BaseMessage) else str(raw or "")
+    return raw.model_copy(update={"content": text, "tool_calls": []}) if isinstance(raw, BaseMessage) else text
+
+
+def structured_caller(model: BaseChatModel, schema: type[BaseModel], mode: str) -> Any:
+    """``model`` asking for ``schema`` in ``mode`` (``json_schema``, ``function_calling``, ``json_mode``), giving a
+    reply message whose text is the JSON document."""
+    return model.with_structured_output(schema, method=mode, include_raw=True) | RunnableLambda(_structured_message)
+
+
+def json_mode_prompt(prompt: PromptInput, schema: type[BaseModel]) -> PromptInput:
+    """``json_mode`` sends no schema: the prompt says which JSON to write."""
+    note = f"Reply with one JSON object that matches this JSON schema:\n{json.dumps(schema.model_json_schema())}"
+    if isinstance(prompt, str):
+        return f"{prompt}\n\n{note}"
+    messages = prompt.to_messages() if hasattr(prompt, "to_messages") else list(prompt)
+    return [*messages, HumanMessage(note)]
+
+
+def parse_structured(schema: type[DecisionSchema], parse: Parser, node: str, reply: str) -> Parsed:
+    """A structured reply: validated by ``schema``, written back as text (:meth:`DecisionSchema.as_reply`) and read
+    by the decider's own ``parse``."""
+    try:
+        value = schema.model_validate_json(reply)
+    except ValidationError as exc:
+        problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'reply'}: {e['msg']}" for e in exc.errors()[:3])
+        return None, [f"{node}: the structured reply does not match the {schema.__name__} schema ({problems})"]
+    return parse(value.as_reply())
 
 
 class CallPool:
@@ -142,16 +211,23 @@ class LLMDecision:
         node: the node name the calls are counted under and the warnings start with.
         what: what a usable reply gives, for the warning of an unusable attempt ("relation path", "answer").
         attempts: calls per decision (the first and one retry).
-        schema: the decision as a pydantic model (the hook for structured output).
+        schema: the decision as a :class:`DecisionSchema`; with a structured mode the first attempt asks for it
+            (:func:`structured_mode`), its value rendered back to the text format and validated by the same parser.
         reply_format: an example of a usable reply, shown to the model when it retries.
+        structured_output: ``"auto"``, ``"json_schema"``, ``"function_calling"``, ``"json_mode"`` or ``"text"``
+            (:func:`structured_mode`). A structured call the server refuses (a 400/500: llama.cpp's server
+            refuses ``json_schema``) is recorded, the retry uses the text prompt, and this decision asks in text
+            from then on. Each attempt's mode is counted in ``usage["by_node"][node]["modes"]``.
     """
 
     model: BaseChatModel
     node: str
     what: str = "reply"
     attempts: int = DEFAULT_ATTEMPTS
-    schema: type[BaseModel] | None = None
+    schema: type[DecisionSchema] | None = None
     reply_format: str = ""
+    structured_output: StructuredMode = "auto"
+    _rejected_modes: set = field(default_factory=set, compare=False, repr=False)
 
     def request(self, prompt: PromptInput, parse: Parser, *, calls_left: int | CallPool | None = None) -> Ask:
         """The decision as a step to yield (``asked = yield decision.request(prompt, parse)``)."""
@@ -175,14 +251,42 @@ class LLMDecision:
         reason = "it was empty" if not reply.strip() else f"it gave no usable {self.what}"
         return None, "; ".join([reason, *(n.split(": ", 1)[-1] for n in notes)])
 
+    def _mode(self) -> str:
+        mode = structured_mode(self.model, self.structured_output) if self.schema is not None else "text"
+        return "text" if mode in self._rejected_modes else mode
+
     def _attempts(self, prompt: PromptInput, calls_left: int | CallPool | None):
-        """The attempts' prompts, each after taking a call from the pool; the caller sends back why a reply failed."""
+        """Each attempt's ``(attempt, mode, prompt)``, after taking a call from the pool: a structured mode first
+        (when the decision has one), the text prompt after; the caller sends back why a reply failed."""
         pool = call_pool(calls_left)
-        current = prompt
+        mode, current = self._mode(), prompt
         for attempt in range(1, self.attempts + 1):
             pool.take()
-            reason = yield attempt, current
-            current = retry_prompt(prompt, reason, self.reply_format)
+            reason = yield attempt, mode, (json_mode_prompt(current, self.schema) if mode == "json_mode" else current)
+            mode, current = "text", retry_prompt(prompt, reason, self.reply_format)
+
+    def _caller(self, mode: str) -> Any:
+        return self.model if mode == "text" else structured_caller(self.model, self.schema, mode)
+
+    def _structured_failed(self, mode: str, exc: Exception, warnings: list[str]) -> str:
+        """Record a structured call that failed: a reply the client could not read as the schema (the retry asks
+        in text), or a refused request (the retry and every later decision here ask in text)."""
+        if isinstance(exc.__cause__, ValidationError | json.JSONDecodeError):
+            warnings.append(f"{self.node}: the structured reply does not match the {self.schema.__name__} schema "
+                            f"({str(exc.__cause__).splitlines()[0]})")
+            return f"it did not match the {self.schema.__name__} schema"
+        self._rejected_modes.add(mode)
+        warnings.append(f"{self.node}: structured output ({mode}) failed ({type(exc).__name__}: {exc}); "
+                        "asking with the text prompt")
+        return f"the {mode} request failed"
+
+    def _parser(self, mode: str, parse: Parser) -> Parser:
+        return parse if mode == "text" else functools.partial(parse_structured, self.schema, parse, self.node)
+
+    def _asked(self, value: Any, reply: str, warnings: list[str], tracker: UsageTracker, modes: dict[str, int],
+               exhausted: bool = False) -> Asked:
+        usage = merge_usage(tracker.as_dict(), {"by_node": {self.node: {"modes": modes}}}) if modes else tracker.as_dict()
+        return Asked(value, reply, warnings, usage, exhausted)
 
     def ask(self, prompt: PromptInput, parse: Parser, *, calls_left: int | CallPool | None = None) -> Asked:
         """Call, parse, and retry once (with a prompt saying what was wrong) when the reply is unusable.
@@ -191,39 +295,53 @@ class LLMDecision:
         per-decider limit; the question's budget, if any, is enforced by the call itself); a call beyond it is
         not made (``budget_exhausted``).
         """
-        tracker, warnings, reply = UsageTracker(), [], ""
+        tracker, warnings, reply, modes = UsageTracker(), [], "", {}
         attempts = self._attempts(prompt, calls_left)
         reason = None
         try:
             while True:
-                attempt, current = attempts.send(reason)
-                reply = call_llm_reply(self.model, current, node=self.node, tracker=tracker).text
-                value, reason = self._parsed(reply, parse, attempt, warnings)
+                attempt, mode, current = attempts.send(reason)
+                modes[mode] = modes.get(mode, 0) + 1
+                try:
+                    reply = call_llm_reply(self._caller(mode), current, node=self.node, tracker=tracker).text
+                except LLMCallError as exc:
+                    if mode == "text" or isinstance(exc, LLMUnavailable):
+                        raise
+                    reason = self._structured_failed(mode, exc, warnings)
+                    continue
+                value, reason = self._parsed(reply, self._parser(mode, parse), attempt, warnings)
                 if value is not None:
-                    return Asked(value, reply, warnings, tracker.as_dict())
+                    return self._asked(value, reply, warnings, tracker, modes)
         except StopIteration:
-            return Asked(None, reply, warnings, tracker.as_dict())
+            return self._asked(None, reply, warnings, tracker, modes)
         except Exception as exc:  # a refused call, network, rate limit after the SDK's retries
             exhausted = self._failed_call(exc, warnings)
-            return Asked(None, reply, warnings, tracker.as_dict(), exhausted)
+            return self._asked(None, reply, warnings, tracker, modes, exhausted)
 
     async def aask(self, prompt: PromptInput, parse: Parser, *, calls_left: int | CallPool | None = None) -> Asked:
         """:meth:`ask` with the model's native async call (no worker thread)."""
-        tracker, warnings, reply = UsageTracker(), [], ""
+        tracker, warnings, reply, modes = UsageTracker(), [], "", {}
         attempts = self._attempts(prompt, calls_left)
         reason = None
         try:
             while True:
-                attempt, current = attempts.send(reason)
-                reply = (await acall_llm_reply(self.model, current, node=self.node, tracker=tracker)).text
-                value, reason = self._parsed(reply, parse, attempt, warnings)
+                attempt, mode, current = attempts.send(reason)
+                modes[mode] = modes.get(mode, 0) + 1
+                try:
+                    reply = (await acall_llm_reply(self._caller(mode), current, node=self.node, tracker=tracker)).text
+                except LLMCallError as exc:
+                    if mode == "text" or isinstance(exc, LLMUnavailable):
+                        raise
+                    reason = self._structured_failed(mode, exc, warnings)
+                    continue
+                value, reason = self._parsed(reply, self._parser(mode, parse), attempt, warnings)
                 if value is not None:
-                    return Asked(value, reply, warnings, tracker.as_dict())
+                    return self._asked(value, reply, warnings, tracker, modes)
         except StopIteration:
-            return Asked(None, reply, warnings, tracker.as_dict())
+            return self._asked(None, reply, warnings, tracker, modes)
         except Exception as exc:  # as in ask
             exhausted = self._failed_call(exc, warnings)
-            return Asked(None, reply, warnings, tracker.as_dict(), exhausted)
+            return self._asked(None, reply, warnings, tracker, modes, exhausted)
 
 
 async def ask_all(requests: Sequence[Callable[[], Awaitable[T]]], *, max_concurrency: int = DEFAULT_MAX_CONCURRENCY) -> list[T]:

@@ -24,7 +24,8 @@ from langchain_core.language_models import BaseChatModel
 from kg_agent.kg.terms import normalize_label
 from kg_agent.llm.parsing import parse_answer_list
 from kg_agent.tools.rog.answer import AnswerOutcome
-from kg_agent.tools.shared.decider import LLMDecision, decide, fall_back, run_steps
+from kg_agent.tools.shared.decider import LLMDecision, StructuredMode, decide, fall_back, run_steps
+from kg_agent.tools.shared.decision_schemas import Answers
 from kg_agent.tools.shared.link import reply_message
 from kg_agent.tools.shared.updates import add_usage, add_warnings, answer_record, emit_answers
 from kg_agent.tools.tog.prune_entities import chain_path, chain_triplets
@@ -130,9 +131,11 @@ class LLMToGAnswerer:
 
     name = "llm"
 
-    def __init__(self, model: BaseChatModel, *, fallback: ToGAnswerer | None = None, max_triplets: int = 200) -> None:
+    def __init__(self, model: BaseChatModel, *, fallback: ToGAnswerer | None = None, max_triplets: int = 200,
+                 structured_output: StructuredMode = "auto") -> None:
         self.model = model
-        self.decision = LLMDecision(model, "answer", what="answer", reply_format="... So the answer is {answer}.")
+        self.decision = LLMDecision(model, "answer", what="answer", reply_format="... So the answer is {answer}.", schema=Answers,
+                                    structured_output=structured_output)
         self.fallback = fallback if fallback is not None else ChainAnswerer()
         self.max_triplets = max_triplets
 

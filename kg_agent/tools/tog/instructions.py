@@ -29,7 +29,8 @@ from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.relation_paths import verbalize_relation
 from kg_agent.kg.types import Entity
 from kg_agent.llm.parsing import parse_json_object
-from kg_agent.tools.shared.decider import LLMDecision, decide, fall_back, run_steps
+from kg_agent.tools.shared.decider import LLMDecision, StructuredMode, decide, fall_back, run_steps
+from kg_agent.tools.shared.decision_schemas import Instructions, Summary
 from kg_agent.tools.shared.scoring import DEFAULT_IGNORED_RELATIONS, filter_relations
 from kg_agent.tools.shared.updates import add_usage, add_warnings
 from kg_agent.tools.tog.prune_relations import SimilarityRelationPruner, guided_query, remaining_calls
@@ -145,10 +146,12 @@ class LLMInstructionGenerator:
 
     name = "llm"
 
-    def __init__(self, model: BaseChatModel, *, fallback: InstructionGenerator | None = None, prompt: str = INSTRUCTION_PROMPT) -> None:
+    def __init__(self, model: BaseChatModel, *, fallback: InstructionGenerator | None = None, prompt: str = INSTRUCTION_PROMPT,
+                 structured_output: StructuredMode = "auto") -> None:
         self.model = model
         self.decision = LLMDecision(model, "instructions",
-                                    reply_format='{"instructions": ["Find ...", "Then find ..."], "topic_entities": ["..."]}')
+                                    reply_format='{"instructions": ["Find ...", "Then find ..."], "topic_entities": ["..."]}',
+                                    schema=Instructions, structured_output=structured_output)
         self.fallback = fallback
         self.prompt = prompt
 
@@ -198,9 +201,10 @@ class LLMInstructionIntegrator:
 
     name = "llm"
 
-    def __init__(self, model: BaseChatModel, *, prompt: str = INTEGRATE_PROMPT) -> None:
+    def __init__(self, model: BaseChatModel, *, prompt: str = INTEGRATE_PROMPT, structured_output: StructuredMode = "auto") -> None:
         self.model = model
-        self.decision = LLMDecision(model, "integrate", what="instruction")
+        self.decision = LLMDecision(model, "integrate", what="instruction", schema=Summary,
+                                    structured_output=structured_output)
         self.prompt = prompt
 
     def integrate(self, *args, **kwargs):
@@ -227,14 +231,16 @@ def make_instruction_deciders(
     integrator: InstructionIntegrator | None = None,
     embeddings: Embeddings | None = None,
     ignored_relations: Sequence[str] = DEFAULT_IGNORED_RELATIONS,
+    structured_output: StructuredMode = "auto",
 ) -> tuple[InstructionGenerator, InstructionIntegrator]:
     """ToG-I's two decisions: the LLM ones (the generator falling back to the path generator) when a model is
     given, else offline; one given explicitly is used as is."""
     if generator is None:
         offline = PathInstructionGenerator(kg, embeddings=embeddings, ignored_relations=ignored_relations)
-        generator = LLMInstructionGenerator(model, fallback=offline) if model is not None else offline
+        generator = LLMInstructionGenerator(model, fallback=offline, structured_output=structured_output) if model is not None else offline
     if integrator is None:
-        integrator = LLMInstructionIntegrator(model) if model is not None else JoinInstructionIntegrator()
+        integrator = (LLMInstructionIntegrator(model, structured_output=structured_output) if model is not None
+                      else JoinInstructionIntegrator())
     return generator, integrator
 
 

@@ -37,12 +37,14 @@ from kg_agent.llm.parsing import parse_scored_items
 from kg_agent.tools.shared.decider import (
     CallPool,
     LLMDecision,
+    StructuredMode,
     decide,
     fall_back,
     placed_warnings,
     run_steps,
     sync_node,
 )
+from kg_agent.tools.shared.decision_schemas import ScoredNames
 from kg_agent.tools.shared.scoring import TextVectorsFromEmbeddings, top_normalised
 from kg_agent.tools.shared.updates import add_usage, add_warnings, emit
 from kg_agent.tools.tog.prune_relations import (
@@ -168,10 +170,12 @@ class LLMEntityScorer:
 
     name = "llm"
 
-    def __init__(self, model: BaseChatModel, *, fallback: EntityScorer | None = None, prompt: str = ENTITY_PROMPT) -> None:
+    def __init__(self, model: BaseChatModel, *, fallback: EntityScorer | None = None, prompt: str = ENTITY_PROMPT,
+                 structured_output: StructuredMode = "auto") -> None:
         self.model = model
         self.decision = LLMDecision(model, "prune_entities",
-                                    reply_format="Score: 0.0, 1.0, 0.0 (one score per entity, in the order listed)")
+                                    reply_format="Score: 0.0, 1.0, 0.0 (one score per entity, in the order listed)", schema=ScoredNames,
+                                    structured_output=structured_output)
         self.fallback = fallback if fallback is not None else SimilarityEntityScorer()
         self.prompt = prompt
 

@@ -38,12 +38,14 @@ from kg_agent.llm.parsing import parse_scored_items
 from kg_agent.tools.shared.decider import (
     CallPool,
     LLMDecision,
+    StructuredMode,
     decide,
     fall_back,
     placed_warnings,
     run_steps,
     sync_node,
 )
+from kg_agent.tools.shared.decision_schemas import ScoredNames
 from kg_agent.tools.shared.scoring import (
     DEFAULT_IGNORED_RELATIONS,
     TextVectorsFromEmbeddings,
@@ -159,10 +161,12 @@ class LLMRelationPruner:
 
     name = "llm"
 
-    def __init__(self, model: BaseChatModel, *, fallback: RelationPruner | None = None, prompt: str = RELATION_PROMPT) -> None:
+    def __init__(self, model: BaseChatModel, *, fallback: RelationPruner | None = None, prompt: str = RELATION_PROMPT,
+                 structured_output: StructuredMode = "auto") -> None:
         self.model = model
         self.decision = LLMDecision(model, "prune_relations",
-                                    reply_format="1. {relation_a (Score: 0.6)}: why\n2. {relation_b (Score: 0.4)}: why")
+                                    reply_format="1. {relation_a (Score: 0.6)}: why\n2. {relation_b (Score: 0.4)}: why", schema=ScoredNames,
+                                    structured_output=structured_output)
         self.fallback = fallback if fallback is not None else SimilarityRelationPruner()
         self.prompt = prompt
 

@@ -25,7 +25,8 @@ from langchain_core.language_models import BaseChatModel
 from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.types import Entity
 from kg_agent.llm.parsing import parse_yes_no
-from kg_agent.tools.shared.decider import LLMDecision, decide, fall_back, run_steps, sync_node
+from kg_agent.tools.shared.decider import LLMDecision, StructuredMode, decide, fall_back, run_steps, sync_node
+from kg_agent.tools.shared.decision_schemas import Verification
 from kg_agent.tools.shared.scoring import DEFAULT_IGNORED_RELATIONS, filter_relations
 from kg_agent.tools.shared.updates import add_usage, add_warnings
 from kg_agent.tools.tog.prune_entities import chain_triplets
@@ -164,10 +165,11 @@ class LLMVerifier:
     name = "llm"
 
     def __init__(self, model: BaseChatModel, *, fallback: Verifier | None = None, prompt: str = VERIFY_PROMPT,
-                 max_triplets: int = 200) -> None:
+                 max_triplets: int = 200, structured_output: StructuredMode = "auto") -> None:
         self.model = model
         self.decision = LLMDecision(model, "verify",
-                                    reply_format="{Yes}. ... the answer is {answer}   or   {No}. ...")
+                                    reply_format="{Yes}. ... the answer is {answer}   or   {No}. ...", schema=Verification,
+                                    structured_output=structured_output)
         self.fallback = fallback
         self.prompt = prompt
         self.max_triplets = max_triplets

@@ -26,7 +26,8 @@ from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.relation_paths import verbalize_relation, verbalize_relation_path
 from kg_agent.kg.types import Entity
 from kg_agent.llm.parsing import parse_json_object
-from kg_agent.tools.shared.decider import LLMDecision, decide, fall_back, run_steps
+from kg_agent.tools.shared.decider import LLMDecision, StructuredMode, decide, fall_back, run_steps
+from kg_agent.tools.shared.decision_schemas import ClueQueries
 from kg_agent.tools.shared.scoring import TextVectorsFromEmbeddings, mask_mentions
 from kg_agent.tools.shared.updates import add_usage, add_warnings
 from kg_agent.tools.tog2.frontier import match_label, new_frontier_item
@@ -97,9 +98,10 @@ class LLMClueWriter:
 
     name = "llm"
 
-    def __init__(self, model: BaseChatModel, *, fallback: ClueWriter) -> None:
+    def __init__(self, model: BaseChatModel, *, fallback: ClueWriter, structured_output: StructuredMode = "auto") -> None:
         self.model = model
-        self.decision = LLMDecision(model, "clue_query", what="clue", reply_format='{"Entity name": "short search query"}')
+        self.decision = LLMDecision(model, "clue_query", what="clue", reply_format='{"Entity name": "short search query"}',
+                                    schema=ClueQueries, structured_output=structured_output)
         self.fallback = fallback
 
     def write(self, question: str, entities: Sequence[Entity]) -> ClueOutcome:

@@ -45,7 +45,8 @@ from kg_agent.kg.relation_paths import verbalize_relation, verbalize_relation_pa
 from kg_agent.kg.terms import normalize_label
 from kg_agent.kg.types import Entity, inverse, is_inverse
 from kg_agent.llm.parsing import parse_answer_list, parse_json_object, parse_yes_no
-from kg_agent.tools.shared.decider import LLMDecision, decide, fall_back, run_steps
+from kg_agent.tools.shared.decider import LLMDecision, StructuredMode, decide, fall_back, run_steps
+from kg_agent.tools.shared.decision_schemas import Examination
 from kg_agent.tools.shared.scoring import TextVectorsFromEmbeddings, mask_mentions, relation_overlap
 from kg_agent.tools.shared.updates import add_usage, add_warnings, answer_record
 from kg_agent.tools.tog2.frontier import (
@@ -386,10 +387,11 @@ class LLMExaminer:
 
     name = "llm"
 
-    def __init__(self, model: BaseChatModel, *, fallback: Examiner) -> None:
+    def __init__(self, model: BaseChatModel, *, fallback: Examiner, structured_output: StructuredMode = "auto") -> None:
         self.model = model
         self.decision = LLMDecision(model, "examine",
-                                    reply_format='{"sufficient": true, "answer": ["..."]}   or   {"sufficient": false, "clue": "..."}')
+                                    reply_format='{"sufficient": true, "answer": ["..."]}   or   {"sufficient": false, "clue": "..."}',
+                                    schema=Examination, structured_output=structured_output)
         self.fallback = fallback
 
     def examine(self, question, frontier, chains, references, *, last_round) -> ExamineOutcome:

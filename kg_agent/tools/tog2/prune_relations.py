@@ -34,7 +34,8 @@ from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.relation_paths import verbalize_relation_path
 from kg_agent.kg.types import Entity
 from kg_agent.llm.parsing import parse_json_object, parse_scored_items
-from kg_agent.tools.shared.decider import LLMDecision, decide, fall_back, run_steps
+from kg_agent.tools.shared.decider import LLMDecision, StructuredMode, decide, fall_back, run_steps
+from kg_agent.tools.shared.decision_schemas import RelationChoices
 from kg_agent.tools.shared.scoring import (
     DEFAULT_IGNORED_RELATIONS,
     TextVectorsFromEmbeddings,
@@ -147,10 +148,11 @@ class LLMCombinedRelationPruner:
     name = "llm"
 
     def __init__(self, model: BaseChatModel, *, fallback: CombinedRelationPruner | None = None,
-                 max_listed_relations: int = 60) -> None:
+                 max_listed_relations: int = 60, structured_output: StructuredMode = "auto") -> None:
         self.model = model
         self.decision = LLMDecision(model, "relation_prune",
-                                    reply_format='{"Entity A": {"relation 1": 0.7, "relation 2": 0.3}}')
+                                    reply_format='{"Entity A": {"relation 1": 0.7, "relation 2": 0.3}}', schema=RelationChoices,
+                                    structured_output=structured_output)
         self.fallback = fallback or SimilarityCombinedRelationPruner()
         self.max_listed_relations = max_listed_relations
 

@@ -29,7 +29,8 @@ from langchain_core.language_models import BaseChatModel
 from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.types import Entity
 from kg_agent.llm.parsing import parse_answer_list, parse_json_object
-from kg_agent.tools.shared.decider import LLMDecision, decide, fall_back, run_steps
+from kg_agent.tools.shared.decider import LLMDecision, StructuredMode, decide, fall_back, run_steps
+from kg_agent.tools.shared.decision_schemas import KeptEntities
 from kg_agent.tools.shared.scoring import TextVectorsFromEmbeddings
 from kg_agent.tools.shared.updates import add_usage, add_warnings
 from kg_agent.tools.tog2.frontier import match_label
@@ -127,10 +128,12 @@ class LLMTopicPruner:
 
     name = "llm"
 
-    def __init__(self, kg: KnowledgeGraph, model: BaseChatModel, *, fallback: TopicPruner | None = None) -> None:
+    def __init__(self, kg: KnowledgeGraph, model: BaseChatModel, *, fallback: TopicPruner | None = None,
+                 structured_output: StructuredMode = "auto") -> None:
         self.kg = kg
         self.model = model
-        self.decision = LLMDecision(model, "topic_prune", reply_format='["Name 1", "Name 2"]')
+        self.decision = LLMDecision(model, "topic_prune", reply_format='["Name 1", "Name 2"]', schema=KeptEntities,
+                                    structured_output=structured_output)
         self.fallback = fallback or SimilarityTopicPruner(kg)
 
     def prune(self, question: str, entities: Sequence[Entity]) -> TopicOutcome:
