@@ -14,6 +14,7 @@ import sys
 from collections.abc import Sequence
 
 from kg_agent.graphs.registry import METHODS
+from kg_agent.llm.models import add_model_request_args, resolve_model_args
 
 
 def _add_kg_args(parser: argparse.ArgumentParser) -> None:
@@ -29,6 +30,7 @@ def _add_method_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--method", choices=METHODS, default="rog", help="reasoning method (default: rog)")
     parser.add_argument("--model", default=None,
                         help="chat model, e.g. openai:gpt-4o-mini; 'none' for offline (default: offline unless OPENAI_API_KEY is set)")
+    add_model_request_args(parser)
     parser.add_argument("--planner", choices=("auto", "llm", "exemplar", "similarity"), default="auto", help="RoG planner")
     parser.add_argument("--train", action="append", default=[],
                         help="MetaQA-format or JSONL question file to build the exemplar planner from (repeatable)")
@@ -96,12 +98,6 @@ def open_cli_kg(args: argparse.Namespace):
     return open_kg(args.kg, backend=args.backend, cache_path=getattr(args, "kg_cache", None))
 
 
-def resolve_cli_model(spec: str | None):
-    from kg_agent.llm.models import resolve_model_option
-
-    return resolve_model_option(spec)
-
-
 def load_exemplars(files: Sequence[str]):
     """Training questions for the exemplar planner from MetaQA or JSONL question files."""
     from kg_agent.eval.datasets import load_dataset
@@ -158,7 +154,7 @@ def print_result(result: dict, *, out=None) -> None:
 
 def cmd_ask(args: argparse.Namespace) -> int:
     kg = open_cli_kg(args)
-    model = resolve_cli_model(args.model)
+    model = resolve_model_args(args)
     exemplars = load_exemplars(args.train) if args.train else None
     from kg_agent.graphs.registry import create_graph, options_for
 

@@ -236,6 +236,20 @@ def describe_chat_model(model: BaseChatModel | None) -> str:
     return f"{llm_type}:{name}" if isinstance(name, str) and name else str(llm_type)
 
 
+def add_model_request_args(parser) -> None:
+    """The ``--timeout`` and ``--max-reply-tokens`` flags of every command that takes ``--model``."""
+    parser.add_argument("--timeout", type=float, default=None, metavar="S",
+                        help=f"seconds per model request before giving up; a timed-out request is not resent "
+                        f"(default {DEFAULT_TIMEOUT_S:g})")
+    parser.add_argument("--max-reply-tokens", type=int, default=None, metavar="N",
+                        help=f"cap on each model reply's length in tokens (default {DEFAULT_MAX_TOKENS})")
+
+
+def resolve_model_args(args) -> BaseChatModel | None:
+    """The chat model of a command's ``--model``, ``--timeout`` and ``--max-reply-tokens`` flags."""
+    return resolve_model_option(args.model, timeout=args.timeout, max_tokens=args.max_reply_tokens)
+
+
 def resolve_model_option(spec: str | None, *, timeout: float | None = None, max_tokens: int | None = None):
     """The chat model a ``--model`` option names: ``None`` (not given) means :func:`default_model_from_env`;
     ``"none"`` runs offline (``None``). ``timeout`` / ``max_tokens`` (the ``--timeout`` and ``--max-reply-tokens``
