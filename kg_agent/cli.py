@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
+from collections import Counter
 from collections.abc import Sequence
 
 from kg_agent.graphs.registry import METHODS
@@ -142,14 +144,40 @@ def print_result(result: dict, *, out=None) -> None:
             print(f"      {path['text']}", file=out)
     if len(answers) > 20:
         print(f"  ... {len(answers) - 20} more", file=out)
-    for warning in result.get("warnings") or []:
-        print(f"Note: {warning}", file=out)
+    warnings = result.get("warnings") or []
+    for warning, count in Counter(warnings).items():  # each note once, in order, with how often it was made
+        print(f"Note: {warning}" + (f"  (x{count})" if count > 1 else ""), file=out)
     usage = result.get("usage") or {}
-    if usage.get("calls"):
-        print(f"LLM: {usage['calls']} calls, {usage.get('prompt_tokens', 0)} prompt + "
-              f"{usage.get('completion_tokens', 0)} completion tokens", file=out)
-    else:
+    if not (usage.get("calls") or usage.get("errors")):
         print("LLM: none (offline)", file=out)
+        return
+    errors = f", {usage['errors']} failed" if usage.get("errors") else ""
+    print(f"LLM: {usage.get('calls', 0)} calls{errors}, {usage.get('prompt_tokens', 0)} prompt + "
+          f"{usage.get('completion_tokens', 0)} completion tokens", file=out)
+    decisions = decision_sources(usage, warnings)
+    if decisions:
+        by_model = sum(model for model, _ in decisions.values())
+        print(f"Decisions: {by_model} by the model, {sum(f for _, f in decisions.values())} by the offline fallback"
+              + ("" if by_model else " (no decision came from the model)"), file=out)
+        for node, (model, fallback) in decisions.items():
+            print(f"  {node}: {model} by the model, {fallback} by the fallback", file=out)
+
+
+_FELL_BACK = re.compile(r"^(\w+): fell back to ")
+_UNUSABLE_ATTEMPT = re.compile(r"^(\w+): attempt \d+ gave no usable ")
+
+
+def decision_sources(usage: dict, warnings: list[str]) -> dict[str, tuple[int, int]]:
+    """Per node, how many decisions the model made and how many fell back to the offline twin.
+
+    A decision falls back with a ``"<node>: fell back to ..."`` warning. Every completed call that did not give
+    an unusable reply (``"<node>: attempt N gave no usable ..."``) gave the model's decision.
+    """
+    fallbacks = Counter(m.group(1) for w in warnings if (m := _FELL_BACK.match(w)))
+    unusable = Counter(m.group(1) for w in warnings if (m := _UNUSABLE_ATTEMPT.match(w)))
+    nodes = [*(usage.get("by_node") or {}), *(n for n in fallbacks if n not in (usage.get("by_node") or {}))]
+    calls = {node: int(counts.get("calls", 0)) for node, counts in (usage.get("by_node") or {}).items()}
+    return {node: (max(0, calls.get(node, 0) - unusable[node]), fallbacks[node]) for node in nodes}
 
 
 def cmd_ask(args: argparse.Namespace) -> int:

@@ -4,6 +4,8 @@ counted in ``usage`` and held inside the call budgets (no resend the SDK makes b
 
 from __future__ import annotations
 
+import re
+from collections import Counter
 from collections.abc import Iterator
 
 import pytest
@@ -118,3 +120,40 @@ def test_real_model_reply_is_cut_at_the_cap(local_server, monkeypatch):
     message = model.invoke("Write a long story about a dragon who learns to cook.")
     assert message.usage_metadata["output_tokens"] == 5
     assert message.response_metadata["finish_reason"] == "length"
+
+
+# ------------------------------------------------------------------------------------------------ the CLI summary
+GARBAGE_REPLY = "I am a small model and I like films."
+
+
+def test_cli_summary_attributes_every_decision_to_the_fallback_when_the_model_gives_garbage(server, capsys):
+    server.responder = lambda prompt: GARBAGE_REPLY
+    question = "who starred in films directed by [Robert Zemeckis]"
+    assert cli_main(["ask", question, "--method", "tog", "--model", "openai:test-model"]) == 0
+    out = capsys.readouterr().out
+    lines = out.splitlines()
+    # tokens were spent (the calls were made) ...
+    calls = len(server.chat_requests)
+    assert f"LLM: {calls} calls, " in out
+    # ... but every decision came from the offline fallback, per node
+    fallbacks: Counter[str] = Counter()
+    for line in lines:
+        if fell_back := re.match(r"Note: (\w+): fell back to .*?(?:  \(x(\d+)\))?$", line):
+            fallbacks[fell_back.group(1)] += int(fell_back.group(2) or 1)
+    assert set(fallbacks) == {"prune_relations", "prune_entities", "verify"}
+    assert f"Decisions: 0 by the model, {sum(fallbacks.values())} by the offline fallback (no decision came from the model)" in lines
+    for node, count in fallbacks.items():
+        assert f"  {node}: 0 by the model, {count} by the fallback" in lines
+    # each note printed once, with how often it was made
+    notes = [line for line in lines if line.startswith("Note: ")]
+    assert len(notes) == len(set(notes))
+    assert f"Note: prune_relations: attempt 1 gave no usable reply (reply: {GARBAGE_REPLY!r})  (x4)" in lines
+
+
+def test_cli_summary_counts_the_models_decisions(server, capsys):
+    assert cli_main(["ask", QUESTION, "--method", "tog", "--model", "openai:test-model"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    calls = len(server.chat_requests)
+    assert f"Decisions: {calls} by the model, 0 by the offline fallback" in lines
+    assert "  prune_relations: 1 by the model, 0 by the fallback" in lines
+    assert not [line for line in lines if line.startswith("Note: ")]
