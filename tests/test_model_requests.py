@@ -22,19 +22,18 @@ except ImportError:  # tests/ imported as a package
     from tests.llm_responders import well_behaved
     from tests.openai_server import OpenAICompatibleServer
 
-API_KEY = "sk-test-local"
 QUESTION = "who directed [Forrest Gump]"
 ANSWER = "Robert Zemeckis"
 
 
 @pytest.fixture
 def server(monkeypatch: pytest.MonkeyPatch) -> Iterator[OpenAICompatibleServer]:
-    for variable in ("OPENAI_BASE_URL", "OPENAI_API_BASE", "OPENAI_API_KEY"):
-        monkeypatch.delenv(variable, raising=False)
-    monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
-    with OpenAICompatibleServer(responder=well_behaved(ANSWER), api_key=API_KEY) as running:
-        monkeypatch.setenv("OPENAI_BASE_URL", running.base_url)
-        monkeypatch.setenv("OPENAI_API_KEY", API_KEY)
+    """The test server, named by the environment as the CLI and ``resolve_chat_model`` read it."""
+    monkeypatch.delenv("OPENAI_API_BASE", raising=False)
+    with OpenAICompatibleServer(responder=well_behaved(ANSWER), api_key="sk-test-local") as running:
+        environment = {"OPENAI_BASE_URL": running.base_url, "OPENAI_API_KEY": running.api_key, "NO_PROXY": "127.0.0.1"}
+        for variable, value in environment.items():
+            monkeypatch.setenv(variable, value)
         yield running
 
 

@@ -45,7 +45,7 @@ import asyncio
 import copy
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -381,6 +381,40 @@ def is_transient_error(exc: BaseException) -> bool:
     return isinstance(exc, openai.APIStatusError) and (exc.status_code == 429 or exc.status_code >= 500)
 
 
+class _Attempt:
+    """One HTTP request of a call, used as ``with attempt: message = model.invoke(...)``.
+
+    Made by :func:`_attempts`, which reserves it against the limits first (:func:`_start`). On leaving the
+    ``with`` block its slot is released; a failure is counted, then either raised (as :class:`LLMCallError`)
+    or swallowed with :attr:`resend_after` set to the seconds to wait before the next attempt."""
+
+    def __init__(self, model: BaseChatModel, node: str, tracker: UsageTracker | None, limit: CallLimit | None,
+                 resends_left: int) -> None:
+        self.model, self.node, self.resends_left = model, node, resends_left
+        self.active, self.allowance = _start(tracker, limit)
+        self.resend_after: float | None = None
+
+    def __enter__(self) -> _Attempt:
+        return self
+
+    def __exit__(self, exc_type: Any, exc: BaseException | None, traceback: Any) -> bool:
+        try:
+            if not isinstance(exc, Exception):
+                return False
+            _failed(self.active, self.allowance, self.node)
+            self.resend_after = _resend_delay(exc, self.resends_left, self.model, self.node)
+            return True
+        finally:
+            if self.active is not None:
+                self.active._end_call()
+
+
+def _attempts(model: BaseChatModel, node: str, tracker: UsageTracker | None, limit: CallLimit | None) -> Iterator[_Attempt]:
+    """The call's first request, then its resends (:func:`model_resends`), each reserved when it is reached."""
+    for resends_left in reversed(range(model_resends(model) + 1)):
+        yield _Attempt(model, node, tracker, limit, resends_left)
+
+
 def _resend_delay(exc: Exception, resends_left: int, model: BaseChatModel, node: str) -> float:
     """Seconds to wait before resending after ``exc``; raises when the call is not to be resent."""
     if isinstance(exc, KGAgentLLMError):
@@ -422,20 +456,12 @@ def call_llm_reply(
     """Like :func:`call_llm` but returns the full :class:`LLMReply` (text + token counts)."""
     chat_model = _require_model(model, node)
     call_config = node_call_config(node, config)
-    for resends_left in reversed(range(model_resends(chat_model) + 1)):
-        active, allowance = _start(tracker, limit)
-        try:
-            try:
-                message = chat_model.invoke(prompt, config=call_config)
-            except Exception as exc:
-                _failed(active, allowance, node)
-                delay = _resend_delay(exc, resends_left, chat_model, node)
-            else:
-                return _finish(message, prompt, node, tracker, allowance)
-        finally:
-            if active is not None:
-                active._end_call()
-        time.sleep(delay)
+    for attempt in _attempts(chat_model, node, tracker, limit):
+        with attempt:
+            message = chat_model.invoke(prompt, config=call_config)
+        if attempt.resend_after is None:
+            return _finish(message, prompt, node, tracker, attempt.allowance)
+        time.sleep(attempt.resend_after)
     raise AssertionError("unreachable: the last attempt returns or raises")
 
 
@@ -451,20 +477,12 @@ async def acall_llm_reply(
     """Async :func:`call_llm_reply`."""
     chat_model = _require_model(model, node)
     call_config = node_call_config(node, config)
-    for resends_left in reversed(range(model_resends(chat_model) + 1)):
-        active, allowance = _start(tracker, limit)
-        try:
-            try:
-                message = await chat_model.ainvoke(prompt, config=call_config)
-            except Exception as exc:
-                _failed(active, allowance, node)
-                delay = _resend_delay(exc, resends_left, chat_model, node)
-            else:
-                return _finish(message, prompt, node, tracker, allowance)
-        finally:
-            if active is not None:
-                active._end_call()
-        await asyncio.sleep(delay)
+    for attempt in _attempts(chat_model, node, tracker, limit):
+        with attempt:
+            message = await chat_model.ainvoke(prompt, config=call_config)
+        if attempt.resend_after is None:
+            return _finish(message, prompt, node, tracker, attempt.allowance)
+        await asyncio.sleep(attempt.resend_after)
     raise AssertionError("unreachable: the last attempt returns or raises")
 
 
