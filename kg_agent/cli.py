@@ -10,10 +10,13 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
+from collections import Counter
 from collections.abc import Sequence
 
 from kg_agent.graphs.registry import METHODS
+from kg_agent.llm.models import add_model_request_args, resolve_model_args
 
 
 def _add_kg_args(parser: argparse.ArgumentParser) -> None:
@@ -29,6 +32,7 @@ def _add_method_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--method", choices=METHODS, default="rog", help="reasoning method (default: rog)")
     parser.add_argument("--model", default=None,
                         help="chat model, e.g. openai:gpt-4o-mini; 'none' for offline (default: offline unless OPENAI_API_KEY is set)")
+    add_model_request_args(parser)
     parser.add_argument("--planner", choices=("auto", "llm", "exemplar", "similarity"), default="auto", help="RoG planner")
     parser.add_argument("--train", action="append", default=[],
                         help="MetaQA-format or JSONL question file to build the exemplar planner from (repeatable)")
@@ -100,12 +104,6 @@ def open_cli_kg(args: argparse.Namespace):
     return open_kg(args.kg, backend=args.backend, cache_path=getattr(args, "kg_cache", None))
 
 
-def resolve_cli_model(spec: str | None):
-    from kg_agent.llm.models import resolve_model_option
-
-    return resolve_model_option(spec)
-
-
 def load_exemplars(files: Sequence[str]):
     """Training questions for the exemplar planner from MetaQA or JSONL question files."""
     from kg_agent.eval.datasets import load_dataset
@@ -151,19 +149,45 @@ def print_result(result: dict, *, out=None) -> None:
             print(f"      {path['text']}", file=out)
     if len(answers) > 20:
         print(f"  ... {len(answers) - 20} more", file=out)
-    for warning in result.get("warnings") or []:
-        print(f"Note: {warning}", file=out)
+    warnings = result.get("warnings") or []
+    for warning, count in Counter(warnings).items():  # each note once, in order, with how often it was made
+        print(f"Note: {warning}" + (f"  (x{count})" if count > 1 else ""), file=out)
     usage = result.get("usage") or {}
-    if usage.get("calls"):
-        print(f"LLM: {usage['calls']} calls, {usage.get('prompt_tokens', 0)} prompt + "
-              f"{usage.get('completion_tokens', 0)} completion tokens", file=out)
-    else:
+    if not (usage.get("calls") or usage.get("errors")):
         print("LLM: none (offline)", file=out)
+        return
+    errors = f", {usage['errors']} failed" if usage.get("errors") else ""
+    print(f"LLM: {usage.get('calls', 0)} calls{errors}, {usage.get('prompt_tokens', 0)} prompt + "
+          f"{usage.get('completion_tokens', 0)} completion tokens", file=out)
+    decisions = decision_sources(usage, warnings)
+    if decisions:
+        by_model = sum(model for model, _ in decisions.values())
+        print(f"Decisions: {by_model} by the model, {sum(f for _, f in decisions.values())} by the offline fallback"
+              + ("" if by_model else " (no decision came from the model)"), file=out)
+        for node, (model, fallback) in decisions.items():
+            print(f"  {node}: {model} by the model, {fallback} by the fallback", file=out)
+
+
+_FELL_BACK = re.compile(r"^(\w+): fell back to ")
+_UNUSABLE_ATTEMPT = re.compile(r"^(\w+): attempt \d+ gave no usable ")
+
+
+def decision_sources(usage: dict, warnings: list[str]) -> dict[str, tuple[int, int]]:
+    """Per node, how many decisions the model made and how many fell back to the offline twin.
+
+    A decision falls back with a ``"<node>: fell back to ..."`` warning. Every completed call that did not give
+    an unusable reply (``"<node>: attempt N gave no usable ..."``) gave the model's decision.
+    """
+    fallbacks = Counter(m.group(1) for w in warnings if (m := _FELL_BACK.match(w)))
+    unusable = Counter(m.group(1) for w in warnings if (m := _UNUSABLE_ATTEMPT.match(w)))
+    nodes = [*(usage.get("by_node") or {}), *(n for n in fallbacks if n not in (usage.get("by_node") or {}))]
+    calls = {node: int(counts.get("calls", 0)) for node, counts in (usage.get("by_node") or {}).items()}
+    return {node: (max(0, calls.get(node, 0) - unusable[node]), fallbacks[node]) for node in nodes}
 
 
 def cmd_ask(args: argparse.Namespace) -> int:
     kg = open_cli_kg(args)
-    model = resolve_cli_model(args.model)
+    model = resolve_model_args(args)
     exemplars = load_exemplars(args.train) if args.train else None
     from kg_agent.graphs.registry import create_graph, options_for
 

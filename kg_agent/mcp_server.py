@@ -35,6 +35,7 @@ from pydantic import BaseModel, Field
 from kg_agent.graphs.registry import METHODS, create_graph, graph_factory, options_for
 from kg_agent.kg.errors import KGError
 from kg_agent.kg.graph import KnowledgeGraph
+from kg_agent.llm.models import add_model_request_args
 from kg_agent.tools import lookups
 from kg_agent.tools.lookups import KGToolError
 
@@ -370,6 +371,7 @@ def register(subparsers) -> None:
     parser.add_argument("--model", default=None,
                         help="chat model for ask, e.g. openai:gpt-4o-mini; 'none' for offline "
                         "(default: offline unless OPENAI_API_KEY is set)")
+    add_model_request_args(parser)
     parser.add_argument("--docs", help="ToG-2: document index folder, documents JSONL, or Chroma server URL")
     parser.add_argument("--transport", choices=("stdio", "http"), default="stdio",
                         help="stdio (default, for clients that start the server) or streamable HTTP at /mcp")
@@ -380,10 +382,10 @@ def register(subparsers) -> None:
 
 def cmd_mcp(args: argparse.Namespace) -> int:
     from kg_agent.kg import open_kg
-    from kg_agent.llm.models import default_model_from_env, resolve_chat_model
+    from kg_agent.llm.models import resolve_model_args
 
     kg = open_kg(args.kg, backend=args.backend, cache_path=args.kg_cache)
-    model = resolve_chat_model(args.model if args.model is not None else default_model_from_env())
+    model = resolve_model_args(args)
     server = create_server(kg, model=model, documents=args.docs, host=args.host, port=args.port)
     where = "stdio" if args.transport == "stdio" else f"http://{args.host}:{args.port}/mcp"
     print(f"kg-agent mcp: {kg.name} ({len(kg)} triples), {'model ' + type(model).__name__ if model else 'offline'}, "

@@ -66,6 +66,43 @@ def test_parse_relation_paths(text: str, expected: list[list[str]]) -> None:
     assert parse_relation_paths(text) == expected
 
 
+#: SmolLM2-135M-Instruct's reply to RoG's planning prompt for "what genre is [Big]" (llama.cpp, temperature 0,
+#: cut at 60 tokens): one relation per line, the only form it gave, the last line cut off by the cap.
+SMOLLM2_PLAN_REPLY = ("^directed_by\n^has_genre\n^has_tags\n^release_year\n^starred_actors\n^written_by\n"
+                      "^directed_by\n^has_genre\n^has_imdb_rating\n^ha")
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (SMOLLM2_PLAN_REPLY, [["^directed_by"], ["^has_genre"], ["^has_tags"], ["^release_year"], ["^starred_actors"],
+                              ["^written_by"], ["^has_imdb_rating"], ["^ha"]]),
+        # prose around a numbered list of lone relations; the prose lines are skipped
+        ("Here are the relations:\n1. has_genre\n2. **directed_by**\n- `film.film.genre`\nThat is all.",
+         [["has_genre"], ["directed_by"], ["film.film.genre"]]),
+        # lone relations and arrow paths together
+        ("starred_actors\nstarred_actors -> directed_by", [["starred_actors"], ["starred_actors", "directed_by"]]),
+        # lone plain words, numbers, abbreviations and sentences are prose, not relations
+        ("Sure.\ngenre\n3.5\nMr. Smith\nI think so.", []),
+    ],
+)
+def test_parse_relation_paths_one_relation_per_line(text: str, expected: list[list[str]]) -> None:
+    assert parse_relation_paths(text) == expected
+
+
+def test_rog_plans_from_a_one_relation_per_line_reply(kg) -> None:
+    from kg_agent.graphs import create_rog_graph
+    from kg_agent.llm import ScriptedChatModel
+
+    model = ScriptedChatModel(["^starred_actors\ndirected_by\nhas_genre", "Comedy"])
+    result = create_rog_graph(kg, model=model, planner="llm").compile().invoke({"question": "what genre is [Big]"})
+    plans = result["plans"]
+    # each lone relation is a one-hop plan, in the reply's order (grounded on what Big can walk)
+    assert [p["relations"] for p in plans] == [["starred_actors"], ["directed_by"], ["has_genre"]]
+    assert {p["source"] for p in plans} == {"llm"}
+    assert not any("plan: fell back" in w for w in result["warnings"])
+
+
 @pytest.mark.parametrize("garbage", GARBAGE)
 def test_parse_relation_paths_never_raises(garbage: object) -> None:
     assert parse_relation_paths(garbage) == []  # type: ignore[arg-type]

@@ -22,6 +22,7 @@ from kg_agent.llm import (
     describe_chat_model,
     resolve_chat_model,
 )
+from kg_agent.llm.usage import model_resends
 
 try:
     from openai_server import OpenAICompatibleServer
@@ -93,7 +94,9 @@ def test_openai_settings_and_base_url_from_env(clean_env: pytest.MonkeyPatch) ->
     model = resolve_chat_model("openai:my-model", temperature=0.3, timeout=7.0, max_retries=5)
     assert model is not None
     assert model.model_name == "my-model" and model.temperature == 0.3  # type: ignore[attr-defined]
-    assert model.request_timeout == 7.0 and model.max_retries == 5  # type: ignore[attr-defined]
+    assert model.request_timeout == 7.0  # type: ignore[attr-defined]
+    # the SDK resends nothing; call_llm makes the 5 resends, each one counted
+    assert model.max_retries == 0 and model_resends(model) == 5  # type: ignore[attr-defined]
     assert model.openai_api_base == "http://127.0.0.1:9/v1"  # type: ignore[attr-defined]
     assert str(model.root_client.base_url).startswith("http://127.0.0.1:9/v1")  # type: ignore[attr-defined]
     assert describe_chat_model(model) == "openai:my-model"
@@ -157,7 +160,7 @@ def test_streaming(server: OpenAICompatibleServer) -> None:
     assert server.chat_requests[-1].body["stream"] is True  # type: ignore[index]
 
 
-def test_rate_limit_is_retried_by_the_client(server: OpenAICompatibleServer) -> None:
+def test_rate_limit_is_resent_and_counted(server: OpenAICompatibleServer) -> None:
     model = resolve_chat_model("openai:test-model", timeout=5.0, max_retries=2)
     server.fail_next(1, "429", retry_after=0.01)
     tracker = UsageTracker()
@@ -165,7 +168,7 @@ def test_rate_limit_is_retried_by_the_client(server: OpenAICompatibleServer) -> 
     assert call_llm(model, "Who starred in Big?", node="answer", tracker=tracker) == "Tom Hanks"
     assert time.monotonic() - started < 3.0
     assert len(server.chat_requests) == 2  # one 429, one success
-    assert tracker.as_dict()["calls"] == 1 and tracker.as_dict()["errors"] == 0
+    assert tracker.as_dict()["calls"] == 1 and tracker.as_dict()["errors"] == 1  # both requests counted
 
 
 def test_server_error_then_success_and_exhausted_retries(server: OpenAICompatibleServer) -> None:
@@ -177,7 +180,7 @@ def test_server_error_then_success_and_exhausted_retries(server: OpenAICompatibl
     with pytest.raises(LLMCallError, match=r"node 'answer'.*openai:test-model.*RateLimit") as info:
         call_llm(model, "Big?", node="answer", tracker=tracker)
     assert info.value.__cause__ is not None
-    assert tracker.as_dict()["errors"] == 1
+    assert tracker.as_dict()["errors"] == 2  # the request and its resend
 
 
 def test_timeout_raises_within_the_timeout(server: OpenAICompatibleServer) -> None:

@@ -218,6 +218,28 @@ def test_with_rog_context_puts_paths_in_front_of_any_chat_model(kg):
     assert model.calls == 1
 
 
+def test_with_rog_context_keeps_one_system_message_first(kg, monkeypatch):
+    from kg_agent.llm.models import resolve_chat_model
+    from tests.openai_server import OpenAICompatibleServer
+
+    history = [("system", "You are a film expert. Be brief."), ("human", "hello"), ("ai", "Hi! Ask me about films."),
+               ("human", QUESTION)]
+    with OpenAICompatibleServer(responder=lambda prompt: "Penny Marshall and Ron Howard.") as server:
+        monkeypatch.setenv("OPENAI_API_KEY", "test-key")
+        model = resolve_chat_model("openai:test-model", base_url=server.base_url)
+        with_rog_context(model, kg, planner=SimilarityPlanner(kg)).invoke(history)
+        without_system = with_rog_context(model, kg, planner=SimilarityPlanner(kg))
+        without_system.invoke(history[1:])
+    merged, added = (request.body["messages"] for request in server.chat_requests)
+    # one system message, first: the app's instruction, then the reasoning paths
+    assert [m["role"] for m in merged] == ["system", "user", "assistant", "user"]
+    assert merged[0]["content"].startswith("You are a film expert. Be brief.\n\nReasoning paths retrieved")
+    assert "Tom Hanks -> ^starred_actors -> Big -> directed_by -> Penny Marshall" in merged[0]["content"]
+    assert [m["role"] for m in added] == ["system", "user", "assistant", "user"]
+    assert added[0]["content"].startswith("Reasoning paths retrieved")
+    assert merged[1:] == added[1:] and merged[-1]["content"] == QUESTION
+
+
 def test_plan_value_object_round_trip():
     plan = Plan(("^starred_actors", "directed_by"), 0.5, "llm")
     assert Plan.from_dict(plan.to_dict()) == plan

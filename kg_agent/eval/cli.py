@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from kg_agent.eval.datasets import DATASET_KINDS, Question, load_dataset, sample_questions, split_lines
+from kg_agent.llm.models import add_model_request_args, resolve_model_args
 
 __all__ = ["cmd_eval", "cmd_report", "format_table", "register", "write_chart"]
 
@@ -69,6 +70,7 @@ def register(subparsers) -> None:
                     help="method (ceiling: MetaQA's gold relation path, an upper bound; default rog)")
     ev.add_argument("--model", default=None,
                     help="chat model, e.g. openai:gpt-4o-mini; 'none' for offline (default: offline unless OPENAI_API_KEY is set)")
+    add_model_request_args(ev)
     ev.add_argument("--planner", choices=("auto", "llm", "exemplar", "similarity"), default="auto", help="RoG planner")
     ev.add_argument("--k", type=int, default=3, help="RoG: number of relation-path plans (default 3)")
     ev.add_argument("--width", type=int, default=3, help="ToG: beam width (default 3)")
@@ -213,9 +215,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
     model = None
     if args.method != "ceiling":
-        from kg_agent.llm.models import resolve_model_option
-
-        model = resolve_model_option(args.model)
+        model = resolve_model_args(args)
     exemplars = _exemplars(train_qs) if train_qs else None
     options = {"planner": args.planner, "k": args.k, "width": args.width, "depth": args.depth,
                "documents": args.docs, "explain": args.explain}

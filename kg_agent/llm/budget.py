@@ -13,7 +13,8 @@ A :class:`QuestionBudget` caps what one question may spend. The method graphs (`
   the decider that wanted it falls back to its offline twin, as it does when the model fails.
 
 A circuit breaker guards against a model that is down: once ``max_llm_errors`` calls of a question
-have failed (after the client's own retries), its further calls are not made
+have failed (each resend of a failed request counting as one, see :func:`kg_agent.llm.usage.call_llm`), its
+further calls are not made
 (:class:`~kg_agent.llm.errors.LLMUnavailable`) and the offline deciders finish the question, so a dead
 endpoint costs a few timeouts per question, not one per decision.
 

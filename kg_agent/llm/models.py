@@ -14,6 +14,11 @@ Examples::
 
 OpenAI-compatible servers (vLLM, llama.cpp, Ollama, a test server...) are reached by setting
 ``OPENAI_BASE_URL`` (``OPENAI_API_BASE`` is accepted too) and ``OPENAI_API_KEY``.
+
+Every model built here has a per-request ``timeout``, a cap on each reply's length (``max_tokens``) and
+``stream_usage=True`` (token counts stay exact while streaming). Its HTTP client never resends a request on its
+own (the SDK's ``max_retries`` is 0): the ``max_retries`` given here are made by :func:`kg_agent.llm.usage.call_llm`,
+each resend counted as a call and checked against the call budget (see :data:`RETRIES_METADATA_KEY`).
 """
 
 from __future__ import annotations
@@ -30,6 +35,18 @@ OFFLINE_MODEL_NAMES: frozenset[str] = frozenset({"", "none", "offline", "null", 
 
 #: Model used by :func:`default_model_from_env` when ``KG_AGENT_MODEL`` is not set.
 DEFAULT_OPENAI_MODEL = "gpt-4o-mini"
+
+#: Seconds per HTTP request before the client gives up (a timed-out request is not resent).
+DEFAULT_TIMEOUT_S = 60.0
+
+#: Cap on each reply's length, in tokens: a decision (relation paths, scores, an answer) is far shorter.
+DEFAULT_MAX_TOKENS = 512
+
+#: Resends of a request that failed with a 429, a 5xx or a connection error (not a timeout).
+DEFAULT_MAX_RETRIES = 1
+
+#: ``metadata`` key of a model built here: how many resends :func:`kg_agent.llm.usage.call_llm` may make.
+RETRIES_METADATA_KEY = "kg_agent_max_retries"
 
 #: Bare model-name prefixes that are understood as OpenAI models without an ``openai:`` prefix.
 OPENAI_BARE_NAME_PREFIXES: tuple[str, ...] = ("gpt-", "chatgpt-", "o1", "o3", "o4")
@@ -68,6 +85,7 @@ def _make_openai_chat_model(
     spec: str,
     temperature: float,
     timeout: float,
+    max_tokens: int | None,
     max_retries: int,
     api_key: str | None,
     base_url: str | None,
@@ -85,17 +103,24 @@ def _make_openai_chat_model(
         "model": model_name,
         "temperature": temperature,
         "timeout": timeout,
-        "max_retries": max_retries,
+        "max_tokens": max_tokens,  # sent as max_completion_tokens
+        "max_retries": 0,  # resends are made, and counted, by call_llm
+        "metadata": {RETRIES_METADATA_KEY: max_retries},
+        "stream_usage": True,
         "api_key": key,
     }
     url = base_url or openai_base_url_from_env()
     if url:
         kwargs["base_url"] = url
+        if max_tokens is not None:
+            # llama.cpp's and llama-cpp-python's servers ignore max_completion_tokens and honour only max_tokens;
+            # OpenAI itself gets max_completion_tokens alone (its reasoning models refuse max_tokens).
+            kwargs["extra_body"] = {"max_tokens": max_tokens}
     return ChatOpenAI(**kwargs)
 
 
 def _make_model_with_init_chat_model(
-    spec: str, *, temperature: float, timeout: float, max_retries: int
+    spec: str, *, temperature: float, timeout: float, max_tokens: int | None, max_retries: int
 ) -> BaseChatModel:
     try:
         from langchain.chat_models import init_chat_model  # type: ignore[import-not-found]
@@ -106,17 +131,28 @@ def _make_model_with_init_chat_model(
             "init_chat_model can load other providers"
         ) from None
     try:
-        return init_chat_model(spec, temperature=temperature, timeout=timeout, max_retries=max_retries)
+        return init_chat_model(spec, temperature=temperature, timeout=timeout, max_tokens=max_tokens,
+                               max_retries=0, metadata={RETRIES_METADATA_KEY: max_retries})
     except Exception as exc:  # init_chat_model raises ValueError/ImportError with its own wording
         raise ModelConfigurationError(f"cannot create chat model {spec!r}: {exc}") from exc
+
+
+def _check_request_options(*, timeout: float, max_tokens: int | None, max_retries: int) -> None:
+    if not timeout > 0:
+        raise ModelConfigurationError(f"timeout must be a positive number of seconds, got {timeout!r}")
+    if max_tokens is not None and max_tokens < 1:
+        raise ModelConfigurationError(f"max_tokens must be >= 1 (or None for the server's limit), got {max_tokens!r}")
+    if max_retries < 0:
+        raise ModelConfigurationError(f"max_retries must be >= 0, got {max_retries!r}")
 
 
 def resolve_chat_model(
     model: str | BaseChatModel | None,
     *,
     temperature: float = 0.0,
-    timeout: float = 60.0,
-    max_retries: int = 2,
+    timeout: float = DEFAULT_TIMEOUT_S,
+    max_tokens: int | None = DEFAULT_MAX_TOKENS,
+    max_retries: int = DEFAULT_MAX_RETRIES,
     api_key: str | None = None,
     base_url: str | None = None,
 ) -> BaseChatModel | None:
@@ -128,8 +164,14 @@ def resolve_chat_model(
             :class:`langchain_openai.ChatOpenAI`; any other ``"provider:NAME"`` goes to LangChain's
             ``init_chat_model`` when the ``langchain`` package is installed.
         temperature: sampling temperature (0 for reproducible runs).
-        timeout: seconds per HTTP request before the client gives up.
-        max_retries: how many times the client retries 429/5xx/connection errors.
+        timeout: seconds per HTTP request before the client gives up; a timed-out request is not resent
+            (a local single-slot server would still be busy with it, and the resends would time out in turn).
+        max_tokens: cap on each reply's length in tokens (``None``: the server's own limit). OpenAI gets it as
+            ``max_completion_tokens``; an OpenAI-compatible server (``base_url``) also as ``max_tokens``, the only
+            field llama.cpp's server honours.
+        max_retries: resends of a request that failed with a 429, a 5xx or a connection error. They are made by
+            :func:`kg_agent.llm.usage.call_llm`, not by the HTTP client, so each one is counted as a call and
+            checked against the call budgets.
         api_key: overrides ``OPENAI_API_KEY`` for OpenAI models.
         base_url: overrides ``OPENAI_BASE_URL`` / ``OPENAI_API_BASE`` for OpenAI models.
 
@@ -144,6 +186,7 @@ def resolve_chat_model(
         raise ModelConfigurationError(
             f"model must be a string, a langchain BaseChatModel or None, not {type(model).__name__}"
         )
+    _check_request_options(timeout=timeout, max_tokens=max_tokens, max_retries=max_retries)
     spec = model.strip()
     provider, name = _split_provider(spec)
     if provider is None and name.lower().startswith(OPENAI_BARE_NAME_PREFIXES):
@@ -154,11 +197,13 @@ def resolve_chat_model(
             spec=spec,
             temperature=temperature,
             timeout=timeout,
+            max_tokens=max_tokens,
             max_retries=max_retries,
             api_key=api_key,
             base_url=base_url,
         )
-    return _make_model_with_init_chat_model(spec, temperature=temperature, timeout=timeout, max_retries=max_retries)
+    return _make_model_with_init_chat_model(spec, temperature=temperature, timeout=timeout, max_tokens=max_tokens,
+                                            max_retries=max_retries)
 
 
 def default_model_from_env() -> str | None:
@@ -191,9 +236,25 @@ def describe_chat_model(model: BaseChatModel | None) -> str:
     return f"{llm_type}:{name}" if isinstance(name, str) and name else str(llm_type)
 
 
-def resolve_model_option(spec: str | None):
+def add_model_request_args(parser) -> None:
+    """The ``--timeout`` and ``--max-reply-tokens`` flags of every command that takes ``--model``."""
+    parser.add_argument("--timeout", type=float, default=None, metavar="S",
+                        help=f"seconds per model request before giving up; a timed-out request is not resent "
+                        f"(default {DEFAULT_TIMEOUT_S:g})")
+    parser.add_argument("--max-reply-tokens", type=int, default=None, metavar="N",
+                        help=f"cap on each model reply's length in tokens (default {DEFAULT_MAX_TOKENS})")
+
+
+def resolve_model_args(args) -> BaseChatModel | None:
+    """The chat model of a command's ``--model``, ``--timeout`` and ``--max-reply-tokens`` flags."""
+    return resolve_model_option(args.model, timeout=args.timeout, max_tokens=args.max_reply_tokens)
+
+
+def resolve_model_option(spec: str | None, *, timeout: float | None = None, max_tokens: int | None = None):
     """The chat model a ``--model`` option names: ``None`` (not given) means :func:`default_model_from_env`;
-    ``"none"`` runs offline (``None``)."""
+    ``"none"`` runs offline (``None``). ``timeout`` / ``max_tokens`` (the ``--timeout`` and ``--max-reply-tokens``
+    flags; ``None``: not given) override :data:`DEFAULT_TIMEOUT_S` / :data:`DEFAULT_MAX_TOKENS`."""
     if spec is None:
         spec = default_model_from_env()
-    return resolve_chat_model(spec)
+    return resolve_chat_model(spec, timeout=DEFAULT_TIMEOUT_S if timeout is None else timeout,
+                              max_tokens=DEFAULT_MAX_TOKENS if max_tokens is None else max_tokens)

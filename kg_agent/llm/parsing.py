@@ -67,6 +67,8 @@ _PATH_CLOSE = re.compile(r"<\s*/\s*PATH\s*>", re.IGNORECASE)
 _SEP_TAG = re.compile(r"<\s*SEP\s*>", re.IGNORECASE)
 _ARROW = re.compile(r"\s*(?:->|→|=>|⟶)\s*")
 _RELATION_TOKEN = re.compile(r"^\^?[\w.:/#~-]+$")
+#: What tells a relation name from a word of prose: an inverse mark, an underscore, a dot between letters, a slash, colon or hash inside.
+_IDENTIFIER_MARK = re.compile(r"^\^|_|[A-Za-z]\.[A-Za-z]|\w[/:#]\w")
 
 
 def _clean_relation(raw: str) -> str:
@@ -91,7 +93,10 @@ def parse_relation_paths(text: str | None) -> list[list[str]]:
     Tolerated: several paths, a missing ``</PATH>`` (the path ends at the next ``<PATH>`` or the
     end of the line), spaces and case in tags (``< path >``), numbering/bullets before the tag,
     quotes around relations, code fences, and ``->`` separators instead of ``<SEP>``. Without any
-    ``<PATH>`` tag, lines made only of relation names joined by ``<SEP>`` or ``->`` are accepted.
+    ``<PATH>`` tag, lines made only of relation names joined by ``<SEP>`` or ``->`` are accepted, and so is a
+    line holding one relation name alone (what small models write: one relation per line), as a one-hop
+    path. A lone name counts only when it is spelled like an identifier (``directed_by``, ``^starred_actors``,
+    ``film.film.genre``, ``P57/P31``): a lone plain word (``Sure``, ``genre``) is taken for prose and skipped.
     Inverse relations keep their ``^`` prefix.
 
     >>> parse_relation_paths("<PATH> film.film.directed_by <SEP> people.person.nationality </PATH>")
@@ -100,6 +105,8 @@ def parse_relation_paths(text: str | None) -> list[list[str]]:
     [['starred_actors'], ['^directed_by', 'release_year']]
     >>> parse_relation_paths("directed_by -> release_year")
     [['directed_by', 'release_year']]
+    >>> parse_relation_paths("Relations:\\n1. ^directed_by\\n2. has_genre\\nThat is all.")
+    [['^directed_by'], ['has_genre']]
     >>> parse_relation_paths("I am not sure.")
     []
     """
@@ -123,9 +130,11 @@ def parse_relation_paths(text: str | None) -> list[list[str]]:
     else:
         for line in text.splitlines():
             line = _PATH_CLOSE.sub("", _strip_bullet(_strip_markdown(line))).strip()
-            if not (_SEP_TAG.search(line) or _ARROW.search(line)):
-                continue
-            path = _split_path(line)
+            if _SEP_TAG.search(line) or _ARROW.search(line):
+                path = _split_path(line)
+            else:  # one relation alone on its line: a one-hop path when it is spelled like an identifier
+                relation = _clean_relation(line)
+                path = [relation] if _IDENTIFIER_MARK.search(relation) else []
             if path and all(_RELATION_TOKEN.match(relation) for relation in path):
                 paths.append(path)
     unique: list[list[str]] = []

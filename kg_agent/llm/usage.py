@@ -6,9 +6,17 @@ That single path:
 
 1. checks the :class:`CallLimit` *before* the call and raises :class:`BudgetExceeded` when a limit
    is reached (the call is not made);
-2. invokes the model (sync or async) and wraps any failure in :class:`LLMCallError`;
+2. invokes the model (sync or async) and wraps any failure in :class:`LLMCallError`; a model built by
+   :func:`kg_agent.llm.models.resolve_chat_model` has its failed requests (429, 5xx, lost connection) resent
+   here, each resend being one more attempt checked against the limits and counted, so ``calls + errors`` is
+   the number of HTTP requests made;
 3. counts the call for the graph node that made it, in a :class:`UsageTracker`;
 4. returns the reply's text.
+
+Calls made for any node but ``"answer"`` are tagged ``nostream`` (:func:`node_call_config`): a LangGraph app
+streaming with ``stream_mode="messages"`` gets the final answer's tokens only. Token counts stay exact while
+streaming when the model reports usage in its stream (``ChatOpenAI(stream_usage=True)``, which models built by
+``resolve_chat_model`` have; set it on a ``ChatOpenAI`` you build yourself).
 
 Token counts come from ``AIMessage.usage_metadata`` (what the provider reported) when present.
 Otherwise they are *estimated* as ``len(text) // 4`` (roughly four characters per token for
@@ -33,9 +41,11 @@ Usage is reported as a plain dict (JSON-ready, usable as LangGraph state)::
 
 from __future__ import annotations
 
+import asyncio
 import copy
 import threading
-from collections.abc import Mapping, Sequence
+import time
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -43,6 +53,7 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.prompt_values import PromptValue
 from langchain_core.runnables import RunnableConfig
+from langgraph.constants import TAG_NOSTREAM
 
 from kg_agent.llm.budget import Allowance, current_allowance
 from kg_agent.llm.errors import BudgetExceeded, KGAgentLLMError, LLMCallError
@@ -55,6 +66,14 @@ PromptInput = str | Sequence[BaseMessage | tuple[str, str] | str] | PromptValue
 CHARS_PER_ESTIMATED_TOKEN = 4
 
 _COUNTER_KEYS = ("calls", "errors", "estimated_calls", "cached_calls", "prompt_tokens", "completion_tokens", "total_tokens")
+
+#: Nodes whose model calls LangGraph streams in ``stream_mode="messages"``: the final answer. Every other
+#: call (planning, pruning, verifying, examining...) is tagged ``nostream``.
+STREAMED_NODES: frozenset[str] = frozenset({"answer"})
+
+#: Seconds before resending a failed request when the server asked for no ``Retry-After``, and the most waited.
+RESEND_DELAY_S = 0.5
+MAX_RESEND_DELAY_S = 5.0
 
 #: ``response_metadata`` key set on replies served by the LLM cache (:mod:`kg_agent.llm.cache`).
 CACHE_HIT_KEY = "kg_agent_cache_hit"
@@ -339,6 +358,86 @@ def _start(tracker: UsageTracker | None, limit: CallLimit | None) -> tuple[Usage
     return tracker, allowance
 
 
+def model_resends(model: BaseChatModel) -> int:
+    """How many times a failed request to ``model`` is resent here: the ``max_retries`` a model built by
+    :func:`kg_agent.llm.models.resolve_chat_model` carries in its ``metadata``; 0 for any other model (whose own
+    HTTP client may resend, uncounted: build it with ``max_retries=0`` to have every request counted)."""
+    from kg_agent.llm.models import RETRIES_METADATA_KEY
+
+    return int((getattr(model, "metadata", None) or {}).get(RETRIES_METADATA_KEY, 0))
+
+
+def is_transient_error(exc: BaseException) -> bool:
+    """A 429, a 5xx or a lost connection: worth a resend. A timeout is not: the server may still be working on
+    the request (a single-slot local server finishes it anyway), so a resend would queue behind it and time out."""
+    try:
+        import openai
+    except ImportError:  # pragma: no cover - openai comes with langchain-openai
+        return False
+    if isinstance(exc, openai.APITimeoutError):
+        return False
+    if isinstance(exc, openai.APIConnectionError):
+        return True
+    return isinstance(exc, openai.APIStatusError) and (exc.status_code == 429 or exc.status_code >= 500)
+
+
+class _Attempt:
+    """One HTTP request of a call, used as ``with attempt: message = model.invoke(...)``.
+
+    Made by :func:`_attempts`, which reserves it against the limits first (:func:`_start`). On leaving the
+    ``with`` block its slot is released; a failure is counted, then either raised (as :class:`LLMCallError`)
+    or swallowed with :attr:`resend_after` set to the seconds to wait before the next attempt."""
+
+    def __init__(self, model: BaseChatModel, node: str, tracker: UsageTracker | None, limit: CallLimit | None,
+                 resends_left: int) -> None:
+        self.model, self.node, self.resends_left = model, node, resends_left
+        self.active, self.allowance = _start(tracker, limit)
+        self.resend_after: float | None = None
+
+    def __enter__(self) -> _Attempt:
+        return self
+
+    def __exit__(self, exc_type: Any, exc: BaseException | None, traceback: Any) -> bool:
+        try:
+            if not isinstance(exc, Exception):
+                return False
+            _failed(self.active, self.allowance, self.node)
+            self.resend_after = _resend_delay(exc, self.resends_left, self.model, self.node)
+            return True
+        finally:
+            if self.active is not None:
+                self.active._end_call()
+
+
+def _attempts(model: BaseChatModel, node: str, tracker: UsageTracker | None, limit: CallLimit | None) -> Iterator[_Attempt]:
+    """The call's first request, then its resends (:func:`model_resends`), each reserved when it is reached."""
+    for resends_left in reversed(range(model_resends(model) + 1)):
+        yield _Attempt(model, node, tracker, limit, resends_left)
+
+
+def _resend_delay(exc: Exception, resends_left: int, model: BaseChatModel, node: str) -> float:
+    """Seconds to wait before resending after ``exc``; raises when the call is not to be resent."""
+    if isinstance(exc, KGAgentLLMError):
+        raise exc
+    if not (resends_left and is_transient_error(exc)):
+        raise _failure(exc, model, node) from exc
+    response = getattr(exc, "response", None)
+    try:
+        asked = float(response.headers.get("retry-after", "")) if response is not None else RESEND_DELAY_S
+    except ValueError:
+        asked = RESEND_DELAY_S
+    return min(max(asked, 0.0), MAX_RESEND_DELAY_S)
+
+
+def node_call_config(node: str, config: RunnableConfig | None) -> RunnableConfig | None:
+    """``config`` for a call made by ``node``: tagged ``nostream`` unless ``node`` is in :data:`STREAMED_NODES`,
+    so LangGraph's ``stream_mode="messages"`` streams the answering model's tokens only."""
+    if node in STREAMED_NODES:
+        return config
+    tags = list((config or {}).get("tags") or [])
+    return {**(config or {}), "tags": [*tags, TAG_NOSTREAM]}
+
+
 def is_cache_hit(message: Any) -> bool:
     """Whether a reply came from the LLM cache of :mod:`kg_agent.llm.cache` (no request was made)."""
     metadata = getattr(message, "response_metadata", None)
@@ -356,20 +455,14 @@ def call_llm_reply(
 ) -> LLMReply:
     """Like :func:`call_llm` but returns the full :class:`LLMReply` (text + token counts)."""
     chat_model = _require_model(model, node)
-    active, allowance = _start(tracker, limit)
-    try:
-        try:
-            message = chat_model.invoke(prompt, config=config)
-        except KGAgentLLMError:
-            _failed(active, allowance, node)
-            raise
-        except Exception as exc:
-            _failed(active, allowance, node)
-            raise _failure(exc, chat_model, node) from exc
-    finally:
-        if active is not None:
-            active._end_call()
-    return _finish(message, prompt, node, tracker, allowance)
+    call_config = node_call_config(node, config)
+    for attempt in _attempts(chat_model, node, tracker, limit):
+        with attempt:
+            message = chat_model.invoke(prompt, config=call_config)
+        if attempt.resend_after is None:
+            return _finish(message, prompt, node, tracker, attempt.allowance)
+        time.sleep(attempt.resend_after)
+    raise AssertionError("unreachable: the last attempt returns or raises")
 
 
 async def acall_llm_reply(
@@ -383,20 +476,14 @@ async def acall_llm_reply(
 ) -> LLMReply:
     """Async :func:`call_llm_reply`."""
     chat_model = _require_model(model, node)
-    active, allowance = _start(tracker, limit)
-    try:
-        try:
-            message = await chat_model.ainvoke(prompt, config=config)
-        except KGAgentLLMError:
-            _failed(active, allowance, node)
-            raise
-        except Exception as exc:
-            _failed(active, allowance, node)
-            raise _failure(exc, chat_model, node) from exc
-    finally:
-        if active is not None:
-            active._end_call()
-    return _finish(message, prompt, node, tracker, allowance)
+    call_config = node_call_config(node, config)
+    for attempt in _attempts(chat_model, node, tracker, limit):
+        with attempt:
+            message = await chat_model.ainvoke(prompt, config=call_config)
+        if attempt.resend_after is None:
+            return _finish(message, prompt, node, tracker, attempt.allowance)
+        await asyncio.sleep(attempt.resend_after)
+    raise AssertionError("unreachable: the last attempt returns or raises")
 
 
 def call_llm(
