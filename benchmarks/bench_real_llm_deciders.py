@@ -172,6 +172,20 @@ def run_method(graph, questions: list[str], transport, log: DecisionLog) -> dict
     }
 
 
+def markdown_table(results: dict) -> str:
+    """One row per (method, decider): decisions, parsed first / on retry, fell back and why."""
+    lines = [
+        "| method | decider | decisions | calls | parsed 1st try | parsed on retry | fell back | fallback reasons |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for method, run in results["methods"].items():
+        for node, row in run["deciders"].items():
+            kinds = ", ".join(f"{kind} ({count})" for kind, count in row["fallback_kinds"].items()) or "-"
+            lines.append(f"| {method} | {node} | {row['decisions']} | {row['calls']} | {row['parsed_first']} | "
+                         f"{row['parsed_retry']} | {row['fell_back']} | {kinds} |")
+    return "\n".join(lines)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--n", type=int, default=3, help="questions per method (from sample_kg_questions.txt)")
@@ -180,7 +194,11 @@ def main() -> None:
     parser.add_argument("--max-tokens", type=int, default=128, help="reply cap sent as max_tokens in the body")
     parser.add_argument("--timeout", type=float, default=600.0, help="seconds per HTTP request")
     parser.add_argument("--out", type=Path, help="write the results as JSON")
+    parser.add_argument("--table", type=Path, help="print the decider table of a results JSON written by --out, and exit")
     args = parser.parse_args()
+    if args.table:
+        print(markdown_table(json.loads(args.table.read_text())))
+        return
     methods = [m.strip() for m in args.methods.split(",") if m.strip()]
     unknown = [m for m in methods if m not in METHODS]
     if unknown:
@@ -220,10 +238,9 @@ def main() -> None:
             if args.out:  # keep what is done if a later method is interrupted
                 args.out.write_text(json.dumps(results, indent=2) + "\n")
     results["load_after"] = os.getloadavg()
-    text = json.dumps(results, indent=2)
     if args.out:
-        args.out.write_text(text + "\n")
-    print(text)
+        args.out.write_text(json.dumps(results, indent=2) + "\n")
+    print(markdown_table(results))
 
 
 if __name__ == "__main__":

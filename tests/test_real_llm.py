@@ -29,17 +29,32 @@ QUESTION = "who directed [Forrest Gump]"
 MAX_REPLY_TOKENS = 128
 
 
-@pytest.fixture
-def counted_model(local_server: LocalLlamaServer):
+#: Seconds per request: generous, the model shares two cores with everything else running.
+REQUEST_TIMEOUT = 600
+
+
+def counted_chat_model(server: LocalLlamaServer, *, max_tokens: int = MAX_REPLY_TOKENS, **options):
+    """ChatOpenAI on the local server, its replies capped, no SDK resends, and a transport counting the server's usage."""
     from langchain_openai import ChatOpenAI
 
     transport = UsageCountingTransport()
     model = ChatOpenAI(
-        base_url=local_server.base_url, api_key="sk-local", model=MODEL_ALIAS, temperature=0, timeout=120,
-        max_retries=0, extra_body={"max_tokens": MAX_REPLY_TOKENS},
-        http_client=httpx.Client(transport=transport, timeout=120),
+        base_url=server.base_url, api_key="sk-local", model=MODEL_ALIAS, temperature=0, timeout=REQUEST_TIMEOUT,
+        max_retries=0, extra_body={"max_tokens": max_tokens},
+        http_client=httpx.Client(transport=transport, timeout=REQUEST_TIMEOUT), **options,
     )
     return model, transport
+
+
+@pytest.fixture
+def counted_model(local_server: LocalLlamaServer):
+    return counted_chat_model(local_server)
+
+
+@pytest.fixture
+def short_counted_model(local_server: LocalLlamaServer):
+    """Replies capped at 48 tokens, for the tests that make several calls."""
+    return counted_chat_model(local_server, max_tokens=48)
 
 
 @pytest.fixture(scope="module")
@@ -102,12 +117,12 @@ def test_method_completes_with_counted_usage_and_explained_fallbacks(method, kg,
     assert_run_accounted(result, transport)
 
 
-def test_with_rog_context_asks_the_model_once_with_the_paths(kg, counted_model):
+def test_with_rog_context_asks_the_model_once_with_the_paths(kg, short_counted_model):
     """RoG's offline planner and retrieval in front of the real model: one request, the server's usage on the reply."""
     from kg_agent.graphs import with_rog_context
 
-    model, transport = counted_model
-    reply = with_rog_context(model, kg).invoke(QUESTION)
+    model, transport = short_counted_model
+    reply = with_rog_context(model, kg, max_prompt_paths=5).invoke(QUESTION)
 
     assert isinstance(reply.content, str)
     assert transport.requests == 1
@@ -117,14 +132,14 @@ def test_with_rog_context_asks_the_model_once_with_the_paths(kg, counted_model):
     assert transport.prompt_tokens > 50
 
 
-def test_kg_tools_deciders_parse_or_explain_their_fallback(kg, counted_model):
+def test_kg_tools_deciders_parse_or_explain_their_fallback(kg, short_counted_model):
     """The deciding tools with the real model: each returns its result, decided by the model or by the offline twin
     with the reason in its warnings; the model's usage is the server's."""
     from langchain_core.callbacks import get_usage_metadata_callback
 
     from kg_agent.tools import kg_tools
 
-    model, transport = counted_model
+    model, transport = short_counted_model
     tools = {tool.name: tool for tool in kg_tools(kg, model=model)}
     with get_usage_metadata_callback() as usage:
         planned = tools["plan"].invoke({"question": QUESTION})
@@ -141,14 +156,14 @@ def test_kg_tools_deciders_parse_or_explain_their_fallback(kg, counted_model):
     assert answered["answers"], answered
     for result in (planned, pruned, verified, answered):
         assert_fallbacks_explained(result.get("warnings", []))
-    reported = [u for u in usage.usage_metadata.values()]
+    reported = list(usage.usage_metadata.values())
     assert transport.requests >= 4  # at least one request per deciding tool
     assert sum(u["input_tokens"] for u in reported) == transport.prompt_tokens
     assert sum(u["output_tokens"] for u in reported) == transport.completion_tokens
 
 
-def test_streaming_updates_reports_each_node_and_counts_usage(kg, counted_model):
-    model, transport = counted_model
+def test_streaming_updates_reports_each_node_and_counts_usage(kg, short_counted_model):
+    model, transport = short_counted_model
     app = create_rog_graph(kg, model=model).compile()
     nodes: list[str] = []
     final: dict = {}
@@ -166,14 +181,7 @@ def test_streaming_messages_counts_every_request_and_flags_unreported_tokens(kg,
     """``stream_mode="messages"`` makes the model stream; llama.cpp's server reports no usage for a streamed reply
     (it ignores ``stream_options``), so those calls must be counted and flagged as estimates, never passed off as
     the server's numbers. Calls that were not streamed carry the server's exact tokens."""
-    from langchain_openai import ChatOpenAI
-
-    transport = UsageCountingTransport()
-    model = ChatOpenAI(
-        base_url=local_server.base_url, api_key="sk-local", model=MODEL_ALIAS, temperature=0, timeout=120,
-        max_retries=0, stream_usage=True, extra_body={"max_tokens": MAX_REPLY_TOKENS},
-        http_client=httpx.Client(transport=transport, timeout=120),
-    )
+    model, transport = counted_chat_model(local_server, max_tokens=48, stream_usage=True)
     app = create_rog_graph(kg, model=model).compile()
     streamed_nodes: set[str] = set()
     final: dict = {}
