@@ -135,8 +135,9 @@ def method_factories(kg, model, *, depth: int) -> dict[str, Callable[[], object]
     }
 
 
-def run_method(graph, questions: list[str], transport, log: DecisionLog) -> dict:
-    """Run one compiled graph on every question; calls/tokens vs the server, time, stop reasons."""
+def run_method(graph, questions: list[str], transport, log: DecisionLog, *, done: Callable[[dict], None]) -> dict:
+    """Run one compiled graph on every question; calls/tokens vs the server, time, stop reasons. ``done`` gets the
+    figures so far after each question."""
     seconds: list[float] = []
     calls = prompt_tokens = completion_tokens = 0
     stop_reasons: Counter = Counter()
@@ -155,21 +156,23 @@ def run_method(graph, questions: list[str], transport, log: DecisionLog) -> dict
             answers = result.get("answers") or []
             grounded_answers += bool(answers and answers[0].get("grounded"))
             print(f"  {time.perf_counter() - started:6.1f} s  {usage.get('calls', 0)} calls  {question}", flush=True)
-    return {
-        "questions": len(questions),
-        "seconds_per_question": round(sum(seconds) / len(seconds), 2),
-        "calls": calls,
-        "prompt_tokens": prompt_tokens,
-        "completion_tokens": completion_tokens,
-        "server_requests": transport.requests,
-        "server_prompt_tokens": transport.prompt_tokens,
-        "server_completion_tokens": transport.completion_tokens,
-        "usage_matches_server": (calls, prompt_tokens, completion_tokens)
-        == (transport.requests, transport.prompt_tokens, transport.completion_tokens),
-        "first_answer_grounded": grounded_answers,
-        "stop_reasons": dict(stop_reasons),
-        "deciders": log.as_dict(),
-    }
+            figures = {
+                "questions": len(seconds),
+                "seconds_per_question": round(sum(seconds) / len(seconds), 2),
+                "calls": calls,
+                "prompt_tokens": prompt_tokens,
+                "completion_tokens": completion_tokens,
+                "server_requests": transport.requests,
+                "server_prompt_tokens": transport.prompt_tokens,
+                "server_completion_tokens": transport.completion_tokens,
+                "usage_matches_server": (calls, prompt_tokens, completion_tokens)
+                == (transport.requests, transport.prompt_tokens, transport.completion_tokens),
+                "first_answer_grounded": grounded_answers,
+                "stop_reasons": dict(stop_reasons),
+                "deciders": log.as_dict(),
+            }
+            done(figures)
+    return figures
 
 
 def markdown_table(results: dict) -> str:
@@ -231,12 +234,17 @@ def main() -> None:
             http_client=httpx.Client(transport=transport, timeout=args.timeout),
         )
         factories = method_factories(kg, model, depth=args.depth)
+
+        def save(method: str, figures: dict) -> None:  # after each question: an interrupted run keeps what it did
+            results["methods"][method] = figures
+            if args.out:
+                args.out.write_text(json.dumps(results, indent=2) + "\n")
+
         for method in methods:
             print(f"{method}:", flush=True)
             graph = factories[method]().compile()
-            results["methods"][method] = run_method(graph, questions, transport, DecisionLog(args.max_tokens))
-            if args.out:  # keep what is done if a later method is interrupted
-                args.out.write_text(json.dumps(results, indent=2) + "\n")
+            run_method(graph, questions, transport, DecisionLog(args.max_tokens),
+                       done=lambda figures, m=method: save(m, figures))
     results["load_after"] = os.getloadavg()
     if args.out:
         args.out.write_text(json.dumps(results, indent=2) + "\n")
