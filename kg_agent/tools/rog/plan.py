@@ -333,6 +333,24 @@ PLANNING_PROMPT = (
     "Write {k} different relation paths, one per line, each as <PATH> relation1 <SEP> relation2 </PATH>."
 )
 
+#: RoG's planning prompt with two worked examples (questions and relation paths of the paper's Table 14, each with
+#: the relation list it was chosen from), for small models that do not follow :data:`PLANNING_PROMPT`'s format.
+#: Use it as ``LLMPlanner(kg, model, prompt=FEW_SHOT_PLANNING_PROMPT)``; docs/real_llm.md has its parse rates.
+FEW_SHOT_PLANNING_PROMPT = (
+    "Please generate a valid relation path that can be helpful for answering the question. Use only relations "
+    "from the question's list (a relation starting with ^ is followed backwards, from object to subject). "
+    "Write {k} different relation paths, one per line, each as <PATH> relation1 <SEP> relation2 </PATH>.\n\n"
+    "Question: what does jamaican people speak?\n"
+    "Relations:\nlocation.country.languages_spoken\nlocation.country.official_language\npeople.person.nationality\n"
+    "Relation paths:\n<PATH> location.country.languages_spoken </PATH>\n<PATH> location.country.official_language </PATH>\n\n"
+    "Question: what highschool did harper lee go to?\n"
+    "Relations:\npeople.person.education\npeople.person.place_of_birth\n^education.education.student\n"
+    "education.education.institution\n"
+    "Relation paths:\n<PATH> people.person.education <SEP> education.education.institution </PATH>\n"
+    "<PATH> ^education.education.student <SEP> education.education.institution </PATH>\n\n"
+    "Question: {question}\nRelations:\n{relations}\nRelation paths:\n"
+)
+
 
 class LLMPlanner:
     """RoG's planning prompt for any chat model, grounded in the KG's walkable relations.
