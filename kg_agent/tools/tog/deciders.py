@@ -9,6 +9,7 @@ from langchain_core.embeddings import Embeddings
 from langchain_core.language_models import BaseChatModel
 
 from kg_agent.kg.graph import KnowledgeGraph
+from kg_agent.tools.shared.grounding import DEFAULT_GROUNDING, Grounding
 from kg_agent.tools.shared.scoring import DEFAULT_IGNORED_RELATIONS
 from kg_agent.tools.tog.answer import ChainAnswerer, LLMToGAnswerer, ToGAnswerer
 from kg_agent.tools.tog.prune_entities import EntityScorer, LLMEntityScorer, SimilarityEntityScorer
@@ -38,12 +39,15 @@ def make_tog_deciders(
     embeddings: Embeddings | None = None,
     ignored_relations: Sequence[str] = DEFAULT_IGNORED_RELATIONS,
     verify_margin: float = 0.0,
+    grounding: Grounding = DEFAULT_GROUNDING,
 ) -> ToGDeciders:
-    """The deciders: LLM ones (each falling back to its offline twin) when a model is given, else offline."""
+    """The deciders: LLM ones (each falling back to its offline twin) when a model is given, else offline.
+
+    ``grounding`` is the answer step's grounding policy (:mod:`kg_agent.tools.shared.grounding`)."""
     offline_relations = SimilarityRelationPruner(embeddings=embeddings)
     offline_entities = SimilarityEntityScorer(embeddings=embeddings)
     offline_verifier = ScoreVerifier(kg, embeddings=embeddings, margin=verify_margin, ignored_relations=ignored_relations)
-    offline_answerer = ChainAnswerer()
+    offline_answerer = ChainAnswerer(grounding=grounding)
     if model is None:
         return ToGDeciders(relation_pruner or offline_relations, entity_scorer or offline_entities,
                            verifier or offline_verifier, answerer or offline_answerer, False)
@@ -51,6 +55,6 @@ def make_tog_deciders(
         relation_pruner or LLMRelationPruner(model, fallback=offline_relations),
         entity_scorer or LLMEntityScorer(model, fallback=offline_entities),
         verifier or LLMVerifier(model, fallback=offline_verifier),
-        answerer or LLMToGAnswerer(model, fallback=offline_answerer),
+        answerer or LLMToGAnswerer(model, fallback=offline_answerer, grounding=grounding),
         True,
     )

@@ -9,6 +9,7 @@ from langchain_core.embeddings import Embeddings
 from langchain_core.language_models import BaseChatModel
 
 from kg_agent.kg.graph import KnowledgeGraph
+from kg_agent.tools.shared.grounding import DEFAULT_GROUNDING, Grounding
 from kg_agent.tools.tog2.clue_query import ClueWriter, LLMClueWriter, TemplateClueWriter
 from kg_agent.tools.tog2.examine import Examiner, ExtractiveExaminer, LLMExaminer
 from kg_agent.tools.tog2.prune_relations import (
@@ -38,8 +39,9 @@ def make_tog2_deciders(
     relation_pruner: CombinedRelationPruner | None = None,
     examiner: Examiner | None = None,
     embeddings: Embeddings | None = None,
+    grounding: Grounding = DEFAULT_GROUNDING,
 ) -> ToG2Deciders:
-    """The deciders; one given explicitly is used as is."""
+    """The deciders; one given explicitly is used as is. ``grounding`` is the LLM examiner's grounding policy."""
     chat_model = model
     offline_topic = SimilarityTopicPruner(kg, embeddings=embeddings)
     offline_clue = TemplateClueWriter(kg, embeddings=embeddings)
@@ -49,7 +51,7 @@ def make_tog2_deciders(
         topic_pruner = topic_pruner or LLMTopicPruner(kg, chat_model, fallback=offline_topic)
         clue_writer = clue_writer or LLMClueWriter(chat_model, fallback=offline_clue)
         relation_pruner = relation_pruner or LLMCombinedRelationPruner(chat_model, fallback=offline_relation)
-        examiner = examiner or LLMExaminer(chat_model, fallback=offline_examiner)
+        examiner = examiner or LLMExaminer(chat_model, fallback=offline_examiner, grounding=grounding)
     topic_pruner = topic_pruner or offline_topic
     clue_writer = clue_writer or offline_clue
     relation_pruner = relation_pruner or offline_relation
