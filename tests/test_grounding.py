@@ -150,13 +150,13 @@ def test_cli_flag_reaches_the_factories():
 
 
 # ------------------------------------------------------------------------------------------------ ToG
-def tog_model(verify_reply: str, answer_reply: str = "{unknown}") -> ScriptedChatModel:
-    """Follows directed_by from Forrest Gump, then says ``verify_reply``."""
+def tog_model(verify_reply: str, answer_reply: str = "{unknown}", relation: str = "directed_by") -> ScriptedChatModel:
+    """Follows ``relation`` from the topic entity, then says ``verify_reply``."""
 
     def respond(prompt: str) -> str:
         node = prompt_node(prompt)
         if node == "prune_relations":
-            return "1. {directed_by (Score: 1.0)}: the director."
+            return f"1. {{{relation} (Score: 1.0)}}: the one."
         if node == "prune_entities":
             return "1.0"
         if node == "verify":
@@ -269,18 +269,10 @@ def test_tog2_a_path_end_the_model_names_is_grounded_by_its_path(tiny):
 # ------------------------------------------------------------------------------------------------ eval
 def test_eval_scores_the_answers_not_the_reply_text(kg):
     """ToG's verifier reply ``{Yes}. ... is {1994}`` has "Yes" in its first braces; the answer is 1994."""
-
-    def respond(prompt: str) -> str:
-        node = prompt_node(prompt)
-        if node == "prune_relations":
-            return "1. {release_year (Score: 1.0)}: the year."
-        if node == "prune_entities":
-            return "1.0"
-        return "{Yes}. Based on the given knowledge triplets, the answer is {1994}."
-
+    model = tog_model("{Yes}. Based on the given knowledge triplets, the answer is {1994}.", relation="release_year")
     question = Question(id="q1", question="when was [Forrest Gump] released", answers=["1994"],
                         topic_entities=["Forrest Gump"])
-    result = evaluate([question], method="tog", kg=kg, model=ScriptedChatModel(responder=respond), progress=False)
+    result = evaluate([question], method="tog", kg=kg, model=model, progress=False)
     record = result["per_question"][0]
     assert record["predicted"] == ["1994"] and record["output"].startswith("{Yes}")
     assert record["scores"]["tog_em"]["em"] == 1.0

@@ -26,14 +26,7 @@ from langchain_core.language_models import BaseChatModel
 from kg_agent.llm.parsing import parse_answer_list
 from kg_agent.tools.rog.answer import AnswerOutcome
 from kg_agent.tools.shared.decider import LLMDecision, fall_back
-from kg_agent.tools.shared.grounding import (
-    DEFAULT_GROUNDING,
-    NO_GROUNDED_ANSWER,
-    Evidence,
-    Grounding,
-    ground_names,
-    settle,
-)
+from kg_agent.tools.shared.grounding import DEFAULT_GROUNDING, NO_GROUNDED_ANSWER, Evidence, Grounding, ground_names, settle
 from kg_agent.tools.shared.link import reply_message
 from kg_agent.tools.shared.updates import add_usage, add_warnings, answer_record, emit_answers
 from kg_agent.tools.tog.prune_entities import chain_path, chain_triplets
