@@ -203,7 +203,7 @@ def test_answer_not_on_any_path_is_flagged_ungrounded(kg):
     result = create_rog_graph(kg, model=model).compile().invoke({"question": QUESTION})
     flags = {a["answer"]: a["grounded"] for a in result["answers"]}
     assert flags == {"Ron Howard": True, "Christopher Nolan": False}
-    assert any("not supported by any retrieved path: Christopher Nolan" in w for w in result["warnings"])
+    assert any("not supported by any retrieved path" in w and "Christopher Nolan" in w for w in result["warnings"])
 
 
 def test_too_many_paths_are_truncated_best_plans_first(kg):

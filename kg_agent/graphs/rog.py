@@ -24,6 +24,7 @@ from kg_agent.tools.rog.answer import Answerer, LLMAnswerer, VoteAnswerer, respo
 from kg_agent.tools.rog.plan import DEFAULT_K, Exemplar, Planner, PlannerChoice, make_planner, plan_steps
 from kg_agent.tools.rog.retrieve import retrieve_node
 from kg_agent.tools.shared.decider import DEFAULT_MAX_CONCURRENCY, StructuredMode, add_nodes
+from kg_agent.tools.shared.grounding import DEFAULT_GROUNDING, Grounding, check_policy
 from kg_agent.tools.shared.link import link_node
 from kg_agent.tools.shared.question_budget import budgeted, timed
 
@@ -40,6 +41,7 @@ def create_rog_graph(
     max_paths: int = DEFAULT_MAX_PATHS,
     max_prompt_paths: int = 100,
     explain: bool = False,
+    grounding: Grounding = DEFAULT_GROUNDING,
     embeddings: Embeddings | None = None,
     max_llm_calls: int | None = None,
     max_tokens: int | None = None,
@@ -60,6 +62,10 @@ def create_rog_graph(
         max_paths: cap on reasoning paths per plan (the result warns when it cuts).
         max_prompt_paths: cap on paths put into the answer prompt (best plans first).
         explain: use RoG's explanation prompt instead of the plain reasoning prompt.
+        grounding: what the model's answers become when no retrieved path ends in them: ``"prefer"``
+            (default; the offline path votes replace them, with a warning, and ``output`` keeps the reply),
+            ``"strict"`` (only grounded answers, else none and ``stop_reason="no_grounded_answer"``) or
+            ``"off"`` (kept as given, flagged ``grounded: False``). See :mod:`kg_agent.tools.shared.grounding`.
         embeddings: LangChain embeddings for the offline deciders (default: bundled MiniLM).
         max_llm_calls, max_tokens, max_seconds: per-question caps on LLM calls, tokens and wall time (``None``:
             none). A model call beyond them is not made: the planner or answerer falls back to its offline
@@ -82,6 +88,7 @@ def create_rog_graph(
         result = app.invoke({"question": "who directed the films that [Tom Hanks] starred in"})
         [a["answer"] for a in result["answers"]], result["paths"][0]["text"]
     """
+    check_policy(grounding)
     chat_model = resolve_chat_model(model) if isinstance(model, str) else model
     chosen_planner = make_planner(
         kg, planner=planner, model=chat_model, exemplars=exemplars, embeddings=embeddings, max_hops=max_hops,
@@ -89,7 +96,8 @@ def create_rog_graph(
     )
     if answerer is None:
         answerer = (
-            LLMAnswerer(chat_model, explain=explain, max_prompt_paths=max_prompt_paths, structured_output=structured_output)
+            LLMAnswerer(chat_model, explain=explain, max_prompt_paths=max_prompt_paths, structured_output=structured_output,
+                        grounding=grounding)
             if chat_model is not None
             else VoteAnswerer()
         )

@@ -27,6 +27,7 @@ from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.llm.budget import QuestionBudget
 from kg_agent.llm.models import resolve_chat_model
 from kg_agent.tools.shared.decider import DEFAULT_MAX_CONCURRENCY, StructuredMode, add_nodes
+from kg_agent.tools.shared.grounding import DEFAULT_GROUNDING, Grounding, check_policy
 from kg_agent.tools.shared.question_budget import budgeted, timed
 from kg_agent.tools.shared.scoring import DEFAULT_IGNORED_RELATIONS
 from kg_agent.tools.tog.answer import ToGAnswerer, respond_steps
@@ -75,6 +76,7 @@ def create_tog_graph(
     max_tokens: int | None = None,
     max_seconds: float | None = None,
     verify_margin: float = 0.0,
+    grounding: Grounding = DEFAULT_GROUNDING,
     embeddings: Embeddings | None = None,
     max_concurrency: int = DEFAULT_MAX_CONCURRENCY,
     structured_output: StructuredMode = "auto",
@@ -94,6 +96,10 @@ def create_tog_graph(
             reached, exploration stops and the answer uses what was found (``stop_reason="budget"``, see
             :mod:`kg_agent.llm.budget`).
         verify_margin: the offline verifier's bias towards stopping (see :class:`~kg_agent.tools.tog.verify.ScoreVerifier`).
+        grounding: what a model answer no explored chain ends in becomes: ``"prefer"`` (default; the offline
+            chain answers replace it, with a warning, and ``output`` keeps the reply), ``"strict"`` (grounded
+            answers only, else none and ``stop_reason="no_grounded_answer"``; unverified answers are withheld)
+            or ``"off"`` (kept as given, flagged ``grounded: False``). See :mod:`kg_agent.tools.shared.grounding`.
         embeddings: LangChain embeddings for the offline deciders (default: bundled MiniLM).
         max_concurrency: independent LLM calls of one step asked at once (relation pruning: one per beam chain;
             entity scoring: one per kept (chain, relation)); 1 asks them one after the other. ``invoke`` runs
@@ -125,7 +131,7 @@ def create_tog_graph(
     deciders = make_tog_deciders(
         kg, model=chat_model, relation_pruner=relation_pruner, entity_scorer=entity_scorer, verifier=verifier,
         answerer=answerer, embeddings=embeddings, ignored_relations=ignored_relations, verify_margin=verify_margin,
-        structured_output=structured_output,
+        structured_output=structured_output, grounding=check_policy(grounding),
     )
     limit = tog_call_bound(width, depth) if max_llm_calls == "auto" else max_llm_calls
     budget = QuestionBudget(max_tokens=max_tokens, max_seconds=max_seconds)

@@ -31,6 +31,7 @@ from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.llm.budget import QuestionBudget
 from kg_agent.llm.models import resolve_chat_model
 from kg_agent.tools.shared.decider import DEFAULT_MAX_CONCURRENCY, StructuredMode, add_nodes
+from kg_agent.tools.shared.grounding import DEFAULT_GROUNDING, Grounding, check_policy
 from kg_agent.tools.shared.question_budget import budgeted, timed
 from kg_agent.tools.tog2.answer import answer_steps
 from kg_agent.tools.tog2.clue_query import ClueWriter, clue_query_steps
@@ -88,6 +89,7 @@ def create_tog2_graph(
     clue_writer: ClueWriter | None = None,
     relation_pruner: CombinedRelationPruner | None = None,
     examiner: Examiner | None = None,
+    grounding: Grounding = DEFAULT_GROUNDING,
     max_llm_calls: int | None = None,
     max_tokens: int | None = None,
     max_seconds: float | None = None,
@@ -113,6 +115,10 @@ def create_tog2_graph(
         embeddings: LangChain embeddings for the offline deciders and for ingesting a JSONL file
             (default: bundled MiniLM). Chunks are scored with the document index's own embeddings.
         topic_pruner, clue_writer, relation_pruner, examiner: override a decider.
+        grounding: what a model answer that no triple path ends in and no cited chunk states becomes:
+            ``"prefer"`` (default; the offline examiner decides instead, with a warning, and ``output`` keeps
+            the reply), ``"strict"`` (grounded answers only, else none and ``stop_reason="no_grounded_answer"``)
+            or ``"off"`` (kept as given, flagged ``grounded: False``). See :mod:`kg_agent.tools.shared.grounding`.
         max_llm_calls, max_tokens, max_seconds: per-question caps on LLM calls, tokens and wall time (``None``:
             none); when one is reached, exploration stops and the examine step answers from the entities and
             chunks found so far (``stop_reason="budget"``, see :mod:`kg_agent.llm.budget`).
@@ -143,7 +149,7 @@ def create_tog2_graph(
 
     deciders = make_tog2_deciders(kg, model=chat_model, topic_pruner=topic_pruner, clue_writer=clue_writer,
                                   relation_pruner=relation_pruner, examiner=examiner, embeddings=embeddings,
-                                  structured_output=structured_output)
+                                  structured_output=structured_output, grounding=check_policy(grounding))
 
     budget = QuestionBudget(max_llm_calls=max_llm_calls, max_tokens=max_tokens, max_seconds=max_seconds)
 

@@ -28,6 +28,7 @@ from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.llm.budget import QuestionBudget
 from kg_agent.llm.models import resolve_chat_model
 from kg_agent.tools.shared.decider import DEFAULT_MAX_CONCURRENCY, StructuredMode, add_nodes
+from kg_agent.tools.shared.grounding import DEFAULT_GROUNDING, Grounding, check_policy
 from kg_agent.tools.shared.question_budget import budgeted, timed
 from kg_agent.tools.shared.scoring import DEFAULT_IGNORED_RELATIONS
 from kg_agent.tools.tog.answer import ToGAnswerer, respond_steps
@@ -100,6 +101,7 @@ def create_tog_i_graph(
     max_tokens: int | None = None,
     max_seconds: float | None = None,
     verify_margin: float = 0.0,
+    grounding: Grounding = DEFAULT_GROUNDING,
     embeddings: Embeddings | None = None,
     max_concurrency: int = DEFAULT_MAX_CONCURRENCY,
     structured_output: StructuredMode = "auto",
@@ -119,6 +121,10 @@ def create_tog_i_graph(
         max_tokens, max_seconds: per-question caps on LLM tokens and wall time (``None``: none); when one is
             reached, exploration stops and the answer uses what was found (``stop_reason="budget"``).
         verify_margin: the offline verifier's bias towards stopping.
+        grounding: what a model answer no explored chain ends in becomes: ``"prefer"`` (default; the offline
+            chain answers replace it, with a warning, and ``output`` keeps the reply), ``"strict"`` (grounded
+            answers only, else none and ``stop_reason="no_grounded_answer"``; unverified answers are withheld)
+            or ``"off"`` (kept as given, flagged ``grounded: False``). See :mod:`kg_agent.tools.shared.grounding`.
         embeddings: LangChain embeddings for the offline deciders (default: bundled MiniLM).
         max_concurrency: independent LLM calls of one step asked at once (relation pruning: one per beam chain;
             entity scoring: one per kept (chain, relation)); 1 asks them one after the other. ``invoke`` runs
@@ -144,7 +150,7 @@ def create_tog_i_graph(
     deciders = make_tog_deciders(
         kg, model=chat_model, relation_pruner=relation_pruner, entity_scorer=entity_scorer, verifier=verifier,
         answerer=answerer, embeddings=embeddings, ignored_relations=ignored_relations, verify_margin=verify_margin,
-        structured_output=structured_output,
+        structured_output=structured_output, grounding=check_policy(grounding),
     )
     instruction_generator, integrator = make_instruction_deciders(
         kg, model=chat_model, generator=instruction_generator, integrator=integrator, embeddings=embeddings,

@@ -47,7 +47,8 @@ def _joined(relations: Sequence[str]) -> str:
 
 @dataclass
 class VerifyOutcome:
-    """The decision, the answer the verifier named (if any), the raw reply, warnings and usage."""
+    """The decision, the answer the verifier named (if any), the accepted reply (empty when the model's reply
+    was rejected and the offline verifier decided: a rejected reply is never reused), warnings and usage."""
 
     sufficient: bool
     answer: str | None = None
@@ -195,12 +196,10 @@ class LLMVerifier:
             decision, answer = asked.value
             return VerifyOutcome(decision, answer if decision else None, asked.reply, warnings + asked.warnings, asked.usage, self.name)
         if self.fallback is None:
-            outcome = VerifyOutcome(False, None, asked.reply, source=self.name)
+            outcome = VerifyOutcome(False, source=self.name)
             return fall_back(asked, outcome, node="verify", to="exploring on (no decision)", before=warnings)
-        outcome = fall_back(asked, self.fallback.verify(question, chains, depth=depth), node="verify",
-                            to=f"the {self.fallback.name} verifier", before=warnings)
-        outcome.reply = asked.reply
-        return outcome
+        return fall_back(asked, self.fallback.verify(question, chains, depth=depth), node="verify",
+                         to=f"the {self.fallback.name} verifier", before=warnings)
 
 
 def verify_steps(state: dict, *, verifier: Verifier, max_llm_calls: int | None = None):
