@@ -71,7 +71,7 @@ class DecisionLog:
 
     def record(self, node: str, asked: Asked) -> None:
         row = self.nodes[node]
-        calls = int(asked.usage.get("calls") or 0)
+        calls = int(asked.usage.get("calls") or 0) + int(asked.usage.get("errors") or 0)  # failed calls are errors
         row["decisions"] += 1
         row["calls"] += calls
         if asked.decided:
