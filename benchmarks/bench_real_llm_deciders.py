@@ -1,6 +1,7 @@
 """How often a real small chat model's replies are usable, per decider: SmolLM2-135M-Instruct (llama.cpp).
 
-    nice python benchmarks/bench_real_llm_deciders.py --n 3 --out docs/real_llm_deciders.json
+    nice python benchmarks/bench_real_llm_deciders.py --n 2 --out FILE.json
+    python benchmarks/bench_real_llm_deciders.py --table FILE.json     # the markdown table of docs/real_llm.md
 
 Starts the local model's OpenAI-compatible server (tests/local_llm.py: ``python -m llama_cpp.server`` on
 127.0.0.1; ``scripts/install_local_llm.sh`` installs it) and runs RoG (with the paper's planning prompt and with
@@ -9,8 +10,9 @@ the few-shot one, :data:`~kg_agent.tools.rog.plan.FEW_SHOT_PLANNING_PROMPT`), To
 plot summaries). Every decision of every LLM decider (one :meth:`LLMDecision.ask` / ``aask``) is counted under
 its node as: parsed on the first attempt, parsed on the retry, or fell back to the offline twin, with the kind
 of reason (no usable reply, the reply cut off at ``max_tokens``, a failed call, a refused call). The decisions
-are read from the :class:`~kg_agent.tools.shared.decider.Asked` each ask returns; the benchmark only watches
-them. Each method's calls and tokens are checked against what the server reported.
+are read from the :class:`~kg_agent.tools.shared.decider.Asked` each ask returns (with the structured-output
+modes the attempts used, when the decider kit records them); the benchmark only watches them. Each method's calls
+and tokens are checked against what the server reported.
 
 Replies are capped with ``max_tokens`` in the request body (llama.cpp ignores ``max_completion_tokens``, which
 langchain-openai sends for ``max_tokens=``); the SDK does not resend (``max_retries=0``).
@@ -66,14 +68,15 @@ class DecisionLog:
         self.max_tokens = max_tokens
         self.nodes: dict[str, dict] = defaultdict(lambda: {
             "decisions": 0, "calls": 0, "parsed_first": 0, "parsed_retry": 0, "fell_back": 0,
-            "fallback_kinds": Counter(), "unusable_replies": [],
+            "fallback_kinds": Counter(), "modes": Counter(), "unusable_replies": [],
         })
 
     def record(self, node: str, asked: Asked) -> None:
         row = self.nodes[node]
-        calls = int(asked.usage.get("calls") or 0)
+        calls = int(asked.usage.get("calls") or 0) + int(asked.usage.get("errors") or 0)  # failed calls are errors
         row["decisions"] += 1
         row["calls"] += calls
+        row["modes"].update(((asked.usage.get("by_node") or {}).get(node) or {}).get("modes") or {})  # text / structured
         if asked.decided:
             row["parsed_first" if calls <= 1 else "parsed_retry"] += 1
             return
@@ -109,8 +112,9 @@ class DecisionLog:
         for node, row in sorted(self.nodes.items()):
             decisions = row["decisions"] or 1
             table[node] = {
-                **{k: v for k, v in row.items() if k != "fallback_kinds"},
+                **{k: v for k, v in row.items() if k not in {"fallback_kinds", "modes"}},
                 "fallback_kinds": dict(row["fallback_kinds"].most_common()),
+                "modes": dict(row["modes"]),
                 "parsed_rate": round((row["parsed_first"] + row["parsed_retry"]) / decisions, 3),
                 "fallback_rate": round(row["fell_back"] / decisions, 3),
             }
