@@ -19,6 +19,11 @@ retries included), and the calls go through :func:`kg_agent.llm.usage.call_llm`,
 A retry does not repeat the prompt: it says why the previous reply could not be used and, when the decision has
 a ``reply_format``, shows the expected format (:func:`retry_prompt`).
 
+**Structured output.** A decision with a ``schema`` (a :class:`DecisionSchema`) asks its first attempt in the mode
+:func:`structured_mode` picks (OpenAI ``json_schema``, function calling, JSON mode) and reads the value back through
+its text parser (:func:`parse_structured`), so both modes are validated alike; a refused structured request falls
+back to the text prompt. The mode of every attempt is counted in ``usage["by_node"][node]["modes"]``.
+
 **Sync and async from one code path.** A decider or node that asks a model is written once, as a generator
 (its *steps*): ``asked = yield decision.request(prompt, parse)`` asks one decision; ``results = yield [steps, ...]``
 runs independent steps (other generators, requests, or plain zero-argument calls such as a custom decider's
