@@ -122,3 +122,8 @@ def test_auto_mode_is_json_schema_on_openais_api_only():
     assert structured_mode(ScriptedChatModel(["x"]), "function_calling") == "function_calling"
     with pytest.raises(ValueError, match="structured_output must be one of"):
         structured_mode(ScriptedChatModel(["x"]), "xml")
+
+
+def test_auto_mode_reads_the_url_the_client_calls(monkeypatch):
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
+    assert structured_mode(ChatOpenAI(api_key="x", model="m")) == "text"

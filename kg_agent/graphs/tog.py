@@ -140,14 +140,14 @@ def create_tog_graph(
     add_nodes(graph, {
         "link": timed(partial(start_node, kg=kg), budget),
         "prune_relations": budgeted(partial(prune_relations_steps, kg=kg, pruner=deciders.relation_pruner, width=width,
-                                              ignored_relations=tuple(ignored_relations), max_llm_calls=limit),
-                                              budget, step="prune_relations", stop_update={"candidate_relations": []}),
+                                    ignored_relations=tuple(ignored_relations), max_llm_calls=limit),
+                                    budget, step="prune_relations", stop_update={"candidate_relations": []}),
         "prune_entities": budgeted(partial(prune_entities_steps, kg=kg, scorer=deciders.entity_scorer, width=width,
-                                             max_candidates=max_candidates, max_llm_calls=limit), budget, step="prune_entities"),
+                                   max_candidates=max_candidates, max_llm_calls=limit), budget, step="prune_entities"),
         "verify": budgeted(partial(verify_and_decide, verifier=deciders.verifier, max_depth=depth, max_llm_calls=limit,
-                                     uses_llm=deciders.uses_llm), budget, step="verify"),
+                           uses_llm=deciders.uses_llm), budget, step="verify"),
         "answer": budgeted(partial(respond_steps, answerer=deciders.answerer, max_llm_calls=limit, name="tog"),
-                                      budget, step="answer", explore=False),
+                           budget, step="answer", explore=False),
     }, max_concurrency=max_concurrency)
     graph.add_edge(START, "link")
     graph.add_conditional_edges("link", _after_start)

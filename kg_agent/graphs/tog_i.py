@@ -162,19 +162,19 @@ def create_tog_i_graph(
     add_nodes(graph, {
         "link": timed(partial(start_node, kg=kg), budget),
         "instructions": budgeted(partial(instructions_steps, kg=kg, generator=instruction_generator,
-                                           max_instructions=max_instructions, max_llm_calls=limit), budget,
-                                           step="instructions", explore=False),
+                                 max_instructions=max_instructions, max_llm_calls=limit), budget,
+                                 step="instructions", explore=False),
         "integrate": budgeted(partial(integrate_steps, integrator=integrator, max_width=width, max_llm_calls=limit),
-                                         budget, step="integrate", explore=False),
+                              budget, step="integrate", explore=False),
         "prune_relations": budgeted(partial(prune_relations_steps, kg=kg, pruner=deciders.relation_pruner,
-                                              ignored_relations=tuple(ignored_relations), max_llm_calls=limit),
-                                              budget, step="prune_relations", stop_update={"candidate_relations": []}),
+                                    ignored_relations=tuple(ignored_relations), max_llm_calls=limit),
+                                    budget, step="prune_relations", stop_update={"candidate_relations": []}),
         "prune_entities": budgeted(partial(prune_entities_steps, kg=kg, scorer=deciders.entity_scorer,
-                                             max_candidates=max_candidates, max_llm_calls=limit), budget, step="prune_entities"),
+                                   max_candidates=max_candidates, max_llm_calls=limit), budget, step="prune_entities"),
         "verify": budgeted(partial(verify_and_decide, verifier=deciders.verifier, max_depth=depth, max_llm_calls=limit,
-                                     uses_llm=deciders.uses_llm), budget, step="verify"),
+                           uses_llm=deciders.uses_llm), budget, step="verify"),
         "answer": budgeted(partial(respond_steps, answerer=deciders.answerer, max_llm_calls=limit, name="tog-i"),
-                                      budget, step="answer", explore=False),
+                           budget, step="answer", explore=False),
     }, max_concurrency=max_concurrency)
     graph.add_edge(START, "link")
     graph.add_edge("link", "instructions")

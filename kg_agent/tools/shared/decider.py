@@ -19,6 +19,11 @@ retries included), and the calls go through :func:`kg_agent.llm.usage.call_llm`,
 A retry does not repeat the prompt: it says why the previous reply could not be used and, when the decision has
 a ``reply_format``, shows the expected format (:func:`retry_prompt`).
 
+**Structured output.** A decision with a ``schema`` (a :class:`DecisionSchema`) asks its first attempt in the mode
+:func:`structured_mode` picks (OpenAI ``json_schema``, function calling, JSON mode) and reads the value back through
+its text parser (:func:`parse_structured`), so both modes are validated alike; a refused structured request falls
+back to the text prompt. The mode of every attempt is counted in ``usage["by_node"][node]["modes"]``.
+
 **Sync and async from one code path.** A decider or node that asks a model is written once, as a generator
 (its *steps*): ``asked = yield decision.request(prompt, parse)`` asks one decision; ``results = yield [steps, ...]``
 runs independent steps (other generators, requests, or plain zero-argument calls such as a custom decider's
@@ -98,8 +103,9 @@ def structured_mode(model: Any, requested: str = "auto") -> str:
         raise ValueError(f"structured_output must be one of {', '.join(STRUCTURED_MODES)}, not {requested!r}")
     if requested != "auto":
         return requested
-    if type(model).__name__ == "ChatOpenAI":
-        base_url = str(getattr(model, "openai_api_base", None) or "")
+    if type(model).__name__ == "ChatOpenAI":  # the URL its client really calls (OPENAI_BASE_URL included)
+        client = getattr(model, "root_client", None)
+        base_url = str(getattr(client, "base_url", None) or getattr(model, "openai_api_base", None) or "")
         return "json_schema" if not base_url or OPENAI_API_HOST in base_url else "text"
     return "text"
 
@@ -255,16 +261,6 @@ class LLMDecision:
         mode = structured_mode(self.model, self.structured_output) if self.schema is not None else "text"
         return "text" if mode in self._rejected_modes else mode
 
-    def _attempts(self, prompt: PromptInput, calls_left: int | CallPool | None):
-        """Each attempt's ``(attempt, mode, prompt)``, after taking a call from the pool: a structured mode first
-        (when the decision has one), the text prompt after; the caller sends back why a reply failed."""
-        pool = call_pool(calls_left)
-        mode, current = self._mode(), prompt
-        for attempt in range(1, self.attempts + 1):
-            pool.take()
-            reason = yield attempt, mode, (json_mode_prompt(current, self.schema) if mode == "json_mode" else current)
-            mode, current = "text", retry_prompt(prompt, reason, self.reply_format)
-
     def _caller(self, mode: str) -> Any:
         return self.model if mode == "text" else structured_caller(self.model, self.schema, mode)
 
@@ -288,6 +284,35 @@ class LLMDecision:
         usage = merge_usage(tracker.as_dict(), {"by_node": {self.node: {"modes": modes}}}) if modes else tracker.as_dict()
         return Asked(value, reply, warnings, usage, exhausted)
 
+    def _dialogue(self, prompt: PromptInput, parse: Parser, calls_left: int | CallPool | None):
+        """The decision, written once for :meth:`ask` and :meth:`aask`: yields each call to make as
+        ``(model, prompt, tracker)`` and is sent back the reply text or the exception; returns the :class:`Asked`.
+
+        Each attempt first takes a call from the pool; the first asks in the structured mode (when the decision
+        has one), a retry asks with the text prompt plus why the previous reply could not be used.
+        """
+        tracker, warnings, reply, modes = UsageTracker(), [], "", {}
+        pool = call_pool(calls_left)
+        mode, current = self._mode(), prompt
+        for attempt in range(1, self.attempts + 1):
+            try:
+                pool.take()
+            except BudgetExceeded as exc:
+                return self._asked(None, reply, warnings, tracker, modes, self._failed_call(exc, warnings))
+            modes[mode] = modes.get(mode, 0) + 1
+            outcome = yield self._caller(mode), (json_mode_prompt(current, self.schema) if mode == "json_mode" else current), tracker
+            if isinstance(outcome, LLMCallError) and mode != "text" and not isinstance(outcome, LLMUnavailable):
+                reason = self._structured_failed(mode, outcome, warnings)
+            elif isinstance(outcome, Exception):  # a refused call, network, rate limit after the SDK's retries
+                return self._asked(None, reply, warnings, tracker, modes, self._failed_call(outcome, warnings))
+            else:
+                reply = outcome
+                value, reason = self._parsed(reply, self._parser(mode, parse), attempt, warnings)
+                if value is not None:
+                    return self._asked(value, reply, warnings, tracker, modes)
+            mode, current = "text", retry_prompt(prompt, reason, self.reply_format)
+        return self._asked(None, reply, warnings, tracker, modes)
+
     def ask(self, prompt: PromptInput, parse: Parser, *, calls_left: int | CallPool | None = None) -> Asked:
         """Call, parse, and retry once (with a prompt saying what was wrong) when the reply is unusable.
 
@@ -295,53 +320,29 @@ class LLMDecision:
         per-decider limit; the question's budget, if any, is enforced by the call itself); a call beyond it is
         not made (``budget_exhausted``).
         """
-        tracker, warnings, reply, modes = UsageTracker(), [], "", {}
-        attempts = self._attempts(prompt, calls_left)
-        reason = None
-        try:
-            while True:
-                attempt, mode, current = attempts.send(reason)
-                modes[mode] = modes.get(mode, 0) + 1
-                try:
-                    reply = call_llm_reply(self._caller(mode), current, node=self.node, tracker=tracker).text
-                except LLMCallError as exc:
-                    if mode == "text" or isinstance(exc, LLMUnavailable):
-                        raise
-                    reason = self._structured_failed(mode, exc, warnings)
-                    continue
-                value, reason = self._parsed(reply, self._parser(mode, parse), attempt, warnings)
-                if value is not None:
-                    return self._asked(value, reply, warnings, tracker, modes)
-        except StopIteration:
-            return self._asked(None, reply, warnings, tracker, modes)
-        except Exception as exc:  # a refused call, network, rate limit after the SDK's retries
-            exhausted = self._failed_call(exc, warnings)
-            return self._asked(None, reply, warnings, tracker, modes, exhausted)
+        dialogue, outcome = self._dialogue(prompt, parse, calls_left), None
+        while True:
+            try:
+                model, text, tracker = dialogue.send(outcome)
+            except StopIteration as done:
+                return done.value
+            try:
+                outcome = call_llm_reply(model, text, node=self.node, tracker=tracker).text
+            except Exception as exc:  # handed to the dialogue, which records it
+                outcome = exc
 
     async def aask(self, prompt: PromptInput, parse: Parser, *, calls_left: int | CallPool | None = None) -> Asked:
         """:meth:`ask` with the model's native async call (no worker thread)."""
-        tracker, warnings, reply, modes = UsageTracker(), [], "", {}
-        attempts = self._attempts(prompt, calls_left)
-        reason = None
-        try:
-            while True:
-                attempt, mode, current = attempts.send(reason)
-                modes[mode] = modes.get(mode, 0) + 1
-                try:
-                    reply = (await acall_llm_reply(self._caller(mode), current, node=self.node, tracker=tracker)).text
-                except LLMCallError as exc:
-                    if mode == "text" or isinstance(exc, LLMUnavailable):
-                        raise
-                    reason = self._structured_failed(mode, exc, warnings)
-                    continue
-                value, reason = self._parsed(reply, self._parser(mode, parse), attempt, warnings)
-                if value is not None:
-                    return self._asked(value, reply, warnings, tracker, modes)
-        except StopIteration:
-            return self._asked(None, reply, warnings, tracker, modes)
-        except Exception as exc:  # as in ask
-            exhausted = self._failed_call(exc, warnings)
-            return self._asked(None, reply, warnings, tracker, modes, exhausted)
+        dialogue, outcome = self._dialogue(prompt, parse, calls_left), None
+        while True:
+            try:
+                model, text, tracker = dialogue.send(outcome)
+            except StopIteration as done:
+                return done.value
+            try:
+                outcome = (await acall_llm_reply(model, text, node=self.node, tracker=tracker)).text
+            except Exception as exc:  # as in ask
+                outcome = exc
 
 
 async def ask_all(requests: Sequence[Callable[[], Awaitable[T]]], *, max_concurrency: int = DEFAULT_MAX_CONCURRENCY) -> list[T]:
@@ -407,7 +408,7 @@ def run_steps(steps: Steps | Any, *, max_concurrency: int = DEFAULT_MAX_CONCURRE
             return done.value
         try:
             value, send = _run_one(request, max_concurrency), steps.send
-        except Exception as exc:  # handed to the steps, which may clean up (a budget's context) or handle it
+        except BaseException as exc:  # handed to the steps (even an interrupt: they leave a budget's context here)
             value, send = exc, steps.throw
 
 
@@ -433,7 +434,7 @@ async def arun_steps(steps: Steps | Any, *, max_concurrency: int = DEFAULT_MAX_C
             return done.value
         try:
             value, send = await _arun_one(request, max_concurrency), steps.send
-        except Exception as exc:  # as in run_steps
+        except BaseException as exc:  # as in run_steps (a cancelled task included)
             value, send = exc, steps.throw
 
 
