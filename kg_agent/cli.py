@@ -17,6 +17,7 @@ from collections.abc import Sequence
 
 from kg_agent.graphs.registry import METHODS
 from kg_agent.llm.models import add_model_request_args, resolve_model_args
+from kg_agent.tools.shared.grounding import GROUNDING_POLICIES
 
 
 def _add_kg_args(parser: argparse.ArgumentParser) -> None:
@@ -40,6 +41,13 @@ def _add_method_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--width", type=int, default=3, help="ToG: beam width W (default 3)")
     parser.add_argument("--depth", type=int, default=3, help="ToG: maximum depth D (default 3)")
     parser.add_argument("--docs", help="ToG-2: document index folder, documents JSONL, or Chroma server URL (http://host:8000?collection=NAME)")
+    parser.add_argument("--max-concurrency", type=int, default=None, metavar="N",
+                        help="independent LLM calls of one step asked at once (default 4; 1: one after the other)")
+    parser.add_argument("--structured-output", choices=("auto", "json_schema", "function_calling", "json_mode", "text"),
+                        default=None, help="how the LLM deciders ask (default auto: json_schema on OpenAI's API, else text)")
+    parser.add_argument("--grounding", choices=GROUNDING_POLICIES, default=None,
+                        help="what model answers no retrieved path or chunk supports become: prefer (default: the "
+                             "grounded offline answers replace them), strict (grounded answers only), off (kept, flagged)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -116,7 +124,8 @@ def load_exemplars(files: Sequence[str]):
 #: CLI flags whose value is a factory option of another name.
 OPTION_NAMES = {"docs": "documents"}
 #: Factory options the CLI sets; ``None`` (flag not given) leaves the factory's default.
-CLI_OPTIONS = ("planner", "k", "width", "depth", "docs", "explain", "max_llm_calls", "max_tokens", "max_seconds")
+CLI_OPTIONS = ("planner", "k", "width", "depth", "docs", "explain", "grounding", "max_llm_calls", "max_tokens",
+               "max_seconds", "max_concurrency", "structured_output")
 
 
 def graph_options(args: argparse.Namespace) -> dict:

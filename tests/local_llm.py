@@ -105,30 +105,49 @@ class LocalLlamaServer:
 
 
 class UsageCountingTransport(httpx.HTTPTransport):
-    """Sums the ``usage`` of every chat-completion response and counts the HTTP requests sent."""
+    """Sums the ``usage`` of every chat-completion response and counts the HTTP requests sent.
+
+    A streamed response (server-sent events) is read whole and its chunks' ``usage`` summed; a response that
+    reports no usage at all (llama-cpp-python's server sends none when streaming) is counted in ``unreported``.
+    """
 
     def __init__(self) -> None:
         super().__init__()
         self.requests = 0
+        self.unreported = 0
         self.prompt_tokens = 0
         self.completion_tokens = 0
         self._lock = threading.Lock()
 
+    @staticmethod
+    def _usages(body: bytes, streamed: bool) -> list[dict]:
+        payloads = [body]
+        if streamed:
+            payloads = [line[5:].strip() for line in body.splitlines() if line.startswith(b"data:")]
+        usages = []
+        for payload in payloads:
+            try:
+                usage = (json.loads(payload) or {}).get("usage")
+            except (ValueError, AttributeError):
+                continue
+            if usage:
+                usages.append(usage)
+        return usages
+
     def handle_request(self, request: httpx.Request) -> httpx.Response:
         response = super().handle_request(request)
         body = response.read()
-        usage = {}
-        try:
-            usage = (json.loads(body) or {}).get("usage") or {}
-        except ValueError:
-            pass
+        streamed = response.headers.get("content-type", "").startswith("text/event-stream")
+        usages = self._usages(body, streamed)
         with self._lock:
             self.requests += 1
-            self.prompt_tokens += int(usage.get("prompt_tokens") or 0)
-            self.completion_tokens += int(usage.get("completion_tokens") or 0)
-        headers = [(k, v) for k, v in response.headers.items() if k.lower() not in {"content-encoding", "content-length", "transfer-encoding"}]
+            self.unreported += not usages
+            self.prompt_tokens += sum(int(u.get("prompt_tokens") or 0) for u in usages)
+            self.completion_tokens += sum(int(u.get("completion_tokens") or 0) for u in usages)
+        dropped = {"content-encoding", "content-length", "transfer-encoding"}
+        headers = [(k, v) for k, v in response.headers.items() if k.lower() not in dropped]
         return httpx.Response(response.status_code, headers=headers, content=body, request=request)
 
     def reset(self) -> None:
         with self._lock:
-            self.requests = self.prompt_tokens = self.completion_tokens = 0
+            self.requests = self.unreported = self.prompt_tokens = self.completion_tokens = 0

@@ -172,6 +172,8 @@ class OpenAICompatibleServer:
             (``schema`` is that function's ``parameters``).
         model: model name echoed back when the request names none.
         api_key: when set, requests must carry ``Authorization: Bearer <api_key>`` (else 401).
+        latency: seconds every chat completion takes before its reply is sent (a remote model's delay);
+            :attr:`max_in_flight` records the most chat requests the server was serving at once.
     """
 
     def __init__(
@@ -182,8 +184,12 @@ class OpenAICompatibleServer:
         structured_responder: Callable[[str, dict[str, Any] | None], Reply] | None = None,
         model: str = "test-model",
         api_key: str | None = None,
+        latency: float = 0.0,
     ) -> None:
         self.responder = responder
+        self.latency = latency
+        self.in_flight = 0
+        self.max_in_flight = 0
         self.structured_responder = structured_responder
         self.model = model
         self.api_key = api_key
@@ -259,6 +265,15 @@ class OpenAICompatibleServer:
     def _record(self, request: RecordedRequest) -> None:
         with self._lock:
             self.requests.append(request)
+
+    def _enter(self) -> None:
+        with self._lock:
+            self.in_flight += 1
+            self.max_in_flight = max(self.max_in_flight, self.in_flight)
+
+    def _leave(self) -> None:
+        with self._lock:
+            self.in_flight -= 1
 
     def _next_failure(self) -> Failure | None:
         with self._lock:
@@ -646,6 +661,14 @@ class _Handler(BaseHTTPRequestHandler):
         except RequestRejected as exc:
             self._send_error(400, str(exc), "invalid_request_error", param=exc.param)
             return
+        state._enter()
+        try:
+            time.sleep(state.latency)
+            self._complete(state, body, request)
+        finally:
+            state._leave()
+
+    def _complete(self, state: OpenAICompatibleServer, body: dict[str, Any], request: _ChatRequest) -> None:
         failure = state._next_failure()
         if failure is not None and self._fail(failure):
             return

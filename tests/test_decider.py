@@ -120,3 +120,39 @@ def test_each_decider_prompt_is_recognised_by_its_template_not_its_opening_words
     assert prompt_node(VERIFY_PROMPT.format(question="q", triplets="t")) == "verify"
     assert prompt_node(ANSWER_PROMPT.format(question="q", triplets="t")) == "answer"
     assert prompt_node("Please retrieve the weather") is None
+
+
+def test_the_retry_says_what_was_wrong_and_shows_the_format():
+    model = ScriptedChatModel(["no idea", "4"])
+    decision = LLMDecision(model, "pick", what="number", reply_format="7")
+    asked = decision.ask("pick a number", numbers)
+    assert asked.value == 4 and model.calls == 2
+    first, retry = model.prompts
+    assert first == "pick a number" and retry != first and retry.startswith("pick a number")
+    assert "Your previous reply could not be used: it gave no usable number." in retry
+    assert retry.endswith("Reply exactly in this format:\n7")
+
+
+def test_the_retry_of_an_empty_reply_says_it_was_empty_and_gives_the_parser_notes():
+    def parse(reply: str):
+        return None, ([f"pick: {reply.strip()!r} is not a number"] if reply.strip() else [])
+
+    model = ScriptedChatModel(["", "seven", "x"])
+    asked = LLMDecision(model, "pick").ask([("system", "You pick numbers."), ("human", "pick one")], parse)
+    assert asked.value is None and model.calls == 2
+    assert "could not be used: it was empty." in model.prompts[1]
+    assert model.prompts[1].startswith("You pick numbers.")  # a chat prompt keeps its messages, the note comes last
+
+
+def test_concurrent_decisions_share_one_call_pool():
+    from kg_agent.tools.shared.decider import CallPool
+
+    async def run() -> list:
+        model = ScriptedChatModel(responder=lambda prompt: "no idea")
+        pool = CallPool(3)
+        decisions = [lambda: LLMDecision(model, "pick").aask("pick", numbers, calls_left=pool) for _ in range(4)]
+        asked = await ask_all(decisions, max_concurrency=4)
+        return [model.calls, pool.remaining, sum(a.budget_exhausted for a in asked)]
+
+    calls, remaining, refused = asyncio.run(run())
+    assert calls == 3 and remaining == 0 and refused >= 1

@@ -110,9 +110,10 @@ def test_rog_unusable_model_output_is_retried_then_falls_back(kg, server, offlin
     assert "plan: attempt 2 gave no usable relation path" in " ".join(result["warnings"])
     assert "plan: fell back to the similarity planner" in result["warnings"]
     assert result["usage"]["by_node"]["plan"]["calls"] == 2 and result["usage"]["errors"] == 0
-    if reply.startswith("<html>"):  # one line of text is an answer, but no path supports it
-        assert names(result) == ["<html><body>502 Bad Gateway</body>"] and result["answers"][0]["grounded"] is False
-        assert any(w.startswith("answer: not supported by any retrieved path") for w in result["warnings"])
+    if reply.startswith("<html>"):  # one line of text is an answer, but no path supports it: the path votes replace it
+        assert names(result) == names(offline_rog) and all(a["grounded"] for a in result["answers"])
+        assert any(w.startswith("answer: the model's answers ('<html><body>502 Bad Gateway</body>') are not supported")
+                   for w in result["warnings"])
     else:  # cut-off JSON and empty replies are unusable: retried, then the offline answers
         assert names(result) == names(offline_rog)
         assert "answer: attempt 2 gave no usable answer" in " ".join(result["warnings"])
@@ -135,12 +136,13 @@ def test_tog_persistent_server_errors_fall_back_and_stop_calling(kg, server):
     question = "who starred in films directed by [Robert Zemeckis]"  # two hops: many decisions
     offline = create_tog_graph(kg).compile().invoke({"question": question})
     server.fail_next(1000, "500", retry_after=0.01)
-    result = create_tog_graph(kg, model=chat_model(max_retries=1)).compile().invoke({"question": question})
+    result = create_tog_graph(kg, model=chat_model(max_retries=1), max_concurrency=1).compile().invoke({"question": question})
     # the offline deciders explore as offline ToG does (the answer step reuses the offline verifier's answer)
     assert [c["text"] for c in result["chains"]] == [c["text"] for c in offline["chains"]]
     assert names(result)[0] == names(offline)[0] and result["stop_reason"] == offline["stop_reason"]
     usage = result["usage"]
     # the circuit breaker: after 3 failed requests (resends included) the question stops calling the model
+    # (one call at a time here: with max_concurrency > 1, calls already in flight when it trips still finish)
     assert usage["calls"] == 0 and usage["errors"] == 3
     assert len(server.chat_requests) == 3  # every request counted: no uncounted SDK resend
     failed = [w for w in result["warnings"] if "the model call failed" in w]

@@ -29,17 +29,32 @@ QUESTION = "who directed [Forrest Gump]"
 MAX_REPLY_TOKENS = 128
 
 
-@pytest.fixture
-def counted_model(local_server: LocalLlamaServer):
+#: Seconds per request: generous, the model shares two cores with everything else running.
+REQUEST_TIMEOUT = 600
+
+
+def counted_chat_model(server: LocalLlamaServer, *, max_tokens: int = MAX_REPLY_TOKENS, **options):
+    """ChatOpenAI on the local server, its replies capped, no SDK resends, and a transport counting the server's usage."""
     from langchain_openai import ChatOpenAI
 
     transport = UsageCountingTransport()
     model = ChatOpenAI(
-        base_url=local_server.base_url, api_key="sk-local", model=MODEL_ALIAS, temperature=0, timeout=120,
-        max_retries=0, extra_body={"max_tokens": MAX_REPLY_TOKENS},
-        http_client=httpx.Client(transport=transport, timeout=120),
+        base_url=server.base_url, api_key="sk-local", model=MODEL_ALIAS, temperature=0, timeout=REQUEST_TIMEOUT,
+        max_retries=0, extra_body={"max_tokens": max_tokens},
+        http_client=httpx.Client(transport=transport, timeout=REQUEST_TIMEOUT), **options,
     )
     return model, transport
+
+
+@pytest.fixture
+def counted_model(local_server: LocalLlamaServer):
+    return counted_chat_model(local_server)
+
+
+@pytest.fixture
+def short_counted_model(local_server: LocalLlamaServer):
+    """Replies capped at 48 tokens, for the tests that make several calls."""
+    return counted_chat_model(local_server, max_tokens=48)
 
 
 @pytest.fixture(scope="module")
@@ -65,27 +80,124 @@ FACTORIES = {
 }
 
 
-@pytest.mark.parametrize("method", list(FACTORIES))
-def test_method_completes_with_counted_usage_and_explained_fallbacks(method, kg, counted_model):
-    model, transport = counted_model
-    result = FACTORIES[method](kg, model).compile().invoke({"question": QUESTION})
-
-    assert result.get("stop_reason"), "the run must say why it stopped"
-    assert isinstance(result.get("answers"), list)
-    usage = result["usage"]
-    # Every HTTP request the client sent is a counted call, and the tokens are the server's own numbers.
+def assert_usage_is_the_servers(usage: dict, transport: UsageCountingTransport) -> None:
+    """Every HTTP request the client sent is a counted call, and the tokens are the server's own numbers."""
     assert transport.requests > 0
     assert usage["calls"] == transport.requests
     assert usage["estimated_calls"] == 0
     assert usage["prompt_tokens"] == transport.prompt_tokens
     assert usage["completion_tokens"] == transport.completion_tokens
-    # A decider that fell back to its offline twin said why (the reply it could not use, or the error).
-    notes = _fallback_reasons(result.get("warnings") or [])
-    for node, warnings in notes.items():
-        fell_back = [w for w in warnings if "fell back" in w]
+
+
+def assert_fallbacks_explained(warnings: list[str]) -> None:
+    """A decider that fell back to its offline twin said why (the reply it could not use, or the error)."""
+    for node, node_warnings in _fallback_reasons(warnings).items():
+        fell_back = [w for w in node_warnings if "fell back" in w]
         if fell_back:
-            reasons = [w for w in warnings if "fell back" not in w]
-            assert reasons or any("because" in w or "(" in w for w in fell_back), (node, warnings)
+            reasons = [w for w in node_warnings if "fell back" not in w]
+            assert reasons or any("because" in w or "(" in w for w in fell_back), (node, node_warnings)
+
+
+def assert_run_accounted(result: dict, transport: UsageCountingTransport) -> None:
+    """What must hold after any method run against the real model, whatever it replied."""
+    assert result.get("stop_reason"), "the run must say why it stopped"
+    assert isinstance(result.get("answers"), list)
+    assert_usage_is_the_servers(result["usage"], transport)
+    assert_fallbacks_explained(result.get("warnings") or [])
     # Each answer says whether a retrieved path or chunk supports it.
     for answer in result["answers"]:
         assert isinstance(answer.get("grounded"), bool)
+
+
+@pytest.mark.parametrize("method", list(FACTORIES))
+def test_method_completes_with_counted_usage_and_explained_fallbacks(method, kg, counted_model):
+    model, transport = counted_model
+    result = FACTORIES[method](kg, model).compile().invoke({"question": QUESTION})
+
+    assert_run_accounted(result, transport)
+
+
+def test_with_rog_context_asks_the_model_once_with_the_paths(kg, short_counted_model):
+    """RoG's offline planner and retrieval in front of the real model: one request, the server's usage on the reply."""
+    from kg_agent.graphs import with_rog_context
+
+    model, transport = short_counted_model
+    reply = with_rog_context(model, kg, max_prompt_paths=5).invoke(QUESTION)
+
+    assert isinstance(reply.content, str)
+    assert transport.requests == 1
+    assert reply.usage_metadata["input_tokens"] == transport.prompt_tokens
+    assert reply.usage_metadata["output_tokens"] == transport.completion_tokens
+    # the reasoning paths went into the prompt: far more than the question's own dozen tokens
+    assert transport.prompt_tokens > 50
+
+
+def test_kg_tools_deciders_parse_or_explain_their_fallback(kg, short_counted_model):
+    """The deciding tools with the real model: each returns its result, decided by the model or by the offline twin
+    with the reason in its warnings; the model's usage is the server's."""
+    from langchain_core.callbacks import get_usage_metadata_callback
+
+    from kg_agent.tools import kg_tools
+
+    model, transport = short_counted_model
+    tools = {tool.name: tool for tool in kg_tools(kg, model=model)}
+    with get_usage_metadata_callback() as usage:
+        planned = tools["plan"].invoke({"question": QUESTION})
+        paths = tools["retrieve"].invoke({"question": QUESTION, "relations": ["directed_by"]})["paths"]
+        pruned = tools["prune_relations"].invoke({"question": QUESTION, "entity": "Forrest Gump", "width": 2})
+        verified = tools["verify"].invoke({"question": QUESTION, "paths": paths})
+        answered = tools["answer"].invoke({"question": QUESTION, "paths": paths})
+
+    assert planned["plans"], planned
+    if any(plan["planner"] != "llm" for plan in planned["plans"]):
+        assert any(w.startswith("plan: ") for w in planned.get("warnings", [])), planned
+    assert pruned["relations"], pruned
+    assert isinstance(verified["sufficient"], bool)
+    assert answered["answers"], answered
+    for result in (planned, pruned, verified, answered):
+        assert_fallbacks_explained(result.get("warnings", []))
+    reported = list(usage.usage_metadata.values())
+    assert transport.requests >= 4  # at least one request per deciding tool
+    assert sum(u["input_tokens"] for u in reported) == transport.prompt_tokens
+    assert sum(u["output_tokens"] for u in reported) == transport.completion_tokens
+
+
+def test_streaming_updates_reports_each_node_and_counts_usage(kg, short_counted_model):
+    model, transport = short_counted_model
+    app = create_rog_graph(kg, model=model).compile()
+    nodes: list[str] = []
+    final: dict = {}
+    for mode, chunk in app.stream({"question": QUESTION}, stream_mode=["updates", "values"]):
+        if mode == "updates":
+            nodes.extend(chunk)
+        else:
+            final = chunk
+
+    assert {"plan", "retrieve", "answer"} <= set(nodes)
+    assert_run_accounted(final, transport)
+
+
+def test_streaming_messages_counts_every_request_and_flags_unreported_tokens(kg, local_server):
+    """``stream_mode="messages"`` makes the model stream; llama.cpp's server reports no usage for a streamed reply
+    (it ignores ``stream_options``), so those calls must be counted and flagged as estimates, never passed off as
+    the server's numbers. Calls that were not streamed carry the server's exact tokens."""
+    model, transport = counted_chat_model(local_server, max_tokens=48, stream_usage=True)
+    app = create_rog_graph(kg, model=model).compile()
+    streamed_nodes: set[str] = set()
+    final: dict = {}
+    for mode, chunk in app.stream({"question": QUESTION}, stream_mode=["messages", "values"]):
+        if mode == "messages":
+            message, metadata = chunk
+            assert isinstance(message.content, str)
+            streamed_nodes.add(metadata["langgraph_node"])
+        else:
+            final = chunk
+
+    assert final.get("stop_reason")
+    usage = final["usage"]
+    assert usage["calls"] == transport.requests > 0
+    assert usage["estimated_calls"] == transport.unreported
+    if transport.unreported == 0:
+        assert_usage_is_the_servers(usage, transport)
+    assert_fallbacks_explained(final.get("warnings") or [])
+    assert streamed_nodes <= {"plan", "answer"}

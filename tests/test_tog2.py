@@ -280,3 +280,25 @@ def test_ingest_cli_links_and_reuses_the_index(tmp_path, capsys):
     assert main(["ask", "who directed [Catch Me If You Can]", "--method", "tog2", "--docs", str(tmp_path / "index"),
                  "--model", "none"]) == 0
     assert "Steven Spielberg" in capsys.readouterr().out
+
+
+def test_a_malformed_topic_prune_reply_naming_a_made_up_entity_is_rejected_with_a_warning():
+    """The reply SmolLM2 gave (issue 14): placeholder keys, unquoted names, a name that is no linked entity.
+    Substring matching read it as "keep Tom Hanks"; it is rejected, the names are reported, the retry says why
+    and the offline pruner decides."""
+    from kg_agent.kg import open_kg
+    from kg_agent.kg.types import Entity
+    from kg_agent.llm.scripted import ScriptedChatModel
+    from kg_agent.tools.tog2.topic_prune import LLMTopicPruner
+
+    kg = open_kg()
+    entities = [e for name in ("Tom Hanks", "Forrest Gump") for e in kg.find_entities(name)[:1]]
+    reply = '{"Name 1":[Tom Hanks, Tom Hanks], "Name 2":[Hagrid Rockleweak]}'
+    model = ScriptedChatModel([reply, reply])
+    outcome = LLMTopicPruner(kg, model).prune("which films did [Tom Hanks] star in with [Forrest Gump]", entities)
+    warnings = "\n".join(outcome.warnings)
+    assert "'Hagrid Rockleweak'" in warnings and "'Name 1'" in warnings and "rejected the reply" in warnings
+    assert "topic_prune: fell back to the similarity topic pruner" in warnings
+    assert outcome.source == "similarity" and model.calls == 2
+    assert "Hagrid Rockleweak" in model.prompts[1] and "Your previous reply could not be used" in model.prompts[1]
+    assert all(isinstance(e, Entity) for e in outcome.kept)

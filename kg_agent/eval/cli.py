@@ -24,6 +24,7 @@ from kg_agent.llm.models import add_model_request_args, resolve_model_args
 __all__ = ["cmd_eval", "cmd_report", "format_table", "register", "write_chart"]
 
 from kg_agent.eval.runner import METHODS as EVAL_METHODS  # noqa: E402
+from kg_agent.tools.shared.grounding import DEFAULT_GROUNDING, GROUNDING_POLICIES  # noqa: E402
 
 
 def register(subparsers) -> None:
@@ -76,10 +77,17 @@ def register(subparsers) -> None:
     ev.add_argument("--width", type=int, default=3, help="ToG: beam width (default 3)")
     ev.add_argument("--depth", type=int, default=3, help="ToG: maximum depth (default 3)")
     ev.add_argument("--explain", action="store_true", help="RoG: explanation prompt")
+    ev.add_argument("--grounding", choices=GROUNDING_POLICIES, default=DEFAULT_GROUNDING,
+                    help="what model answers no retrieved path or chunk supports become: prefer (default: the grounded "
+                         "offline answers replace them), strict (grounded answers only), off (kept, flagged)")
     ev.add_argument("--workers", type=int, default=1, help="questions run in parallel (threads; default 1)")
     ev.add_argument("--max-llm-calls", type=int, default=None, metavar="N",
                     help="per-question cap on LLM calls (ToG/ToG-I default: the method's own bound)")
     ev.add_argument("--max-tokens", type=int, default=None, metavar="N", help="per-question cap on LLM tokens")
+    ev.add_argument("--max-concurrency", type=int, default=None, metavar="N",
+                    help="independent LLM calls of one step asked at once (default 4; 1: one after the other)")
+    ev.add_argument("--structured-output", choices=("auto", "json_schema", "function_calling", "json_mode", "text"),
+                    default=None, help="how the LLM deciders ask (default auto: json_schema on OpenAI's API, else text)")
     ev.add_argument("--max-seconds", type=float, default=None, metavar="S",
                     help="per-question wall-time cap; when a cap is reached the method stops exploring and answers "
                     "from what it found (stop_reason 'budget')")
@@ -214,8 +222,9 @@ def cmd_eval(args: argparse.Namespace) -> int:
         model = resolve_model_args(args)
     exemplars = _exemplars(train_qs) if train_qs else None
     options = {"planner": args.planner, "k": args.k, "width": args.width, "depth": args.depth,
-               "documents": args.docs, "explain": args.explain}
-    options.update({k: getattr(args, k, None) for k in ("max_llm_calls", "max_tokens", "max_seconds")
+               "documents": args.docs, "explain": args.explain, "grounding": args.grounding}
+    options.update({k: getattr(args, k, None)
+                    for k in ("max_llm_calls", "max_tokens", "max_seconds", "max_concurrency", "structured_output")
                     if getattr(args, k, None) is not None})
     config = {
         "kind": args.kind,

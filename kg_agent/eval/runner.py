@@ -14,7 +14,9 @@
   question (``kg_for_question``; nothing is cached across questions).
 * Each question is recorded with its gold and predicted answers, the raw output, scores under the three
   conventions of :mod:`kg_agent.eval.metrics`, plans, time, LLM usage, warnings, and the error message when
-  it failed (a failed question scores 0 and the run goes on).
+  it failed (a failed question scores 0 and the run goes on). Every convention scores the result's
+  ``answers`` (for the text-based ones, one per line), never the ``output`` text: a model's reply may hold a
+  rejected or ungrounded answer, or braces around "Yes" before the answer.
 * Resumable: when ``out`` exists its finished questions are kept and skipped; results are written atomically
   (temporary file + ``os.replace``) every ``save_every`` questions and at the end; Ctrl-C stops submitting
   questions, writes what is done and re-raises ``KeyboardInterrupt``.
@@ -61,10 +63,10 @@ METHODS = (*GRAPH_METHODS, "ceiling")
 CONVENTIONS: dict[str, str] = {
     "strict": "answers normalised SQuAD-style and compared as whole strings; hits@1 = first predicted answer is a "
     "gold answer; precision/recall/f1 over the sets of predicted and gold answers; exact_match = the sets are equal",
-    "rog_legacy": "Reasoning on Graphs' published evaluation: hit = any gold answer is a substring of the whole output "
-    "(RoG's 'Hits@1'); f1 with precision = gold answers found / output lines (may exceed 100)",
-    "tog_em": "Think-on-Graph's exact match: the text in the first {...} of the output (else the whole output), "
-    "lower-cased without spaces, contains or is contained in a gold alias",
+    "rog_legacy": "Reasoning on Graphs' published evaluation on the answers, one per line: hit = any gold answer is a "
+    "substring of them (RoG's 'Hits@1'); f1 with precision = gold answers found / answers (may exceed 100)",
+    "tog_em": "Think-on-Graph's exact match on the answers, one per line: lower-cased without spaces, they contain or "
+    "are contained in a gold alias",
 }
 
 #: MetaQA question-type words -> WikiMovies relations (``X_to_movie`` walks the relation backwards).
@@ -393,7 +395,7 @@ def _record(q: Question, state: Mapping[str, Any] | None, seconds: float, error:
         "predicted": predicted,
         "output": output,
         "grounded": [bool(a.get("grounded", True)) for a in answers],
-        "scores": score_question(predicted, output, q.answers),
+        "scores": score_question(predicted, None, q.answers),  # the result's answers, never the reply text
         "plans": _plan_texts(state.get("plans")),
         "seconds": round(seconds, 4),
         "usage": dict(state.get("usage") or {}),

@@ -20,9 +20,11 @@ from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.paths import DEFAULT_MAX_PATHS
 from kg_agent.llm.budget import QuestionBudget
 from kg_agent.llm.models import resolve_chat_model
-from kg_agent.tools.rog.answer import Answerer, LLMAnswerer, VoteAnswerer, respond_node
-from kg_agent.tools.rog.plan import DEFAULT_K, Exemplar, Planner, PlannerChoice, make_planner, plan_node
+from kg_agent.tools.rog.answer import Answerer, LLMAnswerer, VoteAnswerer, respond_steps
+from kg_agent.tools.rog.plan import DEFAULT_K, Exemplar, Planner, PlannerChoice, make_planner, plan_steps
 from kg_agent.tools.rog.retrieve import retrieve_node
+from kg_agent.tools.shared.decider import DEFAULT_MAX_CONCURRENCY, StructuredMode, add_nodes
+from kg_agent.tools.shared.grounding import DEFAULT_GROUNDING, Grounding, check_policy
 from kg_agent.tools.shared.link import link_node
 from kg_agent.tools.shared.question_budget import budgeted, timed
 
@@ -39,10 +41,13 @@ def create_rog_graph(
     max_paths: int = DEFAULT_MAX_PATHS,
     max_prompt_paths: int = 100,
     explain: bool = False,
+    grounding: Grounding = DEFAULT_GROUNDING,
     embeddings: Embeddings | None = None,
     max_llm_calls: int | None = None,
     max_tokens: int | None = None,
     max_seconds: float | None = None,
+    max_concurrency: int = DEFAULT_MAX_CONCURRENCY,
+    structured_output: StructuredMode = "auto",
 ) -> StateGraph:
     """Create RoG's graph: link -> plan -> retrieve -> answer. Returns an **uncompiled** ``StateGraph``.
 
@@ -57,11 +62,21 @@ def create_rog_graph(
         max_paths: cap on reasoning paths per plan (the result warns when it cuts).
         max_prompt_paths: cap on paths put into the answer prompt (best plans first).
         explain: use RoG's explanation prompt instead of the plain reasoning prompt.
+        grounding: what the model's answers become when no retrieved path ends in them: ``"prefer"``
+            (default; the offline path votes replace them, with a warning, and ``output`` keeps the reply),
+            ``"strict"`` (only grounded answers, else none and ``stop_reason="no_grounded_answer"``) or
+            ``"off"`` (kept as given, flagged ``grounded: False``). See :mod:`kg_agent.tools.shared.grounding`.
         embeddings: LangChain embeddings for the offline deciders (default: bundled MiniLM).
         max_llm_calls, max_tokens, max_seconds: per-question caps on LLM calls, tokens and wall time (``None``:
             none). A model call beyond them is not made: the planner or answerer falls back to its offline
             twin (plans by similarity or exemplars, answers by votes), ``warnings`` name the limit and
             ``stop_reason`` is ``"budget"`` (see :mod:`kg_agent.llm.budget`). Retrieval always runs.
+        max_concurrency: independent LLM calls of one step asked at once (RoG's steps make one call each; the
+            option is here for the registry and CLI). ``ainvoke``/``astream`` use the model's async calls.
+        structured_output: how the LLM deciders ask: ``"auto"`` (default: OpenAI's own API -> ``json_schema``,
+            other models -> ``text``), ``"json_schema"``, ``"function_calling"``, ``"json_mode"`` or ``"text"`` (the
+            papers' prompts and lenient parsers). A refused structured call falls back to the text prompt; the
+            mode of every call is counted in ``usage["by_node"][node]["modes"]``.
 
     Example::
 
@@ -73,13 +88,16 @@ def create_rog_graph(
         result = app.invoke({"question": "who directed the films that [Tom Hanks] starred in"})
         [a["answer"] for a in result["answers"]], result["paths"][0]["text"]
     """
+    check_policy(grounding)
     chat_model = resolve_chat_model(model) if isinstance(model, str) else model
     chosen_planner = make_planner(
-        kg, planner=planner, model=chat_model, exemplars=exemplars, embeddings=embeddings, max_hops=max_hops
+        kg, planner=planner, model=chat_model, exemplars=exemplars, embeddings=embeddings, max_hops=max_hops,
+        structured_output=structured_output,
     )
     if answerer is None:
         answerer = (
-            LLMAnswerer(chat_model, explain=explain, max_prompt_paths=max_prompt_paths)
+            LLMAnswerer(chat_model, explain=explain, max_prompt_paths=max_prompt_paths, structured_output=structured_output,
+                        grounding=grounding)
             if chat_model is not None
             else VoteAnswerer()
         )
@@ -87,10 +105,12 @@ def create_rog_graph(
     budget = QuestionBudget(max_llm_calls=max_llm_calls, max_tokens=max_tokens, max_seconds=max_seconds)
 
     graph = StateGraph(RoGState, input_schema=KGQuestionInput)
-    graph.add_node("link", timed(partial(link_node, kg=kg), budget))
-    graph.add_node("plan", budgeted(partial(plan_node, planner=chosen_planner, k=k), budget, step="plan", explore=False))
-    graph.add_node("retrieve", partial(retrieve_node, kg=kg, max_paths=max_paths))
-    graph.add_node("answer", budgeted(partial(respond_node, answerer=answerer), budget, step="answer", explore=False))
+    add_nodes(graph, {
+        "link": timed(partial(link_node, kg=kg), budget),
+        "plan": budgeted(partial(plan_steps, planner=chosen_planner, k=k), budget, step="plan", explore=False),
+        "retrieve": partial(retrieve_node, kg=kg, max_paths=max_paths),
+        "answer": budgeted(partial(respond_steps, answerer=answerer), budget, step="answer", explore=False),
+    }, max_concurrency=max_concurrency)
     graph.add_edge(START, "link")
     graph.add_edge("link", "plan")
     graph.add_edge("plan", "retrieve")

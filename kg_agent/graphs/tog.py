@@ -26,12 +26,14 @@ from kg_agent.graphs.state import KGQuestionInput, ToGState
 from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.llm.budget import QuestionBudget
 from kg_agent.llm.models import resolve_chat_model
+from kg_agent.tools.shared.decider import DEFAULT_MAX_CONCURRENCY, StructuredMode, add_nodes
+from kg_agent.tools.shared.grounding import DEFAULT_GROUNDING, Grounding, check_policy
 from kg_agent.tools.shared.question_budget import budgeted, timed
 from kg_agent.tools.shared.scoring import DEFAULT_IGNORED_RELATIONS
-from kg_agent.tools.tog.answer import ToGAnswerer, respond_node
+from kg_agent.tools.tog.answer import ToGAnswerer, respond_steps
 from kg_agent.tools.tog.deciders import make_tog_deciders
-from kg_agent.tools.tog.prune_entities import DEFAULT_MAX_CANDIDATES, EntityScorer, prune_entities_node
-from kg_agent.tools.tog.prune_relations import DEFAULT_DEPTH, DEFAULT_WIDTH, RelationPruner, prune_relations_node
+from kg_agent.tools.tog.prune_entities import DEFAULT_MAX_CANDIDATES, EntityScorer, prune_entities_steps
+from kg_agent.tools.tog.prune_relations import DEFAULT_DEPTH, DEFAULT_WIDTH, RelationPruner, prune_relations_steps
 from kg_agent.tools.tog.start import start_node
 from kg_agent.tools.tog.verify import Verifier, verify_and_decide
 
@@ -74,7 +76,10 @@ def create_tog_graph(
     max_tokens: int | None = None,
     max_seconds: float | None = None,
     verify_margin: float = 0.0,
+    grounding: Grounding = DEFAULT_GROUNDING,
     embeddings: Embeddings | None = None,
+    max_concurrency: int = DEFAULT_MAX_CONCURRENCY,
+    structured_output: StructuredMode = "auto",
 ) -> StateGraph:
     """Create Think-on-Graph's graph. Returns an **uncompiled** ``StateGraph``.
 
@@ -91,7 +96,19 @@ def create_tog_graph(
             reached, exploration stops and the answer uses what was found (``stop_reason="budget"``, see
             :mod:`kg_agent.llm.budget`).
         verify_margin: the offline verifier's bias towards stopping (see :class:`~kg_agent.tools.tog.verify.ScoreVerifier`).
+        grounding: what a model answer no explored chain ends in becomes: ``"prefer"`` (default; the offline
+            chain answers replace it, with a warning, and ``output`` keeps the reply), ``"strict"`` (grounded
+            answers only, else none and ``stop_reason="no_grounded_answer"``; unverified answers are withheld)
+            or ``"off"`` (kept as given, flagged ``grounded: False``). See :mod:`kg_agent.tools.shared.grounding`.
         embeddings: LangChain embeddings for the offline deciders (default: bundled MiniLM).
+        max_concurrency: independent LLM calls of one step asked at once (relation pruning: one per beam chain;
+            entity scoring: one per kept (chain, relation)); 1 asks them one after the other. ``invoke`` runs
+            them in a thread pool, ``ainvoke``/``astream`` with the model's async calls. The call budget is the
+            same either way.
+        structured_output: how the LLM deciders ask: ``"auto"`` (default: OpenAI's own API -> ``json_schema``,
+            other models -> ``text``), ``"json_schema"``, ``"function_calling"``, ``"json_mode"`` or ``"text"`` (the
+            papers' prompts and lenient parsers). A refused structured call falls back to the text prompt; the
+            mode of every call is counted in ``usage["by_node"][node]["modes"]``.
 
     The result carries ``answers`` (each with its supporting chains and ``grounded``), ``chains`` (every
     scored chain explored), ``stop_reason`` (``verified``, ``max_depth``, ``no_relations``,
@@ -114,21 +131,24 @@ def create_tog_graph(
     deciders = make_tog_deciders(
         kg, model=chat_model, relation_pruner=relation_pruner, entity_scorer=entity_scorer, verifier=verifier,
         answerer=answerer, embeddings=embeddings, ignored_relations=ignored_relations, verify_margin=verify_margin,
+        structured_output=structured_output, grounding=check_policy(grounding),
     )
     limit = tog_call_bound(width, depth) if max_llm_calls == "auto" else max_llm_calls
     budget = QuestionBudget(max_tokens=max_tokens, max_seconds=max_seconds)
 
     graph = StateGraph(ToGState, input_schema=KGQuestionInput)
-    graph.add_node("link", timed(partial(start_node, kg=kg), budget))
-    graph.add_node("prune_relations", budgeted(partial(prune_relations_node, kg=kg, pruner=deciders.relation_pruner, width=width,
+    add_nodes(graph, {
+        "link": timed(partial(start_node, kg=kg), budget),
+        "prune_relations": budgeted(partial(prune_relations_steps, kg=kg, pruner=deciders.relation_pruner, width=width,
                                               ignored_relations=tuple(ignored_relations), max_llm_calls=limit),
-                                              budget, step="prune_relations", stop_update={"candidate_relations": []}))
-    graph.add_node("prune_entities", budgeted(partial(prune_entities_node, kg=kg, scorer=deciders.entity_scorer, width=width,
-                                             max_candidates=max_candidates, max_llm_calls=limit), budget, step="prune_entities"))
-    graph.add_node("verify", budgeted(partial(verify_and_decide, verifier=deciders.verifier, max_depth=depth, max_llm_calls=limit,
-                                     uses_llm=deciders.uses_llm), budget, step="verify"))
-    graph.add_node("answer", budgeted(partial(respond_node, answerer=deciders.answerer, max_llm_calls=limit, name="tog"),
-                                      budget, step="answer", explore=False))
+                                              budget, step="prune_relations", stop_update={"candidate_relations": []}),
+        "prune_entities": budgeted(partial(prune_entities_steps, kg=kg, scorer=deciders.entity_scorer, width=width,
+                                             max_candidates=max_candidates, max_llm_calls=limit), budget, step="prune_entities"),
+        "verify": budgeted(partial(verify_and_decide, verifier=deciders.verifier, max_depth=depth, max_llm_calls=limit,
+                                     uses_llm=deciders.uses_llm), budget, step="verify"),
+        "answer": budgeted(partial(respond_steps, answerer=deciders.answerer, max_llm_calls=limit, name="tog"),
+                                      budget, step="answer", explore=False),
+    }, max_concurrency=max_concurrency)
     graph.add_edge(START, "link")
     graph.add_conditional_edges("link", _after_start)
     graph.add_conditional_edges("prune_relations", _after_relations)

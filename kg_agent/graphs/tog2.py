@@ -30,12 +30,14 @@ from kg_agent.graphs.state import KGQuestionInput, ToG2State
 from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.llm.budget import QuestionBudget
 from kg_agent.llm.models import resolve_chat_model
+from kg_agent.tools.shared.decider import DEFAULT_MAX_CONCURRENCY, StructuredMode, add_nodes
+from kg_agent.tools.shared.grounding import DEFAULT_GROUNDING, Grounding, check_policy
 from kg_agent.tools.shared.question_budget import budgeted, timed
-from kg_agent.tools.tog2.answer import answer_node
-from kg_agent.tools.tog2.clue_query import ClueWriter, clue_query_node
+from kg_agent.tools.tog2.answer import answer_steps
+from kg_agent.tools.tog2.clue_query import ClueWriter, clue_query_steps
 from kg_agent.tools.tog2.deciders import make_tog2_deciders
 from kg_agent.tools.tog2.documents import resolve_documents
-from kg_agent.tools.tog2.examine import DEFAULT_TOP_L, Examiner, examine_node
+from kg_agent.tools.tog2.examine import DEFAULT_TOP_L, Examiner, examine_steps
 from kg_agent.tools.tog2.prune_entities import (
     DEFAULT_ALPHA,
     DEFAULT_MAX_CANDIDATES,
@@ -46,10 +48,10 @@ from kg_agent.tools.tog2.prune_entities import (
 )
 from kg_agent.tools.tog2.prune_relations import (
     CombinedRelationPruner,
-    prune_relations_node,
+    prune_relations_steps,
 )
 from kg_agent.tools.tog2.start import start_node
-from kg_agent.tools.tog2.topic_prune import TopicPruner, topic_prune_node
+from kg_agent.tools.tog2.topic_prune import TopicPruner, topic_prune_steps
 
 DEFAULT_WIDTH = 3  # W (ToG-2 §3.2; authors' code --width 3)
 DEFAULT_DEPTH = 3  # maximum iterations (authors' code --depth 3)
@@ -87,9 +89,12 @@ def create_tog2_graph(
     clue_writer: ClueWriter | None = None,
     relation_pruner: CombinedRelationPruner | None = None,
     examiner: Examiner | None = None,
+    grounding: Grounding = DEFAULT_GROUNDING,
     max_llm_calls: int | None = None,
     max_tokens: int | None = None,
     max_seconds: float | None = None,
+    max_concurrency: int = DEFAULT_MAX_CONCURRENCY,
+    structured_output: StructuredMode = "auto",
 ) -> StateGraph:
     """Create ToG-2's graph. Returns an **uncompiled** ``StateGraph``.
 
@@ -110,9 +115,19 @@ def create_tog2_graph(
         embeddings: LangChain embeddings for the offline deciders and for ingesting a JSONL file
             (default: bundled MiniLM). Chunks are scored with the document index's own embeddings.
         topic_pruner, clue_writer, relation_pruner, examiner: override a decider.
+        grounding: what a model answer that no triple path ends in and no cited chunk states becomes:
+            ``"prefer"`` (default; the offline examiner decides instead, with a warning, and ``output`` keeps
+            the reply), ``"strict"`` (grounded answers only, else none and ``stop_reason="no_grounded_answer"``)
+            or ``"off"`` (kept as given, flagged ``grounded: False``). See :mod:`kg_agent.tools.shared.grounding`.
         max_llm_calls, max_tokens, max_seconds: per-question caps on LLM calls, tokens and wall time (``None``:
             none); when one is reached, exploration stops and the examine step answers from the entities and
             chunks found so far (``stop_reason="budget"``, see :mod:`kg_agent.llm.budget`).
+        max_concurrency: independent LLM calls of one step asked at once (ToG-2's steps each make one call,
+            for all topic entities together, as in the paper). ``ainvoke``/``astream`` use the model's async calls.
+        structured_output: how the LLM deciders ask: ``"auto"`` (default: OpenAI's own API -> ``json_schema``,
+            other models -> ``text``), ``"json_schema"``, ``"function_calling"``, ``"json_mode"`` or ``"text"`` (the
+            papers' prompts and lenient parsers). A refused structured call falls back to the text prompt; the
+            mode of every call is counted in ``usage["by_node"][node]["modes"]``.
 
     Example::
 
@@ -133,23 +148,25 @@ def create_tog2_graph(
     scorer = ChunkScorer(index)
 
     deciders = make_tog2_deciders(kg, model=chat_model, topic_pruner=topic_pruner, clue_writer=clue_writer,
-                                  relation_pruner=relation_pruner, examiner=examiner, embeddings=embeddings)
+                                  relation_pruner=relation_pruner, examiner=examiner, embeddings=embeddings,
+                                  structured_output=structured_output, grounding=check_policy(grounding))
 
     budget = QuestionBudget(max_llm_calls=max_llm_calls, max_tokens=max_tokens, max_seconds=max_seconds)
 
     graph = StateGraph(ToG2State, input_schema=KGQuestionInput)
-    graph.add_node("link", timed(partial(start_node, kg=kg, notes=notes), budget))
-    graph.add_node("topic_prune", budgeted(partial(topic_prune_node, pruner=deciders.topic_pruner), budget, step="topic_prune",
-                                           explore=False))
-    graph.add_node("clue_query", budgeted(partial(clue_query_node, writer=deciders.clue_writer), budget, step="clue_query", explore=False))
-    graph.add_node("topic_documents", partial(topic_documents_node, scorer=scorer, top_k=top_k_chunks))
-    graph.add_node("relation_prune", budgeted(partial(prune_relations_node, kg=kg, pruner=deciders.relation_pruner, width=width),
-                                              budget, step="relation_prune"))
-    graph.add_node("entity_prune", budgeted(partial(prune_entities_node, kg=kg, scorer=scorer, width=width, top_k=top_k_chunks,
-                                           alpha=alpha, max_candidates=max_candidates), budget, step="entity_prune"))
-    graph.add_node("examine", budgeted(partial(examine_node, examiner=deciders.examiner, depth=depth, top_l=top_l), budget,
-                                       step="examine", explore=False))
-    graph.add_node("finish", budgeted(partial(answer_node, examiner=deciders.examiner, top_l=top_l), budget, step="finish", explore=False))
+    add_nodes(graph, {
+        "link": timed(partial(start_node, kg=kg, notes=notes), budget),
+        "topic_prune": budgeted(partial(topic_prune_steps, pruner=deciders.topic_pruner), budget, step="topic_prune", explore=False),
+        "clue_query": budgeted(partial(clue_query_steps, writer=deciders.clue_writer), budget, step="clue_query", explore=False),
+        "topic_documents": partial(topic_documents_node, scorer=scorer, top_k=top_k_chunks),
+        "relation_prune": budgeted(partial(prune_relations_steps, kg=kg, pruner=deciders.relation_pruner, width=width),
+                                   budget, step="relation_prune"),
+        "entity_prune": budgeted(partial(prune_entities_node, kg=kg, scorer=scorer, width=width, top_k=top_k_chunks,
+                                         alpha=alpha, max_candidates=max_candidates), budget, step="entity_prune"),
+        "examine": budgeted(partial(examine_steps, examiner=deciders.examiner, depth=depth, top_l=top_l), budget,
+                            step="examine", explore=False),
+        "finish": budgeted(partial(answer_steps, examiner=deciders.examiner, top_l=top_l), budget, step="finish", explore=False),
+    }, max_concurrency=max_concurrency)
     graph.add_edge(START, "link")
     graph.add_conditional_edges("link", _after_link, ["topic_prune", "finish"])
     graph.add_edge("topic_prune", "clue_query")

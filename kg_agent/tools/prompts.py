@@ -15,7 +15,7 @@ import string
 from functools import lru_cache
 
 from kg_agent.tools.rog.answer import EXPLANATION_PROMPT, REASONING_PROMPT
-from kg_agent.tools.rog.plan import PLANNING_PROMPT
+from kg_agent.tools.rog.plan import FEW_SHOT_PLANNING_PROMPT, PLANNING_PROMPT
 from kg_agent.tools.tog.answer import ANSWER_PROMPT, NO_TRIPLES_PROMPT
 from kg_agent.tools.tog.instructions import INSTRUCTION_PROMPT, INTEGRATE_PROMPT
 from kg_agent.tools.tog.prune_entities import ENTITY_PROMPT
@@ -29,6 +29,7 @@ from kg_agent.tools.tog2.topic_prune import TOPIC_PRUNE_PROMPT
 #: (node, method, template) for every LLM decider; RoG's and ToG's answer steps are both node "answer".
 DECIDER_PROMPTS: tuple[tuple[str, str, str], ...] = (
     ("plan", "rog", PLANNING_PROMPT),
+    ("plan", "rog", FEW_SHOT_PLANNING_PROMPT),
     ("answer", "rog", REASONING_PROMPT),
     ("answer", "rog", EXPLANATION_PROMPT),
     ("prune_relations", "tog", RELATION_PROMPT),

@@ -4,7 +4,8 @@
   the plans that reach them, then by how many paths reach them.
 * :class:`LLMAnswerer`: RoG's reasoning prompt ("return all the possible answers as a list"), or its
   explanation prompt. The answer list is parsed, and every answer is checked against the retrieved
-  paths (faithfulness): an answer no path supports is kept but flagged ``grounded: False``.
+  paths (faithfulness, :mod:`kg_agent.tools.shared.grounding`: an answer is grounded when it is a path's
+  end, not an entity the path passes); the grounding policy decides what an ungrounded answer becomes.
 """
 
 from __future__ import annotations
@@ -15,9 +16,10 @@ from typing import Protocol, runtime_checkable
 
 from langchain_core.language_models import BaseChatModel
 
-from kg_agent.kg.terms import normalize_label
 from kg_agent.llm.parsing import parse_answer_list
-from kg_agent.tools.shared.decider import LLMDecision, fall_back
+from kg_agent.tools.shared.decider import LLMDecision, StructuredMode, decide, fall_back, run_steps, sync_node
+from kg_agent.tools.shared.decision_schemas import Answers
+from kg_agent.tools.shared.grounding import DEFAULT_GROUNDING, Grounding, ground_names, path_evidence, settle
 from kg_agent.tools.shared.link import reply_message
 from kg_agent.tools.shared.updates import answer_record
 
@@ -38,6 +40,7 @@ class AnswerOutcome:
     output: str
     warnings: list[str] = field(default_factory=list)
     usage: dict = field(default_factory=dict)
+    stop_reason: str = ""  # set when the answer step itself decides why the question stopped
 
 
 @runtime_checkable
@@ -100,42 +103,15 @@ def path_lines(paths: Sequence[dict], limit: int) -> tuple[list[str], bool]:
     return lines[:limit], len(lines) > limit
 
 
-def ground_answers(names: Sequence[str], paths: Sequence[dict], *, max_supporting_paths: int = 3) -> list[dict]:
-    """Answer records for model answers, each checked against the paths (faithfulness check)."""
-    by_end: dict[str, list[dict]] = {}
-    by_any: dict[str, list[dict]] = {}
-    end_ids: dict[str, str] = {}
-    for path in paths:
-        entities = [path["start"]] + [s["tail"] for s in path["steps"]]
-        end = entities[-1]
-        key = normalize_label(end["label"])
-        by_end.setdefault(key, []).append(path)
-        end_ids.setdefault(key, end["id"])
-        for entity in entities:
-            by_any.setdefault(normalize_label(entity["label"]), []).append(path)
-            end_ids.setdefault(normalize_label(entity["label"]), entity["id"])
-    records = []
-    for rank, name in enumerate(names):
-        key = normalize_label(name)
-        supporting = by_end.get(key) or by_any.get(key) or []
-        records.append(
-            answer_record(
-                name,
-                entity_id=end_ids.get(key) if supporting else None,
-                score=1.0 - rank / (len(names) + 1),
-                grounded=bool(supporting),
-                paths=supporting[:max_supporting_paths],
-            )
-        )
-    return records
-
-
 class LLMAnswerer:
     """RoG's reasoning (or explanation) prompt over the retrieved paths, with a faithfulness check.
 
     At most ``max_prompt_paths`` paths go into the prompt: those of the best plans first, in a fixed
     order; a warning reports the truncation. An unusable reply is retried once; then the offline
-    ``fallback`` answers, and the reason is recorded.
+    ``fallback`` answers, the reason is recorded and ``output`` is those answers (never the rejected
+    reply). A usable reply's answers are checked against the paths and ``grounding`` (``"prefer"``,
+    ``"strict"``, ``"off"``; see :mod:`kg_agent.tools.shared.grounding`) decides what is answered: under
+    ``"prefer"`` the fallback's path votes replace answers no path supports, and ``output`` keeps the reply.
     """
 
     name = "llm"
@@ -147,15 +123,23 @@ class LLMAnswerer:
         explain: bool = False,
         max_prompt_paths: int = 100,
         fallback: Answerer | None = None,
+        structured_output: StructuredMode = "auto",
+        grounding: Grounding = DEFAULT_GROUNDING,
     ) -> None:
         self.model = model
-        self.decision = LLMDecision(model, "answer", what="answer")
+        self.grounding = grounding
+        self.decision = LLMDecision(model, "answer", what="answer", reply_format="answer 1\nanswer 2", schema=Answers,
+                                    structured_output=structured_output)
         self.prompt = EXPLANATION_PROMPT if explain else REASONING_PROMPT
         self.explain = explain
         self.max_prompt_paths = max_prompt_paths
         self.fallback = fallback if fallback is not None else VoteAnswerer()
 
     def answer(self, question: str, paths: Sequence[dict], plans: Sequence[dict]) -> AnswerOutcome:
+        return run_steps(self.answer_steps(question, paths, plans))
+
+    def answer_steps(self, question: str, paths: Sequence[dict], plans: Sequence[dict]):
+        """:meth:`answer` as steps (see :mod:`kg_agent.tools.shared.decider`)."""
         lines, truncated = path_lines(paths, self.max_prompt_paths)
         warnings: list[str] = []
         if truncated:
@@ -166,26 +150,24 @@ class LLMAnswerer:
         def parse(reply: str):
             return parse_answer_list(reply.split("\n", 1)[0] if self.explain else reply) or None, []
 
-        asked = self.decision.ask(prompt, parse)
+        asked = yield self.decision.request(prompt, parse)
         if not asked.decided:
-            outcome = fall_back(asked, self.fallback.answer(question, paths, plans), node="answer",
-                                to=f"{self.fallback.name} answers", before=warnings)
-            outcome.output = outcome.output or asked.reply
-            return outcome
+            return fall_back(asked, self.fallback.answer(question, paths, plans), node="answer",
+                             to=f"{self.fallback.name} answers", before=warnings)
         warnings.extend(asked.warnings)
-        answers = ground_answers(asked.value, paths)
-        ungrounded = [a["answer"] for a in answers if not a["grounded"]]
-        if ungrounded:
-            warnings.append("answer: not supported by any retrieved path: " + ", ".join(ungrounded))
-        return AnswerOutcome(answers, asked.reply, warnings, asked.usage)
+        answers = ground_names(asked.value, path_evidence(paths), read_sentences=self.grounding != "off")
+        settled = settle(answers, policy=self.grounding, node="answer", offline_name=f"{self.fallback.name}",
+                         offline=lambda: self.fallback.answer(question, paths, plans).answers)
+        output = "\n".join(a["answer"] for a in settled.answers) if self.grounding == "strict" else asked.reply
+        return AnswerOutcome(settled.answers, output, warnings + settled.warnings, asked.usage, settled.stop_reason)
 
 
-def answer_node(state: dict, *, answerer: Answerer) -> dict:
-    """Graph node: answer the question from the state's reasoning paths."""
+def answer_steps(state: dict, *, answerer: Answerer):
+    """Graph node (as steps): answer the question from the state's reasoning paths."""
     from kg_agent.tools.shared.updates import add_usage, add_warnings, emit_answers
 
-    outcome = answerer.answer(state["question"], state.get("paths") or [], state.get("plans") or [])
-    stop = state.get("stop_reason") or ("answered" if outcome.answers else "no_answer")
+    outcome = yield decide(answerer, "answer", state["question"], state.get("paths") or [], state.get("plans") or [])
+    stop = outcome.stop_reason or state.get("stop_reason") or ("answered" if outcome.answers else "no_answer")
     emit_answers(outcome.answers, stop)
     return {
         "answers": outcome.answers,
@@ -196,9 +178,12 @@ def answer_node(state: dict, *, answerer: Answerer) -> dict:
     }
 
 
-def respond_node(state: dict, *, answerer: Answerer) -> dict:
-    """``answer``, plus the chat reply when the question came as messages."""
-    update = answer_node(state, answerer=answerer)
+answer_node = sync_node(answer_steps)
+
+
+def respond_steps(state: dict, *, answerer: Answerer):
+    """``answer``, plus the chat reply when the question came as messages. Steps."""
+    update = yield from answer_steps(state, answerer=answerer)
     if state.get("messages"):
         merged = {**state, **update}
         update["messages"] = [reply_message(format_reply(merged), merged, name="rog")]

@@ -29,7 +29,8 @@ from kg_agent.kg.paths import shortest_relation_paths
 from kg_agent.kg.relation_paths import verbalize_relation, verbalize_relation_path, walkable_relation_paths
 from kg_agent.kg.types import Entity, base_relation, inverse, is_inverse, relation_path_text
 from kg_agent.llm.parsing import parse_relation_paths
-from kg_agent.tools.shared.decider import LLMDecision, fall_back
+from kg_agent.tools.shared.decider import LLMDecision, StructuredMode, decide, fall_back, run_steps, sync_node
+from kg_agent.tools.shared.decision_schemas import RelationPaths
 from kg_agent.tools.shared.scoring import lexical_overlap, mask_mentions, shared_text_vectors, stems
 from kg_agent.tools.shared.similarity import TextVectors, default_embeddings
 
@@ -332,6 +333,24 @@ PLANNING_PROMPT = (
     "Write {k} different relation paths, one per line, each as <PATH> relation1 <SEP> relation2 </PATH>."
 )
 
+#: RoG's planning prompt with two worked examples (questions and relation paths of the paper's Table 14, each with
+#: the relation list it was chosen from), for small models that do not follow :data:`PLANNING_PROMPT`'s format.
+#: Use it as ``LLMPlanner(kg, model, prompt=FEW_SHOT_PLANNING_PROMPT)``; docs/real_llm.md has its parse rates.
+FEW_SHOT_PLANNING_PROMPT = (
+    "Please generate a valid relation path that can be helpful for answering the question. Use only relations "
+    "from the question's list (a relation starting with ^ is followed backwards, from object to subject). "
+    "Write {k} different relation paths, one per line, each as <PATH> relation1 <SEP> relation2 </PATH>.\n\n"
+    "Question: what does jamaican people speak?\n"
+    "Relations:\nlocation.country.languages_spoken\nlocation.country.official_language\npeople.person.nationality\n"
+    "Relation paths:\n<PATH> location.country.languages_spoken </PATH>\n<PATH> location.country.official_language </PATH>\n\n"
+    "Question: what highschool did harper lee go to?\n"
+    "Relations:\npeople.person.education\npeople.person.place_of_birth\n^education.education.student\n"
+    "education.education.institution\n"
+    "Relation paths:\n<PATH> people.person.education <SEP> education.education.institution </PATH>\n"
+    "<PATH> ^education.education.student <SEP> education.education.institution </PATH>\n\n"
+    "Question: {question}\nRelations:\n{relations}\nRelation paths:\n"
+)
+
 
 class LLMPlanner:
     """RoG's planning prompt for any chat model, grounded in the KG's walkable relations.
@@ -356,6 +375,7 @@ class LLMPlanner:
         map_threshold: float = 0.75,
         max_listed_relations: int = 200,
         prompt: str = PLANNING_PROMPT,
+        structured_output: StructuredMode = "auto",
     ) -> None:
         self.kg = kg
         self.model = model
@@ -365,7 +385,9 @@ class LLMPlanner:
         self.prompt = prompt
         self._embeddings = embeddings
         self._vectors: TextVectors | None = None
-        self.decision = LLMDecision(model, "plan", what="relation path")
+        self.decision = LLMDecision(model, "plan", what="relation path",
+                                    reply_format="<PATH> relation1 <SEP> relation2 </PATH>\n<PATH> relation3 </PATH>", schema=RelationPaths,
+                                    structured_output=structured_output)
         self.fallback = fallback
 
     def _text_vectors(self) -> TextVectors:
@@ -374,6 +396,10 @@ class LLMPlanner:
         return self._vectors
 
     def plan(self, question: str, topic_entities: Sequence[Entity], *, k: int = DEFAULT_K) -> PlanOutcome:
+        return run_steps(self.plan_steps(question, topic_entities, k=k))
+
+    def plan_steps(self, question: str, topic_entities: Sequence[Entity], *, k: int = DEFAULT_K):
+        """:meth:`plan` as steps (see :mod:`kg_agent.tools.shared.decider`)."""
         starts = [e.id for e in topic_entities]
         walkable = walkable_relation_paths(self.kg, starts, max_hops=self.max_hops)
         relations = sorted({r for path in walkable for r in path})[: self.max_listed_relations]
@@ -385,7 +411,7 @@ class LLMPlanner:
             plans, notes = self._ground(parse_relation_paths(reply), walkable)
             return plans or None, notes
 
-        asked = self.decision.ask(prompt, parse)
+        asked = yield self.decision.request(prompt, parse)
         if asked.decided:
             total = len(asked.value)
             return PlanOutcome([Plan(p, 1.0 - i / (total + 1), self.name) for i, p in enumerate(asked.value[:k])],
@@ -439,20 +465,23 @@ class LLMPlanner:
 
 
 # ---------------------------------------------------------------------------------------------- node
-def plan_node(state: dict, *, planner: Planner, k: int = DEFAULT_K) -> dict:
-    """Graph node: plan relation paths for the state's question and topic entities."""
+def plan_steps(state: dict, *, planner: Planner, k: int = DEFAULT_K):
+    """Graph node (as steps): plan relation paths for the state's question and topic entities."""
     from kg_agent.tools.shared.updates import add_usage, add_warnings, emit
 
     entities = [Entity.from_dict(e) for e in state.get("topic_entities") or []]
     if not entities:
         return {"plans": [], "warnings": add_warnings(state, "plan: no topic entity, nothing to plan")}
-    outcome = planner.plan(state["question"], entities, k=k)
+    outcome = yield decide(planner, "plan", state["question"], entities, k=k)
     emit("plan", plans=[p.to_dict() for p in outcome.plans])
     return {
         "plans": [p.to_dict() for p in outcome.plans],
         "warnings": add_warnings(state, outcome.warnings),
         "usage": add_usage(state, outcome.usage),
     }
+
+
+plan_node = sync_node(plan_steps)
 
 
 # ---------------------------------------------------------------------------------------------- choice
@@ -467,8 +496,10 @@ def make_planner(
     exemplars: Iterable[Exemplar] | None = None,
     embeddings: Embeddings | None = None,
     max_hops: int = 3,
+    structured_output: StructuredMode = "auto",
 ) -> Planner:
-    """Build the planner a RoG graph uses.
+    """Build the planner a RoG graph uses (``structured_output``: the LLM planner's mode, see
+    :func:`~kg_agent.tools.shared.decider.structured_mode`).
 
     ``"auto"``: the LLM planner when a model is given (falling back to the offline one), else the
     exemplar planner when training questions are given, else the similarity planner.
@@ -485,7 +516,8 @@ def make_planner(
     if planner == "llm" or (planner == "auto" and model is not None):
         if model is None:
             raise ValueError("planner='llm' needs a chat model (model=...)")
-        return LLMPlanner(kg, model, fallback=offline, embeddings=embeddings, max_hops=max_hops)
+        return LLMPlanner(kg, model, fallback=offline, embeddings=embeddings, max_hops=max_hops,
+                          structured_output=structured_output)
     if planner not in {"auto", "exemplar", "similarity"}:
         raise ValueError(f"unknown planner {planner!r}: use 'auto', 'llm', 'exemplar', 'similarity' or a Planner")
     return offline

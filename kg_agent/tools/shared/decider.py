@@ -16,27 +16,39 @@ exception, must be counted against the question's call budget, and must leave it
 ``with_fallbacks`` would swallow that reason. The model is still any LangChain ``BaseChatModel`` (its own HTTP
 retries included), and the calls go through :func:`kg_agent.llm.usage.call_llm`, which counts them per node.
 
-Hooks for what comes next:
+A retry does not repeat the prompt: it says why the previous reply could not be used and, when the decision has
+a ``reply_format``, shows the expected format (:func:`retry_prompt`).
 
-* ``schema``: a pydantic model describing the decision; a decider that sets it is ready for structured output
-  (``model.with_structured_output(schema)``) in place of the text prompt and lenient parser;
-* :meth:`LLMDecision.aask` and :func:`ask_all` (independent decisions of one step, e.g. one relation-pruning call
-  per beam entry, run concurrently, at most ``max_concurrency`` at a time, in input order).
+**Sync and async from one code path.** A decider or node that asks a model is written once, as a generator
+(its *steps*): ``asked = yield decision.request(prompt, parse)`` asks one decision; ``results = yield [steps, ...]``
+runs independent steps (other generators, requests, or plain zero-argument calls such as a custom decider's
+method) concurrently and gets their results in order. :func:`run_steps` drives steps synchronously (a batch in a
+bounded thread pool, ``max_concurrency`` at a time); :func:`arun_steps` drives the same steps with the model's
+native async calls (a batch through :func:`ask_all`, no worker thread). :func:`graph_node` turns a node's steps
+into a LangGraph node with both paths, so ``invoke`` and ``ainvoke`` run the same logic. Calls of concurrent
+decisions are reserved from one shared :class:`CallPool`, so a step's call budget is exact under concurrency.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import dataclasses
-from collections.abc import Awaitable, Callable, Sequence
+import functools
+import json
+import threading
+from collections.abc import Awaitable, Callable, Generator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, Literal, TypeVar
 
 from langchain_core.language_models import BaseChatModel
-from pydantic import BaseModel
+from langchain_core.messages import BaseMessage, HumanMessage
+from langchain_core.runnables import RunnableLambda
+from pydantic import BaseModel, ValidationError
 
-from kg_agent.llm.errors import BudgetExceeded
-from kg_agent.llm.usage import CallLimit, UsageTracker, acall_llm_reply, call_llm_reply, merge_usage
+from kg_agent.llm.errors import BudgetExceeded, LLMCallError, LLMUnavailable
+from kg_agent.llm.usage import PromptInput, UsageTracker, acall_llm_reply, call_llm_reply, merge_usage
 
 T = TypeVar("T")
 Outcome = TypeVar("Outcome")
@@ -46,7 +58,7 @@ Parsed = tuple[Any, list[str]]
 Parser = Callable[[str], Parsed]
 
 DEFAULT_ATTEMPTS = 2  # the call and one retry
-DEFAULT_MAX_CONCURRENCY = 4
+DEFAULT_MAX_CONCURRENCY = 4  # independent decisions of one step asked at once
 REPLY_EXCERPT = 120
 
 
@@ -65,6 +77,131 @@ class Asked(Generic[T]):
         return self.value is not None
 
 
+StructuredMode = Literal["auto", "json_schema", "function_calling", "json_mode", "text"]
+STRUCTURED_MODES: tuple[str, ...] = ("auto", "json_schema", "function_calling", "json_mode", "text")
+OPENAI_API_HOST = "api.openai.com"
+
+
+class DecisionSchema(BaseModel):
+    """A decision as structured output. :meth:`as_reply` writes a value in the text format the decider's lenient
+    parser reads, so a structured value is validated exactly like a text reply (unknown names rejected, ...)."""
+
+    def as_reply(self) -> str:
+        return self.model_dump_json()
+
+
+def structured_mode(model: Any, requested: str = "auto") -> str:
+    """The mode a decision asks in. ``"auto"``: ``json_schema`` for ``ChatOpenAI`` on OpenAI's own API (which
+    guarantees the schema), else ``text`` (an OpenAI-compatible server's support is unknown: llama.cpp's refuses
+    ``json_schema``; scripted and other models get the papers' text prompts). Any other value is used as given."""
+    if requested not in STRUCTURED_MODES:
+        raise ValueError(f"structured_output must be one of {', '.join(STRUCTURED_MODES)}, not {requested!r}")
+    if requested != "auto":
+        return requested
+    if type(model).__name__ == "ChatOpenAI":
+        base_url = str(getattr(model, "openai_api_base", None) or "")
+        return "json_schema" if not base_url or OPENAI_API_HOST in base_url else "text"
+    return "text"
+
+
+def _structured_message(output: dict) -> Any:
+    """``with_structured_output(..., include_raw=True)``'s output as the raw reply, its text the JSON document
+    (the parsed value, else what the model sent), so the call is counted from the reply's own token usage."""
+    raw, parsed = output["raw"], output.get("parsed")
+    if isinstance(parsed, BaseModel):
+        text = parsed.model_dump_json()
+    elif parsed is not None:
+        text = json.dumps(parsed)
+    elif getattr(raw, "tool_calls", None):
+        text = json.dumps(raw.tool_calls[0].get("args") or {})
+    else:
+        text = raw.text if isinstance(raw, BaseMessage) else str(raw or "")
+    return raw.model_copy(update={"content": text, "tool_calls": []}) if isinstance(raw, BaseMessage) else text
+
+
+def structured_caller(model: BaseChatModel, schema: type[BaseModel], mode: str) -> Any:
+    """``model`` asking for ``schema`` in ``mode`` (``json_schema``, ``function_calling``, ``json_mode``), giving a
+    reply message whose text is the JSON document."""
+    return model.with_structured_output(schema, method=mode, include_raw=True) | RunnableLambda(_structured_message)
+
+
+def json_mode_prompt(prompt: PromptInput, schema: type[BaseModel]) -> PromptInput:
+    """``json_mode`` sends no schema: the prompt says which JSON to write."""
+    note = f"Reply with one JSON object that matches this JSON schema:\n{json.dumps(schema.model_json_schema())}"
+    if isinstance(prompt, str):
+        return f"{prompt}\n\n{note}"
+    messages = prompt.to_messages() if hasattr(prompt, "to_messages") else list(prompt)
+    return [*messages, HumanMessage(note)]
+
+
+def parse_structured(schema: type[DecisionSchema], parse: Parser, node: str, reply: str) -> Parsed:
+    """A structured reply: validated by ``schema``, written back as text (:meth:`DecisionSchema.as_reply`) and read
+    by the decider's own ``parse``."""
+    try:
+        value = schema.model_validate_json(reply)
+    except ValidationError as exc:
+        problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'reply'}: {e['msg']}" for e in exc.errors()[:3])
+        return None, [f"{node}: the structured reply does not match the {schema.__name__} schema ({problems})"]
+    return parse(value.as_reply())
+
+
+class CallPool:
+    """The calls a step's decisions may still make, shared by decisions that run concurrently.
+
+    Each attempt takes one call from the pool *before* it is made (under a lock), so concurrent decisions never
+    make more calls together than the pool holds; ``None`` is no limit.
+    """
+
+    def __init__(self, calls: int | None) -> None:
+        self.limit = None if calls is None else max(0, int(calls))
+        self.taken = 0
+        self._lock = threading.Lock()
+
+    @property
+    def remaining(self) -> int | None:
+        with self._lock:
+            return None if self.limit is None else self.limit - self.taken
+
+    def take(self) -> None:
+        """Reserve one call, or raise :class:`BudgetExceeded` (the call must then not be made)."""
+        with self._lock:
+            if self.limit is not None and self.taken >= self.limit:
+                raise BudgetExceeded(f"LLM call budget exhausted: {self.taken} of max_calls={self.limit} calls already made")
+            self.taken += 1
+
+
+def call_pool(calls_left: int | CallPool | None) -> CallPool:
+    """``calls_left`` as a pool (an ``int`` or ``None`` makes a new one, a pool is shared as it is)."""
+    return calls_left if isinstance(calls_left, CallPool) else CallPool(calls_left)
+
+
+def retry_prompt(prompt: PromptInput, reason: str, reply_format: str) -> PromptInput:
+    """``prompt`` plus what was wrong with the previous reply and, if known, the expected format."""
+    note = f"Your previous reply could not be used: {reason}."
+    if reply_format:
+        note += f" Reply exactly in this format:\n{reply_format}"
+    if isinstance(prompt, str):
+        return f"{prompt}\n\n{note}"
+    messages = prompt.to_messages() if hasattr(prompt, "to_messages") else list(prompt)
+    return [*messages, HumanMessage(note)]
+
+
+@dataclass(frozen=True)
+class Ask:
+    """One decision to ask (yielded by a decider's steps; :func:`run_steps` / :func:`arun_steps` ask it)."""
+
+    decision: LLMDecision
+    prompt: PromptInput
+    parse: Parser
+    calls_left: int | CallPool | None = None
+
+    def run(self) -> Asked:
+        return self.decision.ask(self.prompt, self.parse, calls_left=self.calls_left)
+
+    async def arun(self) -> Asked:
+        return await self.decision.aask(self.prompt, self.parse, calls_left=self.calls_left)
+
+
 @dataclass(frozen=True)
 class LLMDecision:
     """One decision of one node by a chat model.
@@ -74,17 +211,27 @@ class LLMDecision:
         node: the node name the calls are counted under and the warnings start with.
         what: what a usable reply gives, for the warning of an unusable attempt ("relation path", "answer").
         attempts: calls per decision (the first and one retry).
-        schema: the decision as a pydantic model (the hook for structured output).
+        schema: the decision as a :class:`DecisionSchema`; with a structured mode the first attempt asks for it
+            (:func:`structured_mode`), its value rendered back to the text format and validated by the same parser.
+        reply_format: an example of a usable reply, shown to the model when it retries.
+        structured_output: ``"auto"``, ``"json_schema"``, ``"function_calling"``, ``"json_mode"`` or ``"text"``
+            (:func:`structured_mode`). A structured call the server refuses (a 400/500: llama.cpp's server
+            refuses ``json_schema``) is recorded, the retry uses the text prompt, and this decision asks in text
+            from then on. Each attempt's mode is counted in ``usage["by_node"][node]["modes"]``.
     """
 
     model: BaseChatModel
     node: str
     what: str = "reply"
     attempts: int = DEFAULT_ATTEMPTS
-    schema: type[BaseModel] | None = None
+    schema: type[DecisionSchema] | None = None
+    reply_format: str = ""
+    structured_output: StructuredMode = "auto"
+    _rejected_modes: set = field(default_factory=set, compare=False, repr=False)
 
-    def _tracker(self, calls_left: int | None) -> UsageTracker:
-        return UsageTracker(CallLimit(max_calls=max(0, calls_left)) if calls_left is not None else None)
+    def request(self, prompt: PromptInput, parse: Parser, *, calls_left: int | CallPool | None = None) -> Ask:
+        """The decision as a step to yield (``asked = yield decision.request(prompt, parse)``)."""
+        return Ask(self, prompt, parse, calls_left)
 
     def _failed_call(self, exc: Exception, warnings: list[str]) -> bool:
         """Record a failed call; True when it was refused by a budget."""
@@ -94,48 +241,107 @@ class LLMDecision:
         warnings.append(f"{self.node}: the model call failed ({type(exc).__name__}: {exc})")
         return False
 
-    def _parsed(self, reply: str, parse: Parser, attempt: int, warnings: list[str]) -> Any:
+    def _parsed(self, reply: str, parse: Parser, attempt: int, warnings: list[str]) -> tuple[Any, str]:
+        """The parsed value (``None``: unusable) and, when unusable, why (for the retry)."""
         value, notes = parse(reply)
         warnings.extend(notes)
-        if value is None:
-            warnings.append(f"{self.node}: attempt {attempt} gave no usable {self.what} (reply: {reply[:REPLY_EXCERPT]!r})")
-        return value
+        if value is not None:
+            return value, ""
+        warnings.append(f"{self.node}: attempt {attempt} gave no usable {self.what} (reply: {reply[:REPLY_EXCERPT]!r})")
+        reason = "it was empty" if not reply.strip() else f"it gave no usable {self.what}"
+        return None, "; ".join([reason, *(n.split(": ", 1)[-1] for n in notes)])
 
-    def ask(self, prompt: str, parse: Parser, *, calls_left: int | None = None) -> Asked:
-        """Call, parse, and retry once when the reply is unusable.
+    def _mode(self) -> str:
+        mode = structured_mode(self.model, self.structured_output) if self.schema is not None else "text"
+        return "text" if mode in self._rejected_modes else mode
 
-        ``calls_left``: calls this question may still make (``None``: no per-decider limit; the question's
-        budget, if any, is enforced by the call itself); a call beyond it is not made (``budget_exhausted``).
+    def _attempts(self, prompt: PromptInput, calls_left: int | CallPool | None):
+        """Each attempt's ``(attempt, mode, prompt)``, after taking a call from the pool: a structured mode first
+        (when the decision has one), the text prompt after; the caller sends back why a reply failed."""
+        pool = call_pool(calls_left)
+        mode, current = self._mode(), prompt
+        for attempt in range(1, self.attempts + 1):
+            pool.take()
+            reason = yield attempt, mode, (json_mode_prompt(current, self.schema) if mode == "json_mode" else current)
+            mode, current = "text", retry_prompt(prompt, reason, self.reply_format)
+
+    def _caller(self, mode: str) -> Any:
+        return self.model if mode == "text" else structured_caller(self.model, self.schema, mode)
+
+    def _structured_failed(self, mode: str, exc: Exception, warnings: list[str]) -> str:
+        """Record a structured call that failed: a reply the client could not read as the schema (the retry asks
+        in text), or a refused request (the retry and every later decision here ask in text)."""
+        if isinstance(exc.__cause__, ValidationError | json.JSONDecodeError):
+            warnings.append(f"{self.node}: the structured reply does not match the {self.schema.__name__} schema "
+                            f"({str(exc.__cause__).splitlines()[0]})")
+            return f"it did not match the {self.schema.__name__} schema"
+        self._rejected_modes.add(mode)
+        warnings.append(f"{self.node}: structured output ({mode}) failed ({type(exc).__name__}: {exc}); "
+                        "asking with the text prompt")
+        return f"the {mode} request failed"
+
+    def _parser(self, mode: str, parse: Parser) -> Parser:
+        return parse if mode == "text" else functools.partial(parse_structured, self.schema, parse, self.node)
+
+    def _asked(self, value: Any, reply: str, warnings: list[str], tracker: UsageTracker, modes: dict[str, int],
+               exhausted: bool = False) -> Asked:
+        usage = merge_usage(tracker.as_dict(), {"by_node": {self.node: {"modes": modes}}}) if modes else tracker.as_dict()
+        return Asked(value, reply, warnings, usage, exhausted)
+
+    def ask(self, prompt: PromptInput, parse: Parser, *, calls_left: int | CallPool | None = None) -> Asked:
+        """Call, parse, and retry once (with a prompt saying what was wrong) when the reply is unusable.
+
+        ``calls_left``: calls this decision may still make, or the :class:`CallPool` of its step (``None``: no
+        per-decider limit; the question's budget, if any, is enforced by the call itself); a call beyond it is
+        not made (``budget_exhausted``).
         """
-        tracker = self._tracker(calls_left)
-        warnings: list[str] = []
-        reply = ""
-        for attempt in range(1, self.attempts + 1):
-            try:
-                reply = call_llm_reply(self.model, prompt, node=self.node, tracker=tracker).text
-            except Exception as exc:  # a refused call, network, rate limit after the SDK's retries
-                exhausted = self._failed_call(exc, warnings)
-                return Asked(None, reply, warnings, tracker.as_dict(), exhausted)
-            value = self._parsed(reply, parse, attempt, warnings)
-            if value is not None:
-                return Asked(value, reply, warnings, tracker.as_dict())
-        return Asked(None, reply, warnings, tracker.as_dict())
+        tracker, warnings, reply, modes = UsageTracker(), [], "", {}
+        attempts = self._attempts(prompt, calls_left)
+        reason = None
+        try:
+            while True:
+                attempt, mode, current = attempts.send(reason)
+                modes[mode] = modes.get(mode, 0) + 1
+                try:
+                    reply = call_llm_reply(self._caller(mode), current, node=self.node, tracker=tracker).text
+                except LLMCallError as exc:
+                    if mode == "text" or isinstance(exc, LLMUnavailable):
+                        raise
+                    reason = self._structured_failed(mode, exc, warnings)
+                    continue
+                value, reason = self._parsed(reply, self._parser(mode, parse), attempt, warnings)
+                if value is not None:
+                    return self._asked(value, reply, warnings, tracker, modes)
+        except StopIteration:
+            return self._asked(None, reply, warnings, tracker, modes)
+        except Exception as exc:  # a refused call, network, rate limit after the SDK's retries
+            exhausted = self._failed_call(exc, warnings)
+            return self._asked(None, reply, warnings, tracker, modes, exhausted)
 
-    async def aask(self, prompt: str, parse: Parser, *, calls_left: int | None = None) -> Asked:
+    async def aask(self, prompt: PromptInput, parse: Parser, *, calls_left: int | CallPool | None = None) -> Asked:
         """:meth:`ask` with the model's native async call (no worker thread)."""
-        tracker = self._tracker(calls_left)
-        warnings: list[str] = []
-        reply = ""
-        for attempt in range(1, self.attempts + 1):
-            try:
-                reply = (await acall_llm_reply(self.model, prompt, node=self.node, tracker=tracker)).text
-            except Exception as exc:  # as in ask
-                exhausted = self._failed_call(exc, warnings)
-                return Asked(None, reply, warnings, tracker.as_dict(), exhausted)
-            value = self._parsed(reply, parse, attempt, warnings)
-            if value is not None:
-                return Asked(value, reply, warnings, tracker.as_dict())
-        return Asked(None, reply, warnings, tracker.as_dict())
+        tracker, warnings, reply, modes = UsageTracker(), [], "", {}
+        attempts = self._attempts(prompt, calls_left)
+        reason = None
+        try:
+            while True:
+                attempt, mode, current = attempts.send(reason)
+                modes[mode] = modes.get(mode, 0) + 1
+                try:
+                    reply = (await acall_llm_reply(self._caller(mode), current, node=self.node, tracker=tracker)).text
+                except LLMCallError as exc:
+                    if mode == "text" or isinstance(exc, LLMUnavailable):
+                        raise
+                    reason = self._structured_failed(mode, exc, warnings)
+                    continue
+                value, reason = self._parsed(reply, self._parser(mode, parse), attempt, warnings)
+                if value is not None:
+                    return self._asked(value, reply, warnings, tracker, modes)
+        except StopIteration:
+            return self._asked(None, reply, warnings, tracker, modes)
+        except Exception as exc:  # as in ask
+            exhausted = self._failed_call(exc, warnings)
+            return self._asked(None, reply, warnings, tracker, modes, exhausted)
 
 
 async def ask_all(requests: Sequence[Callable[[], Awaitable[T]]], *, max_concurrency: int = DEFAULT_MAX_CONCURRENCY) -> list[T]:
@@ -150,6 +356,129 @@ async def ask_all(requests: Sequence[Callable[[], Awaitable[T]]], *, max_concurr
             return await request()
 
     return list(await asyncio.gather(*(run(r) for r in requests)))
+
+
+#: What a decider's or a node's steps yield: one :class:`Ask`, a nested steps generator, a plain zero-argument call,
+#: or a list of those to run concurrently.
+Steps = Generator[Any, Any, T]
+
+
+def decide(decider: Any, method: str, *args: Any, **kwargs: Any) -> Steps | Callable[[], Any]:
+    """``decider.<method>(*args, **kwargs)`` as a step: its ``<method>_steps`` generator when it has one (the LLM
+    deciders), else the plain call (an offline or custom decider; a shared :class:`CallPool` given as
+    ``calls_left`` reaches it as the number of calls left)."""
+    steps = getattr(decider, f"{method}_steps", None)
+    if steps is not None:
+        return steps(*args, **kwargs)
+    if isinstance(kwargs.get("calls_left"), CallPool):
+        kwargs["calls_left"] = kwargs["calls_left"].remaining
+    return functools.partial(getattr(decider, method), *args, **kwargs)
+
+
+def _run_one(request: Any, max_concurrency: int) -> Any:
+    if isinstance(request, Ask):
+        return request.run()
+    if isinstance(request, Generator):
+        return run_steps(request, max_concurrency=max_concurrency)
+    if isinstance(request, list):
+        return _run_batch(request, max_concurrency)
+    return request()
+
+
+def _run_batch(requests: list, max_concurrency: int) -> list:
+    if max_concurrency <= 1 or len(requests) <= 1:
+        return [_run_one(r, max_concurrency) for r in requests]
+    with ThreadPoolExecutor(max_workers=min(max_concurrency, len(requests)), thread_name_prefix="kg-agent-decide") as pool:
+        futures = [pool.submit(contextvars.copy_context().run, _run_one, r, 1) for r in requests]
+        return [f.result() for f in futures]
+
+
+def run_steps(steps: Steps | Any, *, max_concurrency: int = DEFAULT_MAX_CONCURRENCY) -> Any:
+    """Drive ``steps`` synchronously and return their result (a batch runs in a pool of ``max_concurrency``
+    threads, each with a copy of the caller's context, so budgets and callbacks follow the calls); anything
+    that is not a generator is returned as it is."""
+    if not isinstance(steps, Generator):
+        return steps
+    send, value = steps.send, None
+    while True:
+        try:
+            request = send(value)
+        except StopIteration as done:
+            return done.value
+        try:
+            value, send = _run_one(request, max_concurrency), steps.send
+        except Exception as exc:  # handed to the steps, which may clean up (a budget's context) or handle it
+            value, send = exc, steps.throw
+
+
+async def _arun_one(request: Any, max_concurrency: int) -> Any:
+    if isinstance(request, Ask):
+        return await request.arun()
+    if isinstance(request, Generator):
+        return await arun_steps(request, max_concurrency=max_concurrency)
+    if isinstance(request, list):
+        return await ask_all([functools.partial(_arun_one, r, max_concurrency) for r in request], max_concurrency=max_concurrency)
+    return request()
+
+
+async def arun_steps(steps: Steps | Any, *, max_concurrency: int = DEFAULT_MAX_CONCURRENCY) -> Any:
+    """:func:`run_steps` with the models' native async calls; a batch runs through :func:`ask_all`."""
+    if not isinstance(steps, Generator):
+        return steps
+    send, value = steps.send, None
+    while True:
+        try:
+            request = send(value)
+        except StopIteration as done:
+            return done.value
+        try:
+            value, send = await _arun_one(request, max_concurrency), steps.send
+        except Exception as exc:  # as in run_steps
+            value, send = exc, steps.throw
+
+
+def placed_warnings(warnings: Sequence[str | int], outcomes: Sequence[Any]) -> list[str]:
+    """A step's warnings in order, each ``int`` replaced by the warnings of that outcome (a step that runs its
+    decisions as one batch keeps each decision's warnings where a sequential run would have put them)."""
+    return [w for item in warnings for w in (outcomes[item].warnings if isinstance(item, int) else [item])]
+
+
+def steps_of(result: Any) -> Steps:
+    """Steps that give ``result`` (a node's return value, or its steps when it has any): for ``yield from``."""
+    if isinstance(result, Generator):
+        return (yield from result)
+    return result
+
+
+def sync_node(node: Callable[..., Any]) -> Callable[..., dict]:
+    """A node written as steps, as a plain function of the state (for direct callers and LangChain tools)."""
+
+    @functools.wraps(node)
+    def run(state: dict, **options: Any) -> dict:
+        return run_steps(node(state, **options))
+
+    return run
+
+
+def graph_node(node: Callable[[dict], Any], *, name: str, max_concurrency: int = DEFAULT_MAX_CONCURRENCY) -> RunnableLambda:
+    """A LangGraph node with a sync and a native async path from one ``node`` (a function of the state that
+    returns the update or steps giving it): ``invoke`` runs :func:`run_steps`, ``ainvoke`` :func:`arun_steps`."""
+    if max_concurrency < 1:
+        raise ValueError(f"max_concurrency must be >= 1, got {max_concurrency}")
+
+    def invoke(state: dict) -> dict:
+        return run_steps(node(state), max_concurrency=max_concurrency)
+
+    async def ainvoke(state: dict) -> dict:
+        return await arun_steps(node(state), max_concurrency=max_concurrency)
+
+    return RunnableLambda(invoke, afunc=ainvoke, name=name)
+
+
+def add_nodes(graph: Any, nodes: dict[str, Callable[[dict], Any]], *, max_concurrency: int = DEFAULT_MAX_CONCURRENCY) -> None:
+    """Add each ``name: node`` to a ``StateGraph`` as a :func:`graph_node`."""
+    for name, node in nodes.items():
+        graph.add_node(name, graph_node(node, name=name, max_concurrency=max_concurrency))
 
 
 def fall_back(asked: Asked, outcome: Outcome, *, node: str, to: str, before: Sequence[str] = ()) -> Outcome:

@@ -20,6 +20,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from kg_agent.llm.budget import QuestionBudget, question_allowance
+from kg_agent.tools.shared.decider import steps_of
 from kg_agent.tools.shared.updates import add_warnings
 
 Node = Callable[[dict], dict]
@@ -53,7 +54,9 @@ def budgeted(
     explore: bool = True,
     stop_update: Mapping[str, Any] | None = None,
 ) -> Node:
-    """``node`` under ``budget`` (returned unchanged when it checks nothing).
+    """``node`` under ``budget`` (returned unchanged when it checks nothing). ``node`` returns its update or steps
+    giving it (:mod:`kg_agent.tools.shared.decider`); the budgeted node returns steps, which keep the question's
+    allowance in force (for every call, concurrent ones included) until the node's last step.
 
     Args:
         step: the node's name, for warnings.
@@ -65,13 +68,13 @@ def budgeted(
         return node
     extra = dict(stop_update or {})
 
-    def run(state: dict) -> dict:
+    def run(state: dict):
         reason = budget.exhausted_for(state) if budget.limited else None
         if reason is not None and explore and state.get("chains"):
             return {**extra, "stop_reason": BUDGET_STOP,
                     "warnings": add_warnings(state, f"{step}: {reason}; exploration stops and the answer uses what was found")}
         with question_allowance(budget, state) as allowance:
-            update = node(state)
+            update = yield from steps_of(node(state))
         if allowance.refusal is not None and not explore:
             update["stop_reason"] = BUDGET_STOP
         return update

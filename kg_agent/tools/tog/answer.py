@@ -2,7 +2,9 @@
 
 When verification said Yes, the answer comes from the explored triples: the verifier's braced answer is
 reused (no extra call) and checked against the chains; each answer carries the chains that end in it
-(``grounded: True``), or ``grounded: False`` when no chain mentions it. When exploration ended without a
+(``grounded: True``), or ``grounded: False`` when no chain ends in it (a chain's start, the topic entity,
+or an entity it passes does not count), and then the grounding policy decides (default ``"prefer"``: the
+offline chain answers replace it; :mod:`kg_agent.tools.shared.grounding`). When exploration ended without a
 Yes (maximum depth, no relation or candidate left, call budget spent, no topic entity), ToG answers from
 the triples *and the model's own knowledge* (its answer prompt; with no triple at all, a plain question
 prompt): those answers are flagged ``grounded: False`` with a note, whatever they are.
@@ -21,10 +23,11 @@ from typing import Protocol, runtime_checkable
 
 from langchain_core.language_models import BaseChatModel
 
-from kg_agent.kg.terms import normalize_label
 from kg_agent.llm.parsing import parse_answer_list
 from kg_agent.tools.rog.answer import AnswerOutcome
-from kg_agent.tools.shared.decider import LLMDecision, fall_back
+from kg_agent.tools.shared.decider import LLMDecision, StructuredMode, decide, fall_back, run_steps
+from kg_agent.tools.shared.decision_schemas import Answers
+from kg_agent.tools.shared.grounding import DEFAULT_GROUNDING, NO_GROUNDED_ANSWER, Evidence, Grounding, ground_names, settle
 from kg_agent.tools.shared.link import reply_message
 from kg_agent.tools.shared.updates import add_usage, add_warnings, answer_record, emit_answers
 from kg_agent.tools.tog.prune_entities import chain_path, chain_triplets
@@ -43,47 +46,45 @@ class ToGAnswerer(Protocol):
                calls_left: int | None = None) -> AnswerOutcome: ...
 
 
-def supporting_chains(name: str, chains: Sequence[dict], limit: int = 3) -> list[dict]:
-    """Chains ending in (else mentioning) an entity labelled ``name``, best first, as path dicts."""
-    key = normalize_label(name)
-    ordered = sorted(chains, key=lambda c: -c.get("score", 0.0))
-    ends = [c for c in ordered if c.get("triples") and normalize_label(c["triples"][-1]["tail"]["label"]) == key]
-    if not ends:
-        ends = [c for c in ordered if any(normalize_label(e["label"]) == key
-                                          for e in [c["start"], *(t["tail"] for t in c.get("triples", []))])]
-    return [chain_path(c) for c in ends[:limit]]
+def chain_evidence(chains: Sequence[dict]) -> Evidence:
+    """The chains' ends (best-scored chains cited first); their starts are the topic entities."""
+    evidence = Evidence(topic_entities=[c["start"] for c in chains])
+    for chain in sorted(chains, key=lambda c: -c.get("score", 0.0)):
+        if chain.get("triples"):
+            evidence.add_end(chain["triples"][-1]["tail"], chain_path(chain))
+    return evidence
 
 
-def _entity_id(name: str, chains: Sequence[dict]) -> str | None:
-    key = normalize_label(name)
-    for chain in chains:
-        for entity in [chain["start"], *(t["tail"] for t in chain.get("triples", []))]:
-            if normalize_label(entity["label"]) == key:
-                return entity["id"]
-    return None
-
-
-def answer_records(names: Sequence[str], chains: Sequence[dict], *, verified: bool, note: str | None = None) -> list[dict]:
-    records = []
-    for rank, name in enumerate(names):
-        paths = supporting_chains(name, chains)
-        records.append(answer_record(
-            name, entity_id=_entity_id(name, chains), score=1.0 - rank / (len(names) + 1),
-            grounded=verified and bool(paths), paths=paths, note=None if verified and paths else note,
-        ))
+def answer_records(names: Sequence[str], chains: Sequence[dict], *, verified: bool, note: str | None = None,
+                   read_sentences: bool = True) -> list[dict]:
+    """The model's answers checked against the chain ends; none is grounded unless verification said Yes."""
+    records = ground_names(names, chain_evidence(chains), read_sentences=read_sentences)
+    for record in records:
+        record["grounded"] = verified and record["grounded"]
+        if not record["grounded"] and note:
+            record["note"] = note
     return records
 
 
 class ChainAnswerer:
-    """Offline: tails of the best chains of the newest depth that share the best chain's relation path."""
+    """Offline: tails of the best chains of the newest depth that share the best chain's relation path.
+
+    They are grounded only when verification said Yes; under ``grounding="strict"`` unverified tails are
+    withheld (no answers, ``stop_reason="no_grounded_answer"``).
+    """
 
     name = "chains"
 
-    def __init__(self, *, max_answers: int = 20) -> None:
+    def __init__(self, *, max_answers: int = 20, grounding: Grounding = DEFAULT_GROUNDING) -> None:
         self.max_answers = max_answers
+        self.grounding = grounding
 
     def answer(self, question, chains, *, verification, stop_reason, calls_left=None) -> AnswerOutcome:
         verified = bool(verification and verification.get("sufficient"))
+        if not verified and self.grounding == "strict" and chains:
+            return AnswerOutcome([], "", [f"answer: exploration ended without verification ({stop_reason or 'not verified'}); "
+                                          "unverified chain ends are withheld (grounding='strict')"],
+                                 stop_reason=NO_GROUNDED_ANSWER)
         best = best_chain([c for c in chains if c.get("triples")], (verification or {}).get("depth") if verified else None)
         if best is None:
             return AnswerOutcome([], "", [f"answer: nothing explored ({stop_reason or 'no chain'}), so no answer"])
@@ -126,55 +127,80 @@ def parse_tog_answers(reply: str) -> list[str]:
 
 
 class LLMToGAnswerer:
-    """ToG's answer step for a chat model (see the module docstring)."""
+    """ToG's answer step for a chat model (see the module docstring).
+
+    ``grounding`` (``"prefer"``, ``"strict"``, ``"off"``; :mod:`kg_agent.tools.shared.grounding`) decides what
+    happens to a verified answer no explored chain ends in: under ``"prefer"`` the offline chain answers
+    replace it (the verifier's reply stays in ``output``). Answers from the model's own knowledge after an
+    unverified exploration are flagged ``grounded: False``, and withheld under ``"strict"``. ``output`` is
+    the accepted reply, or the answers; never a reply that was rejected.
+    """
 
     name = "llm"
 
-    def __init__(self, model: BaseChatModel, *, fallback: ToGAnswerer | None = None, max_triplets: int = 200) -> None:
+    def __init__(self, model: BaseChatModel, *, fallback: ToGAnswerer | None = None, max_triplets: int = 200,
+                 structured_output: StructuredMode = "auto", grounding: Grounding = DEFAULT_GROUNDING) -> None:
         self.model = model
-        self.decision = LLMDecision(model, "answer", what="answer")
-        self.fallback = fallback if fallback is not None else ChainAnswerer()
+        self.decision = LLMDecision(model, "answer", what="answer", reply_format="... So the answer is {answer}.", schema=Answers,
+                                    structured_output=structured_output)
+        self.fallback = fallback if fallback is not None else ChainAnswerer(grounding=grounding)
         self.max_triplets = max_triplets
+        self.grounding = grounding
 
-    def answer(self, question, chains, *, verification, stop_reason, calls_left=None) -> AnswerOutcome:
+    def _settle(self, records, reply, warnings, usage, *, verified, offline) -> AnswerOutcome:
+        if not verified and self.grounding != "strict":
+            return AnswerOutcome(records, reply, warnings, usage)
+        settled = settle(records, policy=self.grounding, node="answer", offline=offline,
+                         offline_name=f"{self.fallback.name}")
+        output = "\n".join(a["answer"] for a in settled.answers) if self.grounding == "strict" or not reply else reply
+        return AnswerOutcome(settled.answers, output, warnings + settled.warnings, usage, settled.stop_reason)
+
+    def answer(self, *args, **kwargs) -> AnswerOutcome:
+        return run_steps(self.answer_steps(*args, **kwargs))
+
+    def answer_steps(self, question, chains, *, verification, stop_reason, calls_left=None):
+        """:meth:`answer` as steps (see :mod:`kg_agent.tools.shared.decider`)."""
         verified = bool(verification and verification.get("sufficient"))
-        warnings: list[str] = []
+        read_sentences = self.grounding != "off"
+
+        def offline() -> list[dict]:
+            return self.fallback.answer(question, chains, verification=verification, stop_reason=stop_reason).answers
+
         if verified and verification.get("answer"):
             names = parse_tog_answers("{" + verification["answer"] + "}")
-            records = answer_records(names, chains, verified=True, note="not found in the explored triples")
-            missing = [a["answer"] for a in records if not a["grounded"]]
-            if missing:
-                warnings.append("answer: not found in the explored triples: " + ", ".join(missing))
-            return AnswerOutcome(records, verification.get("reply") or "", warnings)
+            records = answer_records(names, chains, verified=True, note="not found in the explored triples",
+                                     read_sentences=read_sentences)
+            return self._settle(records, verification.get("reply") or "", [], {}, verified=True, offline=offline)
         lines = chain_triplets(chains)[: self.max_triplets]
         if lines:
             prompt = ANSWER_PROMPT.format(question=question, triplets="\n".join(lines))
         else:
             prompt = NO_TRIPLES_PROMPT.format(question=question)
-        asked = self.decision.ask(prompt, lambda r: (parse_tog_answers(r) or None, []), calls_left=calls_left)
+        asked = yield self.decision.request(prompt, lambda r: (parse_tog_answers(r) or None, []), calls_left=calls_left)
         if not asked.decided:
             outcome = self.fallback.answer(question, chains, verification=verification, stop_reason=stop_reason)
-            return fall_back(asked, outcome, node="answer", to=f"{self.fallback.name} answers", before=warnings)
-        warnings.extend(asked.warnings)
+            return fall_back(asked, outcome, node="answer", to=f"{self.fallback.name} answers")
+        warnings = list(asked.warnings)
         note = None if verified else UNVERIFIED_NOTE.format(reason=stop_reason or "not verified")
-        records = answer_records(asked.value, chains, verified=verified, note=note)
+        records = answer_records(asked.value, chains, verified=verified, note=note, read_sentences=read_sentences)
         if not verified:
             warnings.append("answer: " + note)
-        return AnswerOutcome(records, asked.reply, warnings, asked.usage)
+        return self._settle(records, asked.reply, warnings, asked.usage, verified=verified, offline=offline)
 
 
-def answer_node(state: dict, *, answerer: ToGAnswerer, max_llm_calls: int | None = None) -> dict:
-    """Graph node: answer from the explored chains (this round's, in ToG-I) and the verification."""
+def answer_steps(state: dict, *, answerer: ToGAnswerer, max_llm_calls: int | None = None):
+    """Graph node (as steps): answer from the explored chains (this round's, in ToG-I) and the verification."""
     stop = state.get("stop_reason") or ""
     chains = [c for c in state.get("chains") or [] if (c.get("round") or 0) == (state.get("round") or 0)]
     calls_left = remaining_calls(state, max_llm_calls)
-    outcome = answerer.answer(state.get("question", ""), chains, verification=state.get("verification"), stop_reason=stop,
-                              calls_left=calls_left)
-    emit_answers(outcome.answers, stop or ("answered" if outcome.answers else "no_answer"))
+    outcome = yield decide(answerer, "answer", state.get("question", ""), chains, verification=state.get("verification"),
+                           stop_reason=stop, calls_left=calls_left)
+    stop = outcome.stop_reason or stop or ("answered" if outcome.answers else "no_answer")
+    emit_answers(outcome.answers, stop)
     return {
         "answers": outcome.answers,
         "output": outcome.output,
-        "stop_reason": stop or ("answered" if outcome.answers else "no_answer"),
+        "stop_reason": stop,
         "warnings": add_warnings(state, outcome.warnings),
         "usage": add_usage(state, outcome.usage),
     }
@@ -192,9 +218,9 @@ def format_tog_reply(state: dict) -> str:
     return names + because + flag
 
 
-def respond_node(state: dict, *, answerer: ToGAnswerer, max_llm_calls: int | None = None, name: str = "tog") -> dict:
-    """``answer``, plus the chat reply when the question came as messages."""
-    update = answer_node(state, answerer=answerer, max_llm_calls=max_llm_calls)
+def respond_steps(state: dict, *, answerer: ToGAnswerer, max_llm_calls: int | None = None, name: str = "tog"):
+    """``answer``, plus the chat reply when the question came as messages. Steps."""
+    update = yield from answer_steps(state, answerer=answerer, max_llm_calls=max_llm_calls)
     if state.get("messages"):
         merged = {**state, **update}
         update["messages"] = [reply_message(format_tog_reply(merged), merged, name=name)]

@@ -9,6 +9,8 @@ from langchain_core.embeddings import Embeddings
 from langchain_core.language_models import BaseChatModel
 
 from kg_agent.kg.graph import KnowledgeGraph
+from kg_agent.tools.shared.decider import StructuredMode
+from kg_agent.tools.shared.grounding import DEFAULT_GROUNDING, Grounding
 from kg_agent.tools.shared.scoring import DEFAULT_IGNORED_RELATIONS
 from kg_agent.tools.tog.answer import ChainAnswerer, LLMToGAnswerer, ToGAnswerer
 from kg_agent.tools.tog.prune_entities import EntityScorer, LLMEntityScorer, SimilarityEntityScorer
@@ -38,19 +40,24 @@ def make_tog_deciders(
     embeddings: Embeddings | None = None,
     ignored_relations: Sequence[str] = DEFAULT_IGNORED_RELATIONS,
     verify_margin: float = 0.0,
+    structured_output: StructuredMode = "auto",
+    grounding: Grounding = DEFAULT_GROUNDING,
 ) -> ToGDeciders:
-    """The deciders: LLM ones (each falling back to its offline twin) when a model is given, else offline."""
+    """The deciders: LLM ones (each falling back to its offline twin, asking in ``structured_output`` mode, see
+    :func:`~kg_agent.tools.shared.decider.structured_mode`) when a model is given, else offline.
+
+    ``grounding`` is the answer step's grounding policy (:mod:`kg_agent.tools.shared.grounding`)."""
     offline_relations = SimilarityRelationPruner(embeddings=embeddings)
     offline_entities = SimilarityEntityScorer(embeddings=embeddings)
     offline_verifier = ScoreVerifier(kg, embeddings=embeddings, margin=verify_margin, ignored_relations=ignored_relations)
-    offline_answerer = ChainAnswerer()
+    offline_answerer = ChainAnswerer(grounding=grounding)
     if model is None:
         return ToGDeciders(relation_pruner or offline_relations, entity_scorer or offline_entities,
                            verifier or offline_verifier, answerer or offline_answerer, False)
     return ToGDeciders(
-        relation_pruner or LLMRelationPruner(model, fallback=offline_relations),
-        entity_scorer or LLMEntityScorer(model, fallback=offline_entities),
-        verifier or LLMVerifier(model, fallback=offline_verifier),
-        answerer or LLMToGAnswerer(model, fallback=offline_answerer),
+        relation_pruner or LLMRelationPruner(model, fallback=offline_relations, structured_output=structured_output),
+        entity_scorer or LLMEntityScorer(model, fallback=offline_entities, structured_output=structured_output),
+        verifier or LLMVerifier(model, fallback=offline_verifier, structured_output=structured_output),
+        answerer or LLMToGAnswerer(model, fallback=offline_answerer, structured_output=structured_output, grounding=grounding),
         True,
     )

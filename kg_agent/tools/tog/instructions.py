@@ -29,7 +29,8 @@ from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.relation_paths import verbalize_relation
 from kg_agent.kg.types import Entity
 from kg_agent.llm.parsing import parse_json_object
-from kg_agent.tools.shared.decider import LLMDecision, fall_back
+from kg_agent.tools.shared.decider import LLMDecision, StructuredMode, decide, fall_back, run_steps
+from kg_agent.tools.shared.decision_schemas import Instructions, Summary
 from kg_agent.tools.shared.scoring import DEFAULT_IGNORED_RELATIONS, filter_relations
 from kg_agent.tools.shared.updates import add_usage, add_warnings
 from kg_agent.tools.tog.prune_relations import SimilarityRelationPruner, guided_query, remaining_calls
@@ -145,15 +146,22 @@ class LLMInstructionGenerator:
 
     name = "llm"
 
-    def __init__(self, model: BaseChatModel, *, fallback: InstructionGenerator | None = None, prompt: str = INSTRUCTION_PROMPT) -> None:
+    def __init__(self, model: BaseChatModel, *, fallback: InstructionGenerator | None = None, prompt: str = INSTRUCTION_PROMPT,
+                 structured_output: StructuredMode = "auto") -> None:
         self.model = model
-        self.decision = LLMDecision(model, "instructions")
+        self.decision = LLMDecision(model, "instructions",
+                                    reply_format='{"instructions": ["Find ...", "Then find ..."], "topic_entities": ["..."]}',
+                                    schema=Instructions, structured_output=structured_output)
         self.fallback = fallback
         self.prompt = prompt
 
-    def generate(self, question, topic_entities, *, max_instructions=DEFAULT_MAX_INSTRUCTIONS, calls_left=None) -> InstructionOutcome:
+    def generate(self, *args, **kwargs) -> InstructionOutcome:
+        return run_steps(self.generate_steps(*args, **kwargs))
+
+    def generate_steps(self, question, topic_entities, *, max_instructions=DEFAULT_MAX_INSTRUCTIONS, calls_left=None):
+        """:meth:`generate` as steps (see :mod:`kg_agent.tools.shared.decider`)."""
         prompt = self.prompt.format(n=max_instructions, question=question)
-        asked = self.decision.ask(prompt, lambda r: (parse_instructions(r, max_instructions), []), calls_left=calls_left)
+        asked = yield self.decision.request(prompt, lambda r: (parse_instructions(r, max_instructions), []), calls_left=calls_left)
         if asked.decided:
             instructions, entities = asked.value
             return InstructionOutcome(instructions, entities, asked.warnings, asked.usage, self.name)
@@ -193,16 +201,21 @@ class LLMInstructionIntegrator:
 
     name = "llm"
 
-    def __init__(self, model: BaseChatModel, *, prompt: str = INTEGRATE_PROMPT) -> None:
+    def __init__(self, model: BaseChatModel, *, prompt: str = INTEGRATE_PROMPT, structured_output: StructuredMode = "auto") -> None:
         self.model = model
-        self.decision = LLMDecision(model, "integrate", what="instruction")
+        self.decision = LLMDecision(model, "integrate", what="instruction", schema=Summary,
+                                    structured_output=structured_output)
         self.prompt = prompt
 
-    def integrate(self, question, instructions, *, calls_left=None):
+    def integrate(self, *args, **kwargs):
+        return run_steps(self.integrate_steps(*args, **kwargs))
+
+    def integrate_steps(self, question, instructions, *, calls_left=None):
+        """:meth:`integrate` as steps (see :mod:`kg_agent.tools.shared.decider`)."""
         if len(instructions) <= 1:
             return " ".join(instructions), [], {}
         prompt = self.prompt.format(question=question, instructions="\n".join(f"{i}. {text}" for i, text in enumerate(instructions, 1)))
-        asked = self.decision.ask(prompt, lambda r: (r.strip() or None, []), calls_left=calls_left)
+        asked = yield self.decision.request(prompt, lambda r: (r.strip() or None, []), calls_left=calls_left)
         if asked.decided:
             return asked.value, asked.warnings, asked.usage
         joined = JoinedInstructions(" ".join(instructions))
@@ -218,19 +231,21 @@ def make_instruction_deciders(
     integrator: InstructionIntegrator | None = None,
     embeddings: Embeddings | None = None,
     ignored_relations: Sequence[str] = DEFAULT_IGNORED_RELATIONS,
+    structured_output: StructuredMode = "auto",
 ) -> tuple[InstructionGenerator, InstructionIntegrator]:
     """ToG-I's two decisions: the LLM ones (the generator falling back to the path generator) when a model is
     given, else offline; one given explicitly is used as is."""
     if generator is None:
         offline = PathInstructionGenerator(kg, embeddings=embeddings, ignored_relations=ignored_relations)
-        generator = LLMInstructionGenerator(model, fallback=offline) if model is not None else offline
+        generator = LLMInstructionGenerator(model, fallback=offline, structured_output=structured_output) if model is not None else offline
     if integrator is None:
-        integrator = LLMInstructionIntegrator(model) if model is not None else JoinInstructionIntegrator()
+        integrator = (LLMInstructionIntegrator(model, structured_output=structured_output) if model is not None
+                      else JoinInstructionIntegrator())
     return generator, integrator
 
 
 # ---------------------------------------------------------------------------------------------- nodes
-def instructions_node(
+def instructions_steps(
     state: dict,
     *,
     kg: KnowledgeGraph,
@@ -239,10 +254,10 @@ def instructions_node(
     max_topic_entities: int = 5,
     max_llm_calls: int | None = None,
 ) -> dict:
-    """Graph node: generate the instructions; add the entities they suggest to ``topic_entities``."""
+    """Graph node (as steps): generate the instructions; add the entities they suggest to ``topic_entities``."""
     entities = [Entity.from_dict(e) for e in state.get("topic_entities") or []]
     calls_left = remaining_calls(state, max_llm_calls, reserve=1)
-    outcome = generator.generate(state["question"], entities, max_instructions=max_instructions, calls_left=calls_left)
+    outcome = yield decide(generator, "generate", state["question"], entities, max_instructions=max_instructions, calls_left=calls_left)
     warnings = list(outcome.warnings)
     known = {e.id for e in entities}
     for name in outcome.entities:
@@ -267,15 +282,15 @@ def instructions_node(
     return update
 
 
-def integrate_node(state: dict, *, integrator: InstructionIntegrator, max_width: int | None = None,
-                   max_llm_calls: int | None = None) -> dict:
-    """Graph node: start outer iteration T: integrate ``i_1..i_T`` into ``guidance``, set width W = T, restart."""
+def integrate_steps(state: dict, *, integrator: InstructionIntegrator, max_width: int | None = None,
+                    max_llm_calls: int | None = None):
+    """Graph node (as steps): start outer iteration T: integrate ``i_1..i_T`` into ``guidance``, set width W = T, restart."""
     from kg_agent.tools.tog.prune_entities import new_chain
 
     round_ = int(state.get("round") or 0) + 1
     instructions = list(state.get("instructions") or [])[:round_]
     calls_left = remaining_calls(state, max_llm_calls, reserve=1)
-    guidance, warnings, usage = integrator.integrate(state["question"], instructions, calls_left=calls_left)
+    guidance, warnings, usage = yield decide(integrator, "integrate", state["question"], instructions, calls_left=calls_left)
     width = round_ if max_width is None else min(round_, max_width)
     return {
         "round": round_,

@@ -22,6 +22,7 @@ or a single tail take over the beam from a better chain.)
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 from typing import Protocol, runtime_checkable
@@ -33,7 +34,17 @@ from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.relation_paths import verbalize_relation
 from kg_agent.kg.types import Entity, Path, Triple
 from kg_agent.llm.parsing import parse_scored_items
-from kg_agent.tools.shared.decider import LLMDecision, fall_back
+from kg_agent.tools.shared.decider import (
+    CallPool,
+    LLMDecision,
+    StructuredMode,
+    decide,
+    fall_back,
+    placed_warnings,
+    run_steps,
+    sync_node,
+)
+from kg_agent.tools.shared.decision_schemas import ScoredNames
 from kg_agent.tools.shared.scoring import TextVectorsFromEmbeddings, top_normalised
 from kg_agent.tools.shared.updates import add_usage, add_warnings, emit
 from kg_agent.tools.tog.prune_relations import (
@@ -159,13 +170,20 @@ class LLMEntityScorer:
 
     name = "llm"
 
-    def __init__(self, model: BaseChatModel, *, fallback: EntityScorer | None = None, prompt: str = ENTITY_PROMPT) -> None:
+    def __init__(self, model: BaseChatModel, *, fallback: EntityScorer | None = None, prompt: str = ENTITY_PROMPT,
+                 structured_output: StructuredMode = "auto") -> None:
         self.model = model
-        self.decision = LLMDecision(model, "prune_entities")
+        self.decision = LLMDecision(model, "prune_entities",
+                                    reply_format="Score: 0.0, 1.0, 0.0 (one score per entity, in the order listed)", schema=ScoredNames,
+                                    structured_output=structured_output)
         self.fallback = fallback if fallback is not None else SimilarityEntityScorer()
         self.prompt = prompt
 
-    def score_entities(self, question, entity, relation, candidates, *, guidance="", calls_left=None) -> ScoredOutcome:
+    def score_entities(self, *args, **kwargs) -> ScoredOutcome:
+        return run_steps(self.score_entities_steps(*args, **kwargs))
+
+    def score_entities_steps(self, question, entity, relation, candidates, *, guidance="", calls_left=None):
+        """:meth:`score_entities` as steps (see :mod:`kg_agent.tools.shared.decider`)."""
         if not candidates:
             return ScoredOutcome([], source=self.name)
         labels = [c.label for c in candidates]
@@ -194,7 +212,7 @@ class LLMEntityScorer:
                 notes.append(f"prune_entities: entity scores for {entity.label} -{relation}-> summed to {total:.2f}; rescaled")
             return top_normalised(items, len(items)), notes
 
-        asked = self.decision.ask(prompt, parse, calls_left=calls_left)
+        asked = yield self.decision.request(prompt, parse, calls_left=calls_left)
         if asked.decided:
             return ScoredOutcome(asked.value, asked.warnings, asked.usage, self.name)
         outcome = self.fallback.score_entities(question, entity, relation, candidates, guidance=guidance)
@@ -211,7 +229,7 @@ def candidate_entities(kg: KnowledgeGraph, chain: dict, relation: str, *, max_ca
     return entities[:max_candidates], len(entities), len(ids) - len(fresh)
 
 
-def prune_entities_node(
+def prune_entities_steps(
     state: dict,
     *,
     kg: KnowledgeGraph,
@@ -219,8 +237,10 @@ def prune_entities_node(
     width: int | None = None,
     max_candidates: int = DEFAULT_MAX_CANDIDATES,
     max_llm_calls: int | None = None,
-) -> dict:
-    """Graph node: score the tails of each kept (chain, relation) pair; extend the chains with the top-``W`` triples.
+):
+    """Graph node (as steps): score the tails of each kept (chain, relation) pair; extend the chains with the
+    top-``W`` triples. The pairs' scoring calls are independent and run concurrently, their calls taken from
+    one pool (``max_llm_calls`` less one kept for the answer).
 
     Appends the new chains to ``chains``, makes them the ``frontier``, advances ``depth``; sets
     ``stop_reason="no_candidates"`` when no pair has a tail entity left to visit.
@@ -229,9 +249,10 @@ def prune_entities_node(
     frontier = state.get("frontier") or []
     depth = int(state.get("depth") or 0) + 1
     guidance = state.get("guidance") or ""
-    warnings: list[str] = []
-    usage: dict = {}
-    scored_triples: list[tuple[float, int, Triple, float]] = []
+    warnings: list[str | int] = []  # an int: where the warnings of that decision go (placed_warnings)
+    pool = CallPool(remaining_calls(state, max_llm_calls, reserve=1))
+    scored_pairs: list[tuple[dict, Entity, list[Entity]]] = []
+    requests: list = []
     for pair in state.get("candidate_relations") or []:
         chain = frontier[pair["chain"]]
         head = chain_tail(chain)
@@ -244,17 +265,23 @@ def prune_entities_node(
             why = " (all already on the chain)" if revisits else ""
             warnings.append(f"prune_entities: {head.label} -{relation}-> leads to no new entity{why}")
             continue
+        warnings.append(len(requests))
+        scored_pairs.append((pair, head, candidates))
         if len(candidates) == 1:
-            scored = ScoredOutcome([(candidates[0].id, 1.0)], source="single")
+            requests.append(functools.partial(ScoredOutcome, [(candidates[0].id, 1.0)], source="single"))
         else:
-            calls_left = remaining_calls(state, max_llm_calls, spent=usage, reserve=1)
-            scored = scorer.score_entities(state["question"], head, relation, candidates, guidance=guidance, calls_left=calls_left)
-        warnings.extend(scored.warnings)
+            requests.append(decide(scorer, "score_entities", state["question"], head, relation, candidates, guidance=guidance,
+                                   calls_left=pool))
+    outcomes = yield requests
+    warnings = placed_warnings(warnings, outcomes)
+    usage: dict = {}
+    scored_triples: list[tuple[float, int, Triple, float]] = []
+    for (pair, head, candidates), scored in zip(scored_pairs, outcomes):
         usage = add_usage({"usage": usage}, scored.usage)
         by_id = {c.id: c for c in candidates}
         for entity_id, entity_score in scored.items:
             if entity_id in by_id:
-                triple = Triple(head, relation, by_id[entity_id])
+                triple = Triple(head, pair["relation"], by_id[entity_id])
                 triple_score = pair.get("relation_score", pair["score"]) * entity_score
                 scored_triples.append((pair["score"] * entity_score, pair["chain"], triple, triple_score))
     scored_triples.sort(key=lambda item: -item[0])
@@ -272,3 +299,6 @@ def prune_entities_node(
     if not new_chains:
         update["stop_reason"] = "no_candidates"
     return update
+
+
+prune_entities_node = sync_node(prune_entities_steps)

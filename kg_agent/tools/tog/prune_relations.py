@@ -23,6 +23,7 @@ The LLM deciders ask through :class:`~kg_agent.tools.shared.decider.LLMDecision`
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
@@ -34,7 +35,17 @@ from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.relation_paths import verbalize_relation_path
 from kg_agent.kg.types import Entity
 from kg_agent.llm.parsing import parse_scored_items
-from kg_agent.tools.shared.decider import LLMDecision, fall_back
+from kg_agent.tools.shared.decider import (
+    CallPool,
+    LLMDecision,
+    StructuredMode,
+    decide,
+    fall_back,
+    placed_warnings,
+    run_steps,
+    sync_node,
+)
+from kg_agent.tools.shared.decision_schemas import ScoredNames
 from kg_agent.tools.shared.scoring import (
     DEFAULT_IGNORED_RELATIONS,
     TextVectorsFromEmbeddings,
@@ -150,13 +161,20 @@ class LLMRelationPruner:
 
     name = "llm"
 
-    def __init__(self, model: BaseChatModel, *, fallback: RelationPruner | None = None, prompt: str = RELATION_PROMPT) -> None:
+    def __init__(self, model: BaseChatModel, *, fallback: RelationPruner | None = None, prompt: str = RELATION_PROMPT,
+                 structured_output: StructuredMode = "auto") -> None:
         self.model = model
-        self.decision = LLMDecision(model, "prune_relations")
+        self.decision = LLMDecision(model, "prune_relations",
+                                    reply_format="1. {relation_a (Score: 0.6)}: why\n2. {relation_b (Score: 0.4)}: why", schema=ScoredNames,
+                                    structured_output=structured_output)
         self.fallback = fallback if fallback is not None else SimilarityRelationPruner()
         self.prompt = prompt
 
-    def score_relations(self, question, entity, relations, *, width, prefix=(), guidance="", calls_left=None) -> ScoredOutcome:
+    def score_relations(self, *args, **kwargs) -> ScoredOutcome:
+        return run_steps(self.score_relations_steps(*args, **kwargs))
+
+    def score_relations_steps(self, question, entity, relations, *, width, prefix=(), guidance="", calls_left=None):
+        """:meth:`score_relations` as steps (see :mod:`kg_agent.tools.shared.decider`)."""
         if not relations:
             return ScoredOutcome([], source=self.name)
         prompt = self.prompt.format(
@@ -175,7 +193,7 @@ class LLMRelationPruner:
                 notes.append(f"prune_relations: the scores for {entity.label} were incomplete or did not sum to 1; rescaled")
             return top_normalised(parsed.items, width), notes
 
-        asked = self.decision.ask(prompt, parse, calls_left=calls_left)
+        asked = yield self.decision.request(prompt, parse, calls_left=calls_left)
         if asked.decided:
             return ScoredOutcome(asked.value, asked.warnings, asked.usage, self.name)
         outcome = self.fallback.score_relations(question, entity, relations, width=width, prefix=prefix, guidance=guidance)
@@ -193,7 +211,7 @@ def chain_relations(chain: dict) -> tuple[str, ...]:
     return tuple(t["relation"] for t in chain.get("triples") or [])
 
 
-def prune_relations_node(
+def prune_relations_steps(
     state: dict,
     *,
     kg: KnowledgeGraph,
@@ -201,24 +219,26 @@ def prune_relations_node(
     width: int | None = None,
     ignored_relations: Sequence[str] = DEFAULT_IGNORED_RELATIONS,
     max_llm_calls: int | None = None,
-) -> dict:
-    """Graph node: score ``W`` relations per frontier chain; keep the global top-``W`` (chain, relation) pairs.
+):
+    """Graph node (as steps): score ``W`` relations per frontier chain; keep the global top-``W`` (chain, relation) pairs.
 
     Relations that lead only back to entities already on the chain are not offered. Writes
     ``candidate_relations``: ``[{"chain": frontier index, "entity", "relation", "relation_score", "score"}]``
     (``score`` = relation score x the chain's score, the ranking used for the global top-``W``); sets
     ``stop_reason="no_relations"`` when no frontier entity has a usable relation. One LLM call per frontier
-    chain (none when the entity has a single relation: it scores 1).
+    chain (none when the entity has a single relation: it scores 1); the chains' calls are independent and
+    run concurrently, their calls taken from one pool (``max_llm_calls`` less one kept for the answer).
     """
     width = int(width or state.get("width") or DEFAULT_WIDTH)
     frontier = list(state.get("frontier") or [])
-    warnings: list[str] = []
+    warnings: list[str | int] = []  # an int: where the warnings of that decision go (placed_warnings)
     if len(frontier) > width:
         warnings.append(f"prune_relations: {len(frontier)} chains in the frontier; exploring the first {width} (W={width})")
         frontier = frontier[:width]
-    usage: dict = {}
-    pairs: list[dict] = []
     guidance = state.get("guidance") or ""
+    pool = CallPool(remaining_calls(state, max_llm_calls, reserve=1))
+    chosen: list[tuple[int, Entity]] = []
+    requests: list = []
     for index, chain in enumerate(frontier):
         entity = chain_tail(chain)
         relations, dropped = filter_relations(kg.relations(entity.id), ignored_relations)
@@ -228,18 +248,22 @@ def prune_relations_node(
             note = f" ({len(dropped)} bookkeeping relation(s) ignored)" if dropped else ""
             warnings.append(f"prune_relations: {entity.label} has no relation to explore{note}")
             continue
+        warnings.append(len(requests))
+        chosen.append((index, entity))
         if len(relations) == 1:
-            scored = ScoredOutcome([(relations[0], 1.0)], source="single")
+            requests.append(functools.partial(ScoredOutcome, [(relations[0], 1.0)], source="single"))
         else:
-            calls_left = remaining_calls(state, max_llm_calls, spent=usage, reserve=1)
-            scored = pruner.score_relations(
-                state["question"], entity, relations, width=width, prefix=chain_relations(chain), guidance=guidance, calls_left=calls_left
-            )
-        warnings.extend(scored.warnings)
+            requests.append(decide(pruner, "score_relations", state["question"], entity, relations, width=width,
+                                   prefix=chain_relations(chain), guidance=guidance, calls_left=pool))
+    outcomes = yield requests
+    warnings = placed_warnings(warnings, outcomes)
+    usage: dict = {}
+    pairs: list[dict] = []
+    for (index, entity), scored in zip(chosen, outcomes):
         usage = add_usage({"usage": usage}, scored.usage)
         pairs.extend(
             {"chain": index, "entity": entity.to_dict(), "relation": rel, "relation_score": score,
-             "score": round(score * float(chain.get("score", 1.0)), 8)}
+             "score": round(score * float(frontier[index].get("score", 1.0)), 8)}
             for rel, score in scored.items
         )
     pairs = sorted(pairs, key=lambda p: -p["score"])[:width]
@@ -254,3 +278,6 @@ def prune_relations_node(
     if not pairs:
         update["stop_reason"] = "no_relations"
     return update
+
+
+prune_relations_node = sync_node(prune_relations_steps)

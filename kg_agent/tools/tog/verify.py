@@ -25,7 +25,8 @@ from langchain_core.language_models import BaseChatModel
 from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.types import Entity
 from kg_agent.llm.parsing import parse_yes_no
-from kg_agent.tools.shared.decider import LLMDecision, fall_back
+from kg_agent.tools.shared.decider import LLMDecision, StructuredMode, decide, fall_back, run_steps, sync_node
+from kg_agent.tools.shared.decision_schemas import Verification
 from kg_agent.tools.shared.scoring import DEFAULT_IGNORED_RELATIONS, filter_relations
 from kg_agent.tools.shared.updates import add_usage, add_warnings
 from kg_agent.tools.tog.prune_entities import chain_triplets
@@ -46,7 +47,8 @@ def _joined(relations: Sequence[str]) -> str:
 
 @dataclass
 class VerifyOutcome:
-    """The decision, the answer the verifier named (if any), the raw reply, warnings and usage."""
+    """The decision, the answer the verifier named (if any), the accepted reply (empty when the model's reply
+    was rejected and the offline verifier decided: a rejected reply is never reused), warnings and usage."""
 
     sufficient: bool
     answer: str | None = None
@@ -164,14 +166,20 @@ class LLMVerifier:
     name = "llm"
 
     def __init__(self, model: BaseChatModel, *, fallback: Verifier | None = None, prompt: str = VERIFY_PROMPT,
-                 max_triplets: int = 200) -> None:
+                 max_triplets: int = 200, structured_output: StructuredMode = "auto") -> None:
         self.model = model
-        self.decision = LLMDecision(model, "verify")
+        self.decision = LLMDecision(model, "verify",
+                                    reply_format="{Yes}. ... the answer is {answer}   or   {No}. ...", schema=Verification,
+                                    structured_output=structured_output)
         self.fallback = fallback
         self.prompt = prompt
         self.max_triplets = max_triplets
 
-    def verify(self, question, chains, *, depth, calls_left=None) -> VerifyOutcome:
+    def verify(self, *args, **kwargs) -> VerifyOutcome:
+        return run_steps(self.verify_steps(*args, **kwargs))
+
+    def verify_steps(self, question, chains, *, depth, calls_left=None):
+        """:meth:`verify` as steps (see :mod:`kg_agent.tools.shared.decider`)."""
         lines = chain_triplets(chains)
         warnings: list[str] = []
         if len(lines) > self.max_triplets:
@@ -183,28 +191,26 @@ class LLMVerifier:
             decision, answer = parse_yes_no(reply)
             return (None if decision is None else (decision, answer)), []
 
-        asked = self.decision.ask(prompt, parse, calls_left=calls_left)
+        asked = yield self.decision.request(prompt, parse, calls_left=calls_left)
         if asked.decided:
             decision, answer = asked.value
             return VerifyOutcome(decision, answer if decision else None, asked.reply, warnings + asked.warnings, asked.usage, self.name)
         if self.fallback is None:
-            outcome = VerifyOutcome(False, None, asked.reply, source=self.name)
+            outcome = VerifyOutcome(False, source=self.name)
             return fall_back(asked, outcome, node="verify", to="exploring on (no decision)", before=warnings)
-        outcome = fall_back(asked, self.fallback.verify(question, chains, depth=depth), node="verify",
-                            to=f"the {self.fallback.name} verifier", before=warnings)
-        outcome.reply = asked.reply
-        return outcome
+        return fall_back(asked, self.fallback.verify(question, chains, depth=depth), node="verify",
+                         to=f"the {self.fallback.name} verifier", before=warnings)
 
 
-def verify_node(state: dict, *, verifier: Verifier, max_llm_calls: int | None = None) -> dict:
-    """Graph node: ask whether the chains explored so far (this round's, in ToG-I) answer the question.
+def verify_steps(state: dict, *, verifier: Verifier, max_llm_calls: int | None = None):
+    """Graph node (as steps): ask whether the chains explored so far (this round's, in ToG-I) answer the question.
 
     Writes ``verification``: ``{"sufficient", "answer", "depth", "source", "reply"}``; the graph routes on it.
     """
     depth = int(state.get("depth") or 0)
     chains = [c for c in state.get("chains") or [] if (c.get("round") or 0) == (state.get("round") or 0)]
     calls_left = remaining_calls(state, max_llm_calls, reserve=1)
-    outcome = verifier.verify(state["question"], chains, depth=depth, calls_left=calls_left)
+    outcome = yield decide(verifier, "verify", state["question"], chains, depth=depth, calls_left=calls_left)
     verification = {"sufficient": outcome.sufficient, "answer": outcome.answer, "depth": depth, "source": outcome.source,
                     "reply": outcome.reply}
     if outcome.budget_exhausted:
@@ -216,9 +222,12 @@ def verify_node(state: dict, *, verifier: Verifier, max_llm_calls: int | None = 
     }
 
 
-def verify_and_decide(state: dict, *, verifier: Verifier, max_depth: int, max_llm_calls: int | None, uses_llm: bool) -> dict:
-    """``verify``, then the stop reason: ``verified``, ``max_depth``, ``budget`` or '' (explore on)."""
-    update = verify_node(state, verifier=verifier, max_llm_calls=max_llm_calls)
+verify_node = sync_node(verify_steps)
+
+
+def verify_and_decide(state: dict, *, verifier: Verifier, max_depth: int, max_llm_calls: int | None, uses_llm: bool):
+    """``verify``, then the stop reason: ``verified``, ``max_depth``, ``budget`` or '' (explore on). Steps."""
+    update = yield from verify_steps(state, verifier=verifier, max_llm_calls=max_llm_calls)
     merged = {**state, **update}
     if update["verification"]["sufficient"]:
         stop = "verified"

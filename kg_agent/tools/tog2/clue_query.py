@@ -26,7 +26,8 @@ from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.relation_paths import verbalize_relation, verbalize_relation_path
 from kg_agent.kg.types import Entity
 from kg_agent.llm.parsing import parse_json_object
-from kg_agent.tools.shared.decider import LLMDecision, fall_back
+from kg_agent.tools.shared.decider import LLMDecision, StructuredMode, decide, fall_back, run_steps
+from kg_agent.tools.shared.decision_schemas import ClueQueries
 from kg_agent.tools.shared.scoring import TextVectorsFromEmbeddings, mask_mentions
 from kg_agent.tools.shared.updates import add_usage, add_warnings
 from kg_agent.tools.tog2.frontier import match_label, new_frontier_item
@@ -97,12 +98,17 @@ class LLMClueWriter:
 
     name = "llm"
 
-    def __init__(self, model: BaseChatModel, *, fallback: ClueWriter) -> None:
+    def __init__(self, model: BaseChatModel, *, fallback: ClueWriter, structured_output: StructuredMode = "auto") -> None:
         self.model = model
-        self.decision = LLMDecision(model, "clue_query", what="clue")
+        self.decision = LLMDecision(model, "clue_query", what="clue", reply_format='{"Entity name": "short search query"}',
+                                    schema=ClueQueries, structured_output=structured_output)
         self.fallback = fallback
 
     def write(self, question: str, entities: Sequence[Entity]) -> ClueOutcome:
+        return run_steps(self.write_steps(question, entities))
+
+    def write_steps(self, question: str, entities: Sequence[Entity]):
+        """:meth:`write` as steps (see :mod:`kg_agent.tools.shared.decider`)."""
         entities = list(entities)
         if not entities:
             return ClueOutcome({}, source=self.name)
@@ -112,13 +118,16 @@ class LLMClueWriter:
         def parse(reply: str):
             obj = parse_json_object(reply) or _parse_clue_lines(reply)
             found: dict[str, str] = {}
+            notes: list[str] = []
             for name, clue in obj.items():
                 index = match_label(str(name), labels)
-                if index is not None and isinstance(clue, str) and clue.strip():
+                if index is None:
+                    notes.append(f"clue_query: ignored the clue for {str(name)!r}, which is not a topic entity")
+                elif isinstance(clue, str) and clue.strip():
                     found.setdefault(entities[index].id, clue.strip())
-            return found or None, []
+            return found or None, notes
 
-        asked = self.decision.ask(prompt, parse)
+        asked = yield self.decision.request(prompt, parse)
         if not asked.decided:
             return fall_back(asked, self.fallback.write(question, entities), node="clue_query",
                              to=f"the {self.fallback.name} clue writer")
@@ -132,10 +141,10 @@ class LLMClueWriter:
         return ClueOutcome({e.id: clues[e.id] for e in entities}, warnings, asked.usage, self.name)
 
 
-def clue_query_node(state: dict, *, writer: ClueWriter) -> dict:
-    """Graph node: a clue query per topic entity; starts the frontier ``E^0`` (empty paths)."""
+def clue_query_steps(state: dict, *, writer: ClueWriter):
+    """Graph node (as steps): a clue query per topic entity; starts the frontier ``E^0`` (empty paths)."""
     entities = [Entity.from_dict(e) for e in state.get("topic_entities") or []]
-    outcome = writer.write(state["question"], entities)
+    outcome = yield decide(writer, "write", state["question"], entities)
     frontier = [new_frontier_item(e, clue=outcome.clues.get(e.id, "")) for e in entities]
     return {
         "frontier": frontier,

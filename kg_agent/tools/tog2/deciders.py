@@ -9,6 +9,8 @@ from langchain_core.embeddings import Embeddings
 from langchain_core.language_models import BaseChatModel
 
 from kg_agent.kg.graph import KnowledgeGraph
+from kg_agent.tools.shared.decider import StructuredMode
+from kg_agent.tools.shared.grounding import DEFAULT_GROUNDING, Grounding
 from kg_agent.tools.tog2.clue_query import ClueWriter, LLMClueWriter, TemplateClueWriter
 from kg_agent.tools.tog2.examine import Examiner, ExtractiveExaminer, LLMExaminer
 from kg_agent.tools.tog2.prune_relations import (
@@ -38,18 +40,23 @@ def make_tog2_deciders(
     relation_pruner: CombinedRelationPruner | None = None,
     examiner: Examiner | None = None,
     embeddings: Embeddings | None = None,
+    structured_output: StructuredMode = "auto",
+    grounding: Grounding = DEFAULT_GROUNDING,
 ) -> ToG2Deciders:
-    """The deciders; one given explicitly is used as is."""
+    """The deciders; one given explicitly is used as is (``structured_output``: the LLM deciders' mode, see
+    :func:`~kg_agent.tools.shared.decider.structured_mode`; ``grounding``: the LLM examiner's grounding policy)."""
     chat_model = model
     offline_topic = SimilarityTopicPruner(kg, embeddings=embeddings)
     offline_clue = TemplateClueWriter(kg, embeddings=embeddings)
     offline_relation = SimilarityCombinedRelationPruner(embeddings=embeddings)
     offline_examiner = ExtractiveExaminer(kg, embeddings=embeddings)
     if chat_model is not None:
-        topic_pruner = topic_pruner or LLMTopicPruner(kg, chat_model, fallback=offline_topic)
-        clue_writer = clue_writer or LLMClueWriter(chat_model, fallback=offline_clue)
-        relation_pruner = relation_pruner or LLMCombinedRelationPruner(chat_model, fallback=offline_relation)
-        examiner = examiner or LLMExaminer(chat_model, fallback=offline_examiner)
+        topic_pruner = topic_pruner or LLMTopicPruner(kg, chat_model, fallback=offline_topic, structured_output=structured_output)
+        clue_writer = clue_writer or LLMClueWriter(chat_model, fallback=offline_clue, structured_output=structured_output)
+        relation_pruner = relation_pruner or LLMCombinedRelationPruner(chat_model, fallback=offline_relation,
+                                                                       structured_output=structured_output)
+        examiner = examiner or LLMExaminer(chat_model, fallback=offline_examiner, structured_output=structured_output,
+                                           grounding=grounding)
     topic_pruner = topic_pruner or offline_topic
     clue_writer = clue_writer or offline_clue
     relation_pruner = relation_pruner or offline_relation

@@ -7,9 +7,12 @@ entities' clue queries, and so changes how the next round scores document chunks
 
 * :class:`LLMExaminer` — one call; reply ``{"sufficient": true, "answer": [...], "clue": "..."}`` (JSON) or
   ToG style ``{Yes}. The answer is {X}`` / ``No. Supplementary query: ...``; an unusable reply is retried
-  once, then the offline examiner decides. Answers are grounded: an answer naming an entity on a triple
-  path cites that path, one found only in a chunk cites the chunk (``chunks=[...]``), anything else is
-  kept with ``grounded: False`` and a warning. In the last round the model is told to give its best answer.
+  once, then the offline examiner decides. Answers are grounded (:mod:`kg_agent.tools.shared.grounding`):
+  an answer that is the end of a triple path cites that path; one a cited chunk states as a short span
+  (whole words, at most 8, not a topic entity nor the chunk's own subject) cites the chunk
+  (``chunks=[...]``). Under the default ``grounding="prefer"`` an answer that is neither is replaced by
+  the offline examiner's decision (its grounded answers, or another round), with a warning; ``"off"``
+  keeps it with ``grounded: False``. In the last round the model is told to give its best answer.
 * :class:`ExtractiveExaminer` — offline, a fixed extractive rule:
 
   1. *Comparison* ("Which film came out earlier, A or B?"; a comparative word and two options after the
@@ -34,7 +37,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Protocol, runtime_checkable
 
 from langchain_core.embeddings import Embeddings
@@ -45,7 +48,10 @@ from kg_agent.kg.relation_paths import verbalize_relation, verbalize_relation_pa
 from kg_agent.kg.terms import normalize_label
 from kg_agent.kg.types import Entity, inverse, is_inverse
 from kg_agent.llm.parsing import parse_answer_list, parse_json_object, parse_yes_no
-from kg_agent.tools.shared.decider import LLMDecision, fall_back
+from kg_agent.llm.usage import merge_usage
+from kg_agent.tools.shared.decider import LLMDecision, StructuredMode, decide, fall_back, run_steps
+from kg_agent.tools.shared.decision_schemas import Examination
+from kg_agent.tools.shared.grounding import DEFAULT_GROUNDING, NO_GROUNDED_ANSWER, Evidence, Grounding, ground_names, settle
 from kg_agent.tools.shared.scoring import TextVectorsFromEmbeddings, mask_mentions, relation_overlap
 from kg_agent.tools.shared.updates import add_usage, add_warnings, answer_record
 from kg_agent.tools.tog2.frontier import (
@@ -213,7 +219,7 @@ class ExtractiveExaminer(TextVectorsFromEmbeddings):
     def _option_clues(self, options, chains, frontier) -> dict[str, str]:
         clues = {}
         for item in frontier:
-            index = match_label(item["start"]["label"], options)
+            index = match_label(item["start"]["label"], options, contained=True)
             if index is not None:
                 clues[item["entity"]["id"]] = f"{options[index]} date"
         return clues
@@ -224,7 +230,7 @@ class ExtractiveExaminer(TextVectorsFromEmbeddings):
         values = []
         for option in options:
             found = None
-            own = [c for c in chains if match_label(c["start"]["label"], [option]) is not None]
+            own = [c for c in chains if match_label(c["start"]["label"], [option], contained=True) is not None]
             for item in own:
                 date = parse_date(item["entity"]["label"])
                 if date:
@@ -235,7 +241,8 @@ class ExtractiveExaminer(TextVectorsFromEmbeddings):
                 start_ids = [c["start"]["id"] for c in own]
                 start = own[0]["start"] if own else None
                 for chunk in references:
-                    about = chunk.get("entity") in on_paths or match_label(chunk.get("entity_label", ""), [option]) is not None
+                    about = (chunk.get("entity") in on_paths
+                             or match_label(chunk.get("entity_label", ""), [option], contained=True) is not None)
                     if not about:
                         continue
                     got = date_in_text(chunk["text"], death=death)
@@ -361,52 +368,69 @@ def _parse_examine(reply: str):
     return None
 
 
-def ground_in_evidence(names: Sequence[str], chains: Sequence[dict], references: Sequence[dict]) -> tuple[list[dict], list[str]]:
-    """Answer records: cite the triple path that ends in (or passes) the answer, else the chunk mentioning it."""
-    records, ungrounded = [], []
-    for rank, name in enumerate(names):
-        key = normalize_label(name)
-        paths = [item_path(c) for c in chains if normalize_label(c["entity"]["label"]) == key]
-        entity_id = next((c["entity"]["id"] for c in chains if normalize_label(c["entity"]["label"]) == key), None)
-        if not paths:
-            paths = [item_path(c) for c in chains
-                     if any(normalize_label(t["tail"]["label"]) == key or normalize_label(t["head"]["label"]) == key for t in c["triples"])]
-        chunks = [] if paths else [c for c in references if key and key in normalize_label(c["text"])][:1]
-        grounded = bool(paths or chunks)
-        if not grounded:
-            ungrounded.append(name)
-        records.append(answer_record(name, entity_id=entity_id, score=1.0 - rank / (len(names) + 1), grounded=grounded,
-                                     paths=paths[:3], chunks=chunks))
-    return records, ungrounded
+def item_evidence(chains: Sequence[dict], references: Sequence[dict]) -> Evidence:
+    """The triple paths' ends (paths of at least one hop) and the cited chunks; the paths' starts are the topic entities."""
+    evidence = Evidence(topic_entities=[c["start"] for c in chains], chunks=references)
+    for item in chains:
+        if item.get("triples"):
+            evidence.add_end(item["entity"], item_path(item))
+    return evidence
 
 
 class LLMExaminer:
-    """Examine & reason by a chat model (see the module docstring)."""
+    """Examine & reason by a chat model (see the module docstring).
+
+    ``grounding`` (:mod:`kg_agent.tools.shared.grounding`) decides what an answer no triple path ends in and no
+    cited chunk states becomes: under ``"prefer"`` (default) and ``"strict"`` the offline examiner decides
+    instead (its grounded answers, or a clue query and another round), and ``output`` keeps the reply.
+    """
 
     name = "llm"
 
-    def __init__(self, model: BaseChatModel, *, fallback: Examiner) -> None:
+    def __init__(self, model: BaseChatModel, *, fallback: Examiner, structured_output: StructuredMode = "auto",
+                 grounding: Grounding = DEFAULT_GROUNDING) -> None:
         self.model = model
-        self.decision = LLMDecision(model, "examine")
+        self.decision = LLMDecision(model, "examine",
+                                    reply_format='{"sufficient": true, "answer": ["..."]}   or   {"sufficient": false, "clue": "..."}',
+                                    schema=Examination, structured_output=structured_output)
         self.fallback = fallback
+        self.grounding = grounding
 
     def examine(self, question, frontier, chains, references, *, last_round) -> ExamineOutcome:
+        return run_steps(self.examine_steps(question, frontier, chains, references, last_round=last_round))
+
+    def examine_steps(self, question, frontier, chains, references, *, last_round):
+        """:meth:`examine` as steps (see :mod:`kg_agent.tools.shared.decider`)."""
         clues = "\n".join(dict.fromkeys(f"- {i['entity']['label']}: {i.get('clue') or '-'}" for i in frontier)) or "-"
         triples = "\n".join(dict.fromkeys("; ".join(triple_text(t) for t in i["triples"]) for i in frontier if i["triples"])) or "(none)"
         refs = "\n".join(f"[{n}] ({c.get('entity_label') or c.get('title')}) {c['text']}" for n, c in enumerate(references, 1)) or "(none)"
         prompt = EXAMINE_PROMPT.format(question=question, clues=clues, triples=triples, references=refs,
                                        last=LAST_ROUND if last_round else "")
-        asked = self.decision.ask(prompt, lambda reply: (_parse_examine(reply), []))
+        asked = yield self.decision.request(prompt, lambda reply: (_parse_examine(reply), []))
         if not asked.decided:
             outcome = self.fallback.examine(question, frontier, chains, references, last_round=last_round)
             return fall_back(asked, outcome, node="examine", to=f"the {self.fallback.name} examiner")
         warnings = list(asked.warnings)
         sufficient, names, clue = asked.value
         if sufficient or (last_round and names):
-            answers, ungrounded = ground_in_evidence(names, chains, references)
-            if ungrounded:
-                warnings.append("examine: not supported by any triple path or chunk: " + ", ".join(ungrounded))
-            return ExamineOutcome(True, answers, output=asked.reply, warnings=warnings, usage=asked.usage, source=self.name)
+            answers = ground_names(names, item_evidence(chains, references), read_sentences=self.grounding != "off")
+            offline: list[ExamineOutcome] = []
+
+            def offline_answers() -> list[dict]:
+                offline.append(self.fallback.examine(question, frontier, chains, references, last_round=last_round))
+                return offline[0].answers if offline[0].sufficient else []
+
+            settled = settle(answers, policy=self.grounding, node="examine", offline=offline_answers,
+                             offline_name=f"{self.fallback.name} examiner")
+            warnings.extend(settled.warnings)
+            if offline and not offline[0].sufficient and not last_round:
+                warnings.append(f"examine: the model's answers are not supported by any triple path or chunk; the "
+                                f"{self.fallback.name} examiner explores on (grounding={self.grounding!r})")
+                return replace(offline[0], warnings=warnings + offline[0].warnings, output=asked.reply,
+                               usage=merge_usage(asked.usage, offline[0].usage))
+            output = "\n".join(a["answer"] for a in settled.answers) if self.grounding == "strict" else asked.reply
+            return ExamineOutcome(True, settled.answers, output=output, warnings=warnings, usage=asked.usage,
+                                  source=self.name)
         if not clue:
             clue = question
             warnings.append("examine: the model wrote no supplementary query; the question is used")
@@ -414,18 +438,20 @@ class LLMExaminer:
 
 
 # ---------------------------------------------------------------------------------------------- node
-def examine_node(state: dict, *, examiner: Examiner, depth: int, top_l: int = DEFAULT_TOP_L) -> dict:
-    """Graph node: answer, or set the supplementary clue queries the next round scores chunks with."""
+def examine_steps(state: dict, *, examiner: Examiner, depth: int, top_l: int = DEFAULT_TOP_L):
+    """Graph node (as steps): answer, or set the supplementary clue queries the next round scores chunks with."""
     frontier = state.get("frontier") or []
     current = int(state.get("depth") or 0)
     last_round = current >= depth
     references = (state.get("documents") or [])[:top_l]
-    outcome = examiner.examine(state["question"], frontier, state.get("chains") or [], references, last_round=last_round)
+    outcome = yield decide(examiner, "examine", state["question"], frontier, state.get("chains") or [], references,
+                           last_round=last_round)
     update: dict = {"warnings": add_warnings(state, outcome.warnings), "usage": add_usage(state, outcome.usage),
                     "references": references, "paths": [item_path(i) for i in frontier]}
     if outcome.sufficient:
         limited = any(str(a.get("note", "")).startswith("depth limit") for a in outcome.answers)
-        update.update(answers=outcome.answers, output=outcome.output, stop_reason="max_depth" if limited else "answered")
+        stop = "max_depth" if limited else "answered" if outcome.answers else NO_GROUNDED_ANSWER
+        update.update(answers=outcome.answers, output=outcome.output, stop_reason=stop)
         return update
     if last_round:
         update.update(answers=[], output=outcome.output, stop_reason="max_depth",

@@ -50,8 +50,13 @@ def triple_text(triple: dict) -> str:
     return f"({triple['head']['label']}, {triple['relation']}, {triple['tail']['label']})"
 
 
-def match_label(name: str, labels: Sequence[str]) -> int | None:
-    """Index of the label ``name`` names: equal after normalisation, else contained either way."""
+def match_label(name: str, labels: Sequence[str], *, contained: bool = False) -> int | None:
+    """Index of the label ``name`` names: equal after normalisation (case, punctuation, spaces).
+
+    ``contained``: else also a label contained in ``name`` or containing it (at least 3 characters), for names
+    the offline rules read from a question ("X or Y?"); a model's reply is matched exactly, so
+    ``"Name 1: Tom Hanks"`` is not read as ``Tom Hanks``.
+    """
     wanted = normalize_label(str(name))
     if not wanted:
         return None
@@ -59,9 +64,10 @@ def match_label(name: str, labels: Sequence[str]) -> int | None:
     for index, key in enumerate(keys):
         if key == wanted:
             return index
-    for index, key in enumerate(keys):
-        if key and (key in wanted or wanted in key) and min(len(key), len(wanted)) >= 3:
-            return index
+    if contained:
+        for index, key in enumerate(keys):
+            if key and (key in wanted or wanted in key) and min(len(key), len(wanted)) >= 3:
+                return index
     return None
 
 

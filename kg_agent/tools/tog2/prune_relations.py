@@ -34,7 +34,8 @@ from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.relation_paths import verbalize_relation_path
 from kg_agent.kg.types import Entity
 from kg_agent.llm.parsing import parse_json_object, parse_scored_items
-from kg_agent.tools.shared.decider import LLMDecision, fall_back
+from kg_agent.tools.shared.decider import LLMDecision, StructuredMode, decide, fall_back, run_steps
+from kg_agent.tools.shared.decision_schemas import RelationChoices
 from kg_agent.tools.shared.scoring import (
     DEFAULT_IGNORED_RELATIONS,
     TextVectorsFromEmbeddings,
@@ -147,13 +148,19 @@ class LLMCombinedRelationPruner:
     name = "llm"
 
     def __init__(self, model: BaseChatModel, *, fallback: CombinedRelationPruner | None = None,
-                 max_listed_relations: int = 60) -> None:
+                 max_listed_relations: int = 60, structured_output: StructuredMode = "auto") -> None:
         self.model = model
-        self.decision = LLMDecision(model, "relation_prune")
+        self.decision = LLMDecision(model, "relation_prune",
+                                    reply_format='{"Entity A": {"relation 1": 0.7, "relation 2": 0.3}}', schema=RelationChoices,
+                                    structured_output=structured_output)
         self.fallback = fallback or SimilarityCombinedRelationPruner()
         self.max_listed_relations = max_listed_relations
 
     def choose(self, question, frontier, candidates, *, width) -> RelationChoice:
+        return run_steps(self.choose_steps(question, frontier, candidates, width=width))
+
+    def choose_steps(self, question, frontier, candidates, *, width):
+        """:meth:`choose` as steps (see :mod:`kg_agent.tools.shared.decider`)."""
         chosen: list[list[tuple[str, float]] | None] = [None] * len(frontier)
         ask = []
         for index, rels in enumerate(candidates):
@@ -198,7 +205,7 @@ class LLMCombinedRelationPruner:
                         found[item_index] = top_normalised(parsed.items, width)
                 return found or None, []
 
-            asked = self.decision.ask(prompt, parse)
+            asked = yield self.decision.request(prompt, parse)
             if not asked.decided:
                 offline = self.fallback.choose(question, [frontier[i] for i in ask], [candidates[i] for i in ask], width=width)
                 for index, pairs in zip(ask, offline.chosen):
@@ -221,11 +228,11 @@ class LLMCombinedRelationPruner:
         return RelationChoice([c or [] for c in chosen], warnings, usage, source)
 
 
-def prune_relations_node(state: dict, *, kg: KnowledgeGraph, pruner: CombinedRelationPruner, width: int) -> dict:
-    """Graph node: choose up to ``width`` relations per frontier entity (one model call for all)."""
+def prune_relations_steps(state: dict, *, kg: KnowledgeGraph, pruner: CombinedRelationPruner, width: int):
+    """Graph node (as steps): choose up to ``width`` relations per frontier entity (one model call for all)."""
     frontier = state.get("frontier") or []
     candidates = [candidate_relations(kg, item) for item in frontier]
-    choice = pruner.choose(state["question"], frontier, candidates, width=width)
+    choice = yield decide(pruner, "choose", state["question"], frontier, candidates, width=width)
     selected = [
         {"item": index, "entity": frontier[index]["entity"], "relation": relation, "score": score}
         for index, pairs in enumerate(choice.chosen)

@@ -18,6 +18,7 @@ Both always keep at least one entity (the most specific) and prune only when two
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
@@ -28,7 +29,8 @@ from langchain_core.language_models import BaseChatModel
 from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.types import Entity
 from kg_agent.llm.parsing import parse_answer_list, parse_json_object
-from kg_agent.tools.shared.decider import LLMDecision, fall_back
+from kg_agent.tools.shared.decider import LLMDecision, StructuredMode, decide, fall_back, run_steps
+from kg_agent.tools.shared.decision_schemas import KeptEntities
 from kg_agent.tools.shared.scoring import TextVectorsFromEmbeddings
 from kg_agent.tools.shared.updates import add_usage, add_warnings
 from kg_agent.tools.tog2.frontier import match_label
@@ -102,18 +104,43 @@ Entities found in the question:
 Reply with a JSON list of the entity names to keep, e.g. ["Name 1", "Name 2"]."""  # noqa: E501 (prompt text kept verbatim)
 
 
+_NAME_SEPARATORS = re.compile(r"""[\[\]{}:,"']+""")
+
+
+def named_entities(reply: str) -> list[str]:
+    """The entity names a topic-prune reply gives: a JSON list, a JSON object's ``keep`` (or ``entities``...) list,
+    or one name per line; a reply that only looks like JSON (unquoted names, placeholder keys) is split at its
+    brackets, colons, commas and quotes, so every name in it is seen (and a made-up one reported)."""
+    obj = parse_json_object(reply)
+    if obj is not None:
+        for key in ("keep", "entities", "topic_entities", "kept"):
+            if isinstance(obj.get(key), list):
+                return [str(n) for n in obj[key]]
+        return [str(key) for key in obj]
+    names = parse_answer_list(reply)
+    if any(mark in name for name in names for mark in "[]{}:\""):
+        names = [part.strip() for part in _NAME_SEPARATORS.split(reply) if part.strip()]
+    return list(dict.fromkeys(names))
+
+
 class LLMTopicPruner:
     """Topic prune by a chat model (see the module docstring); falls back to ``fallback``."""
 
     name = "llm"
 
-    def __init__(self, kg: KnowledgeGraph, model: BaseChatModel, *, fallback: TopicPruner | None = None) -> None:
+    def __init__(self, kg: KnowledgeGraph, model: BaseChatModel, *, fallback: TopicPruner | None = None,
+                 structured_output: StructuredMode = "auto") -> None:
         self.kg = kg
         self.model = model
-        self.decision = LLMDecision(model, "topic_prune")
+        self.decision = LLMDecision(model, "topic_prune", reply_format='["Name 1", "Name 2"]', schema=KeptEntities,
+                                    structured_output=structured_output)
         self.fallback = fallback or SimilarityTopicPruner(kg)
 
     def prune(self, question: str, entities: Sequence[Entity]) -> TopicOutcome:
+        return run_steps(self.prune_steps(question, entities))
+
+    def prune_steps(self, question: str, entities: Sequence[Entity]):
+        """:meth:`prune` as steps (see :mod:`kg_agent.tools.shared.decider`)."""
         entities = list(dict.fromkeys(entities))
         if len(entities) < 2:
             return TopicOutcome(entities, source=self.name)
@@ -122,26 +149,15 @@ class LLMTopicPruner:
         prompt = TOPIC_PRUNE_PROMPT.format(question=question, entities="\n".join(lines))
 
         def parse(reply: str):
-            notes: list[str] = []
-            obj = parse_json_object(reply)
-            names = None
-            if obj is not None:
-                for key in ("keep", "entities", "topic_entities", "kept"):
-                    if isinstance(obj.get(key), list):
-                        names = [str(n) for n in obj[key]]
-                        break
-            if names is None:
-                names = parse_answer_list(reply)
-            chosen: list[int] = []
-            for name in names:
-                index = match_label(name, labels)
-                if index is None:
-                    notes.append(f"topic_prune: the model named {name!r}, which is not a linked entity")
-                elif index not in chosen:
-                    chosen.append(index)
-            return chosen or None, notes
+            names = named_entities(reply)
+            unknown = [name for name in names if match_label(name, labels) is None]
+            if unknown:  # a made-up name or a malformed reply: not a decision
+                return None, [f"topic_prune: rejected the reply: it names {', '.join(map(repr, unknown))}, "
+                              f"which {'is' if len(unknown) == 1 else 'are'} not among the linked entities"]
+            chosen = list(dict.fromkeys(match_label(name, labels) for name in names))
+            return chosen or None, []
 
-        asked = self.decision.ask(prompt, parse)
+        asked = yield self.decision.request(prompt, parse)
         if not asked.decided:
             return fall_back(asked, self.fallback.prune(question, entities), node="topic_prune",
                              to=f"the {self.fallback.name} topic pruner")
@@ -153,12 +169,12 @@ class LLMTopicPruner:
         return TopicOutcome(kept, dropped, warnings, asked.usage, self.name)
 
 
-def topic_prune_node(state: dict, *, pruner: TopicPruner) -> dict:
-    """Graph node: keep the topic entities that are good starting points."""
+def topic_prune_steps(state: dict, *, pruner: TopicPruner):
+    """Graph node (as steps): keep the topic entities that are good starting points."""
     entities = [Entity.from_dict(e) for e in state.get("topic_entities") or []]
     if not entities:
         return {}
-    outcome = pruner.prune(state["question"], entities)
+    outcome = yield decide(pruner, "prune", state["question"], entities)
     return {
         "topic_entities": [e.to_dict() for e in outcome.kept],
         "warnings": add_warnings(state, outcome.warnings),

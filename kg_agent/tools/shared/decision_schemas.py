@@ -1,0 +1,116 @@
+"""Every LLM decision as a pydantic schema, for structured output (:class:`~kg_agent.tools.shared.decider.LLMDecision`).
+
+Each schema's :meth:`~kg_agent.tools.shared.decider.DecisionSchema.as_reply` writes its value in the text format
+the decider's lenient parser reads (ToG's ``{relation (Score: 0.4)}``, RoG's ``<PATH> ... </PATH>``, the JSON the
+ToG-2 prompts ask for), so a structured value goes through the same validation as a text reply.
+"""
+
+from __future__ import annotations
+
+import json
+
+from pydantic import Field
+
+from kg_agent.tools.shared.decider import DecisionSchema
+
+
+class ScoredName(DecisionSchema):
+    name: str = Field(description="a name from the list given")
+    score: float = Field(description="its contribution, from 0 to 1")
+
+
+class ScoredNames(DecisionSchema):
+    """ToG's relation pruning and entity scoring: names from the list with scores summing to 1."""
+
+    items: list[ScoredName]
+
+    def as_reply(self) -> str:
+        return "\n".join(f"{{{item.name} (Score: {item.score})}}" for item in self.items)
+
+
+class RelationPaths(DecisionSchema):
+    """RoG's plans: relation paths, each a list of relation names from the list given."""
+
+    paths: list[list[str]]
+
+    def as_reply(self) -> str:
+        return "\n".join(f"<PATH> {' <SEP> '.join(path)} </PATH>" for path in self.paths if path)
+
+
+class Answers(DecisionSchema):
+    """The answers, as short as possible."""
+
+    answers: list[str]
+
+    def as_reply(self) -> str:
+        return json.dumps(self.answers)
+
+
+class Verification(DecisionSchema):
+    """ToG's verification: are the triplets enough to answer, and if so the answer."""
+
+    sufficient: bool
+    answer: str | None = None
+
+    def as_reply(self) -> str:
+        if not self.sufficient:
+            return "{No}."
+        return "{Yes}." + (f" The answer is {{{self.answer}}}." if self.answer else "")
+
+
+class Instructions(DecisionSchema):
+    """ToG-I's instructions and the entities they name."""
+
+    instructions: list[str]
+    topic_entities: list[str] = Field(default_factory=list)
+
+
+class Summary(DecisionSchema):
+    """ToG-I's integrated instruction."""
+
+    summary: str
+
+    def as_reply(self) -> str:
+        return self.summary
+
+
+class KeptEntities(DecisionSchema):
+    """ToG-2's topic prune: the names of the linked entities to keep."""
+
+    keep: list[str]
+
+
+class EntityClue(DecisionSchema):
+    entity: str
+    query: str
+
+
+class ClueQueries(DecisionSchema):
+    """ToG-2's clue queries, one per topic entity."""
+
+    clues: list[EntityClue]
+
+    def as_reply(self) -> str:
+        return json.dumps({clue.entity: clue.query for clue in self.clues})
+
+
+class EntityRelations(DecisionSchema):
+    entity: str
+    relations: list[ScoredName]
+
+
+class RelationChoices(DecisionSchema):
+    """ToG-2's relation prune: the relations chosen per topic entity, with scores."""
+
+    choices: list[EntityRelations]
+
+    def as_reply(self) -> str:
+        return json.dumps({c.entity: {r.name: r.score for r in c.relations} for c in self.choices})
+
+
+class Examination(DecisionSchema):
+    """ToG-2's examine & reason: sufficient with the answers, or a supplementary clue query."""
+
+    sufficient: bool
+    answer: list[str] = Field(default_factory=list)
+    clue: str = ""

@@ -1,0 +1,203 @@
+"""Grounding: which answers the retrieved evidence supports, and what a method answers when the model's do not.
+
+One rule for every method (DESIGN.md, "Grounded means grounded"):
+
+* **Path end.** An answer is grounded when its normalised text is the label of the *end* of a retrieved
+  reasoning path (RoG), explored chain (ToG, ToG-I) or triple path (ToG-2) of at least one hop; it cites
+  those paths. Entities a path only passes through do not count, and neither does the question's topic
+  entity (a path's start) -- unless a path returns to it as its end.
+* **Chunk span** (ToG-2's documents). An answer that is no path end is grounded by a cited chunk when the
+  chunk's text contains it as whole words (normalised), it is a span of at most :data:`MAX_SPAN_WORDS`
+  words (a name, not a copied sentence), and it is neither a topic entity nor the entity the chunk is about
+  (a chunk about *Forrest Gump* does not make "Forrest Gump" the answer to a question about Forrest Gump).
+* **Names inside a sentence.** A model answer that is neither is read for the path-end names it mentions
+  (longest match first, on word boundaries, topic entities left out): "Robert Zemeckis directed it" gives
+  *Robert Zemeckis*. When it mentions none, it stays as written, ``grounded: False``.
+
+The *grounding policy* then decides what the result answers (:func:`settle`):
+
+* ``"prefer"`` (default): grounded model answers first; when none of the model's answers is grounded, the
+  grounded answers of the method's offline twin (path votes, chains, the extractive examiner) replace them,
+  with a warning, and the model's reply stays in ``output``. With no grounded answer at all, the model's
+  answers are kept, flagged ``grounded: False``, with a warning.
+* ``"strict"``: as ``"prefer"``, but an ungrounded answer is never returned: with no grounded answer the
+  answers are empty, a warning says why and ``stop_reason`` is ``"no_grounded_answer"``.
+* ``"off"``: the model's answers as it gave them (no names read out of sentences, nothing replaced), each
+  flagged by the check above.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Literal, get_args
+
+from kg_agent.kg.terms import normalize_label
+from kg_agent.tools.shared.updates import answer_record
+
+Grounding = Literal["prefer", "strict", "off"]
+GROUNDING_POLICIES: tuple[str, ...] = get_args(Grounding)
+DEFAULT_GROUNDING: Grounding = "prefer"
+NO_GROUNDED_ANSWER = "no_grounded_answer"  # the stop reason when "strict" withholds every answer
+MAX_SPAN_WORDS = 8  # the longest chunk span taken as an answer (a name or a short value, not a sentence)
+MAX_SUPPORTING_PATHS = 3
+
+
+def check_policy(grounding: str) -> Grounding:
+    """``grounding`` when it is a policy; a ``ValueError`` naming the choices otherwise."""
+    if grounding not in GROUNDING_POLICIES:
+        raise ValueError(f"unknown grounding policy {grounding!r}: use one of {', '.join(GROUNDING_POLICIES)}")
+    return grounding  # type: ignore[return-value]
+
+
+@dataclass
+class _End:
+    entity_id: str
+    label: str
+    paths: list[dict] = field(default_factory=list)
+
+
+class Evidence:
+    """What answers can be grounded in: the ends of retrieved paths, the topic entities, cited chunks.
+
+    Build it from ``(end entity, path)`` pairs -- ``end`` a ``{"id", "label"}`` dict, ``path`` the path dict
+    to cite -- with :meth:`add_end`, or use :func:`path_evidence` for RoG-style path dicts.
+    """
+
+    def __init__(self, *, topic_entities: Iterable[dict] = (), chunks: Sequence[dict] = ()) -> None:
+        self.ends: dict[str, _End] = {}
+        self.topic_keys = {normalize_label(e["label"]) for e in topic_entities if e.get("label")}
+        self.chunks = list(chunks)
+        self._longest = 0
+
+    def add_end(self, end: dict, path: dict) -> None:
+        """Record that a retrieved path of at least one hop ends in ``end``."""
+        key = normalize_label(end.get("label") or "")
+        if not key:
+            return
+        entry = self.ends.setdefault(key, _End(end["id"], end["label"]))
+        entry.paths.append(path)
+        self._longest = max(self._longest, len(key.split()))
+
+    def names_in(self, text: str) -> list[str]:
+        """The path-end names ``text`` mentions, in order: longest match first, whole words, topic entities left out."""
+        tokens = normalize_label(text).split()
+        found: list[str] = []
+        start = 0
+        while start < len(tokens):
+            for size in range(min(self._longest, len(tokens) - start), 0, -1):
+                key = " ".join(tokens[start:start + size])
+                if key in self.ends and key not in self.topic_keys:
+                    found.append(key)
+                    start += size
+                    break
+            else:
+                start += 1
+        return list(dict.fromkeys(found))
+
+    def chunk_stating(self, name: str) -> dict | None:
+        """The first chunk that states ``name`` as a span (see the module docstring), else ``None``."""
+        key = normalize_label(name)
+        if not key or len(key.split()) > MAX_SPAN_WORDS or key in self.topic_keys:
+            return None
+        padded = f" {key} "
+        for chunk in self.chunks:
+            subject = normalize_label(str(chunk.get("entity_label") or chunk.get("title") or ""))
+            if key != subject and padded in f" {normalize_label(chunk.get('text') or '')} ":
+                return chunk
+        return None
+
+
+def path_evidence(paths: Iterable[dict], *, chunks: Sequence[dict] = ()) -> Evidence:
+    """Evidence from path dicts (``start``, ``steps`` of ``{"relation", "tail"}``); the starts are the topic entities."""
+    paths = list(paths)
+    evidence = Evidence(topic_entities=[p["start"] for p in paths], chunks=chunks)
+    for path in paths:
+        if path.get("steps"):
+            evidence.add_end(path["steps"][-1]["tail"], path)
+    return evidence
+
+
+def ground_names(names: Sequence[str], evidence: Evidence, *, read_sentences: bool = True,
+                 max_supporting_paths: int = MAX_SUPPORTING_PATHS) -> list[dict]:
+    """Answer records for a model's answers, in its order, each checked against ``evidence``.
+
+    A path end cites its paths (``entity_id`` set); a chunk span cites its chunk; with ``read_sentences``, an
+    answer that is neither is replaced by the path-end names it mentions; anything else is ``grounded: False``.
+    """
+    resolved: list[tuple[str, str | None]] = []  # (answer text, path-end key or None)
+    for name in names:
+        key = normalize_label(name)
+        if key in evidence.ends:
+            resolved.append((name, key))
+            continue
+        mentioned = evidence.names_in(name) if read_sentences and not evidence.chunk_stating(name) else []
+        if mentioned:
+            resolved.extend((evidence.ends[k].label, k) for k in mentioned)
+        else:
+            resolved.append((name, None))
+    records: list[dict] = []
+    seen: set[str] = set()
+    for text, key in resolved:
+        dedup = key or normalize_label(text)
+        if dedup in seen:
+            continue
+        seen.add(dedup)
+        score = 1.0 - len(records) / (len(resolved) + 1)
+        if key is not None:
+            end = evidence.ends[key]
+            records.append(answer_record(text, entity_id=end.entity_id, score=score,
+                                         paths=end.paths[:max_supporting_paths]))
+            continue
+        chunk = evidence.chunk_stating(text)
+        records.append(answer_record(text, score=score, grounded=chunk is not None, chunks=[chunk] if chunk else []))
+    return records
+
+
+@dataclass
+class Settled:
+    """The answers a policy lets through, the warnings saying what it did, and how they were chosen."""
+
+    answers: list[dict]
+    warnings: list[str] = field(default_factory=list)
+    replaced: bool = False  # the offline answers replaced the model's
+    withheld: bool = False  # "strict" left no answer
+
+    @property
+    def stop_reason(self) -> str:
+        return NO_GROUNDED_ANSWER if self.withheld else ""
+
+
+def _names(answers: Sequence[dict]) -> str:
+    return ", ".join(repr(a["answer"]) for a in answers[:5]) + (" ..." if len(answers) > 5 else "")
+
+
+def settle(answers: list[dict], *, policy: Grounding, node: str,
+           offline: Callable[[], Sequence[dict]] | None = None, offline_name: str = "offline") -> Settled:
+    """Apply the grounding policy to the model's checked ``answers`` (see the module docstring).
+
+    ``offline`` gives the offline twin's answers; it is called only when none of the model's answers is grounded.
+    """
+    ungrounded = [a for a in answers if not a["grounded"]]
+    grounded = [a for a in answers if a["grounded"]]
+    if policy == "off" or grounded:
+        if not ungrounded:
+            return Settled(answers)
+        if policy == "off":
+            return Settled(answers, [f"{node}: not supported by any retrieved path or chunk: {_names(ungrounded)}"])
+        if policy == "strict":
+            return Settled(grounded, [f"{node}: left out, not supported by any retrieved path or chunk "
+                                      f"(grounding='strict'): {_names(ungrounded)}"])
+        return Settled(grounded + ungrounded, [f"{node}: not supported by any retrieved path or chunk, ranked after "
+                                               f"the grounded answers: {_names(ungrounded)}"])
+    replacement = [a for a in (offline() if offline is not None else []) if a.get("grounded")]
+    said = _names(answers) if answers else "none"
+    if replacement:
+        return Settled(replacement, [f"{node}: the model's answers ({said}) are not supported by any retrieved path "
+                                     f"or chunk; the answers are the grounded {offline_name} answers "
+                                     f"(grounding={policy!r}; the model's reply is kept in 'output')"], replaced=True)
+    if policy == "strict":
+        return Settled([], [f"{node}: no answer is supported by a retrieved path or chunk; the model's answers "
+                            f"({said}) are withheld (grounding='strict')"], withheld=True)
+    return Settled(answers, [f"{node}: not supported by any retrieved path or chunk, and no grounded answer was "
+                             f"found: {said} (kept, grounded: False)"])

@@ -1,0 +1,288 @@
+"""Grounding (issue 14): path ends only, names read out of sentences, the prefer/strict/off policy on RoG, ToG
+and ToG-2, rejected replies never in ``output``, and the eval scoring the result's answers."""
+
+from __future__ import annotations
+
+import uuid
+
+import pytest
+from langchain_core.embeddings import Embeddings
+
+from kg_agent.cli import build_parser, graph_options
+from kg_agent.docs.index import Document, DocumentIndex
+from kg_agent.eval.datasets import Question
+from kg_agent.eval.runner import evaluate
+from kg_agent.graphs import create_rog_graph, create_tog2_graph, create_tog_graph
+from kg_agent.graphs.registry import create_graph
+from kg_agent.kg import kg_from_triples
+from kg_agent.kg.terms import entity_iri
+from kg_agent.llm.scripted import ScriptedChatModel
+from kg_agent.tools.prompts import prompt_node
+from kg_agent.tools.rog.answer import LLMAnswerer
+from kg_agent.tools.shared.grounding import Evidence, ground_names
+
+FG_Q = "who directed [Forrest Gump]"
+HANKS_Q = "who directed the films that [Tom Hanks] starred in"
+HANKS_DIRECTORS = {"Ron Howard", "Steven Spielberg", "Nora Ephron", "Penny Marshall", "Robert Zemeckis"}
+
+
+def names(result: dict) -> list[str]:
+    return [a["answer"] for a in result["answers"]]
+
+
+def rog_model(plan: str, answer: str) -> ScriptedChatModel:
+    """A RoG model that plans ``plan`` and answers ``answer`` whatever the paths say."""
+    return ScriptedChatModel(responder=lambda p: plan if prompt_node(p) == "plan" else answer)
+
+
+def rog(kg, plan: str, answer: str, question: str, **options) -> dict:
+    return create_rog_graph(kg, model=rog_model(plan, answer), **options).compile().invoke({"question": question})
+
+
+# ------------------------------------------------------------------------------------------------ the rule
+def test_topic_entity_on_the_path_is_not_grounded(kg):
+    reply = "Forrest Gump. The answer is: Forrest Gump"
+    result = rog(kg, "<PATH> directed_by </PATH>", reply, FG_Q, grounding="off")
+    assert result["paths"][0]["text"] == "Forrest Gump -> directed_by -> Robert Zemeckis"
+    assert names(result) == ["Forrest Gump"] and result["answers"][0]["grounded"] is False
+    assert result["answers"][0]["paths"] == []
+
+    result = rog(kg, "<PATH> directed_by </PATH>", reply, FG_Q)  # default: prefer
+    assert names(result) == ["Robert Zemeckis"] and result["answers"][0]["grounded"] is True
+    assert result["output"] == reply
+    assert any("'Forrest Gump'" in w and "grounded vote answers" in w for w in result["warnings"])
+
+
+def test_a_path_that_returns_to_the_topic_entity_grounds_it():
+    chain = {"id": "e:a", "label": "A"}, {"id": "e:b", "label": "B"}
+    a, b = chain
+    path = {"start": a, "steps": [{"relation": "r", "tail": b}, {"relation": "^r", "tail": a}], "text": "A -> r -> B -> ^r -> A"}
+    evidence = Evidence(topic_entities=[a])
+    evidence.add_end(a, path)
+    record = ground_names(["a"], evidence)[0]
+    assert record["grounded"] and record["entity_id"] == "e:a" and record["paths"] == [path]
+    assert ground_names(["B"], evidence)[0]["grounded"] is False  # passed through, not an end
+
+
+def test_sentence_reply_gives_the_path_end_names_it_mentions(kg):
+    reply = "Tom Hanks starred in films directed by Ron Howard and Robert Zemeckis."
+    result = rog(kg, "<PATH> ^starred_actors <SEP> directed_by </PATH>", reply, HANKS_Q)
+    assert names(result) == ["Ron Howard", "Robert Zemeckis"]  # in the reply's order; the topic entity left out
+    assert all(a["grounded"] and a["paths"] and a["entity_id"] for a in result["answers"])
+    assert result["answers"][1]["paths"][0]["text"].endswith("-> directed_by -> Robert Zemeckis")
+
+
+def test_longest_name_first_on_word_boundaries():
+    evidence = Evidence()
+    for label in ("Back to the Future", "Back to the Future Part II", "Future", "Art"):
+        evidence.add_end({"id": f"e:{label}", "label": label}, {"text": label})
+    assert evidence.names_in("He made Back to the Future Part II, then a Partial film.") == ["back to the future part ii"]
+    assert evidence.names_in("BACK TO THE FUTURE!") == ["back to the future"]
+
+
+def test_chunk_span_rule():
+    chunk = {"entity_label": "Forrest Gump", "title": "Forrest Gump",
+             "text": "Forrest Gump is a 1994 film directed by Robert Zemeckis and starring Tom Hanks."}
+    evidence = Evidence(topic_entities=[{"id": "e:hanks", "label": "Tom Hanks"}], chunks=[chunk])
+    assert evidence.chunk_stating("Robert Zemeckis") is chunk
+    assert evidence.chunk_stating("Forrest Gump") is None  # the chunk's own subject
+    assert evidence.chunk_stating("Tom Hanks") is None  # a topic entity
+    assert evidence.chunk_stating("Zemeck") is None  # not whole words
+    assert evidence.chunk_stating("Forrest Gump is a 1994 film directed by Robert Zemeckis") is None  # a sentence
+    records = ground_names(["Robert Zemeckis", "Forrest Gump is a 1994 film directed by Robert Zemeckis"], evidence)
+    assert [r["grounded"] for r in records] == [True, False]
+    assert records[0]["chunks"] == [chunk] and records[0]["entity_id"] is None
+
+
+# ------------------------------------------------------------------------------------------------ RoG policies
+HALLUCINATION = "['Christopher Nolan']"
+
+
+def test_rog_prefer_replaces_a_hallucination_with_the_path_votes(kg):
+    reply = "Tom Hanks directed the films The Shawshank Redemption and The Green Mile."
+    result = rog(kg, "<PATH> ^starred_actors <SEP> directed_by </PATH>", reply, HANKS_Q)
+    assert HANKS_DIRECTORS <= set(names(result)) and all(a["grounded"] for a in result["answers"])
+    assert result["output"] == reply and result["stop_reason"] == "answered"
+    assert any("grounded vote answers" in w and "Shawshank" in w for w in result["warnings"])
+
+
+def test_rog_prefer_keeps_grounded_model_answers_first(kg):
+    result = rog(kg, "<PATH> ^starred_actors <SEP> directed_by </PATH>", "['Christopher Nolan', 'Ron Howard']", HANKS_Q)
+    assert names(result) == ["Ron Howard", "Christopher Nolan"]
+    assert [a["grounded"] for a in result["answers"]] == [True, False]
+
+
+def test_rog_strict_and_off(kg):
+    plan = "<PATH> ^starred_actors <SEP> directed_by </PATH>"
+    strict = rog(kg, plan, HALLUCINATION, HANKS_Q, grounding="strict")
+    assert HANKS_DIRECTORS <= set(names(strict)) and all(a["grounded"] for a in strict["answers"])
+    assert "Christopher Nolan" not in strict["output"]
+    off = rog(kg, plan, HALLUCINATION, HANKS_Q, grounding="off")
+    assert names(off) == ["Christopher Nolan"] and off["answers"][0]["grounded"] is False
+    assert any("not supported by any retrieved path" in w and "Christopher Nolan" in w for w in off["warnings"])
+
+
+def test_rog_answer_step_with_no_grounded_answer_at_all():
+    """No path (an unlinked question, say): the model's answer is kept flagged, or withheld under "strict"."""
+    model = ScriptedChatModel([HALLUCINATION] * 2)
+    prefer = LLMAnswerer(model).answer("who directed Qwzx", [], [])
+    assert [(a["answer"], a["grounded"]) for a in prefer.answers] == [("Christopher Nolan", False)]
+    assert any("no grounded answer was found" in w for w in prefer.warnings) and prefer.output == HALLUCINATION
+    strict = LLMAnswerer(model, grounding="strict").answer("who directed Qwzx", [], [])
+    assert strict.answers == [] and strict.stop_reason == "no_grounded_answer" and strict.output == ""
+    assert any("withheld (grounding='strict')" in w for w in strict.warnings)
+
+
+def test_unknown_policy_is_a_clear_error(kg):
+    for factory in (create_rog_graph, create_tog_graph):
+        with pytest.raises(ValueError, match="unknown grounding policy 'maybe'"):
+            factory(kg, grounding="maybe")
+    with pytest.raises(ValueError, match="prefer, strict, off"):
+        create_graph("tog2", kg, grounding="maybe")
+
+
+def test_cli_flag_reaches_the_factories():
+    args = build_parser().parse_args(["ask", "who directed [Forrest Gump]", "--grounding", "strict"])
+    assert graph_options(args)["grounding"] == "strict"
+    assert "grounding" not in graph_options(build_parser().parse_args(["ask", "q"]))  # the factory's default
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["ask", "q", "--grounding", "sometimes"])
+
+
+# ------------------------------------------------------------------------------------------------ ToG
+def tog_model(verify_reply: str, answer_reply: str = "{unknown}", relation: str = "directed_by") -> ScriptedChatModel:
+    """Follows ``relation`` from the topic entity, then says ``verify_reply``."""
+
+    def respond(prompt: str) -> str:
+        node = prompt_node(prompt)
+        if node == "prune_relations":
+            return f"1. {{{relation} (Score: 1.0)}}: the one."
+        if node == "prune_entities":
+            return "1.0"
+        if node == "verify":
+            return verify_reply
+        return answer_reply
+
+    return ScriptedChatModel(responder=respond)
+
+
+def tog(kg, verify_reply: str, *, answer_reply: str = "{unknown}", question: str = FG_Q, **options) -> dict:
+    app = create_tog_graph(kg, model=tog_model(verify_reply, answer_reply), **options).compile()
+    return app.invoke({"question": question})
+
+
+@pytest.mark.parametrize("said", ["Forrest Gump", "Christopher Nolan"])
+def test_tog_verified_answer_no_chain_ends_in(kg, said):
+    reply = f"{{Yes}}. Based on the given knowledge triplets, the answer is {{{said}}}."
+    for policy in ("prefer", "strict"):
+        result = tog(kg, reply, grounding=policy)
+        assert result["stop_reason"] == "verified"
+        assert names(result) == ["Robert Zemeckis"] and result["answers"][0]["grounded"] is True
+        assert any(f"'{said}'" in w and "grounded chains answers" in w for w in result["warnings"])
+    assert tog(kg, reply)["output"] == reply  # prefer: the accepted reply stays
+    off = tog(kg, reply, grounding="off")
+    assert names(off) == [said] and off["answers"][0]["grounded"] is False
+
+
+def test_tog_strict_withholds_answers_from_the_models_own_knowledge(kg):
+    kwargs = {"verify_reply": "{No}. Not enough.", "answer_reply": "From my knowledge, the answer is {Steven Spielberg}."}
+    prefer = tog(kg, **kwargs)
+    assert prefer["stop_reason"] == "max_depth" and names(prefer) == ["Steven Spielberg"]
+    assert prefer["answers"][0]["grounded"] is False and "without verification" in prefer["answers"][0]["note"]
+    strict = tog(kg, **kwargs, grounding="strict")
+    assert strict["answers"] == [] and strict["stop_reason"] == "no_grounded_answer"
+    assert "Steven Spielberg" not in strict["output"]
+    assert any("withheld (grounding='strict')" in w for w in strict["warnings"])
+
+
+def test_rejected_verifier_reply_is_never_the_output(kg):
+    rejected = "Hmm, the triplets mention Robert Zemeckis and Tom Hanks; I cannot tell."
+    result = tog(kg, rejected)
+    assert any("verify: fell back to the score verifier" in w for w in result["warnings"])
+    assert result["verification"]["source"] == "score" and result["verification"]["reply"] == ""
+    assert names(result) == ["Robert Zemeckis"] and result["answers"][0]["grounded"]
+    assert result["output"] == "Robert Zemeckis" and "cannot tell" not in result["output"]
+
+
+# ------------------------------------------------------------------------------------------------ ToG-2
+class KeywordEmbeddings(Embeddings):
+    """Deterministic: one axis per keyword."""
+
+    def _vector(self, text: str) -> list[float]:
+        words = text.lower().split()
+        return [float(sum(w.startswith(k) for w in words)) for k in ("alpha", "beta", "gamma")] + [0.0]
+
+    def embed_documents(self, texts):
+        return [self._vector(t) for t in texts]
+
+    def embed_query(self, text):
+        return self._vector(text)
+
+
+@pytest.fixture(scope="module")
+def tiny():
+    kg = kg_from_triples([("Start One", "r_a", "Hub"), ("Start One", "r_b", "Other One"), ("Hub", "r_x", "Cand A")],
+                         name="tiny-grounding")
+    index = DocumentIndex.in_memory(collection=f"ground_{uuid.uuid4().hex[:8]}", embeddings=KeywordEmbeddings())
+    index.ingest([Document(title="Hub", text="alpha beta gamma", entity=str(entity_iri("Hub"))),
+                  Document(title="Cand A", text="alpha gamma", entity=str(entity_iri("Cand A")))])
+    return kg, index
+
+
+def tog2(tiny, answer: list[str], **options) -> dict:
+    kg, index = tiny
+
+    def reply(prompt: str) -> str:
+        if prompt_node(prompt) == "relation_prune":
+            return '{"Start One": ["r_a", "r_b"], "Hub": ["r_x"]}'
+        if prompt_node(prompt) == "examine":
+            return '{"sufficient": true, "answer": %s}' % str(answer).replace("'", '"')
+        return "{}"
+
+    app = create_tog2_graph(kg, model=ScriptedChatModel(responder=reply), documents=index, width=2, depth=2,
+                            top_k_chunks=2, top_l=2, embeddings=KeywordEmbeddings(), **options).compile()
+    return app.invoke({"question": "alpha question?", "topic_entities": ["Start One"]})
+
+
+@pytest.mark.parametrize("said", ["Start One", "Zorro the Great"])
+def test_tog2_prefer_and_strict_never_answer_an_ungrounded_name(tiny, said):
+    for policy in ("prefer", "strict"):
+        result = tog2(tiny, [said], grounding=policy)
+        assert said not in names(result)
+        assert all(a["grounded"] for a in result["answers"])
+        assert any(f"'{said}'" in w for w in result["warnings"])
+        assert result["answers"] or result["stop_reason"] == "no_grounded_answer"
+
+
+def test_tog2_off_keeps_the_models_answer_flagged(tiny):
+    result = tog2(tiny, ["Zorro the Great"], grounding="off")
+    assert names(result) == ["Zorro the Great"] and result["answers"][0]["grounded"] is False
+    assert result["stop_reason"] == "answered"
+
+
+def test_tog2_a_path_end_the_model_names_is_grounded_by_its_path(tiny):
+    result = tog2(tiny, ["Hub"])
+    assert names(result) == ["Hub"] and result["answers"][0]["paths"][0]["text"] == "Start One -> r_a -> Hub"
+    assert not [w for w in result["warnings"] if "not supported" in w]
+
+
+# ------------------------------------------------------------------------------------------------ eval
+def test_eval_scores_the_answers_not_the_reply_text(kg):
+    """ToG's verifier reply ``{Yes}. ... is {1994}`` has "Yes" in its first braces; the answer is 1994."""
+    model = tog_model("{Yes}. Based on the given knowledge triplets, the answer is {1994}.", relation="release_year")
+    question = Question(id="q1", question="when was [Forrest Gump] released", answers=["1994"],
+                        topic_entities=["Forrest Gump"])
+    result = evaluate([question], method="tog", kg=kg, model=model, progress=False)
+    record = result["per_question"][0]
+    assert record["predicted"] == ["1994"] and record["output"].startswith("{Yes}")
+    assert record["scores"]["tog_em"]["em"] == 1.0
+    assert record["scores"]["rog_legacy"]["hit"] == 1.0 and record["scores"]["strict"]["hits_at_1"] == 1.0
+
+
+def test_eval_does_not_score_an_ungrounded_reply_that_prefer_replaced(kg):
+    question = Question(id="q2", question=HANKS_Q, answers=["Christopher Nolan"], topic_entities=["Tom Hanks"])
+    model = rog_model("<PATH> ^starred_actors <SEP> directed_by </PATH>", HALLUCINATION)
+    result = evaluate([question], method="rog", kg=kg, model=model, progress=False)
+    record = result["per_question"][0]
+    assert "Christopher Nolan" in record["output"] and "Christopher Nolan" not in record["predicted"]
+    assert record["scores"]["rog_legacy"]["hit"] == 0.0 and record["scores"]["tog_em"]["em"] == 0.0

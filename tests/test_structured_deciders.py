@@ -1,0 +1,124 @@
+"""Structured output for the LLM deciders (issue 14, Deliver 1), over HTTP against the local OpenAI-compatible server:
+json_schema and function calling asked for each decision's schema, the mode counted per node in ``usage``, a
+server that refuses json_schema (as llama.cpp's does) falling back to the text prompt, and structured values
+validated like text replies."""
+
+from __future__ import annotations
+
+import pytest
+from langchain_openai import ChatOpenAI
+
+from kg_agent.graphs import create_graph
+from kg_agent.kg import open_kg
+from kg_agent.llm.scripted import ScriptedChatModel
+from kg_agent.tools.prompts import prompt_node
+from kg_agent.tools.shared.decider import structured_mode
+from tests.llm_responders import well_behaved
+from tests.openai_server import OpenAICompatibleServer
+
+QUESTION = "who directed [Forrest Gump]"
+ANSWER = "Robert Zemeckis"
+
+
+def listed(prompt: str, label: str) -> list[str]:
+    return [n.strip() for n in prompt.rsplit(label, 1)[1].splitlines()[0].split(";") if n.strip()]
+
+
+def structured_reply(prompt: str, schema: dict | None) -> dict:
+    """What a model bound to the decision's schema sends: the well-behaved decision as a JSON document."""
+    node = prompt_node(prompt)
+    if node == "prune_relations":
+        relations = listed(prompt, "Relations:")
+        return {"items": [{"name": "directed_by" if "directed_by" in relations else relations[0], "score": 1.0}]}
+    if node == "prune_entities":
+        return {"items": [{"name": name, "score": 1.0 if name == ANSWER else 0.0} for name in listed(prompt, "Entites:")]}
+    if node == "verify":
+        found = ANSWER in prompt
+        return {"sufficient": found, "answer": ANSWER if found else None}
+    if node == "plan":
+        return {"paths": [["directed_by"]]}
+    return {"answers": [ANSWER]}
+
+
+@pytest.fixture(scope="module")
+def kg():
+    return open_kg()
+
+
+def chat(server: OpenAICompatibleServer) -> ChatOpenAI:
+    return ChatOpenAI(base_url=server.base_url, api_key="test", model="test-model", temperature=0, max_retries=0)
+
+
+def modes(result: dict) -> dict[str, dict[str, int]]:
+    return {node: counts["modes"] for node, counts in result["usage"]["by_node"].items() if "modes" in counts}
+
+
+@pytest.mark.parametrize("mode", ["json_schema", "function_calling", "json_mode"])
+@pytest.mark.parametrize("method", ["tog", "rog"])
+def test_each_decision_asks_for_its_schema_and_records_the_mode(kg, method, mode):
+    with OpenAICompatibleServer(responder=well_behaved(), structured_responder=structured_reply) as server:
+        result = create_graph(method, kg, model=chat(server), structured_output=mode).compile().invoke({"question": QUESTION})
+        requests = server.chat_requests
+    assert [a["answer"] for a in result["answers"]][:1] == [ANSWER] and result["answers"][0]["grounded"]
+    assert not any("fell back" in w for w in result["warnings"])
+    if mode == "function_calling":
+        assert all(r.tool_choice and r.response_format is None for r in requests)
+    else:
+        assert {r.response_format for r in requests} == {"json_object" if mode == "json_mode" else "json_schema"}
+    recorded = modes(result)
+    assert recorded and all(counts == {mode: result["usage"]["by_node"][node]["calls"]} for node, counts in recorded.items())
+    assert sum(sum(c.values()) for c in recorded.values()) == len(requests) == result["usage"]["calls"]
+
+
+def test_a_server_that_refuses_json_schema_gets_the_text_prompt_and_the_refusal_is_recorded(kg):
+    def refuse(prompt: str, schema: dict | None):
+        raise ValueError("response_format json_schema is not supported")  # the test server answers 500, as llama.cpp does
+
+    with OpenAICompatibleServer(responder=well_behaved(), structured_responder=refuse) as server:
+        app = create_graph("tog", kg, model=chat(server), structured_output="json_schema").compile()
+        result = app.invoke({"question": QUESTION})
+        requests = server.chat_requests
+    assert result["answers"][0]["answer"] == ANSWER and result["stop_reason"] == "verified"
+    refusals = [w for w in result["warnings"] if "structured output (json_schema) failed" in w]
+    assert refusals and all(w.endswith("asking with the text prompt") for w in refusals)
+    for node, counts in modes(result).items():  # one refused structured call per node, then text only
+        assert counts["json_schema"] == 1 and counts["text"] >= 1, node
+    assert [r.response_format for r in requests].count("json_schema") == len(modes(result))
+    assert result["usage"]["errors"] == len(modes(result))
+
+
+def test_a_structured_value_naming_an_unknown_relation_is_rejected_like_a_text_reply(kg):
+    def made_up(prompt: str, schema: dict | None) -> dict:
+        if prompt_node(prompt) == "prune_relations":
+            return {"items": [{"name": "invented_relation", "score": 1.0}]}
+        return structured_reply(prompt, schema)
+
+    with OpenAICompatibleServer(responder=well_behaved(), structured_responder=made_up) as server:
+        result = create_graph("tog", kg, model=chat(server), structured_output="json_schema", depth=1).compile().invoke(
+            {"question": QUESTION})
+        retry = next(r for r in server.chat_requests if r.response_format is None and "Relations:" in r.prompt_text)
+    warnings = "\n".join(result["warnings"])
+    assert "invented_relation" in warnings and "attempt 1 gave no usable reply" in warnings
+    assert "Your previous reply could not be used" in retry.prompt_text and "invented_relation" in retry.prompt_text
+    assert modes(result)["prune_relations"] == {"json_schema": 1, "text": 1}
+    assert result["answers"][0]["answer"] == ANSWER
+
+
+def test_a_structured_reply_that_breaks_the_schema_is_retried_in_text(kg):
+    with OpenAICompatibleServer(responder=well_behaved(), structured_responder=structured_reply) as server:
+        server.malform_next(1, "wrong_schema")
+        result = create_graph("rog", kg, model=chat(server), structured_output="json_schema").compile().invoke(
+            {"question": QUESTION})
+    warnings = "\n".join(result["warnings"])
+    assert "plan: the structured reply does not match the RelationPaths schema" in warnings
+    assert modes(result)["plan"] == {"json_schema": 1, "text": 1}
+    assert result["answers"][0]["answer"] == ANSWER
+
+
+def test_auto_mode_is_json_schema_on_openais_api_only():
+    assert structured_mode(ChatOpenAI(api_key="x", model="gpt-4o-mini")) == "json_schema"
+    assert structured_mode(ChatOpenAI(api_key="x", model="m", base_url="http://127.0.0.1:8080/v1")) == "text"
+    assert structured_mode(ScriptedChatModel(["x"])) == "text"
+    assert structured_mode(ScriptedChatModel(["x"]), "function_calling") == "function_calling"
+    with pytest.raises(ValueError, match="structured_output must be one of"):
+        structured_mode(ScriptedChatModel(["x"]), "xml")
