@@ -11,6 +11,8 @@ Configuration, read when a graph is first built:
   :func:`kg_agent.kg.open_kg`); default: the bundled sample movie KG.
 * ``KG_AGENT_MODEL``: a chat model such as ``openai:gpt-4o-mini`` (``OPENAI_BASE_URL`` / ``OPENAI_API_KEY``
   honoured); default: none, every decision is made offline.
+* ``KG_AGENT_TIMEOUT`` (seconds per model request) and ``KG_AGENT_MAX_REPLY_TOKENS`` (cap on each reply): the
+  ``--timeout`` and ``--max-reply-tokens`` of the CLI; defaults as there.
 
 Input: ``{"messages": [{"role": "user", "content": "..."}]}`` (a chat) or ``{"question": "..."}``.
 """
@@ -38,16 +40,30 @@ def build_graph(method: str) -> CompiledStateGraph:
     method = method_name(method)
     source = os.environ.get("KG_AGENT_KG") or ""
     model = os.environ.get("KG_AGENT_MODEL") or None
-    key = (method, source, model)
+    timeout, max_reply_tokens = (_number_from_env(name) for name in ("KG_AGENT_TIMEOUT", "KG_AGENT_MAX_REPLY_TOKENS"))
+    key = (method, source, model, timeout, max_reply_tokens)
     with _lock:
         if key not in _graphs:
             from kg_agent.kg import open_kg
+            from kg_agent.llm.models import resolve_model_option
 
             if source not in _kgs:
                 _kgs[source] = open_kg(source or None)
-            graph = create_graph(method, _kgs[source], model=model)
+            chat_model = resolve_model_option(model or "none", timeout=timeout,
+                                              max_tokens=None if max_reply_tokens is None else int(max_reply_tokens))
+            graph = create_graph(method, _kgs[source], model=chat_model)
             _graphs[key] = graph.compile(name=method.replace("-", "_"))
         return _graphs[key]
+
+
+def _number_from_env(name: str) -> float | None:
+    value = os.environ.get(name, "").strip()
+    if not value:
+        return None
+    try:
+        return float(value)
+    except ValueError:
+        raise ValueError(f"{name} must be a number, not {value!r}") from None
 
 
 def rog() -> CompiledStateGraph:

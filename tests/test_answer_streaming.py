@@ -93,3 +93,19 @@ def test_rog_streams_the_answer_only_async(kg, server):
     assert "".join(str(chunk.content) for chunk, _ in messages) == '["Robert Zemeckis"]'
     replies = [well_behaved()(r.prompt_text) for r in server.chat_requests]
     assert_usage_is_what_the_server_reported(final["usage"], server, replies)
+
+
+@pytest.mark.real_llm
+@pytest.mark.server
+def test_real_model_streams_the_answer_only(kg, local_server, monkeypatch):
+    monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
+    model = resolve_chat_model("openai:smollm2", base_url=local_server.base_url, api_key="sk-local", timeout=180,
+                               max_tokens=48)
+    app = create_rog_graph(kg, model=model, planner="llm").compile()
+    messages, final = split_stream(app.stream({"question": QUESTION}, stream_mode=["messages", "values"]))
+    usage = final["usage"]
+    assert usage["by_node"]["plan"]["calls"] >= 1 and usage["by_node"]["answer"]["calls"] >= 1, final["warnings"]
+    assert messages and {metadata["langgraph_node"] for _, metadata in messages} == {"answer"}
+    # llama-cpp-python's server ignores stream_options.include_usage: its streams carry no usage, so every
+    # streamed call is counted and flagged as an estimate (never passed off as reported)
+    assert usage["estimated_calls"] == usage["calls"] > 0

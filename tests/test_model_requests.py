@@ -78,6 +78,20 @@ def test_cli_flags_set_the_timeout_and_the_reply_cap(server, capsys):
     assert bodies(server) and all(b["max_tokens"] == 11 == b["max_completion_tokens"] for b in bodies(server))
 
 
+def test_langgraph_server_graphs_take_the_reply_cap_from_the_environment(server, monkeypatch):
+    from kg_agent import server as langgraph_server
+
+    for variable, value in {"KG_AGENT_MODEL": "openai:test-model", "KG_AGENT_MAX_REPLY_TOKENS": "13",
+                            "KG_AGENT_TIMEOUT": "9"}.items():
+        monkeypatch.setenv(variable, value)
+    result = langgraph_server.rog().invoke({"question": QUESTION})
+    assert [a["answer"] for a in result["answers"]] == [ANSWER]
+    assert bodies(server) and all(b["max_tokens"] == 13 for b in bodies(server))
+    monkeypatch.setenv("KG_AGENT_TIMEOUT", "soon")
+    with pytest.raises(ValueError, match="KG_AGENT_TIMEOUT must be a number"):
+        langgraph_server.rog()
+
+
 def test_timeout_gives_up_and_is_not_resent(server):
     server.fail_next(1, "timeout", delay=3.0)
     tracker = UsageTracker()
