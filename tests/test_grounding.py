@@ -47,6 +47,10 @@ def test_topic_entity_on_the_path_is_not_grounded(kg):
     assert names(result) == ["Forrest Gump"] and result["answers"][0]["grounded"] is False
     assert result["answers"][0]["paths"] == []
 
+    two_plans = "<PATH> directed_by </PATH>\n<PATH> directed_by <SEP> ^directed_by </PATH>"  # paths do not walk back to it
+    result = rog(kg, two_plans, reply, FG_Q, grounding="off")
+    assert names(result) == ["Forrest Gump"] and result["answers"][0]["grounded"] is False
+
     result = rog(kg, "<PATH> directed_by </PATH>", reply, FG_Q)  # default: prefer
     assert names(result) == ["Robert Zemeckis"] and result["answers"][0]["grounded"] is True
     assert result["output"] == reply
