@@ -11,6 +11,7 @@ from rdflib.namespace import RDFS
 from rdflib.term import Node
 
 from kg_agent.kg.errors import KGQueryError
+from kg_agent.kg.request_tally import note_request
 from kg_agent.kg.sparql import check_read_only, sparql_iri, sparql_term
 from kg_agent.kg.stores.base import Edges, LazyGraphStore, absolute_or_literal
 from kg_agent.kg.terms import LABEL_PREDICATES, RelationNames, node_key
@@ -46,6 +47,11 @@ class EndpointGraphStore(LazyGraphStore):
     def request_count(self) -> int:
         return self._requests
 
+    def _count_request(self) -> None:
+        with self._count_lock:
+            self._requests += 1
+            note_request()
+
     def queryable(self, key: str) -> bool:
         # an endpoint refuses a relative IRI (HTTP 400): a bare name such as "Big" cannot be in it
         return super().queryable(key) and absolute_or_literal(key)
@@ -65,8 +71,7 @@ class EndpointGraphStore(LazyGraphStore):
         identifier = self.graph.identifier
 
         def ask(text: str):
-            with self._count_lock:
-                self._requests += 1
+            self._count_request()
             try:
                 result = store.query(text, initNs={}, queryGraph=identifier)
                 rows = list(result)
@@ -235,8 +240,7 @@ class EndpointGraphStore(LazyGraphStore):
     def query(self, sparql: str, *, bindings: Mapping[str, Node] | None = None, timeout: float | None = None):
         check_read_only(sparql)
         override = getattr(self.graph.store, "request_timeout", None)
-        with self._count_lock:
-            self._requests += 1
+        self._count_request()
         try:
             if timeout is not None and override is not None:
                 with override(timeout):

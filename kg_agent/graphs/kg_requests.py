@@ -1,0 +1,56 @@
+"""``usage["kg_requests"]``: the HTTP requests each question sent to a SPARQL endpoint, for every method.
+
+:class:`KGStateGraph` is the ``StateGraph`` the method factories build: every node added to it counts the
+requests its own context sent (:func:`kg_agent.kg.request_tally.tally_requests`, so concurrent questions
+over one KG do not count each other's) and adds them to the state's ``usage``. Local backends (memory,
+Oxigraph) send none, and their ``usage`` has no ``kg_requests`` key.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from langgraph.graph import StateGraph
+
+from kg_agent.kg.graph import KnowledgeGraph
+from kg_agent.kg.request_tally import tally_requests
+from kg_agent.llm.usage import merge_usage
+
+Node = Callable[[dict], Any]
+
+
+def count_kg_requests(node: Node, kg: KnowledgeGraph) -> Node:
+    """``node`` adding the KG requests it sent to ``usage["kg_requests"]`` (unchanged for a local KG)."""
+    if not kg.batched:
+        return node
+
+    def run(state: dict) -> Any:
+        with tally_requests() as tally:
+            update = node(state)
+        if isinstance(update, dict):
+            # the first node of a turn starts a fresh usage; later nodes add to the state's
+            usage = update["usage"] if "usage" in update else state.get("usage")
+            update = {**update, "usage": merge_usage(usage, {"kg_requests": tally.requests})}
+        return update
+
+    run.__name__ = getattr(node, "__name__", "node")
+    return run
+
+
+class KGStateGraph(StateGraph):
+    """A ``StateGraph`` over one KG whose nodes count their KG requests (:func:`count_kg_requests`).
+
+    Args:
+        state_schema, input_schema: as for ``StateGraph``.
+        kg: the knowledge graph the nodes query.
+    """
+
+    def __init__(self, state_schema: type, *, kg: KnowledgeGraph, input_schema: type | None = None) -> None:
+        super().__init__(state_schema, input_schema=input_schema)
+        self.kg = kg
+
+    def add_node(self, node, action=None, **kwargs):  # noqa: ANN001, ANN201  (StateGraph's signature)
+        if action is not None:
+            action = count_kg_requests(action, self.kg)
+        return super().add_node(node, action, **kwargs)
