@@ -238,6 +238,8 @@ SIDECAR_DIR = "kg-agent"
 COMPLETE_MARKER = "complete.json"
 RELATION_INDEX_FILE = "relation_index.json"
 LABEL_INDEX_FILE = "labels.sqlite"
+#: the offline deciders' text embeddings (:class:`kg_agent.tools.shared.similarity.VectorFile`)
+VECTOR_CACHE_FILE = "vectors.sqlite"
 
 _OX_FORMATS = {
     "turtle": "TURTLE", "nt": "N_TRIPLES", "nt11": "N_TRIPLES", "xml": "RDF_XML", "n3": "N3",
@@ -460,7 +462,8 @@ def open_oxigraph(store_path: str | Path, *, cache_size: int = 50_000) -> Knowle
     labels = _open_label_index(store_path, store, build)
     return KnowledgeGraph(OxigraphGraphStore(store, _oxigraph_graph(store), names=RelationNames(),
                                              name=str(store_path), cache_size=cache_size, relation_index=index,
-                                             label_index=labels))
+                                             label_index=labels),
+                          vector_cache_path=sidecar / VECTOR_CACHE_FILE)
 
 
 #: Queries whose form-encoded text is longer than this are POSTed (SPARQL 1.1 Protocol) rather than put in the URL.

@@ -1,9 +1,11 @@
-"""``usage["kg_requests"]``: the HTTP requests each question sent to a SPARQL endpoint, for every method.
+"""The ``StateGraph`` every method factory builds over its KG (:class:`KGStateGraph`).
 
-:class:`KGStateGraph` is the ``StateGraph`` the method factories build: every node added to it counts the
-requests its own context sent (:func:`kg_agent.kg.request_tally.tally_requests`, so concurrent questions
-over one KG do not count each other's) and adds them to the state's ``usage``. Local backends (memory,
-Oxigraph) send none, and their ``usage`` has no ``kg_requests`` key.
+* ``usage["kg_requests"]``: every node counts the HTTP requests its own context sent to a SPARQL endpoint
+  (:func:`kg_agent.kg.request_tally.tally_requests`, so concurrent questions over one KG do not count each
+  other's) and adds them to the state's ``usage``. Local backends (memory, Oxigraph) send none, and their
+  ``usage`` has no ``kg_requests`` key.
+* The KG's persistent vector cache (:attr:`KnowledgeGraph.vector_cache_path`) is attached to the offline
+  deciders' text vectors (:func:`kg_agent.tools.shared.similarity.use_vector_file`).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from langgraph.graph import StateGraph
 from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.request_tally import tally_requests
 from kg_agent.llm.usage import merge_usage
+from kg_agent.tools.shared.similarity import use_vector_file
 
 Node = Callable[[dict], Any]
 
@@ -39,7 +42,8 @@ def count_kg_requests(node: Node, kg: KnowledgeGraph) -> Node:
 
 
 class KGStateGraph(StateGraph):
-    """A ``StateGraph`` over one KG whose nodes count their KG requests (:func:`count_kg_requests`).
+    """A ``StateGraph`` over one KG whose nodes count their KG requests (:func:`count_kg_requests`) and
+    whose offline deciders keep text vectors in the KG's vector cache file.
 
     Args:
         state_schema, input_schema: as for ``StateGraph``.
@@ -49,6 +53,7 @@ class KGStateGraph(StateGraph):
     def __init__(self, state_schema: type, *, kg: KnowledgeGraph, input_schema: type | None = None) -> None:
         super().__init__(state_schema, input_schema=input_schema)
         self.kg = kg
+        use_vector_file(kg.vector_cache_path)
 
     def add_node(self, node, action=None, **kwargs):  # noqa: ANN001, ANN201  (StateGraph's signature)
         if action is not None:
