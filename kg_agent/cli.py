@@ -221,14 +221,19 @@ def cmd_load(args: argparse.Namespace) -> int:
     import time
 
     from kg_agent.kg import build_oxigraph, open_oxigraph
+    from kg_agent.tools.shared.relation_vectors import precompute_relation_vectors
 
     start = time.perf_counter()
     build_oxigraph(args.source, args.store, overwrite=args.overwrite, progress=sys.stderr.isatty())
     seconds = time.perf_counter() - start
     with open_oxigraph(args.store) as kg:
         triples = len(kg)
-    print(f"{args.store}: {triples:,} triples loaded in {seconds:.1f} s ({triples / max(seconds, 1e-9):,.0f} "
-          f"triples/s); use --kg {args.store}")
+        print(f"{args.store}: {triples:,} triples loaded in {seconds:.1f} s ({triples / max(seconds, 1e-9):,.0f} "
+              f"triples/s); use --kg {args.store}")
+        start = time.perf_counter()
+        texts = precompute_relation_vectors(kg)
+        if texts:
+            print(f"{texts:,} relation texts embedded for the offline deciders in {time.perf_counter() - start:.1f} s")
     return 0
 
 

@@ -191,6 +191,49 @@ def test_broken_ntriples_in_oxigraph_build_names_the_line_and_leaves_no_store(tm
     assert not target.exists() and not (tmp_path / "store.partial").exists()
 
 
+def test_a_broken_label_line_is_the_bulk_loaders_error_naming_the_line(tmp_path):
+    # the label file is built from the file beside the bulk load: a bad label must still be reported by line
+    source = tmp_path / "broken.nt"
+    good = "<http://example.org/a> <http://example.org/p> <http://example.org/b> .\n"
+    label = "<http://example.org/a> <http://www.w3.org/2000/01/rdf-schema#label> "
+    source.write_text(good * 2 + label + '"A" .\n' + label + '"unclosed .\n' + good, encoding="utf-8")
+    with pytest.raises(KGLoadError, match=r"broken\.nt:4: cannot parse as nt"):
+        build_oxigraph(source, tmp_path / "store")
+    assert not (tmp_path / "store").exists() and not (tmp_path / "store.partial").exists()
+
+
+def test_labels_read_from_the_file_are_the_stores_labels(tmp_path):
+    from kg_agent.kg.loaders import LABEL_INDEX_FILE, SIDECAR_DIR, _store_labels
+
+    source = tmp_path / "labels.nt"
+    label = "<http://www.w3.org/2000/01/rdf-schema#label>"
+    source.write_text(
+        f'<http://example.org/a> {label} "Caf\\u00E9 \\"Nord\\""@fr .\n'
+        f'<http://example.org/a> {label} "Caf\\u00E9 \\"Nord\\""@fr .\n'  # a repeated triple is one label
+        f'_:b1 {label} "a blank node" .\n'
+        f'<http://example.org/b> {label} "B"^^<http://www.w3.org/2001/XMLSchema#string> .\n'
+        "<http://example.org/a> <http://example.org/p> <http://example.org/b> .\n", encoding="utf-8")
+    target = build_oxigraph(source, tmp_path / "store")
+    import sqlite3
+
+    import pyoxigraph as ox
+
+    with sqlite3.connect(target / SIDECAR_DIR / LABEL_INDEX_FILE) as db:
+        from_file = sorted(db.execute("SELECT node, norm FROM labels"))
+    from kg_agent.kg.terms import normalize_label
+
+    store = ox.Store.read_only(str(target))
+    from_store = sorted((node, normalize_label(text)) for node, text in _store_labels(store))
+    del store
+    assert len(from_file) == 3 and from_file == from_store  # a labelled blank node: the labels come from the store
+    assert ("http://example.org/a", normalize_label('Café "Nord"')) in from_file
+    source.write_text("\n".join(line for line in source.read_text(encoding="utf-8").splitlines()
+                                if not line.startswith("_:")) + "\n", encoding="utf-8")
+    target = build_oxigraph(source, tmp_path / "store", overwrite=True)
+    with sqlite3.connect(target / SIDECAR_DIR / LABEL_INDEX_FILE) as db:
+        assert sorted(db.execute("SELECT node, norm FROM labels")) == from_file[1:]  # read from the file
+
+
 def test_a_store_whose_load_did_not_finish_is_refused(kg_dir, tmp_path):
     from kg_agent.kg import open_oxigraph
     from kg_agent.kg.loaders import COMPLETE_MARKER, SIDECAR_DIR

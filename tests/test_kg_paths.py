@@ -90,6 +90,23 @@ def test_max_paths_truncates_deterministically(metaqa):
     assert cut2.truncated and len(cut2.paths) == 1
 
 
+def test_a_cut_with_relevance_keeps_the_best_scoring_paths_and_counts_the_dropped(metaqa):
+    # The Theatre Bizarre has 6 directors; breadth-first order keeps the first 4 (Buddy Giovinazzo .. Karim
+    # Hussain). Scored by a question about Tom Savini, the cut keeps his path first.
+    bfs = retrieve_paths(metaqa, [E("The Theatre Bizarre")], ["directed_by"], max_paths=4)
+    assert "Tom Savini" not in labels(bfs) and bfs.truncated and bfs.dropped == 2
+    best = retrieve_paths(metaqa, [E("The Theatre Bizarre")], ["directed_by"], max_paths=4,
+                          relevance=lambda entity: float("Savini" in entity.label))
+    assert best.truncated and best.dropped == 2 and len(best.paths) == 4
+    assert best.paths[0].end.label == "Tom Savini"
+    # ties keep breadth-first order
+    assert [p.end.label for p in best.paths[1:]] == ["Buddy Giovinazzo", "David Gregory", "Douglas Buck"]
+    # an intermediate step keeps more than max_paths partial paths, so the best end is still reachable
+    two_hop = retrieve_paths(metaqa, [E("Combat Shock")], ["directed_by", "^directed_by"], max_paths=1,
+                             relevance=lambda entity: float(entity.label == "The Theatre Bizarre"))
+    assert [p.end.label for p in two_hop.paths] == ["The Theatre Bizarre"] and two_hop.dropped == 1
+
+
 def test_unknown_relation_or_entity_gives_no_paths(metaqa):
     for starts, rels in (([E("Combat Shock")], ["produced_by"]), ([E("Combat Shock")], ["directed_by", "nope"]),
                          ([E("No Such Film")], ["directed_by"]), ([], ["directed_by"])):

@@ -8,9 +8,11 @@ from langchain_core.messages import HumanMessage
 from langgraph.checkpoint.memory import InMemorySaver
 
 from kg_agent.graphs import create_rog_graph, with_rog_context
+from kg_agent.kg import kg_from_triples
 from kg_agent.llm.scripted import ScriptedChatModel
 from kg_agent.tools.prompts import prompt_node
 from kg_agent.tools.rog.plan import Exemplar, ExemplarPlanner, Plan, SimilarityPlanner
+from kg_agent.tools.rog.retrieve import retrieve_node
 
 QUESTION = "who directed the films that [Tom Hanks] starred in"
 HANKS_DIRECTORS = {"Ron Howard", "Steven Spielberg", "Nora Ephron", "Penny Marshall", "Robert Zemeckis"}
@@ -277,3 +279,19 @@ def test_rog_through_a_real_openai_compatible_server(kg, monkeypatch):
     assert result["usage"]["calls"] == 2
     # token counts come from the server's usage (it counts words), not from an estimate
     assert result["usage"]["by_node"]["plan"]["prompt_tokens"] == len(server.chat_requests[0].prompt_text.split())
+
+
+def test_retrieve_node_keeps_the_paths_the_question_names_when_a_plan_is_cut():
+    # an actor in 12 films, each with its own genre; only the last film (in breadth-first order) is a comedy
+    films = [f"Film {i:02d}" for i in range(12)]
+    triples = [(film, "starred_actors", "Ann Actor") for film in films]
+    triples += [(film, "has_genre", "Comedy" if film == films[-1] else f"Genre {i}") for i, film in enumerate(films)]
+    small = kg_from_triples(triples)
+    state = {"question": "which [Ann Actor] films are a comedy",
+             "topic_entities": [e.to_dict() for e in small.find_entities("Ann Actor")],
+             "plans": [{"relations": ["^starred_actors", "has_genre"], "text": "^starred_actors -> has_genre"}]}
+    update = retrieve_node(state, kg=small, max_paths=3)
+    ends = [p["text"].rsplit(" -> ", 1)[-1] for p in update["paths"]]
+    assert len(ends) == 3 and ends[0] == "Comedy"
+    [warning] = update["warnings"]
+    assert "kept the 3 whose entities best match the question's words and dropped 9 " in warning

@@ -243,3 +243,42 @@ def test_row_cap_header_on_a_raw_query_is_an_error():
     finally:
         httpd.shutdown()
         httpd.server_close()
+
+
+@pytest.mark.parametrize("method", ["rog", "tog", "tog-i", "tog2"])
+def test_every_method_reports_the_endpoint_requests_of_each_question(server, method):
+    from kg_agent.graphs import create_graph
+
+    kg = open_sparql(server.url)  # cold cache
+    app = create_graph(method, kg).compile()
+    before = len(server.queries)
+    first = app.invoke({"question": "who directed the films that [Tom Hanks] starred in"})
+    sent = len(server.queries) - before
+    assert sent > 0 and first["usage"]["kg_requests"] == sent
+    before = len(server.queries)
+    again = app.invoke({"question": "who directed the films that [Tom Hanks] starred in"})
+    assert again["usage"]["kg_requests"] == len(server.queries) - before < sent  # a fresh count, warm cache
+
+
+def test_concurrent_questions_count_only_their_own_requests(server):
+    from concurrent.futures import ThreadPoolExecutor
+
+    from kg_agent.graphs import create_graph
+
+    kg = open_sparql(server.url)
+    app = create_graph("rog", kg).compile()
+    questions = ["who directed the films that [Tom Hanks] starred in", "what genre is [Apollo 13]",
+                 "which films did [Ron Howard] direct", "who starred in [Forrest Gump]"]
+    before = len(server.queries)
+    with ThreadPoolExecutor(4) as pool:
+        results = list(pool.map(lambda q: app.invoke({"question": q}), questions))
+    counts = [r["usage"]["kg_requests"] for r in results]
+    assert all(count > 0 for count in counts)
+    assert sum(counts) == len(server.queries) - before == kg.request_count()
+
+
+def test_local_backends_report_no_kg_requests(kg):
+    from kg_agent.graphs import create_graph
+
+    result = create_graph("rog", kg).compile().invoke({"question": "who directed [Forrest Gump]"})
+    assert "kg_requests" not in result["usage"]

@@ -288,3 +288,38 @@ def test_metaqa_rog_and_tog_on_virtuoso_equal_memory(metaqa, data_dir, hop):
             assert got == want, (create.__name__, q.id)
             answered += bool(want["answers"])
         assert answered >= len(questions) // 2, (create.__name__, hop, answered)
+
+
+# ---------------------------------------------------------------- a million generated triples, bulk-loaded
+@pytest.fixture(scope="module")
+def million(tmp_path_factory):
+    """Virtuoso with a generated 1M-triple movie KG (kg_agent.eval.synthetic) loaded by its bulk loader."""
+    from kg_agent.eval.synthetic import generate
+
+    folder = tmp_path_factory.mktemp("synthetic-1m")
+    generate("movie", folder, triples=1_050_000, seed=0, questions_per_hop=3, three_hop=0)  # lands a little under target
+    questions = [json.loads(line) for line in (folder / "questions.jsonl").read_text(encoding="utf-8").splitlines()]
+    with VirtuosoServer() as srv:
+        srv.load(folder / "kg.nt", graph_iri("million"))
+        yield srv, questions
+
+
+def test_the_bulk_loader_loads_a_million_generated_triples(million):
+    srv, _ = million
+    assert srv.loaded[graph_iri("million")] >= 1_000_000
+
+
+def test_rog_on_a_million_triples_reports_every_request_it_sends(million):
+    # a cold client per question, topics given as ids (linking by label would download the label index);
+    # usage["kg_requests"] is exactly what Virtuoso's HTTP log received, and the gold plan retrieves the gold
+    # answers. The issue's goal of <= 10 requests per question is NOT met: see docs/benchmarks.md section 5.
+    srv, questions = million
+    for question in [next(q for q in questions if q["hop"] == hop) for hop in (1, 2)]:
+        remote = open_kg(srv.endpoint(graph_iri("million")), timeout=120)
+        app = create_rog_graph(remote, planner="similarity").compile()
+        before = srv.settled_sparql_count()
+        result = app.invoke({"question": question["raw"], "topic_entities": question["topic_ids"]})
+        sent = result["usage"]["kg_requests"]
+        assert sent > 0 and srv.settled_sparql_count(at_least=before + sent) - before == sent
+        gold = retrieve_paths(remote, question["topic_ids"], question["relations"])
+        assert {p.end.id for p in gold.paths} == set(question["answer_ids"])

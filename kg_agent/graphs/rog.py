@@ -15,6 +15,7 @@ from langchain_core.embeddings import Embeddings
 from langchain_core.language_models import BaseChatModel
 from langgraph.graph import END, START, StateGraph
 
+from kg_agent.graphs.kg_state_graph import KGStateGraph
 from kg_agent.graphs.state import KGQuestionInput, RoGState
 from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.paths import DEFAULT_MAX_PATHS
@@ -104,7 +105,7 @@ def create_rog_graph(
 
     budget = QuestionBudget(max_llm_calls=max_llm_calls, max_tokens=max_tokens, max_seconds=max_seconds)
 
-    graph = StateGraph(RoGState, input_schema=KGQuestionInput)
+    graph = KGStateGraph(RoGState, kg=kg, input_schema=KGQuestionInput)
     add_nodes(graph, {
         "link": timed(partial(link_node, kg=kg), budget),
         "plan": budgeted(partial(plan_steps, planner=chosen_planner, k=k), budget, step="plan", explore=False),

@@ -26,6 +26,7 @@ from langchain_core.language_models import BaseChatModel
 from langgraph.graph import END, START, StateGraph
 
 from kg_agent.docs.index import DocumentIndex
+from kg_agent.graphs.kg_state_graph import KGStateGraph
 from kg_agent.graphs.state import KGQuestionInput, ToG2State
 from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.llm.budget import QuestionBudget
@@ -153,7 +154,7 @@ def create_tog2_graph(
 
     budget = QuestionBudget(max_llm_calls=max_llm_calls, max_tokens=max_tokens, max_seconds=max_seconds)
 
-    graph = StateGraph(ToG2State, input_schema=KGQuestionInput)
+    graph = KGStateGraph(ToG2State, kg=kg, input_schema=KGQuestionInput)
     add_nodes(graph, {
         "link": timed(partial(start_node, kg=kg, notes=notes), budget),
         "topic_prune": budgeted(partial(topic_prune_steps, pruner=deciders.topic_pruner), budget, step="topic_prune", explore=False),

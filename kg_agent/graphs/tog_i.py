@@ -23,6 +23,7 @@ from langchain_core.embeddings import Embeddings
 from langchain_core.language_models import BaseChatModel
 from langgraph.graph import END, START, StateGraph
 
+from kg_agent.graphs.kg_state_graph import KGStateGraph
 from kg_agent.graphs.state import KGQuestionInput, ToGState
 from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.llm.budget import QuestionBudget
@@ -158,7 +159,7 @@ def create_tog_i_graph(
     limit = tog_i_call_bound(max_instructions, depth, width) if max_llm_calls == "auto" else max_llm_calls
     budget = QuestionBudget(max_tokens=max_tokens, max_seconds=max_seconds)
 
-    graph = StateGraph(ToGState, input_schema=KGQuestionInput)
+    graph = KGStateGraph(ToGState, kg=kg, input_schema=KGQuestionInput)
     add_nodes(graph, {
         "link": timed(partial(start_node, kg=kg), budget),
         "instructions": budgeted(partial(instructions_steps, kg=kg, generator=instruction_generator,

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from pathlib import Path
 
 from rdflib import Graph, URIRef
 from rdflib.namespace import RDFS, SKOS
@@ -43,10 +44,16 @@ class KnowledgeGraph:
 
     Args:
         store: the backend (:class:`~kg_agent.kg.stores.base.GraphStore`).
+        vector_cache_path: the SQLite file where the offline deciders keep the text embeddings they compute
+            for this KG (relation names and paths), so later processes reuse them
+            (:mod:`kg_agent.tools.shared.similarity`). :func:`~kg_agent.kg.open_oxigraph` sets
+            ``<store>/kg-agent/vectors.sqlite``; memory and SPARQL KGs have none unless one is set here or
+            assigned later.
     """
 
-    def __init__(self, store: GraphStore) -> None:
+    def __init__(self, store: GraphStore, *, vector_cache_path: str | Path | None = None) -> None:
         self.store = store
+        self.vector_cache_path = Path(vector_cache_path) if vector_cache_path is not None else None
         self._lock = threading.RLock()
         self._label_index: DictLabelIndex | None = None
         if hasattr(store, "on_label_change"):

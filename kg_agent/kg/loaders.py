@@ -6,11 +6,12 @@ IRIs given in RDF stay as they are. :func:`open_kg` picks the loader and the bac
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import shutil
 import warnings
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from importlib import resources
 from pathlib import Path
 
@@ -238,6 +239,8 @@ SIDECAR_DIR = "kg-agent"
 COMPLETE_MARKER = "complete.json"
 RELATION_INDEX_FILE = "relation_index.json"
 LABEL_INDEX_FILE = "labels.sqlite"
+#: the offline deciders' text embeddings (:class:`kg_agent.tools.shared.similarity.VectorFile`)
+VECTOR_CACHE_FILE = "vectors.sqlite"
 
 _OX_FORMATS = {
     "turtle": "TURTLE", "nt": "N_TRIPLES", "nt11": "N_TRIPLES", "xml": "RDF_XML", "n3": "N3",
@@ -287,19 +290,30 @@ def build_oxigraph(source: str | Path, store_path: str | Path, *, format: str | 
         else:
             data = parse_rdf(source, format=fmt).serialize(format="nt", encoding="utf-8")
             load_format, load_input, load_path = ox.RdfFormat.N_TRIPLES, data, None
-        try:
-            if load_path is not None:
-                store.bulk_load(path=str(load_path), format=load_format)
-            else:
-                store.bulk_load(load_input, load_format)
-            _index_triples(builder, ox, load_path, load_input, load_format, progress=progress)
-        except SyntaxError as exc:
-            raise KGLoadError(f"{source}:{getattr(exc, 'lineno', '?')}: cannot parse as {fmt}: {exc.msg}") from exc
-        store.flush()
+        bulk_load = (functools.partial(store.bulk_load, path=str(load_path), format=load_format) if load_path is not None
+                     else functools.partial(store.bulk_load, load_input, load_format))
         sidecar = partial / SIDECAR_DIR
         sidecar.mkdir(parents=True, exist_ok=True)
         build = uuid.uuid4().hex
-        build_label_sqlite(sidecar / LABEL_INDEX_FILE, _store_labels(store), build=build)
+
+        blank_labels: list[bool] = []
+
+        def index_and_labels() -> None:
+            labels = _index_triples(builder, ox, load_path, load_input, load_format, progress=progress)
+            if any(key.startswith("_:") for key, _ in labels):  # the store renames blank nodes: ask it
+                blank_labels.append(True)
+            else:
+                build_label_sqlite(sidecar / LABEL_INDEX_FILE, labels, build=build)
+
+        try:
+            # Oxigraph's bulk loader releases the GIL: the relation index and the label file are built from
+            # the file beside it
+            _run_beside(bulk_load, index_and_labels)
+        except SyntaxError as exc:
+            raise KGLoadError(f"{source}:{getattr(exc, 'lineno', '?')}: cannot parse as {fmt}: {exc.msg}") from exc
+        store.flush()
+        if blank_labels:
+            build_label_sqlite(sidecar / LABEL_INDEX_FILE, _store_labels(store), build=build)
         del store
         index = builder.build()
         index.save(sidecar / RELATION_INDEX_FILE)
@@ -315,14 +329,46 @@ def build_oxigraph(source: str | Path, store_path: str | Path, *, format: str | 
     return store_path
 
 
+def _run_beside(background: Callable[[], None], foreground: Callable[[], None]) -> None:
+    """``background`` in a thread while ``foreground`` runs here; the background's error is raised first
+    (the bulk loader's syntax error names the line; the index pass over a broken file may fail anywhere)."""
+    import threading
+
+    errors: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            background()
+        except BaseException as exc:  # re-raised in the caller's thread below
+            errors.append(exc)
+
+    thread = threading.Thread(target=run, name="kg-agent-bulk-load", daemon=True)
+    thread.start()
+    try:
+        foreground()
+    except BaseException:
+        thread.join()
+        if errors:
+            raise errors[0] from None
+        raise
+    thread.join()
+    if errors:
+        raise errors[0]
+
+
 def _index_triples(builder: RelationIndexBuilder, ox, path: Path | None, data: bytes | None, fmt,
-                   *, progress: bool) -> None:
-    """Feed every non-label triple of the file (or data) to the relation index builder."""
+                   *, progress: bool) -> list[tuple[str, str]]:
+    """Feed every non-label triple of the file (or data) to the relation index builder; return the
+    ``(entity id, rdfs:label)`` pairs met on the way, in file order, each once."""
     from io import BytesIO
 
+    from rdflib.namespace import RDFS as _RDFS
+
+    from kg_agent.kg.stores.oxigraph import ox_key
     from kg_agent.kg.terms import LABEL_PREDICATES
 
     label_iris = {str(p) for p in LABEL_PREDICATES}
+    rdfs_label = str(_RDFS.label)
     size = path.stat().st_size if path is not None else len(data or b"")
     handle = path.open("rb") if path is not None else BytesIO(data or b"")
     bar = None
@@ -334,12 +380,16 @@ def _index_triples(builder: RelationIndexBuilder, ox, path: Path | None, data: b
     try:
         reported = 0
         if fmt == ox.RdfFormat.N_TRIPLES:
-            _index_ntriples_lines(builder, ox, handle, label_iris, bar)
-            return
+            label_lines = _index_ntriples_lines(builder, ox, handle, label_iris, bar)
+            triples = (t for chunk in label_lines for t in ox.parse(chunk, format=fmt))
+            return _distinct([(ox_key(t.subject), t.object.value) for t in triples if isinstance(t.object, ox.Literal)])
+        labels: list[tuple[str, str]] = []
         for count, triple in enumerate(ox.parse(handle, format=fmt), start=1):
             predicate = triple.predicate.value
             if predicate in label_iris:
                 builder.triples += 1  # counted, but a name is not an edge
+                if predicate == rdfs_label and isinstance(triple.object, ox.Literal):
+                    labels.append((ox_key(triple.subject), triple.object.value))
                 continue
             add(_ox_node(triple.subject, ox), predicate, _ox_node(triple.object, ox))
             if bar is not None and not count % 50_000:
@@ -348,10 +398,16 @@ def _index_triples(builder: RelationIndexBuilder, ox, path: Path | None, data: b
                 reported = position
         if bar is not None:
             bar.update(size - reported)
+        return _distinct(labels)
     finally:
         handle.close()
         if bar is not None:
             bar.close()
+
+
+def _distinct(pairs: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """``pairs`` without repeats (a store holds a triple once), first-seen order."""
+    return list(dict.fromkeys(pairs))
 
 
 def _store_labels(store) -> Iterator[tuple[str, str]]:
@@ -380,16 +436,25 @@ def _open_label_index(store_path: Path, store, build: str) -> SqliteLabelIndex:
     return SqliteLabelIndex(path, build=build)
 
 
-def _index_ntriples_lines(builder: RelationIndexBuilder, ox, handle, label_iris: set[str], bar) -> None:
-    """The index pass over N-Triples the bulk loader has already checked: split lines, no parser objects.
+def _index_ntriples_lines(builder: RelationIndexBuilder, ox, handle, label_iris: set[str], bar) -> list[bytes]:
+    """The index pass over N-Triples: split lines, no parser objects. Returns the ``rdfs:label`` lines, in
+    chunks of N-Triples for Oxigraph's parser.
 
     Subject and predicate hold no whitespace, so ``split(None, 2)`` finds them; a node is keyed by its
     N-Triples text (the index needs distinct nodes only). A predicate written with escapes is parsed.
+    The bulk loader checks the syntax of the same file in the meantime.
     """
-    add = builder.add
+    from rdflib.namespace import RDFS as _RDFS
+
+    signatures = builder.signatures
+    get = signatures.get
     labels = {f"<{iri}>".encode() for iri in label_iris}
-    names: dict[bytes, str] = {}
+    rdfs_label = f"<{_RDFS.label}>".encode()
+    label_lines: list[bytes] = []
+    chunks: list[bytes] = []
+    bits: dict[bytes, tuple[int, int]] = {}
     read = 0
+    edges = 0
     for number, line in enumerate(handle, start=1):
         parts = line.split(None, 2)
         if len(parts) < 3 or parts[0].startswith(b"#"):
@@ -397,23 +462,34 @@ def _index_ntriples_lines(builder: RelationIndexBuilder, ox, handle, label_iris:
         subject, predicate, rest = parts
         if predicate in labels:
             builder.triples += 1
+            if predicate == rdfs_label:
+                label_lines.append(line if line.endswith(b"\n") else line + b"\n")
+                if len(label_lines) >= 100_000:
+                    chunks.append(b"".join(label_lines))
+                    label_lines = []
             continue
-        iri = names.get(predicate)
-        if iri is None:
+        pair = bits.get(predicate)
+        if pair is None:
             if b"\\" in predicate:
                 iri = next(iter(ox.parse(line, format=ox.RdfFormat.N_TRIPLES))).predicate.value
             else:
                 iri = predicate[1:-1].decode("utf-8")
-            names[predicate] = iri
+            pair = bits[predicate] = builder.predicate_bits(iri)
         obj = rest.rstrip()
-        add(subject, iri, obj[:-1].rstrip() if obj.endswith(b".") else obj)
+        if obj.endswith(b"."):
+            obj = obj[:-1].rstrip()
+        signatures[subject] = get(subject, 0) | pair[0]
+        signatures[obj] = get(obj, 0) | pair[1]
+        edges += 1
         if bar is not None:
             read += len(line)
             if not number % 50_000:
                 bar.update(read)
                 read = 0
+    builder.triples += edges
     if bar is not None:
         bar.update(read)
+    return [*chunks, b"".join(label_lines)]
 
 
 def _ox_node(term, ox) -> str:
@@ -460,7 +536,8 @@ def open_oxigraph(store_path: str | Path, *, cache_size: int = 50_000) -> Knowle
     labels = _open_label_index(store_path, store, build)
     return KnowledgeGraph(OxigraphGraphStore(store, _oxigraph_graph(store), names=RelationNames(),
                                              name=str(store_path), cache_size=cache_size, relation_index=index,
-                                             label_index=labels))
+                                             label_index=labels),
+                          vector_cache_path=sidecar / VECTOR_CACHE_FILE)
 
 
 #: Queries whose form-encoded text is longer than this are POSTed (SPARQL 1.1 Protocol) rather than put in the URL.

@@ -14,13 +14,15 @@
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.types import Entity, Path, Triple, inverse, new_entity, new_path, new_triple
 
 DEFAULT_MAX_PATHS = 5000
+#: With a ``relevance`` score, a step reads up to this many times ``max_paths`` edges before keeping the best
+RANKED_POOL_FACTOR = 4
 
 
 @dataclass
@@ -30,6 +32,10 @@ class PathSearchResult:
     relation_path: tuple[str, ...]
     paths: list[Path] = field(default_factory=list)
     truncated: bool = False
+    #: partial or complete paths found and cut by ``max_paths``
+    dropped: int = 0
+    #: whether a query limit also left edges unread (``dropped`` is then a lower bound)
+    dropped_unread: bool = False
 
     @property
     def answers(self) -> list[Entity]:
@@ -89,12 +95,20 @@ def retrieve_paths(
     relation_path: Sequence[str],
     *,
     max_paths: int = DEFAULT_MAX_PATHS,
+    relevance: Callable[[Entity], float] | None = None,
 ) -> PathSearchResult:
     """RoG's Algorithm 1: the reasoning paths from ``starts`` that follow ``relation_path`` exactly.
 
     Relations may be inverse (``^starred_actors``). ``max_paths`` caps the result; ``truncated`` says
-    when it did. The same search as :func:`retrieve_node_paths`, but the paths are built edge by edge
-    as the search goes, and paths that share a prefix share its :class:`Triple` objects.
+    when it did and ``dropped`` how many paths the cut removed. The same search as
+    :func:`retrieve_node_paths`, but the paths are built edge by edge as the search goes, and paths that
+    share a prefix share its :class:`Triple` objects.
+
+    Without ``relevance`` a cut keeps the first paths in breadth-first order. With it (a score of each
+    entity a path reaches, e.g. its label's overlap with the question) every step reads up to
+    :data:`RANKED_POOL_FACTOR` x ``max_paths`` edges and keeps as many partial paths (the highest-scoring
+    when there are more), so that an entity the question names further on is not cut early; the last step
+    keeps the ``max_paths`` paths whose entities score highest in total (ties in breadth-first order).
     """
     relations = tuple(relation_path)
     if not relations:
@@ -110,22 +124,24 @@ def retrieve_paths(
         return found
 
     starts = list(dict.fromkeys(starts))
-    # each partial path: (start id, last node id, last Entity, steps so far); the starts' entities are made
-    # after the first walk, which on an endpoint brings their labels with their edges
-    frontier: list[tuple[str, str, Entity | None, tuple[Triple, ...]]] = [(s, s, None, ()) for s in starts]
-    truncated = False
-    for relation in relations:
+    pool = max_paths if relevance is None else RANKED_POOL_FACTOR * max_paths
+    # each partial path: (start id, last node id, last Entity, steps so far, score); the starts' entities are
+    # made after the first walk, which on an endpoint brings their labels with their edges
+    frontier: list[tuple[str, str, Entity | None, tuple[Triple, ...], float]] = [(s, s, None, (), 0.0) for s in starts]
+    dropped = 0
+    unread = False
+    for depth, relation in enumerate(relations, start=1):
+        keep = max_paths if depth == len(relations) else pool
         # the frontier's neighbours over this relation in as few store calls as the backend allows (one
         # query per 1000 nodes on Oxigraph, batched requests on endpoints), cut inside the query
-        nodes = list(dict.fromkeys(node for _, node, _, _ in frontier))
-        limit = max_paths + len(frontier)
+        nodes = list(dict.fromkeys(node for _, node, _, _, _ in frontier))
+        limit = pool + len(frontier)
         walked = kg.walk(nodes, relation, limit=limit)
-        if sum(len(targets) for targets in walked.values()) > limit:
-            truncated = True
+        unread = unread or sum(len(targets) for targets in walked.values()) > limit
         kg.prefetch_labels([*(s for s in starts if s not in entities),
                             *(target for targets in walked.values() for target in targets if target not in entities)])
-        expanded: list[tuple[str, str, Entity | None, tuple[Triple, ...]]] = []
-        for start, node, head, steps in frontier:
+        expanded: list[tuple[str, str, Entity | None, tuple[Triple, ...], float]] = []
+        for position, (start, node, head, steps, score) in enumerate(frontier):
             targets = walked.get(node)
             if not targets:
                 continue
@@ -135,16 +151,22 @@ def retrieve_paths(
                 if target == start:
                     continue  # a reasoning path does not return to its start entity
                 tail = entities.get(target) or entity(target)
-                expanded.append((start, target, tail, steps + (new_triple(head, relation, tail),)))
-            if len(expanded) > max_paths:
-                truncated = True
-                del expanded[max_paths:]
+                gain = relevance(tail) if relevance is not None else 0.0
+                expanded.append((start, target, tail, steps + (new_triple(head, relation, tail),), score + gain))
+            if len(expanded) > pool:
+                dropped += len(expanded) - pool + sum(
+                    len(walked.get(rest[1]) or ()) for rest in frontier[position + 1:])
+                del expanded[pool:]
                 break
+        if len(expanded) > keep:  # only with ``relevance``: keep the best-scoring partial paths
+            dropped += len(expanded) - keep
+            expanded.sort(key=lambda partial: -partial[4])
+            del expanded[keep:]
         frontier = expanded
         if not frontier:
             break
-    paths = [new_path(entity(start), steps) for start, _, _, steps in frontier]
-    return PathSearchResult(relations, paths, truncated)
+    paths = [new_path(entity(start), steps) for start, _, _, steps, _ in frontier]
+    return PathSearchResult(relations, paths, truncated=bool(dropped) or unread, dropped=dropped, dropped_unread=unread)
 
 
 def shortest_relation_paths(

@@ -15,7 +15,7 @@ on how relation names are shortened.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Hashable, Iterable, Mapping
 from pathlib import Path
 
 from kg_agent.kg.errors import KGLoadError
@@ -34,7 +34,7 @@ class RelationIndexBuilder:
 
     def __init__(self) -> None:
         self._ids: dict[str, int] = {}  # signed predicate IRI -> bit
-        self._signatures: dict[str, int] = {}  # node -> bit set of signed predicates
+        self._signatures: dict[Hashable, int] = {}  # node -> bit set of signed predicates
         self.triples = 0
 
     def _bit(self, signed: str) -> int:
@@ -48,6 +48,16 @@ class RelationIndexBuilder:
         signatures[subject] = signatures.get(subject, 0) | self._bit(predicate)
         signatures[obj] = signatures.get(obj, 0) | self._bit("^" + predicate)
         self.triples += 1
+
+    def predicate_bits(self, predicate: str) -> tuple[int, int]:
+        """The bits of ``predicate`` and of its inverse, for a caller that fills :attr:`signatures` itself
+        (the load's line pass: one dict update per node, no call per triple)."""
+        return self._bit(predicate), self._bit("^" + predicate)
+
+    @property
+    def signatures(self) -> dict[Hashable, int]:
+        """Node key (any hashable, e.g. the node's N-Triples bytes) -> bit set of its signed predicates."""
+        return self._signatures
 
     def add_signature(self, relations: Iterable[str]) -> None:
         """One node's signed relations at once (a backend that already holds them per node)."""

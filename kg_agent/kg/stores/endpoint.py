@@ -11,6 +11,7 @@ from rdflib.namespace import RDFS
 from rdflib.term import Node
 
 from kg_agent.kg.errors import KGQueryError
+from kg_agent.kg.request_tally import note_request
 from kg_agent.kg.sparql import check_read_only, sparql_iri, sparql_term
 from kg_agent.kg.stores.base import Edges, LazyGraphStore, absolute_or_literal
 from kg_agent.kg.terms import LABEL_PREDICATES, RelationNames, node_key
@@ -46,6 +47,11 @@ class EndpointGraphStore(LazyGraphStore):
     def request_count(self) -> int:
         return self._requests
 
+    def _count_request(self) -> None:
+        with self._count_lock:
+            self._requests += 1
+            note_request()
+
     def queryable(self, key: str) -> bool:
         # an endpoint refuses a relative IRI (HTTP 400): a bare name such as "Big" cannot be in it
         return super().queryable(key) and absolute_or_literal(key)
@@ -65,8 +71,7 @@ class EndpointGraphStore(LazyGraphStore):
         identifier = self.graph.identifier
 
         def ask(text: str):
-            with self._count_lock:
-                self._requests += 1
+            self._count_request()
             try:
                 result = store.query(text, initNs={}, queryGraph=identifier)
                 rows = list(result)
@@ -203,7 +208,9 @@ class EndpointGraphStore(LazyGraphStore):
         if cached is None:
             incoming = signed_iri.startswith("^")
             predicate = sparql_iri(URIRef(signed_iri[1:] if incoming else signed_iri))
-            arrive = f"?x {predicate} ?a ." if incoming else f"?a {predicate} ?x ."
+            # the distinct nodes reached first: joined pair by pair, a hub (a genre of 54k films) is expanded
+            # once per edge into it, which times out on a 1M-triple Virtuoso
+            arrive = "{ SELECT DISTINCT ?x WHERE { %s } }" % (f"?x {predicate} ?a" if incoming else f"?a {predicate} ?x")
             not_labels = ", ".join(sparql_iri(p) for p in sorted(LABEL_PREDICATES))
             query = ("SELECT DISTINCT ?q ?in WHERE { %s { ?x ?q ?o BIND(false AS ?in) } UNION "
                      "{ ?o ?q ?x BIND(true AS ?in) } FILTER(?q NOT IN (%s)) }" % (arrive, not_labels))
@@ -235,8 +242,7 @@ class EndpointGraphStore(LazyGraphStore):
     def query(self, sparql: str, *, bindings: Mapping[str, Node] | None = None, timeout: float | None = None):
         check_read_only(sparql)
         override = getattr(self.graph.store, "request_timeout", None)
-        with self._count_lock:
-            self._requests += 1
+        self._count_request()
         try:
             if timeout is not None and override is not None:
                 with override(timeout):

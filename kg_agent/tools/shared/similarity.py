@@ -2,15 +2,28 @@
 
 :class:`TextVectors` embeds texts once (relation names, path verbalisations, entity labels) and keeps
 their unit vectors, so ranking candidates against a question is one matrix product.
+
+Vectors also persist across processes in :class:`VectorFile` s: SQLite files keyed by embedding model and
+text, one beside each Oxigraph store (``<store>/kg-agent/vectors.sqlite``, see
+:attr:`KnowledgeGraph.vector_cache_path`). :func:`use_vector_file` attaches one to the process (the method
+graphs do it for their KG); every :class:`TextVectors` then reads the texts it lacks from the attached
+files before embedding them, and writes what it embedded to them.
 """
 
 from __future__ import annotations
 
+import logging
+import sqlite3
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
 
 import numpy as np
 from langchain_core.embeddings import Embeddings
+
+from kg_agent._sqlite import open_cache_database
+
+logger = logging.getLogger(__name__)
 
 
 def default_embeddings() -> Embeddings:
@@ -26,24 +39,151 @@ def unit_vectors(vectors) -> np.ndarray:
     return array / np.where(norms == 0, 1, norms)
 
 
+def embedding_model_key(embeddings: Embeddings) -> str | None:
+    """What names ``embeddings``' vectors in a :class:`VectorFile`; ``None`` (never persisted) when unknown.
+
+    The bundled MiniLM is named by its model and weight file hash (checked at load); other embeddings by
+    their class and ``model`` / ``model_name`` attribute.
+    """
+    from kg_agent.docs.embeddings import MODEL_NAME, MODEL_SHA256, MiniLMEmbeddings
+
+    if isinstance(embeddings, MiniLMEmbeddings):
+        return f"{MODEL_NAME}@{MODEL_SHA256[:16]}"
+    name = getattr(embeddings, "model", None) or getattr(embeddings, "model_name", None)
+    return f"{type(embeddings).__qualname__}:{name}" if isinstance(name, str) and name else None
+
+
+_VECTOR_SCHEMA = ("CREATE TABLE IF NOT EXISTS vectors (model TEXT NOT NULL, text TEXT NOT NULL, vector BLOB NOT NULL, "
+                  "PRIMARY KEY (model, text)) WITHOUT ROWID")
+
+
+class VectorFile:
+    """Unit vectors (float32) of texts in an SQLite file, keyed by embedding model and text; safe across
+    threads and processes (WAL).
+
+    Args:
+        path: the file (created with its folder when missing).
+        max_rows: vectors kept at most (about 1.6 KB each for MiniLM); texts beyond stay in memory only.
+        timeout: seconds to wait for another process's write lock.
+    """
+
+    def __init__(self, path: str | Path, *, max_rows: int = 200_000, timeout: float = 30.0) -> None:
+        self.path = Path(path)
+        self.max_rows = max_rows
+        self._lock = threading.Lock()
+        self._connection = open_cache_database(self.path, _VECTOR_SCHEMA, timeout=timeout)
+        self._rows = self._connection.execute("SELECT COUNT(*) FROM vectors").fetchone()[0]
+
+    def get(self, model: str, texts: Sequence[str]) -> dict[str, np.ndarray]:
+        """The stored vectors of those ``texts`` that have one."""
+        found: dict[str, np.ndarray] = {}
+        with self._lock:
+            for start in range(0, len(texts), 500):
+                chunk = list(texts[start:start + 500])
+                marks = ",".join("?" * len(chunk))
+                rows = self._connection.execute(
+                    f"SELECT text, vector FROM vectors WHERE model = ? AND text IN ({marks})", [model, *chunk])
+                found.update((text, np.frombuffer(blob, dtype=np.float32)) for text, blob in rows)
+        return found
+
+    def put(self, model: str, vectors: Mapping[str, np.ndarray]) -> None:
+        """Store vectors (existing texts are kept; nothing is written once ``max_rows`` are held)."""
+        with self._lock:
+            room = self.max_rows - self._rows
+            if room <= 0 or not vectors:
+                return
+            rows = [(model, text, np.asarray(v, dtype=np.float32).tobytes()) for text, v in list(vectors.items())[:room]]
+            with self._connection:
+                before = self._connection.total_changes
+                self._connection.executemany("INSERT OR IGNORE INTO vectors VALUES (?, ?, ?)", rows)
+                self._rows += self._connection.total_changes - before
+
+    def __len__(self) -> int:
+        return self._rows
+
+    def close(self) -> None:
+        with self._lock:
+            self._connection.close()
+
+
+_VECTOR_FILES: dict[Path, VectorFile] = {}
+_VECTOR_FILES_LOCK = threading.Lock()
+
+
+def use_vector_file(path: str | Path | None) -> VectorFile | None:
+    """Attach the vector file at ``path`` to every :class:`TextVectors` of the process (once per path).
+
+    A file that cannot be opened or is not a vector file (a read-only folder, a corrupt file) is not used:
+    vectors are then computed as without one, and a warning is logged. ``None`` does nothing.
+    """
+    if path is None:
+        return None
+    path = Path(path).resolve()
+    with _VECTOR_FILES_LOCK:
+        if path not in _VECTOR_FILES:
+            try:
+                _VECTOR_FILES[path] = VectorFile(path)
+            except (sqlite3.Error, OSError) as exc:
+                logger.warning("%s: not used as a vector cache (%s); vectors are computed per process", path, exc)
+                return None
+        return _VECTOR_FILES[path]
+
+
+def attached_vector_files() -> list[VectorFile]:
+    with _VECTOR_FILES_LOCK:
+        return list(_VECTOR_FILES.values())
+
+
+def _from_files(model: str | None, texts: Iterable[str]) -> dict[str, np.ndarray]:
+    texts = list(texts)
+    found: dict[str, np.ndarray] = {}
+    if model is None:
+        return found
+    for vector_file in attached_vector_files():
+        try:
+            found.update(vector_file.get(model, [t for t in texts if t not in found]))
+        except sqlite3.Error as exc:
+            logger.warning("%s: vector cache unreadable (%s)", vector_file.path, exc)
+        if len(found) == len(texts):
+            break
+    return found
+
+
+def _to_files(model: str | None, vectors: Mapping[str, np.ndarray]) -> None:
+    if model is None:
+        return
+    for vector_file in attached_vector_files():
+        try:
+            vector_file.put(model, vectors)
+        except sqlite3.Error as exc:
+            logger.warning("%s: vector cache not written (%s)", vector_file.path, exc)
+
+
 class TextVectors:
-    """Unit embeddings of short texts, computed once per text and kept (thread-safe)."""
+    """Unit embeddings of short texts, computed once per text and kept (thread-safe); also read from and
+    written to the process's attached :class:`VectorFile` s."""
 
     def __init__(self, embeddings: Embeddings | None = None, *, max_cached: int = 200_000) -> None:
         self.embeddings = embeddings or default_embeddings()
         self.max_cached = max_cached
         self._cache: dict[str, np.ndarray] = {}
         self._lock = threading.Lock()
+        self.model_key = embedding_model_key(self.embeddings)
 
     def matrix(self, texts: Sequence[str]) -> np.ndarray:
         """``len(texts) x dim`` unit vectors."""
         missing = [t for t in dict.fromkeys(texts) if t not in self._cache]
         if missing:
-            vectors = unit_vectors(self.embeddings.embed_documents(missing))
+            found = _from_files(self.model_key, missing)
+            todo = [t for t in missing if t not in found]
+            if todo:
+                computed = dict(zip(todo, unit_vectors(self.embeddings.embed_documents(todo))))
+                _to_files(self.model_key, computed)
+                found.update(computed)
             with self._lock:
-                if len(self._cache) + len(missing) > self.max_cached:
+                if len(self._cache) + len(found) > self.max_cached:
                     self._cache.clear()
-                self._cache.update(zip(missing, vectors))
+                self._cache.update(found)
         if not texts:
             return np.zeros((0, 1), dtype=np.float32)
         # one lookup per text: another thread may clear the cache between a membership test and a read

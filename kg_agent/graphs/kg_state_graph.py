@@ -1,0 +1,79 @@
+"""The ``StateGraph`` every method factory builds over its KG (:class:`KGStateGraph`).
+
+* ``usage["kg_requests"]``: every node counts the HTTP requests its own context sent to a SPARQL endpoint
+  (:func:`kg_agent.kg.request_tally.tally_requests`, so concurrent questions over one KG do not count each
+  other's) and adds them to the state's ``usage``. Local backends (memory, Oxigraph) send none, and their
+  ``usage`` has no ``kg_requests`` key.
+* The KG's persistent vector cache (:attr:`KnowledgeGraph.vector_cache_path`) is attached to the offline
+  deciders' text vectors (:func:`kg_agent.tools.shared.similarity.use_vector_file`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from langchain_core.runnables import RunnableLambda
+from langgraph.graph import StateGraph
+
+from kg_agent.kg.graph import KnowledgeGraph
+from kg_agent.kg.request_tally import tally_requests
+from kg_agent.llm.usage import merge_usage
+from kg_agent.tools.shared.similarity import use_vector_file
+
+Node = Callable[[dict], Any]
+
+
+def _with_requests(update: Any, state: dict, requests: int) -> Any:
+    if not isinstance(update, dict):
+        return update
+    # the first node of a turn starts a fresh usage; later nodes add to the state's
+    usage = update["usage"] if "usage" in update else state.get("usage")
+    return {**update, "usage": merge_usage(usage, {"kg_requests": requests})}
+
+
+def count_kg_requests(action: Node | RunnableLambda, kg: KnowledgeGraph) -> Node | RunnableLambda:
+    """``action`` adding the KG requests it sent to ``usage["kg_requests"]`` (unchanged for a local KG).
+
+    ``action`` is a node function or a node with a sync and an async path
+    (:func:`kg_agent.tools.shared.decider.graph_node`); both paths are counted."""
+    if not kg.batched:
+        return action
+    func = action.func if isinstance(action, RunnableLambda) else action
+    afunc = action.afunc if isinstance(action, RunnableLambda) else None
+
+    def run(state: dict) -> Any:
+        with tally_requests() as tally:
+            update = func(state)
+        return _with_requests(update, state, tally.requests)
+
+    if afunc is None:
+        run.__name__ = getattr(action, "__name__", "node")
+        return run
+
+    async def arun(state: dict) -> Any:
+        with tally_requests() as tally:
+            update = await afunc(state)
+        return _with_requests(update, state, tally.requests)
+
+    return RunnableLambda(run, afunc=arun, name=action.name)
+
+
+class KGStateGraph(StateGraph):
+    """A ``StateGraph`` over one KG whose nodes count their KG requests (:func:`count_kg_requests`) and
+    whose offline deciders keep text vectors in the KG's vector cache file.
+
+    Args:
+        state_schema, input_schema: as for ``StateGraph``.
+        kg: the knowledge graph the nodes query.
+    """
+
+    def __init__(self, state_schema: type, *, kg: KnowledgeGraph, input_schema: type | None = None) -> None:
+        super().__init__(state_schema, input_schema=input_schema)
+        self.kg = kg
+        use_vector_file(kg.vector_cache_path)
+
+    def add_node(self, node, action=None, **kwargs):  # noqa: ANN001, ANN201  (StateGraph's signature)
+        if action is not None:
+            action = count_kg_requests(action, self.kg)
+        return super().add_node(node, action, **kwargs)

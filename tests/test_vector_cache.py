@@ -1,0 +1,140 @@
+"""The persistent text-vector cache: relation names and paths embedded once per KG store, reused by later
+processes (issue 12 item 5). Real MiniLM, real Oxigraph stores, real subprocesses."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from kg_agent.kg import build_oxigraph, open_oxigraph, sample_kg_path
+from kg_agent.tools.shared.similarity import TextVectors, VectorFile, use_vector_file
+
+# A process that answers questions with RoG's similarity planner over the store, with MiniLM behind an
+# embeddings object that counts the texts it is asked to embed (queries apart: questions are not cached).
+ASK = textwrap.dedent('''
+    import json, sys
+    from langchain_core.embeddings import Embeddings
+    from kg_agent.docs.embeddings import default_embeddings
+    from kg_agent.graphs import create_rog_graph
+    from kg_agent.kg import open_oxigraph
+
+    class CountingEmbeddings(Embeddings):
+        model = "all-MiniLM-L6-v2 (counted)"
+        def __init__(self):
+            self.inner, self.texts = default_embeddings(), 0
+        def embed_documents(self, texts):
+            self.texts += len(texts)
+            return self.inner.embed_documents(texts)
+        def embed_query(self, text):
+            return self.inner.embed_query(text)
+
+    embeddings = CountingEmbeddings()
+    if sys.argv[2] == "precompute":
+        from kg_agent.tools.shared.relation_vectors import precompute_relation_vectors
+        with open_oxigraph(sys.argv[1]) as kg:
+            stored = precompute_relation_vectors(kg, embeddings)
+        print(json.dumps({"embedded": embeddings.texts, "stored": stored}))
+        raise SystemExit
+    with open_oxigraph(sys.argv[1]) as kg:
+        app = create_rog_graph(kg, planner="similarity", embeddings=embeddings).compile()
+        answers = []
+        for question in sys.argv[2:]:
+            result = app.invoke({"question": question})
+            answers.append(sorted(a["answer"] for a in result["answers"])[:3])
+    print(json.dumps({"embedded": embeddings.texts, "answers": answers}))
+''')
+
+QUESTIONS = ["who directed the films that [Tom Hanks] starred in", "what genre is [Apollo 13]"]
+
+
+def run_process(*args: str) -> dict:
+    done = subprocess.run([sys.executable, "-c", ASK, *args], capture_output=True, text=True, timeout=300,
+                          cwd=Path(__file__).resolve().parents[1])
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+@pytest.fixture()
+def own_vector_files(monkeypatch):
+    """The files this test attaches are detached after it (other tests of the session never see them)."""
+    from kg_agent.tools.shared import similarity
+
+    monkeypatch.setattr(similarity, "_VECTOR_FILES", {})
+
+
+@pytest.fixture()
+def store(tmp_path) -> Path:
+    target = tmp_path / "sample.oxigraph"
+    build_oxigraph(sample_kg_path(), target)
+    return target
+
+
+def test_a_second_process_reuses_the_vectors_of_the_first(store):
+    first = run_process(str(store), *QUESTIONS)
+    assert first["embedded"] > 20  # every candidate relation path of both questions
+    assert (store / "kg-agent" / "vectors.sqlite").exists()
+    second = run_process(str(store), *QUESTIONS)
+    assert second == {"embedded": 0, "answers": first["answers"]}  # same answers, nothing embedded again
+
+
+def test_relation_vectors_computed_at_load_serve_the_first_question(store, tmp_path):
+    precomputed = run_process(str(store), "precompute")
+    assert precomputed["stored"] > 0 and precomputed["embedded"] == precomputed["stored"]
+    with_names = run_process(str(store), "what genre is [Apollo 13]")
+    without = run_process(str(build_oxigraph(sample_kg_path(), tmp_path / "plain")), "what genre is [Apollo 13]")
+    # the question's one-hop candidate paths were embedded at load; its 2- and 3-hop ones on first use
+    assert 0 < with_names["embedded"] < without["embedded"]
+    assert with_names["answers"] == without["answers"]
+
+
+def test_kg_agent_load_embeds_the_relation_names(own_vector_files, tmp_path, capsys):
+    from kg_agent.cli import main
+
+    assert main(["load", str(sample_kg_path()), "--store", str(tmp_path / "loaded")]) == 0
+    assert "relation texts embedded for the offline deciders" in capsys.readouterr().out
+    with sqlite3.connect(tmp_path / "loaded" / "kg-agent" / "vectors.sqlite") as db:
+        assert db.execute("SELECT COUNT(*) FROM vectors").fetchone()[0] > 0
+
+
+def test_vectors_from_the_file_equal_computed_ones(own_vector_files, tmp_path):
+    from kg_agent.docs.embeddings import default_embeddings
+
+    texts = ["directed by", "the starred actors of [ENT]"]
+    fresh = TextVectors(default_embeddings()).matrix(texts)
+    attached = use_vector_file(tmp_path / "v.sqlite")
+    TextVectors(default_embeddings()).matrix(texts)  # computes and stores
+    stored = attached.get(TextVectors(default_embeddings()).model_key, texts)
+    assert sorted(stored) == sorted(texts)
+    assert all((stored[t] == fresh[i]).all() for i, t in enumerate(texts))
+
+
+def test_a_full_file_keeps_what_it_has(tmp_path):
+    import numpy as np
+
+    small = VectorFile(tmp_path / "small.sqlite", max_rows=2)
+    small.put("m", {"a": np.ones(3), "b": np.ones(3), "c": np.ones(3)})
+    small.put("m", {"d": np.ones(3)})
+    assert len(small) == 2 and sorted(small.get("m", ["a", "b", "c", "d"])) == ["a", "b"]
+
+
+def test_an_unusable_file_is_not_used_and_says_so(own_vector_files, tmp_path, caplog):
+    bad = tmp_path / "bad.sqlite"
+    bad.write_bytes(b"not a database at all" * 100)
+    assert use_vector_file(bad) is None
+    assert "not used as a vector cache" in caplog.text
+    assert use_vector_file(None) is None
+
+
+def test_a_memory_kg_has_no_vector_file_unless_given(kg, tmp_path):
+    from kg_agent.kg import kg_from_triples
+
+    assert kg.vector_cache_path is None
+    assert kg_from_triples([("a", "r", "b")]).vector_cache_path is None
+    with open_oxigraph(build_oxigraph(sample_kg_path(), tmp_path / "s")) as opened:
+        assert opened.vector_cache_path == tmp_path / "s" / "kg-agent" / "vectors.sqlite"
