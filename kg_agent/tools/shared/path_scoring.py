@@ -80,6 +80,12 @@ def relation_words(relation: str) -> list[str]:
     return re.findall(r"[a-z0-9]+", verbalize_relation(base_relation(relation)).lower())
 
 
+def name_words(relation: str) -> list[str]:
+    """The words of a relation's own name, without its domain: ``people.person.place_of_death`` ->
+    ``["place", "of", "death"]`` (a question saying "film" does not evidence every ``film.*`` relation)."""
+    return re.findall(r"[a-z0-9]+", base_relation(relation).rsplit(".", 1)[-1].lower())
+
+
 def content_words(words: Sequence[str]) -> list[str]:
     return [w for w in words if w not in FUNCTION_WORDS and len(w) >= 3]
 
@@ -91,7 +97,8 @@ COSINE_NONE, COSINE_FULL = 0.45, 0.7
 
 
 #: Word evidence at or above this counts as full: one of two relation words named ("released" for
-#: ``release_year``: 0.875) or a 3-letter root ("acted" for ``starred_actors``: 0.7).
+#: ``release_year``: 0.875), a 3-letter root ("acted" for ``starred_actors``: 0.7) or a word's MiniLM
+#: cosine at ``COSINE_FULL`` ("die" for ``place_of_death``).
 LEXICAL_FULL = 0.7
 
 
@@ -195,18 +202,21 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
         """``len(relations) x len(phrases)``: how well each phrase evidences each relation (stem share or cosine)."""
         if not relations or not parts.phrases:
             return np.zeros((len(relations), len(parts.phrases)), dtype=np.float32)
-        texts = [" ".join(relation_words(r)) for r in relations]
-        cosines = self.vectors.matrix(texts) @ self.vectors.matrix(list(parts.phrases)).T
-        lexical = np.zeros_like(cosines)
-        for i, relation in enumerate(relations):
-            words = content_words(relation_words(relation))
+        phrases = self.vectors.matrix(list(parts.phrases))
+        cosines = self.vectors.matrix([" ".join(relation_words(r)) for r in relations]) @ phrases.T
+        words_of = [content_words(name_words(r)) for r in relations]
+        vocabulary = sorted({w for words in words_of for w in words})
+        row = {w: i for i, w in enumerate(vocabulary)}
+        word_cosines = saturated(self.vectors.matrix(vocabulary) @ phrases.T) if vocabulary else None
+        by_words = np.zeros_like(cosines)
+        for i, words in enumerate(words_of):
             if not words:
                 continue
             for j, phrase_words in enumerate(parts.phrase_words):
                 if phrase_words:
-                    matches = [max(word_match(w, q) for q in phrase_words) for w in words]
-                    lexical[i, j] = 0.75 * max(matches) + 0.25 * sum(matches) / len(matches)
-        return np.minimum(1.0, np.maximum(saturated(cosines), lexical / LEXICAL_FULL))
+                    matches = [max(word_cosines[row[w], j], *(word_match(w, q) for q in phrase_words)) for w in words]
+                    by_words[i, j] = 0.75 * max(matches) + 0.25 * sum(matches) / len(matches)
+        return np.minimum(1.0, np.maximum(saturated(cosines), by_words / LEXICAL_FULL))
 
     def score(self, masked_question: str, paths: Sequence[Sequence[str]]) -> list[float]:
         """One score per relation path (higher is better); ``masked_question`` has ``[ENT]`` for the mentions."""
