@@ -164,8 +164,8 @@ class HopMatch:
 class RelationPathScorer(TextVectorsFromEmbeddings):
     """Scores relation paths against a question by aligning each hop with a question phrase (module docstring).
 
-    Keyword options (weights of the terms; the defaults were set on 100 MetaQA dev questions per hop and
-    checked on the WebQSP subgraphs, 2WikiMultihopQA and the generated movie/company KGs, docs/benchmarks.md):
+    Keyword options (weights of the terms; the defaults were tuned by hand on 100 MetaQA dev questions per hop,
+    the other data sets are measured in docs/benchmarks.md section 7):
 
     * ``coverage_weight`` — the weakest hop's evidence;
     * ``explained_weight`` — the share of the question's content words some hop explains;
