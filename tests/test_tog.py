@@ -12,7 +12,6 @@ from kg_agent.kg import kg_from_triples
 from kg_agent.llm.scripted import ScriptedChatModel
 from kg_agent.tools.prompts import prompt_node
 from kg_agent.tools.shared.scoring import filter_relations
-from kg_agent.tools.tog.verify import ScoreVerifier
 
 FG_Q = "who directed [Forrest Gump]"
 ZEMECKIS_Q = "who starred in films directed by [Robert Zemeckis]"
