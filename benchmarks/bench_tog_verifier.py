@@ -1,15 +1,14 @@
-"""Offline ToG: how the verifier's lexical weight trades MetaQA accuracy against 2WikiMultihopQA accuracy.
+"""Offline ToG: how the verifier's margin trades MetaQA accuracy against 2WikiMultihopQA accuracy.
 
-    python benchmarks/bench_tog_verifier.py --data ../shared/data --weights 0,0.05,0.1,0.15
+    python benchmarks/bench_tog_verifier.py --data ../shared/data --margins 0,0.1
 
-The offline verifier (:class:`kg_agent.tools.tog.verify.ScoreVerifier`) stops when the chain's relation path is
-at least as similar to the question as its best one-relation extension. Similarity is MiniLM's cosine plus
-``lexical_weight`` x the share of the path's words that the question uses (shared with relation pruning,
-default 0.15). That share falls as a path grows, so the lexical term favours stopping: right for 1-hop
-MetaQA ("what films did [ENT] star in"), wrong for 2Wiki chains whose next relation the question names
-only in other words ("Where did [ENT]'s father die?" needs ``place of death`` after ``father``).
+The offline verifier (:class:`kg_agent.tools.tog.verify.ScoreVerifier`) stops when the chain's relation path
+scores at least as well (plus ``margin``) as its best one-relation extension under the relation-path scorer
+shared with relation pruning (:class:`kg_agent.tools.shared.path_scoring.RelationPathScorer`). A larger margin
+favours stopping: right for 1-hop MetaQA ("what films did [ENT] star in"), wrong for 2Wiki chains whose next
+relation the question names only in other words ("Where did [ENT]'s father die?" needs ``place of death``).
 
-For each weight: offline ToG (W=3, D=3, everything else default) on the 194 2Wiki dev questions (strict
+For each margin: offline ToG (W=3, D=3, everything else default) on the 194 2Wiki dev questions (strict
 exact match, full KG, dataset topic entities) and on ``--sample`` seeded MetaQA dev questions per hop
 (from the ``*_dev_some_gold_reachable.idx`` lines; Hits@1 = first answer is a gold answer). Prints a
 Markdown table.
@@ -31,7 +30,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data", default=str(ROOT.parent / "shared" / "data"))
-    parser.add_argument("--weights", default="0,0.05,0.1,0.15", help="comma-separated lexical weights")
+    parser.add_argument("--margins", default="0,0.1", help="comma-separated verifier margins")
     parser.add_argument("--sample", type=int, default=100, help="MetaQA dev questions per hop")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
@@ -57,8 +56,8 @@ def main(argv=None) -> int:
         questions = load_metaqa(folder / "qa_dev.txt", only_lines=folder / f"{hop}hop_dev_some_gold_reachable.idx", hop=hop)
         metaqa[hop] = random.Random(args.seed).sample(list(questions), args.sample)
 
-    def run(kg, questions, weight: float, score) -> float:
-        verifier = ScoreVerifier(kg, lexical_weight=weight)
+    def run(kg, questions, margin: float, score) -> float:
+        verifier = ScoreVerifier(kg, margin=margin)
         app = create_tog_graph(kg, verifier=verifier).compile()
         hits = 0
         for q in questions:
@@ -72,13 +71,13 @@ def main(argv=None) -> int:
     def hit_at_1(answers, q) -> bool:
         return bool(answers) and answers[0] in q.answers
 
-    print(f"| verifier lexical weight | 2Wiki EM (n={len(wiki)}) | MetaQA 1-hop Hits@1 | 2-hop | 3-hop "
+    print(f"| verifier margin | 2Wiki EM (n={len(wiki)}) | MetaQA 1-hop Hits@1 | 2-hop | 3-hop "
           f"(n={args.sample} each) | seconds |")
     print("|---:|---:|---:|---:|---:|---:|")
-    for weight in (float(w) for w in args.weights.split(",")):
+    for margin in (float(m) for m in args.margins.split(",")):
         start = time.perf_counter()
-        row = [run(wiki_kg, wiki, weight, exact)] + [run(metaqa_kg, metaqa[hop], weight, hit_at_1) for hop in (1, 2, 3)]
-        print(f"| {weight:g} | " + " | ".join(f"{v:.1f}" for v in row) + f" | {time.perf_counter() - start:.0f} |",
+        row = [run(wiki_kg, wiki, margin, exact)] + [run(metaqa_kg, metaqa[hop], margin, hit_at_1) for hop in (1, 2, 3)]
+        print(f"| {margin:g} | " + " | ".join(f"{v:.1f}" for v in row) + f" | {time.perf_counter() - start:.0f} |",
               flush=True)
     return 0
 

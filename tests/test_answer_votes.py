@@ -48,3 +48,17 @@ def test_entity_labels_ending_in_punctuation_are_abstracted():
     text = mask_mentions("who are the writers of the movies acted by Robert Downey Jr.", [Entity("x", "Robert Downey Jr.")])
     assert text == "who are the writers of the movies acted by [ENT]"
     assert mask_mentions("films by Fired Up!", [Entity("y", "Fired Up!")]) == "films by [ENT]"
+
+
+def test_the_best_plans_answers_come_first_even_when_a_later_plan_scores_the_same_and_has_more_votes():
+    plans = [{"relations": ["r0"], "score": 0.8}, {"relations": ["r1"], "score": 0.8}]
+    # plan 1 reaches C through three paths; plan 0, which the planner ranked first, reaches A once
+    paths = [path(1, "x", "C"), path(1, "y", "C"), path(1, "z", "C"), path(0, "s", "A")]
+    assert [a["answer"] for a in VoteAnswerer().answer("q", paths, plans).answers] == ["A", "C"]
+
+
+def test_answers_are_kept_when_every_plan_scores_below_zero():
+    """The zero-shot scorer's scores may be negative (penalised hops): the best plan's answers still come out."""
+    plans = [{"relations": ["r0"], "score": -0.2}, {"relations": ["r1"], "score": -0.5}]
+    paths = [path(1, "x", "C"), path(0, "s", "A"), path(0, "s", "B")]
+    assert [a["answer"] for a in VoteAnswerer().answer("q", paths, plans).answers] == ["A", "B"]

@@ -1,7 +1,7 @@
 """RoG's *answer* step: answers from the retrieved reasoning paths, each with the paths that support it.
 
-* :class:`VoteAnswerer` (offline): RoG's vote reasoning — the path ends, ranked by the best score of
-  the plans that reach them, then by how many paths reach them.
+* :class:`VoteAnswerer` (offline): RoG's vote reasoning — the path ends, ranked by the best plan that
+  reaches them (plans arrive best first), then by how many of that plan's paths reach them.
 * :class:`LLMAnswerer`: RoG's reasoning prompt ("return all the possible answers as a list"), or its
   explanation prompt. The answer list is parsed, and every answer is checked against the retrieved
   paths (faithfulness, :mod:`kg_agent.tools.shared.grounding`: an answer is grounded when it is a path's
@@ -51,13 +51,14 @@ class Answerer(Protocol):
 
 
 class VoteAnswerer:
-    """Offline answers: path ends ranked by plan score, then by the number of supporting paths.
+    """Offline answers: the best plan's answers first, then the next plan's, each group ranked by votes.
 
-    An answer's score is the best plan reaching it, and its votes are the paths *of that plan* reaching
-    it (a weaker plan's paths do not out-vote a stronger plan). Answers reached only by plans scoring
-    below ``min_relative_score`` x the best answer's score are left out: they come from a plan the
-    planner ranked lower, and on MetaQA keeping them cost 2-4 F1 points (docs/benchmarks.md).
-    ``max_answers`` caps the list.
+    Plans arrive best first (the planner's order: for the zero-shot planner, the relation-path scorer's). An
+    answer belongs to the best plan reaching it, and its votes are the paths *of that plan* reaching it, so a
+    weaker plan's answers come after every answer of a stronger plan, never above them, however many paths
+    reach them. Answers reached only by plans scoring below ``min_relative_score`` x the best plan's score
+    are left out (only the best plan's answers when that score is not positive): on MetaQA keeping them cost
+    2-4 F1 points (docs/benchmarks.md). ``max_answers`` caps the list.
     """
 
     name = "vote"
@@ -68,32 +69,44 @@ class VoteAnswerer:
         self.max_supporting_paths = max_supporting_paths
 
     def answer(self, question: str, paths: Sequence[dict], plans: Sequence[dict]) -> AnswerOutcome:
-        best_plan: dict[str, float] = {}
+        best_rank: dict[str, int] = {}
         votes: dict[str, int] = {}
         support: dict[str, list[dict]] = {}
         labels: dict[str, str] = {}
         for path in paths:
             steps = path["steps"]
             end = steps[-1]["tail"] if steps else path["start"]
-            plan_score = float(plans[path["plan"]].get("score", 1.0)) if "plan" in path and path["plan"] < len(plans) else 1.0
+            rank = path["plan"] if "plan" in path and path["plan"] < len(plans) else len(plans)
             key = end["id"]
             labels[key] = end["label"]
-            if plan_score > best_plan.get(key, float("-inf")):  # votes and support come from the best plan reaching it
-                best_plan[key], votes[key], support[key] = plan_score, 0, []
-            if plan_score == best_plan[key]:
+            if rank < best_rank.get(key, len(plans) + 1):  # votes and support come from the best plan reaching it
+                best_rank[key], votes[key], support[key] = rank, 0, []
+            if rank == best_rank[key]:
                 votes[key] += 1
                 if len(support[key]) < self.max_supporting_paths:
                     support[key].append(path)
         if not votes:
             return AnswerOutcome([], "", ["answer: no reasoning path, so no answer"])
-        ranked = sorted(votes, key=lambda k: (-best_plan[k], -votes[k], labels[k], k))
-        top = best_plan[ranked[0]]
-        kept = [k for k in ranked if best_plan[k] >= self.min_relative_score * top][: self.max_answers]
+        ranked = sorted(votes, key=lambda k: (best_rank[k], -votes[k], labels[k], k))
+        top_rank = best_rank[ranked[0]]
+        kept = [k for k in ranked if self._close_enough(plans, best_rank[k], top_rank)][: self.max_answers]
         answers = [
-            answer_record(labels[k], entity_id=k, score=best_plan[k] + votes[k] * 1e-6, grounded=True, paths=support[k])
+            answer_record(labels[k], entity_id=k, score=self._plan_score(plans, best_rank[k]) + votes[k] * 1e-6,
+                          grounded=True, paths=support[k])
             for k in kept
         ]
         return AnswerOutcome(answers, "\n".join(labels[k] for k in kept))
+
+    @staticmethod
+    def _plan_score(plans: Sequence[dict], rank: int) -> float:
+        return float(plans[rank].get("score", 1.0)) if rank < len(plans) else 1.0
+
+    def _close_enough(self, plans: Sequence[dict], rank: int, top_rank: int) -> bool:
+        """Whether answers of the plan ranked ``rank`` are kept beside those of the best plan with answers."""
+        if rank == top_rank:
+            return True
+        top = self._plan_score(plans, top_rank)
+        return top > 0 and self._plan_score(plans, rank) >= self.min_relative_score * top
 
 
 def path_lines(paths: Sequence[dict], limit: int) -> tuple[list[str], bool]:

@@ -14,9 +14,10 @@ Two deciders share one interface (:class:`RelationPruner`):
 * :class:`LLMRelationPruner` — ToG's prompt, answers written ``{relation (Score: 0.x)}``; parsed
   leniently (prose, missing scores, scores not summing to 1, unknown names), retried once, then the
   offline pruner answers and the reason is recorded;
-* :class:`SimilarityRelationPruner` — ToG's SentenceBERT pruning ablation: cosine similarity of the
-  verbalised relation path (the chain's relations so far plus the candidate) to the question (and, in
-  ToG-I, the guiding instructions); top-``W`` kept and normalised to sum to 1.
+* :class:`SimilarityRelationPruner` — ToG's SentenceBERT pruning ablation, with the shared
+  :class:`~kg_agent.tools.shared.path_scoring.RelationPathScorer` scoring the relation path (the chain's
+  relations so far plus the candidate) against the question (and, in ToG-I, the guiding instructions);
+  top-``W`` kept with weights that sum to 1.
 
 The LLM deciders ask through :class:`~kg_agent.tools.shared.decider.LLMDecision` (budget, one retry, warnings).
 """
@@ -32,7 +33,6 @@ from langchain_core.embeddings import Embeddings
 from langchain_core.language_models import BaseChatModel
 
 from kg_agent.kg.graph import KnowledgeGraph
-from kg_agent.kg.relation_paths import verbalize_relation_path
 from kg_agent.kg.types import Entity
 from kg_agent.llm.parsing import parse_scored_items
 from kg_agent.tools.shared.decider import (
@@ -46,13 +46,11 @@ from kg_agent.tools.shared.decider import (
     sync_node,
 )
 from kg_agent.tools.shared.decision_schemas import ScoredNames
+from kg_agent.tools.shared.path_scoring import RelationPathScorer, softmax_weights
 from kg_agent.tools.shared.scoring import (
     DEFAULT_IGNORED_RELATIONS,
-    TextVectorsFromEmbeddings,
     filter_relations,
-    lexical_overlap,
     mask_mentions,
-    stems,
     top_normalised,
 )
 from kg_agent.tools.shared.updates import add_usage, add_warnings, emit
@@ -103,37 +101,31 @@ def guided_query(question: str, guidance: str = "", entities: Sequence[Entity] =
     return f"{text} {guidance}".strip() if guidance else text
 
 
-class SimilarityRelationPruner(TextVectorsFromEmbeddings):
-    """Offline: relations ranked by similarity of ``prefix + relation`` (verbalised) to the question.
+class SimilarityRelationPruner:
+    """Offline: relations ranked by how well ``prefix + relation`` aligns with the question, hop by hop.
 
     ToG's SentenceBERT pruning ablation, made path-aware: at depth 2 the candidate ``starred_actors`` after
-    ``^directed_by`` is compared as "directed by (reverse) then starred actors". The similarity is MiniLM's
-    cosine plus ``lexical_weight`` x the share of the path's content words whose 4-letter stem occurs in the
-    question (MiniLM alone ranks "starred actors" above "directed by" for "who directed X"). The top
-    ``width`` are kept; their similarities (clipped at 0) are rescaled to sum to 1.
+    ``^directed_by`` is scored as the path ``^directed_by, starred_actors`` by :class:`RelationPathScorer` (each
+    hop evidenced by a phrase of the question, the question's words explained, direction and order). The top
+    ``width`` are kept with softmax weights (``temperature``) that sum to 1.
     """
 
     name = "similarity"
 
-    def __init__(self, *, embeddings: Embeddings | None = None, lexical_weight: float = 0.15) -> None:
-        self._embeddings = embeddings
-        self.lexical_weight = lexical_weight
-
+    def __init__(self, *, embeddings: Embeddings | None = None, scorer: RelationPathScorer | None = None,
+                 temperature: float = 0.25) -> None:
+        self.scorer = scorer or RelationPathScorer(embeddings=embeddings)
+        self.temperature = temperature
 
     def similarities(self, query: str, prefix: Sequence[str], relations: Sequence[str]) -> list[float]:
-        """Cosine similarity of each verbalised ``prefix + relation`` to ``query``, plus the lexical bonus."""
-        texts = [verbalize_relation_path((*prefix, *r.split("\x1f"))) for r in relations]  # "\x1f" joins a multi-step path
-        cosines = self.vectors.rank(query, texts)
-        if not self.lexical_weight:
-            return cosines
-        query_stems = stems(query)
-        return [c + self.lexical_weight * lexical_overlap(text, query_stems) for c, text in zip(cosines, texts)]
+        """The scorer's score of each ``prefix + relation`` for ``query``; ``"\x1f"`` joins a multi-step relation."""
+        return self.scorer.score(query, [(*prefix, *r.split("\x1f")) for r in relations])
 
     def score_relations(self, question, entity, relations, *, width, prefix=(), guidance="", calls_left=None) -> ScoredOutcome:
         if not relations:
             return ScoredOutcome([], source=self.name)
-        sims = self.similarities(guided_query(question, guidance, [entity]), prefix, relations)
-        return ScoredOutcome(top_normalised(zip(relations, sims), width), source=self.name)
+        scores = self.similarities(guided_query(question, guidance, [entity]), prefix, relations)
+        return ScoredOutcome(top_normalised(zip(relations, softmax_weights(scores, self.temperature)), width), source=self.name)
 
 
 RELATION_PROMPT = """Please retrieve {width} relations (separated by semicolon) that contribute to the question and rate their contribution on a scale from 0 to 1 (the sum of the scores of {width} relations is 1). A relation starting with ^ is followed backwards (from object to subject).

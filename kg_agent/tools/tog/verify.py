@@ -27,6 +27,7 @@ from kg_agent.kg.types import Entity
 from kg_agent.llm.parsing import parse_yes_no
 from kg_agent.tools.shared.decider import LLMDecision, StructuredMode, decide, fall_back, run_steps, sync_node
 from kg_agent.tools.shared.decision_schemas import Verification
+from kg_agent.tools.shared.path_scoring import RelationPathScorer
 from kg_agent.tools.shared.scoring import DEFAULT_IGNORED_RELATIONS, filter_relations
 from kg_agent.tools.shared.updates import add_usage, add_warnings
 from kg_agent.tools.tog.prune_entities import chain_triplets
@@ -73,12 +74,12 @@ def best_chain(chains: Sequence[dict], depth: int | None = None) -> dict | None:
 
 
 class ScoreVerifier:
-    """Offline verification from similarity scores (see the module docstring); ``margin`` favours stopping.
+    """Offline verification from the relation-path scorer the offline pruners use (see the module docstring);
+    ``margin`` favours stopping.
 
-    ``lexical_weight`` is the similarity's lexical term (as in :class:`SimilarityRelationPruner`). It counts
-    the share of a path's words the question uses, which falls as the path grows, so it too favours
-    stopping: the default 0.15 suits MetaQA; 0 suits questions that name the next relation in other words
-    (2WikiMultihopQA "Where did [ENT]'s father die?"). Measured in ``benchmarks/bench_tog_verifier.py``.
+    The scorer (:class:`~kg_agent.tools.shared.path_scoring.RelationPathScorer`) rewards a path for explaining
+    the question's words and penalises a hop no phrase evidences, so "Where did [ENT]'s father die?" goes on
+    from ``father`` to ``place of death`` and "who directed [X]" stops after ``directed_by``.
     """
 
     name = "score"
@@ -93,7 +94,7 @@ class ScoreVerifier:
         sample: int = 30,
         max_extensions: int = 300,
         ignored_relations: Sequence[str] = DEFAULT_IGNORED_RELATIONS,
-        lexical_weight: float = 0.15,
+        scorer: RelationPathScorer | None = None,
     ) -> None:
         self.kg = kg
         self.margin = margin
@@ -101,7 +102,7 @@ class ScoreVerifier:
         self.sample = sample
         self.max_extensions = max_extensions
         self.ignored_relations = tuple(ignored_relations)
-        self._similarity = SimilarityRelationPruner(embeddings=embeddings, lexical_weight=lexical_weight)
+        self._similarity = SimilarityRelationPruner(embeddings=embeddings, scorer=scorer)
 
     def extensions(self, chain: dict) -> list[str]:
         """The chain's relation path extended by 1..``lookahead`` relations walkable from its last entity.

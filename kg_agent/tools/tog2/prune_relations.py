@@ -14,9 +14,9 @@ its path.
   or ``entity: rel1; rel2`` lines); relation names are matched leniently to the candidates
   (:func:`~kg_agent.llm.parsing.parse_scored_items`); entities the model left out are pruned offline (with
   a warning); an unusable reply is retried once, then the offline pruner decides for everyone.
-* :class:`SimilarityCombinedRelationPruner` — offline: per entity, the ``W`` relations whose verbalised
-  path so far plus the relation (``the place of burial of the father of [ENT]``) is most similar (MiniLM
-  cosine) to the question with entity mentions abstracted; scores rescaled to sum to 1 per entity.
+* :class:`SimilarityCombinedRelationPruner` — offline: per entity, the ``W`` relations whose path so far plus
+  the relation aligns best with the question (entity mentions abstracted), by the relation-path scorer every
+  offline decider shares; weights sum to 1 per entity.
 """
 
 from __future__ import annotations
@@ -31,22 +31,19 @@ from langchain_core.embeddings import Embeddings
 from langchain_core.language_models import BaseChatModel
 
 from kg_agent.kg.graph import KnowledgeGraph
-from kg_agent.kg.relation_paths import verbalize_relation_path
 from kg_agent.kg.types import Entity
 from kg_agent.llm.parsing import parse_json_object, parse_scored_items
 from kg_agent.tools.shared.decider import LLMDecision, StructuredMode, decide, fall_back, run_steps
 from kg_agent.tools.shared.decision_schemas import RelationChoices
+from kg_agent.tools.shared.path_scoring import RelationPathScorer, softmax_weights
 from kg_agent.tools.shared.scoring import (
     DEFAULT_IGNORED_RELATIONS,
-    TextVectorsFromEmbeddings,
     is_ignored_relation,
     mask_mentions,
-    relation_overlap,
     top_normalised,
 )
 from kg_agent.tools.shared.updates import add_usage, add_warnings, emit
 from kg_agent.tools.tog2.frontier import (
-    LEXICAL_WEIGHT,
     item_entity,
     item_entity_ids,
     item_relations,
@@ -89,23 +86,25 @@ class CombinedRelationPruner(Protocol):
     def choose(self, question: str, frontier: Sequence[dict], candidates: Sequence[list[str]], *, width: int) -> RelationChoice: ...
 
 
-class SimilarityCombinedRelationPruner(TextVectorsFromEmbeddings):
-    """Offline relation prune for every frontier entity at once (see the module docstring)."""
+class SimilarityCombinedRelationPruner:
+    """Offline relation prune for every frontier entity at once (see the module docstring): each candidate is
+    scored as the item's path so far plus the relation by the shared
+    :class:`~kg_agent.tools.shared.path_scoring.RelationPathScorer`; top ``W`` kept with softmax weights."""
 
     name = "similarity"
 
-    def __init__(self, *, embeddings: Embeddings | None = None) -> None:
-        self._embeddings = embeddings
-
+    def __init__(self, *, embeddings: Embeddings | None = None, scorer: RelationPathScorer | None = None,
+                 temperature: float = 0.25) -> None:
+        self.scorer = scorer or RelationPathScorer(embeddings=embeddings)
+        self.temperature = temperature
 
     def choose_one(self, question: str, item: dict, relations: Sequence[str], *, width: int) -> list[tuple[str, float]]:
         if not relations:
             return []
         prefix = item_relations(item)
         query = mask_mentions(question, [item_entity(item), Entity.from_dict(item["start"])])
-        sims = self.vectors.rank(query, [verbalize_relation_path((*prefix, r)) for r in relations])
-        sims = [s + LEXICAL_WEIGHT * relation_overlap(question, [r]) for s, r in zip(sims, relations)]
-        return top_normalised(list(zip(relations, sims)), width)
+        scores = self.scorer.score(query, [(*prefix, r) for r in relations])
+        return top_normalised(list(zip(relations, softmax_weights(scores, self.temperature))), width)
 
     def choose(self, question, frontier, candidates, *, width) -> RelationChoice:
         return RelationChoice([self.choose_one(question, item, rels, width=width) for item, rels in zip(frontier, candidates)],

@@ -1,0 +1,322 @@
+"""One relation-path scorer for every offline decider: the path is aligned with the question hop by hop.
+
+Embedding the whole verbalised path against the whole question lets a path with an unasked hop win on
+the strength of the others ("where was the director of [X] born": ``starred_actors -> born_in`` 0.896 above
+``directed_by -> born_in`` 0.891). :class:`RelationPathScorer` scores a path by how well *each* hop is
+evidenced by some phrase of the question, and how much of the question the path explains:
+
+* **hop evidence** — for each relation, the best match over the question's 1-3-word phrases (entity mentions
+  masked): the share of the relation's word stems the phrase uses (``directed_by`` and "director" -> 1.0),
+  or the MiniLM cosine of the relation's words with the phrase when higher;
+* **coverage** — the weakest hop's evidence: a path is as good as its least asked-for relation, and a hop
+  below ``evidence_floor`` costs ``unevidenced_penalty`` more;
+* **explained** — the mean, over the question's content words, of the best hop's match for the word: a
+  path that leaves "released" unexplained in "when were the films directed by [X] released" loses against
+  one that walks on to ``release_year``;
+* **structure** — "the director of [X]" reads ``X -> directed_by`` and "films directed by [X]" / "[X]
+  directed" read ``X -> ^directed_by`` (a relation named ``..._by``/``..._in`` has the agent/place as its
+  object); a question that says "same", "share", "also", "together", "other" or "co-" asks for a round trip
+  ``r, ^r``; hops whose evidence lies farther from the entity come later;
+* the whole verbalised path's cosine with the question (``path_weight``), and ``hop_penalty`` per extra hop,
+  break ties towards short paths.
+
+Used by RoG's :class:`~kg_agent.tools.rog.plan.SimilarityPlanner`, ToG/ToG-I's
+:class:`~kg_agent.tools.tog.prune_relations.SimilarityRelationPruner` and
+:class:`~kg_agent.tools.tog.verify.ScoreVerifier`, and ToG-2's
+:class:`~kg_agent.tools.tog2.prune_relations.SimilarityCombinedRelationPruner`. Relation and phrase vectors come
+from the shared vector cache (``self.vectors``), so every text is embedded once per process.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from langchain_core.embeddings import Embeddings
+
+from kg_agent.kg.relation_paths import verbalize_relation, verbalize_relation_path
+from kg_agent.kg.types import base_relation, is_inverse
+from kg_agent.tools.shared.scoring import STEM_LETTERS, STOPWORDS, TextVectorsFromEmbeddings
+
+ENTITY_TOKEN = "[ent]"
+#: Question words that carry no relation: wh-words, auxiliaries, articles, pronouns.
+FUNCTION_WORDS = frozenset({
+    "what", "which", "who", "whom", "whose", "when", "where", "why", "how", "did", "does", "do", "was", "were", "are",
+    "is", "be", "been", "being", "that", "this", "those", "these", "for", "with", "from", "at", "on", "as", "its",
+    "their", "his", "her", "they", "them", "it", "can", "could", "would", "will", "there", "any", "some", "all",
+    "name", "list", "tell", "give", "me", "about",
+    *STOPWORDS,
+})
+#: Words by which a question asks for a round trip through a shared neighbour ("films that share actors with [X]").
+ROUND_TRIP_WORDS = frozenset({"same", "share", "shared", "shares", "sharing", "also", "together", "other", "co", "fellow"})
+#: How many tokens from a round-trip word (or apart, for a relation evidenced twice) the relation may be matched.
+ROUND_TRIP_REACH = 4
+#: Trailing words of a relation name after which the relation's object is the agent, place or time
+#: ("directed_by": the director; "born_in": the place).
+OBJECT_PREPOSITIONS = frozenset({"by", "in", "at", "from", "of", "to", "on"})
+_TOKEN = re.compile(r"\[ent\]|[a-z0-9]+")
+
+
+def word_match(a: str, b: str) -> float:
+    """How surely two words share a root: 1.0 from a common prefix of ``STEM_LETTERS`` letters (or one word
+    whole: "directed"/"director", "released"/"release"), 0.8 from 3 letters ("acted"/"actors")."""
+    if a == b:
+        return 1.0
+    common = 0
+    for x, y in zip(a, b):
+        if x != y:
+            break
+        common += 1
+    if common >= min(STEM_LETTERS, len(a), len(b)):
+        return 1.0
+    return 0.8 if common == 3 else 0.0
+
+
+def relation_words(relation: str) -> list[str]:
+    """The words a relation's name carries, without the inverse marker: ``^film.film.directed_by`` ->
+    ``["film", "directed", "by"]``."""
+    return re.findall(r"[a-z0-9]+", verbalize_relation(base_relation(relation)).lower())
+
+
+def name_words(relation: str) -> list[str]:
+    """The words of a relation's own name, without its domain: ``people.person.place_of_death`` ->
+    ``["place", "of", "death"]`` (a question saying "film" does not evidence every ``film.*`` relation)."""
+    return re.findall(r"[a-z0-9]+", base_relation(relation).rsplit(".", 1)[-1].lower())
+
+
+def content_words(words: Sequence[str]) -> list[str]:
+    return [w for w in words if w not in FUNCTION_WORDS and len(w) >= 3]
+
+
+#: A MiniLM cosine of a relation's words with a question phrase below ``COSINE_NONE`` is no evidence, above
+#: ``COSINE_FULL`` full evidence: "films" is 0.45-0.55 from both "directed by" and "starred actors", "wrote" 0.73
+#: from "written by", "genres" 0.76 from "has genre".
+COSINE_NONE, COSINE_FULL = 0.45, 0.7
+
+
+#: Word evidence at or above this counts as full: one of two relation words named ("released" for
+#: ``release_year``: 0.875), a 3-letter root ("acted" for ``starred_actors``: 0.7) or a word's MiniLM
+#: cosine at ``COSINE_FULL`` ("die" for ``place_of_death``).
+LEXICAL_FULL = 0.7
+
+
+#: The same for one relation word against a phrase, stricter: single words sit closer ("films" is 0.64 from
+#: "actors", "die" 0.76 from "death", "born" 0.83 from "birth").
+WORD_COSINE_RANGE = (0.68, 0.78)
+
+
+def saturated(cosines: np.ndarray, none: float = COSINE_NONE, full: float = COSINE_FULL) -> np.ndarray:
+    """Cosines mapped linearly to [0, 1] between ``none`` and ``full``."""
+    return np.clip((cosines - none) / (full - none), 0.0, 1.0)
+
+
+@dataclass(frozen=True)
+class QuestionParts:
+    """A masked question cut into what the scorer aligns relations with."""
+
+    tokens: tuple[str, ...]
+    phrases: tuple[str, ...]  # 1-3-word spans of content words' neighbourhoods, no entity token
+    phrase_positions: tuple[float, ...]  # each phrase's centre (token index)
+    phrase_words: tuple[tuple[str, ...], ...]  # each phrase's content words
+    content: tuple[int, ...]  # indices into phrases of the single content words (the "explained" term)
+    entity_positions: tuple[int, ...]
+    cue_positions: tuple[int, ...]  # where the question says "same", "share", "also", ...
+
+    @classmethod
+    def of(cls, masked_question: str) -> QuestionParts:
+        tokens = tuple(_TOKEN.findall(masked_question.lower()))
+        phrases: list[str] = []
+        positions: list[float] = []
+        phrase_words: list[tuple[str, ...]] = []
+        content: list[int] = []
+        seen: dict[str, int] = {}
+        for size in (1, 2, 3):
+            for start in range(len(tokens) - size + 1):
+                span = tokens[start:start + size]
+                if ENTITY_TOKEN in span or all(w in FUNCTION_WORDS for w in span):
+                    continue
+                if span[0] in FUNCTION_WORDS and size > 1:  # "the director" adds nothing to "director"
+                    continue
+                text = " ".join(span)
+                if text in seen:
+                    continue
+                seen[text] = len(phrases)
+                if size == 1 and len(span[0]) >= 3 and span[0] not in ROUND_TRIP_WORDS:
+                    content.append(len(phrases))
+                phrases.append(text)
+                positions.append(start + (size - 1) / 2)
+                phrase_words.append(tuple(content_words(span)))
+        return cls(tokens, tuple(phrases), tuple(positions), tuple(phrase_words), tuple(content),
+                   tuple(i for i, t in enumerate(tokens) if t == ENTITY_TOKEN),
+                   tuple(i for i, t in enumerate(tokens) if t in ROUND_TRIP_WORDS))
+
+
+@dataclass(frozen=True)
+class HopMatch:
+    """Where in the question one relation is evidenced, and how strongly."""
+
+    evidence: float
+    position: float
+
+
+class RelationPathScorer(TextVectorsFromEmbeddings):
+    """Scores relation paths against a question by aligning each hop with a question phrase (module docstring).
+
+    Keyword options (weights of the terms; the defaults were tuned by hand on 100 MetaQA dev questions per hop,
+    the other data sets are measured in docs/benchmarks.md section 7):
+
+    * ``coverage_weight`` — the weakest hop's evidence;
+    * ``explained_weight`` — the share of the question's content words some hop explains;
+    * ``path_weight`` — the whole verbalised path's cosine with the question;
+    * ``evidence_floor`` / ``unevidenced_penalty`` — a hop evidenced less than the floor costs the penalty;
+    * ``direction_weight`` — the first hop's direction agreeing (or not) with the question's wording;
+    * ``round_trip_weight`` — a round trip ``r, ^r`` when the question asks for one (and against it when not);
+    * ``order_weight`` — later hops matched farther from the entity mention;
+    * ``hop_penalty`` — per hop beyond the first.
+    """
+
+    def __init__(
+        self,
+        *,
+        embeddings: Embeddings | None = None,
+        coverage_weight: float = 1.0,
+        explained_weight: float = 1.0,
+        path_weight: float = 0.3,
+        evidence_floor: float = 0.5,
+        unevidenced_penalty: float = 0.2,
+        direction_weight: float = 0.1,
+        round_trip_weight: float = 0.1,
+        order_weight: float = 0.05,
+        hop_penalty: float = 0.03,
+    ) -> None:
+        self._embeddings = embeddings
+        self.coverage_weight = coverage_weight
+        self.explained_weight = explained_weight
+        self.path_weight = path_weight
+        self.evidence_floor = evidence_floor
+        self.unevidenced_penalty = unevidenced_penalty
+        self.direction_weight = direction_weight
+        self.round_trip_weight = round_trip_weight
+        self.order_weight = order_weight
+        self.hop_penalty = hop_penalty
+
+    # ------------------------------------------------------------------------------------------ evidence
+    def relation_evidence(self, parts: QuestionParts, relations: Sequence[str]) -> np.ndarray:
+        """``len(relations) x len(phrases)``: how well each phrase evidences each relation (stem share or cosine)."""
+        if not relations or not parts.phrases:
+            return np.zeros((len(relations), len(parts.phrases)), dtype=np.float32)
+        phrases = self.vectors.matrix(list(parts.phrases))
+        cosines = self.vectors.matrix([" ".join(relation_words(r)) for r in relations]) @ phrases.T
+        words_of = [content_words(name_words(r)) for r in relations]
+        vocabulary = sorted({w for words in words_of for w in words})
+        row = {w: i for i, w in enumerate(vocabulary)}
+        word_cosines = saturated(self.vectors.matrix(vocabulary) @ phrases.T, *WORD_COSINE_RANGE) if vocabulary else None
+        by_words = np.zeros_like(cosines)
+        for i, words in enumerate(words_of):
+            if not words:
+                continue
+            for j, phrase_words in enumerate(parts.phrase_words):
+                if phrase_words:
+                    matches = [max(word_cosines[row[w], j], *(word_match(w, q) for q in phrase_words)) for w in words]
+                    by_words[i, j] = 0.75 * max(matches) + 0.25 * sum(matches) / len(matches)
+        return np.minimum(1.0, np.maximum(saturated(cosines), by_words / LEXICAL_FULL))
+
+    def score(self, masked_question: str, paths: Sequence[Sequence[str]]) -> list[float]:
+        """One score per relation path (higher is better); ``masked_question`` has ``[ENT]`` for the mentions."""
+        if not paths:
+            return []
+        parts = QuestionParts.of(masked_question)
+        names = sorted({base_relation(r) for path in paths for r in path})
+        row = {name: i for i, name in enumerate(names)}
+        evidence = self.relation_evidence(parts, names)
+        whole = self.vectors.rank(masked_question, [verbalize_relation_path(p) for p in paths]) if self.path_weight else None
+        scores = []
+        for index, path in enumerate(paths):
+            rows = [row[base_relation(r)] for r in path]
+            total = self._aligned(parts, path, evidence[rows]) - self.hop_penalty * (len(path) - 1)
+            if whole is not None:
+                total += self.path_weight * whole[index]
+            scores.append(float(total))
+        return scores
+
+    def _aligned(self, parts: QuestionParts, path: Sequence[str], evidence: np.ndarray) -> float:
+        if not parts.phrases or not len(path):
+            return 0.0
+        best = evidence.argmax(axis=1)
+        hops = [HopMatch(float(evidence[i, j]), parts.phrase_positions[j]) for i, j in enumerate(best)]
+        coverage = min(h.evidence for h in hops)
+        total = self.coverage_weight * coverage
+        total -= self.unevidenced_penalty * sum(h.evidence < self.evidence_floor for h in hops)
+        if parts.content:
+            explained = evidence[:, list(parts.content)].max(axis=0)
+            total += self.explained_weight * float(explained.mean())
+        total += self.direction_weight * self._direction(parts, path[0], hops[0])
+        total += self.round_trip_weight * self._round_trip(parts, path, evidence)
+        total += self.order_weight * self._order(parts, hops)
+        return total
+
+    # ------------------------------------------------------------------------------------------ structure
+    @staticmethod
+    def _direction(parts: QuestionParts, relation: str, hop: HopMatch) -> float:
+        """+1 when the question's wording around the entity agrees with the first hop's direction, -1 when it
+        disagrees, 0 when it does not show.
+
+        For a relation named ``<words> <preposition>`` (``directed_by``, ``born_in``) the object is the agent or
+        place: the entity is that object when the question says "<preposition> [ENT]" ("films directed by
+        [X]", "who was born in [X]"), or, for ``..._by``, when the relation's word comes after the entity ("what
+        did [X] direct"); it is the subject when the relation's word comes before the entity without the
+        preposition ("the director of [X]", "who directed [X]") or, for other prepositions, after it ("where
+        was [X] born").
+        """
+        words = relation_words(relation)
+        if not parts.entity_positions or not words or words[-1] not in OBJECT_PREPOSITIONS or hop.evidence < 0.5:
+            return 0.0
+        preposition = words[-1]
+        entity = min(parts.entity_positions, key=lambda e: abs(e - hop.position))
+        before = parts.tokens[entity - 1] if entity > 0 else ""
+        if before == preposition and hop.position < entity:
+            entity_is_object = True
+        elif hop.position > entity:
+            entity_is_object = preposition == "by"
+        else:
+            entity_is_object = False
+        return 1.0 if entity_is_object == is_inverse(relation) else -1.0
+
+    @staticmethod
+    def _round_trip(parts: QuestionParts, path: Sequence[str], evidence: np.ndarray) -> float:
+        """For a path with a round trip ``r, ^r``: +1 when the question asks for it — a word such as "same" or
+        "share" near where ``r`` is evidenced, or ``r`` evidenced in two places apart ("films written by the
+        screenwriter of [X]") — 0 when the question asks for a round trip elsewhere, else -1."""
+        verdict = None
+        for hop, (a, b) in enumerate(zip(path, path[1:])):
+            if base_relation(a) != base_relation(b) or is_inverse(a) == is_inverse(b):
+                continue
+            places = sorted({round(parts.phrase_positions[j]) for j in np.flatnonzero(evidence[hop] >= 1.0)})
+            near_cue = any(abs(p - c) <= ROUND_TRIP_REACH for p in places for c in parts.cue_positions)
+            if near_cue or (len(places) >= 2 and places[-1] - places[0] >= ROUND_TRIP_REACH - 1):
+                return 1.0
+            verdict = 0.0 if parts.cue_positions else -1.0
+        return verdict or 0.0
+
+    @staticmethod
+    def _order(parts: QuestionParts, hops: Sequence[HopMatch]) -> float:
+        """-1 when a later hop is matched nearer the entity mention than an earlier one ("who directed the films
+        written by [X]" reads ``^written_by`` first), +1 when the hops are matched in distinct places in order."""
+        if len(hops) < 2 or not parts.entity_positions:
+            return 0.0
+        distances = [min(abs(h.position - e) for e in parts.entity_positions) for h in hops]
+        steps = [b - a for a, b in zip(distances, distances[1:])]
+        if any(step < -0.5 for step in steps):
+            return -1.0
+        return 1.0 if all(step > 0.5 for step in steps) else 0.0
+
+
+def softmax_weights(scores: Sequence[float], temperature: float) -> list[float]:
+    """``exp((score - best) / temperature)``: positive weights for :func:`~kg_agent.tools.shared.scoring.top_normalised`
+    that keep the scorer's margins (its scores may be negative)."""
+    if not scores:
+        return []
+    best = max(scores)
+    return [float(np.exp((s - best) / temperature)) for s in scores]
