@@ -208,6 +208,29 @@ def test_answer_not_on_any_path_is_flagged_ungrounded(kg):
     assert any("not supported by any retrieved path" in w and "Christopher Nolan" in w for w in result["warnings"])
 
 
+def test_prefer_keeps_the_offline_top_plan_so_its_votes_replace_an_ungrounded_answer(kg):
+    # A small model's plan parses but is the wrong one (directors, for a question about films), and its answer
+    # names no path end. Under "prefer" the replacing votes must be the offline planner's (films), not the
+    # wrong model plan's; "off" keeps the model's plans only.
+    meg = kg.find_entities("Meg Ryan")[0].id
+    exemplars = [Exemplar("what films did [Meg Ryan] act in", [kg.label(f) for f in kg.neighbors(meg, "^starred_actors")], ["Meg Ryan"])]
+    hanks = kg.find_entities("Tom Hanks")[0].id
+    hanks_films = {kg.label(f) for f in kg.neighbors(hanks, "^starred_actors")}
+    replies = ["<PATH> ^starred_actors <SEP> directed_by </PATH>", "Tom Hanks acted in many films."]
+    question = "what films did [Tom Hanks] act in"
+
+    result = create_rog_graph(kg, model=ScriptedChatModel(replies), exemplars=exemplars).compile().invoke({"question": question})
+    assert [(p["relations"], p["source"], p["score"]) for p in result["plans"]] == [
+        (["^starred_actors", "directed_by"], "llm", 0.666667), (["^starred_actors"], "exemplar", 1.0)]
+    assert set(answer_names(result)) == hanks_films and all(a["grounded"] for a in result["answers"])
+    assert "kept the exemplar planner's top plan <PATH> ^starred_actors </PATH> alongside the model's" in " ".join(result["warnings"])
+    assert result["output"] == "Tom Hanks acted in many films."
+
+    off = create_rog_graph(kg, model=ScriptedChatModel(replies), exemplars=exemplars, grounding="off").compile()
+    off = off.invoke({"question": question})
+    assert [p["source"] for p in off["plans"]] == ["llm"]
+
+
 def test_too_many_paths_are_truncated_best_plans_first(kg):
     reply = "<PATH> ^starred_actors <SEP> directed_by </PATH>\n<PATH> ^starred_actors <SEP> has_genre </PATH>"
     model = ScriptedChatModel([reply, "Ron Howard"])

@@ -64,7 +64,8 @@ def create_rog_graph(
         max_prompt_paths: cap on paths put into the answer prompt (best plans first).
         explain: use RoG's explanation prompt instead of the plain reasoning prompt.
         grounding: what the model's answers become when no retrieved path ends in them: ``"prefer"``
-            (default; the offline path votes replace them, with a warning, and ``output`` keeps the reply),
+            (default; the offline path votes replace them, with a warning, and ``output`` keeps the reply;
+            the LLM planner also keeps the offline planner's top plan, which ranks first in those votes),
             ``"strict"`` (only grounded answers, else none and ``stop_reason="no_grounded_answer"``) or
             ``"off"`` (kept as given, flagged ``grounded: False``). See :mod:`kg_agent.tools.shared.grounding`.
         embeddings: LangChain embeddings for the offline deciders (default: bundled MiniLM).
@@ -93,7 +94,7 @@ def create_rog_graph(
     chat_model = resolve_chat_model(model) if isinstance(model, str) else model
     chosen_planner = make_planner(
         kg, planner=planner, model=chat_model, exemplars=exemplars, embeddings=embeddings, max_hops=max_hops,
-        structured_output=structured_output,
+        structured_output=structured_output, keep_offline_plan=grounding != "off",
     )
     if answerer is None:
         answerer = (

@@ -307,6 +307,24 @@ class ExemplarPlanner:
         return PlanOutcome([Plan(rels, v / total, self.name) for rels, v in ranked], warnings)
 
 
+def _with_offline_top(model_paths: Sequence[tuple[str, ...]], offline: Sequence[Plan], offline_name: str,
+                      model_name: str) -> tuple[list[Plan], str]:
+    """The model's relation paths (in its order) and, after them, the offline planner's top plan unless the model
+    proposed it too; scored with the offline top plan ranked first and the model's next, and a note saying so."""
+    if not offline:
+        ranked = list(model_paths)
+        note = f"plan: the {offline_name} planner has no plan to keep alongside the model's"
+    else:
+        top = offline[0].relations
+        ranked = [top, *(p for p in model_paths if p != top)]
+        note = (f"plan: the {offline_name} planner's top plan {offline[0].text()} is also the model's; it ranks first"
+                if top in model_paths else f"plan: kept the {offline_name} planner's top plan {offline[0].text()} alongside the model's")
+    score = {p: 1.0 - rank / (len(ranked) + 1) for rank, p in enumerate(ranked)}
+    plans = [Plan(p, score[p], model_name) for p in model_paths]
+    plans += [Plan(p, score[p], offline_name) for p in ranked if p not in model_paths]
+    return plans, note
+
+
 def _walkable(kg: KnowledgeGraph, starts: Sequence[str], relations: Sequence[str]) -> bool:
     """Whether the first step of the relation path exists at some start entity (cheap pre-check)."""
     return any(relations[0] in kg.edges(s) for s in starts) if relations else False
@@ -347,6 +365,11 @@ class LLMPlanner:
     (embedding cosine >= ``map_threshold``) or the path is dropped, and a warning says which. When
     nothing usable comes back the call is retried once, then the ``fallback`` planner runs and the
     reason is recorded.
+
+    With ``keep_offline_plan`` the ``fallback`` planner's top plan is kept alongside the model's plans (the
+    grounding policies ``"prefer"`` and ``"strict"`` ask for it): its paths come after the model's in the
+    answer prompt, and it ranks first in the offline path votes, so when the model's answer is not grounded
+    the votes that replace it are the offline planner's, not those of a wrong model plan.
     """
 
     name = "llm"
@@ -363,9 +386,11 @@ class LLMPlanner:
         max_listed_relations: int = 200,
         prompt: str = PLANNING_PROMPT,
         structured_output: StructuredMode = "auto",
+        keep_offline_plan: bool = False,
     ) -> None:
         self.kg = kg
         self.model = model
+        self.keep_offline_plan = keep_offline_plan
         self.max_hops = max_hops
         self.map_threshold = map_threshold
         self.max_listed_relations = max_listed_relations
@@ -400,6 +425,10 @@ class LLMPlanner:
 
         asked = yield self.decision.request(prompt, parse)
         if asked.decided:
+            if self.keep_offline_plan and self.fallback is not None:
+                plans, note = _with_offline_top(asked.value[:k], self.fallback.plan(question, topic_entities, k=k).plans,
+                                                self.fallback.name, self.name)
+                return PlanOutcome(plans, [*asked.warnings, note], asked.usage)
             total = len(asked.value)
             return PlanOutcome([Plan(p, 1.0 - i / (total + 1), self.name) for i, p in enumerate(asked.value[:k])],
                                asked.warnings, asked.usage)
@@ -484,9 +513,11 @@ def make_planner(
     embeddings: Embeddings | None = None,
     max_hops: int = 3,
     structured_output: StructuredMode = "auto",
+    keep_offline_plan: bool = False,
 ) -> Planner:
     """Build the planner a RoG graph uses (``structured_output``: the LLM planner's mode, see
-    :func:`~kg_agent.tools.shared.decider.structured_mode`).
+    :func:`~kg_agent.tools.shared.decider.structured_mode`; ``keep_offline_plan``: the LLM planner keeps the
+    offline planner's top plan alongside the model's, see :class:`LLMPlanner`).
 
     ``"auto"``: the LLM planner when a model is given (falling back to the offline one), else the
     exemplar planner when training questions are given, else the similarity planner.
@@ -504,7 +535,7 @@ def make_planner(
         if model is None:
             raise ValueError("planner='llm' needs a chat model (model=...)")
         return LLMPlanner(kg, model, fallback=offline, embeddings=embeddings, max_hops=max_hops,
-                          structured_output=structured_output)
+                          structured_output=structured_output, keep_offline_plan=keep_offline_plan)
     if planner not in {"auto", "exemplar", "similarity"}:
         raise ValueError(f"unknown planner {planner!r}: use 'auto', 'llm', 'exemplar', 'similarity' or a Planner")
     return offline
