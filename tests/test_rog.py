@@ -221,7 +221,7 @@ def test_prefer_keeps_the_offline_top_plan_so_its_votes_replace_an_ungrounded_an
 
     result = create_rog_graph(kg, model=ScriptedChatModel(replies), exemplars=exemplars).compile().invoke({"question": question})
     assert [(p["relations"], p["source"], p["score"]) for p in result["plans"]] == [
-        (["^starred_actors", "directed_by"], "llm", 0.666667), (["^starred_actors"], "exemplar", 1.0)]
+        (["^starred_actors"], "exemplar", 1.0), (["^starred_actors", "directed_by"], "llm", 0.666667)]
     assert set(answer_names(result)) == hanks_films and all(a["grounded"] for a in result["answers"])
     assert "kept the exemplar planner's top plan <PATH> ^starred_actors </PATH> alongside the model's" in " ".join(result["warnings"])
     assert result["output"] == "Tom Hanks acted in many films."

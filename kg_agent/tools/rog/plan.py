@@ -309,8 +309,8 @@ class ExemplarPlanner:
 
 def _with_offline_top(model_paths: Sequence[tuple[str, ...]], offline: Sequence[Plan], offline_name: str,
                       model_name: str) -> tuple[list[Plan], str]:
-    """The model's relation paths (in its order) and, after them, the offline planner's top plan unless the model
-    proposed it too; scored with the offline top plan ranked first and the model's next, and a note saying so."""
+    """The offline planner's top plan, then the model's relation paths (in its order, the offline top plan not
+    repeated): best first, as every planner returns them, with a note saying so."""
     if not offline:
         ranked = list(model_paths)
         note = f"plan: the {offline_name} planner has no plan to keep alongside the model's"
@@ -319,10 +319,8 @@ def _with_offline_top(model_paths: Sequence[tuple[str, ...]], offline: Sequence[
         ranked = [top, *(p for p in model_paths if p != top)]
         note = (f"plan: the {offline_name} planner's top plan {offline[0].text()} is also the model's; it ranks first"
                 if top in model_paths else f"plan: kept the {offline_name} planner's top plan {offline[0].text()} alongside the model's")
-    score = {p: 1.0 - rank / (len(ranked) + 1) for rank, p in enumerate(ranked)}
-    plans = [Plan(p, score[p], model_name) for p in model_paths]
-    plans += [Plan(p, score[p], offline_name) for p in ranked if p not in model_paths]
-    return plans, note
+    return [Plan(p, 1.0 - rank / (len(ranked) + 1), model_name if p in model_paths else offline_name)
+            for rank, p in enumerate(ranked)], note
 
 
 def _walkable(kg: KnowledgeGraph, starts: Sequence[str], relations: Sequence[str]) -> bool:
@@ -367,9 +365,9 @@ class LLMPlanner:
     reason is recorded.
 
     With ``keep_offline_plan`` the ``fallback`` planner's top plan is kept alongside the model's plans (the
-    grounding policies ``"prefer"`` and ``"strict"`` ask for it): its paths come after the model's in the
-    answer prompt, and it ranks first in the offline path votes, so when the model's answer is not grounded
-    the votes that replace it are the offline planner's, not those of a wrong model plan.
+    grounding policies ``"prefer"`` and ``"strict"`` ask for it) and ranks first: its paths lead the answer
+    prompt and the offline path votes, so when the model's answer is not grounded the votes that replace it
+    are the offline planner's, not those of a wrong model plan.
     """
 
     name = "llm"
