@@ -75,8 +75,11 @@ VOLATILE = {"messages", "started_at"}
 
 
 def _state(result: dict) -> dict:
-    """The whole result state, as JSON (what a caller sees)."""
-    return json.loads(json.dumps({k: v for k, v in result.items() if k not in VOLATILE}, sort_keys=True))
+    """The whole result state, as JSON (what a caller sees), without the endpoint's request count (a memory KG
+    sends none, so its usage has no ``kg_requests``)."""
+    state = {k: v for k, v in result.items() if k not in VOLATILE}
+    state["usage"] = {k: v for k, v in (state.get("usage") or {}).items() if k != "kg_requests"}
+    return json.loads(json.dumps(state, sort_keys=True))
 
 
 # ---------------------------------------------------------------- loading and the graph view
