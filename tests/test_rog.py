@@ -318,3 +318,26 @@ def test_retrieve_node_keeps_the_paths_the_question_names_when_a_plan_is_cut():
     assert len(ends) == 3 and ends[0] == "Comedy"
     [warning] = update["warnings"]
     assert "kept the 3 whose entities best match the question's words and dropped 9 " in warning
+
+
+def test_a_path_end_of_a_plan_the_question_does_not_ask_for_is_not_grounded(kg):
+    # SmolLM2's pattern (docs/benchmarks.md section 9): it lists relations one per line, so its "plans" are
+    # directed_by, release_year and has_tags, and it answers with the end of the wrong one. "1994" ends a
+    # retrieved release_year path, but "which person directed" asks for no year: the answer is not grounded, and
+    # under "prefer" the path votes (offline top plan first) replace it.
+    replies = ["release_year\ndirected_by\nhas_tags", "1994"]
+    question = "which person directed [Forrest Gump]"
+    result = create_rog_graph(kg, model=ScriptedChatModel(replies)).compile().invoke({"question": question})
+    assert {p["text"] for p in result["paths"]} >= {"Forrest Gump -> release_year -> 1994",
+                                                    "Forrest Gump -> directed_by -> Robert Zemeckis"}
+    assert answer_names(result)[0] == "Robert Zemeckis" and result["answers"][0]["grounded"]
+    assert "1994" not in answer_names(result)
+    warnings = " ".join(result["warnings"])
+    assert "does not ask for the model's plan(s)" in warnings and "release_year" in warnings
+    assert "the model's answers ('1994') are not supported" in warnings
+    assert result["output"] == "1994"
+
+    # A question that asks for the year grounds the same reply.
+    asked = create_rog_graph(kg, model=ScriptedChatModel(replies)).compile().invoke(
+        {"question": "in which year was [Forrest Gump] released"})
+    assert answer_names(asked) == ["1994"] and asked["answers"][0]["grounded"]

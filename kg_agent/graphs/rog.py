@@ -27,6 +27,7 @@ from kg_agent.tools.rog.retrieve import retrieve_node
 from kg_agent.tools.shared.decider import DEFAULT_MAX_CONCURRENCY, StructuredMode, add_nodes
 from kg_agent.tools.shared.grounding import DEFAULT_GROUNDING, Grounding, check_policy
 from kg_agent.tools.shared.link import link_node
+from kg_agent.tools.shared.path_scoring import RelationPathScorer
 from kg_agent.tools.shared.question_budget import budgeted, timed
 
 
@@ -99,7 +100,7 @@ def create_rog_graph(
     if answerer is None:
         answerer = (
             LLMAnswerer(chat_model, explain=explain, max_prompt_paths=max_prompt_paths, structured_output=structured_output,
-                        grounding=grounding)
+                        grounding=grounding, plan_scorer=RelationPathScorer(embeddings=embeddings))
             if chat_model is not None
             else VoteAnswerer()
         )

@@ -4,8 +4,9 @@
   reaches them (plans arrive best first), then by how many of that plan's paths reach them.
 * :class:`LLMAnswerer`: RoG's reasoning prompt ("return all the possible answers as a list"), or its
   explanation prompt. The answer list is parsed, and every answer is checked against the retrieved
-  paths (faithfulness, :mod:`kg_agent.tools.shared.grounding`: an answer is grounded when it is a path's
-  end, not an entity the path passes); the grounding policy decides what an ungrounded answer becomes.
+  paths (faithfulness, :mod:`kg_agent.tools.shared.grounding`: an answer is grounded when it is the end of
+  a path whose plan answers the question -- see :func:`trusted_plans` -- not an entity a path passes); the
+  grounding policy decides what an ungrounded answer becomes.
 """
 
 from __future__ import annotations
@@ -16,11 +17,14 @@ from typing import Protocol, runtime_checkable
 
 from langchain_core.language_models import BaseChatModel
 
+from kg_agent.kg.types import Entity, relation_path_text
 from kg_agent.llm.parsing import parse_answer_list
 from kg_agent.tools.shared.decider import LLMDecision, StructuredMode, decide, fall_back, run_steps, sync_node
 from kg_agent.tools.shared.decision_schemas import Answers
 from kg_agent.tools.shared.grounding import DEFAULT_GROUNDING, Grounding, ground_names, path_evidence, settle
 from kg_agent.tools.shared.link import reply_message
+from kg_agent.tools.shared.path_scoring import RelationPathScorer
+from kg_agent.tools.shared.scoring import mask_mentions
 from kg_agent.tools.shared.updates import answer_record
 
 REASONING_PROMPT = (
@@ -32,6 +36,8 @@ EXPLANATION_PROMPT = (
     "as a list on the first line, then the explanation.\n\nReasoning Paths:\n{paths}\n\nQuestion:\n{question}"
 )
 NO_PATHS_TEXT = "(no reasoning path was found in the knowledge graph)"
+#: A model plan answers the question when the relation-path scorer rates it at least this share of the best plan.
+MIN_RELATIVE_PLAN_EVIDENCE = 0.9
 
 
 @dataclass
@@ -109,6 +115,30 @@ class VoteAnswerer:
         return top > 0 and self._plan_score(plans, rank) >= self.min_relative_score * top
 
 
+def trusted_plans(question: str, paths: Sequence[dict], plans: Sequence[dict], *, scorer: RelationPathScorer,
+                  model_source: str, min_relative: float = MIN_RELATIVE_PLAN_EVIDENCE) -> set[int]:
+    """The ranks of the plans whose paths may ground a model's answer: the plans "that answer the question".
+
+    A plan an offline planner proposed (its ``source`` is not ``model_source``: the kept offline plan, or every
+    plan when the model's planning fell back) is trusted as that planner's judgement. A plan the model proposed is
+    trusted when the question evidences it: the relation-path scorer
+    (:class:`~kg_agent.tools.shared.path_scoring.RelationPathScorer`, hop by hop) rates it at least
+    ``min_relative`` x the best-rated plan that retrieved a path (the best one always counts). So for "which person
+    directed [Working Girl]" a model plan ``has_genre`` does not ground "Comedy" when ``directed_by`` retrieved
+    paths too: nothing in the question asks for a genre.
+    """
+    ranks = sorted({p["plan"] for p in paths if isinstance(p.get("plan"), int) and p["plan"] < len(plans)})
+    trusted = {r for r in ranks if plans[r].get("source") != model_source}
+    asked = [r for r in ranks if r not in trusted]
+    if not asked:
+        return trusted
+    starts = {p["start"]["id"]: p["start"] for p in paths if p.get("start")}
+    masked = mask_mentions(question, [Entity(e["id"], e.get("label") or "") for e in starts.values()])
+    scores = dict(zip(ranks, scorer.score(masked, [plans[r]["relations"] for r in ranks])))
+    best = max(scores.values())
+    return trusted | {r for r in asked if scores[r] == best or (best > 0 and scores[r] >= min_relative * best)}
+
+
 def path_lines(paths: Sequence[dict], limit: int) -> tuple[list[str], bool]:
     """Path texts for the prompt, best plans first (paths arrive grouped by plan rank), deduplicated."""
     ordered = sorted(paths, key=lambda p: p.get("plan", 0))
@@ -125,6 +155,9 @@ class LLMAnswerer:
     reply). A usable reply's answers are checked against the paths and ``grounding`` (``"prefer"``,
     ``"strict"``, ``"off"``; see :mod:`kg_agent.tools.shared.grounding`) decides what is answered: under
     ``"prefer"`` the fallback's path votes replace answers no path supports, and ``output`` keeps the reply.
+    Only the paths of plans that answer the question ground an answer (:func:`trusted_plans`, judged by
+    ``plan_scorer``): a model that names the end of a path of a plan it made up for a question that asks for
+    something else ("Comedy" by ``has_genre`` for "which person directed [Working Girl]") is not grounded.
     """
 
     name = "llm"
@@ -138,9 +171,13 @@ class LLMAnswerer:
         fallback: Answerer | None = None,
         structured_output: StructuredMode = "auto",
         grounding: Grounding = DEFAULT_GROUNDING,
+        plan_scorer: RelationPathScorer | None = None,
+        model_source: str = "llm",
     ) -> None:
         self.model = model
         self.grounding = grounding
+        self.plan_scorer = plan_scorer or RelationPathScorer()
+        self.model_source = model_source
         self.decision = LLMDecision(model, "answer", what="answer", reply_format="answer 1\nanswer 2", schema=Answers,
                                     structured_output=structured_output)
         self.prompt = EXPLANATION_PROMPT if explain else REASONING_PROMPT
@@ -168,7 +205,14 @@ class LLMAnswerer:
             return fall_back(asked, self.fallback.answer(question, paths, plans), node="answer",
                              to=f"{self.fallback.name} answers", before=warnings)
         warnings.extend(asked.warnings)
-        answers = ground_names(asked.value, path_evidence(paths), read_sentences=self.grounding != "off")
+        trusted = trusted_plans(question, paths, plans, scorer=self.plan_scorer, model_source=self.model_source)
+        grounding_paths = [p for p in paths if p.get("plan", 0) in trusted]
+        left_out = sorted({relation_path_text(plans[r]["relations"]) for r in {p.get("plan", 0) for p in paths} - trusted
+                           if r < len(plans)})
+        if left_out:
+            warnings.append(f"answer: the question does not ask for the model's plan(s) {', '.join(left_out)}; "
+                            "their path ends do not ground an answer")
+        answers = ground_names(asked.value, path_evidence(grounding_paths), read_sentences=self.grounding != "off")
         settled = settle(answers, policy=self.grounding, node="answer", offline_name=f"{self.fallback.name}",
                          offline=lambda: self.fallback.answer(question, paths, plans).answers)
         output = "\n".join(a["answer"] for a in settled.answers) if self.grounding == "strict" else asked.reply
