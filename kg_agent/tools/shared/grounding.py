@@ -5,7 +5,9 @@ One rule for every method (DESIGN.md, "Grounded means grounded"):
 * **Path end.** An answer is grounded when its normalised text is the label of the *end* of a retrieved
   reasoning path (RoG), explored chain (ToG, ToG-I) or triple path (ToG-2) of at least one hop; it cites
   those paths. Entities a path only passes through do not count, and neither does the question's topic
-  entity (a path's start) -- unless a path returns to it as its end.
+  entity (a path's start) -- unless a path returns to it as its end. RoG also asks that the path's plan
+  answer the question: the ends of a model plan the question does not evidence ground nothing
+  (:func:`kg_agent.tools.rog.answer.trusted_plans`).
 * **Chunk span** (ToG-2's documents). An answer that is no path end is grounded by a cited chunk when the
   chunk's text contains it as whole words (normalised), it is a span of at most :data:`MAX_SPAN_WORDS`
   words (a name, not a copied sentence), and it is neither a topic entity nor the entity the chunk is about
