@@ -19,7 +19,8 @@ from kg_agent.kg.terms import entity_iri
 from kg_agent.llm.scripted import ScriptedChatModel
 from kg_agent.tools.prompts import prompt_node
 from kg_agent.tools.rog.answer import LLMAnswerer
-from kg_agent.tools.shared.grounding import Evidence, ground_names
+from kg_agent.tools.shared.grounding import Evidence, asked_for, ground_names
+from kg_agent.tools.shared.path_scoring import RelationPathScorer
 
 FG_Q = "who directed [Forrest Gump]"
 HANKS_Q = "who directed the films that [Tom Hanks] starred in"
@@ -290,3 +291,46 @@ def test_eval_does_not_score_an_ungrounded_reply_that_prefer_replaced(kg):
     record = result["per_question"][0]
     assert "Christopher Nolan" in record["output"] and "Christopher Nolan" not in record["predicted"]
     assert record["scores"]["rog_legacy"]["hit"] == 0.0 and record["scores"]["tog_em"]["em"] == 0.0
+
+
+# ------------------------------------------------------------------------------- paths the question asks for
+def test_asked_for_rejects_unasked_plans_and_hops_past_the_answer():
+    scorer = RelationPathScorer()
+    film = [{"id": "x", "label": "Working Girl"}]
+    assert asked_for("which person directed [Working Girl]", film, [("directed_by",), ("has_genre",), ("has_tags",)],
+                     scorer=scorer) == [True, False, False]
+    cast = [("starred_actors",), ("starred_actors", "^starred_actors"), ("starred_actors", "^starred_actors", "starred_actors")]
+    assert asked_for("who starred in [Forrest Gump]", film, cast, scorer=scorer) == [True, False, False]
+    # a second hop the question asks for is kept
+    assert asked_for("who directed the films that [Tom Hanks] starred in", film,
+                     [("^starred_actors",), ("^starred_actors", "directed_by")], scorer=scorer) == [False, True]
+
+
+def test_tog_explored_past_the_answer_is_not_grounded(kg):
+    # A small model says No at depth 1, then Yes at depth 2 naming a film of the cast: that film ends an explored
+    # chain, but "who starred in" does not ask for the cast's films. The chains the question asks for answer.
+    verified: list[str] = []
+
+    def respond(prompt: str) -> str:
+        node = prompt_node(prompt)
+        if node == "prune_relations":
+            relation = "^starred_actors" if "^starred_actors" in prompt else "starred_actors"
+            return f"1. {{{relation} (Score: 1.0)}}: the one."
+        if node == "prune_entities":
+            return "1.0"
+        if node == "verify":
+            verified.append(prompt)
+            if len(verified) == 1:
+                return "{No}. Not enough."
+            film = [line for line in prompt.splitlines() if ", starred_actors, Tom Hanks" in line][-1].split(", ")[0]
+            return f"{{Yes}}. The answer is {{{film}}}."
+        return "{unknown}"
+
+    result = create_tog_graph(kg, model=ScriptedChatModel(responder=respond)).compile().invoke(
+        {"question": "who starred in [Forrest Gump]"})
+    cast = {kg.label(a) for a in kg.neighbors(kg.find_entities("Forrest Gump")[0].id, "starred_actors")}
+    assert result["stop_reason"] == "verified" and any(c["depth"] == 2 for c in result["chains"])
+    assert names(result) and set(names(result)) <= cast and all(a["grounded"] for a in result["answers"])
+    warnings = " ".join(result["warnings"])
+    assert "does not ask for the relation path(s) <PATH> starred_actors <SEP> ^starred_actors </PATH>" in warnings
+    assert "grounded chains answers" in warnings

@@ -17,14 +17,13 @@ from typing import Protocol, runtime_checkable
 
 from langchain_core.language_models import BaseChatModel
 
-from kg_agent.kg.types import Entity, relation_path_text
+from kg_agent.kg.types import relation_path_text
 from kg_agent.llm.parsing import parse_answer_list
 from kg_agent.tools.shared.decider import LLMDecision, StructuredMode, decide, fall_back, run_steps, sync_node
 from kg_agent.tools.shared.decision_schemas import Answers
-from kg_agent.tools.shared.grounding import DEFAULT_GROUNDING, Grounding, ground_names, path_evidence, settle
+from kg_agent.tools.shared.grounding import DEFAULT_GROUNDING, Grounding, asked_for, ground_names, path_evidence, settle
 from kg_agent.tools.shared.link import reply_message
 from kg_agent.tools.shared.path_scoring import RelationPathScorer
-from kg_agent.tools.shared.scoring import mask_mentions
 from kg_agent.tools.shared.updates import answer_record
 
 REASONING_PROMPT = (
@@ -36,8 +35,6 @@ EXPLANATION_PROMPT = (
     "as a list on the first line, then the explanation.\n\nReasoning Paths:\n{paths}\n\nQuestion:\n{question}"
 )
 NO_PATHS_TEXT = "(no reasoning path was found in the knowledge graph)"
-#: A model plan answers the question when the relation-path scorer rates it at least this share of the best plan.
-MIN_RELATIVE_PLAN_EVIDENCE = 0.9
 
 
 @dataclass
@@ -116,27 +113,22 @@ class VoteAnswerer:
 
 
 def trusted_plans(question: str, paths: Sequence[dict], plans: Sequence[dict], *, scorer: RelationPathScorer,
-                  model_source: str, min_relative: float = MIN_RELATIVE_PLAN_EVIDENCE) -> set[int]:
+                  model_source: str) -> set[int]:
     """The ranks of the plans whose paths may ground a model's answer: the plans "that answer the question".
 
     A plan an offline planner proposed (its ``source`` is not ``model_source``: the kept offline plan, or every
     plan when the model's planning fell back) is trusted as that planner's judgement. A plan the model proposed is
-    trusted when the question evidences it: the relation-path scorer
-    (:class:`~kg_agent.tools.shared.path_scoring.RelationPathScorer`, hop by hop) rates it at least
-    ``min_relative`` x the best-rated plan that retrieved a path (the best one always counts). So for "which person
-    directed [Working Girl]" a model plan ``has_genre`` does not ground "Comedy" when ``directed_by`` retrieved
-    paths too: nothing in the question asks for a genre.
+    trusted when the question asks for it (:func:`~kg_agent.tools.shared.grounding.asked_for`, among the plans that
+    retrieved a path). So for "which person directed [Working Girl]" a model plan ``has_genre`` does not ground
+    "Comedy" when ``directed_by`` retrieved paths too: nothing in the question asks for a genre.
     """
     ranks = sorted({p["plan"] for p in paths if isinstance(p.get("plan"), int) and p["plan"] < len(plans)})
     trusted = {r for r in ranks if plans[r].get("source") != model_source}
-    asked = [r for r in ranks if r not in trusted]
-    if not asked:
+    if len(trusted) == len(ranks):
         return trusted
     starts = {p["start"]["id"]: p["start"] for p in paths if p.get("start")}
-    masked = mask_mentions(question, [Entity(e["id"], e.get("label") or "") for e in starts.values()])
-    scores = dict(zip(ranks, scorer.score(masked, [plans[r]["relations"] for r in ranks])))
-    best = max(scores.values())
-    return trusted | {r for r in asked if scores[r] == best or (best > 0 and scores[r] >= min_relative * best)}
+    asked = asked_for(question, starts.values(), [plans[r]["relations"] for r in ranks], scorer=scorer)
+    return trusted | {r for r, yes in zip(ranks, asked) if yes}
 
 
 def path_lines(paths: Sequence[dict], limit: int) -> tuple[list[str], bool]:

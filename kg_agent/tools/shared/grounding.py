@@ -5,9 +5,9 @@ One rule for every method (DESIGN.md, "Grounded means grounded"):
 * **Path end.** An answer is grounded when its normalised text is the label of the *end* of a retrieved
   reasoning path (RoG), explored chain (ToG, ToG-I) or triple path (ToG-2) of at least one hop; it cites
   those paths. Entities a path only passes through do not count, and neither does the question's topic
-  entity (a path's start) -- unless a path returns to it as its end. RoG also asks that the path's plan
-  answer the question: the ends of a model plan the question does not evidence ground nothing
-  (:func:`kg_agent.tools.rog.answer.trusted_plans`).
+  entity (a path's start) -- unless a path returns to it as its end. The path must also answer the
+  question: the ends of a path whose relation path the question does not ask for ground nothing
+  (:func:`asked_for`; RoG judges its plans, ToG and ToG-I their chains).
 * **Chunk span** (ToG-2's documents). An answer that is no path end is grounded by a cited chunk when the
   chunk's text contains it as whole words (normalised), it is a span of at most :data:`MAX_SPAN_WORDS`
   words (a name, not a copied sentence), and it is neither a topic entity nor the entity the chunk is about
@@ -35,6 +35,9 @@ from dataclasses import dataclass, field
 from typing import Literal, get_args
 
 from kg_agent.kg.terms import normalize_label
+from kg_agent.kg.types import Entity
+from kg_agent.tools.shared.path_scoring import RelationPathScorer
+from kg_agent.tools.shared.scoring import mask_mentions
 from kg_agent.tools.shared.updates import answer_record
 
 Grounding = Literal["prefer", "strict", "off"]
@@ -43,6 +46,8 @@ DEFAULT_GROUNDING: Grounding = "prefer"
 NO_GROUNDED_ANSWER = "no_grounded_answer"  # the stop reason when "strict" withholds every answer
 MAX_SPAN_WORDS = 8  # the longest chunk span taken as an answer (a name or a short value, not a sentence)
 MAX_SUPPORTING_PATHS = 3
+#: A relation path answers the question when the relation-path scorer rates it at least this share of the best one.
+MIN_RELATIVE_EVIDENCE = 0.9
 
 
 def check_policy(grounding: str) -> Grounding:
@@ -50,6 +55,32 @@ def check_policy(grounding: str) -> Grounding:
     if grounding not in GROUNDING_POLICIES:
         raise ValueError(f"unknown grounding policy {grounding!r}: use one of {', '.join(GROUNDING_POLICIES)}")
     return grounding  # type: ignore[return-value]
+
+
+def asked_for(question: str, topic_entities: Iterable[dict], relation_paths: Sequence[Sequence[str]], *,
+              scorer: RelationPathScorer, min_relative: float = MIN_RELATIVE_EVIDENCE) -> list[bool]:
+    """Which relation paths the question asks for, judged by the relation-path scorer
+    (:class:`~kg_agent.tools.shared.path_scoring.RelationPathScorer`: hop by hop, entity mentions masked).
+
+    A path is asked for when it rates at least ``min_relative`` x the best of them (the best always does) and no
+    shorter prefix of it rates higher: the hops after such a prefix explain nothing more of the question. For
+    "which person directed [Working Girl]", ``has_genre`` is not asked for beside ``directed_by``; for "who starred
+    in [Forrest Gump]", ``starred_actors -> ^starred_actors`` (the cast's other films) is not, since
+    ``starred_actors`` alone rates higher.
+    """
+    if not relation_paths:
+        return []
+    masked = mask_mentions(question, [Entity(e["id"], e.get("label") or "") for e in topic_entities])
+    paths = [tuple(p) for p in relation_paths]
+    prefixes = sorted({p[:n] for p in paths for n in range(1, len(p))} - set(paths))
+    scored = dict(zip([*paths, *prefixes], scorer.score(masked, [*paths, *prefixes])))
+    best = max(scored[p] for p in paths)
+
+    def asked(path: tuple[str, ...]) -> bool:
+        close = scored[path] == best or (best > 0 and scored[path] >= min_relative * best)
+        return close and all(scored[path[:n]] <= scored[path] for n in range(1, len(path)))
+
+    return [asked(p) for p in paths]
 
 
 @dataclass

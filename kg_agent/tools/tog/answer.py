@@ -23,12 +23,22 @@ from typing import Protocol, runtime_checkable
 
 from langchain_core.language_models import BaseChatModel
 
+from kg_agent.kg.types import relation_path_text
 from kg_agent.llm.parsing import parse_answer_list
 from kg_agent.tools.rog.answer import AnswerOutcome
 from kg_agent.tools.shared.decider import LLMDecision, StructuredMode, decide, fall_back, run_steps
 from kg_agent.tools.shared.decision_schemas import Answers
-from kg_agent.tools.shared.grounding import DEFAULT_GROUNDING, NO_GROUNDED_ANSWER, Evidence, Grounding, ground_names, settle
+from kg_agent.tools.shared.grounding import (
+    DEFAULT_GROUNDING,
+    NO_GROUNDED_ANSWER,
+    Evidence,
+    Grounding,
+    asked_for,
+    ground_names,
+    settle,
+)
 from kg_agent.tools.shared.link import reply_message
+from kg_agent.tools.shared.path_scoring import RelationPathScorer
 from kg_agent.tools.shared.updates import add_usage, add_warnings, answer_record, emit_answers
 from kg_agent.tools.tog.prune_entities import chain_path, chain_triplets
 from kg_agent.tools.tog.prune_relations import chain_relations, remaining_calls
@@ -64,6 +74,23 @@ def answer_records(names: Sequence[str], chains: Sequence[dict], *, verified: bo
         if not record["grounded"] and note:
             record["note"] = note
     return records
+
+
+def asked_chains(question: str, chains: Sequence[dict], *, scorer: RelationPathScorer) -> tuple[list[dict], list[str]]:
+    """The chains whose relation path the question asks for (:func:`~kg_agent.tools.shared.grounding.asked_for`,
+    among the explored chains' relation paths), and a note naming the relation paths left out."""
+    explored = [c for c in chains if c.get("triples")]
+    paths = list(dict.fromkeys(tuple(chain_relations(c)) for c in explored))
+    if len(paths) < 2:
+        return list(chains), []
+    starts = {c["start"]["id"]: c["start"] for c in explored}
+    yes = dict(zip(paths, asked_for(question, starts.values(), paths, scorer=scorer)))
+    left_out = [p for p in paths if not yes[p]]
+    if not left_out:
+        return list(chains), []
+    note = (f"answer: the question does not ask for the relation path(s) {', '.join(relation_path_text(p) for p in left_out)}; "
+            "the ends of those explored chains do not ground an answer")
+    return [c for c in explored if yes[tuple(chain_relations(c))]], [note]
 
 
 class ChainAnswerer:
@@ -134,13 +161,20 @@ class LLMToGAnswerer:
     replace it (the verifier's reply stays in ``output``). Answers from the model's own knowledge after an
     unverified exploration are flagged ``grounded: False``, and withheld under ``"strict"``. ``output`` is
     the accepted reply, or the answers; never a reply that was rejected.
+
+    Only chains that answer the question ground an answer (:func:`asked_chains`, judged by ``chain_scorer``):
+    a model that explored past the answer ("who are the actors in [X]" on to the actors' films and their
+    co-actors) and names an end of those chains is not grounded, and the offline answers come from the chains
+    the question asks for.
     """
 
     name = "llm"
 
     def __init__(self, model: BaseChatModel, *, fallback: ToGAnswerer | None = None, max_triplets: int = 200,
-                 structured_output: StructuredMode = "auto", grounding: Grounding = DEFAULT_GROUNDING) -> None:
+                 structured_output: StructuredMode = "auto", grounding: Grounding = DEFAULT_GROUNDING,
+                 chain_scorer: RelationPathScorer | None = None) -> None:
         self.model = model
+        self.chain_scorer = chain_scorer or RelationPathScorer()
         self.decision = LLMDecision(model, "answer", what="answer", reply_format="... So the answer is {answer}.", schema=Answers,
                                     structured_output=structured_output)
         self.fallback = fallback if fallback is not None else ChainAnswerer(grounding=grounding)
@@ -162,15 +196,16 @@ class LLMToGAnswerer:
         """:meth:`answer` as steps (see :mod:`kg_agent.tools.shared.decider`)."""
         verified = bool(verification and verification.get("sufficient"))
         read_sentences = self.grounding != "off"
+        answering, notes = asked_chains(question, chains, scorer=self.chain_scorer)
 
         def offline() -> list[dict]:
-            return self.fallback.answer(question, chains, verification=verification, stop_reason=stop_reason).answers
+            return self.fallback.answer(question, answering, verification=verification, stop_reason=stop_reason).answers
 
         if verified and verification.get("answer"):
             names = parse_tog_answers("{" + verification["answer"] + "}")
-            records = answer_records(names, chains, verified=True, note="not found in the explored triples",
+            records = answer_records(names, answering, verified=True, note="not found in the explored triples",
                                      read_sentences=read_sentences)
-            return self._settle(records, verification.get("reply") or "", [], {}, verified=True, offline=offline)
+            return self._settle(records, verification.get("reply") or "", notes, {}, verified=True, offline=offline)
         lines = chain_triplets(chains)[: self.max_triplets]
         if lines:
             prompt = ANSWER_PROMPT.format(question=question, triplets="\n".join(lines))
@@ -178,11 +213,11 @@ class LLMToGAnswerer:
             prompt = NO_TRIPLES_PROMPT.format(question=question)
         asked = yield self.decision.request(prompt, lambda r: (parse_tog_answers(r) or None, []), calls_left=calls_left)
         if not asked.decided:
-            outcome = self.fallback.answer(question, chains, verification=verification, stop_reason=stop_reason)
+            outcome = self.fallback.answer(question, answering, verification=verification, stop_reason=stop_reason)
             return fall_back(asked, outcome, node="answer", to=f"{self.fallback.name} answers")
-        warnings = list(asked.warnings)
+        warnings = [*asked.warnings, *notes]
         note = None if verified else UNVERIFIED_NOTE.format(reason=stop_reason or "not verified")
-        records = answer_records(asked.value, chains, verified=verified, note=note, read_sentences=read_sentences)
+        records = answer_records(asked.value, answering, verified=verified, note=note, read_sentences=read_sentences)
         if not verified:
             warnings.append("answer: " + note)
         return self._settle(records, asked.reply, warnings, asked.usage, verified=verified, offline=offline)
