@@ -5,7 +5,7 @@
 * :class:`LLMAnswerer`: RoG's reasoning prompt ("return all the possible answers as a list"), or its
   explanation prompt. The answer list is parsed, and every answer is checked against the retrieved
   paths (faithfulness, :mod:`kg_agent.tools.shared.grounding`: an answer is grounded when it is the end of
-  a path whose plan answers the question -- see :func:`trusted_plans` -- not an entity a path passes); the
+  a path whose plan answers the question -- see :func:`unasked_plans` -- not an entity a path passes); the
   grounding policy decides what an ungrounded answer becomes.
 """
 
@@ -112,23 +112,23 @@ class VoteAnswerer:
         return top > 0 and self._plan_score(plans, rank) >= self.min_relative_score * top
 
 
-def trusted_plans(question: str, paths: Sequence[dict], plans: Sequence[dict], *, scorer: RelationPathScorer,
+def unasked_plans(question: str, paths: Sequence[dict], plans: Sequence[dict], *, scorer: RelationPathScorer,
                   model_source: str) -> set[int]:
-    """The ranks of the plans whose paths may ground a model's answer: the plans "that answer the question".
+    """The ranks of the model's plans the question does not ask for: their paths ground no answer.
 
-    A plan an offline planner proposed (its ``source`` is not ``model_source``: the kept offline plan, or every
-    plan when the model's planning fell back) is trusted as that planner's judgement. A plan the model proposed is
-    trusted when the question asks for it (:func:`~kg_agent.tools.shared.grounding.asked_for`, among the plans that
-    retrieved a path). So for "which person directed [Working Girl]" a model plan ``has_genre`` does not ground
-    "Comedy" when ``directed_by`` retrieved paths too: nothing in the question asks for a genre.
+    Only plans the model proposed (``source`` is ``model_source``) are judged; an offline planner's plan (the kept
+    offline plan, or every plan when the model's planning fell back) stands as that planner's judgement, and a path
+    with no known plan is not judged. A model plan is asked for when
+    :func:`~kg_agent.tools.shared.grounding.asked_for` says so among the plans that retrieved a path: for "which
+    person directed [Working Girl]" a model plan ``has_genre`` does not ground "Comedy" when ``directed_by``
+    retrieved paths too.
     """
     ranks = sorted({p["plan"] for p in paths if isinstance(p.get("plan"), int) and p["plan"] < len(plans)})
-    trusted = {r for r in ranks if plans[r].get("source") != model_source}
-    if len(trusted) == len(ranks):
-        return trusted
+    if all(plans[r].get("source") != model_source for r in ranks):
+        return set()
     starts = {p["start"]["id"]: p["start"] for p in paths if p.get("start")}
     asked = asked_for(question, starts.values(), [plans[r]["relations"] for r in ranks], scorer=scorer)
-    return trusted | {r for r, yes in zip(ranks, asked) if yes}
+    return {r for r, yes in zip(ranks, asked) if not yes and plans[r].get("source") == model_source}
 
 
 def path_lines(paths: Sequence[dict], limit: int) -> tuple[list[str], bool]:
@@ -147,7 +147,7 @@ class LLMAnswerer:
     reply). A usable reply's answers are checked against the paths and ``grounding`` (``"prefer"``,
     ``"strict"``, ``"off"``; see :mod:`kg_agent.tools.shared.grounding`) decides what is answered: under
     ``"prefer"`` the fallback's path votes replace answers no path supports, and ``output`` keeps the reply.
-    Only the paths of plans that answer the question ground an answer (:func:`trusted_plans`, judged by
+    Only the paths of plans that answer the question ground an answer (:func:`unasked_plans`, judged by
     ``plan_scorer``): a model that names the end of a path of a plan it made up for a question that asks for
     something else ("Comedy" by ``has_genre`` for "which person directed [Working Girl]") is not grounded.
     """
@@ -197,10 +197,9 @@ class LLMAnswerer:
             return fall_back(asked, self.fallback.answer(question, paths, plans), node="answer",
                              to=f"{self.fallback.name} answers", before=warnings)
         warnings.extend(asked.warnings)
-        trusted = trusted_plans(question, paths, plans, scorer=self.plan_scorer, model_source=self.model_source)
-        grounding_paths = [p for p in paths if p.get("plan", 0) in trusted]
-        left_out = sorted({relation_path_text(plans[r]["relations"]) for r in {p.get("plan", 0) for p in paths} - trusted
-                           if r < len(plans)})
+        unasked = unasked_plans(question, paths, plans, scorer=self.plan_scorer, model_source=self.model_source)
+        grounding_paths = [p for p in paths if p.get("plan") not in unasked]
+        left_out = sorted(relation_path_text(plans[r]["relations"]) for r in unasked)
         if left_out:
             warnings.append(f"answer: the question does not ask for the model's plan(s) {', '.join(left_out)}; "
                             "their path ends do not ground an answer")
