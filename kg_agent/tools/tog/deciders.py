@@ -55,7 +55,8 @@ def make_tog_deciders(
         return ToGDeciders(relation_pruner or offline_relations, entity_scorer or offline_entities,
                            verifier or offline_verifier, answerer or offline_answerer, False)
     return ToGDeciders(
-        relation_pruner or LLMRelationPruner(model, fallback=offline_relations, structured_output=structured_output),
+        relation_pruner or LLMRelationPruner(model, fallback=offline_relations, structured_output=structured_output,
+                                             keep_offline_top=grounding != "off"),
         entity_scorer or LLMEntityScorer(model, fallback=offline_entities, structured_output=structured_output),
         verifier or LLMVerifier(model, fallback=offline_verifier, structured_output=structured_output),
         answerer or LLMToGAnswerer(model, fallback=offline_answerer, structured_output=structured_output, grounding=grounding,

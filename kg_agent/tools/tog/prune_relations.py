@@ -149,13 +149,19 @@ class LLMRelationPruner:
 
     Unknown relation names are ignored (and reported); missing scores share what the scored relations left;
     scores not summing to 1 are rescaled; more than ``width`` relations are cut to the best ``width``.
+
+    With ``keep_offline_top`` (the grounding policies ``"prefer"`` and ``"strict"`` ask for it) the ``fallback``
+    pruner's top relation is kept beside the model's, tied with the model's best and ranked before it, so a
+    small model that picks the wrong relations ("directed_by" for "what kind of film is [X]") still leaves the
+    beam a chain the question asks for -- the chain the answer step's grounding check then prefers.
     """
 
     name = "llm"
 
     def __init__(self, model: BaseChatModel, *, fallback: RelationPruner | None = None, prompt: str = RELATION_PROMPT,
-                 structured_output: StructuredMode = "auto") -> None:
+                 structured_output: StructuredMode = "auto", keep_offline_top: bool = False) -> None:
         self.model = model
+        self.keep_offline_top = keep_offline_top
         self.decision = LLMDecision(model, "prune_relations",
                                     reply_format="1. {relation_a (Score: 0.6)}: why\n2. {relation_b (Score: 0.4)}: why", schema=ScoredNames,
                                     structured_output=structured_output)
@@ -186,9 +192,16 @@ class LLMRelationPruner:
             return top_normalised(parsed.items, width), notes
 
         asked = yield self.decision.request(prompt, parse, calls_left=calls_left)
-        if asked.decided:
+        if asked.decided and not self.keep_offline_top:
             return ScoredOutcome(asked.value, asked.warnings, asked.usage, self.name)
         outcome = self.fallback.score_relations(question, entity, relations, width=width, prefix=prefix, guidance=guidance)
+        if asked.decided:
+            top = outcome.items[0][0] if outcome.items else None
+            if top is None or top in dict(asked.value):
+                return ScoredOutcome(asked.value, asked.warnings, asked.usage, self.name)
+            kept = top_normalised([(top, asked.value[0][1]), *asked.value], width)
+            note = f"prune_relations: kept the {self.fallback.name} pruner's top relation {top} for {entity.label} beside the model's"
+            return ScoredOutcome(kept, [*asked.warnings, note], asked.usage, self.name)
         return fall_back(asked, outcome, node="prune_relations", to=f"the {self.fallback.name} pruner for {entity.label}")
 
 
