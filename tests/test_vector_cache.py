@@ -20,7 +20,7 @@ from kg_agent.tools.shared.similarity import TextVectors, VectorFile, use_vector
 ASK = textwrap.dedent('''
     import json, sys
     from langchain_core.embeddings import Embeddings
-    from kg_agent.docs.embeddings import default_embeddings
+    from kg_agent.embeddings import default_embeddings
     from kg_agent.graphs import create_rog_graph
     from kg_agent.kg import open_oxigraph
 
@@ -103,7 +103,7 @@ def test_kg_agent_load_embeds_the_relation_names(own_vector_files, tmp_path, cap
 
 
 def test_vectors_from_the_file_equal_computed_ones(own_vector_files, tmp_path):
-    from kg_agent.docs.embeddings import default_embeddings
+    from kg_agent.embeddings import default_embeddings
 
     texts = ["directed by", "the starred actors of [ENT]"]
     fresh = TextVectors(default_embeddings()).matrix(texts)
