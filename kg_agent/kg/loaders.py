@@ -453,11 +453,11 @@ def _index_ntriples_lines(builder: RelationIndexBuilder, ox, handle, label_iris:
     label_lines: list[bytes] = []
     chunks: list[bytes] = []
     bits: dict[bytes, tuple[int, int]] = {}
-    read = 0
+    reported = 0
     edges = 0
     for number, line in enumerate(handle, start=1):
         parts = line.split(None, 2)
-        if len(parts) < 3 or parts[0].startswith(b"#"):
+        if len(parts) < 3 or parts[0][0] == 35:  # 35: '#', a comment
             continue
         subject, predicate, rest = parts
         if predicate in labels:
@@ -475,20 +475,18 @@ def _index_ntriples_lines(builder: RelationIndexBuilder, ox, handle, label_iris:
             else:
                 iri = predicate[1:-1].decode("utf-8")
             pair = bits[predicate] = builder.predicate_bits(iri)
-        obj = rest.rstrip()
-        if obj.endswith(b"."):
-            obj = obj[:-1].rstrip()
-        signatures[subject] = get(subject, 0) | pair[0]
-        signatures[obj] = get(obj, 0) | pair[1]
+        out_bit, in_bit = pair
+        obj = rest.rstrip(b" \t\r\n.")  # a node never ends with '.': IRIs end with '>', literals with '"', a tag or '>'
+        signatures[subject] = get(subject, 0) | out_bit
+        signatures[obj] = get(obj, 0) | in_bit
         edges += 1
-        if bar is not None:
-            read += len(line)
-            if not number % 50_000:
-                bar.update(read)
-                read = 0
+        if bar is not None and not number % 50_000:
+            position = handle.tell()
+            bar.update(position - reported)
+            reported = position
     builder.triples += edges
     if bar is not None:
-        bar.update(read)
+        bar.update(handle.tell() - reported)
     return [*chunks, b"".join(label_lines)]
 
 
