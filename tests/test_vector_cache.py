@@ -27,9 +27,10 @@ ASK = textwrap.dedent('''
     class CountingEmbeddings(Embeddings):
         model = "all-MiniLM-L6-v2 (counted)"
         def __init__(self):
-            self.inner, self.texts = default_embeddings(), 0
+            self.inner, self.texts, self.seen = default_embeddings(), 0, []
         def embed_documents(self, texts):
             self.texts += len(texts)
+            self.seen += texts
             return self.inner.embed_documents(texts)
         def embed_query(self, text):
             return self.inner.embed_query(text)
@@ -47,7 +48,7 @@ ASK = textwrap.dedent('''
         for question in sys.argv[2:]:
             result = app.invoke({"question": question})
             answers.append(sorted(a["answer"] for a in result["answers"])[:3])
-    print(json.dumps({"embedded": embeddings.texts, "answers": answers}))
+    print(json.dumps({"embedded": embeddings.texts, "answers": answers, "texts": embeddings.seen}))
 ''')
 
 QUESTIONS = ["who directed the films that [Tom Hanks] starred in", "what genre is [Apollo 13]"]
@@ -80,7 +81,7 @@ def test_a_second_process_reuses_the_vectors_of_the_first(store):
     assert first["embedded"] > 20  # every candidate relation path of both questions
     assert (store / "kg-agent" / "vectors.sqlite").exists()
     second = run_process(str(store), *QUESTIONS)
-    assert second == {"embedded": 0, "answers": first["answers"]}  # same answers, nothing embedded again
+    assert second == {"embedded": 0, "answers": first["answers"], "texts": []}  # same answers, nothing embedded again
 
 
 def test_relation_vectors_computed_at_load_serve_the_first_question(store, tmp_path):
@@ -88,8 +89,11 @@ def test_relation_vectors_computed_at_load_serve_the_first_question(store, tmp_p
     assert precomputed["stored"] > 0 and precomputed["embedded"] == precomputed["stored"]
     with_names = run_process(str(store), "what genre is [Apollo 13]")
     without = run_process(str(build_oxigraph(sample_kg_path(), tmp_path / "plain")), "what genre is [Apollo 13]")
-    # the question's one-hop candidate paths were embedded at load; its 2- and 3-hop ones on first use
+    # every candidate relation path (1 to 3 hops) was embedded at load: the first question embeds its own
+    # phrases only, none of the paths' verbalisations ("the has genre of [ENT]")
     assert 0 < with_names["embedded"] < without["embedded"]
+    assert not [text for text in with_names["texts"] if "[ENT]" in text]
+    assert [text for text in without["texts"] if "[ENT]" in text]
     assert with_names["answers"] == without["answers"]
 
 
