@@ -39,7 +39,7 @@ ASK = textwrap.dedent('''
     if sys.argv[2] == "precompute":
         from kg_agent.tools.shared.relation_vectors import precompute_relation_vectors
         with open_oxigraph(sys.argv[1]) as kg:
-            stored = precompute_relation_vectors(kg, embeddings)
+            stored = precompute_relation_vectors(kg.relation_index(), kg.vector_cache_path, embeddings=embeddings)
         print(json.dumps({"embedded": embeddings.texts, "stored": stored}))
         raise SystemExit
     with open_oxigraph(sys.argv[1]) as kg:
