@@ -206,3 +206,28 @@ def test_plans_sharing_a_prefix_walk_the_store_once_with_the_same_paths(metaqa, 
                                for p in retrieve_paths(metaqa, [E("Combat Shock")], plan["relations"],
                                                        relevance=lambda entity: 0.0).paths)]
     assert paths == separately and len({p["plan"] for p in paths}) == 3
+
+
+def test_a_step_with_more_entities_than_the_label_cache_fetches_each_label_once(metaqa, fixtures_dir: Path,
+                                                                              tmp_path):
+    # The labels of a step's entities are fetched in batches and used as fetched: before, they went through
+    # the LRU label cache, and a hub's entities beyond its size were fetched again one query each.
+    from kg_agent.kg import build_oxigraph, open_oxigraph
+
+    store = build_oxigraph(fixtures_dir / "kg" / "metaqa_slice.txt", tmp_path / "store")
+    plan = ["has_genre", "^has_genre"]  # a film's genres, then every film of those genres
+    expected = retrieve_paths(metaqa, [E("Combat Shock")], plan)
+    reached = {e.id for path in expected.paths for e in path.entities}
+    assert len(reached) == 9
+    with open_oxigraph(store, cache_size=2) as kg:
+        fetched: list[int] = []
+        fetch = kg.store.fetch_labels
+
+        def counted(keys):
+            fetched.append(len(keys))
+            return fetch(keys)
+
+        kg.store.fetch_labels = counted
+        found = retrieve_paths(kg, [E("Combat Shock")], plan)
+    assert [p.text() for p in found.paths] == [p.text() for p in expected.paths]
+    assert sum(fetched) == len(reached) and len(fetched) == len(plan)  # one query per step

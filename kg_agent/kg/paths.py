@@ -119,12 +119,13 @@ def retrieve_paths(
         node_paths, truncated = retrieve_node_paths(kg, starts, relations, max_paths=max_paths)
         return PathSearchResult(relations, [node_path_to_path(kg, nodes, relations) for nodes in node_paths], truncated)
     entities: dict[str, Entity] = {}
-    label = kg.label
+    labels: dict[str, str] = {}  # each step's labels, fetched at once (a hub's may not fit the label cache)
 
     def entity(node: str) -> Entity:
         found = entities.get(node)
         if found is None:
-            found = entities[node] = new_entity(node, label(node) or node)
+            name = labels.get(node)
+            found = entities[node] = new_entity(node, (name if name is not None else kg.label(node)) or node)
         return found
 
     starts = list(dict.fromkeys(starts))
@@ -147,8 +148,9 @@ def retrieve_paths(
             if walks is not None:
                 walks[walk_key] = walked
         unread = unread or sum(len(targets) for targets in walked.values()) > limit
-        kg.prefetch_labels([*(s for s in starts if s not in entities),
-                            *(target for targets in walked.values() for target in targets if target not in entities)])
+        labels.update(kg.labels_by_id([*(s for s in starts if s not in entities),
+                                       *(target for targets in walked.values() for target in targets
+                                         if target not in entities)]))
         expanded: list[tuple[str, str, Entity | None, tuple[Triple, ...], float]] = []
         for position, (start, node, head, steps, score) in enumerate(frontier):
             targets = walked.get(node)
