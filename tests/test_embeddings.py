@@ -1,4 +1,4 @@
-"""The offline all-MiniLM-L6-v2 embeddings (kg_agent.docs.embeddings) and their Chroma face."""
+"""The offline all-MiniLM-L6-v2 embeddings (kg_agent.embeddings) and their Chroma face."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from kg_agent.docs.chroma_embedding import (
     UnboundEmbeddingsError,
     as_chroma_embedding_function,
 )
-from kg_agent.docs.embeddings import (
+from kg_agent.embeddings import (
     EMBEDDING_DIMENSION,
     MODEL_SHA256,
     MiniLMEmbeddings,
@@ -153,3 +153,20 @@ def test_langchain_adapter_and_its_unbound_form() -> None:
     with pytest.raises(UnboundEmbeddingsError, match="DeterministicFakeEmbedding"):
         unbound(["a"])
     assert isinstance(as_chroma_embedding_function(MiniLMEmbeddings()), MiniLMEmbeddingFunction)
+
+
+def test_the_offline_deciders_embed_without_importing_chroma() -> None:
+    """Chroma's import costs seconds; a question answered offline (no document index) must not pay it."""
+    import os
+    import subprocess
+    import sys
+
+    script = ("import sys\n"
+              "from kg_agent.tools.shared.similarity import TextVectors\n"
+              "assert TextVectors().matrix(['directed by']).shape == (1, 384)\n"
+              "print(sorted(m for m in sys.modules if m.split('.')[0] == 'chromadb' or m.startswith('kg_agent.docs')))\n")
+    root = Path(__file__).resolve().parent.parent
+    completed = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120,
+                               env={**os.environ, "PYTHONPATH": str(root)})
+    assert completed.returncode == 0, completed.stderr
+    assert completed.stdout.strip() == "[]"

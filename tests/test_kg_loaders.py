@@ -273,3 +273,51 @@ def test_a_missing_or_stale_label_index_is_rebuilt_with_a_warning(kg_dir, tmp_pa
         assert kg.find_entities("Stale Label") == [] and kg.find_entities("Combat Shock")
     with open_oxigraph(target) as kg:  # rebuilt once, then used as it is
         assert kg.find_entities("Combat Shock")
+
+
+def test_the_ntriples_line_pass_gives_the_parsers_relation_index(tmp_path):
+    # the N-Triples index pass splits lines (no parser objects); the same triples as Turtle go through
+    # Oxigraph's parser: the same nodes, relations and counts either way, whatever the spacing
+    from kg_agent.kg.loaders import RELATION_INDEX_FILE, SIDECAR_DIR
+    from kg_agent.kg.relation_index import RelationIndex
+
+    label = "<http://www.w3.org/2000/01/rdf-schema#label>"
+    lines = [
+        "<http://example.org/a> <http://example.org/p> <http://example.org/b> .",
+        "<http://example.org/b>\t<http://example.org/p>\t<http://example.org/c>\t.",
+        '<http://example.org/c> <http://example.org/says> "the end." .',  # a literal ending with a dot
+        '<http://example.org/c> <http://example.org/says> "the end."@en.',
+        '<http://example.org/a> <http://example.org/n> "1"^^<http://www.w3.org/2001/XMLSchema#integer>  .',
+        "_:x <http://example.org/p> <http://example.org/a> .",
+        "<http://example.org/b> <http://example.org/q> _:x .",
+        "# a comment line",
+        f'<http://example.org/a> {label} "A" .',
+        "<http://example.org/c> <http://example.org/p> <http://example.org/a> .   ",
+    ]
+    nt, ttl = tmp_path / "kg.nt", tmp_path / "kg.ttl"
+    nt.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    ttl.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    from_lines = RelationIndex.load(build_oxigraph(nt, tmp_path / "nt") / SIDECAR_DIR / RELATION_INDEX_FILE)
+    from_parser = RelationIndex.load(build_oxigraph(ttl, tmp_path / "ttl") / SIDECAR_DIR / RELATION_INDEX_FILE)
+    assert from_lines.to_json() == from_parser.to_json()
+    assert from_lines.triples == 9 and from_lines.nodes["^http://example.org/says"] == 2  # two literals
+
+
+def test_beside_load_gets_the_relation_index_during_the_load_and_its_error_fails_it(kg_dir, tmp_path):
+    from kg_agent.kg import open_oxigraph
+
+    seen = []
+
+    def record(index, sidecar):
+        seen.append((index.triples, sidecar.parent.name, (sidecar / "complete.json").exists()))
+
+    target = build_oxigraph(kg_dir / "metaqa_slice.txt", tmp_path / "store", beside_load=record)
+    with open_oxigraph(target) as kg:
+        assert seen == [(len(kg), "store.partial", False)]  # before the store was complete
+
+    def fail(index, sidecar):
+        raise RuntimeError("embedding failed")
+
+    with pytest.raises(RuntimeError, match="embedding failed"):
+        build_oxigraph(kg_dir / "metaqa_slice.txt", tmp_path / "other", beside_load=fail)
+    assert not (tmp_path / "other").exists() and not (tmp_path / "other.partial").exists()

@@ -182,3 +182,52 @@ def test_fast_constructors_build_the_same_frozen_objects():
     assert fast == slow and hash(fast) == hash(slow) and fast.text() == "A -> r -> B"
     with pytest.raises(dataclasses.FrozenInstanceError):
         fast.start = b  # type: ignore[misc]
+
+
+def test_plans_sharing_a_prefix_walk_the_store_once_with_the_same_paths(metaqa, fixtures_dir: Path):
+    from kg_agent.tools.rog.retrieve import retrieve_for_plans
+
+    kg = load_kg(fixtures_dir / "kg" / "metaqa_slice.txt")  # its own store: the walks are counted
+    store_walks: list[tuple[str, tuple[str, ...]]] = []
+    walk = kg.store.walk
+
+    def counted(keys, relation, *, limit=None):
+        store_walks.append((relation, tuple(keys)))
+        return walk(keys, relation, limit=limit)
+
+    kg.store.walk = counted
+    topic = [metaqa.entity(E("Combat Shock"))]
+    plans = [{"relations": ["directed_by"]}, {"relations": ["directed_by", "^directed_by"]},
+             {"relations": ["directed_by", "^directed_by", "directed_by"]}]
+    paths, _ = retrieve_for_plans(kg, topic, plans, question="who directed [Combat Shock]")
+    assert [relation for relation, _ in store_walks] == ["directed_by", "^directed_by", "directed_by"]
+    separately = [path for index, plan in enumerate(plans)
+                  for path in ({**p.to_dict(), "plan": index}
+                               for p in retrieve_paths(metaqa, [E("Combat Shock")], plan["relations"],
+                                                       relevance=lambda entity: 0.0).paths)]
+    assert paths == separately and len({p["plan"] for p in paths}) == 3
+
+
+def test_a_step_with_more_entities_than_the_label_cache_fetches_each_label_once(metaqa, fixtures_dir: Path,
+                                                                              tmp_path):
+    # The labels of a step's entities are fetched in batches and used as fetched: before, they went through
+    # the LRU label cache, and a hub's entities beyond its size were fetched again one query each.
+    from kg_agent.kg import build_oxigraph, open_oxigraph
+
+    store = build_oxigraph(fixtures_dir / "kg" / "metaqa_slice.txt", tmp_path / "store")
+    plan = ["has_genre", "^has_genre"]  # a film's genres, then every film of those genres
+    expected = retrieve_paths(metaqa, [E("Combat Shock")], plan)
+    reached = {e.id for path in expected.paths for e in path.entities}
+    assert len(reached) == 9
+    with open_oxigraph(store, cache_size=2) as kg:
+        fetched: list[int] = []
+        fetch = kg.store.fetch_labels
+
+        def counted(keys):
+            fetched.append(len(keys))
+            return fetch(keys)
+
+        kg.store.fetch_labels = counted
+        found = retrieve_paths(kg, [E("Combat Shock")], plan)
+    assert [p.text() for p in found.paths] == [p.text() for p in expected.paths]
+    assert sum(fetched) == len(reached) and len(fetched) == len(plan)  # one query per step

@@ -20,16 +20,17 @@ from kg_agent.tools.shared.similarity import TextVectors, VectorFile, use_vector
 ASK = textwrap.dedent('''
     import json, sys
     from langchain_core.embeddings import Embeddings
-    from kg_agent.docs.embeddings import default_embeddings
+    from kg_agent.embeddings import default_embeddings
     from kg_agent.graphs import create_rog_graph
     from kg_agent.kg import open_oxigraph
 
     class CountingEmbeddings(Embeddings):
         model = "all-MiniLM-L6-v2 (counted)"
         def __init__(self):
-            self.inner, self.texts = default_embeddings(), 0
+            self.inner, self.texts, self.seen = default_embeddings(), 0, []
         def embed_documents(self, texts):
             self.texts += len(texts)
+            self.seen += texts
             return self.inner.embed_documents(texts)
         def embed_query(self, text):
             return self.inner.embed_query(text)
@@ -38,7 +39,7 @@ ASK = textwrap.dedent('''
     if sys.argv[2] == "precompute":
         from kg_agent.tools.shared.relation_vectors import precompute_relation_vectors
         with open_oxigraph(sys.argv[1]) as kg:
-            stored = precompute_relation_vectors(kg, embeddings)
+            stored = precompute_relation_vectors(kg.relation_index(), kg.vector_cache_path, embeddings=embeddings)
         print(json.dumps({"embedded": embeddings.texts, "stored": stored}))
         raise SystemExit
     with open_oxigraph(sys.argv[1]) as kg:
@@ -47,7 +48,7 @@ ASK = textwrap.dedent('''
         for question in sys.argv[2:]:
             result = app.invoke({"question": question})
             answers.append(sorted(a["answer"] for a in result["answers"])[:3])
-    print(json.dumps({"embedded": embeddings.texts, "answers": answers}))
+    print(json.dumps({"embedded": embeddings.texts, "answers": answers, "texts": embeddings.seen}))
 ''')
 
 QUESTIONS = ["who directed the films that [Tom Hanks] starred in", "what genre is [Apollo 13]"]
@@ -80,7 +81,7 @@ def test_a_second_process_reuses_the_vectors_of_the_first(store):
     assert first["embedded"] > 20  # every candidate relation path of both questions
     assert (store / "kg-agent" / "vectors.sqlite").exists()
     second = run_process(str(store), *QUESTIONS)
-    assert second == {"embedded": 0, "answers": first["answers"]}  # same answers, nothing embedded again
+    assert second == {"embedded": 0, "answers": first["answers"], "texts": []}  # same answers, nothing embedded again
 
 
 def test_relation_vectors_computed_at_load_serve_the_first_question(store, tmp_path):
@@ -88,8 +89,11 @@ def test_relation_vectors_computed_at_load_serve_the_first_question(store, tmp_p
     assert precomputed["stored"] > 0 and precomputed["embedded"] == precomputed["stored"]
     with_names = run_process(str(store), "what genre is [Apollo 13]")
     without = run_process(str(build_oxigraph(sample_kg_path(), tmp_path / "plain")), "what genre is [Apollo 13]")
-    # the question's one-hop candidate paths were embedded at load; its 2- and 3-hop ones on first use
+    # every candidate relation path (1 to 3 hops) was embedded at load: the first question embeds its own
+    # phrases only, none of the paths' verbalisations ("the has genre of [ENT]")
     assert 0 < with_names["embedded"] < without["embedded"]
+    assert not [text for text in with_names["texts"] if "[ENT]" in text]
+    assert [text for text in without["texts"] if "[ENT]" in text]
     assert with_names["answers"] == without["answers"]
 
 
@@ -103,7 +107,7 @@ def test_kg_agent_load_embeds_the_relation_names(own_vector_files, tmp_path, cap
 
 
 def test_vectors_from_the_file_equal_computed_ones(own_vector_files, tmp_path):
-    from kg_agent.docs.embeddings import default_embeddings
+    from kg_agent.embeddings import default_embeddings
 
     texts = ["directed by", "the starred actors of [ENT]"]
     fresh = TextVectors(default_embeddings()).matrix(texts)

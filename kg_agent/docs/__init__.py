@@ -11,12 +11,6 @@ from kg_agent.docs.chroma_embedding import (
     UnboundEmbeddingsError,
     as_chroma_embedding_function,
 )
-from kg_agent.docs.embeddings import (
-    EMBEDDING_DIMENSION,
-    MiniLMEmbeddings,
-    ModelFileError,
-    default_embeddings,
-)
 from kg_agent.docs.index import (
     Chunk,
     Document,
@@ -26,6 +20,12 @@ from kg_agent.docs.index import (
     chunk_text,
     load_documents_jsonl,
     load_metaqa_plots,
+)
+from kg_agent.embeddings import (
+    EMBEDDING_DIMENSION,
+    MiniLMEmbeddings,
+    ModelFileError,
+    default_embeddings,
 )
 
 __all__ = [

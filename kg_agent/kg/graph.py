@@ -132,6 +132,12 @@ class KnowledgeGraph:
             return default_label(key_term(entity_id))
         return default
 
+    def labels_by_id(self, entity_ids: Iterable[str]) -> dict[str, str]:
+        """The label of each entity, as :meth:`label` gives it, for many at once (fetched in batches by lazy
+        backends, whatever the size of their label cache)."""
+        return {key: found if found is not None else default_label(key_term(key))
+                for key, found in self.store.labels_of(entity_ids).items()}
+
     def labels(self, entity_id: str) -> list[str]:
         """Every label of the entity (``rdfs:label``, ``skos:prefLabel``, ``skos:altLabel``)."""
         term = self.store.term(entity_id)

@@ -17,6 +17,7 @@ from __future__ import annotations
 import sqlite3
 import threading
 from collections.abc import Iterable, Iterator
+from itertools import repeat
 from pathlib import Path
 
 from kg_agent.kg.errors import KGLoadError
@@ -82,7 +83,7 @@ def build_label_sqlite(path: str | Path, pairs: Iterable[tuple[str, str]], *, bu
             rows.append((norm, key, seq))
             if norm not in seen:
                 seen.add(norm)
-                token_rows.extend((token, len(norm), norm) for token in set(norm.split()))
+                token_rows.extend(zip(set(norm.split()), repeat(len(norm)), repeat(norm)))
             if len(rows) >= 100_000:
                 connection.executemany("INSERT INTO labels VALUES (?, ?, ?)", rows)
                 connection.executemany("INSERT INTO tokens VALUES (?, ?, ?)", token_rows)

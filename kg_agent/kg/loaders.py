@@ -249,7 +249,8 @@ _OX_FORMATS = {
 
 
 def build_oxigraph(source: str | Path, store_path: str | Path, *, format: str | None = None, overwrite: bool = False,
-                   progress: bool = False) -> Path:
+                   progress: bool = False,
+                   beside_load: Callable[[RelationIndex, Path], object] | None = None) -> Path:
     """Load a KG file once into an Oxigraph store on disk; reopen it with :func:`open_oxigraph`.
 
     RDF files go through Oxigraph's bulk loader (Rust, no Python per triple); plain-name formats (MetaQA,
@@ -260,6 +261,10 @@ def build_oxigraph(source: str | Path, store_path: str | Path, *, format: str | 
     written, so an interrupted or failed load never leaves a folder that :func:`open_oxigraph` accepts.
     A syntax error raises :class:`KGLoadError` naming the file and line. ``progress`` shows a progress
     bar (tqdm, on stderr) over the bytes of the file read by the index pass.
+
+    ``beside_load(index, sidecar_folder)`` is called with the relation index as soon as it is built, while
+    the bulk loader may still be writing the store (the CLI embeds the relation names and paths then, into
+    ``<sidecar_folder>/vectors.sqlite``); its error fails the load like any other.
     """
     import json
     import time
@@ -297,6 +302,7 @@ def build_oxigraph(source: str | Path, store_path: str | Path, *, format: str | 
         build = uuid.uuid4().hex
 
         blank_labels: list[bool] = []
+        built: list[RelationIndex] = []
 
         def index_and_labels() -> None:
             labels = _index_triples(builder, ox, load_path, load_input, load_format, progress=progress)
@@ -304,6 +310,10 @@ def build_oxigraph(source: str | Path, store_path: str | Path, *, format: str | 
                 blank_labels.append(True)
             else:
                 build_label_sqlite(sidecar / LABEL_INDEX_FILE, labels, build=build)
+            built.append(builder.build())
+            built[0].save(sidecar / RELATION_INDEX_FILE)
+            if beside_load is not None:
+                beside_load(built[0], sidecar)
 
         try:
             # Oxigraph's bulk loader releases the GIL: the relation index and the label file are built from
@@ -315,10 +325,8 @@ def build_oxigraph(source: str | Path, store_path: str | Path, *, format: str | 
         if blank_labels:
             build_label_sqlite(sidecar / LABEL_INDEX_FILE, _store_labels(store), build=build)
         del store
-        index = builder.build()
-        index.save(sidecar / RELATION_INDEX_FILE)
         (sidecar / COMPLETE_MARKER).write_text(json.dumps({
-            "build": build, "source": str(source), "format": fmt, "triples": index.triples,
+            "build": build, "source": str(source), "format": fmt, "triples": built[0].triples,
             "seconds": round(time.perf_counter() - started, 2)}), encoding="utf-8")
     except BaseException:
         shutil.rmtree(partial, ignore_errors=True)
@@ -453,11 +461,11 @@ def _index_ntriples_lines(builder: RelationIndexBuilder, ox, handle, label_iris:
     label_lines: list[bytes] = []
     chunks: list[bytes] = []
     bits: dict[bytes, tuple[int, int]] = {}
-    read = 0
+    reported = 0
     edges = 0
     for number, line in enumerate(handle, start=1):
         parts = line.split(None, 2)
-        if len(parts) < 3 or parts[0].startswith(b"#"):
+        if len(parts) < 3 or parts[0][0] == 35:  # 35: '#', a comment
             continue
         subject, predicate, rest = parts
         if predicate in labels:
@@ -475,20 +483,18 @@ def _index_ntriples_lines(builder: RelationIndexBuilder, ox, handle, label_iris:
             else:
                 iri = predicate[1:-1].decode("utf-8")
             pair = bits[predicate] = builder.predicate_bits(iri)
-        obj = rest.rstrip()
-        if obj.endswith(b"."):
-            obj = obj[:-1].rstrip()
-        signatures[subject] = get(subject, 0) | pair[0]
-        signatures[obj] = get(obj, 0) | pair[1]
+        out_bit, in_bit = pair
+        obj = rest.rstrip(b" \t\r\n.")  # a node never ends with '.': IRIs end with '>', literals with '"', a tag or '>'
+        signatures[subject] = get(subject, 0) | out_bit
+        signatures[obj] = get(obj, 0) | in_bit
         edges += 1
-        if bar is not None:
-            read += len(line)
-            if not number % 50_000:
-                bar.update(read)
-                read = 0
+        if bar is not None and not number % 50_000:
+            position = handle.tell()
+            bar.update(position - reported)
+            reported = position
     builder.triples += edges
     if bar is not None:
-        bar.update(read)
+        bar.update(handle.tell() - reported)
     return [*chunks, b"".join(label_lines)]
 
 

@@ -96,6 +96,7 @@ def retrieve_paths(
     *,
     max_paths: int = DEFAULT_MAX_PATHS,
     relevance: Callable[[Entity], float] | None = None,
+    walks: dict[tuple, dict[str, Sequence[str]]] | None = None,
 ) -> PathSearchResult:
     """RoG's Algorithm 1: the reasoning paths from ``starts`` that follow ``relation_path`` exactly.
 
@@ -109,18 +110,22 @@ def retrieve_paths(
     :data:`RANKED_POOL_FACTOR` x ``max_paths`` edges and keeps as many partial paths (the highest-scoring
     when there are more), so that an entity the question names further on is not cut early; the last step
     keeps the ``max_paths`` paths whose entities score highest in total (ties in breadth-first order).
+
+    ``walks`` (a dict the caller keeps for one question) remembers each step's store walk, so plans that
+    share a prefix (``r``, ``r ^r``, ``r ^r r``) read it from the store once.
     """
     relations = tuple(relation_path)
     if not relations:
         node_paths, truncated = retrieve_node_paths(kg, starts, relations, max_paths=max_paths)
         return PathSearchResult(relations, [node_path_to_path(kg, nodes, relations) for nodes in node_paths], truncated)
     entities: dict[str, Entity] = {}
-    label = kg.label
+    labels: dict[str, str] = {}  # each step's labels, fetched at once (a hub's may not fit the label cache)
 
     def entity(node: str) -> Entity:
         found = entities.get(node)
         if found is None:
-            found = entities[node] = new_entity(node, label(node) or node)
+            name = labels.get(node)
+            found = entities[node] = new_entity(node, (name if name is not None else kg.label(node)) or node)
         return found
 
     starts = list(dict.fromkeys(starts))
@@ -136,10 +141,16 @@ def retrieve_paths(
         # query per 1000 nodes on Oxigraph, batched requests on endpoints), cut inside the query
         nodes = list(dict.fromkeys(node for _, node, _, _, _ in frontier))
         limit = pool + len(frontier)
-        walked = kg.walk(nodes, relation, limit=limit)
+        walk_key = (relation, limit, *nodes)
+        walked = walks.get(walk_key) if walks is not None else None
+        if walked is None:
+            walked = kg.walk(nodes, relation, limit=limit)
+            if walks is not None:
+                walks[walk_key] = walked
         unread = unread or sum(len(targets) for targets in walked.values()) > limit
-        kg.prefetch_labels([*(s for s in starts if s not in entities),
-                            *(target for targets in walked.values() for target in targets if target not in entities)])
+        labels.update(kg.labels_by_id([*(s for s in starts if s not in entities),
+                                       *(target for targets in walked.values() for target in targets
+                                         if target not in entities)]))
         expanded: list[tuple[str, str, Entity | None, tuple[Triple, ...], float]] = []
         for position, (start, node, head, steps, score) in enumerate(frontier):
             targets = walked.get(node)

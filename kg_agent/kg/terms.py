@@ -23,6 +23,7 @@ RELATION_NS = KG_NS + "relation/"
 LABEL_PREDICATES: frozenset[URIRef] = frozenset({RDFS.label, SKOS.prefLabel, SKOS.altLabel})
 
 _LOCAL_NAME = re.compile(r"[^/#:]+$")
+_NON_WORD = re.compile(r"[^\w]+")
 _ABSOLUTE_IRI = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")  # RFC 3987: an IRI with a scheme
 
 
@@ -68,7 +69,7 @@ def default_label(term: Node) -> str:
 
 def normalize_label(text: str) -> str:
     """The form labels are matched in: lower case, punctuation to spaces, single spaces."""
-    return " ".join(re.sub(r"[^\w]+", " ", text.lower()).split())
+    return " ".join(_NON_WORD.sub(" ", text.lower()).split())
 
 
 class RelationNames:

@@ -130,6 +130,10 @@ class GraphStore:
     def prefetch_labels(self, keys: Iterable[str]) -> int:
         return 0
 
+    def labels_of(self, keys: Iterable[str]) -> dict[str, str | None]:
+        """``{key: label(key)}`` for many nodes at once."""
+        return {key: self.label(key) for key in dict.fromkeys(keys)}
+
     def clear(self) -> None:
         """Forget every cached read (after changes made outside rdflib's API)."""
 
@@ -289,12 +293,35 @@ class LazyGraphStore(GraphStore):
         with self._lock:
             todo = [k for k in dict.fromkeys(keys)
                     if k not in self._labels and self.queryable(k) and isinstance(key_term(k), URIRef)]
-        for start in range(0, len(todo), self.batch_size):
-            batch = todo[start:start + self.batch_size]
+        self._fetch_labels_of(todo)
+        return len(todo)
+
+    def labels_of(self, keys: Iterable[str]) -> dict[str, str | None]:
+        """The labels of many nodes: the cached ones, the others fetched ``batch_size`` per call and returned
+        as fetched, so a batch larger than the label cache is not fetched again one by one."""
+        found: dict[str, str | None] = {}
+        todo = []
+        with self._lock:
+            for key in dict.fromkeys(keys):
+                cached = self._labels.get_or_none(key)
+                if cached is not None:
+                    found[key] = None if cached == NO_LABEL else cached
+                elif self.queryable(key) and isinstance(key_term(key), URIRef):
+                    todo.append(key)
+                else:
+                    found[key] = None
+        found.update(self._fetch_labels_of(todo))
+        return found
+
+    def _fetch_labels_of(self, keys: Sequence[str]) -> dict[str, str | None]:
+        fetched: dict[str, str | None] = {}
+        for start in range(0, len(keys), self.batch_size):
+            batch = keys[start:start + self.batch_size]
             found = self.fetch_labels(batch)
             for key in batch:
-                self.remember_label(key, found.get(key))
-        return len(todo)
+                fetched[key] = found.get(key)
+                self.remember_label(key, fetched[key])
+        return fetched
 
 
 def absolute_or_literal(key: str) -> bool:

@@ -28,7 +28,15 @@ def label_relevance(question: str, topic_entities: list[Entity]) -> Callable[[En
     question_words = _words(mask_mentions(question, topic_entities))
     if not question_words:
         return lambda entity: 0.0
-    return lambda entity: float(len(question_words & _words(entity.label)))
+    by_label: dict[str, float] = {}
+
+    def relevance(entity: Entity) -> float:
+        score = by_label.get(entity.label)
+        if score is None:
+            score = by_label[entity.label] = float(len(question_words & _words(entity.label)))
+        return score
+
+    return relevance
 
 
 def truncation_warning(plan_text: str, result: PathSearchResult, *, max_paths: int) -> str:
@@ -55,8 +63,9 @@ def retrieve_for_plans(
     relevance = label_relevance(question, topic_entities)
     out: list[dict] = []
     warnings: list[str] = []
+    walks: dict = {}  # the plans' shared prefixes are walked once
     for index, plan in enumerate(plans):
-        result = retrieve_paths(kg, starts, plan["relations"], max_paths=max_paths, relevance=relevance)
+        result = retrieve_paths(kg, starts, plan["relations"], max_paths=max_paths, relevance=relevance, walks=walks)
         if result.truncated:
             warnings.append(truncation_warning(plan.get("text"), result, max_paths=max_paths))
         for path in result.paths:

@@ -28,7 +28,7 @@ logger = logging.getLogger(__name__)
 
 def default_embeddings() -> Embeddings:
     """The bundled offline MiniLM embeddings (shared instance)."""
-    from kg_agent.docs.embeddings import default_embeddings as _default
+    from kg_agent.embeddings import default_embeddings as _default
 
     return _default()
 
@@ -45,7 +45,7 @@ def embedding_model_key(embeddings: Embeddings) -> str | None:
     The bundled MiniLM is named by its model and weight file hash (checked at load); other embeddings by
     their class and ``model`` / ``model_name`` attribute.
     """
-    from kg_agent.docs.embeddings import MODEL_NAME, MODEL_SHA256, MiniLMEmbeddings
+    from kg_agent.embeddings import MODEL_NAME, MODEL_SHA256, MiniLMEmbeddings
 
     if isinstance(embeddings, MiniLMEmbeddings):
         return f"{MODEL_NAME}@{MODEL_SHA256[:16]}"
