@@ -110,20 +110,65 @@ def retrieve_paths(
     when there are more), so that an entity the question names further on is not cut early; the last step
     keeps the ``max_paths`` paths whose entities score highest in total (ties in breadth-first order).
     """
-    relations = tuple(relation_path)
+    return retrieve_many_paths(kg, starts, [relation_path], max_paths=max_paths, relevance=relevance)[0]
+
+
+def retrieve_many_paths(
+    kg: KnowledgeGraph,
+    starts: Iterable[str],
+    relation_paths: Sequence[Sequence[str]],
+    *,
+    max_paths: int = DEFAULT_MAX_PATHS,
+    relevance: Callable[[Entity], float] | None = None,
+) -> list[PathSearchResult]:
+    """:func:`retrieve_paths` for each of several relation paths from the same starts (e.g. RoG's K plans).
+
+    A backend that can answer them all in one query (:meth:`KnowledgeGraph.complete_paths`: a SPARQL
+    endpoint, one request for every plan, labels included) gives the paths of each plan no cut applies to;
+    the others are searched step by step. The results are the same either way.
+    """
+    starts = list(dict.fromkeys(starts))
+    plans = [tuple(relations) for relations in relation_paths]
+    pool = max_paths if relevance is None else RANKED_POOL_FACTOR * max_paths
+    complete = kg.complete_paths(starts, [plan for plan in plans if plan], max_paths=max_paths, max_partial=pool)
+    results = []
+    for plan in plans:
+        node_paths = complete.get(plan)
+        if node_paths is None:
+            results.append(_search_paths(kg, starts, plan, max_paths=max_paths, relevance=relevance))
+        else:
+            entities = _Entities(kg)
+            paths = [new_path(entities[nodes[0]], tuple(new_triple(entities[nodes[i]], plan[i], entities[nodes[i + 1]])
+                                                         for i in range(len(plan)))) for nodes in node_paths]
+            results.append(PathSearchResult(plan, paths))
+    return results
+
+
+class _Entities(dict):
+    """Node id -> its :class:`Entity` (label, else the id), made on first use, one object per node."""
+
+    def __init__(self, kg: KnowledgeGraph) -> None:
+        super().__init__()
+        self._label = kg.label
+
+    def __missing__(self, node: str) -> Entity:
+        found = self[node] = new_entity(node, self._label(node) or node)
+        return found
+
+
+def _search_paths(
+    kg: KnowledgeGraph,
+    starts: list[str],
+    relations: tuple[str, ...],
+    *,
+    max_paths: int,
+    relevance: Callable[[Entity], float] | None,
+) -> PathSearchResult:
+    """:func:`retrieve_paths` step by step: one walk (and one label lookup) of the whole frontier per relation."""
     if not relations:
         node_paths, truncated = retrieve_node_paths(kg, starts, relations, max_paths=max_paths)
         return PathSearchResult(relations, [node_path_to_path(kg, nodes, relations) for nodes in node_paths], truncated)
-    entities: dict[str, Entity] = {}
-    label = kg.label
-
-    def entity(node: str) -> Entity:
-        found = entities.get(node)
-        if found is None:
-            found = entities[node] = new_entity(node, label(node) or node)
-        return found
-
-    starts = list(dict.fromkeys(starts))
+    entities = _Entities(kg)
     pool = max_paths if relevance is None else RANKED_POOL_FACTOR * max_paths
     # each partial path: (start id, last node id, last Entity, steps so far, score); the starts' entities are
     # made after the first walk, which on an endpoint brings their labels with their edges
@@ -146,11 +191,11 @@ def retrieve_paths(
             if not targets:
                 continue
             if head is None:
-                head = entity(node)
+                head = entities[node]
             for target in targets:
                 if target == start:
                     continue  # a reasoning path does not return to its start entity
-                tail = entities.get(target) or entity(target)
+                tail = entities[target]
                 gain = relevance(tail) if relevance is not None else 0.0
                 expanded.append((start, target, tail, steps + (new_triple(head, relation, tail),), score + gain))
             if len(expanded) > pool:
@@ -165,7 +210,7 @@ def retrieve_paths(
         frontier = expanded
         if not frontier:
             break
-    paths = [new_path(entity(start), steps) for start, _, _, steps, _ in frontier]
+    paths = [new_path(entities[start], steps) for start, _, _, steps, _ in frontier]
     return PathSearchResult(relations, paths, truncated=bool(dropped) or unread, dropped=dropped, dropped_unread=unread)
 
 

@@ -74,6 +74,41 @@ class GraphStore:
         index = self.relation_index()
         return () if index is None else index.following(signed_iri)
 
+    def relations_following(self, relation: str) -> list[str]:
+        """The relation names that can follow ``relation`` (sorted): :meth:`following` in names."""
+        signed = self.names.signed_iri(relation)
+        if signed is None:
+            return []
+        return sorted(self.names.signed_name(iri) for iri in self.following(signed))
+
+    def walkable_extensions(self, starts: Sequence[str],
+                            prefixes: Sequence[tuple[str, ...]]) -> dict[tuple[str, ...], list[str]]:
+        """``{prefix: relations (sorted)}``: the relations that extend each relation path to one walkable from ``starts``.
+
+        The empty prefix is extended by the relations at the starts, a longer one by those that can follow its
+        last relation (:meth:`relations_following`); each extension is checked with :meth:`walkable`. A backend
+        that can answer a whole layer of prefixes in one engine call overrides this.
+        """
+        found: dict[tuple[str, ...], list[str]] = {}
+        for prefix in prefixes:
+            if prefix:
+                options = self.relations_following(prefix[-1])
+            else:
+                options = sorted({rel for start in starts for rel in self.relations_at(start)})
+            found[prefix] = [rel for rel in options if self.walkable(starts, (*prefix, rel))]
+        return found
+
+    def complete_paths(self, starts: Sequence[str], relation_paths: Sequence[tuple[str, ...]], *, max_paths: int,
+                       max_partial: int) -> dict[tuple[str, ...], list[tuple[str, ...]]]:
+        """Every node path that follows each relation path from ``starts``, for backends that answer it in one call.
+
+        A relation path is in the answer only when no cut applies: at most ``max_partial`` partial paths at
+        each depth before the last and at most ``max_paths`` complete ones (the node paths of Algorithm 1
+        then, in breadth-first order). The others, and every relation path on backends without such a query
+        (the default: ``{}``), are walked step by step by the caller.
+        """
+        return {}
+
     def label_index(self) -> SqliteLabelIndex | None:
         """A label index the backend keeps on disk; None means the front builds one from :meth:`labelled_nodes`."""
         return None

@@ -21,6 +21,15 @@ if TYPE_CHECKING:
     from kg_agent.kg.sparql_cache import SparqlCache
 
 
+#: The label predicates, which are not relations (``FILTER(?q NOT IN (...))``).
+_NOT_LABELS = ", ".join(sparql_iri(p) for p in sorted(LABEL_PREDICATES))
+
+
+def _true(flag) -> bool:
+    """An ``xsd:boolean`` result value as a Python bool."""
+    return bool(getattr(flag, "value", flag))
+
+
 class EndpointGraphStore(LazyGraphStore):
     """A remote SPARQL endpoint through rdflib's ``SPARQLStore`` (read-only).
 
@@ -185,6 +194,129 @@ class EndpointGraphStore(LazyGraphStore):
             found.update(fetched)
         return found
 
+    # ---------------------------------------------------------------- relation paths and walks, one query each
+    def _walk_pattern(self, relations: Sequence[str]) -> str | None:
+        """Triple patterns walking ``relations`` (names) from ``?x0`` to ``?x<len>``, never back to ``?x0``
+        (None when a relation is unknown to this client)."""
+        parts = []
+        for depth, relation in enumerate(relations, start=1):
+            signed = self.names.signed_iri(relation)
+            if signed is None:
+                return None
+            here, there = f"?x{depth - 1}", f"?x{depth}"
+            if signed.startswith("^"):
+                parts.append(f"{there} {sparql_iri(signed[1:])} {here} .")
+            else:
+                parts.append(f"{here} {sparql_iri(signed)} {there} .")
+            parts.append(f"FILTER({there} != ?x0)")  # Virtuoso 7 gets !sameTerm wrong over an inverse step
+        return " ".join(parts)
+
+    def _cached(self, key: str) -> bool:
+        with self._lock:
+            return key in self._edges
+
+    def walkable_extensions(self, starts: Sequence[str],
+                            prefixes: Sequence[tuple[str, ...]]) -> dict[tuple[str, ...], list[str]]:
+        """A whole layer in one request: the relations at the nodes each prefix reaches from the starts.
+
+        The same set as the relation index's candidates checked one by one (a relation that extends a walk
+        is one that can follow its last relation), without asking the index. The empty prefix is answered
+        from the starts' cached edges when linking fetched them.
+        """
+        starts = [key for key in starts if self.queryable(key)]
+        found: dict[tuple[str, ...], list[str]] = {prefix: [] for prefix in prefixes}
+        asked: list[tuple[tuple[str, ...], str]] = []
+        for prefix in prefixes:
+            if not prefix and all(self._cached(key) for key in starts):
+                found[prefix] = super().walkable_extensions(starts, [prefix])[prefix]
+                continue
+            pattern = self._walk_pattern(prefix)
+            if pattern is not None:
+                asked.append((prefix, pattern))
+        if not starts or not asked:
+            return found
+        values = " ".join(sparql_term(self.term(key)) for key in starts)
+        # each branch a sub-select, its number bound outside (Virtuoso 7 may drop the FILTERs of a group that
+        # also BINDs a constant)
+        branches = [
+            "{ { SELECT DISTINCT ?q ?in WHERE { VALUES ?x0 { %s } %s { ?x%d ?q ?y BIND(false AS ?in) } UNION "
+            "{ ?y ?q ?x%d BIND(true AS ?in) } FILTER(?y != ?x0 && ?q NOT IN (%s)) } } BIND(%d AS ?c) }"
+            % (values, pattern, len(prefix), len(prefix), _NOT_LABELS, index)
+            for index, (prefix, pattern) in enumerate(asked)]
+        query = "SELECT ?c ?q ?in WHERE { %s }" % " UNION ".join(branches)
+        rows = self.select(query, "?c ?q ?in", f"the relations that extend {len(asked)} relation paths")
+        extended: dict[int, set[str]] = {}
+        for index, q, flag in rows:
+            if isinstance(q, URIRef):
+                signed = ("^" if _true(flag) else "") + str(q)
+                extended.setdefault(int(index), set()).add(self.names.signed_name(signed))
+        for index, (prefix, _) in enumerate(asked):
+            found[prefix] = sorted(extended.get(index, ()))
+        return found
+
+    def complete_paths(self, starts: Sequence[str], relation_paths: Sequence[tuple[str, ...]], *, max_paths: int,
+                       max_partial: int) -> dict[tuple[str, ...], list[tuple[str, ...]]]:
+        """Every relation path's node paths in one request, with the labels of their nodes.
+
+        Per relation path, one ``UNION`` branch returns its complete paths (``DISTINCT``, ``LIMIT`` one above
+        ``max_paths`` inside the query, labels joined outside the limit) and one branch per shorter depth
+        counts its partial paths up to one above ``max_partial``; a relation path that reaches either
+        bound is left out, for the caller's step-by-step walk, which then cuts as on every backend.
+        """
+        starts = [key for key in starts if self.queryable(key)]
+        asked = [(relations, pattern) for relations in dict.fromkeys(relation_paths)
+                 if relations and (pattern := self._walk_pattern(relations)) is not None]
+        if not starts:
+            return {relations: [] for relations, _ in asked}
+        if not asked:
+            return {}
+        values = " ".join(sparql_term(self.term(key)) for key in starts)
+        label = sparql_iri(RDFS.label)
+        branches = []
+        for index, (relations, pattern) in enumerate(asked):
+            nodes = " ".join(f"?x{i}" for i in range(len(relations) + 1))
+            labels = " ".join(f"OPTIONAL {{ ?x{i} {label} ?l{i} }}" for i in range(len(relations) + 1))
+            branches.append("{ { SELECT DISTINCT %s WHERE { VALUES ?x0 { %s } %s } LIMIT %d } %s BIND(%d AS ?plan) }"
+                            % (nodes, values, pattern, max_paths + 1, labels, index))
+            for depth in range(1, len(relations)):
+                partial = " ".join(f"?x{i}" for i in range(depth + 1))
+                branches.append(
+                    "{ { SELECT (COUNT(*) AS ?n) WHERE { { SELECT DISTINCT %s WHERE { VALUES ?x0 { %s } %s } LIMIT %d } } } "
+                    "BIND(%d AS ?plan) BIND(%d AS ?depth) }"
+                    % (partial, values, self._walk_pattern(relations[:depth]), max_partial + 1, index, depth))
+        longest = max(len(relations) for relations, _ in asked)
+        variables = " ".join(["?plan", "?depth", "?n", *(f"?x{i}" for i in range(longest + 1)),
+                              *(f"?l{i}" for i in range(longest + 1))])
+        rows = self.select("SELECT %s WHERE { %s }" % (variables, " UNION ".join(branches)), variables,
+                           f"the paths of {len(asked)} relation paths")
+        paths: dict[int, dict[tuple[str, ...], None]] = {index: {} for index in range(len(asked))}
+        too_many: set[int] = set()
+        labels: dict[str, str | None] = {}
+        for row in rows:
+            index = int(row[0])
+            if row[1] is not None:
+                if int(row[2]) > max_partial:
+                    too_many.add(index)
+                continue
+            length = len(asked[index][0]) + 1
+            terms = row[3:3 + length]
+            paths[index][tuple(node_key(term) for term in terms)] = None
+            for term, found in zip(terms, row[4 + longest:4 + longest + length]):
+                if isinstance(term, URIRef):
+                    key = node_key(term)
+                    if labels.get(key) is None:
+                        labels[key] = None if found is None else str(found)
+        for key, found in labels.items():
+            self.remember_label(key, found)
+        position = {key: at for at, key in enumerate(starts)}
+        complete: dict[tuple[str, ...], list[tuple[str, ...]]] = {}
+        for index, (relations, _) in enumerate(asked):
+            if index in too_many or len(paths[index]) > max_paths:
+                continue
+            # Algorithm 1's breadth-first order: starts as given, then each node's targets sorted by id
+            complete[relations] = sorted(paths[index], key=lambda nodes: (position[nodes[0]], nodes[1:]))
+        return complete
+
     # ---------------------------------------------------------------- whole-graph lists
     def predicate_iris(self) -> list[str]:
         stored = self.store_cache.get("relations") if self.store_cache is not None else None
@@ -211,11 +343,10 @@ class EndpointGraphStore(LazyGraphStore):
             # the distinct nodes reached first: joined pair by pair, a hub (a genre of 54k films) is expanded
             # once per edge into it, which times out on a 1M-triple Virtuoso
             arrive = "{ SELECT DISTINCT ?x WHERE { %s } }" % (f"?x {predicate} ?a" if incoming else f"?a {predicate} ?x")
-            not_labels = ", ".join(sparql_iri(p) for p in sorted(LABEL_PREDICATES))
             query = ("SELECT DISTINCT ?q ?in WHERE { %s { ?x ?q ?o BIND(false AS ?in) } UNION "
-                     "{ ?o ?q ?x BIND(true AS ?in) } FILTER(?q NOT IN (%s)) }" % (arrive, not_labels))
+                     "{ ?o ?q ?x BIND(true AS ?in) } FILTER(?q NOT IN (%s)) }" % (arrive, _NOT_LABELS))
             rows = self.select(query, "?q ?in", f"the relations that can follow {signed_iri}")
-            cached = sorted({("^" if bool(getattr(flag, "value", flag)) else "") + str(q)
+            cached = sorted({("^" if _true(flag) else "") + str(q)
                              for q, flag in rows if isinstance(q, URIRef)})
             if self.store_cache is not None:
                 self.store_cache.put("following", signed_iri, cached)
@@ -233,8 +364,7 @@ class EndpointGraphStore(LazyGraphStore):
         return [tuple(pair) for pair in stored]
 
     def node_ids(self) -> Iterator[str]:
-        not_labels = ", ".join(sparql_iri(p) for p in sorted(LABEL_PREDICATES))
-        query = "SELECT DISTINCT ?n WHERE { { ?n ?p ?o } UNION { ?s ?p ?n } FILTER(?p NOT IN (%s)) }" % not_labels
+        query = "SELECT DISTINCT ?n WHERE { { ?n ?p ?o } UNION { ?s ?p ?n } FILTER(?p NOT IN (%s)) }" % _NOT_LABELS
         for (n,) in self.select(query, "?n", "the entities"):
             yield node_key(n)
 
