@@ -74,6 +74,16 @@ class GraphStore:
         index = self.relation_index()
         return () if index is None else index.following(signed_iri)
 
+    def signed_iri(self, relation: str) -> str | None:
+        """The signed predicate IRI of a relation name (``^IRI`` for ``^name``); the names are learnt from the
+        store's predicates when unknown; None for a relation the graph does not have."""
+        signed = self.names.signed_iri(relation)
+        if signed is None:
+            for iri in self.predicate_iris():
+                self.names.name(iri)
+            signed = self.names.signed_iri(relation)
+        return signed
+
     def relations_following(self, relation: str) -> list[str]:
         """The relation names that can follow ``relation`` (sorted): :meth:`following` in names."""
         signed = self.names.signed_iri(relation)

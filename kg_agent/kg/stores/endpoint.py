@@ -13,7 +13,7 @@ from rdflib.term import Node
 from kg_agent.kg.errors import KGQueryError
 from kg_agent.kg.request_tally import note_request
 from kg_agent.kg.sparql import check_read_only, sparql_iri, sparql_term
-from kg_agent.kg.stores.base import Edges, LazyGraphStore, absolute_or_literal
+from kg_agent.kg.stores.base import _LRU, Edges, LazyGraphStore, absolute_or_literal
 from kg_agent.kg.terms import LABEL_PREDICATES, RelationNames, node_key
 from kg_agent.kg.types import base_relation, inverse, is_inverse
 
@@ -23,6 +23,10 @@ if TYPE_CHECKING:
 
 #: The label predicates, which are not relations (``FILTER(?q NOT IN (...))``).
 _NOT_LABELS = ", ".join(sparql_iri(p) for p in sorted(LABEL_PREDICATES))
+
+
+#: Relation paths whose complete node paths a client keeps (a retrieval asked again sends nothing).
+COMPLETE_PATHS_CACHED = 256
 
 
 def _true(flag) -> bool:
@@ -52,6 +56,9 @@ class EndpointGraphStore(LazyGraphStore):
         self._requests = 0
         self._count_lock = threading.Lock()
         self._following: dict[str, list[str]] = {}
+        self._predicates: list[str] | None = None
+        #: (starts, relation path, max_paths, max_partial) -> node paths, for a repeated retrieval
+        self._complete_paths: _LRU = _LRU(COMPLETE_PATHS_CACHED)
 
     def request_count(self) -> int:
         return self._requests
@@ -200,7 +207,7 @@ class EndpointGraphStore(LazyGraphStore):
         (None when a relation is unknown to this client)."""
         parts = []
         for depth, relation in enumerate(relations, start=1):
-            signed = self.names.signed_iri(relation)
+            signed = self.signed_iri(relation)
             if signed is None:
                 return None
             here, there = f"?x{depth - 1}", f"?x{depth}"
@@ -264,12 +271,18 @@ class EndpointGraphStore(LazyGraphStore):
         bound is left out, for the caller's step-by-step walk, which then cuts as on every backend.
         """
         starts = [key for key in starts if self.queryable(key)]
+        complete: dict[tuple[str, ...], list[tuple[str, ...]]] = {}
+        with self._lock:
+            for relations in relation_paths:
+                cached = self._complete_paths.get_or_none((tuple(starts), relations, max_paths, max_partial))
+                if cached is not None:
+                    complete[relations] = cached
         asked = [(relations, pattern) for relations in dict.fromkeys(relation_paths)
-                 if relations and (pattern := self._walk_pattern(relations)) is not None]
+                 if relations and relations not in complete and (pattern := self._walk_pattern(relations)) is not None]
         if not starts:
             return {relations: [] for relations, _ in asked}
         if not asked:
-            return {}
+            return complete
         values = " ".join(sparql_term(self.term(key)) for key in starts)
         label = sparql_iri(RDFS.label)
         branches = []
@@ -309,22 +322,27 @@ class EndpointGraphStore(LazyGraphStore):
         for key, found in labels.items():
             self.remember_label(key, found)
         position = {key: at for at, key in enumerate(starts)}
-        complete: dict[tuple[str, ...], list[tuple[str, ...]]] = {}
         for index, (relations, _) in enumerate(asked):
             if index in too_many or len(paths[index]) > max_paths:
                 continue
             # Algorithm 1's breadth-first order: starts as given, then each node's targets sorted by id
             complete[relations] = sorted(paths[index], key=lambda nodes: (position[nodes[0]], nodes[1:]))
+            with self._lock:
+                self._complete_paths.put((tuple(starts), relations, max_paths, max_partial), complete[relations])
         return complete
 
     # ---------------------------------------------------------------- whole-graph lists
     def predicate_iris(self) -> list[str]:
+        """Asked once per client (and kept in the store cache)."""
+        if self._predicates is not None:
+            return self._predicates
         stored = self.store_cache.get("relations") if self.store_cache is not None else None
         if stored is None:
             rows = self.select("SELECT DISTINCT ?p WHERE { ?s ?p ?o }", "?p", "the relations")
             stored = [str(p) for (p,) in rows if isinstance(p, URIRef) and p not in LABEL_PREDICATES]
             if self.store_cache is not None:
                 self.store_cache.put("relations", "", stored)
+        self._predicates = stored
         return stored
 
     def following(self, signed_iri: str) -> Iterable[str]:
@@ -367,6 +385,12 @@ class EndpointGraphStore(LazyGraphStore):
         query = "SELECT DISTINCT ?n WHERE { { ?n ?p ?o } UNION { ?s ?p ?n } FILTER(?p NOT IN (%s)) }" % _NOT_LABELS
         for (n,) in self.select(query, "?n", "the entities"):
             yield node_key(n)
+
+    def clear(self) -> None:
+        super().clear()
+        with self._lock:
+            self._complete_paths.clear()
+            self._predicates = None
 
     # ---------------------------------------------------------------- SPARQL and lifecycle
     def query(self, sparql: str, *, bindings: Mapping[str, Node] | None = None, timeout: float | None = None):

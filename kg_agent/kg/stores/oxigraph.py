@@ -168,17 +168,8 @@ class OxigraphGraphStore(LazyGraphStore):
                   if row[0].value not in _LABEL_IRIS]
         return found
 
-    def _signed(self, relation: str) -> str | None:
-        """The signed predicate IRI of a relation name; the names are learnt from the store when unknown."""
-        signed = self.names.signed_iri(relation)
-        if signed is None:
-            for iri in self.predicate_iris():
-                self.names.name(iri)
-            signed = self.names.signed_iri(relation)
-        return signed
-
     def _pattern(self, relation: str, here: str, there: str) -> str:
-        signed = self._signed(relation)
+        signed = self.signed_iri(relation)
         if signed is None:
             raise KeyError(relation)
         if signed.startswith("^"):
@@ -201,7 +192,7 @@ class OxigraphGraphStore(LazyGraphStore):
                         found[key] = targets
                 elif self.queryable(key):
                     todo.append(key)
-        if not todo or self._signed(relation) is None:
+        if not todo or self.signed_iri(relation) is None:
             return found
         rows = sum(len(t) for t in found.values())
         for start in range(0, len(todo), self.batch_size):
@@ -225,7 +216,7 @@ class OxigraphGraphStore(LazyGraphStore):
         if any(key.startswith("_:") for key in starts):  # blank nodes cannot be named in a query
             return super().walkable(starts, relations, budget=budget)
         starts = [key for key in starts if self.queryable(key)]
-        if not starts or any(self._signed(r) is None for r in relations):
+        if not starts or any(self.signed_iri(r) is None for r in relations):
             return False
         values = " ".join(sparql_term(self.term(key)) for key in starts)
         steps, filters, here = [], [], "?x0"
