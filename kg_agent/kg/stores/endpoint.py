@@ -276,6 +276,7 @@ class EndpointGraphStore(LazyGraphStore):
             for relations in relation_paths:
                 cached = self._complete_paths.get_or_none((tuple(starts), relations, max_paths, max_partial))
                 if cached is not None:
+                    self._hits += 1
                     complete[relations] = cached
         asked = [(relations, pattern) for relations in dict.fromkeys(relation_paths)
                  if relations and relations not in complete and (pattern := self._walk_pattern(relations)) is not None]
