@@ -219,7 +219,7 @@ class GraphStore:
             pass
 
 
-class _LRU(OrderedDict):
+class LRUCache(OrderedDict):
     """A small bounded mapping; the least recently used entry goes first."""
 
     def __init__(self, maxsize: int) -> None:
@@ -259,8 +259,8 @@ class LazyGraphStore(GraphStore):
         self.cache_size = cache_size
         self.batch_size = batch_size
         self._lock = threading.RLock()
-        self._edges: _LRU = _LRU(cache_size)
-        self._labels: _LRU = _LRU(cache_size)
+        self._edges: LRUCache = LRUCache(cache_size)
+        self._labels: LRUCache = LRUCache(cache_size)
         self._hits = self._misses = 0
 
     # ---------------------------------------------------------------- what subclasses implement

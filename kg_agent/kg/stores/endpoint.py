@@ -13,7 +13,7 @@ from rdflib.term import Node
 from kg_agent.kg.errors import KGQueryError
 from kg_agent.kg.request_tally import note_request
 from kg_agent.kg.sparql import check_read_only, sparql_iri, sparql_term
-from kg_agent.kg.stores.base import _LRU, Edges, LazyGraphStore, absolute_or_literal
+from kg_agent.kg.stores.base import Edges, LazyGraphStore, LRUCache, absolute_or_literal
 from kg_agent.kg.terms import LABEL_PREDICATES, RelationNames, node_key
 from kg_agent.kg.types import base_relation, inverse, is_inverse
 
@@ -41,6 +41,10 @@ class EndpointGraphStore(LazyGraphStore):
     labels are fetched ``batch_size`` per request (``VALUES``); large answers are paged below the server's
     row cap (Virtuoso's ``ResultSetMaxRows``) instead of being silently cut. ``store_cache`` (a
     :class:`~kg_agent.kg.sparql_cache.SparqlCache`) is consulted before every request and filled after it.
+
+    RoG's work on a question is a few requests (docs/benchmarks.md, section 2): a whole layer of candidate
+    relation paths in one query (:meth:`walkable_extensions`), and every plan's reasoning paths with their
+    labels in one more (:meth:`complete_paths`).
     """
 
     kind = "sparql"
@@ -58,7 +62,7 @@ class EndpointGraphStore(LazyGraphStore):
         self._following: dict[str, list[str]] = {}
         self._predicates: list[str] | None = None
         #: (starts, relation path, max_paths, max_partial) -> node paths, for a repeated retrieval
-        self._complete_paths: _LRU = _LRU(COMPLETE_PATHS_CACHED)
+        self._complete_paths: LRUCache = LRUCache(COMPLETE_PATHS_CACHED)
 
     def request_count(self) -> int:
         return self._requests
