@@ -183,26 +183,25 @@ def _search_paths(
         limit = pool + len(frontier)
         walked = kg.walk(nodes, relation, limit=limit)
         unread = unread or sum(len(targets) for targets in walked.values()) > limit
-        kg.prefetch_labels([*(s for s in starts if s not in entities),
-                            *(target for targets in walked.values() for target in targets if target not in entities)])
+        # the (partial path, target) pairs kept, in breadth-first order; past ``pool`` they are only counted, so
+        # the entities (labels) of cut targets are never looked up
+        kept: list[tuple[int, str]] = []
+        for position, (start, node, _, _, _) in enumerate(frontier):
+            targets = [target for target in walked.get(node) or () if target != start]  # never back to the start
+            room = pool - len(kept)
+            kept.extend((position, target) for target in targets[:room])
+            if len(targets) > room:
+                dropped += len(targets) - room + sum(len(walked.get(rest[1]) or ()) for rest in frontier[position + 1:])
+                break
+        kg.prefetch_labels([*(s for s in starts if s not in entities), *(t for _, t in kept if t not in entities)])
         expanded: list[tuple[str, str, Entity | None, tuple[Triple, ...], float]] = []
-        for position, (start, node, head, steps, score) in enumerate(frontier):
-            targets = walked.get(node)
-            if not targets:
-                continue
+        for position, target in kept:
+            start, node, head, steps, score = frontier[position]
             if head is None:
                 head = entities[node]
-            for target in targets:
-                if target == start:
-                    continue  # a reasoning path does not return to its start entity
-                tail = entities[target]
-                gain = relevance(tail) if relevance is not None else 0.0
-                expanded.append((start, target, tail, steps + (new_triple(head, relation, tail),), score + gain))
-            if len(expanded) > pool:
-                dropped += len(expanded) - pool + sum(
-                    len(walked.get(rest[1]) or ()) for rest in frontier[position + 1:])
-                del expanded[pool:]
-                break
+            tail = entities[target]
+            gain = relevance(tail) if relevance is not None else 0.0
+            expanded.append((start, target, tail, steps + (new_triple(head, relation, tail),), score + gain))
         if len(expanded) > keep:  # only with ``relevance``: keep the best-scoring partial paths
             dropped += len(expanded) - keep
             expanded.sort(key=lambda partial: -partial[4])

@@ -12,7 +12,7 @@ from rdflib.term import Node
 from kg_agent.kg.errors import KGQueryError
 from kg_agent.kg.label_index import SqliteLabelIndex
 from kg_agent.kg.relation_index import RelationIndex
-from kg_agent.kg.sparql import check_read_only, sparql_iri
+from kg_agent.kg.sparql import check_read_only, sparql_iri, sparql_term
 from kg_agent.kg.terms import RelationNames, is_absolute_iri, key_term
 
 #: What a neighbourhood is: ``{relation name (``^name`` for incoming): [neighbour id, ...] sorted}``.
@@ -83,6 +83,15 @@ class GraphStore:
                 self.names.name(iri)
             signed = self.names.signed_iri(relation)
         return signed
+
+    def relation_pattern(self, relation: str, here: str, there: str) -> str:
+        """The SPARQL triple pattern walking ``relation`` from ``here`` to ``there`` (KeyError: not a relation)."""
+        signed = self.signed_iri(relation)
+        if signed is None:
+            raise KeyError(relation)
+        if signed.startswith("^"):
+            return f"{there} {sparql_iri(signed[1:])} {here}"
+        return f"{here} {sparql_iri(signed)} {there}"
 
     def relations_following(self, relation: str) -> list[str]:
         """The relation names that can follow ``relation`` (sorted): :meth:`following` in names."""
@@ -248,8 +257,11 @@ class LazyGraphStore(GraphStore):
     """A backend read per entity on demand, keeping neighbourhoods and labels in a bounded LRU cache.
 
     Subclasses implement :meth:`fetch_neighbourhoods` and :meth:`fetch_labels` (one call per batch of
-    ``batch_size`` entities); everything else (caching, batching, counting) is here.
+    ``batch_size`` entities), and :meth:`walk_batch`; everything else (caching, batching, counting) is here.
     """
+
+    #: Nodes per :meth:`walk_batch` call (one ``VALUES`` query)
+    walk_batch_size = 1000
 
     def __init__(self, graph: Graph, *, names: RelationNames, name: str, cache_size: int = 50_000,
                  batch_size: int = 100) -> None:
@@ -270,6 +282,97 @@ class LazyGraphStore(GraphStore):
 
     def fetch_labels(self, keys: Sequence[str]) -> dict[str, str | None]:
         raise NotImplementedError
+
+    def walk_query(self, keys: Sequence[str], relation: str) -> str:
+        """``SELECT ?n ?t``: the targets ``?t`` of the nodes ``?n`` over ``relation`` (terms escaped)."""
+        values = " ".join(sparql_term(self.term(key)) for key in keys)
+        return "SELECT ?n ?t WHERE { VALUES ?n { %s } %s }" % (values, self.relation_pattern(relation, "?n", "?t"))
+
+    def walk_batch(self, keys: Sequence[str], relation: str, limit: int | None) -> dict[str, list[str]]:
+        """``{node: targets over relation}`` for up to :attr:`walk_batch_size` nodes in one engine call
+        (:meth:`walk_query`), at most ``limit`` rows (cut inside the query)."""
+        raise NotImplementedError
+
+    def count_batch(self, keys: Sequence[str], relation: str) -> dict[str, int]:
+        """``{node: number of targets over relation}`` in one engine call (``GROUP BY``)."""
+        raise NotImplementedError
+
+    def count_query(self, keys: Sequence[str], relation: str) -> str:
+        """``SELECT ?n ?c``: how many targets each node has over ``relation``."""
+        values = " ".join(sparql_term(self.term(key)) for key in keys)
+        return "SELECT ?n (COUNT(?t) AS ?c) WHERE { VALUES ?n { %s } %s } GROUP BY ?n" % (
+            values, self.relation_pattern(relation, "?n", "?t"))
+
+    def walk(self, keys: Sequence[str], relation: str, *, limit: int | None = None) -> dict[str, Sequence[str]]:
+        """:meth:`GraphStore.walk` in one query per :attr:`walk_batch_size` nodes (``VALUES``), cut by ``LIMIT``
+        inside the engine; cached neighbourhoods reused.
+
+        The same answer as walking node by node: when the ``LIMIT`` cuts a batch (which leaves arbitrary rows
+        out), the batch's target counts say which nodes, in the given order, come whole before the cut, and
+        only those are read (two more queries, only at a cut).
+        """
+        found: dict[str, Sequence[str]] = {}
+        todo = []
+        with self._lock:
+            for key in keys:
+                cached = self._edges.get_or_none(key)
+                if cached is not None:
+                    if cached.get(relation):
+                        found[key] = cached[relation]
+                elif key.startswith("_:"):  # blank nodes cannot be named in a query
+                    targets = self.edges(key).get(relation)
+                    if targets:
+                        found[key] = targets
+                elif self.queryable(key):
+                    todo.append(key)
+        if not todo or self.signed_iri(relation) is None:
+            return found
+        rows = 0
+        walked: dict[str, list[str]] = {}
+        for start in range(0, len(todo), self.walk_batch_size):
+            batch = todo[start:start + self.walk_batch_size]
+            room = None if limit is None else limit - rows + 1
+            read = self.walk_batch(batch, relation, room)
+            if room is not None and sum(len(set(t)) for t in read.values()) >= room:
+                walked.update(self._whole_before_cut(keys, found, walked, batch, relation, limit))
+                break
+            walked.update(read)
+            rows += sum(len(set(t)) for t in read.values())
+        for key, targets in walked.items():
+            found[key] = sorted(set(targets))
+        return self._cut_in_order(keys, found, limit)
+
+    def _whole_before_cut(self, keys: Sequence[str], found: Mapping[str, Sequence[str]], walked: Mapping[str, list[str]],
+                          batch: Sequence[str], relation: str, limit: int) -> dict[str, list[str]]:
+        """The targets of the batch's nodes that a node-by-node walk of ``keys`` reads before passing ``limit``."""
+        counts = self.count_batch(batch, relation)
+        in_batch = set(batch)
+        rows = 0
+        wanted = []
+        for key in keys:
+            if key in in_batch:
+                if counts.get(key):
+                    wanted.append(key)
+                    rows += counts[key]
+            else:
+                rows += len(found.get(key) or walked.get(key) or ())
+            if rows > limit:
+                break
+        return self.walk_batch(wanted, relation, None) if wanted else {}
+
+    @staticmethod
+    def _cut_in_order(keys: Sequence[str], found: Mapping[str, Sequence[str]], limit: int | None) -> dict[str, Sequence[str]]:
+        """The nodes with targets in ``keys`` order, up to and including the one whose targets pass ``limit``."""
+        kept: dict[str, Sequence[str]] = {}
+        rows = 0
+        for key in keys:
+            targets = found.get(key)
+            if targets:
+                kept[key] = targets
+                rows += len(targets)
+                if limit is not None and rows > limit:
+                    break
+        return kept
 
     # ---------------------------------------------------------------- cache
     def remember_label(self, key: str, label: str | None) -> None:

@@ -211,16 +211,31 @@ class EndpointGraphStore(LazyGraphStore):
         (None when a relation is unknown to this client)."""
         parts = []
         for depth, relation in enumerate(relations, start=1):
-            signed = self.signed_iri(relation)
-            if signed is None:
+            try:
+                parts.append(self.relation_pattern(relation, f"?x{depth - 1}", f"?x{depth}") + " .")
+            except KeyError:
                 return None
-            here, there = f"?x{depth - 1}", f"?x{depth}"
-            if signed.startswith("^"):
-                parts.append(f"{there} {sparql_iri(signed[1:])} {here} .")
-            else:
-                parts.append(f"{here} {sparql_iri(signed)} {there} .")
-            parts.append(f"FILTER({there} != ?x0)")  # Virtuoso 7 gets !sameTerm wrong over an inverse step
+            parts.append(f"FILTER(?x{depth} != ?x0)")  # Virtuoso 7 gets !sameTerm wrong over an inverse step
         return " ".join(parts)
+
+    def walk_batch(self, keys: Sequence[str], relation: str, limit: int | None) -> dict[str, list[str]]:
+        """One request, the targets' labels included (``OPTIONAL``, outside the ``LIMIT``)."""
+        inner = self.walk_query(keys, relation) + ("" if limit is None else f" LIMIT {limit}")
+        query = "SELECT ?n ?t ?l WHERE { { %s } OPTIONAL { ?t %s ?l } }" % (inner, sparql_iri(RDFS.label))
+        walked: dict[str, dict[str, None]] = {}
+        labels: dict[str, str | None] = {}
+        for n, t, label in self.select(query, "?n ?t ?l", f"the neighbours of {len(keys)} entities over {relation}"):
+            target = node_key(t)
+            walked.setdefault(node_key(n), {})[target] = None
+            if isinstance(t, URIRef) and labels.get(target) is None:
+                labels[target] = None if label is None else str(label)
+        for key, label in labels.items():
+            self.remember_label(key, label)
+        return {key: list(targets) for key, targets in walked.items()}
+
+    def count_batch(self, keys: Sequence[str], relation: str) -> dict[str, int]:
+        rows = self.select(self.count_query(keys, relation), "?n ?c", f"the neighbour counts of {len(keys)} entities")
+        return {node_key(n): int(count) for n, count in rows}
 
     def _cached(self, key: str) -> bool:
         with self._lock:
