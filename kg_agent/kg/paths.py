@@ -23,6 +23,8 @@ from kg_agent.kg.types import Entity, Path, Triple, inverse, new_entity, new_pat
 DEFAULT_MAX_PATHS = 5000
 #: With a ``relevance`` score, a step reads up to this many times ``max_paths`` edges before keeping the best
 RANKED_POOL_FACTOR = 4
+#: Path ends whose labels are fetched together (well below a lazy backend's label cache)
+LABEL_CHUNK = 1000
 
 
 @dataclass
@@ -193,9 +195,11 @@ def _search_paths(
             if len(targets) > room:
                 dropped += len(targets) - room + sum(len(walked.get(rest[1]) or ()) for rest in frontier[position + 1:])
                 break
-        kg.prefetch_labels([*(s for s in starts if s not in entities), *(t for _, t in kept if t not in entities)])
+        kg.prefetch_labels(s for s in starts if s not in entities)
         expanded: list[tuple[str, str, Entity | None, tuple[Triple, ...], float]] = []
-        for position, target in kept:
+        for at, (position, target) in enumerate(kept):
+            if at % LABEL_CHUNK == 0:  # labels a chunk at a time: a lazy backend's bounded cache keeps them till used
+                kg.prefetch_labels(t for _, t in kept[at:at + LABEL_CHUNK] if t not in entities)
             start, node, head, steps, score = frontier[position]
             if head is None:
                 head = entities[node]

@@ -433,12 +433,13 @@ class LazyGraphStore(GraphStore):
         return None if found in (None, NO_LABEL) else found
 
     def prefetch_labels(self, keys: Iterable[str]) -> int:
-        """Fetch the ``rdfs:label`` of every given entity not cached yet, ``batch_size`` per call."""
+        """Fetch the ``rdfs:label`` of every given entity not cached yet, :attr:`walk_batch_size` per call (a label
+        row is small; the ends of a walk are labelled in as many calls as the walk took)."""
         with self._lock:
             todo = [k for k in dict.fromkeys(keys)
                     if k not in self._labels and self.queryable(k) and isinstance(key_term(k), URIRef)]
-        for start in range(0, len(todo), self.batch_size):
-            batch = todo[start:start + self.batch_size]
+        for start in range(0, len(todo), self.walk_batch_size):
+            batch = todo[start:start + self.walk_batch_size]
             found = self.fetch_labels(batch)
             for key in batch:
                 self.remember_label(key, found.get(key))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import threading
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING
@@ -259,6 +260,13 @@ class EndpointGraphStore(LazyGraphStore):
             pattern = self._walk_pattern(prefix)
             if pattern is not None:
                 asked.append((prefix, pattern))
+        stored_as = {prefix: self._stored_key(starts, prefix) for prefix, _ in asked}
+        if self.store_cache is not None and starts:
+            stored = self.store_cache.get_many("extensions", stored_as.values())
+            for prefix, key in stored_as.items():
+                if key in stored:
+                    found[prefix] = sorted(self.names.signed_name(signed) for signed in stored[key])
+            asked = [(prefix, pattern) for prefix, pattern in asked if stored_as[prefix] not in stored]
         if not starts or not asked:
             return found
         values = " ".join(sparql_term(self.term(key)) for key in starts)
@@ -271,14 +279,20 @@ class EndpointGraphStore(LazyGraphStore):
             for index, (prefix, pattern) in enumerate(asked)]
         query = "SELECT ?c ?q ?in WHERE { %s }" % " UNION ".join(branches)
         rows = self.select(query, "?c ?q ?in", f"the relations that extend {len(asked)} relation paths")
-        extended: dict[int, set[str]] = {}
+        extended: dict[int, set[str]] = {index: set() for index in range(len(asked))}
         for index, q, flag in rows:
             if isinstance(q, URIRef):
-                signed = ("^" if _true(flag) else "") + str(q)
-                extended.setdefault(int(index), set()).add(self.names.signed_name(signed))
+                extended[int(index)].add(("^" if _true(flag) else "") + str(q))
         for index, (prefix, _) in enumerate(asked):
-            found[prefix] = sorted(extended.get(index, ()))
+            found[prefix] = sorted(self.names.signed_name(signed) for signed in extended[index])
+        if self.store_cache is not None:
+            self.store_cache.put_many("extensions", {stored_as[prefix]: sorted(extended[index])
+                                                     for index, (prefix, _) in enumerate(asked)})
         return found
+
+    def _stored_key(self, starts: Sequence[str], relations: Sequence[str], *bounds: int) -> str:
+        """The store cache's key of a question about relation paths: starts, predicate IRIs, bounds (JSON)."""
+        return json.dumps([list(starts), [self.signed_iri(r) for r in relations], *bounds])
 
     def complete_paths(self, starts: Sequence[str], relation_paths: Sequence[tuple[str, ...]], *, max_paths: int,
                        max_partial: int) -> dict[tuple[str, ...], list[tuple[str, ...]]]:
@@ -301,6 +315,16 @@ class EndpointGraphStore(LazyGraphStore):
                  if relations and relations not in complete and (pattern := self._walk_pattern(relations)) is not None]
         if not starts:
             return {relations: [] for relations, _ in asked}
+        stored_as = {relations: self._stored_key(starts, relations, max_paths, max_partial) for relations, _ in asked}
+        if self.store_cache is not None and asked:
+            stored = self.store_cache.get_many("complete_paths", stored_as.values())
+            asked = [(relations, pattern) for relations, pattern in asked if stored_as[relations] not in stored]
+            held = {relations: [tuple(nodes) for nodes in stored[key]] for relations, key in stored_as.items()
+                    if stored.get(key) is not None}  # null: a cut relation path
+            nodes = {node for node_paths in held.values() for path in node_paths for node in path}
+            for key, label in self.store_cache.get_many("label", nodes).items():
+                self.remember_label(key, label)
+            complete.update(held)
         if not asked:
             return complete
         values = " ".join(sparql_term(self.term(key)) for key in starts)
@@ -342,13 +366,19 @@ class EndpointGraphStore(LazyGraphStore):
         for key, found in labels.items():
             self.remember_label(key, found)
         position = {key: at for at, key in enumerate(starts)}
+        fetched: dict[str, list[tuple[str, ...]] | None] = {}
         for index, (relations, _) in enumerate(asked):
+            fetched[stored_as[relations]] = None
             if index in too_many or len(paths[index]) > max_paths:
                 continue
             # Algorithm 1's breadth-first order: starts as given, then each node's targets sorted by id
             complete[relations] = sorted(paths[index], key=lambda nodes: (position[nodes[0]], nodes[1:]))
+            fetched[stored_as[relations]] = complete[relations]
             with self._lock:
                 self._complete_paths.put((tuple(starts), relations, max_paths, max_partial), complete[relations])
+        if self.store_cache is not None:
+            self.store_cache.put_many("label", labels)
+            self.store_cache.put_many("complete_paths", fetched)
         return complete
 
     # ---------------------------------------------------------------- whole-graph lists
