@@ -51,7 +51,7 @@ class EndpointGraphStore(LazyGraphStore):
     kind = "sparql"
     batched = True
 
-    def __init__(self, graph: Graph, *, names: RelationNames, name: str, cache_size: int = 10_000,
+    def __init__(self, graph: Graph, *, names: RelationNames, name: str, cache_size: int = 50_000,
                  batch_size: int = 100, page_size: int = 5_000, store_cache: SparqlCache | None = None) -> None:
         super().__init__(graph, names=names, name=name, cache_size=cache_size, batch_size=batch_size)
         if page_size < 1:
