@@ -38,8 +38,9 @@ def _true(flag) -> bool:
 class EndpointGraphStore(LazyGraphStore):
     """A remote SPARQL endpoint through rdflib's ``SPARQLStore`` (read-only).
 
-    An entity's edges in both directions come in one request; a frontier's neighbours and many entities'
-    labels are fetched ``batch_size`` per request (``VALUES``); large answers are paged below the server's
+    An entity's edges in both directions come in one request, many entities' edges ``batch_size`` per
+    request (``VALUES``); a walk over one relation and labels come 1,000 entities per request
+    (:attr:`walk_batch_size`, the walk's targets with their labels); large answers are paged below the server's
     row cap (Virtuoso's ``ResultSetMaxRows``) instead of being silently cut. ``store_cache`` (a
     :class:`~kg_agent.kg.sparql_cache.SparqlCache`) is consulted before every request and filled after it.
 
