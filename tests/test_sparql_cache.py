@@ -51,7 +51,7 @@ def test_second_graph_on_the_same_cache_answers_rog_offline(server, tmp_path):
     cache = tmp_path / "kg-cache.sqlite"
     with open_sparql(server.url, cache_path=cache) as first_kg:
         first = _rog(first_kg)
-    assert first["answers"] and len(server.queries) > 10
+    assert first["answers"] and len(server.queries) > 0
     before = len(server.queries)
     with open_sparql(server.url, cache_path=cache) as second_kg:
         second = _rog(second_kg)

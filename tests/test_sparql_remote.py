@@ -17,7 +17,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 from rdflib import Literal, URIRef
 
-from kg_agent.kg import KGQueryError, entity_iri, load_kg, open_kg, open_sparql, retrieve_paths
+from kg_agent.kg import KGQueryError, entity_iri, load_kg, open_kg, open_sparql, retrieve_many_paths, retrieve_paths
+from kg_agent.kg.relation_paths import walkable_relation_paths
 from kg_agent.kg.loaders import MAX_GET_QUERY_CHARS
 from kg_agent.kg.sparql import bind_values, check_read_only, values_block
 from tests.sparql_server import SparqlServer, store_from_graph
@@ -78,6 +79,46 @@ def test_path_search_requests_scale_with_batches_not_entities(server, memory):
     before = len(server.queries)
     assert retrieve_paths(kg, starts, ("^starred_actors", "directed_by")).paths == want.paths
     assert len(server.queries) == before
+
+
+@pytest.mark.parametrize("starts", [["Tom Hanks"], ["Forrest Gump"], ["Drama"], ["Meg Ryan", "Big"]])
+def test_candidate_relation_paths_take_one_request_per_layer(server, memory, starts):
+    """Every candidate of a layer and its walkability in one query: the memory backend's candidates, in order."""
+    starts = [E(name) for name in starts]
+    kg = open_sparql(server.url)
+    kg.prefetch(starts)  # what linking fetches; the first layer is read from these edges
+    before = len(server.queries)
+    got = walkable_relation_paths(kg, starts, max_hops=3)
+    assert got == walkable_relation_paths(memory, starts, max_hops=3) and any(len(p) == 3 for p in got)
+    assert len(server.queries) - before == 2  # layers 2 and 3
+
+
+def test_every_plan_is_retrieved_with_its_labels_in_one_request(server, memory):
+    starts = [E("Tom Hanks"), E("Meg Ryan")]
+    plans = [("^starred_actors", "directed_by"), ("^directed_by",), ("^starred_actors", "starred_actors", "^starred_actors")]
+    kg = open_sparql(server.url)
+    kg.relation_names()  # names learnt (one request) before counting
+    before = len(server.queries)
+    got = retrieve_many_paths(kg, starts, plans)
+    want = retrieve_many_paths(memory, starts, plans)
+    assert [r.paths for r in got] == [r.paths for r in want] and all(r.paths for r in got)
+    assert not any(r.truncated for r in got)
+    assert len(server.queries) - before == 1
+    assert [r.paths for r in retrieve_many_paths(kg, starts, plans)] == [r.paths for r in want]
+    assert len(server.queries) - before == 1  # asked again: from the client's cache
+
+
+@pytest.mark.parametrize("max_paths", [1, 3, 20])
+def test_a_cut_plan_is_walked_step_by_step_and_cut_as_in_memory(server, memory, max_paths):
+    starts = [E("Tom Hanks"), E("Meg Ryan")]
+    plans = [("^starred_actors", "starred_actors", "^starred_actors"), ("^directed_by",)]
+    relevance = lambda entity: float("Sleepless" in entity.label)  # noqa: E731
+    for score in (None, relevance):
+        got = retrieve_many_paths(open_sparql(server.url), starts, plans, max_paths=max_paths, relevance=score)
+        want = retrieve_many_paths(memory, starts, plans, max_paths=max_paths, relevance=score)
+        assert [(r.paths, r.truncated, r.dropped, r.dropped_unread) for r in got] == \
+            [(r.paths, r.truncated, r.dropped, r.dropped_unread) for r in want]
+        assert got[0].truncated
 
 
 def test_labels_are_fetched_in_batches_and_misses_are_remembered(server, memory):

@@ -9,6 +9,7 @@ when not on Linux or when Virtuoso is not installed (``.ci/run`` installs it).
 from __future__ import annotations
 
 import json
+import re
 import urllib.parse
 
 import pytest
@@ -147,6 +148,25 @@ def test_same_results_as_memory(create, remote, memory):
         assert got == want, question
         answered += bool(want["answers"])
     assert answered >= len(SAMPLE_QUESTIONS) - 1
+
+
+def test_rog_sends_at_most_ten_requests_per_question_on_a_cold_client(server, memory):
+    """Linking given ids, one query per layer of candidate relation paths, one for every plan's paths and labels:
+    the count in usage is what Virtuoso's HTTP log received, and the result is the memory backend's."""
+    sent = []
+    for question in SAMPLE_QUESTIONS:
+        topics = [E(name) for name in re.findall(r"\[([^\]]+)\]", question)]
+        remote = open_kg(server.endpoint(graph_iri("sample")), timeout=30)
+        before = server.settled_sparql_count()
+        got = create_rog_graph(remote, planner="similarity").compile().invoke(
+            {"question": question, "topic_entities": topics})
+        want = create_rog_graph(memory, planner="similarity").compile().invoke(
+            {"question": question, "topic_entities": topics})
+        assert _state(got) == _state(want), question
+        sent.append(got["usage"]["kg_requests"])
+        assert server.settled_sparql_count(at_least=before + sent[-1]) - before == sent[-1], question
+    assert max(sent) <= 10, sent
+    assert min(sent) >= 1
 
 
 def test_topic_entities_given_as_labels_or_ids(remote, memory):
@@ -312,17 +332,26 @@ def test_the_bulk_loader_loads_a_million_generated_triples(million):
     assert srv.loaded[graph_iri("million")] >= 1_000_000
 
 
-def test_rog_on_a_million_triples_reports_every_request_it_sends(million):
+def test_rog_on_a_million_triples_sends_at_most_ten_requests_per_question(million):
     # a cold client per question, topics given as ids (linking by label would download the label index);
-    # usage["kg_requests"] is exactly what Virtuoso's HTTP log received, and the gold plan retrieves the gold
-    # answers. The issue's goal of <= 10 requests per question is NOT met: see docs/benchmarks.md section 5.
+    # usage["kg_requests"] is exactly what Virtuoso's HTTP log received, at most 10 (docs/benchmarks.md
+    # section 2), and the retrieved paths are those of Algorithm 1 walked step by step
+    from kg_agent.kg.paths import _search_paths
+    from kg_agent.kg.types import Entity
+    from kg_agent.tools.rog.retrieve import label_relevance
+
     srv, questions = million
-    for question in [next(q for q in questions if q["hop"] == hop) for hop in (1, 2)]:
+    for question in questions:
         remote = open_kg(srv.endpoint(graph_iri("million")), timeout=120)
         app = create_rog_graph(remote, planner="similarity").compile()
         before = srv.settled_sparql_count()
         result = app.invoke({"question": question["raw"], "topic_entities": question["topic_ids"]})
         sent = result["usage"]["kg_requests"]
-        assert sent > 0 and srv.settled_sparql_count(at_least=before + sent) - before == sent
+        assert 0 < sent <= 10, (question["raw"], sent)
+        assert srv.settled_sparql_count(at_least=before + sent) - before == sent
+        relevance = label_relevance(result["question"], [Entity.from_dict(e) for e in result["topic_entities"]])
+        stepwise = [path.to_dict() for plan in result["plans"] for path in _search_paths(
+            remote, question["topic_ids"], tuple(plan["relations"]), max_paths=5000, relevance=relevance).paths]
+        assert [{k: v for k, v in p.items() if k != "plan"} for p in result["paths"]] == stepwise, question["raw"]
         gold = retrieve_paths(remote, question["topic_ids"], question["relations"])
         assert {p.end.id for p in gold.paths} == set(question["answer_ids"])

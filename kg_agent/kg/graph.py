@@ -183,11 +183,7 @@ class KnowledgeGraph:
     def relations_following(self, relation: str) -> list[str]:
         """Relations that some node reached over ``relation`` has (sorted): the relation index's row, or on an
         endpoint the same rule asked of the endpoint (once per relation, cached)."""
-        names = self.store.names
-        signed = names.signed_iri(relation)
-        if signed is None:
-            return []
-        return sorted(names.signed_name(iri) for iri in self.store.following(signed))
+        return self.store.relations_following(relation)
 
     def relations_at(self, entity_id: str) -> list[str]:
         """The relation names at an entity, both directions, without reading its whole neighbourhood."""
@@ -204,6 +200,20 @@ class KnowledgeGraph:
     def walkable(self, starts: Sequence[str], relations: Sequence[str]) -> bool:
         """Whether the relation path can be walked from some start without coming back to it."""
         return bool(relations) and self.store.walkable(list(starts), list(relations))
+
+    def walkable_extensions(self, starts: Sequence[str],
+                            prefixes: Sequence[tuple[str, ...]]) -> dict[tuple[str, ...], list[str]]:
+        """``{prefix: relations (sorted)}``: for each relation path of a layer, the relations that extend it to a
+        path walkable from ``starts`` (the empty prefix: the walkable relations at the starts). One query per
+        layer on a SPARQL endpoint; relation index plus :meth:`walkable` elsewhere."""
+        return self.store.walkable_extensions(list(dict.fromkeys(starts)), [tuple(p) for p in prefixes])
+
+    def complete_paths(self, starts: Sequence[str], relation_paths: Sequence[Sequence[str]], *, max_paths: int,
+                       max_partial: int) -> dict[tuple[str, ...], list[tuple[str, ...]]]:
+        """Node paths of many relation paths at once where the backend answers that in one query (a SPARQL
+        endpoint; see :meth:`GraphStore.complete_paths`); relation paths left out are walked step by step."""
+        return self.store.complete_paths(list(dict.fromkeys(starts)), [tuple(r) for r in relation_paths],
+                                         max_paths=max_paths, max_partial=max_partial)
 
     # ------------------------------------------------------------------ relations
     def relation_names(self) -> list[str]:

@@ -639,7 +639,7 @@ def open_sparql(
     endpoint: str,
     *,
     timeout: float = 30.0,
-    cache_size: int = 10_000,
+    cache_size: int = 50_000,
     default_graph: str | None = None,
     batch_size: int = 100,
     page_size: int = 5_000,

@@ -23,6 +23,8 @@ from kg_agent.kg.types import Entity, Path, Triple, inverse, new_entity, new_pat
 DEFAULT_MAX_PATHS = 5000
 #: With a ``relevance`` score, a step reads up to this many times ``max_paths`` edges before keeping the best
 RANKED_POOL_FACTOR = 4
+#: Path ends whose labels are fetched together (well below a lazy backend's label cache)
+LABEL_CHUNK = 1000
 
 
 @dataclass
@@ -96,7 +98,6 @@ def retrieve_paths(
     *,
     max_paths: int = DEFAULT_MAX_PATHS,
     relevance: Callable[[Entity], float] | None = None,
-    walks: dict[tuple, dict[str, Sequence[str]]] | None = None,
 ) -> PathSearchResult:
     """RoG's Algorithm 1: the reasoning paths from ``starts`` that follow ``relation_path`` exactly.
 
@@ -110,25 +111,79 @@ def retrieve_paths(
     :data:`RANKED_POOL_FACTOR` x ``max_paths`` edges and keeps as many partial paths (the highest-scoring
     when there are more), so that an entity the question names further on is not cut early; the last step
     keeps the ``max_paths`` paths whose entities score highest in total (ties in breadth-first order).
-
-    ``walks`` (a dict the caller keeps for one question) remembers each step's store walk, so plans that
-    share a prefix (``r``, ``r ^r``, ``r ^r r``) read it from the store once.
     """
-    relations = tuple(relation_path)
+    return retrieve_many_paths(kg, starts, [relation_path], max_paths=max_paths, relevance=relevance)[0]
+
+
+def retrieve_many_paths(
+    kg: KnowledgeGraph,
+    starts: Iterable[str],
+    relation_paths: Sequence[Sequence[str]],
+    *,
+    max_paths: int = DEFAULT_MAX_PATHS,
+    relevance: Callable[[Entity], float] | None = None,
+) -> list[PathSearchResult]:
+    """:func:`retrieve_paths` for each of several relation paths from the same starts (e.g. RoG's K plans).
+
+    A backend that can answer them all in one query (:meth:`KnowledgeGraph.complete_paths`: a SPARQL
+    endpoint, one request for every plan, labels included) gives the paths of each plan no cut applies to;
+    the others are searched step by step. The results are the same either way.
+    """
+    starts = list(dict.fromkeys(starts))
+    plans = [tuple(relations) for relations in relation_paths]
+    pool = max_paths if relevance is None else RANKED_POOL_FACTOR * max_paths
+    complete = kg.complete_paths(starts, [plan for plan in plans if plan], max_paths=max_paths, max_partial=pool)
+    walks: dict[tuple, dict[str, Sequence[str]]] = {}  # plans sharing a prefix walk the store once
+    results = []
+    for plan in plans:
+        node_paths = complete.get(plan)
+        if node_paths is None:
+            results.append(_search_paths(kg, starts, plan, max_paths=max_paths, relevance=relevance, walks=walks))
+        else:
+            entities = _Entities(kg)
+            paths = [new_path(entities[nodes[0]], tuple(new_triple(entities[nodes[i]], plan[i], entities[nodes[i + 1]])
+                                                         for i in range(len(plan)))) for nodes in node_paths]
+            results.append(PathSearchResult(plan, paths))
+    return results
+
+
+class _Entities(dict):
+    """Node id -> its :class:`Entity` (label, else the id), made on first use, one object per node.
+
+    :meth:`fetch` reads many labels at once and keeps them here until used, so a step with more nodes than a
+    lazy backend's label cache does not fetch evicted labels again one by one."""
+
+    def __init__(self, kg: KnowledgeGraph) -> None:
+        super().__init__()
+        self._kg = kg
+        self._labels: dict[str, str] = {}
+
+    def fetch(self, nodes: Iterable[str]) -> None:
+        self._labels.update(self._kg.labels_by_id([n for n in nodes if n not in self and n not in self._labels]))
+
+    def __missing__(self, node: str) -> Entity:
+        label = self._labels.pop(node, None)
+        found = self[node] = new_entity(node, (label if label is not None else self._kg.label(node)) or node)
+        return found
+
+
+def _search_paths(
+    kg: KnowledgeGraph,
+    starts: list[str],
+    relations: tuple[str, ...],
+    *,
+    max_paths: int,
+    relevance: Callable[[Entity], float] | None,
+    walks: dict[tuple, dict[str, Sequence[str]]] | None = None,
+) -> PathSearchResult:
+    """:func:`retrieve_paths` step by step: one walk (and one label lookup) of the whole frontier per relation.
+
+    ``walks`` (kept by the caller for one question) remembers each walk, so plans that share a prefix walk the
+    store once."""
     if not relations:
         node_paths, truncated = retrieve_node_paths(kg, starts, relations, max_paths=max_paths)
         return PathSearchResult(relations, [node_path_to_path(kg, nodes, relations) for nodes in node_paths], truncated)
-    entities: dict[str, Entity] = {}
-    labels: dict[str, str] = {}  # each step's labels, fetched at once (a hub's may not fit the label cache)
-
-    def entity(node: str) -> Entity:
-        found = entities.get(node)
-        if found is None:
-            name = labels.get(node)
-            found = entities[node] = new_entity(node, (name if name is not None else kg.label(node)) or node)
-        return found
-
-    starts = list(dict.fromkeys(starts))
+    entities = _Entities(kg)
     pool = max_paths if relevance is None else RANKED_POOL_FACTOR * max_paths
     # each partial path: (start id, last node id, last Entity, steps so far, score); the starts' entities are
     # made after the first walk, which on an endpoint brings their labels with their edges
@@ -141,34 +196,33 @@ def retrieve_paths(
         # query per 1000 nodes on Oxigraph, batched requests on endpoints), cut inside the query
         nodes = list(dict.fromkeys(node for _, node, _, _, _ in frontier))
         limit = pool + len(frontier)
-        walk_key = (relation, limit, *nodes)
+        walk_key = (tuple(nodes), relation, limit)
         walked = walks.get(walk_key) if walks is not None else None
         if walked is None:
             walked = kg.walk(nodes, relation, limit=limit)
             if walks is not None:
                 walks[walk_key] = walked
         unread = unread or sum(len(targets) for targets in walked.values()) > limit
-        labels.update(kg.labels_by_id([*(s for s in starts if s not in entities),
-                                       *(target for targets in walked.values() for target in targets
-                                         if target not in entities)]))
-        expanded: list[tuple[str, str, Entity | None, tuple[Triple, ...], float]] = []
-        for position, (start, node, head, steps, score) in enumerate(frontier):
-            targets = walked.get(node)
-            if not targets:
-                continue
-            if head is None:
-                head = entity(node)
-            for target in targets:
-                if target == start:
-                    continue  # a reasoning path does not return to its start entity
-                tail = entities.get(target) or entity(target)
-                gain = relevance(tail) if relevance is not None else 0.0
-                expanded.append((start, target, tail, steps + (new_triple(head, relation, tail),), score + gain))
-            if len(expanded) > pool:
-                dropped += len(expanded) - pool + sum(
-                    len(walked.get(rest[1]) or ()) for rest in frontier[position + 1:])
-                del expanded[pool:]
+        # the (partial path, target) pairs kept, in breadth-first order; past ``pool`` they are only counted, so
+        # the entities (labels) of cut targets are never looked up
+        kept: list[tuple[int, str]] = []
+        for position, (start, node, _, _, _) in enumerate(frontier):
+            targets = [target for target in walked.get(node) or () if target != start]  # never back to the start
+            room = pool - len(kept)
+            kept.extend((position, target) for target in targets[:room])
+            if len(targets) > room:
+                dropped += len(targets) - room + sum(len(walked.get(rest[1]) or ()) for rest in frontier[position + 1:])
                 break
+        expanded: list[tuple[str, str, Entity | None, tuple[Triple, ...], float]] = []
+        for at, (position, target) in enumerate(kept):
+            if at % LABEL_CHUNK == 0:  # labels a chunk at a time, kept until used
+                entities.fetch([*(starts if at == 0 else ()), *(t for _, t in kept[at:at + LABEL_CHUNK])])
+            start, node, head, steps, score = frontier[position]
+            if head is None:
+                head = entities[node]
+            tail = entities[target]
+            gain = relevance(tail) if relevance is not None else 0.0
+            expanded.append((start, target, tail, steps + (new_triple(head, relation, tail),), score + gain))
         if len(expanded) > keep:  # only with ``relevance``: keep the best-scoring partial paths
             dropped += len(expanded) - keep
             expanded.sort(key=lambda partial: -partial[4])
@@ -176,7 +230,7 @@ def retrieve_paths(
         frontier = expanded
         if not frontier:
             break
-    paths = [new_path(entity(start), steps) for start, _, _, steps, _ in frontier]
+    paths = [new_path(entities[start], steps) for start, _, _, steps, _ in frontier]
     return PathSearchResult(relations, paths, truncated=bool(dropped) or unread, dropped=dropped, dropped_unread=unread)
 
 

@@ -26,29 +26,29 @@ def walkable_relation_paths(
     :func:`kg_agent.kg.paths.retrieve_paths`: ``r`` then ``^r`` counts only when it reaches e.g. co-actors).
     Returned by length, then in relation order.
 
-    The first step is the relations at the starts, each next step a relation that can follow the last one
-    (:mod:`kg_agent.kg.relation_index`: built at load for the memory and Oxigraph backends; on a SPARQL
-    endpoint the same rule is asked of the endpoint once per relation and cached), and every candidate is
-    checked against the graph from the starts (:meth:`KnowledgeGraph.walkable`, one ``ASK`` on Oxigraph);
-    the cost does not grow with the degree of the hubs on the way, and every backend gives the same paths.
+    Grown a layer at a time (:meth:`KnowledgeGraph.walkable_extensions`): the first step is the relations at
+    the starts, each next step a relation that can follow the last one (:mod:`kg_agent.kg.relation_index`,
+    built at load for the memory and Oxigraph backends), every candidate checked against the graph from the
+    starts (:meth:`KnowledgeGraph.walkable`, one ``ASK`` on Oxigraph), so the cost does not grow with the
+    degree of the hubs on the way. A SPARQL endpoint answers a whole layer in one query (the relations at the
+    nodes each prefix reaches from the starts). Every backend gives the same paths.
     """
     starts = list(dict.fromkeys(starts))
     found: list[tuple[str, ...]] = []
-    first = sorted({rel for start in starts for rel in kg.relations_at(start)})
     layer: list[tuple[str, ...]] = [()]
     for _hop in range(max_hops):
+        extensions = kg.walkable_extensions(starts, layer)
         next_layer: list[tuple[str, ...]] = []
         for prefix in layer:
-            options = first if not prefix else kg.relations_following(prefix[-1])
-            for rel in options:
+            for rel in extensions.get(prefix, ()):
                 sequence = prefix + (rel,)
-                if not kg.walkable(starts, sequence):
-                    continue
                 found.append(sequence)
                 next_layer.append(sequence)
                 if len(found) >= max_paths:
                     return found
         layer = next_layer
+        if not layer:
+            break
     return found
 
 

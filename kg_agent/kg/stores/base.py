@@ -12,7 +12,7 @@ from rdflib.term import Node
 from kg_agent.kg.errors import KGQueryError
 from kg_agent.kg.label_index import SqliteLabelIndex
 from kg_agent.kg.relation_index import RelationIndex
-from kg_agent.kg.sparql import check_read_only, sparql_iri
+from kg_agent.kg.sparql import check_read_only, sparql_iri, sparql_term
 from kg_agent.kg.terms import RelationNames, is_absolute_iri, key_term
 
 #: What a neighbourhood is: ``{relation name (``^name`` for incoming): [neighbour id, ...] sorted}``.
@@ -73,6 +73,60 @@ class GraphStore:
         """Signed predicate IRIs that some node reached over ``signed_iri`` has (the relation index's row)."""
         index = self.relation_index()
         return () if index is None else index.following(signed_iri)
+
+    def signed_iri(self, relation: str) -> str | None:
+        """The signed predicate IRI of a relation name (``^IRI`` for ``^name``); the names are learnt from the
+        store's predicates when unknown; None for a relation the graph does not have."""
+        signed = self.names.signed_iri(relation)
+        if signed is None:
+            for iri in self.predicate_iris():
+                self.names.name(iri)
+            signed = self.names.signed_iri(relation)
+        return signed
+
+    def relation_pattern(self, relation: str, here: str, there: str) -> str:
+        """The SPARQL triple pattern walking ``relation`` from ``here`` to ``there`` (KeyError: not a relation)."""
+        signed = self.signed_iri(relation)
+        if signed is None:
+            raise KeyError(relation)
+        if signed.startswith("^"):
+            return f"{there} {sparql_iri(signed[1:])} {here}"
+        return f"{here} {sparql_iri(signed)} {there}"
+
+    def relations_following(self, relation: str) -> list[str]:
+        """The relation names that can follow ``relation`` (sorted): :meth:`following` in names."""
+        signed = self.names.signed_iri(relation)
+        if signed is None:
+            return []
+        return sorted(self.names.signed_name(iri) for iri in self.following(signed))
+
+    def walkable_extensions(self, starts: Sequence[str],
+                            prefixes: Sequence[tuple[str, ...]]) -> dict[tuple[str, ...], list[str]]:
+        """``{prefix: relations (sorted)}``: the relations that extend each relation path to one walkable from ``starts``.
+
+        The empty prefix is extended by the relations at the starts, a longer one by those that can follow its
+        last relation (:meth:`relations_following`); each extension is checked with :meth:`walkable`. A backend
+        that can answer a whole layer of prefixes in one engine call overrides this.
+        """
+        found: dict[tuple[str, ...], list[str]] = {}
+        for prefix in prefixes:
+            if prefix:
+                options = self.relations_following(prefix[-1])
+            else:
+                options = sorted({rel for start in starts for rel in self.relations_at(start)})
+            found[prefix] = [rel for rel in options if self.walkable(starts, (*prefix, rel))]
+        return found
+
+    def complete_paths(self, starts: Sequence[str], relation_paths: Sequence[tuple[str, ...]], *, max_paths: int,
+                       max_partial: int) -> dict[tuple[str, ...], list[tuple[str, ...]]]:
+        """Every node path that follows each relation path from ``starts``, for backends that answer it in one call.
+
+        A relation path is in the answer only when no cut applies: at most ``max_partial`` partial paths at
+        each depth before the last and at most ``max_paths`` complete ones (the node paths of Algorithm 1
+        then, in breadth-first order). The others, and every relation path on backends without such a query
+        (the default: ``{}``), are walked step by step by the caller.
+        """
+        return {}
 
     def label_index(self) -> SqliteLabelIndex | None:
         """A label index the backend keeps on disk; None means the front builds one from :meth:`labelled_nodes`."""
@@ -178,7 +232,7 @@ class GraphStore:
             pass
 
 
-class _LRU(OrderedDict):
+class LRUCache(OrderedDict):
     """A small bounded mapping; the least recently used entry goes first."""
 
     def __init__(self, maxsize: int) -> None:
@@ -207,8 +261,11 @@ class LazyGraphStore(GraphStore):
     """A backend read per entity on demand, keeping neighbourhoods and labels in a bounded LRU cache.
 
     Subclasses implement :meth:`fetch_neighbourhoods` and :meth:`fetch_labels` (one call per batch of
-    ``batch_size`` entities); everything else (caching, batching, counting) is here.
+    ``batch_size`` entities), and :meth:`walk_batch`; everything else (caching, batching, counting) is here.
     """
+
+    #: Nodes per :meth:`walk_batch` call (one ``VALUES`` query)
+    walk_batch_size = 1000
 
     def __init__(self, graph: Graph, *, names: RelationNames, name: str, cache_size: int = 50_000,
                  batch_size: int = 100) -> None:
@@ -218,8 +275,8 @@ class LazyGraphStore(GraphStore):
         self.cache_size = cache_size
         self.batch_size = batch_size
         self._lock = threading.RLock()
-        self._edges: _LRU = _LRU(cache_size)
-        self._labels: _LRU = _LRU(cache_size)
+        self._edges: LRUCache = LRUCache(cache_size)
+        self._labels: LRUCache = LRUCache(cache_size)
         self._hits = self._misses = 0
 
     # ---------------------------------------------------------------- what subclasses implement
@@ -229,6 +286,97 @@ class LazyGraphStore(GraphStore):
 
     def fetch_labels(self, keys: Sequence[str]) -> dict[str, str | None]:
         raise NotImplementedError
+
+    def walk_query(self, keys: Sequence[str], relation: str) -> str:
+        """``SELECT ?n ?t``: the targets ``?t`` of the nodes ``?n`` over ``relation`` (terms escaped)."""
+        values = " ".join(sparql_term(self.term(key)) for key in keys)
+        return "SELECT ?n ?t WHERE { VALUES ?n { %s } %s }" % (values, self.relation_pattern(relation, "?n", "?t"))
+
+    def walk_batch(self, keys: Sequence[str], relation: str, limit: int | None) -> dict[str, list[str]]:
+        """``{node: targets over relation}`` for up to :attr:`walk_batch_size` nodes in one engine call
+        (:meth:`walk_query`), at most ``limit`` rows (cut inside the query)."""
+        raise NotImplementedError
+
+    def count_batch(self, keys: Sequence[str], relation: str) -> dict[str, int]:
+        """``{node: number of targets over relation}`` in one engine call (``GROUP BY``)."""
+        raise NotImplementedError
+
+    def count_query(self, keys: Sequence[str], relation: str) -> str:
+        """``SELECT ?n ?c``: how many targets each node has over ``relation``."""
+        values = " ".join(sparql_term(self.term(key)) for key in keys)
+        return "SELECT ?n (COUNT(?t) AS ?c) WHERE { VALUES ?n { %s } %s } GROUP BY ?n" % (
+            values, self.relation_pattern(relation, "?n", "?t"))
+
+    def walk(self, keys: Sequence[str], relation: str, *, limit: int | None = None) -> dict[str, Sequence[str]]:
+        """:meth:`GraphStore.walk` in one query per :attr:`walk_batch_size` nodes (``VALUES``), cut by ``LIMIT``
+        inside the engine; cached neighbourhoods reused.
+
+        The same answer as walking node by node: when the ``LIMIT`` cuts a batch (which leaves arbitrary rows
+        out), the batch's target counts say which nodes, in the given order, come whole before the cut, and
+        only those are read (two more queries, only at a cut).
+        """
+        found: dict[str, Sequence[str]] = {}
+        todo = []
+        with self._lock:
+            for key in keys:
+                cached = self._edges.get_or_none(key)
+                if cached is not None:
+                    if cached.get(relation):
+                        found[key] = cached[relation]
+                elif key.startswith("_:"):  # blank nodes cannot be named in a query
+                    targets = self.edges(key).get(relation)
+                    if targets:
+                        found[key] = targets
+                elif self.queryable(key):
+                    todo.append(key)
+        if not todo or self.signed_iri(relation) is None:
+            return found
+        rows = 0
+        walked: dict[str, list[str]] = {}
+        for start in range(0, len(todo), self.walk_batch_size):
+            batch = todo[start:start + self.walk_batch_size]
+            room = None if limit is None else limit - rows + 1
+            read = self.walk_batch(batch, relation, room)
+            if room is not None and sum(len(set(t)) for t in read.values()) >= room:
+                walked.update(self._whole_before_cut(keys, found, walked, batch, relation, limit))
+                break
+            walked.update(read)
+            rows += sum(len(set(t)) for t in read.values())
+        for key, targets in walked.items():
+            found[key] = sorted(set(targets))
+        return self._cut_in_order(keys, found, limit)
+
+    def _whole_before_cut(self, keys: Sequence[str], found: Mapping[str, Sequence[str]], walked: Mapping[str, list[str]],
+                          batch: Sequence[str], relation: str, limit: int) -> dict[str, list[str]]:
+        """The targets of the batch's nodes that a node-by-node walk of ``keys`` reads before passing ``limit``."""
+        counts = self.count_batch(batch, relation)
+        in_batch = set(batch)
+        rows = 0
+        wanted = []
+        for key in keys:
+            if key in in_batch:
+                if counts.get(key):
+                    wanted.append(key)
+                    rows += counts[key]
+            else:
+                rows += len(found.get(key) or walked.get(key) or ())
+            if rows > limit:
+                break
+        return self.walk_batch(wanted, relation, None) if wanted else {}
+
+    @staticmethod
+    def _cut_in_order(keys: Sequence[str], found: Mapping[str, Sequence[str]], limit: int | None) -> dict[str, Sequence[str]]:
+        """The nodes with targets in ``keys`` order, up to and including the one whose targets pass ``limit``."""
+        kept: dict[str, Sequence[str]] = {}
+        rows = 0
+        for key in keys:
+            targets = found.get(key)
+            if targets:
+                kept[key] = targets
+                rows += len(targets)
+                if limit is not None and rows > limit:
+                    break
+        return kept
 
     # ---------------------------------------------------------------- cache
     def remember_label(self, key: str, label: str | None) -> None:
@@ -289,7 +437,8 @@ class LazyGraphStore(GraphStore):
         return None if found in (None, NO_LABEL) else found
 
     def prefetch_labels(self, keys: Iterable[str]) -> int:
-        """Fetch the ``rdfs:label`` of every given entity not cached yet, ``batch_size`` per call."""
+        """Fetch the ``rdfs:label`` of every given entity not cached yet, :attr:`walk_batch_size` per call (a label
+        row is small; the ends of a walk are labelled in as many calls as the walk took)."""
         with self._lock:
             todo = [k for k in dict.fromkeys(keys)
                     if k not in self._labels and self.queryable(k) and isinstance(key_term(k), URIRef)]
@@ -297,7 +446,7 @@ class LazyGraphStore(GraphStore):
         return len(todo)
 
     def labels_of(self, keys: Iterable[str]) -> dict[str, str | None]:
-        """The labels of many nodes: the cached ones, the others fetched ``batch_size`` per call and returned
+        """The labels of many nodes: the cached ones, the others fetched :attr:`walk_batch_size` per call and returned
         as fetched, so a batch larger than the label cache is not fetched again one by one."""
         found: dict[str, str | None] = {}
         todo = []
@@ -315,8 +464,8 @@ class LazyGraphStore(GraphStore):
 
     def _fetch_labels_of(self, keys: Sequence[str]) -> dict[str, str | None]:
         fetched: dict[str, str | None] = {}
-        for start in range(0, len(keys), self.batch_size):
-            batch = keys[start:start + self.batch_size]
+        for start in range(0, len(keys), self.walk_batch_size):
+            batch = keys[start:start + self.walk_batch_size]
             found = self.fetch_labels(batch)
             for key in batch:
                 fetched[key] = found.get(key)

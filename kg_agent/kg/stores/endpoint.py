@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import threading
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING
@@ -13,7 +14,7 @@ from rdflib.term import Node
 from kg_agent.kg.errors import KGQueryError
 from kg_agent.kg.request_tally import note_request
 from kg_agent.kg.sparql import check_read_only, sparql_iri, sparql_term
-from kg_agent.kg.stores.base import Edges, LazyGraphStore, absolute_or_literal
+from kg_agent.kg.stores.base import Edges, LazyGraphStore, LRUCache, absolute_or_literal
 from kg_agent.kg.terms import LABEL_PREDICATES, RelationNames, node_key
 from kg_agent.kg.types import base_relation, inverse, is_inverse
 
@@ -21,19 +22,37 @@ if TYPE_CHECKING:
     from kg_agent.kg.sparql_cache import SparqlCache
 
 
+#: The label predicates, which are not relations (``FILTER(?q NOT IN (...))``).
+_NOT_LABELS = ", ".join(sparql_iri(p) for p in sorted(LABEL_PREDICATES))
+
+
+#: Relation paths whose complete node paths a client keeps (a retrieval asked again sends nothing).
+COMPLETE_PATHS_CACHED = 256
+
+
+def _true(flag) -> bool:
+    """An ``xsd:boolean`` result value as a Python bool."""
+    return bool(getattr(flag, "value", flag))
+
+
 class EndpointGraphStore(LazyGraphStore):
     """A remote SPARQL endpoint through rdflib's ``SPARQLStore`` (read-only).
 
-    An entity's edges in both directions come in one request; a frontier's neighbours and many entities'
-    labels are fetched ``batch_size`` per request (``VALUES``); large answers are paged below the server's
+    An entity's edges in both directions come in one request, many entities' edges ``batch_size`` per
+    request (``VALUES``); a walk over one relation and labels come 1,000 entities per request
+    (:attr:`walk_batch_size`, the walk's targets with their labels); large answers are paged below the server's
     row cap (Virtuoso's ``ResultSetMaxRows``) instead of being silently cut. ``store_cache`` (a
     :class:`~kg_agent.kg.sparql_cache.SparqlCache`) is consulted before every request and filled after it.
+
+    RoG's work on a question is a few requests (docs/benchmarks.md, section 2): a whole layer of candidate
+    relation paths in one query (:meth:`walkable_extensions`), and every plan's reasoning paths with their
+    labels in one more (:meth:`complete_paths`).
     """
 
     kind = "sparql"
     batched = True
 
-    def __init__(self, graph: Graph, *, names: RelationNames, name: str, cache_size: int = 10_000,
+    def __init__(self, graph: Graph, *, names: RelationNames, name: str, cache_size: int = 50_000,
                  batch_size: int = 100, page_size: int = 5_000, store_cache: SparqlCache | None = None) -> None:
         super().__init__(graph, names=names, name=name, cache_size=cache_size, batch_size=batch_size)
         if page_size < 1:
@@ -43,6 +62,9 @@ class EndpointGraphStore(LazyGraphStore):
         self._requests = 0
         self._count_lock = threading.Lock()
         self._following: dict[str, list[str]] = {}
+        self._predicates: list[str] | None = None
+        #: (starts, relation path, max_paths, max_partial) -> node paths, for a repeated retrieval
+        self._complete_paths: LRUCache = LRUCache(COMPLETE_PATHS_CACHED)
 
     def request_count(self) -> int:
         return self._requests
@@ -185,14 +207,193 @@ class EndpointGraphStore(LazyGraphStore):
             found.update(fetched)
         return found
 
+    # ---------------------------------------------------------------- relation paths and walks, one query each
+    def _walk_pattern(self, relations: Sequence[str]) -> str | None:
+        """Triple patterns walking ``relations`` (names) from ``?x0`` to ``?x<len>``, never back to ``?x0``
+        (None when a relation is unknown to this client)."""
+        parts = []
+        for depth, relation in enumerate(relations, start=1):
+            try:
+                parts.append(self.relation_pattern(relation, f"?x{depth - 1}", f"?x{depth}") + " .")
+            except KeyError:
+                return None
+            parts.append(f"FILTER(?x{depth} != ?x0)")  # Virtuoso 7 gets !sameTerm wrong over an inverse step
+        return " ".join(parts)
+
+    def walk_batch(self, keys: Sequence[str], relation: str, limit: int | None) -> dict[str, list[str]]:
+        """One request, the targets' labels included (``OPTIONAL``, outside the ``LIMIT``)."""
+        inner = self.walk_query(keys, relation) + ("" if limit is None else f" LIMIT {limit}")
+        query = "SELECT ?n ?t ?l WHERE { { %s } OPTIONAL { ?t %s ?l } }" % (inner, sparql_iri(RDFS.label))
+        walked: dict[str, dict[str, None]] = {}
+        labels: dict[str, str | None] = {}
+        for n, t, label in self.select(query, "?n ?t ?l", f"the neighbours of {len(keys)} entities over {relation}"):
+            target = node_key(t)
+            walked.setdefault(node_key(n), {})[target] = None
+            if isinstance(t, URIRef) and labels.get(target) is None:
+                labels[target] = None if label is None else str(label)
+        for key, label in labels.items():
+            self.remember_label(key, label)
+        return {key: list(targets) for key, targets in walked.items()}
+
+    def count_batch(self, keys: Sequence[str], relation: str) -> dict[str, int]:
+        rows = self.select(self.count_query(keys, relation), "?n ?c", f"the neighbour counts of {len(keys)} entities")
+        return {node_key(n): int(count) for n, count in rows}
+
+    def _cached(self, key: str) -> bool:
+        with self._lock:
+            return key in self._edges
+
+    def walkable_extensions(self, starts: Sequence[str],
+                            prefixes: Sequence[tuple[str, ...]]) -> dict[tuple[str, ...], list[str]]:
+        """A whole layer in one request: the relations at the nodes each prefix reaches from the starts.
+
+        The same set as the relation index's candidates checked one by one (a relation that extends a walk
+        is one that can follow its last relation), without asking the index. The empty prefix is answered
+        from the starts' cached edges when linking fetched them.
+        """
+        starts = [key for key in starts if self.queryable(key)]
+        found: dict[tuple[str, ...], list[str]] = {prefix: [] for prefix in prefixes}
+        asked: list[tuple[tuple[str, ...], str]] = []
+        for prefix in prefixes:
+            if not prefix and all(self._cached(key) for key in starts):
+                found[prefix] = super().walkable_extensions(starts, [prefix])[prefix]
+                continue
+            pattern = self._walk_pattern(prefix)
+            if pattern is not None:
+                asked.append((prefix, pattern))
+        stored_as = {prefix: self._stored_key(starts, prefix) for prefix, _ in asked}
+        if self.store_cache is not None and starts:
+            stored = self.store_cache.get_many("extensions", stored_as.values())
+            for prefix, key in stored_as.items():
+                if key in stored:
+                    found[prefix] = sorted(self.names.signed_name(signed) for signed in stored[key])
+            asked = [(prefix, pattern) for prefix, pattern in asked if stored_as[prefix] not in stored]
+        if not starts or not asked:
+            return found
+        values = " ".join(sparql_term(self.term(key)) for key in starts)
+        # each branch a sub-select, its number bound outside (Virtuoso 7 may drop the FILTERs of a group that
+        # also BINDs a constant)
+        branches = [
+            "{ { SELECT DISTINCT ?q ?in WHERE { VALUES ?x0 { %s } %s { ?x%d ?q ?y BIND(false AS ?in) } UNION "
+            "{ ?y ?q ?x%d BIND(true AS ?in) } FILTER(?y != ?x0 && ?q NOT IN (%s)) } } BIND(%d AS ?c) }"
+            % (values, pattern, len(prefix), len(prefix), _NOT_LABELS, index)
+            for index, (prefix, pattern) in enumerate(asked)]
+        query = "SELECT ?c ?q ?in WHERE { %s }" % " UNION ".join(branches)
+        rows = self.select(query, "?c ?q ?in", f"the relations that extend {len(asked)} relation paths")
+        extended: dict[int, set[str]] = {index: set() for index in range(len(asked))}
+        for index, q, flag in rows:
+            if isinstance(q, URIRef):
+                extended[int(index)].add(("^" if _true(flag) else "") + str(q))
+        for index, (prefix, _) in enumerate(asked):
+            found[prefix] = sorted(self.names.signed_name(signed) for signed in extended[index])
+        if self.store_cache is not None:
+            self.store_cache.put_many("extensions", {stored_as[prefix]: sorted(extended[index])
+                                                     for index, (prefix, _) in enumerate(asked)})
+        return found
+
+    def _stored_key(self, starts: Sequence[str], relations: Sequence[str], *bounds: int) -> str:
+        """The store cache's key of a question about relation paths: starts, predicate IRIs, bounds (JSON)."""
+        return json.dumps([list(starts), [self.signed_iri(r) for r in relations], *bounds])
+
+    def complete_paths(self, starts: Sequence[str], relation_paths: Sequence[tuple[str, ...]], *, max_paths: int,
+                       max_partial: int) -> dict[tuple[str, ...], list[tuple[str, ...]]]:
+        """Every relation path's node paths in one request, with the labels of their nodes.
+
+        Per relation path, one ``UNION`` branch returns its complete paths (``DISTINCT``, ``LIMIT`` one above
+        ``max_paths`` inside the query, labels joined outside the limit) and one branch per shorter depth
+        counts its partial paths up to one above ``max_partial``; a relation path that reaches either
+        bound is left out, for the caller's step-by-step walk, which then cuts as on every backend.
+        """
+        starts = [key for key in starts if self.queryable(key)]
+        complete: dict[tuple[str, ...], list[tuple[str, ...]]] = {}
+        with self._lock:
+            for relations in relation_paths:
+                cached = self._complete_paths.get_or_none((tuple(starts), relations, max_paths, max_partial))
+                if cached is not None:
+                    self._hits += 1
+                    complete[relations] = cached
+        asked = [(relations, pattern) for relations in dict.fromkeys(relation_paths)
+                 if relations and relations not in complete and (pattern := self._walk_pattern(relations)) is not None]
+        if not starts:
+            return {relations: [] for relations, _ in asked}
+        stored_as = {relations: self._stored_key(starts, relations, max_paths, max_partial) for relations, _ in asked}
+        if self.store_cache is not None and asked:
+            stored = self.store_cache.get_many("complete_paths", stored_as.values())
+            asked = [(relations, pattern) for relations, pattern in asked if stored_as[relations] not in stored]
+            held = {relations: [tuple(nodes) for nodes in stored[key]] for relations, key in stored_as.items()
+                    if stored.get(key) is not None}  # null: a cut relation path
+            nodes = {node for node_paths in held.values() for path in node_paths for node in path}
+            for key, label in self.store_cache.get_many("label", nodes).items():
+                self.remember_label(key, label)
+            complete.update(held)
+        if not asked:
+            return complete
+        values = " ".join(sparql_term(self.term(key)) for key in starts)
+        label = sparql_iri(RDFS.label)
+        branches = []
+        for index, (relations, pattern) in enumerate(asked):
+            nodes = " ".join(f"?x{i}" for i in range(len(relations) + 1))
+            labels = " ".join(f"OPTIONAL {{ ?x{i} {label} ?l{i} }}" for i in range(len(relations) + 1))
+            branches.append("{ { SELECT DISTINCT %s WHERE { VALUES ?x0 { %s } %s } LIMIT %d } %s BIND(%d AS ?plan) }"
+                            % (nodes, values, pattern, max_paths + 1, labels, index))
+            for depth in range(1, len(relations)):
+                partial = " ".join(f"?x{i}" for i in range(depth + 1))
+                branches.append(
+                    "{ { SELECT (COUNT(*) AS ?n) WHERE { { SELECT DISTINCT %s WHERE { VALUES ?x0 { %s } %s } LIMIT %d } } } "
+                    "BIND(%d AS ?plan) BIND(%d AS ?depth) }"
+                    % (partial, values, self._walk_pattern(relations[:depth]), max_partial + 1, index, depth))
+        longest = max(len(relations) for relations, _ in asked)
+        variables = " ".join(["?plan", "?depth", "?n", *(f"?x{i}" for i in range(longest + 1)),
+                              *(f"?l{i}" for i in range(longest + 1))])
+        rows = self.select("SELECT %s WHERE { %s }" % (variables, " UNION ".join(branches)), variables,
+                           f"the paths of {len(asked)} relation paths")
+        paths: dict[int, dict[tuple[str, ...], None]] = {index: {} for index in range(len(asked))}
+        too_many: set[int] = set()
+        labels: dict[str, str | None] = {}
+        for row in rows:
+            index = int(row[0])
+            if row[1] is not None:
+                if int(row[2]) > max_partial:
+                    too_many.add(index)
+                continue
+            length = len(asked[index][0]) + 1
+            terms = row[3:3 + length]
+            paths[index][tuple(node_key(term) for term in terms)] = None
+            for term, found in zip(terms, row[4 + longest:4 + longest + length]):
+                if isinstance(term, URIRef):
+                    key = node_key(term)
+                    if labels.get(key) is None:
+                        labels[key] = None if found is None else str(found)
+        for key, found in labels.items():
+            self.remember_label(key, found)
+        position = {key: at for at, key in enumerate(starts)}
+        fetched: dict[str, list[tuple[str, ...]] | None] = {}
+        for index, (relations, _) in enumerate(asked):
+            fetched[stored_as[relations]] = None
+            if index in too_many or len(paths[index]) > max_paths:
+                continue
+            # Algorithm 1's breadth-first order: starts as given, then each node's targets sorted by id
+            complete[relations] = sorted(paths[index], key=lambda nodes: (position[nodes[0]], nodes[1:]))
+            fetched[stored_as[relations]] = complete[relations]
+            with self._lock:
+                self._complete_paths.put((tuple(starts), relations, max_paths, max_partial), complete[relations])
+        if self.store_cache is not None:
+            self.store_cache.put_many("label", labels)
+            self.store_cache.put_many("complete_paths", fetched)
+        return complete
+
     # ---------------------------------------------------------------- whole-graph lists
     def predicate_iris(self) -> list[str]:
+        """Asked once per client (and kept in the store cache)."""
+        if self._predicates is not None:
+            return self._predicates
         stored = self.store_cache.get("relations") if self.store_cache is not None else None
         if stored is None:
             rows = self.select("SELECT DISTINCT ?p WHERE { ?s ?p ?o }", "?p", "the relations")
             stored = [str(p) for (p,) in rows if isinstance(p, URIRef) and p not in LABEL_PREDICATES]
             if self.store_cache is not None:
                 self.store_cache.put("relations", "", stored)
+        self._predicates = stored
         return stored
 
     def following(self, signed_iri: str) -> Iterable[str]:
@@ -211,11 +412,10 @@ class EndpointGraphStore(LazyGraphStore):
             # the distinct nodes reached first: joined pair by pair, a hub (a genre of 54k films) is expanded
             # once per edge into it, which times out on a 1M-triple Virtuoso
             arrive = "{ SELECT DISTINCT ?x WHERE { %s } }" % (f"?x {predicate} ?a" if incoming else f"?a {predicate} ?x")
-            not_labels = ", ".join(sparql_iri(p) for p in sorted(LABEL_PREDICATES))
             query = ("SELECT DISTINCT ?q ?in WHERE { %s { ?x ?q ?o BIND(false AS ?in) } UNION "
-                     "{ ?o ?q ?x BIND(true AS ?in) } FILTER(?q NOT IN (%s)) }" % (arrive, not_labels))
+                     "{ ?o ?q ?x BIND(true AS ?in) } FILTER(?q NOT IN (%s)) }" % (arrive, _NOT_LABELS))
             rows = self.select(query, "?q ?in", f"the relations that can follow {signed_iri}")
-            cached = sorted({("^" if bool(getattr(flag, "value", flag)) else "") + str(q)
+            cached = sorted({("^" if _true(flag) else "") + str(q)
                              for q, flag in rows if isinstance(q, URIRef)})
             if self.store_cache is not None:
                 self.store_cache.put("following", signed_iri, cached)
@@ -233,10 +433,15 @@ class EndpointGraphStore(LazyGraphStore):
         return [tuple(pair) for pair in stored]
 
     def node_ids(self) -> Iterator[str]:
-        not_labels = ", ".join(sparql_iri(p) for p in sorted(LABEL_PREDICATES))
-        query = "SELECT DISTINCT ?n WHERE { { ?n ?p ?o } UNION { ?s ?p ?n } FILTER(?p NOT IN (%s)) }" % not_labels
+        query = "SELECT DISTINCT ?n WHERE { { ?n ?p ?o } UNION { ?s ?p ?n } FILTER(?p NOT IN (%s)) }" % _NOT_LABELS
         for (n,) in self.select(query, "?n", "the entities"):
             yield node_key(n)
+
+    def clear(self) -> None:
+        super().clear()
+        with self._lock:
+            self._complete_paths.clear()
+            self._predicates = None
 
     # ---------------------------------------------------------------- SPARQL and lifecycle
     def query(self, sparql: str, *, bindings: Mapping[str, Node] | None = None, timeout: float | None = None):

@@ -168,70 +168,28 @@ class OxigraphGraphStore(LazyGraphStore):
                   if row[0].value not in _LABEL_IRIS]
         return found
 
-    def _signed(self, relation: str) -> str | None:
-        """The signed predicate IRI of a relation name; the names are learnt from the store when unknown."""
-        signed = self.names.signed_iri(relation)
-        if signed is None:
-            for iri in self.predicate_iris():
-                self.names.name(iri)
-            signed = self.names.signed_iri(relation)
-        return signed
+    def walk_batch(self, keys: Sequence[str], relation: str, limit: int | None) -> dict[str, list[str]]:
+        query = self.walk_query(keys, relation) + ("" if limit is None else f" LIMIT {limit}")
+        walked: dict[str, list[str]] = {}
+        for row in self._select(query):
+            walked.setdefault(ox_key(row[0]), []).append(ox_key(row[1]))
+        return walked
 
-    def _pattern(self, relation: str, here: str, there: str) -> str:
-        signed = self._signed(relation)
-        if signed is None:
-            raise KeyError(relation)
-        if signed.startswith("^"):
-            return f"{there} {sparql_iri(signed[1:])} {here}"
-        return f"{here} {sparql_iri(signed)} {there}"
-
-    def walk(self, keys: Sequence[str], relation: str, *, limit: int | None = None) -> dict[str, Sequence[str]]:
-        """One query per 1000 nodes (``VALUES``), cut by ``LIMIT`` inside the engine; cached neighbourhoods reused."""
-        found: dict[str, Sequence[str]] = {}
-        todo = []
-        with self._lock:
-            for key in keys:
-                cached = self._edges.get_or_none(key)
-                if cached is not None:
-                    if cached.get(relation):
-                        found[key] = cached[relation]
-                elif key.startswith("_:"):  # blank nodes cannot be named in a query
-                    targets = self.edges(key).get(relation)
-                    if targets:
-                        found[key] = targets
-                elif self.queryable(key):
-                    todo.append(key)
-        if not todo or self._signed(relation) is None:
-            return found
-        rows = sum(len(t) for t in found.values())
-        for start in range(0, len(todo), self.batch_size):
-            if limit is not None and rows > limit:
-                break
-            batch = todo[start:start + self.batch_size]
-            values = " ".join(sparql_term(self.term(key)) for key in batch)
-            query = "SELECT ?n ?t WHERE { VALUES ?n { %s } %s }" % (values, self._pattern(relation, "?n", "?t"))
-            if limit is not None:
-                query += f" LIMIT {limit - rows + 1}"
-            walked: dict[str, list[str]] = {}
-            for row in self._select(query):
-                walked.setdefault(ox_key(row[0]), []).append(ox_key(row[1]))
-                rows += 1
-            for key, targets in walked.items():
-                found[key] = sorted(set(targets))
-        return {key: found[key] for key in keys if key in found}
+    def count_batch(self, keys: Sequence[str], relation: str) -> dict[str, int]:
+        return {ox_key(row[0]): int(row[1].value) for row in self._select(self.count_query(keys, relation))}
 
     def walkable(self, starts: Sequence[str], relations: Sequence[str], *, budget: int = 50_000) -> bool:
         """One ``ASK`` query: the engine stops at the first walk that never comes back to its start."""
         if any(key.startswith("_:") for key in starts):  # blank nodes cannot be named in a query
             return super().walkable(starts, relations, budget=budget)
         starts = [key for key in starts if self.queryable(key)]
-        if not starts or any(self._signed(r) is None for r in relations):
+        if not starts or any(self.signed_iri(r) is None for r in relations):
             return False
         values = " ".join(sparql_term(self.term(key)) for key in starts)
         steps, filters, here = [], [], "?x0"
         for depth, relation in enumerate(relations, start=1):
             there = f"?x{depth}"
-            steps.append(self._pattern(relation, here, there) + " .")
+            steps.append(self.relation_pattern(relation, here, there) + " .")
             filters.append(f"{there} != ?x0")
             here = there
         query = "ASK { VALUES ?x0 { %s } %s FILTER(%s) }" % (values, " ".join(steps), " && ".join(filters))

@@ -6,7 +6,7 @@ import re
 from collections.abc import Callable
 
 from kg_agent.kg.graph import KnowledgeGraph
-from kg_agent.kg.paths import DEFAULT_MAX_PATHS, PathSearchResult, retrieve_paths
+from kg_agent.kg.paths import DEFAULT_MAX_PATHS, PathSearchResult, retrieve_many_paths
 from kg_agent.kg.types import Entity
 from kg_agent.tools.shared.scoring import STOPWORDS, mask_mentions
 
@@ -18,7 +18,7 @@ def _words(text: str) -> set[str]:
 
 
 def label_relevance(question: str, topic_entities: list[Entity]) -> Callable[[Entity], float]:
-    """The score :func:`retrieve_paths` keeps the best paths by when a plan has more than ``max_paths``.
+    """The score :func:`~kg_agent.kg.paths.retrieve_paths` keeps the best paths by when a plan has more than ``max_paths``.
 
     A cheap proxy for relevance, computed for every entity a cut plan reaches (thousands): the number of the
     question's words (its entity mentions masked, stop words dropped; numbers such as years kept) that occur
@@ -63,9 +63,10 @@ def retrieve_for_plans(
     relevance = label_relevance(question, topic_entities)
     out: list[dict] = []
     warnings: list[str] = []
-    walks: dict = {}  # the plans' shared prefixes are walked once
-    for index, plan in enumerate(plans):
-        result = retrieve_paths(kg, starts, plan["relations"], max_paths=max_paths, relevance=relevance, walks=walks)
+    # every plan at once: one request on a SPARQL endpoint
+    results = retrieve_many_paths(kg, starts, [plan["relations"] for plan in plans], max_paths=max_paths,
+                                  relevance=relevance)
+    for index, (plan, result) in enumerate(zip(plans, results)):
         if result.truncated:
             warnings.append(truncation_warning(plan.get("text"), result, max_paths=max_paths))
         for path in result.paths:
