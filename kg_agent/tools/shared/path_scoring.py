@@ -36,8 +36,10 @@ from dataclasses import dataclass
 import numpy as np
 from langchain_core.embeddings import Embeddings
 
+from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.relation_paths import verbalize_relation, verbalize_relation_path
 from kg_agent.kg.types import base_relation, is_inverse
+from kg_agent.tools.shared.answer_types import AskedType, TypeMatch, answer_type_match, relation_object_kinds
 from kg_agent.tools.shared.scoring import STEM_LETTERS, STOPWORDS, TextVectorsFromEmbeddings
 
 ENTITY_TOKEN = "[ent]"
@@ -123,6 +125,11 @@ class QuestionParts:
     content: tuple[int, ...]  # indices into phrases of the single content words (the "explained" term)
     entity_positions: tuple[int, ...]
     cue_positions: tuple[int, ...]  # where the question says "same", "share", "also", ...
+    asked: AskedType = AskedType()  # what the question's wh-word or type noun asks for
+
+    @property
+    def content_words(self) -> tuple[str, ...]:
+        return tuple(self.phrases[i] for i in self.content)
 
     @classmethod
     def of(cls, masked_question: str) -> QuestionParts:
@@ -150,7 +157,7 @@ class QuestionParts:
                 phrase_words.append(tuple(content_words(span)))
         return cls(tokens, tuple(phrases), tuple(positions), tuple(phrase_words), tuple(content),
                    tuple(i for i, t in enumerate(tokens) if t == ENTITY_TOKEN),
-                   tuple(i for i, t in enumerate(tokens) if t in ROUND_TRIP_WORDS))
+                   tuple(i for i, t in enumerate(tokens) if t in ROUND_TRIP_WORDS), AskedType.of(tokens, FUNCTION_WORDS))
 
 
 @dataclass(frozen=True)
@@ -174,7 +181,9 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
     * ``direction_weight`` — the first hop's direction agreeing (or not) with the question's wording;
     * ``round_trip_weight`` — a round trip ``r, ^r`` when the question asks for one (and against it when not);
     * ``order_weight`` — later hops matched farther from the entity mention;
-    * ``hop_penalty`` — per hop beyond the first.
+    * ``hop_penalty`` — per hop beyond the first;
+    * ``type_weight`` — how well the last hop's objects fit the answer type the question asks for
+      (:func:`~kg_agent.tools.shared.answer_types.answer_type_fit`), when :meth:`score` is given the KG.
     """
 
     def __init__(
@@ -190,6 +199,7 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
         round_trip_weight: float = 0.1,
         order_weight: float = 0.05,
         hop_penalty: float = 0.03,
+        type_weight: float = 0.15,
     ) -> None:
         self._embeddings = embeddings
         self.coverage_weight = coverage_weight
@@ -201,6 +211,7 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
         self.round_trip_weight = round_trip_weight
         self.order_weight = order_weight
         self.hop_penalty = hop_penalty
+        self.type_weight = type_weight
 
     # ------------------------------------------------------------------------------------------ evidence
     def relation_evidence(self, parts: QuestionParts, relations: Sequence[str]) -> np.ndarray:
@@ -223,8 +234,11 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
                     by_words[i, j] = 0.75 * max(matches) + 0.25 * sum(matches) / len(matches)
         return np.minimum(1.0, np.maximum(saturated(cosines), by_words / LEXICAL_FULL))
 
-    def score(self, masked_question: str, paths: Sequence[Sequence[str]]) -> list[float]:
-        """One score per relation path (higher is better); ``masked_question`` has ``[ENT]`` for the mentions."""
+    def score(self, masked_question: str, paths: Sequence[Sequence[str]], *, kg: KnowledgeGraph | None = None) -> list[float]:
+        """One score per relation path (higher is better); ``masked_question`` has ``[ENT]`` for the mentions.
+
+        With ``kg``, the paths walk that graph and the answer-type term reads what their last relation's objects
+        are (:mod:`~kg_agent.tools.shared.answer_types`, cached per KG and relation)."""
         if not paths:
             return []
         parts = QuestionParts.of(masked_question)
@@ -232,25 +246,33 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
         row = {name: i for i, name in enumerate(names)}
         evidence = self.relation_evidence(parts, names)
         whole = self.vectors.rank(masked_question, [verbalize_relation_path(p) for p in paths]) if self.path_weight else None
+        kinds = relation_object_kinds(kg) if kg is not None and self.type_weight else None
         scores = []
         for index, path in enumerate(paths):
             rows = [row[base_relation(r)] for r in path]
-            total = self._aligned(parts, path, evidence[rows]) - self.hop_penalty * (len(path) - 1)
+            typed = answer_type_match(parts.asked, path, kinds) if kinds is not None else TypeMatch()
+            total = self._aligned(parts, path, evidence[rows], typed) - self.hop_penalty * (len(path) - 1)
+            total += self.type_weight * typed.fit
             if whole is not None:
                 total += self.path_weight * whole[index]
             scores.append(float(total))
         return scores
 
-    def _aligned(self, parts: QuestionParts, path: Sequence[str], evidence: np.ndarray) -> float:
+    def _aligned(self, parts: QuestionParts, path: Sequence[str], evidence: np.ndarray, typed: TypeMatch) -> float:
         if not parts.phrases or not len(path):
             return 0.0
         best = evidence.argmax(axis=1)
         hops = [HopMatch(float(evidence[i, j]), parts.phrase_positions[j]) for i, j in enumerate(best)]
+        if typed.evidence > hops[-1].evidence:  # the answer type asks for the last hop more than any phrase does
+            hops[-1] = HopMatch(typed.evidence, parts.asked.position)
         coverage = min(h.evidence for h in hops)
         total = self.coverage_weight * coverage
         total -= self.unevidenced_penalty * sum(h.evidence < self.evidence_floor for h in hops)
         if parts.content:
             explained = evidence[:, list(parts.content)].max(axis=0)
+            if parts.asked.noun in parts.content_words:  # the type noun is explained by a last hop of its type
+                at = parts.content_words.index(parts.asked.noun)
+                explained[at] = max(explained[at], typed.evidence)
             total += self.explained_weight * float(explained.mean())
         total += self.direction_weight * self._direction(parts, path[0], hops[0])
         total += self.round_trip_weight * self._round_trip(parts, path, evidence)

@@ -102,7 +102,7 @@ class ScoreVerifier:
         self.sample = sample
         self.max_extensions = max_extensions
         self.ignored_relations = tuple(ignored_relations)
-        self._similarity = SimilarityRelationPruner(embeddings=embeddings, scorer=scorer)
+        self._similarity = SimilarityRelationPruner(kg=kg, embeddings=embeddings, scorer=scorer)
 
     def extensions(self, chain: dict) -> list[str]:
         """The chain's relation path extended by 1..``lookahead`` relations walkable from its last entity.
