@@ -26,6 +26,7 @@ from dataclasses import dataclass
 
 from kg_agent.kg.errors import KGError
 from kg_agent.kg.graph import KnowledgeGraph
+from kg_agent.kg.sparql import sparql_iri
 from kg_agent.kg.terms import node_key
 from kg_agent.kg.types import base_relation, is_inverse
 
@@ -107,7 +108,7 @@ class AskedType:
         for "industries", ``has_genre`` for "kind", ``release_year`` for "year"."""
         if not self.noun:
             return False
-        family = next((f for f in NOUN_FAMILIES if self.noun in f), frozenset({self.noun}))
+        family = next((f for f in NOUN_FAMILIES if any(same_word(self.noun, w) for w in f)), frozenset({self.noun}))
         return any(same_word(word, noun) for word in object_name_words(relation) for noun in family)
 
 
@@ -196,9 +197,10 @@ class RelationObjectKinds:
             return []
         target = "?s" if is_inverse(relation) else "?o"
         try:
-            rows = self.kg.query(f"SELECT DISTINCT {target} WHERE {{ ?s <{iri}> ?o }} LIMIT {int(self.sample)}")
+            predicate = sparql_iri(iri)  # checked: an IRI that could break out of <...> raises ValueError
+            rows = self.kg.query(f"SELECT DISTINCT {target} WHERE {{ ?s {predicate} ?o }} LIMIT {int(self.sample)}")
             return [node_key(row[0]) for row in rows]
-        except KGError:
+        except (KGError, ValueError):
             return []
 
     def kinds(self, relation: str) -> ObjectKinds:
@@ -207,6 +209,9 @@ class RelationObjectKinds:
         if known is not None:
             return known
         objects = self.objects(relation)
+        if self.kg.batched:  # an endpoint: the objects' labels and relations in a few batched requests
+            self.kg.prefetch(objects)
+            self.kg.prefetch_labels(objects)
         labels = [self.kg.label(o) or "" for o in objects]
         kinds = ObjectKinds.of(labels, [self.kg.relations_at(o) for o in objects])
         with self._lock:

@@ -63,7 +63,8 @@ _TOKEN = re.compile(r"\[ent\]|[a-z0-9]+")
 
 def word_match(a: str, b: str) -> float:
     """How surely two words share a root: 1.0 from a common prefix of ``STEM_LETTERS`` letters (or one word
-    whole: "directed"/"director", "released"/"release"), 0.8 from 3 letters ("acted"/"actors")."""
+    whole: "directed"/"director", "released"/"release"), 0.8 from 3 letters ("acted"/"actors") or for the root
+    of ``a`` inside a longer ``b`` ("written"/"screenwriter")."""
     if a == b:
         return 1.0
     common = 0
@@ -73,7 +74,9 @@ def word_match(a: str, b: str) -> float:
         common += 1
     if common >= min(STEM_LETTERS, len(a), len(b)):
         return 1.0
-    return 0.8 if common == 3 else 0.0
+    if common == 3 or (len(a) >= STEM_LETTERS and len(b) > len(a) + 2 and a[:STEM_LETTERS] in b):
+        return 0.8  # "acted"/"actors"; a relation word's root inside a longer word ("written" in "screenwriter")
+    return 0.0
 
 
 def relation_words(relation: str) -> list[str]:
