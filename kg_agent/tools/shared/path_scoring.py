@@ -17,6 +17,11 @@ evidenced by some phrase of the question, and how much of the question the path 
   directed" read ``X -> ^directed_by`` (a relation named ``..._by``/``..._in`` has the agent/place as its
   object); a question that says "same", "share", "also", "together", "other" or "co-" asks for a round trip
   ``r, ^r``; hops whose evidence lies farther from the entity come later;
+* **answer type** — given the KG, what the last hop's objects are (times, places, persons, sampled per
+  relation: :mod:`~kg_agent.tools.shared.answer_types`) against what the question's wh-word or type noun asks
+  for: "where did the CEO of [X] study" is not answered by ``^ceo_of`` (persons) but by ``^ceo_of ->
+  educated_at`` (places), and a last hop of the asked type counts as evidenced by the cue when no phrase
+  names it; "what kind of film is [X]" is answered by the relation that names its objects "genre";
 * the whole verbalised path's cosine with the question (``path_weight``), and ``hop_penalty`` per extra hop,
   break ties towards short paths.
 
