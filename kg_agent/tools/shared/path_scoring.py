@@ -318,12 +318,15 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
     def _round_trip(parts: QuestionParts, path: Sequence[str], evidence: np.ndarray) -> float:
         """For a path with a round trip ``r, ^r``: +1 when the question asks for it — a word such as "same" or
         "share" near where ``r`` is evidenced, or ``r`` evidenced in two places apart ("films written by the
-        screenwriter of [X]") — 0 when the question asks for a round trip elsewhere, else -1."""
+        screenwriter of [X]"), not counting the type noun, which names the answer ("what year was [X]
+        released" asks for ``release_year`` once) — 0 when the question asks for a round trip elsewhere, else -1."""
         verdict = None
+        noun = parts.asked.position if parts.asked.noun else None
         for hop, (a, b) in enumerate(zip(path, path[1:])):
             if base_relation(a) != base_relation(b) or is_inverse(a) == is_inverse(b):
                 continue
-            places = sorted({round(parts.phrase_positions[j]) for j in np.flatnonzero(evidence[hop] >= 1.0)})
+            places = sorted({round(parts.phrase_positions[j]) for j in np.flatnonzero(evidence[hop] >= 1.0)
+                             if noun is None or abs(parts.phrase_positions[j] - noun) > (parts.phrases[j].count(" ")) / 2})
             near_cue = any(abs(p - c) <= ROUND_TRIP_REACH for p in places for c in parts.cue_positions)
             if near_cue or (len(places) >= 2 and places[-1] - places[0] >= ROUND_TRIP_REACH - 1):
                 return 1.0
