@@ -3,7 +3,7 @@
 The relation-path scorer (:mod:`kg_agent.tools.shared.path_scoring`) aligns each hop with a phrase of the
 question, but some questions name no relation at all ("what kind of film is [X]", "where did the CEO of [X]
 study"): their wh-word or type noun says what the *answer* is, and the knowledge graph says what a
-relation's objects are. :func:`answer_type_fit` scores a path's last hop against that cue.
+relation's objects are. :func:`answer_type_match` scores a path's last hop against that cue.
 
 * **The question** (:class:`AskedType`): "when" / "what year" ask for a time, "where" / "which country" for a
   place, "who" for a person; the noun after "what"/"which" ("industries", "genres", "kind of", "words") is

@@ -191,7 +191,8 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
     * ``order_weight`` — later hops matched farther from the entity mention;
     * ``hop_penalty`` — per hop beyond the first;
     * ``type_weight`` — how well the last hop's objects fit the answer type the question asks for
-      (:func:`~kg_agent.tools.shared.answer_types.answer_type_fit`), when :meth:`score` is given the KG.
+      (:func:`~kg_agent.tools.shared.answer_types.answer_type_match`), when :meth:`score` is given the KG; a last hop of the asked type also
+      counts as evidenced by the cue.
     """
 
     def __init__(
