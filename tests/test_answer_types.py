@@ -82,6 +82,7 @@ def test_a_type_noun_is_named_by_the_relation_whose_objects_it_describes():
     assert AskedType(noun="industries").named_by("in_industry")
     assert AskedType(noun="kind").named_by("has_genre")  # a generic English family of category words
     assert AskedType(noun="words").named_by("has_tags")
+    assert not AskedType(noun="kind").named_by("common.topic.notable_types")  # schema bookkeeping, not a kind asked
     assert not AskedType(noun="industries").named_by("^in_industry")  # walked back: its objects are companies
     assert AskedType(noun="films").named_by("^film.film.directed_by")  # a dotted name's domain
     assert AskedType.of(("what", "is", "[ent]"), FUNCTION_WORDS) == AskedType()

@@ -45,6 +45,9 @@ NOUN_FAMILIES = (
     frozenset({"kind", "type", "sort", "genre", "category", "class", "style", "variety"}),
     frozenset({"word", "words", "term", "terms", "keyword", "keywords", "tag", "tags", "label", "labels"}),
 )
+#: Family words that in a relation's name mark schema bookkeeping (``common.topic.notable_types``,
+#: ``administrative_area_type``), not the kind of thing asked for: "what kind of government" is no cue for them.
+SCHEMA_TYPE_WORDS = frozenset({"type", "types", "kind", "kinds", "class", "classes"})
 #: Words by which the relations *arriving* at a node say it is a place or a person ("place_of_birth",
 #: "starred_actors"), and by which its *own* relations do ("located_in", "born_in", a ``people.person.*`` or
 #: ``location.location.*`` domain).
@@ -108,7 +111,8 @@ class AskedType:
         for "industries", ``has_genre`` for "kind", ``release_year`` for "year"."""
         if not self.noun:
             return False
-        family = next((f for f in NOUN_FAMILIES if any(same_word(self.noun, w) for w in f)), frozenset({self.noun}))
+        family = next((f - SCHEMA_TYPE_WORDS for f in NOUN_FAMILIES if any(same_word(self.noun, w) for w in f)),
+                      frozenset({self.noun}))
         return any(same_word(word, noun) for word in object_name_words(relation) for noun in family)
 
 
