@@ -8,7 +8,7 @@ from kg_agent.graphs import create_rog_graph, create_tog_graph
 from kg_agent.kg import kg_from_triples
 from kg_agent.kg.types import Entity
 from kg_agent.tools.rog.plan import SimilarityPlanner
-from kg_agent.tools.shared.path_scoring import QuestionParts, RelationPathScorer
+from kg_agent.tools.shared.path_scoring import QuestionParts, RelationPathScorer, word_match
 from kg_agent.tools.tog.prune_relations import SimilarityRelationPruner
 from kg_agent.tools.tog.verify import ScoreVerifier
 from kg_agent.tools.tog2.frontier import new_frontier_item
@@ -111,3 +111,12 @@ def test_one_scorer_drives_the_planner_the_tog_pruner_and_verifier_and_the_tog2_
     result = create_tog_graph(movie_kg, relation_pruner=pruner, verifier=verifier).compile().invoke(
         {"question": QUESTION, "topic_entities": [film.id]})
     assert [a["answer"] for a in result["answers"]][0] == "Vashmere"
+
+
+def test_a_relation_words_root_inside_a_longer_question_word_evidences_it(scorer):
+    """"screenwriter" names ``written_by`` (its root *writ* inside the longer word), as "writer" would."""
+    assert word_match("written", "screenwriter") == 0.8 and word_match("written", "writer") == 1.0
+    assert word_match("by", "abyss") == 0.0  # a short word is no root
+    written, directed = scorer.score("which movies share the screenwriter with [ENT]",
+                                     [("written_by", "^written_by"), ("directed_by", "^directed_by")])
+    assert written > directed

@@ -146,7 +146,7 @@ class PruneRelationsTool(DeciderTool):
         return self.pruner
 
     def _default_decider(self) -> RelationPruner:
-        offline = SimilarityRelationPruner()
+        offline = SimilarityRelationPruner(kg=self.kg)
         return LLMRelationPruner(self.model, fallback=offline) if self.model is not None else offline
 
     def _run(self, question: str, entity: str, width: int = DEFAULT_WIDTH,

@@ -17,6 +17,11 @@ evidenced by some phrase of the question, and how much of the question the path 
   directed" read ``X -> ^directed_by`` (a relation named ``..._by``/``..._in`` has the agent/place as its
   object); a question that says "same", "share", "also", "together", "other" or "co-" asks for a round trip
   ``r, ^r``; hops whose evidence lies farther from the entity come later;
+* **answer type** — given the KG, what the last hop's objects are (times, places, persons, sampled per
+  relation: :mod:`~kg_agent.tools.shared.answer_types`) against what the question's wh-word or type noun asks
+  for: "where did the CEO of [X] study" is not answered by ``^ceo_of`` (persons) but by ``^ceo_of ->
+  educated_at`` (places), and a last hop of the asked type counts as evidenced by the cue when no phrase
+  names it; "what kind of film is [X]" is answered by the relation that names its objects "genre";
 * the whole verbalised path's cosine with the question (``path_weight``), and ``hop_penalty`` per extra hop,
   break ties towards short paths.
 
@@ -36,8 +41,10 @@ from dataclasses import dataclass
 import numpy as np
 from langchain_core.embeddings import Embeddings
 
+from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.relation_paths import verbalize_relation, verbalize_relation_path
 from kg_agent.kg.types import base_relation, is_inverse
+from kg_agent.tools.shared.answer_types import AskedType, TypeMatch, answer_type_match, relation_object_kinds
 from kg_agent.tools.shared.scoring import STEM_LETTERS, STOPWORDS, TextVectorsFromEmbeddings
 
 ENTITY_TOKEN = "[ent]"
@@ -61,7 +68,8 @@ _TOKEN = re.compile(r"\[ent\]|[a-z0-9]+")
 
 def word_match(a: str, b: str) -> float:
     """How surely two words share a root: 1.0 from a common prefix of ``STEM_LETTERS`` letters (or one word
-    whole: "directed"/"director", "released"/"release"), 0.8 from 3 letters ("acted"/"actors")."""
+    whole: "directed"/"director", "released"/"release"), 0.8 from 3 letters ("acted"/"actors") or for the root
+    of ``a`` inside a longer ``b`` ("written"/"screenwriter")."""
     if a == b:
         return 1.0
     common = 0
@@ -71,7 +79,9 @@ def word_match(a: str, b: str) -> float:
         common += 1
     if common >= min(STEM_LETTERS, len(a), len(b)):
         return 1.0
-    return 0.8 if common == 3 else 0.0
+    if common == 3 or (len(a) >= STEM_LETTERS and len(b) > len(a) + 2 and a[:STEM_LETTERS] in b):
+        return 0.8  # "acted"/"actors"; a relation word's root inside a longer word ("written" in "screenwriter")
+    return 0.0
 
 
 def relation_words(relation: str) -> list[str]:
@@ -123,6 +133,11 @@ class QuestionParts:
     content: tuple[int, ...]  # indices into phrases of the single content words (the "explained" term)
     entity_positions: tuple[int, ...]
     cue_positions: tuple[int, ...]  # where the question says "same", "share", "also", ...
+    asked: AskedType = AskedType()  # what the question's wh-word or type noun asks for
+
+    @property
+    def content_words(self) -> tuple[str, ...]:
+        return tuple(self.phrases[i] for i in self.content)
 
     @classmethod
     def of(cls, masked_question: str) -> QuestionParts:
@@ -150,7 +165,7 @@ class QuestionParts:
                 phrase_words.append(tuple(content_words(span)))
         return cls(tokens, tuple(phrases), tuple(positions), tuple(phrase_words), tuple(content),
                    tuple(i for i, t in enumerate(tokens) if t == ENTITY_TOKEN),
-                   tuple(i for i, t in enumerate(tokens) if t in ROUND_TRIP_WORDS))
+                   tuple(i for i, t in enumerate(tokens) if t in ROUND_TRIP_WORDS), AskedType.of(tokens, FUNCTION_WORDS))
 
 
 @dataclass(frozen=True)
@@ -174,7 +189,10 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
     * ``direction_weight`` — the first hop's direction agreeing (or not) with the question's wording;
     * ``round_trip_weight`` — a round trip ``r, ^r`` when the question asks for one (and against it when not);
     * ``order_weight`` — later hops matched farther from the entity mention;
-    * ``hop_penalty`` — per hop beyond the first.
+    * ``hop_penalty`` — per hop beyond the first;
+    * ``type_weight`` — how well the last hop's objects fit the answer type the question asks for
+      (:func:`~kg_agent.tools.shared.answer_types.answer_type_match`), when :meth:`score` is given the KG; a last hop of the asked type also
+      counts as evidenced by the cue.
     """
 
     def __init__(
@@ -190,6 +208,7 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
         round_trip_weight: float = 0.1,
         order_weight: float = 0.05,
         hop_penalty: float = 0.03,
+        type_weight: float = 0.15,
     ) -> None:
         self._embeddings = embeddings
         self.coverage_weight = coverage_weight
@@ -201,6 +220,7 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
         self.round_trip_weight = round_trip_weight
         self.order_weight = order_weight
         self.hop_penalty = hop_penalty
+        self.type_weight = type_weight
 
     # ------------------------------------------------------------------------------------------ evidence
     def relation_evidence(self, parts: QuestionParts, relations: Sequence[str]) -> np.ndarray:
@@ -223,8 +243,11 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
                     by_words[i, j] = 0.75 * max(matches) + 0.25 * sum(matches) / len(matches)
         return np.minimum(1.0, np.maximum(saturated(cosines), by_words / LEXICAL_FULL))
 
-    def score(self, masked_question: str, paths: Sequence[Sequence[str]]) -> list[float]:
-        """One score per relation path (higher is better); ``masked_question`` has ``[ENT]`` for the mentions."""
+    def score(self, masked_question: str, paths: Sequence[Sequence[str]], *, kg: KnowledgeGraph | None = None) -> list[float]:
+        """One score per relation path (higher is better); ``masked_question`` has ``[ENT]`` for the mentions.
+
+        With ``kg``, the paths walk that graph and the answer-type term reads what their last relation's objects
+        are (:mod:`~kg_agent.tools.shared.answer_types`, cached per KG and relation)."""
         if not paths:
             return []
         parts = QuestionParts.of(masked_question)
@@ -232,25 +255,33 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
         row = {name: i for i, name in enumerate(names)}
         evidence = self.relation_evidence(parts, names)
         whole = self.vectors.rank(masked_question, [verbalize_relation_path(p) for p in paths]) if self.path_weight else None
+        kinds = relation_object_kinds(kg) if kg is not None and self.type_weight else None
         scores = []
         for index, path in enumerate(paths):
             rows = [row[base_relation(r)] for r in path]
-            total = self._aligned(parts, path, evidence[rows]) - self.hop_penalty * (len(path) - 1)
+            typed = answer_type_match(parts.asked, path, kinds) if kinds is not None else TypeMatch()
+            total = self._aligned(parts, path, evidence[rows], typed) - self.hop_penalty * (len(path) - 1)
+            total += self.type_weight * typed.fit
             if whole is not None:
                 total += self.path_weight * whole[index]
             scores.append(float(total))
         return scores
 
-    def _aligned(self, parts: QuestionParts, path: Sequence[str], evidence: np.ndarray) -> float:
+    def _aligned(self, parts: QuestionParts, path: Sequence[str], evidence: np.ndarray, typed: TypeMatch) -> float:
         if not parts.phrases or not len(path):
             return 0.0
         best = evidence.argmax(axis=1)
         hops = [HopMatch(float(evidence[i, j]), parts.phrase_positions[j]) for i, j in enumerate(best)]
+        if typed.evidence > hops[-1].evidence:  # the answer type asks for the last hop more than any phrase does
+            hops[-1] = HopMatch(typed.evidence, parts.asked.position)
         coverage = min(h.evidence for h in hops)
         total = self.coverage_weight * coverage
         total -= self.unevidenced_penalty * sum(h.evidence < self.evidence_floor for h in hops)
         if parts.content:
             explained = evidence[:, list(parts.content)].max(axis=0)
+            if parts.asked.noun in parts.content_words:  # the type noun is explained by a last hop of its type
+                at = parts.content_words.index(parts.asked.noun)
+                explained[at] = max(explained[at], typed.evidence)
             total += self.explained_weight * float(explained.mean())
         total += self.direction_weight * self._direction(parts, path[0], hops[0])
         total += self.round_trip_weight * self._round_trip(parts, path, evidence)
@@ -288,12 +319,15 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
     def _round_trip(parts: QuestionParts, path: Sequence[str], evidence: np.ndarray) -> float:
         """For a path with a round trip ``r, ^r``: +1 when the question asks for it — a word such as "same" or
         "share" near where ``r`` is evidenced, or ``r`` evidenced in two places apart ("films written by the
-        screenwriter of [X]") — 0 when the question asks for a round trip elsewhere, else -1."""
+        screenwriter of [X]"), not counting the type noun, which names the answer ("what year was [X]
+        released" asks for ``release_year`` once) — 0 when the question asks for a round trip elsewhere, else -1."""
         verdict = None
+        noun = parts.asked.position if parts.asked.noun else None
         for hop, (a, b) in enumerate(zip(path, path[1:])):
             if base_relation(a) != base_relation(b) or is_inverse(a) == is_inverse(b):
                 continue
-            places = sorted({round(parts.phrase_positions[j]) for j in np.flatnonzero(evidence[hop] >= 1.0)})
+            places = sorted({round(parts.phrase_positions[j]) for j in np.flatnonzero(evidence[hop] >= 1.0)
+                             if noun is None or abs(parts.phrase_positions[j] - noun) > (parts.phrases[j].count(" ")) / 2})
             near_cue = any(abs(p - c) <= ROUND_TRIP_REACH for p in places for c in parts.cue_positions)
             if near_cue or (len(places) >= 2 and places[-1] - places[0] >= ROUND_TRIP_REACH - 1):
                 return 1.0

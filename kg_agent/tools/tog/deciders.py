@@ -47,7 +47,7 @@ def make_tog_deciders(
     :func:`~kg_agent.tools.shared.decider.structured_mode`) when a model is given, else offline.
 
     ``grounding`` is the answer step's grounding policy (:mod:`kg_agent.tools.shared.grounding`)."""
-    offline_relations = SimilarityRelationPruner(embeddings=embeddings)
+    offline_relations = SimilarityRelationPruner(kg=kg, embeddings=embeddings)
     offline_entities = SimilarityEntityScorer(embeddings=embeddings)
     offline_verifier = ScoreVerifier(kg, embeddings=embeddings, margin=verify_margin, ignored_relations=ignored_relations)
     offline_answerer = ChainAnswerer(grounding=grounding)

@@ -70,7 +70,7 @@ class PathInstructionGenerator:
         self.kg = kg
         self.ignored_relations = tuple(ignored_relations)
         self.frontier_sample = frontier_sample
-        self._similarity = SimilarityRelationPruner(embeddings=embeddings)
+        self._similarity = SimilarityRelationPruner(kg=kg, embeddings=embeddings)
 
     def relation_path(self, question: str, topic_entities: Sequence[Entity], max_hops: int) -> tuple[str, ...]:
         query = guided_query(question, "", topic_entities)

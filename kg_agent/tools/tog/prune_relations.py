@@ -107,19 +107,21 @@ class SimilarityRelationPruner:
     ToG's SentenceBERT pruning ablation, made path-aware: at depth 2 the candidate ``starred_actors`` after
     ``^directed_by`` is scored as the path ``^directed_by, starred_actors`` by :class:`RelationPathScorer` (each
     hop evidenced by a phrase of the question, the question's words explained, direction and order). The top
-    ``width`` are kept with softmax weights (``temperature``) that sum to 1.
+    ``width`` are kept with softmax weights (``temperature``) that sum to 1. Given ``kg``, the graph the
+    relations walk, the scorer also weighs what each candidate's objects are against the answer type asked.
     """
 
     name = "similarity"
 
-    def __init__(self, *, embeddings: Embeddings | None = None, scorer: RelationPathScorer | None = None,
-                 temperature: float = 0.25) -> None:
+    def __init__(self, *, kg: KnowledgeGraph | None = None, embeddings: Embeddings | None = None,
+                 scorer: RelationPathScorer | None = None, temperature: float = 0.25) -> None:
+        self.kg = kg
         self.scorer = scorer or RelationPathScorer(embeddings=embeddings)
         self.temperature = temperature
 
     def similarities(self, query: str, prefix: Sequence[str], relations: Sequence[str]) -> list[float]:
         """The scorer's score of each ``prefix + relation`` for ``query``; ``"\x1f"`` joins a multi-step relation."""
-        return self.scorer.score(query, [(*prefix, *r.split("\x1f")) for r in relations])
+        return self.scorer.score(query, [(*prefix, *r.split("\x1f")) for r in relations], kg=self.kg)
 
     def score_relations(self, question, entity, relations, *, width, prefix=(), guidance="", calls_left=None) -> ScoredOutcome:
         if not relations:

@@ -7,7 +7,9 @@
 * :class:`ScoreVerifier` — offline, decided from the same similarity scores the offline pruners use:
   take the best-scored chain of the newest depth and compare the similarity of its verbalised relation
   path to the question with that of its best extension by ``lookahead`` more relations walkable from its
-  last entity (default 1; 2 looked no better on 60 MetaQA dev questions and is slower). **Yes** when no extension explains the
+  last entity (default 2: with answer-type cues a one-hop look stops "who are the actors in the films directed
+  by the director of [X]" at the director, a person, where the round trip and ``starred_actors`` only pay off
+  together; docs/benchmarks.md section 8). **Yes** when no extension explains the
   question better (``now + margin >= best extension``) or the chain cannot be extended; **No** otherwise. So "who directed [Forrest Gump]" stops after
   ``directed_by`` ("directed by" beats "directed by then directed by (reverse)"), while "who starred in
   films directed by [Robert Zemeckis]" goes on after ``^directed_by``. The answer is the chain's last entity.
@@ -90,7 +92,7 @@ class ScoreVerifier:
         *,
         embeddings: Embeddings | None = None,
         margin: float = 0.0,
-        lookahead: int = 1,
+        lookahead: int = 2,
         sample: int = 30,
         max_extensions: int = 300,
         ignored_relations: Sequence[str] = DEFAULT_IGNORED_RELATIONS,
@@ -102,7 +104,7 @@ class ScoreVerifier:
         self.sample = sample
         self.max_extensions = max_extensions
         self.ignored_relations = tuple(ignored_relations)
-        self._similarity = SimilarityRelationPruner(embeddings=embeddings, scorer=scorer)
+        self._similarity = SimilarityRelationPruner(kg=kg, embeddings=embeddings, scorer=scorer)
 
     def extensions(self, chain: dict) -> list[str]:
         """The chain's relation path extended by 1..``lookahead`` relations walkable from its last entity.

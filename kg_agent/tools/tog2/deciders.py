@@ -48,7 +48,7 @@ def make_tog2_deciders(
     chat_model = model
     offline_topic = SimilarityTopicPruner(kg, embeddings=embeddings)
     offline_clue = TemplateClueWriter(kg, embeddings=embeddings)
-    offline_relation = SimilarityCombinedRelationPruner(embeddings=embeddings)
+    offline_relation = SimilarityCombinedRelationPruner(kg=kg, embeddings=embeddings)
     offline_examiner = ExtractiveExaminer(kg, embeddings=embeddings)
     if chat_model is not None:
         topic_pruner = topic_pruner or LLMTopicPruner(kg, chat_model, fallback=offline_topic, structured_output=structured_output)

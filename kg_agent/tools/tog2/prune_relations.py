@@ -89,12 +89,15 @@ class CombinedRelationPruner(Protocol):
 class SimilarityCombinedRelationPruner:
     """Offline relation prune for every frontier entity at once (see the module docstring): each candidate is
     scored as the item's path so far plus the relation by the shared
-    :class:`~kg_agent.tools.shared.path_scoring.RelationPathScorer`; top ``W`` kept with softmax weights."""
+    :class:`~kg_agent.tools.shared.path_scoring.RelationPathScorer`; top ``W`` kept with softmax weights. Given
+    ``kg``, the graph the relations walk, the scorer also weighs what each relation's objects are against the
+    answer type the question asks for."""
 
     name = "similarity"
 
-    def __init__(self, *, embeddings: Embeddings | None = None, scorer: RelationPathScorer | None = None,
-                 temperature: float = 0.25) -> None:
+    def __init__(self, *, kg: KnowledgeGraph | None = None, embeddings: Embeddings | None = None,
+                 scorer: RelationPathScorer | None = None, temperature: float = 0.25) -> None:
+        self.kg = kg
         self.scorer = scorer or RelationPathScorer(embeddings=embeddings)
         self.temperature = temperature
 
@@ -103,7 +106,7 @@ class SimilarityCombinedRelationPruner:
             return []
         prefix = item_relations(item)
         query = mask_mentions(question, [item_entity(item), Entity.from_dict(item["start"])])
-        scores = self.scorer.score(query, [(*prefix, r) for r in relations])
+        scores = self.scorer.score(query, [(*prefix, r) for r in relations], kg=self.kg)
         return top_normalised(list(zip(relations, softmax_weights(scores, self.temperature))), width)
 
     def choose(self, question, frontier, candidates, *, width) -> RelationChoice:

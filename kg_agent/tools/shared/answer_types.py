@@ -1,0 +1,293 @@
+"""Answer-type cues: what kind of thing a question asks for, and what kind of thing a relation leads to.
+
+The relation-path scorer (:mod:`kg_agent.tools.shared.path_scoring`) aligns each hop with a phrase of the
+question, but some questions name no relation at all ("what kind of film is [X]", "where did the CEO of [X]
+study"): their wh-word or type noun says what the *answer* is, and the knowledge graph says what a
+relation's objects are. :func:`answer_type_match` scores a path's last hop against that cue.
+
+* **The question** (:class:`AskedType`): "when" / "what year" ask for a time, "where" / "which country" for a
+  place, "who" for a person; the noun after "what"/"which" ("industries", "genres", "kind of", "words") is
+  the type noun. The word lists are generic English type words, nothing data-set specific.
+* **The graph** (:class:`ObjectKinds`, one per relation and KG, cached): a few objects of the relation are
+  sampled with one bounded SPARQL query (so memory, Oxigraph and endpoint graphs answer alike) and read from
+  the backend's interface: their labels' shape (years and dates), and the relations at them — an object
+  others are born / located / headquartered *in* or educated *at* is a place, one that things are
+  directed / written / founded *by*, or that is born, is a person; a place with a relation *in* another
+  place (a city ``located_in`` a country) is contained in a larger one.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+import weakref
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from kg_agent.kg.errors import KGError
+from kg_agent.kg.graph import KnowledgeGraph
+from kg_agent.kg.sparql import sparql_iri
+from kg_agent.kg.terms import node_key
+from kg_agent.kg.types import base_relation, is_inverse
+
+TIME, PLACE, PERSON = "time", "place", "person"
+
+#: What a wh-word asks for.
+WH_KINDS = {"when": TIME, "where": PLACE, "who": PERSON, "whom": PERSON}
+#: Type nouns (after "what"/"which") that ask for a time or a place.
+TIME_NOUNS = frozenset({"year", "years", "date", "dates", "day", "month", "decade", "century"})
+LARGE_PLACE_NOUNS = frozenset({"country", "countries", "nation", "nations", "continent", "continents"})
+SMALL_PLACE_NOUNS = frozenset({"city", "cities", "town", "towns", "village", "villages"})
+PLACE_NOUNS = LARGE_PLACE_NOUNS | SMALL_PLACE_NOUNS | {"place", "places", "location", "region", "state", "area"}
+#: Type nouns that stand for a family of words a relation may name its objects by: "what kind of film" is
+#: answered by a relation whose objects are genres, "what words describe [X]" by one whose objects are tags.
+NOUN_FAMILIES = (
+    frozenset({"kind", "type", "sort", "genre", "category", "class", "style", "variety"}),
+    frozenset({"word", "words", "term", "terms", "keyword", "keywords", "tag", "tags", "label", "labels"}),
+)
+#: Family words that in a relation's name mark schema bookkeeping (``common.topic.notable_types``,
+#: ``administrative_area_type``), not the kind of thing asked for: "what kind of government" is no cue for them.
+SCHEMA_TYPE_WORDS = frozenset({"type", "types", "kind", "kinds", "class", "classes"})
+#: Words by which the relations *arriving* at a node say it is a place or a person ("place_of_birth",
+#: "starred_actors"), and by which its *own* relations do ("located_in", "born_in", a ``people.person.*`` or
+#: ``location.location.*`` domain).
+PLACE_OBJECT_WORDS = frozenset({"place", "places", "location", "locations", "city", "country", "region", "address"})
+PERSON_OBJECT_WORDS = frozenset({"person", "people", "actor", "actors", "director", "directors", "writer", "writers",
+                                 "author", "authors", "founder", "founders", "member", "members", "spouse", "parents",
+                                 "children", "employee", "employees"})
+PLACE_SUBJECT_WORDS = frozenset({"location", "located", "containedby"})
+PERSON_SUBJECT_WORDS = frozenset({"person", "people", "born", "birth", "death", "died", "spouse", "gender",
+                                  "nationality", "educated", "parents", "children", "profession", "occupation"})
+#: A relation ending in one of these has a place (or a time) as its object ("born_in", "educated_at"), in "by"
+#: an agent ("directed_by").
+PLACE_PREPOSITIONS = frozenset({"in", "at"})
+AGENT_PREPOSITION = "by"
+
+_YEAR_OR_DATE = re.compile(r"^\s*(\d{3,4}|\d{4}-\d{2}(-\d{2})?([t ].*)?|\d{1,2}[/.]\d{1,2}[/.]\d{2,4}|"
+                           r"([a-z]+\.? )?\d{1,2},? \d{4}|\d{1,2} [a-z]+\.? \d{4})\s*$", re.IGNORECASE)
+
+
+def _words(text: str) -> list[str]:
+    return re.findall(r"[a-z0-9]+", text.lower())
+
+
+def same_word(a: str, b: str) -> bool:
+    """Whether two words are one up to an ending ("industries"/"industry", "genres"/"genre")."""
+    common = 0
+    for x, y in zip(a, b):
+        if x != y:
+            break
+        common += 1
+    return common >= min(len(a), len(b)) or common >= 5 or (common >= 4 and min(len(a), len(b)) <= 5)
+
+
+@dataclass(frozen=True)
+class AskedType:
+    """What a question asks for: ``kind`` (:data:`TIME`, :data:`PLACE`, :data:`PERSON` or ""), the type noun, and
+    the token where the question says so."""
+
+    kind: str = ""
+    noun: str = ""
+    position: int = 0
+
+    @classmethod
+    def of(cls, tokens: Sequence[str], function_words: frozenset[str]) -> AskedType:
+        """From the question's first wh-word: its kind, or for "what"/"which" the noun that follows."""
+        for index, token in enumerate(tokens):
+            if token in WH_KINDS:
+                return cls(WH_KINDS[token], position=index)
+            if token in ("what", "which"):
+                noun = tokens[index + 1] if index + 1 < len(tokens) else ""
+                if not noun or noun in function_words or noun == "[ent]":
+                    return cls()
+                kind = TIME if noun in TIME_NOUNS else PLACE if noun in PLACE_NOUNS else ""
+                return cls(kind, noun, index + 1)
+            if token == "how":
+                return cls()
+        return cls()
+
+    def named_by(self, relation: str) -> bool:
+        """Whether the relation names its objects with the type noun (or a word of its family): ``in_industry``
+        for "industries", ``has_genre`` for "kind", ``release_year`` for "year"."""
+        if not self.noun:
+            return False
+        family = next((f - SCHEMA_TYPE_WORDS for f in NOUN_FAMILIES if any(same_word(self.noun, w) for w in f)),
+                      frozenset({self.noun}))
+        return any(same_word(word, noun) for word in object_name_words(relation) for noun in family)
+
+
+def object_name_words(relation: str) -> list[str]:
+    """The words by which a relation's name describes its objects: the name's own words when walked forward
+    (``has_genre`` -> genre), the subject's type of a dotted name when walked backwards
+    (``^film.film.directed_by`` -> film)."""
+    name = base_relation(relation)
+    if is_inverse(relation):
+        parts = name.split(".")
+        return _words(parts[-2]) if len(parts) >= 3 else []
+    return [w for w in _words(name.rsplit(".", 1)[-1]) if len(w) >= 3 and w not in ("has", "the", "and")]
+
+
+def _own_name(relation: str) -> str:
+    """The relation's name without its domain: ``people.person.place_of_birth`` -> ``place_of_birth``."""
+    return base_relation(relation).rsplit(".", 1)[-1]
+
+
+def _subject_words(relation: str) -> list[str]:
+    """What a relation says of its subject: the domain's type of a dotted name (``people.person.*`` -> person,
+    people), else the name's words (``born_in`` -> born, in)."""
+    parts = base_relation(relation).split(".")
+    return _words(parts[-2]) + _words(parts[0]) if len(parts) >= 3 else _words(parts[-1])
+
+
+def _ending(relation: str) -> str:
+    words = _words(_own_name(relation))
+    return words[-1] if words else ""
+
+
+@dataclass(frozen=True)
+class ObjectKinds:
+    """What a relation's objects are, from a sample: the share that are times (years, dates), places, persons,
+    and, of the places, the share contained in another place."""
+
+    sampled: int = 0
+    time: float = 0.0
+    place: float = 0.0
+    person: float = 0.0
+    contained: float = 0.0
+
+    @classmethod
+    def of(cls, labels: Sequence[str], signatures: Sequence[Sequence[str]]) -> ObjectKinds:
+        """From the sampled objects' labels and the relations at each of them (``^r`` for incoming)."""
+        if not labels:
+            return cls()
+        times = [bool(_YEAR_OR_DATE.match(label)) for label in labels]
+        places = persons = contained = 0
+        for is_time, relations in zip(times, signatures):
+            if is_time:
+                continue
+            incoming = [r for r in relations if is_inverse(r)]
+            outgoing = [r for r in relations if not is_inverse(r)]
+            as_object = {w for r in incoming for w in _words(_own_name(r))}
+            as_subject = {w for r in outgoing for w in _subject_words(r)}
+            place = (any(_ending(r) in PLACE_PREPOSITIONS for r in incoming) or bool(as_object & PLACE_OBJECT_WORDS)
+                     or bool(as_subject & PLACE_SUBJECT_WORDS))
+            person = (any(_ending(r) == AGENT_PREPOSITION for r in incoming) or bool(as_object & PERSON_OBJECT_WORDS)
+                      or bool(as_subject & PERSON_SUBJECT_WORDS))
+            if place and not person:
+                places += 1
+                contained += any(_ending(r) in PLACE_PREPOSITIONS or PLACE_SUBJECT_WORDS & set(_words(_own_name(r)))
+                                 for r in outgoing)
+            elif person and not place:
+                persons += 1
+        n = len(labels)
+        return cls(n, sum(times) / n, places / n, persons / n, contained / places if places else 0.0)
+
+
+class RelationObjectKinds:
+    """:class:`ObjectKinds` per relation of one KG, computed on first use from ``sample`` objects (one bounded
+    SPARQL query per relation, then each object's label and relation names) and kept."""
+
+    def __init__(self, kg: KnowledgeGraph, *, sample: int = 8) -> None:
+        self.kg = kg
+        self.sample = sample
+        self._kinds: dict[str, ObjectKinds] = {}
+        self._lock = threading.Lock()
+
+    def objects(self, relation: str) -> list[str]:
+        """Up to ``sample`` distinct objects of the relation (subjects for ``^r``); none when the graph cannot say."""
+        try:
+            iri = self.kg.relation_iri(relation)
+        except KGError:
+            return []
+        target = "?s" if is_inverse(relation) else "?o"
+        try:
+            predicate = sparql_iri(iri)  # checked: an IRI that could break out of <...> raises ValueError
+            rows = self.kg.query(f"SELECT DISTINCT {target} WHERE {{ ?s {predicate} ?o }} LIMIT {int(self.sample)}")
+            return [node_key(row[0]) for row in rows]
+        except (KGError, ValueError):
+            return []
+
+    def kinds(self, relation: str) -> ObjectKinds:
+        with self._lock:
+            known = self._kinds.get(relation)
+        if known is not None:
+            return known
+        objects = self.objects(relation)
+        if self.kg.batched:  # an endpoint: the objects' labels and relations in a few batched requests
+            self.kg.prefetch(objects)
+            self.kg.prefetch_labels(objects)
+        labels = [self.kg.label(o) or "" for o in objects]
+        kinds = ObjectKinds.of(labels, [self.kg.relations_at(o) for o in objects])
+        with self._lock:
+            self._kinds[relation] = kinds
+        return kinds
+
+
+_BY_KG: weakref.WeakKeyDictionary[KnowledgeGraph, RelationObjectKinds] = weakref.WeakKeyDictionary()
+_BY_KG_LOCK = threading.Lock()
+
+
+def relation_object_kinds(kg: KnowledgeGraph) -> RelationObjectKinds:
+    """The process-wide :class:`RelationObjectKinds` of a KG (kept as long as the KG is)."""
+    with _BY_KG_LOCK:
+        found = _BY_KG.get(kg)
+        if found is None:
+            found = _BY_KG[kg] = RelationObjectKinds(kg)
+        return found
+
+
+#: How strongly a question's wh-word or place/time noun evidences a last hop whose objects fit it ("where" for
+#: ``educated_at``, whose objects are places): short of a named relation (1.0), enough to count as asked for.
+TYPE_EVIDENCE = 0.75
+
+
+@dataclass(frozen=True)
+class TypeMatch:
+    """How a path's last hop meets the answer type asked: ``fit`` (about -2..+2, see :func:`answer_type_match`)
+    and ``evidence``, how far the cue itself asks for the last hop (0..1)."""
+
+    fit: float = 0.0
+    evidence: float = 0.0
+
+
+def answer_type_match(asked: AskedType, path: Sequence[str], kinds: RelationObjectKinds) -> TypeMatch:
+    """How well the path's answers (the last hop's objects) fit what the question asks for.
+
+    ``fit``:
+
+    * a time asked: +1 when the objects are times, -1 when not;
+    * a place asked: +1 for places, -1 for times and persons; for "which country" +0.5 when the places are
+      not contained in another place and -0.5 when they are (a city), the other way round for "which city";
+    * a person asked ("who"): +1 for persons, -1 for times and places;
+    * a type noun: +1 when the last relation names its objects by it (``in_industry`` for "what industries"),
+      -1 when an earlier hop does and the path walks on past it.
+
+    ``evidence``: 1.0 when the last relation names the type noun, :data:`TYPE_EVIDENCE` when a time or place
+    is asked and the objects are one (of the size asked), else 0.
+    """
+    if not path or (not asked.kind and not asked.noun):
+        return TypeMatch()
+    fit = evidence = 0.0
+    last = kinds.kinds(path[-1]) if asked.kind else ObjectKinds()
+    if asked.kind == TIME:
+        fit += 1.0 if last.time >= 0.5 else -1.0
+        evidence = TYPE_EVIDENCE if last.time >= 0.5 else 0.0
+    elif asked.kind == PLACE:
+        if last.place >= 0.5:
+            size = 0.5 if last.contained >= 0.5 else -0.5
+            size = size if asked.noun in SMALL_PLACE_NOUNS else -size if asked.noun in LARGE_PLACE_NOUNS else 0.0
+            fit += 1.0 + size
+            evidence = TYPE_EVIDENCE if size >= 0 else 0.0
+        elif last.time >= 0.5 or last.person >= 0.5:
+            fit -= 1.0
+    elif asked.kind == PERSON:
+        if last.person >= 0.5:
+            fit += 1.0
+        elif last.time >= 0.5 or last.place >= 0.5:
+            fit -= 1.0
+    if asked.named_by(path[-1]):
+        fit += 1.0
+        evidence = 1.0
+    elif any(asked.named_by(r) for r in path[:-1]):
+        fit -= 1.0
+    return TypeMatch(fit, evidence)
