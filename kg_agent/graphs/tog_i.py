@@ -4,6 +4,7 @@
                                ^                                                       |
                                +------ T < n: integrate i_1..i_{T+1}, W = T+1 <---------+  (no Yes by depth D)
     verify Yes -> answer (from the triples);   all n instructions used without Yes -> answer (own knowledge, flagged)
+    speculate=True: verify(d) + prune_relations(d+1)'s calls, verify(D) of the last round + the answer's call
 
 Instruction generation yields up to ``n`` (3) instructions, shallow to deep, and suggested topic entities.
 Outer iteration T integrates the accumulated instructions into one guidance I'_T and restarts the
@@ -24,7 +25,7 @@ from langchain_core.language_models import BaseChatModel
 from langgraph.graph import END, START, StateGraph
 
 from kg_agent.graphs.kg_state_graph import KGStateGraph
-from kg_agent.graphs.state import KGQuestionInput, ToGState
+from kg_agent.graphs.state import KGQuestionInput, ToGRunState, ToGState
 from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.llm.budget import QuestionBudget
 from kg_agent.llm.models import resolve_chat_model
@@ -44,6 +45,7 @@ from kg_agent.tools.tog.instructions import (
 )
 from kg_agent.tools.tog.prune_entities import DEFAULT_MAX_CANDIDATES, EntityScorer, prune_entities_steps
 from kg_agent.tools.tog.prune_relations import DEFAULT_DEPTH, RelationPruner, prune_relations_steps
+from kg_agent.tools.tog.speculate import check_speculation, with_speculation
 from kg_agent.tools.tog.start import start_node
 from kg_agent.tools.tog.verify import Verifier, verify_and_decide
 
@@ -106,6 +108,7 @@ def create_tog_i_graph(
     embeddings: Embeddings | None = None,
     max_concurrency: int = DEFAULT_MAX_CONCURRENCY,
     structured_output: StructuredMode = "auto",
+    speculate: bool = False,
 ) -> StateGraph:
     """Create ToG-I's graph. Returns an **uncompiled** ``StateGraph``.
 
@@ -135,6 +138,9 @@ def create_tog_i_graph(
             other models -> ``text``), ``"json_schema"``, ``"function_calling"``, ``"json_mode"`` or ``"text"`` (the
             papers' prompts and lenient parsers). A refused structured call falls back to the text prompt; the
             mode of every call is counted in ``usage["by_node"][node]["modes"]``.
+        speculate: ask the next step's model calls while the verifier decides, as ToG does (see
+            :func:`~kg_agent.graphs.tog.create_tog_graph` and :mod:`kg_agent.tools.tog.speculate`): the next depth's
+            relation pruning, and the answer's call at depth D of the last round.
 
     Example::
 
@@ -159,7 +165,21 @@ def create_tog_i_graph(
     limit = tog_i_call_bound(max_instructions, depth, width) if max_llm_calls == "auto" else max_llm_calls
     budget = QuestionBudget(max_tokens=max_tokens, max_seconds=max_seconds)
 
-    graph = KGStateGraph(ToGState, kg=kg, input_schema=KGQuestionInput)
+    steps = {
+        "prune_relations": partial(prune_relations_steps, kg=kg, pruner=deciders.relation_pruner,
+                                   ignored_relations=tuple(ignored_relations), max_llm_calls=limit),
+        "prune_entities": partial(prune_entities_steps, kg=kg, scorer=deciders.entity_scorer,
+                                  max_candidates=max_candidates, max_llm_calls=limit),
+        "verify": partial(verify_and_decide, verifier=deciders.verifier, max_depth=depth, max_llm_calls=limit,
+                          uses_llm=deciders.uses_llm),
+        "answer": partial(respond_steps, answerer=deciders.answerer, max_llm_calls=limit, name="tog-i"),
+    }
+    check_speculation(speculate, budget)
+    if speculate and deciders.uses_llm:
+        steps = with_speculation(steps, kg=kg, pruner=deciders.relation_pruner, answerer=deciders.answerer, width=None,
+                                 ignored_relations=ignored_relations)
+
+    graph = KGStateGraph(ToGRunState, kg=kg, input_schema=KGQuestionInput, output_schema=ToGState)
     add_nodes(graph, {
         "link": timed(partial(start_node, kg=kg), budget),
         "instructions": budgeted(partial(instructions_steps, kg=kg, generator=instruction_generator,
@@ -167,15 +187,11 @@ def create_tog_i_graph(
                                  step="instructions", explore=False),
         "integrate": budgeted(partial(integrate_steps, integrator=integrator, max_width=width, max_llm_calls=limit),
                               budget, step="integrate", explore=False),
-        "prune_relations": budgeted(partial(prune_relations_steps, kg=kg, pruner=deciders.relation_pruner,
-                                    ignored_relations=tuple(ignored_relations), max_llm_calls=limit),
-                                    budget, step="prune_relations", stop_update={"candidate_relations": []}),
-        "prune_entities": budgeted(partial(prune_entities_steps, kg=kg, scorer=deciders.entity_scorer,
-                                   max_candidates=max_candidates, max_llm_calls=limit), budget, step="prune_entities"),
-        "verify": budgeted(partial(verify_and_decide, verifier=deciders.verifier, max_depth=depth, max_llm_calls=limit,
-                           uses_llm=deciders.uses_llm), budget, step="verify"),
-        "answer": budgeted(partial(respond_steps, answerer=deciders.answerer, max_llm_calls=limit, name="tog-i"),
-                           budget, step="answer", explore=False),
+        "prune_relations": budgeted(steps["prune_relations"], budget, step="prune_relations",
+                                    stop_update={"candidate_relations": []}),
+        "prune_entities": budgeted(steps["prune_entities"], budget, step="prune_entities"),
+        "verify": budgeted(steps["verify"], budget, step="verify"),
+        "answer": budgeted(steps["answer"], budget, step="answer", explore=False),
     }, max_concurrency=max_concurrency)
     graph.add_edge(START, "link")
     graph.add_edge("link", "instructions")
