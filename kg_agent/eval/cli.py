@@ -93,6 +93,9 @@ def register(subparsers) -> None:
                     help="independent LLM calls of one step asked at once (default 4; 1: one after the other)")
     ev.add_argument("--structured-output", choices=("auto", "json_schema", "function_calling", "json_mode", "text"),
                     default=None, help="how the LLM deciders ask (default auto: json_schema on OpenAI's API, else text)")
+    ev.add_argument("--speculate", action="store_true", default=None,
+                    help="ToG/ToG-I: ask the next step's model calls while the verifier decides (faster with a slow "
+                         "model, same answers; calls made unnecessary by a Yes are wasted but counted)")
     ev.add_argument("--max-seconds", type=float, default=None, metavar="S",
                     help="per-question wall-time cap; when a cap is reached the method stops exploring and answers "
                     "from what it found (stop_reason 'budget')")
@@ -265,7 +268,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     options = {"planner": args.planner, "k": args.k, "width": args.width, "depth": args.depth,
                "documents": args.docs, "explain": args.explain, "grounding": args.grounding}
     options.update({k: getattr(args, k, None)
-                    for k in ("max_llm_calls", "max_tokens", "max_seconds", "max_concurrency", "structured_output")
+                    for k in ("max_llm_calls", "max_tokens", "max_seconds", "max_concurrency", "structured_output", "speculate")
                     if getattr(args, k, None) is not None})
     config = {
         "kind": args.kind,
