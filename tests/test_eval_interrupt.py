@@ -70,15 +70,21 @@ def saved_questions(out: Path) -> list[str]:
     return [record["question"] for record in json.loads(out.read_text())["per_question"]]  # brackets dropped
 
 
+def interrupt(process: subprocess.Popen, times: int) -> str:
+    """Send Ctrl-C ``times`` and wait for the process to end; its output."""
+    for _ in range(times):
+        process.send_signal(signal.SIGINT)
+    try:
+        return process.communicate(timeout=HANG_GUARD_S)[0]
+    except subprocess.TimeoutExpired:
+        process.kill()
+        pytest.fail(f"{times} Ctrl-C did not stop the eval while model calls were in flight")
+
+
 def test_ctrl_c_saves_the_finished_questions_and_exits_with_calls_in_flight(hanging_server, tmp_path):
     process, out = start_eval(hanging_server, tmp_path)
     wait_for_calls_in_flight(hanging_server, process, out)
-    process.send_signal(signal.SIGINT)
-    try:
-        output, _ = process.communicate(timeout=HANG_GUARD_S)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        pytest.fail("the first Ctrl-C did not stop the eval while model calls were in flight")
+    output = interrupt(process, 1)
     assert process.returncode == 130, output
     assert "interrupted; 1 of 2 questions written" in output
     assert saved_questions(out) == ["who directed Forrest Gump"]
@@ -88,12 +94,6 @@ def test_ctrl_c_saves_the_finished_questions_and_exits_with_calls_in_flight(hang
 def test_a_second_ctrl_c_exits_at_once(hanging_server, tmp_path):
     process, out = start_eval(hanging_server, tmp_path)
     wait_for_calls_in_flight(hanging_server, process, out)
-    process.send_signal(signal.SIGINT)
-    process.send_signal(signal.SIGINT)
-    try:
-        output, _ = process.communicate(timeout=HANG_GUARD_S)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        pytest.fail("two Ctrl-C did not stop the eval")
+    output = interrupt(process, 2)
     assert process.returncode == 130, output
     assert saved_questions(out) == ["who directed Forrest Gump"]  # saved before the interrupts (--save-every 1), never lost

@@ -57,12 +57,12 @@ def kg():
 
 
 def run(kg, respond: Callable[[str], str], method: str, *, speculate: bool, max_concurrency: int = 4,
-        use_async: bool = False, **options) -> tuple[dict, int]:
+        use_async: bool = False, text: str = QUESTION, **options) -> tuple[dict, int]:
     """The result and the chat requests the server got."""
     with OpenAICompatibleServer(responder=respond) as server:
         app = create_graph(method, kg, model=chat_model(server), max_concurrency=max_concurrency, speculate=speculate,
                            **{**OPTIONS[method], **options}).compile()
-        question = {"question": QUESTION}
+        question = {"question": text}
         result = asyncio.run(app.ainvoke(question)) if use_async else app.invoke(question)
         return result, len(server.chat_requests)
 
@@ -81,6 +81,19 @@ def test_speculation_gives_the_results_of_a_run_without_it(kg, method, max_concu
     if max_concurrency > 1:  # the server served a verification together with the calls asked ahead
         assert frozenset(("verify", "prune_relations")) in recorder.together
         assert frozenset(("verify", "answer")) in recorder.together
+
+
+@pytest.mark.parametrize("use_async", [False, True])
+def test_entity_scoring_is_asked_ahead_when_the_next_relations_need_no_call(kg, use_async):
+    # on this question, at one depth every beam entity has a single relation left: relation pruning needs no model
+    # call, so the entity scoring after it is asked with the verification
+    text = "who directed the films that [Tom Hanks] starred in"
+    plain, plain_requests = run(kg, explorer(), "tog", speculate=False, use_async=use_async, text=text)
+    recorder = OverlapRecorder(explorer())
+    ahead, ahead_requests = run(kg, recorder, "tog", speculate=True, use_async=use_async, text=text)
+    assert frozenset(("verify", "prune_entities")) in recorder.together
+    assert outcome(ahead) == outcome(plain) and ahead["usage"] == plain["usage"]
+    assert ahead_requests == plain_requests
 
 
 @pytest.mark.parametrize("use_async", [False, True])

@@ -39,7 +39,7 @@ from kg_agent.tools.shared.grounding import DEFAULT_GROUNDING, Grounding, check_
 from kg_agent.tools.shared.question_budget import budgeted, timed
 from kg_agent.tools.shared.scoring import DEFAULT_IGNORED_RELATIONS
 from kg_agent.tools.tog.answer import ToGAnswerer, respond_steps
-from kg_agent.tools.tog.deciders import make_tog_deciders
+from kg_agent.tools.tog.deciders import ToGDeciders, make_tog_deciders
 from kg_agent.tools.tog.prune_entities import DEFAULT_MAX_CANDIDATES, EntityScorer, prune_entities_steps
 from kg_agent.tools.tog.prune_relations import DEFAULT_DEPTH, DEFAULT_WIDTH, RelationPruner, prune_relations_steps
 from kg_agent.tools.tog.speculate import check_speculation, with_speculation
@@ -66,6 +66,35 @@ def _after_entities(state: dict) -> Literal["verify", "answer"]:
 
 def _after_verify(state: dict) -> Literal["prune_relations", "answer"]:
     return "answer" if state.get("stop_reason") else "prune_relations"
+
+
+def exploration_nodes(kg: KnowledgeGraph, deciders: ToGDeciders, budget: QuestionBudget, *, width: int | None,
+                      depth: int, ignored_relations: Sequence[str], max_candidates: int, max_llm_calls: int | None,
+                      speculate: bool, name: str) -> dict:
+    """The nodes ToG and ToG-I share (``prune_relations``, ``prune_entities``, ``verify``, ``answer``) under
+    ``budget``; ``width`` ``None`` reads it from the state (ToG-I's growing W). With ``speculate`` (and a model),
+    ``verify`` asks the next step's calls ahead (:mod:`kg_agent.tools.tog.speculate`)."""
+    steps = {
+        "prune_relations": partial(prune_relations_steps, kg=kg, pruner=deciders.relation_pruner, width=width,
+                                   ignored_relations=tuple(ignored_relations), max_llm_calls=max_llm_calls),
+        "prune_entities": partial(prune_entities_steps, kg=kg, scorer=deciders.entity_scorer, width=width,
+                                  max_candidates=max_candidates, max_llm_calls=max_llm_calls),
+        "verify": partial(verify_and_decide, verifier=deciders.verifier, max_depth=depth, max_llm_calls=max_llm_calls,
+                          uses_llm=deciders.uses_llm),
+        "answer": partial(respond_steps, answerer=deciders.answerer, max_llm_calls=max_llm_calls, name=name),
+    }
+    check_speculation(speculate, budget)
+    if speculate and deciders.uses_llm:
+        steps = with_speculation(steps, kg=kg, pruner=deciders.relation_pruner, scorer=deciders.entity_scorer,
+                                 answerer=deciders.answerer, width=width, ignored_relations=ignored_relations,
+                                 max_candidates=max_candidates)
+    return {
+        "prune_relations": budgeted(steps["prune_relations"], budget, step="prune_relations",
+                                    stop_update={"candidate_relations": []}),
+        "prune_entities": budgeted(steps["prune_entities"], budget, step="prune_entities"),
+        "verify": budgeted(steps["verify"], budget, step="verify"),
+        "answer": budgeted(steps["answer"], budget, step="answer", explore=False),
+    }
 
 
 # ---------------------------------------------------------------------------------------------- factory
@@ -151,28 +180,11 @@ def create_tog_graph(
     limit = tog_call_bound(width, depth) if max_llm_calls == "auto" else max_llm_calls
     budget = QuestionBudget(max_tokens=max_tokens, max_seconds=max_seconds)
 
-    steps = {
-        "prune_relations": partial(prune_relations_steps, kg=kg, pruner=deciders.relation_pruner, width=width,
-                                   ignored_relations=tuple(ignored_relations), max_llm_calls=limit),
-        "prune_entities": partial(prune_entities_steps, kg=kg, scorer=deciders.entity_scorer, width=width,
-                                  max_candidates=max_candidates, max_llm_calls=limit),
-        "verify": partial(verify_and_decide, verifier=deciders.verifier, max_depth=depth, max_llm_calls=limit,
-                          uses_llm=deciders.uses_llm),
-        "answer": partial(respond_steps, answerer=deciders.answerer, max_llm_calls=limit, name="tog"),
-    }
-    check_speculation(speculate, budget)
-    if speculate and deciders.uses_llm:
-        steps = with_speculation(steps, kg=kg, pruner=deciders.relation_pruner, answerer=deciders.answerer, width=width,
-                                 ignored_relations=ignored_relations)
-
     graph = KGStateGraph(ToGRunState, kg=kg, input_schema=KGQuestionInput, output_schema=ToGState)
     add_nodes(graph, {
         "link": timed(partial(start_node, kg=kg), budget),
-        "prune_relations": budgeted(steps["prune_relations"], budget, step="prune_relations",
-                                    stop_update={"candidate_relations": []}),
-        "prune_entities": budgeted(steps["prune_entities"], budget, step="prune_entities"),
-        "verify": budgeted(steps["verify"], budget, step="verify"),
-        "answer": budgeted(steps["answer"], budget, step="answer", explore=False),
+        **exploration_nodes(kg, deciders, budget, width=width, depth=depth, ignored_relations=ignored_relations,
+                            max_candidates=max_candidates, max_llm_calls=limit, speculate=speculate, name="tog"),
     }, max_concurrency=max_concurrency)
     graph.add_edge(START, "link")
     graph.add_conditional_edges("link", _after_start)

@@ -26,6 +26,7 @@ from langgraph.graph import END, START, StateGraph
 
 from kg_agent.graphs.kg_state_graph import KGStateGraph
 from kg_agent.graphs.state import KGQuestionInput, ToGRunState, ToGState
+from kg_agent.graphs.tog import exploration_nodes
 from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.llm.budget import QuestionBudget
 from kg_agent.llm.models import resolve_chat_model
@@ -33,7 +34,7 @@ from kg_agent.tools.shared.decider import DEFAULT_MAX_CONCURRENCY, StructuredMod
 from kg_agent.tools.shared.grounding import DEFAULT_GROUNDING, Grounding, check_policy
 from kg_agent.tools.shared.question_budget import budgeted, timed
 from kg_agent.tools.shared.scoring import DEFAULT_IGNORED_RELATIONS
-from kg_agent.tools.tog.answer import ToGAnswerer, respond_steps
+from kg_agent.tools.tog.answer import ToGAnswerer
 from kg_agent.tools.tog.deciders import make_tog_deciders
 from kg_agent.tools.tog.instructions import (
     DEFAULT_MAX_INSTRUCTIONS,
@@ -43,11 +44,10 @@ from kg_agent.tools.tog.instructions import (
     integrate_steps,
     make_instruction_deciders,
 )
-from kg_agent.tools.tog.prune_entities import DEFAULT_MAX_CANDIDATES, EntityScorer, prune_entities_steps
-from kg_agent.tools.tog.prune_relations import DEFAULT_DEPTH, RelationPruner, prune_relations_steps
-from kg_agent.tools.tog.speculate import check_speculation, with_speculation
+from kg_agent.tools.tog.prune_entities import DEFAULT_MAX_CANDIDATES, EntityScorer
+from kg_agent.tools.tog.prune_relations import DEFAULT_DEPTH, RelationPruner
 from kg_agent.tools.tog.start import start_node
-from kg_agent.tools.tog.verify import Verifier, verify_and_decide
+from kg_agent.tools.tog.verify import Verifier
 
 
 def tog_i_call_bound(max_instructions: int = DEFAULT_MAX_INSTRUCTIONS, depth: int = DEFAULT_DEPTH, width: int | None = None) -> int:
@@ -165,20 +165,6 @@ def create_tog_i_graph(
     limit = tog_i_call_bound(max_instructions, depth, width) if max_llm_calls == "auto" else max_llm_calls
     budget = QuestionBudget(max_tokens=max_tokens, max_seconds=max_seconds)
 
-    steps = {
-        "prune_relations": partial(prune_relations_steps, kg=kg, pruner=deciders.relation_pruner,
-                                   ignored_relations=tuple(ignored_relations), max_llm_calls=limit),
-        "prune_entities": partial(prune_entities_steps, kg=kg, scorer=deciders.entity_scorer,
-                                  max_candidates=max_candidates, max_llm_calls=limit),
-        "verify": partial(verify_and_decide, verifier=deciders.verifier, max_depth=depth, max_llm_calls=limit,
-                          uses_llm=deciders.uses_llm),
-        "answer": partial(respond_steps, answerer=deciders.answerer, max_llm_calls=limit, name="tog-i"),
-    }
-    check_speculation(speculate, budget)
-    if speculate and deciders.uses_llm:
-        steps = with_speculation(steps, kg=kg, pruner=deciders.relation_pruner, answerer=deciders.answerer, width=None,
-                                 ignored_relations=ignored_relations)
-
     graph = KGStateGraph(ToGRunState, kg=kg, input_schema=KGQuestionInput, output_schema=ToGState)
     add_nodes(graph, {
         "link": timed(partial(start_node, kg=kg), budget),
@@ -187,11 +173,8 @@ def create_tog_i_graph(
                                  step="instructions", explore=False),
         "integrate": budgeted(partial(integrate_steps, integrator=integrator, max_width=width, max_llm_calls=limit),
                               budget, step="integrate", explore=False),
-        "prune_relations": budgeted(steps["prune_relations"], budget, step="prune_relations",
-                                    stop_update={"candidate_relations": []}),
-        "prune_entities": budgeted(steps["prune_entities"], budget, step="prune_entities"),
-        "verify": budgeted(steps["verify"], budget, step="verify"),
-        "answer": budgeted(steps["answer"], budget, step="answer", explore=False),
+        **exploration_nodes(kg, deciders, budget, width=None, depth=depth, ignored_relations=ignored_relations,
+                            max_candidates=max_candidates, max_llm_calls=limit, speculate=speculate, name="tog-i"),
     }, max_concurrency=max_concurrency)
     graph.add_edge(START, "link")
     graph.add_edge("link", "instructions")

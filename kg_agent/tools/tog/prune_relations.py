@@ -263,6 +263,11 @@ def scored_relations(scoring: RelationScoring, outcomes: Sequence[ScoredOutcome]
             "usage": usage}
 
 
+def kept_pairs(scored: dict, width: int) -> list[dict]:
+    """The global top-``width`` (chain, relation) pairs of :func:`scored_relations`, best first."""
+    return sorted(scored["pairs"], key=lambda p: -p["score"])[:width]
+
+
 def prune_relations_steps(
     state: dict,
     *,
@@ -291,7 +296,7 @@ def prune_relations_steps(
         scoring = plan_relation_scoring(state, kg=kg, pruner=pruner, width=width, ignored_relations=ignored_relations,
                                         pool=pool)
         scored = scored_relations(scoring, (yield scoring.requests))
-    pairs = sorted(scored["pairs"], key=lambda p: -p["score"])[:width]
+    pairs = kept_pairs(scored, width)
     emit("prune_relations", depth=int(state.get("depth") or 0) + 1,
          kept=[{"entity": p["entity"]["label"], "relation": p["relation"], "score": p["score"]} for p in pairs])
     update = {

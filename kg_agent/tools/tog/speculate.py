@@ -41,9 +41,16 @@ from kg_agent.llm.budget import QuestionBudget
 from kg_agent.tools.shared.decider import DEFAULT_ATTEMPTS, Asked, CallPool, steps_of
 from kg_agent.tools.shared.updates import add_usage
 from kg_agent.tools.tog.answer import ToGAnswerer
+from kg_agent.tools.tog.prune_entities import (
+    DEFAULT_MAX_CANDIDATES,
+    EntityScorer,
+    plan_entity_scoring,
+    scored_entities,
+)
 from kg_agent.tools.tog.prune_relations import (
     DEFAULT_WIDTH,
     RelationPruner,
+    kept_pairs,
     plan_relation_scoring,
     remaining_calls,
     scored_relations,
@@ -57,12 +64,13 @@ from kg_agent.tools.tog.verify import (
     with_stop_reason,
 )
 
-#: The state field holding what ``verify`` asked ahead (``{"step", "question", "round", "depth", "result"}``).
+#: The state field holding what ``verify`` asked ahead: ``{step: {"step", "question", "round", "depth", "result"}}``.
 SPECULATED = "speculated"
 
 #: The steps that take what was asked ahead: the keyword they take it as, and how it is read back from the state.
 TAKEN_AS: dict[str, tuple[str, Callable[[Any], Any]]] = {
     "prune_relations": ("scored", dict),
+    "prune_entities": ("scored", dict),
     "answer": ("asked", lambda result: Asked(**result)),
 }
 
@@ -76,12 +84,11 @@ def check_speculation(speculate: bool, budget: QuestionBudget) -> None:
 
 @dataclass
 class Ahead:
-    """Model calls asked in the verification's batch for the ``step`` after it."""
+    """Model calls asked in the verification's batch for the steps after it."""
 
-    step: str
     requests: list
-    result: Callable[[list], dict]  # the outcomes -> what the step takes (plain JSON, with its "usage")
-    used: Callable[[dict], bool]  # the verification's update -> whether ``step`` runs next and needs the result
+    results: Callable[[list], dict[str, dict]]  # the outcomes -> {step: what it takes (plain JSON, with its "usage")}
+    used: Callable[[dict], bool]  # the verification's update -> whether those steps run next and need the results
 
 
 def _key(state: dict, step: str) -> dict:
@@ -98,18 +105,35 @@ def _affordable(state: dict, max_llm_calls: int | None, decisions: int) -> bool:
     return left is None or left >= DEFAULT_ATTEMPTS * (decisions + 2)
 
 
-def relations_ahead(state: dict, *, kg: KnowledgeGraph, pruner: RelationPruner, width: int | None,
-                    ignored_relations: Sequence[str], max_llm_calls: int | None) -> Ahead | None:
-    """The next depth's relation scoring of the beam in ``state`` (``None`` when the calls left do not cover it)."""
+def _explores_on(update: dict) -> bool:
+    return update["stop_reason"] == ""
+
+
+def relations_ahead(state: dict, *, kg: KnowledgeGraph, pruner: RelationPruner, scorer: EntityScorer,
+                    width: int | None, ignored_relations: Sequence[str], max_candidates: int,
+                    max_llm_calls: int | None) -> Ahead | None:
+    """The next depth's relation scoring of the beam in ``state``; when it needs no model call (every beam entity
+    has a single relation), it is decided now and the entity scoring after it is asked ahead instead. ``None``
+    when the calls left do not cover it, or nothing would be asked."""
     width = int(width or state.get("width") or DEFAULT_WIDTH)
     if not _affordable(state, max_llm_calls, min(width, len(state.get("frontier") or []))):
         return None
     left = remaining_calls(state, max_llm_calls, reserve=1)
     pool = CallPool(None if left is None else left - DEFAULT_ATTEMPTS)  # the verification's calls stay free
-    scoring = plan_relation_scoring(state, kg=kg, pruner=pruner, width=width, ignored_relations=ignored_relations,
-                                    pool=pool)
-    return Ahead("prune_relations", scoring.requests, partial(scored_relations, scoring),
-                 lambda update: update["stop_reason"] == "")
+    relations = plan_relation_scoring(state, kg=kg, pruner=pruner, width=width, ignored_relations=ignored_relations,
+                                      pool=pool)
+    if relations.decisions:
+        return Ahead(relations.requests, lambda outcomes: {"prune_relations": scored_relations(relations, outcomes)},
+                     _explores_on)
+    scored = scored_relations(relations, [single() for single in relations.requests])
+    pairs = kept_pairs(scored, width)
+    entities = plan_entity_scoring({**state, "frontier": scored["frontier"], "candidate_relations": pairs}, kg=kg,
+                                   scorer=scorer, max_candidates=max_candidates, pool=pool)
+    if not entities.decisions or not _affordable(state, max_llm_calls, entities.decisions):
+        return None
+    return Ahead(entities.requests,
+                 lambda outcomes: {"prune_relations": scored, "prune_entities": scored_entities(entities, outcomes)},
+                 _explores_on)
 
 
 def _answer_asks(update: dict) -> bool:
@@ -125,7 +149,7 @@ def answer_ahead(state: dict, *, answerer: ToGAnswerer, max_llm_calls: int | Non
     if answer_request is None or not _affordable(state, max_llm_calls, 0):
         return None
     ask = answer_request(state.get("question", ""), round_chains(state), calls_left=DEFAULT_ATTEMPTS)
-    return Ahead("answer", [ask], lambda outcomes: dataclasses.asdict(outcomes[0]), _answer_asks)
+    return Ahead([ask], lambda outcomes: {"answer": dataclasses.asdict(outcomes[0])}, _answer_asks)
 
 
 def _last_round(state: dict) -> bool:
@@ -134,12 +158,15 @@ def _last_round(state: dict) -> bool:
 
 
 def verify_and_speculate(state: dict, *, verifier: Verifier, max_depth: int, max_llm_calls: int | None, uses_llm: bool,
-                         kg: KnowledgeGraph, pruner: RelationPruner, answerer: ToGAnswerer, width: int | None = None,
-                         ignored_relations: Sequence[str] = ()):
+                         kg: KnowledgeGraph, pruner: RelationPruner, scorer: EntityScorer, answerer: ToGAnswerer,
+                         width: int | None = None, ignored_relations: Sequence[str] = (),
+                         max_candidates: int = DEFAULT_MAX_CANDIDATES):
     """:func:`~kg_agent.tools.tog.verify.verify_and_decide`, with the next step's calls asked in the same batch: the
-    next depth's relation pruning below ``max_depth``, the answer's call at it (in ToG-I's last round). Steps."""
+    next depth's relation pruning (or entity scoring) below ``max_depth``, the answer's call at it (in ToG-I's last
+    round). Steps."""
     if int(state.get("depth") or 0) < max_depth:
-        ahead = relations_ahead(state, kg=kg, pruner=pruner, width=width, ignored_relations=ignored_relations,
+        ahead = relations_ahead(state, kg=kg, pruner=pruner, scorer=scorer, width=width,
+                                ignored_relations=ignored_relations, max_candidates=max_candidates,
                                 max_llm_calls=max_llm_calls)
     else:
         ahead = answer_ahead(state, answerer=answerer, max_llm_calls=max_llm_calls) if _last_round(state) else None
@@ -149,11 +176,13 @@ def verify_and_speculate(state: dict, *, verifier: Verifier, max_depth: int, max
     verification, *outcomes = yield [verify_request(state, verifier=verifier, max_llm_calls=max_llm_calls), *ahead.requests]
     update = with_stop_reason(state, verification_update(state, verification), max_depth=max_depth,
                               max_llm_calls=max_llm_calls, uses_llm=uses_llm)
-    result = ahead.result(outcomes)
+    results = ahead.results(outcomes)
     if ahead.used(update):
-        update[SPECULATED] = {**_key(state, ahead.step), "result": result}
+        update[SPECULATED] = {step: {**_key(state, step), "result": result} for step, result in results.items()}
         return update
-    usage = result["usage"]
+    usage: dict = {}
+    for result in results.values():
+        usage = add_usage({"usage": usage}, result["usage"])
     discarded = {"discarded_calls": int(usage.get("calls", 0)) + int(usage.get("errors", 0)),
                  "discarded_tokens": int(usage.get("total_tokens", 0))}
     update["usage"] = add_usage(update, {**usage, "speculation": discarded})
@@ -166,28 +195,27 @@ def taking_speculated(node: Callable[..., Any], *, step: str) -> Callable[[dict]
     keyword, read = TAKEN_AS[step]
 
     def run(state: dict):
-        ahead = state.get(SPECULATED)
-        if not ahead:
-            return (yield from steps_of(node(state)))
-        if {k: ahead.get(k) for k in _key(state, step)} == _key(state, step):
-            update = yield from steps_of(node(state, **{keyword: read(ahead["result"])}))
-        else:  # left from another question or depth: not for this step
+        speculated = dict(state.get(SPECULATED) or {})
+        entry = speculated.pop(step, None)
+        if entry is not None and {k: entry.get(k) for k in _key(state, step)} == _key(state, step):
+            update = yield from steps_of(node(state, **{keyword: read(entry["result"])}))
+        else:
             update = yield from steps_of(node(state))
-        return {**update, SPECULATED: None}
+        return {**update, SPECULATED: speculated or None} if state.get(SPECULATED) else update
 
     run.__name__ = step
     return run
 
 
 def with_speculation(steps: dict[str, Callable[..., Any]], *, kg: KnowledgeGraph, pruner: RelationPruner,
-                     answerer: ToGAnswerer, width: int | None, ignored_relations: Sequence[str]) -> dict[str, Callable[..., Any]]:
+                     scorer: EntityScorer, answerer: ToGAnswerer, width: int | None, ignored_relations: Sequence[str],
+                     max_candidates: int) -> dict[str, Callable[..., Any]]:
     """A ToG-family graph's step functions (by node name) made speculative: ``verify`` (a ``partial`` of
-    :func:`~kg_agent.tools.tog.verify.verify_and_decide`) asks ahead; ``prune_relations`` and ``answer`` take it."""
+    :func:`~kg_agent.tools.tog.verify.verify_and_decide`) asks ahead; the steps after it take what it asked."""
     verify = steps["verify"]
     return {
         **steps,
-        "verify": partial(verify_and_speculate, **verify.keywords, kg=kg, pruner=pruner, answerer=answerer, width=width,
-                          ignored_relations=tuple(ignored_relations)),
-        "prune_relations": taking_speculated(steps["prune_relations"], step="prune_relations"),
-        "answer": taking_speculated(steps["answer"], step="answer"),
+        "verify": partial(verify_and_speculate, **verify.keywords, kg=kg, pruner=pruner, scorer=scorer, answerer=answerer,
+                          width=width, ignored_relations=tuple(ignored_relations), max_candidates=max_candidates),
+        **{step: taking_speculated(steps[step], step=step) for step in TAKEN_AS},
     }
