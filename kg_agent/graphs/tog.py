@@ -4,7 +4,8 @@
                   (no relation)      (no candidate)   (Yes / depth D / budget)
 
     speculate=True:  verify(d) + prune_relations(d+1)'s calls    verify(D) + answer's call
-                     (asked together; the next step takes the replies, or they are discarded)
+                     (asked together; the next step takes the replies, or they are discarded; when
+                     prune_relations(d+1) needs no call, prune_entities(d+1)'s calls are asked instead)
 
 The beam holds at most ``W`` chains. At each depth every chain's last entity gets one relation-pruning
 call (``W`` relations scored), the global top-``W`` (chain, relation) pairs get one entity-scoring call

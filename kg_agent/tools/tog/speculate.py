@@ -11,6 +11,10 @@ batch as the verification:
     verify(D)      +  the answer's call             ->  the answer needs the model: the answer step takes the reply
                                                     ->  the verifier's braced answer answers: discarded
 
+When the next depth's relation pruning needs no model call (every beam entity has a single relation left), it is
+decided at once and the entity scoring after it is asked with the verification instead (both steps then take
+their results).
+
 What was asked ahead waits in the state's ``speculated`` field (not part of the result) and is taken by the step it
 is for (:func:`taking_speculated`), which does with the replies exactly what it does with replies it asks for itself
 (same warnings in the same place, same usage), so answers, chains, warnings and usage are those of a run without
