@@ -45,6 +45,9 @@ def _add_method_args(parser: argparse.ArgumentParser) -> None:
                         help="independent LLM calls of one step asked at once (default 4; 1: one after the other)")
     parser.add_argument("--structured-output", choices=("auto", "json_schema", "function_calling", "json_mode", "text"),
                         default=None, help="how the LLM deciders ask (default auto: json_schema on OpenAI's API, else text)")
+    parser.add_argument("--speculate", action="store_true", default=None,
+                        help="ToG/ToG-I: ask the next step's model calls while the verifier decides (faster with a slow "
+                             "model, same answers; calls made unnecessary by a Yes are wasted but counted)")
     parser.add_argument("--grounding", choices=GROUNDING_POLICIES, default=None,
                         help="what model answers no retrieved path or chunk supports become: prefer (default: the "
                              "grounded offline answers replace them), strict (grounded answers only), off (kept, flagged)")
@@ -125,7 +128,7 @@ def load_exemplars(files: Sequence[str]):
 OPTION_NAMES = {"docs": "documents"}
 #: Factory options the CLI sets; ``None`` (flag not given) leaves the factory's default.
 CLI_OPTIONS = ("planner", "k", "width", "depth", "docs", "explain", "grounding", "max_llm_calls", "max_tokens",
-               "max_seconds", "max_concurrency", "structured_output")
+               "max_seconds", "max_concurrency", "structured_output", "speculate")
 
 
 def graph_options(args: argparse.Namespace) -> dict:

@@ -14,7 +14,12 @@ file and the same line — is dropped before the run, and the number dropped is 
 from __future__ import annotations
 
 import argparse
+import os
+import signal
 import sys
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -88,6 +93,9 @@ def register(subparsers) -> None:
                     help="independent LLM calls of one step asked at once (default 4; 1: one after the other)")
     ev.add_argument("--structured-output", choices=("auto", "json_schema", "function_calling", "json_mode", "text"),
                     default=None, help="how the LLM deciders ask (default auto: json_schema on OpenAI's API, else text)")
+    ev.add_argument("--speculate", action="store_true", default=None,
+                    help="ToG/ToG-I: ask the next step's model calls while the verifier decides (faster with a slow "
+                         "model, same answers; calls made unnecessary by a Yes are wasted but counted)")
     ev.add_argument("--max-seconds", type=float, default=None, metavar="S",
                     help="per-question wall-time cap; when a cap is reached the method stops exploring and answers "
                     "from what it found (stop_reason 'budget')")
@@ -191,6 +199,42 @@ def build_question_sets(args: argparse.Namespace) -> tuple[list[Question], list[
     return eval_qs, train_qs, notes
 
 
+INTERRUPTED = 130  # the exit status of a run stopped by Ctrl-C (128 + SIGINT)
+
+
+@contextmanager
+def interrupts_stop_the_run() -> Iterator[None]:
+    """Ctrl-C during ``kg-agent eval``: the first stops the run (:func:`~kg_agent.eval.runner.evaluate` writes the
+    finished questions to ``--out``) and the process exits with status 130 without waiting for the model calls
+    still in flight (they are abandoned); a second Ctrl-C exits at once, whatever is running.
+
+    Only in the main thread (where Python delivers signals); elsewhere this does nothing.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    interrupts = 0
+
+    def on_interrupt(signum: int, frame: Any) -> None:
+        nonlocal interrupts
+        interrupts += 1
+        if interrupts > 1:
+            os.write(sys.stderr.fileno(), b"\nkg-agent eval: interrupted again; exiting now\n")
+            os._exit(INTERRUPTED)
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGINT, on_interrupt)
+    try:
+        yield
+    except KeyboardInterrupt:  # the finished questions are written: exit without joining the abandoned calls' threads
+        print("kg-agent: interrupted", file=sys.stderr)
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(INTERRUPTED)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
 def cmd_eval(args: argparse.Namespace) -> int:
     from kg_agent.eval.runner import MethodUnavailable, evaluate, kg_for_rog_question
 
@@ -224,7 +268,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     options = {"planner": args.planner, "k": args.k, "width": args.width, "depth": args.depth,
                "documents": args.docs, "explain": args.explain, "grounding": args.grounding}
     options.update({k: getattr(args, k, None)
-                    for k in ("max_llm_calls", "max_tokens", "max_seconds", "max_concurrency", "structured_output")
+                    for k in ("max_llm_calls", "max_tokens", "max_seconds", "max_concurrency", "structured_output", "speculate")
                     if getattr(args, k, None) is not None})
     config = {
         "kind": args.kind,
@@ -247,7 +291,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     from kg_agent.llm.cache import llm_cache
 
     try:
-        with llm_cache(getattr(args, "llm_cache", None)):
+        with interrupts_stop_the_run(), llm_cache(getattr(args, "llm_cache", None)):
             result = evaluate(eval_qs, method=args.method, kg=kg, kg_for_question=kg_for_question, model=model,
                               exemplars=exemplars, workers=args.workers, out=args.out, progress=not args.no_progress,
                               options=options, dataset=dataset, config=config, save_every=args.save_every)

@@ -64,12 +64,13 @@ class KGStateGraph(StateGraph):
     whose offline deciders keep text vectors in the KG's vector cache file.
 
     Args:
-        state_schema, input_schema: as for ``StateGraph``.
+        state_schema, input_schema, output_schema: as for ``StateGraph``.
         kg: the knowledge graph the nodes query.
     """
 
-    def __init__(self, state_schema: type, *, kg: KnowledgeGraph, input_schema: type | None = None) -> None:
-        super().__init__(state_schema, input_schema=input_schema)
+    def __init__(self, state_schema: type, *, kg: KnowledgeGraph, input_schema: type | None = None,
+                 output_schema: type | None = None) -> None:
+        super().__init__(state_schema, input_schema=input_schema, output_schema=output_schema)
         self.kg = kg
         use_vector_file(kg.vector_cache_path)
 

@@ -86,6 +86,13 @@ class ToGState(KGState, total=False):
     width: int
 
 
+class ToGRunState(ToGState, total=False):
+    """:class:`ToGState` plus what the graphs pass between steps only (not part of the result): ``speculated``, the
+    next step's model replies asked ahead by ``verify`` (``speculate=True``; :mod:`kg_agent.tools.tog.speculate`)."""
+
+    speculated: dict | None
+
+
 class ToG2State(KGState, total=False):
     """Think-on-Graph 2.0: link -> topic prune -> clue queries -> (relation prune -> entity prune -> examine)*.
 

@@ -3,6 +3,10 @@
     link -> [ prune_relations -> prune_entities -> verify ] x depth 1..D -> answer
                   (no relation)      (no candidate)   (Yes / depth D / budget)
 
+    speculate=True:  verify(d) + prune_relations(d+1)'s calls    verify(D) + answer's call
+                     (asked together; the next step takes the replies, or they are discarded; when
+                     prune_relations(d+1) needs no call, prune_entities(d+1)'s calls are asked instead)
+
 The beam holds at most ``W`` chains. At each depth every chain's last entity gets one relation-pruning
 call (``W`` relations scored), the global top-``W`` (chain, relation) pairs get one entity-scoring call
 each, the global top-``W`` triples (relation score x entity score) extend the chains, and one verification
@@ -10,6 +14,10 @@ call asks whether the triples so far answer the question. A Yes answers from the
 braced answer is reused); otherwise the answer step uses the triples plus the model's own knowledge and
 flags the answers ``grounded: False``. LLM calls per question stay within ToG's ``2·W·D + D + 1``
 (:func:`tog_call_bound`), retries included: the limit is enforced per question.
+
+With ``speculate=True`` the verify node also asks the next step's model calls, which depend only on the beam (the
+next depth's relation pruning) or on the chains (the answer after depth D): a verification and the step after it
+take one round of calls instead of two (:mod:`kg_agent.tools.tog.speculate`).
 """
 
 from __future__ import annotations
@@ -23,7 +31,7 @@ from langchain_core.language_models import BaseChatModel
 from langgraph.graph import END, START, StateGraph
 
 from kg_agent.graphs.kg_state_graph import KGStateGraph
-from kg_agent.graphs.state import KGQuestionInput, ToGState
+from kg_agent.graphs.state import KGQuestionInput, ToGRunState, ToGState
 from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.llm.budget import QuestionBudget
 from kg_agent.llm.models import resolve_chat_model
@@ -32,9 +40,10 @@ from kg_agent.tools.shared.grounding import DEFAULT_GROUNDING, Grounding, check_
 from kg_agent.tools.shared.question_budget import budgeted, timed
 from kg_agent.tools.shared.scoring import DEFAULT_IGNORED_RELATIONS
 from kg_agent.tools.tog.answer import ToGAnswerer, respond_steps
-from kg_agent.tools.tog.deciders import make_tog_deciders
+from kg_agent.tools.tog.deciders import ToGDeciders, make_tog_deciders
 from kg_agent.tools.tog.prune_entities import DEFAULT_MAX_CANDIDATES, EntityScorer, prune_entities_steps
 from kg_agent.tools.tog.prune_relations import DEFAULT_DEPTH, DEFAULT_WIDTH, RelationPruner, prune_relations_steps
+from kg_agent.tools.tog.speculate import check_speculation, with_speculation
 from kg_agent.tools.tog.start import start_node
 from kg_agent.tools.tog.verify import Verifier, verify_and_decide
 
@@ -60,6 +69,35 @@ def _after_verify(state: dict) -> Literal["prune_relations", "answer"]:
     return "answer" if state.get("stop_reason") else "prune_relations"
 
 
+def exploration_nodes(kg: KnowledgeGraph, deciders: ToGDeciders, budget: QuestionBudget, *, width: int | None,
+                      depth: int, ignored_relations: Sequence[str], max_candidates: int, max_llm_calls: int | None,
+                      speculate: bool, name: str) -> dict:
+    """The nodes ToG and ToG-I share (``prune_relations``, ``prune_entities``, ``verify``, ``answer``) under
+    ``budget``; ``width`` ``None`` reads it from the state (ToG-I's growing W). With ``speculate`` (and a model),
+    ``verify`` asks the next step's calls ahead (:mod:`kg_agent.tools.tog.speculate`)."""
+    steps = {
+        "prune_relations": partial(prune_relations_steps, kg=kg, pruner=deciders.relation_pruner, width=width,
+                                   ignored_relations=tuple(ignored_relations), max_llm_calls=max_llm_calls),
+        "prune_entities": partial(prune_entities_steps, kg=kg, scorer=deciders.entity_scorer, width=width,
+                                  max_candidates=max_candidates, max_llm_calls=max_llm_calls),
+        "verify": partial(verify_and_decide, verifier=deciders.verifier, max_depth=depth, max_llm_calls=max_llm_calls,
+                          uses_llm=deciders.uses_llm),
+        "answer": partial(respond_steps, answerer=deciders.answerer, max_llm_calls=max_llm_calls, name=name),
+    }
+    check_speculation(speculate, budget)
+    if speculate and deciders.uses_llm:
+        steps = with_speculation(steps, kg=kg, pruner=deciders.relation_pruner, scorer=deciders.entity_scorer,
+                                 answerer=deciders.answerer, width=width, ignored_relations=ignored_relations,
+                                 max_candidates=max_candidates)
+    return {
+        "prune_relations": budgeted(steps["prune_relations"], budget, step="prune_relations",
+                                    stop_update={"candidate_relations": []}),
+        "prune_entities": budgeted(steps["prune_entities"], budget, step="prune_entities"),
+        "verify": budgeted(steps["verify"], budget, step="verify"),
+        "answer": budgeted(steps["answer"], budget, step="answer", explore=False),
+    }
+
+
 # ---------------------------------------------------------------------------------------------- factory
 def create_tog_graph(
     kg: KnowledgeGraph,
@@ -81,6 +119,7 @@ def create_tog_graph(
     embeddings: Embeddings | None = None,
     max_concurrency: int = DEFAULT_MAX_CONCURRENCY,
     structured_output: StructuredMode = "auto",
+    speculate: bool = False,
 ) -> StateGraph:
     """Create Think-on-Graph's graph. Returns an **uncompiled** ``StateGraph``.
 
@@ -110,6 +149,11 @@ def create_tog_graph(
             other models -> ``text``), ``"json_schema"``, ``"function_calling"``, ``"json_mode"`` or ``"text"`` (the
             papers' prompts and lenient parsers). A refused structured call falls back to the text prompt; the
             mode of every call is counted in ``usage["by_node"][node]["modes"]``.
+        speculate: ask the next step's model calls while the verifier decides (see the diagram above and
+            :mod:`kg_agent.tools.tog.speculate`): faster with a slow model, the same answers, chains and warnings; the
+            calls of a step the verifier makes unnecessary (it said Yes) are wasted but counted in ``usage`` and the
+            call budget. Only when the calls left cover it; not with ``max_tokens`` / ``max_seconds``
+            (``ValueError``); no effect without a model.
 
     The result carries ``answers`` (each with its supporting chains and ``grounded``), ``chains`` (every
     scored chain explored), ``stop_reason`` (``verified``, ``max_depth``, ``no_relations``,
@@ -137,18 +181,11 @@ def create_tog_graph(
     limit = tog_call_bound(width, depth) if max_llm_calls == "auto" else max_llm_calls
     budget = QuestionBudget(max_tokens=max_tokens, max_seconds=max_seconds)
 
-    graph = KGStateGraph(ToGState, kg=kg, input_schema=KGQuestionInput)
+    graph = KGStateGraph(ToGRunState, kg=kg, input_schema=KGQuestionInput, output_schema=ToGState)
     add_nodes(graph, {
         "link": timed(partial(start_node, kg=kg), budget),
-        "prune_relations": budgeted(partial(prune_relations_steps, kg=kg, pruner=deciders.relation_pruner, width=width,
-                                    ignored_relations=tuple(ignored_relations), max_llm_calls=limit),
-                                    budget, step="prune_relations", stop_update={"candidate_relations": []}),
-        "prune_entities": budgeted(partial(prune_entities_steps, kg=kg, scorer=deciders.entity_scorer, width=width,
-                                   max_candidates=max_candidates, max_llm_calls=limit), budget, step="prune_entities"),
-        "verify": budgeted(partial(verify_and_decide, verifier=deciders.verifier, max_depth=depth, max_llm_calls=limit,
-                           uses_llm=deciders.uses_llm), budget, step="verify"),
-        "answer": budgeted(partial(respond_steps, answerer=deciders.answerer, max_llm_calls=limit, name="tog"),
-                           budget, step="answer", explore=False),
+        **exploration_nodes(kg, deciders, budget, width=width, depth=depth, ignored_relations=ignored_relations,
+                            max_candidates=max_candidates, max_llm_calls=limit, speculate=speculate, name="tog"),
     }, max_concurrency=max_concurrency)
     graph.add_edge(START, "link")
     graph.add_conditional_edges("link", _after_start)

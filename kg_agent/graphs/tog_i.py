@@ -4,6 +4,7 @@
                                ^                                                       |
                                +------ T < n: integrate i_1..i_{T+1}, W = T+1 <---------+  (no Yes by depth D)
     verify Yes -> answer (from the triples);   all n instructions used without Yes -> answer (own knowledge, flagged)
+    speculate=True: verify(d) + prune_relations(d+1)'s calls, verify(D) of the last round + the answer's call
 
 Instruction generation yields up to ``n`` (3) instructions, shallow to deep, and suggested topic entities.
 Outer iteration T integrates the accumulated instructions into one guidance I'_T and restarts the
@@ -24,7 +25,8 @@ from langchain_core.language_models import BaseChatModel
 from langgraph.graph import END, START, StateGraph
 
 from kg_agent.graphs.kg_state_graph import KGStateGraph
-from kg_agent.graphs.state import KGQuestionInput, ToGState
+from kg_agent.graphs.state import KGQuestionInput, ToGRunState, ToGState
+from kg_agent.graphs.tog import exploration_nodes
 from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.llm.budget import QuestionBudget
 from kg_agent.llm.models import resolve_chat_model
@@ -32,7 +34,7 @@ from kg_agent.tools.shared.decider import DEFAULT_MAX_CONCURRENCY, StructuredMod
 from kg_agent.tools.shared.grounding import DEFAULT_GROUNDING, Grounding, check_policy
 from kg_agent.tools.shared.question_budget import budgeted, timed
 from kg_agent.tools.shared.scoring import DEFAULT_IGNORED_RELATIONS
-from kg_agent.tools.tog.answer import ToGAnswerer, respond_steps
+from kg_agent.tools.tog.answer import ToGAnswerer
 from kg_agent.tools.tog.deciders import make_tog_deciders
 from kg_agent.tools.tog.instructions import (
     DEFAULT_MAX_INSTRUCTIONS,
@@ -42,10 +44,10 @@ from kg_agent.tools.tog.instructions import (
     integrate_steps,
     make_instruction_deciders,
 )
-from kg_agent.tools.tog.prune_entities import DEFAULT_MAX_CANDIDATES, EntityScorer, prune_entities_steps
-from kg_agent.tools.tog.prune_relations import DEFAULT_DEPTH, RelationPruner, prune_relations_steps
+from kg_agent.tools.tog.prune_entities import DEFAULT_MAX_CANDIDATES, EntityScorer
+from kg_agent.tools.tog.prune_relations import DEFAULT_DEPTH, RelationPruner
 from kg_agent.tools.tog.start import start_node
-from kg_agent.tools.tog.verify import Verifier, verify_and_decide
+from kg_agent.tools.tog.verify import Verifier
 
 
 def tog_i_call_bound(max_instructions: int = DEFAULT_MAX_INSTRUCTIONS, depth: int = DEFAULT_DEPTH, width: int | None = None) -> int:
@@ -106,6 +108,7 @@ def create_tog_i_graph(
     embeddings: Embeddings | None = None,
     max_concurrency: int = DEFAULT_MAX_CONCURRENCY,
     structured_output: StructuredMode = "auto",
+    speculate: bool = False,
 ) -> StateGraph:
     """Create ToG-I's graph. Returns an **uncompiled** ``StateGraph``.
 
@@ -135,6 +138,9 @@ def create_tog_i_graph(
             other models -> ``text``), ``"json_schema"``, ``"function_calling"``, ``"json_mode"`` or ``"text"`` (the
             papers' prompts and lenient parsers). A refused structured call falls back to the text prompt; the
             mode of every call is counted in ``usage["by_node"][node]["modes"]``.
+        speculate: ask the next step's model calls while the verifier decides, as ToG does (see
+            :func:`~kg_agent.graphs.tog.create_tog_graph` and :mod:`kg_agent.tools.tog.speculate`): the next depth's
+            relation pruning, and the answer's call at depth D of the last round.
 
     Example::
 
@@ -159,7 +165,7 @@ def create_tog_i_graph(
     limit = tog_i_call_bound(max_instructions, depth, width) if max_llm_calls == "auto" else max_llm_calls
     budget = QuestionBudget(max_tokens=max_tokens, max_seconds=max_seconds)
 
-    graph = KGStateGraph(ToGState, kg=kg, input_schema=KGQuestionInput)
+    graph = KGStateGraph(ToGRunState, kg=kg, input_schema=KGQuestionInput, output_schema=ToGState)
     add_nodes(graph, {
         "link": timed(partial(start_node, kg=kg), budget),
         "instructions": budgeted(partial(instructions_steps, kg=kg, generator=instruction_generator,
@@ -167,15 +173,8 @@ def create_tog_i_graph(
                                  step="instructions", explore=False),
         "integrate": budgeted(partial(integrate_steps, integrator=integrator, max_width=width, max_llm_calls=limit),
                               budget, step="integrate", explore=False),
-        "prune_relations": budgeted(partial(prune_relations_steps, kg=kg, pruner=deciders.relation_pruner,
-                                    ignored_relations=tuple(ignored_relations), max_llm_calls=limit),
-                                    budget, step="prune_relations", stop_update={"candidate_relations": []}),
-        "prune_entities": budgeted(partial(prune_entities_steps, kg=kg, scorer=deciders.entity_scorer,
-                                   max_candidates=max_candidates, max_llm_calls=limit), budget, step="prune_entities"),
-        "verify": budgeted(partial(verify_and_decide, verifier=deciders.verifier, max_depth=depth, max_llm_calls=limit,
-                           uses_llm=deciders.uses_llm), budget, step="verify"),
-        "answer": budgeted(partial(respond_steps, answerer=deciders.answerer, max_llm_calls=limit, name="tog-i"),
-                           budget, step="answer", explore=False),
+        **exploration_nodes(kg, deciders, budget, width=None, depth=depth, ignored_relations=ignored_relations,
+                            max_candidates=max_candidates, max_llm_calls=limit, speculate=speculate, name="tog-i"),
     }, max_concurrency=max_concurrency)
     graph.add_edge(START, "link")
     graph.add_edge("link", "instructions")

@@ -389,9 +389,12 @@ def _run_one(request: Any, max_concurrency: int) -> Any:
 def _run_batch(requests: list, max_concurrency: int) -> list:
     if max_concurrency <= 1 or len(requests) <= 1:
         return [_run_one(r, max_concurrency) for r in requests]
-    with ThreadPoolExecutor(max_workers=min(max_concurrency, len(requests)), thread_name_prefix="kg-agent-decide") as pool:
+    pool = ThreadPoolExecutor(max_workers=min(max_concurrency, len(requests)), thread_name_prefix="kg-agent-decide")
+    try:
         futures = [pool.submit(contextvars.copy_context().run, _run_one, r, 1) for r in requests]
         return [f.result() for f in futures]
+    finally:  # all done, or an interrupt (Ctrl-C): then the calls in flight are abandoned, not waited for
+        pool.shutdown(wait=False, cancel_futures=True)
 
 
 def run_steps(steps: Steps | Any, *, max_concurrency: int = DEFAULT_MAX_CONCURRENCY) -> Any:

@@ -26,7 +26,7 @@ from langchain_core.language_models import BaseChatModel
 from kg_agent.kg.types import relation_path_text
 from kg_agent.llm.parsing import parse_answer_list
 from kg_agent.tools.rog.answer import AnswerOutcome
-from kg_agent.tools.shared.decider import LLMDecision, StructuredMode, decide, fall_back, run_steps
+from kg_agent.tools.shared.decider import Ask, Asked, LLMDecision, StructuredMode, decide, fall_back, run_steps
 from kg_agent.tools.shared.decision_schemas import Answers
 from kg_agent.tools.shared.grounding import (
     DEFAULT_GROUNDING,
@@ -42,7 +42,7 @@ from kg_agent.tools.shared.path_scoring import RelationPathScorer
 from kg_agent.tools.shared.updates import add_usage, add_warnings, answer_record, emit_answers
 from kg_agent.tools.tog.prune_entities import chain_path, chain_triplets
 from kg_agent.tools.tog.prune_relations import chain_relations, remaining_calls
-from kg_agent.tools.tog.verify import best_chain
+from kg_agent.tools.tog.verify import best_chain, round_chains
 
 UNVERIFIED_NOTE = "exploration ended without verification ({reason}); answered from the triples and the model's own knowledge"
 OFFLINE_UNVERIFIED_NOTE = "exploration ended without verification ({reason}); best-scored chain, not confirmed"
@@ -192,8 +192,20 @@ class LLMToGAnswerer:
     def answer(self, *args, **kwargs) -> AnswerOutcome:
         return run_steps(self.answer_steps(*args, **kwargs))
 
-    def answer_steps(self, question, chains, *, verification, stop_reason, calls_left=None):
-        """:meth:`answer` as steps (see :mod:`kg_agent.tools.shared.decider`)."""
+    def answer_request(self, question: str, chains: Sequence[dict], *, calls_left: int | None = None) -> Ask:
+        """The model call of an answer not taken from the verifier, as a step to yield (ToG's answer prompt over
+        the chains' triplets; with none, a plain question prompt). It depends on the chains alone, so
+        ``speculate`` asks it while the last verification runs."""
+        lines = chain_triplets(chains)[: self.max_triplets]
+        if lines:
+            prompt = ANSWER_PROMPT.format(question=question, triplets="\n".join(lines))
+        else:
+            prompt = NO_TRIPLES_PROMPT.format(question=question)
+        return self.decision.request(prompt, lambda r: (parse_tog_answers(r) or None, []), calls_left=calls_left)
+
+    def answer_steps(self, question, chains, *, verification, stop_reason, calls_left=None, asked: Asked | None = None):
+        """:meth:`answer` as steps (see :mod:`kg_agent.tools.shared.decider`); ``asked``: :meth:`answer_request`
+        already asked (``speculate``), used when the answer needs the model."""
         verified = bool(verification and verification.get("sufficient"))
         read_sentences = self.grounding != "off"
         answering, notes = asked_chains(question, chains, scorer=self.chain_scorer)
@@ -206,12 +218,8 @@ class LLMToGAnswerer:
             records = answer_records(names, answering, verified=True, note="not found in the explored triples",
                                      read_sentences=read_sentences)
             return self._settle(records, verification.get("reply") or "", notes, {}, verified=True, offline=offline)
-        lines = chain_triplets(chains)[: self.max_triplets]
-        if lines:
-            prompt = ANSWER_PROMPT.format(question=question, triplets="\n".join(lines))
-        else:
-            prompt = NO_TRIPLES_PROMPT.format(question=question)
-        asked = yield self.decision.request(prompt, lambda r: (parse_tog_answers(r) or None, []), calls_left=calls_left)
+        if asked is None:
+            asked = yield self.answer_request(question, chains, calls_left=calls_left)
         if not asked.decided:
             outcome = self.fallback.answer(question, answering, verification=verification, stop_reason=stop_reason)
             return fall_back(asked, outcome, node="answer", to=f"{self.fallback.name} answers")
@@ -223,13 +231,15 @@ class LLMToGAnswerer:
         return self._settle(records, asked.reply, warnings, asked.usage, verified=verified, offline=offline)
 
 
-def answer_steps(state: dict, *, answerer: ToGAnswerer, max_llm_calls: int | None = None):
-    """Graph node (as steps): answer from the explored chains (this round's, in ToG-I) and the verification."""
+def answer_steps(state: dict, *, answerer: ToGAnswerer, max_llm_calls: int | None = None, asked: Asked | None = None):
+    """Graph node (as steps): answer from the explored chains (this round's, in ToG-I) and the verification.
+
+    ``asked``: the answerer's model call, already asked (``speculate``; see :meth:`LLMToGAnswerer.answer_request`)."""
     stop = state.get("stop_reason") or ""
-    chains = [c for c in state.get("chains") or [] if (c.get("round") or 0) == (state.get("round") or 0)]
     calls_left = remaining_calls(state, max_llm_calls)
-    outcome = yield decide(answerer, "answer", state.get("question", ""), chains, verification=state.get("verification"),
-                           stop_reason=stop, calls_left=calls_left)
+    ahead = {} if asked is None else {"asked": asked}
+    outcome = yield decide(answerer, "answer", state.get("question", ""), round_chains(state),
+                           verification=state.get("verification"), stop_reason=stop, calls_left=calls_left, **ahead)
     stop = outcome.stop_reason or stop or ("answered" if outcome.answers else "no_answer")
     emit_answers(outcome.answers, stop)
     return {
@@ -253,9 +263,10 @@ def format_tog_reply(state: dict) -> str:
     return names + because + flag
 
 
-def respond_steps(state: dict, *, answerer: ToGAnswerer, max_llm_calls: int | None = None, name: str = "tog"):
+def respond_steps(state: dict, *, answerer: ToGAnswerer, max_llm_calls: int | None = None, name: str = "tog",
+                  asked: Asked | None = None):
     """``answer``, plus the chat reply when the question came as messages. Steps."""
-    update = yield from answer_steps(state, answerer=answerer, max_llm_calls=max_llm_calls)
+    update = yield from answer_steps(state, answerer=answerer, max_llm_calls=max_llm_calls, asked=asked)
     if state.get("messages"):
         merged = {**state, **update}
         update["messages"] = [reply_message(format_tog_reply(merged), merged, name=name)]

@@ -25,6 +25,7 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
 from langchain_core.embeddings import Embeddings
@@ -229,6 +230,62 @@ def candidate_entities(kg: KnowledgeGraph, chain: dict, relation: str, *, max_ca
     return entities[:max_candidates], len(entities), len(ids) - len(fresh)
 
 
+@dataclass
+class EntityScoring:
+    """What entity pruning asks for the kept (chain, relation) pairs (:func:`plan_entity_scoring`): each scored
+    pair with its head and candidates, the warnings (an ``int``: where that request's warnings go) and one request
+    per pair (a decision, or the score 1 of a single candidate)."""
+
+    scored_pairs: list[tuple[dict, Entity, list[Entity]]]
+    warnings: list[str | int]
+    requests: list
+    decisions: int = 0  # requests that ask the entity scorer
+
+
+def plan_entity_scoring(state: dict, *, kg: KnowledgeGraph, scorer: EntityScorer, max_candidates: int,
+                        pool: CallPool) -> EntityScoring:
+    """The entity-scoring requests of the state's ``candidate_relations`` (their calls taken from ``pool``)."""
+    frontier = state.get("frontier") or []
+    scoring = EntityScoring([], [], [])
+    for pair in state.get("candidate_relations") or []:
+        chain = frontier[pair["chain"]]
+        head = chain_tail(chain)
+        relation = pair["relation"]
+        candidates, total, revisits = candidate_entities(kg, chain, relation, max_candidates=max_candidates)
+        if total > len(candidates):
+            scoring.warnings.append(f"prune_entities: {head.label} -{relation}-> has {total} candidate entities; "
+                                    f"scoring the first {len(candidates)} by label")
+        if not candidates:
+            why = " (all already on the chain)" if revisits else ""
+            scoring.warnings.append(f"prune_entities: {head.label} -{relation}-> leads to no new entity{why}")
+            continue
+        scoring.warnings.append(len(scoring.requests))
+        scoring.scored_pairs.append((pair, head, candidates))
+        if len(candidates) == 1:
+            scoring.requests.append(functools.partial(ScoredOutcome, [(candidates[0].id, 1.0)], source="single"))
+        else:
+            scoring.decisions += 1
+            scoring.requests.append(decide(scorer, "score_entities", state["question"], head, relation, candidates,
+                                           guidance=state.get("guidance") or "", calls_left=pool))
+    return scoring
+
+
+def scored_entities(scoring: EntityScoring, outcomes: Sequence[ScoredOutcome]) -> dict:
+    """The pairs' scored triples as plain JSON: ``{"triples": [[rank score, chain index, triple, triple score]],
+    "warnings", "usage"}`` (unsorted; the warnings in order; the calls' usage)."""
+    usage: dict = {}
+    scored_triples: list[list] = []
+    for (pair, head, candidates), scored in zip(scoring.scored_pairs, outcomes):
+        usage = add_usage({"usage": usage}, scored.usage)
+        by_id = {c.id: c for c in candidates}
+        for entity_id, entity_score in scored.items:
+            if entity_id in by_id:
+                triple = Triple(head, pair["relation"], by_id[entity_id])
+                triple_score = pair.get("relation_score", pair["score"]) * entity_score
+                scored_triples.append([pair["score"] * entity_score, pair["chain"], triple.to_dict(), triple_score])
+    return {"triples": scored_triples, "warnings": placed_warnings(scoring.warnings, outcomes), "usage": usage}
+
+
 def prune_entities_steps(
     state: dict,
     *,
@@ -237,6 +294,7 @@ def prune_entities_steps(
     width: int | None = None,
     max_candidates: int = DEFAULT_MAX_CANDIDATES,
     max_llm_calls: int | None = None,
+    scored: dict | None = None,
 ):
     """Graph node (as steps): score the tails of each kept (chain, relation) pair; extend the chains with the
     top-``W`` triples. The pairs' scoring calls are independent and run concurrently, their calls taken from
@@ -244,57 +302,27 @@ def prune_entities_steps(
 
     Appends the new chains to ``chains``, makes them the ``frontier``, advances ``depth``; sets
     ``stop_reason="no_candidates"`` when no pair has a tail entity left to visit.
+
+    ``scored``: these pairs' :func:`scored_entities`, already asked (``speculate``); then no call is made here.
     """
     width = int(width or state.get("width") or DEFAULT_WIDTH)
     frontier = state.get("frontier") or []
     depth = int(state.get("depth") or 0) + 1
-    guidance = state.get("guidance") or ""
-    warnings: list[str | int] = []  # an int: where the warnings of that decision go (placed_warnings)
-    pool = CallPool(remaining_calls(state, max_llm_calls, reserve=1))
-    scored_pairs: list[tuple[dict, Entity, list[Entity]]] = []
-    requests: list = []
-    for pair in state.get("candidate_relations") or []:
-        chain = frontier[pair["chain"]]
-        head = chain_tail(chain)
-        relation = pair["relation"]
-        candidates, total, revisits = candidate_entities(kg, chain, relation, max_candidates=max_candidates)
-        if total > len(candidates):
-            warnings.append(f"prune_entities: {head.label} -{relation}-> has {total} candidate entities; "
-                            f"scoring the first {len(candidates)} by label")
-        if not candidates:
-            why = " (all already on the chain)" if revisits else ""
-            warnings.append(f"prune_entities: {head.label} -{relation}-> leads to no new entity{why}")
-            continue
-        warnings.append(len(requests))
-        scored_pairs.append((pair, head, candidates))
-        if len(candidates) == 1:
-            requests.append(functools.partial(ScoredOutcome, [(candidates[0].id, 1.0)], source="single"))
-        else:
-            requests.append(decide(scorer, "score_entities", state["question"], head, relation, candidates, guidance=guidance,
-                                   calls_left=pool))
-    outcomes = yield requests
-    warnings = placed_warnings(warnings, outcomes)
-    usage: dict = {}
-    scored_triples: list[tuple[float, int, Triple, float]] = []
-    for (pair, head, candidates), scored in zip(scored_pairs, outcomes):
-        usage = add_usage({"usage": usage}, scored.usage)
-        by_id = {c.id: c for c in candidates}
-        for entity_id, entity_score in scored.items:
-            if entity_id in by_id:
-                triple = Triple(head, pair["relation"], by_id[entity_id])
-                triple_score = pair.get("relation_score", pair["score"]) * entity_score
-                scored_triples.append((pair["score"] * entity_score, pair["chain"], triple, triple_score))
-    scored_triples.sort(key=lambda item: -item[0])
+    if scored is None:
+        pool = CallPool(remaining_calls(state, max_llm_calls, reserve=1))
+        scoring = plan_entity_scoring(state, kg=kg, scorer=scorer, max_candidates=max_candidates, pool=pool)
+        scored = scored_entities(scoring, (yield scoring.requests))
+    ranked = sorted(scored["triples"], key=lambda item: -item[0])[:width]
     extra = {"round": state["round"]} if state.get("round") else {}
-    new_chains = [extend_chain(frontier[i], triple, score, depth, **extra) for _, i, triple, score in scored_triples[:width]]
+    new_chains = [extend_chain(frontier[i], Triple.from_dict(triple), score, depth, **extra) for _, i, triple, score in ranked]
     emit("prune_entities", depth=depth, kept=[{"chain": c["text"], "score": c["score"]} for c in new_chains])
     update = {
         "chains": [*(state.get("chains") or []), *new_chains],
         "frontier": new_chains,
         "depth": depth,
         "candidate_relations": [],
-        "warnings": add_warnings(state, warnings),
-        "usage": add_usage(state, usage),
+        "warnings": add_warnings(state, scored["warnings"]),
+        "usage": add_usage(state, scored["usage"]),
     }
     if not new_chains:
         update["stop_reason"] = "no_candidates"

@@ -218,34 +218,29 @@ def chain_relations(chain: dict) -> tuple[str, ...]:
     return tuple(t["relation"] for t in chain.get("triples") or [])
 
 
-def prune_relations_steps(
-    state: dict,
-    *,
-    kg: KnowledgeGraph,
-    pruner: RelationPruner,
-    width: int | None = None,
-    ignored_relations: Sequence[str] = DEFAULT_IGNORED_RELATIONS,
-    max_llm_calls: int | None = None,
-):
-    """Graph node (as steps): score ``W`` relations per frontier chain; keep the global top-``W`` (chain, relation) pairs.
+@dataclass
+class RelationScoring:
+    """What relation pruning asks for one beam (:func:`plan_relation_scoring`): the ``frontier`` it explores (at
+    most ``W`` chains), the ``(frontier index, entity)`` of each chain it scores, its warnings (an ``int``: where
+    that request's warnings go, see :func:`placed_warnings`) and one request per scored chain (a decision, or
+    the score 1 of an entity's single relation)."""
 
-    Relations that lead only back to entities already on the chain are not offered. Writes
-    ``candidate_relations``: ``[{"chain": frontier index, "entity", "relation", "relation_score", "score"}]``
-    (``score`` = relation score x the chain's score, the ranking used for the global top-``W``); sets
-    ``stop_reason="no_relations"`` when no frontier entity has a usable relation. One LLM call per frontier
-    chain (none when the entity has a single relation: it scores 1); the chains' calls are independent and
-    run concurrently, their calls taken from one pool (``max_llm_calls`` less one kept for the answer).
-    """
-    width = int(width or state.get("width") or DEFAULT_WIDTH)
+    frontier: list[dict]
+    chosen: list[tuple[int, Entity]]
+    warnings: list[str | int]
+    requests: list
+    decisions: int = 0  # requests that ask the relation pruner (the others score a single relation)
+
+
+def plan_relation_scoring(state: dict, *, kg: KnowledgeGraph, pruner: RelationPruner, width: int,
+                          ignored_relations: Sequence[str], pool: CallPool) -> RelationScoring:
+    """The relation-scoring requests of the beam in ``state`` (their calls taken from ``pool``)."""
     frontier = list(state.get("frontier") or [])
-    warnings: list[str | int] = []  # an int: where the warnings of that decision go (placed_warnings)
+    warnings: list[str | int] = []
     if len(frontier) > width:
         warnings.append(f"prune_relations: {len(frontier)} chains in the frontier; exploring the first {width} (W={width})")
         frontier = frontier[:width]
-    guidance = state.get("guidance") or ""
-    pool = CallPool(remaining_calls(state, max_llm_calls, reserve=1))
-    chosen: list[tuple[int, Entity]] = []
-    requests: list = []
+    scoring = RelationScoring(frontier, [], warnings, [])
     for index, chain in enumerate(frontier):
         entity = chain_tail(chain)
         relations, dropped = filter_relations(kg.relations(entity.id), ignored_relations)
@@ -255,32 +250,75 @@ def prune_relations_steps(
             note = f" ({len(dropped)} bookkeeping relation(s) ignored)" if dropped else ""
             warnings.append(f"prune_relations: {entity.label} has no relation to explore{note}")
             continue
-        warnings.append(len(requests))
-        chosen.append((index, entity))
+        warnings.append(len(scoring.requests))
+        scoring.chosen.append((index, entity))
         if len(relations) == 1:
-            requests.append(functools.partial(ScoredOutcome, [(relations[0], 1.0)], source="single"))
+            scoring.requests.append(functools.partial(ScoredOutcome, [(relations[0], 1.0)], source="single"))
         else:
-            requests.append(decide(pruner, "score_relations", state["question"], entity, relations, width=width,
-                                   prefix=chain_relations(chain), guidance=guidance, calls_left=pool))
-    outcomes = yield requests
-    warnings = placed_warnings(warnings, outcomes)
+            scoring.decisions += 1
+            scoring.requests.append(decide(pruner, "score_relations", state["question"], entity, relations, width=width,
+                                           prefix=chain_relations(chain), guidance=state.get("guidance") or "",
+                                           calls_left=pool))
+    return scoring
+
+
+def scored_relations(scoring: RelationScoring, outcomes: Sequence[ScoredOutcome]) -> dict:
+    """The beam's scored relations as plain JSON: ``{"frontier", "pairs", "warnings", "usage"}`` (every
+    (chain, relation) pair scored, unsorted; the warnings in order; the calls' usage)."""
     usage: dict = {}
     pairs: list[dict] = []
-    for (index, entity), scored in zip(chosen, outcomes):
+    for (index, entity), scored in zip(scoring.chosen, outcomes):
         usage = add_usage({"usage": usage}, scored.usage)
         pairs.extend(
             {"chain": index, "entity": entity.to_dict(), "relation": rel, "relation_score": score,
-             "score": round(score * float(frontier[index].get("score", 1.0)), 8)}
+             "score": round(score * float(scoring.frontier[index].get("score", 1.0)), 8)}
             for rel, score in scored.items
         )
-    pairs = sorted(pairs, key=lambda p: -p["score"])[:width]
+    return {"frontier": scoring.frontier, "pairs": pairs, "warnings": placed_warnings(scoring.warnings, outcomes),
+            "usage": usage}
+
+
+def kept_pairs(scored: dict, width: int) -> list[dict]:
+    """The global top-``width`` (chain, relation) pairs of :func:`scored_relations`, best first."""
+    return sorted(scored["pairs"], key=lambda p: -p["score"])[:width]
+
+
+def prune_relations_steps(
+    state: dict,
+    *,
+    kg: KnowledgeGraph,
+    pruner: RelationPruner,
+    width: int | None = None,
+    ignored_relations: Sequence[str] = DEFAULT_IGNORED_RELATIONS,
+    max_llm_calls: int | None = None,
+    scored: dict | None = None,
+):
+    """Graph node (as steps): score ``W`` relations per frontier chain; keep the global top-``W`` (chain, relation) pairs.
+
+    Relations that lead only back to entities already on the chain are not offered. Writes
+    ``candidate_relations``: ``[{"chain": frontier index, "entity", "relation", "relation_score", "score"}]``
+    (``score`` = relation score x the chain's score, the ranking used for the global top-``W``); sets
+    ``stop_reason="no_relations"`` when no frontier entity has a usable relation. One LLM call per frontier
+    chain (none when the entity has a single relation: it scores 1); the chains' calls are independent and
+    run concurrently, their calls taken from one pool (``max_llm_calls`` less one kept for the answer).
+
+    ``scored``: this beam's :func:`scored_relations`, already asked (``speculate``: while the previous depth was
+    verified); then no call is made here.
+    """
+    width = int(width or state.get("width") or DEFAULT_WIDTH)
+    if scored is None:
+        pool = CallPool(remaining_calls(state, max_llm_calls, reserve=1))
+        scoring = plan_relation_scoring(state, kg=kg, pruner=pruner, width=width, ignored_relations=ignored_relations,
+                                        pool=pool)
+        scored = scored_relations(scoring, (yield scoring.requests))
+    pairs = kept_pairs(scored, width)
     emit("prune_relations", depth=int(state.get("depth") or 0) + 1,
          kept=[{"entity": p["entity"]["label"], "relation": p["relation"], "score": p["score"]} for p in pairs])
     update = {
         "candidate_relations": pairs,
-        "frontier": frontier,
-        "warnings": add_warnings(state, warnings),
-        "usage": add_usage(state, usage),
+        "frontier": scored["frontier"],
+        "warnings": add_warnings(state, scored["warnings"]),
+        "usage": add_usage(state, scored["usage"]),
     }
     if not pairs:
         update["stop_reason"] = "no_relations"

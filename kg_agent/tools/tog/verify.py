@@ -205,17 +205,22 @@ class LLMVerifier:
                          to=f"the {self.fallback.name} verifier", before=warnings)
 
 
-def verify_steps(state: dict, *, verifier: Verifier, max_llm_calls: int | None = None):
-    """Graph node (as steps): ask whether the chains explored so far (this round's, in ToG-I) answer the question.
+def round_chains(state: dict) -> list[dict]:
+    """The chains of the current round (all of them in ToG; ToG-I's outer iteration ``round``)."""
+    return [c for c in state.get("chains") or [] if (c.get("round") or 0) == (state.get("round") or 0)]
 
-    Writes ``verification``: ``{"sufficient", "answer", "depth", "source", "reply"}``; the graph routes on it.
-    """
-    depth = int(state.get("depth") or 0)
-    chains = [c for c in state.get("chains") or [] if (c.get("round") or 0) == (state.get("round") or 0)]
+
+def verify_request(state: dict, *, verifier: Verifier, max_llm_calls: int | None = None):
+    """The verification of the chains explored so far (this round's, in ToG-I), as a step to yield."""
     calls_left = remaining_calls(state, max_llm_calls, reserve=1)
-    outcome = yield decide(verifier, "verify", state["question"], chains, depth=depth, calls_left=calls_left)
-    verification = {"sufficient": outcome.sufficient, "answer": outcome.answer, "depth": depth, "source": outcome.source,
-                    "reply": outcome.reply}
+    return decide(verifier, "verify", state["question"], round_chains(state), depth=int(state.get("depth") or 0),
+                  calls_left=calls_left)
+
+
+def verification_update(state: dict, outcome: VerifyOutcome) -> dict:
+    """The state update of a verification: ``verification``, warnings and usage."""
+    verification = {"sufficient": outcome.sufficient, "answer": outcome.answer, "depth": int(state.get("depth") or 0),
+                    "source": outcome.source, "reply": outcome.reply}
     if outcome.budget_exhausted:
         verification["budget_exhausted"] = True
     return {
@@ -225,12 +230,20 @@ def verify_steps(state: dict, *, verifier: Verifier, max_llm_calls: int | None =
     }
 
 
+def verify_steps(state: dict, *, verifier: Verifier, max_llm_calls: int | None = None):
+    """Graph node (as steps): ask whether the chains explored so far (this round's, in ToG-I) answer the question.
+
+    Writes ``verification``: ``{"sufficient", "answer", "depth", "source", "reply"}``; the graph routes on it.
+    """
+    outcome = yield verify_request(state, verifier=verifier, max_llm_calls=max_llm_calls)
+    return verification_update(state, outcome)
+
+
 verify_node = sync_node(verify_steps)
 
 
-def verify_and_decide(state: dict, *, verifier: Verifier, max_depth: int, max_llm_calls: int | None, uses_llm: bool):
-    """``verify``, then the stop reason: ``verified``, ``max_depth``, ``budget`` or '' (explore on). Steps."""
-    update = yield from verify_steps(state, verifier=verifier, max_llm_calls=max_llm_calls)
+def with_stop_reason(state: dict, update: dict, *, max_depth: int, max_llm_calls: int | None, uses_llm: bool) -> dict:
+    """A verification's ``update`` with the stop reason: ``verified``, ``max_depth``, ``budget`` or '' (explore on)."""
     merged = {**state, **update}
     if update["verification"]["sufficient"]:
         stop = "verified"
@@ -243,3 +256,9 @@ def verify_and_decide(state: dict, *, verifier: Verifier, max_depth: int, max_ll
         stop = ""
     update["stop_reason"] = stop
     return update
+
+
+def verify_and_decide(state: dict, *, verifier: Verifier, max_depth: int, max_llm_calls: int | None, uses_llm: bool):
+    """``verify``, then the stop reason (:func:`with_stop_reason`). Steps."""
+    update = yield from verify_steps(state, verifier=verifier, max_llm_calls=max_llm_calls)
+    return with_stop_reason(state, update, max_depth=max_depth, max_llm_calls=max_llm_calls, uses_llm=uses_llm)
