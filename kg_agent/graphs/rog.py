@@ -100,7 +100,7 @@ def create_rog_graph(
     if answerer is None:
         answerer = (
             LLMAnswerer(chat_model, explain=explain, max_prompt_paths=max_prompt_paths, structured_output=structured_output,
-                        grounding=grounding, plan_scorer=RelationPathScorer(embeddings=embeddings))
+                        grounding=grounding, plan_scorer=RelationPathScorer(embeddings=embeddings), kg=kg)
             if chat_model is not None
             else VoteAnswerer()
         )

@@ -17,6 +17,7 @@ from typing import Protocol, runtime_checkable
 
 from langchain_core.language_models import BaseChatModel
 
+from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.types import relation_path_text
 from kg_agent.llm.parsing import parse_answer_list
 from kg_agent.tools.shared.decider import LLMDecision, StructuredMode, decide, fall_back, run_steps, sync_node
@@ -113,7 +114,7 @@ class VoteAnswerer:
 
 
 def unasked_plans(question: str, paths: Sequence[dict], plans: Sequence[dict], *, scorer: RelationPathScorer,
-                  model_source: str) -> set[int]:
+                  model_source: str, kg: KnowledgeGraph | None = None) -> set[int]:
     """The ranks of the model's plans the question does not ask for: their paths ground no answer.
 
     Only plans the model proposed (``source`` is ``model_source``) are judged; an offline planner's plan (the kept
@@ -127,7 +128,7 @@ def unasked_plans(question: str, paths: Sequence[dict], plans: Sequence[dict], *
     if all(plans[r].get("source") != model_source for r in ranks):
         return set()
     starts = {p["start"]["id"]: p["start"] for p in paths if p.get("start")}
-    asked = asked_for(question, starts.values(), [plans[r]["relations"] for r in ranks], scorer=scorer)
+    asked = asked_for(question, starts.values(), [plans[r]["relations"] for r in ranks], scorer=scorer, kg=kg)
     return {r for r, yes in zip(ranks, asked) if not yes and plans[r].get("source") == model_source}
 
 
@@ -148,8 +149,9 @@ class LLMAnswerer:
     ``"strict"``, ``"off"``; see :mod:`kg_agent.tools.shared.grounding`) decides what is answered: under
     ``"prefer"`` the fallback's path votes replace answers no path supports, and ``output`` keeps the reply.
     Only the paths of plans that answer the question ground an answer (:func:`unasked_plans`, judged by
-    ``plan_scorer``): a model that names the end of a path of a plan it made up for a question that asks for
-    something else ("Comedy" by ``has_genre`` for "which person directed [Working Girl]") is not grounded.
+    ``plan_scorer``, with ``kg``'s answer types when given): a model that names the end of a path of a plan it
+    made up for a question that asks for something else ("Comedy" by ``has_genre`` for "which person directed
+    [Working Girl]") is not grounded.
     """
 
     name = "llm"
@@ -165,7 +167,9 @@ class LLMAnswerer:
         grounding: Grounding = DEFAULT_GROUNDING,
         plan_scorer: RelationPathScorer | None = None,
         model_source: str = "llm",
+        kg: KnowledgeGraph | None = None,
     ) -> None:
+        self.kg = kg
         self.model = model
         self.grounding = grounding
         self.plan_scorer = plan_scorer or RelationPathScorer()
@@ -197,7 +201,7 @@ class LLMAnswerer:
             return fall_back(asked, self.fallback.answer(question, paths, plans), node="answer",
                              to=f"{self.fallback.name} answers", before=warnings)
         warnings.extend(asked.warnings)
-        unasked = unasked_plans(question, paths, plans, scorer=self.plan_scorer, model_source=self.model_source)
+        unasked = unasked_plans(question, paths, plans, scorer=self.plan_scorer, model_source=self.model_source, kg=self.kg)
         grounding_paths = [p for p in paths if p.get("plan") not in unasked]
         left_out = sorted(relation_path_text(plans[r]["relations"]) for r in unasked)
         if left_out:

@@ -34,6 +34,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal, get_args
 
+from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.terms import normalize_label
 from kg_agent.kg.types import Entity
 from kg_agent.tools.shared.path_scoring import RelationPathScorer
@@ -58,9 +59,11 @@ def check_policy(grounding: str) -> Grounding:
 
 
 def asked_for(question: str, topic_entities: Iterable[dict], relation_paths: Sequence[Sequence[str]], *,
-              scorer: RelationPathScorer, min_relative: float = MIN_RELATIVE_EVIDENCE) -> list[bool]:
+              scorer: RelationPathScorer, kg: KnowledgeGraph | None = None,
+              min_relative: float = MIN_RELATIVE_EVIDENCE) -> list[bool]:
     """Which relation paths the question asks for, judged by the relation-path scorer
-    (:class:`~kg_agent.tools.shared.path_scoring.RelationPathScorer`: hop by hop, entity mentions masked).
+    (:class:`~kg_agent.tools.shared.path_scoring.RelationPathScorer`: hop by hop, entity mentions masked; with
+    ``kg``, also by what the last relation's objects are, so "what kind of film is [X]" asks for ``has_genre``).
 
     A path is asked for when it rates at least ``min_relative`` x the best of them (the best always does) and no
     shorter prefix of it rates higher: the hops after such a prefix explain nothing more of the question. For
@@ -73,7 +76,7 @@ def asked_for(question: str, topic_entities: Iterable[dict], relation_paths: Seq
     masked = mask_mentions(question, [Entity(e["id"], e.get("label") or "") for e in topic_entities])
     paths = [tuple(p) for p in relation_paths]
     prefixes = sorted({p[:n] for p in paths for n in range(1, len(p))} - set(paths))
-    scored = dict(zip([*paths, *prefixes], scorer.score(masked, [*paths, *prefixes])))
+    scored = dict(zip([*paths, *prefixes], scorer.score(masked, [*paths, *prefixes], kg=kg)))
     best = max(scored[p] for p in paths)
 
     def asked(path: tuple[str, ...]) -> bool:

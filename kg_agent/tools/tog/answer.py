@@ -23,6 +23,7 @@ from typing import Protocol, runtime_checkable
 
 from langchain_core.language_models import BaseChatModel
 
+from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.types import relation_path_text
 from kg_agent.llm.parsing import parse_answer_list
 from kg_agent.tools.rog.answer import AnswerOutcome
@@ -76,7 +77,8 @@ def answer_records(names: Sequence[str], chains: Sequence[dict], *, verified: bo
     return records
 
 
-def asked_chains(question: str, chains: Sequence[dict], *, scorer: RelationPathScorer) -> tuple[list[dict], list[str]]:
+def asked_chains(question: str, chains: Sequence[dict], *, scorer: RelationPathScorer,
+                 kg: KnowledgeGraph | None = None) -> tuple[list[dict], list[str]]:
     """The chains whose relation path the question asks for (:func:`~kg_agent.tools.shared.grounding.asked_for`,
     among the explored chains' relation paths), and a note naming the relation paths left out."""
     explored = [c for c in chains if c.get("triples")]
@@ -84,7 +86,7 @@ def asked_chains(question: str, chains: Sequence[dict], *, scorer: RelationPathS
     if len(paths) < 2:
         return list(chains), []
     starts = {c["start"]["id"]: c["start"] for c in explored}
-    yes = dict(zip(paths, asked_for(question, starts.values(), paths, scorer=scorer)))
+    yes = dict(zip(paths, asked_for(question, starts.values(), paths, scorer=scorer, kg=kg)))
     left_out = [p for p in paths if not yes[p]]
     if not left_out:
         return list(chains), []
@@ -162,7 +164,8 @@ class LLMToGAnswerer:
     unverified exploration are flagged ``grounded: False``, and withheld under ``"strict"``. ``output`` is
     the accepted reply, or the answers; never a reply that was rejected.
 
-    Only chains that answer the question ground an answer (:func:`asked_chains`, judged by ``chain_scorer``):
+    Only chains that answer the question ground an answer (:func:`asked_chains`, judged by ``chain_scorer`` and
+    ``kg``'s answer types):
     a model that explored past the answer ("who are the actors in [X]" on to the actors' films and their
     co-actors) and names an end of those chains is not grounded, and the offline answers come from the chains
     the question asks for.
@@ -172,8 +175,9 @@ class LLMToGAnswerer:
 
     def __init__(self, model: BaseChatModel, *, fallback: ToGAnswerer | None = None, max_triplets: int = 200,
                  structured_output: StructuredMode = "auto", grounding: Grounding = DEFAULT_GROUNDING,
-                 chain_scorer: RelationPathScorer | None = None) -> None:
+                 chain_scorer: RelationPathScorer | None = None, kg: KnowledgeGraph | None = None) -> None:
         self.model = model
+        self.kg = kg
         self.chain_scorer = chain_scorer or RelationPathScorer()
         self.decision = LLMDecision(model, "answer", what="answer", reply_format="... So the answer is {answer}.", schema=Answers,
                                     structured_output=structured_output)
@@ -208,7 +212,7 @@ class LLMToGAnswerer:
         already asked (``speculate``), used when the answer needs the model."""
         verified = bool(verification and verification.get("sufficient"))
         read_sentences = self.grounding != "off"
-        answering, notes = asked_chains(question, chains, scorer=self.chain_scorer)
+        answering, notes = asked_chains(question, chains, scorer=self.chain_scorer, kg=self.kg)
 
         def offline() -> list[dict]:
             return self.fallback.answer(question, answering, verification=verification, stop_reason=stop_reason).answers
