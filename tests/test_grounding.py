@@ -334,3 +334,16 @@ def test_tog_explored_past_the_answer_is_not_grounded(kg):
     warnings = " ".join(result["warnings"])
     assert "does not ask for the relation path(s) <PATH> starred_actors <SEP> ^starred_actors </PATH>" in warnings
     assert "grounded chains answers" in warnings
+
+
+def test_asked_for_reads_answer_types_from_the_kg(fixtures_dir):
+    # "what kind of film" names no relation; the KG's objects of has_genre (genres) tell it is the one asked for.
+    from kg_agent.kg import open_kg
+
+    metaqa = open_kg(fixtures_dir / "kg" / "metaqa_slice.txt")
+    film = metaqa.find_entities("Combat Shock")[0]
+    topic = [{"id": film.id, "label": film.label}]
+    paths = [("has_genre",), ("directed_by",), ("written_by",)]
+    question = "what kind of film is Combat Shock"
+    assert asked_for(question, topic, paths, scorer=RelationPathScorer(), kg=metaqa) == [True, False, False]
+    assert asked_for(question, topic, paths, scorer=RelationPathScorer()) != [True, False, False]  # words alone do not tell
