@@ -192,8 +192,17 @@ def test_tog_verified_answer_no_chain_ends_in(kg, said):
 def test_tog_strict_withholds_answers_from_the_models_own_knowledge(kg):
     kwargs = {"verify_reply": "{No}. Not enough.", "answer_reply": "From my knowledge, the answer is {Steven Spielberg}."}
     prefer = tog(kg, **kwargs)
-    assert prefer["stop_reason"] == "max_depth" and names(prefer) == ["Steven Spielberg"]
-    assert prefer["answers"][0]["grounded"] is False and "without verification" in prefer["answers"][0]["note"]
+    # prefer: the model never said Yes and its own answer ends no explored chain, so the offline verifier judges
+    # the chains the question asks for; it finds directed_by enough, and the chain's end is the answer
+    assert prefer["stop_reason"] == "max_depth" and names(prefer) == ["Robert Zemeckis"]
+    assert prefer["answers"][0]["grounded"] is True
+    assert any("'Steven Spielberg'" in w and "the score verifier finds the chains the question asks for enough" in w
+               for w in prefer["warnings"])
+    assert "Steven Spielberg" in prefer["output"]  # the model's reply is kept
+    # "off" keeps the model's own answer, flagged
+    off = tog(kg, **kwargs, grounding="off")
+    assert names(off) == ["Steven Spielberg"] and off["answers"][0]["grounded"] is False
+    assert "without verification" in off["answers"][0]["note"]
     strict = tog(kg, **kwargs, grounding="strict")
     assert strict["answers"] == [] and strict["stop_reason"] == "no_grounded_answer"
     assert "Steven Spielberg" not in strict["output"]

@@ -43,7 +43,7 @@ from kg_agent.tools.shared.path_scoring import RelationPathScorer
 from kg_agent.tools.shared.updates import add_usage, add_warnings, answer_record, emit_answers
 from kg_agent.tools.tog.prune_entities import chain_path, chain_triplets
 from kg_agent.tools.tog.prune_relations import chain_relations, remaining_calls
-from kg_agent.tools.tog.verify import best_chain, round_chains
+from kg_agent.tools.tog.verify import Verifier, best_chain, round_chains
 
 UNVERIFIED_NOTE = "exploration ended without verification ({reason}); answered from the triples and the model's own knowledge"
 OFFLINE_UNVERIFIED_NOTE = "exploration ended without verification ({reason}); best-scored chain, not confirmed"
@@ -164,6 +164,10 @@ class LLMToGAnswerer:
     unverified exploration are flagged ``grounded: False``, and withheld under ``"strict"``. ``output`` is
     the accepted reply, or the answers; never a reply that was rejected.
 
+    Under ``"prefer"``, when exploration ended without a Yes and the model's own answers end no explored chain,
+    ``offline_verifier`` judges the chains the question asks for: if it finds them enough, their ends are the
+    answers (grounded, with a warning) instead of the model's guesses.
+
     Only chains that answer the question ground an answer (:func:`asked_chains`, judged by ``chain_scorer`` and
     ``kg``'s answer types):
     a model that explored past the answer ("who are the actors in [X]" on to the actors' films and their
@@ -175,9 +179,11 @@ class LLMToGAnswerer:
 
     def __init__(self, model: BaseChatModel, *, fallback: ToGAnswerer | None = None, max_triplets: int = 200,
                  structured_output: StructuredMode = "auto", grounding: Grounding = DEFAULT_GROUNDING,
-                 chain_scorer: RelationPathScorer | None = None, kg: KnowledgeGraph | None = None) -> None:
+                 chain_scorer: RelationPathScorer | None = None, kg: KnowledgeGraph | None = None,
+                 offline_verifier: Verifier | None = None) -> None:
         self.model = model
         self.kg = kg
+        self.offline_verifier = offline_verifier
         self.chain_scorer = chain_scorer or RelationPathScorer()
         self.decision = LLMDecision(model, "answer", what="answer", reply_format="... So the answer is {answer}.", schema=Answers,
                                     structured_output=structured_output)
@@ -228,11 +234,36 @@ class LLMToGAnswerer:
             outcome = self.fallback.answer(question, answering, verification=verification, stop_reason=stop_reason)
             return fall_back(asked, outcome, node="answer", to=f"{self.fallback.name} answers")
         warnings = [*asked.warnings, *notes]
+        if not verified and self.grounding == "prefer":
+            checked = self._offline_verified(question, answering, asked.value, stop_reason)
+            if checked is not None:
+                said = ", ".join(repr(n) for n in asked.value[:5])
+                warnings.append(f"answer: exploration ended without verification ({stop_reason or 'not verified'}) and the "
+                                f"model's answers ({said}) end no explored chain; the {self.offline_verifier.name} verifier "
+                                "finds the chains the question asks for enough, so their ends are the answers "
+                                "(grounding='prefer'; the model's reply is kept in 'output')")
+                return AnswerOutcome(checked, asked.reply, warnings, asked.usage)
         note = None if verified else UNVERIFIED_NOTE.format(reason=stop_reason or "not verified")
         records = answer_records(asked.value, answering, verified=verified, note=note, read_sentences=read_sentences)
         if not verified:
             warnings.append("answer: " + note)
         return self._settle(records, asked.reply, warnings, asked.usage, verified=verified, offline=offline)
+
+    def _offline_verified(self, question: str, chains: Sequence[dict], names: Sequence[str], stop_reason: str) -> list[dict] | None:
+        """Under ``"prefer"``, after an exploration the model never verified: when the model's own answers end no
+        explored chain and the offline verifier finds the chains the question asks for enough, the offline chain
+        answers (grounded, verified by it); else ``None``."""
+        if self.offline_verifier is None or not chains:
+            return None
+        if any(r["grounded"] for r in ground_names(names, chain_evidence(chains))):
+            return None
+        depth = max(int(c.get("depth") or 0) for c in chains)
+        check = self.offline_verifier.verify(question, chains, depth=depth)
+        if not check.sufficient:
+            return None
+        verification = {"sufficient": True, "depth": depth, "answer": check.answer, "source": check.source}
+        answers = self.fallback.answer(question, chains, verification=verification, stop_reason=stop_reason).answers
+        return [a for a in answers if a.get("grounded")] or None
 
 
 def answer_steps(state: dict, *, answerer: ToGAnswerer, max_llm_calls: int | None = None, asked: Asked | None = None):

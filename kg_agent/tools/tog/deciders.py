@@ -60,6 +60,7 @@ def make_tog_deciders(
         entity_scorer or LLMEntityScorer(model, fallback=offline_entities, structured_output=structured_output),
         verifier or LLMVerifier(model, fallback=offline_verifier, structured_output=structured_output),
         answerer or LLMToGAnswerer(model, fallback=offline_answerer, structured_output=structured_output, grounding=grounding,
-                                   chain_scorer=offline_relations.scorer, kg=kg),
+                                   chain_scorer=offline_relations.scorer, kg=kg,
+                                   offline_verifier=offline_verifier),
         True,
     )
