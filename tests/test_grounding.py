@@ -356,3 +356,12 @@ def test_asked_for_reads_answer_types_from_the_kg(fixtures_dir):
     question = "what kind of film is Combat Shock"
     assert asked_for(question, topic, paths, scorer=RelationPathScorer(), kg=metaqa) == [True, False, False]
     assert asked_for(question, topic, paths, scorer=RelationPathScorer()) != [True, False, False]  # words alone do not tell
+
+
+def test_tog_prefer_puts_unverified_answers_that_end_an_explored_chain_first(kg):
+    result = tog(kg, "{No}. Not enough.", answer_reply="Maybe {Steven Spielberg}, or {Robert Zemeckis}.")
+    assert result["stop_reason"] == "max_depth" and names(result) == ["Robert Zemeckis", "Steven Spielberg"]
+    assert not any(a["grounded"] for a in result["answers"])  # never verified: not grounded
+    assert any("end an explored chain the question asks for come before" in w for w in result["warnings"])
+    off = tog(kg, "{No}. Not enough.", answer_reply="Maybe {Steven Spielberg}, or {Robert Zemeckis}.", grounding="off")
+    assert names(off) == ["Steven Spielberg", "Robert Zemeckis"]

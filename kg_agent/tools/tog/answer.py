@@ -166,7 +166,8 @@ class LLMToGAnswerer:
 
     Under ``"prefer"``, when exploration ended without a Yes and the model's own answers end no explored chain,
     ``offline_verifier`` judges the chains the question asks for: if it finds them enough, their ends are the
-    answers (grounded, with a warning) instead of the model's guesses.
+    answers (grounded, with a warning) instead of the model's guesses; when some of its answers end such a chain,
+    those come first.
 
     Only chains that answer the question ground an answer (:func:`asked_chains`, judged by ``chain_scorer`` and
     ``kg``'s answer types):
@@ -234,8 +235,11 @@ class LLMToGAnswerer:
             outcome = self.fallback.answer(question, answering, verification=verification, stop_reason=stop_reason)
             return fall_back(asked, outcome, node="answer", to=f"{self.fallback.name} answers")
         warnings = [*asked.warnings, *notes]
+        note = None if verified else UNVERIFIED_NOTE.format(reason=stop_reason or "not verified")
+        records = answer_records(asked.value, answering, verified=verified, note=note, read_sentences=read_sentences)
         if not verified and self.grounding == "prefer":
-            checked = self._offline_verified(question, answering, asked.value, stop_reason)
+            ends = [r for r in records if r.get("entity_id")]  # the answers that end an explored chain
+            checked = None if ends else self._offline_verified(question, answering, stop_reason)
             if checked is not None:
                 said = ", ".join(repr(n) for n in asked.value[:5])
                 warnings.append(f"answer: exploration ended without verification ({stop_reason or 'not verified'}) and the "
@@ -243,19 +247,19 @@ class LLMToGAnswerer:
                                 "finds the chains the question asks for enough, so their ends are the answers "
                                 "(grounding='prefer'; the model's reply is kept in 'output')")
                 return AnswerOutcome(checked, asked.reply, warnings, asked.usage)
-        note = None if verified else UNVERIFIED_NOTE.format(reason=stop_reason or "not verified")
-        records = answer_records(asked.value, answering, verified=verified, note=note, read_sentences=read_sentences)
+            if ends and len(ends) < len(records):
+                records = ends + [r for r in records if not r.get("entity_id")]
+                warnings.append("answer: the model's answers that end an explored chain the question asks for come "
+                                "before its other answers (grounding='prefer')")
         if not verified:
             warnings.append("answer: " + note)
         return self._settle(records, asked.reply, warnings, asked.usage, verified=verified, offline=offline)
 
-    def _offline_verified(self, question: str, chains: Sequence[dict], names: Sequence[str], stop_reason: str) -> list[dict] | None:
-        """Under ``"prefer"``, after an exploration the model never verified: when the model's own answers end no
-        explored chain and the offline verifier finds the chains the question asks for enough, the offline chain
-        answers (grounded, verified by it); else ``None``."""
+    def _offline_verified(self, question: str, chains: Sequence[dict], stop_reason: str) -> list[dict] | None:
+        """Under ``"prefer"``, after an exploration the model never verified and answers that end no explored chain:
+        when the offline verifier finds the chains the question asks for enough, the offline chain answers
+        (grounded, verified by it); else ``None``."""
         if self.offline_verifier is None or not chains:
-            return None
-        if any(r["grounded"] for r in ground_names(names, chain_evidence(chains))):
             return None
         depth = max(int(c.get("depth") or 0) for c in chains)
         check = self.offline_verifier.verify(question, chains, depth=depth)
