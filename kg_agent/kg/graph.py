@@ -78,6 +78,12 @@ class KnowledgeGraph:
         return self.store.name
 
     @property
+    def result_cache(self):
+        """The backend's persistent result cache (:class:`~kg_agent.kg.sparql_cache.SparqlCache`: a SPARQL endpoint
+        opened with ``cache_path``), where per-KG facts other layers derive may be kept too; else ``None``."""
+        return getattr(self.store, "store_cache", None)
+
+    @property
     def batched(self) -> bool:
         """Whether a search frontier should be :meth:`prefetch`-ed before it is walked (remote endpoints)."""
         return self.store.batched

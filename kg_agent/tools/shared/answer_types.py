@@ -22,7 +22,7 @@ import re
 import threading
 import weakref
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 
 from kg_agent.kg.errors import KGError
 from kg_agent.kg.graph import KnowledgeGraph
@@ -185,7 +185,8 @@ class ObjectKinds:
 
 class RelationObjectKinds:
     """:class:`ObjectKinds` per relation of one KG, computed on first use from ``sample`` objects (one bounded
-    SPARQL query per relation, then each object's label and relation names) and kept."""
+    SPARQL query per relation, then each object's label and relation names) and kept (also in an endpoint's
+    persistent result cache, :attr:`KnowledgeGraph.result_cache`, when it has one)."""
 
     def __init__(self, kg: KnowledgeGraph, *, sample: int = 8) -> None:
         self.kg = kg
@@ -212,12 +213,20 @@ class RelationObjectKinds:
             known = self._kinds.get(relation)
         if known is not None:
             return known
+        stored = self.kg.result_cache.get("object_kinds", relation) if self.kg.result_cache is not None else None
+        if stored is not None:  # an endpoint's persistent cache: a re-run asks the endpoint nothing
+            kinds = ObjectKinds(**stored)
+            with self._lock:
+                self._kinds[relation] = kinds
+            return kinds
         objects = self.objects(relation)
         if self.kg.batched:  # an endpoint: the objects' labels and relations in a few batched requests
             self.kg.prefetch(objects)
             self.kg.prefetch_labels(objects)
         labels = [self.kg.label(o) or "" for o in objects]
         kinds = ObjectKinds.of(labels, [self.kg.relations_at(o) for o in objects])
+        if self.kg.result_cache is not None:
+            self.kg.result_cache.put("object_kinds", relation, asdict(kinds))
         with self._lock:
             self._kinds[relation] = kinds
         return kinds
