@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 
 from rdflib import Graph, Literal, URIRef
 from rdflib.term import Node
@@ -142,16 +142,7 @@ class GraphStore:
         Nodes with no target are left out. Backends that can answer in one engine call override this.
         """
         self.prefetch(keys)
-        found: dict[str, Sequence[str]] = {}
-        rows = 0
-        for key in keys:
-            targets = self.edges(key).get(relation)
-            if targets:
-                found[key] = targets
-                rows += len(targets)
-                if limit is not None and rows > limit:
-                    break
-        return found
+        return targets_until(keys, lambda key: self.edges(key).get(relation), limit)
 
     def walkable(self, starts: Sequence[str], relations: Sequence[str], *, budget: int = 50_000) -> bool:
         """Whether ``relations`` can be walked from some start without coming back to that start.
@@ -367,16 +358,7 @@ class LazyGraphStore(GraphStore):
     @staticmethod
     def _cut_in_order(keys: Sequence[str], found: Mapping[str, Sequence[str]], limit: int | None) -> dict[str, Sequence[str]]:
         """The nodes with targets in ``keys`` order, up to and including the one whose targets pass ``limit``."""
-        kept: dict[str, Sequence[str]] = {}
-        rows = 0
-        for key in keys:
-            targets = found.get(key)
-            if targets:
-                kept[key] = targets
-                rows += len(targets)
-                if limit is not None and rows > limit:
-                    break
-        return kept
+        return targets_until(keys, found.get, limit)
 
     # ---------------------------------------------------------------- cache
     def remember_label(self, key: str, label: str | None) -> None:
@@ -477,3 +459,18 @@ def absolute_or_literal(key: str) -> bool:
     """Whether a remote endpoint can be asked about the id (a relative IRI such as ``Big`` cannot)."""
     term = key_term(key)
     return isinstance(term, Literal) or (isinstance(term, URIRef) and is_absolute_iri(term))
+
+
+def targets_until(keys: Iterable[str], targets_of: Callable[[str], Sequence[str] | None],
+                  limit: int | None) -> dict[str, Sequence[str]]:
+    """Each key's non-empty targets, in key order, stopping after the key that takes the rows past ``limit``."""
+    kept: dict[str, Sequence[str]] = {}
+    rows = 0
+    for key in keys:
+        targets = targets_of(key)
+        if targets:
+            kept[key] = targets
+            rows += len(targets)
+            if limit is not None and rows > limit:
+                break
+    return kept
