@@ -169,11 +169,11 @@ class LLMAnswerer:
         model_source: str = "llm",
         kg: KnowledgeGraph | None = None,
     ) -> None:
-        self.kg = kg
         self.model = model
         self.grounding = grounding
         self.plan_scorer = plan_scorer or RelationPathScorer()
         self.model_source = model_source
+        self.kg = kg
         self.decision = LLMDecision(model, "answer", what="answer", reply_format="answer 1\nanswer 2", schema=Answers,
                                     structured_output=structured_output)
         self.prompt = EXPLANATION_PROMPT if explain else REASONING_PROMPT

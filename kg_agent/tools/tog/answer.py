@@ -170,10 +170,9 @@ class LLMToGAnswerer:
     those come first.
 
     Only chains that answer the question ground an answer (:func:`asked_chains`, judged by ``chain_scorer`` and
-    ``kg``'s answer types):
-    a model that explored past the answer ("who are the actors in [X]" on to the actors' films and their
-    co-actors) and names an end of those chains is not grounded, and the offline answers come from the chains
-    the question asks for.
+    ``kg``'s answer types): a model that explored past the answer ("who are the actors in [X]" on to the actors'
+    films and their co-actors) and names an end of those chains is not grounded, and the offline answers come
+    from the chains the question asks for.
     """
 
     name = "llm"
