@@ -2,15 +2,21 @@
 
 from __future__ import annotations
 
+import socket
+
 import pytest
 
 from kg_agent.graphs import create_tog_graph
-from kg_agent.kg import build_oxigraph, kg_from_triples, open_oxigraph
+from kg_agent.kg import build_oxigraph, kg_from_triples, open_kg, open_oxigraph, open_sparql
+from kg_agent.kg.sparql import sparql_iri
+from kg_agent.kg.terms import node_key
+from kg_agent.kg.types import is_inverse
 from kg_agent.tools.rog.plan import SimilarityPlanner
-from kg_agent.tools.shared.answer_types import AskedType, RelationObjectKinds, relation_object_kinds
+from kg_agent.tools.shared.answer_types import AskedType, ObjectKinds, RelationObjectKinds, relation_object_kinds
 from kg_agent.tools.shared.path_scoring import FUNCTION_WORDS, QuestionParts, RelationPathScorer
 from kg_agent.tools.tog.prune_relations import SimilarityRelationPruner
 from kg_agent.tools.tog.verify import ScoreVerifier
+from tests.sparql_server import SparqlServer, store_from_graph
 
 # A company/people/places KG of the generated one's shape: the relation names say nothing of "study" or "country".
 COMPANY_TRIPLES = [
@@ -57,6 +63,26 @@ def company_kg():
 @pytest.fixture(scope="module")
 def film_kg():
     return kg_from_triples(FILM_TRIPLES, name="films")
+
+
+@pytest.fixture(scope="module")
+def company_endpoint(company_kg):
+    """The company KG behind a real SPARQL endpoint (pyoxigraph over HTTP)."""
+    with SparqlServer(store_from_graph(company_kg.graph)) as server:
+        yield server
+
+
+def every_relation(kg) -> list[str]:
+    names = kg.relation_names()
+    return names + [f"^{name}" for name in names]
+
+
+def sampled_one_by_one(kg, relation: str, sample: int = 8) -> list[str]:
+    """A relation's sampled objects as one query per relation asks for them (what the profile read before it
+    was batched)."""
+    target = "?s" if is_inverse(relation) else "?o"
+    query = f"SELECT DISTINCT {target} WHERE {{ ?s {sparql_iri(kg.relation_iri(relation))} ?o }} LIMIT {sample}"
+    return [node_key(row[0]) for row in kg.query(query)]
 
 
 def top_plan(kg, question: str, topic: str) -> tuple[str, ...]:
@@ -151,3 +177,69 @@ def test_offline_tog_goes_on_to_the_university(company_kg):
     result = create_tog_graph(company_kg, relation_pruner=pruner, verifier=verifier).compile().invoke(
         {"question": "where did the CEO of [Vrouzior Networks] study", "topic_entities": [company.id]})
     assert [a["answer"] for a in result["answers"]][0] == "University of Kell"
+
+
+def test_one_query_samples_the_objects_of_many_relations_as_one_query_each_did(company_kg, tmp_path):
+    """The batched sample (a UNION of LIMIT-ed sub-selects) picks the very objects a query per relation picks,
+    in memory and in Oxigraph, on a KG whose relations have more objects than the sample."""
+    sample = open_kg()
+    source = tmp_path / "sample.nt"
+    source.write_bytes(sample.graph.serialize(format="nt", encoding="utf-8"))
+    with open_oxigraph(build_oxigraph(source, tmp_path / "store")) as stored:
+        for kg in (sample, stored):
+            relations = every_relation(kg)
+            batched = RelationObjectKinds(kg).objects_of([*relations, "no_such_relation"])
+            assert batched == {**{r: sampled_one_by_one(kg, r) for r in relations}, "no_such_relation": []}
+            assert all(batched[r] for r in relations)
+            chunked = RelationObjectKinds(kg, relations_per_query=3).objects_of(relations)
+            assert chunked == {r: batched[r] for r in relations}
+
+
+def test_a_cold_endpoint_client_profiles_every_relation_in_two_requests(company_kg, company_endpoint):
+    relations = every_relation(company_kg)
+    want = {r: RelationObjectKinds(company_kg).kinds(r) for r in relations}  # every object sampled: no engine order
+    assert any(kinds.place for kinds in want.values()) and any(kinds.person for kinds in want.values())
+    remote = open_sparql(company_endpoint.url)
+    remote.relation_names()  # a question has listed them (the first layer of candidate paths) before it scores
+    before = remote.request_count()
+    kinds = RelationObjectKinds(remote)
+    assert kinds.kinds_of(relations) == want
+    assert remote.request_count() - before == 2  # the objects of all, then the relations and labels at them
+    assert kinds.kinds_of(reversed(relations)) == want and kinds.kinds("born_in") == want["born_in"]
+    assert remote.request_count() - before == 2  # kept
+    chunked = open_sparql(company_endpoint.url)
+    chunked.relation_names()
+    before = chunked.request_count()
+    assert RelationObjectKinds(chunked, relations_per_query=5).kinds_of(relations) == want
+    assert chunked.request_count() - before == -(-len(relations) // 5) + 1
+
+
+def test_the_profile_is_kept_in_the_endpoints_persistent_cache(company_kg, company_endpoint, tmp_path):
+    relations = every_relation(company_kg)
+    with open_sparql(company_endpoint.url, cache_path=tmp_path / "cache.sqlite") as first:
+        want = RelationObjectKinds(first).kinds_of(relations)
+    with open_sparql(company_endpoint.url, cache_path=tmp_path / "cache.sqlite") as again:
+        assert RelationObjectKinds(again).kinds_of(relations) == want
+        assert again.request_count() == 0
+
+
+def test_a_dead_endpoint_gives_no_cue_and_is_asked_again():
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]  # closed again below: nothing listens there
+    remote = open_sparql(f"http://127.0.0.1:{port}/sparql", timeout=2)
+    kinds = RelationObjectKinds(remote)
+    assert kinds.kinds_of(["born_in", "^ceo_of"]) == {"born_in": ObjectKinds(), "^ceo_of": ObjectKinds()}
+    sent = remote.request_count()
+    assert sent >= 1 and kinds.kinds("born_in") == ObjectKinds() and remote.request_count() > sent  # not kept
+
+
+def test_the_scorer_profiles_all_last_hops_of_a_scoring_call_at_once(company_kg, company_endpoint):
+    paths = [(r,) for r in every_relation(company_kg)] + [("^ceo_of", "educated_at"), ("^ceo_of", "born_in")]
+    question = "where did the ceo of [ENT] study"
+    remote = open_sparql(company_endpoint.url)
+    remote.relation_names()
+    before = remote.request_count()
+    scorer = RelationPathScorer()
+    assert scorer.score(question, paths, kg=remote) == scorer.score(question, paths, kg=company_kg)
+    assert remote.request_count() - before == 2

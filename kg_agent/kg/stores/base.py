@@ -136,6 +136,10 @@ class GraphStore:
         """The relation names at a node, both directions (``^name`` for incoming)."""
         return list(self.edges(key))
 
+    def relations_at_each(self, keys: Sequence[str]) -> dict[str, list[str]]:
+        """``{key: relations_at(key)}`` for many nodes; a remote store asks for them in batches."""
+        return {key: self.relations_at(key) for key in dict.fromkeys(keys)}
+
     def walk(self, keys: Sequence[str], relation: str, *, limit: int | None = None) -> dict[str, Sequence[str]]:
         """``{node: targets over relation}`` for many nodes; the whole answer is cut near ``limit`` rows.
 

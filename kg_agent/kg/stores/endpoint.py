@@ -207,6 +207,52 @@ class EndpointGraphStore(LazyGraphStore):
             found.update(fetched)
         return found
 
+    def relations_at_each(self, keys: Sequence[str]) -> dict[str, list[str]]:
+        """The relation names at many nodes, :attr:`walk_batch_size` nodes per request: the distinct relations
+        only (a hub's edges are not transferred), with the nodes' labels; edges already held are used as they are."""
+        found: dict[str, list[str]] = {}
+        todo = []
+        with self._lock:
+            for key in dict.fromkeys(keys):
+                cached = self._edges.get_or_none(key)
+                if cached is not None:
+                    found[key] = list(cached)
+                elif self.queryable(key):
+                    todo.append(key)
+                else:
+                    found[key] = []
+        if self.store_cache is not None and todo:
+            for key, stored in self.store_cache.get_many("edges", todo).items():
+                found[key] = [self._stored_relation(rel) for rel in stored]
+            todo = [key for key in todo if key not in found]
+        for start in range(0, len(todo), self.walk_batch_size):
+            found.update(self._query_relations_at(todo[start:start + self.walk_batch_size]))
+        return found
+
+    def _query_relations_at(self, keys: Sequence[str]) -> dict[str, list[str]]:
+        terms = {key: self.term(key) for key in keys}
+        query = ("SELECT DISTINCT ?n ?p ?q ?l WHERE { VALUES ?n { %s } { ?n ?p ?o FILTER(?p NOT IN (%s)) } UNION "
+                 "{ ?s ?q ?n FILTER(?q NOT IN (%s)) } UNION { ?n %s ?l } }"
+                 % (" ".join(sparql_term(t) for t in terms.values()), _NOT_LABELS, _NOT_LABELS, sparql_iri(RDFS.label)))
+        rows = self.select(query, "?n ?p ?q ?l", f"the relations at {len(keys)} entities")
+        by_term = {term: key for key, term in terms.items()}
+        found: dict[str, dict[str, None]] = {key: {} for key in keys}
+        labels: dict[str, str | None] = {key: None for key, term in terms.items() if isinstance(term, URIRef)}
+        name = self.names.name
+        for n, p, q, label in rows:
+            key = by_term.get(n, node_key(n))
+            if key not in found:
+                continue
+            if p is not None:
+                found[key][name(p)] = None
+            elif q is not None:
+                found[key][inverse(name(q))] = None
+            elif label is not None and key in labels and labels[key] is None:
+                labels[key] = str(label)
+        for key, label in labels.items():
+            self.remember_label(key, label)
+        return {key: list(relations) for key, relations in found.items()}
+
     # ---------------------------------------------------------------- relation paths and walks, one query each
     def _walk_pattern(self, relations: Sequence[str]) -> str | None:
         """Triple patterns walking ``relations`` (names) from ``?x0`` to ``?x<len>``, never back to ``?x0``

@@ -9,7 +9,8 @@ relation's objects are. :func:`answer_type_match` scores a path's last hop again
   place, "who" for a person; the noun after "what"/"which" ("industries", "genres", "kind of", "words") is
   the type noun. The word lists are generic English type words, nothing data-set specific.
 * **The graph** (:class:`ObjectKinds`, one per relation and KG, cached): a few objects of the relation are
-  sampled with one bounded SPARQL query (so memory, Oxigraph and endpoint graphs answer alike) and read from
+  sampled with a bounded SPARQL sub-select (many relations per query, so memory, Oxigraph and endpoint graphs
+  answer alike and an endpoint is asked once per scoring call, not once per relation) and read from
   the backend's interface: their labels' shape (years and dates), and the relations at them — an object
   others are born / located / headquartered *in* or educated *at* is a place, one that things are
   directed / written / founded *by*, or that is born, is a person; a place with a relation *in* another
@@ -21,10 +22,10 @@ from __future__ import annotations
 import re
 import threading
 import weakref
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 
-from kg_agent.kg.errors import KGError
+from kg_agent.kg.errors import KGError, UnknownRelationError
 from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.sparql import sparql_iri
 from kg_agent.kg.terms import node_key
@@ -183,53 +184,85 @@ class ObjectKinds:
         return cls(n, sum(times) / n, places / n, persons / n, contained / places if places else 0.0)
 
 
-class RelationObjectKinds:
-    """:class:`ObjectKinds` per relation of one KG, computed on first use from ``sample`` objects (one bounded
-    SPARQL query per relation, then each object's label and relation names) and kept (also in an endpoint's
-    persistent result cache, :attr:`KnowledgeGraph.result_cache`, when it has one)."""
+#: Relations whose objects one query samples (a ``UNION`` branch each), so a Freebase-sized schema is asked in
+#: chunks rather than in one giant query.
+RELATIONS_PER_QUERY = 200
 
-    def __init__(self, kg: KnowledgeGraph, *, sample: int = 8) -> None:
+
+class RelationObjectKinds:
+    """:class:`ObjectKinds` per relation of one KG, computed on first use from ``sample`` objects per relation
+    and kept (also in an endpoint's persistent result cache, :attr:`KnowledgeGraph.result_cache`, when it has one).
+
+    :meth:`kinds_of` profiles many relations at once: their objects in one query per ``relations_per_query``
+    relations (:meth:`objects_of`), then the labels and relation names at all those objects in one batch
+    (:meth:`KnowledgeGraph.relations_at_each`), so a cold SPARQL endpoint client pays two requests for a whole
+    scoring call's last hops rather than a few per relation."""
+
+    def __init__(self, kg: KnowledgeGraph, *, sample: int = 8, relations_per_query: int = RELATIONS_PER_QUERY) -> None:
         self.kg = kg
         self.sample = sample
+        self.relations_per_query = relations_per_query
         self._kinds: dict[str, ObjectKinds] = {}
         self._lock = threading.Lock()
 
-    def objects(self, relation: str) -> list[str]:
-        """Up to ``sample`` distinct objects of the relation (subjects for ``^r``); none when the graph cannot say."""
-        try:
-            iri = self.kg.relation_iri(relation)
-        except KGError:
-            return []
-        target = "?s" if is_inverse(relation) else "?o"
-        try:
-            predicate = sparql_iri(iri)  # checked: an IRI that could break out of <...> raises ValueError
-            rows = self.kg.query(f"SELECT DISTINCT {target} WHERE {{ ?s {predicate} ?o }} LIMIT {int(self.sample)}")
-            return [node_key(row[0]) for row in rows]
-        except (KGError, ValueError):
-            return []
+    def objects_of(self, relations: Iterable[str]) -> dict[str, list[str]]:
+        """Up to ``sample`` distinct objects of each relation (subjects for ``^r``): one query per
+        ``relations_per_query`` relations, a ``UNION`` of ``LIMIT``-ed sub-selects each binding its relation's
+        number. None for a relation the graph does not have or whose IRI cannot be written safely in a query;
+        :class:`KGError` when the graph cannot answer (a dead endpoint)."""
+        found: dict[str, list[str]] = {}
+        branches: dict[str, str] = {}
+        for relation in dict.fromkeys(relations):
+            found[relation] = []
+            try:
+                predicate = sparql_iri(self.kg.relation_iri(relation))  # an IRI that could break out of <...> raises
+            except (UnknownRelationError, ValueError):
+                continue
+            pattern = f"?x {predicate} ?y" if is_inverse(relation) else f"?y {predicate} ?x"
+            branches[relation] = f"SELECT DISTINCT ?x WHERE {{ {pattern} }} LIMIT {int(self.sample)}"
+        asked = list(branches)
+        for start in range(0, len(asked), self.relations_per_query):
+            chunk = asked[start:start + self.relations_per_query]
+            union = " UNION ".join("{ { %s } BIND(%d AS ?r) }" % (branches[relation], index)
+                                   for index, relation in enumerate(chunk))
+            for index, node in self.kg.query(f"SELECT ?r ?x WHERE {{ {union} }}"):
+                found[chunk[int(index)]].append(node_key(node))
+        return found
+
+    def kinds_of(self, relations: Iterable[str]) -> dict[str, ObjectKinds]:
+        """``{relation: ObjectKinds}``: the known ones as kept, the others profiled together (class docstring).
+        When the graph cannot answer (a dead endpoint), the relations not known get no cue (``sampled == 0``)
+        and are asked again next time."""
+        wanted = list(dict.fromkeys(relations))
+        with self._lock:
+            found = {relation: self._kinds[relation] for relation in wanted if relation in self._kinds}
+        todo = [relation for relation in wanted if relation not in found]
+        cache = self.kg.result_cache
+        if cache is not None and todo:  # an endpoint's persistent cache: a re-run asks the endpoint nothing
+            stored = cache.get_many("object_kinds", todo)
+            found.update({relation: ObjectKinds(**kinds) for relation, kinds in stored.items()})
+            todo = [relation for relation in todo if relation not in stored]
+        if todo:
+            try:
+                objects = self.objects_of(todo)
+                every = list(dict.fromkeys(node for nodes in objects.values() for node in nodes))
+                relations_at = self.kg.relations_at_each(every)
+                labels = self.kg.labels_by_id(every)
+            except KGError:
+                return {**found, **{relation: ObjectKinds() for relation in todo}}
+            profiled = {relation: ObjectKinds.of([labels[node] for node in objects[relation]],
+                                                 [relations_at[node] for node in objects[relation]])
+                        for relation in todo}
+            if cache is not None:
+                cache.put_many("object_kinds", {relation: asdict(kinds) for relation, kinds in profiled.items()})
+            found.update(profiled)
+        with self._lock:
+            self._kinds.update(found)
+        return {relation: found[relation] for relation in wanted}
 
     def kinds(self, relation: str) -> ObjectKinds:
-        with self._lock:
-            known = self._kinds.get(relation)
-        if known is not None:
-            return known
-        stored = self.kg.result_cache.get("object_kinds", relation) if self.kg.result_cache is not None else None
-        if stored is not None:  # an endpoint's persistent cache: a re-run asks the endpoint nothing
-            kinds = ObjectKinds(**stored)
-            with self._lock:
-                self._kinds[relation] = kinds
-            return kinds
-        objects = self.objects(relation)
-        if self.kg.batched:  # an endpoint: the objects' labels and relations in a few batched requests
-            self.kg.prefetch(objects)
-            self.kg.prefetch_labels(objects)
-        labels = [self.kg.label(o) or "" for o in objects]
-        kinds = ObjectKinds.of(labels, [self.kg.relations_at(o) for o in objects])
-        if self.kg.result_cache is not None:
-            self.kg.result_cache.put("object_kinds", relation, asdict(kinds))
-        with self._lock:
-            self._kinds[relation] = kinds
-        return kinds
+        """The :class:`ObjectKinds` of one relation (:meth:`kinds_of`)."""
+        return self.kinds_of([relation])[relation]
 
 
 _BY_KG: weakref.WeakKeyDictionary[KnowledgeGraph, RelationObjectKinds] = weakref.WeakKeyDictionary()

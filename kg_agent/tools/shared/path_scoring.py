@@ -256,6 +256,8 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
         evidence = self.relation_evidence(parts, names)
         whole = self.vectors.rank(masked_question, [verbalize_relation_path(p) for p in paths]) if self.path_weight else None
         kinds = relation_object_kinds(kg) if kg is not None and self.type_weight else None
+        if kinds is not None and parts.asked.kind:  # every last hop profiled at once (two requests to an endpoint)
+            kinds.kinds_of(path[-1] for path in paths if path)
         scores = []
         for index, path in enumerate(paths):
             rows = [row[base_relation(r)] for r in path]
