@@ -28,7 +28,8 @@ from kg_agent.kg import (
     search_entities,
     shortest_relation_paths,
 )
-from kg_agent.tools.shared.answer_types import relation_object_kinds
+from kg_agent.kg.terms import node_key
+from kg_agent.tools.shared.answer_types import RelationObjectKinds
 from tests.virtuoso_server import VirtuosoServer, export_ntriples, graph_iri, skip_reason
 
 pytestmark = [pytest.mark.server, pytest.mark.skipif(skip_reason() is not None, reason=skip_reason() or "")]
@@ -151,15 +152,24 @@ def test_same_results_as_memory(create, remote, memory):
     assert answered >= len(SAMPLE_QUESTIONS) - 1
 
 
-def _profile_answer_types(remote) -> None:
-    """The scorer's answer-type profile of every relation (kg_agent/tools/shared/answer_types.py): a per-KG cost,
-    one bounded query per relation plus its sampled objects, kept for the process (and in a persistent cache), so
-    it is paid here once per KG, before the questions whose requests are counted. NOTE: it is not batched yet, so a
-    client that meets the KG for the first time pays it inside its first question (issue 12: left to do)."""
-    kinds = relation_object_kinds(remote)
-    for name in remote.relation_names():
-        kinds.kinds(name)
-        kinds.kinds(f"^{name}")
+def test_the_answer_type_profile_is_two_requests_and_samples_as_one_query_per_relation(server, memory):
+    """The scorer's profile of what relations' objects are (kg_agent/tools/shared/answer_types.py): Virtuoso
+    runs the UNION of LIMIT-ed sub-selects and samples the objects a query per relation samples; every relation
+    of the KG costs a cold client two requests."""
+    remote = open_kg(server.endpoint(graph_iri("sample")), timeout=30)
+    names = remote.relation_names()
+    relations = names + [f"^{name}" for name in names]
+    sampled = RelationObjectKinds(remote).objects_of(relations)
+    for relation in relations:
+        target = "?s" if relation.startswith("^") else "?o"
+        rows = remote.query(f"SELECT DISTINCT {target} WHERE {{ ?s <{remote.relation_iri(relation)}> ?o }} LIMIT 8")
+        assert sampled[relation] == [node_key(row[0]) for row in rows], relation
+    cold = open_kg(server.endpoint(graph_iri("sample")), timeout=30)
+    cold.relation_names()
+    before, sent = server.settled_sparql_count(), cold.request_count()
+    kinds = RelationObjectKinds(cold).kinds_of(relations)
+    assert cold.request_count() - sent == 2 == server.settled_sparql_count(at_least=before + 2) - before
+    assert kinds == {r: RelationObjectKinds(remote).kinds_of([r])[r] for r in relations}
 
 
 def test_rog_sends_at_most_ten_requests_per_question_on_a_cold_client(server, memory):
@@ -168,8 +178,7 @@ def test_rog_sends_at_most_ten_requests_per_question_on_a_cold_client(server, me
     sent = []
     for question in SAMPLE_QUESTIONS:
         topics = [E(name) for name in re.findall(r"\[([^\]]+)\]", question)]
-        remote = open_kg(server.endpoint(graph_iri("sample")), timeout=30)
-        _profile_answer_types(remote)
+        remote = open_kg(server.endpoint(graph_iri("sample")), timeout=30)  # the answer-type profile included
         before = server.settled_sparql_count()
         got = create_rog_graph(remote, planner="similarity").compile().invoke(
             {"question": question, "topic_entities": topics})
@@ -355,8 +364,7 @@ def test_rog_on_a_million_triples_sends_at_most_ten_requests_per_question(millio
 
     srv, questions = million
     for question in questions:
-        remote = open_kg(srv.endpoint(graph_iri("million")), timeout=120)
-        _profile_answer_types(remote)
+        remote = open_kg(srv.endpoint(graph_iri("million")), timeout=120)  # the answer-type profile included
         app = create_rog_graph(remote, planner="similarity").compile()
         before = srv.settled_sparql_count()
         result = app.invoke({"question": question["raw"], "topic_entities": question["topic_ids"]})
