@@ -121,6 +121,25 @@ def test_a_cut_plan_is_walked_step_by_step_and_cut_as_in_memory(server, memory, 
         assert got[0].truncated
 
 
+def test_a_walk_cut_by_its_limit_reads_again_only_the_nodes_the_cut_read_left_partial(server, memory):
+    """At a cut the batch's counts say which nodes come whole before it; those the cut read already holds whole
+    are not asked for again (a hub's thousands of targets were read twice)."""
+    films = sorted(memory.walk([E("Tom Hanks")], "^starred_actors")[E("Tom Hanks")])
+    kg = open_sparql(server.url)
+    kg.relation_names()
+    for limit in (3, 7, 12, 20):
+        kg.store.clear()
+        before = len(server.queries)
+        got = kg.walk(films, "starred_actors", limit=limit)
+        want = memory.walk(films, "starred_actors", limit=limit)
+        assert {k: list(v) for k, v in got.items()} == {k: list(v) for k, v in want.items()}, limit
+        sent = server.queries[before:]
+        assert "LIMIT %d" % (limit + 1) in sent[0] and "COUNT" in sent[1]  # the cut read, then the counts
+        reread = [sum(f"<{film}>" in query for film in films) for query in sent[2:]]
+        assert reread in ([], [1]), (limit, reread)  # at most the one node the limit cut in the middle
+    assert len(sent) == 2  # limit 20: the cut fell between two nodes, nothing is read again
+
+
 def test_labels_are_fetched_in_batches_and_misses_are_remembered(server, memory):
     kg = open_sparql(server.url, batch_size=40)
     films = memory.neighbors(E("Tom Hanks"), "^starred_actors") + [E("No Such Film")]

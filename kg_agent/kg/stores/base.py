@@ -308,7 +308,7 @@ class LazyGraphStore(GraphStore):
 
         The same answer as walking node by node: when the ``LIMIT`` cuts a batch (which leaves arbitrary rows
         out), the batch's target counts say which nodes, in the given order, come whole before the cut, and
-        only those are read (two more queries, only at a cut).
+        those the cut read did not hold whole are read again (one or two more queries, only at a cut).
         """
         found: dict[str, Sequence[str]] = {}
         todo = []
@@ -333,7 +333,7 @@ class LazyGraphStore(GraphStore):
             room = None if limit is None else limit - rows + 1
             read = self.walk_batch(batch, relation, room)
             if room is not None and sum(len(set(t)) for t in read.values()) >= room:
-                walked.update(self._whole_before_cut(keys, found, walked, batch, relation, limit))
+                walked.update(self._whole_before_cut(keys, found, walked, batch, read, relation, limit))
                 break
             walked.update(read)
             rows += sum(len(set(t)) for t in read.values())
@@ -342,8 +342,11 @@ class LazyGraphStore(GraphStore):
         return self._cut_in_order(keys, found, limit)
 
     def _whole_before_cut(self, keys: Sequence[str], found: Mapping[str, Sequence[str]], walked: Mapping[str, list[str]],
-                          batch: Sequence[str], relation: str, limit: int) -> dict[str, list[str]]:
-        """The targets of the batch's nodes that a node-by-node walk of ``keys`` reads before passing ``limit``."""
+                          batch: Sequence[str], read: Mapping[str, list[str]], relation: str,
+                          limit: int) -> dict[str, list[str]]:
+        """The targets of the batch's nodes that a node-by-node walk of ``keys`` reads before passing ``limit``:
+        from the cut ``read`` of the batch for the nodes it holds whole (as many targets as counted), else read
+        again."""
         counts = self.count_batch(batch, relation)
         in_batch = set(batch)
         rows = 0
@@ -357,7 +360,11 @@ class LazyGraphStore(GraphStore):
                 rows += len(found.get(key) or walked.get(key) or ())
             if rows > limit:
                 break
-        return self.walk_batch(wanted, relation, None) if wanted else {}
+        whole = {key: read[key] for key in wanted if len(set(read.get(key, ()))) == counts[key]}
+        missing = [key for key in wanted if key not in whole]
+        if missing:
+            whole.update(self.walk_batch(missing, relation, None))
+        return whole
 
     @staticmethod
     def _cut_in_order(keys: Sequence[str], found: Mapping[str, Sequence[str]], limit: int | None) -> dict[str, Sequence[str]]:
