@@ -161,6 +161,20 @@ def test_small_pages_give_complete_answers(server, memory):
     assert any("OFFSET" in q for q in server.queries)
 
 
+def test_a_walk_longer_than_a_page_is_paged_in_order_from_its_first_request(server, memory):
+    """A walk (a hub's targets) is paged in a fixed order at once: no unordered first page asked and thrown away."""
+    kg = open_sparql(server.url, page_size=7)
+    kg.relation_names()
+    want = memory.walk([E("Drama")], "^has_genre", limit=1000)
+    films = len(want[E("Drama")])
+    assert films > 7 and all(memory.label(film, default=None) for film in want[E("Drama")])  # one row per film
+    before = len(server.queries)
+    assert {k: list(v) for k, v in kg.walk([E("Drama")], "^has_genre", limit=1000).items()} == \
+        {k: list(v) for k, v in want.items()}
+    sent = server.queries[before:]
+    assert len(sent) == films // 7 + 1 and all("ORDER BY" in query and "OFFSET" in query for query in sent)
+
+
 def test_bounded_cache(server, memory):
     kg = open_sparql(server.url, cache_size=5, batch_size=3)
     entities = sorted(memory.entity_ids())[:40]

@@ -79,11 +79,12 @@ class EndpointGraphStore(LazyGraphStore):
         return super().queryable(key) and absolute_or_literal(key)
 
     # ---------------------------------------------------------------- requests
-    def select(self, query: str, variables: str, what: str) -> list:
+    def select(self, query: str, variables: str, what: str, *, ordered: bool = False) -> list:
         """Every row of a templated SELECT (projecting exactly ``variables``) on the endpoint.
 
         Asked once with ``LIMIT page_size``; when the page comes back full, the rows are fetched again
-        page by page in a fixed order: an ordered sub-select, paged outside
+        page by page in a fixed order (at once with ``ordered``, for an answer that may well pass a page: a
+        walk's targets, a hub's paths): an ordered sub-select, paged outside
         (``SELECT v { { query ORDER BY v } } LIMIT n OFFSET k``) — Virtuoso refuses ``ORDER BY`` with
         ``OFFSET + LIMIT`` above its ``MaxSortedTopRows`` (error SR353) but pages a sub-select. A server
         that cuts answers below ``page_size`` (Virtuoso's ``ResultSetMaxRows``, reported in
@@ -103,9 +104,11 @@ class EndpointGraphStore(LazyGraphStore):
             return rows, (cut is not None and len(rows) >= cut), cut
 
         page = self.page_size
-        rows, cut_short, cap = ask(f"{query} LIMIT {page}")
-        if len(rows) < page and not cut_short:
-            return rows
+        cut_short, cap = False, None
+        if not ordered:
+            rows, cut_short, cap = ask(f"{query} LIMIT {page}")
+            if len(rows) < page and not cut_short:
+                return rows
         while True:
             if cut_short:
                 if cap is None or cap < 2:
@@ -272,7 +275,8 @@ class EndpointGraphStore(LazyGraphStore):
         query = "SELECT ?n ?t ?l WHERE { { %s } OPTIONAL { ?t %s ?l } }" % (inner, sparql_iri(RDFS.label))
         walked: dict[str, dict[str, None]] = {}
         labels: dict[str, str | None] = {}
-        for n, t, label in self.select(query, "?n ?t ?l", f"the neighbours of {len(keys)} entities over {relation}"):
+        for n, t, label in self.select(query, "?n ?t ?l", f"the neighbours of {len(keys)} entities over {relation}",
+                                       ordered=True):
             target = node_key(t)
             walked.setdefault(node_key(n), {})[target] = None
             if isinstance(t, URIRef) and labels.get(target) is None:
@@ -392,7 +396,7 @@ class EndpointGraphStore(LazyGraphStore):
         variables = " ".join(["?plan", "?depth", "?n", *(f"?x{i}" for i in range(longest + 1)),
                               *(f"?l{i}" for i in range(longest + 1))])
         rows = self.select("SELECT %s WHERE { %s }" % (variables, " UNION ".join(branches)), variables,
-                           f"the paths of {len(asked)} relation paths")
+                           f"the paths of {len(asked)} relation paths", ordered=len(asked) * max_paths > self.page_size)
         paths: dict[int, dict[tuple[str, ...], None]] = {index: {} for index in range(len(asked))}
         too_many: set[int] = set()
         labels: dict[str, str | None] = {}
