@@ -162,3 +162,19 @@ def test_hostile_labels_are_found(fixtures_dir):
         rows = list(kg.query("SELECT ?s WHERE { ?s <http://www.w3.org/2000/01/rdf-schema#label> ?l }",
                              bindings={"l": Literal(text)}))
         assert [str(r[0]) for r in rows] == [iri], text
+
+
+def test_sample_ends_are_what_the_bounded_sparql_query_returns(kg):
+    """The memory backend reads a relation's first distinct ends without parsing SPARQL; the query's rows, in order."""
+    from kg_agent.kg.stores.base import GraphStore
+
+    relations = kg.relation_names()
+    assert len(relations) >= 8
+    for relation in relations:
+        for signed in (relation, f"^{relation}"):
+            for limit in (1, 3, 8):
+                queried = GraphStore.sample_ends(kg.store, kg.relation_iri(signed), subjects=signed.startswith("^"), limit=limit)
+                assert kg.sample_ends(signed, limit) == queried
+    assert len(kg.sample_ends("has_genre", 3)) == 3
+    with pytest.raises(UnknownRelationError):
+        kg.sample_ends("no_such_relation", 8)

@@ -239,6 +239,13 @@ class KnowledgeGraph:
             raise UnknownRelationError(f"{self.name} has no relation {name!r}")
         return found
 
+    def sample_ends(self, relation: str, limit: int) -> list[str]:
+        """Up to ``limit`` distinct ids a relation leads to from some node (``^r``: its subjects), as the query
+        ``SELECT DISTINCT ?o WHERE { ?s <r> ?o } LIMIT n`` returns them (the memory backend reads them without
+        parsing the query). Raises :class:`UnknownRelationError` for an unknown relation, ``ValueError`` for an
+        IRI that cannot go into a query."""
+        return self.store.sample_ends(self.relation_iri(relation), subjects=is_inverse(relation), limit=limit)
+
     def has_relation(self, name: str) -> bool:
         try:
             self.relation_iri(name)

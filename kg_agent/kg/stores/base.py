@@ -13,7 +13,7 @@ from kg_agent.kg.errors import KGQueryError
 from kg_agent.kg.label_index import SqliteLabelIndex
 from kg_agent.kg.relation_index import RelationIndex
 from kg_agent.kg.sparql import check_read_only, sparql_iri, sparql_term
-from kg_agent.kg.terms import RelationNames, is_absolute_iri, key_term
+from kg_agent.kg.terms import RelationNames, is_absolute_iri, key_term, node_key
 
 #: What a neighbourhood is: ``{relation name (``^name`` for incoming): [neighbour id, ...] sorted}``.
 Edges = dict[str, list[str]]
@@ -198,6 +198,14 @@ class GraphStore:
         except Exception as exc:
             raise KGQueryError(f"{self.name}: query failed: {exc}") from exc
         return result
+
+    def sample_ends(self, iri: str, *, subjects: bool, limit: int) -> list[str]:
+        """Up to ``limit`` distinct objects of the predicate ``iri`` (its subjects when ``subjects``), as ids: one
+        ``SELECT DISTINCT ?o WHERE { ?s <iri> ?o } LIMIT n`` (an IRI that could break out of ``<...>`` raises
+        ValueError)."""
+        target = "?s" if subjects else "?o"
+        rows = self.query(f"SELECT DISTINCT {target} WHERE {{ ?s {sparql_iri(iri)} ?o }} LIMIT {int(limit)}")
+        return [node_key(row[0]) for row in rows]
 
     def queryable(self, key: str) -> bool:
         """Whether an id can be asked about: a valid IRI, a literal, or a blank node."""

@@ -9,11 +9,12 @@ relation's objects are. :func:`answer_type_match` scores a path's last hop again
   place, "who" for a person; the noun after "what"/"which" ("industries", "genres", "kind of", "words") is
   the type noun. The word lists are generic English type words, nothing data-set specific.
 * **The graph** (:class:`ObjectKinds`, one per relation and KG, cached): a few objects of the relation are
-  sampled with one bounded SPARQL query (so memory, Oxigraph and endpoint graphs answer alike) and read from
-  the backend's interface: their labels' shape (years and dates), and the relations at them — an object
-  others are born / located / headquartered *in* or educated *at* is a place, one that things are
-  directed / written / founded *by*, or that is born, is a person; a place with a relation *in* another
-  place (a city ``located_in`` a country) is contained in a larger one.
+  sampled with one bounded SPARQL query (:meth:`~kg_agent.kg.graph.KnowledgeGraph.sample_ends`, so memory,
+  Oxigraph and endpoint graphs answer alike) and read from the backend's interface: their labels' shape
+  (years and dates), and the relations at them — an object others are born / located / headquartered *in*
+  or educated *at* is a place, one that things are directed / written / founded *by*, or that is born, is a
+  person; a place with a relation *in* another place (a city ``located_in`` a country) is contained in a
+  larger one.
 """
 
 from __future__ import annotations
@@ -26,8 +27,6 @@ from dataclasses import asdict, dataclass
 
 from kg_agent.kg.errors import KGError
 from kg_agent.kg.graph import KnowledgeGraph
-from kg_agent.kg.sparql import sparql_iri
-from kg_agent.kg.terms import node_key
 from kg_agent.kg.types import base_relation, is_inverse
 
 TIME, PLACE, PERSON = "time", "place", "person"
@@ -197,15 +196,8 @@ class RelationObjectKinds:
     def objects(self, relation: str) -> list[str]:
         """Up to ``sample`` distinct objects of the relation (subjects for ``^r``); none when the graph cannot say."""
         try:
-            iri = self.kg.relation_iri(relation)
-        except KGError:
-            return []
-        target = "?s" if is_inverse(relation) else "?o"
-        try:
-            predicate = sparql_iri(iri)  # checked: an IRI that could break out of <...> raises ValueError
-            rows = self.kg.query(f"SELECT DISTINCT {target} WHERE {{ ?s {predicate} ?o }} LIMIT {int(self.sample)}")
-            return [node_key(row[0]) for row in rows]
-        except (KGError, ValueError):
+            return self.kg.sample_ends(relation, self.sample)
+        except (KGError, ValueError):  # an unknown relation, an IRI that cannot go into a query, a failed request
             return []
 
     def kinds(self, relation: str) -> ObjectKinds:
