@@ -261,8 +261,8 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
         """The ``k`` best paths with their :meth:`score`, best first, ties by path: the first ``k`` of
         ``sorted(zip(score(...), paths), key=(-score, path))``, the same scores.
 
-        Only the whole verbalised path's cosine needs an embedding per path, and a cosine is at most 1: paths are
-        embedded those with the best other terms first, ``batch`` of them, then twice as many each round (at most
+        Only the whole verbalised path's cosine needs an embedding per path, and a cosine is at most 1: the paths
+        with the best other terms are embedded first, ``batch`` of them, then twice as many each round (at most
         64), until the next path's other terms plus ``path_weight`` fall below the ``k``-th best complete score --
         that path and every later one cannot enter the top ``k``. On the 18 WebQSP subgraphs (up to 2,000
         candidate paths) that embeds 2-37 paths, and about 250 and 540 on two questions whose paths' other terms
