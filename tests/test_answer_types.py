@@ -188,10 +188,10 @@ def test_one_query_samples_the_objects_of_many_relations_as_one_query_each_did(c
     with open_oxigraph(build_oxigraph(source, tmp_path / "store")) as stored:
         for kg in (sample, stored):
             relations = every_relation(kg)
-            batched = RelationObjectKinds(kg).objects_of([*relations, "no_such_relation"])
+            batched = kg.sample_ends([*relations, "no_such_relation"], 8)
             assert batched == {**{r: sampled_one_by_one(kg, r) for r in relations}, "no_such_relation": []}
             assert all(batched[r] for r in relations)
-            chunked = RelationObjectKinds(kg, relations_per_query=3).objects_of(relations)
+            chunked = kg.sample_ends(relations, 8, per_query=3)
             assert chunked == {r: batched[r] for r in relations}
 
 

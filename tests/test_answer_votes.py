@@ -2,6 +2,7 @@
 
 from kg_agent.kg.types import Entity
 from kg_agent.tools.rog.answer import VoteAnswerer
+from kg_agent.tools.shared.path_scoring import RelationPathScorer
 from kg_agent.tools.shared.scoring import mask_mentions
 
 
@@ -62,3 +63,41 @@ def test_answers_are_kept_when_every_plan_scores_below_zero():
     plans = [{"relations": ["r0"], "score": -0.2}, {"relations": ["r1"], "score": -0.5}]
     paths = [path(1, "x", "C"), path(0, "s", "A"), path(0, "s", "B")]
     assert [a["answer"] for a in VoteAnswerer().answer("q", paths, plans).answers] == ["A", "B"]
+
+
+def hops(plan: int, start: str, *steps: tuple[str, str]) -> dict:
+    """A path dict over real relation names: start -(relation)-> tail, ..."""
+    head, out = {"id": start, "label": start}, []
+    for relation, end in steps:
+        tail = {"id": end, "label": end}
+        out.append({"head": head, "relation": relation, "tail": tail})
+        head = tail
+    return {"plan": plan, "start": {"id": start, "label": start}, "steps": out, "text": start}
+
+
+ROUND_TRIP = ["directed_by", "^directed_by", "directed_by"]
+
+
+def test_a_plan_whose_prefix_the_scorer_rates_higher_adds_no_answers():
+    """'who directed [Forrest Gump]': the round trip through the director's other films reaches their other
+    directors; it scores within 0.9 of ``directed_by`` (as the similarity planner ranks them on the sample KG),
+    but its prefix ``directed_by`` rates higher, so it contributes nothing."""
+    plans = [{"relations": ["directed_by"], "score": 2.51}, {"relations": ROUND_TRIP, "score": 2.32}]
+    paths = [hops(0, "Forrest Gump", ("directed_by", "Robert Zemeckis")),
+             hops(1, "Forrest Gump", ("directed_by", "Robert Zemeckis"), ("^directed_by", "A Christmas Carol"),
+                  ("directed_by", "Clive Donner"))]
+    question = "who directed [Forrest Gump]"
+    assert [a["answer"] for a in VoteAnswerer().answer(question, paths, plans).answers] == ["Robert Zemeckis", "Clive Donner"]
+    judged = VoteAnswerer(plan_scorer=RelationPathScorer()).answer(question, paths, plans).answers
+    assert [a["answer"] for a in judged] == ["Robert Zemeckis"]
+    # the best plan with paths is never judged: its answers are the answer, whatever its prefixes rate
+    only_round_trip = VoteAnswerer(plan_scorer=RelationPathScorer()).answer(question, paths[1:], plans)
+    assert [a["answer"] for a in only_round_trip.answers] == ["Clive Donner"]
+
+
+def test_a_weaker_longer_plan_whose_prefixes_rate_lower_keeps_its_answers():
+    plans = [{"relations": ["directed_by", "born_in"], "score": 2.0}, {"relations": ["starred_actors", "born_in"], "score": 1.9}]
+    paths = [hops(0, "Heat", ("directed_by", "Orla Pennick"), ("born_in", "Vashmere")),
+             hops(1, "Heat", ("starred_actors", "Bram Ostlund"), ("born_in", "Port Ellery"))]
+    answers = VoteAnswerer(plan_scorer=RelationPathScorer()).answer("where was the director of [Heat] born", paths, plans).answers
+    assert [a["answer"] for a in answers] == ["Vashmere", "Port Ellery"]

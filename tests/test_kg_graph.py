@@ -162,3 +162,18 @@ def test_hostile_labels_are_found(fixtures_dir):
         rows = list(kg.query("SELECT ?s WHERE { ?s <http://www.w3.org/2000/01/rdf-schema#label> ?l }",
                              bindings={"l": Literal(text)}))
         assert [str(r[0]) for r in rows] == [iri], text
+
+
+def test_sample_ends_are_what_the_bounded_sparql_query_returns(kg):
+    """The memory backend reads a relation's first distinct ends without parsing SPARQL; the query's rows, in order."""
+    from kg_agent.kg.stores.base import GraphStore
+
+    relations = kg.relation_names()
+    assert len(relations) >= 8
+    signed = [r for relation in relations for r in (relation, f"^{relation}")]
+    for limit in (1, 3, 8):
+        queried = GraphStore.sample_ends(kg.store, [(kg.relation_iri(r), r.startswith("^")) for r in signed], limit=limit)
+        assert kg.sample_ends(signed, limit) == dict(zip(signed, queried))
+        assert kg.sample_ends(signed, limit, per_query=5) == dict(zip(signed, queried))
+    assert len(kg.sample_ends(["has_genre"], 3)["has_genre"]) == 3
+    assert kg.sample_ends(["no_such_relation"], 8) == {"no_such_relation": []}

@@ -2,17 +2,24 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 
+from kg_agent.embeddings import MiniLMEmbeddings
 from kg_agent.graphs import create_rog_graph, create_tog_graph
 from kg_agent.kg import kg_from_triples
+from kg_agent.kg.relation_paths import verbalize_relation_path
 from kg_agent.kg.types import Entity
 from kg_agent.tools.rog.plan import SimilarityPlanner
 from kg_agent.tools.shared.path_scoring import QuestionParts, RelationPathScorer, word_match
+from kg_agent.tools.shared.scoring import mask_mentions
 from kg_agent.tools.tog.prune_relations import SimilarityRelationPruner
 from kg_agent.tools.tog.verify import ScoreVerifier
 from kg_agent.tools.tog2.frontier import new_frontier_item
 from kg_agent.tools.tog2.prune_relations import SimilarityCombinedRelationPruner
+from tests.fixtures.scoring.make_path_scores import fixture_kg
 
 # The shape of issue 16's example on a generated movie KG: one director, three actors, everyone born somewhere.
 TELVEKZEN = "The Telvekzen Dentri Code"
@@ -120,3 +127,66 @@ def test_a_relation_words_root_inside_a_longer_question_word_evidences_it(scorer
     written, directed = scorer.score("which movies share the screenwriter with [ENT]",
                                      [("written_by", "^written_by"), ("directed_by", "^directed_by")])
     assert written > directed
+
+
+# ---------------------------------------------------------------------------------------------- speed work, same scores
+PINNED = json.loads((Path(__file__).parent / "fixtures" / "scoring" / "path_scores.json").read_text(encoding="utf-8"))
+
+
+class CountingMiniLM(MiniLMEmbeddings):
+    """The real MiniLM, one text per ONNX run (a text's vector does not depend on its batch), recording what it embeds."""
+
+    def __init__(self) -> None:
+        super().__init__(batch_size=1)
+        self.embedded: list[str] = []
+
+    def embed_documents(self, texts):
+        self.embedded.extend(texts)
+        return super().embed_documents(texts)
+
+
+@pytest.fixture(scope="module")
+def one_text_scorer():
+    return RelationPathScorer(embeddings=MiniLMEmbeddings(batch_size=1))
+
+
+def pinned_case(case):
+    kg = fixture_kg(case["fixture"], case["entity"])
+    topic = kg.find_entities(case["entity"])[0]
+    return kg, topic, mask_mentions(case["question"], [topic]), [tuple(p) for p in case["paths"]]
+
+
+def ranked(scores, paths):
+    return sorted(zip(scores, paths), key=lambda pair: (-pair[0], pair[1]))
+
+
+@pytest.mark.parametrize("case", PINNED, ids=[c["question"] for c in PINNED])
+def test_scores_are_the_ones_pinned_before_the_speed_work(case, one_text_scorer):
+    """tests/fixtures/scoring/path_scores.json was written by the scorer before the caching and pruning. The whole
+    path's cosine is now summed in float64 row by row (a float32 matrix product's last bits depended on the other
+    candidates in the list), which moves a score by float32 rounding only: at most 3e-8 on these paths."""
+    kg, _, masked, paths = pinned_case(case)
+    scores = one_text_scorer.score(masked, paths, kg=kg)
+    assert max(abs(new - old) for new, old in zip(scores, case["scores"])) < 1e-7
+    assert [p for _, p in ranked(scores, paths)] == [p for _, p in ranked(case["scores"], paths)]
+
+
+@pytest.mark.parametrize("case", PINNED, ids=[c["question"] for c in PINNED])
+def test_top_gives_the_best_scores_exactly_as_scoring_every_path(case, one_text_scorer):
+    kg, topic, masked, paths = pinned_case(case)
+    every = ranked(one_text_scorer.score(masked, paths, kg=kg), paths)
+    for k in (1, 3, 10):
+        for batch in (1, 4, 32):
+            assert one_text_scorer.top(masked, paths, k, kg=kg, batch=batch) == every[:k]
+    plans = SimilarityPlanner(kg, scorer=one_text_scorer).plan(case["question"], [topic], k=3).plans
+    assert [(p.score, p.relations) for p in plans] == every[:3]
+
+
+def test_top_embeds_only_the_paths_that_can_still_enter_it():
+    case = next(c for c in PINNED if c["entity"] == "Richard Nixon")
+    kg, _, masked, paths = pinned_case(case)
+    counting = CountingMiniLM()
+    best = RelationPathScorer(embeddings=counting).top(masked, paths, 1, kg=kg, batch=8)
+    assert best[0][1] == ("people.person.spouse_s",)
+    embedded_paths = set(counting.embedded) & {verbalize_relation_path(p) for p in paths}
+    assert 0 < len(embedded_paths) < len(paths) / 2

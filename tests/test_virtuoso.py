@@ -159,7 +159,7 @@ def test_the_answer_type_profile_is_two_requests_and_samples_as_one_query_per_re
     remote = open_kg(server.endpoint(graph_iri("sample")), timeout=30)
     names = remote.relation_names()
     relations = names + [f"^{name}" for name in names]
-    sampled = RelationObjectKinds(remote).objects_of(relations)
+    sampled = remote.sample_ends(relations, 8)
     for relation in relations:
         target = "?s" if relation.startswith("^") else "?o"
         rows = remote.query(f"SELECT DISTINCT {target} WHERE {{ ?s <{remote.relation_iri(relation)}> ?o }} LIMIT 8")

@@ -98,11 +98,12 @@ def create_rog_graph(
         structured_output=structured_output, keep_offline_plan=grounding != "off",
     )
     if answerer is None:
+        plan_scorer = RelationPathScorer(embeddings=embeddings)
         answerer = (
             LLMAnswerer(chat_model, explain=explain, max_prompt_paths=max_prompt_paths, structured_output=structured_output,
-                        grounding=grounding, plan_scorer=RelationPathScorer(embeddings=embeddings), kg=kg)
+                        grounding=grounding, plan_scorer=plan_scorer, kg=kg)
             if chat_model is not None
-            else VoteAnswerer()
+            else VoteAnswerer(plan_scorer=plan_scorer, kg=kg)
         )
 
     budget = QuestionBudget(max_llm_calls=max_llm_calls, max_tokens=max_tokens, max_seconds=max_seconds)

@@ -22,6 +22,7 @@ from rdflib.term import Node
 from kg_agent.kg.errors import UnknownEntityError, UnknownRelationError
 from kg_agent.kg.label_index import DictLabelIndex, SqliteLabelIndex
 from kg_agent.kg.relation_index import RelationIndex
+from kg_agent.kg.sparql import sparql_iri
 from kg_agent.kg.stores.base import GraphStore
 from kg_agent.kg.terms import (
     LABEL_PREDICATES,
@@ -30,6 +31,10 @@ from kg_agent.kg.terms import (
     normalize_label,
 )
 from kg_agent.kg.types import Entity, base_relation, is_inverse
+
+#: Relations one :meth:`KnowledgeGraph.sample_ends` query samples (a ``UNION`` branch each), so a Freebase-sized
+#: schema is asked in chunks rather than in one giant query.
+SAMPLE_RELATIONS_PER_QUERY = 200
 
 
 class KnowledgeGraph:
@@ -243,6 +248,29 @@ class KnowledgeGraph:
         found = self.store.names.iri(name)
         if found is None:
             raise UnknownRelationError(f"{self.name} has no relation {name!r}")
+        return found
+
+    def sample_ends(self, relations: Iterable[str], limit: int, *,
+                    per_query: int = SAMPLE_RELATIONS_PER_QUERY) -> dict[str, list[str]]:
+        """``{relation: ids}``: up to ``limit`` distinct ids each relation leads to from some node (``^r``: its
+        subjects), as ``SELECT DISTINCT ?o WHERE { ?s <r> ?o } LIMIT n`` returns them, for many relations in one
+        request: a ``UNION`` of such sub-selects per ``per_query`` relations (the memory backend reads the same
+        rows without parsing SPARQL). A relation the graph does not have, or whose IRI cannot be written safely in
+        a query, gets ``[]``; :class:`~kg_agent.kg.errors.KGError` when the graph cannot answer (a dead endpoint)."""
+        found: dict[str, list[str]] = {}
+        asked: dict[str, tuple[str, bool]] = {}
+        for relation in dict.fromkeys(relations):
+            found[relation] = []
+            try:
+                iri = self.relation_iri(relation)
+                sparql_iri(iri)  # an IRI that could break out of <...> raises ValueError
+            except (UnknownRelationError, ValueError):
+                continue
+            asked[relation] = (iri, is_inverse(relation))
+        names = list(asked)
+        for start in range(0, len(names), per_query):
+            chunk = names[start:start + per_query]
+            found.update(zip(chunk, self.store.sample_ends([asked[name] for name in chunk], limit=limit)))
         return found
 
     def has_relation(self, name: str) -> bool:

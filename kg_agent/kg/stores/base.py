@@ -13,7 +13,7 @@ from kg_agent.kg.errors import KGQueryError
 from kg_agent.kg.label_index import SqliteLabelIndex
 from kg_agent.kg.relation_index import RelationIndex
 from kg_agent.kg.sparql import check_read_only, sparql_iri, sparql_term
-from kg_agent.kg.terms import RelationNames, is_absolute_iri, key_term
+from kg_agent.kg.terms import RelationNames, is_absolute_iri, key_term, node_key
 
 #: What a neighbourhood is: ``{relation name (``^name`` for incoming): [neighbour id, ...] sorted}``.
 Edges = dict[str, list[str]]
@@ -202,6 +202,20 @@ class GraphStore:
         except Exception as exc:
             raise KGQueryError(f"{self.name}: query failed: {exc}") from exc
         return result
+
+    def sample_ends(self, predicates: Sequence[tuple[str, bool]], *, limit: int) -> list[list[str]]:
+        """For each ``(iri, subjects)``: up to ``limit`` distinct objects of the predicate (its subjects when
+        ``subjects``), as ids, in one query: a ``UNION`` of ``SELECT DISTINCT ?x WHERE { ?y <iri> ?x } LIMIT n``
+        sub-selects, each binding its number (an IRI that could break out of ``<...>`` raises ValueError)."""
+        branches = []
+        for number, (iri, subjects) in enumerate(predicates):
+            pattern = f"?x {sparql_iri(iri)} ?y" if subjects else f"?y {sparql_iri(iri)} ?x"
+            branches.append("{ { SELECT DISTINCT ?x WHERE { %s } LIMIT %d } BIND(%d AS ?r) }" % (pattern, int(limit), number))
+        ends: list[list[str]] = [[] for _ in predicates]
+        if branches:
+            for number, node in self.query("SELECT ?r ?x WHERE { %s }" % " UNION ".join(branches)):
+                ends[int(number)].append(node_key(node))
+        return ends
 
     def queryable(self, key: str) -> bool:
         """Whether an id can be asked about: a valid IRI, a literal, or a blank node."""

@@ -22,7 +22,16 @@ from kg_agent.kg.types import relation_path_text
 from kg_agent.llm.parsing import parse_answer_list
 from kg_agent.tools.shared.decider import LLMDecision, StructuredMode, decide, fall_back, run_steps, sync_node
 from kg_agent.tools.shared.decision_schemas import Answers
-from kg_agent.tools.shared.grounding import DEFAULT_GROUNDING, Grounding, asked_for, ground_names, path_evidence, settle
+from kg_agent.tools.shared.grounding import (
+    DEFAULT_GROUNDING,
+    Grounding,
+    asked_for,
+    ground_names,
+    no_prefix_rates_higher,
+    path_evidence,
+    rate_with_prefixes,
+    settle,
+)
 from kg_agent.tools.shared.link import reply_message
 from kg_agent.tools.shared.path_scoring import RelationPathScorer
 from kg_agent.tools.shared.updates import answer_record
@@ -63,24 +72,37 @@ class VoteAnswerer:
     reach them. Answers reached only by plans scoring below ``min_relative_score`` x the best plan's score
     are left out (only the best plan's answers when that score is not positive): on MetaQA keeping them cost
     2-4 F1 points (docs/benchmarks.md). ``max_answers`` caps the list.
+
+    With ``plan_scorer``, a plan other than the best one with paths contributes no answers when the scorer rates
+    a shorter prefix of it higher (:func:`~kg_agent.tools.shared.grounding.no_prefix_rates_higher`, the rule
+    grounding applies to a model's plans; ``kg`` gives the scorer the answer types): for "who directed [Forrest
+    Gump]", ``directed_by -> ^directed_by -> directed_by`` (the directors of Robert Zemeckis's other films) adds
+    nothing to ``directed_by``.
     """
 
     name = "vote"
 
-    def __init__(self, *, min_relative_score: float = 0.9, max_answers: int = 100, max_supporting_paths: int = 3) -> None:
+    def __init__(self, *, min_relative_score: float = 0.9, max_answers: int = 100, max_supporting_paths: int = 3,
+                 plan_scorer: RelationPathScorer | None = None, kg: KnowledgeGraph | None = None) -> None:
         self.min_relative_score = min_relative_score
         self.max_answers = max_answers
         self.max_supporting_paths = max_supporting_paths
+        self.plan_scorer = plan_scorer
+        self.kg = kg
 
     def answer(self, question: str, paths: Sequence[dict], plans: Sequence[dict]) -> AnswerOutcome:
+        ranks = {self._rank(path, plans) for path in paths}
+        passed_by_prefix = self._passed_by_a_prefix(question, paths, plans, ranks)
         best_rank: dict[str, int] = {}
         votes: dict[str, int] = {}
         support: dict[str, list[dict]] = {}
         labels: dict[str, str] = {}
         for path in paths:
+            rank = self._rank(path, plans)
+            if rank in passed_by_prefix:
+                continue
             steps = path["steps"]
             end = steps[-1]["tail"] if steps else path["start"]
-            rank = path["plan"] if "plan" in path and path["plan"] < len(plans) else len(plans)
             key = end["id"]
             labels[key] = end["label"]
             if rank < best_rank.get(key, len(plans) + 1):  # votes and support come from the best plan reaching it
@@ -100,6 +122,25 @@ class VoteAnswerer:
             for k in kept
         ]
         return AnswerOutcome(answers, "\n".join(labels[k] for k in kept))
+
+    @staticmethod
+    def _rank(path: dict, plans: Sequence[dict]) -> int:
+        """The rank of the plan that retrieved the path (``len(plans)`` when it has none)."""
+        return path["plan"] if isinstance(path.get("plan"), int) and path["plan"] < len(plans) else len(plans)
+
+    def _passed_by_a_prefix(self, question: str, paths: Sequence[dict], plans: Sequence[dict], ranks: set[int]) -> set[int]:
+        """The ranks of the plans whose answers would be kept beside the best plan's but a shorter prefix of which
+        the plan scorer rates higher."""
+        known = sorted(r for r in ranks if r < len(plans))
+        if self.plan_scorer is None or len(known) < 2:
+            return set()
+        judged = [r for r in known[1:] if len(plans[r]["relations"]) > 1 and self._close_enough(plans, r, known[0])]
+        if not judged:
+            return set()
+        starts = {p["start"]["id"]: p["start"] for p in paths if p.get("start")}
+        rating = rate_with_prefixes(question, starts.values(), [plans[r]["relations"] for r in judged],
+                                    scorer=self.plan_scorer, kg=self.kg)
+        return {r for r in judged if not no_prefix_rates_higher(plans[r]["relations"], rating)}
 
     @staticmethod
     def _plan_score(plans: Sequence[dict], rank: int) -> float:
@@ -144,10 +185,11 @@ class LLMAnswerer:
 
     At most ``max_prompt_paths`` paths go into the prompt: those of the best plans first, in a fixed
     order; a warning reports the truncation. An unusable reply is retried once; then the offline
-    ``fallback`` answers, the reason is recorded and ``output`` is those answers (never the rejected
-    reply). A usable reply's answers are checked against the paths and ``grounding`` (``"prefer"``,
-    ``"strict"``, ``"off"``; see :mod:`kg_agent.tools.shared.grounding`) decides what is answered: under
-    ``"prefer"`` the fallback's path votes replace answers no path supports, and ``output`` keeps the reply.
+    ``fallback`` answers (default: :class:`VoteAnswerer` with the same ``plan_scorer`` and ``kg``), the
+    reason is recorded and ``output`` is those answers (never the rejected reply). A usable reply's answers
+    are checked against the paths and ``grounding`` (``"prefer"``, ``"strict"``, ``"off"``; see
+    :mod:`kg_agent.tools.shared.grounding`) decides what is answered: under ``"prefer"`` the fallback's path
+    votes replace answers no path supports, and ``output`` keeps the reply.
     Only the paths of plans that answer the question ground an answer (:func:`unasked_plans`, judged by
     ``plan_scorer``, with ``kg``'s answer types when given): a model that names the end of a path of a plan it
     made up for a question that asks for something else ("Comedy" by ``has_genre`` for "which person directed
@@ -179,7 +221,7 @@ class LLMAnswerer:
         self.prompt = EXPLANATION_PROMPT if explain else REASONING_PROMPT
         self.explain = explain
         self.max_prompt_paths = max_prompt_paths
-        self.fallback = fallback if fallback is not None else VoteAnswerer()
+        self.fallback = fallback if fallback is not None else VoteAnswerer(plan_scorer=self.plan_scorer, kg=kg)
 
     def answer(self, question: str, paths: Sequence[dict], plans: Sequence[dict]) -> AnswerOutcome:
         return run_steps(self.answer_steps(question, paths, plans))

@@ -103,9 +103,8 @@ class SimilarityPlanner:
         candidates = walkable_relation_paths(self.kg, [e.id for e in topic_entities], max_hops=self.max_hops)
         if not candidates:
             return PlanOutcome([], ["no relation can be walked from the topic entities"])
-        scores = self.scorer.score(mask_mentions(question, topic_entities), candidates, kg=self.kg)
-        ranked = sorted(zip(scores, candidates), key=lambda pair: (-pair[0], pair[1]))
-        return PlanOutcome([Plan(c, s, self.name) for s, c in ranked[:k]])
+        ranked = self.scorer.top(mask_mentions(question, topic_entities), candidates, k, kg=self.kg)
+        return PlanOutcome([Plan(c, s, self.name) for s, c in ranked])
 
 
 # ---------------------------------------------------------------------------------------------- exemplars

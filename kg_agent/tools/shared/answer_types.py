@@ -9,12 +9,12 @@ relation's objects are. :func:`answer_type_match` scores a path's last hop again
   place, "who" for a person; the noun after "what"/"which" ("industries", "genres", "kind of", "words") is
   the type noun. The word lists are generic English type words, nothing data-set specific.
 * **The graph** (:class:`ObjectKinds`, one per relation and KG, cached): a few objects of the relation are
-  sampled with a bounded SPARQL sub-select (many relations per query, so memory, Oxigraph and endpoint graphs
-  answer alike and an endpoint is asked once per scoring call, not once per relation) and read from
-  the backend's interface: their labels' shape (years and dates), and the relations at them — an object
-  others are born / located / headquartered *in* or educated *at* is a place, one that things are
-  directed / written / founded *by*, or that is born, is a person; a place with a relation *in* another
-  place (a city ``located_in`` a country) is contained in a larger one.
+  sampled with bounded SPARQL sub-selects (:meth:`~kg_agent.kg.graph.KnowledgeGraph.sample_ends`: many relations
+  per query, so memory, Oxigraph and endpoint graphs answer alike and an endpoint is asked once per scoring call,
+  not once per relation) and read from the backend's interface: their labels' shape (years and dates), and the
+  relations at them — an object others are born / located / headquartered *in* or educated *at* is a place, one
+  that things are directed / written / founded *by*, or that is born, is a person; a place with a relation *in*
+  another place (a city ``located_in`` a country) is contained in a larger one.
 """
 
 from __future__ import annotations
@@ -25,10 +25,8 @@ import weakref
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 
-from kg_agent.kg.errors import KGError, UnknownRelationError
-from kg_agent.kg.graph import KnowledgeGraph
-from kg_agent.kg.sparql import sparql_iri
-from kg_agent.kg.terms import node_key
+from kg_agent.kg.errors import KGError
+from kg_agent.kg.graph import SAMPLE_RELATIONS_PER_QUERY, KnowledgeGraph
 from kg_agent.kg.types import base_relation, is_inverse
 
 TIME, PLACE, PERSON = "time", "place", "person"
@@ -184,9 +182,6 @@ class ObjectKinds:
         return cls(n, sum(times) / n, places / n, persons / n, contained / places if places else 0.0)
 
 
-#: Relations whose objects one query samples (a ``UNION`` branch each), so a Freebase-sized schema is asked in
-#: chunks rather than in one giant query.
-RELATIONS_PER_QUERY = 200
 
 
 class RelationObjectKinds:
@@ -194,40 +189,16 @@ class RelationObjectKinds:
     and kept (also in an endpoint's persistent result cache, :attr:`KnowledgeGraph.result_cache`, when it has one).
 
     :meth:`kinds_of` profiles many relations at once: their objects in one query per ``relations_per_query``
-    relations (:meth:`objects_of`), then the labels and relation names at all those objects in one batch
+    relations (:meth:`KnowledgeGraph.sample_ends`), then the labels and relation names at all those objects in one batch
     (:meth:`KnowledgeGraph.relations_at_each`), so a cold SPARQL endpoint client pays two requests for a whole
     scoring call's last hops rather than a few per relation."""
 
-    def __init__(self, kg: KnowledgeGraph, *, sample: int = 8, relations_per_query: int = RELATIONS_PER_QUERY) -> None:
+    def __init__(self, kg: KnowledgeGraph, *, sample: int = 8, relations_per_query: int = SAMPLE_RELATIONS_PER_QUERY) -> None:
         self.kg = kg
         self.sample = sample
         self.relations_per_query = relations_per_query
         self._kinds: dict[str, ObjectKinds] = {}
         self._lock = threading.Lock()
-
-    def objects_of(self, relations: Iterable[str]) -> dict[str, list[str]]:
-        """Up to ``sample`` distinct objects of each relation (subjects for ``^r``): one query per
-        ``relations_per_query`` relations, a ``UNION`` of ``LIMIT``-ed sub-selects each binding its relation's
-        number. None for a relation the graph does not have or whose IRI cannot be written safely in a query;
-        :class:`KGError` when the graph cannot answer (a dead endpoint)."""
-        found: dict[str, list[str]] = {}
-        branches: dict[str, str] = {}
-        for relation in dict.fromkeys(relations):
-            found[relation] = []
-            try:
-                predicate = sparql_iri(self.kg.relation_iri(relation))  # an IRI that could break out of <...> raises
-            except (UnknownRelationError, ValueError):
-                continue
-            pattern = f"?x {predicate} ?y" if is_inverse(relation) else f"?y {predicate} ?x"
-            branches[relation] = f"SELECT DISTINCT ?x WHERE {{ {pattern} }} LIMIT {int(self.sample)}"
-        asked = list(branches)
-        for start in range(0, len(asked), self.relations_per_query):
-            chunk = asked[start:start + self.relations_per_query]
-            union = " UNION ".join("{ { %s } BIND(%d AS ?r) }" % (branches[relation], index)
-                                   for index, relation in enumerate(chunk))
-            for index, node in self.kg.query(f"SELECT ?r ?x WHERE {{ {union} }}"):
-                found[chunk[int(index)]].append(node_key(node))
-        return found
 
     def kinds_of(self, relations: Iterable[str]) -> dict[str, ObjectKinds]:
         """``{relation: ObjectKinds}``: the known ones as kept, the others profiled together (class docstring).
@@ -244,7 +215,7 @@ class RelationObjectKinds:
             todo = [relation for relation in todo if relation not in stored]
         if todo:
             try:
-                objects = self.objects_of(todo)
+                objects = self.kg.sample_ends(todo, self.sample, per_query=self.relations_per_query)
                 every = list(dict.fromkeys(node for nodes in objects.values() for node in nodes))
                 relations_at = self.kg.relations_at_each(every)
                 labels = self.kg.labels_by_id(every)

@@ -66,24 +66,39 @@ def asked_for(question: str, topic_entities: Iterable[dict], relation_paths: Seq
     ``kg``, also by what the last relation's objects are, so "what kind of film is [X]" asks for ``has_genre``).
 
     A path is asked for when it rates at least ``min_relative`` x the best of them (the best always does) and no
-    shorter prefix of it rates higher: the hops after such a prefix explain nothing more of the question. For
-    "which person directed [Working Girl]", ``has_genre`` is not asked for beside ``directed_by``; for "who starred
-    in [Forrest Gump]", ``starred_actors -> ^starred_actors`` (the cast's other films) is not, since
-    ``starred_actors`` alone rates higher.
+    shorter prefix of it rates higher (:func:`no_prefix_rates_higher`). For "which person directed [Working
+    Girl]", ``has_genre`` is not asked for beside ``directed_by``.
     """
     if not relation_paths:
         return []
-    masked = mask_mentions(question, [Entity(e["id"], e.get("label") or "") for e in topic_entities])
     paths = [tuple(p) for p in relation_paths]
-    prefixes = sorted({p[:n] for p in paths for n in range(1, len(p))} - set(paths))
-    scored = dict(zip([*paths, *prefixes], scorer.score(masked, [*paths, *prefixes], kg=kg)))
+    scored = rate_with_prefixes(question, topic_entities, paths, scorer=scorer, kg=kg)
     best = max(scored[p] for p in paths)
 
     def asked(path: tuple[str, ...]) -> bool:
         close = scored[path] == best or (best > 0 and scored[path] >= min_relative * best)
-        return close and all(scored[path[:n]] <= scored[path] for n in range(1, len(path)))
+        return close and no_prefix_rates_higher(path, scored)
 
     return [asked(p) for p in paths]
+
+
+def rate_with_prefixes(question: str, topic_entities: Iterable[dict], relation_paths: Sequence[Sequence[str]], *,
+                       scorer: RelationPathScorer, kg: KnowledgeGraph | None = None) -> dict[tuple[str, ...], float]:
+    """The scorer's rating of each relation path and of every shorter prefix of it, for
+    :func:`no_prefix_rates_higher` (entity mentions masked)."""
+    masked = mask_mentions(question, [Entity(e["id"], e.get("label") or "") for e in topic_entities])
+    paths = list(dict.fromkeys(tuple(p) for p in relation_paths))
+    prefixes = sorted({p[:n] for p in paths for n in range(1, len(p))} - set(paths))
+    return dict(zip([*paths, *prefixes], scorer.score(masked, [*paths, *prefixes], kg=kg)))
+
+
+def no_prefix_rates_higher(path: Sequence[str], rating: dict[tuple[str, ...], float]) -> bool:
+    """Whether no shorter prefix of ``path`` rates higher than it (``rating`` from :func:`rate_with_prefixes`):
+    otherwise the hops after that prefix explain nothing more of the question. For "who starred in [Forrest
+    Gump]", ``starred_actors -> ^starred_actors`` (the cast's other films) does not pass, since ``starred_actors``
+    alone rates higher."""
+    path = tuple(path)
+    return all(rating[path[:n]] <= rating[path] for n in range(1, len(path)))
 
 
 @dataclass

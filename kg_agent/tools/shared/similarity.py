@@ -194,6 +194,14 @@ class TextVectors:
         """The unit vector of a query text (not cached: questions rarely repeat)."""
         return unit_vectors(self.embeddings.embed_query(text))
 
+    def cosines(self, query_vector: np.ndarray, texts: Sequence[str]) -> list[float]:
+        """Cosine of each text with a unit ``query_vector``, summed in float64 row by row: a text's cosine is the
+        same whichever texts it is compared with (a float32 matrix product's last bits depend on the rows around
+        it), so scoring a subset of candidates gives each the score it has among all of them."""
+        if not texts:
+            return []
+        return np.multiply(self.matrix(texts), query_vector, dtype=np.float64).sum(axis=1).tolist()
+
     def rank(self, query: str, texts: Sequence[str]) -> list[float]:
         """Cosine similarity of ``query`` to each text."""
         if not texts:
