@@ -67,15 +67,16 @@ def new_chain(entity: Entity | dict) -> dict:
     return {"text": entity.label, "start": entity.to_dict(), "triples": [], "score": 1.0, "scores": [], "depth": 0}
 
 
-def extend_chain(chain: dict, triple: Triple, score: float, depth: int, **extra) -> dict:
-    """The chain with one more triple; ``score`` is the triple's own score (the chain's is the product)."""
+def extend_chain(chain: dict, triple: Triple, score: float, depth: int, *, chain_score: float | None = None, **extra) -> dict:
+    """The chain with one more triple; ``score`` is the triple's own score; the chain's is ``chain_score`` when given
+    (a whole-path relation score, :attr:`ScoredOutcome.whole_path`), else the product of its triples' scores."""
     triples = [*chain.get("triples", []), triple.to_dict()]
     path = Path(Entity.from_dict(chain["start"]), tuple(Triple.from_dict(t) for t in triples))
     return {
         "text": path.text(),
         "start": chain["start"],
         "triples": triples,
-        "score": round(float(chain.get("score", 1.0)) * float(score), 8),
+        "score": round(float(chain.get("score", 1.0)) * float(score) if chain_score is None else float(chain_score), 8),
         "scores": [*chain.get("scores", []), round(float(score), 6)],
         "depth": depth,
         **extra,
@@ -271,7 +272,8 @@ def plan_entity_scoring(state: dict, *, kg: KnowledgeGraph, scorer: EntityScorer
 
 
 def scored_entities(scoring: EntityScoring, outcomes: Sequence[ScoredOutcome]) -> dict:
-    """The pairs' scored triples as plain JSON: ``{"triples": [[rank score, chain index, triple, triple score]],
+    """The pairs' scored triples as plain JSON: ``{"triples": [[rank score, chain index, triple, triple score, chain
+    score (the rank score for a whole-path pair, else ``None``: the chain's score times the triple's)]],
     "warnings", "usage"}`` (unsorted; the warnings in order; the calls' usage)."""
     usage: dict = {}
     scored_triples: list[list] = []
@@ -282,7 +284,9 @@ def scored_entities(scoring: EntityScoring, outcomes: Sequence[ScoredOutcome]) -
             if entity_id in by_id:
                 triple = Triple(head, pair["relation"], by_id[entity_id])
                 triple_score = pair.get("relation_score", pair["score"]) * entity_score
-                scored_triples.append([pair["score"] * entity_score, pair["chain"], triple.to_dict(), triple_score])
+                rank = pair["score"] * entity_score
+                scored_triples.append([rank, pair["chain"], triple.to_dict(), triple_score,
+                                       rank if pair.get("whole_path") else None])
     return {"triples": scored_triples, "warnings": placed_warnings(scoring.warnings, outcomes), "usage": usage}
 
 
@@ -314,7 +318,8 @@ def prune_entities_steps(
         scored = scored_entities(scoring, (yield scoring.requests))
     ranked = sorted(scored["triples"], key=lambda item: -item[0])[:width]
     extra = {"round": state["round"]} if state.get("round") else {}
-    new_chains = [extend_chain(frontier[i], Triple.from_dict(triple), score, depth, **extra) for _, i, triple, score in ranked]
+    new_chains = [extend_chain(frontier[i], Triple.from_dict(triple), score, depth, chain_score=chain_score, **extra)
+                  for _, i, triple, score, chain_score in ranked]
     emit("prune_entities", depth=depth, kept=[{"chain": c["text"], "score": c["score"]} for c in new_chains])
     update = {
         "chains": [*(state.get("chains") or []), *new_chains],
