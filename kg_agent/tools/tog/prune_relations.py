@@ -190,13 +190,12 @@ class SimilarityRelationPruner:
     def score_relations(self, question, entity, relations, *, width, prefix=(), guidance="", calls_left=None) -> ScoredOutcome:
         if not relations:
             return ScoredOutcome([], source=self.name)
-        query = guided_query(question, guidance, [entity])
-        if self.scores_whole_paths:
-            scores = self.path_scores(query, entity, prefix, relations)
+        if self.scores_whole_paths:  # the question alone: offline guidance is this scorer's own greedy path
+            scores = self.path_scores(guided_query(question, "", [entity]), entity, prefix, relations)
             ranked = sorted(zip(relations, scores), key=lambda pair: -pair[1])[:width]
             weights = [(r, float(np.exp(s / self.temperature))) for r, s in ranked]
             return ScoredOutcome(weights, source=self.name, whole_path=True)
-        scores = self.similarities(query, prefix, relations)
+        scores = self.similarities(guided_query(question, guidance, [entity]), prefix, relations)
         return ScoredOutcome(top_normalised(zip(relations, softmax_weights(scores, self.temperature)), width), source=self.name)
 
 
@@ -322,11 +321,14 @@ def plan_relation_scoring(state: dict, *, kg: KnowledgeGraph, pruner: RelationPr
             continue
         warnings.append(len(scoring.requests))
         scoring.chosen.append((index, entity))
-        if len(relations) == 1 and not getattr(pruner, "scores_whole_paths", False):
+        whole_paths = getattr(pruner, "scores_whole_paths", False)
+        if len(relations) == 1 and not whole_paths:
             scoring.requests.append(functools.partial(ScoredOutcome, [(relations[0], 1.0)], source="single"))
         else:
             scoring.decisions += 1
-            scoring.requests.append(decide(pruner, "score_relations", state["question"], entity, relations, width=width,
+            # whole paths are compared across chains: every chain's query has the topic entity's mention masked
+            question = mask_mentions(state["question"], [Entity.from_dict(chain["start"])]) if whole_paths else state["question"]
+            scoring.requests.append(decide(pruner, "score_relations", question, entity, relations, width=width,
                                            prefix=chain_relations(chain), guidance=state.get("guidance") or "",
                                            calls_left=pool))
     return scoring
