@@ -28,6 +28,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
+import numpy as np
 from langchain_core.embeddings import Embeddings
 from langchain_core.language_models import BaseChatModel
 
@@ -52,9 +53,13 @@ from kg_agent.tools.tog.prune_relations import (
     DEFAULT_WIDTH,
     GUIDANCE_LINE,
     ScoredOutcome,
+    SimilarityRelationPruner,
+    beam_question,
+    chain_relations,
     chain_tail,
     guided_query,
     remaining_calls,
+    scores_whole_paths,
 )
 
 DEFAULT_MAX_CANDIDATES = 40
@@ -140,6 +145,33 @@ class SimilarityEntityScorer(TextVectorsFromEmbeddings):
         best = max(max(sims), 1e-6)
         scored = [(c.id, round(max(0.0, s) / best, 6)) for c, s in zip(candidates, sims)]
         return ScoredOutcome(sorted(scored, key=lambda pair: -pair[1]), source=self.name)
+
+
+class PathEntityScorer:
+    """Offline, for the whole-path beam (:class:`SimilarityRelationPruner` with ``lookahead``): each candidate
+    tail weighed by the best relation path through it — the chain's path so far plus the relation, or that
+    completed by up to ``lookahead`` relations walkable from the candidate — times its text similarity
+    (:class:`SimilarityEntityScorer`). So a film the question's next hop cannot leave ("the languages of the
+    films starred by [X]'s actors": a film without ``in_language``) ranks below one it can.
+    """
+
+    name = "path"
+    scores_whole_paths = True
+
+    def __init__(self, paths: SimilarityRelationPruner, *, text: SimilarityEntityScorer | None = None) -> None:
+        self.paths = paths
+        self.text = text or SimilarityEntityScorer()
+
+    def score_entities(self, question, entity, relation, candidates, *, guidance="", calls_left=None, prefix=()) -> ScoredOutcome:
+        if not candidates:
+            return ScoredOutcome([], source=self.name)
+        texts = dict(self.text.score_entities(question, entity, relation, candidates, guidance=guidance).items)
+        path = (*prefix, relation)
+        scores = self.paths.best_scores(guided_query(question), [(path, [c.id], {entity.id, c.id}) for c in candidates])
+        best = max(scores)
+        weights = [(c.id, round(float(np.exp((s - best) / self.paths.temperature)) * texts.get(c.id, 0.0), 6))
+                   for c, s in zip(candidates, scores)]
+        return ScoredOutcome(sorted(weights, key=lambda pair: -pair[1]), source=self.name)
 
 
 ENTITY_PROMPT = """Please score the entities' contribution to the question on a scale from 0 to 1 (the sum of the scores of all entities is 1).
@@ -266,8 +298,9 @@ def plan_entity_scoring(state: dict, *, kg: KnowledgeGraph, scorer: EntityScorer
             scoring.requests.append(functools.partial(ScoredOutcome, [(candidates[0].id, 1.0)], source="single"))
         else:
             scoring.decisions += 1
-            scoring.requests.append(decide(scorer, "score_entities", state["question"], head, relation, candidates,
-                                           guidance=state.get("guidance") or "", calls_left=pool))
+            on_path = {"prefix": chain_relations(chain)} if scores_whole_paths(scorer) else {}
+            scoring.requests.append(decide(scorer, "score_entities", beam_question(state, chain, scorer), head, relation,
+                                           candidates, guidance=state.get("guidance") or "", calls_left=pool, **on_path))
     return scoring
 
 

@@ -173,19 +173,25 @@ class SimilarityRelationPruner:
         """The scorer's score of each ``prefix + relation`` for ``query``; ``"\x1f"`` joins a multi-step relation."""
         return self.scorer.score(query, [(*prefix, *r.split("\x1f")) for r in relations], kg=self.kg)
 
+    def best_scores(self, query: str, branches: Sequence[tuple[tuple[str, ...], Sequence[str], set[str]]]) -> list[float]:
+        """For each branch ``(path, nodes it reached, nodes not to walk back to)``: the best score of ``path`` or
+        of ``path`` completed by up to ``lookahead`` relations walkable from those nodes (at most ``max_hops``)."""
+        candidates = []
+        for path, nodes, on_chain in branches:
+            steps = self.lookahead if self.max_hops is None else min(self.lookahead, self.max_hops - len(path))
+            walks = relation_walks(self.kg, nodes, steps, on_chain=on_chain, sample=self.sample,
+                                   ignored_relations=self.ignored_relations, max_paths=self.max_completions) if steps > 0 else []
+            candidates.append([path, *((*path, *walk) for walk in walks)])
+        scores = iter(self.scorer.score(query, [path for paths in candidates for path in paths], kg=self.kg))
+        return [max(next(scores) for _ in paths) for paths in candidates]
+
     def path_scores(self, query: str, entity: Entity, prefix: Sequence[str], relations: Sequence[str]) -> list[float]:
         """Each relation's best score as ``prefix + relation`` or completed by up to ``lookahead`` relations."""
-        steps = self.lookahead if self.max_hops is None else min(self.lookahead, self.max_hops - len(prefix) - 1)
-        candidates = [[(relation,)] for relation in relations]
-        for paths, relation in zip(candidates, relations):
-            if steps > 0:
-                reached = [n for n in self.kg.neighbors(entity.id, relation)[: self.sample] if n != entity.id]
-                paths.extend((relation, *walk) for walk in relation_walks(
-                    self.kg, reached, steps, on_chain={entity.id}, sample=self.sample,
-                    ignored_relations=self.ignored_relations, max_paths=self.max_completions))
-        flat = [(*prefix, *path) for paths in candidates for path in paths]
-        scores = iter(self.scorer.score(query, flat, kg=self.kg))
-        return [max(next(scores) for _ in paths) for paths in candidates]
+        return self.best_scores(query, [
+            ((*prefix, relation), [n for n in self.kg.neighbors(entity.id, relation)[: self.sample] if n != entity.id],
+             {entity.id})
+            for relation in relations
+        ])
 
     def score_relations(self, question, entity, relations, *, width, prefix=(), guidance="", calls_left=None) -> ScoredOutcome:
         if not relations:
@@ -287,6 +293,19 @@ def chain_relations(chain: dict) -> tuple[str, ...]:
     return tuple(t["relation"] for t in chain.get("triples") or [])
 
 
+def scores_whole_paths(decider) -> bool:
+    """Whether an offline decider scores whole chains (:attr:`SimilarityRelationPruner.scores_whole_paths`)."""
+    return bool(getattr(decider, "scores_whole_paths", False))
+
+
+def beam_question(state: dict, chain: dict, decider) -> str:
+    """The question a decider is asked about ``chain``: for one that scores whole chains, with the chain's topic
+    entity masked (its scores are compared across chains, so every chain's query must be the same)."""
+    if scores_whole_paths(decider):
+        return mask_mentions(state["question"], [Entity.from_dict(chain["start"])])
+    return state["question"]
+
+
 @dataclass
 class RelationScoring:
     """What relation pruning asks for one beam (:func:`plan_relation_scoring`): the ``frontier`` it explores (at
@@ -321,14 +340,11 @@ def plan_relation_scoring(state: dict, *, kg: KnowledgeGraph, pruner: RelationPr
             continue
         warnings.append(len(scoring.requests))
         scoring.chosen.append((index, entity))
-        whole_paths = getattr(pruner, "scores_whole_paths", False)
-        if len(relations) == 1 and not whole_paths:
+        if len(relations) == 1 and not scores_whole_paths(pruner):
             scoring.requests.append(functools.partial(ScoredOutcome, [(relations[0], 1.0)], source="single"))
         else:
             scoring.decisions += 1
-            # whole paths are compared across chains: every chain's query has the topic entity's mention masked
-            question = mask_mentions(state["question"], [Entity.from_dict(chain["start"])]) if whole_paths else state["question"]
-            scoring.requests.append(decide(pruner, "score_relations", question, entity, relations, width=width,
+            scoring.requests.append(decide(pruner, "score_relations", beam_question(state, chain, pruner), entity, relations, width=width,
                                            prefix=chain_relations(chain), guidance=state.get("guidance") or "",
                                            calls_left=pool))
     return scoring
