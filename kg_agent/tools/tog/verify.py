@@ -4,15 +4,17 @@
   ``{Yes}. ... the answer is {Forrest Gump}`` is parsed with :func:`~kg_agent.llm.parsing.parse_yes_no`
   (decision plus the braced answer, which the answer step reuses without another call). An undecidable
   reply is retried once, then the offline verifier decides and the reason is recorded.
-* :class:`ScoreVerifier` — offline, decided from the same similarity scores the offline pruners use:
-  take the best-scored chain of the newest depth and compare the similarity of its verbalised relation
-  path to the question with that of its best extension by ``lookahead`` more relations walkable from its
-  last entity (default 2: with answer-type cues a one-hop look stops "who are the actors in the films directed
-  by the director of [X]" at the director, a person, where the round trip and ``starred_actors`` only pay off
-  together; docs/benchmarks.md section 8). **Yes** when no extension explains the
-  question better (``now + margin >= best extension``) or the chain cannot be extended; **No** otherwise. So "who directed [Forrest Gump]" stops after
-  ``directed_by`` ("directed by" beats "directed by then directed by (reverse)"), while "who starred in
-  films directed by [Robert Zemeckis]" goes on after ``^directed_by``. The answer is the chain's last entity.
+* :class:`ScoreVerifier` — offline, decided from the same relation-path scores the offline pruners use, over
+  every chain explored (ToG's reasoning step reads all the retrieved paths, not one): the best relation path
+  explored so far ("now") against the best extension of any chain of the newest depth (the beam) by
+  ``lookahead`` more relations walkable from its last entity (default 2: with answer-type cues a one-hop look
+  stops "who are the actors in the films directed by the director of [X]" at the director, a person, where the
+  round trip and ``starred_actors`` only pay off together; docs/benchmarks.md section 8). **Yes** when no
+  extension explains the question better (``now + margin >= best extension``) or no chain can be extended;
+  **No** otherwise. So "who directed [Forrest Gump]" stops after ``directed_by`` ("directed by" beats
+  "directed by then directed by (reverse)"), while "who starred in films directed by [Robert Zemeckis]" goes on
+  after ``^directed_by``. The outcome names the best path and its depth (``relations``, ``depth``), Yes or No:
+  the offline answerer answers from the chains that follow it; on Yes the answer is its best chain's last entity.
 """  # noqa: E501 (prompt text kept verbatim)
 
 from __future__ import annotations
