@@ -17,7 +17,13 @@ or a single tail take over the beam from a better chain.)
   the reply may be ToG's ``Score: 0.0, 1.0, ...`` list (in candidate order) or ``{entity (Score: x)}`` items;
 * :class:`SimilarityEntityScorer` — offline: cosine similarity of the triple text ("head relation tail") to
   the question, rescaled so the best candidate scores 1 (it has no reason to split mass among equally
-  plausible entities, which would penalise relations with many tails).
+  plausible entities, which would penalise relations with many tails);
+* :class:`PathEntityScorer` — offline, for the whole-path beam: that similarity times the weight of the best
+  relation path through the candidate (the chain's path, the relation, and up to ``lookahead`` relations on).
+
+With the whole-path beam (no model; :func:`~kg_agent.tools.tog.deciders.make_tog_deciders`) a pair's score is
+already the whole chain's weight, so the new chain's ``score`` is the triple's rank score (pair x entity) rather
+than a product over depths.
 """
 
 from __future__ import annotations

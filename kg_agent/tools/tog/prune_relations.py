@@ -17,7 +17,8 @@ Two deciders share one interface (:class:`RelationPruner`):
 * :class:`SimilarityRelationPruner` — ToG's SentenceBERT pruning ablation, with the shared
   :class:`~kg_agent.tools.shared.path_scoring.RelationPathScorer` scoring the relation path (the chain's
   relations so far plus the candidate) against the question (and, in ToG-I, the guiding instructions);
-  top-``W`` kept with weights that sum to 1.
+  top-``W`` kept with weights that sum to 1. Offline ToG / ToG-I use it with a look ahead: whole-chain weights
+  the beam compares across chains (:attr:`ScoredOutcome.whole_path`), normalised so the beam's best pair scores 1.
 
 The LLM deciders ask through :class:`~kg_agent.tools.shared.decider.LLMDecision` (budget, one retry, warnings).
 """
