@@ -183,8 +183,9 @@ class SimilarityRelationPruner:
             walks = relation_walks(self.kg, nodes, steps, on_chain=on_chain, sample=self.sample,
                                    ignored_relations=self.ignored_relations, max_paths=self.max_completions) if steps > 0 else []
             candidates.append([path, *((*path, *walk) for walk in walks)])
-        scores = iter(self.scorer.score(query, [path for paths in candidates for path in paths], kg=self.kg))
-        return [max(next(scores) for _ in paths) for paths in candidates]
+        unique = list(dict.fromkeys(path for paths in candidates for path in paths))  # branches share completions
+        score_of = dict(zip(unique, self.scorer.score(query, unique, kg=self.kg)))
+        return [max(score_of[path] for path in paths) for paths in candidates]
 
     def path_scores(self, query: str, entity: Entity, prefix: Sequence[str], relations: Sequence[str]) -> list[float]:
         """Each relation's best score as ``prefix + relation`` or completed by up to ``lookahead`` relations."""
