@@ -176,7 +176,7 @@ def create_tog_graph(
     deciders = make_tog_deciders(
         kg, model=chat_model, relation_pruner=relation_pruner, entity_scorer=entity_scorer, verifier=verifier,
         answerer=answerer, embeddings=embeddings, ignored_relations=ignored_relations, verify_margin=verify_margin,
-        structured_output=structured_output, grounding=check_policy(grounding),
+        structured_output=structured_output, grounding=check_policy(grounding), depth=depth,
     )
     limit = tog_call_bound(width, depth) if max_llm_calls == "auto" else max_llm_calls
     budget = QuestionBudget(max_tokens=max_tokens, max_seconds=max_seconds)

@@ -157,7 +157,7 @@ def create_tog_i_graph(
     deciders = make_tog_deciders(
         kg, model=chat_model, relation_pruner=relation_pruner, entity_scorer=entity_scorer, verifier=verifier,
         answerer=answerer, embeddings=embeddings, ignored_relations=ignored_relations, verify_margin=verify_margin,
-        structured_output=structured_output, grounding=check_policy(grounding),
+        structured_output=structured_output, grounding=check_policy(grounding), depth=depth,
     )
     instruction_generator, integrator = make_instruction_deciders(
         kg, model=chat_model, generator=instruction_generator, integrator=integrator, embeddings=embeddings,

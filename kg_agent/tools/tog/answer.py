@@ -12,7 +12,8 @@ prompt): those answers are flagged ``grounded: False`` with a note, whatever the
 * :class:`LLMToGAnswerer` — the above; replies parsed from ``{braced}`` answers, else as a list;
   one retry, then the offline answerer;
 * :class:`ChainAnswerer` — offline: the last entities of the best-scored chains of the newest depth
-  that follow the best chain's relation path, best first (grounded only when verification said Yes).
+  that follow the best chain's relation path (the path the offline verifier judged best, when it names one),
+  best first (grounded only when verification said Yes).
 """
 
 from __future__ import annotations
@@ -96,7 +97,8 @@ def asked_chains(question: str, chains: Sequence[dict], *, scorer: RelationPathS
 
 
 class ChainAnswerer:
-    """Offline: tails of the best chains of the newest depth that share the best chain's relation path.
+    """Offline: tails of the best chains of the newest depth that share the best chain's relation path (the
+    offline verifier's ``relations`` and ``depth`` when the verification names them).
 
     They are grounded only when verification said Yes; under ``grounding="strict"`` unverified tails are
     withheld (no answers, ``stop_reason="no_grounded_answer"``).
@@ -114,7 +116,11 @@ class ChainAnswerer:
             return AnswerOutcome([], "", [f"answer: exploration ended without verification ({stop_reason or 'not verified'}); "
                                           "unverified chain ends are withheld (grounding='strict')"],
                                  stop_reason=NO_GROUNDED_ANSWER)
-        best = best_chain([c for c in chains if c.get("triples")], (verification or {}).get("depth") if verified else None)
+        explored = [c for c in chains if c.get("triples")]
+        named = (verification or {}).get("relations")  # the relation path the offline verifier judged best
+        if named is not None:
+            explored = [c for c in explored if list(chain_relations(c)) == named] or explored
+        best = best_chain(explored, (verification or {}).get("depth") if verified or named is not None else None)
         if best is None:
             return AnswerOutcome([], "", [f"answer: nothing explored ({stop_reason or 'no chain'}), so no answer"])
         relations = chain_relations(best)

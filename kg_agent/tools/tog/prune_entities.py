@@ -17,7 +17,13 @@ or a single tail take over the beam from a better chain.)
   the reply may be ToG's ``Score: 0.0, 1.0, ...`` list (in candidate order) or ``{entity (Score: x)}`` items;
 * :class:`SimilarityEntityScorer` — offline: cosine similarity of the triple text ("head relation tail") to
   the question, rescaled so the best candidate scores 1 (it has no reason to split mass among equally
-  plausible entities, which would penalise relations with many tails).
+  plausible entities, which would penalise relations with many tails);
+* :class:`PathEntityScorer` — offline, for the whole-path beam: that similarity times the weight of the best
+  relation path through the candidate (the chain's path, the relation, and up to ``lookahead`` relations on).
+
+With the whole-path beam (no model; :func:`~kg_agent.tools.tog.deciders.make_tog_deciders`) a pair's score is
+already the whole chain's weight, so the new chain's ``score`` is the triple's rank score (pair x entity) rather
+than a product over depths.
 """
 
 from __future__ import annotations
@@ -28,6 +34,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
+import numpy as np
 from langchain_core.embeddings import Embeddings
 from langchain_core.language_models import BaseChatModel
 
@@ -52,9 +59,13 @@ from kg_agent.tools.tog.prune_relations import (
     DEFAULT_WIDTH,
     GUIDANCE_LINE,
     ScoredOutcome,
+    SimilarityRelationPruner,
+    beam_question,
+    chain_relations,
     chain_tail,
     guided_query,
     remaining_calls,
+    scores_whole_paths,
 )
 
 DEFAULT_MAX_CANDIDATES = 40
@@ -67,15 +78,16 @@ def new_chain(entity: Entity | dict) -> dict:
     return {"text": entity.label, "start": entity.to_dict(), "triples": [], "score": 1.0, "scores": [], "depth": 0}
 
 
-def extend_chain(chain: dict, triple: Triple, score: float, depth: int, **extra) -> dict:
-    """The chain with one more triple; ``score`` is the triple's own score (the chain's is the product)."""
+def extend_chain(chain: dict, triple: Triple, score: float, depth: int, *, chain_score: float | None = None, **extra) -> dict:
+    """The chain with one more triple; ``score`` is the triple's own score; the chain's is ``chain_score`` when given
+    (a whole-path relation score, :attr:`ScoredOutcome.whole_path`), else the product of its triples' scores."""
     triples = [*chain.get("triples", []), triple.to_dict()]
     path = Path(Entity.from_dict(chain["start"]), tuple(Triple.from_dict(t) for t in triples))
     return {
         "text": path.text(),
         "start": chain["start"],
         "triples": triples,
-        "score": round(float(chain.get("score", 1.0)) * float(score), 8),
+        "score": round(float(chain.get("score", 1.0)) * float(score) if chain_score is None else float(chain_score), 8),
         "scores": [*chain.get("scores", []), round(float(score), 6)],
         "depth": depth,
         **extra,
@@ -139,6 +151,33 @@ class SimilarityEntityScorer(TextVectorsFromEmbeddings):
         best = max(max(sims), 1e-6)
         scored = [(c.id, round(max(0.0, s) / best, 6)) for c, s in zip(candidates, sims)]
         return ScoredOutcome(sorted(scored, key=lambda pair: -pair[1]), source=self.name)
+
+
+class PathEntityScorer:
+    """Offline, for the whole-path beam (:class:`SimilarityRelationPruner` with ``lookahead``): each candidate
+    tail weighed by the best relation path through it — the chain's path so far plus the relation, or that
+    completed by up to ``lookahead`` relations walkable from the candidate — times its text similarity
+    (:class:`SimilarityEntityScorer`). So a film the question's next hop cannot leave ("the languages of the
+    films starred by [X]'s actors": a film without ``in_language``) ranks below one it can.
+    """
+
+    name = "path"
+    scores_whole_paths = True
+
+    def __init__(self, paths: SimilarityRelationPruner, *, text: SimilarityEntityScorer | None = None) -> None:
+        self.paths = paths
+        self.text = text or SimilarityEntityScorer()
+
+    def score_entities(self, question, entity, relation, candidates, *, guidance="", calls_left=None, prefix=()) -> ScoredOutcome:
+        if not candidates:
+            return ScoredOutcome([], source=self.name)
+        texts = dict(self.text.score_entities(question, entity, relation, candidates, guidance=guidance).items)
+        path = (*prefix, relation)
+        scores = self.paths.best_scores(guided_query(question), [(path, [c.id], {entity.id, c.id}) for c in candidates])
+        best = max(scores)
+        weights = [(c.id, round(float(np.exp((s - best) / self.paths.temperature)) * texts.get(c.id, 0.0), 6))
+                   for c, s in zip(candidates, scores)]
+        return ScoredOutcome(sorted(weights, key=lambda pair: -pair[1]), source=self.name)
 
 
 ENTITY_PROMPT = """Please score the entities' contribution to the question on a scale from 0 to 1 (the sum of the scores of all entities is 1).
@@ -265,13 +304,15 @@ def plan_entity_scoring(state: dict, *, kg: KnowledgeGraph, scorer: EntityScorer
             scoring.requests.append(functools.partial(ScoredOutcome, [(candidates[0].id, 1.0)], source="single"))
         else:
             scoring.decisions += 1
-            scoring.requests.append(decide(scorer, "score_entities", state["question"], head, relation, candidates,
-                                           guidance=state.get("guidance") or "", calls_left=pool))
+            on_path = {"prefix": chain_relations(chain)} if scores_whole_paths(scorer) else {}
+            scoring.requests.append(decide(scorer, "score_entities", beam_question(state, chain, scorer), head, relation,
+                                           candidates, guidance=state.get("guidance") or "", calls_left=pool, **on_path))
     return scoring
 
 
 def scored_entities(scoring: EntityScoring, outcomes: Sequence[ScoredOutcome]) -> dict:
-    """The pairs' scored triples as plain JSON: ``{"triples": [[rank score, chain index, triple, triple score]],
+    """The pairs' scored triples as plain JSON: ``{"triples": [[rank score, chain index, triple, triple score, chain
+    score (the rank score for a whole-path pair, else ``None``: the chain's score times the triple's)]],
     "warnings", "usage"}`` (unsorted; the warnings in order; the calls' usage)."""
     usage: dict = {}
     scored_triples: list[list] = []
@@ -282,7 +323,9 @@ def scored_entities(scoring: EntityScoring, outcomes: Sequence[ScoredOutcome]) -
             if entity_id in by_id:
                 triple = Triple(head, pair["relation"], by_id[entity_id])
                 triple_score = pair.get("relation_score", pair["score"]) * entity_score
-                scored_triples.append([pair["score"] * entity_score, pair["chain"], triple.to_dict(), triple_score])
+                rank = pair["score"] * entity_score
+                scored_triples.append([rank, pair["chain"], triple.to_dict(), triple_score,
+                                       rank if pair.get("whole_path") else None])
     return {"triples": scored_triples, "warnings": placed_warnings(scoring.warnings, outcomes), "usage": usage}
 
 
@@ -314,7 +357,8 @@ def prune_entities_steps(
         scored = scored_entities(scoring, (yield scoring.requests))
     ranked = sorted(scored["triples"], key=lambda item: -item[0])[:width]
     extra = {"round": state["round"]} if state.get("round") else {}
-    new_chains = [extend_chain(frontier[i], Triple.from_dict(triple), score, depth, **extra) for _, i, triple, score in ranked]
+    new_chains = [extend_chain(frontier[i], Triple.from_dict(triple), score, depth, chain_score=chain_score, **extra)
+                  for _, i, triple, score, chain_score in ranked]
     emit("prune_entities", depth=depth, kept=[{"chain": c["text"], "score": c["score"]} for c in new_chains])
     update = {
         "chains": [*(state.get("chains") or []), *new_chains],

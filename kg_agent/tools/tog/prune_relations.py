@@ -17,7 +17,8 @@ Two deciders share one interface (:class:`RelationPruner`):
 * :class:`SimilarityRelationPruner` — ToG's SentenceBERT pruning ablation, with the shared
   :class:`~kg_agent.tools.shared.path_scoring.RelationPathScorer` scoring the relation path (the chain's
   relations so far plus the candidate) against the question (and, in ToG-I, the guiding instructions);
-  top-``W`` kept with weights that sum to 1.
+  top-``W`` kept with weights that sum to 1. Offline ToG / ToG-I use it with a look ahead: whole-chain weights
+  the beam compares across chains (:attr:`ScoredOutcome.whole_path`), normalised so the beam's best pair scores 1.
 
 The LLM deciders ask through :class:`~kg_agent.tools.shared.decider.LLMDecision` (budget, one retry, warnings).
 """
@@ -29,6 +30,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
+import numpy as np
 from langchain_core.embeddings import Embeddings
 from langchain_core.language_models import BaseChatModel
 
@@ -75,6 +77,7 @@ class ScoredOutcome:
     usage: dict = field(default_factory=dict)
     source: str = ""
     budget_exhausted: bool = False
+    whole_path: bool = False  # the scores weigh the whole chain (prefix + relation), not this step alone
 
 
 # ---------------------------------------------------------------------------------------------- deciders
@@ -95,6 +98,31 @@ class RelationPruner(Protocol):
     ) -> ScoredOutcome: ...
 
 
+def relation_walks(kg: KnowledgeGraph, nodes: Sequence[str], steps: int, *, on_chain: set[str], sample: int,
+                   ignored_relations: Sequence[str], max_paths: int) -> list[tuple[str, ...]]:
+    """The relation paths of 1..``steps`` relations walkable from ``nodes`` (at most ``sample`` nodes and
+    neighbours per step, never back to ``on_chain``), shortest first, at most ``max_paths``."""
+    paths: list[tuple[str, ...]] = []
+    layer: list[tuple[tuple[str, ...], list[str]]] = [((), list(nodes))]
+    for _step in range(steps):
+        next_layer = []
+        for walked, reached in layer:
+            options: dict[str, set[str]] = {}
+            for node in reached[:sample]:
+                relations, _ = filter_relations(kg.relations(node), ignored_relations)
+                for relation in relations:
+                    fresh = [n for n in kg.neighbors(node, relation)[:sample] if n not in on_chain]
+                    if fresh:
+                        options.setdefault(relation, set()).update(fresh)
+            for relation in sorted(options):
+                paths.append((*walked, relation))
+                next_layer.append(((*walked, relation), sorted(options[relation])))
+        layer = next_layer
+        if len(paths) >= max_paths:
+            break
+    return paths[:max_paths]
+
+
 def guided_query(question: str, guidance: str = "", entities: Sequence[Entity] = ()) -> str:
     """The text the offline deciders compare with: the question (entity mentions abstracted) plus guidance."""
     text = mask_mentions(question, entities)
@@ -109,23 +137,72 @@ class SimilarityRelationPruner:
     hop evidenced by a phrase of the question, the question's words explained, direction and order). The top
     ``width`` are kept with softmax weights (``temperature``) that sum to 1. Given ``kg``, the graph the
     relations walk, the scorer also weighs what each candidate's objects are against the answer type asked.
+
+    With ``lookahead`` > 0 (the offline ToG / ToG-I beam, see :func:`make_tog_deciders`) a relation is scored as
+    the best of ``prefix + relation`` and its completions by up to ``lookahead`` relations walkable past it in
+    ``kg`` (at most ``max_hops`` relations in all: the beam's depth D), so an intermediate hop the question
+    needs ("the company that owns [X]" -> ``subsidiary_of`` before ``founded_by``) is not outscored by a
+    one-hop path that ends early. The scores are then whole-path weights ``exp(score / temperature)``, not
+    normalised per entity (:attr:`ScoredOutcome.whole_path`): the beam compares chains by them directly
+    instead of multiplying per-step weights, where an entity with a single relation kept its chain's whole
+    weight.
     """
 
     name = "similarity"
 
     def __init__(self, *, kg: KnowledgeGraph | None = None, embeddings: Embeddings | None = None,
-                 scorer: RelationPathScorer | None = None, temperature: float = 0.25) -> None:
+                 scorer: RelationPathScorer | None = None, temperature: float = 0.25, lookahead: int = 0,
+                 max_hops: int | None = None, sample: int = 30, max_completions: int = 300,
+                 ignored_relations: Sequence[str] = DEFAULT_IGNORED_RELATIONS) -> None:
+        if lookahead and kg is None:
+            raise ValueError("lookahead needs the kg the relations walk")
         self.kg = kg
         self.scorer = scorer or RelationPathScorer(embeddings=embeddings)
         self.temperature = temperature
+        self.lookahead = lookahead
+        self.max_hops = max_hops
+        self.sample = sample
+        self.max_completions = max_completions
+        self.ignored_relations = tuple(ignored_relations)
+
+    @property
+    def scores_whole_paths(self) -> bool:
+        """Whether :meth:`score_relations` scores whole chains (``lookahead`` > 0); then a single relation is scored too."""
+        return self.lookahead > 0
 
     def similarities(self, query: str, prefix: Sequence[str], relations: Sequence[str]) -> list[float]:
         """The scorer's score of each ``prefix + relation`` for ``query``; ``"\x1f"`` joins a multi-step relation."""
         return self.scorer.score(query, [(*prefix, *r.split("\x1f")) for r in relations], kg=self.kg)
 
+    def best_scores(self, query: str, branches: Sequence[tuple[tuple[str, ...], Sequence[str], set[str]]]) -> list[float]:
+        """For each branch ``(path, nodes it reached, nodes not to walk back to)``: the best score of ``path`` or
+        of ``path`` completed by up to ``lookahead`` relations walkable from those nodes (at most ``max_hops``)."""
+        candidates = []
+        for path, nodes, on_chain in branches:
+            steps = self.lookahead if self.max_hops is None else min(self.lookahead, self.max_hops - len(path))
+            walks = relation_walks(self.kg, nodes, steps, on_chain=on_chain, sample=self.sample,
+                                   ignored_relations=self.ignored_relations, max_paths=self.max_completions) if steps > 0 else []
+            candidates.append([path, *((*path, *walk) for walk in walks)])
+        unique = list(dict.fromkeys(path for paths in candidates for path in paths))  # branches share completions
+        score_of = dict(zip(unique, self.scorer.score(query, unique, kg=self.kg)))
+        return [max(score_of[path] for path in paths) for paths in candidates]
+
+    def path_scores(self, query: str, entity: Entity, prefix: Sequence[str], relations: Sequence[str]) -> list[float]:
+        """Each relation's best score as ``prefix + relation`` or completed by up to ``lookahead`` relations."""
+        return self.best_scores(query, [
+            ((*prefix, relation), [n for n in self.kg.neighbors(entity.id, relation)[: self.sample] if n != entity.id],
+             {entity.id})
+            for relation in relations
+        ])
+
     def score_relations(self, question, entity, relations, *, width, prefix=(), guidance="", calls_left=None) -> ScoredOutcome:
         if not relations:
             return ScoredOutcome([], source=self.name)
+        if self.scores_whole_paths:  # the question alone: offline guidance is this scorer's own greedy path
+            scores = self.path_scores(guided_query(question, "", [entity]), entity, prefix, relations)
+            ranked = sorted(zip(relations, scores), key=lambda pair: -pair[1])[:width]
+            weights = [(r, float(np.exp(s / self.temperature))) for r, s in ranked]
+            return ScoredOutcome(weights, source=self.name, whole_path=True)
         scores = self.similarities(guided_query(question, guidance, [entity]), prefix, relations)
         return ScoredOutcome(top_normalised(zip(relations, softmax_weights(scores, self.temperature)), width), source=self.name)
 
@@ -218,6 +295,19 @@ def chain_relations(chain: dict) -> tuple[str, ...]:
     return tuple(t["relation"] for t in chain.get("triples") or [])
 
 
+def scores_whole_paths(decider) -> bool:
+    """Whether an offline decider scores whole chains (:attr:`SimilarityRelationPruner.scores_whole_paths`)."""
+    return bool(getattr(decider, "scores_whole_paths", False))
+
+
+def beam_question(state: dict, chain: dict, decider) -> str:
+    """The question a decider is asked about ``chain``: for one that scores whole chains, with the chain's topic
+    entity masked (its scores are compared across chains, so every chain's query must be the same)."""
+    if scores_whole_paths(decider):
+        return mask_mentions(state["question"], [Entity.from_dict(chain["start"])])
+    return state["question"]
+
+
 @dataclass
 class RelationScoring:
     """What relation pruning asks for one beam (:func:`plan_relation_scoring`): the ``frontier`` it explores (at
@@ -252,11 +342,11 @@ def plan_relation_scoring(state: dict, *, kg: KnowledgeGraph, pruner: RelationPr
             continue
         warnings.append(len(scoring.requests))
         scoring.chosen.append((index, entity))
-        if len(relations) == 1:
+        if len(relations) == 1 and not scores_whole_paths(pruner):
             scoring.requests.append(functools.partial(ScoredOutcome, [(relations[0], 1.0)], source="single"))
         else:
             scoring.decisions += 1
-            scoring.requests.append(decide(pruner, "score_relations", state["question"], entity, relations, width=width,
+            scoring.requests.append(decide(pruner, "score_relations", beam_question(state, chain, pruner), entity, relations, width=width,
                                            prefix=chain_relations(chain), guidance=state.get("guidance") or "",
                                            calls_left=pool))
     return scoring
@@ -267,13 +357,17 @@ def scored_relations(scoring: RelationScoring, outcomes: Sequence[ScoredOutcome]
     (chain, relation) pair scored, unsorted; the warnings in order; the calls' usage)."""
     usage: dict = {}
     pairs: list[dict] = []
+    best_whole = max((score for scored in outcomes if scored.whole_path for _, score in scored.items), default=1.0)
     for (index, entity), scored in zip(scoring.chosen, outcomes):
         usage = add_usage({"usage": usage}, scored.usage)
-        pairs.extend(
-            {"chain": index, "entity": entity.to_dict(), "relation": rel, "relation_score": score,
-             "score": round(score * float(scoring.frontier[index].get("score", 1.0)), 8)}
-            for rel, score in scored.items
-        )
+        for rel, score in scored.items:
+            if scored.whole_path:  # the chain's own weight, relative to the beam's best
+                score = score / best_whole if best_whole > 0 else 0.0
+                pairs.append({"chain": index, "entity": entity.to_dict(), "relation": rel, "relation_score": round(score, 8),
+                              "score": round(score, 8), "whole_path": True})
+            else:
+                pairs.append({"chain": index, "entity": entity.to_dict(), "relation": rel, "relation_score": score,
+                              "score": round(score * float(scoring.frontier[index].get("score", 1.0)), 8)})
     return {"frontier": scoring.frontier, "pairs": pairs, "warnings": placed_warnings(scoring.warnings, outcomes),
             "usage": usage}
 

@@ -4,15 +4,17 @@
   ``{Yes}. ... the answer is {Forrest Gump}`` is parsed with :func:`~kg_agent.llm.parsing.parse_yes_no`
   (decision plus the braced answer, which the answer step reuses without another call). An undecidable
   reply is retried once, then the offline verifier decides and the reason is recorded.
-* :class:`ScoreVerifier` — offline, decided from the same similarity scores the offline pruners use:
-  take the best-scored chain of the newest depth and compare the similarity of its verbalised relation
-  path to the question with that of its best extension by ``lookahead`` more relations walkable from its
-  last entity (default 2: with answer-type cues a one-hop look stops "who are the actors in the films directed
-  by the director of [X]" at the director, a person, where the round trip and ``starred_actors`` only pay off
-  together; docs/benchmarks.md section 8). **Yes** when no extension explains the
-  question better (``now + margin >= best extension``) or the chain cannot be extended; **No** otherwise. So "who directed [Forrest Gump]" stops after
-  ``directed_by`` ("directed by" beats "directed by then directed by (reverse)"), while "who starred in
-  films directed by [Robert Zemeckis]" goes on after ``^directed_by``. The answer is the chain's last entity.
+* :class:`ScoreVerifier` — offline, decided from the same relation-path scores the offline pruners use, over
+  every chain explored (ToG's reasoning step reads all the retrieved paths, not one): the best relation path
+  explored so far ("now") against the best extension of any chain of the newest depth (the beam) by
+  ``lookahead`` more relations walkable from its last entity (default 2: with answer-type cues a one-hop look
+  stops "who are the actors in the films directed by the director of [X]" at the director, a person, where the
+  round trip and ``starred_actors`` only pay off together; docs/benchmarks.md section 8). **Yes** when no
+  extension explains the question better (``now + margin >= best extension``) or no chain can be extended;
+  **No** otherwise. So "who directed [Forrest Gump]" stops after ``directed_by`` ("directed by" beats
+  "directed by then directed by (reverse)"), while "who starred in films directed by [Robert Zemeckis]" goes on
+  after ``^directed_by``. The outcome names the best path and its depth (``relations``, ``depth``), Yes or No:
+  the offline answerer answers from the chains that follow it; on Yes the answer is its best chain's last entity.
 """  # noqa: E501 (prompt text kept verbatim)
 
 from __future__ import annotations
@@ -30,14 +32,15 @@ from kg_agent.llm.parsing import parse_yes_no
 from kg_agent.tools.shared.decider import LLMDecision, StructuredMode, decide, fall_back, run_steps, sync_node
 from kg_agent.tools.shared.decision_schemas import Verification
 from kg_agent.tools.shared.path_scoring import RelationPathScorer
-from kg_agent.tools.shared.scoring import DEFAULT_IGNORED_RELATIONS, filter_relations
+from kg_agent.tools.shared.scoring import DEFAULT_IGNORED_RELATIONS
 from kg_agent.tools.shared.updates import add_usage, add_warnings
-from kg_agent.tools.tog.prune_entities import chain_triplets
+from kg_agent.tools.tog.prune_entities import chain_entity_ids, chain_triplets
 from kg_agent.tools.tog.prune_relations import (
     SimilarityRelationPruner,
     chain_relations,
     chain_tail,
     guided_query,
+    relation_walks,
     remaining_calls,
 )
 
@@ -60,6 +63,8 @@ class VerifyOutcome:
     usage: dict = field(default_factory=dict)
     source: str = ""
     budget_exhausted: bool = False
+    relations: tuple[str, ...] | None = None  # the relation path the offline verifier judged best (answered from)
+    depth: int | None = None  # the depth of the chains with that path
 
 
 @runtime_checkable
@@ -111,40 +116,25 @@ class ScoreVerifier:
 
         Returned as single "relations" (the whole path joined) so one similarity call ranks them all.
         """
-        prefix = chain_relations(chain)
-        on_chain = {chain["start"]["id"], *(t["tail"]["id"] for t in chain["triples"])}
-        paths: list[tuple[str, ...]] = []
-        layer: list[tuple[tuple[str, ...], list[str]]] = [((), [chain_tail(chain).id])]
-        for _step in range(self.lookahead):
-            next_layer = []
-            for steps, nodes in layer:
-                options: dict[str, set[str]] = {}
-                for node in nodes[: self.sample]:
-                    relations, _ = filter_relations(self.kg.relations(node), self.ignored_relations)
-                    for relation in relations:
-                        fresh = [n for n in self.kg.neighbors(node, relation)[: self.sample] if n not in on_chain]
-                        if fresh:
-                            options.setdefault(relation, set()).update(fresh)
-                for relation in sorted(options):
-                    paths.append((*steps, relation))
-                    next_layer.append(((*steps, relation), sorted(options[relation])))
-            layer = next_layer
-            if len(paths) >= self.max_extensions:
-                break
-        return [_joined((*prefix, *p)) for p in paths[: self.max_extensions]]
+        walks = relation_walks(self.kg, [chain_tail(chain).id], self.lookahead, on_chain=chain_entity_ids(chain),
+                               sample=self.sample, ignored_relations=self.ignored_relations, max_paths=self.max_extensions)
+        return [_joined((*chain_relations(chain), *walk)) for walk in walks]
 
     def verify(self, question, chains, *, depth, calls_left=None) -> VerifyOutcome:
-        chain = best_chain(chains, depth)
-        if chain is None or not chain.get("triples"):
+        explored = [c for c in chains if c.get("triples")]
+        if not explored:
             return VerifyOutcome(False, source=self.name)
-        tail = chain_tail(chain)
-        prefix = chain_relations(chain)
-        start = chain["start"]  # its mention is abstracted, bracketed or not, as in relation pruning
-        query = guided_query(question, entities=[Entity(start["id"], start["label"])])
-        now = self._similarity.similarities(query, prefix[:-1], prefix[-1:])[0]
-        extension = max(self._similarity.similarities(query, (), self.extensions(chain)), default=float("-inf"))
+        starts = {c["start"]["id"]: Entity(c["start"]["id"], c["start"]["label"]) for c in explored}
+        query = guided_query(question, entities=list(starts.values()))  # mentions abstracted as in relation pruning
+        paths = list(dict.fromkeys(_joined(chain_relations(c)) for c in explored))
+        now, path = max(zip(self._similarity.similarities(query, (), paths), paths), key=lambda pair: pair[0])
+        chain = best_chain([c for c in explored if _joined(chain_relations(c)) == path])
+        beam = [c for c in explored if c.get("depth") == depth] or [chain]
+        ahead = list(dict.fromkeys(e for c in beam for e in self.extensions(c)))
+        extension = max(self._similarity.similarities(query, (), ahead), default=float("-inf"))
         sufficient = now + self.margin >= extension
-        return VerifyOutcome(sufficient, tail.label if sufficient else None, source=self.name)
+        return VerifyOutcome(sufficient, chain_tail(chain).label if sufficient else None, source=self.name,
+                             relations=chain_relations(chain), depth=chain.get("depth"))
 
 
 VERIFY_PROMPT = """Given a question and the associated retrieved knowledge graph triplets (entity, relation, entity), you are asked to answer whether it's sufficient for you to answer the question with these triplets and your knowledge (Yes or No).
@@ -219,8 +209,11 @@ def verify_request(state: dict, *, verifier: Verifier, max_llm_calls: int | None
 
 def verification_update(state: dict, outcome: VerifyOutcome) -> dict:
     """The state update of a verification: ``verification``, warnings and usage."""
-    verification = {"sufficient": outcome.sufficient, "answer": outcome.answer, "depth": int(state.get("depth") or 0),
+    depth = int(state.get("depth") or 0) if outcome.depth is None else outcome.depth
+    verification = {"sufficient": outcome.sufficient, "answer": outcome.answer, "depth": depth,
                     "source": outcome.source, "reply": outcome.reply}
+    if outcome.relations is not None:
+        verification["relations"] = list(outcome.relations)
     if outcome.budget_exhausted:
         verification["budget_exhausted"] = True
     return {
