@@ -438,10 +438,8 @@ class LazyGraphStore(GraphStore):
         if found is None:
             if not self.queryable(key) or isinstance(key_term(key), Literal):
                 return None
-            self.prefetch_labels([key])
-            with self._lock:
-                found = self._labels.get_or_none(key)
-        return None if found in (None, NO_LABEL) else found
+            return self._fetch_labels_of([key]).get(key)  # as fetched: another thread may evict it from the cache
+        return None if found == NO_LABEL else found
 
     def prefetch_labels(self, keys: Iterable[str]) -> int:
         """Fetch the ``rdfs:label`` of every given entity not cached yet, :attr:`walk_batch_size` per call (a label
