@@ -190,3 +190,23 @@ def test_top_embeds_only_the_paths_that_can_still_enter_it():
     assert best[0][1] == ("people.person.spouse_s",)
     embedded_paths = set(counting.embedded) & {verbalize_relation_path(p) for p in paths}
     assert 0 < len(embedded_paths) < len(paths) / 2
+
+
+@pytest.mark.parametrize("case", PINNED, ids=[c["entity"] for c in PINNED])
+def test_best_of_gives_each_groups_best_score_exactly_as_scoring_every_path(case, one_text_scorer):
+    """ToG's offline pruner needs each relation's best completion: groups of paths sharing some paths."""
+    kg, _, masked, paths = pinned_case(case)
+    paths = [tuple(p) for p in paths]
+    scores = dict(zip(paths, one_text_scorer.score(masked, paths, kg=kg)))
+    groups = [paths[i::3] + paths[:2] for i in range(3)] + [paths[-1:]]
+    for batch in (1, 8):
+        assert one_text_scorer.best_of(masked, groups, kg=kg, batch=batch) == [max(scores[p] for p in g) for g in groups]
+
+
+def test_best_of_embeds_only_the_paths_that_can_still_be_a_groups_best():
+    case = next(c for c in PINNED if c["entity"] == "Richard Nixon")
+    kg, _, masked, paths = pinned_case(case)
+    counting = CountingMiniLM()
+    RelationPathScorer(embeddings=counting).best_of(masked, [paths[: len(paths) // 2], paths[len(paths) // 2:]], kg=kg)
+    embedded_paths = set(counting.embedded) & {verbalize_relation_path(p) for p in paths}
+    assert 0 < len(embedded_paths) < len(paths) / 2

@@ -183,9 +183,7 @@ class SimilarityRelationPruner:
             walks = relation_walks(self.kg, nodes, steps, on_chain=on_chain, sample=self.sample,
                                    ignored_relations=self.ignored_relations, max_paths=self.max_completions) if steps > 0 else []
             candidates.append([path, *((*path, *walk) for walk in walks)])
-        unique = list(dict.fromkeys(path for paths in candidates for path in paths))  # branches share completions
-        score_of = dict(zip(unique, self.scorer.score(query, unique, kg=self.kg)))
-        return [max(score_of[path] for path in paths) for paths in candidates]
+        return self.scorer.best_of(query, candidates, kg=self.kg)  # branches share completions: each scored once
 
     def path_scores(self, query: str, entity: Entity, prefix: Sequence[str], relations: Sequence[str]) -> list[float]:
         """Each relation's best score as ``prefix + relation`` or completed by up to ``lookahead`` relations."""
