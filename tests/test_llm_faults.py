@@ -11,6 +11,8 @@ import pytest
 
 from kg_agent.graphs import create_rog_graph, create_tog_graph
 from kg_agent.llm import resolve_chat_model
+from kg_agent.tools.tog.prune_entities import SimilarityEntityScorer
+from kg_agent.tools.tog.prune_relations import SimilarityRelationPruner
 
 try:
     from llm_responders import well_behaved
@@ -134,10 +136,12 @@ def test_tog_rate_limit_then_success_is_retried(kg, server):
 
 def test_tog_persistent_server_errors_fall_back_and_stop_calling(kg, server):
     question = "who starred in films directed by [Robert Zemeckis]"  # two hops: many decisions
-    offline = create_tog_graph(kg).compile().invoke({"question": question})
+    # a model's fallbacks keep ToG's per-step weights (offline ToG without a model scores whole chains instead)
+    per_step = {"relation_pruner": SimilarityRelationPruner(kg=kg), "entity_scorer": SimilarityEntityScorer()}
+    offline = create_tog_graph(kg, **per_step).compile().invoke({"question": question})
     server.fail_next(1000, "500", retry_after=0.01)
     result = create_tog_graph(kg, model=chat_model(max_retries=1), max_concurrency=1).compile().invoke({"question": question})
-    # the offline deciders explore as offline ToG does (the answer step reuses the offline verifier's answer)
+    # the fallback deciders explore as offline ToG with them does (the answer step reuses the offline verifier's answer)
     assert [c["text"] for c in result["chains"]] == [c["text"] for c in offline["chains"]]
     assert names(result)[0] == names(offline)[0] and result["stop_reason"] == offline["stop_reason"]
     usage = result["usage"]

@@ -182,7 +182,15 @@ def test_top_gives_the_best_scores_exactly_as_scoring_every_path(case, one_text_
     assert [(p.score, p.relations) for p in plans] == every[:3]
 
 
-def test_top_embeds_only_the_paths_that_can_still_enter_it():
+@pytest.fixture
+def no_vector_files(monkeypatch):
+    """Vector files an earlier test attached to the process (a store's vectors.sqlite) would answer some texts."""
+    from kg_agent.tools.shared import similarity
+
+    monkeypatch.setattr(similarity, "_VECTOR_FILES", {})
+
+
+def test_top_embeds_only_the_paths_that_can_still_enter_it(no_vector_files):
     case = next(c for c in PINNED if c["entity"] == "Richard Nixon")
     kg, _, masked, paths = pinned_case(case)
     counting = CountingMiniLM()
@@ -203,7 +211,7 @@ def test_best_of_gives_each_groups_best_score_exactly_as_scoring_every_path(case
         assert one_text_scorer.best_of(masked, groups, kg=kg, batch=batch) == [max(scores[p] for p in g) for g in groups]
 
 
-def test_best_of_embeds_only_the_paths_that_can_still_be_a_groups_best():
+def test_best_of_embeds_only_the_paths_that_can_still_be_a_groups_best(no_vector_files):
     case = next(c for c in PINNED if c["entity"] == "Richard Nixon")
     kg, _, masked, paths = pinned_case(case)
     counting = CountingMiniLM()
