@@ -35,7 +35,7 @@ from the shared vector cache (``self.vectors``), so every text is embedded once 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -271,21 +271,13 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
         candidates = [tuple(p) for p in paths]
         if not candidates or k <= 0:
             return []
-        aligned = self._aligned_scores(masked_question, candidates, kg)
+        aligned = dict(zip(candidates, self._aligned_scores(masked_question, candidates, kg)))
         if not self.path_weight:
-            return sorted(zip(aligned, candidates), key=lambda pair: (-pair[0], pair[1]))[:k]
-        reach = abs(self.path_weight) * (1.0 + 1e-6)  # |cosine| <= 1, with room for float32 unit vectors
-        order = sorted(range(len(candidates)), key=lambda i: -aligned[i])
-        query = self.vectors.query(masked_question)
-        complete: list[tuple[float, tuple[str, ...]]] = []
-        start, size = 0, max(1, batch)
-        while start < len(order):
-            if len(complete) >= k and aligned[order[start]] + reach < sorted(s for s, _ in complete)[-k]:
-                break
-            chunk = order[start:start + size]
-            cosines = self.vectors.cosines(query, [verbalize_relation_path(candidates[i]) for i in chunk])
-            complete += [(aligned[i] + self.path_weight * cosine, candidates[i]) for i, cosine in zip(chunk, cosines)]
-            start, size = start + size, min(2 * size, max(batch, 64))
+            return sorted(((aligned[p], p) for p in candidates), key=lambda pair: (-pair[0], pair[1]))[:k]
+        order = sorted(candidates, key=lambda path: -aligned[path])
+        complete = self._complete_best_first(
+            self.vectors.query(masked_question), order, aligned, {}, batch,
+            lambda done: sorted(s for s, _ in done)[-k] if len(done) >= k else float("-inf"))
         return sorted(complete, key=lambda pair: (-pair[0], pair[1]))[:k]
 
     def best_of(self, masked_question: str, groups: Sequence[Sequence[Sequence[str]]], *,
@@ -299,22 +291,33 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
         aligned = dict(zip(unique, self._aligned_scores(masked_question, unique, kg))) if unique else {}
         if not self.path_weight:
             return [max(aligned[tuple(p)] for p in group) for group in groups]
-        reach = abs(self.path_weight) * (1.0 + 1e-6)  # |cosine| <= 1, with room for float32 unit vectors
         query = self.vectors.query(masked_question)
-        cosine: dict[tuple[str, ...], float] = {}
-        best_scores = []
-        for group in groups:
-            order = sorted(dict.fromkeys(tuple(p) for p in group), key=lambda path: -aligned[path])
-            best, start, size = float("-inf"), 0, max(1, batch)
-            while start < len(order) and aligned[order[start]] + reach >= best:
-                chunk = order[start:start + size]
-                todo = [path for path in chunk if path not in cosine]
-                if todo:
-                    cosine.update(zip(todo, self.vectors.cosines(query, [verbalize_relation_path(p) for p in todo])))
-                best = max(best, *(aligned[path] + self.path_weight * cosine[path] for path in chunk))
-                start, size = start + size, min(2 * size, max(batch, 64))
-            best_scores.append(best)
-        return best_scores
+        cosine: dict[tuple[str, ...], float] = {}  # shared by the groups: each path embedded at most once
+
+        def best(done: list[tuple[float, tuple[str, ...]]]) -> float:
+            return max((score for score, _ in done), default=float("-inf"))
+
+        orders = [sorted(dict.fromkeys(tuple(p) for p in group), key=lambda path: -aligned[path]) for group in groups]
+        return [best(self._complete_best_first(query, order, aligned, cosine, batch, best)) for order in orders]
+
+    def _complete_best_first(self, query, order: Sequence[tuple[str, ...]], aligned: Mapping[tuple[str, ...], float],
+                             cosine: dict[tuple[str, ...], float], batch: int,
+                             threshold: Callable[[list[tuple[float, tuple[str, ...]]]], float]) -> list[tuple[float, tuple[str, ...]]]:
+        """``(score, path)`` of the paths of ``order`` (best other terms first) as far as one can still matter:
+        ``batch`` of them, then twice as many each round (at most 64), while the next path's other terms plus
+        ``path_weight`` (a cosine is at most 1) reach ``threshold`` of the scores completed so far. Cosines come
+        from and go to ``cosine``."""
+        reach = abs(self.path_weight) * (1.0 + 1e-6)  # |cosine| <= 1, with room for float32 unit vectors
+        complete: list[tuple[float, tuple[str, ...]]] = []
+        start, size = 0, max(1, batch)
+        while start < len(order) and aligned[order[start]] + reach >= threshold(complete):
+            chunk = order[start:start + size]
+            todo = list(dict.fromkeys(path for path in chunk if path not in cosine))
+            if todo:
+                cosine.update(zip(todo, self.vectors.cosines(query, [verbalize_relation_path(p) for p in todo])))
+            complete += [(aligned[path] + self.path_weight * cosine[path], path) for path in chunk]
+            start, size = start + size, min(2 * size, max(batch, 64))
+        return complete
 
     def _aligned_scores(self, masked_question: str, paths: Sequence[Sequence[str]], kg: KnowledgeGraph | None) -> list[float]:
         """Every term of :meth:`score` but the whole verbalised path's cosine, one per path."""
