@@ -18,6 +18,7 @@ from kg_agent.kg import (
     load_kg,
     open_oxigraph,
     open_sparql,
+    retrieve_many_paths,
     retrieve_paths,
     shortest_relation_paths,
 )
@@ -99,6 +100,39 @@ def test_oxigraph_same_neighbours_as_memory(oxigraph, memory):
 
 def test_oxigraph_same_paths_as_memory(oxigraph, memory):
     _same_paths(oxigraph, memory)
+
+
+@pytest.mark.parametrize("probe_after", [1000, 0, 2], ids=["no-probe", "probe-first", "probe-later"])
+@pytest.mark.parametrize("max_paths", [1, 3, 20, 5000])
+def test_oxigraph_answers_a_plan_in_one_query_and_walks_a_cut_plan_as_in_memory(oxigraph, memory, max_paths,
+                                                                                 probe_after, monkeypatch):
+    # A plan's paths are read in one streamed query; one that passes ``probe_after`` rows is counted first
+    import kg_agent.kg.stores.oxigraph as oxigraph_store
+
+    monkeypatch.setattr(oxigraph_store, "PROBE_AFTER_ROWS", probe_after)
+    starts = [E("Temuera Morrison"), E("Combat Shock")]
+    plans = [("^starred_actors", "starred_actors"), ("directed_by", "^directed_by", "written_by"),
+             ("^starred_actors",), ("directed_by", "flew_to")]
+    relevance = lambda entity: float(len(entity.label) % 3)  # noqa: E731
+    queries: list[str] = []
+    select = oxigraph.store._select
+    monkeypatch.setattr(oxigraph.store, "_select", lambda query: queries.append(query) or select(query))
+    for score in (None, relevance):
+        queries.clear()
+        got = retrieve_many_paths(oxigraph, starts, plans, max_paths=max_paths, relevance=score)
+        want = retrieve_many_paths(memory, starts, plans, max_paths=max_paths, relevance=score)
+        assert [(r.paths, r.truncated, r.dropped, r.dropped_unread) for r in got] == \
+            [(r.paths, r.truncated, r.dropped, r.dropped_unread) for r in want]
+        assert got[3].paths == []
+        probes = sum("COUNT(*)" in query for query in queries)
+        if probe_after == 1000:
+            assert probes == 0  # no plan here has that many rows
+        elif probe_after == 0:
+            assert probes > 0  # a plan is counted at its first row
+        if max_paths == 5000:  # no cut: one query per plan and start, labels included (none for the unknown relation)
+            assert len(queries) - probes == 3 * len(starts) and all(r.paths for r in got[:3]) and not any(r.truncated for r in got)
+        elif max_paths == 1:
+            assert all(r.truncated for r in got[:3])
 
 
 def test_oxigraph_labels_relations_and_search(oxigraph, memory):

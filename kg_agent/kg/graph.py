@@ -226,11 +226,15 @@ class KnowledgeGraph:
         return self.store.walkable_extensions(list(dict.fromkeys(starts)), [tuple(p) for p in prefixes])
 
     def complete_paths(self, starts: Sequence[str], relation_paths: Sequence[Sequence[str]], *, max_paths: int,
-                       max_partial: int) -> dict[tuple[str, ...], list[tuple[str, ...]]]:
-        """Node paths of many relation paths at once where the backend answers that in one query (a SPARQL
-        endpoint; see :meth:`GraphStore.complete_paths`); relation paths left out are walked step by step."""
-        return self.store.complete_paths(list(dict.fromkeys(starts)), [tuple(r) for r in relation_paths],
-                                         max_paths=max_paths, max_partial=max_partial)
+                       max_partial: int) -> tuple[dict[tuple[str, ...], list[tuple[str, ...]]], dict[str, str]]:
+        """``(node paths, labels)``: the node paths of many relation paths at once where the backend answers
+        that in one query (Oxigraph, a SPARQL endpoint; see :meth:`GraphStore.complete_paths`), and the labels,
+        as :meth:`label` gives them, of path nodes the same query read. Relation paths left out are walked
+        step by step."""
+        found = self.store.complete_paths(list(dict.fromkeys(starts)), [tuple(r) for r in relation_paths],
+                                          max_paths=max_paths, max_partial=max_partial)
+        return found.paths, {key: label if label is not None else default_label(key_term(key))
+                             for key, label in found.labels.items()}
 
     # ------------------------------------------------------------------ relations
     def relation_names(self) -> list[str]:

@@ -125,14 +125,17 @@ def retrieve_many_paths(
 ) -> list[PathSearchResult]:
     """:func:`retrieve_paths` for each of several relation paths from the same starts (e.g. RoG's K plans).
 
-    A backend that can answer them all in one query (:meth:`KnowledgeGraph.complete_paths`: a SPARQL
-    endpoint, one request for every plan, labels included) gives the paths of each plan no cut applies to;
-    the others are searched step by step. The results are the same either way.
+    A backend that answers a plan in one query, labels included (:meth:`KnowledgeGraph.complete_paths`:
+    Oxigraph, one query per plan; a SPARQL endpoint, one request for every plan), gives the paths of each plan
+    no cut applies to; the others are searched step by step. The results are the same either way.
     """
     starts = list(dict.fromkeys(starts))
     plans = [tuple(relations) for relations in relation_paths]
     pool = max_paths if relevance is None else RANKED_POOL_FACTOR * max_paths
-    complete = kg.complete_paths(starts, [plan for plan in plans if plan], max_paths=max_paths, max_partial=pool)
+    complete, labels = kg.complete_paths(starts, [plan for plan in plans if plan], max_paths=max_paths,
+                                         max_partial=pool)
+    entities = _Entities(kg, labels)
+    entities.fetch(node for node_paths in complete.values() for nodes in node_paths for node in nodes)
     walks: dict[tuple, dict[str, Sequence[str]]] = {}  # plans sharing a prefix walk the store once
     results = []
     for plan in plans:
@@ -140,7 +143,6 @@ def retrieve_many_paths(
         if node_paths is None:
             results.append(_search_paths(kg, starts, plan, max_paths=max_paths, relevance=relevance, walks=walks))
         else:
-            entities = _Entities(kg)
             paths = [new_path(entities[nodes[0]], tuple(new_triple(entities[nodes[i]], plan[i], entities[nodes[i + 1]])
                                                          for i in range(len(plan)))) for nodes in node_paths]
             results.append(PathSearchResult(plan, paths))
@@ -153,13 +155,15 @@ class _Entities(dict):
     :meth:`fetch` reads many labels at once and keeps them here until used, so a step with more nodes than a
     lazy backend's label cache does not fetch evicted labels again one by one."""
 
-    def __init__(self, kg: KnowledgeGraph) -> None:
+    def __init__(self, kg: KnowledgeGraph, labels: dict[str, str] | None = None) -> None:
         super().__init__()
         self._kg = kg
-        self._labels: dict[str, str] = {}
+        self._labels: dict[str, str] = labels if labels is not None else {}
 
     def fetch(self, nodes: Iterable[str]) -> None:
-        self._labels.update(self._kg.labels_by_id([n for n in nodes if n not in self and n not in self._labels]))
+        missing = [n for n in dict.fromkeys(nodes) if n not in self and n not in self._labels]
+        if missing:
+            self._labels.update(self._kg.labels_by_id(missing))
 
     def __missing__(self, node: str) -> Entity:
         label = self._labels.pop(node, None)

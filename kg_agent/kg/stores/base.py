@@ -5,6 +5,7 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from typing import NamedTuple
 
 from rdflib import Graph, Literal, URIRef
 from rdflib.term import Node
@@ -17,6 +18,14 @@ from kg_agent.kg.terms import RelationNames, is_absolute_iri, key_term, node_key
 
 #: What a neighbourhood is: ``{relation name (``^name`` for incoming): [neighbour id, ...] sorted}``.
 Edges = dict[str, list[str]]
+
+
+class CompletePaths(NamedTuple):
+    """What :meth:`GraphStore.complete_paths` answers: ``{relation path: node paths}`` for the relation paths no
+    cut applies to, and the ``rdfs:label`` (None: none) of nodes on those paths read by the same query."""
+
+    paths: dict[tuple[str, ...], list[tuple[str, ...]]]
+    labels: dict[str, str | None]
 
 
 class GraphStore:
@@ -118,15 +127,15 @@ class GraphStore:
         return found
 
     def complete_paths(self, starts: Sequence[str], relation_paths: Sequence[tuple[str, ...]], *, max_paths: int,
-                       max_partial: int) -> dict[tuple[str, ...], list[tuple[str, ...]]]:
+                       max_partial: int) -> CompletePaths:
         """Every node path that follows each relation path from ``starts``, for backends that answer it in one call.
 
         A relation path is in the answer only when no cut applies: at most ``max_partial`` partial paths at
         each depth before the last and at most ``max_paths`` complete ones (the node paths of Algorithm 1
         then, in breadth-first order). The others, and every relation path on backends without such a query
-        (the default: ``{}``), are walked step by step by the caller.
+        (the default: none), are walked step by step by the caller.
         """
-        return {}
+        return CompletePaths({}, {})
 
     def label_index(self) -> SqliteLabelIndex | None:
         """A label index the backend keeps on disk; None means the front builds one from :meth:`labelled_nodes`."""

@@ -14,7 +14,7 @@ from rdflib.term import Node
 from kg_agent.kg.errors import KGQueryError
 from kg_agent.kg.request_tally import note_request
 from kg_agent.kg.sparql import check_read_only, sparql_iri, sparql_term
-from kg_agent.kg.stores.base import Edges, LazyGraphStore, LRUCache, absolute_or_literal
+from kg_agent.kg.stores.base import CompletePaths, Edges, LazyGraphStore, LRUCache, absolute_or_literal
 from kg_agent.kg.terms import LABEL_PREDICATES, RelationNames, node_key
 from kg_agent.kg.types import base_relation, inverse, is_inverse
 
@@ -345,39 +345,15 @@ class EndpointGraphStore(LazyGraphStore):
         """The store cache's key of a question about relation paths: starts, predicate IRIs, bounds (JSON)."""
         return json.dumps([list(starts), [self.signed_iri(r) for r in relations], *bounds])
 
-    def complete_paths(self, starts: Sequence[str], relation_paths: Sequence[tuple[str, ...]], *, max_paths: int,
-                       max_partial: int) -> dict[tuple[str, ...], list[tuple[str, ...]]]:
-        """Every relation path's node paths in one request, with the labels of their nodes.
+    def _complete_paths_query(self, starts: Sequence[str], asked: Sequence[tuple[tuple[str, ...], str]], *,
+                              max_paths: int, max_partial: int) -> tuple[str, str]:
+        """``(query, projected variables)``: the node paths of each ``(relation path, its _walk_pattern)`` from
+        ``starts`` in one ``SELECT``.
 
         Per relation path, one ``UNION`` branch returns its complete paths (``DISTINCT``, ``LIMIT`` one above
-        ``max_paths`` inside the query, labels joined outside the limit) and one branch per shorter depth
-        counts its partial paths up to one above ``max_partial``; a relation path that reaches either
-        bound is left out, for the caller's step-by-step walk, which then cuts as on every backend.
+        ``max_paths`` inside a sub-select, the nodes' labels joined outside it) and one branch per shorter
+        depth counts its partial paths up to one above ``max_partial``.
         """
-        starts = [key for key in starts if self.queryable(key)]
-        complete: dict[tuple[str, ...], list[tuple[str, ...]]] = {}
-        with self._lock:
-            for relations in relation_paths:
-                cached = self._complete_paths.get_or_none((tuple(starts), relations, max_paths, max_partial))
-                if cached is not None:
-                    self._hits += 1
-                    complete[relations] = cached
-        asked = [(relations, pattern) for relations in dict.fromkeys(relation_paths)
-                 if relations and relations not in complete and (pattern := self._walk_pattern(relations)) is not None]
-        if not starts:
-            return {relations: [] for relations, _ in asked}
-        stored_as = {relations: self._stored_key(starts, relations, max_paths, max_partial) for relations, _ in asked}
-        if self.store_cache is not None and asked:
-            stored = self.store_cache.get_many("complete_paths", stored_as.values())
-            asked = [(relations, pattern) for relations, pattern in asked if stored_as[relations] not in stored]
-            held = {relations: [tuple(nodes) for nodes in stored[key]] for relations, key in stored_as.items()
-                    if stored.get(key) is not None}  # null: a cut relation path
-            nodes = {node for node_paths in held.values() for path in node_paths for node in path}
-            for key, label in self.store_cache.get_many("label", nodes).items():
-                self.remember_label(key, label)
-            complete.update(held)
-        if not asked:
-            return complete
         values = " ".join(sparql_term(self.term(key)) for key in starts)
         label = sparql_iri(RDFS.label)
         branches = []
@@ -395,16 +371,24 @@ class EndpointGraphStore(LazyGraphStore):
         longest = max(len(relations) for relations, _ in asked)
         variables = " ".join(["?plan", "?depth", "?n", *(f"?x{i}" for i in range(longest + 1)),
                               *(f"?l{i}" for i in range(longest + 1))])
-        rows = self.select("SELECT %s WHERE { %s }" % (variables, " UNION ".join(branches)), variables,
-                           f"the paths of {len(asked)} relation paths", ordered=len(asked) * max_paths > self.page_size)
+        return "SELECT %s WHERE { %s }" % (variables, " UNION ".join(branches)), variables
+
+    @staticmethod
+    def _read_complete_paths(rows: Iterable[Sequence], starts: Sequence[str],
+                             asked: Sequence[tuple[tuple[str, ...], str]], *, max_paths: int,
+                             max_partial: int) -> CompletePaths:
+        """The answer of :meth:`_complete_paths_query`: the node paths of each relation path no cut applies to, in
+        Algorithm 1's breadth-first order (starts as given, then each node's targets sorted by id), and the
+        labels read."""
+        longest = max(len(relations) for relations, _ in asked)
         paths: dict[int, dict[tuple[str, ...], None]] = {index: {} for index in range(len(asked))}
-        too_many: set[int] = set()
+        cut: set[int] = set()
         labels: dict[str, str | None] = {}
         for row in rows:
             index = int(row[0])
-            if row[1] is not None:
+            if row[1] is not None:  # a count of partial paths
                 if int(row[2]) > max_partial:
-                    too_many.add(index)
+                    cut.add(index)
                 continue
             length = len(asked[index][0]) + 1
             terms = row[3:3 + length]
@@ -414,23 +398,62 @@ class EndpointGraphStore(LazyGraphStore):
                     key = node_key(term)
                     if labels.get(key) is None:
                         labels[key] = None if found is None else str(found)
-        for key, found in labels.items():
-            self.remember_label(key, found)
         position = {key: at for at, key in enumerate(starts)}
-        fetched: dict[str, list[tuple[str, ...]] | None] = {}
-        for index, (relations, _) in enumerate(asked):
-            fetched[stored_as[relations]] = None
-            if index in too_many or len(paths[index]) > max_paths:
-                continue
-            # Algorithm 1's breadth-first order: starts as given, then each node's targets sorted by id
-            complete[relations] = sorted(paths[index], key=lambda nodes: (position[nodes[0]], nodes[1:]))
-            fetched[stored_as[relations]] = complete[relations]
-            with self._lock:
-                self._complete_paths.put((tuple(starts), relations, max_paths, max_partial), complete[relations])
+        complete = {relations: sorted(paths[index], key=lambda nodes: (position[nodes[0]], nodes[1:]))
+                    for index, (relations, _) in enumerate(asked) if index not in cut and len(paths[index]) <= max_paths}
+        return CompletePaths(complete, labels)
+
+    def complete_paths(self, starts: Sequence[str], relation_paths: Sequence[tuple[str, ...]], *, max_paths: int,
+                       max_partial: int) -> CompletePaths:
+        """Every relation path's node paths in one request, with the labels of their nodes
+        (:meth:`_complete_paths_query`); a relation path that passes
+        either bound is left out, for the caller's step-by-step walk, which then cuts as on every backend.
+        Answers are kept per client and in the store cache."""
+        starts = [key for key in starts if self.queryable(key)]
+        complete: dict[tuple[str, ...], list[tuple[str, ...]]] = {}
+        labels: dict[str, str | None] = {}
+        with self._lock:
+            for relations in relation_paths:
+                cached = self._complete_paths.get_or_none((tuple(starts), relations, max_paths, max_partial))
+                if cached is not None:
+                    self._hits += 1
+                    complete[relations] = cached
+        asked = [(relations, self._walk_pattern(relations)) for relations in dict.fromkeys(relation_paths)
+                 if relations and relations not in complete]
+        complete.update((relations, []) for relations, pattern in asked if pattern is None)  # not in the graph
+        asked = [(relations, pattern) for relations, pattern in asked if pattern is not None]
+        if not starts:
+            complete.update((relations, []) for relations, _ in asked)
+            return CompletePaths(complete, {})
+        stored_as = {relations: self._stored_key(starts, relations, max_paths, max_partial) for relations, _ in asked}
+        if self.store_cache is not None and asked:
+            stored = self.store_cache.get_many("complete_paths", stored_as.values())
+            asked = [(relations, pattern) for relations, pattern in asked if stored_as[relations] not in stored]
+            held = {relations: [tuple(nodes) for nodes in stored[key]] for relations, key in stored_as.items()
+                    if stored.get(key) is not None}  # null: a cut relation path
+            nodes = {node for node_paths in held.values() for path in node_paths for node in path}
+            for key, label in self.store_cache.get_many("label", nodes).items():
+                self.remember_label(key, label)
+                labels[key] = label
+            complete.update(held)
+        if not asked:
+            return CompletePaths(complete, labels)
+        query, variables = self._complete_paths_query(starts, asked, max_paths=max_paths, max_partial=max_partial)
+        rows = self.select(query, variables, f"the paths of {len(asked)} relation paths",
+                           ordered=len(asked) * max_paths > self.page_size)
+        read = self._read_complete_paths(rows, starts, asked, max_paths=max_paths, max_partial=max_partial)
+        for key, label in read.labels.items():
+            self.remember_label(key, label)
+        labels.update(read.labels)
+        complete.update(read.paths)
+        with self._lock:
+            for relations, node_paths in read.paths.items():
+                self._complete_paths.put((tuple(starts), relations, max_paths, max_partial), node_paths)
         if self.store_cache is not None:
-            self.store_cache.put_many("label", labels)
-            self.store_cache.put_many("complete_paths", fetched)
-        return complete
+            self.store_cache.put_many("label", read.labels)
+            self.store_cache.put_many("complete_paths", {stored_as[relations]: read.paths.get(relations)
+                                                         for relations, _ in asked})
+        return CompletePaths(complete, labels)
 
     # ---------------------------------------------------------------- whole-graph lists
     def predicate_iris(self) -> list[str]:
