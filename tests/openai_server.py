@@ -662,11 +662,23 @@ class _Handler(BaseHTTPRequestHandler):
             self._send_error(400, str(exc), "invalid_request_error", param=exc.param)
             return
         state._enter()
+        self._serving = True
         try:
             time.sleep(state.latency)
             self._complete(state, body, request)
         finally:
-            state._leave()
+            self._done_serving()
+
+    def send_response(self, code: int, message: str | None = None) -> None:
+        # A request stops counting as in flight when its reply starts: a client that waits for each reply before
+        # its next request must never be seen with two in flight (the handler thread may still be writing)
+        self._done_serving()
+        super().send_response(code, message)
+
+    def _done_serving(self) -> None:
+        if getattr(self, "_serving", False):
+            self._serving = False
+            self.server_state._leave()
 
     def _complete(self, state: OpenAICompatibleServer, body: dict[str, Any], request: _ChatRequest) -> None:
         failure = state._next_failure()
