@@ -347,6 +347,11 @@ class OxigraphGraphStore(LazyGraphStore):
         for row in self._select(query):
             yield ox_key(row[0])
 
+    def clear(self) -> None:
+        super().clear()
+        with self._lock:
+            self._path_queries.clear()
+
     def close(self) -> None:
         if self._label_index is not None:
             self._label_index.close()
