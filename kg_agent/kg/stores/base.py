@@ -28,6 +28,15 @@ class CompletePaths(NamedTuple):
     labels: dict[str, str | None]
 
 
+def breadth_first(node_paths: Iterable[tuple[str, ...]], starts: Sequence[str]) -> list[tuple[str, ...]]:
+    """Node paths in the order Algorithm 1's breadth-first walk finds them: by start, as given, then by the ids of
+    the nodes after it (each node's targets are walked sorted by id)."""
+    if len(starts) == 1:
+        return sorted(node_paths)
+    position = {start: at for at, start in enumerate(starts)}
+    return sorted(node_paths, key=lambda nodes: (position[nodes[0]], nodes[1:]))
+
+
 class GraphStore:
     """A read-only view of one knowledge graph's triples, answering in kg-agent ids and relation names.
 

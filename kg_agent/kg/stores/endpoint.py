@@ -14,7 +14,7 @@ from rdflib.term import Node
 from kg_agent.kg.errors import KGQueryError
 from kg_agent.kg.request_tally import note_request
 from kg_agent.kg.sparql import check_read_only, sparql_iri, sparql_term
-from kg_agent.kg.stores.base import CompletePaths, Edges, LazyGraphStore, LRUCache, absolute_or_literal
+from kg_agent.kg.stores.base import CompletePaths, Edges, LazyGraphStore, LRUCache, absolute_or_literal, breadth_first
 from kg_agent.kg.terms import LABEL_PREDICATES, RelationNames, node_key
 from kg_agent.kg.types import base_relation, inverse, is_inverse
 
@@ -378,8 +378,7 @@ class EndpointGraphStore(LazyGraphStore):
                              asked: Sequence[tuple[tuple[str, ...], str]], *, max_paths: int,
                              max_partial: int) -> CompletePaths:
         """The answer of :meth:`_complete_paths_query`: the node paths of each relation path no cut applies to, in
-        Algorithm 1's breadth-first order (starts as given, then each node's targets sorted by id), and the
-        labels read."""
+        Algorithm 1's breadth-first order, and the labels read."""
         longest = max(len(relations) for relations, _ in asked)
         paths: dict[int, dict[tuple[str, ...], None]] = {index: {} for index in range(len(asked))}
         cut: set[int] = set()
@@ -398,8 +397,7 @@ class EndpointGraphStore(LazyGraphStore):
                     key = node_key(term)
                     if labels.get(key) is None:
                         labels[key] = None if found is None else str(found)
-        position = {key: at for at, key in enumerate(starts)}
-        complete = {relations: sorted(paths[index], key=lambda nodes: (position[nodes[0]], nodes[1:]))
+        complete = {relations: breadth_first(paths[index], starts)
                     for index, (relations, _) in enumerate(asked) if index not in cut and len(paths[index]) <= max_paths}
         return CompletePaths(complete, labels)
 

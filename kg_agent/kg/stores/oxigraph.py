@@ -14,7 +14,7 @@ from kg_agent.kg.errors import KGQueryError
 from kg_agent.kg.label_index import SqliteLabelIndex
 from kg_agent.kg.relation_index import RelationIndex
 from kg_agent.kg.sparql import sparql_iri, sparql_term
-from kg_agent.kg.stores.base import CompletePaths, Edges, LazyGraphStore, LRUCache
+from kg_agent.kg.stores.base import CompletePaths, Edges, LazyGraphStore, LRUCache, breadth_first
 from kg_agent.kg.terms import LABEL_PREDICATES, RelationNames, key_term, node_key
 from kg_agent.kg.types import inverse
 
@@ -250,8 +250,8 @@ class OxigraphGraphStore(LazyGraphStore):
     def _read_paths(self, starts: Sequence[str], relations: tuple[str, ...], queries: Sequence[str],
                     labels: dict[str, str | None], *, max_paths: int, max_partial: int) -> list[tuple[str, ...]] | None:
         """The complete node paths among the rows of each start's :meth:`paths_query`, in Algorithm 1's
-        breadth-first order (starts as given, then each node's targets sorted by id), the labels read added to
-        ``labels``; None, and the rest left unread, once a cut applies."""
+        breadth-first order, the labels read added to ``labels``; None, and the rest left unread, once a cut
+        applies."""
         length = len(relations)
         partial: list[dict[tuple[str, ...], None]] = [{} for _ in relations]  # by depth, 1 .. length - 1
         found: dict[tuple[str, ...], None] = {}
@@ -283,9 +283,7 @@ class OxigraphGraphStore(LazyGraphStore):
                     found[tuple(nodes)] = None
                     if len(found) > max_paths:
                         return None
-        if len(starts) == 1:
-            return sorted(found)
-        return [nodes for start in starts for nodes in sorted(n for n in found if n[0] == start)]
+        return breadth_first(found, starts)
 
     def fits(self, starts: Sequence[str], relations: Sequence[str], *, max_paths: int, max_partial: int) -> bool:
         """Whether no cut applies to the relation path from ``starts``: at most ``max_partial`` partial paths at
