@@ -301,6 +301,7 @@ from kg_agent.tools.tog.answer import parse_tog_answers  # noqa: E402
 from kg_agent.tools.tog.instructions import parse_instructions  # noqa: E402
 from kg_agent.tools.tog.prune_entities import parse_score_list  # noqa: E402
 from kg_agent.tools.tog2.clue_query import _parse_clue_lines  # noqa: E402
+from kg_agent.tools.tog2.prune_relations import _sections  # noqa: E402
 from kg_agent.tools.tog2.examine import _parse_examine, find_dates  # noqa: E402
 
 structured_garbage = st.recursive(
@@ -317,9 +318,20 @@ replies = st.one_of(
              max_size=30).map("".join),
     st.integers(min_value=1, max_value=3000).map(lambda n: "[" * n + "]" * (n // 2)),
     st.integers(min_value=1, max_value=3000).map(lambda n: '{"a": ' * n),
+    st.integers(min_value=1, max_value=3000).map(lambda n: "*" * n),  # markdown bold marks run wild
 )
 candidate_lists = st.lists(st.one_of(hostile_text, st.sampled_from(["directed_by", "^starred_actors", "film.film.genre"])),
                            max_size=6)
+
+
+@pytest.mark.parametrize("line", ["*" * 3000, "a" + "*" * 3000 + "b", "1*" * 1500, "* " * 1500 + "x", "- 1. " * 600])
+def test_reply_line_parsers_read_runs_of_bullets_and_bold_marks_once(line):
+    # The ToG-2 parsers' line patterns split such a run every way between bullets, bold marks and the name: 200
+    # '*' took 1.4 s, 3000 would take hours (a garbage reply hung a CI run in test_tog2_on_garbage_replies)
+    assert _sections(line, ["Forrest Gump", "a"]) == {}
+    assert _parse_clue_lines(line) == {}
+    assert _sections(line + ": directed_by", ["Forrest Gump"]) == {}
+    assert _sections("** Forrest Gump **: directed_by", ["Forrest Gump"]) == {0: "\ndirected_by"}
 
 
 @cases(800)

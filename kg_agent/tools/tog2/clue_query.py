@@ -84,10 +84,14 @@ Topic entities:
 Reply with a JSON object mapping each entity name to its query, e.g. {{"Entity": "its role in ..."}}."""  # noqa: E501 (prompt text kept verbatim)
 
 
+#: An ``entity: query`` line; the bullets, numbering and bold marks before the name are read once (atomic group)
+_CLUE_LINE = re.compile(r"^\s*+(?>(?:[-*\d.)]+\s*)?\**)([^:*]{1,120}?)\**+\s*+:\s*(.+)$")
+
+
 def _parse_clue_lines(reply: str) -> dict[str, str]:
     out: dict[str, str] = {}
     for line in reply.splitlines():
-        match = re.match(r"^\s*(?:[-*\d.)]+\s*)?\**([^:*]{1,120}?)\**\s*:\s*(.+)$", line)
+        match = _CLUE_LINE.match(line)
         if match:
             out[match.group(1).strip().strip("\"'")] = match.group(2).strip().strip("\"'")
     return out
