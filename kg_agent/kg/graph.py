@@ -28,7 +28,7 @@ from kg_agent.kg.terms import (
     LABEL_PREDICATES,
     default_label,
     key_term,
-    normalize_label,
+    label_key,
 )
 from kg_agent.kg.types import Entity, base_relation, is_inverse
 
@@ -305,7 +305,7 @@ class KnowledgeGraph:
         Ranked: labels equal to ``text`` as written first, then by number of relations (a film before a
         tag spelt the same way), then by id.
         """
-        keys = self.label_index().get(normalize_label(text), [])
+        keys = self.label_index().get(label_key(text), [])
         found = [Entity(k, self.label(k) or k) for k in keys]
         if len(found) > 1:
             stripped = text.strip()

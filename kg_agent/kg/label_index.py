@@ -8,7 +8,8 @@ Two implementations of one interface:
   opening a store reads nothing. Its ``build`` entry must match the store's completion marker; a
   missing or stale file is rebuilt from the store (with a warning), or refused when it cannot be.
 
-Words are the space-separated tokens of :func:`~kg_agent.kg.terms.normalize_label`; "labels with a word"
+Labels are keyed by :func:`~kg_agent.kg.terms.label_key` (normalized, or the raw text of a label made only of
+punctuation); words are the space-separated tokens of the key; "labels with a word"
 come shortest first, then alphabetically, as :mod:`kg_agent.kg.linking` expects.
 """
 
@@ -21,7 +22,7 @@ from itertools import repeat
 from pathlib import Path
 
 from kg_agent.kg.errors import KGLoadError
-from kg_agent.kg.terms import normalize_label
+from kg_agent.kg.terms import label_key
 
 
 class DictLabelIndex(dict):
@@ -30,7 +31,7 @@ class DictLabelIndex(dict):
     def __init__(self, pairs: Iterable[tuple[str, str]] = ()) -> None:
         super().__init__()
         for key, label in pairs:
-            self.setdefault(normalize_label(label), []).append(key)
+            self.setdefault(label_key(label), []).append(key)
         for keyed in self.values():
             keyed[:] = list(dict.fromkeys(keyed))
         self._tokens: dict[str, list[str]] | None = None
@@ -79,7 +80,7 @@ def build_label_sqlite(path: str | Path, pairs: Iterable[tuple[str, str]], *, bu
         rows: list[tuple[str, str, int]] = []
         token_rows: list[tuple[str, int, str]] = []
         for seq, (key, label) in enumerate(pairs):
-            norm = normalize_label(label)
+            norm = label_key(label)
             rows.append((norm, key, seq))
             if norm not in seen:
                 seen.add(norm)

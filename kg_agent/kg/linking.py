@@ -3,7 +3,8 @@
 1. MetaQA-style brackets (``what films did [Tom Hanks] star in``): the bracketed text is looked up.
 2. Otherwise every word n-gram of the question (longest first, non-overlapping) is matched against the
    entities' labels, exactly (case and punctuation ignored), then fuzzily for mentions that miss.
-3. Nothing found: the result says so (``no entity of the knowledge graph found in the question``) and
+3. A mention without a letter or a digit (``[!!!]``, ``[🎬]``) names no entity and links to nothing.
+4. Nothing found: the result says so (``no entity of the knowledge graph found in the question``) and
    lists the closest labels, so a user can rephrase.
 
 :func:`search_entities` is the label search tools offer (exact, then labels containing the text, then fuzzy).
@@ -22,7 +23,7 @@ import re
 from dataclasses import dataclass, field
 
 from kg_agent.kg.graph import KnowledgeGraph
-from kg_agent.kg.terms import normalize_label
+from kg_agent.kg.terms import has_word_character, label_key, normalize_label
 from kg_agent.kg.types import Entity
 
 NO_ENTITY_MESSAGE = "no entity of the knowledge graph found in the question"
@@ -99,6 +100,8 @@ def link_entities(kg: KnowledgeGraph, question: str, *, max_entities: int = 5, f
 
 
 def _link_mention(kg: KnowledgeGraph, mention: str, cutoff: float, *, how: str) -> list[LinkedEntity]:
+    if not has_word_character(mention):  # "[!!!]", "[🎬]": no name to look up, even if a label is made of symbols
+        return []
     exact = kg.find_entities(mention)
     if exact:
         return [LinkedEntity(e, mention, 1.0 + len(mention.split()), how) for e in exact]
@@ -189,10 +192,10 @@ def closest_labels(kg: KnowledgeGraph, text: str, *, limit: int = 5, cutoff: flo
 def search_entities(kg: KnowledgeGraph, text: str, *, limit: int = 10) -> list[Entity]:
     """Entities whose label matches ``text``: exact first, then labels containing it, then fuzzy."""
     wanted = normalize_label(text)
-    if not wanted:
-        return []
     index = kg.label_index()
     written = text.strip()
+    if not wanted:  # a label made of symbols only (the film "$") is found by its own text, exactly
+        return [Entity(k, kg.label(k) or k) for k in index.get(label_key(text), [])[:limit]]
 
     def group(ids) -> list[str]:
         # entities spelt alike: the one whose label contains the text as written first, then by id

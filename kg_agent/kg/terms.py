@@ -72,6 +72,18 @@ def normalize_label(text: str) -> str:
     return " ".join(_NON_WORD.sub(" ", text.lower()).split())
 
 
+def label_key(text: str) -> str:
+    """The key a label is indexed and looked up by: its :func:`normalize_label` form, or for a label made only of
+    punctuation or symbols (the film ``$``), which normalises to nothing, its raw text with single spaces. So
+    ``"!!!"`` or ``"🎬"`` never finds ``$``."""
+    return normalize_label(text) or " ".join(text.split())
+
+
+def has_word_character(text: str) -> bool:
+    """Whether ``text`` has a letter or a digit: a mention without one names no entity."""
+    return any(ch.isalnum() for ch in text)
+
+
 class RelationNames:
     """The two-way map between predicate IRIs and the short relation names used in plans and paths.
 
