@@ -4,20 +4,52 @@
     kg-agent ask "..." --kg ../shared/data/metaqa/kb.txt --model openai:gpt-4o-mini
     kg-agent load ../shared/data/metaqa/kb.txt --store kb.oxigraph  # build an Oxigraph store once
     kg-agent mcp --transport http --port 8765                     # the KG tools and methods for MCP clients
+
+A chat model is used only when one is named (``--model``, else ``KG_AGENT_MODEL``); otherwise every decision is
+made offline, whatever API keys the environment holds. Exit status: see :data:`EXIT_STATUS_HELP`.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
+import signal
 import sys
+import threading
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
 
 from kg_agent.graphs.registry import METHODS
-from kg_agent.llm.models import add_model_request_args, resolve_model_args
+from kg_agent.llm.models import MODEL_HELP, add_model_request_args, resolve_model_args
 from kg_agent.tools.shared.grounding import GROUNDING_POLICIES
+
+#: Exit status of a command that did its work (``ask``: gave an answer).
+ANSWERED = 0
+#: Exit status when nothing was answered (the reason is printed on stderr).
+NOTHING_ANSWERED = 1
+#: Exit status for bad input or usage (an empty question, a missing or unreadable file, a bad option).
+BAD_INPUT = 2
+#: Exit status of a command stopped by Ctrl-C (128 + SIGINT).
+INTERRUPTED = 130
+
+EXIT_STATUS_HELP = """exit status:
+  0    done; ask: answered; eval: at least one question answered
+  1    nothing answered: no entity of the knowledge graph found in the question (the closest labels are
+       shown), no path to an answer, the budget ran out, or the knowledge graph is empty; why is printed
+       on stderr
+  2    bad input or usage: an empty question, a missing, unreadable or non-UTF-8 file, a bad option
+  130  interrupted (Ctrl-C); what was kept is printed
+
+A chat model is used only when named: --model, else the KG_AGENT_MODEL environment variable; otherwise
+every decision is made offline (an API key in the environment alone never selects a model)."""
+
+#: Texts longer than this are shown capped: in the text output always, in ``--json`` where they repeat.
+LONG_TEXT_CHARS = 300
 
 
 def _add_kg_args(parser: argparse.ArgumentParser) -> None:
@@ -31,8 +63,7 @@ def _add_kg_args(parser: argparse.ArgumentParser) -> None:
 
 def _add_method_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--method", choices=METHODS, default="rog", help="reasoning method (default: rog)")
-    parser.add_argument("--model", default=None,
-                        help="chat model, e.g. openai:gpt-4o-mini; 'none' for offline (default: offline unless OPENAI_API_KEY is set)")
+    parser.add_argument("--model", default=None, help=MODEL_HELP)
     add_model_request_args(parser)
     parser.add_argument("--planner", choices=("auto", "llm", "exemplar", "similarity"), default="auto", help="RoG planner")
     parser.add_argument("--train", action="append", default=[],
@@ -54,22 +85,32 @@ def _add_method_args(parser: argparse.ArgumentParser) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="kg-agent", description="Knowledge-graph reasoning (RoG, ToG, ToG-I, ToG-2) as LangGraph graphs")
+    parser = argparse.ArgumentParser(prog="kg-agent", description="Knowledge-graph reasoning (RoG, ToG, ToG-I, ToG-2) as LangGraph graphs",
+                                     epilog=EXIT_STATUS_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
 
-    ask = sub.add_parser("ask", help="answer one question and show the reasoning paths")
+    ask = sub.add_parser("ask", help="answer one question and show the reasoning paths",
+                         description="Answer one question over a knowledge graph and show the reasoning paths.",
+                         epilog=EXIT_STATUS_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
     ask.add_argument("question")
     _add_kg_args(ask)
     _add_method_args(ask)
-    ask.add_argument("--json", action="store_true", help="print the whole result state as JSON")
+    ask.add_argument("--json", action="store_true",
+                     help=f"print the whole result state as JSON; a text longer than {LONG_TEXT_CHARS} characters appears "
+                     "in full once (a long answer in answers[].answer) and, where it repeats (path texts, ids, output), "
+                     f"as its first {LONG_TEXT_CHARS} characters and '… (N characters; full text at answers[0].answer)'")
     ask.add_argument("--explain", action="store_true", help="RoG: use the explanation prompt")
     ask.add_argument("--html", metavar="PATH", help="also write a self-contained HTML page: the explored subgraph with "
                      "the answer's paths highlighted, and the method's state machine")
 
-    load = sub.add_parser("load", help="load a KG file once into an Oxigraph store on disk")
-    load.add_argument("source")
-    load.add_argument("--store", required=True, help="folder for the Oxigraph store")
-    load.add_argument("--overwrite", action="store_true")
+    load = sub.add_parser("load", help="load a KG file once into an Oxigraph store on disk",
+                          description="Load a KG file once into an Oxigraph store folder; ask over it with --kg DIR.",
+                          epilog=LOAD_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
+    load.add_argument("source", help="KG file: Turtle, N-Triples, N-Quads, TriG, N3, RDF/XML, JSON-LD (UTF-8), "
+                      "MetaQA .txt, RoG/2Wiki .jsonl")
+    load.add_argument("--store", required=True, metavar="DIR", help="folder for the store: a new path or an empty folder")
+    load.add_argument("--overwrite", action="store_true",
+                      help="replace the store kg-agent built at DIR (never any other folder)")
 
     export = sub.add_parser("export-rog-data", help="write RoG's planning and reasoning instruction-tuning sets (JSONL)")
     export.add_argument("kind", choices=("metaqa", "rog-jsonl", "twowiki", "jsonl"), help="question file format")
@@ -119,9 +160,22 @@ def load_exemplars(files: Sequence[str]):
     exemplars = []
     for file in files:
         kind = "jsonl" if file.endswith(".jsonl") else "metaqa"
-        for q in load_dataset(kind, file):
+        for q in read_question_file(load_dataset, kind, file, option="--train"):
             exemplars.append(Exemplar(q.extra.get("raw", q.question), q.answers, q.topic_entities))
     return exemplars
+
+
+def read_question_file(load: Callable[..., list], kind: str, file: str, *, option: str, **options) -> list:
+    """``load(kind, file, **options)`` (a question file reader), with a folder or a file that is not UTF-8 text
+    refused in the CLI's words (the option, the file, the first bad line and how to convert it)."""
+    from kg_agent.kg.loaders import not_utf8_error
+
+    if Path(file).is_dir():
+        raise ValueError(f"{option} {file} is a folder, not a question file")
+    try:
+        return load(kind, file, **options)
+    except UnicodeDecodeError as exc:
+        raise not_utf8_error(Path(file)) from exc
 
 
 #: CLI flags whose value is a factory option of another name.
@@ -137,28 +191,39 @@ def graph_options(args: argparse.Namespace) -> dict:
     return {OPTION_NAMES.get(flag, flag): values[flag] for flag in CLI_OPTIONS if values.get(flag) is not None}
 
 
+def capped(text: str, *, where: str = "full text in --json") -> str:
+    """``text``, or when longer than :data:`LONG_TEXT_CHARS` its start and ``… (N characters; <where>)``."""
+    if len(text) <= LONG_TEXT_CHARS:
+        return text
+    return f"{text[:LONG_TEXT_CHARS]}… ({len(text):,} characters; {where})"
+
+
 def print_result(result: dict, *, out=None) -> None:
+    """The result as text: question, topic entities, plans, answers with up to two paths each, notes and model use.
+
+    Every text longer than :data:`LONG_TEXT_CHARS` characters (a long literal as the answer, say) is shown capped;
+    ``--json`` has it in full."""
     out = out if out is not None else sys.stdout
-    print(f"Question: {result.get('question', '')}", file=out)
-    entities = ", ".join(e["label"] for e in result.get("topic_entities") or []) or "(none)"
+    print(f"Question: {capped(str(result.get('question', '')))}", file=out)
+    entities = ", ".join(capped(e["label"]) for e in result.get("topic_entities") or []) or "(none)"
     print(f"Topic entities: {entities}", file=out)
     plans = result.get("plans") or []
     if plans:
         print("Plans:", file=out)
         for plan in plans:
-            print(f"  {plan['text']}  (score {plan['score']:.3f}, {plan['source']})", file=out)
+            print(f"  {capped(plan['text'])}  (score {plan['score']:.3f}, {plan['source']})", file=out)
     answers = result.get("answers") or []
     print("Answers:" if answers else "Answers: (none)", file=out)
     for answer in answers[:20]:
         flag = "" if answer.get("grounded", True) else "  [not supported by the knowledge graph]"
-        print(f"  - {answer['answer']}{flag}", file=out)
+        print(f"  - {capped(str(answer['answer']))}{flag}", file=out)
         for path in answer.get("paths", [])[:2]:
-            print(f"      {path['text']}", file=out)
+            print(f"      {capped(path['text'])}", file=out)
     if len(answers) > 20:
         print(f"  ... {len(answers) - 20} more", file=out)
     warnings = result.get("warnings") or []
     for warning, count in Counter(warnings).items():  # each note once, in order, with how often it was made
-        print(f"Note: {warning}" + (f"  (x{count})" if count > 1 else ""), file=out)
+        print(f"Note: {capped(str(warning))}" + (f"  (x{count})" if count > 1 else ""), file=out)
     usage = result.get("usage") or {}
     if not (usage.get("calls") or usage.get("errors")):
         print("LLM: none (offline)", file=out)
@@ -193,38 +258,224 @@ def decision_sources(usage: dict, warnings: list[str]) -> dict[str, tuple[int, i
 
 
 def cmd_ask(args: argparse.Namespace) -> int:
-    kg = open_cli_kg(args)
-    model = resolve_model_args(args)
-    exemplars = load_exemplars(args.train) if args.train else None
-    from kg_agent.graphs.registry import create_graph, options_for
+    if not args.question.strip():
+        raise ValueError("the question is empty")
+    kept = ["no answer was given"]
+    with interrupts_end_the_command("ask", lambda: kept[0]):
+        model = resolve_model_args(args)
+        kg = open_cli_kg(args)
+        exemplars = load_exemplars(args.train) if args.train else None
+        from kg_agent.graphs.registry import create_graph, options_for
 
-    options = options_for(args.method, {**graph_options(args), "exemplars": exemplars})
-    app = create_graph(args.method, kg, model=model, **options).compile()
-    result = app.invoke({"question": args.question})
-    if args.json:
-        print(json.dumps(_jsonable(result), indent=2, ensure_ascii=False))
-    else:
-        print_result(result)
-    if args.html:
-        from kg_agent.view import write_html
+        options = options_for(args.method, {**graph_options(args), "exemplars": exemplars})
+        app = create_graph(args.method, kg, model=model, **options).compile()
+        result = app.invoke({"question": args.question})
+        if args.json:
+            print(json.dumps(_jsonable(result), indent=2, ensure_ascii=False))
+        else:
+            print_result(result)
+        if args.html:
+            kept[0] = f"the result was printed; the reasoning view {args.html} may be missing or incomplete"
+            from kg_agent.view import write_html
 
-        write_html(args.html, result, app=app, method=args.method)
-        print(f"Reasoning view written to {args.html}", file=sys.stderr)
-    return 0
+            write_html(args.html, result, app=app, method=args.method)
+            print(f"Reasoning view written to {args.html}", file=sys.stderr)
+    if result.get("answers"):
+        return ANSWERED
+    print(f"kg-agent ask: no answer: {why_unanswered(result, kg)}", file=sys.stderr)
+    return NOTHING_ANSWERED
+
+
+def why_unanswered(result: dict, kg) -> str:
+    """Why ``result`` (a method graph's result state) has no answer, in plain words for the command line."""
+    from kg_agent.kg.linking import NO_ENTITY_MESSAGE
+
+    stop = str(result.get("stop_reason") or "")
+    warnings = [str(w) for w in result.get("warnings") or []]
+    if stop == "no_question":
+        return "the question is empty"
+    if stop == "no_topic_entity":
+        if kg.backend != "sparql" and len(kg) == 0:  # an endpoint is not counted: that may take a long query
+            return f"the knowledge graph {kg.name} is empty (no triples)"
+        linking = next((w.removeprefix("link: ") for w in warnings if w.startswith(f"link: {NO_ENTITY_MESSAGE}")),
+                       NO_ENTITY_MESSAGE)
+        if "closest labels" not in linking:
+            closest = closest_kg_labels(kg, str(result.get("question") or ""))
+            linking += f"; closest labels: {', '.join(closest)}" if closest else "; no label of the knowledge graph is close to it"
+        return capped(linking, where="cut short")
+    if stop == "budget":
+        spent = next((w for w in warnings if "budget spent" in w or "the model failed" in w), "")
+        reason = re.sub(r"\bmax_\w+=", "at most ", spent.split(": ", 1)[-1].split(";")[0]) if spent else ""
+        return "the budget ran out before an answer was found" + (f" ({reason})" if reason else "")
+    if stop == "no_grounded_answer":
+        return "no answer the model gave is supported by the knowledge graph (--grounding strict withholds them)"
+    entities = ", ".join(str(e.get("label")) for e in result.get("topic_entities") or [])
+    return capped(f"no path in the knowledge graph led from {entities} to an answer", where="cut short")
+
+
+#: :func:`closest_kg_labels`: words of the question looked at, spellings of each word tried, labels per spelling.
+CLOSEST_WORDS, CLOSEST_SPELLINGS, CLOSEST_LABELS_PER_SPELLING = 8, 20, 50
+
+
+def closest_kg_labels(kg, question: str, *, limit: int = 5, cutoff: float = 0.5) -> list[str]:
+    """Labels of ``kg`` closest to the question's mentions (its bracketed parts, else its words), for a question in
+    which no entity was found: the mention's words are respelt from the KG's words sharing their first three
+    letters ("Forest Gum" -> "forrest", "gump"), so a typo the linker's own hint misses still finds "Forrest Gump".
+
+    Bounded: at most :data:`CLOSEST_WORDS` words, :data:`CLOSEST_SPELLINGS` spellings of each and
+    :data:`CLOSEST_LABELS_PER_SPELLING` labels per spelling are looked at. A SPARQL endpoint is not searched."""
+    import difflib
+
+    from kg_agent.kg.linking import STOPWORDS
+    from kg_agent.kg.terms import normalize_label
+
+    if kg.backend == "sparql":
+        return []
+    mentions = [normalize_label(m) for m in re.findall(r"\[([^\[\]]+)\]", question)] or [normalize_label(question)]
+    index = kg.label_index()
+    scored: dict[str, float] = {}
+    for mention in mentions[:CLOSEST_WORDS]:
+        words = [w for w in mention.split() if w not in STOPWORDS and len(w) >= 3][:CLOSEST_WORDS]
+        candidates: set[str] = set()
+        for word in words:
+            alike = [token for token in index.words_with_prefix(word[:3]) if abs(len(token) - len(word)) <= 2]
+            spellings = sorted(alike, key=lambda token: (-difflib.SequenceMatcher(None, word, token).ratio(), token))
+            for token in spellings[:CLOSEST_SPELLINGS]:
+                candidates.update(index.labels_with_word(token, limit=CLOSEST_LABELS_PER_SPELLING))
+        for label in candidates:
+            ratio = difflib.SequenceMatcher(None, mention, label).ratio()
+            if ratio >= cutoff:
+                scored[label] = max(scored.get(label, 0.0), ratio)
+    best = sorted(scored, key=lambda label: (-scored[label], label))[:limit]
+    return [capped(kg.label(index[label][0]) or label, where="cut short") for label in best]
+
+
+@contextmanager
+def interrupts_end_the_command(command: str, kept: Callable[[], str | None]) -> Iterator[None]:
+    """Ctrl-C during ``kg-agent ask`` or ``eval``. The first raises ``KeyboardInterrupt`` where the command is (an
+    eval then writes its finished questions); then the process says what was kept (``kept()``; ``None``: the
+    command said it already) and exits with status 130 at once, without waiting for model calls still in flight
+    (their threads are abandoned: joining them could take a whole model timeout). A second Ctrl-C exits at once,
+    whatever is running.
+
+    Only in the main thread (where Python delivers signals); elsewhere this does nothing.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    interrupts = 0
+
+    def on_interrupt(signum: int, frame: Any) -> None:
+        nonlocal interrupts
+        interrupts += 1
+        if interrupts > 1:
+            os.write(sys.stderr.fileno(), f"\nkg-agent {command}: interrupted again; exiting now\n".encode())
+            os._exit(INTERRUPTED)
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGINT, on_interrupt)
+    try:
+        yield
+    except KeyboardInterrupt:
+        said = kept()
+        if said is not None:
+            print(f"\nkg-agent {command}: interrupted; {said}", file=sys.stderr)
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(INTERRUPTED)
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def _jsonable(result: dict) -> dict:
     out = dict(result)
     if "messages" in out:
         out["messages"] = [{"type": m.type, "content": m.content} for m in out["messages"]]
-    return out
+    return long_texts_once(out)
+
+
+def long_texts_once(document: dict, *, limit: int = LONG_TEXT_CHARS) -> dict:
+    """``document`` (JSON data: a result state) with every text longer than ``limit`` characters in full once.
+
+    The full copy is kept in the first ``answers[i].answer`` holding the text, else in the first entity ``label``,
+    else in the first field holding it. Every other field that holds it (a path step's label, the verifier's
+    answer), is built around it (a path's text, the offline ``output``) or is the id of a literal with that label
+    shows its first ``limit`` characters and ``… (N characters; full text at answers[0].answer)``. A 5 MB literal
+    answer thus adds 5 MB to the JSON, not nine times that.
+    """
+    found: list[tuple[tuple, str, Any]] = []  # (location, text, the dict or list holding it), in document order
+
+    def collect(node: Any, location: tuple) -> None:
+        items = node.items() if isinstance(node, dict) else enumerate(node) if isinstance(node, list) else ()
+        for key, value in items:
+            if isinstance(value, str):
+                if len(value) > limit:
+                    found.append(((*location, key), value, node))
+            else:
+                collect(value, (*location, key))
+
+    collect(document, ())
+    if not found:
+        return document
+
+    def rank(location: tuple) -> int:
+        return 0 if location[0] == "answers" and location[-1] == "answer" else 1 if location[-1] == "label" else 2
+
+    homes: dict[str, tuple] = {}  # text -> location of its full copy
+    for location, text, _ in sorted(found, key=lambda item: rank(item[0])):  # stable: document order within a rank
+        if rank(location) < 2:
+            homes.setdefault(text, location)
+    names = sorted(homes, key=len, reverse=True)  # the long answers and labels, longest first
+    shortened: dict[tuple, str] = {}
+    for location, text, holder in found:
+        home = homes.get(text)
+        if home == location:
+            continue
+        if home is None and location[-1] in ("id", "entity_id") and isinstance(holder, dict):
+            named = holder.get("label" if location[-1] == "id" else "answer")
+            home = homes.get(named) if isinstance(named, str) else None  # a literal's id: its label, escaped
+        if home is None:
+            home = next((homes[name] for name in names if len(name) < len(text) and name in text), None)
+        if home is None:
+            homes[text] = location  # a long text no answer or label holds: this first copy is the full one
+            continue
+        shortened[location] = capped(text, where=f"full text at {_json_location(home)}")
+
+    def rebuild(node: Any, location: tuple) -> Any:
+        if isinstance(node, dict):
+            return {key: shortened.get((*location, key)) or rebuild(value, (*location, key)) for key, value in node.items()}
+        if isinstance(node, list):
+            return [shortened.get((*location, index)) or rebuild(value, (*location, index)) for index, value in enumerate(node)]
+        return node
+
+    return rebuild(document, ())
+
+
+def _json_location(location: tuple) -> str:
+    """``("answers", 0, "answer")`` -> ``answers[0].answer``."""
+    return "".join(f"[{part}]" if isinstance(part, int) else (f".{part}" if index else part)
+                   for index, part in enumerate(location))
+
+
+LOAD_HELP = """the store folder:
+  DIR must be a new path or an empty folder. With --overwrite it may also be a store kg-agent built,
+  which is replaced once the new one is complete. Anything else is refused, never deleted: a folder
+  holding other files, a file, the input file or a folder holding it, the current folder or its parents.
+  A failed or interrupted load leaves the old store, if any, and every other file as they were.
+
+exit status:
+  0    loaded
+  2    bad input or usage: a missing, unreadable or non-UTF-8 file, a syntax error (its line is named),
+       a refused DIR
+  130  interrupted (Ctrl-C): nothing was changed"""
 
 
 def cmd_load(args: argparse.Namespace) -> int:
+    """``kg-agent load``: build an Oxigraph store from a KG file (exit status in :data:`LOAD_HELP`)."""
     import time
 
     from kg_agent.kg import build_oxigraph, open_oxigraph
-    from kg_agent.kg.loaders import VECTOR_CACHE_FILE
+    from kg_agent.kg.loaders import VECTOR_CACHE_FILE, is_kg_agent_store
     from kg_agent.tools.shared.relation_vectors import precompute_relation_vectors
 
     embedded: list[tuple[int, float]] = []
@@ -233,14 +484,29 @@ def cmd_load(args: argparse.Namespace) -> int:
         began = time.perf_counter()
         embedded.append((precompute_relation_vectors(index, sidecar / VECTOR_CACHE_FILE), time.perf_counter() - began))
 
+    had_store = False
     start = time.perf_counter()
-    build_oxigraph(args.source, args.store, overwrite=args.overwrite, progress=sys.stderr.isatty(),
-                   beside_load=embed_relations)
+    try:
+        had_store = is_kg_agent_store(args.store)
+        build_oxigraph(args.source, args.store, overwrite=args.overwrite, progress=sys.stderr.isatty(),
+                       beside_load=embed_relations)
+    except KeyboardInterrupt:
+        kept = f"the old store at {args.store} is kept" if had_store else f"no store was written at {args.store}"
+        print(f"kg-agent: interrupted; nothing was changed ({kept})", file=sys.stderr)
+        return INTERRUPTED
+    except OSError as exc:  # a folder that cannot be written, a file that cannot be read
+        print(f"kg-agent: error: {exc.filename or args.store}: {exc.strerror or exc}", file=sys.stderr)
+        return BAD_INPUT
     seconds = time.perf_counter() - start
-    with open_oxigraph(args.store) as kg:
-        triples = len(kg)
-    print(f"{args.store}: {triples:,} triples loaded in {seconds:.1f} s ({triples / max(seconds, 1e-9):,.0f} "
-          f"triples/s); use --kg {args.store}")
+    try:
+        with open_oxigraph(args.store) as kg:
+            triples = len(kg)
+    except KeyboardInterrupt:
+        print(f"kg-agent: interrupted after the load; the store at {args.store} is complete", file=sys.stderr)
+        return INTERRUPTED
+    # a rate says something only when the triples, not starting up (the bulk loader, the embedding model), took the time
+    rate = f" ({triples / seconds:,.0f} triples/s)" if seconds >= 1 and triples >= 100_000 else ""
+    print(f"{args.store}: {triples:,} triples loaded in {seconds:.1f} s{rate}; use --kg {args.store}")
     texts, embedding_seconds = embedded[0]
     if texts:
         print(f"{texts:,} relation texts embedded for the offline deciders in {embedding_seconds:.1f} s, beside the load")
@@ -274,12 +540,29 @@ def main(argv: Sequence[str] | None = None) -> int:
     handler = handlers.get(args.command) or getattr(args, "handler", None)
     try:
         return int(handler(args) or 0)
-    except (KGError, KGAgentLLMError, ValueError, FileNotFoundError, DocumentIndexConnectionError) as exc:
+    except UnicodeDecodeError as exc:  # a file read as UTF-8 that is not; the readers that know the file name say it
+        print(f"kg-agent: error: a file is not UTF-8 text (byte 0x{exc.object[exc.start]:02X} at byte offset {exc.start}); "
+              "re-save it as UTF-8", file=sys.stderr)
+        return BAD_INPUT
+    except (KGError, KGAgentLLMError, ValueError, DocumentIndexConnectionError) as exc:
         print(f"kg-agent: error: {exc}", file=sys.stderr)
-        return 2
+        return BAD_INPUT
+    except OSError as exc:  # a file or folder that cannot be read or written: missing, a folder, permission denied
+        print(f"kg-agent: error: {os_error_text(exc)}", file=sys.stderr)
+        return BAD_INPUT
     except KeyboardInterrupt:
         print("kg-agent: interrupted", file=sys.stderr)
-        return 130
+        return INTERRUPTED
+
+
+def os_error_text(exc: OSError) -> str:
+    """An operating-system error in plain words: ``kb.ttl: Permission denied`` (not ``[Errno 13] ...``)."""
+    if isinstance(exc, FileExistsError) and exc.filename is not None and Path(exc.filename).is_file():
+        return f"{exc.filename} is a file, not a folder"
+    if exc.strerror and exc.filename is not None:
+        other = f" -> {exc.filename2}" if exc.filename2 is not None else ""
+        return f"{exc.filename}{other}: {exc.strerror}"
+    return exc.strerror or str(exc) or "a file could not be read or written"
 
 
 if __name__ == "__main__":

@@ -10,7 +10,8 @@ Configuration, read when a graph is first built:
 * ``KG_AGENT_KG``: the knowledge graph (a file, an Oxigraph store folder or a SPARQL endpoint URL, as for
   :func:`kg_agent.kg.open_kg`); default: the bundled sample movie KG.
 * ``KG_AGENT_MODEL``: a chat model such as ``openai:gpt-4o-mini`` (``OPENAI_BASE_URL`` / ``OPENAI_API_KEY``
-  honoured); default: none, every decision is made offline.
+  honoured); default: none, every decision is made offline. An API key in the environment alone never selects
+  a model.
 * ``KG_AGENT_TIMEOUT`` (seconds per model request) and ``KG_AGENT_MAX_REPLY_TOKENS`` (cap on each reply): the
   ``--timeout`` and ``--max-reply-tokens`` of the CLI; defaults as there.
 
@@ -25,6 +26,7 @@ import threading
 from langgraph.graph.state import CompiledStateGraph
 
 from kg_agent.graphs.registry import METHODS, create_graph, method_name
+from kg_agent.llm.models import default_model_from_env, resolve_model_option
 
 __all__ = ["rog", "tog", "tog_i", "tog2", "build_graph", "METHODS"]
 
@@ -39,13 +41,12 @@ def build_graph(method: str) -> CompiledStateGraph:
     checkpointer: the caller or server adds one."""
     method = method_name(method)
     source = os.environ.get("KG_AGENT_KG") or ""
-    model = os.environ.get("KG_AGENT_MODEL") or None
+    model = default_model_from_env()
     timeout, max_reply_tokens = (_number_from_env(name) for name in ("KG_AGENT_TIMEOUT", "KG_AGENT_MAX_REPLY_TOKENS"))
     key = (method, source, model, timeout, max_reply_tokens)
     with _lock:
         if key not in _graphs:
             from kg_agent.kg import open_kg
-            from kg_agent.llm.models import resolve_model_option
 
             if source not in _kgs:
                 _kgs[source] = open_kg(source or None)

@@ -259,7 +259,8 @@ def test_cli_metaqa_fixture_with_only_lines(tmp_path, capsys):
     code = main(["eval", "metaqa", "--questions", str(folder / "qa_dev.txt"), "--only-lines",
                  str(folder / "2hop_dev_some_gold_reachable.idx"), "--method", "ceiling", "--out", str(out),
                  "--no-progress"])
-    assert code == 0
+    assert code == 1  # the run ended, but no question was answered (see below)
+    assert "no question was answered (22 questions: 22 with no entity of the knowledge graph found)" in capsys.readouterr().err
     saved = json.loads(out.read_text())
     assert saved["n"] == 22 and saved["dataset"] == "metaqa" and set(saved["by_hop"]) == {"2"}
     # these films are not in the bundled sample KG: linking fails, which is recorded, not raised

@@ -110,13 +110,16 @@ def test_openai_settings_and_base_url_from_env(clean_env: pytest.MonkeyPatch) ->
 def test_default_model_from_env(clean_env: pytest.MonkeyPatch) -> None:
     assert default_model_from_env() is None
     clean_env.setenv("OPENAI_API_KEY", "sk-x")
-    assert default_model_from_env() == "openai:gpt-4o-mini"
+    assert default_model_from_env() is None  # a key alone names no model: offline
     clean_env.setenv("KG_AGENT_MODEL", "gpt-4.1-nano")
-    assert default_model_from_env() == "openai:gpt-4.1-nano"
+    assert default_model_from_env() == "gpt-4.1-nano"  # as written, read as --model reads it
     clean_env.setenv("KG_AGENT_MODEL", "openai:local-llama")
     assert default_model_from_env() == "openai:local-llama"
     clean_env.setenv("KG_AGENT_MODEL", "none")
     assert default_model_from_env() is None
+    clean_env.delenv("OPENAI_API_KEY")
+    clean_env.setenv("KG_AGENT_MODEL", "openai:local-llama")
+    assert default_model_from_env() == "openai:local-llama"  # named: its missing key is then a clear error
 
 
 # ------------------------------------------------------------------------------------------

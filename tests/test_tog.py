@@ -253,7 +253,7 @@ def test_entity_with_no_relations(kg):
     assert filter_relations(["type.object.type", "^common.topic", "directed_by"])[0] == ["directed_by"]
     offline = create_tog_graph(small).compile().invoke({"question": "who directed [Lonely]"})
     assert offline["stop_reason"] == "no_relations" and offline["answers"] == []
-    assert any("Lonely has no relation to explore (1 bookkeeping" in w for w in offline["warnings"])
+    assert any("no relation leads on from Lonely, so this path ends there (1 bookkeeping" in w for w in offline["warnings"])
     model = ScriptedChatModel(responder=lambda p: "I think it was {Someone Else}.")
     result = create_tog_graph(small, model=model).compile().invoke({"question": "who directed [Lonely]"})
     assert result["stop_reason"] == "no_relations"
@@ -282,7 +282,7 @@ def test_cycle_back_to_a_visited_entity_is_not_walked():
     assert any(c["text"] == "Alpha -> knows -> Beta -> knows -> Gamma" for c in result["chains"])
     assert not any("Topic Entity: Beta" in p for p in model.prompts)  # one usable relation left: scored 1, no call
     assert result["stop_reason"] == "no_relations"
-    assert any("Gamma has no relation to explore" in w for w in result["warnings"])
+    assert any("no relation leads on from Gamma, so this path ends there" in w for w in result["warnings"])
     assert result["answers"][0]["grounded"] is False
 
 

@@ -14,17 +14,14 @@ file and the same line — is dropped before the run, and the number dropped is 
 from __future__ import annotations
 
 import argparse
-import os
-import signal
 import sys
-import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from kg_agent.cli import ANSWERED, BAD_INPUT, EXIT_STATUS_HELP, NOTHING_ANSWERED, interrupts_end_the_command, read_question_file
 from kg_agent.eval.datasets import DATASET_KINDS, Question, load_dataset, sample_questions, split_lines
-from kg_agent.llm.models import add_model_request_args, resolve_model_args
+from kg_agent.llm.models import MODEL_HELP, add_model_request_args, resolve_model_args
 
 __all__ = ["cmd_eval", "cmd_report", "format_table", "register", "write_chart"]
 
@@ -39,7 +36,10 @@ def register(subparsers) -> None:
         help="evaluate a method on benchmark questions and write results.json",
         description="Run a method over benchmark questions and score it under the strict, rog_legacy and tog_em "
         "conventions (percent). Resumable: an existing --out file is continued. Training questions (--train, "
-        "--split-train) only build the exemplar planner; evaluation questions on the same file line are dropped.",
+        "--split-train) only build the exemplar planner; evaluation questions on the same file line are dropped. "
+        "Exit status 1: no question was answered at all (each question's reason is in --out). Ctrl-C keeps the "
+        "finished questions in --out (run the same command again to resume).",
+        epilog=EXIT_STATUS_HELP, formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     ev.add_argument("kind", choices=DATASET_KINDS, help="question file format")
     ev.add_argument("--questions", action="append", required=True, metavar="FILE",
@@ -74,8 +74,7 @@ def register(subparsers) -> None:
     ev.add_argument("--docs", help="ToG-2: document index folder, documents JSONL, or Chroma server URL (http://host:8000?collection=NAME)")
     ev.add_argument("--method", choices=EVAL_METHODS, default="rog",
                     help="method (ceiling: MetaQA's gold relation path, an upper bound; default rog)")
-    ev.add_argument("--model", default=None,
-                    help="chat model, e.g. openai:gpt-4o-mini; 'none' for offline (default: offline unless OPENAI_API_KEY is set)")
+    ev.add_argument("--model", default=None, help=MODEL_HELP)
     add_model_request_args(ev)
     ev.add_argument("--planner", choices=("auto", "llm", "exemplar", "similarity"), default="auto", help="RoG planner")
     ev.add_argument("--k", type=int, default=3, help="RoG: number of relation-path plans (default 3)")
@@ -128,13 +127,13 @@ def _aligned(values: list[str], files: list[str], option: str, files_option: str
     return values
 
 
-def _load(kind: str, file: str, only_lines: str | None) -> list[Question]:
+def _load(kind: str, file: str, only_lines: str | None, *, train: bool = False) -> list[Question]:
     if kind == "metaqa" and file.endswith(".jsonl"):
         kind = "jsonl"
     if only_lines is not None and kind != "metaqa":
         raise ValueError(f"--only-lines/--train-only-lines work with MetaQA files, not {kind}")
     kwargs = {"only_lines": only_lines} if only_lines is not None else {}
-    questions = load_dataset(kind, file, **kwargs)
+    questions = read_question_file(load_dataset, kind, file, option="--train" if train else "--questions", **kwargs)
     for q in questions:
         q.extra.setdefault("source_file", str(Path(file).resolve()))
     return questions
@@ -182,7 +181,7 @@ def build_question_sets(args: argparse.Namespace) -> tuple[list[Question], list[
             questions = sample_questions(questions, args.sample, seed=args.seed)
         eval_qs.extend(questions)
     for file, idx in zip(args.train, _aligned(args.train_only_lines, args.train, "--train-only-lines", "--train")):
-        questions = _load(args.kind, file, idx)
+        questions = _load(args.kind, file, idx, train=True)
         if args.train_sample is not None:
             questions = sample_questions(questions, args.train_sample, seed=args.seed)
         train_qs.extend(questions)
@@ -199,47 +198,21 @@ def build_question_sets(args: argparse.Namespace) -> tuple[list[Question], list[
     return eval_qs, train_qs, notes
 
 
-INTERRUPTED = 130  # the exit status of a run stopped by Ctrl-C (128 + SIGINT)
-
-
-@contextmanager
-def interrupts_stop_the_run() -> Iterator[None]:
-    """Ctrl-C during ``kg-agent eval``: the first stops the run (:func:`~kg_agent.eval.runner.evaluate` writes the
-    finished questions to ``--out``) and the process exits with status 130 without waiting for the model calls
-    still in flight (they are abandoned); a second Ctrl-C exits at once, whatever is running.
-
-    Only in the main thread (where Python delivers signals); elsewhere this does nothing.
-    """
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    interrupts = 0
-
-    def on_interrupt(signum: int, frame: Any) -> None:
-        nonlocal interrupts
-        interrupts += 1
-        if interrupts > 1:
-            os.write(sys.stderr.fileno(), b"\nkg-agent eval: interrupted again; exiting now\n")
-            os._exit(INTERRUPTED)
-        raise KeyboardInterrupt
-
-    previous = signal.signal(signal.SIGINT, on_interrupt)
-    try:
-        yield
-    except KeyboardInterrupt:  # the finished questions are written: exit without joining the abandoned calls' threads
-        print("kg-agent: interrupted", file=sys.stderr)
-        sys.stdout.flush()
-        sys.stderr.flush()
-        os._exit(INTERRUPTED)
-    finally:
-        signal.signal(signal.SIGINT, previous)
-
-
 def cmd_eval(args: argparse.Namespace) -> int:
-    from kg_agent.eval.runner import MethodUnavailable, evaluate, kg_for_rog_question
-
     if args.split_train is not None and not 0.0 < args.split_train < 1.0:
         raise ValueError(f"--split-train must be between 0 and 1, got {args.split_train}")
+    if Path(args.out).is_dir():
+        raise ValueError(f"--out {args.out} is a folder; give a results file, e.g. {Path(args.out) / 'results.json'}")
+    out_existed = Path(args.out).exists()
+    kept: list[str | None] = [f"{args.out} was left as it was" if out_existed else "nothing was written"]
+    with interrupts_end_the_command("eval", lambda: kept[0]):
+        return _run_eval(args, kept)
+
+
+def _run_eval(args: argparse.Namespace, kept: list[str | None]) -> int:
+    """``cmd_eval`` under Ctrl-C handling; ``kept[0]`` says what an interrupt keeps (``None``: the run says it)."""
+    from kg_agent.eval.runner import MethodUnavailable, evaluate, kg_for_rog_question
+
     eval_qs, train_qs, notes = build_question_sets(args)
     if not eval_qs:
         raise ValueError("no evaluation questions left")
@@ -291,13 +264,14 @@ def cmd_eval(args: argparse.Namespace) -> int:
     from kg_agent.llm.cache import llm_cache
 
     try:
-        with interrupts_stop_the_run(), llm_cache(getattr(args, "llm_cache", None)):
+        with llm_cache(getattr(args, "llm_cache", None)):
+            kept[0] = None  # evaluate() writes the finished questions to --out and says how many
             result = evaluate(eval_qs, method=args.method, kg=kg, kg_for_question=kg_for_question, model=model,
                               exemplars=exemplars, workers=args.workers, out=args.out, progress=not args.no_progress,
                               options=options, dataset=dataset, config=config, save_every=args.save_every)
     except MethodUnavailable as exc:
         print(f"kg-agent: error: {exc}", file=sys.stderr)
-        return 2
+        return BAD_INPUT
     print(format_table([(args.out, result)]))
     if result.get("by_hop") and len(result["by_hop"]) > 1:
         print(format_table([(args.out, result)], by_hop=True))
@@ -305,7 +279,22 @@ def cmd_eval(args: argparse.Namespace) -> int:
         print(f"kg-agent eval: {result['errors']} questions failed with an error (see 'error' in {args.out}); "
               "they score 0", file=sys.stderr)
     print(f"results written to {args.out}")
-    return 0
+    records = result.get("per_question") or []
+    if any(record.get("predicted") for record in records):
+        return ANSWERED
+    why = Counter(_unanswered_reason(record) for record in records)
+    print(f"kg-agent eval: no question was answered ({len(records)} questions: "
+          + ", ".join(f"{count} {reason}" for reason, count in why.most_common()) + ")", file=sys.stderr)
+    return NOTHING_ANSWERED
+
+
+def _unanswered_reason(record: dict[str, Any]) -> str:
+    """Why a results record has no answer, in a few words."""
+    if record.get("error"):
+        return "failed with an error"
+    return {"no_topic_entity": "with no entity of the knowledge graph found", "budget": "stopped by the budget",
+            "no_question": "empty", "no_grounded_answer": "with no answer the knowledge graph supports"}.get(
+        str(record.get("stop_reason") or ""), "with no path to an answer")
 
 
 # --------------------------------------------------------------------------------------------- report

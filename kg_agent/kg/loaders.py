@@ -6,10 +6,12 @@ IRIs given in RDF stay as they are. :func:`open_kg` picks the loader and the bac
 
 from __future__ import annotations
 
-import functools
 import json
+import os
 import re
 import shutil
+import subprocess
+import sys
 import warnings
 from collections.abc import Callable, Iterable, Iterator
 from importlib import resources
@@ -42,32 +44,48 @@ def sample_documents_path() -> Path:
 
 
 # ---------------------------------------------------------------- plain-name triple readers
+def utf8_lines(path: Path) -> Iterator[tuple[int, str]]:
+    """``(line number, line)`` of a UTF-8 text file; a byte that is not UTF-8 raises :class:`KGLoadError`
+    naming the line and how to convert the file."""
+    try:
+        with path.open(encoding="utf-8") as handle:
+            yield from enumerate(handle, start=1)
+    except UnicodeDecodeError as exc:
+        raise not_utf8_error(path) from exc
+
+
+def not_utf8_error(path: Path) -> KGLoadError:
+    """The error for a file that is not UTF-8 (Latin-1, say): its first bad line and column, and the fix."""
+    bad = _first_non_utf8(path)
+    where = f"{path}:{bad[0]}: byte 0x{bad[2]:02X} at column {bad[1]}" if bad else str(path)
+    return KGLoadError(f"{where}: the file is not UTF-8 text (Latin-1 or another encoding?); re-save it as UTF-8, "
+                       f"e.g. `iconv -f latin1 -t utf-8 {path} > {path.with_name(path.stem + '.utf8' + path.suffix)}`")
+
+
 def iter_metaqa_triples(path: str | Path) -> Iterator[NamedTriple]:
     """``head|relation|tail`` lines (MetaQA ``kb.txt``). Blank lines are skipped."""
     path = Path(path)
-    with path.open(encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
-            line = line.rstrip("\n\r")
-            if not line.strip():
-                continue
-            parts = line.split("|")
-            if len(parts) != 3 or not all(p.strip() for p in parts):
-                raise KGLoadError(f"{path}:{number}: expected 'head|relation|tail', got {line[:120]!r}")
-            yield parts[0].strip(), parts[1].strip(), parts[2].strip()
+    for number, line in utf8_lines(path):
+        line = line.rstrip("\n\r")
+        if not line.strip():
+            continue
+        parts = line.split("|")
+        if len(parts) != 3 or not all(p.strip() for p in parts):
+            raise KGLoadError(f"{path}:{number}: expected 'head|relation|tail', got {line[:120]!r}")
+        yield parts[0].strip(), parts[1].strip(), parts[2].strip()
 
 
 def _read_jsonl(path: Path) -> Iterator[tuple[int, dict]]:
-    with path.open(encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise KGLoadError(f"{path}:{number}: not valid JSON: {exc.msg}") from exc
-            if not isinstance(record, dict):
-                raise KGLoadError(f"{path}:{number}: expected a JSON object")
-            yield number, record
+    for number, line in utf8_lines(path):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise KGLoadError(f"{path}:{number}: not valid JSON: {exc.msg}") from exc
+        if not isinstance(record, dict):
+            raise KGLoadError(f"{path}:{number}: expected a JSON object")
+        yield number, record
 
 
 def iter_rog_triples(path: str | Path, *, question_ids: Iterable[str] | None = None) -> Iterator[NamedTriple]:
@@ -132,17 +150,97 @@ def named_triples_graph(triples: Iterable[NamedTriple]) -> Graph:
 
 
 def parse_rdf(path: str | Path, *, format: str | None = None, graph: Graph | None = None) -> Graph:
-    """Parse an RDF file of any rdflib format; syntax errors name the file and line."""
+    """Parse an RDF file of any rdflib format; syntax errors name the file and line.
+
+    Turtle, N-Triples, N-Quads, TriG, N3, RDF/XML and JSON-LD are read with Oxigraph's parser, in time linear
+    in the length of a line (rdflib's N-Triples parser is quadratic: a 5 MB literal took minutes); only the
+    default graph of a quad format is kept, as the Oxigraph store does. Other formats (TriX, HexTuples) go
+    through rdflib. A file that is not UTF-8 is refused with its first bad line.
+    """
     path = Path(path)
     if not path.exists():
         raise KGLoadError(f"{path}: no such file")
     fmt = format or guess_format(str(path)) or "turtle"
     graph = graph if graph is not None else new_graph()
+    if fmt in _OX_FORMATS:
+        _parse_with_oxigraph(path, fmt, graph)
+        return graph
     try:
         graph.parse(str(path), format=fmt)
     except Exception as exc:  # rdflib raises many types: BadSyntax, ParseError, SAXParseException...
+        if isinstance(exc, UnicodeDecodeError) or _first_non_utf8(path) is not None:
+            raise not_utf8_error(path) from exc
         raise KGLoadError(f"{path}:{_error_line(exc)}: cannot parse as {fmt}: {_short(exc)}") from exc
     return graph
+
+
+def _parse_with_oxigraph(path: Path, fmt: str, graph: Graph) -> None:
+    """Add the default-graph triples of an RDF file to an rdflib graph, parsed by Oxigraph."""
+    import pyoxigraph as ox
+    from rdflib import BNode, URIRef
+    from rdflib.namespace import XSD
+
+    xsd_string = str(XSD.string)
+    iris: dict[str, URIRef] = {}  # predicates and classes repeat: one URIRef each
+
+    def term(node):
+        if isinstance(node, ox.NamedNode):
+            value = node.value
+            iri = iris.get(value)
+            if iri is None:
+                iri = iris[value] = URIRef(value)
+            return iri
+        if isinstance(node, ox.BlankNode):
+            return BNode(node.value)
+        if isinstance(node, ox.Literal):
+            if node.language:
+                return Literal(node.value, lang=node.language)
+            datatype = node.datatype.value
+            return Literal(node.value) if datatype == xsd_string else Literal(node.value, datatype=term(node.datatype))
+        raise KGLoadError(f"{path}: {node} is an RDF 1.2 triple term or an N3 formula, which a KG cannot hold")
+
+    quads = ox.parse(path=str(path), format=getattr(ox.RdfFormat, _OX_FORMATS[fmt]), base_iri=path.absolute().as_uri(),
+                     rename_blank_nodes=True)
+    add = graph.add
+    try:
+        for quad in quads:
+            if isinstance(quad.graph_name, ox.DefaultGraph):
+                add((term(quad.subject), term(quad.predicate), term(quad.object)))
+    except SyntaxError as exc:
+        raise rdf_syntax_error(path, fmt, exc.lineno, exc.msg) from None
+    except OSError as exc:
+        raise KGLoadError(f"{path}: cannot read it: {exc}") from exc
+
+
+#: Oxigraph's position prefix (the line is given apart): "at line L column C", "at line L between columns C and
+#: C2", "between line L column C and line L2 column C2".
+_PARSER_POSITION = re.compile(r"^Parser error (?:at line \d+ column (\d+)|at line \d+ between columns (\d+) and \d+"
+                              r"|between line \d+ column (\d+) and line \d+ column \d+): ")
+
+
+def rdf_syntax_error(path: Path, fmt: str, line: int | None, message: str) -> KGLoadError:
+    """The error for an RDF syntax error Oxigraph reported at ``line``: file and line first, then what is wrong.
+    A file that is not UTF-8 gets :func:`not_utf8_error`."""
+    message = " ".join(str(message).split())
+    if "Invalid UTF-8" in message:
+        return not_utf8_error(path)
+    if "LoadDocumentCallback" in message:
+        message = "it names a remote JSON-LD @context, which kg-agent does not fetch (it works offline); put the context in the file"
+    if "variables are not allowed" in message:
+        message += " (N3 rules and formulas are not facts a KG holds: keep the facts in a Turtle file)"
+    message = _PARSER_POSITION.sub(lambda match: f"column {next(filter(None, match.groups()))}: ", message)
+    return KGLoadError(f"{path}:{line if line else '?'}: cannot parse as {fmt}: {message[:300]}")
+
+
+def _first_non_utf8(path: Path) -> tuple[int, int, int] | None:
+    """``(line, column, byte)`` of the first byte of the file that is not UTF-8; ``None`` if there is none."""
+    with path.open("rb") as handle:
+        for number, line in enumerate(handle, start=1):
+            try:
+                line.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                return number, exc.start + 1, line[exc.start]
+    return None
 
 
 def _error_line(exc: Exception) -> str:
@@ -170,8 +268,7 @@ def detect_format(path: str | Path) -> str:
     path = Path(path)
     suffix = path.suffix.lower()
     if suffix in {".jsonl", ".json"}:
-        with path.open(encoding="utf-8") as handle:
-            first = next((line for line in handle if line.strip()), "")
+        first = next((line for _, line in utf8_lines(path) if line.strip()), "")
         try:
             record = json.loads(first) if first else {}
         except json.JSONDecodeError as exc:
@@ -248,64 +345,109 @@ _OX_FORMATS = {
 }
 
 
+def is_kg_agent_store(path: str | Path) -> bool:
+    """Whether ``path`` is a folder :func:`build_oxigraph` built to the end (it holds the completion marker)."""
+    return (Path(path) / SIDECAR_DIR / COMPLETE_MARKER).is_file()
+
+
+def check_store_target(source: Path, store_path: Path, *, overwrite: bool) -> None:
+    """Refuse a store folder that loading ``source`` must not write to or replace; nothing is created.
+
+    Accepted: a new path, an empty folder and, with ``overwrite``, a store kg-agent built (it holds the
+    completion marker). Refused: the input file, any other file, a folder holding the input file, the current
+    folder or one of its parents, and a folder kg-agent did not build that holds anything: kg-agent never
+    deletes what it did not create.
+    """
+    choose = "choose an empty or new folder for the store"
+    target, input_file = store_path.resolve(), source.resolve()
+    if input_file == target:
+        raise KGLoadError(f"{store_path} is the input file itself; {choose}")
+    if Path.cwd().resolve().is_relative_to(target):
+        raise KGLoadError(f"{store_path} is the current folder or one of its parents; {choose}")
+    if input_file.is_relative_to(target):
+        raise KGLoadError(f"{store_path} holds the input file {source}; {choose}")
+    if target.exists() and not target.is_dir():
+        raise KGLoadError(f"{store_path} is a file, not a folder; {choose}")
+    if target.is_dir() and any(target.iterdir()):
+        if not is_kg_agent_store(target):
+            only_ours = "; --overwrite only replaces a folder kg-agent created" if overwrite else ""
+            raise KGLoadError(f"{store_path} is not a kg-agent store (it holds other files); {choose}{only_ours}")
+        if not overwrite:
+            raise KGLoadError(f"{store_path}: a kg-agent store already exists there; pass --overwrite to rebuild it")
+    partial = _partial_folder(target)
+    if partial.exists() and not _is_own_partial(partial):
+        raise KGLoadError(f"{partial} is in the way and was not made by kg-agent; move it, or {choose}")
+
+
+def _partial_folder(target: Path) -> Path:
+    """Where :func:`build_oxigraph` builds the store for ``target`` (resolved) before renaming it."""
+    return target.with_name(target.name + ".partial")
+
+
+def _is_own_partial(partial: Path) -> bool:
+    """A folder :func:`build_oxigraph` left when its process was killed: empty, or holding kg-agent's sidecar."""
+    return partial.is_dir() and not partial.is_symlink() and (not any(partial.iterdir()) or (partial / SIDECAR_DIR).is_dir())
+
+
 def build_oxigraph(source: str | Path, store_path: str | Path, *, format: str | None = None, overwrite: bool = False,
                    progress: bool = False,
                    beside_load: Callable[[RelationIndex, Path], object] | None = None) -> Path:
     """Load a KG file once into an Oxigraph store on disk; reopen it with :func:`open_oxigraph`.
 
-    RDF files go through Oxigraph's bulk loader (Rust, no Python per triple); plain-name formats (MetaQA,
-    RoG, 2Wiki) are converted to N-Triples first. The same run reads the file once more with Oxigraph's
-    parser to build the relation index (:mod:`kg_agent.kg.relation_index`), kept in ``<store>/kg-agent/``.
+    RDF files go through Oxigraph's bulk loader (Rust, no Python per triple), in a child process so that
+    Ctrl-C (``KeyboardInterrupt``) stops the load at once; plain-name formats (MetaQA, RoG, 2Wiki) are
+    converted to N-Triples first. The same run reads the file once more with Oxigraph's parser to build the
+    relation index (:mod:`kg_agent.kg.relation_index`), kept in ``<store>/kg-agent/``.
+
+    ``store_path`` must be a new path or an empty folder; with ``overwrite=True`` it may also be a store
+    kg-agent built (:func:`is_kg_agent_store`), which is replaced. Anything else is refused with
+    :class:`KGLoadError` before anything is created (:func:`check_store_target`): kg-agent never deletes what
+    it did not create.
 
     The store is built in ``<store>.partial`` and renamed at the end, after a completion marker is
-    written, so an interrupted or failed load never leaves a folder that :func:`open_oxigraph` accepts.
-    A syntax error raises :class:`KGLoadError` naming the file and line. ``progress`` shows a progress
-    bar (tqdm, on stderr) over the bytes of the file read by the index pass.
+    written, so an interrupted or failed load never leaves a folder that :func:`open_oxigraph` accepts,
+    and keeps the old store, if any, as it was. A syntax error raises :class:`KGLoadError` naming the file
+    and line. ``progress`` shows a progress bar (tqdm, on stderr) over the bytes of the file read by the
+    index pass.
 
     ``beside_load(index, sidecar_folder)`` is called with the relation index as soon as it is built, while
     the bulk loader may still be writing the store (the CLI embeds the relation names and paths then, into
     ``<sidecar_folder>/vectors.sqlite``); its error fails the load like any other.
     """
-    import json
     import time
     import uuid
 
     import pyoxigraph as ox
 
     source, store_path = Path(source), Path(store_path)
-    if not source.exists():
-        raise KGLoadError(f"{source}: no such file")
-    if store_path.exists():
-        if not overwrite:
-            raise KGLoadError(f"{store_path}: an Oxigraph store already exists (pass overwrite=True to rebuild)")
+    if not source.is_file():
+        raise KGLoadError(f"{source}: no such file" if not source.exists() else f"{source} is a folder, not a KG file")
+    check_store_target(source, store_path, overwrite=overwrite)
     fmt = format or detect_format(source)
-    partial = store_path.with_name(store_path.name + ".partial")
-    if partial.exists():
+    target = store_path.resolve()
+    partial = _partial_folder(target)
+    if partial.exists():  # left by a load whose process was killed (check_store_target made sure it is ours)
         shutil.rmtree(partial)
-    partial.parent.mkdir(parents=True, exist_ok=True)
+    sidecar = partial / SIDECAR_DIR
+    sidecar.mkdir(parents=True)
     started = time.perf_counter()
     builder = RelationIndexBuilder()
-    store = ox.Store(str(partial))
+    build = uuid.uuid4().hex
     try:
-        if fmt in PLAIN_FORMATS:
-            data = named_triples_graph(iter_named_triples(source, fmt)).serialize(format="nt", encoding="utf-8")
-            load_format, load_input, load_path = ox.RdfFormat.N_TRIPLES, data, None
-        elif fmt in _OX_FORMATS:
-            load_format, load_input, load_path = getattr(ox.RdfFormat, _OX_FORMATS[fmt]), None, source
+        if fmt in _OX_FORMATS:
+            load_path, format_name = source, _OX_FORMATS[fmt]
         else:
-            data = parse_rdf(source, format=fmt).serialize(format="nt", encoding="utf-8")
-            load_format, load_input, load_path = ox.RdfFormat.N_TRIPLES, data, None
-        bulk_load = (functools.partial(store.bulk_load, path=str(load_path), format=load_format) if load_path is not None
-                     else functools.partial(store.bulk_load, load_input, load_format))
-        sidecar = partial / SIDECAR_DIR
-        sidecar.mkdir(parents=True, exist_ok=True)
-        build = uuid.uuid4().hex
+            graph = named_triples_graph(iter_named_triples(source, fmt)) if fmt in PLAIN_FORMATS else parse_rdf(source, format=fmt)
+            load_path, format_name = sidecar / "converted.nt", "N_TRIPLES"
+            graph.serialize(load_path, format="nt", encoding="utf-8")
+            del graph
+        load_format = getattr(ox.RdfFormat, format_name)
 
         blank_labels: list[bool] = []
         built: list[RelationIndex] = []
 
         def index_and_labels() -> None:
-            labels = _index_triples(builder, ox, load_path, load_input, load_format, progress=progress)
+            labels = _index_triples(builder, ox, load_path, load_format, progress=progress)
             if any(key.startswith("_:") for key, _ in labels):  # the store renames blank nodes: ask it
                 blank_labels.append(True)
             else:
@@ -315,61 +457,114 @@ def build_oxigraph(source: str | Path, store_path: str | Path, *, format: str | 
             if beside_load is not None:
                 beside_load(built[0], sidecar)
 
-        try:
-            # Oxigraph's bulk loader releases the GIL: the relation index and the label file are built from
-            # the file beside it
-            _run_beside(bulk_load, index_and_labels)
-        except SyntaxError as exc:
-            raise KGLoadError(f"{source}:{getattr(exc, 'lineno', '?')}: cannot parse as {fmt}: {exc.msg}") from exc
-        store.flush()
+        # the relation index and the label file are built from the file here, beside the bulk loader's process
+        _bulk_load_beside(partial, load_path, format_name, index_and_labels, source=source, fmt=fmt)
+        if load_path.parent == sidecar:
+            load_path.unlink()
         if blank_labels:
+            store = ox.Store(str(partial))
             build_label_sqlite(sidecar / LABEL_INDEX_FILE, _store_labels(store), build=build)
-        del store
+            del store
         (sidecar / COMPLETE_MARKER).write_text(json.dumps({
             "build": build, "source": str(source), "format": fmt, "triples": built[0].triples,
             "seconds": round(time.perf_counter() - started, 2)}), encoding="utf-8")
+        _replace_folder(target, partial, build)
     except BaseException:
         shutil.rmtree(partial, ignore_errors=True)
         raise
-    if store_path.exists():
-        shutil.rmtree(store_path)
-    partial.rename(store_path)
     return store_path
 
 
-def _run_beside(background: Callable[[], None], foreground: Callable[[], None]) -> None:
-    """``background`` in a thread while ``foreground`` runs here; the background's error is raised first
-    (the bulk loader's syntax error names the line; the index pass over a broken file may fail anywhere)."""
-    import threading
-
-    errors: list[BaseException] = []
-
-    def run() -> None:
-        try:
-            background()
-        except BaseException as exc:  # re-raised in the caller's thread below
-            errors.append(exc)
-
-    thread = threading.Thread(target=run, name="kg-agent-bulk-load", daemon=True)
-    thread.start()
+def _replace_folder(target: Path, partial: Path, build: str) -> None:
+    """Rename the finished ``partial`` folder to ``target``; an old store (or empty folder) there is moved aside
+    first and put back if the rename fails, then removed."""
+    if not os.path.lexists(target):
+        partial.rename(target)
+        return
+    replaced = target.with_name(f"{target.name}.replaced-{build}")
+    target.rename(replaced)
     try:
-        foreground()
+        partial.rename(target)
     except BaseException:
-        thread.join()
-        if errors:
-            raise errors[0] from None
+        replaced.rename(target)
         raise
-    thread.join()
-    if errors:
-        raise errors[0]
+    shutil.rmtree(replaced, ignore_errors=True)
 
 
-def _index_triples(builder: RelationIndexBuilder, ox, path: Path | None, data: bytes | None, fmt,
-                   *, progress: bool) -> list[tuple[str, str]]:
-    """Feed every non-label triple of the file (or data) to the relation index builder; return the
+#: The bulk load, run by ``python -c`` (pyoxigraph alone: starts in a tenth of a second). Oxigraph's bulk loader
+#: runs in native code and never returns to Python before it is done; its own process can be killed at once.
+_BULK_LOAD_SCRIPT = """
+import json, os, sys, threading, time
+import pyoxigraph as ox
+
+parent = os.getppid()
+
+
+def stop_when_orphaned():  # the loading process was killed: write no more
+    while os.getppid() == parent:
+        time.sleep(0.5)
+    os._exit(1)
+
+
+threading.Thread(target=stop_when_orphaned, daemon=True).start()
+store_path, source, rdf_format = sys.argv[1:]
+try:
+    store = ox.Store(store_path)
+    store.bulk_load(path=source, format=getattr(ox.RdfFormat, rdf_format))
+    store.flush()
+    del store
+except SyntaxError as exc:
+    print(json.dumps({"line": exc.lineno, "syntax": exc.msg}))
+    sys.exit(1)
+except Exception as exc:
+    print(json.dumps({"error": str(exc) or type(exc).__name__}))
+    sys.exit(1)
+"""
+
+
+def _bulk_load_beside(store: Path, path: Path, format_name: str, foreground: Callable[[], None], *, source: Path,
+                      fmt: str) -> None:
+    """Oxigraph's bulk load of ``path`` (``pyoxigraph.RdfFormat.<format_name>``) into a new store at ``store``, in
+    a child process, while ``foreground`` runs here; then wait for it. The bulk loader's error is raised first
+    (its syntax error names the line of ``source``; the index pass over a broken file may fail anywhere).
+    An interrupt (Ctrl-C) or any other exit kills the bulk loader at once."""
+    loader = subprocess.Popen([sys.executable, "-c", _BULK_LOAD_SCRIPT, str(store), str(path), format_name],
+                              stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        try:
+            foreground()
+        except Exception:
+            failure = _bulk_load_failure(loader, source, fmt)
+            if failure is not None:
+                raise failure from None
+            raise
+        failure = _bulk_load_failure(loader, source, fmt)
+        if failure is not None:
+            raise failure
+    finally:
+        if loader.poll() is None:
+            loader.kill()
+            loader.wait()
+
+
+def _bulk_load_failure(loader: subprocess.Popen, source: Path, fmt: str) -> KGLoadError | None:
+    """Wait for the bulk loader's process; its error, if it failed."""
+    out, err = loader.communicate()
+    if loader.returncode == 0:
+        return None
+    lines = out.decode("utf-8", errors="replace").strip().splitlines()
+    try:
+        report = json.loads(lines[-1])
+    except (IndexError, ValueError):
+        report = {"error": " ".join(err.decode("utf-8", errors="replace").split())[-300:] or f"exit status {loader.returncode}"}
+    if "syntax" in report:
+        return rdf_syntax_error(source, fmt, report.get("line"), report["syntax"])
+    return KGLoadError(f"{source}: the Oxigraph bulk load failed: {report['error']}")
+
+
+def _index_triples(builder: RelationIndexBuilder, ox, path: Path, fmt, *, progress: bool) -> list[tuple[str, str]]:
+    """Feed every non-label triple of the file to the relation index builder; return the
     ``(entity id, rdfs:label)`` pairs met on the way, in file order, each once."""
-    from io import BytesIO
-
     from rdflib.namespace import RDFS as _RDFS
 
     from kg_agent.kg.stores.oxigraph import ox_key
@@ -377,8 +572,8 @@ def _index_triples(builder: RelationIndexBuilder, ox, path: Path | None, data: b
 
     label_iris = {str(p) for p in LABEL_PREDICATES}
     rdfs_label = str(_RDFS.label)
-    size = path.stat().st_size if path is not None else len(data or b"")
-    handle = path.open("rb") if path is not None else BytesIO(data or b"")
+    size = path.stat().st_size
+    handle = path.open("rb")
     bar = None
     if progress:
         from tqdm import tqdm
@@ -516,10 +711,10 @@ def open_oxigraph(store_path: str | Path, *, cache_size: int = 50_000) -> Knowle
 
     store_path = Path(store_path)
     if not store_path.is_dir():
-        raise KGLoadError(f"{store_path}: no Oxigraph store here (build one with build_oxigraph or `kg-agent load`)")
+        raise KGLoadError(f"{store_path}: no Oxigraph store here (build one with `kg-agent load FILE --store DIR`)")
     sidecar = store_path / SIDECAR_DIR
     if not (store_path / "CURRENT").exists():
-        raise KGLoadError(f"{store_path}: not an Oxigraph store (build one with build_oxigraph or `kg-agent load`)")
+        raise KGLoadError(f"{store_path}: not an Oxigraph store (build one with `kg-agent load FILE --store DIR`)")
     if not (sidecar / COMPLETE_MARKER).exists():
         raise KGLoadError(f"{store_path}: this Oxigraph store was not completely loaded by kg-agent (no "
                           f"{SIDECAR_DIR}/{COMPLETE_MARKER}); rebuild it with `kg-agent load SOURCE --store "

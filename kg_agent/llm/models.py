@@ -15,6 +15,10 @@ Examples::
 OpenAI-compatible servers (vLLM, llama.cpp, Ollama, a test server...) are reached by setting
 ``OPENAI_BASE_URL`` (``OPENAI_API_BASE`` is accepted too) and ``OPENAI_API_KEY``.
 
+The command line (``kg-agent ask``, ``eval``, ``mcp``) and the LangGraph server use a chat model only when one is
+named: ``--model``, else ``KG_AGENT_MODEL``, else none (offline). An API key in the environment is read only for
+a model so named; on its own it never makes anything go online (:func:`default_model_from_env`).
+
 Every model built here has a per-request ``timeout``, a cap on each reply's length (``max_tokens``) and
 ``stream_usage=True`` (token counts stay exact while streaming). Its HTTP client never resends a request on its
 own (the SDK's ``max_retries`` is 0): the ``max_retries`` given here are made by :func:`kg_agent.llm.usage.call_llm`,
@@ -23,6 +27,7 @@ each resend counted as a call and checked against the call budget (see :data:`RE
 
 from __future__ import annotations
 
+import argparse
 import os
 from typing import Any
 
@@ -33,7 +38,7 @@ from kg_agent.llm.errors import ModelConfigurationError
 #: Model strings that mean "no language model: run the deterministic offline deciders".
 OFFLINE_MODEL_NAMES: frozenset[str] = frozenset({"", "none", "offline", "null", "no"})
 
-#: Model used by :func:`default_model_from_env` when ``KG_AGENT_MODEL`` is not set.
+#: The OpenAI model named in examples and error messages (never chosen on its own: no model named means offline).
 DEFAULT_OPENAI_MODEL = "gpt-4o-mini"
 
 #: Seconds per HTTP request before the client gives up (a timed-out request is not resent).
@@ -127,8 +132,8 @@ def _make_model_with_init_chat_model(
     except ImportError:
         raise ModelConfigurationError(
             f"unknown model {spec!r}: use 'openai:MODEL' (OpenAI or any OpenAI-compatible server via "
-            "OPENAI_BASE_URL), 'none' for offline mode, or install the 'langchain' package so "
-            "init_chat_model can load other providers"
+            "OPENAI_BASE_URL), 'none' for offline mode, or install the 'langchain' package for other providers "
+            "(e.g. anthropic:MODEL)"
         ) from None
     try:
         return init_chat_model(spec, temperature=temperature, timeout=timeout, max_tokens=max_tokens,
@@ -207,19 +212,14 @@ def resolve_chat_model(
 
 
 def default_model_from_env() -> str | None:
-    """The model to use when the user named none: ``"openai:" + KG_AGENT_MODEL``, or ``None`` (offline).
+    """The model named by ``KG_AGENT_MODEL``, written as for ``--model``; ``None`` (offline) when it is unset or asks
+    for offline mode (``"none"``).
 
-    Returns ``None`` when ``OPENAI_API_KEY`` is not set. ``KG_AGENT_MODEL`` defaults to
-    :data:`DEFAULT_OPENAI_MODEL`; a value that already carries a provider (``"openai:x"``) or asks
-    for offline mode (``"none"``) is returned as written (``None`` for offline).
+    API keys play no part: ``OPENAI_API_KEY`` alone never names a model, it is read only when the named model
+    needs it.
     """
-    if not os.environ.get("OPENAI_API_KEY", "").strip():
-        return None
-    configured = os.environ.get("KG_AGENT_MODEL", "").strip() or DEFAULT_OPENAI_MODEL
-    if is_offline_model_spec(configured):
-        return None
-    provider, _ = _split_provider(configured)
-    return configured if provider is not None else f"openai:{configured}"
+    configured = os.environ.get("KG_AGENT_MODEL", "").strip()
+    return None if is_offline_model_spec(configured) else configured
 
 
 def describe_chat_model(model: BaseChatModel | None) -> str:
@@ -236,12 +236,37 @@ def describe_chat_model(model: BaseChatModel | None) -> str:
     return f"{llm_type}:{name}" if isinstance(name, str) and name else str(llm_type)
 
 
+#: The help text of every ``--model`` flag.
+MODEL_HELP = ("chat model, e.g. openai:gpt-4o-mini ('none': offline); default: KG_AGENT_MODEL if set, else none, "
+              "every decision made offline (an API key in the environment alone never selects a model)")
+
+
+def _positive_seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"must be more than 0 seconds, not {text}")
+    return value
+
+
+def _positive_count(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be 1 or more, not {text}")
+    return value
+
+
 def add_model_request_args(parser) -> None:
     """The ``--timeout`` and ``--max-reply-tokens`` flags of every command that takes ``--model``."""
-    parser.add_argument("--timeout", type=float, default=None, metavar="S",
+    parser.add_argument("--timeout", type=_positive_seconds, default=None, metavar="S",
                         help=f"seconds per model request before giving up; a timed-out request is not resent "
                         f"(default {DEFAULT_TIMEOUT_S:g})")
-    parser.add_argument("--max-reply-tokens", type=int, default=None, metavar="N",
+    parser.add_argument("--max-reply-tokens", type=_positive_count, default=None, metavar="N",
                         help=f"cap on each model reply's length in tokens (default {DEFAULT_MAX_TOKENS})")
 
 
@@ -251,9 +276,10 @@ def resolve_model_args(args) -> BaseChatModel | None:
 
 
 def resolve_model_option(spec: str | None, *, timeout: float | None = None, max_tokens: int | None = None):
-    """The chat model a ``--model`` option names: ``None`` (not given) means :func:`default_model_from_env`;
-    ``"none"`` runs offline (``None``). ``timeout`` / ``max_tokens`` (the ``--timeout`` and ``--max-reply-tokens``
-    flags; ``None``: not given) override :data:`DEFAULT_TIMEOUT_S` / :data:`DEFAULT_MAX_TOKENS`."""
+    """The chat model a ``--model`` option names: ``None`` (not given) means :func:`default_model_from_env`
+    (``KG_AGENT_MODEL``, else offline); ``"none"`` runs offline (``None``). ``timeout`` / ``max_tokens`` (the
+    ``--timeout`` and ``--max-reply-tokens`` flags; ``None``: not given) override :data:`DEFAULT_TIMEOUT_S` /
+    :data:`DEFAULT_MAX_TOKENS`."""
     if spec is None:
         spec = default_model_from_env()
     return resolve_chat_model(spec, timeout=DEFAULT_TIMEOUT_S if timeout is None else timeout,

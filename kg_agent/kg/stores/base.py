@@ -238,9 +238,9 @@ class GraphStore:
     def queryable(self, key: str) -> bool:
         """Whether an id can be asked about: a valid IRI, a literal, or a blank node."""
         try:
-            term = key_term(key)
-            if isinstance(term, URIRef):
-                sparql_iri(term)
+            if not key.startswith(('"', "_:")):
+                sparql_iri(key)  # first: rdflib's URIRef logs a warning for a plain label such as "Tom Hanks"
+            key_term(key)
         except Exception:  # not an IRI (spaces, brackets...) or not valid N3
             return False
         return True

@@ -336,7 +336,7 @@ def plan_relation_scoring(state: dict, *, kg: KnowledgeGraph, pruner: RelationPr
         relations = [r for r in relations if any(n not in on_chain for n in kg.neighbors(entity.id, r))]  # not only back
         if not relations:
             note = f" ({len(dropped)} bookkeeping relation(s) ignored)" if dropped else ""
-            warnings.append(f"prune_relations: {entity.label} has no relation to explore{note}")
+            warnings.append(f"prune_relations: no relation leads on from {entity.label}, so this path ends there{note}")
             continue
         warnings.append(len(scoring.requests))
         scoring.chosen.append((index, entity))
