@@ -2,6 +2,7 @@
 
     kg-agent mcp                                   # the bundled sample movie KG, offline, over stdio
     kg-agent mcp --kg kb.oxigraph --model openai:gpt-4o-mini --transport http --port 8765   # http://127.0.0.1:8765/mcp
+    KG_AGENT_MCP_TOKEN=... kg-agent mcp --transport http --host 0.0.0.0   # clients send Authorization: Bearer ...
 
 Built on the official ``mcp`` SDK (``FastMCP``). Tools, each with typed, described arguments and a structured
 result (an output schema):
@@ -19,11 +20,34 @@ query). Text arguments have length caps, lists are capped with a ``note`` saying
 says what to do instead; the server keeps serving. Calls run in worker threads (at most
 :data:`MAX_CONCURRENT_CALLS` at once; the KG and the compiled graphs are thread-safe), so the server answers
 pings, lookups and other sessions while a method runs.
+
+**Deadline.** Every call has a wall-clock deadline (``tool_timeout``, default :data:`DEFAULT_TOOL_TIMEOUT`
+seconds, counted from the call's arrival, waiting for a worker included). At the deadline the server stops
+waiting and answers a tool error saying so. A Python thread cannot be killed: the stopped call's thread runs on
+to its end, but outside the :data:`MAX_CONCURRENT_CALLS` slots (its slot is freed at the deadline, so a stuck
+call never holds up the calls behind it). That thread's work is bounded: ``ask`` gets the same deadline as its
+question budget (``max_seconds``), so its graph makes no model call after it and answers from what it has
+(at most one model call in flight and the current step's offline work run on); a lookup's work is capped by its
+``limit``, and a SPARQL endpoint's or a model's request by its own timeout.
+
+**Authentication** (streamable HTTP). With a ``token`` (``kg-agent mcp``: ``KG_AGENT_MCP_TOKEN`` or
+``--token-file``), every request to ``/mcp`` must carry ``Authorization: Bearer <token>``; a missing or wrong
+one gets HTTP 401 with a ``WWW-Authenticate: Bearer`` header. This is the SDK's own resource-server auth
+(``FastMCP(token_verifier=..., auth=AuthSettings(...))``) with :class:`StaticTokenVerifier`, which compares in
+constant time; the SDK also serves the RFC 9728 protected-resource metadata at
+``/.well-known/oauth-protected-resource/mcp``. There is no OAuth authorization server: the token is a shared
+secret handed out of band, and the metadata names the server itself as ``authorization_servers`` (the SDK and
+RFC 9728 need one). Without a token the server serves only on a loopback address (127.0.0.0/8, ::1,
+``localhost``), with the SDK's DNS-rebinding protection (a browser page on another site cannot reach it).
 """
 
 import argparse
+import hmac
 import inspect
+import ipaddress
 import json
+import math
+import os
 import sys
 import threading
 from collections.abc import Callable
@@ -35,7 +59,7 @@ from pydantic import BaseModel, Field
 from kg_agent.graphs.registry import METHODS, create_graph, graph_factory, options_for
 from kg_agent.kg.errors import KGError
 from kg_agent.kg.graph import KnowledgeGraph
-from kg_agent.llm.models import add_model_request_args
+from kg_agent.llm.models import add_model_request_args, positive_seconds
 from kg_agent.tools import lookups
 from kg_agent.tools.lookups import KGToolError
 
@@ -51,17 +75,24 @@ MAX_ANSWERS, MAX_ANSWER_PATHS, MAX_ANSWER_CHUNKS, MAX_CHUNK_CHARS = 20, 3, 3, 60
 MAX_SUMMARY_RELATIONS = 200
 #: Tool calls running at once (in worker threads); more wait their turn.
 MAX_CONCURRENT_CALLS = 4
+#: Seconds a tool call may take (wall clock, from its arrival) before it is stopped with a tool error.
+DEFAULT_TOOL_TIMEOUT = 30.0
+#: Environment variable holding the bearer token of ``kg-agent mcp --transport http``.
+TOKEN_ENV = "KG_AGENT_MCP_TOKEN"
+#: Shortest bearer token accepted (characters); ``secrets.token_urlsafe(32)`` gives 43.
+MIN_TOKEN_CHARS = 16
 
 SUMMARY_URI = "kg-agent://kg/summary"
 METHODS_URI = "kg-agent://methods"
 
 
 # ---------------------------------------------------------------------------------------------- methods
-def method_graph(method: str, kg: KnowledgeGraph, *, model=None, documents=None):
-    """The uncompiled graph of ``method`` over ``kg``; ToG-2 also gets the documents (``None``: see its docs)."""
+def method_graph(method: str, kg: KnowledgeGraph, *, model=None, documents=None, max_seconds: float | None = None):
+    """The uncompiled graph of ``method`` over ``kg``; ToG-2 also gets the documents (``None``: see its docs).
+    ``max_seconds``: the wall time of each question's budget (``None``: unlimited)."""
     if method not in METHODS:
         raise KGToolError(f"unknown method {method!r}: use one of {', '.join(METHODS)}")
-    return create_graph(method, kg, model=model, **options_for(method, {"documents": documents}))
+    return create_graph(method, kg, model=model, **options_for(method, {"documents": documents, "max_seconds": max_seconds}))
 
 
 def method_descriptions() -> dict[str, str]:
@@ -165,12 +196,14 @@ def checked_relations(relations: list[str] | str) -> list[str]:
 
 # ---------------------------------------------------------------------------------------------- the service
 class KGService:
-    """The KG, the model and the compiled method graphs behind the server's tools; plain synchronous calls."""
+    """The KG, the model and the compiled method graphs behind the server's tools; plain synchronous calls.
+    ``max_seconds``: the wall time of each ``ask``'s question budget (``None``: unlimited)."""
 
-    def __init__(self, kg: KnowledgeGraph, *, model=None, documents=None) -> None:
+    def __init__(self, kg: KnowledgeGraph, *, model=None, documents=None, max_seconds: float | None = None) -> None:
         self.kg = kg
         self.model = model
         self.documents = documents
+        self.max_seconds = max_seconds
         self._graphs: dict[str, Any] = {}
         self._summary: dict | None = None
         self._lock = threading.Lock()
@@ -199,7 +232,8 @@ class KGService:
         """The compiled graph of ``method``, built on first use."""
         with self._lock:
             if method not in self._graphs:
-                self._graphs[method] = method_graph(method, self.kg, model=self.model, documents=self.documents).compile()
+                self._graphs[method] = method_graph(method, self.kg, model=self.model, documents=self.documents,
+                                                    max_seconds=self.max_seconds).compile()
             return self._graphs[method]
 
     def ask(self, question: str, method: str) -> AskResult:
@@ -276,28 +310,108 @@ def kg_summary(kg: KnowledgeGraph) -> dict:
     return lookups.with_notes(summary, [cut, note])
 
 
+# ---------------------------------------------------------------------------------------------- access
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` is a loopback address (127.0.0.0/8, ::1) or ``localhost``."""
+    if host.strip().lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:  # a host name, a wildcard spelled otherwise, garbage: not loopback
+        return False
+
+
+def url_host(host: str) -> str:
+    """``host`` as a URL writes it (an IPv6 address in brackets)."""
+    return f"[{host}]" if ":" in host else host
+
+
+def server_origin(host: str, port: int) -> str:
+    """``http://host:port``."""
+    return f"http://{url_host(host)}:{port}"
+
+
+def checked_token(token: str, what: str = "the token") -> str:
+    """``token`` when it can be a bearer token: printable ASCII without spaces, at least :data:`MIN_TOKEN_CHARS`
+    characters; else a ``ValueError`` naming ``what``."""
+    if not token or not all("!" <= char <= "~" for char in token):
+        raise ValueError(f"{what} must be printable ASCII without spaces")
+    if len(token) < MIN_TOKEN_CHARS:
+        raise ValueError(f"{what} is {len(token)} characters long; use at least {MIN_TOKEN_CHARS}, e.g. from "
+                         "python -c 'import secrets; print(secrets.token_urlsafe(32))'")
+    return token
+
+
+class StaticTokenVerifier:
+    """The MCP SDK's ``TokenVerifier`` for one shared bearer token, compared in constant time."""
+
+    def __init__(self, token: str) -> None:
+        self._token = checked_token(token).encode()
+
+    async def verify_token(self, token: str):
+        """An ``AccessToken`` for the right token, ``None`` (HTTP 401) for any other."""
+        from mcp.server.auth.provider import AccessToken
+
+        if hmac.compare_digest(token.encode(), self._token):
+            return AccessToken(token=token, client_id="kg-agent-mcp-token", scopes=[])
+        return None
+
+
+def loopback_security(host: str):
+    """The SDK's DNS-rebinding protection for a loopback ``host``: only Host and Origin headers naming a loopback
+    address are served (the SDK turns it on by itself only for 127.0.0.1, ::1 and localhost)."""
+    from mcp.server.transport_security import TransportSecuritySettings
+
+    names = list(dict.fromkeys(["127.0.0.1", "localhost", "[::1]", url_host(host)]))
+    return TransportSecuritySettings(enable_dns_rebinding_protection=True, allowed_hosts=[f"{name}:*" for name in names],
+                                     allowed_origins=[f"http://{name}:*" for name in names])
+
+
 # ---------------------------------------------------------------------------------------------- the server
 Limit = Annotated[int, Field(ge=1, le=lookups.MAX_LIMIT, description=f"most items to return (1-{lookups.MAX_LIMIT})")]
 EntityArg = Annotated[str, Field(description="an entity label as written in the KG (e.g. 'Tom Hanks') or its id; "
                                  f"at most {MAX_NAME_CHARS} characters")]
 
 
-def create_server(kg: KnowledgeGraph, *, model=None, documents=None, host: str = "127.0.0.1", port: int = 8000):
-    """A ``FastMCP`` server with kg-agent's tools and resources over ``kg`` (run it with ``.run(transport)``)."""
+def create_server(kg: KnowledgeGraph, *, model=None, documents=None, host: str = "127.0.0.1", port: int = 8000,
+                  token: str | None = None, tool_timeout: float = DEFAULT_TOOL_TIMEOUT):
+    """A ``FastMCP`` server with kg-agent's tools and resources over ``kg`` (run it with ``.run(transport)``).
+
+    Args:
+        host, port: where the streamable-HTTP transport listens.
+        token: the bearer token HTTP clients must send (see the module docstring); ``None``: none, and then
+            ``host`` must be a loopback address (a ``ValueError`` otherwise).
+        tool_timeout: seconds each tool call may take, from its arrival, before it is stopped with a tool error.
+    """
+    from mcp.server.auth.settings import AuthSettings
     from mcp.server.fastmcp import FastMCP
     from mcp.types import ToolAnnotations
 
+    if isinstance(tool_timeout, bool) or not isinstance(tool_timeout, int | float) or not 0 < tool_timeout < math.inf:
+        raise ValueError(f"tool_timeout must be a positive number of seconds, not {tool_timeout!r}")
+    if token is None and not is_loopback(host):
+        raise ValueError(f"refusing to serve on {host} without a token: pass token=... or a loopback host")
     MethodName = Literal[METHODS]  # the ask tool's argument type
     method_help = "the reasoning method: " + "; ".join(f"{name}: {text}" for name, text in method_descriptions().items())
-    service = KGService(kg, model=model, documents=documents)
+    service = KGService(kg, model=model, documents=documents, max_seconds=tool_timeout)
     if documents is not None:
         service.graph("tog2")  # bad documents fail here, at start-up, not at the first ask
     limiter = anyio.CapacityLimiter(MAX_CONCURRENT_CALLS)
 
-    async def run(function: Callable, *args):
-        return await anyio.to_thread.run_sync(lambda: function(*args), limiter=limiter)
+    async def run(what: str, advice: str, function: Callable, *args):
+        """``function(*args)`` in a worker thread; a tool error when it is not done ``tool_timeout`` seconds from now.
+        At the deadline the thread is abandoned and its slot of ``limiter`` freed (see the module docstring)."""
+        with anyio.move_on_after(tool_timeout):
+            return await anyio.to_thread.run_sync(lambda: function(*args), limiter=limiter, abandon_on_cancel=True)
+        raise KGToolError(f"{what} took longer than {tool_timeout:g} s and was stopped; {advice} or raise --tool-timeout")
 
-    server = FastMCP("kg-agent", host=host, port=port, log_level="WARNING", instructions=(
+    access: dict[str, Any] = {}
+    if token is not None:
+        origin = server_origin(host, port)
+        access = {"token_verifier": StaticTokenVerifier(token),
+                  "auth": AuthSettings(issuer_url=origin, resource_server_url=f"{origin}/mcp", validate_token_resource=False)}
+    server = FastMCP("kg-agent", host=host, port=port, log_level="WARNING",
+                     transport_security=loopback_security(host) if is_loopback(host) else None, **access, instructions=(
         f"Read-only tools over the knowledge graph {kg.name!r}: find entities by name (search_entities), see their "
         "relations (entity_relations), follow one relation (neighbours) or a relation path (retrieve_paths), or let "
         "a reasoning method answer a whole question (ask). " + lookups.INVERSE_NOTE))
@@ -310,12 +424,12 @@ def create_server(kg: KnowledgeGraph, *, model=None, documents=None, host: str =
     ) -> SearchResult:
         """Find entities of the knowledge graph by name: the label as written first, then labels containing the
         text, then similar spellings; each with some of its relations."""
-        return await run(service.search_entities, text, limit)
+        return await run("search_entities", "give more of the name", service.search_entities, text, limit)
 
     @server.tool(annotations=read_only)
     async def entity_relations(entity: EntityArg, limit: Limit = 50) -> RelationsResult:
         """An entity's relations, outgoing and incoming (^relation), each with how many entities it reaches."""
-        return await run(service.entity_relations, entity, limit)
+        return await run("entity_relations", "lower the limit", service.entity_relations, entity, limit)
 
     @server.tool(annotations=read_only)
     async def neighbours(
@@ -325,7 +439,7 @@ def create_server(kg: KnowledgeGraph, *, model=None, documents=None, host: str =
         limit: Limit = 20,
     ) -> NeighboursResult:
         """The entities one relation leads to from an entity, with their total count."""
-        return await run(service.neighbours, entity, relation, limit)
+        return await run("neighbours", "lower the limit", service.neighbours, entity, relation, limit)
 
     @server.tool(annotations=read_only)
     async def retrieve_paths(
@@ -336,7 +450,8 @@ def create_server(kg: KnowledgeGraph, *, model=None, documents=None, host: str =
     ) -> PathsResult:
         """RoG's constrained search: the reasoning paths a relation path yields from an entity, and the
         distinct entities they end in."""
-        return await run(service.retrieve_paths, entity, relations, limit)
+        return await run("retrieve_paths", "follow a shorter relation path, lower the limit",
+                         service.retrieve_paths, entity, relations, limit)
 
     @server.tool(annotations=read_only)
     async def ask(
@@ -346,12 +461,13 @@ def create_server(kg: KnowledgeGraph, *, model=None, documents=None, host: str =
     ) -> AskResult:
         """Answer a question with one of kg-agent's reasoning methods: the answers with the reasoning paths (or
         document chunks) behind them, grounded flags, the plans, warnings and LLM usage."""
-        return await run(service.ask, question, method)
+        return await run("ask", "ask a narrower question", service.ask, question, method)
 
     @server.resource(SUMMARY_URI, name="kg_summary", mime_type="application/json",
                      description="The knowledge graph: its size and its relations with their triple counts")
     async def summary_resource() -> str:
-        return json.dumps(await run(service.summary), ensure_ascii=False, indent=1)
+        summary = await run("reading the KG summary", "use entity_relations on single entities", service.summary)
+        return json.dumps(summary, ensure_ascii=False, indent=1)
 
     @server.resource(METHODS_URI, name="methods", mime_type="application/json",
                      description="The reasoning methods the ask tool runs, the chat model and ToG-2's documents")
@@ -369,28 +485,76 @@ def register(subparsers) -> None:
     parser.add_argument("--backend", choices=("memory", "oxigraph"), default=None, help="for a KG file: memory (default) or oxigraph")
     parser.add_argument("--kg-cache", metavar="FILE", default=None, help="for a SPARQL endpoint: SQLite cache file")
     parser.add_argument("--model", default=None,
-                        help="chat model for ask, e.g. openai:gpt-4o-mini; 'none' for offline "
-                        "(default: offline unless OPENAI_API_KEY is set)")
+                        help="chat model for ask, e.g. openai:gpt-4o-mini ('none': offline); default: KG_AGENT_MODEL "
+                        "if set, else offline (an API key in the environment alone never selects a model)")
     add_model_request_args(parser)
     parser.add_argument("--docs", help="ToG-2: document index folder, documents JSONL, or Chroma server URL")
+    parser.add_argument("--tool-timeout", type=positive_seconds, default=DEFAULT_TOOL_TIMEOUT, metavar="SECONDS",
+                        help="wall-clock seconds each tool call may take; a call past it is stopped with a tool error "
+                        f"and the server keeps serving (default {DEFAULT_TOOL_TIMEOUT:g})")
     parser.add_argument("--transport", choices=("stdio", "http"), default="stdio",
                         help="stdio (default, for clients that start the server) or streamable HTTP at /mcp")
-    parser.add_argument("--host", default="127.0.0.1", help="http: address to listen on (default 127.0.0.1)")
+    parser.add_argument("--host", default="127.0.0.1",
+                        help="http: address to listen on (default 127.0.0.1); any but a loopback address needs a token")
     parser.add_argument("--port", type=int, default=8000, help="http: port (default 8000)")
+    parser.add_argument("--token-file", metavar="PATH", default=None,
+                        help=f"http: clients must send 'Authorization: Bearer TOKEN', TOKEN being the first line of PATH "
+                        f"(default: the {TOKEN_ENV} environment variable; at least {MIN_TOKEN_CHARS} characters). "
+                        "Without a token the server serves only on a loopback address")
     parser.set_defaults(handler=cmd_mcp)
+
+
+def http_token(args: argparse.Namespace) -> str | None:
+    """The bearer token of ``--transport http``: the first line of ``--token-file``, else ``KG_AGENT_MCP_TOKEN``
+    (``None``: neither); a ``ValueError`` in the command's words when it is unusable."""
+    if args.token_file is None:
+        token = os.environ.get(TOKEN_ENV, "").strip()
+        return checked_token(token, f"the token in {TOKEN_ENV}") if token else None
+    try:
+        with open(args.token_file, encoding="utf-8") as file:
+            token = file.readline().strip()
+    except OSError as exc:
+        raise ValueError(f"cannot read the token file {args.token_file}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError:
+        raise ValueError(f"the token file {args.token_file} is not UTF-8 text") from None
+    if not token:
+        raise ValueError(f"the token file {args.token_file} has no token on its first line")
+    return checked_token(token, f"the token in {args.token_file}")
+
+
+def serving_token(args: argparse.Namespace) -> str | None:
+    """The token the command serves with; a ``ValueError`` when it must not serve (checked before the KG loads)."""
+    if args.transport != "http":
+        if args.token_file is not None:
+            raise ValueError("--token-file applies to --transport http only")
+        return None
+    token = http_token(args)
+    if token is None and not is_loopback(args.host):
+        raise ValueError(f"refusing to serve on {args.host} without a token: set {TOKEN_ENV} or --token-file")
+    return token
 
 
 def cmd_mcp(args: argparse.Namespace) -> int:
     from kg_agent.kg import open_kg
     from kg_agent.llm.models import resolve_model_args
 
+    try:
+        token = serving_token(args)
+    except ValueError as exc:
+        print(f"kg-agent mcp: {exc}", file=sys.stderr)
+        return 2
+    http = args.transport == "http"
     kg = open_kg(args.kg, backend=args.backend, cache_path=args.kg_cache)
     model = resolve_model_args(args)
-    server = create_server(kg, model=model, documents=args.docs, host=args.host, port=args.port)
-    where = "stdio" if args.transport == "stdio" else f"http://{args.host}:{args.port}/mcp"
+    server = create_server(kg, model=model, documents=args.docs, host=args.host if http else "127.0.0.1", port=args.port,
+                           token=token, tool_timeout=args.tool_timeout)
+    where = f"{server_origin(args.host, args.port)}/mcp" + (", bearer token required" if token else "") if http else "stdio"
     print(f"kg-agent mcp: {kg.name} ({len(kg)} triples), {'model ' + type(model).__name__ if model else 'offline'}, "
-          f"serving on {where}", file=sys.stderr, flush=True)
-    server.run("stdio" if args.transport == "stdio" else "streamable-http")
+          f"tool timeout {args.tool_timeout:g} s, serving on {where}", file=sys.stderr, flush=True)
+    if http and token is None:
+        print(f"kg-agent mcp: note: no token, so any program on this machine may call the tools; set {TOKEN_ENV} or "
+              "--token-file to require one", file=sys.stderr, flush=True)
+    server.run("streamable-http" if http else "stdio")
     return 0
 
 

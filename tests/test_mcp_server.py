@@ -14,7 +14,9 @@ import socket
 import subprocess
 import sys
 import time
-from contextlib import asynccontextmanager
+from collections.abc import Iterator
+from contextlib import asynccontextmanager, contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 import anyio
@@ -44,7 +46,7 @@ STARTUP_TIMEOUT = 120.0
 
 def server_env() -> dict[str, str]:
     env = {k: v for k, v in os.environ.items()
-           if k not in {"OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENAI_API_BASE", "KG_AGENT_MODEL"}}
+           if k not in {"OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENAI_API_BASE", "KG_AGENT_MODEL", "KG_AGENT_MCP_TOKEN"}}
     env["PYTHONPATH"] = os.pathsep.join(p for p in (str(PROJECT_ROOT), env.get("PYTHONPATH", "")) if p)
     return env
 
@@ -72,16 +74,21 @@ async def http_session(url: str):
         yield session
 
 
-@pytest.fixture(scope="module")
-def http_url(tmp_path_factory):
-    """``python -m kg_agent.mcp_server --transport http`` on a free port; its URL once it accepts connections."""
-    log = tmp_path_factory.mktemp("mcp_http") / "server.log"
+@dataclass(frozen=True)
+class HttpServer:
+    url: str  # http://127.0.0.1:PORT/mcp
+    log: Path  # its stdout and stderr
+
+
+@contextmanager
+def serve_http(log: Path, *args: str, env: dict[str, str] | None = None) -> Iterator[HttpServer]:
+    """``python -m kg_agent.mcp_server --transport http [args]`` on a free port of 127.0.0.1, once it accepts connections."""
     port = free_port()
     with open(log, "wb") as out:
         process = subprocess.Popen([sys.executable, "-m", "kg_agent.mcp_server", "--transport", "http",
-                                    "--host", "127.0.0.1", "--port", str(port)],
-                                   cwd=PROJECT_ROOT, env=server_env(), stdout=out, stderr=subprocess.STDOUT,
-                                   stdin=subprocess.DEVNULL)
+                                    "--host", "127.0.0.1", "--port", str(port), *args],
+                                   cwd=PROJECT_ROOT, env=server_env() if env is None else env, stdout=out,
+                                   stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
     try:
         deadline = time.monotonic() + STARTUP_TIMEOUT
         while True:
@@ -94,7 +101,7 @@ def http_url(tmp_path_factory):
                 if time.monotonic() > deadline:
                     pytest.fail(f"the MCP server did not listen within {STARTUP_TIMEOUT:.0f} s:\n{log.read_text()[-3000:]}")
                 time.sleep(0.3)
-        yield f"http://127.0.0.1:{port}/mcp"
+        yield HttpServer(f"http://127.0.0.1:{port}/mcp", log)
     finally:
         process.terminate()
         try:
@@ -102,6 +109,13 @@ def http_url(tmp_path_factory):
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait(timeout=15)
+
+
+@pytest.fixture(scope="module")
+def http_server(tmp_path_factory):
+    """``python -m kg_agent.mcp_server --transport http`` without a token (allowed on loopback)."""
+    with serve_http(tmp_path_factory.mktemp("mcp_http") / "server.log") as running:
+        yield running
 
 
 async def call(session: ClientSession, tool: str, **arguments):
@@ -169,23 +183,26 @@ def test_stdio_server_answers_refuses_and_keeps_serving():
 
 
 @pytest.mark.server
-def test_streamable_http_server_answers_refuses_and_keeps_serving(http_url):
+def test_streamable_http_server_answers_refuses_and_keeps_serving(http_server):
     async def scenario():
-        async with http_session(http_url) as session:
+        async with http_session(http_server.url) as session:
             await exercise(session)
-        async with http_session(http_url) as session:  # a second client after the first left
+        async with http_session(http_server.url) as session:  # a second client after the first left
             assert (await call(session, "search_entities", text="Forrest Gump", limit=1)).structuredContent[
                 "entities"][0]["label"] == "Forrest Gump"
 
     anyio.run(scenario)
+    started = http_server.log.read_text()
+    assert "tool timeout 30 s, serving on http://127.0.0.1:" in started
+    assert started.count("note: no token, so any program on this machine may call the tools; set KG_AGENT_MCP_TOKEN") == 1
 
 
 @pytest.mark.server
-def test_http_server_refuses_a_foreign_host_header(http_url):
+def test_http_server_refuses_a_foreign_host_header(http_server):
     """DNS-rebinding protection: a page on another site cannot drive the local server through the browser."""
     import httpx
 
-    response = httpx.post(http_url, headers={"Host": "evil.example:80", "Accept": "application/json, text/event-stream",
+    response = httpx.post(http_server.url, headers={"Host": "evil.example:80", "Accept": "application/json, text/event-stream",
                                              "Content-Type": "application/json"},
                           json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"})
     assert response.status_code == 421

@@ -28,6 +28,7 @@ each resend counted as a call and checked against the call budget (see :data:`RE
 from __future__ import annotations
 
 import argparse
+import math
 import os
 from typing import Any
 
@@ -241,12 +242,13 @@ MODEL_HELP = ("chat model, e.g. openai:gpt-4o-mini ('none': offline); default: K
               "every decision made offline (an API key in the environment alone never selects a model)")
 
 
-def _positive_seconds(text: str) -> float:
+def positive_seconds(text: str) -> float:
+    """A command-line number of seconds (``--timeout``, ``--tool-timeout``): positive and finite."""
     try:
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
-    if not value > 0:
+    if not 0 < value < math.inf:
         raise argparse.ArgumentTypeError(f"must be more than 0 seconds, not {text}")
     return value
 
@@ -263,7 +265,7 @@ def _positive_count(text: str) -> int:
 
 def add_model_request_args(parser) -> None:
     """The ``--timeout`` and ``--max-reply-tokens`` flags of every command that takes ``--model``."""
-    parser.add_argument("--timeout", type=_positive_seconds, default=None, metavar="S",
+    parser.add_argument("--timeout", type=positive_seconds, default=None, metavar="S",
                         help=f"seconds per model request before giving up; a timed-out request is not resent "
                         f"(default {DEFAULT_TIMEOUT_S:g})")
     parser.add_argument("--max-reply-tokens", type=_positive_count, default=None, metavar="N",
