@@ -29,7 +29,8 @@ back to the text prompt. The mode of every attempt is counted in ``usage["by_nod
 runs independent steps (other generators, requests, or plain zero-argument calls such as a custom decider's
 method) concurrently and gets their results in order. :func:`run_steps` drives steps synchronously (a batch in a
 bounded thread pool, ``max_concurrency`` at a time); :func:`arun_steps` drives the same steps with the model's
-native async calls (a batch through :func:`ask_all`, no worker thread). :func:`graph_node` turns a node's steps
+native async calls (a batch through :func:`ask_all`) and runs the steps' own work (KG, embeddings, documents) in
+worker threads, so a server's event loop is never blocked by a SPARQL request or an embedding. :func:`graph_node` turns a node's steps
 into a LangGraph node with both paths, so ``invoke`` and ``ainvoke`` run the same logic. Calls of concurrent
 decisions are reserved from one shared :class:`CallPool`, so a step's call budget is exact under concurrency.
 """
@@ -415,30 +416,74 @@ def run_steps(steps: Steps | Any, *, max_concurrency: int = DEFAULT_MAX_CONCURRE
             value, send = exc, steps.throw
 
 
-async def _arun_one(request: Any, max_concurrency: int) -> Any:
-    if isinstance(request, Ask):
-        return await request.arun()
+#: Worker threads that advance steps under ``ainvoke``/``astream``: the KG's, embeddings' and document index's work
+#: (SPARQL requests, ONNX runs, Chroma queries) between two model calls. Sized for many concurrent questions
+#: waiting on a remote endpoint, not for the CPU; idle threads cost nothing.
+STEP_THREADS = 32
+_step_executor: ThreadPoolExecutor | None = None
+_step_executor_lock = threading.Lock()
+
+
+def _executor() -> ThreadPoolExecutor:
+    global _step_executor
+    with _step_executor_lock:
+        if _step_executor is None:
+            _step_executor = ThreadPoolExecutor(max_workers=STEP_THREADS, thread_name_prefix="kg-agent-step")
+        return _step_executor
+
+
+def _advance(move: Callable[[Any], Any], value: Any) -> tuple[bool, Any]:
+    """``(False, next request)`` or ``(True, result)`` once the steps end (a ``StopIteration`` cannot cross a
+    future)."""
+    try:
+        return False, move(value)
+    except StopIteration as done:
+        return True, done.value
+
+
+async def off_loop(context: contextvars.Context, function: Callable[..., T], *args: Any) -> T:
+    """``function(*args)`` in a worker thread, inside ``context``, so the event loop stays free meanwhile.
+
+    A cancelled caller stops waiting at once; the call itself ends in its thread (Python cannot stop it) and its
+    result is dropped."""
+    future = asyncio.get_running_loop().run_in_executor(_executor(), context.run, function, *args)
+    try:
+        return await asyncio.shield(future)
+    except asyncio.CancelledError:
+        future.add_done_callback(lambda f: f.cancelled() or f.exception())  # retrieved: no "never retrieved" log
+        raise
+
+
+async def _arun_one(request: Any, max_concurrency: int, context: contextvars.Context) -> Any:
+    if isinstance(request, Ask):  # the model's native async call, on the loop, in the steps' context (budget, tally)
+        return await asyncio.create_task(request.arun(), context=context)
     if isinstance(request, Generator):
-        return await arun_steps(request, max_concurrency=max_concurrency)
-    if isinstance(request, list):
-        return await ask_all([functools.partial(_arun_one, r, max_concurrency) for r in request], max_concurrency=max_concurrency)
-    return request()
+        return await arun_steps(request, max_concurrency=max_concurrency, context=context)
+    if isinstance(request, list):  # each in its own copy of the steps' context, as run_steps's pool threads
+        return await ask_all([functools.partial(_arun_one, r, max_concurrency, context.run(contextvars.copy_context))
+                              for r in request], max_concurrency=max_concurrency)
+    return await off_loop(context, request)
 
 
-async def arun_steps(steps: Steps | Any, *, max_concurrency: int = DEFAULT_MAX_CONCURRENCY) -> Any:
-    """:func:`run_steps` with the models' native async calls; a batch runs through :func:`ask_all`."""
+async def arun_steps(steps: Steps | Any, *, max_concurrency: int = DEFAULT_MAX_CONCURRENCY,
+                     context: contextvars.Context | None = None) -> Any:
+    """:func:`run_steps` that never blocks the event loop: the steps' own code (KG lookups, SPARQL requests,
+    embeddings, document search) runs in worker threads (:data:`STEP_THREADS`), one step after another inside one
+    context (``context``, default a copy of the caller's), so what a step sets there (the question's call budget,
+    the KG request tally) holds for the next step and for the model calls; the model calls are the models' native
+    async calls on the loop; a batch runs through :func:`ask_all`."""
     if not isinstance(steps, Generator):
         return steps
-    send, value = steps.send, None
+    context = context if context is not None else contextvars.copy_context()
+    move, value = steps.send, None
     while True:
+        done, request = await off_loop(context, _advance, move, value)
+        if done:
+            return request
         try:
-            request = send(value)
-        except StopIteration as done:
-            return done.value
-        try:
-            value, send = await _arun_one(request, max_concurrency), steps.send
+            value, move = await _arun_one(request, max_concurrency, context), steps.send
         except BaseException as exc:  # as in run_steps (a cancelled task included)
-            value, send = exc, steps.throw
+            value, move = exc, steps.throw
 
 
 def placed_warnings(warnings: Sequence[str | int], outcomes: Sequence[Any]) -> list[str]:
@@ -474,7 +519,9 @@ def graph_node(node: Callable[[dict], Any], *, name: str, max_concurrency: int =
         return run_steps(node(state), max_concurrency=max_concurrency)
 
     async def ainvoke(state: dict) -> dict:
-        return await arun_steps(node(state), max_concurrency=max_concurrency)
+        context = contextvars.copy_context()  # the node's work, even a plain function's, runs off the event loop
+        steps = await off_loop(context, node, state)
+        return await arun_steps(steps, max_concurrency=max_concurrency, context=context)
 
     return RunnableLambda(invoke, afunc=ainvoke, name=name)
 
