@@ -9,12 +9,12 @@ Two ways, as in the RoG paper:
    plans (RoG's planning prompt, grounded in the KG's relations), then answers from the paths; answers
    not supported by any path are flagged.
 
-The chat model is `ChatOpenAI` when OPENAI_API_KEY is set (OPENAI_BASE_URL points it at any
-OpenAI-compatible server: vLLM, Ollama, llama.cpp ...), else a scripted stand-in that replies the
+The chat model is the one KG_AGENT_MODEL names (`openai:gpt-4o-mini`; OPENAI_API_KEY, and OPENAI_BASE_URL for
+any OpenAI-compatible server: vLLM, Ollama, llama.cpp ...), else a scripted stand-in that replies the
 way a model would, so the recipe runs offline. Run from the project root:
 
     python cookbook/04_rog_with_your_chat_model.py
-    OPENAI_API_KEY=sk-... python cookbook/04_rog_with_your_chat_model.py
+    KG_AGENT_MODEL=openai:gpt-4o-mini OPENAI_API_KEY=sk-... python cookbook/04_rog_with_your_chat_model.py
 """
 
 import os
@@ -34,10 +34,10 @@ def stand_in(prompt: str) -> str:
     return "Answers: " + ", ".join(directors) if directors else "I don't know."
 
 
-if os.environ.get("OPENAI_API_KEY"):
-    from langchain_openai import ChatOpenAI
+if os.environ.get("KG_AGENT_MODEL"):  # a model only when named, e.g. openai:gpt-4o-mini (an API key alone is not used)
+    from kg_agent.llm.models import resolve_chat_model
 
-    chat_model = ChatOpenAI(model=os.environ.get("OPENAI_MODEL", "gpt-4o-mini"), temperature=0)
+    chat_model = resolve_chat_model(os.environ["KG_AGENT_MODEL"])
 else:
     chat_model = ScriptedChatModel(responder=stand_in)
 print(f"Chat model: {type(chat_model).__name__}")

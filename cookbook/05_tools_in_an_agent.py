@@ -8,7 +8,7 @@ Three ways to hand a knowledge graph to an agent you already have (here LangGrap
 * `KGRetriever(kg=kg)`: RoG's reasoning paths as Documents, for RAG chains or, wrapped with
   `create_retriever_tool`, as one more tool.
 
-The agent's model is `ChatOpenAI` when OPENAI_API_KEY is set, else a scripted tool-calling model that makes
+The agent's model is the one KG_AGENT_MODEL names (e.g. `openai:gpt-4o-mini`), else a scripted tool-calling model that makes
 the calls a real model would make and answers from what the tools returned. Run from the project root:
 
     python cookbook/05_tools_in_an_agent.py
@@ -48,10 +48,10 @@ def call(name: str, **args) -> dict:
     return {"name": name, "args": args, "id": f"call_{name}"}
 
 
-if os.environ.get("OPENAI_API_KEY"):
-    from langchain_openai import ChatOpenAI
+if os.environ.get("KG_AGENT_MODEL"):  # a model only when named, e.g. openai:gpt-4o-mini (an API key alone is not used)
+    from kg_agent.llm.models import resolve_chat_model
 
-    model = ChatOpenAI(model=os.environ.get("OPENAI_MODEL", "gpt-4o-mini"), temperature=0)
+    model = resolve_chat_model(os.environ["KG_AGENT_MODEL"])
 else:
     model = ScriptedChatModel([
         AIMessage("", tool_calls=[call("search_entities", text="Tom Hanks")]),

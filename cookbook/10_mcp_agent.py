@@ -5,7 +5,7 @@
 ReAct agent uses them. A bad call (a misspelt name) comes back to the model as a tool error naming the
 closest labels, and the model corrects itself; the server keeps serving.
 
-The model is `ChatOpenAI` when OPENAI_API_KEY is set, else a scripted tool-calling model that makes the
+The model is the one KG_AGENT_MODEL names (e.g. `openai:gpt-4o-mini`), else a scripted tool-calling model that makes the
 calls a real model would make. Needs langchain-mcp-adapters (dev extra). Run from the project root:
 
     python cookbook/10_mcp_agent.py
@@ -39,10 +39,10 @@ def call(name: str, **args) -> dict:  # a tool call the scripted model makes
     return {"name": name, "args": args, "id": f"call_{name}"}
 
 
-if os.environ.get("OPENAI_API_KEY"):
-    from langchain_openai import ChatOpenAI
+if os.environ.get("KG_AGENT_MODEL"):  # a model only when named, e.g. openai:gpt-4o-mini (an API key alone is not used)
+    from kg_agent.llm.models import resolve_chat_model
 
-    model = ChatOpenAI(model=os.environ.get("OPENAI_MODEL", "gpt-4o-mini"), temperature=0)
+    model = resolve_chat_model(os.environ["KG_AGENT_MODEL"])
 else:
     model = ScriptedChatModel([
         AIMessage("", tool_calls=[call("neighbours", entity="Winston Grom", relation="^written_by")]),

@@ -116,7 +116,8 @@ def _like_a_model(prompt: str) -> str:
 def test_04_rog_in_front_of_chat_openai_on_a_real_http_server():
     with OpenAICompatibleServer(responder=_like_a_model, api_key="sk-cookbook") as server:
         out = run_recipe("04_rog_with_your_chat_model.py",
-                         env={"OPENAI_BASE_URL": server.base_url, "OPENAI_API_KEY": "sk-cookbook"})
+                         env={"KG_AGENT_MODEL": "openai:gpt-4o-mini", "OPENAI_BASE_URL": server.base_url,
+                              "OPENAI_API_KEY": "sk-cookbook"})
         requests = server.chat_requests
     assert "Chat model: ChatOpenAI" in out
     assert len(requests) == 3  # with_rog_context: 1 call; the graph: plan + answer
