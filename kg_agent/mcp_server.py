@@ -16,19 +16,32 @@ Resources: ``kg-agent://kg/summary`` (size, relations with their triple counts) 
 
 Nothing here writes to the KG; every text argument is a literal (looked up by label or id, never pasted into a
 query). Text arguments have length caps, lists are capped with a ``note`` saying what was cut, and bad input
-(an empty or oversized argument, an unknown entity or relation) is a tool error (``isError``) whose message
-says what to do instead; the server keeps serving. Calls run in worker threads (at most
-:data:`MAX_CONCURRENT_CALLS` at once; the KG and the compiled graphs are thread-safe), so the server answers
-pings, lookups and other sessions while a method runs.
+(an empty or oversized argument, text holding a lone UTF-16 surrogate, an unknown entity or relation) is a
+tool error (``isError``) whose message says what to do instead; the server keeps serving.
+
+**Scheduling.** Calls run in worker threads (the KG and the compiled graphs are thread-safe), so the server
+answers pings while they run, in two pools: the cheap lookups (``search_entities``, ``entity_relations``,
+``neighbours``; each bounded by its ``limit``) get :data:`MAX_CONCURRENT_LOOKUPS` slots, the heavy calls
+(``retrieve_paths``, ``ask`` and the KG summary) :data:`MAX_CONCURRENT_CALLS` slots of their own, so heavy
+calls never hold up a lookup. Within each pool one MCP session (one client: the ``mcp-session-id`` of
+streamable HTTP; stdio has one) holds at most :data:`MAX_SESSION_CALLS` slots; its further calls wait in its
+own queue, first come first served, without taking a slot, so one client sending many calls at once cannot
+fill a pool and another client's call starts at once. (Measured on 2 cores, twelve six-relation hub walks from
+one session: over a SPARQL endpoint another session's ``search_entities`` waited 31 s, until its deadline, when
+all calls shared one pool of 4 slots, and now answers in 0.1-1.1 s; over the in-memory MetaQA KB, 2.0 s before,
+0.9 s now, the rest being Python threads sharing one interpreter lock with the event loop.) Over stdio there is
+one client, and it may use every slot. ``retrieve_paths`` stops a walk at
+:data:`~kg_agent.kg.paths.DEFAULT_MAX_PATHS` partial paths per step (its ``note`` says "the search stopped at
+... paths"), so a walk from a hub is bounded too.
 
 **Deadline.** Every call has a wall-clock deadline (``tool_timeout``, default :data:`DEFAULT_TOOL_TIMEOUT`
-seconds, counted from the call's arrival, waiting for a worker included). At the deadline the server stops
-waiting and answers a tool error saying so. A Python thread cannot be killed: the stopped call's thread runs on
-to its end, but outside the :data:`MAX_CONCURRENT_CALLS` slots (its slot is freed at the deadline, so a stuck
-call never holds up the calls behind it). That thread's work is bounded: ``ask`` gets the same deadline as its
-question budget (``max_seconds``), so its graph makes no model call after it and answers from what it has
-(at most one model call in flight and the current step's offline work run on); a lookup's work is capped by its
-``limit``, and a SPARQL endpoint's or a model's request by its own timeout.
+seconds, counted from the call's arrival, waiting for its turn included). At the deadline the server stops
+waiting and answers a tool error saying so (and whether the call had started). A Python thread cannot be
+killed: the stopped call's thread runs on to its end, but outside the slots (its slot is freed at the deadline,
+so a stuck call never holds up the calls behind it). That thread's work is bounded: ``ask`` gets the same
+deadline as its question budget (``max_seconds``), so its graph makes no model call after it and answers from
+what it has (at most one model call in flight and the current step's offline work run on); a lookup's work is
+capped by its ``limit``, and a SPARQL endpoint's or a model's request by its own timeout.
 
 **Authentication** (streamable HTTP). With a ``token`` (``kg-agent mcp``: ``KG_AGENT_MCP_TOKEN`` or
 ``--token-file``), every request to ``/mcp`` must carry ``Authorization: Bearer <token>``; a missing or wrong
@@ -39,6 +52,11 @@ constant time; the SDK also serves the RFC 9728 protected-resource metadata at
 secret handed out of band, and the metadata names the server itself as ``authorization_servers`` (the SDK and
 RFC 9728 need one). Without a token the server serves only on a loopback address (127.0.0.0/8, ::1,
 ``localhost``), with the SDK's DNS-rebinding protection (a browser page on another site cannot reach it).
+
+**At the edge** (streamable HTTP, :func:`http_app`). A request body that is not UTF-8 gets HTTP 400 with a
+JSON-RPC parse error in plain words (the SDK alone answers 500); the SDK's ERROR traceback for a client that
+closed its session's event stream ("Error in standalone SSE writer", ``ClosedResourceError``) is one INFO line
+(:class:`ClosedSessionLog`; shown only when INFO is logged); every other record is left as it is.
 """
 
 import argparse
@@ -46,14 +64,18 @@ import hmac
 import inspect
 import ipaddress
 import json
+import logging
 import math
 import os
 import sys
 import threading
+import weakref
 from collections.abc import Callable
+from contextlib import AsyncExitStack, asynccontextmanager
 from typing import Annotated, Any, Literal
 
 import anyio
+import pydantic_core
 from pydantic import BaseModel, Field
 
 from kg_agent.graphs.registry import METHODS, create_graph, graph_factory, options_for
@@ -73,8 +95,12 @@ MAX_PATH_RELATIONS = 6
 MAX_ANSWERS, MAX_ANSWER_PATHS, MAX_ANSWER_CHUNKS, MAX_CHUNK_CHARS = 20, 3, 3, 600
 #: Relations listed by the KG summary.
 MAX_SUMMARY_RELATIONS = 200
-#: Tool calls running at once (in worker threads); more wait their turn.
+#: Heavy calls (``retrieve_paths``, ``ask``, the KG summary) running at once, all sessions together; more wait their turn.
 MAX_CONCURRENT_CALLS = 4
+#: Lookups (``search_entities``, ``entity_relations``, ``neighbours``) running at once, apart from the heavy calls.
+MAX_CONCURRENT_LOOKUPS = 4
+#: Slots of each pool one MCP session (client) holds at once over HTTP; its further calls wait in its own queue.
+MAX_SESSION_CALLS = 2
 #: Seconds a tool call may take (wall clock, from its arrival) before it is stopped with a tool error.
 DEFAULT_TOOL_TIMEOUT = 30.0
 #: Environment variable holding the bearer token of ``kg-agent mcp --transport http``.
@@ -174,12 +200,18 @@ class AskResult(BaseModel):
 
 # ---------------------------------------------------------------------------------------------- input checks
 def checked_text(value: str | None, what: str, *, max_chars: int = MAX_NAME_CHARS) -> str:
-    """``value`` stripped; :class:`KGToolError` when it is empty or longer than ``max_chars``."""
+    """``value`` stripped; :class:`KGToolError` when it is empty, longer than ``max_chars`` or not valid Unicode
+    (a lone UTF-16 surrogate, which JSON's ``\\ud800`` escape can carry and no reply could send back)."""
     text = (value or "").strip()
     if not text:
         raise KGToolError(f"no {what} given")
     if len(text) > max_chars:
         raise KGToolError(f"the {what} is {len(text)} characters long; at most {max_chars} are accepted")
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise KGToolError(f"the {what} holds an invalid character (a lone UTF-16 surrogate, character {exc.start + 1}); "
+                          "send valid Unicode") from None
     return text
 
 
@@ -192,6 +224,19 @@ def checked_relations(relations: list[str] | str) -> list[str]:
     if len(rels) > MAX_PATH_RELATIONS:
         raise KGToolError(f"{len(rels)} relations given; a relation path has at most {MAX_PATH_RELATIONS}")
     return rels
+
+
+def sendable(result: Any) -> Any:
+    """``result`` when it can be sent as JSON; :class:`KGToolError` when text from the KG holds a lone UTF-16
+    surrogate (e.g. a SPARQL endpoint's ``\\ud800`` escape), instead of the SDK's serializer error."""
+    try:
+        pydantic_core.to_json(result)
+    except pydantic_core.PydanticSerializationError as exc:
+        if "surrogates not allowed" not in str(exc):
+            raise
+        raise KGToolError("the knowledge graph's text for this result holds an invalid character (a lone UTF-16 "
+                          "surrogate), so it cannot be sent; fix that text in the KG or ask about other entities") from None
+    return result
 
 
 # ---------------------------------------------------------------------------------------------- the service
@@ -367,6 +412,137 @@ def loopback_security(host: str):
                                      allowed_origins=[f"http://{name}:*" for name in names])
 
 
+# ---------------------------------------------------------------------------------------------- scheduling
+#: The pool a tool call runs in: ``lookup`` (cheap, bounded by a ``limit``) or ``heavy`` (path walks, methods).
+CallKind = Literal["lookup", "heavy"]
+
+
+class CallScheduler:
+    """Who runs when (see the module docstring): a pool of worker slots per :data:`CallKind`, and in each pool
+    at most ``session_calls`` slots per MCP session (``None``: no per-session cap, for stdio's single client).
+    A session's calls beyond its share wait on its own limiter, first come first served, holding no pool slot."""
+
+    def __init__(self, *, session_calls: int | None = MAX_SESSION_CALLS) -> None:
+        if session_calls is not None and session_calls < 1:
+            raise ValueError(f"session_calls must be at least 1, not {session_calls!r}")
+        self.pools: dict[str, anyio.CapacityLimiter] = {"lookup": anyio.CapacityLimiter(MAX_CONCURRENT_LOOKUPS),
+                                                         "heavy": anyio.CapacityLimiter(MAX_CONCURRENT_CALLS)}
+        self.session_calls = session_calls
+        self._sessions: weakref.WeakKeyDictionary[Any, dict[str, anyio.CapacityLimiter]] = weakref.WeakKeyDictionary()
+        self._sessionless: dict[str, anyio.CapacityLimiter] = {}
+
+    def session_limiter(self, session: Any, kind: CallKind) -> anyio.CapacityLimiter | None:
+        """The limiter of ``session``'s calls of ``kind`` (made on its first call, dropped with the session);
+        ``session`` ``None``: a call outside any MCP session (all such calls share one)."""
+        if self.session_calls is None:
+            return None
+        limiters = self._sessionless if session is None else self._sessions.setdefault(session, {})
+        if kind not in limiters:
+            limiters[kind] = anyio.CapacityLimiter(self.session_calls)
+        return limiters[kind]
+
+    @asynccontextmanager
+    async def slot(self, session: Any, kind: CallKind):
+        """Hold a slot of the ``kind`` pool for ``session``: first the session's turn, then a free slot."""
+        own = self.session_limiter(session, kind)
+        async with AsyncExitStack() as held:
+            if own is not None:
+                await held.enter_async_context(own)
+            await held.enter_async_context(self.pools[kind])
+            yield
+
+    def busy_reason(self, kind: CallKind) -> str:
+        """Why a call of ``kind`` can wait: the caps, in words."""
+        total = self.pools[kind].total_tokens
+        if self.session_calls is None:
+            return f"the server runs at most {total:g} such calls at once"
+        return f"a client runs at most {self.session_calls} such calls at once, the server {total:g}"
+
+
+# ---------------------------------------------------------------------------------------------- the HTTP edge
+class Utf8RequestBody:
+    """ASGI middleware in front of the SDK's streamable-HTTP app: a POST body that is not UTF-8 gets HTTP 400 with a
+    JSON-RPC parse error saying so (the SDK's ``json.loads`` raises ``UnicodeDecodeError`` there, which it answers
+    with 500). The body is read once and handed on unchanged; one over ``max_body_size`` bytes is handed on
+    unchecked, for the SDK's own 413."""
+
+    def __init__(self, app, *, max_body_size: int) -> None:
+        self.app = app
+        self.max_body_size = max_body_size
+
+    async def __call__(self, scope, receive, send) -> None:
+        if scope["type"] != "http" or scope["method"] != "POST":
+            await self.app(scope, receive, send)
+            return
+        received: list[dict] = []
+        size, complete = 0, False
+        while size <= self.max_body_size and not complete:
+            message = await receive()
+            received.append(message)
+            if message["type"] != "http.request":
+                break
+            size += len(message.get("body", b""))
+            complete = not message.get("more_body", False)
+        if complete and size <= self.max_body_size:
+            body = b"".join(message.get("body", b"") for message in received)
+            try:
+                body.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                from starlette.responses import JSONResponse
+
+                reason = (f"Parse error: the request body is not valid UTF-8 (byte 0x{body[exc.start]:02x} at offset "
+                          f"{exc.start}); send JSON encoded as UTF-8")
+                refusal = JSONResponse({"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": reason}},
+                                       status_code=400)
+                await refusal(scope, receive, send)
+                return
+
+        async def replay():
+            return received.pop(0) if received else await receive()
+
+        await self.app(scope, replay, send)
+
+
+class ClosedSessionLog(logging.Filter):
+    """For the SDK's ``mcp.server.streamable_http`` logger: its ERROR with a traceback when a client has closed its
+    session's event stream ("Error in standalone SSE writer" with ``ClosedResourceError`` or
+    ``BrokenResourceError``) becomes one INFO line, kept only when INFO is logged. Every other record passes as it is."""
+
+    MESSAGE = "Error in standalone SSE writer"
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        error = record.exc_info[1] if record.exc_info else None
+        if record.msg != self.MESSAGE or not isinstance(error, anyio.ClosedResourceError | anyio.BrokenResourceError):
+            return True
+        record.levelno, record.levelname = logging.INFO, logging.getLevelName(logging.INFO)
+        record.msg, record.args = "an MCP client closed its session's event stream", ()
+        record.exc_info, record.exc_text, record.stack_info = None, None, None
+        return logging.getLogger(record.name).isEnabledFor(logging.INFO)
+
+
+def quiet_closed_sessions() -> None:
+    """Put :class:`ClosedSessionLog` on the SDK's streamable-HTTP logger (once)."""
+    logger = logging.getLogger("mcp.server.streamable_http")
+    if not any(isinstance(f, ClosedSessionLog) for f in logger.filters):
+        logger.addFilter(ClosedSessionLog())
+
+
+def http_app(server):
+    """``server``'s streamable-HTTP ASGI app (the SDK's Starlette app, ``/mcp``) behind :class:`Utf8RequestBody`,
+    with the SDK's closed-session tracebacks turned into INFO lines (:class:`ClosedSessionLog`)."""
+    quiet_closed_sessions()
+    return Utf8RequestBody(server.streamable_http_app(), max_body_size=server.settings.max_request_body_size)
+
+
+async def serve_http(server) -> None:
+    """Serve :func:`http_app` with uvicorn at the server's host and port, as ``FastMCP.run("streamable-http")`` does."""
+    import uvicorn
+
+    config = uvicorn.Config(http_app(server), host=server.settings.host, port=server.settings.port,
+                            log_level=server.settings.log_level.lower())
+    await uvicorn.Server(config).serve()
+
+
 # ---------------------------------------------------------------------------------------------- the server
 Limit = Annotated[int, Field(ge=1, le=lookups.MAX_LIMIT, description=f"most items to return (1-{lookups.MAX_LIMIT})")]
 EntityArg = Annotated[str, Field(description="an entity label as written in the KG (e.g. 'Tom Hanks') or its id; "
@@ -374,14 +550,18 @@ EntityArg = Annotated[str, Field(description="an entity label as written in the 
 
 
 def create_server(kg: KnowledgeGraph, *, model=None, documents=None, host: str = "127.0.0.1", port: int = 8000,
-                  token: str | None = None, tool_timeout: float = DEFAULT_TOOL_TIMEOUT):
-    """A ``FastMCP`` server with kg-agent's tools and resources over ``kg`` (run it with ``.run(transport)``).
+                  token: str | None = None, tool_timeout: float = DEFAULT_TOOL_TIMEOUT,
+                  session_calls: int | None = MAX_SESSION_CALLS):
+    """A ``FastMCP`` server with kg-agent's tools and resources over ``kg`` (run it with ``.run("stdio")``, or
+    ``anyio.run(serve_http, server)`` for streamable HTTP with the checks of :func:`http_app`).
 
     Args:
         host, port: where the streamable-HTTP transport listens.
         token: the bearer token HTTP clients must send (see the module docstring); ``None``: none, and then
             ``host`` must be a loopback address (a ``ValueError`` otherwise).
         tool_timeout: seconds each tool call may take, from its arrival, before it is stopped with a tool error.
+        session_calls: slots of each pool one MCP session may hold at once (:class:`CallScheduler`); ``None``:
+            no per-session cap (stdio, where there is one client).
     """
     from mcp.server.auth.settings import AuthSettings
     from mcp.server.fastmcp import FastMCP
@@ -396,13 +576,28 @@ def create_server(kg: KnowledgeGraph, *, model=None, documents=None, host: str =
     service = KGService(kg, model=model, documents=documents, max_seconds=tool_timeout)
     if documents is not None:
         service.graph("tog2")  # bad documents fail here, at start-up, not at the first ask
-    limiter = anyio.CapacityLimiter(MAX_CONCURRENT_CALLS)
+    scheduler = CallScheduler(session_calls=session_calls)
 
-    async def run(what: str, advice: str, function: Callable, *args):
-        """``function(*args)`` in a worker thread; a tool error when it is not done ``tool_timeout`` seconds from now.
-        At the deadline the thread is abandoned and its slot of ``limiter`` freed (see the module docstring)."""
+    def caller() -> Any:
+        """The MCP session of the call being served (stdio: the one; HTTP: the ``mcp-session-id``'s); ``None``
+        outside a request."""
+        try:
+            return server.get_context().session
+        except ValueError:
+            return None
+
+    async def run(what: str, advice: str, kind: CallKind, function: Callable, *args):
+        """``function(*args)`` in a worker thread once the caller's session has a slot of the ``kind`` pool
+        (:class:`CallScheduler`); a tool error when it is not done ``tool_timeout`` seconds from now. At the
+        deadline the thread is abandoned and its slot freed (see the module docstring)."""
+        started = False
         with anyio.move_on_after(tool_timeout):
-            return await anyio.to_thread.run_sync(lambda: function(*args), limiter=limiter, abandon_on_cancel=True)
+            async with scheduler.slot(caller(), kind):
+                started = True
+                return await anyio.to_thread.run_sync(lambda: sendable(function(*args)), abandon_on_cancel=True)
+        if not started:
+            raise KGToolError(f"{what} waited {tool_timeout:g} s for a free worker and was not started "
+                              f"({scheduler.busy_reason(kind)}); send fewer calls at once or raise --tool-timeout")
         raise KGToolError(f"{what} took longer than {tool_timeout:g} s and was stopped; {advice} or raise --tool-timeout")
 
     access: dict[str, Any] = {}
@@ -424,12 +619,12 @@ def create_server(kg: KnowledgeGraph, *, model=None, documents=None, host: str =
     ) -> SearchResult:
         """Find entities of the knowledge graph by name: the label as written first, then labels containing the
         text, then similar spellings; each with some of its relations."""
-        return await run("search_entities", "give more of the name", service.search_entities, text, limit)
+        return await run("search_entities", "give more of the name", "lookup", service.search_entities, text, limit)
 
     @server.tool(annotations=read_only)
     async def entity_relations(entity: EntityArg, limit: Limit = 50) -> RelationsResult:
         """An entity's relations, outgoing and incoming (^relation), each with how many entities it reaches."""
-        return await run("entity_relations", "lower the limit", service.entity_relations, entity, limit)
+        return await run("entity_relations", "lower the limit", "lookup", service.entity_relations, entity, limit)
 
     @server.tool(annotations=read_only)
     async def neighbours(
@@ -439,7 +634,7 @@ def create_server(kg: KnowledgeGraph, *, model=None, documents=None, host: str =
         limit: Limit = 20,
     ) -> NeighboursResult:
         """The entities one relation leads to from an entity, with their total count."""
-        return await run("neighbours", "lower the limit", service.neighbours, entity, relation, limit)
+        return await run("neighbours", "lower the limit", "lookup", service.neighbours, entity, relation, limit)
 
     @server.tool(annotations=read_only)
     async def retrieve_paths(
@@ -450,7 +645,7 @@ def create_server(kg: KnowledgeGraph, *, model=None, documents=None, host: str =
     ) -> PathsResult:
         """RoG's constrained search: the reasoning paths a relation path yields from an entity, and the
         distinct entities they end in."""
-        return await run("retrieve_paths", "follow a shorter relation path, lower the limit",
+        return await run("retrieve_paths", "follow a shorter relation path, lower the limit", "heavy",
                          service.retrieve_paths, entity, relations, limit)
 
     @server.tool(annotations=read_only)
@@ -461,12 +656,12 @@ def create_server(kg: KnowledgeGraph, *, model=None, documents=None, host: str =
     ) -> AskResult:
         """Answer a question with one of kg-agent's reasoning methods: the answers with the reasoning paths (or
         document chunks) behind them, grounded flags, the plans, warnings and LLM usage."""
-        return await run("ask", "ask a narrower question", service.ask, question, method)
+        return await run("ask", "ask a narrower question", "heavy", service.ask, question, method)
 
     @server.resource(SUMMARY_URI, name="kg_summary", mime_type="application/json",
                      description="The knowledge graph: its size and its relations with their triple counts")
     async def summary_resource() -> str:
-        summary = await run("reading the KG summary", "use entity_relations on single entities", service.summary)
+        summary = await run("reading the KG summary", "use entity_relations on single entities", "heavy", service.summary)
         return json.dumps(summary, ensure_ascii=False, indent=1)
 
     @server.resource(METHODS_URI, name="methods", mime_type="application/json",
@@ -547,14 +742,17 @@ def cmd_mcp(args: argparse.Namespace) -> int:
     kg = open_kg(args.kg, backend=args.backend, cache_path=args.kg_cache)
     model = resolve_model_args(args)
     server = create_server(kg, model=model, documents=args.docs, host=args.host if http else "127.0.0.1", port=args.port,
-                           token=token, tool_timeout=args.tool_timeout)
+                           token=token, tool_timeout=args.tool_timeout, session_calls=MAX_SESSION_CALLS if http else None)
     where = f"{server_origin(args.host, args.port)}/mcp" + (", bearer token required" if token else "") if http else "stdio"
     print(f"kg-agent mcp: {kg.name} ({len(kg)} triples), {'model ' + type(model).__name__ if model else 'offline'}, "
           f"tool timeout {args.tool_timeout:g} s, serving on {where}", file=sys.stderr, flush=True)
     if http and token is None:
         print(f"kg-agent mcp: note: no token, so any program on this machine may call the tools; set {TOKEN_ENV} or "
               "--token-file to require one", file=sys.stderr, flush=True)
-    server.run("streamable-http" if http else "stdio")
+    if http:
+        anyio.run(serve_http, server)
+    else:
+        server.run("stdio")
     return 0
 
 

@@ -257,6 +257,93 @@ def test_tog2_answers_from_a_document_chunk_given_with_docs(tmp_path):
     assert best["chunks"][0]["title"] == "Ursula K. Le Guin" and "won the Hugo Award" in best["chunks"][0]["text"]
 
 
+MCP_HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+INITIALIZE = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+              "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}}
+#: A lone surrogate as JSON writes it (valid UTF-8 JSON; a client in another language can send it, the SDK client cannot)
+SURROGATE = "\\ud800"
+SURROGATE_ERROR = "holds an invalid character (a lone UTF-16 surrogate, character {}); send valid Unicode"
+
+
+def raw_session(client, url: str) -> dict[str, str]:
+    """An MCP session opened with plain JSON-RPC over HTTP: the headers its further requests carry."""
+    opened = client.post(url, headers=MCP_HEADERS, json=INITIALIZE)
+    assert opened.status_code == 200, opened.text
+    headers = {**MCP_HEADERS, "mcp-session-id": opened.headers["mcp-session-id"], "mcp-protocol-version": "2025-06-18"}
+    assert client.post(url, headers=headers, json={"jsonrpc": "2.0", "method": "notifications/initialized"}).status_code == 202
+    return headers
+
+
+def sse_result(response) -> dict:
+    """The JSON-RPC result of a streamable-HTTP reply (an SSE stream with one message)."""
+    assert response.status_code == 200, response.text
+    data = [line.removeprefix("data:").strip() for line in response.text.splitlines() if line.startswith("data:")]
+    return json.loads(data[-1])["result"]
+
+
+@pytest.mark.server
+def test_a_lone_surrogate_in_an_argument_is_a_plain_tool_error(http_server):
+    """JSON's \\ud800 escape makes a string no reply can carry: each tool says so in plain words (it said
+    "Error serializing to JSON: UnicodeEncodeError ...")."""
+    import httpx
+
+    cases = [("search_entities", '{"text": "Big%s"}' % SURROGATE, "the text " + SURROGATE_ERROR.format(4)),
+             ("neighbours", '{"entity": "%s", "relation": "directed_by"}' % SURROGATE, "the entity " + SURROGATE_ERROR.format(1)),
+             ("retrieve_paths", '{"entity": "Big", "relations": ["directed_by", "x%s"]}' % SURROGATE,
+              "the relation " + SURROGATE_ERROR.format(2)),
+             ("ask", '{"question": "who directed [Big%s]"}' % SURROGATE, "the question " + SURROGATE_ERROR.format(18))]
+    with httpx.Client(timeout=60) as client:
+        headers = raw_session(client, http_server.url)
+        for number, (tool, arguments, message) in enumerate(cases, start=2):
+            body = '{"jsonrpc": "2.0", "id": %d, "method": "tools/call", "params": {"name": "%s", "arguments": %s}}' % (
+                number, tool, arguments)
+            result = sse_result(client.post(http_server.url, headers=headers, content=body.encode("utf-8")))
+            assert result["isError"] is True and result["content"][0]["text"] == f"Error executing tool {tool}: {message}"
+        found = sse_result(client.post(http_server.url, headers=headers, json={
+            "jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": {"name": "search_entities", "arguments": {"text": "Big"}}}))
+        assert found["structuredContent"]["entities"][0]["label"] == "Big"  # still serving
+
+
+@pytest.mark.server
+def test_a_request_body_that_is_not_utf8_gets_400_and_the_server_keeps_serving(http_server):
+    """The SDK alone answers 500 (and logs an ERROR traceback) when its json.loads meets a byte that is not UTF-8."""
+    import httpx
+
+    with httpx.Client(timeout=60) as client:
+        initialize = json.dumps(INITIALIZE).encode().replace(b'"raw"', b'"r\xffw"')
+        refused = client.post(http_server.url, headers=MCP_HEADERS, content=initialize)
+        offset = initialize.index(b"\xff")
+        assert refused.status_code == 400 and refused.json() == {"jsonrpc": "2.0", "id": None, "error": {
+            "code": -32700, "message": f"Parse error: the request body is not valid UTF-8 (byte 0xff at offset {offset}); "
+                                       "send JSON encoded as UTF-8"}}
+
+        headers = raw_session(client, http_server.url)  # inside a session too
+        call_body = b'{"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "search_entities", ' \
+                    b'"arguments": {"text": "Big\xc3"}}}'
+        refused = client.post(http_server.url, headers=headers, content=call_body)
+        assert refused.status_code == 400 and "not valid UTF-8 (byte 0xc3 at offset" in refused.json()["error"]["message"]
+        assert client.post(http_server.url, headers=MCP_HEADERS, content=b"{not json").status_code == 400  # the SDK's own
+
+        found = sse_result(client.post(http_server.url, headers=headers, content=call_body.replace(b"\xc3", b"")))
+        assert found["structuredContent"]["entities"][0]["label"] == "Big"
+    log = http_server.log.read_text()
+    assert "Error handling POST request" not in log and "UnicodeDecodeError" not in log
+
+
+@pytest.mark.server
+def test_clients_closing_their_sessions_log_no_error(http_server):
+    """Each closed session logged "ERROR Error in standalone SSE writer" with a ClosedResourceError traceback."""
+    async def scenario():
+        for _ in range(3):
+            async with http_session(http_server.url) as session:
+                assert not (await call(session, "search_entities", text="Big", limit=1)).isError
+        await anyio.sleep(1)  # the server has seen the sessions end
+
+    anyio.run(scenario)
+    log = http_server.log.read_text()
+    assert "ERROR" not in log and "Traceback" not in log and "ClosedResourceError" not in log, log[-3000:]
+
+
 def test_the_command_refuses_a_missing_kg_file(tmp_path):
     done = subprocess.run([sys.executable, "-m", "kg_agent.cli", "mcp", "--kg", str(tmp_path / "nope.ttl")],
                           cwd=PROJECT_ROOT, env=server_env(), capture_output=True, text=True, timeout=120,
@@ -393,3 +480,30 @@ def test_a_lookup_is_answered_while_a_method_runs(sample_kg):
 
     anyio.run(scenario)
     assert finished == ["neighbours", "ask"]
+
+
+def test_a_lone_surrogate_is_refused_in_arguments_and_in_kg_text(sample_kg):
+    """Through the SDK client in process (its HTTP and stdio transports cannot even encode such a string): a lone
+    surrogate in an argument, and one in a label of the KG (an endpoint's JSON or rdflib can hold one), are
+    tool errors in plain words, not the serializer's."""
+    from mcp.shared.memory import create_connected_server_and_client_session
+    from rdflib import RDFS, Literal, URIRef
+
+    from kg_agent.kg import open_kg
+
+    kg = open_kg()
+    kg.graph.add((URIRef("https://kg-agent.dev/entity/Odd"), RDFS.label, Literal("Odd \ud800 Film")))
+
+    async def scenario():
+        async with create_connected_server_and_client_session(create_server(kg)._mcp_server) as session:
+            refused = await session.call_tool("search_entities", {"text": "Big\ud800"})
+            assert error_text(refused) == "Error executing tool search_entities: the text " + SURROGATE_ERROR.format(4)
+            refused = await session.call_tool("search_entities", {"text": "Odd"})
+            assert error_text(refused) == (
+                "Error executing tool search_entities: the knowledge graph's text for this result holds an invalid "
+                "character (a lone UTF-16 surrogate), so it cannot be sent; fix that text in the KG or ask about other "
+                "entities")
+            found = await session.call_tool("search_entities", {"text": "Big", "limit": 1})
+            assert found.structuredContent["entities"][0]["label"] == "Big"
+
+    anyio.run(scenario)
