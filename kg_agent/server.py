@@ -1,9 +1,12 @@
 """The method graphs for a LangGraph server: ``langgraph dev`` (see ``langgraph.json``) or LangGraph Platform.
 
-``rog``, ``tog``, ``tog_i`` and ``tog2`` are graph factories: the server calls one whenever it needs the
-graph, so each builds its graph once (on first use, not at import) and hands back the same compiled graph
-afterwards. They are compiled without a checkpointer or store: the server brings its own, which gives every
-thread its memory (follow-up questions such as "and who directed it?" use the previous turn's answers).
+``rog``, ``tog``, ``tog_i`` and ``tog2`` are async graph factories: the server awaits one whenever it needs the
+graph. The first call builds the graph (opens the KG, loads embeddings and ToG-2's documents: seconds of file
+reads and, for an endpoint, HTTP requests) in a worker thread, so the server's event loop keeps answering
+other requests and LangGraph's blocking-call detector has nothing to reject; later calls hand back the same
+compiled graph at once. In Python, :func:`build_graph` gives the graph directly. The graphs are compiled
+without a checkpointer or store: the server brings its own, which gives every thread its memory (follow-up
+questions such as "and who directed it?" use the previous turn's answers).
 
 Configuration, read when a graph is first built:
 
@@ -20,6 +23,7 @@ Input: ``{"messages": [{"role": "user", "content": "..."}]}`` (a chat) or ``{"qu
 
 from __future__ import annotations
 
+import asyncio
 import os
 import threading
 
@@ -28,7 +32,7 @@ from langgraph.graph.state import CompiledStateGraph
 from kg_agent.graphs.registry import METHODS, create_graph, method_name
 from kg_agent.llm.models import default_model_from_env, resolve_model_option
 
-__all__ = ["rog", "tog", "tog_i", "tog2", "build_graph", "METHODS"]
+__all__ = ["rog", "tog", "tog_i", "tog2", "build_graph", "serve_graph", "METHODS"]
 
 _lock = threading.Lock()
 _graphs: dict[tuple, CompiledStateGraph] = {}
@@ -39,11 +43,8 @@ def build_graph(method: str) -> CompiledStateGraph:
     """The compiled graph of ``method`` (one of :data:`METHODS`; ``tog_i``, the graph's id in ``langgraph.json``,
     is ``tog-i``) for the configured KG and model, built once per configuration and then reused. No
     checkpointer: the caller or server adds one."""
-    method = method_name(method)
-    source = os.environ.get("KG_AGENT_KG") or ""
-    model = default_model_from_env()
-    timeout, max_reply_tokens = (_number_from_env(name) for name in ("KG_AGENT_TIMEOUT", "KG_AGENT_MAX_REPLY_TOKENS"))
-    key = (method, source, model, timeout, max_reply_tokens)
+    key = _configuration(method)
+    method, source, model, timeout, max_reply_tokens = key
     with _lock:
         if key not in _graphs:
             from kg_agent.kg import open_kg
@@ -57,6 +58,18 @@ def build_graph(method: str) -> CompiledStateGraph:
         return _graphs[key]
 
 
+async def serve_graph(method: str) -> CompiledStateGraph:
+    """:func:`build_graph` for a server's event loop: the graph at once when it is built, else built in a worker thread."""
+    graph = _graphs.get(_configuration(method))
+    return graph if graph is not None else await asyncio.to_thread(build_graph, method)
+
+
+def _configuration(method: str) -> tuple:
+    """What a graph is built from: the method and the environment's KG, model, timeout and reply cap (read, not opened)."""
+    timeout, max_reply_tokens = (_number_from_env(name) for name in ("KG_AGENT_TIMEOUT", "KG_AGENT_MAX_REPLY_TOKENS"))
+    return method_name(method), os.environ.get("KG_AGENT_KG") or "", default_model_from_env(), timeout, max_reply_tokens
+
+
 def _number_from_env(name: str) -> float | None:
     value = os.environ.get(name, "").strip()
     if not value:
@@ -67,21 +80,21 @@ def _number_from_env(name: str) -> float | None:
         raise ValueError(f"{name} must be a number, not {value!r}") from None
 
 
-def rog() -> CompiledStateGraph:
+async def rog() -> CompiledStateGraph:
     """Reasoning on Graphs: link -> plan -> retrieve -> answer."""
-    return build_graph("rog")
+    return await serve_graph("rog")
 
 
-def tog() -> CompiledStateGraph:
+async def tog() -> CompiledStateGraph:
     """Think-on-Graph: beam search over the KG with relation and entity pruning and verification."""
-    return build_graph("tog")
+    return await serve_graph("tog")
 
 
-def tog_i() -> CompiledStateGraph:
+async def tog_i() -> CompiledStateGraph:
     """ToG-I: Think-on-Graph guided by progressively integrated instructions."""
-    return build_graph("tog_i")
+    return await serve_graph("tog_i")
 
 
-def tog2() -> CompiledStateGraph:
+async def tog2() -> CompiledStateGraph:
     """Think-on-Graph 2.0: KG exploration guided by entity documents (the sample KG's plot summaries)."""
-    return build_graph("tog2")
+    return await serve_graph("tog2")

@@ -138,7 +138,7 @@ def test_an_api_key_alone_keeps_the_langgraph_server_offline(listener, monkeypat
         monkeypatch.delenv(variable, raising=False)
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
     monkeypatch.setenv("OPENAI_BASE_URL", listener.base_url)
-    result = langgraph_server.tog().invoke({"question": QUESTION})
+    result = langgraph_server.build_graph("tog").invoke({"question": QUESTION})
     assert [a["answer"] for a in result["answers"]] == ["Robert Zemeckis"]
     assert listener.requests == [] and not (result.get("usage") or {}).get("calls")
 

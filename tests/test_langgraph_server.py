@@ -1,28 +1,35 @@
 """``langgraph.json`` + :mod:`kg_agent.server`: the method graphs served by ``langgraph dev`` and used through the
 LangGraph SDK client, as a user of LangGraph Server would.
 
-The integration tests start the real server (``langgraph dev``, in-memory runtime) on a free port of
-127.0.0.1 with the project's ``langgraph.json``, make no outside network call (no analytics, version
-check, tracing or browser) and stop it at the end. The server runs in a temporary working directory so
-its ``.langgraph_api`` state folder does not land in the checkout (the project root goes on PYTHONPATH,
-where a run from the root would find it too).
+The integration tests start the real server (``langgraph dev``, in-memory runtime, its default flags: LangGraph's
+blocking-call detector on) on a free port of 127.0.0.1 with the project's ``langgraph.json``, make no outside
+network call (no analytics, version check, tracing or browser) and stop it at the end. The server runs in a
+temporary working directory so its ``.langgraph_api`` state folder does not land in the checkout (the project
+root goes on PYTHONPATH, where a run from the root would find it too). One server serves the bundled sample KG;
+another serves a real SPARQL endpoint (Virtuoso, ``tests/virtuoso_server.py``) named by ``KG_AGENT_KG``.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 
 from kg_agent import server
+from tests.virtuoso_server import VirtuosoServer, export_ntriples, graph_iri
+from tests.virtuoso_server import skip_reason as virtuoso_skip_reason
 
 pytestmark = pytest.mark.server  # starts a server process (pytest -m "not server" skips it)
 
@@ -41,8 +48,8 @@ def test_langgraph_json_exposes_every_method():
 def test_graph_factories_build_once_without_checkpointer(monkeypatch):
     monkeypatch.delenv("KG_AGENT_KG", raising=False)
     monkeypatch.delenv("KG_AGENT_MODEL", raising=False)
-    graph = server.rog()
-    assert graph is server.rog()  # the server calls the factory per request: built once
+    graph = asyncio.run(server.rog())
+    assert graph is asyncio.run(server.rog()) is server.build_graph("rog")  # the server calls the factory per request
     assert graph.checkpointer is None and graph.store is None  # the server brings its own
     result = graph.invoke({"question": "who wrote [Forrest Gump]"})
     assert [a["answer"] for a in result["answers"]] == ["Winston Groom"]
@@ -51,10 +58,36 @@ def test_graph_factories_build_once_without_checkpointer(monkeypatch):
 def test_graph_factories_read_the_kg_from_the_environment(monkeypatch, fixtures_dir):
     monkeypatch.setenv("KG_AGENT_KG", str(fixtures_dir / "kg" / "metaqa_slice.txt"))
     monkeypatch.delenv("KG_AGENT_MODEL", raising=False)
-    graph = server.tog()
-    assert graph is server.tog()
+    graph = asyncio.run(server.tog())
+    assert graph is asyncio.run(server.tog())
     result = graph.invoke({"question": "who directed [5 Centimeters Per Second]"})
     assert result["answers"][0]["answer"] == "Makoto Shinkai"
+
+
+def test_graph_factories_build_off_the_event_loop(monkeypatch, fixtures_dir):
+    """Building a graph reads files and may ask the endpoint (the KG, ToG-2's documents, embeddings): the server
+    awaits the factory, which does that in a worker thread. LangGraph's blocking-call detector watches the loop."""
+    from blockbuster import BlockBuster
+
+    monkeypatch.setenv("KG_AGENT_KG", str(fixtures_dir / "kg" / "metaqa_slice.txt"))
+    monkeypatch.delenv("KG_AGENT_MODEL", raising=False)
+    monkeypatch.setenv("KG_AGENT_TIMEOUT", "17")  # a configuration no other test has built
+    built_in = []
+    create_graph = server.create_graph
+    monkeypatch.setattr(server, "create_graph", lambda *a, **k: built_in.append(threading.get_ident()) or create_graph(*a, **k))
+
+    async def first_and_second_call():
+        return threading.get_ident(), await server.tog_i(), await server.tog_i()
+
+    blockbuster = BlockBuster(excluded_modules=[])
+    blockbuster.activate()
+    try:
+        loop_thread, first, second = asyncio.run(first_and_second_call())
+    finally:
+        blockbuster.deactivate()
+    assert len(built_in) == 1 and built_in[0] != loop_thread  # built once, in a worker thread
+    assert first is second is server.build_graph("tog_i")
+    assert first.invoke({"question": "who directed [5 Centimeters Per Second]"})["answers"][0]["answer"] == "Makoto Shinkai"
 
 
 @pytest.mark.parametrize("method", GRAPHS)
@@ -120,17 +153,18 @@ def stop(process: subprocess.Popen) -> None:
             process.wait(timeout=15)
 
 
-@pytest.fixture(scope="module")
-def server_url(tmp_path_factory):
+@contextmanager
+def langgraph_dev(workdir: Path, *, env: dict | None = None, options: tuple[str, ...] = ()) -> Iterator[str]:
+    """``langgraph dev`` on a free port of 127.0.0.1 (its default flags plus ``options``), its log in
+    ``workdir/server.log``; yields its URL once ``/ok`` answers and stops it on exit."""
     pytest.importorskip("langgraph_cli", reason="the LangGraph CLI is not installed (pip install 'langgraph-cli[inmem]')")
     pytest.importorskip("langgraph_api", reason="the LangGraph in-memory server is not installed (pip install 'langgraph-cli[inmem]')")
-    workdir = tmp_path_factory.mktemp("langgraph_dev")
     log = workdir / "server.log"
     port = free_port()
     command = [sys.executable, "-m", "langgraph_cli", "dev", "--no-browser", "--no-reload",
-               "--host", "127.0.0.1", "--port", str(port), "--config", str(PROJECT_ROOT / "langgraph.json")]
+               "--host", "127.0.0.1", "--port", str(port), "--config", str(PROJECT_ROOT / "langgraph.json"), *options]
     with open(log, "wb") as out:
-        process = subprocess.Popen(command, cwd=workdir, env=server_env(), stdout=out, stderr=subprocess.STDOUT,
+        process = subprocess.Popen(command, cwd=workdir, env=env or server_env(), stdout=out, stderr=subprocess.STDOUT,
                                    stdin=subprocess.DEVNULL, start_new_session=True)
     url = f"http://127.0.0.1:{port}"
     try:
@@ -138,6 +172,12 @@ def server_url(tmp_path_factory):
         yield url
     finally:
         stop(process)
+
+
+@pytest.fixture(scope="module")
+def server_url(tmp_path_factory):
+    with langgraph_dev(tmp_path_factory.mktemp("langgraph_dev")) as url:
+        yield url
 
 
 @pytest.fixture(scope="module")
@@ -218,3 +258,46 @@ def test_langgraph_dev_serves_the_graphs_as_mcp_tools(server_url):
     assert not result.isError and result.structuredContent is None
     text = result.content[0].text
     assert text.startswith("{") and "'answer': 'Winston Groom'" in text
+
+
+# ------------------------------------------------------------------------------------- over a SPARQL endpoint
+@pytest.fixture(scope="module")
+def virtuoso(kg):
+    reason = virtuoso_skip_reason()
+    if reason:
+        pytest.skip(reason)
+    with VirtuosoServer() as endpoint:
+        endpoint.load(export_ntriples(kg, endpoint.workdir / "sample.nt"), graph_iri("sample"))
+        yield endpoint
+
+
+@pytest.fixture(scope="module")
+def endpoint_server(virtuoso, tmp_path_factory):
+    """``langgraph dev`` with its default flags serving the sample KG from Virtuoso (``KG_AGENT_KG`` = the endpoint):
+    its URL and its log file."""
+    workdir = tmp_path_factory.mktemp("langgraph_dev_endpoint")
+    env = server_env() | {"KG_AGENT_KG": virtuoso.endpoint(graph_iri("sample"))}
+    with langgraph_dev(workdir, env=env) as url:
+        yield url, workdir / "server.log"
+
+
+@pytest.mark.parametrize("graph, question, expected", [
+    ("rog", "who directed the films that [Tom Hanks] starred in", {"Robert Zemeckis", "Steven Spielberg", "Penny Marshall"}),
+    ("tog", "who directed [Forrest Gump]", {"Robert Zemeckis"}),
+    ("tog2", "who directed [Catch Me If You Can]", {"Steven Spielberg"}),
+])
+def test_langgraph_dev_answers_over_a_sparql_endpoint(endpoint_server, virtuoso, graph, question, expected):
+    """With its default flags LangGraph's server rejects a blocking call on its event loop: every question over an
+    endpoint failed with "Blocking call to socket.socket.connect" (SPARQL requests made on the loop) and ToG-2's
+    graph could not even be built there ("Blocking call to os.getcwd")."""
+    from langgraph_sdk import get_sync_client
+
+    url, log = endpoint_server
+    requests_before = len(virtuoso.sparql_requests())
+    result = get_sync_client(url=url).runs.wait(None, graph, input={"question": question}, raise_error=False)
+    assert "__error__" not in result, result["__error__"]
+    assert expected <= {a["answer"] for a in result["answers"]}, result.get("warnings")
+    assert result["usage"]["kg_requests"] > 0  # the KG work went to the endpoint ...
+    assert virtuoso.settled_sparql_count(at_least=requests_before + 1) > requests_before  # ... and reached Virtuoso
+    text = log.read_text(errors="replace")
+    assert "Blocking call" not in text and "BlockingError" not in text, text[-4000:]

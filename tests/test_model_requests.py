@@ -84,12 +84,12 @@ def test_langgraph_server_graphs_take_the_reply_cap_from_the_environment(server,
     for variable, value in {"KG_AGENT_MODEL": "openai:test-model", "KG_AGENT_MAX_REPLY_TOKENS": "13",
                             "KG_AGENT_TIMEOUT": "9"}.items():
         monkeypatch.setenv(variable, value)
-    result = langgraph_server.rog().invoke({"question": QUESTION})
+    result = langgraph_server.build_graph("rog").invoke({"question": QUESTION})
     assert [a["answer"] for a in result["answers"]] == [ANSWER]
     assert bodies(server) and all(b["max_tokens"] == 13 for b in bodies(server))
     monkeypatch.setenv("KG_AGENT_TIMEOUT", "soon")
     with pytest.raises(ValueError, match="KG_AGENT_TIMEOUT must be a number"):
-        langgraph_server.rog()
+        langgraph_server.build_graph("rog")
 
 
 def test_timeout_gives_up_and_is_not_resent(server):
