@@ -6,47 +6,32 @@
     kg-agent mcp --transport http --port 8765                     # the KG tools and methods for MCP clients
 
 A chat model is used only when one is named (``--model``, else ``KG_AGENT_MODEL``); otherwise every decision is
-made offline, whatever API keys the environment holds. Exit status: see :data:`EXIT_STATUS_HELP`.
+made offline, whatever API keys the environment holds. Exit status: :data:`kg_agent.exit_status.EXIT_STATUS_HELP`.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import os
 import re
-import signal
 import sys
-import threading
 from collections import Counter
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from kg_agent.eval.datasets import read_question_file
+from kg_agent.exit_status import (
+    ANSWERED,
+    BAD_INPUT,
+    EXIT_STATUS_HELP,
+    INTERRUPTED,
+    NOTHING_ANSWERED,
+    interrupts_end_the_command,
+)
 from kg_agent.graphs.registry import METHODS
 from kg_agent.llm.models import MODEL_HELP, add_model_request_args, resolve_model_args
 from kg_agent.tools.shared.grounding import GROUNDING_POLICIES
-
-#: Exit status of a command that did its work (``ask``: gave an answer).
-ANSWERED = 0
-#: Exit status when nothing was answered (the reason is printed on stderr).
-NOTHING_ANSWERED = 1
-#: Exit status for bad input or usage (an empty question, a missing or unreadable file, a bad option).
-BAD_INPUT = 2
-#: Exit status of a command stopped by Ctrl-C (128 + SIGINT).
-INTERRUPTED = 130
-
-EXIT_STATUS_HELP = """exit status:
-  0    done; ask: answered; eval: at least one question answered
-  1    nothing answered: no entity of the knowledge graph found in the question (the closest labels are
-       shown), no path to an answer, the budget ran out, or the knowledge graph is empty; why is printed
-       on stderr
-  2    bad input or usage: an empty question, a missing, unreadable or non-UTF-8 file, a bad option
-  130  interrupted (Ctrl-C); what was kept is printed
-
-A chat model is used only when named: --model, else the KG_AGENT_MODEL environment variable; otherwise
-every decision is made offline (an API key in the environment alone never selects a model)."""
 
 #: Texts longer than this are shown capped: in the text output always, in ``--json`` where they repeat.
 LONG_TEXT_CHARS = 300
@@ -163,19 +148,6 @@ def load_exemplars(files: Sequence[str]):
         for q in read_question_file(load_dataset, kind, file, option="--train"):
             exemplars.append(Exemplar(q.extra.get("raw", q.question), q.answers, q.topic_entities))
     return exemplars
-
-
-def read_question_file(load: Callable[..., list], kind: str, file: str, *, option: str, **options) -> list:
-    """``load(kind, file, **options)`` (a question file reader), with a folder or a file that is not UTF-8 text
-    refused in the CLI's words (the option, the file, the first bad line and how to convert it)."""
-    from kg_agent.kg.loaders import not_utf8_error
-
-    if Path(file).is_dir():
-        raise ValueError(f"{option} {file} is a folder, not a question file")
-    try:
-        return load(kind, file, **options)
-    except UnicodeDecodeError as exc:
-        raise not_utf8_error(Path(file)) from exc
 
 
 #: CLI flags whose value is a factory option of another name.
@@ -348,43 +320,6 @@ def closest_kg_labels(kg, question: str, *, limit: int = 5, cutoff: float = 0.5)
                 scored[label] = max(scored.get(label, 0.0), ratio)
     best = sorted(scored, key=lambda label: (-scored[label], label))[:limit]
     return [capped(kg.label(index[label][0]) or label, where="cut short") for label in best]
-
-
-@contextmanager
-def interrupts_end_the_command(command: str, kept: Callable[[], str | None]) -> Iterator[None]:
-    """Ctrl-C during ``kg-agent ask`` or ``eval``. The first raises ``KeyboardInterrupt`` where the command is (an
-    eval then writes its finished questions); then the process says what was kept (``kept()``; ``None``: the
-    command said it already) and exits with status 130 at once, without waiting for model calls still in flight
-    (their threads are abandoned: joining them could take a whole model timeout). A second Ctrl-C exits at once,
-    whatever is running.
-
-    Only in the main thread (where Python delivers signals); elsewhere this does nothing.
-    """
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    interrupts = 0
-
-    def on_interrupt(signum: int, frame: Any) -> None:
-        nonlocal interrupts
-        interrupts += 1
-        if interrupts > 1:
-            os.write(sys.stderr.fileno(), f"\nkg-agent {command}: interrupted again; exiting now\n".encode())
-            os._exit(INTERRUPTED)
-        raise KeyboardInterrupt
-
-    previous = signal.signal(signal.SIGINT, on_interrupt)
-    try:
-        yield
-    except KeyboardInterrupt:
-        said = kept()
-        if said is not None:
-            print(f"\nkg-agent {command}: interrupted; {said}", file=sys.stderr)
-        sys.stdout.flush()
-        sys.stderr.flush()
-        os._exit(INTERRUPTED)
-    finally:
-        signal.signal(signal.SIGINT, previous)
 
 
 def _jsonable(result: dict) -> dict:

@@ -19,8 +19,8 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from kg_agent.cli import ANSWERED, BAD_INPUT, EXIT_STATUS_HELP, NOTHING_ANSWERED, interrupts_end_the_command, read_question_file
-from kg_agent.eval.datasets import DATASET_KINDS, Question, load_dataset, sample_questions, split_lines
+from kg_agent.eval.datasets import DATASET_KINDS, Question, load_dataset, read_question_file, sample_questions, split_lines
+from kg_agent.exit_status import ANSWERED, BAD_INPUT, EXIT_STATUS_HELP, NOTHING_ANSWERED, interrupts_end_the_command
 from kg_agent.llm.models import MODEL_HELP, add_model_request_args, resolve_model_args
 
 __all__ = ["cmd_eval", "cmd_report", "format_table", "register", "write_chart"]
