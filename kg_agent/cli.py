@@ -30,6 +30,7 @@ from kg_agent.exit_status import (
     interrupts_end_the_command,
 )
 from kg_agent.graphs.registry import METHODS
+from kg_agent.kg.naming import add_naming_args, naming_options
 from kg_agent.llm.models import MODEL_HELP, add_model_request_args, resolve_model_args
 from kg_agent.tools.shared.grounding import GROUNDING_POLICIES
 
@@ -44,6 +45,7 @@ def _add_kg_args(parser: argparse.ArgumentParser) -> None:
                         help="for a KG file: keep it in memory (default) or bulk-load it once into an Oxigraph store beside it")
     parser.add_argument("--kg-cache", metavar="FILE", default=None,
                         help="for a SPARQL endpoint: keep fetched neighbourhoods and labels in this SQLite file across runs")
+    add_naming_args(parser)
 
 
 def _add_method_args(parser: argparse.ArgumentParser) -> None:
@@ -134,7 +136,7 @@ def _extra_commands():
 def open_cli_kg(args: argparse.Namespace):
     from kg_agent.kg import open_kg
 
-    return open_kg(args.kg, backend=args.backend, cache_path=getattr(args, "kg_cache", None))
+    return open_kg(args.kg, backend=args.backend, cache_path=getattr(args, "kg_cache", None), **naming_options(args))
 
 
 def load_exemplars(files: Sequence[str]):

@@ -63,8 +63,8 @@ def test_rog_jsonl_loads_all_or_selected_questions(kg_dir):
     nixon_graph = next(rec["graph"] for rec in records if rec["id"] == "WebQTest-9")
     assert _plain_triples(nixon_only) == {(entity_iri(h), relation_iri(r), entity_iri(t)) for h, r, t in nixon_graph}
     assert nixon_only.find_entities("Richard Nixon") and not nixon_only.find_entities("Jamaica")
-    # unnamed Freebase nodes keep their mid as label
-    assert nixon_only.label(str(entity_iri("m.02h98gq"))) == "m.02h98gq"
+    # an unnamed Freebase node (a mediator) has no label: it shows as "(unnamed)"
+    assert nixon_only.label(str(entity_iri("m.02h98gq"))) == "(unnamed)"  # a mediator node names nothing
 
 
 def test_twowiki_relations_are_labels_with_spaces(kg_dir):
@@ -203,7 +203,9 @@ def test_a_broken_label_line_is_the_bulk_loaders_error_naming_the_line(tmp_path)
 
 
 def test_labels_read_from_the_file_are_the_stores_labels(tmp_path):
-    from kg_agent.kg.loaders import LABEL_INDEX_FILE, SIDECAR_DIR, _store_labels
+    from kg_agent.kg.loaders import LABEL_INDEX_FILE, SIDECAR_DIR
+    from kg_agent.kg.naming import DEFAULT_NAMING
+    from kg_agent.kg.stores.oxigraph import store_names
 
     source = tmp_path / "labels.nt"
     label = "<http://www.w3.org/2000/01/rdf-schema#label>"
@@ -223,7 +225,7 @@ def test_labels_read_from_the_file_are_the_stores_labels(tmp_path):
     from kg_agent.kg.terms import normalize_label
 
     store = ox.Store.read_only(str(target))
-    from_store = sorted((node, normalize_label(text)) for node, text in _store_labels(store))
+    from_store = sorted((node, normalize_label(text)) for node, text in store_names(store, DEFAULT_NAMING))
     del store
     assert len(from_file) == 3 and from_file == from_store  # a labelled blank node: the labels come from the store
     assert ("http://example.org/a", normalize_label('Café "Nord"')) in from_file
@@ -293,6 +295,7 @@ def test_the_ntriples_line_pass_gives_the_parsers_relation_index(tmp_path):
         "# a comment line",
         f'<http://example.org/a> {label} "A" .',
         "<http://example.org/c> <http://example.org/p> <http://example.org/a> .   ",
+        '<http://example.org/b> <http://example.org/says> ""@en .',  # an empty literal: no value
     ]
     nt, ttl = tmp_path / "kg.nt", tmp_path / "kg.ttl"
     nt.write_text("\n".join(lines) + "\n", encoding="utf-8")
@@ -300,7 +303,8 @@ def test_the_ntriples_line_pass_gives_the_parsers_relation_index(tmp_path):
     from_lines = RelationIndex.load(build_oxigraph(nt, tmp_path / "nt") / SIDECAR_DIR / RELATION_INDEX_FILE)
     from_parser = RelationIndex.load(build_oxigraph(ttl, tmp_path / "ttl") / SIDECAR_DIR / RELATION_INDEX_FILE)
     assert from_lines.to_json() == from_parser.to_json()
-    assert from_lines.triples == 9 and from_lines.nodes["^http://example.org/says"] == 2  # two literals
+    assert from_lines.triples == 10 and from_lines.nodes["http://example.org/says"] == 1  # c; b says nothing
+    assert "^http://example.org/says" not in from_lines.nodes  # no path goes on from a literal
 
 
 def test_beside_load_gets_the_relation_index_during_the_load_and_its_error_fails_it(kg_dir, tmp_path):

@@ -4,8 +4,10 @@ The backend is chosen by how the graph is opened (:mod:`kg_agent.kg.loaders`): a
 (every edge indexed), an Oxigraph store on disk (read with pyoxigraph's API, neighbourhoods cached per
 entity) or a SPARQL endpoint (templated, batched, paged queries). The front is the same for all three.
 
-Entity ids are IRIs (or, for literal nodes, their N3 form). Relations are named by the predicate IRI's
-local name; ``^name`` is the relation walked backwards (see :mod:`kg_agent.kg.types`). Fuzzy label search
+Entity ids are IRIs (or, for literal nodes, their N3 form). Names are read as RDF publishes them
+(:mod:`kg_agent.kg.naming`: labels and aliases of many vocabularies, every language searchable, one display label
+chosen by the caller's languages); relations are named by their property's label where the KG gives one, else by
+the IRI's local name; ``^name`` is the relation walked backwards (see :mod:`kg_agent.kg.types`). Fuzzy label search
 lives in :mod:`kg_agent.kg.linking`; this module answers exact label lookups only.
 """
 
@@ -15,21 +17,16 @@ import threading
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 
-from rdflib import Graph, URIRef
-from rdflib.namespace import RDFS, SKOS
+from rdflib import Graph
 from rdflib.term import Node
 
 from kg_agent.kg.errors import UnknownEntityError, UnknownRelationError
 from kg_agent.kg.label_index import DictLabelIndex, SqliteLabelIndex
+from kg_agent.kg.naming import Naming
 from kg_agent.kg.relation_index import RelationIndex
 from kg_agent.kg.sparql import sparql_iri
 from kg_agent.kg.stores.base import GraphStore
-from kg_agent.kg.terms import (
-    LABEL_PREDICATES,
-    default_label,
-    key_term,
-    label_key,
-)
+from kg_agent.kg.terms import default_label, key_term, label_key
 from kg_agent.kg.types import Entity, base_relation, is_inverse
 
 #: Relations one :meth:`KnowledgeGraph.sample_ends` query samples (a ``UNION`` branch each), so a Freebase-sized
@@ -74,6 +71,12 @@ class KnowledgeGraph:
         return self.store.kind
 
     @property
+    def naming(self) -> Naming:
+        """How the graph names things: label, alias and class predicates, the languages shown
+        (:class:`~kg_agent.kg.naming.Naming`)."""
+        return self.store.naming
+
+    @property
     def graph(self) -> Graph:
         """The rdflib graph over the same triples."""
         return self.store.graph
@@ -110,7 +113,7 @@ class KnowledgeGraph:
         return self.store.prefetch(entity_ids)
 
     def prefetch_labels(self, entity_ids: Iterable[str]) -> int:
-        """Fetch the ``rdfs:label`` of every given entity not cached yet (lazy backends)."""
+        """Fetch the display label of every given entity not cached yet (lazy backends)."""
         return self.store.prefetch_labels(entity_ids)
 
     def cache_info(self) -> dict[str, int]:
@@ -135,7 +138,9 @@ class KnowledgeGraph:
         return self.store.has_node(entity_id)
 
     def label(self, entity_id: str, *, default: str | None = "") -> str | None:
-        """The entity's ``rdfs:label`` (its local name when it has none)."""
+        """The entity's display label: the first of its labels in the caller's languages, then an untagged one,
+        then any (:class:`~kg_agent.kg.naming.Naming`); an alias where it has no label; its local name where it
+        has neither."""
         found = self.store.label(entity_id)
         if found is not None:
             return found
@@ -150,10 +155,31 @@ class KnowledgeGraph:
                 for key, found in self.store.labels_of(entity_ids).items()}
 
     def labels(self, entity_id: str) -> list[str]:
-        """Every label of the entity (``rdfs:label``, ``skos:prefLabel``, ``skos:altLabel``)."""
-        term = self.store.term(entity_id)
-        found = [str(o) for p in (RDFS.label, SKOS.prefLabel, SKOS.altLabel) for o in self.graph.objects(term, p)]
-        return list(dict.fromkeys(found)) or [self.label(entity_id) or entity_id]
+        """Every label and alias of the entity, in every language, the display label first."""
+        naming = self.naming
+        literals = self.store.name_literals([entity_id], naming.name_predicates).get(entity_id, [])
+        ranked = sorted((key, text) for predicate, text, language in literals
+                        if (key := naming.rank(predicate, text, language)) is not None)
+        return list(dict.fromkeys(text for _, text in ranked)) or [self.label(entity_id) or entity_id]
+
+    def is_entity(self, entity_id: str) -> bool:
+        """Whether a node is something a question can be about: not a literal, not a property (a predicate of the
+        graph or a property entity that stands for one, Wikidata's ``wd:P57``), not a class (the object of
+        ``rdf:type``, ``instance of`` ...)."""
+        return bool(self.entities_among([entity_id]))
+
+    def entities_among(self, keys: Iterable[str]) -> dict[str, list[str]]:
+        """``{key: its relations}`` for the keys that are entities (:meth:`is_entity`), in the given order; the
+        relations are read in one batch (one request per 1,000 keys on an endpoint)."""
+        names = self.store.names
+        names.resolve()
+        keys = [key for key in dict.fromkeys(keys) if not key.startswith('"') and key not in names.by_iri
+                and key not in names.property_entities and self.store.queryable(key)]
+        if not keys:
+            return {}
+        relations = self.store.relations_at_each(keys)
+        classes = {"^" + names.by_iri[iri] for iri in self.naming.class_predicates if iri in names.by_iri}
+        return {key: relations.get(key, []) for key in keys if not classes.intersection(relations.get(key, ()))}
 
     def entity(self, entity_id: str) -> Entity:
         """The entity with its label; :class:`UnknownEntityError` when the graph does not have it."""
@@ -175,8 +201,14 @@ class KnowledgeGraph:
         return sorted(names)
 
     def neighbors(self, entity_id: str, relation: str) -> list[str]:
-        """Entities reached from ``entity_id`` over ``relation`` (``^relation`` walks it backwards)."""
-        return list(self.store.edges(entity_id).get(relation, ()))
+        """Entities reached from ``entity_id`` over ``relation`` (``^relation`` walks it backwards; a relation
+        named by its label may be given by its IRI's local name too: ``P22`` for ``father``)."""
+        edges = self.store.edges(entity_id)
+        found = edges.get(relation)
+        if found is None:
+            signed = self.store.names.signed_iri(relation)
+            found = edges.get(self.store.names.signed_name(signed), ()) if signed is not None else ()
+        return list(found)
 
     def edges(self, entity_id: str) -> Mapping[str, Sequence[str]]:
         """All of an entity's edges as ``{relation: [neighbour, ...]}`` (read-only view; do not mutate)."""
@@ -238,17 +270,14 @@ class KnowledgeGraph:
 
     # ------------------------------------------------------------------ relations
     def relation_names(self) -> list[str]:
-        """Every relation name of the graph (without inverses), sorted."""
-        for iri in self.store.predicate_iris():
-            if URIRef(iri) not in LABEL_PREDICATES:
-                self.store.names.name(iri)
+        """Every relation name of the graph (without inverses), sorted: from the property's label where it has
+        one (``director`` for ``wdt:P57``), else from its IRI (:class:`~kg_agent.kg.terms.RelationNames`)."""
         return self.store.names.names()
 
     def relation_iri(self, name: str) -> str:
-        """The predicate IRI of a relation name (inverse prefix ignored)."""
+        """The predicate IRI of a relation name (inverse prefix ignored); the IRI's local name finds a relation
+        named by its label too (``P57``)."""
         name = base_relation(name)
-        if self.store.names.iri(name) is None:
-            self.relation_names()
         found = self.store.names.iri(name)
         if found is None:
             raise UnknownRelationError(f"{self.name} has no relation {name!r}")
@@ -302,14 +331,15 @@ class KnowledgeGraph:
     def find_entities(self, text: str) -> list[Entity]:
         """Entities whose label equals ``text`` (case, punctuation and spacing ignored).
 
-        Ranked: labels equal to ``text`` as written first, then by number of relations (a film before a
+        Only entities count (:meth:`is_entity`: no literal, property or class). Ranked: labels equal to ``text``
+        as written first, then by number of relations (a film before a
         tag spelt the same way), then by id.
         """
-        keys = self.label_index().get(label_key(text), [])
-        found = [Entity(k, self.label(k) or k) for k in keys]
+        entities = self.entities_among(self.label_index().get(label_key(text), []))
+        found = [Entity(k, self.label(k) or k) for k in entities]
         if len(found) > 1:
             stripped = text.strip()
-            found.sort(key=lambda e: (e.label != stripped, -len(self.edges(e.id)), e.id))
+            found.sort(key=lambda e: (e.label != stripped, -len(entities[e.id]), e.id))
         return found
 
     # ------------------------------------------------------------------ SPARQL (read-only)

@@ -129,9 +129,11 @@ def _link_ngrams(kg: KnowledgeGraph, question: str, cutoff: float) -> list[Linke
             text = " ".join(words)
             if text not in index:
                 continue
+            matches = sorted(kg.find_entities(text), key=lambda e: (e.label not in question, -len(kg.edges(e.id))))
+            if not matches:  # the name of a relation, a class or a literal: the words stay free
+                continue
             for i in span:
                 claimed[i] = True
-            matches = sorted(kg.find_entities(text), key=lambda e: (e.label not in question, -len(kg.edges(e.id))))
             for rank, entity in enumerate(matches):
                 # ties between equal labels keep find_entities' order (most connected first)
                 linked.append(LinkedEntity(entity, text, float(size) - rank * 1e-3, "exact"))
@@ -195,7 +197,7 @@ def search_entities(kg: KnowledgeGraph, text: str, *, limit: int = 10) -> list[E
     index = kg.label_index()
     written = text.strip()
     if not wanted:  # a label made of symbols only (the film "$") is found by its own text, exactly
-        return [Entity(k, kg.label(k) or k) for k in index.get(label_key(text), [])[:limit]]
+        return [Entity(k, kg.label(k) or k) for k in kg.entities_among(index.get(label_key(text), []))][:limit]
 
     def group(ids) -> list[str]:
         # entities spelt alike: the one whose label contains the text as written first, then by id
@@ -211,5 +213,5 @@ def search_entities(kg: KnowledgeGraph, text: str, *, limit: int = 10) -> list[E
     if len(found) < limit:
         for lab in closest_labels(kg, wanted, limit=limit):
             found.extend(group(index.get(normalize_label(lab), [])))
-    found = list(dict.fromkeys(found))[:limit]
+    found = list(kg.entities_among(found))[:limit]
     return [Entity(k, kg.label(k) or k) for k in found]

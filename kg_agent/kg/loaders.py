@@ -13,7 +13,7 @@ import shutil
 import subprocess
 import sys
 import warnings
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from importlib import resources
 from pathlib import Path
 
@@ -24,9 +24,10 @@ from rdflib.util import guess_format
 from kg_agent.kg.errors import KGLoadError
 from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.label_index import SqliteLabelIndex, build_label_sqlite
+from kg_agent.kg.naming import DEFAULT_NAMING, Naming, make_naming
 from kg_agent.kg.relation_index import RelationIndex, RelationIndexBuilder
 from kg_agent.kg.stores.memory import MemoryGraphStore, new_graph
-from kg_agent.kg.terms import RelationNames, entity_iri, relation_iri
+from kg_agent.kg.terms import RelationNames, entity_iri, is_generated_id, relation_iri
 
 NamedTriple = tuple[str, str, str]
 
@@ -120,7 +121,8 @@ def iter_twowiki_triples(path: str | Path) -> Iterator[NamedTriple]:
 
 
 def add_named_triples(graph: Graph, triples: Iterable[NamedTriple]) -> int:
-    """Add plain-name triples to an rdflib graph as project IRIs with ``rdfs:label``; returns the count."""
+    """Add plain-name triples to an rdflib graph as project IRIs with ``rdfs:label`` (none for a Freebase machine
+    id such as ``m.0nf4wmg``: a mediator node, which names nothing); returns the count."""
     entities: dict[str, object] = {}
     relations: dict[str, object] = {}
     store_add = graph.add
@@ -130,7 +132,8 @@ def add_named_triples(graph: Graph, triples: Iterable[NamedTriple]) -> int:
         iri = entities.get(name)
         if iri is None:
             iri = entities[name] = entity_iri(name)
-            store_add((iri, RDFS.label, Literal(name)))
+            if not is_generated_id(str(iri)):  # a Freebase mediator (m.0nf4wmg) has no name
+                store_add((iri, RDFS.label, Literal(name)))
         return iri
 
     for head, rel, tail in triples:
@@ -300,8 +303,10 @@ PLAIN_FORMATS = {"metaqa", "rog-jsonl", "twowiki"}
 
 
 # ---------------------------------------------------------------- constructors
-def load_kg(path: str | Path, *, format: str | None = None, question_ids: Iterable[str] | None = None) -> KnowledgeGraph:
-    """Load a KG file into memory (format from the extension and content unless given)."""
+def load_kg(path: str | Path, *, format: str | None = None, question_ids: Iterable[str] | None = None,
+            naming: Naming = DEFAULT_NAMING) -> KnowledgeGraph:
+    """Load a KG file into memory (format from the extension and content unless given); ``naming`` says which
+    predicates name things and which languages are shown (:class:`~kg_agent.kg.naming.Naming`)."""
     path = Path(path)
     if not path.exists():
         raise KGLoadError(f"{path}: no such file")
@@ -310,7 +315,7 @@ def load_kg(path: str | Path, *, format: str | None = None, question_ids: Iterab
         graph = named_triples_graph(iter_named_triples(path, fmt, question_ids=question_ids))
     else:
         graph = parse_rdf(path, format=fmt)
-    return memory_kg(graph, name=str(path))
+    return memory_kg(graph, name=str(path), naming=naming)
 
 
 def kg_from_triples(triples: Iterable[NamedTriple], *, name: str = "knowledge graph") -> KnowledgeGraph:
@@ -318,9 +323,9 @@ def kg_from_triples(triples: Iterable[NamedTriple], *, name: str = "knowledge gr
     return memory_kg(named_triples_graph(triples), name=name)
 
 
-def memory_kg(graph: Graph, *, name: str) -> KnowledgeGraph:
+def memory_kg(graph: Graph, *, name: str, naming: Naming = DEFAULT_NAMING) -> KnowledgeGraph:
     """A KG over an in-memory rdflib graph (every edge indexed now)."""
-    return KnowledgeGraph(MemoryGraphStore(graph, names=RelationNames(), name=name))
+    return KnowledgeGraph(MemoryGraphStore(graph, names=RelationNames(), name=name, naming=naming))
 
 
 def _oxigraph_graph(store) -> Graph:
@@ -390,7 +395,7 @@ def _is_own_partial(partial: Path) -> bool:
 
 
 def build_oxigraph(source: str | Path, store_path: str | Path, *, format: str | None = None, overwrite: bool = False,
-                   progress: bool = False,
+                   progress: bool = False, naming: Naming = DEFAULT_NAMING,
                    beside_load: Callable[[RelationIndex, Path], object] | None = None) -> Path:
     """Load a KG file once into an Oxigraph store on disk; reopen it with :func:`open_oxigraph`.
 
@@ -409,6 +414,9 @@ def build_oxigraph(source: str | Path, store_path: str | Path, *, format: str | 
     and keeps the old store, if any, as it was. A syntax error raises :class:`KGLoadError` naming the file
     and line. ``progress`` shows a progress bar (tqdm, on stderr) over the bytes of the file read by the
     index pass.
+
+    ``naming`` says which predicates name things (their literals go to the label file, not to the relation
+    index); a store opened with other name predicates rebuilds its label file.
 
     ``beside_load(index, sidecar_folder)`` is called with the relation index as soon as it is built, while
     the bulk loader may still be writing the store (the CLI embeds the relation names and paths then, into
@@ -447,11 +455,11 @@ def build_oxigraph(source: str | Path, store_path: str | Path, *, format: str | 
         built: list[RelationIndex] = []
 
         def index_and_labels() -> None:
-            labels = _index_triples(builder, ox, load_path, load_format, progress=progress)
+            labels = _index_triples(builder, ox, load_path, load_format, naming, progress=progress)
             if any(key.startswith("_:") for key, _ in labels):  # the store renames blank nodes: ask it
                 blank_labels.append(True)
             else:
-                build_label_sqlite(sidecar / LABEL_INDEX_FILE, labels, build=build)
+                build_label_sqlite(sidecar / LABEL_INDEX_FILE, labels, build=_label_build(build, naming))
             built.append(builder.build())
             built[0].save(sidecar / RELATION_INDEX_FILE)
             if beside_load is not None:
@@ -462,8 +470,10 @@ def build_oxigraph(source: str | Path, store_path: str | Path, *, format: str | 
         if load_path.parent == sidecar:
             load_path.unlink()
         if blank_labels:
+            from kg_agent.kg.stores.oxigraph import store_names
+
             store = ox.Store(str(partial))
-            build_label_sqlite(sidecar / LABEL_INDEX_FILE, _store_labels(store), build=build)
+            build_label_sqlite(sidecar / LABEL_INDEX_FILE, store_names(store, naming), build=_label_build(build, naming))
             del store
         (sidecar / COMPLETE_MARKER).write_text(json.dumps({
             "build": build, "source": str(source), "format": fmt, "triples": built[0].triples,
@@ -562,16 +572,17 @@ def _bulk_load_failure(loader: subprocess.Popen, source: Path, fmt: str) -> KGLo
     return KGLoadError(f"{source}: the Oxigraph bulk load failed: {report['error']}")
 
 
-def _index_triples(builder: RelationIndexBuilder, ox, path: Path, fmt, *, progress: bool) -> list[tuple[str, str]]:
-    """Feed every non-label triple of the file to the relation index builder; return the
-    ``(entity id, rdfs:label)`` pairs met on the way, in file order, each once."""
-    from rdflib.namespace import RDFS as _RDFS
+def _label_build(build: str, naming: Naming) -> str:
+    """What a label file is built for: one load of the store, with one set of name predicates."""
+    return f"{build} {naming.names_key}"
 
+
+def _index_triples(builder: RelationIndexBuilder, ox, path: Path, fmt, naming: Naming, *,
+                   progress: bool) -> list[tuple[str, str]]:
+    """Feed every fact of the file to the relation index builder; return the ``(entity id, name)`` pairs of its
+    label and alias literals met on the way (:class:`~kg_agent.kg.naming.Naming`), in file order, each once."""
     from kg_agent.kg.stores.oxigraph import ox_key
-    from kg_agent.kg.terms import LABEL_PREDICATES
 
-    label_iris = {str(p) for p in LABEL_PREDICATES}
-    rdfs_label = str(_RDFS.label)
     size = path.stat().st_size
     handle = path.open("rb")
     bar = None
@@ -583,18 +594,29 @@ def _index_triples(builder: RelationIndexBuilder, ox, path: Path, fmt, *, progre
     try:
         reported = 0
         if fmt == ox.RdfFormat.N_TRIPLES:
-            label_lines = _index_ntriples_lines(builder, ox, handle, label_iris, bar)
+            label_lines = _index_ntriples_lines(builder, ox, handle, naming, bar)
             triples = (t for chunk in label_lines for t in ox.parse(chunk, format=fmt))
             return _distinct([(ox_key(t.subject), t.object.value) for t in triples if isinstance(t.object, ox.Literal)])
         labels: list[tuple[str, str]] = []
+        facts: dict[str, bool] = {}
         for count, triple in enumerate(ox.parse(handle, format=fmt), start=1):
             predicate = triple.predicate.value
-            if predicate in label_iris:
+            fact = facts.get(predicate)
+            if fact is None:
+                fact = facts[predicate] = naming.is_fact(predicate)
+            if not fact:
                 builder.triples += 1  # counted, but a name is not an edge
-                if predicate == rdfs_label and isinstance(triple.object, ox.Literal):
+                if naming.is_label(predicate) and isinstance(triple.object, ox.Literal):
                     labels.append((ox_key(triple.subject), triple.object.value))
                 continue
-            add(_ox_node(triple.subject, ox), predicate, _ox_node(triple.object, ox))
+            obj = triple.object
+            if isinstance(obj, ox.Literal):
+                if obj.value:  # a literal is an end
+                    add(_ox_node(triple.subject, ox), predicate, "", object_walks_on=False)
+                else:
+                    builder.triples += 1  # an empty literal is no value
+                continue
+            add(_ox_node(triple.subject, ox), predicate, _ox_node(obj, ox))
             if bar is not None and not count % 50_000:
                 position = handle.tell()
                 bar.update(position - reported)
@@ -613,18 +635,12 @@ def _distinct(pairs: list[tuple[str, str]]) -> list[tuple[str, str]]:
     return list(dict.fromkeys(pairs))
 
 
-def _store_labels(store) -> Iterator[tuple[str, str]]:
-    """``(entity id, rdfs:label)`` of every labelled node of an Oxigraph store, in the store's order."""
-    from rdflib.namespace import RDFS as _RDFS
+def _open_label_index(store_path: Path, store, build: str, naming: Naming) -> SqliteLabelIndex:
+    """The store's label file; a missing or stale one (another load, other name predicates) is rebuilt from the
+    store, or refused if it cannot be."""
+    from kg_agent.kg.stores.oxigraph import store_names
 
-    from kg_agent.kg.stores.oxigraph import ox_key
-
-    for row in store.query("SELECT ?s ?l WHERE { ?s <%s> ?l }" % _RDFS.label):
-        yield ox_key(row[0]), row[1].value
-
-
-def _open_label_index(store_path: Path, store, build: str) -> SqliteLabelIndex:
-    """The store's label file; a missing or stale one is rebuilt from the store, or refused if it cannot be."""
+    build = _label_build(build, naming)
     path = store_path / SIDECAR_DIR / LABEL_INDEX_FILE
     try:
         return SqliteLabelIndex(path, build=build)
@@ -632,27 +648,24 @@ def _open_label_index(store_path: Path, store, build: str) -> SqliteLabelIndex:
         problem = str(exc) if path.exists() else f"{path}: missing"
     warnings.warn(f"{problem}; rebuilding it from the store", stacklevel=3)
     try:
-        build_label_sqlite(path, _store_labels(store), build=build)
+        build_label_sqlite(path, store_names(store, naming), build=build)
     except OSError as exc:
         raise KGLoadError(f"{problem}, and it cannot be rebuilt here ({exc}); rebuild the store with "
                           "`kg-agent load --overwrite`") from exc
     return SqliteLabelIndex(path, build=build)
 
 
-def _index_ntriples_lines(builder: RelationIndexBuilder, ox, handle, label_iris: set[str], bar) -> list[bytes]:
-    """The index pass over N-Triples: split lines, no parser objects. Returns the ``rdfs:label`` lines, in
-    chunks of N-Triples for Oxigraph's parser.
+def _index_ntriples_lines(builder: RelationIndexBuilder, ox, handle, naming: Naming, bar) -> list[bytes]:
+    """The index pass over N-Triples: split lines, no parser objects. Returns the label and alias lines, in
+    chunks of N-Triples for Oxigraph's parser; other triples that are not facts (descriptions, schema) are
+    counted only.
 
     Subject and predicate hold no whitespace, so ``split(None, 2)`` finds them; a node is keyed by its
     N-Triples text (the index needs distinct nodes only). A predicate written with escapes is parsed.
     The bulk loader checks the syntax of the same file in the meantime.
     """
-    from rdflib.namespace import RDFS as _RDFS
-
     signatures = builder.signatures
     get = signatures.get
-    labels = {f"<{iri}>".encode() for iri in label_iris}
-    rdfs_label = f"<{_RDFS.label}>".encode()
     label_lines: list[bytes] = []
     chunks: list[bytes] = []
     bits: dict[bytes, tuple[int, int]] = {}
@@ -663,26 +676,34 @@ def _index_ntriples_lines(builder: RelationIndexBuilder, ox, handle, label_iris:
         if len(parts) < 3 or parts[0][0] == 35:  # 35: '#', a comment
             continue
         subject, predicate, rest = parts
-        if predicate in labels:
-            builder.triples += 1
-            if predicate == rdfs_label:
-                label_lines.append(line if line.endswith(b"\n") else line + b"\n")
-                if len(label_lines) >= 100_000:
-                    chunks.append(b"".join(label_lines))
-                    label_lines = []
-            continue
         pair = bits.get(predicate)
         if pair is None:
             if b"\\" in predicate:
                 iri = next(iter(ox.parse(line, format=ox.RdfFormat.N_TRIPLES))).predicate.value
             else:
                 iri = predicate[1:-1].decode("utf-8")
-            pair = bits[predicate] = builder.predicate_bits(iri)
+            if naming.is_fact(iri):
+                pair = builder.predicate_bits(iri)
+            else:
+                pair = _NAME if naming.is_label(iri) else _NOT_A_FACT
+            bits[predicate] = pair
+        if pair[0] < 0:  # _NAME or _NOT_A_FACT
+            builder.triples += 1
+            if pair == _NAME:
+                label_lines.append(line if line.endswith(b"\n") else line + b"\n")
+                if len(label_lines) >= 100_000:
+                    chunks.append(b"".join(label_lines))
+                    label_lines = []
+            continue
         out_bit, in_bit = pair
         obj = rest.rstrip(b" \t\r\n.")  # a node never ends with '.': IRIs end with '>', literals with '"', a tag or '>'
+        edges += 1
+        if obj[:1] == b'"':  # a literal is an end (no in-bit); an empty one is no value at all
+            if obj[:2] != b'""' or obj[2:3] == b'"':
+                signatures[subject] = get(subject, 0) | out_bit
+            continue
         signatures[subject] = get(subject, 0) | out_bit
         signatures[obj] = get(obj, 0) | in_bit
-        edges += 1
         if bar is not None and not number % 50_000:
             position = handle.tell()
             bar.update(position - reported)
@@ -693,13 +714,17 @@ def _index_ntriples_lines(builder: RelationIndexBuilder, ox, handle, label_iris:
     return [*chunks, b"".join(label_lines)]
 
 
+#: What :func:`_index_ntriples_lines` keeps for a predicate that is a name, or that is neither a name nor a fact
+_NAME, _NOT_A_FACT = (-1, -1), (-2, -2)
+
+
 def _ox_node(term, ox) -> str:
     if isinstance(term, ox.NamedNode):
         return term.value
     return str(term)  # the index needs distinct nodes, not kg-agent ids: N-Triples text is enough
 
 
-def open_oxigraph(store_path: str | Path, *, cache_size: int = 50_000) -> KnowledgeGraph:
+def open_oxigraph(store_path: str | Path, *, cache_size: int = 50_000, naming: Naming = DEFAULT_NAMING) -> KnowledgeGraph:
     """Reopen an Oxigraph store built by :func:`build_oxigraph` (milliseconds: nothing is re-parsed).
 
     A folder that is not a store, or a store whose load never finished (no completion marker), is
@@ -734,10 +759,10 @@ def open_oxigraph(store_path: str | Path, *, cache_size: int = 50_000) -> Knowle
             store = ox.Store.read_only(str(store_path))
         except OSError:
             raise KGLoadError(f"{store_path}: cannot open the Oxigraph store: {exc}") from exc
-    labels = _open_label_index(store_path, store, build)
+    labels = _open_label_index(store_path, store, build, naming)
     return KnowledgeGraph(OxigraphGraphStore(store, _oxigraph_graph(store), names=RelationNames(),
                                              name=str(store_path), cache_size=cache_size, relation_index=index,
-                                             label_index=labels),
+                                             label_index=labels, naming=naming),
                           vector_cache_path=sidecar / VECTOR_CACHE_FILE)
 
 
@@ -839,6 +864,7 @@ def open_sparql(
     batch_size: int = 100,
     page_size: int = 5_000,
     cache_path: str | Path | None = None,
+    naming: Naming = DEFAULT_NAMING,
 ) -> KnowledgeGraph:
     """A read-only view of a remote SPARQL endpoint (rdflib ``SPARQLStore``).
 
@@ -855,6 +881,7 @@ def open_sparql(
             server's cap (Virtuoso ``ResultSetMaxRows``, 10000 by default) — a smaller cap is detected and used.
         cache_path: a SQLite file keeping fetched neighbourhoods, labels, the label index and the relation
             list across runs (:mod:`kg_agent.kg.sparql_cache`), keyed by endpoint and default graph.
+        naming: which predicates name things, which languages are shown (:class:`~kg_agent.kg.naming.Naming`).
     """
     from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
@@ -881,7 +908,8 @@ def open_sparql(
     from kg_agent.kg.stores.endpoint import EndpointGraphStore
 
     return KnowledgeGraph(EndpointGraphStore(graph, names=RelationNames(), name=endpoint, cache_size=cache_size,
-                                             batch_size=batch_size, page_size=page_size, store_cache=store_cache))
+                                             batch_size=batch_size, page_size=page_size, store_cache=store_cache,
+                                             naming=naming))
 
 
 def open_kg(
@@ -892,6 +920,9 @@ def open_kg(
     store_path: str | Path | None = None,
     timeout: float = 30.0,
     cache_path: str | Path | None = None,
+    languages: str | Sequence[str] | None = None,
+    label_predicates: Sequence[str] | None = None,
+    alias_predicates: Sequence[str] | None = None,
 ) -> KnowledgeGraph:
     """Open a knowledge graph from whatever the user has.
 
@@ -902,22 +933,29 @@ def open_kg(
       (default: ``<file>.oxigraph`` beside it) and reopened from there on later runs.
 
     ``cache_path`` (endpoints only) keeps SPARQL results in a SQLite file across runs (see :func:`open_sparql`).
+
+    Names (:class:`~kg_agent.kg.naming.Naming`): every label and alias of every language is searchable; the one
+    shown is in ``languages`` first (default English; ``"de,en"`` or ``["de", "en"]``), then untagged, then any.
+    ``label_predicates`` / ``alias_predicates`` (IRIs) replace the defaults, which cover ``rdfs:label``,
+    ``skos:prefLabel`` / ``altLabel``, ``schema:name`` / ``alternateName``, ``foaf:name``, ``dcterms:title`` and
+    Freebase's ``type.object.name`` / ``common.topic.alias``.
     """
+    naming = make_naming(languages=languages, label_predicates=label_predicates, alias_predicates=alias_predicates)
     if source is None:
         source = sample_kg_path()
     text = str(source)
     if re.match(r"^https?://", text):
-        return open_sparql(text, timeout=timeout, cache_path=cache_path)
+        return open_sparql(text, timeout=timeout, cache_path=cache_path, naming=naming)
     if cache_path is not None:
         raise ValueError(f"a KG cache (cache_path, --kg-cache) is for SPARQL endpoints; {text} is not an http(s) URL")
     path = Path(text)
     if path.is_dir():
-        return open_oxigraph(path)
+        return open_oxigraph(path, naming=naming)
     if backend in (None, "memory"):
-        return load_kg(path, format=format)
+        return load_kg(path, format=format, naming=naming)
     if backend == "oxigraph":
         target = Path(store_path) if store_path else path.with_name(path.name + ".oxigraph")
         if not target.exists():
-            build_oxigraph(path, target, format=format)
-        return open_oxigraph(target)
+            build_oxigraph(path, target, format=format, naming=naming)
+        return open_oxigraph(target, naming=naming)
     raise ValueError(f"backend must be 'memory' or 'oxigraph' for a file, not {backend!r}")

@@ -43,10 +43,12 @@ class RelationIndexBuilder:
             bit = self._ids[signed] = 1 << len(self._ids)
         return bit
 
-    def add(self, subject: str, predicate: str, obj: str) -> None:
+    def add(self, subject: str, predicate: str, obj: str, *, object_walks_on: bool = True) -> None:
+        """One fact; ``object_walks_on=False`` for a literal object, from which no path goes on."""
         signatures = self._signatures
         signatures[subject] = signatures.get(subject, 0) | self._bit(predicate)
-        signatures[obj] = signatures.get(obj, 0) | self._bit("^" + predicate)
+        if object_walks_on:
+            signatures[obj] = signatures.get(obj, 0) | self._bit("^" + predicate)
         self.triples += 1
 
     def predicate_bits(self, predicate: str) -> tuple[int, int]:

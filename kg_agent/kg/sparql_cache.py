@@ -44,7 +44,7 @@ class SparqlCache:
     """Per-entity SPARQL results of one endpoint (``scope``) in a SQLite file (created when missing).
 
     Kinds used by :class:`~kg_agent.kg.graph.KnowledgeGraph`: ``edges`` (an entity's neighbourhood),
-    ``label`` (its ``rdfs:label``, ``null`` when it has none), ``label_index`` and ``relations`` (key ``""``),
+    ``label`` (its display label, ``null`` when it has none), ``label_index`` and ``relations`` (key ``""``),
     ``extensions`` and ``complete_paths`` (a layer of candidate relation paths, a plan's node paths or
     ``null`` when a cut applies; keyed by the start ids, predicate IRIs and bounds as JSON).
     """

@@ -1,26 +1,25 @@
 """How RDF terms become kg-agent ids and names: entity and relation IRIs, node keys, readable labels.
 
 Shared by every backend (:mod:`kg_agent.kg.stores`) and by the :class:`~kg_agent.kg.graph.KnowledgeGraph`
-front. Entity ids are IRIs (or, for literal nodes, their N3 form); relations are named by the predicate
-IRI's local name (:class:`RelationNames` keeps the two-way map and falls back to the IRI on collisions).
+front. Entity ids are IRIs (or, for literal nodes, their N3 form); relations are named by their property's label or
+their IRI's local name (:class:`RelationNames`); which predicates name things is :mod:`kg_agent.kg.naming`'s.
 """
 
 from __future__ import annotations
 
 import re
+import threading
 from urllib.parse import quote, unquote
 
 from rdflib import Literal, URIRef
-from rdflib.namespace import RDFS, SKOS
 from rdflib.term import Node
 from rdflib.util import from_n3
+
+from kg_agent.kg.naming import relation_name_from_label
 
 KG_NS = "https://kg-agent.dev/"
 ENTITY_NS = KG_NS + "entity/"
 RELATION_NS = KG_NS + "relation/"
-
-#: Predicates that carry names rather than facts; they are not traversed.
-LABEL_PREDICATES: frozenset[URIRef] = frozenset({RDFS.label, SKOS.prefLabel, SKOS.altLabel})
 
 _LOCAL_NAME = re.compile(r"[^/#:]+$")
 _NON_WORD = re.compile(r"[^\w]+")
@@ -56,10 +55,42 @@ def key_term(key: str) -> Node:
     return URIRef(key)
 
 
+#: What a node without a name of its own is shown as (a blank node, a Freebase mediator, a Wikidata statement).
+UNNAMED = "(unnamed)"
+#: Generated ids that name nothing: Freebase machine ids (``m.0nf4wmg``, ``g.12tb6gh4f``)
+_MACHINE_ID = re.compile(r"[mg]\.[0-9a-z_]+")
+#: Namespaces of nodes that stand for a statement rather than a thing (Wikidata statements, values, references).
+STATEMENT_NAMESPACES = ("http://www.wikidata.org/entity/statement/", "http://www.wikidata.org/value/",
+                        "http://www.wikidata.org/reference/")
+
+
+def is_generated_id(key: str) -> bool:
+    """Whether an id names nothing by itself: a blank node, a Freebase machine id (``m.0nf4wmg``, also as a
+    project entity), or a Wikidata statement, value or reference node. Such a node is shown as :data:`UNNAMED`
+    when it has no label, and is never found by its id."""
+    if key.startswith("_:"):
+        return True
+    if key.startswith('"'):
+        return False
+    if key.startswith(STATEMENT_NAMESPACES):
+        return True
+    local = unquote(key[len(ENTITY_NS):]) if key.startswith(ENTITY_NS) else (_LOCAL_NAME.search(key.rstrip("/#")) or [""])[0]
+    return _MACHINE_ID.fullmatch(local) is not None
+
+
+def is_value(term: Node) -> bool:
+    """Whether a fact's object is something to reach: any node but the empty literal (``""``, ``""@en``), which
+    says nothing and is never an answer."""
+    return not (isinstance(term, Literal) and str(term) == "")
+
+
 def default_label(term: Node) -> str:
-    """A readable label for a node that has no ``rdfs:label``."""
+    """A readable label for a node that has no name: a literal's text, :data:`UNNAMED` for a generated id
+    (:func:`is_generated_id`), else the IRI's last segment."""
     if isinstance(term, Literal):
         return str(term)
+    if is_generated_id(node_key(term)):
+        return UNNAMED
     text = str(term)
     if text.startswith(ENTITY_NS):
         return unquote(text[len(ENTITY_NS):])
@@ -87,38 +118,96 @@ def has_word_character(text: str) -> bool:
 class RelationNames:
     """The two-way map between predicate IRIs and the short relation names used in plans and paths.
 
-    A relation is named by its IRI's local name (project IRIs: the quoted name). When two IRIs share a
-    local name, or a name would start with the inverse prefix ``^``, the later one is named by its full IRI.
+    A relation is named by its property's own label where the KG gives one (``wd:P57 rdfs:label "director"@en``
+    with ``wd:P57 wikibase:directClaim wdt:P57`` names ``wdt:P57`` ``director``; see :mod:`kg_agent.kg.naming`),
+    else by its IRI's local name (project IRIs: the quoted name). The names of every predicate are assigned at
+    once, from the store's list of predicates (:meth:`bind`), so they do not depend on the order anything is
+    read in: when several IRIs would get one name, each is qualified by its namespace's prefix
+    (``dbo.language``, ``dbp.language``), and by its full IRI if that still collides. The local name of a
+    relation named by its label (``P57``) finds it too (:meth:`iri`) unless another relation has that name.
     """
 
     def __init__(self) -> None:
         self.by_iri: dict[str, str] = {}
         self.by_name: dict[str, str] = {}
+        self._alternates: dict[str, str] = {}
+        #: the nodes that stand for a property (Wikidata's ``wd:P57`` for ``wdt:P57``): not entities
+        self.property_entities: set[str] = set()
+        self._resolve = None
+        self._resolving = False
+        self._lock = threading.RLock()
+
+    def bind(self, resolve) -> None:
+        """Name every predicate the first time a name is needed: ``resolve()`` gives ``(predicate IRIs,
+        {IRI: the property's display label}, property entities)`` of the store (the facts' predicates only)."""
+        self._resolve = resolve
+
+    def resolve(self) -> None:
+        """Name every predicate of the store now (see :meth:`bind`); nothing when done already. Other threads wait
+        for it; a failure (a dead endpoint) leaves it to be tried again."""
+        if self._resolve is None:
+            return
+        with self._lock:
+            if self._resolve is None or self._resolving:  # done, or asked again from within (same thread)
+                return
+            self._resolving = True
+            try:
+                iris, labels, properties = self._resolve()
+                self.property_entities.update(properties)
+                self._assign(sorted(set(iris) - set(self.by_iri)), labels)
+                self._resolve = None
+            finally:
+                self._resolving = False
+
+    def _assign(self, iris: list[str], labels: dict[str, str]) -> None:
+        wanted: dict[str, list[str]] = {}
+        for iri in iris:
+            wanted.setdefault(_base_name(iri, labels.get(iri)), []).append(iri)
+        for base, group in wanted.items():
+            if len(group) == 1 and base not in self.by_name and not base.startswith("^"):
+                self._set(group[0], base)
+                continue
+            for iri in group:
+                name = f"{_namespace_prefix(iri)}.{base}"
+                self._set(iri, iri if name in self.by_name or name in wanted else name)
+        for iri in iris:
+            local = _base_name(iri, None)
+            if local != self.by_iri[iri] and local not in self.by_name:
+                self._alternates[local] = None if local in self._alternates else iri  # type: ignore[assignment]
+
+    def _set(self, iri: str, name: str) -> None:
+        self.by_iri[iri] = name
+        self.by_name[name] = iri
 
     def name(self, predicate: str) -> str:
         iri = str(predicate)
         name = self.by_iri.get(iri)
         if name is not None:
             return name
-        if iri.startswith(RELATION_NS):
-            name = unquote(iri[len(RELATION_NS):])
-        else:
-            name = default_label(URIRef(iri))
-        if name in self.by_name and self.by_name[name] != iri or name.startswith("^"):
-            name = iri  # local names collide: fall back to the full IRI, which is unique
-        self.by_iri[iri] = name
-        self.by_name[name] = iri
-        return name
+        self.resolve()
+        with self._lock:
+            name = self.by_iri.get(iri)
+            if name is not None:
+                return name
+            name = _base_name(iri, None)
+            if name in self.by_name and self.by_name[name] != iri or name.startswith("^"):
+                name = iri  # a predicate added after the names were assigned, whose name is taken: its full IRI
+            self._set(iri, name)
+            return name
 
     def iri(self, name: str) -> str | None:
-        return self.by_name.get(name)
+        found = self.by_name.get(name)
+        if found is None and self._resolve is not None:
+            self.resolve()
+            found = self.by_name.get(name)
+        return found if found is not None else self._alternates.get(name)
 
     def signed_iri(self, relation: str) -> str | None:
         """``^name`` -> ``^IRI``, ``name`` -> ``IRI`` (None for an unknown relation)."""
         if relation.startswith("^"):
-            iri = self.by_name.get(relation[1:])
+            iri = self.iri(relation[1:])
             return None if iri is None else "^" + iri
-        return self.by_name.get(relation)
+        return self.iri(relation)
 
     def signed_name(self, signed_iri: str) -> str:
         """``^IRI`` -> ``^name``, ``IRI`` -> ``name``."""
@@ -127,5 +216,39 @@ class RelationNames:
         return self.name(signed_iri)
 
     def names(self) -> list[str]:
-        """Every named relation except the label predicates, sorted."""
-        return sorted(n for iri, n in self.by_iri.items() if URIRef(iri) not in LABEL_PREDICATES)
+        """Every named relation, sorted."""
+        self.resolve()
+        return sorted(self.by_name)
+
+
+#: Prefixes of namespaces that qualify relation names which would otherwise collide.
+KNOWN_PREFIXES = {
+    "http://dbpedia.org/ontology/": "dbo", "http://dbpedia.org/property/": "dbp",
+    "http://www.wikidata.org/prop/direct/": "wdt", "http://www.wikidata.org/prop/statement/": "ps",
+    "http://www.wikidata.org/prop/qualifier/": "pq", "http://www.wikidata.org/prop/": "p",
+    "http://schema.org/": "schema", "https://schema.org/": "schema", "http://xmlns.com/foaf/0.1/": "foaf",
+    "http://purl.org/dc/terms/": "dcterms", "http://purl.org/dc/elements/1.1/": "dc",
+    "http://www.w3.org/2004/02/skos/core#": "skos", "http://www.w3.org/2000/01/rdf-schema#": "rdfs",
+    "http://www.w3.org/1999/02/22-rdf-syntax-ns#": "rdf", "http://www.w3.org/2002/07/owl#": "owl",
+    "http://rdf.freebase.com/ns/": "fb", RELATION_NS: "kg",
+}
+
+
+def _base_name(iri: str, label: str | None) -> str:
+    if iri.startswith(RELATION_NS):
+        return unquote(iri[len(RELATION_NS):])
+    if label:
+        name = relation_name_from_label(label)
+        if name:
+            return name
+    return default_label(URIRef(iri))
+
+
+def _namespace_prefix(iri: str) -> str:
+    """The prefix of an IRI's namespace: a well-known one (``dbo``), else the namespace's last word."""
+    local = _LOCAL_NAME.search(iri.rstrip("/#"))
+    namespace = iri[:local.start()] if local else iri
+    if namespace in KNOWN_PREFIXES:
+        return KNOWN_PREFIXES[namespace]
+    words = re.findall(r"[A-Za-z0-9]+", namespace.split("//", 1)[-1])
+    return words[-1].lower() if words else "ns"

@@ -12,9 +12,13 @@ from rdflib.term import Node
 
 from kg_agent.kg.errors import KGQueryError
 from kg_agent.kg.label_index import SqliteLabelIndex
+from kg_agent.kg.naming import DEFAULT_NAMING, WIKIBASE_PROPERTY_LINKS, Naming
 from kg_agent.kg.relation_index import RelationIndex
 from kg_agent.kg.sparql import check_read_only, sparql_iri, sparql_term
 from kg_agent.kg.terms import RelationNames, is_absolute_iri, key_term, node_key
+
+#: What :meth:`GraphStore.name_literals` gives for a node: ``(predicate IRI, text, language tag or None)`` each.
+NameLiterals = list[tuple[str, str, str | None]]
 
 #: What a neighbourhood is: ``{relation name (``^name`` for incoming): [neighbour id, ...] sorted}``.
 Edges = dict[str, list[str]]
@@ -22,7 +26,7 @@ Edges = dict[str, list[str]]
 
 class CompletePaths(NamedTuple):
     """What :meth:`GraphStore.complete_paths` answers: ``{relation path: node paths}`` for the relation paths no
-    cut applies to, and the ``rdfs:label`` (None: none) of nodes on those paths read by the same query."""
+    cut applies to, and the display labels (None: none) of the nodes on those paths."""
 
     paths: dict[tuple[str, ...], list[tuple[str, ...]]]
     labels: dict[str, str | None]
@@ -44,7 +48,8 @@ class GraphStore:
 
     Attributes:
         kind: ``"memory"``, ``"oxigraph"`` or ``"sparql"``.
-        graph: the rdflib graph over the same triples (SPARQL queries, ``skos`` labels).
+        graph: the rdflib graph over the same triples (SPARQL queries).
+        naming: which predicates name nodes, which languages are shown (:class:`~kg_agent.kg.naming.Naming`).
         batched: whether fetching many entities at once saves requests (callers then :meth:`prefetch`
             a search frontier before walking it).
     """
@@ -52,28 +57,79 @@ class GraphStore:
     kind = "abstract"
     batched = False
 
-    def __init__(self, graph: Graph, *, names: RelationNames, name: str) -> None:
+    def __init__(self, graph: Graph, *, names: RelationNames, name: str, naming: Naming = DEFAULT_NAMING) -> None:
         self.graph = graph
         self.names = names
         self.name = name
+        self.naming = naming
+        names.bind(self.relation_naming)
+
+    # ---------------------------------------------------------------- names
+    def name_literals(self, keys: Sequence[str], predicates: Sequence[str]) -> dict[str, NameLiterals]:
+        """``{key: [(predicate, text, language), ...]}``: the literals of the given predicates on each node (rdflib
+        reads; backends override with their own)."""
+        found: dict[str, NameLiterals] = {}
+        wanted = [URIRef(p) for p in predicates]
+        for key in keys:
+            term = key_term(key)
+            if isinstance(term, Literal):
+                continue
+            for predicate in wanted:
+                for obj in self.graph.objects(term, predicate):
+                    if isinstance(obj, Literal):
+                        found.setdefault(key, []).append((str(predicate), str(obj), obj.language))
+        return found
+
+    def display_labels(self, keys: Sequence[str]) -> dict[str, str | None]:
+        """The label :class:`~kg_agent.kg.naming.Naming` shows for each node (None: it has no label or alias)."""
+        names = self.name_literals(keys, self.naming.name_predicates)
+        return {key: self.naming.display(names.get(key, ())) for key in keys}
+
+    def property_links(self) -> list[tuple[str, str, str]]:
+        """``(property entity, link IRI, predicate IRI)`` of Wikibase's links from a property entity to the predicates
+        that stand for it (``wd:P57 wikibase:directClaim wdt:P57``; :data:`~kg_agent.kg.naming.WIKIBASE_PROPERTY_LINKS`)."""
+        return [(node_key(prop), link, str(predicate)) for link in WIKIBASE_PROPERTY_LINKS
+                for prop, predicate in self.graph.subject_objects(URIRef(link)) if isinstance(predicate, URIRef)]
+
+    def relation_naming(self) -> tuple[list[str], dict[str, str], list[str]]:
+        """What :class:`~kg_agent.kg.terms.RelationNames` names relations from: the predicate IRIs of the facts,
+        ``{IRI: label}`` of those whose property has a label: its own, else that of the Wikibase property entity it
+        stands for (``wd:P57`` for ``wdt:P57``, with ``statement`` or ``qualifier`` added for ``p:`` and ``pq:``),
+        and those property entities."""
+        iris = [iri for iri in self.predicate_iris() if self.naming.is_fact(iri)]
+        standing: dict[str, list[tuple[str, str]]] = {iri: [(iri, "")] for iri in iris}
+        for prop, link, predicate in sorted(self.property_links()):
+            if predicate in standing:
+                standing[predicate].append((prop, WIKIBASE_PROPERTY_LINKS[link]))
+        nodes = list(dict.fromkeys(node for pairs in standing.values() for node, _ in pairs))
+        names = self.name_literals(nodes, self.naming.label_predicates)
+        labels: dict[str, str] = {}
+        for iri, pairs in standing.items():
+            for node, suffix in pairs:
+                label = self.naming.display(names.get(node, ()))
+                if label:
+                    labels[iri] = label + suffix
+                    break
+        return iris, labels, [node for node in nodes if node not in standing]
 
     # ---------------------------------------------------------------- reads every backend answers
     def edges(self, key: str) -> Mapping[str, Sequence[str]]:
         raise NotImplementedError
 
     def label(self, key: str) -> str | None:
-        """The node's ``rdfs:label``, None when it has none."""
+        """The node's display label (:class:`~kg_agent.kg.naming.Naming`), None when it has no name."""
         raise NotImplementedError
 
     def has_node(self, key: str) -> bool:
         return bool(self.edges(key)) or self.label(key) is not None
 
     def predicate_iris(self) -> list[str]:
-        """Every predicate IRI of the graph (label predicates included; the caller filters)."""
+        """Every predicate IRI of the graph (name and schema predicates included; the caller filters)."""
         raise NotImplementedError
 
     def labelled_nodes(self) -> Iterable[tuple[str, str]]:
-        """``(node id, label)`` for every node that linking should find (``rdfs:label`` or default label)."""
+        """``(node id, name)`` for every name of every node that linking should find: each label and alias
+        (:class:`~kg_agent.kg.naming.Naming`), in every language, or the default label of an IRI that has none."""
         raise NotImplementedError
 
     def node_ids(self) -> Iterator[str]:
@@ -90,26 +146,25 @@ class GraphStore:
     def following(self, signed_iri: str) -> Iterable[str]:
         """Signed predicate IRIs that some node reached over ``signed_iri`` has (the relation index's row)."""
         index = self.relation_index()
-        return () if index is None else index.following(signed_iri)
+        if index is None:
+            return ()
+        return [signed for signed in index.following(signed_iri) if self.naming.is_fact(signed.lstrip("^"))]
 
     def signed_iri(self, relation: str) -> str | None:
-        """The signed predicate IRI of a relation name (``^IRI`` for ``^name``); the names are learnt from the
-        store's predicates when unknown; None for a relation the graph does not have."""
-        signed = self.names.signed_iri(relation)
-        if signed is None:
-            for iri in self.predicate_iris():
-                self.names.name(iri)
-            signed = self.names.signed_iri(relation)
-        return signed
+        """The signed predicate IRI of a relation name (``^IRI`` for ``^name``); None for a relation the graph does
+        not have."""
+        return self.names.signed_iri(relation)
 
     def relation_pattern(self, relation: str, here: str, there: str) -> str:
-        """The SPARQL triple pattern walking ``relation`` from ``here`` to ``there`` (KeyError: not a relation)."""
+        """The SPARQL pattern walking ``relation`` from ``here`` to ``there`` (KeyError: not a relation), with the
+        rules every backend walks by: an empty literal is no value (never reached), and no step goes on from a
+        literal (a walk backwards from ``"American"`` would join every American through it)."""
         signed = self.signed_iri(relation)
         if signed is None:
             raise KeyError(relation)
         if signed.startswith("^"):
-            return f"{there} {sparql_iri(signed[1:])} {here}"
-        return f"{here} {sparql_iri(signed)} {there}"
+            return f"{there} {sparql_iri(signed[1:])} {here} . FILTER(!isLiteral({here}))"
+        return f'{here} {sparql_iri(signed)} {there} . FILTER(!isLiteral({there}) || STR({there}) != "")'
 
     def relations_following(self, relation: str) -> list[str]:
         """The relation names that can follow ``relation`` (sorted): :meth:`following` in names."""
@@ -159,7 +214,8 @@ class GraphStore:
         return {key: self.relations_at(key) for key in dict.fromkeys(keys)}
 
     def walk(self, keys: Sequence[str], relation: str, *, limit: int | None = None) -> dict[str, Sequence[str]]:
-        """``{node: targets over relation}`` for many nodes; the whole answer is cut near ``limit`` rows.
+        """``{node: targets over relation}`` for many nodes (targets sorted by id); the whole answer is cut one row
+        past ``limit``, in ``keys`` order (:func:`targets_until`).
 
         Nodes with no target are left out. Backends that can answer in one engine call override this.
         """
@@ -280,7 +336,7 @@ class LRUCache(OrderedDict):
             self.popitem(last=False)
 
 
-#: Cached for an entity known to have no ``rdfs:label``.
+#: Cached for an entity known to have no name.
 NO_LABEL = "\x00no-label"
 
 
@@ -295,8 +351,8 @@ class LazyGraphStore(GraphStore):
     walk_batch_size = 1000
 
     def __init__(self, graph: Graph, *, names: RelationNames, name: str, cache_size: int = 50_000,
-                 batch_size: int = 100) -> None:
-        super().__init__(graph, names=names, name=name)
+                 batch_size: int = 100, naming: Naming = DEFAULT_NAMING) -> None:
+        super().__init__(graph, names=names, name=name, naming=naming)
         if batch_size < 1:
             raise ValueError(f"batch_size must be >= 1, got {batch_size}")
         self.cache_size = cache_size
@@ -328,6 +384,11 @@ class LazyGraphStore(GraphStore):
         """``{node: number of targets over relation}`` in one engine call (``GROUP BY``)."""
         raise NotImplementedError
 
+    def first_targets(self, key: str, relation: str, count: int) -> list[str] | None:
+        """The first ``count`` targets of ``key`` over ``relation`` in id order, read in one engine call without the
+        rest; None when the backend cannot (the caller reads them all)."""
+        return None
+
     def count_query(self, keys: Sequence[str], relation: str) -> str:
         """``SELECT ?n ?c``: how many targets each node has over ``relation``."""
         values = " ".join(sparql_term(self.term(key)) for key in keys)
@@ -340,7 +401,8 @@ class LazyGraphStore(GraphStore):
 
         The same answer as walking node by node: when the ``LIMIT`` cuts a batch (which leaves arbitrary rows
         out), the batch's target counts say which nodes, in the given order, come whole before the cut, and
-        those the cut read did not hold whole are read again (one or two more queries, only at a cut).
+        those the cut read did not hold whole are read again (one or two more queries, only at a cut); of the node
+        the cut falls in, only its first targets (:meth:`first_targets`), so a hub's thousands are not read.
         """
         found: dict[str, Sequence[str]] = {}
         todo = []
@@ -378,12 +440,14 @@ class LazyGraphStore(GraphStore):
                           limit: int) -> dict[str, list[str]]:
         """The targets of the batch's nodes that a node-by-node walk of ``keys`` reads before passing ``limit``:
         from the cut ``read`` of the batch for the nodes it holds whole (as many targets as counted), else read
-        again."""
+        again; the node whose targets pass ``limit`` only up to one past it when the backend can read just those."""
         counts = self.count_batch(batch, relation)
         in_batch = set(batch)
         rows = 0
         wanted = []
+        passing: tuple[str, int] | None = None  # the node whose targets pass the limit, and how many of them are read
         for key in keys:
+            before = rows
             if key in in_batch:
                 if counts.get(key):
                     wanted.append(key)
@@ -391,16 +455,24 @@ class LazyGraphStore(GraphStore):
             else:
                 rows += len(found.get(key) or walked.get(key) or ())
             if rows > limit:
+                if key in in_batch and counts.get(key):
+                    passing = (key, limit - before + 1)
                 break
         whole = {key: read[key] for key in wanted if len(set(read.get(key, ()))) == counts[key]}
         missing = [key for key in wanted if key not in whole]
+        if passing is not None and passing[0] in missing:
+            first = self.first_targets(passing[0], relation, passing[1])
+            if first is not None:
+                whole[passing[0]] = first
+                missing.remove(passing[0])
         if missing:
             whole.update(self.walk_batch(missing, relation, None))
         return whole
 
     @staticmethod
     def _cut_in_order(keys: Sequence[str], found: Mapping[str, Sequence[str]], limit: int | None) -> dict[str, Sequence[str]]:
-        """The nodes with targets in ``keys`` order, up to and including the one whose targets pass ``limit``."""
+        """The nodes with targets in ``keys`` order, up to and including the one whose targets pass ``limit`` (its
+        targets cut one past it: :func:`targets_until`)."""
         return targets_until(keys, found.get, limit)
 
     # ---------------------------------------------------------------- cache
@@ -460,11 +532,11 @@ class LazyGraphStore(GraphStore):
         return None if found == NO_LABEL else found
 
     def prefetch_labels(self, keys: Iterable[str]) -> int:
-        """Fetch the ``rdfs:label`` of every given entity not cached yet, :attr:`walk_batch_size` per call (a label
+        """Fetch the display label of every given node not cached yet, :attr:`walk_batch_size` per call (a label
         row is small; the ends of a walk are labelled in as many calls as the walk took)."""
         with self._lock:
             todo = [k for k in dict.fromkeys(keys)
-                    if k not in self._labels and self.queryable(k) and isinstance(key_term(k), URIRef)]
+                    if k not in self._labels and self.queryable(k) and not k.startswith('"')]
         self._fetch_labels_of(todo)
         return len(todo)
 
@@ -478,7 +550,7 @@ class LazyGraphStore(GraphStore):
                 cached = self._labels.get_or_none(key)
                 if cached is not None:
                     found[key] = None if cached == NO_LABEL else cached
-                elif self.queryable(key) and isinstance(key_term(key), URIRef):
+                elif self.queryable(key) and not key.startswith('"'):
                     todo.append(key)
                 else:
                     found[key] = None
@@ -504,14 +576,17 @@ def absolute_or_literal(key: str) -> bool:
 
 def targets_until(keys: Iterable[str], targets_of: Callable[[str], Sequence[str] | None],
                   limit: int | None) -> dict[str, Sequence[str]]:
-    """Each key's non-empty targets, in key order, stopping after the key that takes the rows past ``limit``."""
+    """Each key's non-empty targets, in key order, until the rows pass ``limit``: the key that takes them past it
+    keeps its first targets up to one row past the limit (so the cut shows: more than ``limit`` rows), and the keys
+    after it are left out. A hub's targets thus cost no more than the limit."""
     kept: dict[str, Sequence[str]] = {}
     rows = 0
     for key in keys:
         targets = targets_of(key)
         if targets:
+            if limit is not None and rows + len(targets) > limit:
+                kept[key] = targets[:limit - rows + 1]
+                break
             kept[key] = targets
             rows += len(targets)
-            if limit is not None and rows > limit:
-                break
     return kept

@@ -8,22 +8,26 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from rdflib import Graph, Literal, URIRef
-from rdflib.namespace import RDFS
 from rdflib.term import Node
 
 from kg_agent.kg.errors import KGQueryError
+from kg_agent.kg.naming import DEFAULT_NAMING, WIKIBASE_PROPERTY_LINKS, Naming
 from kg_agent.kg.request_tally import note_request
 from kg_agent.kg.sparql import check_read_only, sparql_iri, sparql_term
-from kg_agent.kg.stores.base import CompletePaths, Edges, LazyGraphStore, LRUCache, absolute_or_literal, breadth_first
-from kg_agent.kg.terms import LABEL_PREDICATES, RelationNames, node_key
+from kg_agent.kg.stores.base import (
+    CompletePaths,
+    Edges,
+    LazyGraphStore,
+    LRUCache,
+    NameLiterals,
+    absolute_or_literal,
+    breadth_first,
+)
+from kg_agent.kg.terms import RelationNames, is_value, node_key
 from kg_agent.kg.types import base_relation, inverse, is_inverse
 
 if TYPE_CHECKING:
     from kg_agent.kg.sparql_cache import SparqlCache
-
-
-#: The label predicates, which are not relations (``FILTER(?q NOT IN (...))``).
-_NOT_LABELS = ", ".join(sparql_iri(p) for p in sorted(LABEL_PREDICATES))
 
 
 #: Relation paths whose complete node paths a client keeps (a retrieval asked again sends nothing).
@@ -53,8 +57,14 @@ class EndpointGraphStore(LazyGraphStore):
     batched = True
 
     def __init__(self, graph: Graph, *, names: RelationNames, name: str, cache_size: int = 50_000,
-                 batch_size: int = 100, page_size: int = 5_000, store_cache: SparqlCache | None = None) -> None:
-        super().__init__(graph, names=names, name=name, cache_size=cache_size, batch_size=batch_size)
+                 batch_size: int = 100, page_size: int = 5_000, store_cache: SparqlCache | None = None,
+                 naming: Naming = DEFAULT_NAMING) -> None:
+        super().__init__(graph, names=names, name=name, cache_size=cache_size, batch_size=batch_size, naming=naming)
+        #: name and description predicates, which are not relations (``FILTER(?q NOT IN (...))``)
+        self._not_facts = ", ".join(sparql_iri(p) for p in sorted(naming.names_and_descriptions))
+        self._name_values = " ".join(sparql_iri(p) for p in naming.name_predicates)
+        #: the store cache's kind for display labels: they depend on the naming
+        self._label_kind = "label" if naming == DEFAULT_NAMING else f"label {naming.key}"
         if page_size < 1:
             raise ValueError(f"page_size must be >= 1, got {page_size}")
         self.page_size = page_size
@@ -63,6 +73,7 @@ class EndpointGraphStore(LazyGraphStore):
         self._count_lock = threading.Lock()
         self._following: dict[str, list[str]] = {}
         self._predicates: list[str] | None = None
+        self._relations_at: LRUCache = LRUCache(cache_size)  # key -> relation names, read without the edges
         #: (starts, relation path, max_paths, max_partial) -> node paths, for a repeated retrieval
         self._complete_paths: LRUCache = LRUCache(COMPLETE_PATHS_CACHED)
 
@@ -132,7 +143,7 @@ class EndpointGraphStore(LazyGraphStore):
         if self.store_cache is None:
             return self._query_neighbourhoods(keys)[0]
         found: dict[str, Edges] = {}
-        labels = self.store_cache.get_many("label", keys)
+        labels = self.store_cache.get_many(self._label_kind, keys)
         for key, stored in self.store_cache.get_many("edges", keys).items():
             found[key] = {self._stored_relation(rel): targets for rel, targets in stored.items()}
             if key in labels:
@@ -143,7 +154,7 @@ class EndpointGraphStore(LazyGraphStore):
             self.store_cache.put_many("edges", {
                 key: {self._storable_relation(rel): targets for rel, targets in rels.items()}
                 for key, rels in fetched.items()})
-            self.store_cache.put_many("label", labels)
+            self.store_cache.put_many(self._label_kind, labels)
             found.update(fetched)
         return found
 
@@ -165,8 +176,8 @@ class EndpointGraphStore(LazyGraphStore):
         rows = self.select(query, "?n ?p ?o ?s", what)
         by_term = {term: key for key, term in terms.items()}
         found: dict[str, Edges] = {key: {} for key in keys}
-        labelled: dict[str, str | None] = {}
-        name = self.names.name
+        literals: dict[str, NameLiterals] = {}
+        name, is_fact, is_label = self.names.name, self.naming.is_fact, self.naming.is_label
         for n, p, o, s in rows:
             key = by_term.get(n)
             if key is None:
@@ -174,41 +185,110 @@ class EndpointGraphStore(LazyGraphStore):
                 if key not in found:
                     continue
             rels = found[key]
+            predicate = str(p)
+            if not is_fact(predicate):
+                if o is not None and is_label(predicate) and isinstance(o, Literal):
+                    literals.setdefault(key, []).append((predicate, str(o), o.language))
+                continue
             if o is not None:
-                if p in LABEL_PREDICATES:
-                    if p == RDFS.label and key not in labelled:
-                        labelled[key] = str(o)
-                        self.remember_label(key, str(o))
-                    continue
-                rels.setdefault(name(p), []).append(node_key(o))
-            elif s is not None and p not in LABEL_PREDICATES:
+                if is_value(o):
+                    rels.setdefault(name(p), []).append(node_key(o))
+            elif s is not None and not isinstance(terms[key], Literal):  # no path goes on from a literal
                 rels.setdefault(inverse(name(p)), []).append(node_key(s))
+        labelled: dict[str, str | None] = {}
         for key, rels in found.items():
             for rel, targets in rels.items():
                 rels[rel] = sorted(set(targets))
-            if key not in labelled and not isinstance(terms[key], Literal):
-                labelled[key] = None
-                self.remember_label(key, None)
+            if not isinstance(terms[key], Literal):
+                labelled[key] = self.naming.display(literals.get(key, ()))
+                self.remember_label(key, labelled[key])
         return found, labelled
 
     def fetch_labels(self, keys: Sequence[str]) -> dict[str, str | None]:
         found: dict[str, str | None] = {}
         if self.store_cache is not None:
-            found.update(self.store_cache.get_many("label", keys))
+            found.update(self.store_cache.get_many(self._label_kind, keys))
         todo = [key for key in keys if key not in found]
         if todo:
-            terms = {key: self.term(key) for key in todo}
-            query = "SELECT ?n ?l WHERE { VALUES ?n { %s } ?n %s ?l }" % (
-                " ".join(sparql_term(t) for t in terms.values()), sparql_iri(RDFS.label))
-            rows = self.select(query, "?n ?l", f"the labels of {len(todo)} entities")
-            labels: dict[str, str] = {}
-            for n, label in rows:
-                labels.setdefault(node_key(n), str(label))
-            fetched = {key: labels.get(key) for key in todo}
+            fetched = self.display_labels(todo)
             if self.store_cache is not None:
-                self.store_cache.put_many("label", fetched)
+                self.store_cache.put_many(self._label_kind, fetched)
             found.update(fetched)
         return found
+
+    def name_literals(self, keys: Sequence[str], predicates: Sequence[str]) -> dict[str, NameLiterals]:
+        """One request per :attr:`walk_batch_size` nodes (``VALUES``); blank nodes cannot be asked about."""
+        keys = [key for key in keys if not key.startswith(("_:", '"')) and self.queryable(key)]
+        found: dict[str, NameLiterals] = {}
+        wanted = " ".join(sparql_iri(p) for p in predicates)
+        for start in range(0, len(keys), self.walk_batch_size):
+            batch = keys[start:start + self.walk_batch_size]
+            query = "SELECT ?n ?p ?l WHERE { VALUES ?n { %s } VALUES ?p { %s } ?n ?p ?l FILTER(isLiteral(?l)) }" % (
+                " ".join(sparql_term(self.term(key)) for key in batch), wanted)
+            for n, p, label in self.select(query, "?n ?p ?l", f"the names of {len(batch)} nodes"):
+                found.setdefault(node_key(n), []).append((str(p), str(label), label.language))
+        return found
+
+    def relation_naming(self) -> tuple[list[str], dict[str, str], list[str]]:
+        """Asked once per client (and kept in the store cache)."""
+        stored = self.store_cache.get("relation_naming", self.naming.key) if self.store_cache is not None else None
+        if stored is None:
+            stored = self._query_relation_naming()
+            if self.store_cache is not None:
+                self.store_cache.put("relation_naming", self.naming.key, stored)
+        iris, labels, properties = stored
+        return list(iris), dict(labels), list(properties)
+
+    def _query_relation_naming(self) -> tuple[list[str], dict[str, str], list[str]]:
+        """:meth:`GraphStore.relation_naming` in one request: the predicates (unless the client knows them), the labels
+        of each and of the Wikibase property entities that stand for them."""
+        labelled = ("{ VALUES ?lp { %s } ?p ?lp ?l } UNION { VALUES ?link { %s } VALUES ?lp { %s } ?prop ?link ?p . "
+                    "?prop ?lp ?l }" % (" ".join(sparql_iri(p) for p in self.naming.label_predicates),
+                                        " ".join(sparql_iri(link) for link in WIKIBASE_PROPERTY_LINKS),
+                                        " ".join(sparql_iri(p) for p in self.naming.label_predicates)))
+        known = self._predicates
+        if known is None and self.store_cache is not None:
+            known = self.store_cache.get("relations")
+        if known is None:  # the predicates and their names at once
+            query = ("SELECT ?p ?prop ?link ?lp ?l WHERE { { SELECT DISTINCT ?p WHERE { ?s ?p ?o } } "
+                     "OPTIONAL { %s FILTER(isLiteral(?l)) } }" % labelled)
+        else:
+            iris = [iri for iri in known if self.naming.is_fact(iri)]
+            if not iris:
+                return iris, {}, []
+            query = "SELECT ?p ?prop ?link ?lp ?l WHERE { VALUES ?p { %s } { %s } FILTER(isLiteral(?l)) }" % (
+                " ".join(sparql_iri(iri) for iri in iris), labelled)
+        rows = self.select(query, "?p ?prop ?link ?lp ?l", "the relations and their names", ordered=known is None)
+        if known is None:
+            known = list(dict.fromkeys(str(p) for p, *_ in rows if isinstance(p, URIRef)))
+            if self.store_cache is not None:
+                self.store_cache.put("relations", "", known)
+        self._predicates = known
+        iris = [iri for iri in known if self.naming.is_fact(iri)]
+        own: dict[str, NameLiterals] = {}
+        linked: dict[str, dict[tuple[str, str], NameLiterals]] = {}
+        properties: dict[str, None] = {}
+        for p, prop, link, lp, label in rows:
+            if label is None:  # a predicate without a name
+                continue
+            literal = (str(lp), str(label), label.language)
+            if link is None:
+                own.setdefault(str(p), []).append(literal)
+            else:
+                linked.setdefault(str(p), {}).setdefault((node_key(prop), str(link)), []).append(literal)
+                properties[node_key(prop)] = None
+        labels: dict[str, str] = {}
+        for iri in iris:
+            label = self.naming.display(own.get(iri, ()))
+            if label:
+                labels[iri] = label
+                continue
+            for (_, link), literals in sorted(linked.get(iri, {}).items()):
+                label = self.naming.display(literals)
+                if label:
+                    labels[iri] = label + WIKIBASE_PROPERTY_LINKS[link]
+                    break
+        return iris, labels, list(properties)
 
     def relations_at_each(self, keys: Sequence[str]) -> dict[str, list[str]]:
         """The relation names at many nodes, :attr:`walk_batch_size` nodes per request: the distinct relations
@@ -218,6 +298,8 @@ class EndpointGraphStore(LazyGraphStore):
         with self._lock:
             for key in dict.fromkeys(keys):
                 cached = self._edges.get_or_none(key)
+                if cached is None:
+                    cached = self._relations_at.get_or_none(key)
                 if cached is not None:
                     found[key] = list(cached)
                 elif self.queryable(key):
@@ -225,36 +307,50 @@ class EndpointGraphStore(LazyGraphStore):
                 else:
                     found[key] = []
         if self.store_cache is not None and todo:
-            for key, stored in self.store_cache.get_many("edges", todo).items():
-                found[key] = [self._stored_relation(rel) for rel in stored]
-            todo = [key for key in todo if key not in found]
+            for kind in ("edges", "relations_at"):
+                for key, stored in self.store_cache.get_many(kind, todo).items():
+                    found[key] = [self._stored_relation(rel) for rel in stored]
+                todo = [key for key in todo if key not in found]
         for start in range(0, len(todo), self.walk_batch_size):
-            found.update(self._query_relations_at(todo[start:start + self.walk_batch_size]))
+            fetched, labels = self._query_relations_at(todo[start:start + self.walk_batch_size])
+            with self._lock:
+                for key, relations in fetched.items():
+                    self._relations_at.put(key, relations)
+            if self.store_cache is not None:
+                self.store_cache.put_many("relations_at", {
+                    key: [self._storable_relation(rel) for rel in relations] for key, relations in fetched.items()})
+                self.store_cache.put_many(self._label_kind, labels)
+            found.update(fetched)
         return found
 
-    def _query_relations_at(self, keys: Sequence[str]) -> dict[str, list[str]]:
+    def _query_relations_at(self, keys: Sequence[str]) -> tuple[dict[str, list[str]], dict[str, str | None]]:
+        """``({key: relation names}, {key: display label})`` of up to :attr:`walk_batch_size` nodes in one request."""
         terms = {key: self.term(key) for key in keys}
-        query = ("SELECT DISTINCT ?n ?p ?q ?l WHERE { VALUES ?n { %s } { ?n ?p ?o FILTER(?p NOT IN (%s)) } UNION "
-                 "{ ?s ?q ?n FILTER(?q NOT IN (%s)) } UNION { ?n %s ?l } }"
-                 % (" ".join(sparql_term(t) for t in terms.values()), _NOT_LABELS, _NOT_LABELS, sparql_iri(RDFS.label)))
-        rows = self.select(query, "?n ?p ?q ?l", f"the relations at {len(keys)} entities")
+        query = ("SELECT DISTINCT ?n ?p ?q ?lp ?l WHERE { VALUES ?n { %s } "
+                 '{ ?n ?p ?o FILTER(?p NOT IN (%s) && (!isLiteral(?o) || STR(?o) != "")) } UNION '
+                 "{ ?s ?q ?n FILTER(?q NOT IN (%s) && !isLiteral(?n)) } UNION { VALUES ?lp { %s } ?n ?lp ?l } }"
+                 % (" ".join(sparql_term(t) for t in terms.values()), self._not_facts, self._not_facts, self._name_values))
+        rows = self.select(query, "?n ?p ?q ?lp ?l", f"the relations at {len(keys)} entities")
         by_term = {term: key for key, term in terms.items()}
         found: dict[str, dict[str, None]] = {key: {} for key in keys}
-        labels: dict[str, str | None] = {key: None for key, term in terms.items() if isinstance(term, URIRef)}
-        name = self.names.name
-        for n, p, q, label in rows:
+        literals: dict[str, NameLiterals] = {key: [] for key, term in terms.items() if isinstance(term, URIRef)}
+        name, is_fact = self.names.name, self.naming.is_fact
+        for n, p, q, lp, label in rows:
             key = by_term.get(n, node_key(n))
             if key not in found:
                 continue
             if p is not None:
-                found[key][name(p)] = None
+                if is_fact(str(p)):
+                    found[key][name(p)] = None
             elif q is not None:
-                found[key][inverse(name(q))] = None
-            elif label is not None and key in labels and labels[key] is None:
-                labels[key] = str(label)
+                if is_fact(str(q)):
+                    found[key][inverse(name(q))] = None
+            elif isinstance(label, Literal) and key in literals:
+                literals[key].append((str(lp), str(label), label.language))
+        labels = {key: self.naming.display(named) for key, named in literals.items()}
         for key, label in labels.items():
             self.remember_label(key, label)
-        return {key: list(relations) for key, relations in found.items()}
+        return {key: list(relations) for key, relations in found.items()}, labels
 
     # ---------------------------------------------------------------- relation paths and walks, one query each
     def _walk_pattern(self, relations: Sequence[str]) -> str | None:
@@ -270,24 +366,29 @@ class EndpointGraphStore(LazyGraphStore):
         return " ".join(parts)
 
     def walk_batch(self, keys: Sequence[str], relation: str, limit: int | None) -> dict[str, list[str]]:
-        """One request, the targets' labels included (``OPTIONAL``, outside the ``LIMIT``)."""
+        """One request (the targets' labels are asked when needed, :meth:`labels_of`)."""
         inner = self.walk_query(keys, relation) + ("" if limit is None else f" LIMIT {limit}")
-        query = "SELECT ?n ?t ?l WHERE { { %s } OPTIONAL { ?t %s ?l } }" % (inner, sparql_iri(RDFS.label))
+        query = "SELECT ?n ?t WHERE { { %s } }" % inner  # a sub-select: the LIMIT stays inside the paging's ORDER BY
         walked: dict[str, dict[str, None]] = {}
-        labels: dict[str, str | None] = {}
-        for n, t, label in self.select(query, "?n ?t ?l", f"the neighbours of {len(keys)} entities over {relation}",
-                                       ordered=True):
-            target = node_key(t)
-            walked.setdefault(node_key(n), {})[target] = None
-            if isinstance(t, URIRef) and labels.get(target) is None:
-                labels[target] = None if label is None else str(label)
-        for key, label in labels.items():
-            self.remember_label(key, label)
+        for n, t in self.select(query, "?n ?t", f"the neighbours of {len(keys)} entities over {relation}", ordered=True):
+            walked.setdefault(node_key(n), {})[node_key(t)] = None
         return {key: list(targets) for key, targets in walked.items()}
 
     def count_batch(self, keys: Sequence[str], relation: str) -> dict[str, int]:
         rows = self.select(self.count_query(keys, relation), "?n ?c", f"the neighbour counts of {len(keys)} entities")
         return {node_key(n): int(count) for n, count in rows}
+
+    def first_targets(self, key: str, relation: str, count: int) -> list[str] | None:
+        """One request: the first ``count`` IRI targets, sorted and cut in the engine (``ORDER BY ?t LIMIT``: IRIs
+        compare as their strings, as ids do), and how many targets are not IRIs; None when some are not (literals and
+        blank nodes are ordered otherwise in SPARQL than by id)."""
+        pattern = self.relation_pattern(relation, sparql_term(self.term(key)), "?t")
+        query = ("SELECT ?t ?others WHERE { { SELECT ?t WHERE { %s FILTER(isIRI(?t)) } ORDER BY ?t LIMIT %d } UNION "
+                 "{ SELECT (COUNT(*) AS ?others) WHERE { %s FILTER(!isIRI(?t)) } } }" % (pattern, count, pattern))
+        rows = self.select(query, "?t ?others", f"the first {count} neighbours of {key} over {relation}")
+        if any(others is not None and int(others) for _, others in rows):
+            return None
+        return sorted(node_key(t) for t, _ in rows if t is not None)
 
     def _cached(self, key: str) -> bool:
         with self._lock:
@@ -324,15 +425,17 @@ class EndpointGraphStore(LazyGraphStore):
         # each branch a sub-select, its number bound outside (Virtuoso 7 may drop the FILTERs of a group that
         # also BINDs a constant)
         branches = [
-            "{ { SELECT DISTINCT ?q ?in WHERE { VALUES ?x0 { %s } %s { ?x%d ?q ?y BIND(false AS ?in) } UNION "
-            "{ ?y ?q ?x%d BIND(true AS ?in) } FILTER(?y != ?x0 && ?q NOT IN (%s)) } } BIND(%d AS ?c) }"
-            % (values, pattern, len(prefix), len(prefix), _NOT_LABELS, index)
+            "{ { SELECT DISTINCT ?q ?in WHERE { VALUES ?x0 { %s } %s "
+            '{ ?x%d ?q ?y FILTER(!isLiteral(?y) || STR(?y) != "") BIND(false AS ?in) } UNION '
+            "{ ?y ?q ?x%d FILTER(!isLiteral(?x%d)) BIND(true AS ?in) } FILTER(?y != ?x0 && ?q NOT IN (%s)) } } "
+            "BIND(%d AS ?c) }"
+            % (values, pattern, len(prefix), len(prefix), len(prefix), self._not_facts, index)
             for index, (prefix, pattern) in enumerate(asked)]
         query = "SELECT ?c ?q ?in WHERE { %s }" % " UNION ".join(branches)
         rows = self.select(query, "?c ?q ?in", f"the relations that extend {len(asked)} relation paths")
         extended: dict[int, set[str]] = {index: set() for index in range(len(asked))}
         for index, q, flag in rows:
-            if isinstance(q, URIRef):
+            if isinstance(q, URIRef) and self.naming.is_fact(str(q)):
                 extended[int(index)].add(("^" if _true(flag) else "") + str(q))
         for index, (prefix, _) in enumerate(asked):
             found[prefix] = sorted(self.names.signed_name(signed) for signed in extended[index])
@@ -351,17 +454,15 @@ class EndpointGraphStore(LazyGraphStore):
         ``starts`` in one ``SELECT``.
 
         Per relation path, one ``UNION`` branch returns its complete paths (``DISTINCT``, ``LIMIT`` one above
-        ``max_paths`` inside a sub-select, the nodes' labels joined outside it) and one branch per shorter
-        depth counts its partial paths up to one above ``max_partial``.
+        ``max_paths`` inside a sub-select) and one branch per shorter depth counts its partial paths up to one
+        above ``max_partial``. The nodes' labels are asked afterwards (a node may have many names).
         """
         values = " ".join(sparql_term(self.term(key)) for key in starts)
-        label = sparql_iri(RDFS.label)
         branches = []
         for index, (relations, pattern) in enumerate(asked):
             nodes = " ".join(f"?x{i}" for i in range(len(relations) + 1))
-            labels = " ".join(f"OPTIONAL {{ ?x{i} {label} ?l{i} }}" for i in range(len(relations) + 1))
-            branches.append("{ { SELECT DISTINCT %s WHERE { VALUES ?x0 { %s } %s } LIMIT %d } %s BIND(%d AS ?plan) }"
-                            % (nodes, values, pattern, max_paths + 1, labels, index))
+            branches.append("{ { SELECT DISTINCT %s WHERE { VALUES ?x0 { %s } %s } LIMIT %d } BIND(%d AS ?plan) }"
+                            % (nodes, values, pattern, max_paths + 1, index))
             for depth in range(1, len(relations)):
                 partial = " ".join(f"?x{i}" for i in range(depth + 1))
                 branches.append(
@@ -369,8 +470,7 @@ class EndpointGraphStore(LazyGraphStore):
                     "BIND(%d AS ?plan) BIND(%d AS ?depth) }"
                     % (partial, values, self._walk_pattern(relations[:depth]), max_partial + 1, index, depth))
         longest = max(len(relations) for relations, _ in asked)
-        variables = " ".join(["?plan", "?depth", "?n", *(f"?x{i}" for i in range(longest + 1)),
-                              *(f"?l{i}" for i in range(longest + 1))])
+        variables = " ".join(["?plan", "?depth", "?n", *(f"?x{i}" for i in range(longest + 1))])
         return "SELECT %s WHERE { %s }" % (variables, " UNION ".join(branches)), variables
 
     @staticmethod
@@ -378,8 +478,7 @@ class EndpointGraphStore(LazyGraphStore):
                              asked: Sequence[tuple[tuple[str, ...], str]], *, max_paths: int,
                              max_partial: int) -> CompletePaths:
         """The answer of :meth:`_complete_paths_query`: the node paths of each relation path no cut applies to, in
-        Algorithm 1's breadth-first order, and the labels read."""
-        longest = max(len(relations) for relations, _ in asked)
+        Algorithm 1's breadth-first order, and their nodes (labels None: not read)."""
         paths: dict[int, dict[tuple[str, ...], None]] = {index: {} for index in range(len(asked))}
         cut: set[int] = set()
         labels: dict[str, str | None] = {}
@@ -392,11 +491,7 @@ class EndpointGraphStore(LazyGraphStore):
             length = len(asked[index][0]) + 1
             terms = row[3:3 + length]
             paths[index][tuple(node_key(term) for term in terms)] = None
-            for term, found in zip(terms, row[4 + longest:4 + longest + length]):
-                if isinstance(term, URIRef):
-                    key = node_key(term)
-                    if labels.get(key) is None:
-                        labels[key] = None if found is None else str(found)
+            labels.update((node_key(term), None) for term in terms if isinstance(term, URIRef))
         complete = {relations: breadth_first(paths[index], starts)
                     for index, (relations, _) in enumerate(asked) if index not in cut and len(paths[index]) <= max_paths}
         return CompletePaths(complete, labels)
@@ -430,7 +525,7 @@ class EndpointGraphStore(LazyGraphStore):
             held = {relations: [tuple(nodes) for nodes in stored[key]] for relations, key in stored_as.items()
                     if stored.get(key) is not None}  # null: a cut relation path
             nodes = {node for node_paths in held.values() for path in node_paths for node in path}
-            for key, label in self.store_cache.get_many("label", nodes).items():
+            for key, label in self.store_cache.get_many(self._label_kind, nodes).items():
                 self.remember_label(key, label)
                 labels[key] = label
             complete.update(held)
@@ -440,15 +535,14 @@ class EndpointGraphStore(LazyGraphStore):
         rows = self.select(query, variables, f"the paths of {len(asked)} relation paths",
                            ordered=len(asked) * max_paths > self.page_size)
         read = self._read_complete_paths(rows, starts, asked, max_paths=max_paths, max_partial=max_partial)
-        for key, label in read.labels.items():
-            self.remember_label(key, label)
+        read = CompletePaths(read.paths, self.labels_of(read.labels))
         labels.update(read.labels)
         complete.update(read.paths)
         with self._lock:
             for relations, node_paths in read.paths.items():
                 self._complete_paths.put((tuple(starts), relations, max_paths, max_partial), node_paths)
         if self.store_cache is not None:
-            self.store_cache.put_many("label", read.labels)
+            self.store_cache.put_many(self._label_kind, read.labels)
             self.store_cache.put_many("complete_paths", {stored_as[relations]: read.paths.get(relations)
                                                          for relations, _ in asked})
         return CompletePaths(complete, labels)
@@ -461,7 +555,7 @@ class EndpointGraphStore(LazyGraphStore):
         stored = self.store_cache.get("relations") if self.store_cache is not None else None
         if stored is None:
             rows = self.select("SELECT DISTINCT ?p WHERE { ?s ?p ?o }", "?p", "the relations")
-            stored = [str(p) for (p,) in rows if isinstance(p, URIRef) and p not in LABEL_PREDICATES]
+            stored = [str(p) for (p,) in rows if isinstance(p, URIRef)]
             if self.store_cache is not None:
                 self.store_cache.put("relations", "", stored)
         self._predicates = stored
@@ -483,11 +577,13 @@ class EndpointGraphStore(LazyGraphStore):
             # the distinct nodes reached first: joined pair by pair, a hub (a genre of 54k films) is expanded
             # once per edge into it, which times out on a 1M-triple Virtuoso
             arrive = "{ SELECT DISTINCT ?x WHERE { %s } }" % (f"?x {predicate} ?a" if incoming else f"?a {predicate} ?x")
-            query = ("SELECT DISTINCT ?q ?in WHERE { %s { ?x ?q ?o BIND(false AS ?in) } UNION "
-                     "{ ?o ?q ?x BIND(true AS ?in) } FILTER(?q NOT IN (%s)) }" % (arrive, _NOT_LABELS))
+            query = ("SELECT DISTINCT ?q ?in WHERE { %s "
+                     '{ ?x ?q ?o FILTER(!isLiteral(?o) || STR(?o) != "") BIND(false AS ?in) } UNION '
+                     "{ ?o ?q ?x FILTER(!isLiteral(?x)) BIND(true AS ?in) } FILTER(?q NOT IN (%s)) }"
+                     % (arrive, self._not_facts))
             rows = self.select(query, "?q ?in", f"the relations that can follow {signed_iri}")
             cached = sorted({("^" if _true(flag) else "") + str(q)
-                             for q, flag in rows if isinstance(q, URIRef)})
+                             for q, flag in rows if isinstance(q, URIRef) and self.naming.is_fact(str(q))})
             if self.store_cache is not None:
                 self.store_cache.put("following", signed_iri, cached)
         with self._count_lock:
@@ -495,16 +591,17 @@ class EndpointGraphStore(LazyGraphStore):
         return cached
 
     def labelled_nodes(self) -> Iterable[tuple[str, str]]:
-        stored = self.store_cache.get("label_index") if self.store_cache is not None else None
+        kind = "label_index" if self.naming == DEFAULT_NAMING else f"label_index {self.naming.key}"
+        stored = self.store_cache.get(kind) if self.store_cache is not None else None
         if stored is None:
-            query = "SELECT ?s ?l WHERE { ?s %s ?l }" % sparql_iri(RDFS.label)
-            stored = [(node_key(s), str(o)) for s, o in self.select(query, "?s ?l", "the labels")]
+            query = "SELECT ?s ?l WHERE { VALUES ?p { %s } ?s ?p ?l FILTER(isLiteral(?l)) }" % self._name_values
+            stored = [(node_key(s), str(o)) for s, o in self.select(query, "?s ?l", "the names")]
             if self.store_cache is not None:
-                self.store_cache.put("label_index", "", stored)
+                self.store_cache.put(kind, "", stored)
         return [tuple(pair) for pair in stored]
 
     def node_ids(self) -> Iterator[str]:
-        query = "SELECT DISTINCT ?n WHERE { { ?n ?p ?o } UNION { ?s ?p ?n } FILTER(?p NOT IN (%s)) }" % _NOT_LABELS
+        query = "SELECT DISTINCT ?n WHERE { { ?n ?p ?o } UNION { ?s ?p ?n } FILTER(?p NOT IN (%s)) }" % self._not_facts
         for (n,) in self.select(query, "?n", "the entities"):
             yield node_key(n)
 
@@ -512,6 +609,7 @@ class EndpointGraphStore(LazyGraphStore):
         super().clear()
         with self._lock:
             self._complete_paths.clear()
+            self._relations_at.clear()
             self._predicates = None
 
     # ---------------------------------------------------------------- SPARQL and lifecycle

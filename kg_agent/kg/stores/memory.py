@@ -6,16 +6,16 @@ import bisect
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 
-from rdflib import Graph, URIRef
-from rdflib.namespace import RDFS
+from rdflib import Graph, Literal, URIRef
 from rdflib.plugins.stores.memory import Memory
 from rdflib.store import Store, TripleAddedEvent, TripleRemovedEvent
 from rdflib.term import Node
 
+from kg_agent.kg.naming import DEFAULT_NAMING, Naming
 from kg_agent.kg.relation_index import RelationIndex, RelationIndexBuilder
 from kg_agent.kg.sparql import sparql_iri
-from kg_agent.kg.stores.base import GraphStore
-from kg_agent.kg.terms import LABEL_PREDICATES, RelationNames, default_label, key_term, node_key
+from kg_agent.kg.stores.base import GraphStore, NameLiterals
+from kg_agent.kg.terms import RelationNames, default_label, is_generated_id, is_value, key_term, node_key
 from kg_agent.kg.types import inverse
 
 
@@ -49,11 +49,13 @@ class MemoryGraphStore(GraphStore):
 
     kind = "memory"
 
-    def __init__(self, graph: Graph, *, names: RelationNames, name: str) -> None:
-        super().__init__(graph, names=names, name=name)
+    def __init__(self, graph: Graph, *, names: RelationNames, name: str, naming: Naming = DEFAULT_NAMING) -> None:
         self._lock = threading.RLock()
         self._adjacency: dict[str, dict[str, list[str]]] = {}
-        self._labels: dict[str, str] = {}
+        self._names: dict[str, NameLiterals] = {}  # every node's label and alias literals
+        self._labels: dict[str, str] = {}  # the displayed one
+        self._facts: dict[str, bool] = {}  # predicate IRI -> whether its triples are facts
+        super().__init__(graph, names=names, name=name, naming=naming)
         self._dirty = False
         self._relation_index: RelationIndex | None = None
         self.on_label_change: Callable[[], None] = lambda: None
@@ -64,20 +66,34 @@ class MemoryGraphStore(GraphStore):
             dispatcher.subscribe(TripleRemovedEvent, self._on_removed)
 
     # ---------------------------------------------------------------- index upkeep
+    def _is_fact(self, predicate: str) -> bool:
+        fact = self._facts.get(predicate)
+        if fact is None:
+            fact = self._facts[predicate] = self.naming.is_fact(predicate)
+        return fact
+
     def _on_added(self, event: TripleAddedEvent) -> None:
         s, p, o = event.triple
         with self._lock:
-            if p in LABEL_PREDICATES:
-                if p == RDFS.label:
-                    self._labels[node_key(s)] = str(o)
+            predicate = str(p)
+            if not self._is_fact(predicate):
+                if self.naming.is_label(predicate) and isinstance(o, Literal):
+                    key = node_key(s)
+                    self._names.setdefault(key, []).append((predicate, str(o), o.language))
+                    self._labels[key] = self.naming.display(self._names[key])
                 self.on_label_change()
+                return
+            if not is_value(o):
                 return
             rel = self.names.name(p)
             sk, ok = node_key(s), node_key(o)
             if sk not in self._adjacency or ok not in self._adjacency:
                 self.on_label_change()  # a new node is findable by its default label
             _insert_sorted(self._adjacency.setdefault(sk, {}).setdefault(rel, []), ok)
-            _insert_sorted(self._adjacency.setdefault(ok, {}).setdefault(inverse(rel), []), sk)
+            if isinstance(o, Literal):
+                self._adjacency.setdefault(ok, {})  # a literal is an end: no path goes on from it
+            else:
+                _insert_sorted(self._adjacency.setdefault(ok, {}).setdefault(inverse(rel), []), sk)
             self._relation_index = None
 
     def _on_removed(self, event: TripleRemovedEvent) -> None:
@@ -87,23 +103,31 @@ class MemoryGraphStore(GraphStore):
 
     def _index_all(self) -> None:
         adjacency: dict[str, dict[str, list[str]]] = {}
-        labels: dict[str, str] = {}
-        name = self.names.name
+        names: dict[str, NameLiterals] = {}
+        name, is_fact, is_label = self.names.name, self._is_fact, self.naming.is_label
         for s, p, o in self.graph.triples((None, None, None)):
-            if p in LABEL_PREDICATES:
-                if p == RDFS.label:
-                    labels[node_key(s)] = str(o)
+            predicate = str(p)
+            if not is_fact(predicate):
+                if is_label(predicate) and isinstance(o, Literal):
+                    names.setdefault(node_key(s), []).append((predicate, str(o), o.language))
+                continue
+            if not is_value(o):
                 continue
             rel = name(p)
             sk, ok = node_key(s), node_key(o)
             adjacency.setdefault(sk, {}).setdefault(rel, []).append(ok)
-            adjacency.setdefault(ok, {}).setdefault(inverse(rel), []).append(sk)
+            if isinstance(o, Literal):
+                adjacency.setdefault(ok, {})  # a literal is an end: no path goes on from it
+            else:
+                adjacency.setdefault(ok, {}).setdefault(inverse(rel), []).append(sk)
         # Neighbours sorted by id: results do not depend on load order or backend.
         for rels in adjacency.values():
             for rel, targets in rels.items():
                 if len(targets) > 1:
                     rels[rel] = sorted(set(targets))
-        self._adjacency, self._labels = adjacency, labels
+        display = self.naming.display
+        labels = {key: label for key, literals in names.items() if (label := display(literals)) is not None}
+        self._adjacency, self._names, self._labels = adjacency, names, labels
         self._relation_index = None
         self._dirty = False
 
@@ -145,8 +169,7 @@ class MemoryGraphStore(GraphStore):
         return key in self._adjacency or key in self._labels
 
     def predicate_iris(self) -> list[str]:
-        self._fresh()
-        return list(self.names.by_iri)
+        return sorted({str(p) for p in self.graph.predicates(unique=True)})
 
     def sample_ends(self, predicates: Sequence[tuple[str, bool]], *, limit: int) -> list[list[str]]:
         """What the base class's query returns, read without parsing SPARQL (rdflib's parser takes ~10 ms a query
@@ -165,12 +188,16 @@ class MemoryGraphStore(GraphStore):
 
     def labelled_nodes(self) -> Iterable[tuple[str, str]]:
         self._fresh()
-        labels = self._labels
+        names = self._names
         for key in self._adjacency:
-            yield key, labels.get(key) or default_label(key_term(key))
-        for key, label in labels.items():
+            literals = names.get(key)
+            if literals:
+                yield from ((key, text) for _, text, _ in literals)
+            elif not key.startswith('"') and not is_generated_id(key):
+                yield key, default_label(key_term(key))
+        for key, literals in names.items():
             if key not in self._adjacency:
-                yield key, label
+                yield from ((key, text) for _, text, _ in literals)
 
     def node_ids(self) -> Iterator[str]:
         self._fresh()

@@ -6,21 +6,20 @@ from collections.abc import Iterable, Iterator, Sequence
 
 import pyoxigraph as ox
 from rdflib import BNode, Graph, Literal, URIRef
-from rdflib.namespace import RDFS, XSD
+from rdflib.namespace import XSD
 from rdflib.store import TripleAddedEvent, TripleRemovedEvent
 from rdflib.term import Node
 
 from kg_agent.kg.errors import KGQueryError
 from kg_agent.kg.label_index import SqliteLabelIndex
+from kg_agent.kg.naming import DEFAULT_NAMING, WIKIBASE_PROPERTY_LINKS, Naming
 from kg_agent.kg.relation_index import RelationIndex
 from kg_agent.kg.sparql import sparql_iri, sparql_term
-from kg_agent.kg.stores.base import CompletePaths, Edges, LazyGraphStore, LRUCache, breadth_first
-from kg_agent.kg.terms import LABEL_PREDICATES, RelationNames, key_term, node_key
+from kg_agent.kg.stores.base import CompletePaths, Edges, LazyGraphStore, LRUCache, NameLiterals, breadth_first
+from kg_agent.kg.terms import RelationNames, key_term, node_key
 from kg_agent.kg.types import inverse
 
 _DEFAULT = ox.DefaultGraph()
-_LABEL = ox.NamedNode(str(RDFS.label))
-_LABEL_IRIS = frozenset(str(p) for p in LABEL_PREDICATES)
 _XSD_STRING = str(XSD.string)
 #: Relation paths whose :meth:`OxigraphGraphStore.paths_query` text a store keeps
 PATH_QUERIES_CACHED = 1024
@@ -41,6 +40,14 @@ def ox_key(term) -> str:
             return Literal(term.value, lang=term.language).n3()
         return Literal(term.value, datatype=None if datatype == _XSD_STRING else URIRef(datatype)).n3()
     return str(term)
+
+
+def store_names(store: ox.Store, naming: Naming) -> Iterator[tuple[str, str]]:
+    """``(node id, name)`` of every label and alias literal of an Oxigraph store, in the store's order."""
+    for iri in naming.name_predicates:
+        for quad in store.quads_for_pattern(None, ox.NamedNode(iri), None, _DEFAULT):
+            if isinstance(quad.object, ox.Literal):
+                yield ox_key(quad.subject), quad.object.value
 
 
 def ox_term(term: Node):
@@ -68,9 +75,11 @@ class OxigraphGraphStore(LazyGraphStore):
 
     def __init__(self, store: ox.Store, graph: Graph, *, names: RelationNames, name: str,
                  cache_size: int = 50_000, relation_index: RelationIndex | None = None,
-                 label_index: SqliteLabelIndex | None = None) -> None:
-        super().__init__(graph, names=names, name=name, cache_size=cache_size, batch_size=1000)
+                 label_index: SqliteLabelIndex | None = None, naming: Naming = DEFAULT_NAMING) -> None:
         self.store = store
+        super().__init__(graph, names=names, name=name, cache_size=cache_size, batch_size=1000, naming=naming)
+        self._facts: dict[str, bool] = {}
+        self._name_nodes = [ox.NamedNode(iri) for iri in naming.name_predicates]
         self._relation_index = relation_index
         self._label_index = label_index
         self._path_queries: LRUCache = LRUCache(PATH_QUERIES_CACHED)  # relation path -> paths_query around its start
@@ -103,27 +112,39 @@ class OxigraphGraphStore(LazyGraphStore):
             sparql_iri(term)
         return ox_term(term)
 
+    def _is_fact(self, predicate: str) -> bool:
+        fact = self._facts.get(predicate)
+        if fact is None:
+            fact = self._facts[predicate] = self.naming.is_fact(predicate)
+        return fact
+
     def fetch_neighbourhoods(self, keys: Sequence[str]) -> dict[str, Edges]:
-        name = self.names.name
+        name, is_fact, is_label = self.names.name, self._is_fact, self.naming.is_label
         quads = self.store.quads_for_pattern
         found: dict[str, Edges] = {}
         try:
             for key in keys:
                 term = self._ox(key)
                 rels: Edges = {}
-                label = None
                 if not isinstance(term, ox.Literal):
+                    literals: NameLiterals = []
                     for quad in quads(term, None, None, _DEFAULT):
                         predicate = quad.predicate.value
-                        if predicate in _LABEL_IRIS:
-                            if label is None and predicate == _LABEL.value:
-                                label = quad.object.value
+                        obj = quad.object
+                        if not is_fact(predicate):
+                            if is_label(predicate) and isinstance(obj, ox.Literal):
+                                literals.append((predicate, obj.value, obj.language))
                             continue
-                        rels.setdefault(name(predicate), []).append(ox_key(quad.object))
-                    self.remember_label(key, label)
-                for quad in quads(None, None, term, _DEFAULT):
+                        if isinstance(obj, ox.Literal) and not obj.value:
+                            continue  # an empty literal is no value
+                        rels.setdefault(name(predicate), []).append(ox_key(obj))
+                    self.remember_label(key, self.naming.display(literals))
+                    incoming = quads(None, None, term, _DEFAULT)
+                else:
+                    incoming = ()  # a literal is an end: no path goes on from it
+                for quad in incoming:
                     predicate = quad.predicate.value
-                    if predicate in _LABEL_IRIS:
+                    if not is_fact(predicate):
                         continue
                     rels.setdefault(inverse(name(predicate)), []).append(ox_key(quad.subject))
                 for rel, targets in rels.items():
@@ -134,20 +155,34 @@ class OxigraphGraphStore(LazyGraphStore):
             raise KGQueryError(f"{self.name}: could not read the neighbours of {keys[0]}: {exc}") from exc
         return found
 
-    def fetch_labels(self, keys: Sequence[str]) -> dict[str, str | None]:
-        """Each node's first ``rdfs:label`` by pattern lookup (``quads_for_pattern``): as fast per node as one
-        ``VALUES`` query for a batch of 1000, and five times faster for one node (no query to parse)."""
+    def name_literals(self, keys: Sequence[str], predicates: Sequence[str]) -> dict[str, NameLiterals]:
+        """By pattern lookup (``quads_for_pattern``): as fast per node as one ``VALUES`` query for a batch of 1000,
+        and five times faster for one node (no query to parse)."""
         quads = self.store.quads_for_pattern
-        found: dict[str, str | None] = dict.fromkeys(keys)
+        wanted = [ox.NamedNode(iri) for iri in predicates]
+        found: dict[str, NameLiterals] = {}
         try:
             for key in keys:
                 term = self._ox(key)
-                if not isinstance(term, ox.Literal):
-                    for quad in quads(term, _LABEL, None, _DEFAULT):
-                        found[key] = quad.object.value
-                        break
+                if isinstance(term, ox.Literal):
+                    continue
+                for predicate in wanted:
+                    for quad in quads(term, predicate, None, _DEFAULT):
+                        if isinstance(quad.object, ox.Literal):
+                            found.setdefault(key, []).append((predicate.value, quad.object.value, quad.object.language))
         except (OSError, RuntimeError) as exc:
             raise KGQueryError(f"{self.name}: could not read the labels of {keys[0]}: {exc}") from exc
+        return found
+
+    def fetch_labels(self, keys: Sequence[str]) -> dict[str, str | None]:
+        return self.display_labels(keys)
+
+    def property_links(self) -> list[tuple[str, str, str]]:
+        found = []
+        for link in WIKIBASE_PROPERTY_LINKS:
+            for quad in self.store.quads_for_pattern(None, ox.NamedNode(link), None, _DEFAULT):
+                if isinstance(quad.object, ox.NamedNode):
+                    found.append((ox_key(quad.subject), link, quad.object.value))
         return found
 
     # ---------------------------------------------------------------- relation paths and walks, in the engine
@@ -172,12 +207,13 @@ class OxigraphGraphStore(LazyGraphStore):
             return []
         node = sparql_term(self.term(key))
         name = self.names.name
-        found = []
-        if not key.startswith('"'):
-            found += [name(row[0].value) for row in self._select("SELECT DISTINCT ?p WHERE { %s ?p ?o }" % node)
-                      if row[0].value not in _LABEL_IRIS]
+        if key.startswith('"'):
+            return []  # a literal is an end: no path goes on from it
+        found = [name(row[0].value) for row in self._select(
+            'SELECT DISTINCT ?p WHERE { %s ?p ?o FILTER(!isLiteral(?o) || STR(?o) != "") }' % node)
+            if self._is_fact(row[0].value)]
         found += ["^" + name(row[0].value) for row in self._select("SELECT DISTINCT ?p WHERE { ?s ?p %s }" % node)
-                  if row[0].value not in _LABEL_IRIS]
+                  if self._is_fact(row[0].value)]
         return found
 
     def walk_batch(self, keys: Sequence[str], relation: str, limit: int | None) -> dict[str, list[str]]:
@@ -231,7 +267,6 @@ class OxigraphGraphStore(LazyGraphStore):
         with self._lock:
             parts = self._path_queries.get_or_none(relations)
         if parts is None:
-            label = sparql_iri(RDFS.label)
             group = ""
             for depth in range(len(relations), 0, -1):
                 here, there = ("\x00" if depth == 1 else f"?x{depth - 1}"), f"?x{depth}"
@@ -239,9 +274,8 @@ class OxigraphGraphStore(LazyGraphStore):
                     step = self.relation_pattern(relations[depth - 1], here, there)
                 except KeyError:
                     return None
-                group = "%s . FILTER(!sameTerm(%s, \x00)) OPTIONAL { %s %s ?l%d } %s" % (
-                    step, there, there, label, depth, f"OPTIONAL {{ {group} }}" if group else "")
-            variables = " ".join(f"?x{i} ?l{i}" for i in range(1, len(relations) + 1))
+                group = "%s . FILTER(!sameTerm(%s, \x00)) %s" % (step, there, f"OPTIONAL {{ {group} }}" if group else "")
+            variables = " ".join(f"?x{i}" for i in range(1, len(relations) + 1))
             parts = ("SELECT %s WHERE { %s }" % (variables, group)).split("\x00")
             with self._lock:
                 self._path_queries.put(relations, parts)
@@ -257,21 +291,20 @@ class OxigraphGraphStore(LazyGraphStore):
         found: dict[tuple[str, ...], None] = {}
         read = 0
         for start, query in zip(starts, queries):
-            for row in self._select(query):  # ?x1 ?l1 ... ?xn ?ln
+            for row in self._select(query):  # ?x1 ... ?xn
                 read += 1
                 if read == PROBE_AFTER_ROWS + 1 and not self.fits(starts, relations, max_paths=max_paths,
                                                                   max_partial=max_partial):
                     return None
                 nodes = [start]
                 for depth in range(1, length + 1):
-                    term = row[2 * depth - 2]
+                    term = row[depth - 1]
                     if term is None:
                         break
                     node = ox_key(term)
                     nodes.append(node)
-                    if labels.get(node) is None and node[0] not in '"_':
-                        label = row[2 * depth - 1]
-                        labels[node] = None if label is None else label.value
+                    if node not in labels and node[0] != '"':
+                        labels[node] = None
                     if depth < length:
                         known = partial[depth]
                         prefix = tuple(nodes)
@@ -283,6 +316,7 @@ class OxigraphGraphStore(LazyGraphStore):
                     found[tuple(nodes)] = None
                     if len(found) > max_paths:
                         return None
+        labels.update(self.display_labels([node for node, label in labels.items() if label is None]))
         return breadth_first(found, starts)
 
     def fits(self, starts: Sequence[str], relations: Sequence[str], *, max_paths: int, max_partial: int) -> bool:
@@ -335,15 +369,16 @@ class OxigraphGraphStore(LazyGraphStore):
         return [row[0].value for row in self._select("SELECT DISTINCT ?p WHERE { ?s ?p ?o }")]
 
     def labelled_nodes(self) -> Iterable[tuple[str, str]]:
-        query = "SELECT ?s ?l WHERE { ?s %s ?l }" % sparql_iri(RDFS.label)
-        return [(ox_key(row[0]), row[1].value) for row in self._select(query)]
+        return list(store_names(self.store, self.naming))
 
     def node_ids(self) -> Iterator[str]:
-        # Same nodes as the memory index: subjects and objects of facts, not of label triples.
-        not_labels = ", ".join(sparql_iri(p) for p in sorted(LABEL_PREDICATES))
-        query = "SELECT DISTINCT ?n WHERE { { ?n ?p ?o } UNION { ?s ?p ?n } FILTER(?p NOT IN (%s)) }" % not_labels
-        for row in self._select(query):
-            yield ox_key(row[0])
+        # Same nodes as the memory index: subjects and objects of facts, not of names or schema.
+        facts = [p for p in self.predicate_iris() if self._is_fact(p)]
+        if facts:
+            query = "SELECT DISTINCT ?n WHERE { VALUES ?p { %s } { ?n ?p ?o } UNION { ?s ?p ?n } }" % " ".join(
+                sparql_iri(p) for p in facts)
+            for row in self._select(query):
+                yield ox_key(row[0])
 
     def clear(self) -> None:
         super().clear()

@@ -1,0 +1,217 @@
+"""Names as RDF publishes them: which predicates carry names, which one is shown, and which nodes are not entities.
+
+Real graphs name things in many ways: ``rdfs:label`` (DBpedia, Wikidata), ``skos:prefLabel`` and ``skos:altLabel``
+(thesauri), ``schema:name`` (schema.org, over ``http`` and ``https``), ``foaf:name``, ``dcterms:title``, Freebase's
+``type.object.name``; usually in several languages. A :class:`Naming` says, for one knowledge graph:
+
+* which predicates give **labels** (a node's names, the displayed one chosen among them) and **aliases** (also
+  searchable, shown only when a node has no label), and which give **descriptions** (prose about a node or property);
+  none of them is a fact the reasoning walks over;
+* which **languages** the caller reads: the display label is the first label in those languages (a regional tag such
+  as ``en-GB`` counts as ``en``), then an untagged one, then the rest by language tag; among equals, the predicate
+  listed first, then the text in code-point order. So the same data gives the same label in every process and on
+  every backend, whatever order a store returns the triples in;
+* which predicates say that a node is a **class** (``rdf:type``, Wikidata's ``instance of`` and ``subclass of``): a
+  class is something a question asks *for* ("which film"), never the entity it is *about*;
+* which namespaces hold **schema** statements rather than facts (Wikibase's ``wikibase:directClaim`` and friends).
+
+Properties are named by their own labels too: :func:`relation_name_from_label` makes a relation name out of a
+property's display label (``wd:P57 rdfs:label "director"@en`` names ``wdt:P57`` ``director``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+RDF = "http://www.w3.org/1999/02/22-rdf-syntax-ns#"
+RDFS = "http://www.w3.org/2000/01/rdf-schema#"
+SKOS = "http://www.w3.org/2004/02/skos/core#"
+FOAF = "http://xmlns.com/foaf/0.1/"
+DCTERMS = "http://purl.org/dc/terms/"
+DC = "http://purl.org/dc/elements/1.1/"
+SCHEMA_HTTP, SCHEMA_HTTPS = "http://schema.org/", "https://schema.org/"
+FREEBASE = "http://rdf.freebase.com/ns/"
+WIKIBASE = "http://wikiba.se/ontology#"
+WDT = "http://www.wikidata.org/prop/direct/"
+
+#: Predicates whose literals are a node's labels, in order of preference among labels of one language.
+DEFAULT_LABEL_PREDICATES: tuple[str, ...] = (
+    RDFS + "label", SKOS + "prefLabel", SCHEMA_HTTP + "name", SCHEMA_HTTPS + "name", FOAF + "name",
+    DCTERMS + "title", DC + "title", FREEBASE + "type.object.name",
+)
+#: Predicates whose literals are other names of a node: searchable, displayed only where no label is.
+DEFAULT_ALIAS_PREDICATES: tuple[str, ...] = (
+    SKOS + "altLabel", SCHEMA_HTTP + "alternateName", SCHEMA_HTTPS + "alternateName", FREEBASE + "common.topic.alias",
+    SKOS + "hiddenLabel",
+)
+#: Predicates whose literals describe a node or a property in prose (not walked; used to read what a property means).
+DEFAULT_DESCRIPTION_PREDICATES: tuple[str, ...] = (
+    RDFS + "comment", SCHEMA_HTTP + "description", SCHEMA_HTTPS + "description", DCTERMS + "description",
+    SKOS + "definition", "http://dbpedia.org/ontology/abstract",
+)
+#: Predicates whose objects are classes (``?x rdf:type ?class``; Wikidata's P31 "instance of", P279 "subclass of").
+DEFAULT_CLASS_PREDICATES: tuple[str, ...] = (RDF + "type", RDFS + "subClassOf", WDT + "P31", WDT + "P279")
+#: Namespaces of schema statements, never walked (``wd:P57 wikibase:directClaim wdt:P57``).
+DEFAULT_SCHEMA_NAMESPACES: tuple[str, ...] = (WIKIBASE,)
+#: Wikibase's links from a property entity (``wd:P57``) to the predicates that stand for it, each with what a
+#: relation name made from the property's label adds (the truthy claim ``wdt:P57`` is the property itself).
+WIKIBASE_PROPERTY_LINKS: dict[str, str] = {
+    WIKIBASE + "directClaim": "",
+    WIKIBASE + "statementProperty": "",
+    WIKIBASE + "claim": " statement",
+    WIKIBASE + "qualifier": " qualifier",
+}
+
+
+@dataclass(frozen=True)
+class Naming:
+    """How one knowledge graph names its nodes and properties (see the module docstring). Every field has a default
+    that covers RDFS, SKOS, schema.org, FOAF, Dublin Core, Wikidata and Freebase with no configuration.
+
+    Args:
+        languages: the caller's languages, most preferred first (BCP 47 tags, compared case-insensitively).
+        label_predicates: IRIs of the predicates giving labels, most preferred first.
+        alias_predicates: IRIs of the predicates giving aliases.
+        description_predicates: IRIs of the predicates giving descriptions.
+        class_predicates: IRIs of the predicates whose objects are classes.
+        schema_namespaces: namespaces whose predicates are schema statements, not facts.
+    """
+
+    languages: tuple[str, ...] = ("en",)
+    label_predicates: tuple[str, ...] = DEFAULT_LABEL_PREDICATES
+    alias_predicates: tuple[str, ...] = DEFAULT_ALIAS_PREDICATES
+    description_predicates: tuple[str, ...] = DEFAULT_DESCRIPTION_PREDICATES
+    class_predicates: tuple[str, ...] = DEFAULT_CLASS_PREDICATES
+    schema_namespaces: tuple[str, ...] = DEFAULT_SCHEMA_NAMESPACES
+    _predicate_rank: dict[str, int] = field(init=False, repr=False, compare=False)
+    _not_facts: frozenset[str] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        for name in ("languages", "label_predicates", "alias_predicates", "description_predicates",
+                     "class_predicates", "schema_namespaces"):
+            value = getattr(self, name)
+            if isinstance(value, str) or not all(isinstance(v, str) and v.strip() for v in value):
+                raise ValueError(f"{name} must be a sequence of non-empty strings, not {value!r}")
+            object.__setattr__(self, name, tuple(v.strip() for v in value))
+        object.__setattr__(self, "languages", tuple(language.lower() for language in self.languages))
+        rank = {iri: at for at, iri in enumerate(self.label_predicates)}
+        for at, iri in enumerate(self.alias_predicates, start=len(rank)):
+            rank.setdefault(iri, at)
+        object.__setattr__(self, "_predicate_rank", rank)
+        object.__setattr__(self, "_not_facts", frozenset(self.names_and_descriptions))
+
+    @property
+    def key(self) -> str:
+        """A short stable digest of the settings (what a cache of display labels depends on)."""
+        text = repr((self.languages, self.label_predicates, self.alias_predicates, self.description_predicates,
+                     self.class_predicates, self.schema_namespaces))
+        return hashlib.sha256(text.encode()).hexdigest()[:12]
+
+    @property
+    def names_key(self) -> str:
+        """A short stable digest of the name predicates (what a label index depends on)."""
+        return hashlib.sha256(repr(self.name_predicates).encode()).hexdigest()[:12]
+
+    # ---------------------------------------------------------------- which predicates are what
+    @property
+    def name_predicates(self) -> tuple[str, ...]:
+        """Label and alias predicates: every literal of theirs is searchable."""
+        return tuple(dict.fromkeys(self.label_predicates + self.alias_predicates))
+
+    @property
+    def names_and_descriptions(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(self.name_predicates + self.description_predicates))
+
+    def is_fact(self, predicate: str) -> bool:
+        """Whether triples of the predicate are facts to walk over (not names, descriptions or schema)."""
+        return predicate not in self._not_facts and not predicate.startswith(self.schema_namespaces)
+
+    def is_label(self, predicate: str) -> bool:
+        return predicate in self._predicate_rank
+
+    # ---------------------------------------------------------------- the displayed label
+    def rank(self, predicate: str, text: str, language: str | None) -> tuple | None:
+        """The sort key of one name literal for display (smallest shown first); None for a literal that is no
+        label or alias, or is empty."""
+        at = self._predicate_rank.get(predicate)
+        if at is None or not text.strip():
+            return None
+        alias = at >= len(self.label_predicates)
+        return alias, self.language_rank(language), at, text
+
+    def language_rank(self, language: str | None) -> tuple[int, str]:
+        tag = (language or "").lower()
+        if not tag:
+            return len(self.languages), ""
+        for at, wanted in enumerate(self.languages):
+            if tag == wanted or tag.startswith(wanted + "-"):
+                return at, ""
+        return len(self.languages) + 1, tag
+
+    def display(self, names: Iterable[tuple[str, str, str | None]]) -> str | None:
+        """The label to show among ``(predicate, text, language)`` name literals; None when none qualifies."""
+        best = None
+        for predicate, text, language in names:
+            key = self.rank(predicate, text, language)
+            if key is not None and (best is None or key < best):
+                best = key
+        return None if best is None else best[3]
+
+
+DEFAULT_NAMING = Naming()
+
+_SPACES = re.compile(r"\s+")
+
+
+def relation_name_from_label(label: str) -> str | None:
+    """A relation name made of a property's label: its words joined by ``_`` (``"cast member"`` ->
+    ``cast_member``); a label without spaces (``film.film.directed_by``) is kept as it is. None when nothing is
+    left (an empty label, or only ``^``, which marks inverse relations)."""
+    name = _SPACES.sub("_", label.strip()).lstrip("^")
+    return name or None
+
+
+def make_naming(*, languages: str | Sequence[str] | None = None, label_predicates: Sequence[str] | None = None,
+                alias_predicates: Sequence[str] | None = None) -> Naming:
+    """A :class:`Naming` with the given settings, the defaults elsewhere (:data:`DEFAULT_NAMING` when none is given).
+
+    ``languages`` may be a comma-separated string (``"de,en"``); predicates are full IRIs. ValueError for an empty
+    language list or a predicate that is not an absolute IRI."""
+    if languages is None and label_predicates is None and alias_predicates is None:
+        return DEFAULT_NAMING
+    settings: dict[str, tuple[str, ...]] = {}
+    if languages is not None:
+        items = languages.split(",") if isinstance(languages, str) else list(languages)
+        settings["languages"] = tuple(item.strip() for item in items if str(item).strip())
+        if not settings["languages"]:
+            raise ValueError(f"no language in {languages!r}")
+    for name, predicates in (("label_predicates", label_predicates), ("alias_predicates", alias_predicates)):
+        if predicates is not None:
+            if isinstance(predicates, str):
+                predicates = [predicates]
+            bad = [p for p in predicates if not re.match(r"^[A-Za-z][A-Za-z0-9+.-]*:\S+$", str(p))]
+            if bad:
+                raise ValueError(f"{name} must be full IRIs (such as http://www.w3.org/2000/01/rdf-schema#label), not {bad}")
+            settings[name] = tuple(str(p) for p in predicates)
+    return Naming(**settings)
+
+
+def add_naming_args(parser) -> None:
+    """The command-line options of a :class:`Naming` (``kg-agent ask``, ``eval``, ``load``, ``mcp``)."""
+    parser.add_argument("--language", dest="languages", default=None, metavar="LANGS",
+                        help="languages to show labels in, most preferred first, comma-separated (default: en); every "
+                        "label of every language is searched whatever this says")
+    parser.add_argument("--label-predicate", dest="label_predicates", action="append", default=None, metavar="IRI",
+                        help="a predicate whose literals are labels (repeatable; replaces the defaults: rdfs:label, "
+                        "skos:prefLabel, schema:name, foaf:name, dcterms:title, Freebase type.object.name)")
+    parser.add_argument("--alias-predicate", dest="alias_predicates", action="append", default=None, metavar="IRI",
+                        help="a predicate whose literals are aliases (repeatable; replaces the defaults: skos:altLabel, "
+                        "schema:alternateName, Freebase common.topic.alias)")
+
+
+def naming_options(args) -> dict:
+    """The :func:`make_naming` keywords (also ``open_kg``'s) from options added by :func:`add_naming_args`."""
+    return {name: getattr(args, name, None) for name in ("languages", "label_predicates", "alias_predicates")}

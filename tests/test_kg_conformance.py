@@ -1,0 +1,278 @@
+"""One behaviour on every backend: names as RDF publishes them (issue 23).
+
+The same small hand-written KGs, one per real-world style (DBpedia, Wikidata, schema.org, SKOS), are opened in
+memory, as an Oxigraph store, behind a SPARQL endpoint (the test server over Oxigraph) and behind Virtuoso (Debian's
+``virtuoso-t``, skipped where it is not installed); every
+backend must give the same display labels, relation names, links and neighbours. A new backend is one more
+entry in ``BACKENDS``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from kg_agent.kg import build_oxigraph, link_entities, load_kg, open_oxigraph, open_sparql, retrieve_paths
+from kg_agent.kg.naming import make_naming
+from tests.sparql_server import SparqlServer, store_from_file
+from tests.virtuoso_server import VirtuosoServer, graph_iri, skip_reason
+
+PREFIXES = """
+@prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .
+@prefix rdf: <http://www.w3.org/1999/02/22-rdf-syntax-ns#> .
+@prefix skos: <http://www.w3.org/2004/02/skos/core#> .
+@prefix foaf: <http://xmlns.com/foaf/0.1/> .
+@prefix dbo: <http://dbpedia.org/ontology/> .
+@prefix dbp: <http://dbpedia.org/property/> .
+@prefix dbr: <http://dbpedia.org/resource/> .
+@prefix wd: <http://www.wikidata.org/entity/> .
+@prefix wdt: <http://www.wikidata.org/prop/direct/> .
+@prefix wikibase: <http://wikiba.se/ontology#> .
+@prefix schema: <http://schema.org/> .
+@prefix schemas: <https://schema.org/> .
+@prefix ex: <http://example.org/> .
+"""
+
+#: DBpedia: labels in three languages (one film without English), a person named by foaf:name only, two
+#: properties whose local names collide (dbo:language, dbp:language), a literal value that must never link.
+DBPEDIA = PREFIXES + """
+dbr:Heat_Wave rdfs:label "Hitzewelle"@de , "Vague de chaleur"@fr ;
+    dbo:director dbr:Ann_Lee ; dbo:language dbr:English_language ; dbp:language "American"@en ; dbp:budget ""@en ;
+    dbo:abstract "A long text about a film."@en .
+dbr:Ann_Lee foaf:name "Ann Lee"@en ; dbo:birthPlace dbr:Cork .
+dbr:Cork rdfs:label "Cork"@en , "Corcaigh"@ga .
+dbr:English_language rdfs:label "English language"@en , "Englische Sprache"@de .
+dbr:Night_Train rdfs:label "Night Train"@en , "Nachtzug"@de ; dbo:director dbr:Ann_Lee ; dbp:language "English"@en .
+dbr:Cold_Snap rdfs:label "Cold Snap"@en ; dbp:language "American"@en .
+"""
+
+#: Wikidata: property labels on property entities linked by wikibase:directClaim; aliases; a class.
+WIKIDATA = PREFIXES + """
+wd:Q100 rdfs:label "Heat Wave"@en , "Hitzewelle"@de ; wdt:P57 wd:Q200 ; wdt:P31 wd:Q11424 .
+wd:Q101 rdfs:label "Night Train"@en ; wdt:P57 wd:Q200 ; wdt:P161 wd:Q201 ; wdt:P31 wd:Q11424 .
+wd:Q200 rdfs:label "Ann Lee"@en ; skos:altLabel "Annie Lee"@en .
+wd:Q201 rdfs:label "Bo Chen"@en .
+wd:Q11424 rdfs:label "film"@en .
+wd:P57 rdfs:label "director"@en , "Regisseur"@de ; wikibase:directClaim wdt:P57 ;
+    <http://schema.org/description> "director(s) of film"@en .
+wd:P161 rdfs:label "cast member"@en ; wikibase:directClaim wdt:P161 .
+wd:P31 rdfs:label "instance of"@en ; wikibase:directClaim wdt:P31 .
+"""
+
+#: schema.org: schema:name over http and https, alternateName aliases, opaque IRIs.
+SCHEMAORG = PREFIXES + """
+ex:movie001 schema:name "Heat Wave" ; schema:director ex:person001 ; schemas:actor ex:person002 .
+ex:person001 schema:name "Ann Lee" ; schema:alternateName "Annie Lee" .
+ex:person002 schemas:name "Bo Chen" .
+"""
+
+#: SKOS: prefLabel and altLabel only, several languages.
+SKOS = PREFIXES + """
+ex:c1 skos:prefLabel "Heat wave"@en , "Hitzewelle"@de ; skos:altLabel "Heatwave"@en ; skos:broader ex:c2 .
+ex:c2 skos:prefLabel "Weather event"@en , "Wetterereignis"@de .
+"""
+
+#: Freebase: dotted relations, type.object.name names, a mediator node (a performance) without a name.
+FREEBASE = PREFIXES + """
+@prefix ns: <http://rdf.freebase.com/ns/> .
+ns:m.01 ns:type.object.name "Heat Wave"@en ; ns:film.film.starring ns:m.0cvt1 ; ns:film.film.directed_by ns:m.02 .
+ns:m.0cvt1 ns:film.performance.actor ns:m.03 ; ns:film.performance.character ns:m.04 .
+ns:m.02 ns:type.object.name "Ann Lee"@en ; ns:common.topic.alias "Annie Lee"@en .
+ns:m.03 ns:type.object.name "Bo Chen"@en .
+ns:m.04 ns:type.object.name "Detective Wu"@en .
+"""
+
+#: Bad input: styles mixed in one file, a name only in Japanese, an entity with 40 labels, a property with no label.
+MIXED = PREFIXES + "".join(f'ex:many rdfs:label "Many {i}"@x-l{i:02d} .\n' for i in range(40)) + """
+ex:many rdfs:label "Many"@en ; ex:knows ex:tokyo .
+ex:tokyo rdfs:label "東京"@ja ; wdt:P17 ex:japan .
+ex:japan schema:name "Japan" ; skos:altLabel "Nippon"@en ; foaf:name "Nihon"@ja .
+"""
+
+STYLES = {"mixed": MIXED, "dbpedia": DBPEDIA, "wikidata": WIKIDATA, "schemaorg": SCHEMAORG, "skos": SKOS, "freebase": FREEBASE}
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory) -> dict[str, Path]:
+    folder = tmp_path_factory.mktemp("styles")
+    written = {}
+    for style, text in STYLES.items():
+        written[style] = folder / f"{style}.ttl"
+        written[style].write_text(text, encoding="utf-8")
+    return written
+
+
+def _memory(path: Path, tmp: Path, naming=None):
+    return load_kg(path, **({"naming": naming} if naming else {}))
+
+
+def _oxigraph(path: Path, tmp: Path, naming=None):
+    store = build_oxigraph(path, tmp / "store")
+    return open_oxigraph(store, **({"naming": naming} if naming else {}))
+
+
+def _endpoint(path: Path, tmp: Path, naming=None):
+    server = SparqlServer(store_from_file(path))
+    server.__enter__()
+    kg = open_sparql(server.url, **({"naming": naming} if naming else {}))
+    kg._test_server = server  # stopped with the KG (below)
+    return kg
+
+
+def _virtuoso(server: VirtuosoServer):
+    def opener(path: Path, tmp: Path, naming=None):
+        return open_sparql(server.endpoint(graph_iri(path.stem)), **({"naming": naming} if naming else {}))
+    return opener
+
+
+BACKENDS = {"memory": _memory, "oxigraph": _oxigraph, "sparql": _endpoint, "virtuoso": _virtuoso}
+
+
+@pytest.fixture(scope="module")
+def virtuoso(files):
+    reason = skip_reason()
+    if reason:
+        pytest.skip(reason)
+    with VirtuosoServer() as server:
+        for style, path in files.items():
+            server.load(path, graph_iri(style))
+        yield server
+
+
+@pytest.fixture(params=sorted(BACKENDS))
+def open_style(request, files, tmp_path):
+    opened = []
+    backend = BACKENDS[request.param]
+    if request.param == "virtuoso":
+        backend = backend(request.getfixturevalue("virtuoso"))
+
+    def opener(style: str, naming=None):
+        kg = backend(files[style], tmp_path / f"{style}-{len(opened)}", naming)
+        opened.append(kg)
+        return kg
+
+    yield opener
+    for kg in opened:
+        kg.close()
+        server = getattr(kg, "_test_server", None)
+        if server is not None:
+            server.__exit__(None, None, None)
+
+
+DBR = "http://dbpedia.org/resource/"
+WD = "http://www.wikidata.org/entity/"
+EX = "http://example.org/"
+
+
+def test_display_label_prefers_the_callers_language_then_untagged_then_by_tag(open_style):
+    kg = open_style("dbpedia")
+    assert kg.label(DBR + "Night_Train") == "Night Train"
+    assert kg.label(DBR + "Heat_Wave") == "Hitzewelle"  # no English: German before French, by tag
+    assert kg.label(DBR + "Ann_Lee") == "Ann Lee"  # foaf:name is a label
+    german = open_style("dbpedia", make_naming(languages="de"))
+    assert german.label(DBR + "Night_Train") == "Nachtzug"
+    assert german.label(DBR + "English_language") == "Englische Sprache"
+
+
+def test_every_label_and_alias_in_every_language_is_searchable(open_style):
+    kg = open_style("dbpedia")
+    assert [e.id for e in kg.find_entities("Vague de chaleur")] == [DBR + "Heat_Wave"]
+    assert [e.label for e in kg.find_entities("Vague de chaleur")] == ["Hitzewelle"]
+    assert [e.id for e in kg.find_entities("Corcaigh")] == [DBR + "Cork"]
+    wikidata = open_style("wikidata")
+    assert [e.id for e in wikidata.find_entities("Annie Lee")] == [WD + "Q200"]
+    assert wikidata.labels(WD + "Q200") == ["Ann Lee", "Annie Lee"]
+    schema = open_style("schemaorg")
+    assert [e.label for e in schema.find_entities("Annie Lee")] == ["Ann Lee"]
+    assert schema.label(EX + "person002") == "Bo Chen"  # https://schema.org/name
+    skos = open_style("skos")
+    assert [e.id for e in skos.find_entities("Wetterereignis")] == [EX + "c2"]
+    assert [e.id for e in skos.find_entities("heatwave")] == [EX + "c1"]
+
+
+def test_relations_are_named_by_their_property_labels(open_style):
+    kg = open_style("wikidata")
+    assert kg.relation_names() == ["cast_member", "director", "instance_of"]
+    assert kg.neighbors(WD + "Q100", "director") == [WD + "Q200"]
+    assert kg.neighbors(WD + "Q100", "P57") == [WD + "Q200"]  # the IRI's local name finds it too
+    assert kg.relation_iri("director") == "http://www.wikidata.org/prop/direct/P57"
+    assert sorted(kg.neighbors(WD + "Q200", "^director")) == [WD + "Q100", WD + "Q101"]
+
+
+def test_colliding_short_names_stay_distinguishable(open_style):
+    kg = open_style("dbpedia")
+    names = kg.relation_names()
+    assert "dbo.language" in names and "dbp.language" in names and "language" not in names
+    assert kg.relation_iri("dbp.language") == "http://dbpedia.org/property/language"
+    assert "abstract" not in names  # a description is not a fact to walk
+
+
+def test_relations_classes_and_literals_never_link(open_style):
+    wikidata = open_style("wikidata")
+    assert wikidata.find_entities("director") == []  # the property entity wd:P57
+    assert wikidata.find_entities("film") == []  # a class (the object of instance of)
+    linked = link_entities(wikidata, "who is the director of Heat Wave")
+    assert [item.entity.id for item in linked.linked] == [WD + "Q100"]
+    dbpedia = open_style("dbpedia")
+    assert dbpedia.find_entities("American") == []  # a literal
+    assert [item.entity.id for item in link_entities(dbpedia, "what language is Night Train in").linked] == [
+        DBR + "Night_Train"]
+
+
+FB = "http://rdf.freebase.com/ns/"
+
+
+def test_no_path_goes_through_a_literal_and_an_empty_literal_is_no_value(open_style):
+    kg = open_style("dbpedia")
+    american = '"American"@en'
+    assert kg.relations(american) == [] and kg.neighbors(american, "^dbp.language") == []
+    assert kg.neighbors(DBR + "Heat_Wave", "dbp.language") == [american]
+    assert "budget" not in kg.relations(DBR + "Heat_Wave")
+    assert retrieve_paths(kg, [DBR + "Heat_Wave"], ["dbp.language", "^dbp.language"]).paths == []
+    assert retrieve_paths(kg, [DBR + "Heat_Wave"], ["dbo.language"]).answers[0].label == "English language"
+    assert kg.walk([american], "^dbp.language") == {}
+
+
+def test_unnamed_nodes_show_as_unnamed_and_never_link(open_style):
+    kg = open_style("freebase")
+    assert kg.relation_names() == ["film.film.directed_by", "film.film.starring", "film.performance.actor",
+                                   "film.performance.character"]
+    assert kg.label(FB + "m.01") == "Heat Wave"
+    assert kg.label(FB + "m.0cvt1") == "(unnamed)"  # a mediator: no generated id is shown
+    assert kg.find_entities("m.0cvt1") == [] and kg.find_entities("unnamed") == []
+    assert [e.id for e in kg.find_entities("Annie Lee")] == [FB + "m.02"]
+    assert kg.neighbors(FB + "m.0cvt1", "film.performance.actor") == [FB + "m.03"]
+
+
+def test_mixed_styles_other_scripts_and_many_labels_answer(open_style):
+    kg = open_style("mixed")
+    assert kg.label(EX + "many") == "Many" and len(kg.labels(EX + "many")) == 41
+    assert [e.id for e in kg.find_entities("Many 39")] == [EX + "many"]
+    assert kg.label(EX + "tokyo") == "東京"
+    assert [item.entity.id for item in link_entities(kg, "which country is [東京] in").linked] == [EX + "tokyo"]
+    assert kg.label(EX + "japan") == "Japan" and kg.labels(EX + "japan") == ["Japan", "Nihon", "Nippon"]
+    assert kg.relation_names() == ["P17", "knows"]  # no property label: the IRI's last segment
+    assert retrieve_paths(kg, [EX + "many"], ["knows", "P17"]).paths[0].text() == "Many -> knows -> 東京 -> P17 -> Japan"
+
+
+def test_names_are_the_same_under_any_hash_seed(files):
+    """Display labels and relation names do not depend on set or dict order (PYTHONHASHSEED)."""
+    script = (
+        "import json, sys\n"
+        "from kg_agent.kg import load_kg\n"
+        "kg = load_kg(sys.argv[1])\n"
+        "print(json.dumps([kg.relation_names(), {e: kg.label(e) for e in sorted(kg.entity_ids())}]))\n")
+    seen = set()
+    for seed in ("1", "2", "3"):
+        env = dict(os.environ, PYTHONHASHSEED=seed)
+        out = subprocess.run([sys.executable, "-c", script, str(files["dbpedia"])], env=env, capture_output=True,
+                             text=True, check=True).stdout
+        seen.add(out)
+    assert len(seen) == 1
+    names, labels = json.loads(seen.pop())
+    assert labels[DBR + "Heat_Wave"] == "Hitzewelle"
