@@ -106,6 +106,23 @@ def test_kg_agent_load_embeds_the_relation_names(own_vector_files, tmp_path, cap
         assert db.execute("SELECT COUNT(*) FROM vectors").fetchone()[0] > 0
 
 
+def test_kg_agent_load_of_a_small_file_embeds_nothing(own_vector_files, tmp_path, capsys):
+    """A 300-triple file: its questions embed the few texts they need; the load does not spend seconds of MiniLM
+    on every relation path of its schema (issue 23: 797 texts for 300 triples)."""
+    from kg_agent.cli import main
+    from kg_agent.tools.shared.relation_vectors import MIN_PRECOMPUTED_TRIPLES
+
+    lines = [f"<http://e/f{i}> <http://r/p{i % 12}> <http://e/g{i % 40}> ." for i in range(300)]
+    (tmp_path / "small.nt").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    assert 300 < MIN_PRECOMPUTED_TRIPLES
+    assert main(["load", str(tmp_path / "small.nt"), "--store", str(tmp_path / "small")]) == 0
+    assert "relation texts embedded" not in capsys.readouterr().out
+    vectors = tmp_path / "small" / "kg-agent" / "vectors.sqlite"
+    if vectors.exists():
+        with sqlite3.connect(vectors) as db:
+            assert db.execute("SELECT COUNT(*) FROM vectors").fetchone()[0] == 0
+
+
 def test_vectors_from_the_file_equal_computed_ones(own_vector_files, tmp_path):
     from kg_agent.embeddings import default_embeddings
 

@@ -26,6 +26,10 @@ from kg_agent.tools.shared.similarity import VectorFile, default_embeddings, emb
 MAX_PRECOMPUTED_RELATIONS = 5000
 #: Relation paths (of two and three hops, as the relation index allows them) embedded at load at most.
 MAX_PRECOMPUTED_PATHS = 5000
+#: KGs smaller than this are not embedded at load: their questions embed the few texts they need on first use (a
+#: second or two, then kept in the vector file), where a load would spend longer on every relation path of the
+#: schema (a 300-triple DBpedia-style file: 797 texts, 4-15 s of MiniLM on 2 cores).
+MIN_PRECOMPUTED_TRIPLES = 1_000
 
 
 def relation_texts(relations: list[str]) -> list[str]:
@@ -60,9 +64,12 @@ def precompute_relation_vectors(index: RelationIndex, vector_path: str | Path, *
     """Embed the relation and relation-path texts of a KG (from its relation index) into the vector file at
     ``vector_path``; how many texts the file now holds for them.
 
-    0 when the embeddings have no persistent name (:func:`~kg_agent.tools.shared.similarity.embedding_model_key`)
-    or the index has more than :data:`MAX_PRECOMPUTED_RELATIONS` relations.
+    0 when the embeddings have no persistent name (:func:`~kg_agent.tools.shared.similarity.embedding_model_key`),
+    the index has more than :data:`MAX_PRECOMPUTED_RELATIONS` relations or fewer than
+    :data:`MIN_PRECOMPUTED_TRIPLES` triples.
     """
+    if index.triples < MIN_PRECOMPUTED_TRIPLES:
+        return 0
     names = RelationNames()
     for iri in index.predicates():
         names.name(iri)
