@@ -184,9 +184,24 @@ def test_scores_are_the_ones_pinned_before_the_speed_work(case, one_text_scorer)
     must stay the pinned ones up to rounding that differs between CPUs (``SCORE_TOLERANCE``), and every pair of paths
     the pins tell apart must keep its order."""
     kg, _, masked, paths = pinned_case(case)
-    scores = one_text_scorer.score(masked, paths, kg=kg)
+    scores = RelationPathScorer(embeddings=one_text_scorer._embeddings, mediator_penalty=0.0).score(masked, paths, kg=kg)
     assert max(abs(new - old) for new, old in zip(scores, case["scores"])) < SCORE_TOLERANCE
     assert order_kept(scores, case["scores"], paths) == []
+
+
+@pytest.mark.parametrize("case", PINNED, ids=[c["question"] for c in PINNED])
+def test_a_path_ending_at_unnamed_nodes_loses_the_mediator_penalty(case, one_text_scorer):
+    """A Freebase mediator (a marriage, a language-spoken record) is a step inside one fact: a path stopping there
+    scores the mediator penalty below its pinned score; every other path keeps it (issue 23)."""
+    kg, _, masked, paths = pinned_case(case)
+    scores = one_text_scorer.score(masked, paths, kg=kg)
+    ends = kg.sample_ends({path[-1] for path in paths}, 8)
+    for path, new, old in zip(paths, scores, case["scores"]):
+        unnamed = [kg.label(end) == "(unnamed)" for end in ends[path[-1]]]
+        mediator = sum(unnamed) >= 0.5 * len(unnamed) > 0
+        assert abs(new - (old - one_text_scorer.mediator_penalty * mediator)) < SCORE_TOLERANCE, path
+    if case["entity"] == "Richard Nixon":
+        assert ranked(scores, paths)[0][1] == ("people.person.spouse_s", "people.marriage.spouse")
 
 
 def test_the_pinned_order_check_sees_a_swap_and_forgives_rounding():
@@ -220,7 +235,7 @@ def test_top_embeds_only_the_paths_that_can_still_enter_it(no_vector_files):
     kg, _, masked, paths = pinned_case(case)
     counting = CountingMiniLM()
     best = RelationPathScorer(embeddings=counting).top(masked, paths, 1, kg=kg, batch=8)
-    assert best[0][1] == ("people.person.spouse_s",)
+    assert best[0][1] == ("people.person.spouse_s", "people.marriage.spouse")  # not the marriage itself
     embedded_paths = set(counting.embedded) & {verbalize_relation_path(p) for p in paths}
     assert 0 < len(embedded_paths) < len(paths) / 2
 

@@ -27,6 +27,7 @@ from dataclasses import asdict, dataclass
 
 from kg_agent.kg.errors import KGError
 from kg_agent.kg.graph import SAMPLE_RELATIONS_PER_QUERY, KnowledgeGraph
+from kg_agent.kg.terms import UNNAMED
 from kg_agent.kg.types import base_relation, is_inverse
 
 TIME, PLACE, PERSON = "time", "place", "person"
@@ -146,19 +147,23 @@ def _ending(relation: str) -> str:
 @dataclass(frozen=True)
 class ObjectKinds:
     """What a relation's objects are, from a sample: the share that are times (years, dates), places, persons,
-    and, of the places, the share contained in another place."""
+    and, of the places, the share contained in another place; and the share that are unnamed (mediator nodes: a
+    Freebase marriage or government position, a Wikidata statement), which are a step inside one fact, never
+    its answer."""
 
     sampled: int = 0
     time: float = 0.0
     place: float = 0.0
     person: float = 0.0
     contained: float = 0.0
+    unnamed: float = 0.0
 
     @classmethod
     def of(cls, labels: Sequence[str], signatures: Sequence[Sequence[str]]) -> ObjectKinds:
         """From the sampled objects' labels and the relations at each of them (``^r`` for incoming)."""
         if not labels:
             return cls()
+        unnamed = sum(label == UNNAMED for label in labels) / len(labels)
         times = [bool(_YEAR_OR_DATE.match(label)) for label in labels]
         places = persons = contained = 0
         for is_time, relations in zip(times, signatures):
@@ -179,7 +184,7 @@ class ObjectKinds:
             elif person and not place:
                 persons += 1
         n = len(labels)
-        return cls(n, sum(times) / n, places / n, persons / n, contained / places if places else 0.0)
+        return cls(n, sum(times) / n, places / n, persons / n, contained / places if places else 0.0, unnamed)
 
 
 

@@ -192,7 +192,10 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
     * ``hop_penalty`` — per hop beyond the first;
     * ``type_weight`` — how well the last hop's objects fit the answer type the question asks for
       (:func:`~kg_agent.tools.shared.answer_types.answer_type_match`), when :meth:`score` is given the KG; a last hop of the asked type also
-      counts as evidenced by the cue.
+      counts as evidenced by the cue;
+    * ``mediator_penalty`` — a path whose last hop ends at unnamed nodes (most of its sampled objects: a Freebase
+      marriage or government position, a Wikidata statement), when :meth:`score` is given the KG: such a node is a
+      step inside one fact, so the path stops a hop short of its answer (WebQSP's ``people.person.spouse_s``).
     """
 
     def __init__(
@@ -209,6 +212,7 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
         order_weight: float = 0.05,
         hop_penalty: float = 0.03,
         type_weight: float = 0.15,
+        mediator_penalty: float = 1.0,
     ) -> None:
         self._embeddings = embeddings
         self.coverage_weight = coverage_weight
@@ -221,6 +225,7 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
         self.order_weight = order_weight
         self.hop_penalty = hop_penalty
         self.type_weight = type_weight
+        self.mediator_penalty = mediator_penalty
 
     # ------------------------------------------------------------------------------------------ evidence
     def relation_evidence(self, parts: QuestionParts, relations: Sequence[str]) -> np.ndarray:
@@ -325,15 +330,18 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
         names = sorted({base_relation(r) for path in paths for r in path})
         row = {name: i for i, name in enumerate(names)}
         evidence = self.relation_evidence(parts, names)
-        kinds = relation_object_kinds(kg) if kg is not None and self.type_weight else None
-        if kinds is not None and parts.asked.kind:  # every last hop profiled at once (two requests to an endpoint)
-            kinds.kinds_of(path[-1] for path in paths if path)
+        kinds = relation_object_kinds(kg) if kg is not None and (self.type_weight or self.mediator_penalty) else None
+        # every last hop profiled at once (two requests to an endpoint)
+        last_kinds = kinds.kinds_of(path[-1] for path in paths if path) if kinds is not None else {}
         scores = []
         for path in paths:
             rows = [row[base_relation(r)] for r in path]
             typed = answer_type_match(parts.asked, path, kinds) if kinds is not None else TypeMatch()
             total = self._aligned(parts, path, evidence[rows], typed) - self.hop_penalty * (len(path) - 1)
             total += self.type_weight * typed.fit
+            last = last_kinds.get(path[-1]) if path else None
+            if last is not None and last.unnamed >= 0.5:
+                total -= self.mediator_penalty
             scores.append(float(total))
         return scores
 
