@@ -1,8 +1,19 @@
-"""The interface every backend implements, and the per-entity cache the disk and remote backends share."""
+"""The interface every backend implements, and the per-entity cache the disk and remote backends share.
+
+A backend is a :class:`GraphStore`: it must answer the five abstract reads (:meth:`~GraphStore.edges`,
+:meth:`~GraphStore.label`, :meth:`~GraphStore.predicate_iris`, :meth:`~GraphStore.labelled_nodes`,
+:meth:`~GraphStore.node_ids`); everything else has a default it may answer faster. A backend read per entity on
+demand is a :class:`LazyGraphStore` instead, which answers those reads from four batch fetches of its own
+(:meth:`~LazyGraphStore.fetch_neighbourhoods`, :meth:`~LazyGraphStore.fetch_labels`,
+:meth:`~LazyGraphStore.walk_batch`, :meth:`~LazyGraphStore.count_batch`). A new backend is one module and one line in
+``tests/test_kg_conformance.py``'s ``BACKENDS``, whose suite every backend passes: the same links, labels, relation
+names, paths and answers for the same data.
+"""
 
 from __future__ import annotations
 
 import threading
+from abc import ABC, abstractmethod
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import NamedTuple
@@ -41,7 +52,7 @@ def breadth_first(node_paths: Iterable[tuple[str, ...]], starts: Sequence[str]) 
     return sorted(node_paths, key=lambda nodes: (position[nodes[0]], nodes[1:]))
 
 
-class GraphStore:
+class GraphStore(ABC):
     """A read-only view of one knowledge graph's triples, answering in kg-agent ids and relation names.
 
     Subclasses implement the reads; :class:`~kg_agent.kg.graph.KnowledgeGraph` is the public front.
@@ -113,27 +124,29 @@ class GraphStore:
         return iris, labels, [node for node in nodes if node not in standing]
 
     # ---------------------------------------------------------------- reads every backend answers
+    @abstractmethod
     def edges(self, key: str) -> Mapping[str, Sequence[str]]:
-        raise NotImplementedError
+        """``{relation name: neighbour ids sorted}``, ``^name`` for incoming edges (:data:`Edges`)."""
 
+    @abstractmethod
     def label(self, key: str) -> str | None:
         """The node's display label (:class:`~kg_agent.kg.naming.Naming`), None when it has no name."""
-        raise NotImplementedError
 
     def has_node(self, key: str) -> bool:
         return bool(self.edges(key)) or self.label(key) is not None
 
+    @abstractmethod
     def predicate_iris(self) -> list[str]:
         """Every predicate IRI of the graph (name and schema predicates included; the caller filters)."""
-        raise NotImplementedError
 
+    @abstractmethod
     def labelled_nodes(self) -> Iterable[tuple[str, str]]:
         """``(node id, name)`` for every name of every node that linking should find: each label and alias
         (:class:`~kg_agent.kg.naming.Naming`), in every language, or the default label of an IRI that has none."""
-        raise NotImplementedError
 
+    @abstractmethod
     def node_ids(self) -> Iterator[str]:
-        raise NotImplementedError
+        """Every node that is the subject or object of a fact."""
 
     def triple_count(self) -> int:
         return len(self.graph)
@@ -257,7 +270,7 @@ class GraphStore:
         """``{key: label(key)}`` for many nodes at once."""
         return {key: self.label(key) for key in dict.fromkeys(keys)}
 
-    def clear(self) -> None:
+    def clear(self) -> None:  # noqa: B027 - a store without caches has nothing to forget
         """Forget every cached read (after changes made outside rdflib's API)."""
 
     def cache_info(self) -> dict[str, int]:
@@ -363,26 +376,27 @@ class LazyGraphStore(GraphStore):
         self._hits = self._misses = 0
 
     # ---------------------------------------------------------------- what subclasses implement
+    @abstractmethod
     def fetch_neighbourhoods(self, keys: Sequence[str]) -> dict[str, Edges]:
         """Edges in both directions of each key (labels met on the way may go to :meth:`remember_label`)."""
-        raise NotImplementedError
 
+    @abstractmethod
     def fetch_labels(self, keys: Sequence[str]) -> dict[str, str | None]:
-        raise NotImplementedError
+        """The display label of each key (None: no name), as :meth:`GraphStore.display_labels` chooses it."""
 
     def walk_query(self, keys: Sequence[str], relation: str) -> str:
         """``SELECT ?n ?t``: the targets ``?t`` of the nodes ``?n`` over ``relation`` (terms escaped)."""
         values = " ".join(sparql_term(self.term(key)) for key in keys)
         return "SELECT ?n ?t WHERE { VALUES ?n { %s } %s }" % (values, self.relation_pattern(relation, "?n", "?t"))
 
+    @abstractmethod
     def walk_batch(self, keys: Sequence[str], relation: str, limit: int | None) -> dict[str, list[str]]:
         """``{node: targets over relation}`` for up to :attr:`walk_batch_size` nodes in one engine call
         (:meth:`walk_query`), at most ``limit`` rows (cut inside the query)."""
-        raise NotImplementedError
 
+    @abstractmethod
     def count_batch(self, keys: Sequence[str], relation: str) -> dict[str, int]:
         """``{node: number of targets over relation}`` in one engine call (``GROUP BY``)."""
-        raise NotImplementedError
 
     def first_targets(self, key: str, relation: str, count: int) -> list[str] | None:
         """The first ``count`` targets of ``key`` over ``relation`` in id order, read in one engine call without the
