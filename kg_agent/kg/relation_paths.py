@@ -7,10 +7,17 @@ walkable path by the answers it reaches).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 
 from kg_agent.kg.graph import KnowledgeGraph
+from kg_agent.kg.terms import KNOWN_PREFIXES
 from kg_agent.kg.types import base_relation, is_inverse
+
+#: Where a camelCase name (DBpedia's ``birthPlace``) changes word
+_CAMEL_HUMP = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+#: The prefixes that qualify colliding relation names (``dbp.language``): not words of the relation
+_QUALIFIERS = frozenset(KNOWN_PREFIXES.values())
 
 
 def walkable_relation_paths(
@@ -53,10 +60,14 @@ def walkable_relation_paths(
 
 
 def verbalize_relation(relation: str) -> str:
-    """``^film.film.directed_by`` -> ``directed by (reverse)``: the words a relation name carries."""
+    """``^film.film.directed_by`` -> ``film directed by (reverse)``, ``birthPlace`` -> ``birth Place``,
+    ``dbp.language`` -> ``language``: the words a relation name carries."""
     name = base_relation(relation)
+    qualifier, dot, rest = name.partition(".")
+    if dot and qualifier in _QUALIFIERS and "." not in rest:  # dbp.language: the name qualified by its namespace
+        name = rest
     words = name.rsplit(".", 2)[-1] if "." in name else name
-    words = words.replace("_", " ").replace("-", " ").strip()
+    words = _CAMEL_HUMP.sub(" ", words).replace("_", " ").replace("-", " ").strip()
     if "." in name:
         domain = name.split(".")[-2].replace("_", " ")
         words = f"{domain} {words}"

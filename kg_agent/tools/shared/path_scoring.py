@@ -92,8 +92,9 @@ def relation_words(relation: str) -> list[str]:
 
 def name_words(relation: str) -> list[str]:
     """The words of a relation's own name, without its domain: ``people.person.place_of_death`` ->
-    ``["place", "of", "death"]`` (a question saying "film" does not evidence every ``film.*`` relation)."""
-    return re.findall(r"[a-z0-9]+", base_relation(relation).rsplit(".", 1)[-1].lower())
+    ``["place", "of", "death"]``, ``dbo.birthPlace`` -> ``["birth", "place"]`` (a question saying "film" does not
+    evidence every ``film.*`` relation)."""
+    return re.findall(r"[a-z0-9]+", re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ", base_relation(relation).rsplit(".", 1)[-1]).lower())
 
 
 def content_words(words: Sequence[str]) -> list[str]:
