@@ -205,10 +205,12 @@ class OxigraphGraphStore(LazyGraphStore):
             return list(cached)
         if not self.queryable(key):
             return []
-        node = sparql_term(self.term(key))
-        name = self.names.name
         if key.startswith('"'):
             return []  # a literal is an end: no path goes on from it
+        if key.startswith("_:"):  # a blank node cannot be named in a query: its edges by pattern lookup
+            return list(self.edges(key))
+        node = sparql_term(self.term(key))
+        name = self.names.name
         found = [name(row[0].value) for row in self._select(
             'SELECT DISTINCT ?p WHERE { %s ?p ?o FILTER(!isLiteral(?o) || STR(?o) != "") }' % node)
             if self._is_fact(row[0].value)]
