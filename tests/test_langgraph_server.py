@@ -297,7 +297,10 @@ def test_langgraph_dev_answers_over_a_sparql_endpoint(endpoint_server, virtuoso,
     result = get_sync_client(url=url).runs.wait(None, graph, input={"question": question}, raise_error=False)
     assert "__error__" not in result, result["__error__"]
     assert expected <= {a["answer"] for a in result["answers"]}, result.get("warnings")
-    assert result["usage"]["kg_requests"] > 0  # the KG work went to the endpoint ...
-    assert virtuoso.settled_sparql_count(at_least=requests_before + 1) > requests_before  # ... and reached Virtuoso
+    if graph != "tog2":
+        # ToG-2's graph is built when the server starts, and its build reads the entities its documents name from the
+        # endpoint (their relations, labels and edges, kept in the shared client's cache): this question asks nothing new
+        assert result["usage"]["kg_requests"] > 0  # the KG work went to the endpoint ...
+        assert virtuoso.settled_sparql_count(at_least=requests_before + 1) > requests_before  # ... and reached Virtuoso
     text = log.read_text(errors="replace")
     assert "Blocking call" not in text and "BlockingError" not in text, text[-4000:]
