@@ -17,6 +17,16 @@ Configuration, read when a graph is first built:
   a model.
 * ``KG_AGENT_TIMEOUT`` (seconds per model request) and ``KG_AGENT_MAX_REPLY_TOKENS`` (cap on each reply): the
   ``--timeout`` and ``--max-reply-tokens`` of the CLI; defaults as there.
+* ``KG_AGENT_RUN_TIMEOUT``: each run's wall-clock deadline in seconds, as ``kg-agent mcp --tool-timeout`` gives each
+  ``ask`` (default :data:`~kg_agent.mcp_server.DEFAULT_TOOL_TIMEOUT`). It is the question's time budget
+  (``max_seconds``, :mod:`kg_agent.llm.budget`): past it a graph makes no model call (its offline decider decides
+  instead) and explores no further, answers from what it found, and says so in ``warnings`` (``stop_reason`` is
+  ``"budget"`` when that cut anything); a step already running ends first (a model request is bounded by
+  ``KG_AGENT_TIMEOUT``, a SPARQL request by its own timeout).
+
+Runs return what ``kg-agent mcp``'s ``ask`` returns at most: :data:`~kg_agent.mcp_server.MAX_ANSWERS` answers (RoG's
+``max_answers``; ToG's answerer keeps as many) with at most :data:`~kg_agent.mcp_server.MAX_ANSWER_PATHS` paths
+each, and RoG's state keeps only the reasoning paths its answer step reads; RoG reports each cut in ``warnings``.
 
 Input: ``{"messages": [{"role": "user", "content": "..."}]}`` (a chat) or ``{"question": "..."}``.
 """
@@ -29,8 +39,12 @@ import threading
 
 from langgraph.graph.state import CompiledStateGraph
 
-from kg_agent.graphs.registry import METHODS, create_graph, method_name
+from kg_agent.graphs.registry import METHODS, create_graph, method_name, options_for
 from kg_agent.llm.models import default_model_from_env, resolve_model_option
+from kg_agent.mcp_server import DEFAULT_TOOL_TIMEOUT, MAX_ANSWERS
+
+#: Environment variable holding each run's deadline in seconds (default :data:`DEFAULT_TOOL_TIMEOUT`, as MCP's).
+RUN_TIMEOUT_ENV = "KG_AGENT_RUN_TIMEOUT"
 
 __all__ = ["rog", "tog", "tog_i", "tog2", "build_graph", "serve_graph", "METHODS"]
 
@@ -44,7 +58,7 @@ def build_graph(method: str) -> CompiledStateGraph:
     is ``tog-i``) for the configured KG and model, built once per configuration and then reused. No
     checkpointer: the caller or server adds one."""
     key = _configuration(method)
-    method, source, model, timeout, max_reply_tokens = key
+    method, source, model, timeout, max_reply_tokens, run_timeout = key
     with _lock:
         if key not in _graphs:
             from kg_agent.kg import open_kg
@@ -53,7 +67,9 @@ def build_graph(method: str) -> CompiledStateGraph:
                 _kgs[source] = open_kg(source or None)
             chat_model = resolve_model_option(model or "none", timeout=timeout,
                                               max_tokens=None if max_reply_tokens is None else int(max_reply_tokens))
-            graph = create_graph(method, _kgs[source], model=chat_model)
+            # the deadline and caps of kg-agent mcp's ask (the options the method takes)
+            caps = options_for(method, {"max_seconds": run_timeout, "max_answers": MAX_ANSWERS})
+            graph = create_graph(method, _kgs[source], model=chat_model, **caps)
             _graphs[key] = graph.compile(name=method.replace("-", "_"))
         return _graphs[key]
 
@@ -65,9 +81,14 @@ async def serve_graph(method: str) -> CompiledStateGraph:
 
 
 def _configuration(method: str) -> tuple:
-    """What a graph is built from: the method and the environment's KG, model, timeout and reply cap (read, not opened)."""
+    """What a graph is built from: the method and the environment's KG, model, timeout, reply cap and run deadline
+    (read, not opened)."""
     timeout, max_reply_tokens = (_number_from_env(name) for name in ("KG_AGENT_TIMEOUT", "KG_AGENT_MAX_REPLY_TOKENS"))
-    return method_name(method), os.environ.get("KG_AGENT_KG") or "", default_model_from_env(), timeout, max_reply_tokens
+    run_timeout = _number_from_env(RUN_TIMEOUT_ENV)
+    if run_timeout is not None and not 0 < run_timeout < float("inf"):
+        raise ValueError(f"{RUN_TIMEOUT_ENV} must be a number of seconds above 0, not {os.environ[RUN_TIMEOUT_ENV]!r}")
+    return (method_name(method), os.environ.get("KG_AGENT_KG") or "", default_model_from_env(), timeout, max_reply_tokens,
+            DEFAULT_TOOL_TIMEOUT if run_timeout is None else run_timeout)
 
 
 def _number_from_env(name: str) -> float | None:

@@ -105,6 +105,19 @@ def test_unknown_method_is_refused():
         server.build_graph("gnn")
 
 
+@pytest.mark.parametrize("value, message", [
+    ("0", "KG_AGENT_RUN_TIMEOUT must be a number of seconds above 0, not '0'"),
+    ("-5", "KG_AGENT_RUN_TIMEOUT must be a number of seconds above 0, not '-5'"),
+    ("inf", "KG_AGENT_RUN_TIMEOUT must be a number of seconds above 0, not 'inf'"),
+    ("soon", "KG_AGENT_RUN_TIMEOUT must be a number, not 'soon'"),
+])
+def test_a_bad_run_timeout_is_refused_in_plain_words(monkeypatch, value, message):
+    monkeypatch.setenv("KG_AGENT_RUN_TIMEOUT", value)
+    with pytest.raises(ValueError) as raised:
+        server.build_graph("rog")
+    assert str(raised.value) == message
+
+
 # ------------------------------------------------------------------------------------- the running server
 def free_port() -> int:
     with socket.socket() as sock:
@@ -235,6 +248,38 @@ def test_other_methods_answer_without_a_thread(client, graph, question, expected
     result = client.runs.wait(None, graph, input={"question": question})
     assert result["answers"][0]["answer"] == expected
     assert result["stop_reason"] in {"verified", "answered"}
+
+
+def test_runs_get_the_caps_of_mcp_ask_results(client):
+    """38 actors of Robert Zemeckis's films: a run returns at most MAX_ANSWERS answers with MAX_ANSWER_PATHS paths
+    each, as ``kg-agent mcp``'s ``ask`` does, and says that it cut."""
+    from kg_agent.mcp_server import MAX_ANSWER_PATHS, MAX_ANSWERS
+
+    result = client.runs.wait(None, "rog", input={"question": "who starred in films directed by [Robert Zemeckis]"})
+    assert len(result["answers"]) == MAX_ANSWERS and all(len(a["paths"]) <= MAX_ANSWER_PATHS for a in result["answers"])
+    assert f"answer: more answers than max_answers={MAX_ANSWERS}; kept the first {MAX_ANSWERS}, best plans and most paths " \
+           "first" in result["warnings"]
+    assert result["stop_reason"] == "answered"
+
+
+def test_a_run_past_its_deadline_says_so_and_ends_cleanly(tmp_path):
+    """KG_AGENT_RUN_TIMEOUT is each run's deadline (MCP's tool timeout, given to the graph as its question budget):
+    past it ToG explores no further and answers from what it found, RoG (which skips no step offline) says that
+    its answer came late; both runs succeed."""
+    from langgraph_sdk import get_sync_client
+
+    env = server_env() | {"KG_AGENT_RUN_TIMEOUT": "0.001"}
+    with langgraph_dev(tmp_path, env=env) as url:
+        client = get_sync_client(url=url)
+        tog = client.runs.wait(None, "tog", input={"question": "who directed the films that [Tom Hanks] starred in"},
+                               raise_error=False)
+        rog = client.runs.wait(None, "rog", input={"question": "who directed [Forrest Gump]"}, raise_error=False)
+    assert "__error__" not in tog and "__error__" not in rog  # the runs succeeded
+    assert tog["stop_reason"] == "budget"
+    assert any("time budget spent" in w and "max_seconds=0.001" in w and "exploration stops" in w for w in tog["warnings"])
+    assert [a["answer"] for a in rog["answers"]] == ["Robert Zemeckis"] and rog["stop_reason"] == "answered"
+    assert any(w.startswith("answer: the question's time budget was spent before the answer step") and
+               "max_seconds=0.001" in w for w in rog["warnings"])
 
 
 def test_langgraph_dev_serves_the_graphs_as_mcp_tools(server_url):

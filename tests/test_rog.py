@@ -11,7 +11,8 @@ from kg_agent.graphs import create_rog_graph, with_rog_context
 from kg_agent.kg import kg_from_triples
 from kg_agent.llm.scripted import ScriptedChatModel
 from kg_agent.tools.prompts import prompt_node
-from kg_agent.tools.rog.plan import Exemplar, ExemplarPlanner, Plan, SimilarityPlanner
+from kg_agent.tools.rog.answer import VoteAnswerer
+from kg_agent.tools.rog.plan import Exemplar, ExemplarPlanner, Plan, PlanOutcome, SimilarityPlanner
 from kg_agent.tools.rog.retrieve import retrieve_node
 
 QUESTION = "who directed the films that [Tom Hanks] starred in"
@@ -341,3 +342,124 @@ def test_a_path_end_of_a_plan_the_question_does_not_ask_for_is_not_grounded(kg):
     asked = create_rog_graph(kg, model=ScriptedChatModel(replies)).compile().invoke(
         {"question": "in which year was [Forrest Gump] released"})
     assert answer_names(asked) == ["1994"] and asked["answers"][0]["grounded"]
+
+
+# ------------------------------------------------------------------------------------------------ what retrieval keeps
+HUB_FILMS = 400  # films of the genre hub
+
+
+def hub_kg():
+    """Ann Actor starred in three dramas; Drama is a hub of 400 films (the genre hub of MetaQA's questions)."""
+    films = [f"Ann Film {i}" for i in range(3)] + [f"Drama {i:03d}" for i in range(HUB_FILMS - 3)]
+    triples = [(film, "starred_actors", "Ann Actor") for film in films[:3]]
+    triples += [(film, "has_genre", "Drama") for film in films]
+    triples += [("Ann Film 0", "release_year", "1990"), ("Ann Film 1", "release_year", "1991")]
+    return kg_from_triples(triples)
+
+
+class FixedPlanner:
+    """The given relation paths as plans, with the given scores (best first)."""
+
+    name = "fixed"
+
+    def __init__(self, *plans: tuple[tuple[str, ...], float]) -> None:
+        self.plans = [Plan(relations, score, self.name) for relations, score in plans]
+
+    def plan(self, question, topic_entities, *, k=3) -> PlanOutcome:
+        return PlanOutcome(list(self.plans))
+
+
+class EveryPathVotes:
+    """An answerer of its own kind (not one whose reads RoG knows), so the state keeps every path: the reference."""
+
+    name = "vote"
+
+    def __init__(self, **options) -> None:
+        self.votes = VoteAnswerer(**options)
+
+    def answer(self, question, paths, plans):
+        return self.votes.answer(question, paths, plans)
+
+
+GENRE_QUESTION = "what genres are the films acted by [Ann Actor] in"
+GENRE_PLAN, HUB_PLAN = ("^starred_actors", "has_genre"), ("^starred_actors", "has_genre", "^has_genre")
+
+
+def paths_of(result: dict, plan: int) -> list[str]:
+    return [p["text"] for p in result["paths"] if p["plan"] == plan]
+
+
+def test_a_plan_whose_answers_are_not_kept_gets_only_the_paths_a_prompt_shows():
+    """The hub plan scores below 0.9 x the best plan's, so no answer of it is kept: it gets max_prompt_paths paths
+    (the most relevant of a bounded search), not the 1,200 it has, and the result says why."""
+    planner = FixedPlanner((GENRE_PLAN, 2.0), (HUB_PLAN, 1.0))
+    result = create_rog_graph(hub_kg(), planner=planner, max_prompt_paths=10).compile().invoke({"question": GENRE_QUESTION})
+    assert answer_names(result) == ["Drama"]
+    assert len(paths_of(result, 0)) == 3 and len(paths_of(result, 1)) == 10
+    [warning] = [w for w in result["warnings"] if w.startswith("retrieve:")]
+    assert "plan <PATH> ^starred_actors <SEP> has_genre <SEP> ^has_genre </PATH> has more than 10 paths" in warning
+    assert "it keeps at most max_prompt_paths=10" in warning
+    reference = create_rog_graph(hub_kg(), planner=planner, answerer=EveryPathVotes()).compile().invoke(
+        {"question": GENRE_QUESTION})
+    assert len(paths_of(reference, 1)) == 3 * HUB_FILMS
+    assert answer_names(reference) == answer_names(result)
+
+
+def test_when_the_best_plan_finds_nothing_the_plans_answering_instead_are_retrieved_in_full():
+    """Plan 0 has no path, so the hub plan's films are the answers: it is retrieved again under max_paths and its
+    answers (ranked by votes over all its paths) are those of a retrieval that cut nothing."""
+    planner = FixedPlanner((("^directed_by",), 2.0), (HUB_PLAN, 1.0))
+    question = "which films share a genre with the films of [Ann Actor]"
+    result = create_rog_graph(hub_kg(), planner=planner, max_prompt_paths=10).compile().invoke({"question": question})
+    reference = create_rog_graph(hub_kg(), planner=planner, answerer=EveryPathVotes()).compile().invoke(
+        {"question": question})
+    assert result["answers"] == reference["answers"] and len(result["answers"]) == 100
+    assert result["answers"][0]["answer"].startswith("Ann Film")  # reached from each of the other two films
+    assert not any("max_prompt_paths" in w for w in result["warnings"])
+    assert len(result["paths"]) < len(reference["paths"]) == 3 * HUB_FILMS  # the state: what the answer step reads
+
+
+def test_the_state_keeps_the_paths_the_answer_step_reads_and_says_how_many_it_found():
+    """Thousands of paths in the state are megabytes copied and stored after every step by a LangGraph server: the
+    state keeps what the answer step reads (the prompt's first paths, each plan's paths to its most supported
+    answers, each plan's first path), so the offline answers, their votes and supporting paths are unchanged."""
+    planner = FixedPlanner((HUB_PLAN, 1.0),)
+    question = "which films share a genre with the films of [Ann Actor]"
+    options = {"min_relative_score": 0.9, "max_answers": 5}
+    result = create_rog_graph(hub_kg(), planner=planner, answerer=VoteAnswerer(**options),
+                              max_prompt_paths=4).compile().invoke({"question": question})
+    reference = create_rog_graph(hub_kg(), planner=planner, answerer=EveryPathVotes(**options)).compile().invoke(
+        {"question": question})
+    found = len(reference["paths"])
+    assert found == 3 * HUB_FILMS
+    assert result["answers"] == reference["answers"] and len(result["answers"]) == 5
+    assert [w for w in result["warnings"] if "reasoning paths" in w] == [
+        f"retrieve: {found} reasoning paths to {HUB_FILMS} entities found; the state keeps the {len(result['paths'])} "
+        "the answer step reads (the first 4 distinct paths, best plans first; each plan's paths to its 5 ends reached by "
+        "most paths; each plan's first path from each topic entity)"]
+    assert len(result["paths"]) <= 4 + 5 * 3  # the prompt's paths and the answers' (each film reached from three)
+    assert [p["text"] for p in result["paths"][:4]] == [p["text"] for p in reference["paths"][:4]]
+    assert "answer: more answers than max_answers=5; kept the first 5" in " ".join(reference["warnings"])
+
+
+def test_rog_over_an_endpoint_reads_no_more_rows_than_its_caps_allow():
+    """A hub plan (1,200 paths) whose answers are not kept, over a SPARQL endpoint: no query brings back more rows
+    than a search under its cap of 10 reads. Before, all 1,200 paths were sent with their 400 films' labels; with
+    more paths than max_paths, its first 5,001 were sent and dropped, a search under max_paths followed, and a walk
+    whose limit fell inside the hub read the hub whole."""
+    from kg_agent.kg import open_sparql
+    from tests.sparql_server import SparqlServer, store_from_graph
+
+    memory = hub_kg()
+    planner = FixedPlanner((GENRE_PLAN, 2.0), (HUB_PLAN, 1.0))
+    with SparqlServer(store_from_graph(memory.graph)) as server:
+        remote = open_sparql(server.url)
+        app = create_rog_graph(remote, planner=planner, max_prompt_paths=10).compile()
+        app.invoke({"question": "what genres are the films acted by [Ann Film 0] in"})  # the label index, once
+        before = len(server.queries)
+        result = app.invoke({"question": GENRE_QUESTION})
+        rows = [len(list(server.store.query(query))) for query in server.queries[before:]]
+    want = create_rog_graph(memory, planner=planner, max_prompt_paths=10).compile().invoke({"question": GENRE_QUESTION})
+    assert result["paths"] == want["paths"] and result["answers"] == want["answers"]
+    assert len(paths_of(result, 1)) == 10
+    assert max(rows) <= 4 * 10 + 3 + 2  # a step of the capped search: 4 x its cap, one per partial path, one more; a count

@@ -360,7 +360,8 @@ def test_rog_on_a_million_triples_sends_at_most_ten_requests_per_question(millio
     # section 2), and the retrieved paths are those of Algorithm 1 walked step by step
     from kg_agent.kg.paths import _search_paths
     from kg_agent.kg.types import Entity
-    from kg_agent.tools.rog.retrieve import label_relevance
+    from kg_agent.tools.rog.answer import VoteAnswerer, path_use
+    from kg_agent.tools.rog.retrieve import label_relevance, paths_the_answer_uses, plan_caps
 
     srv, questions = million
     for question in questions:
@@ -372,8 +373,13 @@ def test_rog_on_a_million_triples_sends_at_most_ten_requests_per_question(millio
         assert 0 < sent <= 10, (question["raw"], sent)
         assert srv.settled_sparql_count(at_least=before + sent) - before == sent
         relevance = label_relevance(result["question"], [Entity.from_dict(e) for e in result["topic_entities"]])
-        stepwise = [path.to_dict() for plan in result["plans"] for path in _search_paths(
-            remote, question["topic_ids"], tuple(plan["relations"]), max_paths=5000, relevance=relevance).paths]
-        assert [{k: v for k, v in p.items() if k != "plan"} for p in result["paths"]] == stepwise, question["raw"]
+        # the offline answerer's defaults: a plan whose answers are not kept gets at most max_prompt_paths paths, and
+        # the state keeps only the paths the answer step reads
+        use = path_use(VoteAnswerer(), max_prompt_paths=100)
+        caps = plan_caps(result["plans"], max_paths=5000, use=use)
+        stepwise = [{**path.to_dict(), "plan": rank} for rank, (plan, cap) in enumerate(zip(result["plans"], caps))
+                    for path in _search_paths(remote, question["topic_ids"], tuple(plan["relations"]),
+                                              max_paths=cap, relevance=relevance).paths]
+        assert result["paths"] == paths_the_answer_uses(stepwise, use), question["raw"]
         gold = retrieve_paths(remote, question["topic_ids"], question["relations"])
         assert {p.end.id for p in gold.paths} == set(question["answer_ids"])

@@ -8,8 +8,10 @@ decider runs behind them.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import time
+from collections.abc import Callable, Iterable
 from functools import partial
+from typing import Any
 
 from langchain_core.embeddings import Embeddings
 from langchain_core.language_models import BaseChatModel
@@ -21,14 +23,14 @@ from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.paths import DEFAULT_MAX_PATHS
 from kg_agent.llm.budget import QuestionBudget
 from kg_agent.llm.models import resolve_chat_model
-from kg_agent.tools.rog.answer import Answerer, LLMAnswerer, VoteAnswerer, respond_steps
+from kg_agent.tools.rog.answer import Answerer, LLMAnswerer, VoteAnswerer, path_use, respond_steps
 from kg_agent.tools.rog.plan import DEFAULT_K, Exemplar, Planner, PlannerChoice, make_planner, plan_steps
-from kg_agent.tools.rog.retrieve import retrieve_node
-from kg_agent.tools.shared.decider import DEFAULT_MAX_CONCURRENCY, StructuredMode, add_nodes
+from kg_agent.tools.rog.retrieve import retrieve_steps
+from kg_agent.tools.shared.decider import DEFAULT_MAX_CONCURRENCY, StructuredMode, add_nodes, steps_of
 from kg_agent.tools.shared.grounding import DEFAULT_GROUNDING, Grounding, check_policy
 from kg_agent.tools.shared.link import link_node
 from kg_agent.tools.shared.path_scoring import RelationPathScorer
-from kg_agent.tools.shared.question_budget import budgeted, timed
+from kg_agent.tools.shared.question_budget import BUDGET_STOP, budgeted, timed
 
 
 def create_rog_graph(
@@ -42,6 +44,7 @@ def create_rog_graph(
     max_hops: int = 3,
     max_paths: int = DEFAULT_MAX_PATHS,
     max_prompt_paths: int = 100,
+    max_answers: int = 100,
     explain: bool = False,
     grounding: Grounding = DEFAULT_GROUNDING,
     embeddings: Embeddings | None = None,
@@ -61,8 +64,12 @@ def create_rog_graph(
         answerer: overrides the answer step (default: the LLM answerer with a model, else votes).
         k: number of relation-path plans (RoG's top-K, 3).
         max_hops: longest relation path planned.
-        max_paths: cap on reasoning paths per plan (the result warns when it cuts).
+        max_paths: cap on reasoning paths per plan (the result warns when it cuts). A plan whose answers are not
+            kept beside the best plan's gets at most ``max_prompt_paths``, and the state keeps only the paths the
+            answer step reads (:func:`~kg_agent.tools.rog.retrieve.paths_the_answer_uses`; a warning gives how many
+            were found and kept); with a custom ``answerer``, every path is kept.
         max_prompt_paths: cap on paths put into the answer prompt (best plans first).
+        max_answers: cap on answers (the result warns when it cuts).
         explain: use RoG's explanation prompt instead of the plain reasoning prompt.
         grounding: what the model's answers become when no retrieved path ends in them: ``"prefer"``
             (default; the offline path votes replace them, with a warning, and ``output`` keeps the reply;
@@ -73,7 +80,8 @@ def create_rog_graph(
         max_llm_calls, max_tokens, max_seconds: per-question caps on LLM calls, tokens and wall time (``None``:
             none). A model call beyond them is not made: the planner or answerer falls back to its offline
             twin (plans by similarity or exemplars, answers by votes), ``warnings`` name the limit and
-            ``stop_reason`` is ``"budget"`` (see :mod:`kg_agent.llm.budget`). Retrieval always runs.
+            ``stop_reason`` is ``"budget"`` (see :mod:`kg_agent.llm.budget`). Retrieval always runs; an answer
+            step that begins after ``max_seconds`` says so in ``warnings`` even when it makes no model call.
         max_concurrency: independent LLM calls of one step asked at once (RoG's steps make one call each; the
             option is here for the registry and CLI). ``ainvoke``/``astream`` use the model's async calls.
         structured_output: how the LLM deciders ask: ``"auto"`` (default: OpenAI's own API -> ``json_schema``,
@@ -100,10 +108,10 @@ def create_rog_graph(
     if answerer is None:
         plan_scorer = RelationPathScorer(embeddings=embeddings)
         answerer = (
-            LLMAnswerer(chat_model, explain=explain, max_prompt_paths=max_prompt_paths, structured_output=structured_output,
-                        grounding=grounding, plan_scorer=plan_scorer, kg=kg)
+            LLMAnswerer(chat_model, explain=explain, max_prompt_paths=max_prompt_paths, max_answers=max_answers,
+                        structured_output=structured_output, grounding=grounding, plan_scorer=plan_scorer, kg=kg)
             if chat_model is not None
-            else VoteAnswerer(plan_scorer=plan_scorer, kg=kg)
+            else VoteAnswerer(plan_scorer=plan_scorer, kg=kg, max_answers=max_answers)
         )
 
     budget = QuestionBudget(max_llm_calls=max_llm_calls, max_tokens=max_tokens, max_seconds=max_seconds)
@@ -112,8 +120,9 @@ def create_rog_graph(
     add_nodes(graph, {
         "link": timed(partial(link_node, kg=kg), budget),
         "plan": budgeted(partial(plan_steps, planner=chosen_planner, k=k), budget, step="plan", explore=False),
-        "retrieve": partial(retrieve_node, kg=kg, max_paths=max_paths),
-        "answer": budgeted(partial(respond_steps, answerer=answerer), budget, step="answer", explore=False),
+        "retrieve": partial(retrieve_steps, kg=kg, max_paths=max_paths, use=path_use(answerer, max_prompt_paths=max_prompt_paths)),
+        "answer": noting_a_late_start(budgeted(partial(respond_steps, answerer=answerer), budget, step="answer",
+                                               explore=False), budget),
     }, max_concurrency=max_concurrency)
     graph.add_edge(START, "link")
     graph.add_edge("link", "plan")
@@ -121,3 +130,26 @@ def create_rog_graph(
     graph.add_edge("retrieve", "answer")
     graph.add_edge("answer", END)
     return graph
+
+
+def noting_a_late_start(node: Callable[[dict], Any], budget: QuestionBudget) -> Callable[[dict], Any]:
+    """The answer step ``node``, warning when it begins after the question's ``max_seconds``: RoG skips no step at
+    its deadline (offline it makes no model call a budget could refuse), so its answer then comes late, and a
+    caller holding it to a deadline (a LangGraph server's run, an MCP ``ask``) is told. Unchanged without a time
+    limit; nothing is added when the step's refused model call already set ``stop_reason="budget"``."""
+    if budget.max_seconds is None:
+        return node
+
+    def run(state: dict):
+        started_at = state.get("started_at")
+        elapsed = None if started_at is None else time.time() - float(started_at)
+        update = yield from steps_of(node(state))
+        if elapsed is not None and elapsed >= budget.max_seconds and update.get("stop_reason") != BUDGET_STOP:
+            warnings = update.get("warnings", state.get("warnings") or [])
+            update["warnings"] = [*warnings, f"answer: the question's time budget was spent before the answer step "
+                                             f"({elapsed:.2f} s of max_seconds={budget.max_seconds:g}); answered late, "
+                                             "from every path retrieved"]
+        return update
+
+    run.__name__ = getattr(node, "__name__", "answer")
+    return run

@@ -122,31 +122,56 @@ def retrieve_many_paths(
     *,
     max_paths: int = DEFAULT_MAX_PATHS,
     relevance: Callable[[Entity], float] | None = None,
+    keep: Sequence[int] | None = None,
 ) -> list[PathSearchResult]:
     """:func:`retrieve_paths` for each of several relation paths from the same starts (e.g. RoG's K plans).
 
     A backend that answers a plan in one query, labels included (:meth:`KnowledgeGraph.complete_paths`:
     Oxigraph, one query per plan; a SPARQL endpoint, one request for every plan), gives the paths of each plan
     no cut applies to; the others are searched step by step. The results are the same either way.
+
+    ``keep`` (one number per relation path; default ``max_paths`` for each) keeps fewer paths of some: a relation
+    path with more than its ``keep`` paths keeps the ``keep`` most relevant (:func:`most_relevant`) of all its paths
+    when no cut under ``max_paths`` applies to it, else the paths of the search under ``keep``, so that a hub's paths
+    are never all read (RoG's plans whose answers the answer step does not keep).
     """
     starts = list(dict.fromkeys(starts))
     plans = [tuple(relations) for relations in relation_paths]
+    keeps = [max_paths] * len(plans) if keep is None else [min(max_paths, kept) for kept in keep]
     pool = max_paths if relevance is None else RANKED_POOL_FACTOR * max_paths
     complete, labels = kg.complete_paths(starts, [plan for plan in plans if plan], max_paths=max_paths,
                                          max_partial=pool)
+    # a relation path the backend left out is one a cut applies to; on a backend without such a query, unknown
+    cut_when_left_out = kg.store.answers_complete_paths
     entities = _Entities(kg, labels)
     entities.fetch(node for node_paths in complete.values() for nodes in node_paths for node in nodes)
     walks: dict[tuple, dict[str, Sequence[str]]] = {}  # plans sharing a prefix walk the store once
     results = []
-    for plan in plans:
+    for plan, kept in zip(plans, keeps):
         node_paths = complete.get(plan)
-        if node_paths is None:
-            results.append(_search_paths(kg, starts, plan, max_paths=max_paths, relevance=relevance, walks=walks))
-        else:
+        if node_paths is not None:
             paths = [new_path(entities[nodes[0]], tuple(new_triple(entities[nodes[i]], plan[i], entities[nodes[i + 1]])
                                                          for i in range(len(plan)))) for nodes in node_paths]
-            results.append(PathSearchResult(plan, paths))
+            results.append(most_relevant(PathSearchResult(plan, paths), kept, relevance))
+        elif kept == max_paths or cut_when_left_out:
+            results.append(_search_paths(kg, starts, plan, max_paths=kept, relevance=relevance, walks=walks))
+        else:  # whether a cut under max_paths applies is learnt by the search under it
+            found = _search_paths(kg, starts, plan, max_paths=max_paths, relevance=relevance, walks=walks)
+            results.append(_search_paths(kg, starts, plan, max_paths=kept, relevance=relevance, walks=walks)
+                           if found.truncated else most_relevant(found, kept, relevance))
     return results
+
+
+def most_relevant(result: PathSearchResult, keep: int, relevance: Callable[[Entity], float] | None) -> PathSearchResult:
+    """``result`` cut to its ``keep`` paths whose entities score highest in total (the score of a cut search), ties
+    in breadth-first order; the first ``keep`` without ``relevance``. Unchanged when it has no more."""
+    if len(result.paths) <= keep:
+        return result
+    paths = result.paths
+    if relevance is not None:
+        scores = [sum(relevance(step.tail) for step in path.steps) for path in paths]
+        paths = [paths[i] for i in sorted(range(len(paths)), key=lambda i: -scores[i])]
+    return PathSearchResult(result.relation_path, paths[:keep], truncated=True, dropped=len(result.paths) - keep)
 
 
 class _Entities(dict):

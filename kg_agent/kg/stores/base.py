@@ -67,6 +67,9 @@ class GraphStore(ABC):
 
     kind = "abstract"
     batched = False
+    #: Whether :meth:`complete_paths` answers every relation path it is asked about but those a cut applies to (so
+    #: one it leaves out is known to be cut); the default answers none.
+    answers_complete_paths = False
 
     def __init__(self, graph: Graph, *, names: RelationNames, name: str, naming: Naming = DEFAULT_NAMING) -> None:
         self.graph = graph
@@ -433,7 +436,7 @@ class LazyGraphStore(GraphStore):
                 elif self.queryable(key):
                     todo.append(key)
         if not todo or self.signed_iri(relation) is None:
-            return found
+            return self._cut_in_order(keys, found, limit)
         rows = 0
         walked: dict[str, list[str]] = {}
         for start in range(0, len(todo), self.walk_batch_size):

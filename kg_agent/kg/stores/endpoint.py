@@ -55,6 +55,7 @@ class EndpointGraphStore(LazyGraphStore):
 
     kind = "sparql"
     batched = True
+    answers_complete_paths = True
 
     def __init__(self, graph: Graph, *, names: RelationNames, name: str, cache_size: int = 50_000,
                  batch_size: int = 100, page_size: int = 5_000, store_cache: SparqlCache | None = None,
@@ -453,22 +454,26 @@ class EndpointGraphStore(LazyGraphStore):
         """``(query, projected variables)``: the node paths of each ``(relation path, its _walk_pattern)`` from
         ``starts`` in one ``SELECT``.
 
-        Per relation path, one ``UNION`` branch returns its complete paths (``DISTINCT``, ``LIMIT`` one above
-        ``max_paths`` inside a sub-select) and one branch per shorter depth counts its partial paths up to one
-        above ``max_partial``. The nodes' labels are asked afterwards (a node may have many names).
+        Per relation path, one ``UNION`` branch per depth counts its partial paths up to one above ``max_partial``
+        (its complete paths, at the last depth, up to one above ``max_paths``), and one branch returns its complete
+        paths (``DISTINCT``, ``LIMIT`` one above ``max_paths`` inside a sub-select) only when its count is within
+        ``max_paths``: the paths of a relation path a cut applies to (a hub's thousands) are not sent. The nodes'
+        labels are asked afterwards (a node may have many names).
         """
         values = " ".join(sparql_term(self.term(key)) for key in starts)
         branches = []
         for index, (relations, pattern) in enumerate(asked):
             nodes = " ".join(f"?x{i}" for i in range(len(relations) + 1))
-            branches.append("{ { SELECT DISTINCT %s WHERE { VALUES ?x0 { %s } %s } LIMIT %d } BIND(%d AS ?plan) }"
-                            % (nodes, values, pattern, max_paths + 1, index))
-            for depth in range(1, len(relations)):
+            paths = "SELECT DISTINCT %s WHERE { VALUES ?x0 { %s } %s } LIMIT %d" % (nodes, values, pattern, max_paths + 1)
+            branches.append("{ { SELECT (COUNT(*) AS ?count) WHERE { { %s } } } FILTER(?count <= %d) { %s } BIND(%d AS ?plan) }"
+                            % (paths, max_paths, paths, index))
+            for depth in range(1, len(relations) + 1):
                 partial = " ".join(f"?x{i}" for i in range(depth + 1))
+                bound = max_paths if depth == len(relations) else max_partial
                 branches.append(
                     "{ { SELECT (COUNT(*) AS ?n) WHERE { { SELECT DISTINCT %s WHERE { VALUES ?x0 { %s } %s } LIMIT %d } } } "
                     "BIND(%d AS ?plan) BIND(%d AS ?depth) }"
-                    % (partial, values, self._walk_pattern(relations[:depth]), max_partial + 1, index, depth))
+                    % (partial, values, self._walk_pattern(relations[:depth]), bound + 1, index, depth))
         longest = max(len(relations) for relations, _ in asked)
         variables = " ".join(["?plan", "?depth", "?n", *(f"?x{i}" for i in range(longest + 1))])
         return "SELECT %s WHERE { %s }" % (variables, " UNION ".join(branches)), variables
@@ -484,8 +489,8 @@ class EndpointGraphStore(LazyGraphStore):
         labels: dict[str, str | None] = {}
         for row in rows:
             index = int(row[0])
-            if row[1] is not None:  # a count of partial paths
-                if int(row[2]) > max_partial:
+            if row[1] is not None:  # a count of partial paths (of complete ones at the last depth)
+                if int(row[2]) > (max_paths if int(row[1]) == len(asked[index][0]) else max_partial):
                     cut.add(index)
                 continue
             length = len(asked[index][0]) + 1

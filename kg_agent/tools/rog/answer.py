@@ -63,6 +63,44 @@ class Answerer(Protocol):
     def answer(self, question: str, paths: Sequence[dict], plans: Sequence[dict]) -> AnswerOutcome: ...
 
 
+def plan_score(plans: Sequence[dict], rank: int) -> float:
+    """The score of the plan ranked ``rank`` (1.0 for a rank past the plans: a path of no known plan)."""
+    return float(plans[rank].get("score", 1.0)) if rank < len(plans) else 1.0
+
+
+def close_enough(plans: Sequence[dict], rank: int, top_rank: int, *, min_relative_score: float) -> bool:
+    """Whether answers of the plan ranked ``rank`` are kept beside those of ``top_rank``, the best plan with answers:
+    it scores at least ``min_relative_score`` x that plan's score (none when that score is not positive)."""
+    if rank == top_rank:
+        return True
+    top = plan_score(plans, top_rank)
+    return top > 0 and plan_score(plans, rank) >= min_relative_score * top
+
+
+@dataclass(frozen=True)
+class PathUse:
+    """What RoG's answer step reads of the retrieved paths, so that retrieval and the state keep no more
+    (:func:`kg_agent.tools.rog.retrieve.retrieve_for_plans`, :func:`kg_agent.tools.rog.retrieve.paths_the_answer_uses`).
+
+    * Answers come from the best plan with paths and the plans scoring at least ``min_relative_score`` x its score
+      (:func:`close_enough`), at most ``max_answers`` of them, each ranked by the paths of its best plan reaching it;
+    * a model's prompt holds the first ``max_prompt_paths`` distinct paths, best plans first, and so does any
+      other plan's share of the result: the paths that show what the plan found.
+
+    The offline answers are the same from the paths kept as from all of them; a model's answer is grounded by
+    the ends of the paths kept (those of its prompt among them).
+    """
+
+    min_relative_score: float
+    max_answers: int
+    max_prompt_paths: int
+
+    def answering(self, plans: Sequence[dict], top_rank: int) -> list[int]:
+        """The ranks of the plans whose answers are kept when ``top_rank`` is the best plan with paths."""
+        return [rank for rank in range(top_rank, len(plans))
+                if close_enough(plans, rank, top_rank, min_relative_score=self.min_relative_score)]
+
+
 class VoteAnswerer:
     """Offline answers: the best plan's answers first, then the next plan's, each group ranked by votes.
 
@@ -115,13 +153,16 @@ class VoteAnswerer:
             return AnswerOutcome([], "", ["answer: no reasoning path, so no answer"])
         ranked = sorted(votes, key=lambda k: (best_rank[k], -votes[k], labels[k], k))
         top_rank = best_rank[ranked[0]]
-        kept = [k for k in ranked if self._close_enough(plans, best_rank[k], top_rank)][: self.max_answers]
+        close = [k for k in ranked if self._close_enough(plans, best_rank[k], top_rank)]
+        kept = close[: self.max_answers]
+        warnings = ([f"answer: more answers than max_answers={self.max_answers}; kept the first {self.max_answers}, best "
+                     "plans and most paths first"] if len(close) > self.max_answers else [])
         answers = [
-            answer_record(labels[k], entity_id=k, score=self._plan_score(plans, best_rank[k]) + votes[k] * 1e-6,
+            answer_record(labels[k], entity_id=k, score=plan_score(plans, best_rank[k]) + votes[k] * 1e-6,
                           grounded=True, paths=support[k])
             for k in kept
         ]
-        return AnswerOutcome(answers, "\n".join(labels[k] for k in kept))
+        return AnswerOutcome(answers, "\n".join(labels[k] for k in kept), warnings)
 
     @staticmethod
     def _rank(path: dict, plans: Sequence[dict]) -> int:
@@ -142,16 +183,9 @@ class VoteAnswerer:
                                     scorer=self.plan_scorer, kg=self.kg)
         return {r for r in judged if not no_prefix_rates_higher(plans[r]["relations"], rating)}
 
-    @staticmethod
-    def _plan_score(plans: Sequence[dict], rank: int) -> float:
-        return float(plans[rank].get("score", 1.0)) if rank < len(plans) else 1.0
-
     def _close_enough(self, plans: Sequence[dict], rank: int, top_rank: int) -> bool:
         """Whether answers of the plan ranked ``rank`` are kept beside those of the best plan with answers."""
-        if rank == top_rank:
-            return True
-        top = self._plan_score(plans, top_rank)
-        return top > 0 and self._plan_score(plans, rank) >= self.min_relative_score * top
+        return close_enough(plans, rank, top_rank, min_relative_score=self.min_relative_score)
 
 
 def unasked_plans(question: str, paths: Sequence[dict], plans: Sequence[dict], *, scorer: RelationPathScorer,
@@ -193,7 +227,8 @@ class LLMAnswerer:
     Only the paths of plans that answer the question ground an answer (:func:`unasked_plans`, judged by
     ``plan_scorer``, with ``kg``'s answer types when given): a model that names the end of a path of a plan it
     made up for a question that asks for something else ("Comedy" by ``has_genre`` for "which person directed
-    [Working Girl]") is not grounded.
+    [Working Girl]") is not grounded. At most ``max_answers`` answers are kept (a warning says when the model gave
+    more).
     """
 
     name = "llm"
@@ -204,6 +239,7 @@ class LLMAnswerer:
         *,
         explain: bool = False,
         max_prompt_paths: int = 100,
+        max_answers: int = 100,
         fallback: Answerer | None = None,
         structured_output: StructuredMode = "auto",
         grounding: Grounding = DEFAULT_GROUNDING,
@@ -221,7 +257,9 @@ class LLMAnswerer:
         self.prompt = EXPLANATION_PROMPT if explain else REASONING_PROMPT
         self.explain = explain
         self.max_prompt_paths = max_prompt_paths
-        self.fallback = fallback if fallback is not None else VoteAnswerer(plan_scorer=self.plan_scorer, kg=kg)
+        self.max_answers = max_answers
+        self.fallback = (fallback if fallback is not None
+                         else VoteAnswerer(plan_scorer=self.plan_scorer, kg=kg, max_answers=max_answers))
 
     def answer(self, question: str, paths: Sequence[dict], plans: Sequence[dict]) -> AnswerOutcome:
         return run_steps(self.answer_steps(question, paths, plans))
@@ -252,8 +290,22 @@ class LLMAnswerer:
         answers = ground_names(asked.value, path_evidence(grounding_paths), read_sentences=self.grounding != "off")
         settled = settle(answers, policy=self.grounding, node="answer", offline_name=f"{self.fallback.name}",
                          offline=lambda: self.fallback.answer(question, paths, plans).answers)
-        output = "\n".join(a["answer"] for a in settled.answers) if self.grounding == "strict" else asked.reply
-        return AnswerOutcome(settled.answers, output, warnings + settled.warnings, asked.usage, settled.stop_reason)
+        kept = settled.answers[:self.max_answers]
+        if len(settled.answers) > self.max_answers:
+            warnings.append(f"answer: the model gave {len(settled.answers)} answers; kept the first {self.max_answers} "
+                            "(max_answers)")
+        output = "\n".join(a["answer"] for a in kept) if self.grounding == "strict" else asked.reply
+        return AnswerOutcome(kept, output, warnings + settled.warnings, asked.usage, settled.stop_reason)
+
+
+def path_use(answerer: Answerer, *, max_prompt_paths: int) -> PathUse | None:
+    """What ``answerer`` reads of the retrieved paths (:class:`PathUse`; ``max_prompt_paths`` for an answerer without
+    a prompt); None for an answerer of another kind, which is given every path."""
+    votes = answerer.fallback if isinstance(answerer, LLMAnswerer) else answerer
+    if not isinstance(votes, VoteAnswerer):
+        return None
+    prompt = answerer.max_prompt_paths if isinstance(answerer, LLMAnswerer) else max_prompt_paths
+    return PathUse(min_relative_score=votes.min_relative_score, max_answers=votes.max_answers, max_prompt_paths=prompt)
 
 
 def answer_steps(state: dict, *, answerer: Answerer):
