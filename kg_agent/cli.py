@@ -438,6 +438,10 @@ def cmd_load(args: argparse.Namespace) -> int:
     try:
         with open_oxigraph(args.store) as kg:
             triples = len(kg)
+            if embedded[0][0]:  # the relations as the store names them (by their properties' labels), now it is written
+                began = time.perf_counter()
+                texts = precompute_relation_vectors(kg.relation_index(), kg.vector_cache_path, names=kg.store.names)
+                embedded.append((texts, time.perf_counter() - began))
     except KeyboardInterrupt:
         print(f"kg-agent: interrupted after the load; the store at {args.store} is complete", file=sys.stderr)
         return INTERRUPTED
@@ -447,6 +451,8 @@ def cmd_load(args: argparse.Namespace) -> int:
     texts, embedding_seconds = embedded[0]
     if texts:
         print(f"{texts:,} relation texts embedded for the offline deciders in {embedding_seconds:.1f} s, beside the load")
+    if len(embedded) > 1 and embedded[1][0]:
+        print(f"{embedded[1][0]:,} more with the relations named by their properties' labels, in {embedded[1][1]:.1f} s")
     return 0
 
 

@@ -17,6 +17,9 @@ Configuration, read when a graph is first built:
   a model.
 * ``KG_AGENT_TIMEOUT`` (seconds per model request) and ``KG_AGENT_MAX_REPLY_TOKENS`` (cap on each reply): the
   ``--timeout`` and ``--max-reply-tokens`` of the CLI; defaults as there.
+* ``KG_AGENT_LANGUAGES`` (``de,en``), ``KG_AGENT_LABEL_PREDICATES`` and ``KG_AGENT_ALIAS_PREDICATES`` (full IRIs,
+  separated by spaces): how the KG's nodes are named, as ``--language``, ``--label-predicate`` and
+  ``--alias-predicate`` of the CLI (:func:`~kg_agent.kg.naming.make_naming`; defaults as there).
 * ``KG_AGENT_RUN_TIMEOUT``: each run's wall-clock deadline in seconds, as ``kg-agent mcp --tool-timeout`` gives each
   ``ask`` (default :data:`~kg_agent.mcp_server.DEFAULT_TOOL_TIMEOUT`). It is the question's time budget
   (``max_seconds``, :mod:`kg_agent.llm.budget`): past it a graph makes no model call (its offline decider decides
@@ -50,7 +53,7 @@ __all__ = ["rog", "tog", "tog_i", "tog2", "build_graph", "serve_graph", "METHODS
 
 _lock = threading.Lock()
 _graphs: dict[tuple, CompiledStateGraph] = {}
-_kgs: dict[str, object] = {}
+_kgs: dict[tuple, object] = {}
 
 
 def build_graph(method: str) -> CompiledStateGraph:
@@ -58,18 +61,18 @@ def build_graph(method: str) -> CompiledStateGraph:
     is ``tog-i``) for the configured KG and model, built once per configuration and then reused. No
     checkpointer: the caller or server adds one."""
     key = _configuration(method)
-    method, source, model, timeout, max_reply_tokens, run_timeout = key
+    method, source, naming, model, timeout, max_reply_tokens, run_timeout = key
     with _lock:
         if key not in _graphs:
             from kg_agent.kg import open_kg
 
-            if source not in _kgs:
-                _kgs[source] = open_kg(source or None)
+            if (source, naming) not in _kgs:
+                _kgs[source, naming] = open_kg(source or None, **dict(naming))
             chat_model = resolve_model_option(model or "none", timeout=timeout,
                                               max_tokens=None if max_reply_tokens is None else int(max_reply_tokens))
             # the deadline and caps of kg-agent mcp's ask (the options the method takes)
             caps = options_for(method, {"max_seconds": run_timeout, "max_answers": MAX_ANSWERS})
-            graph = create_graph(method, _kgs[source], model=chat_model, **caps)
+            graph = create_graph(method, _kgs[source, naming], model=chat_model, **caps)
             _graphs[key] = graph.compile(name=method.replace("-", "_"))
         return _graphs[key]
 
@@ -87,8 +90,30 @@ def _configuration(method: str) -> tuple:
     run_timeout = _number_from_env(RUN_TIMEOUT_ENV)
     if run_timeout is not None and not 0 < run_timeout < float("inf"):
         raise ValueError(f"{RUN_TIMEOUT_ENV} must be a number of seconds above 0, not {os.environ[RUN_TIMEOUT_ENV]!r}")
-    return (method_name(method), os.environ.get("KG_AGENT_KG") or "", default_model_from_env(), timeout, max_reply_tokens,
-            DEFAULT_TOOL_TIMEOUT if run_timeout is None else run_timeout)
+    return (method_name(method), os.environ.get("KG_AGENT_KG") or "", _naming_from_env(), default_model_from_env(),
+            timeout, max_reply_tokens, DEFAULT_TOOL_TIMEOUT if run_timeout is None else run_timeout)
+
+
+#: Environment variables naming the KG's nodes -> :func:`~kg_agent.kg.naming.make_naming`'s keywords.
+NAMING_ENV = {"KG_AGENT_LANGUAGES": "languages", "KG_AGENT_LABEL_PREDICATES": "label_predicates",
+              "KG_AGENT_ALIAS_PREDICATES": "alias_predicates"}
+
+
+def _naming_from_env() -> tuple:
+    """The naming settings the environment gives (``open_kg``'s keywords, as sorted pairs), checked now: a bad value
+    is a ValueError naming the variable."""
+    from kg_agent.kg.naming import make_naming
+
+    settings = {}
+    for variable, keyword in NAMING_ENV.items():
+        value = (os.environ.get(variable) or "").strip()
+        if value:
+            settings[keyword] = value if keyword == "languages" else tuple(value.split())
+            try:
+                make_naming(**{keyword: settings[keyword]})
+            except ValueError as exc:
+                raise ValueError(f"{variable}: {exc}") from None
+    return tuple(sorted(settings.items()))
 
 
 def _number_from_env(name: str) -> float | None:

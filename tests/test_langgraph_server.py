@@ -100,6 +100,22 @@ def test_graph_input_and_output_schemas_are_json_schemas(method, monkeypatch):
     assert {"answers", "warnings", "usage"} <= set(graph.get_output_jsonschema()["properties"])
 
 
+def test_graph_factories_name_the_kg_in_the_languages_of_the_environment(monkeypatch, fixtures_dir):
+    """``KG_AGENT_LANGUAGES`` is the CLI's ``--language`` for the server: a DBpedia-style KG with labels in @en, @de
+    and @fr answers in German when German comes first; a bad predicate IRI is refused naming its variable."""
+    monkeypatch.setenv("KG_AGENT_KG", str(fixtures_dir / "styles" / "dbpedia" / "kg.ttl"))
+    monkeypatch.delenv("KG_AGENT_MODEL", raising=False)
+    monkeypatch.delenv("KG_AGENT_LANGUAGES", raising=False)
+    english = server.build_graph("rog").invoke({"question": "where was [Celeste Whitcombe] born"})
+    assert [a["answer"] for a in english["answers"]] == ["Kraków"]
+    monkeypatch.setenv("KG_AGENT_LANGUAGES", "de,en")  # relations are named in German too: dbo:birthPlace "Geburtsort"
+    german = server.build_graph("rog").invoke({"question": "was ist der Geburtsort von [Celeste Whitcombe]"})
+    assert [a["answer"] for a in german["answers"]] == ["Krakau"]
+    monkeypatch.setenv("KG_AGENT_LABEL_PREDICATES", "label")
+    with pytest.raises(ValueError, match="^KG_AGENT_LABEL_PREDICATES: label_predicates must be full IRIs"):
+        server.build_graph("rog")
+
+
 def test_unknown_method_is_refused():
     with pytest.raises(ValueError, match="unknown method 'gnn'"):
         server.build_graph("gnn")

@@ -59,10 +59,15 @@ def relation_path_texts(index: RelationIndex, names: RelationNames, *, limit: in
     return [verbalize_relation_path(path) for path in paths]
 
 
-def precompute_relation_vectors(index: RelationIndex, vector_path: str | Path, *,
+def precompute_relation_vectors(index: RelationIndex, vector_path: str | Path, *, names: RelationNames | None = None,
                                 embeddings: Embeddings | None = None) -> int:
     """Embed the relation and relation-path texts of a KG (from its relation index) into the vector file at
-    ``vector_path``; how many texts the file now holds for them.
+    ``vector_path``; how many texts were embedded (those the file held already are not embedded again).
+
+    ``names`` names the relations as the KG's store does (:attr:`GraphStore.names
+    <kg_agent.kg.stores.base.GraphStore.names>`: a property's own label, ``director`` for Wikidata's
+    ``wdt:P57``); by default each is named by its IRI's local name, which is all the relation index knows while
+    the bulk loader is still writing the store.
 
     0 when the embeddings have no persistent name (:func:`~kg_agent.tools.shared.similarity.embedding_model_key`),
     the index has more than :data:`MAX_PRECOMPUTED_RELATIONS` relations or fewer than
@@ -70,9 +75,10 @@ def precompute_relation_vectors(index: RelationIndex, vector_path: str | Path, *
     """
     if index.triples < MIN_PRECOMPUTED_TRIPLES:
         return 0
-    names = RelationNames()
-    for iri in index.predicates():
-        names.name(iri)
+    if names is None:
+        names = RelationNames()
+        for iri in index.predicates():
+            names.name(iri)
     relations = names.names()
     embeddings = embeddings or default_embeddings()
     model = embedding_model_key(embeddings)
@@ -87,4 +93,4 @@ def precompute_relation_vectors(index: RelationIndex, vector_path: str | Path, *
             vector_file.put(model, dict(zip(todo, unit_vectors(embeddings.embed_documents(todo)))))
     finally:
         vector_file.close()
-    return len(texts)
+    return len(todo)
