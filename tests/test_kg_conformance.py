@@ -224,6 +224,20 @@ def test_relations_classes_and_literals_never_link(open_style):
         DBR + "Night_Train"]
 
 
+def test_no_planned_path_goes_on_from_a_class_to_its_members(open_style):
+    """``instance of`` may end a path ("what is Heat Wave") but not lead on to the class's other members: those are
+    no fact about the topic, and a class hub (Wikidata's human: millions) made every check of such a path read it
+    whole (issue 29: 1-6 s per question at 2M triples)."""
+    from kg_agent.kg.relation_paths import walkable_relation_paths
+
+    kg = open_style("wikidata")
+    assert kg.class_fan_outs() == {"^instance_of"}
+    paths = walkable_relation_paths(kg, [WD + "Q100"], max_hops=3)
+    assert ("instance_of",) in paths and ("director", "^director") in paths
+    assert not [path for path in paths if "^instance_of" in path]
+    assert kg.walkable([WD + "Q100"], ["instance_of", "^instance_of"])  # the graph has it; plans leave it out
+
+
 FB = "http://rdf.freebase.com/ns/"
 
 

@@ -178,7 +178,7 @@ class KnowledgeGraph:
         if not keys:
             return {}
         relations = self.store.relations_at_each(keys)
-        classes = {"^" + names.by_iri[iri] for iri in self.naming.class_predicates if iri in names.by_iri}
+        classes = self.class_fan_outs()
         return {key: relations.get(key, []) for key in keys if not classes.intersection(relations.get(key, ()))}
 
     def entity(self, entity_id: str) -> Entity:
@@ -254,8 +254,23 @@ class KnowledgeGraph:
                             prefixes: Sequence[tuple[str, ...]]) -> dict[tuple[str, ...], list[str]]:
         """``{prefix: relations (sorted)}``: for each relation path of a layer, the relations that extend it to a
         path walkable from ``starts`` (the empty prefix: the walkable relations at the starts). One query per
-        layer on a SPARQL endpoint; relation index plus :meth:`walkable` elsewhere."""
-        return self.store.walkable_extensions(list(dict.fromkeys(starts)), [tuple(p) for p in prefixes])
+        layer on a SPARQL endpoint; relation index plus :meth:`walkable` elsewhere.
+
+        A path never goes on from a class to its members (``^instance_of`` after a first hop, :meth:`class_fan_outs`):
+        those are other things of the same kind, no fact about the topic, and Wikidata's ``human`` has millions,
+        whose every extension the engine would have to try before it could say that none is walkable."""
+        found = self.store.walkable_extensions(list(dict.fromkeys(starts)), [tuple(p) for p in prefixes])
+        fan_outs = self.class_fan_outs()
+        if fan_outs:
+            found = {prefix: [rel for rel in rels if not (prefix and rel in fan_outs)] for prefix, rels in found.items()}
+        return found
+
+    def class_fan_outs(self) -> frozenset[str]:
+        """The relation names that step from a class to its members or subclasses: the inverses of the naming's
+        class predicates (``^type``, ``^instance_of``, ``^subclass_of``) that the graph has."""
+        names = self.store.names
+        names.resolve()
+        return frozenset("^" + names.by_iri[iri] for iri in self.naming.class_predicates if iri in names.by_iri)
 
     def complete_paths(self, starts: Sequence[str], relation_paths: Sequence[Sequence[str]], *, max_paths: int,
                        max_partial: int) -> tuple[dict[tuple[str, ...], list[tuple[str, ...]]], dict[str, str]]:
