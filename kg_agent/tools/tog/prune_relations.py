@@ -104,6 +104,10 @@ def relation_walks(kg: KnowledgeGraph, nodes: Sequence[str], steps: int, *, on_c
     neighbours per step, never back to ``on_chain``), shortest first, at most ``max_paths``."""
     paths: list[tuple[str, ...]] = []
     layer: list[tuple[tuple[str, ...], list[str]]] = [((), list(nodes))]
+    # a walk ends at a class: its members (Wikidata's human: millions) are no step of a fact about the topic, and
+    # reading the class's edges would read them all (KnowledgeGraph.class_fan_outs)
+    fan_outs = kg.class_fan_outs()
+    into_class = {relation[1:] for relation in fan_outs}
     for _step in range(steps):
         next_layer = []
         for walked, reached in layer:
@@ -111,12 +115,15 @@ def relation_walks(kg: KnowledgeGraph, nodes: Sequence[str], steps: int, *, on_c
             for node in reached[:sample]:
                 relations, _ = filter_relations(kg.relations(node), ignored_relations)
                 for relation in relations:
+                    if relation in fan_outs:
+                        continue
                     fresh = [n for n in kg.neighbors(node, relation)[:sample] if n not in on_chain]
                     if fresh:
                         options.setdefault(relation, set()).update(fresh)
             for relation in sorted(options):
                 paths.append((*walked, relation))
-                next_layer.append(((*walked, relation), sorted(options[relation])))
+                if relation not in into_class:
+                    next_layer.append(((*walked, relation), sorted(options[relation])))
         layer = next_layer
         if len(paths) >= max_paths:
             break
