@@ -341,7 +341,7 @@ def _failed(tracker: UsageTracker | None, allowance: Allowance | None, node: str
         allowance.end(0, failed=True)
 
 
-def _start(tracker: UsageTracker | None, limit: CallLimit | None) -> tuple[UsageTracker | None, Allowance | None]:
+def _start(tracker: UsageTracker | None, limit: CallLimit | None, node: str) -> tuple[UsageTracker | None, Allowance | None]:
     """Reserve the call in ``tracker`` (checking ``limit``) and in the running step's question allowance."""
     if tracker is None and limit is not None:
         raise ValueError("a CallLimit needs a UsageTracker to count against; pass tracker=UsageTracker(limit)")
@@ -350,7 +350,7 @@ def _start(tracker: UsageTracker | None, limit: CallLimit | None) -> tuple[Usage
     allowance = current_allowance()
     if allowance is not None:
         try:
-            allowance.begin()
+            allowance.begin(node)
         except BudgetExceeded:
             if tracker is not None:
                 tracker._end_call()
@@ -391,7 +391,7 @@ class _Attempt:
     def __init__(self, model: BaseChatModel, node: str, tracker: UsageTracker | None, limit: CallLimit | None,
                  resends_left: int) -> None:
         self.model, self.node, self.resends_left = model, node, resends_left
-        self.active, self.allowance = _start(tracker, limit)
+        self.active, self.allowance = _start(tracker, limit, node)
         self.resend_after: float | None = None
 
     def __enter__(self) -> _Attempt:
