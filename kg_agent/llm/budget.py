@@ -171,6 +171,12 @@ class Allowance:
             self._in_flight += 1
             self._answer_calls += int(answering)
 
+    def cancel(self, node: str | None = None) -> None:
+        """The call :meth:`begin` reserved for ``node`` is not made after all (another limit refused it)."""
+        with self._lock:
+            self._in_flight -= 1
+            self._answer_calls -= int(node == ANSWER_NODE)
+
     def end(self, tokens: int = 0, *, failed: bool = False) -> None:
         """The reserved call is over (``failed``: it raised)."""
         with self._lock:
