@@ -47,6 +47,8 @@ import threading
 import time
 import warnings
 from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 
@@ -231,6 +233,33 @@ class UsageTracker:
         return f"UsageTracker(calls={snapshot['calls']}, total_tokens={snapshot['total_tokens']}, nodes={sorted(snapshot['by_node'])})"
 
 
+_TALLIES: ContextVar[tuple[UsageTracker, ...]] = ContextVar("kg_agent_call_tallies", default=())
+
+
+@contextmanager
+def tallied() -> Iterator[UsageTracker]:
+    """Count every call made inside the block (in this context, through :func:`call_llm`) in a fresh tracker too,
+    whatever tracker its caller passed, or none: what code that may not report its usage (a custom decider) spent."""
+    tally = UsageTracker()
+    token = _TALLIES.set((*_TALLIES.get(), tally))
+    try:
+        yield tally
+    finally:
+        _TALLIES.reset(token)
+
+
+def missing_usage(made: Mapping[str, Any], reported: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """What of the usage ``made`` (counters, per node) ``reported`` leaves out, or ``None`` when it leaves out nothing."""
+    reported = reported or {}
+    missing: dict[str, Any] = {key: max(0, int(made.get(key) or 0) - int(reported.get(key) or 0)) for key in _COUNTER_KEYS}
+    if not any(missing.values()):
+        return None
+    nodes = reported.get("by_node") or {}
+    missing["by_node"] = {node: {key: max(0, int(counts.get(key) or 0) - int((nodes.get(node) or {}).get(key) or 0))
+                                 for key in _COUNTER_KEYS} for node, counts in (made.get("by_node") or {}).items()}
+    return missing
+
+
 # -- calling a model -------------------------------------------------------------------------
 
 def prompt_to_text(prompt: PromptInput) -> str:
@@ -295,16 +324,18 @@ def _finish(message: Any, prompt: PromptInput, node: str, tracker: UsageTracker 
         prompt_tokens, completion_tokens, estimated = 0, 0, False
     else:
         prompt_tokens, completion_tokens, estimated = token_counts(message, prompt_to_text(prompt), text)
-    if tracker is not None:
-        tracker.record(node, prompt_tokens, completion_tokens, estimated=estimated, cached=cached)
+    for counter in (tracker, *_TALLIES.get()):
+        if counter is not None:
+            counter.record(node, prompt_tokens, completion_tokens, estimated=estimated, cached=cached)
     for allowance in allowances:
         allowance.end(prompt_tokens + completion_tokens)
     return LLMReply(text, node, prompt_tokens, completion_tokens, estimated, cached)
 
 
 def _failed(tracker: UsageTracker | None, allowances: Sequence[Allowance], node: str) -> None:
-    if tracker is not None:
-        tracker.record_error(node)
+    for counter in (tracker, *_TALLIES.get()):
+        if counter is not None:
+            counter.record_error(node)
     for allowance in allowances:
         allowance.end(0, failed=True)
 

@@ -58,7 +58,15 @@ from langchain_core.runnables import RunnableLambda
 from pydantic import BaseModel, ValidationError
 
 from kg_agent.llm.errors import BudgetExceeded, LLMCallError, LLMUnavailable
-from kg_agent.llm.usage import PromptInput, UsageTracker, acall_llm_reply, call_llm_reply, merge_usage
+from kg_agent.llm.usage import (
+    PromptInput,
+    UsageTracker,
+    acall_llm_reply,
+    call_llm_reply,
+    merge_usage,
+    missing_usage,
+    tallied,
+)
 
 T = TypeVar("T")
 Outcome = TypeVar("Outcome")
@@ -334,11 +342,26 @@ Steps = Generator[Any, Any, T]
 def decide(decider: Any, method: str, *args: Any, **kwargs: Any) -> Steps | Callable[[], Any]:
     """``decider.<method>(*args, **kwargs)`` as a step: its ``<method>_steps`` generator when it has one (the LLM
     deciders), else the plain call (an offline or custom decider; its model calls, if any, are held to the
-    question's budget where they are made)."""
+    question's budget where they are made, and counted in its outcome's usage: :func:`counted`)."""
     steps = getattr(decider, f"{method}_steps", None)
     if steps is not None:
         return steps(*args, **kwargs)
-    return functools.partial(getattr(decider, method), *args, **kwargs)
+    return functools.partial(counted, functools.partial(getattr(decider, method), *args, **kwargs))
+
+
+def counted(call: Callable[[], T]) -> T:
+    """``call()`` (a plain decider's decision), with the model calls it made but left out of its outcome's ``usage``
+    added there, so the state's usage, which the question's budget counts from, holds every call made. The usage is
+    a dataclass's ``usage`` field, or the last item of a tuple (an instruction integrator's)."""
+    with tallied() as tally:
+        outcome = call()
+    if dataclasses.is_dataclass(outcome) and "usage" in {f.name for f in dataclasses.fields(outcome)}:
+        missing = missing_usage(tally.as_dict(), outcome.usage)
+        return outcome if missing is None else dataclasses.replace(outcome, usage=merge_usage(outcome.usage, missing))
+    if isinstance(outcome, tuple) and outcome and isinstance(outcome[-1], dict | type(None)):
+        missing = missing_usage(tally.as_dict(), outcome[-1])
+        return outcome if missing is None else (*outcome[:-1], merge_usage(outcome[-1], missing))
+    return outcome
 
 
 def _run_one(request: Any, max_concurrency: int) -> Any:
