@@ -296,28 +296,34 @@ class LLMDecision:
         A call the question's budget refuses (:mod:`kg_agent.llm.budget`) is not made (``budget_exhausted``).
         """
         dialogue, outcome = self._dialogue(prompt, parse), None
-        while True:
-            try:
-                model, text, tracker = dialogue.send(outcome)
-            except StopIteration as done:
-                return done.value
-            try:
-                outcome = call_llm_reply(model, text, node=self.node, tracker=tracker).text
-            except Exception as exc:  # handed to the dialogue, which records it
-                outcome = exc
+        while not (step := _advance(dialogue.send, outcome))[0]:
+            outcome = _reply_or_failure(call_llm_reply, *step[1], node=self.node)
+        return step[1]
 
     async def aask(self, prompt: PromptInput, parse: Parser) -> Asked:
         """:meth:`ask` with the model's native async call (no worker thread)."""
         dialogue, outcome = self._dialogue(prompt, parse), None
-        while True:
-            try:
-                model, text, tracker = dialogue.send(outcome)
-            except StopIteration as done:
-                return done.value
-            try:
-                outcome = (await acall_llm_reply(model, text, node=self.node, tracker=tracker)).text
-            except Exception as exc:  # as in ask
-                outcome = exc
+        while not (step := _advance(dialogue.send, outcome))[0]:
+            outcome = await _areply_or_failure(acall_llm_reply, *step[1], node=self.node)
+        return step[1]
+
+
+def _reply_or_failure(call: Callable[..., Any], model: Any, prompt: PromptInput, tracker: UsageTracker, *,
+                      node: str) -> str | Exception:
+    """The reply's text, or the exception the call raised (handed to the dialogue, which records it)."""
+    try:
+        return call(model, prompt, node=node, tracker=tracker).text
+    except Exception as exc:
+        return exc
+
+
+async def _areply_or_failure(call: Callable[..., Awaitable[Any]], model: Any, prompt: PromptInput,
+                             tracker: UsageTracker, *, node: str) -> str | Exception:
+    """:func:`_reply_or_failure` of an async ``call``."""
+    try:
+        return (await call(model, prompt, node=node, tracker=tracker)).text
+    except Exception as exc:
+        return exc
 
 
 async def ask_all(requests: Sequence[Callable[[], Awaitable[T]]], *, max_concurrency: int = DEFAULT_MAX_CONCURRENCY) -> list[T]:
