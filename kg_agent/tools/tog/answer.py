@@ -41,7 +41,7 @@ from kg_agent.tools.shared.grounding import (
 )
 from kg_agent.tools.shared.link import reply_message
 from kg_agent.tools.shared.path_scoring import RelationPathScorer
-from kg_agent.tools.shared.updates import add_usage, add_warnings, answer_record, emit_answers
+from kg_agent.tools.shared.updates import answer_record, answer_update
 from kg_agent.tools.tog.prune_entities import chain_path, chain_triplets
 from kg_agent.tools.tog.prune_relations import chain_relations
 from kg_agent.tools.tog.verify import Verifier, best_chain, round_chains
@@ -282,15 +282,7 @@ def answer_steps(state: dict, *, answerer: ToGAnswerer, asked: Asked | None = No
     ahead = {} if asked is None else {"asked": asked}
     outcome = yield decide(answerer, "answer", state.get("question", ""), round_chains(state),
                            verification=state.get("verification"), stop_reason=stop, **ahead)
-    stop = outcome.stop_reason or stop or ("answered" if outcome.answers else "no_answer")
-    emit_answers(outcome.answers, stop)
-    return {
-        "answers": outcome.answers,
-        "output": outcome.output,
-        "stop_reason": stop,
-        "warnings": add_warnings(state, outcome.warnings),
-        "usage": add_usage(state, outcome.usage),
-    }
+    return answer_update(state, outcome, stop)
 
 
 def format_tog_reply(state: dict) -> str:
