@@ -130,6 +130,48 @@ def test_tog_i_time_budget(kg):
     assert result["stop_reason"] == "budget" and result["answers"] and budget_warnings(result)
 
 
+class GreedyRelationPruner:
+    """A custom ToG relation pruner that ignores the question's budget: it asks its model up to 50 times per
+    decision and stops only when a call is refused; ``reports``: whether its outcome's usage says so."""
+
+    name = "greedy"
+
+    def __init__(self, model, *, reports: bool = True):
+        self.model = model
+        self.reports = reports
+
+    def score_relations(self, question, entity, relations, *, width, prefix=(), guidance=""):
+        from kg_agent.llm import UsageTracker
+        from kg_agent.tools.tog.prune_relations import ScoredOutcome
+
+        tracker = UsageTracker()
+        for _ in range(50):
+            try:
+                call_llm(self.model, f"Relations of {entity.label}: {'; '.join(relations)}", node="prune_relations",
+                         tracker=tracker)
+            except BudgetExceeded:
+                break
+        kept = list(relations)[:width]
+        usage = tracker.as_dict() if self.reports else {}
+        return ScoredOutcome([(r, 1 / len(kept)) for r in kept], usage=usage, source=self.name)
+
+
+@pytest.mark.parametrize("reports", [True, False], ids=["reporting", "silent"])
+@pytest.mark.parametrize("create", [create_tog_graph, create_tog_i_graph], ids=["tog", "tog-i"])
+def test_a_custom_decider_that_ignores_the_budget_cannot_exceed_max_llm_calls(kg, create, reports):
+    greedy = ScriptedChatModel(responder=lambda prompt: "1. {directed_by (Score: 1.0)}")
+    model = ScriptedChatModel(responder=well_behaved("Tom Hanks", "^directed_by"))
+    pruner = GreedyRelationPruner(greedy, reports=reports)
+    app = create(kg, model=model, relation_pruner=pruner, max_llm_calls=6).compile()
+    result = app.invoke({"question": TWO_HOPS})
+    assert greedy.calls >= 1 and greedy.calls + model.calls <= 6
+    assert result["usage"]["calls"] == greedy.calls + model.calls  # a silent decider's calls are counted for it
+    assert result["usage"]["by_node"]["prune_relations"]["calls"] == greedy.calls
+    assert result["stop_reason"] == "budget" and any("max_llm_calls=6" in w for w in result["warnings"])
+    # the call kept for the answer: after exploring under the tight budget, the answer still asks the model
+    assert result["usage"]["by_node"]["answer"]["calls"] == 1 and result["answers"]
+
+
 # ------------------------------------------------------------------------------------------------ ToG-2
 def test_tog2_call_budget(kg):
     unlimited = create_tog2_graph(kg, model=ScriptedChatModel(responder=lambda p: "I am not sure.")).compile()

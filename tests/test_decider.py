@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 
 import pytest
 
+from kg_agent.llm.budget import QuestionBudget, question_allowance
 from kg_agent.llm.errors import LLMCallError
 from kg_agent.llm.scripted import ScriptedChatModel
 from kg_agent.tools.shared.decider import LLMDecision, ask_all, fall_back
@@ -69,15 +70,29 @@ def test_a_failed_call_is_not_retried_and_is_named():
     assert asked.usage["errors"] == 1
 
 
-def test_no_call_is_made_beyond_the_calls_left():
+def test_no_call_is_made_beyond_the_question_budget():
     model = ScriptedChatModel(["no idea", "5"])
-    asked = LLMDecision(model, "pick").ask("pick a number", numbers, calls_left=1)
+    with question_allowance(QuestionBudget(max_llm_calls=1)):
+        asked = LLMDecision(model, "pick").ask("pick a number", numbers)
     assert asked.value is None and model.calls == 1 and asked.budget_exhausted
-    assert "max_calls=1" in asked.warnings[-1] and asked.warnings[-1].startswith("pick: ")
+    assert "max_llm_calls=1" in asked.warnings[-1] and asked.warnings[-1].startswith("pick: ")
     assert fall_back(asked, Picked(0), node="pick", to="zero").budget_exhausted
 
     none_left = ScriptedChatModel(["5"])
-    assert LLMDecision(none_left, "pick").ask("pick", numbers, calls_left=0).budget_exhausted and none_left.calls == 0
+    with question_allowance(QuestionBudget(max_llm_calls=0)):
+        assert LLMDecision(none_left, "pick").ask("pick", numbers).budget_exhausted and none_left.calls == 0
+
+
+def test_only_the_answer_may_use_the_answer_reserve():
+    with question_allowance(QuestionBudget(max_llm_calls=3, answer_reserve=1)):
+        picker = ScriptedChatModel(responder=lambda prompt: "no idea")
+        picked = LLMDecision(picker, "pick").ask("pick", numbers)  # both attempts fit beside the reserve
+        again = LLMDecision(picker, "pick").ask("pick", numbers)
+        answerer = ScriptedChatModel(["7"])
+        answered = LLMDecision(answerer, "answer").ask("answer", numbers)
+    assert picker.calls == 2 and not picked.budget_exhausted and again.budget_exhausted
+    assert "1 kept for the answer" in again.warnings[-1]
+    assert answered.value == 7 and answerer.calls == 1
 
 
 def test_async_ask_decides_as_the_sync_one():
@@ -144,15 +159,13 @@ def test_the_retry_of_an_empty_reply_says_it_was_empty_and_gives_the_parser_note
     assert model.prompts[1].startswith("You pick numbers.")  # a chat prompt keeps its messages, the note comes last
 
 
-def test_concurrent_decisions_share_one_call_pool():
-    from kg_agent.tools.shared.decider import CallPool
-
+def test_concurrent_decisions_share_the_question_budget():
     async def run() -> list:
         model = ScriptedChatModel(responder=lambda prompt: "no idea")
-        pool = CallPool(3)
-        decisions = [lambda: LLMDecision(model, "pick").aask("pick", numbers, calls_left=pool) for _ in range(4)]
-        asked = await ask_all(decisions, max_concurrency=4)
-        return [model.calls, pool.remaining, sum(a.budget_exhausted for a in asked)]
+        with question_allowance(QuestionBudget(max_llm_calls=3)) as allowance:
+            decisions = [lambda: LLMDecision(model, "pick").aask("pick", numbers) for _ in range(4)]
+            asked = await ask_all(decisions, max_concurrency=4)
+        return [model.calls, allowance.calls, sum(a.budget_exhausted for a in asked)]
 
-    calls, remaining, refused = asyncio.run(run())
-    assert calls == 3 and remaining == 0 and refused >= 1
+    calls, counted, refused = asyncio.run(run())
+    assert calls == counted == 3 and refused >= 1

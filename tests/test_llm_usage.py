@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import threading
 import time
 from typing import Annotated, TypedDict
@@ -17,6 +18,7 @@ from kg_agent.llm import (
     KGAgentLLMError,
     LLMCaller,
     LLMCallError,
+    QuestionBudget,
     ScriptedChatModel,
     ScriptExhaustedError,
     UsageTracker,
@@ -26,6 +28,7 @@ from kg_agent.llm import (
     empty_usage,
     estimate_tokens,
     merge_usage,
+    question_allowance,
 )
 
 # ------------------------------------------------------------------------------------------
@@ -172,37 +175,31 @@ def test_call_llm_accepts_message_lists_and_content_blocks() -> None:
 
 def test_budget_max_calls() -> None:
     model = ScriptedChatModel(responder=lambda prompt: "ok")
-    tracker = UsageTracker(limit=CallLimit(max_calls=2))
-    call_llm(model, "a", node="plan", tracker=tracker)
-    call_llm(model, "b", node="plan", tracker=tracker)
-    with pytest.raises(BudgetExceeded, match="max_calls=2") as info:
-        call_llm(model, "c", node="plan", tracker=tracker)
+    with question_allowance(QuestionBudget(max_llm_calls=2)):
+        call_llm(model, "a", node="plan")
+        call_llm(model, "b", node="plan")
+        with pytest.raises(BudgetExceeded, match="max_llm_calls=2") as info:
+            call_llm(model, "c", node="plan")
     assert isinstance(info.value, KGAgentLLMError)
     assert model.calls == 2  # checked BEFORE the call
 
 
-def test_budget_max_tokens_and_explicit_budget_argument() -> None:
+def test_budget_max_tokens() -> None:
     model = ScriptedChatModel(responder=lambda prompt: "y" * 40)
     tracker = UsageTracker()
-    call_llm(model, "x" * 80, node="plan", tracker=tracker, limit=CallLimit(max_tokens=50))  # 20 + 10 tokens
-    call_llm(model, "x" * 80, node="plan", tracker=tracker, limit=CallLimit(max_tokens=50))  # 60 used now
-    with pytest.raises(BudgetExceeded, match="max_tokens=50"):
-        call_llm(model, "x", node="plan", tracker=tracker, limit=CallLimit(max_tokens=50))
+    with question_allowance(QuestionBudget(max_tokens=50)):
+        call_llm(model, "x" * 80, node="plan", tracker=tracker)  # 20 + 10 tokens
+        call_llm(model, "x" * 80, node="plan", tracker=tracker)  # 60 used now
+        with pytest.raises(BudgetExceeded, match="max_tokens=50"):
+            call_llm(model, "x", node="plan", tracker=tracker)
     # no budget -> unlimited
     call_llm(model, "x", node="plan", tracker=tracker)
-
-
-def test_budget_needs_a_tracker_and_validates() -> None:
-    model = ScriptedChatModel(["ok"])
-    with pytest.raises(ValueError, match="UsageTracker"):
-        call_llm(model, "a", node="plan", limit=CallLimit(max_calls=1))
-    with pytest.raises(ValueError):
-        CallLimit(max_calls=-1)
+    assert model.calls == 3
 
 
 def test_budget_zero_blocks_everything() -> None:
-    with pytest.raises(BudgetExceeded):
-        call_llm(ScriptedChatModel(["ok"]), "a", node="plan", tracker=UsageTracker(CallLimit(max_calls=0)))
+    with question_allowance(QuestionBudget(max_llm_calls=0)), pytest.raises(BudgetExceeded):
+        call_llm(ScriptedChatModel(["ok"]), "a", node="plan")
 
 
 def test_budget_respected_by_concurrent_calls() -> None:
@@ -213,26 +210,49 @@ def test_budget_respected_by_concurrent_calls() -> None:
         return "ok"
 
     model = ScriptedChatModel(responder=slow)
-    tracker = UsageTracker(CallLimit(max_calls=3))
     outcomes: list[str] = []
     lock = threading.Lock()
 
-    def worker() -> None:
+    def worker(context: contextvars.Context) -> None:
         gate.wait()
         try:
-            call_llm(model, "q", node="n", tracker=tracker)
+            context.run(call_llm, model, "q", node="n")
             result = "ok"
         except BudgetExceeded:
             result = "refused"
         with lock:
             outcomes.append(result)
 
-    threads = [threading.Thread(target=worker) for _ in range(6)]
+    with question_allowance(QuestionBudget(max_llm_calls=3)):
+        threads = [threading.Thread(target=worker, args=(contextvars.copy_context(),)) for _ in range(6)]
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join()
     assert outcomes.count("ok") == 3 and outcomes.count("refused") == 3
+
+
+def test_deprecated_limits_warn_and_still_limit() -> None:
+    model = ScriptedChatModel(responder=lambda prompt: "ok")
+    with pytest.warns(DeprecationWarning, match="CallLimit"):
+        limit = CallLimit(max_calls=2)
+    assert limit == QuestionBudget(max_llm_calls=2, max_llm_errors=None)
+    with pytest.warns(DeprecationWarning, match="UsageTracker"):
+        tracker = UsageTracker(limit=limit)
+    call_llm(model, "a", node="plan", tracker=tracker)
+    call_llm(model, "b", node="plan", tracker=tracker)
+    with pytest.raises(BudgetExceeded, match="max_llm_calls=2"):
+        call_llm(model, "c", node="plan", tracker=tracker)
+    other = UsageTracker()
+    with pytest.warns(DeprecationWarning, match="limit= argument"):
+        call_llm(model, "d", node="plan", tracker=other, limit=QuestionBudget(max_llm_calls=1))
+    with pytest.warns(DeprecationWarning), pytest.raises(BudgetExceeded):
+        call_llm(model, "e", node="plan", tracker=other, limit=QuestionBudget(max_llm_calls=1))
+    with pytest.warns(DeprecationWarning), pytest.raises(ValueError, match="UsageTracker"):
+        call_llm(model, "f", node="plan", limit=QuestionBudget(max_llm_calls=1))
+    assert model.calls == 3
+    with pytest.warns(DeprecationWarning), pytest.raises(ValueError):
+        CallLimit(max_calls=-1)
 
 
 def test_model_failure_is_wrapped_and_counted() -> None:
@@ -250,9 +270,10 @@ def test_offline_model_gives_clear_error() -> None:
         call_llm(None, "a", node="plan")
 
 
-def test_llm_caller_and_async_path() -> None:
+def test_deprecated_llm_caller_and_async_path() -> None:
     model = ScriptedChatModel(["one", "two", "three"])
-    caller = LLMCaller(limit=CallLimit(max_calls=2))
+    with pytest.warns(DeprecationWarning, match="LLMCaller"):
+        caller = LLMCaller(limit=QuestionBudget(max_llm_calls=2))
     assert caller.invoke(model, "a", node="plan") == "one"
     assert asyncio.run(caller.ainvoke(model, "b", node="answer")) == "two"
     with pytest.raises(BudgetExceeded):

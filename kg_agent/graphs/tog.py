@@ -13,7 +13,8 @@ each, the global top-``W`` triples (relation score x entity score) extend the ch
 call asks whether the triples so far answer the question. A Yes answers from the triples (the verifier's
 braced answer is reused); otherwise the answer step uses the triples plus the model's own knowledge and
 flags the answers ``grounded: False``. LLM calls per question stay within ToG's ``2·W·D + D + 1``
-(:func:`tog_call_bound`), retries included: the limit is enforced per question.
+(:func:`tog_call_bound`), retries included: the limit is the question's :class:`~kg_agent.llm.budget.QuestionBudget`,
+enforced where each model call is made, with one call kept for the answer (:func:`tog_budget`).
 
 With ``speculate=True`` the verify node also asks the next step's model calls, which depend only on the beam (the
 next depth's relation pruning) or on the chains (the answer after depth D): a verification and the step after it
@@ -53,6 +54,17 @@ def tog_call_bound(width: int = DEFAULT_WIDTH, depth: int = DEFAULT_DEPTH) -> in
     return 2 * width * depth + depth + 1
 
 
+#: Calls of a ToG-family question's budget kept for its answer (ToG's ``+ 1``), so it can answer after exploring
+#: under a tight budget.
+ANSWER_RESERVE = 1
+
+
+def tog_budget(max_llm_calls: int | None, max_tokens: int | None, max_seconds: float | None) -> QuestionBudget:
+    """A ToG-family question's budget: its limits, :data:`ANSWER_RESERVE` calls kept for the answer."""
+    return QuestionBudget(max_llm_calls=max_llm_calls, max_tokens=max_tokens, max_seconds=max_seconds,
+                          answer_reserve=ANSWER_RESERVE)
+
+
 def _after_start(state: dict) -> Literal["prune_relations", "answer"]:
     return "prune_relations" if state.get("frontier") else "answer"
 
@@ -70,25 +82,24 @@ def _after_verify(state: dict) -> Literal["prune_relations", "answer"]:
 
 
 def exploration_nodes(kg: KnowledgeGraph, deciders: ToGDeciders, budget: QuestionBudget, *, width: int | None,
-                      depth: int, ignored_relations: Sequence[str], max_candidates: int, max_llm_calls: int | None,
-                      speculate: bool, name: str) -> dict:
+                      depth: int, ignored_relations: Sequence[str], max_candidates: int, speculate: bool,
+                      name: str) -> dict:
     """The nodes ToG and ToG-I share (``prune_relations``, ``prune_entities``, ``verify``, ``answer``) under
     ``budget``; ``width`` ``None`` reads it from the state (ToG-I's growing W). With ``speculate`` (and a model),
     ``verify`` asks the next step's calls ahead (:mod:`kg_agent.tools.tog.speculate`)."""
     steps = {
         "prune_relations": partial(prune_relations_steps, kg=kg, pruner=deciders.relation_pruner, width=width,
-                                   ignored_relations=tuple(ignored_relations), max_llm_calls=max_llm_calls),
+                                   ignored_relations=tuple(ignored_relations)),
         "prune_entities": partial(prune_entities_steps, kg=kg, scorer=deciders.entity_scorer, width=width,
-                                  max_candidates=max_candidates, max_llm_calls=max_llm_calls),
-        "verify": partial(verify_and_decide, verifier=deciders.verifier, max_depth=depth, max_llm_calls=max_llm_calls,
-                          uses_llm=deciders.uses_llm),
-        "answer": partial(respond_steps, answerer=deciders.answerer, max_llm_calls=max_llm_calls, name=name),
+                                  max_candidates=max_candidates),
+        "verify": partial(verify_and_decide, verifier=deciders.verifier, max_depth=depth),
+        "answer": partial(respond_steps, answerer=deciders.answerer, name=name),
     }
     check_speculation(speculate, budget)
     if speculate and deciders.uses_llm:
-        steps = with_speculation(steps, kg=kg, pruner=deciders.relation_pruner, scorer=deciders.entity_scorer,
-                                 answerer=deciders.answerer, width=width, ignored_relations=ignored_relations,
-                                 max_candidates=max_candidates)
+        steps = with_speculation(steps, budget=budget, kg=kg, pruner=deciders.relation_pruner,
+                                 scorer=deciders.entity_scorer, answerer=deciders.answerer, width=width,
+                                 ignored_relations=ignored_relations, max_candidates=max_candidates)
     return {
         "prune_relations": budgeted(steps["prune_relations"], budget, step="prune_relations",
                                     stop_update={"candidate_relations": []}),
@@ -179,13 +190,13 @@ def create_tog_graph(
         structured_output=structured_output, grounding=check_policy(grounding), depth=depth,
     )
     limit = tog_call_bound(width, depth) if max_llm_calls == "auto" else max_llm_calls
-    budget = QuestionBudget(max_tokens=max_tokens, max_seconds=max_seconds)
+    budget = tog_budget(limit, max_tokens, max_seconds)
 
     graph = KGStateGraph(ToGRunState, kg=kg, input_schema=KGQuestionInput, output_schema=ToGState)
     add_nodes(graph, {
         "link": timed(partial(start_node, kg=kg), budget),
         **exploration_nodes(kg, deciders, budget, width=width, depth=depth, ignored_relations=ignored_relations,
-                            max_candidates=max_candidates, max_llm_calls=limit, speculate=speculate, name="tog"),
+                            max_candidates=max_candidates, speculate=speculate, name="tog"),
     }, max_concurrency=max_concurrency)
     graph.add_edge(START, "link")
     graph.add_conditional_edges("link", _after_start)

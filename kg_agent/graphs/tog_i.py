@@ -26,9 +26,8 @@ from langgraph.graph import END, START, StateGraph
 
 from kg_agent.graphs.kg_state_graph import KGStateGraph
 from kg_agent.graphs.state import KGQuestionInput, ToGRunState, ToGState
-from kg_agent.graphs.tog import exploration_nodes
+from kg_agent.graphs.tog import exploration_nodes, tog_budget
 from kg_agent.kg.graph import KnowledgeGraph
-from kg_agent.llm.budget import QuestionBudget
 from kg_agent.llm.models import resolve_chat_model
 from kg_agent.tools.shared.decider import DEFAULT_MAX_CONCURRENCY, StructuredMode, add_nodes
 from kg_agent.tools.shared.grounding import DEFAULT_GROUNDING, Grounding, check_policy
@@ -163,18 +162,18 @@ def create_tog_i_graph(
         kg, model=chat_model, generator=instruction_generator, integrator=integrator, embeddings=embeddings,
         ignored_relations=ignored_relations, structured_output=structured_output)
     limit = tog_i_call_bound(max_instructions, depth, width) if max_llm_calls == "auto" else max_llm_calls
-    budget = QuestionBudget(max_tokens=max_tokens, max_seconds=max_seconds)
+    budget = tog_budget(limit, max_tokens, max_seconds)
 
     graph = KGStateGraph(ToGRunState, kg=kg, input_schema=KGQuestionInput, output_schema=ToGState)
     add_nodes(graph, {
         "link": timed(partial(start_node, kg=kg), budget),
         "instructions": budgeted(partial(instructions_steps, kg=kg, generator=instruction_generator,
-                                 max_instructions=max_instructions, max_llm_calls=limit), budget,
+                                 max_instructions=max_instructions), budget,
                                  step="instructions", explore=False),
-        "integrate": budgeted(partial(integrate_steps, integrator=integrator, max_width=width, max_llm_calls=limit),
+        "integrate": budgeted(partial(integrate_steps, integrator=integrator, max_width=width),
                               budget, step="integrate", explore=False),
         **exploration_nodes(kg, deciders, budget, width=None, depth=depth, ignored_relations=ignored_relations,
-                            max_candidates=max_candidates, max_llm_calls=limit, speculate=speculate, name="tog-i"),
+                            max_candidates=max_candidates, speculate=speculate, name="tog-i"),
     }, max_concurrency=max_concurrency)
     graph.add_edge(START, "link")
     graph.add_edge("link", "instructions")

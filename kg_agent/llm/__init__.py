@@ -1,16 +1,18 @@
 """The LLM service layer: choosing a chat model, calling it with accounting and budgets, parsing replies.
 
 * :func:`resolve_chat_model` - ``"openai:gpt-4o-mini"`` / ``"none"`` / a chat model -> chat model or ``None`` (offline).
-* :func:`call_llm` / :func:`acall_llm` / :class:`LLMCaller` - the one way deciders call a model.
-* :class:`UsageTracker`, :func:`merge_usage`, :class:`CallLimit` - per-node call/token accounting and limits.
-* :class:`QuestionBudget` - per-question caps on LLM calls, tokens and wall time, and the circuit breaker
-  that stops calling a failing model (:mod:`kg_agent.llm.budget`).
+* :func:`call_llm` / :func:`acall_llm` - the one way deciders call a model.
+* :class:`UsageTracker`, :func:`merge_usage` - per-node call/token accounting.
+* :class:`QuestionBudget` - per-question caps on LLM calls (with a reserve for the answer), tokens and wall time,
+  and the circuit breaker that stops calling a failing model (:mod:`kg_agent.llm.budget`); the one limiter, checked
+  by :func:`call_llm` inside :func:`question_allowance`.
+* ``CallLimit`` and ``LLMCaller`` are deprecated (a ``DeprecationWarning``; removed in the next release).
 * :func:`enable_llm_cache` / :func:`llm_cache` - optional SQLite cache of model replies (:mod:`kg_agent.llm.cache`).
 * :mod:`kg_agent.llm.parsing` - lenient parsers for RoG/ToG output formats.
 * :class:`ScriptedChatModel` - deterministic chat model for tests and reproducible benchmarks.
 """
 
-from kg_agent.llm.budget import DEFAULT_MAX_LLM_ERRORS, QuestionBudget
+from kg_agent.llm.budget import DEFAULT_MAX_LLM_ERRORS, QuestionBudget, question_allowance
 from kg_agent.llm.cache import SQLiteLLMCache, disable_llm_cache, enable_llm_cache, llm_cache
 from kg_agent.llm.errors import (
     BudgetExceeded,
@@ -62,6 +64,7 @@ __all__ = [
     "LLMCaller",
     "LLMUnavailable",
     "QuestionBudget",
+    "question_allowance",
     "SQLiteLLMCache",
     "disable_llm_cache",
     "enable_llm_cache",

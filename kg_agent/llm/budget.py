@@ -12,6 +12,13 @@ A :class:`QuestionBudget` caps what one question may spend. The method graphs (`
   would start beyond a limit is not made: it raises :class:`~kg_agent.llm.errors.BudgetExceeded`, and
   the decider that wanted it falls back to its offline twin, as it does when the model fails.
 
+**A reserve for the answer.** ``answer_reserve`` calls of ``max_llm_calls`` are kept for the calls made for the
+answer node (:data:`ANSWER_NODE`): the other nodes' calls are refused, and exploration steps skipped, once only
+the reserve is left, so a method that explores under a tight budget (ToG, ToG-I) can still ask its answer.
+
+This is the one limiter of LLM calls: it is enforced where a model call is made (:func:`kg_agent.llm.call_llm`),
+so no decider, built in or custom, can make more calls than the question's budget allows.
+
 A circuit breaker guards against a model that is down: once ``max_llm_errors`` calls of a question
 have failed (each resend of a failed request counting as one, see :func:`kg_agent.llm.usage.call_llm`), its
 further calls are not made
@@ -36,10 +43,14 @@ from typing import Any
 
 from kg_agent.llm.errors import BudgetExceeded, LLMUnavailable
 
-__all__ = ["DEFAULT_MAX_LLM_ERRORS", "QuestionBudget", "Allowance", "question_allowance", "current_allowance"]
+__all__ = ["ANSWER_NODE", "DEFAULT_MAX_LLM_ERRORS", "QuestionBudget", "Allowance", "question_allowance",
+           "current_allowance"]
 
 #: Failed LLM calls after which a question stops calling the model (see the module docstring).
 DEFAULT_MAX_LLM_ERRORS = 3
+
+#: The node whose calls may use the budget's ``answer_reserve``.
+ANSWER_NODE = "answer"
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,15 +63,17 @@ class QuestionBudget:
         max_seconds: wall time since the question's ``link`` step.
         max_llm_errors: failed calls after which the question makes no more calls (circuit breaker; not a
             reason to stop exploring: the offline deciders go on).
+        answer_reserve: calls of ``max_llm_calls`` only the answer node's calls may use (see the module docstring).
     """
 
     max_llm_calls: int | None = None
     max_tokens: int | None = None
     max_seconds: float | None = None
     max_llm_errors: int | None = DEFAULT_MAX_LLM_ERRORS
+    answer_reserve: int = 0
 
     def __post_init__(self) -> None:
-        for name in ("max_llm_calls", "max_tokens", "max_seconds", "max_llm_errors"):
+        for name in ("max_llm_calls", "max_tokens", "max_seconds", "max_llm_errors", "answer_reserve"):
             value = getattr(self, name)
             if value is None:
                 continue
@@ -77,13 +90,23 @@ class QuestionBudget:
         """Whether anything is checked at all (a spending limit or the circuit breaker)."""
         return self.limited or self.max_llm_errors is not None
 
-    def exhausted(self, *, calls: int, tokens: int, started_at: float | None, now: float | None = None) -> str | None:
+    def calls_left(self, calls: int, *, keep: int = 0) -> int | None:
+        """Calls still allowed after ``calls`` attempted ones, less ``keep`` kept for the answer; ``None``: no call
+        limit."""
+        if self.max_llm_calls is None:
+            return None
+        return max(0, self.max_llm_calls - keep - calls)
+
+    def exhausted(self, *, calls: int, tokens: int, started_at: float | None, now: float | None = None,
+                  keep: int = 0) -> str | None:
         """Why no further LLM call (or exploration step) is allowed, or ``None`` when it is.
 
-        ``calls`` counts attempted calls (completed and failed); ``started_at`` is a ``time.time()`` value.
+        ``calls`` counts attempted calls (completed and failed); ``started_at`` is a ``time.time()`` value;
+        ``keep``: calls kept for the answer (anything but the answer keeps the ``answer_reserve``).
         """
-        if self.max_llm_calls is not None and calls >= self.max_llm_calls:
-            return f"LLM call budget spent ({calls} of max_llm_calls={self.max_llm_calls})"
+        if self.calls_left(calls, keep=keep) == 0:
+            kept = f", {keep} kept for the answer" if keep else ""
+            return f"LLM call budget spent ({calls} of max_llm_calls={self.max_llm_calls}{kept})"
         if self.max_tokens is not None and tokens >= self.max_tokens:
             return f"LLM token budget spent ({tokens} of max_tokens={self.max_tokens})"
         if self.max_seconds is not None and started_at is not None:
@@ -92,10 +115,10 @@ class QuestionBudget:
                 return f"time budget spent ({elapsed:.2f} s of max_seconds={self.max_seconds:g})"
         return None
 
-    def exhausted_for(self, state: Mapping[str, Any]) -> str | None:
+    def exhausted_for(self, state: Mapping[str, Any], *, keep: int = 0) -> str | None:
         """:meth:`exhausted` for a graph state (its ``usage`` and ``started_at``)."""
         calls, tokens = spent(state.get("usage"))
-        return self.exhausted(calls=calls, tokens=tokens, started_at=state.get("started_at"))
+        return self.exhausted(calls=calls, tokens=tokens, started_at=state.get("started_at"), keep=keep)
 
 
 def spent(usage: Mapping[str, Any] | None) -> tuple[int, int]:
@@ -122,10 +145,13 @@ class Allowance:
         self.refusal: str | None = None
         self.unavailable: str | None = None
         self._in_flight = 0
+        self._answer_calls = 0
         self._lock = threading.Lock()
 
-    def begin(self) -> None:
-        """Reserve one call, or raise :class:`BudgetExceeded` / :class:`LLMUnavailable` (the call must then not be made)."""
+    def begin(self, node: str | None = None) -> None:
+        """Reserve one call for ``node``, or raise :class:`BudgetExceeded` / :class:`LLMUnavailable` (the call must
+        then not be made). The other nodes' calls leave the budget's ``answer_reserve`` to the :data:`ANSWER_NODE`'s
+        (less the answer calls already begun in this allowance, e.g. asked ahead by a speculating step)."""
         with self._lock:
             limit = self.budget.max_llm_errors
             if limit is not None and self.errors >= limit:
@@ -134,12 +160,22 @@ class Allowance:
                 if self.unavailable is None:
                     self.unavailable = reason
                 raise LLMUnavailable(reason)
-            reason = self.budget.exhausted(calls=self.calls + self._in_flight, tokens=self.tokens, started_at=self.started_at)
+            answering = node == ANSWER_NODE
+            keep = 0 if answering else max(0, self.budget.answer_reserve - self._answer_calls)
+            reason = self.budget.exhausted(calls=self.calls + self._in_flight, tokens=self.tokens, started_at=self.started_at,
+                                           keep=keep)
             if reason is not None:
                 if self.refusal is None:
                     self.refusal = reason
                 raise BudgetExceeded(reason)
             self._in_flight += 1
+            self._answer_calls += int(answering)
+
+    def cancel(self, node: str | None = None) -> None:
+        """The call :meth:`begin` reserved for ``node`` is not made after all (another limit refused it)."""
+        with self._lock:
+            self._in_flight -= 1
+            self._answer_calls -= int(node == ANSWER_NODE)
 
     def end(self, tokens: int = 0, *, failed: bool = False) -> None:
         """The reserved call is over (``failed``: it raised)."""

@@ -16,7 +16,7 @@ class ModelConfigurationError(KGAgentLLMError, ValueError):
 
 
 class BudgetExceeded(KGAgentLLMError):
-    """A :class:`~kg_agent.llm.usage.CallLimit` limit was reached; the call was not made."""
+    """The question's :class:`~kg_agent.llm.budget.QuestionBudget` is spent; the call was not made."""
 
 
 class LLMCallError(KGAgentLLMError):

@@ -1,11 +1,11 @@
 """Per-node accounting of language-model calls, budgets, and the one way deciders call a model.
 
 Every decider (RoG planner, ToG pruner, verifier...) calls its chat model through
-:func:`call_llm` / :func:`acall_llm` (or an :class:`LLMCaller`), never ``model.invoke`` directly.
-That single path:
+:func:`call_llm` / :func:`acall_llm`, never ``model.invoke`` directly. That single path:
 
-1. checks the :class:`CallLimit` *before* the call and raises :class:`BudgetExceeded` when a limit
-   is reached (the call is not made);
+1. checks the question's budget *before* the call (the :class:`~kg_agent.llm.budget.Allowance` of the running
+   step, :mod:`kg_agent.llm.budget`) and raises :class:`BudgetExceeded` when a limit is reached (the call is
+   not made); this is the one place LLM calls are limited, so no decider can escape it;
 2. invokes the model (sync or async) and wraps any failure in :class:`LLMCallError`; a model built by
    :func:`kg_agent.llm.models.resolve_chat_model` has its failed requests (429, 5xx, lost connection) resent
    here, each resend being one more attempt checked against the limits and counted, so ``calls + errors`` is
@@ -23,8 +23,8 @@ Otherwise they are *estimated* as ``len(text) // 4`` (roughly four characters pe
 English text), and the call is counted in ``estimated_calls`` so reports can say so. A reply served
 by the LLM cache (:mod:`kg_agent.llm.cache`) is counted in ``calls`` and ``cached_calls`` with no tokens.
 
-While a method graph runs a step under a per-question budget (:mod:`kg_agent.llm.budget`), every call
-is also checked against that question's allowance and refused (:class:`BudgetExceeded`) beyond it.
+Outside a method graph, run calls under a budget with
+``with question_allowance(QuestionBudget(max_llm_calls=20)): ...``.
 
 Usage is reported as a plain dict (JSON-ready, usable as LangGraph state)::
 
@@ -45,7 +45,10 @@ import asyncio
 import copy
 import threading
 import time
+import warnings
 from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 
@@ -55,7 +58,7 @@ from langchain_core.prompt_values import PromptValue
 from langchain_core.runnables import RunnableConfig
 from langgraph.constants import TAG_NOSTREAM
 
-from kg_agent.llm.budget import Allowance, current_allowance
+from kg_agent.llm.budget import Allowance, QuestionBudget, current_allowance
 from kg_agent.llm.errors import BudgetExceeded, KGAgentLLMError, LLMCallError
 
 #: What a decider may pass as a prompt: a string (sent as one human message), a list of
@@ -115,31 +118,15 @@ def merge_usage(a: Mapping[str, Any] | None, b: Mapping[str, Any] | None) -> dic
     return merged
 
 
-@dataclass(frozen=True, slots=True)
-class CallLimit:
-    """Limits on language-model use for one run; ``None`` means unlimited.
+def _deprecated(old: str, new: str) -> None:
+    warnings.warn(f"{old} is deprecated and will be removed in the next release; {new}", DeprecationWarning, stacklevel=3)
 
-    ``max_calls`` limits *attempted* calls (failed ones included, since they may cost money);
-    ``max_tokens`` limits prompt + completion tokens already spent. Both are checked before each
-    call: a run stops at the first call that would start beyond a limit.
-    """
 
-    max_calls: int | None = None
-    max_tokens: int | None = None
-
-    def __post_init__(self) -> None:
-        for name in ("max_calls", "max_tokens"):
-            value = getattr(self, name)
-            if value is not None and value < 0:
-                raise ValueError(f"CallLimit.{name} must be >= 0 or None, got {value}")
-
-    def violation(self, *, attempted_calls: int, total_tokens: int) -> str | None:
-        """Why one more call is not allowed, or ``None`` when it is."""
-        if self.max_calls is not None and attempted_calls >= self.max_calls:
-            return f"LLM call budget exhausted: {attempted_calls} of max_calls={self.max_calls} calls already made"
-        if self.max_tokens is not None and total_tokens >= self.max_tokens:
-            return f"LLM token budget exhausted: {total_tokens} of max_tokens={self.max_tokens} tokens already used"
-        return None
+def CallLimit(max_calls: int | None = None, max_tokens: int | None = None) -> QuestionBudget:  # noqa: N802
+    """Deprecated: limits are :class:`~kg_agent.llm.budget.QuestionBudget` s. Returns
+    ``QuestionBudget(max_llm_calls=max_calls, max_tokens=max_tokens, max_llm_errors=None)``."""
+    _deprecated("CallLimit", "use QuestionBudget(max_llm_calls=..., max_tokens=...) with question_allowance")
+    return QuestionBudget(max_llm_calls=max_calls, max_tokens=max_tokens, max_llm_errors=None)
 
 
 @dataclass(frozen=True, slots=True)
@@ -170,16 +157,18 @@ class UsageTracker:
     """Thread-safe counter of LLM calls and tokens, in total and per graph node.
 
     Args:
-        limit: default :class:`CallLimit` checked by :func:`call_llm` before each call made with
-            this tracker.
+        limit: deprecated (limit calls with :func:`~kg_agent.llm.budget.question_allowance`): a budget
+            (``QuestionBudget`` or the deprecated ``CallLimit``) every call made with this tracker is checked against.
     """
 
-    def __init__(self, limit: CallLimit | None = None) -> None:
+    def __init__(self, limit: QuestionBudget | None = None) -> None:
+        if limit is not None:
+            _deprecated("UsageTracker(limit=...)", "run the calls under question_allowance(QuestionBudget(...))")
         self.limit = limit
+        self._allowance = None if limit is None else Allowance(limit)
         self._lock = threading.Lock()
         self._totals: dict[str, int] = {key: 0 for key in _COUNTER_KEYS}
         self._by_node: dict[str, dict[str, int]] = {}
-        self._in_flight = 0
 
     # -- recording -------------------------------------------------------------------------
     def _add(self, node: str, **counts: int) -> None:
@@ -208,31 +197,12 @@ class UsageTracker:
         with self._lock:
             self._add(node, errors=1)
 
-    # -- call limit ----------------------------------------------------------------------------
-    def check_limit(self, limit: CallLimit | None = None) -> None:
-        """Raise :class:`BudgetExceeded` if one more call would break ``limit`` (default: ``self.limit``)."""
-        with self._lock:
-            self._check_locked(limit or self.limit)
-
-    def _check_locked(self, limit: CallLimit | None) -> None:
+    def _limit_allowance(self, limit: QuestionBudget | None) -> Allowance | None:
+        """The deprecated limit's allowance: ``limit`` counted from this tracker's totals, else the tracker's own."""
         if limit is None:
-            return
-        reason = limit.violation(
-            attempted_calls=self._totals["calls"] + self._totals["errors"] + self._in_flight,
-            total_tokens=self._totals["total_tokens"],
-        )
-        if reason is not None:
-            raise BudgetExceeded(reason)
-
-    def _begin_call(self, limit: CallLimit | None) -> None:
-        """Atomically check the limit and reserve a call slot (so concurrent calls respect max_calls)."""
+            return self._allowance
         with self._lock:
-            self._check_locked(limit or self.limit)
-            self._in_flight += 1
-
-    def _end_call(self) -> None:
-        with self._lock:
-            self._in_flight -= 1
+            return Allowance(limit, calls=self._totals["calls"] + self._totals["errors"], tokens=self._totals["total_tokens"])
 
     # -- reading ---------------------------------------------------------------------------
     @property
@@ -261,6 +231,33 @@ class UsageTracker:
     def __repr__(self) -> str:
         snapshot = self.as_dict()
         return f"UsageTracker(calls={snapshot['calls']}, total_tokens={snapshot['total_tokens']}, nodes={sorted(snapshot['by_node'])})"
+
+
+_TALLIES: ContextVar[tuple[UsageTracker, ...]] = ContextVar("kg_agent_call_tallies", default=())
+
+
+@contextmanager
+def tallied() -> Iterator[UsageTracker]:
+    """Count every call made inside the block (in this context, through :func:`call_llm`) in a fresh tracker too,
+    whatever tracker its caller passed, or none: what code that may not report its usage (a custom decider) spent."""
+    tally = UsageTracker()
+    token = _TALLIES.set((*_TALLIES.get(), tally))
+    try:
+        yield tally
+    finally:
+        _TALLIES.reset(token)
+
+
+def missing_usage(made: Mapping[str, Any], reported: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """What of the usage ``made`` (counters, per node) ``reported`` leaves out, or ``None`` when it leaves out nothing."""
+    reported = reported or {}
+    missing: dict[str, Any] = {key: max(0, int(made.get(key) or 0) - int(reported.get(key) or 0)) for key in _COUNTER_KEYS}
+    if not any(missing.values()):
+        return None
+    nodes = reported.get("by_node") or {}
+    missing["by_node"] = {node: {key: max(0, int(counts.get(key) or 0) - int((nodes.get(node) or {}).get(key) or 0))
+                                 for key in _COUNTER_KEYS} for node, counts in (made.get("by_node") or {}).items()}
+    return missing
 
 
 # -- calling a model -------------------------------------------------------------------------
@@ -320,42 +317,46 @@ def _failure(exc: Exception, model: BaseChatModel, node: str) -> LLMCallError:
 
 
 def _finish(message: Any, prompt: PromptInput, node: str, tracker: UsageTracker | None,
-            allowance: Allowance | None = None) -> LLMReply:
+            allowances: Sequence[Allowance] = ()) -> LLMReply:
     text = reply_text(message)
     cached = is_cache_hit(message)
     if cached:  # answered from the LLM cache: no tokens were spent
         prompt_tokens, completion_tokens, estimated = 0, 0, False
     else:
         prompt_tokens, completion_tokens, estimated = token_counts(message, prompt_to_text(prompt), text)
-    if tracker is not None:
-        tracker.record(node, prompt_tokens, completion_tokens, estimated=estimated, cached=cached)
-    if allowance is not None:
+    for counter in (tracker, *_TALLIES.get()):
+        if counter is not None:
+            counter.record(node, prompt_tokens, completion_tokens, estimated=estimated, cached=cached)
+    for allowance in allowances:
         allowance.end(prompt_tokens + completion_tokens)
     return LLMReply(text, node, prompt_tokens, completion_tokens, estimated, cached)
 
 
-def _failed(tracker: UsageTracker | None, allowance: Allowance | None, node: str) -> None:
-    if tracker is not None:
-        tracker.record_error(node)
-    if allowance is not None:
+def _failed(tracker: UsageTracker | None, allowances: Sequence[Allowance], node: str) -> None:
+    for counter in (tracker, *_TALLIES.get()):
+        if counter is not None:
+            counter.record_error(node)
+    for allowance in allowances:
         allowance.end(0, failed=True)
 
 
-def _start(tracker: UsageTracker | None, limit: CallLimit | None) -> tuple[UsageTracker | None, Allowance | None]:
-    """Reserve the call in ``tracker`` (checking ``limit``) and in the running step's question allowance."""
+def _start(tracker: UsageTracker | None, limit: QuestionBudget | None, node: str) -> list[Allowance]:
+    """Reserve the call in the running step's question allowance (and in a deprecated tracker limit's); raises
+    :class:`BudgetExceeded` / :class:`~kg_agent.llm.errors.LLMUnavailable` when it must not be made."""
     if tracker is None and limit is not None:
-        raise ValueError("a CallLimit needs a UsageTracker to count against; pass tracker=UsageTracker(limit)")
-    if tracker is not None:
-        tracker._begin_call(limit)
-    allowance = current_allowance()
-    if allowance is not None:
-        try:
-            allowance.begin()
-        except BudgetExceeded:
-            if tracker is not None:
-                tracker._end_call()
-            raise
-    return tracker, allowance
+        raise ValueError("a limit needs a UsageTracker to count against; run the calls under question_allowance instead")
+    candidates = [current_allowance(), tracker._limit_allowance(limit) if tracker is not None else None]
+    begun: list[Allowance] = []
+    try:
+        for allowance in candidates:
+            if allowance is not None:
+                allowance.begin(node)
+                begun.append(allowance)
+    except BudgetExceeded:
+        for allowance in begun:
+            allowance.cancel(node)
+        raise
+    return begun
 
 
 def model_resends(model: BaseChatModel) -> int:
@@ -382,37 +383,49 @@ def is_transient_error(exc: BaseException) -> bool:
 
 
 class _Attempt:
-    """One HTTP request of a call, used as ``with attempt: message = model.invoke(...)``.
+    """One HTTP request of a call, used as ``with attempt: attempt.message = model.invoke(...)``.
 
-    Made by :func:`_attempts`, which reserves it against the limits first (:func:`_start`). On leaving the
-    ``with`` block its slot is released; a failure is counted, then either raised (as :class:`LLMCallError`)
-    or swallowed with :attr:`resend_after` set to the seconds to wait before the next attempt."""
+    Made by :meth:`_Call.attempts`, which reserves it against the budget first (:func:`_start`). On leaving the
+    ``with`` block a failure is counted, then either raised (as :class:`LLMCallError`) or swallowed with
+    :attr:`resend_after` set to the seconds to wait before the next attempt."""
 
-    def __init__(self, model: BaseChatModel, node: str, tracker: UsageTracker | None, limit: CallLimit | None,
-                 resends_left: int) -> None:
-        self.model, self.node, self.resends_left = model, node, resends_left
-        self.active, self.allowance = _start(tracker, limit)
+    def __init__(self, call: _Call, resends_left: int) -> None:
+        self.call, self.resends_left = call, resends_left
+        self.allowances = _start(call.tracker, call.limit, call.node)
+        self.message: Any = None
         self.resend_after: float | None = None
 
     def __enter__(self) -> _Attempt:
         return self
 
     def __exit__(self, exc_type: Any, exc: BaseException | None, traceback: Any) -> bool:
-        try:
-            if not isinstance(exc, Exception):
-                return False
-            _failed(self.active, self.allowance, self.node)
-            self.resend_after = _resend_delay(exc, self.resends_left, self.model, self.node)
-            return True
-        finally:
-            if self.active is not None:
-                self.active._end_call()
+        if not isinstance(exc, Exception):
+            return False
+        _failed(self.call.tracker, self.allowances, self.call.node)
+        self.resend_after = _resend_delay(exc, self.resends_left, self.call.model, self.call.node)
+        return True
 
 
-def _attempts(model: BaseChatModel, node: str, tracker: UsageTracker | None, limit: CallLimit | None) -> Iterator[_Attempt]:
-    """The call's first request, then its resends (:func:`model_resends`), each reserved when it is reached."""
-    for resends_left in reversed(range(model_resends(model) + 1)):
-        yield _Attempt(model, node, tracker, limit, resends_left)
+class _Call:
+    """One model call, written once for :func:`call_llm_reply` and :func:`acall_llm_reply`, which make each request
+    of :meth:`attempts` (``with attempt: attempt.message = <the model's reply>``) and wait ``attempt.resend_after``
+    seconds after a failed one; :attr:`reply` is then the :class:`LLMReply`."""
+
+    def __init__(self, model: BaseChatModel | None, prompt: PromptInput, node: str, tracker: UsageTracker | None,
+                 limit: QuestionBudget | None, config: RunnableConfig | None) -> None:
+        self.model, self.prompt, self.node, self.tracker, self.limit = _require_model(model, node), prompt, node, tracker, limit
+        self.config = node_call_config(node, config)
+        self.reply: LLMReply | None = None
+
+    def attempts(self) -> Iterator[_Attempt]:
+        """The call's first request, then its resends (:func:`model_resends`), each reserved when it is reached,
+        until one succeeds (a failure of the last one is raised by its ``with`` block)."""
+        for resends_left in reversed(range(model_resends(self.model) + 1)):
+            attempt = _Attempt(self, resends_left)
+            yield attempt
+            if attempt.resend_after is None:
+                self.reply = _finish(attempt.message, self.prompt, self.node, self.tracker, attempt.allowances)
+                return
 
 
 def _resend_delay(exc: Exception, resends_left: int, model: BaseChatModel, node: str) -> float:
@@ -444,143 +457,80 @@ def is_cache_hit(message: Any) -> bool:
     return isinstance(metadata, Mapping) and bool(metadata.get(CACHE_HIT_KEY))
 
 
-def call_llm_reply(
-    model: BaseChatModel | None,
-    prompt: PromptInput,
-    *,
-    node: str,
-    tracker: UsageTracker | None = None,
-    limit: CallLimit | None = None,
-    config: RunnableConfig | None = None,
-) -> LLMReply:
+def _limit(limit: QuestionBudget | None) -> QuestionBudget | None:
+    if limit is not None:
+        _deprecated("the limit= argument", "run the calls under question_allowance(QuestionBudget(...))")
+    return limit
+
+
+def call_llm_reply(model: BaseChatModel | None, prompt: PromptInput, *, node: str, tracker: UsageTracker | None = None,
+                   limit: QuestionBudget | None = None, config: RunnableConfig | None = None) -> LLMReply:
     """Like :func:`call_llm` but returns the full :class:`LLMReply` (text + token counts)."""
-    chat_model = _require_model(model, node)
-    call_config = node_call_config(node, config)
-    for attempt in _attempts(chat_model, node, tracker, limit):
+    call = _Call(model, prompt, node, tracker, _limit(limit), config)
+    for attempt in call.attempts():
         with attempt:
-            message = chat_model.invoke(prompt, config=call_config)
-        if attempt.resend_after is None:
-            return _finish(message, prompt, node, tracker, attempt.allowance)
-        time.sleep(attempt.resend_after)
-    raise AssertionError("unreachable: the last attempt returns or raises")
+            attempt.message = call.model.invoke(prompt, config=call.config)
+        time.sleep(attempt.resend_after or 0)
+    return call.reply
 
 
-async def acall_llm_reply(
-    model: BaseChatModel | None,
-    prompt: PromptInput,
-    *,
-    node: str,
-    tracker: UsageTracker | None = None,
-    limit: CallLimit | None = None,
-    config: RunnableConfig | None = None,
-) -> LLMReply:
+async def acall_llm_reply(model: BaseChatModel | None, prompt: PromptInput, *, node: str, tracker: UsageTracker | None = None,
+                          limit: QuestionBudget | None = None, config: RunnableConfig | None = None) -> LLMReply:
     """Async :func:`call_llm_reply`."""
-    chat_model = _require_model(model, node)
-    call_config = node_call_config(node, config)
-    for attempt in _attempts(chat_model, node, tracker, limit):
+    call = _Call(model, prompt, node, tracker, _limit(limit), config)
+    for attempt in call.attempts():
         with attempt:
-            message = await chat_model.ainvoke(prompt, config=call_config)
-        if attempt.resend_after is None:
-            return _finish(message, prompt, node, tracker, attempt.allowance)
-        await asyncio.sleep(attempt.resend_after)
-    raise AssertionError("unreachable: the last attempt returns or raises")
+            attempt.message = await call.model.ainvoke(prompt, config=call.config)
+        await asyncio.sleep(attempt.resend_after or 0)
+    return call.reply
 
 
-def call_llm(
-    model: BaseChatModel | None,
-    prompt: PromptInput,
-    *,
-    node: str,
-    tracker: UsageTracker | None = None,
-    limit: CallLimit | None = None,
-    config: RunnableConfig | None = None,
-) -> str:
+def call_llm(model: BaseChatModel | None, prompt: PromptInput, **options: Any) -> str:
     """Call ``model`` for graph node ``node`` and return the reply text.
 
-    Checks ``limit`` (default: ``tracker.limit``) first, counts the call in ``tracker``.
+    Keyword options (as :func:`call_llm_reply`): ``node`` (required), ``tracker`` (counts the call), ``config``
+    (the LangChain run config), ``limit`` (deprecated). The call is checked against the running question's
+    budget first (:mod:`kg_agent.llm.budget`).
 
     Raises:
-        BudgetExceeded: a call limit was already reached; the model was not called.
+        BudgetExceeded: the question's budget is spent; the model was not called.
+        LLMUnavailable: the model failed too often for this question (circuit breaker); not called.
         LLMCallError: the model call failed (network, timeout, HTTP error...); cause chained.
         KGAgentLLMError: ``model`` is ``None`` (offline mode).
     """
-    return call_llm_reply(model, prompt, node=node, tracker=tracker, limit=limit, config=config).text
+    return call_llm_reply(model, prompt, **options).text
 
 
-async def acall_llm(
-    model: BaseChatModel | None,
-    prompt: PromptInput,
-    *,
-    node: str,
-    tracker: UsageTracker | None = None,
-    limit: CallLimit | None = None,
-    config: RunnableConfig | None = None,
-) -> str:
+async def acall_llm(model: BaseChatModel | None, prompt: PromptInput, **options: Any) -> str:
     """Async :func:`call_llm`."""
-    reply = await acall_llm_reply(model, prompt, node=node, tracker=tracker, limit=limit, config=config)
-    return reply.text
+    return (await acall_llm_reply(model, prompt, **options)).text
 
 
 class LLMCaller:
-    """:func:`call_llm` with a tracker and limit bound once, for code that passes one object around.
+    """Deprecated: call :func:`call_llm` with ``tracker=``, under :func:`~kg_agent.llm.budget.question_allowance`
+    for a limit. Binds a tracker (and a deprecated limit, checked against that tracker's calls) once."""
 
-    >>> caller = LLMCaller(UsageTracker(), CallLimit(max_calls=20))
-    >>> text = caller.invoke(model, "Which relations...?", node="plan")  # doctest: +SKIP
-    """
-
-    def __init__(self, tracker: UsageTracker | None = None, limit: CallLimit | None = None) -> None:
+    def __init__(self, tracker: UsageTracker | None = None, limit: QuestionBudget | None = None) -> None:
+        _deprecated("LLMCaller", "call call_llm(model, prompt, node=..., tracker=...) under question_allowance")
         self.tracker = tracker if tracker is not None else UsageTracker()
         self.limit = limit
+        if limit is not None:
+            self.tracker._allowance = self.tracker._limit_allowance(limit)
 
-    def invoke(
-        self,
-        model: BaseChatModel | None,
-        prompt: PromptInput,
-        *,
-        node: str,
-        tracker: UsageTracker | None = None,
-        config: RunnableConfig | None = None,
-    ) -> str:
+    def invoke(self, model: BaseChatModel | None, prompt: PromptInput, *, node: str, **options: Any) -> str:
         """Call the model for ``node``; returns the reply text (see :func:`call_llm`)."""
-        return self.invoke_reply(model, prompt, node=node, tracker=tracker, config=config).text
+        return self.invoke_reply(model, prompt, node=node, **options).text
 
-    async def ainvoke(
-        self,
-        model: BaseChatModel | None,
-        prompt: PromptInput,
-        *,
-        node: str,
-        tracker: UsageTracker | None = None,
-        config: RunnableConfig | None = None,
-    ) -> str:
+    async def ainvoke(self, model: BaseChatModel | None, prompt: PromptInput, *, node: str, **options: Any) -> str:
         """Async :meth:`invoke`."""
-        reply = await self.ainvoke_reply(model, prompt, node=node, tracker=tracker, config=config)
-        return reply.text
+        return (await self.ainvoke_reply(model, prompt, node=node, **options)).text
 
-    def invoke_reply(
-        self,
-        model: BaseChatModel | None,
-        prompt: PromptInput,
-        *,
-        node: str,
-        tracker: UsageTracker | None = None,
-        config: RunnableConfig | None = None,
-    ) -> LLMReply:
+    def invoke_reply(self, model: BaseChatModel | None, prompt: PromptInput, *, node: str,
+                     tracker: UsageTracker | None = None, config: RunnableConfig | None = None) -> LLMReply:
         """Like :meth:`invoke` but returns the :class:`LLMReply` with token counts."""
-        return call_llm_reply(
-            model, prompt, node=node, tracker=tracker or self.tracker, limit=self.limit, config=config
-        )
+        return call_llm_reply(model, prompt, node=node, tracker=tracker or self.tracker, config=config)
 
-    async def ainvoke_reply(
-        self,
-        model: BaseChatModel | None,
-        prompt: PromptInput,
-        *,
-        node: str,
-        tracker: UsageTracker | None = None,
-        config: RunnableConfig | None = None,
-    ) -> LLMReply:
+    async def ainvoke_reply(self, model: BaseChatModel | None, prompt: PromptInput, *, node: str,
+                            tracker: UsageTracker | None = None, config: RunnableConfig | None = None) -> LLMReply:
         """Async :meth:`invoke_reply`."""
-        return await acall_llm_reply(
-            model, prompt, node=node, tracker=tracker or self.tracker, limit=self.limit, config=config
-        )
+        return await acall_llm_reply(model, prompt, node=node, tracker=tracker or self.tracker, config=config)

@@ -310,18 +310,10 @@ def path_use(answerer: Answerer, *, max_prompt_paths: int) -> PathUse | None:
 
 def answer_steps(state: dict, *, answerer: Answerer):
     """Graph node (as steps): answer the question from the state's reasoning paths."""
-    from kg_agent.tools.shared.updates import add_usage, add_warnings, emit_answers
+    from kg_agent.tools.shared.updates import answer_update
 
     outcome = yield decide(answerer, "answer", state["question"], state.get("paths") or [], state.get("plans") or [])
-    stop = outcome.stop_reason or state.get("stop_reason") or ("answered" if outcome.answers else "no_answer")
-    emit_answers(outcome.answers, stop)
-    return {
-        "answers": outcome.answers,
-        "output": outcome.output,
-        "stop_reason": stop,
-        "warnings": add_warnings(state, outcome.warnings),
-        "usage": add_usage(state, outcome.usage),
-    }
+    return answer_update(state, outcome, state.get("stop_reason") or "")
 
 
 answer_node = sync_node(answer_steps)

@@ -31,8 +31,12 @@ method) concurrently and gets their results in order. :func:`run_steps` drives s
 bounded thread pool, ``max_concurrency`` at a time); :func:`arun_steps` drives the same steps with the model's
 native async calls (a batch through :func:`ask_all`) and runs the steps' own work (KG, embeddings, documents) in
 worker threads, so a server's event loop is never blocked by a SPARQL request or an embedding. :func:`graph_node` turns a node's steps
-into a LangGraph node with both paths, so ``invoke`` and ``ainvoke`` run the same logic. Calls of concurrent
-decisions are reserved from one shared :class:`CallPool`, so a step's call budget is exact under concurrency.
+into a LangGraph node with both paths, so ``invoke`` and ``ainvoke`` run the same logic.
+
+**No call limit here.** A decision makes its attempts; whether a call may be made is decided where it is made
+(:func:`kg_agent.llm.usage.call_llm`), against the question's :class:`~kg_agent.llm.budget.QuestionBudget`, whose
+allowance every concurrent decision of a step shares. A refused call (:class:`BudgetExceeded`) ends the decision
+(``budget_exhausted``) and its decider falls back to its offline twin.
 """
 
 from __future__ import annotations
@@ -54,7 +58,15 @@ from langchain_core.runnables import RunnableLambda
 from pydantic import BaseModel, ValidationError
 
 from kg_agent.llm.errors import BudgetExceeded, LLMCallError, LLMUnavailable
-from kg_agent.llm.usage import PromptInput, UsageTracker, acall_llm_reply, call_llm_reply, merge_usage
+from kg_agent.llm.usage import (
+    PromptInput,
+    UsageTracker,
+    acall_llm_reply,
+    call_llm_reply,
+    merge_usage,
+    missing_usage,
+    tallied,
+)
 
 T = TypeVar("T")
 Outcome = TypeVar("Outcome")
@@ -152,36 +164,6 @@ def parse_structured(schema: type[DecisionSchema], parse: Parser, node: str, rep
     return parse(value.as_reply())
 
 
-class CallPool:
-    """The calls a step's decisions may still make, shared by decisions that run concurrently.
-
-    Each attempt takes one call from the pool *before* it is made (under a lock), so concurrent decisions never
-    make more calls together than the pool holds; ``None`` is no limit.
-    """
-
-    def __init__(self, calls: int | None) -> None:
-        self.limit = None if calls is None else max(0, int(calls))
-        self.taken = 0
-        self._lock = threading.Lock()
-
-    @property
-    def remaining(self) -> int | None:
-        with self._lock:
-            return None if self.limit is None else self.limit - self.taken
-
-    def take(self) -> None:
-        """Reserve one call, or raise :class:`BudgetExceeded` (the call must then not be made)."""
-        with self._lock:
-            if self.limit is not None and self.taken >= self.limit:
-                raise BudgetExceeded(f"LLM call budget exhausted: {self.taken} of max_calls={self.limit} calls already made")
-            self.taken += 1
-
-
-def call_pool(calls_left: int | CallPool | None) -> CallPool:
-    """``calls_left`` as a pool (an ``int`` or ``None`` makes a new one, a pool is shared as it is)."""
-    return calls_left if isinstance(calls_left, CallPool) else CallPool(calls_left)
-
-
 def retry_prompt(prompt: PromptInput, reason: str, reply_format: str) -> PromptInput:
     """``prompt`` plus what was wrong with the previous reply and, if known, the expected format."""
     note = f"Your previous reply could not be used: {reason}."
@@ -200,13 +182,12 @@ class Ask:
     decision: LLMDecision
     prompt: PromptInput
     parse: Parser
-    calls_left: int | CallPool | None = None
 
     def run(self) -> Asked:
-        return self.decision.ask(self.prompt, self.parse, calls_left=self.calls_left)
+        return self.decision.ask(self.prompt, self.parse)
 
     async def arun(self) -> Asked:
-        return await self.decision.aask(self.prompt, self.parse, calls_left=self.calls_left)
+        return await self.decision.aask(self.prompt, self.parse)
 
 
 @dataclass(frozen=True)
@@ -236,9 +217,9 @@ class LLMDecision:
     structured_output: StructuredMode = "auto"
     _rejected_modes: set = field(default_factory=set, compare=False, repr=False)
 
-    def request(self, prompt: PromptInput, parse: Parser, *, calls_left: int | CallPool | None = None) -> Ask:
+    def request(self, prompt: PromptInput, parse: Parser) -> Ask:
         """The decision as a step to yield (``asked = yield decision.request(prompt, parse)``)."""
-        return Ask(self, prompt, parse, calls_left)
+        return Ask(self, prompt, parse)
 
     def _failed_call(self, exc: Exception, warnings: list[str]) -> bool:
         """Record a failed call; True when it was refused by a budget."""
@@ -285,21 +266,16 @@ class LLMDecision:
         usage = merge_usage(tracker.as_dict(), {"by_node": {self.node: {"modes": modes}}}) if modes else tracker.as_dict()
         return Asked(value, reply, warnings, usage, exhausted)
 
-    def _dialogue(self, prompt: PromptInput, parse: Parser, calls_left: int | CallPool | None):
+    def _dialogue(self, prompt: PromptInput, parse: Parser):
         """The decision, written once for :meth:`ask` and :meth:`aask`: yields each call to make as
         ``(model, prompt, tracker)`` and is sent back the reply text or the exception; returns the :class:`Asked`.
 
-        Each attempt first takes a call from the pool; the first asks in the structured mode (when the decision
-        has one), a retry asks with the text prompt plus why the previous reply could not be used.
+        The first attempt asks in the structured mode (when the decision has one), a retry asks with the text
+        prompt plus why the previous reply could not be used. A call the question's budget refuses ends it.
         """
         tracker, warnings, reply, modes = UsageTracker(), [], "", {}
-        pool = call_pool(calls_left)
         mode, current = self._mode(), prompt
         for attempt in range(1, self.attempts + 1):
-            try:
-                pool.take()
-            except BudgetExceeded as exc:
-                return self._asked(None, reply, warnings, tracker, modes, self._failed_call(exc, warnings))
             modes[mode] = modes.get(mode, 0) + 1
             outcome = yield self._caller(mode), (json_mode_prompt(current, self.schema) if mode == "json_mode" else current), tracker
             if isinstance(outcome, LLMCallError) and mode != "text" and not isinstance(outcome, LLMUnavailable):
@@ -314,36 +290,40 @@ class LLMDecision:
             mode, current = "text", retry_prompt(prompt, reason, self.reply_format)
         return self._asked(None, reply, warnings, tracker, modes)
 
-    def ask(self, prompt: PromptInput, parse: Parser, *, calls_left: int | CallPool | None = None) -> Asked:
+    def ask(self, prompt: PromptInput, parse: Parser) -> Asked:
         """Call, parse, and retry once (with a prompt saying what was wrong) when the reply is unusable.
 
-        ``calls_left``: calls this decision may still make, or the :class:`CallPool` of its step (``None``: no
-        per-decider limit; the question's budget, if any, is enforced by the call itself); a call beyond it is
-        not made (``budget_exhausted``).
+        A call the question's budget refuses (:mod:`kg_agent.llm.budget`) is not made (``budget_exhausted``).
         """
-        dialogue, outcome = self._dialogue(prompt, parse, calls_left), None
-        while True:
-            try:
-                model, text, tracker = dialogue.send(outcome)
-            except StopIteration as done:
-                return done.value
-            try:
-                outcome = call_llm_reply(model, text, node=self.node, tracker=tracker).text
-            except Exception as exc:  # handed to the dialogue, which records it
-                outcome = exc
+        dialogue, outcome = self._dialogue(prompt, parse), None
+        while not (step := _advance(dialogue.send, outcome))[0]:
+            outcome = _reply_or_failure(call_llm_reply, *step[1], node=self.node)
+        return step[1]
 
-    async def aask(self, prompt: PromptInput, parse: Parser, *, calls_left: int | CallPool | None = None) -> Asked:
+    async def aask(self, prompt: PromptInput, parse: Parser) -> Asked:
         """:meth:`ask` with the model's native async call (no worker thread)."""
-        dialogue, outcome = self._dialogue(prompt, parse, calls_left), None
-        while True:
-            try:
-                model, text, tracker = dialogue.send(outcome)
-            except StopIteration as done:
-                return done.value
-            try:
-                outcome = (await acall_llm_reply(model, text, node=self.node, tracker=tracker)).text
-            except Exception as exc:  # as in ask
-                outcome = exc
+        dialogue, outcome = self._dialogue(prompt, parse), None
+        while not (step := _advance(dialogue.send, outcome))[0]:
+            outcome = await _areply_or_failure(acall_llm_reply, *step[1], node=self.node)
+        return step[1]
+
+
+def _reply_or_failure(call: Callable[..., Any], model: Any, prompt: PromptInput, tracker: UsageTracker, *,
+                      node: str) -> str | Exception:
+    """The reply's text, or the exception the call raised (handed to the dialogue, which records it)."""
+    try:
+        return call(model, prompt, node=node, tracker=tracker).text
+    except Exception as exc:
+        return exc
+
+
+async def _areply_or_failure(call: Callable[..., Awaitable[Any]], model: Any, prompt: PromptInput,
+                             tracker: UsageTracker, *, node: str) -> str | Exception:
+    """:func:`_reply_or_failure` of an async ``call``."""
+    try:
+        return (await call(model, prompt, node=node, tracker=tracker)).text
+    except Exception as exc:
+        return exc
 
 
 async def ask_all(requests: Sequence[Callable[[], Awaitable[T]]], *, max_concurrency: int = DEFAULT_MAX_CONCURRENCY) -> list[T]:
@@ -367,14 +347,27 @@ Steps = Generator[Any, Any, T]
 
 def decide(decider: Any, method: str, *args: Any, **kwargs: Any) -> Steps | Callable[[], Any]:
     """``decider.<method>(*args, **kwargs)`` as a step: its ``<method>_steps`` generator when it has one (the LLM
-    deciders), else the plain call (an offline or custom decider; a shared :class:`CallPool` given as
-    ``calls_left`` reaches it as the number of calls left)."""
+    deciders), else the plain call (an offline or custom decider; its model calls, if any, are held to the
+    question's budget where they are made, and counted in its outcome's usage: :func:`counted`)."""
     steps = getattr(decider, f"{method}_steps", None)
     if steps is not None:
         return steps(*args, **kwargs)
-    if isinstance(kwargs.get("calls_left"), CallPool):
-        kwargs["calls_left"] = kwargs["calls_left"].remaining
-    return functools.partial(getattr(decider, method), *args, **kwargs)
+    return functools.partial(counted, functools.partial(getattr(decider, method), *args, **kwargs))
+
+
+def counted(call: Callable[[], T]) -> T:
+    """``call()`` (a plain decider's decision), with the model calls it made but left out of its outcome's ``usage``
+    added there, so the state's usage, which the question's budget counts from, holds every call made. The usage is
+    a dataclass's ``usage`` field, or the last item of a tuple (an instruction integrator's)."""
+    with tallied() as tally:
+        outcome = call()
+    if dataclasses.is_dataclass(outcome) and "usage" in {f.name for f in dataclasses.fields(outcome)}:
+        missing = missing_usage(tally.as_dict(), outcome.usage)
+        return outcome if missing is None else dataclasses.replace(outcome, usage=merge_usage(outcome.usage, missing))
+    if isinstance(outcome, tuple) and outcome and isinstance(outcome[-1], dict | type(None)):
+        missing = missing_usage(tally.as_dict(), outcome[-1])
+        return outcome if missing is None else (*outcome[:-1], merge_usage(outcome[-1], missing))
+    return outcome
 
 
 def _run_one(request: Any, max_concurrency: int) -> Any:

@@ -4,7 +4,7 @@ The graph factories wrap their nodes:
 
 * :func:`timed` on the first node (``link``): records ``started_at``, when the question's clock starts;
 * :func:`budgeted` on every other node that may call a model or explore the KG. An *exploration* step
-  (``explore=True``) is skipped once the budget is spent and something was explored (the state has
+  (``explore=True``) is skipped once the budget is spent (all of it but the answer's reserve) and something was explored (the state has
   ``chains``; the first round always runs, with offline deciders if need be): it returns
   ``stop_reason="budget"`` and a warning, and the graph goes on to its answer step, which answers
   from what was found. Any step runs
@@ -69,7 +69,7 @@ def budgeted(
     extra = dict(stop_update or {})
 
     def run(state: dict):
-        reason = budget.exhausted_for(state) if budget.limited else None
+        reason = budget.exhausted_for(state, keep=budget.answer_reserve) if budget.limited else None
         if reason is not None and explore and state.get("chains"):
             return {**extra, "stop_reason": BUDGET_STOP,
                     "warnings": add_warnings(state, f"{step}: {reason}; exploration stops and the answer uses what was found")}

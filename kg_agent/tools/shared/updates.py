@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
 
 from kg_agent.llm.usage import merge_usage
 
@@ -30,6 +31,21 @@ def emit_answers(answers: list[dict], stop_reason: str = "") -> None:
     keys = ("answer", "entity_id", "grounded", "score")
     emit("answer", count=len(answers), stop_reason=stop_reason,
          answers=[{k: a.get(k) for k in keys} for a in answers[:EMITTED_ANSWERS]])
+
+
+def answer_update(state: dict, outcome: Any, stop: str = "") -> dict:
+    """An answer step's update from its answerer's ``outcome`` (``answers``, ``output``, ``stop_reason``, ``warnings``,
+    ``usage``): the stop reason is the outcome's, else ``stop``, else ``answered`` / ``no_answer``; emits the
+    ``answer`` stream event."""
+    stop = outcome.stop_reason or stop or ("answered" if outcome.answers else "no_answer")
+    emit_answers(outcome.answers, stop)
+    return {
+        "answers": outcome.answers,
+        "output": outcome.output,
+        "stop_reason": stop,
+        "warnings": add_warnings(state, outcome.warnings),
+        "usage": add_usage(state, outcome.usage),
+    }
 
 
 def add_warnings(state: dict, *messages: str | Iterable[str]) -> list[str]:

@@ -41,9 +41,9 @@ from kg_agent.tools.shared.grounding import (
 )
 from kg_agent.tools.shared.link import reply_message
 from kg_agent.tools.shared.path_scoring import RelationPathScorer
-from kg_agent.tools.shared.updates import add_usage, add_warnings, answer_record, emit_answers
+from kg_agent.tools.shared.updates import answer_record, answer_update
 from kg_agent.tools.tog.prune_entities import chain_path, chain_triplets
-from kg_agent.tools.tog.prune_relations import chain_relations, remaining_calls
+from kg_agent.tools.tog.prune_relations import chain_relations
 from kg_agent.tools.tog.verify import Verifier, best_chain, round_chains
 
 UNVERIFIED_NOTE = "exploration ended without verification ({reason}); answered from the triples and the model's own knowledge"
@@ -54,8 +54,7 @@ OFFLINE_UNVERIFIED_NOTE = "exploration ended without verification ({reason}); be
 class ToGAnswerer(Protocol):
     name: str
 
-    def answer(self, question: str, chains: Sequence[dict], *, verification: dict | None, stop_reason: str,
-               calls_left: int | None = None) -> AnswerOutcome: ...
+    def answer(self, question: str, chains: Sequence[dict], *, verification: dict | None, stop_reason: str) -> AnswerOutcome: ...
 
 
 def chain_evidence(chains: Sequence[dict]) -> Evidence:
@@ -110,7 +109,7 @@ class ChainAnswerer:
         self.max_answers = max_answers
         self.grounding = grounding
 
-    def answer(self, question, chains, *, verification, stop_reason, calls_left=None) -> AnswerOutcome:
+    def answer(self, question, chains, *, verification, stop_reason) -> AnswerOutcome:
         verified = bool(verification and verification.get("sufficient"))
         if not verified and self.grounding == "strict" and chains:
             return AnswerOutcome([], "", [f"answer: exploration ended without verification ({stop_reason or 'not verified'}); "
@@ -208,7 +207,7 @@ class LLMToGAnswerer:
     def answer(self, *args, **kwargs) -> AnswerOutcome:
         return run_steps(self.answer_steps(*args, **kwargs))
 
-    def answer_request(self, question: str, chains: Sequence[dict], *, calls_left: int | None = None) -> Ask:
+    def answer_request(self, question: str, chains: Sequence[dict]) -> Ask:
         """The model call of an answer not taken from the verifier, as a step to yield (ToG's answer prompt over
         the chains' triplets; with none, a plain question prompt). It depends on the chains alone, so
         ``speculate`` asks it while the last verification runs."""
@@ -217,9 +216,9 @@ class LLMToGAnswerer:
             prompt = ANSWER_PROMPT.format(question=question, triplets="\n".join(lines))
         else:
             prompt = NO_TRIPLES_PROMPT.format(question=question)
-        return self.decision.request(prompt, lambda r: (parse_tog_answers(r) or None, []), calls_left=calls_left)
+        return self.decision.request(prompt, lambda r: (parse_tog_answers(r) or None, []))
 
-    def answer_steps(self, question, chains, *, verification, stop_reason, calls_left=None, asked: Asked | None = None):
+    def answer_steps(self, question, chains, *, verification, stop_reason, asked: Asked | None = None):
         """:meth:`answer` as steps (see :mod:`kg_agent.tools.shared.decider`); ``asked``: :meth:`answer_request`
         already asked (``speculate``), used when the answer needs the model."""
         verified = bool(verification and verification.get("sufficient"))
@@ -235,7 +234,7 @@ class LLMToGAnswerer:
                                      read_sentences=read_sentences)
             return self._settle(records, verification.get("reply") or "", notes, {}, verified=True, offline=offline)
         if asked is None:
-            asked = yield self.answer_request(question, chains, calls_left=calls_left)
+            asked = yield self.answer_request(question, chains)
         if not asked.decided:
             outcome = self.fallback.answer(question, answering, verification=verification, stop_reason=stop_reason)
             return fall_back(asked, outcome, node="answer", to=f"{self.fallback.name} answers")
@@ -275,24 +274,15 @@ class LLMToGAnswerer:
         return [a for a in answers if a.get("grounded")] or None
 
 
-def answer_steps(state: dict, *, answerer: ToGAnswerer, max_llm_calls: int | None = None, asked: Asked | None = None):
+def answer_steps(state: dict, *, answerer: ToGAnswerer, asked: Asked | None = None):
     """Graph node (as steps): answer from the explored chains (this round's, in ToG-I) and the verification.
 
     ``asked``: the answerer's model call, already asked (``speculate``; see :meth:`LLMToGAnswerer.answer_request`)."""
     stop = state.get("stop_reason") or ""
-    calls_left = remaining_calls(state, max_llm_calls)
     ahead = {} if asked is None else {"asked": asked}
     outcome = yield decide(answerer, "answer", state.get("question", ""), round_chains(state),
-                           verification=state.get("verification"), stop_reason=stop, calls_left=calls_left, **ahead)
-    stop = outcome.stop_reason or stop or ("answered" if outcome.answers else "no_answer")
-    emit_answers(outcome.answers, stop)
-    return {
-        "answers": outcome.answers,
-        "output": outcome.output,
-        "stop_reason": stop,
-        "warnings": add_warnings(state, outcome.warnings),
-        "usage": add_usage(state, outcome.usage),
-    }
+                           verification=state.get("verification"), stop_reason=stop, **ahead)
+    return answer_update(state, outcome, stop)
 
 
 def format_tog_reply(state: dict) -> str:
@@ -307,10 +297,10 @@ def format_tog_reply(state: dict) -> str:
     return names + because + flag
 
 
-def respond_steps(state: dict, *, answerer: ToGAnswerer, max_llm_calls: int | None = None, name: str = "tog",
+def respond_steps(state: dict, *, answerer: ToGAnswerer, name: str = "tog",
                   asked: Asked | None = None):
     """``answer``, plus the chat reply when the question came as messages. Steps."""
-    update = yield from answer_steps(state, answerer=answerer, max_llm_calls=max_llm_calls, asked=asked)
+    update = yield from answer_steps(state, answerer=answerer, asked=asked)
     if state.get("messages"):
         merged = {**state, **update}
         update["messages"] = [reply_message(format_tog_reply(merged), merged, name=name)]

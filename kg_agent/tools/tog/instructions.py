@@ -33,7 +33,7 @@ from kg_agent.tools.shared.decider import LLMDecision, StructuredMode, decide, f
 from kg_agent.tools.shared.decision_schemas import Instructions, Summary
 from kg_agent.tools.shared.scoring import DEFAULT_IGNORED_RELATIONS, filter_relations
 from kg_agent.tools.shared.updates import add_usage, add_warnings
-from kg_agent.tools.tog.prune_relations import SimilarityRelationPruner, guided_query, remaining_calls
+from kg_agent.tools.tog.prune_relations import SimilarityRelationPruner, guided_query
 
 DEFAULT_MAX_INSTRUCTIONS = 3
 
@@ -51,8 +51,8 @@ class InstructionOutcome:
 class InstructionGenerator(Protocol):
     name: str
 
-    def generate(self, question: str, topic_entities: Sequence[Entity], *, max_instructions: int = DEFAULT_MAX_INSTRUCTIONS,
-                 calls_left: int | None = None) -> InstructionOutcome: ...
+    def generate(self, question: str, topic_entities: Sequence[Entity], *,
+                 max_instructions: int = DEFAULT_MAX_INSTRUCTIONS) -> InstructionOutcome: ...
 
 
 class PathInstructionGenerator:
@@ -91,7 +91,7 @@ class PathInstructionGenerator:
             nodes = sorted({t for n in nodes[: self.frontier_sample] for t in self.kg.neighbors(n, relations[best])} - seen)
         return prefix
 
-    def generate(self, question, topic_entities, *, max_instructions=DEFAULT_MAX_INSTRUCTIONS, calls_left=None) -> InstructionOutcome:
+    def generate(self, question, topic_entities, *, max_instructions=DEFAULT_MAX_INSTRUCTIONS) -> InstructionOutcome:
         entities = list(topic_entities)
         if not entities:
             return InstructionOutcome([f"Find the entities the question is about: {question}"], source=self.name)
@@ -158,10 +158,10 @@ class LLMInstructionGenerator:
     def generate(self, *args, **kwargs) -> InstructionOutcome:
         return run_steps(self.generate_steps(*args, **kwargs))
 
-    def generate_steps(self, question, topic_entities, *, max_instructions=DEFAULT_MAX_INSTRUCTIONS, calls_left=None):
+    def generate_steps(self, question, topic_entities, *, max_instructions=DEFAULT_MAX_INSTRUCTIONS):
         """:meth:`generate` as steps (see :mod:`kg_agent.tools.shared.decider`)."""
         prompt = self.prompt.format(n=max_instructions, question=question)
-        asked = yield self.decision.request(prompt, lambda r: (parse_instructions(r, max_instructions), []), calls_left=calls_left)
+        asked = yield self.decision.request(prompt, lambda r: (parse_instructions(r, max_instructions), []))
         if asked.decided:
             instructions, entities = asked.value
             return InstructionOutcome(instructions, entities, asked.warnings, asked.usage, self.name)
@@ -175,7 +175,7 @@ class LLMInstructionGenerator:
 class InstructionIntegrator(Protocol):
     name: str
 
-    def integrate(self, question: str, instructions: Sequence[str], *, calls_left: int | None = None) -> tuple[str, list[str], dict]: ...
+    def integrate(self, question: str, instructions: Sequence[str]) -> tuple[str, list[str], dict]: ...
 
 
 @dataclass
@@ -192,7 +192,7 @@ class JoinInstructionIntegrator:
 
     name = "join"
 
-    def integrate(self, question, instructions, *, calls_left=None):
+    def integrate(self, question, instructions):
         return " ".join(instructions), [], {}
 
 
@@ -210,12 +210,12 @@ class LLMInstructionIntegrator:
     def integrate(self, *args, **kwargs):
         return run_steps(self.integrate_steps(*args, **kwargs))
 
-    def integrate_steps(self, question, instructions, *, calls_left=None):
+    def integrate_steps(self, question, instructions):
         """:meth:`integrate` as steps (see :mod:`kg_agent.tools.shared.decider`)."""
         if len(instructions) <= 1:
             return " ".join(instructions), [], {}
         prompt = self.prompt.format(question=question, instructions="\n".join(f"{i}. {text}" for i, text in enumerate(instructions, 1)))
-        asked = yield self.decision.request(prompt, lambda r: (r.strip() or None, []), calls_left=calls_left)
+        asked = yield self.decision.request(prompt, lambda r: (r.strip() or None, []))
         if asked.decided:
             return asked.value, asked.warnings, asked.usage
         joined = JoinedInstructions(" ".join(instructions))
@@ -252,12 +252,10 @@ def instructions_steps(
     generator: InstructionGenerator,
     max_instructions: int = DEFAULT_MAX_INSTRUCTIONS,
     max_topic_entities: int = 5,
-    max_llm_calls: int | None = None,
 ) -> dict:
     """Graph node (as steps): generate the instructions; add the entities they suggest to ``topic_entities``."""
     entities = [Entity.from_dict(e) for e in state.get("topic_entities") or []]
-    calls_left = remaining_calls(state, max_llm_calls, reserve=1)
-    outcome = yield decide(generator, "generate", state["question"], entities, max_instructions=max_instructions, calls_left=calls_left)
+    outcome = yield decide(generator, "generate", state["question"], entities, max_instructions=max_instructions)
     warnings = list(outcome.warnings)
     known = {e.id for e in entities}
     for name in outcome.entities:
@@ -282,15 +280,13 @@ def instructions_steps(
     return update
 
 
-def integrate_steps(state: dict, *, integrator: InstructionIntegrator, max_width: int | None = None,
-                    max_llm_calls: int | None = None):
+def integrate_steps(state: dict, *, integrator: InstructionIntegrator, max_width: int | None = None):
     """Graph node (as steps): start outer iteration T: integrate ``i_1..i_T`` into ``guidance``, set width W = T, restart."""
     from kg_agent.tools.tog.prune_entities import new_chain
 
     round_ = int(state.get("round") or 0) + 1
     instructions = list(state.get("instructions") or [])[:round_]
-    calls_left = remaining_calls(state, max_llm_calls, reserve=1)
-    guidance, warnings, usage = yield decide(integrator, "integrate", state["question"], instructions, calls_left=calls_left)
+    guidance, warnings, usage = yield decide(integrator, "integrate", state["question"], instructions)
     width = round_ if max_width is None else min(round_, max_width)
     return {
         "round": round_,

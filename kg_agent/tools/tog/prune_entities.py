@@ -43,7 +43,6 @@ from kg_agent.kg.relation_paths import verbalize_relation
 from kg_agent.kg.types import Entity, Path, Triple
 from kg_agent.llm.parsing import parse_scored_items
 from kg_agent.tools.shared.decider import (
-    CallPool,
     LLMDecision,
     StructuredMode,
     decide,
@@ -64,7 +63,6 @@ from kg_agent.tools.tog.prune_relations import (
     chain_relations,
     chain_tail,
     guided_query,
-    remaining_calls,
     scores_whole_paths,
 )
 
@@ -130,7 +128,6 @@ class EntityScorer(Protocol):
         candidates: Sequence[Entity],
         *,
         guidance: str = "",
-        calls_left: int | None = None,
     ) -> ScoredOutcome: ...
 
 
@@ -143,7 +140,7 @@ class SimilarityEntityScorer(TextVectorsFromEmbeddings):
         self._embeddings = embeddings
 
 
-    def score_entities(self, question, entity, relation, candidates, *, guidance="", calls_left=None) -> ScoredOutcome:
+    def score_entities(self, question, entity, relation, candidates, *, guidance="") -> ScoredOutcome:
         if not candidates:
             return ScoredOutcome([], source=self.name)
         verb = verbalize_relation(relation)
@@ -168,7 +165,7 @@ class PathEntityScorer:
         self.paths = paths
         self.text = text or SimilarityEntityScorer()
 
-    def score_entities(self, question, entity, relation, candidates, *, guidance="", calls_left=None, prefix=()) -> ScoredOutcome:
+    def score_entities(self, question, entity, relation, candidates, *, guidance="", prefix=()) -> ScoredOutcome:
         if not candidates:
             return ScoredOutcome([], source=self.name)
         texts = dict(self.text.score_entities(question, entity, relation, candidates, guidance=guidance).items)
@@ -222,7 +219,7 @@ class LLMEntityScorer:
     def score_entities(self, *args, **kwargs) -> ScoredOutcome:
         return run_steps(self.score_entities_steps(*args, **kwargs))
 
-    def score_entities_steps(self, question, entity, relation, candidates, *, guidance="", calls_left=None):
+    def score_entities_steps(self, question, entity, relation, candidates, *, guidance=""):
         """:meth:`score_entities` as steps (see :mod:`kg_agent.tools.shared.decider`)."""
         if not candidates:
             return ScoredOutcome([], source=self.name)
@@ -252,7 +249,7 @@ class LLMEntityScorer:
                 notes.append(f"prune_entities: entity scores for {entity.label} -{relation}-> summed to {total:.2f}; rescaled")
             return top_normalised(items, len(items)), notes
 
-        asked = yield self.decision.request(prompt, parse, calls_left=calls_left)
+        asked = yield self.decision.request(prompt, parse)
         if asked.decided:
             return ScoredOutcome(asked.value, asked.warnings, asked.usage, self.name)
         outcome = self.fallback.score_entities(question, entity, relation, candidates, guidance=guidance)
@@ -281,9 +278,8 @@ class EntityScoring:
     decisions: int = 0  # requests that ask the entity scorer
 
 
-def plan_entity_scoring(state: dict, *, kg: KnowledgeGraph, scorer: EntityScorer, max_candidates: int,
-                        pool: CallPool) -> EntityScoring:
-    """The entity-scoring requests of the state's ``candidate_relations`` (their calls taken from ``pool``)."""
+def plan_entity_scoring(state: dict, *, kg: KnowledgeGraph, scorer: EntityScorer, max_candidates: int) -> EntityScoring:
+    """The entity-scoring requests of the state's ``candidate_relations``."""
     frontier = state.get("frontier") or []
     scoring = EntityScoring([], [], [])
     for pair in state.get("candidate_relations") or []:
@@ -306,7 +302,7 @@ def plan_entity_scoring(state: dict, *, kg: KnowledgeGraph, scorer: EntityScorer
             scoring.decisions += 1
             on_path = {"prefix": chain_relations(chain)} if scores_whole_paths(scorer) else {}
             scoring.requests.append(decide(scorer, "score_entities", beam_question(state, chain, scorer), head, relation,
-                                           candidates, guidance=state.get("guidance") or "", calls_left=pool, **on_path))
+                                           candidates, guidance=state.get("guidance") or "", **on_path))
     return scoring
 
 
@@ -336,12 +332,11 @@ def prune_entities_steps(
     scorer: EntityScorer,
     width: int | None = None,
     max_candidates: int = DEFAULT_MAX_CANDIDATES,
-    max_llm_calls: int | None = None,
     scored: dict | None = None,
 ):
     """Graph node (as steps): score the tails of each kept (chain, relation) pair; extend the chains with the
-    top-``W`` triples. The pairs' scoring calls are independent and run concurrently, their calls taken from
-    one pool (``max_llm_calls`` less one kept for the answer).
+    top-``W`` triples. The pairs' scoring calls are independent and run concurrently, under the question's
+    budget (:mod:`kg_agent.llm.budget`).
 
     Appends the new chains to ``chains``, makes them the ``frontier``, advances ``depth``; sets
     ``stop_reason="no_candidates"`` when no pair has a tail entity left to visit.
@@ -352,8 +347,7 @@ def prune_entities_steps(
     frontier = state.get("frontier") or []
     depth = int(state.get("depth") or 0) + 1
     if scored is None:
-        pool = CallPool(remaining_calls(state, max_llm_calls, reserve=1))
-        scoring = plan_entity_scoring(state, kg=kg, scorer=scorer, max_candidates=max_candidates, pool=pool)
+        scoring = plan_entity_scoring(state, kg=kg, scorer=scorer, max_candidates=max_candidates)
         scored = scored_entities(scoring, (yield scoring.requests))
     ranked = sorted(scored["triples"], key=lambda item: -item[0])[:width]
     extra = {"round": state["round"]} if state.get("round") else {}

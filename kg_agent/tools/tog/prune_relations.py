@@ -7,7 +7,8 @@ decider keeps ``W`` of them with scores in [0, 1] that sum to 1. The node then k
 depth: with at most ``W`` chains in the beam, one relation call per chain, one entity call per kept pair
 and one verification, a question costs at most ``2·W·D + D + 1`` LLM calls (ToG's bound, the ``+1`` being
 the final answer). Retries of malformed replies are counted against the same per-question limit
-(``max_llm_calls``): when it is reached, the offline decider answers instead and a warning says so.
+(``max_llm_calls``, the question's :class:`~kg_agent.llm.budget.QuestionBudget`, one call kept for the answer): when
+it is reached, the offline decider answers instead and a warning says so.
 
 Two deciders share one interface (:class:`RelationPruner`):
 
@@ -38,7 +39,6 @@ from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.types import Entity
 from kg_agent.llm.parsing import parse_scored_items
 from kg_agent.tools.shared.decider import (
-    CallPool,
     LLMDecision,
     StructuredMode,
     decide,
@@ -59,14 +59,6 @@ from kg_agent.tools.shared.updates import add_usage, add_warnings, emit
 
 DEFAULT_WIDTH = 3  # ToG's beam width W
 DEFAULT_DEPTH = 3  # ToG's maximum depth D
-
-def remaining_calls(state: dict, max_llm_calls: int | None, *, spent: dict | None = None, reserve: int = 0) -> int | None:
-    """Calls this question may still make: ``max_llm_calls`` minus the calls (and failed calls) so far."""
-    if max_llm_calls is None:
-        return None
-    usage = add_usage(state, spent)
-    return max(0, max_llm_calls - int(usage.get("calls", 0)) - int(usage.get("errors", 0)) - reserve)
-
 
 @dataclass
 class ScoredOutcome:
@@ -94,7 +86,6 @@ class RelationPruner(Protocol):
         width: int,
         prefix: Sequence[str] = (),
         guidance: str = "",
-        calls_left: int | None = None,
     ) -> ScoredOutcome: ...
 
 
@@ -200,7 +191,7 @@ class SimilarityRelationPruner:
             for relation in relations
         ])
 
-    def score_relations(self, question, entity, relations, *, width, prefix=(), guidance="", calls_left=None) -> ScoredOutcome:
+    def score_relations(self, question, entity, relations, *, width, prefix=(), guidance="") -> ScoredOutcome:
         if not relations:
             return ScoredOutcome([], source=self.name)
         if self.scores_whole_paths:  # the question alone: offline guidance is this scorer's own greedy path
@@ -255,7 +246,7 @@ class LLMRelationPruner:
     def score_relations(self, *args, **kwargs) -> ScoredOutcome:
         return run_steps(self.score_relations_steps(*args, **kwargs))
 
-    def score_relations_steps(self, question, entity, relations, *, width, prefix=(), guidance="", calls_left=None):
+    def score_relations_steps(self, question, entity, relations, *, width, prefix=(), guidance=""):
         """:meth:`score_relations` as steps (see :mod:`kg_agent.tools.shared.decider`)."""
         if not relations:
             return ScoredOutcome([], source=self.name)
@@ -275,7 +266,7 @@ class LLMRelationPruner:
                 notes.append(f"prune_relations: the scores for {entity.label} were incomplete or did not sum to 1; rescaled")
             return top_normalised(parsed.items, width), notes
 
-        asked = yield self.decision.request(prompt, parse, calls_left=calls_left)
+        asked = yield self.decision.request(prompt, parse)
         if asked.decided and not self.keep_offline_top:
             return ScoredOutcome(asked.value, asked.warnings, asked.usage, self.name)
         outcome = self.fallback.score_relations(question, entity, relations, width=width, prefix=prefix, guidance=guidance)
@@ -328,8 +319,8 @@ class RelationScoring:
 
 
 def plan_relation_scoring(state: dict, *, kg: KnowledgeGraph, pruner: RelationPruner, width: int,
-                          ignored_relations: Sequence[str], pool: CallPool) -> RelationScoring:
-    """The relation-scoring requests of the beam in ``state`` (their calls taken from ``pool``)."""
+                          ignored_relations: Sequence[str]) -> RelationScoring:
+    """The relation-scoring requests of the beam in ``state``."""
     frontier = list(state.get("frontier") or [])
     warnings: list[str | int] = []
     if len(frontier) > width:
@@ -352,8 +343,7 @@ def plan_relation_scoring(state: dict, *, kg: KnowledgeGraph, pruner: RelationPr
         else:
             scoring.decisions += 1
             scoring.requests.append(decide(pruner, "score_relations", beam_question(state, chain, pruner), entity, relations, width=width,
-                                           prefix=chain_relations(chain), guidance=state.get("guidance") or "",
-                                           calls_left=pool))
+                                           prefix=chain_relations(chain), guidance=state.get("guidance") or ""))
     return scoring
 
 
@@ -389,7 +379,6 @@ def prune_relations_steps(
     pruner: RelationPruner,
     width: int | None = None,
     ignored_relations: Sequence[str] = DEFAULT_IGNORED_RELATIONS,
-    max_llm_calls: int | None = None,
     scored: dict | None = None,
 ):
     """Graph node (as steps): score ``W`` relations per frontier chain; keep the global top-``W`` (chain, relation) pairs.
@@ -399,16 +388,14 @@ def prune_relations_steps(
     (``score`` = relation score x the chain's score, the ranking used for the global top-``W``); sets
     ``stop_reason="no_relations"`` when no frontier entity has a usable relation. One LLM call per frontier
     chain (none when the entity has a single relation: it scores 1); the chains' calls are independent and
-    run concurrently, their calls taken from one pool (``max_llm_calls`` less one kept for the answer).
+    run concurrently, under the question's budget (:mod:`kg_agent.llm.budget`).
 
     ``scored``: this beam's :func:`scored_relations`, already asked (``speculate``: while the previous depth was
     verified); then no call is made here.
     """
     width = int(width or state.get("width") or DEFAULT_WIDTH)
     if scored is None:
-        pool = CallPool(remaining_calls(state, max_llm_calls, reserve=1))
-        scoring = plan_relation_scoring(state, kg=kg, pruner=pruner, width=width, ignored_relations=ignored_relations,
-                                        pool=pool)
+        scoring = plan_relation_scoring(state, kg=kg, pruner=pruner, width=width, ignored_relations=ignored_relations)
         scored = scored_relations(scoring, (yield scoring.requests))
     pairs = kept_pairs(scored, width)
     emit("prune_relations", depth=int(state.get("depth") or 0) + 1,

@@ -19,14 +19,14 @@ What was asked ahead waits in the state's ``speculated`` field (not part of the 
 is for (:func:`taking_speculated`), which does with the replies exactly what it does with replies it asks for itself
 (same warnings in the same place, same usage), so answers, chains, warnings and usage are those of a run without
 speculation, except that discarded calls still count: in ``usage`` (calls and tokens, per node, and in
-``usage["speculation"]``: ``discarded_calls``, ``discarded_tokens``) and against ``max_llm_calls``.
+``usage["speculation"]``: ``discarded_calls``, ``discarded_tokens``) and against the question's budget.
 
 Speculation runs only when it cannot change what the question does; otherwise the verification runs alone, as
 without speculation:
 
 * the calls left cover the worst case: the verification, every decision asked ahead and the answer, each asked
   :data:`~kg_agent.tools.shared.decider.DEFAULT_ATTEMPTS` times (the call and its retry), so no decision is refused
-  a call it would have had without speculation;
+  a call it would have had without speculation (an answer call asked ahead uses the answer's reserve first);
 * no model call of the question has failed (the calls asked ahead could fail too, and move the circuit breaker).
 
 The factories refuse ``speculate`` with ``max_tokens`` or ``max_seconds``: tokens and time cannot be reserved ahead.
@@ -41,8 +41,8 @@ from functools import partial
 from typing import Any
 
 from kg_agent.kg.graph import KnowledgeGraph
-from kg_agent.llm.budget import QuestionBudget
-from kg_agent.tools.shared.decider import DEFAULT_ATTEMPTS, Asked, CallPool, steps_of
+from kg_agent.llm.budget import QuestionBudget, spent
+from kg_agent.tools.shared.decider import DEFAULT_ATTEMPTS, Asked, steps_of
 from kg_agent.tools.shared.updates import add_usage
 from kg_agent.tools.tog.answer import ToGAnswerer
 from kg_agent.tools.tog.prune_entities import (
@@ -56,7 +56,6 @@ from kg_agent.tools.tog.prune_relations import (
     RelationPruner,
     kept_pairs,
     plan_relation_scoring,
-    remaining_calls,
     scored_relations,
 )
 from kg_agent.tools.tog.verify import (
@@ -100,12 +99,12 @@ def _key(state: dict, step: str) -> dict:
             "depth": int(state.get("depth") or 0)}
 
 
-def _affordable(state: dict, max_llm_calls: int | None, decisions: int) -> bool:
+def _affordable(state: dict, budget: QuestionBudget, decisions: int) -> bool:
     """Whether the calls left cover ``decisions`` asked ahead plus the verification and the answer, each asked
     :data:`DEFAULT_ATTEMPTS` times, and no call of the question has failed."""
     if (state.get("usage") or {}).get("errors"):
         return False
-    left = remaining_calls(state, max_llm_calls)
+    left = budget.calls_left(spent(state.get("usage"))[0])
     return left is None or left >= DEFAULT_ATTEMPTS * (decisions + 2)
 
 
@@ -113,27 +112,24 @@ def _explores_on(update: dict) -> bool:
     return update["stop_reason"] == ""
 
 
-def relations_ahead(state: dict, *, kg: KnowledgeGraph, pruner: RelationPruner, scorer: EntityScorer,
-                    width: int | None, ignored_relations: Sequence[str], max_candidates: int,
-                    max_llm_calls: int | None) -> Ahead | None:
+def relations_ahead(state: dict, *, budget: QuestionBudget, kg: KnowledgeGraph, pruner: RelationPruner,
+                    scorer: EntityScorer, width: int | None, ignored_relations: Sequence[str],
+                    max_candidates: int) -> Ahead | None:
     """The next depth's relation scoring of the beam in ``state``; when it needs no model call (every beam entity
     has a single relation), it is decided now and the entity scoring after it is asked ahead instead. ``None``
     when the calls left do not cover it, or nothing would be asked."""
     width = int(width or state.get("width") or DEFAULT_WIDTH)
-    if not _affordable(state, max_llm_calls, min(width, len(state.get("frontier") or []))):
+    if not _affordable(state, budget, min(width, len(state.get("frontier") or []))):
         return None
-    left = remaining_calls(state, max_llm_calls, reserve=1)
-    pool = CallPool(None if left is None else left - DEFAULT_ATTEMPTS)  # the verification's calls stay free
-    relations = plan_relation_scoring(state, kg=kg, pruner=pruner, width=width, ignored_relations=ignored_relations,
-                                      pool=pool)
+    relations = plan_relation_scoring(state, kg=kg, pruner=pruner, width=width, ignored_relations=ignored_relations)
     if relations.decisions:
         return Ahead(relations.requests, lambda outcomes: {"prune_relations": scored_relations(relations, outcomes)},
                      _explores_on)
     scored = scored_relations(relations, [single() for single in relations.requests])
     pairs = kept_pairs(scored, width)
     entities = plan_entity_scoring({**state, "frontier": scored["frontier"], "candidate_relations": pairs}, kg=kg,
-                                   scorer=scorer, max_candidates=max_candidates, pool=pool)
-    if not entities.decisions or not _affordable(state, max_llm_calls, entities.decisions):
+                                   scorer=scorer, max_candidates=max_candidates)
+    if not entities.decisions or not _affordable(state, budget, entities.decisions):
         return None
     return Ahead(entities.requests,
                  lambda outcomes: {"prune_relations": scored, "prune_entities": scored_entities(entities, outcomes)},
@@ -146,13 +142,13 @@ def _answer_asks(update: dict) -> bool:
     return bool(update["stop_reason"]) and not (verification["sufficient"] and verification.get("answer"))
 
 
-def answer_ahead(state: dict, *, answerer: ToGAnswerer, max_llm_calls: int | None) -> Ahead | None:
+def answer_ahead(state: dict, *, budget: QuestionBudget, answerer: ToGAnswerer) -> Ahead | None:
     """The answer's model call (``None`` for an answerer without :meth:`~LLMToGAnswerer.answer_request`, or when the
     calls left do not cover it)."""
     answer_request = getattr(answerer, "answer_request", None)
-    if answer_request is None or not _affordable(state, max_llm_calls, 0):
+    if answer_request is None or not _affordable(state, budget, 0):
         return None
-    ask = answer_request(state.get("question", ""), round_chains(state), calls_left=DEFAULT_ATTEMPTS)
+    ask = answer_request(state.get("question", ""), round_chains(state))
     return Ahead([ask], lambda outcomes: {"answer": dataclasses.asdict(outcomes[0])}, _answer_asks)
 
 
@@ -161,7 +157,7 @@ def _last_round(state: dict) -> bool:
     return int(state.get("round") or 0) >= len(state.get("instructions") or [])
 
 
-def verify_and_speculate(state: dict, *, verifier: Verifier, max_depth: int, max_llm_calls: int | None, uses_llm: bool,
+def verify_and_speculate(state: dict, *, verifier: Verifier, max_depth: int, budget: QuestionBudget,
                          kg: KnowledgeGraph, pruner: RelationPruner, scorer: EntityScorer, answerer: ToGAnswerer,
                          width: int | None = None, ignored_relations: Sequence[str] = (),
                          max_candidates: int = DEFAULT_MAX_CANDIDATES):
@@ -169,17 +165,14 @@ def verify_and_speculate(state: dict, *, verifier: Verifier, max_depth: int, max
     next depth's relation pruning (or entity scoring) below ``max_depth``, the answer's call at it (in ToG-I's last
     round). Steps."""
     if int(state.get("depth") or 0) < max_depth:
-        ahead = relations_ahead(state, kg=kg, pruner=pruner, scorer=scorer, width=width,
-                                ignored_relations=ignored_relations, max_candidates=max_candidates,
-                                max_llm_calls=max_llm_calls)
+        ahead = relations_ahead(state, budget=budget, kg=kg, pruner=pruner, scorer=scorer, width=width,
+                                ignored_relations=ignored_relations, max_candidates=max_candidates)
     else:
-        ahead = answer_ahead(state, answerer=answerer, max_llm_calls=max_llm_calls) if _last_round(state) else None
+        ahead = answer_ahead(state, budget=budget, answerer=answerer) if _last_round(state) else None
     if ahead is None:
-        return (yield from verify_and_decide(state, verifier=verifier, max_depth=max_depth, max_llm_calls=max_llm_calls,
-                                             uses_llm=uses_llm))
-    verification, *outcomes = yield [verify_request(state, verifier=verifier, max_llm_calls=max_llm_calls), *ahead.requests]
-    update = with_stop_reason(state, verification_update(state, verification), max_depth=max_depth,
-                              max_llm_calls=max_llm_calls, uses_llm=uses_llm)
+        return (yield from verify_and_decide(state, verifier=verifier, max_depth=max_depth))
+    verification, *outcomes = yield [verify_request(state, verifier=verifier), *ahead.requests]
+    update = with_stop_reason(state, verification_update(state, verification), max_depth=max_depth)
     results = ahead.results(outcomes)
     if ahead.used(update):
         update[SPECULATED] = {step: {**_key(state, step), "result": result} for step, result in results.items()}
@@ -211,7 +204,8 @@ def taking_speculated(node: Callable[..., Any], *, step: str) -> Callable[[dict]
     return run
 
 
-def with_speculation(steps: dict[str, Callable[..., Any]], *, kg: KnowledgeGraph, pruner: RelationPruner,
+def with_speculation(steps: dict[str, Callable[..., Any]], *, budget: QuestionBudget, kg: KnowledgeGraph,
+                     pruner: RelationPruner,
                      scorer: EntityScorer, answerer: ToGAnswerer, width: int | None, ignored_relations: Sequence[str],
                      max_candidates: int) -> dict[str, Callable[..., Any]]:
     """A ToG-family graph's step functions (by node name) made speculative: ``verify`` (a ``partial`` of
@@ -219,7 +213,8 @@ def with_speculation(steps: dict[str, Callable[..., Any]], *, kg: KnowledgeGraph
     verify = steps["verify"]
     return {
         **steps,
-        "verify": partial(verify_and_speculate, **verify.keywords, kg=kg, pruner=pruner, scorer=scorer, answerer=answerer,
-                          width=width, ignored_relations=tuple(ignored_relations), max_candidates=max_candidates),
+        "verify": partial(verify_and_speculate, **verify.keywords, budget=budget, kg=kg, pruner=pruner, scorer=scorer,
+                          answerer=answerer, width=width, ignored_relations=tuple(ignored_relations),
+                          max_candidates=max_candidates),
         **{step: taking_speculated(steps[step], step=step) for step in TAKEN_AS},
     }

@@ -41,7 +41,6 @@ from kg_agent.tools.tog.prune_relations import (
     chain_tail,
     guided_query,
     relation_walks,
-    remaining_calls,
 )
 
 _JOIN = "\x1f"
@@ -71,7 +70,7 @@ class VerifyOutcome:
 class Verifier(Protocol):
     name: str
 
-    def verify(self, question: str, chains: Sequence[dict], *, depth: int, calls_left: int | None = None) -> VerifyOutcome: ...
+    def verify(self, question: str, chains: Sequence[dict], *, depth: int) -> VerifyOutcome: ...
 
 
 def best_chain(chains: Sequence[dict], depth: int | None = None) -> dict | None:
@@ -120,7 +119,7 @@ class ScoreVerifier:
                                sample=self.sample, ignored_relations=self.ignored_relations, max_paths=self.max_extensions)
         return [_joined((*chain_relations(chain), *walk)) for walk in walks]
 
-    def verify(self, question, chains, *, depth, calls_left=None) -> VerifyOutcome:
+    def verify(self, question, chains, *, depth) -> VerifyOutcome:
         explored = [c for c in chains if c.get("triples")]
         if not explored:
             return VerifyOutcome(False, source=self.name)
@@ -171,7 +170,7 @@ class LLMVerifier:
     def verify(self, *args, **kwargs) -> VerifyOutcome:
         return run_steps(self.verify_steps(*args, **kwargs))
 
-    def verify_steps(self, question, chains, *, depth, calls_left=None):
+    def verify_steps(self, question, chains, *, depth):
         """:meth:`verify` as steps (see :mod:`kg_agent.tools.shared.decider`)."""
         lines = chain_triplets(chains)
         warnings: list[str] = []
@@ -184,7 +183,7 @@ class LLMVerifier:
             decision, answer = parse_yes_no(reply)
             return (None if decision is None else (decision, answer)), []
 
-        asked = yield self.decision.request(prompt, parse, calls_left=calls_left)
+        asked = yield self.decision.request(prompt, parse)
         if asked.decided:
             decision, answer = asked.value
             return VerifyOutcome(decision, answer if decision else None, asked.reply, warnings + asked.warnings, asked.usage, self.name)
@@ -200,11 +199,9 @@ def round_chains(state: dict) -> list[dict]:
     return [c for c in state.get("chains") or [] if (c.get("round") or 0) == (state.get("round") or 0)]
 
 
-def verify_request(state: dict, *, verifier: Verifier, max_llm_calls: int | None = None):
+def verify_request(state: dict, *, verifier: Verifier):
     """The verification of the chains explored so far (this round's, in ToG-I), as a step to yield."""
-    calls_left = remaining_calls(state, max_llm_calls, reserve=1)
-    return decide(verifier, "verify", state["question"], round_chains(state), depth=int(state.get("depth") or 0),
-                  calls_left=calls_left)
+    return decide(verifier, "verify", state["question"], round_chains(state), depth=int(state.get("depth") or 0))
 
 
 def verification_update(state: dict, outcome: VerifyOutcome) -> dict:
@@ -223,35 +220,32 @@ def verification_update(state: dict, outcome: VerifyOutcome) -> dict:
     }
 
 
-def verify_steps(state: dict, *, verifier: Verifier, max_llm_calls: int | None = None):
+def verify_steps(state: dict, *, verifier: Verifier):
     """Graph node (as steps): ask whether the chains explored so far (this round's, in ToG-I) answer the question.
 
     Writes ``verification``: ``{"sufficient", "answer", "depth", "source", "reply"}``; the graph routes on it.
     """
-    outcome = yield verify_request(state, verifier=verifier, max_llm_calls=max_llm_calls)
+    outcome = yield verify_request(state, verifier=verifier)
     return verification_update(state, outcome)
 
 
 verify_node = sync_node(verify_steps)
 
 
-def with_stop_reason(state: dict, update: dict, *, max_depth: int, max_llm_calls: int | None, uses_llm: bool) -> dict:
-    """A verification's ``update`` with the stop reason: ``verified``, ``max_depth``, ``budget`` or '' (explore on)."""
-    merged = {**state, **update}
+def with_stop_reason(state: dict, update: dict, *, max_depth: int) -> dict:
+    """A verification's ``update`` with the stop reason: ``verified``, ``max_depth`` or '' (explore on; once the call
+    budget is spent, the next exploration step stops, see :func:`~kg_agent.tools.shared.question_budget.budgeted`)."""
     if update["verification"]["sufficient"]:
         stop = "verified"
     elif int(state.get("depth") or 0) >= max_depth:
         stop = "max_depth"
-    elif uses_llm and remaining_calls(merged, max_llm_calls, reserve=1) == 0:
-        stop = "budget"
-        update["warnings"] = [*update["warnings"], "verify: the LLM call budget is spent; exploration stops"]
     else:
         stop = ""
     update["stop_reason"] = stop
     return update
 
 
-def verify_and_decide(state: dict, *, verifier: Verifier, max_depth: int, max_llm_calls: int | None, uses_llm: bool):
+def verify_and_decide(state: dict, *, verifier: Verifier, max_depth: int):
     """``verify``, then the stop reason (:func:`with_stop_reason`). Steps."""
-    update = yield from verify_steps(state, verifier=verifier, max_llm_calls=max_llm_calls)
-    return with_stop_reason(state, update, max_depth=max_depth, max_llm_calls=max_llm_calls, uses_llm=uses_llm)
+    update = yield from verify_steps(state, verifier=verifier)
+    return with_stop_reason(state, update, max_depth=max_depth)
