@@ -108,3 +108,19 @@ def test_partial_names():
     # a partial name never cuts a name the question holds whole, and its words must be most of both
     assert ids(link_entities(kg, "what were the release years of the films directed by John Simpson")) == [E("John Simpson")]
     assert ids(link_entities(kg, "what kind government does egypt have")) == [E("Egypt")]
+
+
+def test_an_oxigraph_store_links_as_memory_does(kg, fixtures_dir: Path, tmp_path: Path):
+    from kg_agent.kg import build_oxigraph, open_oxigraph
+
+    assert link_entities(kg, "what language is Secretry in").entities[0].id == E("Secretary")  # a typo, one word
+    disk = open_oxigraph(build_oxigraph(fixtures_dir / "kg" / "metaqa_plain_linking.txt", tmp_path / "store"))
+    try:
+        for question in ("who are the actors in Philadelphia", "what is the primary language in Hush!",
+                         "which words describe Her", "what films has IMDb tagged with philadelphia",
+                         "what films are tagged with philadelphia", "who is the writer of the film Secretary",
+                         "what language is Secretry in"):
+            assert [(x.entity.id, x.mention, x.how) for x in link_entities(disk, question).linked] == \
+                [(x.entity.id, x.mention, x.how) for x in link_entities(kg, question).linked], question
+    finally:
+        disk.close()
