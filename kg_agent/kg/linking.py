@@ -2,7 +2,14 @@
 
 1. MetaQA-style brackets (``what films did [Tom Hanks] star in``): the bracketed text is looked up.
 2. Otherwise every word n-gram of the question (longest first, non-overlapping) is matched against the
-   entities' labels, exactly (case and punctuation ignored), then fuzzily for mentions that miss.
+   entities' labels and aliases (case, punctuation and underscores ignored), through the label index only; when
+   none matches, fuzzily (typos, an inflected word: "jamaican" for Jamaica). Each entity a mention names is scored
+   by the mention's length, whether the question writes the label exactly as the KG does (a cased question's
+   "primary" is a word, its "Hush!" the film), how well one of its relations fits the rest of the question's words
+   ("the actors in Philadelphia": the film, with ``starred_actors``, not the tag "philadelphia") and its number of
+   relations; a mention whose words only name relations of the KG (the tag "actors", "writer") is dropped when
+   another mention is left, and so is one a cased question writes in lower case against a capitalised label.
+   Several mentions link several entities ("... first, Blind Shaft or The Mask of Fu Manchu?").
 3. A mention without a letter or a digit (``[!!!]``, ``[🎬]``) names no entity and links to nothing.
 4. Nothing found: the result says so (``no entity of the knowledge graph found in the question``) and
    lists the closest labels, so a user can rephrase.
@@ -10,16 +17,19 @@
 :func:`search_entities` is the label search tools offer (exact, then labels containing the text, then fuzzy).
 
 The work is bounded whatever the input: at most :data:`MAX_BRACKETS` bracketed mentions are looked up,
-the fuzzy passes read only the first :data:`MAX_FUZZY_TOKENS` words of the question, and a fuzzy
+the fuzzy and partial-name passes read only the first :data:`MAX_FUZZY_TOKENS` words of the question, and a fuzzy
 lookup uses the first :data:`MAX_FUZZY_WORDS` words of a mention of at most :data:`MAX_FUZZY_CHARS`
 characters (a longer text cannot be a typo of a label), so a 100 kB question links in about a second.
 """
 
 from __future__ import annotations
 
+import collections
 import difflib
 import itertools
+import math
 import re
+import weakref
 from dataclasses import dataclass, field
 
 from kg_agent.kg.graph import KnowledgeGraph
@@ -28,11 +38,15 @@ from kg_agent.kg.types import Entity
 
 NO_ENTITY_MESSAGE = "no entity of the knowledge graph found in the question"
 
-STOPWORDS = frozenset(
+#: English function words: never a mention on their own, and not the words of a relation's name.
+FUNCTION_WORDS = frozenset(
     """a an the of in on at to for from by with and or but is are was were be been being do does did
     what which who whom whose when where why how that this these those it its as into about than then
     there their they them he she his her him i me my we our you your can could would should will shall
-    may might must has have had not no yes also same other films film movies movie act acted appear
+    may might must has have had not no yes also same other""".split()
+)
+STOPWORDS = FUNCTION_WORDS | frozenset(
+    """films film movies movie act acted appear
     appears star starred starring direct directed write wrote written release released type types
     genre genres language languages year years kind often tags tag describe described""".split()
 )
@@ -55,7 +69,7 @@ class LinkedEntity:
     entity: Entity
     mention: str
     score: float
-    how: str  # "bracket", "exact" or "fuzzy"
+    how: str  # "bracket", "exact", "partial" or "fuzzy"
 
     def to_dict(self) -> dict:
         return {**self.entity.to_dict(), "mention": self.mention, "score": round(self.score, 4), "how": self.how}
@@ -113,42 +127,291 @@ def _link_mention(kg: KnowledgeGraph, mention: str, cutoff: float, *, how: str) 
     return out
 
 
+#: Ranking of the n-gram candidates (plain questions): a candidate scores its span's length in words times the match
+#: quality (1 exact, the similarity ratio when fuzzy), plus ``CASE_BONUS`` when the entity's label is written in the
+#: question exactly as the KG writes it (case and punctuation too), plus ``FIT_WEIGHT`` times the best share of one of
+#: its relations' words the rest of the question names, plus ``DEGREE_WEIGHT`` per log of its number of relations.
+CASE_BONUS = 0.5
+FIT_WEIGHT = 0.5
+DEGREE_WEIGHT = 0.05
+#: Entities of one mention kept when they score this close to its best (twins: the film "Philadelphia" and the
+#: tag "philadelphia"; the one written as in the question, or whose relations the question names, wins).
+TWIN_MARGIN = 0.4
+#: Partial names: a word of the question proposes the first (shortest) labels holding it; a label is a candidate when
+#: it shares two content words or more with a stretch of the question (at most ``PARTIAL_GAP`` other content words
+#: between two of them) and twice the words shared over the label's and the stretch's words is ``PARTIAL_MIN``.
+PARTIAL_ANCHOR_LABELS = 200
+PARTIAL_GAP = 2
+PARTIAL_MIN = 0.7
+#: Words sharing this many first letters share a root ("writer" / "written_by", "actors" / "starred_actors").
+ROOT_LETTERS = 4
+_WORD = re.compile(r"\w+")
+_relation_words_cache: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+@dataclass
+class _Question:
+    """A plain question as linking reads it: its normalized words, where each is written, its content words' roots."""
+
+    text: str
+    tokens: list[str]
+    raw: list[tuple[int, int]]  # each token's span in ``text``; empty when lower() changed the tokens (no case cues)
+    cased: bool  # capitals beyond the first letter: its case says something
+    relation_roots: frozenset[str]
+    shouted: bool = False  # all in capitals
+    roots: collections.Counter = field(default_factory=collections.Counter)
+
+    @classmethod
+    def of(cls, kg: KnowledgeGraph, question: str) -> _Question:
+        tokens = normalize_label(question).split()
+        raw = [(m.start(), m.end()) for m in _WORD.finditer(question)]
+        found = cls(question, tokens, raw if len(raw) == len(tokens) else [], any(ch.isupper() for ch in question[1:]),
+                    _relation_roots(kg), question.isupper())
+        found.roots.update(_root(t) for t in tokens if t not in FUNCTION_WORDS and len(t) >= 3)
+        return found
+
+    def capitalised_inside(self, begin: int) -> bool:
+        """A word written with a capital, not the first of the question nor in a question all in capitals: a span of
+        function words starting there is a name ("which words describe Her")."""
+        return bool(self.raw) and begin > 0 and self.text[self.raw[begin][0]].isupper() and not self.shouted
+
+    def written(self, begin: int, size: int, slack: int = 0) -> str:
+        """The question's own text of tokens ``begin .. begin + size``, ``slack`` characters more each side."""
+        if not self.raw:
+            return ""
+        return self.text[max(0, self.raw[begin][0] - slack) : self.raw[begin + size - 1][1] + slack]
+
+
+@dataclass
+class _Candidate:
+    """An n-gram of the question that names some entities, and how each scored."""
+
+    begin: int
+    size: int
+    text: str
+    how: str
+    quality: float
+    scored: list[tuple[float, Entity]]
+    relational: bool = False  # every content word names a relation of the KG ("actors", "writer")
+    lowered: bool = False  # a cased question writes it in lower case while every label is capitalised ("primary")
+
+    @property
+    def best(self) -> float:
+        return self.scored[0][0]
+
+
 def _link_ngrams(kg: KnowledgeGraph, question: str, cutoff: float) -> list[LinkedEntity]:
-    tokens = normalize_label(question).split()
+    """Mentions of a plain question: every n-gram that is a label or alias (longest first, non-overlapping), each
+    entity scored by :data:`CASE_BONUS` and the others; a mention whose words only name relations of the KG, or
+    that a cased question writes in lower case against a capitalised label, is dropped when a better mention is
+    left; nothing found: typos (fuzzy) and partial names."""
+    q = _Question.of(kg, question)
+    tokens = q.tokens
     index = kg.label_index()
+    known: dict[str, dict[str, list[str]]] = {}
     claimed = [False] * len(tokens)
-    linked: list[LinkedEntity] = []
+    candidates: list[_Candidate] = []
     for size in range(min(MAX_NGRAM, len(tokens)), 0, -1):
         for begin in range(0, len(tokens) - size + 1):
             span = range(begin, begin + size)
             if any(claimed[i] for i in span):
                 continue
             words = tokens[begin : begin + size]
-            if all(w in STOPWORDS or len(w) < 2 for w in words):
+            if all(w in STOPWORDS or len(w) < 2 for w in words) and not q.capitalised_inside(begin):
                 continue
             text = " ".join(words)
-            if text not in index:
-                continue
-            matches = sorted(kg.find_entities(text), key=lambda e: (e.label not in question, -len(kg.edges(e.id))))
-            if not matches:  # the name of a relation, a class or a literal: the words stay free
+            if text not in known:  # one lookup per distinct text, however often the question repeats it
+                known[text] = kg.entities_among(index.get(text, [])) if text in index else {}
+            found = known[text]
+            if not found:  # the name of a relation, a class or a literal: the words stay free
                 continue
             for i in span:
                 claimed[i] = True
-            for rank, entity in enumerate(matches):
-                # ties between equal labels keep find_entities' order (most connected first)
-                linked.append(LinkedEntity(entity, text, float(size) - rank * 1e-3, "exact"))
-    if not linked:
-        # Fuzzy pass on the longer unclaimed spans (typos such as "Tom Hanx"), at the start of the question.
-        tokens = tokens[:MAX_FUZZY_TOKENS]
-        for size in range(min(4, len(tokens)), 1, -1):
-            for begin in range(0, len(tokens) - size + 1):
-                words = tokens[begin : begin + size]
-                if words[0] in STOPWORDS or words[-1] in STOPWORDS:
-                    continue
-                linked.extend(_link_mention(kg, " ".join(words), cutoff, how="fuzzy"))
-            if linked:
-                break
+            candidates.append(_score_candidate(kg, q, begin, size, "exact", 1.0, found))
+    partial = _partial_candidates(kg, q)
+    if not candidates:  # typos compete with partial names ("ben franklin": Benjamin Franklin, not "Bite-size Ben ...")
+        partial += _fuzzy_candidates(kg, q, cutoff)
+    return _select(_with_partial_names(candidates, partial))
+
+
+def _with_partial_names(exact: list[_Candidate], partial: list[_Candidate]) -> list[_Candidate]:
+    """The exact candidates, with a partial name in place of those it overlaps when it holds them whole and covers
+    more of the question (its words times its match quality, against the exact ones' words): "martin luther king"
+    links "Martin Luther King, Jr." rather than "Martin Luther"."""
+    kept = list(exact)
+    for candidate in sorted(partial, key=lambda c: (-c.size * c.quality, -c.best)):
+        span = range(candidate.begin, candidate.begin + candidate.size)
+        overlapped = [c for c in kept if c.begin < span.stop and span.start < c.begin + c.size]
+        # it must cover each mention it overlaps whole: "directed by john" (the film "Directed by John Ford") does
+        # not cut the name "john simpson"
+        if all(c.how == "exact" and c.size * c.quality < candidate.size * candidate.quality
+               and span.start <= c.begin and c.begin + c.size <= span.stop for c in overlapped):
+            kept = [c for c in kept if c not in overlapped] + [candidate]
+    return kept
+
+
+def _partial_candidates(kg: KnowledgeGraph, q: _Question) -> list[_Candidate]:
+    """Labels that share at least two words with a stretch of the question, most of both ("Harriet Nevins" for
+    "Harriet Francoeur Nevins", "fukushima daiichi nuclear plant" for "Fukushima Daiichi Nuclear Power Plant").
+
+    Each content word of the question proposes the first :data:`PARTIAL_ANCHOR_LABELS` labels holding it
+    (shortest first, from the label index); each is matched against the question's words around that word."""
+    index = kg.label_index()
+    tokens = q.tokens
+    content = [i for i, t in enumerate(tokens[:MAX_FUZZY_TOKENS]) if t not in FUNCTION_WORDS and len(t) >= 2]
+    positions: dict[str, list[int]] = {}
+    for i in content:
+        positions.setdefault(tokens[i], []).append(i)
+    found: dict[tuple[int, int, str], _Candidate] = {}
+    for anchor in dict.fromkeys(tokens[i] for i in content):
+        for label in index.labels_with_word(anchor, limit=PARTIAL_ANCHOR_LABELS):
+            words = set(label.split())
+            hits = sorted(i for w in words - FUNCTION_WORDS for i in positions.get(w, ()))
+            if len(hits) < 2:
+                continue
+            window = _cluster(hits, positions[anchor][0], content)
+            begin, end = window[0], window[-1] + 1
+            matched = {tokens[i] for i in window}
+            if len(matched) < 2:
+                continue
+            # all words, function words too: "government of egypt" is not "government does egypt"
+            stretch = tokens[begin:end]
+            shared = len(words & set(stretch))
+            quality = 2 * shared / (len(label.split()) + len(stretch))
+            if quality < PARTIAL_MIN or " ".join(stretch) == label:
+                continue
+            key = (begin, end, label)
+            if key in found:
+                continue
+            entities = kg.entities_among(index.get(label, []))
+            if entities:
+                found[key] = _score_candidate(kg, q, begin, end - begin, "partial", quality, entities)
+    return list(found.values())
+
+
+def _cluster(hits: list[int], anchor: int, content: list[int]) -> list[int]:
+    """The matched positions around the anchor, at most :data:`PARTIAL_GAP` content words between one and the next."""
+    def gap(a: int, b: int) -> int:
+        return sum(1 for i in content if a < i < b)
+
+    cluster = [anchor]
+    for i in sorted(h for h in hits if h > anchor):
+        if gap(cluster[-1], i) > PARTIAL_GAP:
+            break
+        cluster.append(i)
+    for i in sorted((h for h in hits if h < anchor), reverse=True):
+        if gap(i, cluster[0]) > PARTIAL_GAP:
+            break
+        cluster.insert(0, i)
+    return cluster
+
+
+def _select(candidates: list[_Candidate]) -> list[LinkedEntity]:
+    """The linked entities of the candidates that stay (see :func:`_link_ngrams`), best first."""
+    kept = [c for c in candidates if not c.relational] or candidates
+    kept = [c for c in kept if not c.lowered] or kept
+    linked: list[LinkedEntity] = []
+    for candidate in sorted(kept, key=lambda c: -c.best):
+        for score, entity in candidate.scored:
+            if score >= candidate.best - TWIN_MARGIN:
+                linked.append(LinkedEntity(entity, candidate.text, score, candidate.how))
     return linked
+
+
+def _score_candidate(kg: KnowledgeGraph, q: _Question, begin: int, size: int, how: str, quality: float,
+                     found: dict[str, list[str]]) -> _Candidate:
+    words = q.tokens[begin : begin + size]
+    content = [w for w in words if w not in FUNCTION_WORDS and len(w) >= 3]
+    inside = collections.Counter(_root(w) for w in content)
+    written = q.written(begin, size)
+    scored = []
+    all_capitalised = True
+    for key, relations in found.items():
+        label = kg.label(key) or key
+        # where the label would be written: the mention and as many characters around it as the label has
+        around = q.written(begin, size, slack=len(label)) if how == "exact" else ""
+        # a question in lower case says nothing by its case, only by its punctuation ("hush!")
+        verbatim = bool(around) and (_written_as(around, label) if q.cased else _written_as(around.lower(), label.lower()))
+        all_capitalised = all_capitalised and any(ch.isupper() for ch in label)
+        score = size * quality + DEGREE_WEIGHT * math.log1p(len(relations)) + FIT_WEIGHT * _fit(relations, q.roots, inside)
+        if verbatim:
+            score += CASE_BONUS + 1e-3 * len(label)  # "Hush!" before "Hush" when the question writes "Hush!"
+        scored.append((score, Entity(key, label)))
+    scored.sort(key=lambda pair: (-pair[0], pair[1].id))
+    relational = bool(content) and all(_root(w) in q.relation_roots for w in content)
+    lowered = q.cased and bool(written) and written == written.lower() and all_capitalised
+    return _Candidate(begin, size, " ".join(words), how, quality, scored, relational, lowered)
+
+
+def _written_as(question: str, label: str) -> bool:
+    """Whether the label occurs in the question exactly as written (case, punctuation), as whole words."""
+    label = label.strip()
+    return bool(label) and re.search(r"(?<!\w)" + re.escape(label) + r"(?!\w)", question) is not None
+
+
+def _root(word: str) -> str:
+    return word[:ROOT_LETTERS]
+
+
+def _relation_roots(kg: KnowledgeGraph) -> frozenset[str]:
+    """Roots of the content words of the KG's relation names (``people.person.place_of_birth``: its own name,
+    ``place of birth``; ``dbo.birthPlace``: ``birth place``), computed once per graph."""
+    try:
+        return _relation_words_cache[kg]
+    except (KeyError, TypeError):
+        pass
+    roots = set()
+    for name in kg.relation_names():
+        for word in _name_words(name):
+            if word not in FUNCTION_WORDS and len(word) >= 3:
+                roots.add(_root(word))
+    found = frozenset(roots)
+    try:
+        _relation_words_cache[kg] = found
+    except TypeError:
+        pass
+    return found
+
+
+def _name_words(relation: str) -> list[str]:
+    name = relation.lstrip("^").rsplit(".", 1)[-1]
+    return re.findall(r"[a-z0-9]+", re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ", name).lower())
+
+
+def _fit(relations: list[str], roots: collections.Counter, inside: collections.Counter) -> float:
+    """The best share of one relation's content words whose root the question has outside the mention (``roots``:
+    the question's content-word roots, ``inside``: the mention's)."""
+    if not relations:
+        return 0.0
+    best = 0.0
+    for relation in relations:
+        words = [w for w in _name_words(relation) if w not in FUNCTION_WORDS and len(w) >= 3]
+        if words:
+            best = max(best, sum(roots[_root(w)] > inside[_root(w)] for w in words) / len(words))
+            if best == 1.0:
+                break
+    return best
+
+
+def _fuzzy_candidates(kg: KnowledgeGraph, q: _Question, cutoff: float) -> list[_Candidate]:
+    """Nothing matched exactly: the longest spans (up to 4 words, at the start of the question) close to a label,
+    typos such as "Tom Hanx"; one word of at least 5 letters too ("jamaican" for "Jamaica")."""
+    tokens = q.tokens[:MAX_FUZZY_TOKENS]
+    for size in range(min(4, len(tokens)), 0, -1):
+        found: list[_Candidate] = []
+        for begin in range(0, len(tokens) - size + 1):
+            words = tokens[begin : begin + size]
+            if words[0] in STOPWORDS or words[-1] in STOPWORDS or (size == 1 and len(words[0]) < 5):
+                continue
+            mention = " ".join(words)
+            for label in closest_labels(kg, mention, limit=3, cutoff=cutoff):
+                ratio = difflib.SequenceMatcher(None, mention, normalize_label(label)).ratio()
+                entities = kg.entities_among(kg.label_index().get(label_key(label), []))
+                if entities:
+                    found.append(_score_candidate(kg, q, begin, size, "fuzzy", ratio, entities))
+        if found:
+            return found
+    return []
 
 
 def _closest_to_question(kg: KnowledgeGraph, texts: list[str], limit: int = 5) -> list[str]:
