@@ -171,9 +171,10 @@ class QuestionParts:
         return 0 < distance <= ROUND_TRIP_REACH - 1 and not any(t in ("of", "by", "s", ENTITY_TOKEN) for t in joined)
 
     def relational_token(self, at: int) -> bool:
-        """Whether the token stands where English puts a relational noun: after a possessive "'s" or before
-        "of" ("[X] 's husband 's sex", "the sex of [X]")."""
-        return self._noun_run_end(at, -1) == "s" or self._noun_run_end(at, 1) == "of"
+        """Whether the token stands where English puts a relational noun: in the words after a possessive "'s"
+        ("[X] 's husband 's sex", "[X] 's husband present address"), or right before "of" ("the sex of [X]"; not
+        "movie" in "movie co-writers of [X]", which says what kind of co-writers)."""
+        return self._noun_run_end(at, -1) == "s" or (at + 1 < len(self.tokens) and self.tokens[at + 1] == "of")
 
     def _noun_run_end(self, at: int, step: int) -> str:
         """The first token from ``at`` in direction ``step`` that is not a content word ("present address" in
