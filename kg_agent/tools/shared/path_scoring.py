@@ -161,6 +161,15 @@ class QuestionParts:
             cover[j, first:last + 1] = 1.0
         return cover
 
+    @cached_property
+    def position_array(self) -> np.ndarray:
+        return np.asarray(self.phrase_positions, dtype=np.float64)
+
+    @cached_property
+    def word_counts(self) -> np.ndarray:
+        """How many content words each phrase has."""
+        return np.asarray([len(words) for words in self.phrase_words], dtype=np.int64)
+
     def restates(self, span: tuple[int, int], at: int) -> bool:
         """Whether the token at ``at`` may restate what the phrase at ``span`` says: within
         ``ROUND_TRIP_REACH - 1`` tokens of it, and no entity, "of", "by" or possessive "'s" between them ("the
@@ -501,11 +510,12 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
         size = len(path)
         matches: list[HopMatch | None] = [None] * size
         spans: list[tuple[int, int] | None] = [None] * size
-        taken: dict[int, int] = {}  # token -> hop
+        cover = parts.coverage  # phrases x tokens
+        taken = np.full(len(parts.tokens), -1)  # token -> the hop that took it
         best = evidence.max(axis=1)
         best_at = evidence.argmax(axis=1)
         # hop x token: the hop's best evidence over the phrases covering the token
-        token_demand = (evidence[:, :, None] * parts.coverage[None]).max(axis=1)
+        token_demand = (evidence[:, :, None] * cover[None]).max(axis=1)
         if typed.evidence > best[-1]:
             matches[-1] = HopMatch(typed.evidence, parts.asked.position)
             if parts.asked.noun:
@@ -518,17 +528,17 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
                                                                and is_inverse(path[i]) != is_inverse(path[i - 1]))):
                 partner[i], partner[i - 1] = i - 1, i
 
-        def partners(i: int) -> set[int]:
-            return {partner[i]} if i in partner else set()
-
-        spans_of = parts.phrase_spans
         for i in sorted((i for i in range(size) if matches[i] is None), key=lambda i: -best[i]):
-            shared = partners(i)
-            free = [j for j, (first, last) in enumerate(spans_of)
-                    if all(taken.get(t, i) == i or taken[t] in shared for t in range(first, last + 1))]
+            shared = [partner[i]] if i in partner else []
+            blocked = ~np.isin(taken, [-1, i, *shared])
+            free = np.flatnonzero(cover @ blocked.astype(np.float32) == 0)
+            if not len(free):  # every phrase taken: no evidence of its own
+                matches[i] = HopMatch(0.0, parts.phrase_positions[int(best_at[i])])
+                continue
+            sharing = (cover @ (taken >= 0).astype(np.float32))[free] > 0
             # the path's other hops still to place: per token, the best evidence one of them has there
             others = [h for h in range(size) if h != i and matches[h] is None and h not in shared]
-            wanted = token_demand[others].max(axis=0) if others else np.zeros(len(parts.tokens), dtype=np.float32)
+            need = (cover[free] * token_demand[others].max(axis=0)[None]).max(axis=1) if others else np.zeros(len(free))
             anchor = (matches[i - 1].position if i > 0 and matches[i - 1] is not None
                       else min(parts.entity_positions, default=0.0, key=lambda e: abs(e - parts.phrase_positions[int(best_at[i])])))
             # Best evidence first; then a phrase of its own before the round-trip partner's ("the director of [X]
@@ -538,17 +548,13 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
             # "languages", not "films"); then the shortest ("wife", not "sex of wife"; "child", not "child of kid");
             # then the one nearest the previous hop's phrase (the entity, for the first hop): "the films directed by
             # the director of [X]" reads ``directed_by`` at "director", ``^directed_by`` at "directed".
-            chosen = min(free, default=None, key=lambda j: (
-                -evidence[i, j], any(t in taken for t in range(spans_of[j][0], spans_of[j][1] + 1)), -unclipped[i, j],
-                float(wanted[spans_of[j][0]:spans_of[j][1] + 1].max()), len(parts.phrase_words[j]),
-                abs(parts.phrase_positions[j] - anchor), j))
-            if chosen is None:  # every phrase taken: no evidence of its own
-                matches[i] = HopMatch(0.0, parts.phrase_positions[int(evidence[i].argmax())])
-                continue
+            order = np.lexsort((free, np.abs(parts.position_array[free] - anchor), parts.word_counts[free], need,
+                                -unclipped[i, free], sharing, -evidence[i, free]))
+            chosen = int(free[order[0]])
             matches[i] = HopMatch(float(evidence[i, chosen]), parts.phrase_positions[chosen])
             spans[i] = parts.phrase_spans[chosen]
-            for t in range(spans[i][0], spans[i][1] + 1):
-                taken.setdefault(t, i)
+            first, last = spans[i]
+            taken[first:last + 1] = np.where(taken[first:last + 1] < 0, i, taken[first:last + 1])
         return [m for m in matches if m is not None], spans
 
     def _explained(self, parts: QuestionParts, evidence: np.ndarray, typed: TypeMatch,
