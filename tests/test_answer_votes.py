@@ -18,13 +18,30 @@ def path(plan: int, start: str, *ends: str) -> dict:
 
 def test_weaker_plan_paths_do_not_out_vote_the_best_plan():
     plans = [{"relations": ["r0"], "score": 1.0}, {"relations": ["r1"], "score": 0.95}]
-    # plan 0 reaches A once and B once; plan 1 (weaker) reaches B three more times
+    # plan 1 (weaker) reaches C through three paths; plan 0 reaches A once
+    paths = [path(0, "s", "A"), path(1, "x", "C"), path(1, "y", "C"), path(1, "z", "C")]
+    assert [a["answer"] for a in VoteAnswerer().answer("q", paths, plans).answers] == ["A", "C"]
+    # ranked by the best plan alone (no temperature): plan 0 reaches A and B once each, plan 1 B three more times;
+    # A and B tie on the best plan, and the tie is broken by label, not by plan 1's votes
     paths = [path(0, "s", "A"), path(0, "s", "B"), path(1, "x", "B"), path(1, "y", "B"), path(1, "z", "B")]
-    answers = VoteAnswerer().answer("q", paths, plans).answers
-    # A and B tie on the best plan (one vote each there); the tie is broken by label, not by plan 1's votes
+    answers = VoteAnswerer(plan_temperature=None).answer("q", paths, plans).answers
     assert [a["answer"] for a in answers] == ["A", "B"]
     # and B's supporting paths are those of the best plan reaching it
     assert [p["plan"] for p in answers[1]["paths"]] == [0]
+
+
+def test_an_answer_two_close_plans_agree_on_ranks_above_one_the_best_plan_alone_reaches():
+    """Issue 27: answers are ranked with the evidence of all top plans. "[X] 's son": ``children`` and ``^parents``
+    (scored just below) reach the same person; a slightly better plan reaching someone else does not outrank them,
+    however the paths are counted; a plan far below the best adds next to nothing."""
+    plans = [{"relations": ["r0"], "score": 1.0}, {"relations": ["r1"], "score": 0.98}, {"relations": ["r2"], "score": 0.97}]
+    paths = [path(0, "s", "A"), path(0, "t", "A"), path(1, "s", "B"), path(2, "s", "B")]
+    answers = VoteAnswerer().answer("q", paths, plans).answers
+    assert [a["answer"] for a in answers] == ["B", "A"]
+    assert [p["plan"] for p in answers[0]["paths"]] == [1]  # supported by the best plan reaching it
+    assert [a["answer"] for a in VoteAnswerer(plan_temperature=None).answer("q", paths, plans).answers] == ["A", "B"]
+    far = [{"relations": ["r0"], "score": 1.0}, {"relations": ["r1"], "score": 0.92}, {"relations": ["r2"], "score": 0.92}]
+    assert [a["answer"] for a in VoteAnswerer().answer("q", paths, far).answers] == ["A", "B"]
 
 
 def test_answers_of_plans_well_below_the_best_are_left_out():

@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
@@ -83,12 +84,14 @@ class PathUse:
     (:func:`kg_agent.tools.rog.retrieve.retrieve_for_plans`, :func:`kg_agent.tools.rog.retrieve.paths_the_answer_uses`).
 
     * Answers come from the best plan with paths and the plans scoring at least ``min_relative_score`` x its score
-      (:func:`close_enough`), at most ``max_answers`` of them, each ranked by the paths of its best plan reaching it;
+      (:func:`close_enough`), at most ``max_answers`` of them, ranked by the evidence of the plans reaching them,
+      then by the paths of the best plan reaching them (:class:`VoteAnswerer`);
     * a model's prompt holds the first ``max_prompt_paths`` distinct paths, best plans first, and so does any
       other plan's share of the result: the paths that show what the plan found.
 
-    The offline answers are the same from the paths kept as from all of them; a model's answer is grounded by
-    the ends of the paths kept (those of its prompt among them).
+    The offline answers are the same from the paths kept as from all of them when no plan reaches more than
+    ``max_answers`` ends (beyond that, a plan's paths to its rarer ends, and with them its evidence for them, are
+    not kept); a model's answer is grounded by the ends of the paths kept (those of its prompt among them).
     """
 
     min_relative_score: float
@@ -102,11 +105,16 @@ class PathUse:
 
 
 class VoteAnswerer:
-    """Offline answers: the best plan's answers first, then the next plan's, each group ranked by votes.
+    """Offline answers ranked by the evidence of every plan kept beside the best one, then by the best plan
+    reaching them and its votes.
 
     Plans arrive best first (the planner's order: for the zero-shot planner, the relation-path scorer's). An
-    answer belongs to the best plan reaching it, and its votes are the paths *of that plan* reaching it, so a
-    weaker plan's answers come after every answer of a stronger plan, never above them, however many paths
+    answer's evidence is the sum, over the kept plans reaching it, of ``exp((plan score - best) /
+    plan_temperature)``: each plan counts once, so the paths of one plan never out-vote another plan, but two
+    plans that score nearly as well as the best and agree on an answer put it above one the best plan alone
+    reaches (a plan 0.05 below the best weighs 0.37, 0.15 below 0.05). ``plan_temperature=None`` ranks by the
+    best plan reaching an answer alone, as before. Ties (and answers of equal evidence) go to the best plan
+    reaching them; its votes are the paths *of that plan* reaching them, however many paths of weaker plans
     reach them. Answers reached only by plans scoring below ``min_relative_score`` x the best plan's score
     are left out (only the best plan's answers when that score is not positive): on MetaQA keeping them cost
     2-4 F1 points (docs/benchmarks.md). ``max_answers`` caps the list.
@@ -121,8 +129,10 @@ class VoteAnswerer:
     name = "vote"
 
     def __init__(self, *, min_relative_score: float = 0.9, max_answers: int = 100, max_supporting_paths: int = 3,
-                 plan_scorer: RelationPathScorer | None = None, kg: KnowledgeGraph | None = None) -> None:
+                 plan_scorer: RelationPathScorer | None = None, kg: KnowledgeGraph | None = None,
+                 plan_temperature: float | None = 0.05) -> None:
         self.min_relative_score = min_relative_score
+        self.plan_temperature = plan_temperature
         self.max_answers = max_answers
         self.max_supporting_paths = max_supporting_paths
         self.plan_scorer = plan_scorer
@@ -151,18 +161,39 @@ class VoteAnswerer:
                     support[key].append(path)
         if not votes:
             return AnswerOutcome([], "", ["answer: no reasoning path, so no answer"])
-        ranked = sorted(votes, key=lambda k: (best_rank[k], -votes[k], labels[k], k))
-        top_rank = best_rank[ranked[0]]
+        top_rank = min(best_rank.values())
+        evidence = self._evidence(paths, plans, passed_by_prefix, top_rank)
+        ranked = sorted(votes, key=lambda k: (-evidence.get(k, 0.0), best_rank[k], -votes[k], labels[k], k))
         close = [k for k in ranked if self._close_enough(plans, best_rank[k], top_rank)]
         kept = close[: self.max_answers]
-        warnings = ([f"answer: more answers than max_answers={self.max_answers}; kept the first {self.max_answers}, best "
-                     "plans and most paths first"] if len(close) > self.max_answers else [])
+        warnings = ([f"answer: more answers than max_answers={self.max_answers}; kept the first {self.max_answers}, most "
+                     "evidence across the plans first"] if len(close) > self.max_answers else [])
         answers = [
             answer_record(labels[k], entity_id=k, score=plan_score(plans, best_rank[k]) + votes[k] * 1e-6,
                           grounded=True, paths=support[k])
             for k in kept
         ]
         return AnswerOutcome(answers, "\n".join(labels[k] for k in kept), warnings)
+
+    def _evidence(self, paths: Sequence[dict], plans: Sequence[dict], passed: set[int], top_rank: int) -> dict[str, float]:
+        """Each answer's evidence across the plans kept beside the best one: the sum, over the plans reaching it, of
+        ``exp((plan score - best plan score) / plan_temperature)`` (a plan counts once, however many of its paths
+        reach the answer). Plans that score nearly alike and agree outweigh one that disagrees ("[X] 's son": the
+        ends of ``children`` and of ``^parents``); a plan well below the best adds next to nothing. Without a
+        temperature every answer's evidence is 0 and the best plan reaching it decides alone."""
+        if not self.plan_temperature or top_rank >= len(plans):
+            return {}
+        top = plan_score(plans, top_rank)
+        reached: dict[str, set[int]] = {}
+        for path in paths:
+            rank = self._rank(path, plans)
+            if rank >= len(plans) or rank in passed or not self._close_enough(plans, rank, top_rank):
+                continue
+            steps = path["steps"]
+            reached.setdefault((steps[-1]["tail"] if steps else path["start"])["id"], set()).add(rank)
+        weight = {rank: math.exp(min(0.0, plan_score(plans, rank) - top) / self.plan_temperature)
+                  for ranks in reached.values() for rank in ranks}
+        return {key: sum(weight[r] for r in ranks) for key, ranks in reached.items()}
 
     @staticmethod
     def _rank(path: dict, plans: Sequence[dict]) -> int:

@@ -36,7 +36,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from functools import cached_property
 
 import numpy as np
 from langchain_core.embeddings import Embeddings
@@ -117,6 +118,15 @@ LEXICAL_FULL = 0.7
 #: "actors", "die" 0.76 from "death", "born" 0.83 from "birth").
 WORD_COSINE_RANGE = (0.68, 0.78)
 
+#: Relative evidence (:meth:`RelationPathScorer.relative_relation_evidence`): a phrase's possessive cosine with a
+#: relation must clear the best other relation's by ``RELATIVE_MARGIN`` for full evidence, and lie in
+#: ``RELATIVE_COSINE_RANGE`` (none below, full above).
+RELATIVE_MARGIN = 0.1
+RELATIVE_COSINE_RANGE = (0.5, 0.7)
+#: The KG's relation names are the competitors of relative evidence when it has at most this many; beyond, only the
+#: relations of the paths being scored.
+MAX_COMPETING_RELATIONS = 2000
+
 
 def saturated(cosines: np.ndarray, none: float = COSINE_NONE, full: float = COSINE_FULL) -> np.ndarray:
     """Cosines mapped linearly to [0, 1] between ``none`` and ``full``."""
@@ -135,6 +145,53 @@ class QuestionParts:
     entity_positions: tuple[int, ...]
     cue_positions: tuple[int, ...]  # where the question says "same", "share", "also", ...
     asked: AskedType = AskedType()  # what the question's wh-word or type noun asks for
+    phrase_spans: tuple[tuple[int, int], ...] = ()  # each phrase's first and last token
+    #: every occurrence of a content word, in order: ``(token index, index into phrases of the word)``; a word the
+    #: question says twice ("[X] 's wife 's wife") is two occurrences, each to be explained by a hop of its own
+    content_tokens: tuple[tuple[int, int], ...] = ()
+    #: per phrase: whether it stands where English puts a relational noun, before "of" or after a possessive
+    #: "'s" ("the sex of [X]", "[X] 's husband 's sex")
+    relational: tuple[bool, ...] = ()
+
+    @cached_property
+    def coverage(self) -> np.ndarray:
+        """``phrases x tokens``: 1 where the phrase covers the token."""
+        cover = np.zeros((len(self.phrases), len(self.tokens)), dtype=np.float32)
+        for j, (first, last) in enumerate(self.phrase_spans):
+            cover[j, first:last + 1] = 1.0
+        return cover
+
+    @cached_property
+    def position_array(self) -> np.ndarray:
+        return np.asarray(self.phrase_positions, dtype=np.float64)
+
+    @cached_property
+    def word_counts(self) -> np.ndarray:
+        """How many content words each phrase has."""
+        return np.asarray([len(words) for words in self.phrase_words], dtype=np.int64)
+
+    def restates(self, span: tuple[int, int], at: int) -> bool:
+        """Whether the token at ``at`` may restate what the phrase at ``span`` says: within
+        ``ROUND_TRIP_REACH - 1`` tokens of it, and no entity, "of", "by" or possessive "'s" between them ("the
+        director that directed [X]", not "the child of kid of [X]" or "the films directed by the director of
+        [X]", whose words are two hops)."""
+        distance = at - span[1] if at > span[1] else span[0] - at
+        joined = self.tokens[min(span[0], at):max(span[1], at) + 1]  # the phrase, the token and what lies between
+        return 0 < distance <= ROUND_TRIP_REACH - 1 and not any(t in ("of", "by", "s", ENTITY_TOKEN) for t in joined)
+
+    def relational_token(self, at: int) -> bool:
+        """Whether the token stands where English puts a relational noun: in the words after a possessive "'s"
+        ("[X] 's husband 's sex", "[X] 's husband present address"), or right before "of" ("the sex of [X]"; not
+        "movie" in "movie co-writers of [X]", which says what kind of co-writers)."""
+        return self._noun_run_end(at, -1) == "s" or (at + 1 < len(self.tokens) and self.tokens[at + 1] == "of")
+
+    def _noun_run_end(self, at: int, step: int) -> str:
+        """The first token from ``at`` in direction ``step`` that is not a content word ("present address" in
+        "[X] 's husband present address" runs back to "'s")."""
+        at += step
+        while 0 <= at < len(self.tokens) and self.tokens[at] not in (ENTITY_TOKEN, "s") and self.tokens[at] not in FUNCTION_WORDS:
+            at += step
+        return self.tokens[at] if 0 <= at < len(self.tokens) else ""
 
     @property
     def content_words(self) -> tuple[str, ...]:
@@ -147,6 +204,7 @@ class QuestionParts:
         positions: list[float] = []
         phrase_words: list[tuple[str, ...]] = []
         content: list[int] = []
+        spans: list[tuple[int, int]] = []
         seen: dict[str, int] = {}
         for size in (1, 2, 3):
             for start in range(len(tokens) - size + 1):
@@ -163,10 +221,17 @@ class QuestionParts:
                     content.append(len(phrases))
                 phrases.append(text)
                 positions.append(start + (size - 1) / 2)
+                spans.append((start, start + size - 1))
                 phrase_words.append(tuple(content_words(span)))
-        return cls(tokens, tuple(phrases), tuple(positions), tuple(phrase_words), tuple(content),
+        content_set = {phrases[i] for i in content}
+        occurrences = tuple((at, seen[t]) for at, t in enumerate(tokens) if t in content_set)
+        parts = cls(tokens, tuple(phrases), tuple(positions), tuple(phrase_words), tuple(content),
                    tuple(i for i, t in enumerate(tokens) if t == ENTITY_TOKEN),
-                   tuple(i for i, t in enumerate(tokens) if t in ROUND_TRIP_WORDS), AskedType.of(tokens, FUNCTION_WORDS))
+                   tuple(i for i, t in enumerate(tokens) if t in ROUND_TRIP_WORDS), AskedType.of(tokens, FUNCTION_WORDS),
+                   tuple(spans), occurrences,
+                   ())
+        return replace(parts, relational=tuple(parts.relational_token(first) or parts.relational_token(last)
+                                               for first, last in spans))
 
 
 @dataclass(frozen=True)
@@ -214,6 +279,8 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
         hop_penalty: float = 0.03,
         type_weight: float = 0.15,
         mediator_penalty: float = 1.0,
+        unaligned_share: float = 0.5,
+        relative_evidence: bool = True,
     ) -> None:
         self._embeddings = embeddings
         self.coverage_weight = coverage_weight
@@ -227,10 +294,20 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
         self.hop_penalty = hop_penalty
         self.type_weight = type_weight
         self.mediator_penalty = mediator_penalty
+        self.unaligned_share = unaligned_share
+        self.relative_evidence = relative_evidence
 
     # ------------------------------------------------------------------------------------------ evidence
-    def relation_evidence(self, parts: QuestionParts, relations: Sequence[str]) -> np.ndarray:
-        """``len(relations) x len(phrases)``: how well each phrase evidences each relation (stem share or cosine)."""
+    def relation_evidence(self, parts: QuestionParts, relations: Sequence[str],
+                          competitors: Sequence[str] = ()) -> np.ndarray:
+        """``len(relations) x len(phrases)``: how well each phrase evidences each relation (stem share or cosine),
+        0..1."""
+        return np.minimum(1.0, self.unclipped_evidence(parts, relations, competitors))
+
+    def unclipped_evidence(self, parts: QuestionParts, relations: Sequence[str],
+                           competitors: Sequence[str] = ()) -> np.ndarray:
+        """:meth:`relation_evidence` before it is capped at 1: above 1 it still tells a phrase that names all of
+        a relation's words ("place of death") from one that names one of them ("place")."""
         if not relations or not parts.phrases:
             return np.zeros((len(relations), len(parts.phrases)), dtype=np.float32)
         phrases = self.vectors.matrix(list(parts.phrases))
@@ -247,7 +324,42 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
                 if phrase_words:
                     matches = [max(word_cosines[row[w], j], *(word_match(w, q) for q in phrase_words)) for w in words]
                     by_words[i, j] = 0.75 * max(matches) + 0.25 * sum(matches) / len(matches)
-        return np.minimum(1.0, np.maximum(saturated(cosines), by_words / LEXICAL_FULL))
+        found = np.maximum(saturated(cosines), by_words / LEXICAL_FULL)
+        if self.relative_evidence:
+            found = np.maximum(found, self.relative_relation_evidence(parts, relations, competitors))
+        return found
+
+    def relative_relation_evidence(self, parts: QuestionParts, relations: Sequence[str],
+                                   competitors: Sequence[str] = ()) -> np.ndarray:
+        """``len(relations) x len(phrases)``: how surely a phrase names each relation *among the KG's relations*.
+
+        A paraphrase sits only moderately close to the relation it means ("sex" and ``gender``, "dad" and
+        ``parents``, "job" and ``profession``: MiniLM 0.5-0.65), but closer than to any other relation the KG
+        has. Both are read as a possessive noun -- "someone's dad" against "someone's parents" -- and a phrase
+        evidences a relation by how far its cosine clears the best other relation's (``competitors``: the KG's
+        relation names, plus ``relations``; relations of the same words are one), and how high it is. Only a phrase in the place of a
+        relational noun counts -- "the sex of ...", "... 's sex" (:attr:`QuestionParts.relational`): a noun elsewhere
+        names a kind of thing ("which movies", "the movie [X]", "films directed by"), and sits as close to the
+        relations of such things ("someone's movies" is 0.67 from "someone's starred actors")."""
+        out = np.zeros((len(relations), len(parts.phrases)), dtype=np.float32)
+        if not relations or not parts.phrases:
+            return out
+        text = {r: "someone's " + " ".join(content_words(name_words(r)) or relation_words(r)) for r in
+                dict.fromkeys([*relations, *competitors])}
+        texts = list(dict.fromkeys(text.values()))
+        row = {t: i for i, t in enumerate(texts)}
+        usable = [j for j, words in enumerate(parts.phrase_words) if words and parts.relational[j]]
+        if len(texts) < 2 or not usable:
+            return out
+        phrases = self.vectors.matrix(["someone's " + parts.phrases[j] for j in usable])
+        cosines = self.vectors.matrix(texts) @ phrases.T  # texts x usable phrases
+        top2 = np.sort(cosines, axis=0)[-2:]  # second best, best
+        for i, relation in enumerate(relations):
+            own = cosines[row[text[relation]]]
+            other = np.where(own >= top2[1], top2[0], top2[1])  # the best other text's cosine
+            out[i, usable] = (np.clip((own - other) / RELATIVE_MARGIN, 0.0, 1.0)
+                              * saturated(own, *RELATIVE_COSINE_RANGE))
+        return out
 
     def score(self, masked_question: str, paths: Sequence[Sequence[str]], *, kg: KnowledgeGraph | None = None) -> list[float]:
         """One score per relation path (higher is better); ``masked_question`` has ``[ENT]`` for the mentions.
@@ -328,17 +440,24 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
     def _aligned_scores(self, masked_question: str, paths: Sequence[Sequence[str]], kg: KnowledgeGraph | None) -> list[float]:
         """Every term of :meth:`score` but the whole verbalised path's cosine, one per path."""
         parts = QuestionParts.of(masked_question)
-        names = sorted({base_relation(r) for path in paths for r in path})
+        competitors = self._competitors(kg)
+        names = sorted({base_relation(r) for path in paths for r in path} | set(competitors))
         row = {name: i for i, name in enumerate(names)}
-        evidence = self.relation_evidence(parts, names)
+        unclipped = self.unclipped_evidence(parts, names, competitors)
+        evidence = np.minimum(1.0, unclipped)
+        # how strongly each phrase names some relation of the KG: a content word that does is a hop to walk
+        slots = evidence.max(axis=0) if len(names) else np.zeros(len(parts.phrases), dtype=np.float32)
         kinds = relation_object_kinds(kg) if kg is not None and (self.type_weight or self.mediator_penalty) else None
         # every last hop profiled at once (two requests to an endpoint)
-        last_kinds = kinds.kinds_of(path[-1] for path in paths if path) if kinds is not None else {}
+        # (and every earlier hop, for the mediators a hop walks through)
+        last_kinds = kinds.kinds_of(dict.fromkeys(r for path in paths for r in path)) if kinds is not None else {}
         scores = []
         for path in paths:
             rows = [row[base_relation(r)] for r in path]
             typed = answer_type_match(parts.asked, path, kinds) if kinds is not None else TypeMatch()
-            total = self._aligned(parts, path, evidence[rows], typed) - self.hop_penalty * (len(path) - 1)
+            through = frozenset(i for i, r in enumerate(path[:-1]) if r in last_kinds and last_kinds[r].unnamed >= 0.5)
+            total = (self._aligned(parts, path, evidence[rows], typed, slots, unclipped[rows], through)
+                     - self.hop_penalty * (len(path) - 1))
             total += self.type_weight * typed.fit
             last = last_kinds.get(path[-1]) if path else None
             if last is not None and last.unnamed >= 0.5:
@@ -346,26 +465,124 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
             scores.append(float(total))
         return scores
 
-    def _aligned(self, parts: QuestionParts, path: Sequence[str], evidence: np.ndarray, typed: TypeMatch) -> float:
+    def _competitors(self, kg: KnowledgeGraph | None) -> list[str]:
+        """The KG's relation names, the competitors of relative evidence (none when it has too many or no KG)."""
+        if kg is None or not self.relative_evidence:
+            return []
+        try:
+            names = kg.relation_names()
+        except Exception:  # a backend without a relation list: the scored paths' relations compete
+            return []
+        return list(names) if len(names) <= MAX_COMPETING_RELATIONS else []
+
+    def _aligned(self, parts: QuestionParts, path: Sequence[str], evidence: np.ndarray, typed: TypeMatch,
+                 slots: np.ndarray | None = None, unclipped: np.ndarray | None = None,
+                 through: frozenset[int] = frozenset()) -> float:
         if not parts.phrases or not len(path):
             return 0.0
-        best = evidence.argmax(axis=1)
-        hops = [HopMatch(float(evidence[i, j]), parts.phrase_positions[j]) for i, j in enumerate(best)]
-        if typed.evidence > hops[-1].evidence:  # the answer type asks for the last hop more than any phrase does
-            hops[-1] = HopMatch(typed.evidence, parts.asked.position)
-        coverage = min(h.evidence for h in hops)
+        hops, spans = self._assign(parts, path, evidence, typed, evidence if unclipped is None else unclipped, through)
+        explained, gap, unexplained = (self._explained(parts, evidence, typed, spans, slots) if parts.content_tokens
+                                       else (0.0, 0.0, 0))
+        # as good as its least evidenced hop, and as the question's least explained relation word
+        coverage = min(min(h.evidence for h in hops), 1.0 - gap)
         total = self.coverage_weight * coverage
-        total -= self.unevidenced_penalty * sum(h.evidence < self.evidence_floor for h in hops)
-        if parts.content:
-            explained = evidence[:, list(parts.content)].max(axis=0)
-            if parts.asked.noun in parts.content_words:  # the type noun is explained by a last hop of its type
-                at = parts.content_words.index(parts.asked.noun)
-                explained[at] = max(explained[at], typed.evidence)
-            total += self.explained_weight * float(explained.mean())
+        total -= self.unevidenced_penalty * (sum(h.evidence < self.evidence_floor for h in hops) + unexplained)
+        total += self.explained_weight * explained
         total += self.direction_weight * self._direction(parts, path[0], hops[0])
         total += self.round_trip_weight * self._round_trip(parts, path, evidence)
         total += self.order_weight * self._order(parts, hops)
         return total
+
+    @staticmethod
+    def _assign(parts: QuestionParts, path: Sequence[str], evidence: np.ndarray, typed: TypeMatch,
+                unclipped: np.ndarray, through: frozenset[int] = frozenset()) -> tuple[list[HopMatch], list[tuple[int, int] | None]]:
+        """Each hop's phrase: hops take the best-evidenced phrase not already taken by another hop (the strongest
+        hop first), so one phrase cannot evidence two hops -- "[X] 's husband 's sex" is not explained by
+        ``spouse`` alone, nor "[X] 's wife 's wife" by one ``spouse`` -- except the two hops of a round trip
+        ``r, ^r``, which one phrase asks for ("films that share actors with [X]"), and a hop into unnamed nodes
+        (``through``: a Freebase marriage, a Wikidata statement) with the hop out of them, which are one fact
+        ("who was [X] married to": ``spouse_s -> marriage.spouse``). The last hop takes the answer
+        type's cue instead when the cue evidences it at least as well as any phrase. Returns each hop's match
+        and the token span it took (``None`` for the cue of a wh-word).
+
+        The cue takes the last hop only when no phrase evidences it as well: "what year was [X] released" reads
+        ``release_year`` from "released", and the type noun "year" is explained by the last hop's type."""
+        size = len(path)
+        matches: list[HopMatch | None] = [None] * size
+        spans: list[tuple[int, int] | None] = [None] * size
+        cover = parts.coverage  # phrases x tokens
+        taken = np.full(len(parts.tokens), -1)  # token -> the hop that took it
+        best = evidence.max(axis=1)
+        best_at = evidence.argmax(axis=1)
+        # hop x token: the hop's best evidence over the phrases covering the token
+        token_demand = (evidence[:, :, None] * cover[None]).max(axis=1)
+        if typed.evidence > best[-1]:
+            matches[-1] = HopMatch(typed.evidence, parts.asked.position)
+            if parts.asked.noun:
+                spans[-1] = (parts.asked.position, parts.asked.position)
+                taken[parts.asked.position] = size - 1
+
+        partner: dict[int, int] = {}  # the two hops of a round trip or a mediator, paired from the entity outwards
+        for i in range(1, size):
+            if i - 1 not in partner and (i - 1 in through or (base_relation(path[i]) == base_relation(path[i - 1])
+                                                               and is_inverse(path[i]) != is_inverse(path[i - 1]))):
+                partner[i], partner[i - 1] = i - 1, i
+
+        for i in sorted((i for i in range(size) if matches[i] is None), key=lambda i: -best[i]):
+            shared = [partner[i]] if i in partner else []
+            blocked = ~np.isin(taken, [-1, i, *shared])
+            free = np.flatnonzero(cover @ blocked.astype(np.float32) == 0)
+            if not len(free):  # every phrase taken: no evidence of its own
+                matches[i] = HopMatch(0.0, parts.phrase_positions[int(best_at[i])])
+                continue
+            sharing = (cover @ (taken >= 0).astype(np.float32))[free] > 0
+            # the path's other hops still to place: per token, the best evidence one of them has there
+            others = [h for h in range(size) if h != i and matches[h] is None and h not in shared]
+            need = (cover[free] * token_demand[others].max(axis=0)[None]).max(axis=1) if others else np.zeros(len(free))
+            anchor = (matches[i - 1].position if i > 0 and matches[i - 1] is not None
+                      else min(parts.entity_positions, default=0.0, key=lambda e: abs(e - parts.phrase_positions[int(best_at[i])])))
+            # Best evidence first; then a phrase of its own before the round-trip partner's ("the director of [X]
+            # also directed": ``directed_by`` the director, ``^directed_by`` directed); then the phrase that names
+            # more of the relation ("place of death", not "place"); then the one the path's other hops need least
+            # ("what languages are the films written by [X]": ``original language of film or TV show`` takes
+            # "languages", not "films"); then the shortest ("wife", not "sex of wife"; "child", not "child of kid");
+            # then the one nearest the previous hop's phrase (the entity, for the first hop): "the films directed by
+            # the director of [X]" reads ``directed_by`` at "director", ``^directed_by`` at "directed".
+            order = np.lexsort((free, np.abs(parts.position_array[free] - anchor), parts.word_counts[free], need,
+                                -unclipped[i, free], sharing, -evidence[i, free]))
+            chosen = int(free[order[0]])
+            matches[i] = HopMatch(float(evidence[i, chosen]), parts.phrase_positions[chosen])
+            spans[i] = parts.phrase_spans[chosen]
+            first, last = spans[i]
+            taken[first:last + 1] = np.where(taken[first:last + 1] < 0, i, taken[first:last + 1])
+        return [m for m in matches if m is not None], spans
+
+    def _explained(self, parts: QuestionParts, evidence: np.ndarray, typed: TypeMatch,
+                   spans: Sequence[tuple[int, int] | None], slots: np.ndarray | None) -> tuple[float, float, int]:
+        """The mean, over the question's content-word occurrences, of how well the hop that took the word's place
+        evidences it (a word no hop took counts ``unaligned_share`` of its best hop's evidence); and the largest
+        shortfall of that against how strongly the word names some relation of the KG (``slots``, per phrase),
+        over the words in the place of a relational noun (:meth:`QuestionParts.relational_token`) that name one at
+        least ``evidence_floor`` (a noun elsewhere, "which films", "the movie [X]", names a kind of thing): "[X] 's
+        husband 's sex" asks for a hop ``spouse`` leaves unexplained ("sex" names ``gender``); and how many of
+        those words the path explains less than ``evidence_floor`` (each costs as much as a hop evidenced less)."""
+        values = []
+        gap = 0.0
+        unexplained = 0
+        for token, phrase in parts.content_tokens:
+            column = evidence[:, phrase]
+            covered = [float(column[h]) for h, span in enumerate(spans) if span and span[0] <= token <= span[1]]
+            if not covered:  # a relation restated close by ("the director that directed [X]") is one mention
+                covered = [float(column[h]) for h, span in enumerate(spans)
+                           if span and column[h] >= 1.0 and parts.restates(span, token)]
+            value = max(covered) if covered else self.unaligned_share * float(column.max())
+            if parts.asked.noun and token == parts.asked.position:  # the type noun, explained by a last hop of its type
+                value = max(value, typed.evidence)
+            values.append(value)
+            if slots is not None and slots[phrase] >= self.evidence_floor and parts.relational_token(token):
+                gap = max(gap, float(slots[phrase]) - value)
+                unexplained += value < self.evidence_floor
+        return sum(values) / len(values), gap, unexplained
 
     # ------------------------------------------------------------------------------------------ structure
     @staticmethod
@@ -405,8 +622,10 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
         for hop, (a, b) in enumerate(zip(path, path[1:])):
             if base_relation(a) != base_relation(b) or is_inverse(a) == is_inverse(b):
                 continue
+            # the single words that name the relation (a longer phrase around one would stretch it: "[X] 's husband
+            # 's place of death" names ``place_of_death`` once, not from "husband 's place" to "death")
             places = sorted({round(parts.phrase_positions[j]) for j in np.flatnonzero(evidence[hop] >= 1.0)
-                             if noun is None or abs(parts.phrase_positions[j] - noun) > (parts.phrases[j].count(" ")) / 2})
+                             if " " not in parts.phrases[j] and (noun is None or parts.phrase_positions[j] != noun)})
             near_cue = any(abs(p - c) <= ROUND_TRIP_REACH for p in places for c in parts.cue_positions)
             if near_cue or (len(places) >= 2 and places[-1] - places[0] >= ROUND_TRIP_REACH - 1):
                 return 1.0

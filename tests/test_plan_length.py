@@ -1,0 +1,142 @@
+"""Issue 27, item 2: plan length and paraphrased relation words on natural questions.
+
+A small family KG of PathQuestion's shape (a Freebase extract with short relation names: ``spouse``, ``parents``,
+``children``, ``gender``, ``nationality``, ``profession``; questions without brackets, relation words paraphrased)
+and MetaQA-shaped movie triples. Before this change the offline scorer let one question word evidence several hops
+and a question word no hop explains cost next to nothing, so the first plan often stopped a hop short ("[X] 's
+husband 's sex" -> ``spouse``), and paraphrases such as "sex" (``gender``) or "dad" (``parents``) were too weak
+to carry a hop.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from kg_agent.graphs import create_rog_graph
+from kg_agent.kg import kg_from_triples
+from kg_agent.tools.rog.plan import SimilarityPlanner
+from kg_agent.tools.shared.path_scoring import QuestionParts, RelationPathScorer
+from kg_agent.tools.shared.scoring import mask_mentions
+
+FAMILY = [
+    ("matilda of flanders", "spouse", "william i of england"),
+    ("william i of england", "spouse", "matilda of flanders"),
+    ("matilda of flanders", "gender", "female"),
+    ("william i of england", "gender", "male"),
+    ("matilda of flanders", "parents", "baldwin v count of flanders"),
+    ("baldwin v count of flanders", "children", "matilda of flanders"),
+    ("baldwin v count of flanders", "gender", "male"),
+    ("baldwin v count of flanders", "spouse", "adela of france"),
+    ("adela of france", "spouse", "baldwin v count of flanders"),
+    ("adela of france", "gender", "female"),
+    ("adela of france", "nationality", "kingdom of france"),
+    ("adela of france", "profession", "noble"),
+    ("william i of england", "nationality", "kingdom of england"),
+    ("william i of england", "profession", "monarch"),
+    ("matilda of flanders", "children", "henry i of england"),
+    ("william i of england", "children", "henry i of england"),
+    ("henry i of england", "parents", "william i of england"),
+    ("henry i of england", "parents", "matilda of flanders"),
+    ("henry i of england", "gender", "male"),
+    ("henry i of england", "profession", "monarch"),
+    ("henry i of england", "nationality", "kingdom of england"),
+    ("baldwin v count of flanders", "nationality", "county of flanders"),
+    ("baldwin v count of flanders", "profession", "count"),
+    ("matilda of flanders", "nationality", "county of flanders"),
+    ("matilda of flanders", "profession", "queen consort"),
+    ("matilda of flanders", "religion", "catholicism"),
+    ("william i of england", "religion", "catholicism"),
+    ("baldwin v count of flanders", "place_of_death", "lille"),
+]
+
+
+@pytest.fixture(scope="module")
+def family():
+    return kg_from_triples(FAMILY, name="family")
+
+
+def top_plan(kg, question: str, name: str = "matilda of flanders") -> tuple[str, ...]:
+    topic = kg.find_entities(name)[0]
+    return SimilarityPlanner(kg).plan(question, [topic]).plans[0].relations
+
+
+@pytest.mark.parametrize(("question", "gold"), [
+    ("what is the matilda of flanders 's husband 's sex ?", ("spouse", "gender")),
+    ("the sex of wife of william i of england ?", ("spouse", "gender")),
+    ("what is the matilda of flanders 's dad 's job ?", ("parents", "profession")),
+    ("matilda of flanders 's father 's couple 's nation ?", ("parents", "spouse", "nationality")),
+    ("what is the matilda of flanders 's dad 's place of death ?", ("parents", "place_of_death")),
+])
+def test_the_top_plan_walks_every_hop_the_question_names(family, question, gold):
+    name = "william i of england" if "william" in question else "matilda of flanders"
+    # ``spouse`` is listed both ways in this KG, so ``^spouse`` walks it as well
+    assert tuple(r.replace("^spouse", "spouse") for r in top_plan(family, question, name)) == gold
+
+
+def test_a_paraphrase_is_read_against_the_kgs_own_relations():
+    """"sex" sits only 0.56 from ``gender`` in MiniLM, but closer than to any other relation of the KG: read as
+    "someone's sex" against "someone's gender" it evidences ``gender``; not so where the KG has no such relation."""
+    scorer = RelationPathScorer()
+    parts = QuestionParts.of("what is the [ENT] 's husband 's sex ?")
+    sex = parts.phrases.index("sex")
+    relations = ["spouse", "gender", "parents", "children", "nationality", "profession"]
+    relative = scorer.relative_relation_evidence(parts, relations, relations)
+    assert relative[relations.index("gender"), sex] > 0.5
+    assert relative[relations.index("spouse"), sex] == 0.0
+    plain = RelationPathScorer(relative_evidence=False).relation_evidence(parts, relations)
+    assert plain[relations.index("gender"), sex] < 0.5  # the word alone is too weak to carry a hop
+
+
+def test_a_noun_that_names_a_kind_of_thing_is_no_relation_word():
+    """Only a relational noun ("the sex of", "'s sex") is read against the relations: "which movies" or "the movie
+    [X]" name what the answers or the entity are."""
+    parts = QuestionParts.of("which movies did the movie [ENT] 's director direct")
+    tokens = parts.tokens
+    assert not parts.relational_token(tokens.index("movies"))
+    assert not parts.relational_token(tokens.index("movie"))
+    assert parts.relational_token(tokens.index("director"))
+    assert QuestionParts.of("the sex of wife of [ENT]").relational_token(1)
+
+
+MOVIES = [
+    ("Targets", "directed_by", "Peter Bogdanovich"),
+    ("Paper Moon", "directed_by", "Peter Bogdanovich"),
+    ("Mask", "directed_by", "Peter Bogdanovich"),
+    ("Targets", "starred_actors", "Boris Karloff"),
+    ("Paper Moon", "starred_actors", "Ryan O'Neal"),
+    ("Paper Moon", "written_by", "Alvin Sargent"),
+    ("Targets", "written_by", "Peter Bogdanovich"),
+    ("Targets", "release_year", "1968"),
+    ("Paper Moon", "release_year", "1973"),
+]
+
+
+@pytest.fixture(scope="module")
+def movies():
+    return kg_from_triples(MOVIES, name="movies")
+
+
+@pytest.mark.parametrize(("question", "gold"), [
+    ("the director of [Targets] also directed which movies", ("directed_by", "^directed_by")),
+    ("who is the director that directed [Targets]", ("directed_by",)),
+    ("which person wrote the films directed by the director of [Targets]", ("directed_by", "^directed_by", "written_by")),
+])
+def test_a_relation_named_twice_is_one_round_trip_or_one_hop_never_one_walk_too_far(movies, question, gold):
+    """"the director of [X] also directed": a round trip, not ``directed_by -> ^directed_by -> directed_by``; "the
+    director that directed [X]" restates one relation; "films directed by the director of [X]" is two hops."""
+    assert top_plan(movies, question, "Targets") == gold
+
+
+def test_rog_answers_the_hop_the_question_asks_for(family):
+    question = "what is the matilda of flanders 's husband 's sex ?"
+    result = create_rog_graph(family, planner=SimilarityPlanner(family)).compile().invoke({"question": question})
+    assert [a["answer"] for a in result["answers"]][:1] == ["male"]
+
+
+def test_a_word_evidences_one_hop_only(family):
+    """One "spouse" evidences one ``spouse`` hop: "[X] 's wife 's wife" is not explained by one."""
+    scorer = RelationPathScorer()
+    masked = mask_mentions("what is the nationality of matilda of flanders 's husband ?",
+                           family.find_entities("matilda of flanders")[:1])
+    one, two = scorer.score(masked, [("spouse", "nationality"), ("spouse", "spouse", "nationality")], kg=family)
+    assert one > two
