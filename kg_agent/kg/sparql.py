@@ -7,10 +7,16 @@ Every query kg-agent writes is a template whose variable parts go through :func:
 from __future__ import annotations
 
 import re
+import threading
 
 from rdflib.plugins.sparql.parser import expandUnicodeEscapes, parseQuery
 
 from kg_agent.kg.errors import ReadOnlyViolation
+
+#: rdflib's SPARQL grammar (pyparsing, with its packrat cache) is not thread-safe: two threads parsing at once
+#: made one fail at random ("<lambda>() missing 1 required positional argument"), a sound query then refused as
+#: not read-only, and a question answered without what the query was for (the answer-type profile of RoG's scorer).
+_PARSER_LOCK = threading.Lock()
 
 # Characters that may not appear inside <...> in SPARQL (IRIREF production), plus whitespace.
 _IRI_FORBIDDEN = re.compile(r'[\x00-\x20<>"{}|^`\\]')
@@ -151,6 +157,7 @@ def check_read_only(query: str) -> None:
     if match:
         raise ReadOnlyViolation(f"only read queries may run on the knowledge graph (found {match.group(1).upper()})")
     try:
-        parseQuery(query)
+        with _PARSER_LOCK:
+            parseQuery(query)
     except Exception as exc:
         raise ReadOnlyViolation(f"not a valid read-only SPARQL query: {exc}") from exc
