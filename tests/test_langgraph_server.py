@@ -273,8 +273,8 @@ def test_runs_get_the_caps_of_mcp_ask_results(client):
 
     result = client.runs.wait(None, "rog", input={"question": "who starred in films directed by [Robert Zemeckis]"})
     assert len(result["answers"]) == MAX_ANSWERS and all(len(a["paths"]) <= MAX_ANSWER_PATHS for a in result["answers"])
-    assert f"answer: more answers than max_answers={MAX_ANSWERS}; kept the first {MAX_ANSWERS}, best plans and most paths " \
-           "first" in result["warnings"]
+    assert f"answer: more answers than max_answers={MAX_ANSWERS}; kept the first {MAX_ANSWERS}, most evidence across " \
+           "the plans first" in result["warnings"]
     assert result["stop_reason"] == "answered"
 
 
