@@ -145,6 +145,7 @@ class VoteAnswerer:
         votes: dict[str, int] = {}
         support: dict[str, list[dict]] = {}
         labels: dict[str, str] = {}
+        reaching: dict[str, set[int]] = {}  # end -> the ranks of the plans reaching it
         for path in paths:
             rank = self._rank(path, plans)
             if rank in passed_by_prefix:
@@ -153,6 +154,7 @@ class VoteAnswerer:
             end = steps[-1]["tail"] if steps else path["start"]
             key = end["id"]
             labels[key] = end["label"]
+            reaching.setdefault(key, set()).add(rank)
             if rank < best_rank.get(key, len(plans) + 1):  # votes and support come from the best plan reaching it
                 best_rank[key], votes[key], support[key] = rank, 0, []
             if rank == best_rank[key]:
@@ -162,7 +164,7 @@ class VoteAnswerer:
         if not votes:
             return AnswerOutcome([], "", ["answer: no reasoning path, so no answer"])
         top_rank = min(best_rank.values())
-        evidence = self._evidence(paths, plans, passed_by_prefix, top_rank)
+        evidence = self._evidence(reaching, plans, top_rank)
         ranked = sorted(votes, key=lambda k: (-evidence.get(k, 0.0), best_rank[k], -votes[k], labels[k], k))
         close = [k for k in ranked if self._close_enough(plans, best_rank[k], top_rank)]
         kept = close[: self.max_answers]
@@ -175,8 +177,9 @@ class VoteAnswerer:
         ]
         return AnswerOutcome(answers, "\n".join(labels[k] for k in kept), warnings)
 
-    def _evidence(self, paths: Sequence[dict], plans: Sequence[dict], passed: set[int], top_rank: int) -> dict[str, float]:
-        """Each answer's evidence across the plans kept beside the best one: the sum, over the plans reaching it, of
+    def _evidence(self, reaching: dict[str, set[int]], plans: Sequence[dict], top_rank: int) -> dict[str, float]:
+        """Each answer's evidence across the plans kept beside the best one (``reaching``: each answer's ranks of the
+        plans whose paths end there, those passed by a prefix left out): the sum, over the plans reaching it, of
         ``exp((plan score - best plan score) / plan_temperature)`` (a plan counts once, however many of its paths
         reach the answer). Plans that score nearly alike and agree outweigh one that disagrees ("[X] 's son": the
         ends of ``children`` and of ``^parents``); a plan well below the best adds next to nothing. Without a
@@ -184,16 +187,10 @@ class VoteAnswerer:
         if not self.plan_temperature or top_rank >= len(plans):
             return {}
         top = plan_score(plans, top_rank)
-        reached: dict[str, set[int]] = {}
-        for path in paths:
-            rank = self._rank(path, plans)
-            if rank >= len(plans) or rank in passed or not self._close_enough(plans, rank, top_rank):
-                continue
-            steps = path["steps"]
-            reached.setdefault((steps[-1]["tail"] if steps else path["start"])["id"], set()).add(rank)
-        weight = {rank: math.exp(min(0.0, plan_score(plans, rank) - top) / self.plan_temperature)
-                  for ranks in reached.values() for rank in ranks}
-        return {key: sum(weight[r] for r in ranks) for key, ranks in reached.items()}
+        counted = {rank for ranks in reaching.values() for rank in ranks
+                   if rank < len(plans) and self._close_enough(plans, rank, top_rank)}
+        weight = {rank: math.exp(min(0.0, plan_score(plans, rank) - top) / self.plan_temperature) for rank in counted}
+        return {key: sum(weight[r] for r in ranks & counted) for key, ranks in reaching.items() if ranks & counted}
 
     @staticmethod
     def _rank(path: dict, plans: Sequence[dict]) -> int:
