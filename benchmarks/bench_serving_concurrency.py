@@ -243,8 +243,10 @@ def measure(args, kg_url: str, method: str, questions: list[tuple[str, list[str]
     hits = sum(1 for got, (_, gold) in zip(answers, questions) if gold and got and got[0] in gold)
     span = (max(t[2] for t in succeeded) - min(t[1] for t in succeeded)).total_seconds() if succeeded else float("nan")
     durations = [(t[2] - t[1]).total_seconds() for t in succeeded]
+    first = min((t[1] for t in succeeded), default=None)
+    runs = [(round((t[1] - first).total_seconds(), 2), round((t[2] - t[1]).total_seconds(), 2)) for t in succeeded]
     return {"finished": len(succeeded), "span": span, "sum": sum(durations), "longest": max(durations, default=float("nan")),
-            "client_s": client_s, "answers": answers, "hits": hits,
+            "runs": runs, "client_s": client_s, "answers": answers, "hits": hits,
             "idle": idle_summary, "busy": busy.summary(), "blocking": text.count("Blocking call"),
             "errors": [a for a in answers if a == ["ERROR"]]}
 

@@ -23,9 +23,11 @@ from __future__ import annotations
 
 import hashlib
 import os
+import queue
 import threading
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -89,16 +91,33 @@ def file_sha256(path: Path) -> str:
 
 @dataclass(frozen=True)
 class _LoadedModel:
-    """One ONNX session plus its tokenizer; immutable and shared across threads."""
+    """One ONNX session plus its tokenizers; shared across threads."""
 
     session: Any  # onnxruntime.InferenceSession
     input_names: frozenset[str]
     tokenizer_json: str
+    #: tokenizers not in use: one is taken for each embedding call and given back after it, so a call never
+    #: shares one with another thread and a new thread does not build its own (building one parses the
+    #: vocabulary, ~40 ms holding the interpreter lock: many concurrent questions stalled on it)
+    idle_tokenizers: queue.SimpleQueue = field(default_factory=queue.SimpleQueue, compare=False)
+
+    @contextmanager
+    def tokenizer(self) -> Iterator[Any]:
+        """A tokenizer no other call is using, for the block."""
+        try:
+            tokenizer = self.idle_tokenizers.get_nowait()
+        except queue.Empty:
+            tokenizer = self.new_tokenizer()
+        try:
+            yield tokenizer
+        finally:
+            self.idle_tokenizers.put(tokenizer)
 
     def new_tokenizer(self) -> Any:
         """A fresh ``tokenizers.Tokenizer`` set to truncate at 256 and pad to the batch's longest.
 
-        Tokenizer objects carry mutable truncation/padding state, so each thread gets its own.
+        Tokenizer objects carry mutable truncation/padding state, so no two calls use one at once
+        (:meth:`tokenizer`).
         """
         from tokenizers import Tokenizer
 
@@ -186,7 +205,6 @@ class MiniLMEmbeddings(Embeddings):
         self.tokenizer_path: Path | None = Path(tokenizer_path) if tokenizer_path is not None else None
         self.batch_size = batch_size
         self.intra_op_num_threads = intra_op_num_threads
-        self._thread_local = threading.local()
 
     def __repr__(self) -> str:
         return (
@@ -208,14 +226,6 @@ class MiniLMEmbeddings(Embeddings):
         self._model()
         return self
 
-    def _tokenizer(self, model: _LoadedModel) -> Any:
-        tokenizer = getattr(self._thread_local, "tokenizer", None)
-        if tokenizer is None or getattr(self._thread_local, "model", None) is not model:
-            tokenizer = model.new_tokenizer()
-            self._thread_local.tokenizer = tokenizer
-            self._thread_local.model = model
-        return tokenizer
-
     # -- embedding -----------------------------------------------------------------------
 
     def embed_array(self, texts: Sequence[str]) -> np.ndarray:
@@ -228,11 +238,11 @@ class MiniLMEmbeddings(Embeddings):
             if not isinstance(text, str):
                 raise TypeError(f"text #{position} is {type(text).__name__}, expected str")
         model = self._model()
-        tokenizer = self._tokenizer(model)
-        batches = [
-            self._embed_batch(model, tokenizer, texts[start : start + self.batch_size])
-            for start in range(0, len(texts), self.batch_size)
-        ]
+        with model.tokenizer() as tokenizer:
+            batches = [
+                self._embed_batch(model, tokenizer, texts[start : start + self.batch_size])
+                for start in range(0, len(texts), self.batch_size)
+            ]
         return np.concatenate(batches, axis=0)
 
     @staticmethod

@@ -63,6 +63,9 @@ class _Handler(BaseHTTPRequestHandler):
 
 class _ProxyServer(ThreadingHTTPServer):
     daemon_threads = True
+    #: listen backlog: socketserver's default of 5 drops the connections of a burst of concurrent requests, which
+    #: the kernel retries after 1 s (a web server's backlog is in the hundreds: nginx 511, Virtuoso's listen() 128+)
+    request_queue_size = 128
 
     def __init__(self, upstream: str, delay: float, timeout: float) -> None:
         super().__init__(("127.0.0.1", 0), _Handler)

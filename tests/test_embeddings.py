@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import shutil
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -120,6 +121,20 @@ def test_thread_safe_and_session_shared(embeddings: MiniLMEmbeddings) -> None:
         results = list(pool.map(lambda text: other.embed_query(text), texts))
     np.testing.assert_allclose(np.asarray(results), expected, atol=1e-4)
     assert default_embeddings() is default_embeddings()
+
+
+def test_new_threads_reuse_idle_tokenizers(embeddings: MiniLMEmbeddings) -> None:
+    """A server's worker threads come and go: each embedding call takes an idle tokenizer and gives it back, so a new
+    thread does not build its own (building one parses the vocabulary holding the interpreter lock, ~40 ms)."""
+    model = embeddings._model()
+    embeddings.embed_query("warm")
+    idle = model.idle_tokenizers.qsize()
+    assert idle >= 1
+    for i in range(6):  # one new thread after another: the one idle tokenizer serves them all
+        thread = threading.Thread(target=embeddings.embed_query, args=(f"question {i}",))
+        thread.start()
+        thread.join()
+    assert model.idle_tokenizers.qsize() == idle
 
 
 def test_async_variants_from_the_base_class(embeddings: MiniLMEmbeddings) -> None:

@@ -153,6 +153,23 @@ def test_labels_are_fetched_in_batches_and_misses_are_remembered(server, memory)
     assert len(server.queries) - before == 1
 
 
+def test_name_queries_ask_only_the_name_predicates_the_endpoint_has(server, memory):
+    """Once the endpoint's predicates are known (learnt with the relation names), a name query lists only the name
+    predicates it has: the sample KG uses rdfs:label alone, not the thirteen label and alias predicates a KG may
+    use (each one joined with every node asked about cost Virtuoso up to ten times the work)."""
+    films = memory.neighbors(E("Tom Hanks"), "^starred_actors")
+    kg = open_sparql(server.url)
+    kg.prefetch_labels(films[:2])  # predicates not known yet: every name predicate is asked for
+    assert "skos/core#prefLabel" in server.queries[-1] and "rdf-schema#label" in server.queries[-1]
+    kg.relation_names()
+    before = len(server.queries)
+    assert kg.prefetch_labels(films) == len(films) - 2
+    asked = server.queries[before:]
+    assert len(asked) == 1 and "rdf-schema#label" in asked[0]
+    assert not any(name in asked[0] for name in ("prefLabel", "altLabel", "schema.org/name", "type.object.name"))
+    assert [kg.label(f) for f in films] == [memory.label(f) for f in films]
+
+
 def test_small_pages_give_complete_answers(server, memory):
     kg = open_sparql(server.url, page_size=7)
     assert sorted(kg.entity_ids()) == sorted(memory.entity_ids())

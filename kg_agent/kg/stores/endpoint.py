@@ -63,7 +63,6 @@ class EndpointGraphStore(LazyGraphStore):
         super().__init__(graph, names=names, name=name, cache_size=cache_size, batch_size=batch_size, naming=naming)
         #: name and description predicates, which are not relations (``FILTER(?q NOT IN (...))``)
         self._not_facts = ", ".join(sparql_iri(p) for p in sorted(naming.names_and_descriptions))
-        self._name_values = " ".join(sparql_iri(p) for p in naming.name_predicates)
         #: the store cache's kind for display labels: they depend on the naming
         self._label_kind = "label" if naming == DEFAULT_NAMING else f"label {naming.key}"
         if page_size < 1:
@@ -80,6 +79,21 @@ class EndpointGraphStore(LazyGraphStore):
 
     def request_count(self) -> int:
         return self._requests
+
+    def _present(self, predicates: Sequence[str]) -> list[str]:
+        """``predicates`` less those the endpoint does not have, once its predicates are known (asked with the
+        relation names, once per client): a name query with thirteen name predicates of which the graph uses one
+        costs Virtuoso up to ten times the work (``VALUES ?p`` joined with every node); unknown, all of them."""
+        known = self._predicates
+        if known is None and self.store_cache is not None:
+            known = self.store_cache.get("relations")
+        if known is None:
+            return list(predicates)
+        present = set(known)
+        return [p for p in predicates if p in present]
+
+    def _name_values(self) -> str:
+        return " ".join(sparql_iri(p) for p in self._present(self.naming.name_predicates))
 
     def _count_request(self) -> None:
         with self._count_lock:
@@ -221,7 +235,9 @@ class EndpointGraphStore(LazyGraphStore):
         """One request per :attr:`walk_batch_size` nodes (``VALUES``); blank nodes cannot be asked about."""
         keys = [key for key in keys if not key.startswith(("_:", '"')) and self.queryable(key)]
         found: dict[str, NameLiterals] = {}
-        wanted = " ".join(sparql_iri(p) for p in predicates)
+        wanted = " ".join(sparql_iri(p) for p in self._present(predicates))
+        if not wanted:
+            return found
         for start in range(0, len(keys), self.walk_batch_size):
             batch = keys[start:start + self.walk_batch_size]
             query = "SELECT ?n ?p ?l WHERE { VALUES ?n { %s } VALUES ?p { %s } ?n ?p ?l FILTER(isLiteral(?l)) }" % (
@@ -330,7 +346,7 @@ class EndpointGraphStore(LazyGraphStore):
         query = ("SELECT DISTINCT ?n ?p ?q ?lp ?l WHERE { VALUES ?n { %s } "
                  '{ ?n ?p ?o FILTER(?p NOT IN (%s) && (!isLiteral(?o) || STR(?o) != "")) } UNION '
                  "{ ?s ?q ?n FILTER(?q NOT IN (%s) && !isLiteral(?n)) } UNION { VALUES ?lp { %s } ?n ?lp ?l } }"
-                 % (" ".join(sparql_term(t) for t in terms.values()), self._not_facts, self._not_facts, self._name_values))
+                 % (" ".join(sparql_term(t) for t in terms.values()), self._not_facts, self._not_facts, self._name_values()))
         rows = self.select(query, "?n ?p ?q ?lp ?l", f"the relations at {len(keys)} entities")
         by_term = {term: key for key, term in terms.items()}
         found: dict[str, dict[str, None]] = {key: {} for key in keys}
@@ -599,8 +615,9 @@ class EndpointGraphStore(LazyGraphStore):
         kind = "label_index" if self.naming == DEFAULT_NAMING else f"label_index {self.naming.key}"
         stored = self.store_cache.get(kind) if self.store_cache is not None else None
         if stored is None:
-            query = "SELECT ?s ?l WHERE { VALUES ?p { %s } ?s ?p ?l FILTER(isLiteral(?l)) }" % self._name_values
-            stored = [(node_key(s), str(o)) for s, o in self.select(query, "?s ?l", "the names")]
+            names = self._name_values()
+            query = "SELECT ?s ?l WHERE { VALUES ?p { %s } ?s ?p ?l FILTER(isLiteral(?l)) }" % names
+            stored = [(node_key(s), str(o)) for s, o in self.select(query, "?s ?l", "the names")] if names else []
             if self.store_cache is not None:
                 self.store_cache.put(kind, "", stored)
         return [tuple(pair) for pair in stored]
