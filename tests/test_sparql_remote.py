@@ -18,8 +18,8 @@ import pytest
 from rdflib import Literal, URIRef
 
 from kg_agent.kg import KGQueryError, entity_iri, load_kg, open_kg, open_sparql, retrieve_many_paths, retrieve_paths
-from kg_agent.kg.relation_paths import walkable_relation_paths
 from kg_agent.kg.loaders import MAX_GET_QUERY_CHARS
+from kg_agent.kg.relation_paths import walkable_relation_paths
 from kg_agent.kg.sparql import bind_values, check_read_only, values_block
 from tests.sparql_server import SparqlServer, store_from_graph
 
