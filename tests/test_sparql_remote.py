@@ -375,3 +375,27 @@ def test_local_backends_report_no_kg_requests(kg):
 
     result = create_graph("rog", kg).compile().invoke({"question": "who directed [Forrest Gump]"})
     assert "kg_requests" not in result["usage"]
+
+
+def test_json_result_rows_read_every_term_as_rdflibs_parser_does():
+    """The endpoint client reads SPARQL JSON results itself (rdflib's parser made a Variable and a ResultRow per row):
+    every kind of term, an unbound variable and the projection's order come out as rdflib reads them."""
+    from io import BytesIO
+
+    from rdflib.query import Result
+
+    from kg_agent.kg.loaders import json_result_rows
+
+    document = {"head": {"vars": ["s", "o", "x"]}, "results": {"bindings": [
+        {"s": {"type": "uri", "value": "http://e/a"}, "o": {"type": "literal", "value": "Ä", "xml:lang": "de"},
+         "x": {"type": "bnode", "value": "b0"}},
+        {"s": {"type": "uri", "value": "http://e/a"},
+         "o": {"type": "literal", "value": "1999", "datatype": "http://www.w3.org/2001/XMLSchema#gYear"}},
+        {"o": {"type": "typed-literal", "value": "3", "datatype": "http://www.w3.org/2001/XMLSchema#integer"},
+         "x": {"type": "literal", "value": "plain"}},
+    ]}}
+    want = [tuple(row) for row in Result.parse(BytesIO(json.dumps(document).encode()), format="json")]
+    got = json_result_rows(document)
+    assert got == want and [[type(t) for t in row] for row in got] == [[type(t) for t in row] for row in want]
+    assert got[1][2] is None and got[2][0] is None
+    assert json_result_rows({"head": {"vars": ["s"]}, "results": {"bindings": []}}) == []

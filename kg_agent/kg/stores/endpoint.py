@@ -122,11 +122,13 @@ class EndpointGraphStore(LazyGraphStore):
         def ask(text: str):
             self._count_request()
             try:
-                result = store.query(text, initNs={}, queryGraph=identifier)
-                rows = list(result)
+                if hasattr(store, "select_rows"):  # the endpoint client open_sparql makes
+                    rows, cut = store.select_rows(text, queryGraph=identifier)
+                else:
+                    result = store.query(text, initNs={}, queryGraph=identifier)
+                    rows, cut = list(result), getattr(result, "max_rows", None)
             except Exception as exc:  # network errors, endpoint errors
                 raise KGQueryError(f"{self.name}: could not read {what}: {exc}") from exc
-            cut = getattr(result, "max_rows", None)
             return rows, (cut is not None and len(rows) >= cut), cut
 
         page = self.page_size
