@@ -4,6 +4,7 @@
     kg-agent ask "..." --kg ../shared/data/metaqa/kb.txt --model openai:gpt-4o-mini
     kg-agent load ../shared/data/metaqa/kb.txt --store kb.oxigraph  # build an Oxigraph store once
     kg-agent mcp --transport http --port 8765                     # the KG tools and methods for MCP clients
+    kg-agent ingest --docs plots.jsonl --kg kb.txt --index ./doc_index  # entity documents for ToG-2
 
 A chat model is used only when one is named (``--model``, else ``KG_AGENT_MODEL``); otherwise every decision is
 made offline, whatever API keys the environment holds. Exit status: :data:`kg_agent.exit_status.EXIT_STATUS_HELP`.
@@ -15,6 +16,7 @@ import argparse
 import json
 import re
 import sys
+import time
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
@@ -107,24 +109,27 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("--max-hops", type=int, default=3)
     export.add_argument("--limit", type=int, default=None, help="only the first N questions")
 
+    ingest = sub.add_parser("ingest", help="ingest entity documents (JSONL) into a persistent document index for ToG-2")
+    ingest.add_argument("--docs", required=True, help="documents JSONL: one {title|entity, text} object per line")
+    ingest.add_argument("--kg", default=None, help="KG the documents are linked to (file, Oxigraph folder or SPARQL URL; "
+                        "default: the bundled sample KG)")
+    ingest.add_argument("--backend", choices=("memory", "oxigraph"), default=None, help="how to open a KG file")
+    ingest.add_argument("--index", default="kg_agent_index", help="folder of the persistent Chroma index (default ./kg_agent_index)")
+    ingest.add_argument("--collection", default=None, help="Chroma collection name (default kg_agent_docs)")
+    ingest.set_defaults(handler=cmd_ingest)
+
     for extra in _extra_commands():
         extra(sub)
     return parser
 
 
 def _extra_commands():
-    """Sub-commands contributed by other modules (evaluation, ingest, ...), when present."""
+    """Sub-commands contributed by other modules (evaluation, MCP), when present."""
     commands = []
     try:
         from kg_agent.eval.cli import register as register_eval
 
         commands.append(register_eval)
-    except ImportError:
-        pass
-    try:
-        from kg_agent.docs.cli import register as register_docs
-
-        commands.append(register_docs)
     except ImportError:
         pass
     from kg_agent.mcp_server import register as register_mcp
@@ -472,8 +477,33 @@ def cmd_export_rog_data(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_ingest(args: argparse.Namespace) -> int:
+    """``kg-agent ingest``: put entity documents into a persistent Chroma index, linked to KG entities.
+
+    Each JSONL line is ``{"title"|"entity", "text", ...}``; a document is linked to the KG entity its ``entity`` (id
+    or label) or its ``title`` names (labels compared case- and punctuation-insensitively). Documents already in the
+    index (same stable chunk ids) are not embedded again, so re-running is cheap. The index is then used with
+    ``kg-agent ask "..." --method tog2 --docs ./doc_index``.
+    """
+    from kg_agent.docs.index import DEFAULT_COLLECTION, DocumentIndex, load_documents_jsonl
+    from kg_agent.kg import open_kg
+    from kg_agent.tools.tog2.documents import ingest_documents
+
+    start = time.perf_counter()
+    kg = open_kg(args.kg, backend=args.backend)
+    documents = load_documents_jsonl(args.docs, skip_empty=True)
+    index = DocumentIndex(args.index, collection=args.collection or DEFAULT_COLLECTION)
+    summary = ingest_documents(index, kg, documents)
+    print(f"{summary.documents} documents read from {args.docs}: {summary.linked} linked to KG entities, "
+          f"{summary.unlinked} unlinked (no entity with that title/label)")
+    print(f"{summary.already_indexed} already in the index, {summary.ingested} ingested "
+          f"({summary.chunks_added} chunks added); the index holds {summary.chunks_total} chunks")
+    print(f"index: {args.index} (collection {index.collection_name}) in {time.perf_counter() - start:.1f} s; "
+          f"use: kg-agent ask \"...\" --method tog2 --docs {args.index}" + (f" --kg {args.kg}" if args.kg else ""))
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    from kg_agent.docs.index import DocumentIndexConnectionError
     from kg_agent.kg.errors import KGError
     from kg_agent.llm.errors import KGAgentLLMError
 
@@ -487,10 +517,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"kg-agent: error: a file is not UTF-8 text (byte 0x{exc.object[exc.start]:02X} at byte offset {exc.start}); "
               "re-save it as UTF-8", file=sys.stderr)
         return BAD_INPUT
-    except (KGError, KGAgentLLMError, ValueError, DocumentIndexConnectionError) as exc:
+    except (KGError, KGAgentLLMError, ValueError) as exc:
         print(f"kg-agent: error: {exc}", file=sys.stderr)
         return BAD_INPUT
-    except OSError as exc:  # a file or folder that cannot be read or written: missing, a folder, permission denied
+    except OSError as exc:  # a file or folder that cannot be read or written: missing, a folder, permission denied;
+        # a Chroma server that does not answer (DocumentIndexConnectionError, a ConnectionError: its message)
         print(f"kg-agent: error: {os_error_text(exc)}", file=sys.stderr)
         return BAD_INPUT
     except KeyboardInterrupt:

@@ -20,12 +20,12 @@ from __future__ import annotations
 
 from functools import partial
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from langchain_core.embeddings import Embeddings
 from langchain_core.language_models import BaseChatModel
 from langgraph.graph import END, START, StateGraph
 
-from kg_agent.docs.index import DocumentIndex
 from kg_agent.graphs.kg_state_graph import KGStateGraph
 from kg_agent.graphs.state import KGQuestionInput, ToG2State
 from kg_agent.kg.graph import KnowledgeGraph
@@ -37,7 +37,6 @@ from kg_agent.tools.shared.question_budget import budgeted, timed
 from kg_agent.tools.tog2.answer import answer_steps
 from kg_agent.tools.tog2.clue_query import ClueWriter, clue_query_steps
 from kg_agent.tools.tog2.deciders import make_tog2_deciders
-from kg_agent.tools.tog2.documents import resolve_documents
 from kg_agent.tools.tog2.examine import DEFAULT_TOP_L, Examiner, examine_steps
 from kg_agent.tools.tog2.prune_entities import (
     DEFAULT_ALPHA,
@@ -56,6 +55,9 @@ from kg_agent.tools.tog2.topic_prune import TopicPruner, topic_prune_steps
 
 DEFAULT_WIDTH = 3  # W (ToG-2 §3.2; authors' code --width 3)
 DEFAULT_DEPTH = 3  # maximum iterations (authors' code --depth 3)
+
+if TYPE_CHECKING:  # Chroma (a second of imports) is loaded only when a ToG-2 graph is built
+    from kg_agent.docs.index import DocumentIndex
 
 
 def _after_link(state: dict) -> str:
@@ -145,6 +147,8 @@ def create_tog2_graph(
     if top_l > top_k_chunks:
         raise ValueError(f"top_l (L={top_l}) must not exceed top_k_chunks (K={top_k_chunks}), as in the paper")
     chat_model = resolve_chat_model(model) if isinstance(model, str) else model
+    from kg_agent.tools.tog2.documents import resolve_documents
+
     index, notes = resolve_documents(kg, documents, embeddings=embeddings)
     scorer = ChunkScorer(index)
 
