@@ -177,6 +177,15 @@ def capped(text: str, *, where: str = "full text in --json") -> str:
     return f"{text[:LONG_TEXT_CHARS]}… ({len(text):,} characters; {where})"
 
 
+def linked_from(entity: dict) -> str:
+    """`` (from "tom hanks", exact 0.95)`` for an entity linked from words of the question other than its label."""
+    mention = entity.get("mention")
+    if not mention or mention == entity.get("label"):
+        return ""
+    how = f", {entity['how']} {entity['score']:.2f}" if entity.get("how") and entity.get("score") is not None else ""
+    return f' (from "{capped(mention)}"{how})'
+
+
 def print_result(result: dict, *, out=None) -> None:
     """The result as text: question, topic entities, plans, answers with up to two paths each, notes and model use.
 
@@ -184,7 +193,7 @@ def print_result(result: dict, *, out=None) -> None:
     ``--json`` has it in full."""
     out = out if out is not None else sys.stdout
     print(f"Question: {capped(str(result.get('question', '')))}", file=out)
-    entities = ", ".join(capped(e["label"]) for e in result.get("topic_entities") or []) or "(none)"
+    entities = ", ".join(capped(e["label"]) + linked_from(e) for e in result.get("topic_entities") or []) or "(none)"
     print(f"Topic entities: {entities}", file=out)
     plans = result.get("plans") or []
     if plans:

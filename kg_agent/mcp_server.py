@@ -133,6 +133,13 @@ class EntityRef(BaseModel):
     label: str = Field(description="its label")
 
 
+class TopicEntity(EntityRef):
+    mention: str | None = Field(default=None, description="the words of the question it was linked from (none when "
+                                "given by id or carried over from the previous turn)")
+    how: str | None = Field(default=None, description="how the mention matched: bracket, exact, partial or fuzzy")
+    score: float | None = Field(default=None, description="how well it matched (higher is better)")
+
+
 class EntityHit(EntityRef):
     relations: list[str] = Field(description="up to 10 of its relations (^relation: walked backwards)")
 
@@ -190,7 +197,7 @@ class Plan(BaseModel):
 class AskResult(BaseModel):
     question: str = Field(description="the question as the method read it")
     method: str
-    topic_entities: list[EntityRef]
+    topic_entities: list[TopicEntity]
     answers: list[Answer] = Field(description="best first")
     plans: list[Plan] = Field(default_factory=list, description="RoG's relation-path plans")
     stop_reason: str = ""
@@ -331,7 +338,8 @@ def ask_result(state: dict, *, method: str) -> AskResult:
              for p in state.get("plans") or []]
     return AskResult(
         question=state.get("question", ""), method=method,
-        topic_entities=[EntityRef(id=e["id"], label=e["label"]) for e in state.get("topic_entities") or []],
+        topic_entities=[TopicEntity(id=e["id"], label=e["label"], mention=e.get("mention"), how=e.get("how"),
+                                    score=e.get("score")) for e in state.get("topic_entities") or []],
         answers=shown, plans=plans, stop_reason=state.get("stop_reason") or "",
         warnings=list(state.get("warnings") or []), usage=dict(state.get("usage") or {}),
         note="; ".join(dict.fromkeys(n for n in notes if n)) or None,

@@ -57,7 +57,10 @@ def resolve_given_entities(kg: KnowledgeGraph, given: list) -> tuple[list[Entity
 
 
 def link_node(state: dict, *, kg: KnowledgeGraph, max_entities: int = 5) -> dict:
-    """Graph node: set ``question`` and ``topic_entities``; start this turn's warnings, usage and outputs."""
+    """Graph node: set ``question`` and ``topic_entities``; start this turn's warnings, usage and outputs.
+
+    An entity linked from the question carries the text that matched it (``mention``), how (``how``: ``bracket``,
+    ``exact``, ``partial``, ``fuzzy``) and the match's ``score``; given ones and a follow-up's carried ones do not."""
     question = question_from_state(state)
     warnings: list[str] = []
     fresh = {"question": question, "plans": [], "paths": [], "chains": [], "documents": [], "answers": [],
@@ -66,11 +69,13 @@ def link_node(state: dict, *, kg: KnowledgeGraph, max_entities: int = 5) -> dict
         return {**fresh, "topic_entities": [], "warnings": ["link: no question given"], "stop_reason": "no_question"}
     # Entities given with this input are ids or labels (strings); dicts are the previous turn's, kept by a checkpointer.
     given = [g for g in state.get("topic_entities") or [] if isinstance(g, str)]
+    linked: dict[str, dict] = {}  # entity id -> the mention of the question it was linked from, with its score
     if given:
         entities, warnings = resolve_given_entities(kg, given)
     else:
         result = link_entities(kg, question, max_entities=max_entities)
         entities = result.entities
+        linked = {item.entity.id: item.to_dict() for item in result.linked}
         previous, source = _previous_turn_entities(state, kg, max_entities=max_entities) if not entities else ([], "")
         if previous:
             entities = previous
@@ -79,7 +84,8 @@ def link_node(state: dict, *, kg: KnowledgeGraph, max_entities: int = 5) -> dict
         elif not entities:
             warnings.append(f"link: {result.message}")
     stop = "" if entities else "no_topic_entity"
-    return {**fresh, "topic_entities": [e.to_dict() for e in entities], "warnings": warnings, "stop_reason": stop}
+    topic_entities = [linked.get(e.id) or e.to_dict() for e in entities]
+    return {**fresh, "topic_entities": topic_entities, "warnings": warnings, "stop_reason": stop}
 
 
 def resolved_follow_up(question: str, entities: list[Entity]) -> str:

@@ -258,6 +258,7 @@ def instructions_steps(
     outcome = yield decide(generator, "generate", state["question"], entities, max_instructions=max_instructions)
     warnings = list(outcome.warnings)
     known = {e.id for e in entities}
+    known_at_start = list(entities)
     for name in outcome.entities:
         if len(entities) >= max_topic_entities:
             break
@@ -270,7 +271,7 @@ def instructions_steps(
             known.add(found[0].id)
     update = {
         "instructions": outcome.instructions[:max_instructions],
-        "topic_entities": [e.to_dict() for e in entities],
+        "topic_entities": list(state.get("topic_entities") or []) + [e.to_dict() for e in entities[len(known_at_start):]],
         "round": 0,
         "warnings": add_warnings(state, warnings),
         "usage": add_usage(state, outcome.usage),

@@ -175,8 +175,9 @@ def topic_prune_steps(state: dict, *, pruner: TopicPruner):
     if not entities:
         return {}
     outcome = yield decide(pruner, "prune", state["question"], entities)
+    kept = {e.id for e in outcome.kept}
     return {
-        "topic_entities": [e.to_dict() for e in outcome.kept],
+        "topic_entities": [e for e in state["topic_entities"] if e["id"] in kept],  # with how each was linked
         "warnings": add_warnings(state, outcome.warnings),
         "usage": add_usage(state, outcome.usage),
     }
