@@ -152,22 +152,3 @@ def test_the_state_and_every_surface_say_which_words_linked_to_which_entity(tmp_
     assert 'Tom Hanks (from "tom hanks", exact' in out.getvalue()
     [topic] = [e for e in ask_result(result, method="rog").topic_entities if e.label == "Tom Hanks"]
     assert topic.mention == "tom hanks" and topic.how == "exact" and topic.score == linked["score"]
-
-
-def test_tog_starts_from_the_person_a_lower_case_plain_question_names_not_the_tag_spelt_alike():
-    """The sample KG has the actor "Tom Hanks" and the tag "tom hanks". A plain question typed in lower case says
-    nothing by its case: ToG keeps the better-linked one (the actor) and answers his films (it kept the tag, walked
-    tag -> film -> actor and answered "Tom Hanks"); in brackets, or capitalised, the question's case still decides."""
-    from kg_agent.graphs.registry import create_graph
-    from kg_agent.kg import open_kg
-
-    sample = open_kg(None)
-    graph = create_graph("tog", sample).compile()
-    plain = graph.invoke({"question": "which films did tom hanks act in"})
-    assert [e["label"] for e in plain["topic_entities"]] == ["Tom Hanks"]
-    films = set(sample.neighbors(str(entity_iri("Tom Hanks")), "^starred_actors"))
-    assert plain["answers"] and all(a["entity_id"] in films for a in plain["answers"][:3])
-    bracketed = graph.invoke({"question": "which films are about [tom hanks]"})
-    assert [e["label"] for e in bracketed["topic_entities"]] == ["tom hanks"]
-    capitalised = graph.invoke({"question": "which films did Tom Hanks act in"})
-    assert [e["label"] for e in capitalised["topic_entities"]] == ["Tom Hanks"]
