@@ -88,19 +88,21 @@ def test_a_server_that_refuses_json_schema_gets_the_text_prompt_and_the_refusal_
 
 
 def test_a_structured_value_naming_an_unknown_relation_is_rejected_like_a_text_reply(kg):
+    """JSON mode sends no schema, so nothing stops a model naming a relation the KG lacks (under a schema with the
+    candidates as an enum it could not: the test server refuses to send such a reply)."""
     def made_up(prompt: str, schema: dict | None) -> dict:
         if prompt_node(prompt) == "prune_relations":
             return {"items": [{"name": "invented_relation", "score": 1.0}]}
         return structured_reply(prompt, schema)
 
     with OpenAICompatibleServer(responder=well_behaved(), structured_responder=made_up) as server:
-        result = create_graph("tog", kg, model=chat(server), structured_output="json_schema", depth=1).compile().invoke(
+        result = create_graph("tog", kg, model=chat(server), structured_output="json_mode", depth=1).compile().invoke(
             {"question": QUESTION})
         retry = next(r for r in server.chat_requests if r.response_format is None and "Relations:" in r.prompt_text)
     warnings = "\n".join(result["warnings"])
     assert "invented_relation" in warnings and "attempt 1 gave no usable reply" in warnings
     assert "Your previous reply could not be used" in retry.prompt_text and "invented_relation" in retry.prompt_text
-    assert modes(result)["prune_relations"] == {"json_schema": 1, "text": 1}
+    assert modes(result)["prune_relations"] == {"json_mode": 1, "text": 1}
     assert result["answers"][0]["answer"] == ANSWER
 
 

@@ -43,6 +43,7 @@ from kg_agent.kg.relation_paths import verbalize_relation
 from kg_agent.kg.types import Entity, Path, Triple
 from kg_agent.llm.parsing import parse_scored_items
 from kg_agent.tools.shared.decider import (
+    Candidates,
     LLMDecision,
     StructuredMode,
     decide,
@@ -249,7 +250,12 @@ class LLMEntityScorer:
                 notes.append(f"prune_entities: entity scores for {entity.label} -{relation}-> summed to {total:.2f}; rescaled")
             return top_normalised(items, len(items)), notes
 
-        asked = yield self.decision.request(prompt, parse)
+        def offline_ranking() -> list[str]:
+            label_of = {c.id: c.label for c in candidates}
+            ranked = self.fallback.score_entities(question, entity, relation, candidates, guidance=guidance)
+            return [label_of[i] for i, _ in ranked.items if i in label_of]
+
+        asked = yield self.decision.request(prompt, parse, candidates=Candidates(list(ids_by_label), rank=offline_ranking))
         if asked.decided:
             return ScoredOutcome(asked.value, asked.warnings, asked.usage, self.name)
         outcome = self.fallback.score_entities(question, entity, relation, candidates, guidance=guidance)
