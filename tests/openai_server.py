@@ -51,7 +51,8 @@ anything else is a test bug (a model asked with the KG's candidates cannot name 
 ``schema`` is refused (400). ``dialect="llama.cpp"`` is llama-cpp-python's server (``python -m llama_cpp.server``):
 ``GET /v1/models`` says ``owned_by: "me"``, a ``json_object`` response format may carry a ``schema`` that the reply
 must match (the server turns it into a grammar, so a reply breaking it is a test bug), and a ``json_schema`` response
-format is refused with 422 (its request model allows only ``text`` and ``json_object``).
+format is refused with 500 (its request model allows only ``text`` and ``json_object``; it answers 500, not 400:
+tests/test_real_llm_structured.py).
 
 Malformed structured replies on demand, consumed one per chat request in order (like ``fail_next``; they are
 sent as they are, bypassing the strict check, as a model without constrained decoding would send them)::
@@ -325,7 +326,7 @@ class OpenAICompatibleServer:
 
 
 class RequestRejected(ValueError):
-    """A request OpenAI answers with 400 ``invalid_request_error`` (``status``: llama-cpp-python answers 422);
+    """A request OpenAI answers with 400 ``invalid_request_error`` (``status``: llama-cpp-python answers 500);
     ``param`` names the offending field."""
 
     def __init__(self, param: str, message: str, *, status: int = 400) -> None:
@@ -381,7 +382,7 @@ def parse_chat_request(body: dict[str, Any], *, dialect: str = "openai") -> _Cha
     if response_format is not None:
         kind = response_format.get("type") if isinstance(response_format, dict) else None
         if dialect == "llama.cpp" and kind not in ("text", "json_object"):
-            raise RequestRejected("response_format.type", f"Input should be 'text' or 'json_object', not {kind!r}", status=422)
+            raise RequestRejected("response_format.type", f"Input should be 'text' or 'json_object', not {kind!r}", status=500)
         if kind == "json_object" and "schema" in response_format:
             if dialect != "llama.cpp":
                 raise RequestRejected("response_format.schema", "Unrecognized request argument supplied: response_format.schema")

@@ -246,8 +246,34 @@ def structured_caller(model: BaseChatModel, schema: type[BaseModel], mode: str) 
     """``model`` asking for ``schema`` in ``mode`` (``json_schema``, ``function_calling``, ``json_mode``,
     ``json_object_schema``), giving a reply message whose text is the JSON document."""
     if mode == "json_object_schema":  # not a LangChain method: the schema rides in the json_object response format
-        return model.bind(response_format={"type": "json_object", "schema": schema.model_json_schema()})
+        return model.bind(response_format={"type": "json_object", "schema": items_bounded_by_enums(schema.model_json_schema())})
     return model.with_structured_output(schema, method=mode, include_raw=True) | RunnableLambda(_structured_message)
+
+
+def items_bounded_by_enums(schema: dict) -> dict:
+    """``schema`` with each array of names from an enum (or of objects naming one) limited to that many items
+    (``maxItems``), so a grammar-constrained model cannot repeat items until the token cap. Only for grammar
+    servers (llama.cpp): OpenAI's strict subset is kept as pydantic writes it."""
+    definitions = schema.get("$defs") or {}
+
+    def enum_size(node: dict) -> int:
+        node = definitions.get(node.get("$ref", "").rsplit("/", 1)[-1], node) if "$ref" in node else node
+        if isinstance(node.get("enum"), list):
+            return len(node["enum"])
+        return max((len(p["enum"]) for p in (node.get("properties") or {}).values() if isinstance(p.get("enum"), list)),
+                   default=0)
+
+    def bounded(node: Any) -> Any:
+        if isinstance(node, list):
+            return [bounded(item) for item in node]
+        if not isinstance(node, dict):
+            return node
+        node = {key: bounded(value) for key, value in node.items()}
+        if node.get("type") == "array" and isinstance(node.get("items"), dict) and (size := enum_size(node["items"])):
+            node["maxItems"] = min(size, node.get("maxItems", size))
+        return node
+
+    return bounded(schema)
 
 
 #: Modes whose prompt carries the schema (``json_mode`` sends none; ``json_object_schema`` servers constrain by it but
@@ -371,6 +397,9 @@ class LLMDecision:
     def _structured_failed(self, mode: str, exc: Exception, warnings: list[str]) -> str:
         """Record a structured call that failed: a reply the client could not read as the schema (the retry asks
         in text), or a refused request (the retry and every later decision here ask in text)."""
+        if type(exc.__cause__).__name__ == "LengthFinishReasonError":  # the openai SDK's: cut at the token cap
+            warnings.append(f"{self.node}: the structured reply ({mode}) was cut at the token cap")
+            return "it was cut at the token limit; reply shorter"
         if isinstance(exc.__cause__, ValidationError | json.JSONDecodeError):
             warnings.append(f"{self.node}: the structured reply does not match the {self.schema.__name__} schema "
                             f"({str(exc.__cause__).splitlines()[0]})")
