@@ -272,7 +272,8 @@ class LLMRelationPruner:
                                                    guidance=guidance)
             return [relation for relation, _ in ranked.items]
 
-        asked = yield self.decision.request(prompt, parse, candidates=Candidates(list(relations), rank=offline_ranking))
+        asked = yield self.decision.request(prompt, parse, candidates=Candidates(list(relations), rank=offline_ranking,
+                                                                                 most=width))
         if asked.decided and not self.keep_offline_top:
             return ScoredOutcome(asked.value, asked.warnings, asked.usage, self.name)
         outcome = self.fallback.score_relations(question, entity, relations, width=width, prefix=prefix, guidance=guidance)
