@@ -138,10 +138,13 @@ class Candidates:
     """The names a decision may choose from (the KG's own: an entity's relations, the entities a relation reaches).
 
     ``rank``: the offline ranking, best first (called only when the names exceed the enum limits, to choose which
-    go into the schema)."""
+    go into the schema). ``most``: how many names a reply lists at most (what the decision keeps, ToG's ``W``); a
+    grammar server (``json_object_schema``) caps the reply's list at it, so a small model cannot score a long list
+    of candidates past the token cap."""
 
     names: Sequence[str]
     rank: Callable[[], Sequence[str]] | None = None
+    most: int | None = None
 
     def for_schema(self) -> tuple[list[str], str]:
         """The names the schema lists (all of them when they fit) and, when cut, a note saying so."""
@@ -242,18 +245,20 @@ def _structured_message(output: dict) -> Any:
     return raw.model_copy(update={"content": text, "tool_calls": []}) if isinstance(raw, BaseMessage) else text
 
 
-def structured_caller(model: BaseChatModel, schema: type[BaseModel], mode: str) -> Any:
+def structured_caller(model: BaseChatModel, schema: type[BaseModel], mode: str, *, most: int | None = None) -> Any:
     """``model`` asking for ``schema`` in ``mode`` (``json_schema``, ``function_calling``, ``json_mode``,
-    ``json_object_schema``), giving a reply message whose text is the JSON document."""
+    ``json_object_schema``), giving a reply message whose text is the JSON document. ``most``: see
+    :func:`items_bounded_by_enums` (``json_object_schema`` only)."""
     if mode == "json_object_schema":  # not a LangChain method: the schema rides in the json_object response format
-        return model.bind(response_format={"type": "json_object", "schema": items_bounded_by_enums(schema.model_json_schema())})
+        bounded = items_bounded_by_enums(schema.model_json_schema(), most=most)
+        return model.bind(response_format={"type": "json_object", "schema": bounded})
     return model.with_structured_output(schema, method=mode, include_raw=True) | RunnableLambda(_structured_message)
 
 
-def items_bounded_by_enums(schema: dict) -> dict:
-    """``schema`` with each array of names from an enum (or of objects naming one) limited to that many items
-    (``maxItems``), so a grammar-constrained model cannot repeat items until the token cap. Only for grammar
-    servers (llama.cpp): OpenAI's strict subset is kept as pydantic writes it."""
+def items_bounded_by_enums(schema: dict, *, most: int | None = None) -> dict:
+    """``schema`` with each array of names from an enum (or of objects naming one) limited to that many items, and
+    to ``most`` when given (``maxItems``), so a grammar-constrained model cannot repeat or list items until the
+    token cap. Only for grammar servers (llama.cpp): OpenAI's strict subset is kept as pydantic writes it."""
     definitions = schema.get("$defs") or {}
 
     def enum_size(node: dict) -> int:
@@ -270,7 +275,7 @@ def items_bounded_by_enums(schema: dict) -> dict:
             return node
         node = {key: bounded(value) for key, value in node.items()}
         if node.get("type") == "array" and isinstance(node.get("items"), dict) and (size := enum_size(node["items"])):
-            node["maxItems"] = min(size, node.get("maxItems", size))
+            node["maxItems"] = min(size, node.get("maxItems", size), most or size)
         return node
 
     return bounded(schema)
@@ -382,8 +387,9 @@ class LLMDecision:
         mode = structured_mode(self.model, self.structured_output) if self.schema is not None else "text"
         return "text" if mode in self._rejected_modes else mode
 
-    def _caller(self, mode: str, schema: type[DecisionSchema] | None) -> Any:
-        return self.model if mode == "text" else structured_caller(self.model, schema, mode)
+    def _caller(self, mode: str, schema: type[DecisionSchema] | None, candidates: Candidates | None) -> Any:
+        most = candidates.most if candidates is not None else None
+        return self.model if mode == "text" else structured_caller(self.model, schema, mode, most=most)
 
     def _call_schema(self, mode: str, candidates: Candidates | None, warnings: list[str]) -> type[DecisionSchema] | None:
         """The schema sent for this call: the decision's, its names limited to ``candidates`` (cut to the enum limits)."""
@@ -430,7 +436,7 @@ class LLMDecision:
         for attempt in range(1, self.attempts + 1):
             modes[mode] = modes.get(mode, 0) + 1
             sent = json_mode_prompt(current, schema) if mode in PROMPTED_SCHEMA_MODES else current
-            outcome = yield self._caller(mode, schema), sent, tracker
+            outcome = yield self._caller(mode, schema, candidates), sent, tracker
             if isinstance(outcome, LLMCallError) and mode != "text" and not isinstance(outcome, LLMUnavailable):
                 reason = self._structured_failed(mode, outcome, warnings)
             elif isinstance(outcome, Exception):  # a refused call, network, rate limit after the SDK's retries
