@@ -238,7 +238,9 @@ def test_auto_mode_on_a_llama_cpp_server_asks_with_its_json_object_schema(kg):
     assert requests and all(r.response_format == "json_object" and "schema" in r.body["response_format"] for r in requests)
     relations = [r for r in requests if prompt_node(r.prompt_text) == "prune_relations"]
     assert relations and all(enums(sent_schema(r)) == [listed(r.prompt_text, "Relations:")] for r in relations)
-    # a grammar server also caps the reply's list: at most W=3 relations (or as many as offered)
+    # a grammar server also caps the reply's list: at most W=3 relations (or as many as offered), and at least one
+    assert requests and all(sent_schema(r)["properties"][name]["minItems"] == 1 for r in requests
+                            for name in sent_schema(r)["required"] if sent_schema(r)["properties"][name].get("type") == "array")
     assert all(sent_schema(r)["properties"]["items"]["maxItems"] == min(3, len(listed(r.prompt_text, "Relations:")))
                for r in relations)
     recorded = modes(result)

@@ -258,7 +258,9 @@ def structured_caller(model: BaseChatModel, schema: type[BaseModel], mode: str, 
 def items_bounded_by_enums(schema: dict, *, most: int | None = None) -> dict:
     """``schema`` with each array of names from an enum (or of objects naming one) limited to that many items, and
     to ``most`` when given (``maxItems``), so a grammar-constrained model cannot repeat or list items until the
-    token cap. Only for grammar servers (llama.cpp): OpenAI's strict subset is kept as pydantic writes it."""
+    token cap; and each required array non-empty (``minItems`` 1: an empty list decides nothing, every decider's
+    parser rejects it, and SmolLM2 under the grammar answered ``{"answers": []}``). Only for grammar servers
+    (llama.cpp): OpenAI's strict subset is kept as pydantic writes it."""
     definitions = schema.get("$defs") or {}
 
     def enum_size(node: dict) -> int:
@@ -274,6 +276,10 @@ def items_bounded_by_enums(schema: dict, *, most: int | None = None) -> dict:
         if not isinstance(node, dict):
             return node
         node = {key: bounded(value) for key, value in node.items()}
+        for name in node.get("required") or []:
+            field = (node.get("properties") or {}).get(name)
+            if isinstance(field, dict) and field.get("type") == "array":
+                field["minItems"] = max(1, field.get("minItems", 1))
         if node.get("type") == "array" and isinstance(node.get("items"), dict) and (size := enum_size(node["items"])):
             node["maxItems"] = min(size, node.get("maxItems", size), most or size)
         return node
