@@ -10,9 +10,9 @@ from langchain_openai import ChatOpenAI
 
 from kg_agent.graphs import create_graph
 from kg_agent.kg import open_kg
+from kg_agent.kg.types import Entity
 from kg_agent.llm.scripted import ScriptedChatModel
 from kg_agent.tools.prompts import prompt_node
-from kg_agent.kg.types import Entity
 from kg_agent.tools.shared.decider import MAX_ENUM_VALUES, structured_mode
 from kg_agent.tools.tog.prune_relations import LLMRelationPruner, ScoredOutcome
 from kg_agent.tools.tog2.topic_prune import LLMTopicPruner
