@@ -246,3 +246,17 @@ def test_auto_mode_on_a_llama_cpp_server_asks_with_its_json_object_schema(kg):
     recorded = modes(result)
     assert recorded and all(counts == {"json_object_schema": result["usage"]["by_node"][node]["calls"]}
                             for node, counts in recorded.items())
+
+
+def test_a_grammar_reply_cut_at_the_token_cap_is_counted_and_retried(kg):
+    """A json_object_schema reply cut at the cap comes back as a reply (its tokens counted like every other call),
+    unusable, and the retry asks in text; the mode is not taken as refused."""
+    with OpenAICompatibleServer(responder=well_behaved(), structured_responder=structured_reply, dialect="llama.cpp") as server:
+        server.malform_next(1, "length")
+        result = create_graph("rog", kg, model=chat(server)).compile().invoke({"question": QUESTION})
+        requests = server.chat_requests
+    assert result["answers"][0]["answer"] == ANSWER
+    assert modes(result)["plan"] == {"json_object_schema": 1, "text": 1}
+    assert modes(result)["answer"] == {"json_object_schema": 1}  # the next decision still asks under the grammar
+    assert result["usage"]["calls"] == len(requests) and result["usage"]["errors"] == 0
+    assert "plan: attempt 1 gave no usable relation path" in "\n".join(result["warnings"])

@@ -250,8 +250,11 @@ def structured_caller(model: BaseChatModel, schema: type[BaseModel], mode: str, 
     ``json_object_schema``), giving a reply message whose text is the JSON document. ``most``: see
     :func:`items_bounded_by_enums` (``json_object_schema`` only)."""
     if mode == "json_object_schema":  # not a LangChain method: the schema rides in the json_object response format
-        bounded = items_bounded_by_enums(schema.model_json_schema(), most=most)
-        return model.bind(response_format={"type": "json_object", "schema": bounded})
+        response_format = {"type": "json_object", "schema": items_bounded_by_enums(schema.model_json_schema(), most=most)}
+        if hasattr(model, "extra_body"):  # ChatOpenAI: in the body, past langchain-openai's parse path, whose SDK
+            # call raises on a reply cut at the token cap and loses its usage; the model's own extra_body is kept
+            return model.bind(extra_body={**(model.extra_body or {}), "response_format": response_format})
+        return model.bind(response_format=response_format)
     return model.with_structured_output(schema, method=mode, include_raw=True) | RunnableLambda(_structured_message)
 
 
