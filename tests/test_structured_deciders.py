@@ -260,3 +260,12 @@ def test_a_grammar_reply_cut_at_the_token_cap_is_counted_and_retried(kg):
     assert modes(result)["answer"] == {"json_object_schema": 1}  # the next decision still asks under the grammar
     assert result["usage"]["calls"] == len(requests) and result["usage"]["errors"] == 0
     assert "plan: attempt 1 gave no usable relation path" in "\n".join(result["warnings"])
+
+
+def test_rogs_plan_names_only_the_listed_relations(kg):
+    with OpenAICompatibleServer(responder=well_behaved(), structured_responder=structured_reply) as server:
+        result = create_graph("rog", kg, model=chat(server), structured_output="json_schema").compile().invoke({"question": QUESTION})
+        (plan,) = [r for r in server.chat_requests if prompt_node(r.prompt_text) == "plan"]
+    listed_relations = [line.strip() for line in plan.prompt_text.splitlines() if line.strip() in set(enums(sent_schema(plan))[0])]
+    assert len(enums(sent_schema(plan))) == 1 and sorted(enums(sent_schema(plan))[0]) == sorted(set(listed_relations))
+    assert "directed_by" in enums(sent_schema(plan))[0] and result["answers"][0]["answer"] == ANSWER

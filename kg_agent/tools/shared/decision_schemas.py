@@ -25,8 +25,10 @@ def name_choice(names: Sequence[str]) -> Any:
 @functools.lru_cache(maxsize=512)
 def _constrained(schema: type[DecisionSchema], names: tuple[str, ...]) -> type[DecisionSchema]:
     """``schema`` with its name fields limited to ``names`` (built once per schema and list; a subclass of ``schema``)."""
-    if schema is KeptEntities or issubclass(schema, KeptEntities):
+    if issubclass(schema, KeptEntities):
         return create_model(schema.__name__, __base__=schema, keep=(list[name_choice(names)], ...))
+    if issubclass(schema, RelationPaths):  # each hop one of the relations walkable from the topic entities
+        return create_model(schema.__name__, __base__=schema, paths=(list[list[name_choice(names)]], ...))
     item = create_model(ScoredName.__name__, __base__=ScoredName,
                         name=(name_choice(names), Field(description="a name from the list given")))
     return create_model(schema.__name__, __base__=schema, items=(list[item], ...))
@@ -57,6 +59,10 @@ class RelationPaths(DecisionSchema):
 
     def as_reply(self) -> str:
         return "\n".join(f"<PATH> {' <SEP> '.join(path)} </PATH>" for path in self.paths if path)
+
+    @classmethod
+    def with_candidates(cls, names: Sequence[str]) -> type[DecisionSchema]:
+        return _constrained(cls, tuple(names)) if names else cls
 
 
 class Answers(DecisionSchema):
