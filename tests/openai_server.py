@@ -42,6 +42,18 @@ Structured output and tool calls, as OpenAI's Chat Completions API does them:
   says what the responder did wrong. A real model can not break these guarantees, so a test scripting such a
   reply has a bug, and a 500 is what OpenAI returns when its own side fails.
 
+**Enums are enforced.** A schema sent in any form (``json_schema`` strict or not, a function tool's ``parameters``,
+llama.cpp's ``json_object`` ``schema``) lists the values a field may take in its ``enum``s; a scripted reply naming
+anything else is a test bug (a model asked with the KG's candidates cannot name another), so it is not sent either:
+500 ``server_error`` as above.
+
+**Dialects.** ``dialect="openai"`` (the default) is OpenAI's API: a ``json_object`` response format carrying a
+``schema`` is refused (400). ``dialect="llama.cpp"`` is llama-cpp-python's server (``python -m llama_cpp.server``):
+``GET /v1/models`` says ``owned_by: "me"``, a ``json_object`` response format may carry a ``schema`` that the reply
+must match (the server turns it into a grammar, so a reply breaking it is a test bug), and a ``json_schema`` response
+format is refused with 500 (its request model allows only ``text`` and ``json_object``; it answers 500, not 400:
+tests/test_real_llm_structured.py).
+
 Malformed structured replies on demand, consumed one per chat request in order (like ``fail_next``; they are
 sent as they are, bypassing the strict check, as a model without constrained decoding would send them)::
 
@@ -159,6 +171,10 @@ def count_words(text: str) -> int:
     return len(text.split())
 
 
+#: The servers whose structured-output parameters the test server takes, and what its ``/v1/models`` says owns a model.
+DIALECTS = {"openai": "test", "llama.cpp": "me"}
+
+
 class OpenAICompatibleServer:
     """A threaded OpenAI-compatible chat server; use as a context manager.
 
@@ -168,12 +184,14 @@ class OpenAICompatibleServer:
         responses: replies returned in order, one per successful request.
         structured_responder: ``(prompt_text, schema) -> reply``; when set, used instead of ``responder`` for
             requests with a ``json_schema`` (``schema`` is its ``schema``) or ``json_object`` (``schema`` is
-            ``None``) ``response_format``, and for requests whose ``tool_choice`` forces one function
+            llama.cpp's ``schema`` when sent, else ``None``) ``response_format``, and for requests whose ``tool_choice`` forces one function
             (``schema`` is that function's ``parameters``).
         model: model name echoed back when the request names none.
         api_key: when set, requests must carry ``Authorization: Bearer <api_key>`` (else 401).
         latency: seconds every chat completion takes before its reply is sent (a remote model's delay);
             :attr:`max_in_flight` records the most chat requests the server was serving at once.
+        dialect: ``"openai"`` or ``"llama.cpp"``: whose structured-output parameters the server takes (see the
+            module docstring).
     """
 
     def __init__(
@@ -185,7 +203,11 @@ class OpenAICompatibleServer:
         model: str = "test-model",
         api_key: str | None = None,
         latency: float = 0.0,
+        dialect: str = "openai",
     ) -> None:
+        if dialect not in DIALECTS:
+            raise ValueError(f"dialect must be one of {', '.join(DIALECTS)}, not {dialect!r}")
+        self.dialect = dialect
         self.responder = responder
         self.latency = latency
         self.in_flight = 0
@@ -304,11 +326,13 @@ class OpenAICompatibleServer:
 
 
 class RequestRejected(ValueError):
-    """A request OpenAI answers with 400 ``invalid_request_error``; ``param`` names the offending field."""
+    """A request OpenAI answers with 400 ``invalid_request_error`` (``status``: llama-cpp-python answers 500);
+    ``param`` names the offending field."""
 
-    def __init__(self, param: str, message: str) -> None:
+    def __init__(self, param: str, message: str, *, status: int = 400) -> None:
         super().__init__(message)
         self.param = param
+        self.status = status
 
 
 class GuaranteeViolation(ValueError):
@@ -350,12 +374,21 @@ def _function_tools(tools: Any) -> list[tuple[str, dict[str, Any]]]:
     return found
 
 
-def parse_chat_request(body: dict[str, Any]) -> _ChatRequest:
-    """The structured-output / tool-call options of ``body``; raises :class:`RequestRejected` like OpenAI."""
+def parse_chat_request(body: dict[str, Any], *, dialect: str = "openai") -> _ChatRequest:
+    """The structured-output / tool-call options of ``body``; raises :class:`RequestRejected` like OpenAI (or, with
+    ``dialect="llama.cpp"``, like llama-cpp-python's server)."""
     mode, schema, strict = "text", None, False
     response_format = body.get("response_format")
     if response_format is not None:
         kind = response_format.get("type") if isinstance(response_format, dict) else None
+        if dialect == "llama.cpp" and kind not in ("text", "json_object"):
+            raise RequestRejected("response_format.type", f"Input should be 'text' or 'json_object', not {kind!r}", status=500)
+        if kind == "json_object" and "schema" in response_format:
+            if dialect != "llama.cpp":
+                raise RequestRejected("response_format.schema", "Unrecognized request argument supplied: response_format.schema")
+            if not isinstance(response_format["schema"], dict):
+                raise RequestRejected("response_format.schema", "response_format.schema must be a JSON schema object", status=422)
+            schema = response_format["schema"]
         if kind not in ("text", "json_object", "json_schema"):
             raise RequestRejected(
                 "response_format.type",
@@ -514,6 +547,13 @@ def _checked_tool_calls(calls: list[ToolCallReply], request: _ChatRequest) -> No
         if request.forced_tool is not None and call.name != request.forced_tool:
             raise GuaranteeViolation(f"tool_choice forces {request.forced_tool!r} but the responder called {call.name!r}")
         function = request.tools[call.name]
+        try:
+            sent_arguments = json.loads(call.arguments_json)
+        except ValueError:
+            sent_arguments = None
+        wrong_names = enum_violations(sent_arguments, function.get("parameters") or {})
+        if wrong_names:
+            raise GuaranteeViolation(f"tool {call.name!r}: arguments outside the enums sent: {'; '.join(wrong_names)}")
         if function.get("strict"):
             try:
                 arguments = json.loads(call.arguments_json)
@@ -524,16 +564,30 @@ def _checked_tool_calls(calls: list[ToolCallReply], request: _ChatRequest) -> No
                 raise GuaranteeViolation(f"strict tool {call.name!r}: arguments break its parameters schema: {'; '.join(problems)}")
 
 
+def enum_violations(instance: Any, schema: dict[str, Any]) -> list[str]:
+    """The :func:`schema_violations` of ``instance`` that are values outside an ``enum`` of ``schema``."""
+    return [problem for problem in schema_violations(instance, schema) if " is not one of " in problem]
+
+
 def _checked_content(content: str, request: _ChatRequest) -> None:
+    if request.mode == "json_schema" and not request.strict and request.schema:
+        try:
+            document = json.loads(content)
+        except ValueError:
+            return  # not JSON: a non-strict reply may be anything but a value outside the enums sent
+        wrong_names = enum_violations(document, request.schema)
+        if wrong_names:
+            raise GuaranteeViolation(f"json_schema: the responder's reply is outside the enums sent: {'; '.join(wrong_names)}")
     if request.mode == "json_object" or (request.mode == "json_schema" and request.strict):
         try:
             document = json.loads(content)
         except ValueError:
             raise GuaranteeViolation(f"response_format {request.mode}: the responder's reply is not JSON: {content[:80]!r}") from None
-        if request.mode == "json_schema":
-            problems = schema_violations(document, request.schema or {})
+        if request.schema is not None and (request.mode == "json_object" or request.strict):
+            problems = schema_violations(document, request.schema)
             if problems:
-                raise GuaranteeViolation(f"strict json_schema: the responder's reply breaks the schema: {'; '.join(problems)}")
+                raise GuaranteeViolation(f"{'strict ' if request.strict else ''}{request.mode}: the responder's reply breaks "
+                                         f"the schema: {'; '.join(problems)}")
 
 
 def _malformed(payload: str, mode: str | None) -> tuple[str, str | None]:
@@ -636,7 +690,7 @@ class _Handler(BaseHTTPRequestHandler):
         if not self._authorized():
             return
         if self.path.rstrip("/").endswith("/models"):
-            self._send_json(200, {"object": "list", "data": [{"id": state.model, "object": "model", "owned_by": "test"}]})
+            self._send_json(200, {"object": "list", "data": [{"id": state.model, "object": "model", "owned_by": DIALECTS[state.dialect]}]})
         else:
             self._send_error(404, f"no route for GET {self.path}", "invalid_request_error")
 
@@ -657,9 +711,9 @@ class _Handler(BaseHTTPRequestHandler):
             self._send_error(400, "request body must be a JSON object with a 'messages' list", "invalid_request_error")
             return
         try:
-            request = parse_chat_request(body)
+            request = parse_chat_request(body, dialect=state.dialect)
         except RequestRejected as exc:
-            self._send_error(400, str(exc), "invalid_request_error", param=exc.param)
+            self._send_error(exc.status, str(exc), "invalid_request_error", param=exc.param)
             return
         state._enter()
         self._serving = True

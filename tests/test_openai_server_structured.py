@@ -473,3 +473,42 @@ def test_a_cyclic_strict_schema_is_a_500_not_a_hang(server):
 
     with pytest.raises(openai.InternalServerError, match="deeper than"):
         client.chat.completions.create(model="m", messages=[{"role": "user", "content": "q"}], response_format=response_format)
+
+
+# -- enums (issue 25): a reply outside the names sent is a test bug ---------------------------------------
+
+PICK = {"title": "Pick", "description": "A relation from the list.", "type": "object",
+        "properties": {"name": {"type": "string", "enum": ["directed_by", "starred_actors"]}}, "required": ["name"]}
+
+
+def test_a_non_strict_schema_still_has_its_enums_enforced(server):
+    server.responder = lambda prompt: {"name": "invented_relation"}
+    with pytest.raises(openai.InternalServerError, match=r"outside the enums sent.*invented_relation"):
+        chat(server).with_structured_output(PICK, method="json_schema", strict=False).invoke("q")
+    server.responder = lambda prompt: {"name": "directed_by"}
+    assert chat(server).with_structured_output(PICK, method="json_schema", strict=False).invoke("q") == {"name": "directed_by"}
+
+
+def test_tool_arguments_outside_the_enums_sent_are_a_500(server):
+    server.responder = lambda prompt: ToolCallReply("Pick", {"name": "invented_relation"})
+    with pytest.raises(openai.InternalServerError, match=r"outside the enums sent"):
+        chat(server).with_structured_output(PICK, method="function_calling").invoke("q")
+
+
+def test_openai_refuses_a_schema_inside_json_object(server):
+    with pytest.raises(openai.BadRequestError, match=r"response_format.schema"):
+        chat(server).bind(response_format={"type": "json_object", "schema": PICK}).invoke("q")
+    assert server.chat_requests[0].response_format == "json_object"
+
+
+def test_the_llama_cpp_dialect_enforces_a_json_object_schema_and_refuses_json_schema():
+    with OpenAICompatibleServer(responder=lambda prompt: {"name": "starred_actors"}, dialect="llama.cpp") as llama:
+        reply = chat(llama).bind(response_format={"type": "json_object", "schema": PICK}).invoke("q")
+        assert json.loads(reply.content) == {"name": "starred_actors"}
+        llama.responder = lambda prompt: {"name": "invented_relation"}
+        with pytest.raises(openai.InternalServerError, match=r"json_object: the responder's reply breaks the schema.*invented"):
+            chat(llama).bind(response_format={"type": "json_object", "schema": PICK}).invoke("q")
+        with pytest.raises(openai.InternalServerError, match="Input should be 'text' or 'json_object'"):
+            chat(llama).with_structured_output(PICK, method="json_schema").invoke("q")
+        models = chat(llama).root_client.models.list()
+    assert [m.owned_by for m in models.data] == ["me"]

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 
+import httpx
 import openai
 import pytest
 from langchain_core.exceptions import OutputParserException
@@ -19,8 +20,10 @@ from pydantic import BaseModel
 
 try:
     from local_llm import MODEL_ALIAS, LocalLlamaServer
+    from openai_server import schema_violations
 except ImportError:  # tests/ imported as a package
     from tests.local_llm import MODEL_ALIAS, LocalLlamaServer
+    from tests.openai_server import schema_violations
 
 pytestmark = [pytest.mark.real_llm, pytest.mark.server]
 
@@ -118,3 +121,66 @@ def test_tool_choice_naming_an_unknown_function_is_a_500(local_server):
             model=MODEL_ALIAS, messages=[{"role": "user", "content": "hi"}], tools=tools, max_tokens=4,
             tool_choice={"type": "function", "function": {"name": "missing"}},
         )
+
+
+# -- issue 25: ToG with the real model under llama.cpp's schema grammar -------------------------------------------
+class RecordingTransport(httpx.HTTPTransport):
+    """The real transport, keeping each chat request's body and the server's reply body."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.exchanges: list[tuple[dict, dict]] = []
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        response = super().handle_request(request)
+        body = response.read()
+        if request.url.path.endswith("/chat/completions"):
+            self.exchanges.append((json.loads(request.content), json.loads(body)))
+        dropped = {"content-encoding", "content-length", "transfer-encoding"}
+        headers = [(k, v) for k, v in response.headers.items() if k.lower() not in dropped]
+        return httpx.Response(response.status_code, headers=headers, content=body, request=request)
+
+
+def candidates_listed(prompt: str, label: str) -> list[str]:
+    return [n.strip() for n in prompt.rsplit(label, 1)[1].splitlines()[0].split(";") if n.strip()]
+
+
+def test_tog_with_the_real_model_names_only_the_kgs_candidates(local_server):
+    """Auto mode finds llama.cpp's ``json_object`` + ``schema`` grammar; each relation-pruning and entity-scoring
+    decision is asked with its candidates as an enum, every reply parses and names only candidates. (A 135M model
+    proves the protocol and the constraint, not accuracy.)"""
+    from langchain_openai import ChatOpenAI
+
+    from kg_agent.graphs import create_graph
+    from kg_agent.kg import open_kg
+    from kg_agent.tools.shared.decider import structured_mode
+
+    transport = RecordingTransport()
+    model = ChatOpenAI(base_url=local_server.base_url, api_key="sk-local", model=MODEL_ALIAS, temperature=0, timeout=600,
+                       max_retries=0, extra_body={"max_tokens": 256}, http_client=httpx.Client(transport=transport, timeout=600))
+    assert structured_mode(model) == "json_object_schema"
+
+    result = create_graph("tog", open_kg(), model=model, depth=2).compile().invoke({"question": "who directed [Forrest Gump]"})
+
+    labels = {"prune_relations": "Relations:", "prune_entities": "Entites:"}
+    named = []
+    for body, reply in transport.exchanges:
+        prompt = "\n\n".join(str(m.get("content") or "") for m in body["messages"])
+        node = next((n for n, label in labels.items() if label in prompt), None)
+        if node is None or "schema" not in (body.get("response_format") or {}):
+            continue
+        offered = candidates_listed(prompt, labels[node])
+        schema = body["response_format"]["schema"]
+        assert json.dumps(schema).count('"enum"') == 1 and offered == schema["$defs"]["ScoredName"]["properties"]["name"]["enum"]
+        choice = reply["choices"][0]
+        assert choice["finish_reason"] == "stop", (node, choice)
+        document = json.loads(choice["message"]["content"])
+        assert not schema_violations(document, schema), (node, document)
+        assert document["items"] and {item["name"] for item in document["items"]} <= set(offered)
+        named.append(node)
+    assert set(named) == set(labels)
+    by_node = result["usage"]["by_node"]
+    for node in labels:
+        assert by_node[node]["modes"].get("json_object_schema") == by_node[node]["calls"], by_node[node]
+    warnings = "\n".join(result["warnings"])
+    assert not any(f"{node}: attempt 1" in warnings or f"{node}: fell back" in warnings for node in labels), warnings

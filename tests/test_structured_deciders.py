@@ -10,9 +10,12 @@ from langchain_openai import ChatOpenAI
 
 from kg_agent.graphs import create_graph
 from kg_agent.kg import open_kg
+from kg_agent.kg.types import Entity
 from kg_agent.llm.scripted import ScriptedChatModel
 from kg_agent.tools.prompts import prompt_node
-from kg_agent.tools.shared.decider import structured_mode
+from kg_agent.tools.shared.decider import MAX_ENUM_VALUES, structured_mode
+from kg_agent.tools.tog.prune_relations import LLMRelationPruner, ScoredOutcome
+from kg_agent.tools.tog2.topic_prune import LLMTopicPruner
 from tests.llm_responders import well_behaved
 from tests.openai_server import OpenAICompatibleServer
 
@@ -88,19 +91,21 @@ def test_a_server_that_refuses_json_schema_gets_the_text_prompt_and_the_refusal_
 
 
 def test_a_structured_value_naming_an_unknown_relation_is_rejected_like_a_text_reply(kg):
+    """JSON mode sends no schema, so nothing stops a model naming a relation the KG lacks (under a schema with the
+    candidates as an enum it could not: the test server refuses to send such a reply)."""
     def made_up(prompt: str, schema: dict | None) -> dict:
         if prompt_node(prompt) == "prune_relations":
             return {"items": [{"name": "invented_relation", "score": 1.0}]}
         return structured_reply(prompt, schema)
 
     with OpenAICompatibleServer(responder=well_behaved(), structured_responder=made_up) as server:
-        result = create_graph("tog", kg, model=chat(server), structured_output="json_schema", depth=1).compile().invoke(
+        result = create_graph("tog", kg, model=chat(server), structured_output="json_mode", depth=1).compile().invoke(
             {"question": QUESTION})
         retry = next(r for r in server.chat_requests if r.response_format is None and "Relations:" in r.prompt_text)
     warnings = "\n".join(result["warnings"])
     assert "invented_relation" in warnings and "attempt 1 gave no usable reply" in warnings
     assert "Your previous reply could not be used" in retry.prompt_text and "invented_relation" in retry.prompt_text
-    assert modes(result)["prune_relations"] == {"json_schema": 1, "text": 1}
+    assert modes(result)["prune_relations"] == {"json_mode": 1, "text": 1}
     assert result["answers"][0]["answer"] == ANSWER
 
 
@@ -122,8 +127,145 @@ def test_auto_mode_is_json_schema_on_openais_api_only():
     assert structured_mode(ScriptedChatModel(["x"]), "function_calling") == "function_calling"
     with pytest.raises(ValueError, match="structured_output must be one of"):
         structured_mode(ScriptedChatModel(["x"]), "xml")
+    with OpenAICompatibleServer(responder=well_behaved()) as openai_like:  # says nothing of a grammar: text prompts
+        assert structured_mode(chat(openai_like)) == "text"
 
 
 def test_auto_mode_reads_the_url_the_client_calls(monkeypatch):
     monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
     assert structured_mode(ChatOpenAI(api_key="x", model="m")) == "text"
+
+
+# -- issue 25: schemas built from the KG's candidates ------------------------------------------------------------
+def enums(schema: dict) -> list[list[str]]:
+    """Every ``enum`` in a JSON schema, in document order."""
+    found = [schema["enum"]] if isinstance(schema.get("enum"), list) else []
+    for value in schema.values():
+        for item in value if isinstance(value, list) else [value]:
+            if isinstance(item, dict):
+                found += enums(item)
+    return found
+
+
+def sent_schema(request) -> dict:
+    """The schema a chat request carried (json_schema's, llama.cpp's json_object ``schema``, or a forced tool's)."""
+    body = request.body
+    if request.json_schema:
+        return request.json_schema["schema"]
+    if isinstance(body.get("response_format"), dict) and "schema" in body["response_format"]:
+        return body["response_format"]["schema"]
+    return next(t["function"]["parameters"] for t in body["tools"])
+
+
+def starring_reply(prompt: str, schema: dict | None) -> dict:
+    """A model following the cast of a film: ``starred_actors`` (else the first relation offered), the first actor."""
+    node = prompt_node(prompt)
+    if node == "prune_relations":
+        relations = listed(prompt, "Relations:")
+        return {"items": [{"name": "starred_actors" if "starred_actors" in relations else relations[0], "score": 1.0}]}
+    if node == "prune_entities":
+        names = listed(prompt, "Entites:")
+        return {"items": [{"name": name, "score": 1.0 if i == 0 else 0.0} for i, name in enumerate(names)]}
+    if node == "verify":
+        return {"sufficient": True, "answer": None}
+    return {"answers": ["Tom Hanks"]}
+
+
+@pytest.mark.parametrize("mode", ["json_schema", "function_calling"])
+def test_each_tog_name_decision_sends_exactly_its_candidates_as_an_enum(kg, mode):
+    with OpenAICompatibleServer(responder=well_behaved(), structured_responder=starring_reply) as server:
+        result = create_graph("tog", kg, model=chat(server), structured_output=mode).compile().invoke(
+            {"question": "who starred in [Forrest Gump]"})
+        requests = server.chat_requests
+    assert not any("fell back" in w for w in result["warnings"])
+    by_node = {"prune_relations": "Relations:", "prune_entities": "Entites:"}
+    asked = [(prompt_node(r.prompt_text), r) for r in requests if prompt_node(r.prompt_text) in by_node]
+    assert {node for node, _ in asked} == set(by_node)
+    for node, request in asked:
+        assert enums(sent_schema(request)) == [listed(request.prompt_text, by_node[node])], node
+    others = [r for r in requests if prompt_node(r.prompt_text) not in by_node]
+    assert others and all(enums(sent_schema(r)) == [] for r in others)  # verify / answer name nothing from a list
+
+
+def test_tog2_topic_prune_sends_the_linked_entities_as_an_enum(kg):
+    entities = [Entity("e:tom", "Tom Hanks"), Entity("e:fg", "Forrest Gump")]
+    with OpenAICompatibleServer(structured_responder=lambda prompt, schema: {"keep": ["Forrest Gump"]}) as server:
+        pruner = LLMTopicPruner(kg, chat(server), structured_output="json_schema")
+        outcome = pruner.prune("which films starred [Tom Hanks] in [Forrest Gump]", entities)
+        (request,) = server.chat_requests
+    assert enums(sent_schema(request)) == [["Tom Hanks", "Forrest Gump"]]
+    assert [e.label for e in outcome.kept] == ["Forrest Gump"]
+
+
+class ReverseRanking:
+    """An offline pruner ranking relations in reverse order (a deterministic ranking to check the cut by)."""
+
+    name = "reverse"
+
+    def score_relations(self, question, entity, relations, *, width, prefix=(), guidance=""):
+        ranked = list(reversed(relations))[:width]
+        return ScoredOutcome([(r, 1.0 / len(ranked)) for r in ranked], source=self.name)
+
+
+@pytest.mark.parametrize(("count", "length", "kept"), [(MAX_ENUM_VALUES + 100, 12, MAX_ENUM_VALUES), (300, 60, 250)])
+def test_an_oversize_candidate_list_is_cut_by_the_offline_ranking(count, length, kept):
+    """600 short relations: the 500 values OpenAI accepts; 300 of 60 characters: at most 15,000 characters once more
+    than 250 values. The offline ranking chooses which go in, and a warning says so."""
+    relations = [f"relation_{i:03d}".ljust(length, "x") for i in range(count)]
+
+    def first_offered(prompt: str, schema: dict) -> dict:
+        return {"items": [{"name": enums(schema)[0][0], "score": 1.0}]}
+
+    with OpenAICompatibleServer(structured_responder=first_offered) as server:
+        pruner = LLMRelationPruner(chat(server), fallback=ReverseRanking(), structured_output="json_schema")
+        outcome = pruner.score_relations("q", Entity("e:x", "X"), relations, width=3)
+        (request,) = server.chat_requests
+    assert enums(sent_schema(request)) == [list(reversed(relations))[:kept]]
+    assert outcome.items == [(relations[-1], 1.0)] and outcome.source == "llm"
+    assert any(f"{count} candidates exceed the structured-output enum limit" in w
+               and f"the schema lists the first {kept} by the offline ranking" in w for w in outcome.warnings)
+
+
+def test_auto_mode_on_a_llama_cpp_server_asks_with_its_json_object_schema(kg):
+    """llama.cpp's server (``owned_by: "me"``) constrains decoding by a ``json_object`` response format's ``schema``:
+    auto finds that once per endpoint and every decision asks that way, the names as enums."""
+    with OpenAICompatibleServer(responder=well_behaved(), structured_responder=structured_reply, dialect="llama.cpp") as server:
+        model = chat(server)
+        assert structured_mode(model) == "json_object_schema"
+        result = create_graph("tog", kg, model=model).compile().invoke({"question": QUESTION})
+        requests = server.chat_requests
+    assert result["answers"][0]["answer"] == ANSWER and not any("fell back" in w for w in result["warnings"])
+    assert requests and all(r.response_format == "json_object" and "schema" in r.body["response_format"] for r in requests)
+    relations = [r for r in requests if prompt_node(r.prompt_text) == "prune_relations"]
+    assert relations and all(enums(sent_schema(r)) == [listed(r.prompt_text, "Relations:")] for r in relations)
+    # a grammar server also caps the reply's list: at most W=3 relations (or as many as offered), and at least one
+    assert requests and all(sent_schema(r)["properties"][name]["minItems"] == 1 for r in requests
+                            for name in sent_schema(r)["required"] if sent_schema(r)["properties"][name].get("type") == "array")
+    assert all(sent_schema(r)["properties"]["items"]["maxItems"] == min(3, len(listed(r.prompt_text, "Relations:")))
+               for r in relations)
+    recorded = modes(result)
+    assert recorded and all(counts == {"json_object_schema": result["usage"]["by_node"][node]["calls"]}
+                            for node, counts in recorded.items())
+
+
+def test_a_grammar_reply_cut_at_the_token_cap_is_counted_and_retried(kg):
+    """A json_object_schema reply cut at the cap comes back as a reply (its tokens counted like every other call),
+    unusable, and the retry asks in text; the mode is not taken as refused."""
+    with OpenAICompatibleServer(responder=well_behaved(), structured_responder=structured_reply, dialect="llama.cpp") as server:
+        server.malform_next(1, "length")
+        result = create_graph("rog", kg, model=chat(server)).compile().invoke({"question": QUESTION})
+        requests = server.chat_requests
+    assert result["answers"][0]["answer"] == ANSWER
+    assert modes(result)["plan"] == {"json_object_schema": 1, "text": 1}
+    assert modes(result)["answer"] == {"json_object_schema": 1}  # the next decision still asks under the grammar
+    assert result["usage"]["calls"] == len(requests) and result["usage"]["errors"] == 0
+    assert "plan: attempt 1 gave no usable relation path" in "\n".join(result["warnings"])
+
+
+def test_rogs_plan_names_only_the_listed_relations(kg):
+    with OpenAICompatibleServer(responder=well_behaved(), structured_responder=structured_reply) as server:
+        result = create_graph("rog", kg, model=chat(server), structured_output="json_schema").compile().invoke({"question": QUESTION})
+        (plan,) = [r for r in server.chat_requests if prompt_node(r.prompt_text) == "plan"]
+    listed_relations = [line.strip() for line in plan.prompt_text.splitlines() if line.strip() in set(enums(sent_schema(plan))[0])]
+    assert len(enums(sent_schema(plan))) == 1 and sorted(enums(sent_schema(plan))[0]) == sorted(set(listed_relations))
+    assert "directed_by" in enums(sent_schema(plan))[0] and result["answers"][0]["answer"] == ANSWER

@@ -157,7 +157,9 @@ def create_tog_graph(
             them in a thread pool, ``ainvoke``/``astream`` with the model's async calls. The call budget is the
             same either way.
         structured_output: how the LLM deciders ask: ``"auto"`` (default: OpenAI's own API -> ``json_schema``,
-            other models -> ``text``), ``"json_schema"``, ``"function_calling"``, ``"json_mode"`` or ``"text"`` (the
+            llama.cpp's server -> ``json_object_schema``, vLLM -> ``json_schema``, other models -> ``text``; see
+            :func:`~kg_agent.tools.shared.decider.structured_mode`), ``"json_schema"``, ``"function_calling"``,
+            ``"json_mode"``, ``"json_object_schema"`` or ``"text"`` (the
             papers' prompts and lenient parsers). A refused structured call falls back to the text prompt; the
             mode of every call is counted in ``usage["by_node"][node]["modes"]``.
         speculate: ask the next step's model calls while the verifier decides (see the diagram above and

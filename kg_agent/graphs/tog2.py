@@ -128,7 +128,9 @@ def create_tog2_graph(
         max_concurrency: independent LLM calls of one step asked at once (ToG-2's steps each make one call,
             for all topic entities together, as in the paper). ``ainvoke``/``astream`` use the model's async calls.
         structured_output: how the LLM deciders ask: ``"auto"`` (default: OpenAI's own API -> ``json_schema``,
-            other models -> ``text``), ``"json_schema"``, ``"function_calling"``, ``"json_mode"`` or ``"text"`` (the
+            llama.cpp's server -> ``json_object_schema``, vLLM -> ``json_schema``, other models -> ``text``; see
+            :func:`~kg_agent.tools.shared.decider.structured_mode`), ``"json_schema"``, ``"function_calling"``,
+            ``"json_mode"``, ``"json_object_schema"`` or ``"text"`` (the
             papers' prompts and lenient parsers). A refused structured call falls back to the text prompt; the
             mode of every call is counted in ``usage["by_node"][node]["modes"]``.
 

@@ -24,6 +24,14 @@ a ``reply_format``, shows the expected format (:func:`retry_prompt`).
 its text parser (:func:`parse_structured`), so both modes are validated alike; a refused structured request falls
 back to the text prompt. The mode of every attempt is counted in ``usage["by_node"][node]["modes"]``.
 
+**Schemas built from the KG.** A decision that picks names from the knowledge graph's candidates (the relations of
+an entity, the entities a relation reaches) is asked with its candidates (``request(prompt, parse,
+candidates=Candidates(names, rank=...))``): the schema sent for that call lists exactly those names as a JSON-schema
+``enum`` (:meth:`DecisionSchema.with_candidates`), so a server that constrains decoding lets the model name nothing
+the KG lacks. The reply is still read by the decider's lenient parser against the unconstrained schema. A list
+longer than a provider accepts (:data:`MAX_ENUM_VALUES`, :data:`MAX_ENUM_CHARS`) is cut to its best names by the
+offline ranking (``rank``) and a warning says so.
+
 **Sync and async from one code path.** A decider or node that asks a model is written once, as a generator
 (its *steps*): ``asked = yield decision.request(prompt, parse)`` asks one decision; ``results = yield [steps, ...]``
 runs independent steps (other generators, requests, or plain zero-argument calls such as a custom decider's
@@ -47,6 +55,7 @@ import dataclasses
 import functools
 import json
 import threading
+import urllib.request
 from collections.abc import Awaitable, Callable, Generator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -95,9 +104,60 @@ class Asked(Generic[T]):
         return self.value is not None
 
 
-StructuredMode = Literal["auto", "json_schema", "function_calling", "json_mode", "text"]
-STRUCTURED_MODES: tuple[str, ...] = ("auto", "json_schema", "function_calling", "json_mode", "text")
+StructuredMode = Literal["auto", "json_schema", "function_calling", "json_mode", "json_object_schema", "text"]
+STRUCTURED_MODES: tuple[str, ...] = ("auto", "json_schema", "function_calling", "json_mode", "json_object_schema", "text")
 OPENAI_API_HOST = "api.openai.com"
+
+# OpenAI's Structured Outputs limits on enums ("Supported schemas", "Objects have limitations on nesting and size",
+# https://platform.openai.com/docs/guides/structured-outputs#supported-schemas): a schema may have at most 1000 enum
+# values across all its enum properties, and when one string enum has more than 250 values their total length may
+# not exceed 15,000 characters. The API enforced 500 values before (its 400 error: "Expected at most 500 enum values
+# in total within a single schema when using structured outputs", https://community.openai.com/t/974416), so the
+# smaller count is used: a schema that fits it fits both. (Looked up for issue 25; the docs corpus searched here did
+# not hold the OpenAI page itself, the limits are quoted from it and the forum thread above.)
+MAX_ENUM_VALUES = 500
+MAX_ENUM_CHARS = 15_000
+ENUM_CHARS_LIMITED_ABOVE = 250
+
+
+def fitting_enum(ranked_names: Sequence[str]) -> list[str]:
+    """The longest prefix of ``ranked_names`` (best first) that fits the enum limits (:data:`MAX_ENUM_VALUES`, and
+    :data:`MAX_ENUM_CHARS` once more than :data:`ENUM_CHARS_LIMITED_ABOVE` values)."""
+    kept: list[str] = []
+    chars = 0
+    for name in ranked_names:
+        chars += len(name)
+        if len(kept) == MAX_ENUM_VALUES or (len(kept) >= ENUM_CHARS_LIMITED_ABOVE and chars > MAX_ENUM_CHARS):
+            break
+        kept.append(name)
+    return kept
+
+
+@dataclass(frozen=True)
+class Candidates:
+    """The names a decision may choose from (the KG's own: an entity's relations, the entities a relation reaches).
+
+    ``rank``: the offline ranking, best first (called only when the names exceed the enum limits, to choose which
+    go into the schema). ``most``: how many names a reply lists at most (what the decision keeps, ToG's ``W``); a
+    grammar server (``json_object_schema``) caps the reply's list at it, so a small model cannot score a long list
+    of candidates past the token cap."""
+
+    names: Sequence[str]
+    rank: Callable[[], Sequence[str]] | None = None
+    most: int | None = None
+
+    def for_schema(self) -> tuple[list[str], str]:
+        """The names the schema lists (all of them when they fit) and, when cut, a note saying so."""
+        names = list(dict.fromkeys(self.names))
+        if len(fitting_enum(names)) == len(names):
+            return names, ""
+        known = set(names)
+        ranked = [n for n in dict.fromkeys(self.rank()) if n in known] if self.rank is not None else []
+        ranked += [n for n in names if n not in set(ranked)]
+        kept = fitting_enum(ranked)
+        how = "by the offline ranking" if self.rank is not None else "in the order given"
+        return kept, (f"{len(names)} candidates exceed the structured-output enum limit ({MAX_ENUM_VALUES} values, "
+                      f"{MAX_ENUM_CHARS} characters); the schema lists the first {len(kept)} {how}")
 
 
 class DecisionSchema(BaseModel):
@@ -107,11 +167,56 @@ class DecisionSchema(BaseModel):
     def as_reply(self) -> str:
         return self.model_dump_json()
 
+    @classmethod
+    def with_candidates(cls, names: Sequence[str]) -> type[DecisionSchema]:
+        """This schema for one call whose names must be among ``names`` (a JSON-schema ``enum``); a subclass, so it
+        reads back like this one. A decision that names nothing from a list is returned unchanged."""
+        return cls
+
+
+#: What ``GET /v1/models`` says owns the model (``owned_by``) -> the strongest mode that server constrains:
+#: llama-cpp-python's server (``"me"``) and llama.cpp's own (``"llamacpp"``) turn a ``json_object`` response format
+#: carrying a ``schema`` into a grammar (``llama_cpp.llama_chat_format._grammar_for_response_format``);
+#: vLLM (``"vllm"``) decodes ``json_schema`` with guided decoding.
+SERVER_MODES = {"me": "json_object_schema", "llamacpp": "json_object_schema", "vllm": "json_schema"}
+PROBE_TIMEOUT = 2.0
+_endpoint_modes: dict[tuple[str, str], str] = {}
+_endpoint_lock = threading.Lock()
+
+
+def _api_key(model: Any) -> str:
+    key = getattr(model, "openai_api_key", None)
+    return key.get_secret_value() if hasattr(key, "get_secret_value") else str(key or "")
+
+
+def endpoint_mode(base_url: str, *, api_key: str = "") -> str:
+    """The strongest constraining mode of the OpenAI-compatible server at ``base_url``, found once per process by
+    one ``GET {base_url}/models`` (no generation, no tokens, not a model call): the server named by its models'
+    ``owned_by`` (:data:`SERVER_MODES`), else ``"text"`` (a server that does not say, or does not answer)."""
+    key = (base_url.rstrip("/"), api_key)
+    with _endpoint_lock:
+        if key in _endpoint_modes:
+            return _endpoint_modes[key]
+    request = urllib.request.Request(f"{key[0]}/models", headers={"Authorization": f"Bearer {api_key}"} if api_key else {})
+    try:
+        with urllib.request.urlopen(request, timeout=PROBE_TIMEOUT) as reply:
+            owners = {str(m.get("owned_by")) for m in json.loads(reply.read()).get("data") or [] if isinstance(m, dict)}
+    except (OSError, ValueError, AttributeError):
+        owners = set()
+    modes = [SERVER_MODES[o] for o in sorted(owners) if o in SERVER_MODES]
+    mode = modes[0] if len(set(modes)) == 1 else "text"
+    with _endpoint_lock:
+        _endpoint_modes[key] = mode
+    return mode
+
 
 def structured_mode(model: Any, requested: str = "auto") -> str:
     """The mode a decision asks in. ``"auto"``: ``json_schema`` for ``ChatOpenAI`` on OpenAI's own API (which
-    guarantees the schema), else ``text`` (an OpenAI-compatible server's support is unknown: llama.cpp's refuses
-    ``json_schema``; scripted and other models get the papers' text prompts). Any other value is used as given."""
+    guarantees the schema); for ``ChatOpenAI`` on another server, what that server constrains
+    (:func:`endpoint_mode`: llama.cpp's ``json_object`` + ``schema`` grammar, vLLM's guided ``json_schema``), else
+    ``text`` (scripted and other models, servers with nothing that constrains, get the papers' text prompts). Any
+    other value is used as given (``json_object_schema``: ``response_format={"type": "json_object", "schema":
+    ...}``, llama.cpp's way of asking for a schema)."""
     if requested not in STRUCTURED_MODES:
         raise ValueError(f"structured_output must be one of {', '.join(STRUCTURED_MODES)}, not {requested!r}")
     if requested != "auto":
@@ -119,7 +224,9 @@ def structured_mode(model: Any, requested: str = "auto") -> str:
     if type(model).__name__ == "ChatOpenAI":  # the URL its client really calls (OPENAI_BASE_URL included)
         client = getattr(model, "root_client", None)
         base_url = str(getattr(client, "base_url", None) or getattr(model, "openai_api_base", None) or "")
-        return "json_schema" if not base_url or OPENAI_API_HOST in base_url else "text"
+        if not base_url or OPENAI_API_HOST in base_url:
+            return "json_schema"
+        return endpoint_mode(base_url, api_key=_api_key(model))
     return "text"
 
 
@@ -138,14 +245,58 @@ def _structured_message(output: dict) -> Any:
     return raw.model_copy(update={"content": text, "tool_calls": []}) if isinstance(raw, BaseMessage) else text
 
 
-def structured_caller(model: BaseChatModel, schema: type[BaseModel], mode: str) -> Any:
-    """``model`` asking for ``schema`` in ``mode`` (``json_schema``, ``function_calling``, ``json_mode``), giving a
-    reply message whose text is the JSON document."""
+def structured_caller(model: BaseChatModel, schema: type[BaseModel], mode: str, *, most: int | None = None) -> Any:
+    """``model`` asking for ``schema`` in ``mode`` (``json_schema``, ``function_calling``, ``json_mode``,
+    ``json_object_schema``), giving a reply message whose text is the JSON document. ``most``: see
+    :func:`items_bounded_by_enums` (``json_object_schema`` only)."""
+    if mode == "json_object_schema":  # not a LangChain method: the schema rides in the json_object response format
+        response_format = {"type": "json_object", "schema": items_bounded_by_enums(schema.model_json_schema(), most=most)}
+        if hasattr(model, "extra_body"):  # ChatOpenAI: in the body, past langchain-openai's parse path, whose SDK
+            # call raises on a reply cut at the token cap and loses its usage; the model's own extra_body is kept
+            return model.bind(extra_body={**(model.extra_body or {}), "response_format": response_format})
+        return model.bind(response_format=response_format)
     return model.with_structured_output(schema, method=mode, include_raw=True) | RunnableLambda(_structured_message)
 
 
+def items_bounded_by_enums(schema: dict, *, most: int | None = None) -> dict:
+    """``schema`` with each array of names from an enum (or of objects naming one) limited to that many items, and
+    to ``most`` when given (``maxItems``), so a grammar-constrained model cannot repeat or list items until the
+    token cap; and each required array non-empty (``minItems`` 1: an empty list decides nothing, every decider's
+    parser rejects it, and SmolLM2 under the grammar answered ``{"answers": []}``). Only for grammar servers
+    (llama.cpp): OpenAI's strict subset is kept as pydantic writes it."""
+    definitions = schema.get("$defs") or {}
+
+    def enum_size(node: dict) -> int:
+        node = definitions.get(node.get("$ref", "").rsplit("/", 1)[-1], node) if "$ref" in node else node
+        if isinstance(node.get("enum"), list):
+            return len(node["enum"])
+        return max((len(p["enum"]) for p in (node.get("properties") or {}).values() if isinstance(p.get("enum"), list)),
+                   default=0)
+
+    def bounded(node: Any) -> Any:
+        if isinstance(node, list):
+            return [bounded(item) for item in node]
+        if not isinstance(node, dict):
+            return node
+        node = {key: bounded(value) for key, value in node.items()}
+        for name in node.get("required") or []:
+            field = (node.get("properties") or {}).get(name)
+            if isinstance(field, dict) and field.get("type") == "array":
+                field["minItems"] = max(1, field.get("minItems", 1))
+        if node.get("type") == "array" and isinstance(node.get("items"), dict) and (size := enum_size(node["items"])):
+            node["maxItems"] = min(size, node.get("maxItems", size), most or size)
+        return node
+
+    return bounded(schema)
+
+
+#: Modes whose prompt carries the schema (``json_mode`` sends none; ``json_object_schema`` servers constrain by it but
+#: do not show it to the model).
+PROMPTED_SCHEMA_MODES = ("json_mode", "json_object_schema")
+
+
 def json_mode_prompt(prompt: PromptInput, schema: type[BaseModel]) -> PromptInput:
-    """``json_mode`` sends no schema: the prompt says which JSON to write."""
+    """The prompt saying which JSON to write (``json_mode`` sends no schema; ``json_object_schema`` only constrains)."""
     note = f"Reply with one JSON object that matches this JSON schema:\n{json.dumps(schema.model_json_schema())}"
     if isinstance(prompt, str):
         return f"{prompt}\n\n{note}"
@@ -182,12 +333,13 @@ class Ask:
     decision: LLMDecision
     prompt: PromptInput
     parse: Parser
+    candidates: Candidates | None = None
 
     def run(self) -> Asked:
-        return self.decision.ask(self.prompt, self.parse)
+        return self.decision.ask(self.prompt, self.parse, candidates=self.candidates)
 
     async def arun(self) -> Asked:
-        return await self.decision.aask(self.prompt, self.parse)
+        return await self.decision.aask(self.prompt, self.parse, candidates=self.candidates)
 
 
 @dataclass(frozen=True)
@@ -217,9 +369,10 @@ class LLMDecision:
     structured_output: StructuredMode = "auto"
     _rejected_modes: set = field(default_factory=set, compare=False, repr=False)
 
-    def request(self, prompt: PromptInput, parse: Parser) -> Ask:
-        """The decision as a step to yield (``asked = yield decision.request(prompt, parse)``)."""
-        return Ask(self, prompt, parse)
+    def request(self, prompt: PromptInput, parse: Parser, *, candidates: Candidates | None = None) -> Ask:
+        """The decision as a step to yield (``asked = yield decision.request(prompt, parse)``); ``candidates``: the
+        names this call may choose from, listed as an ``enum`` in the schema it sends."""
+        return Ask(self, prompt, parse, candidates)
 
     def _failed_call(self, exc: Exception, warnings: list[str]) -> bool:
         """Record a failed call; True when it was refused by a budget."""
@@ -243,12 +396,25 @@ class LLMDecision:
         mode = structured_mode(self.model, self.structured_output) if self.schema is not None else "text"
         return "text" if mode in self._rejected_modes else mode
 
-    def _caller(self, mode: str) -> Any:
-        return self.model if mode == "text" else structured_caller(self.model, self.schema, mode)
+    def _caller(self, mode: str, schema: type[DecisionSchema] | None, candidates: Candidates | None) -> Any:
+        most = candidates.most if candidates is not None else None
+        return self.model if mode == "text" else structured_caller(self.model, schema, mode, most=most)
+
+    def _call_schema(self, mode: str, candidates: Candidates | None, warnings: list[str]) -> type[DecisionSchema] | None:
+        """The schema sent for this call: the decision's, its names limited to ``candidates`` (cut to the enum limits)."""
+        if mode == "text" or self.schema is None or candidates is None:
+            return self.schema
+        names, cut = candidates.for_schema()
+        if cut:
+            warnings.append(f"{self.node}: {cut}")
+        return self.schema.with_candidates(names)
 
     def _structured_failed(self, mode: str, exc: Exception, warnings: list[str]) -> str:
         """Record a structured call that failed: a reply the client could not read as the schema (the retry asks
         in text), or a refused request (the retry and every later decision here ask in text)."""
+        if type(exc.__cause__).__name__ == "LengthFinishReasonError":  # the openai SDK's: cut at the token cap
+            warnings.append(f"{self.node}: the structured reply ({mode}) was cut at the token cap")
+            return "it was cut at the token limit; reply shorter"
         if isinstance(exc.__cause__, ValidationError | json.JSONDecodeError):
             warnings.append(f"{self.node}: the structured reply does not match the {self.schema.__name__} schema "
                             f"({str(exc.__cause__).splitlines()[0]})")
@@ -266,7 +432,7 @@ class LLMDecision:
         usage = merge_usage(tracker.as_dict(), {"by_node": {self.node: {"modes": modes}}}) if modes else tracker.as_dict()
         return Asked(value, reply, warnings, usage, exhausted)
 
-    def _dialogue(self, prompt: PromptInput, parse: Parser):
+    def _dialogue(self, prompt: PromptInput, parse: Parser, candidates: Candidates | None = None):
         """The decision, written once for :meth:`ask` and :meth:`aask`: yields each call to make as
         ``(model, prompt, tracker)`` and is sent back the reply text or the exception; returns the :class:`Asked`.
 
@@ -275,9 +441,11 @@ class LLMDecision:
         """
         tracker, warnings, reply, modes = UsageTracker(), [], "", {}
         mode, current = self._mode(), prompt
+        schema = self._call_schema(mode, candidates, warnings)
         for attempt in range(1, self.attempts + 1):
             modes[mode] = modes.get(mode, 0) + 1
-            outcome = yield self._caller(mode), (json_mode_prompt(current, self.schema) if mode == "json_mode" else current), tracker
+            sent = json_mode_prompt(current, schema) if mode in PROMPTED_SCHEMA_MODES else current
+            outcome = yield self._caller(mode, schema, candidates), sent, tracker
             if isinstance(outcome, LLMCallError) and mode != "text" and not isinstance(outcome, LLMUnavailable):
                 reason = self._structured_failed(mode, outcome, warnings)
             elif isinstance(outcome, Exception):  # a refused call, network, rate limit after the SDK's retries
@@ -290,19 +458,19 @@ class LLMDecision:
             mode, current = "text", retry_prompt(prompt, reason, self.reply_format)
         return self._asked(None, reply, warnings, tracker, modes)
 
-    def ask(self, prompt: PromptInput, parse: Parser) -> Asked:
+    def ask(self, prompt: PromptInput, parse: Parser, *, candidates: Candidates | None = None) -> Asked:
         """Call, parse, and retry once (with a prompt saying what was wrong) when the reply is unusable.
 
         A call the question's budget refuses (:mod:`kg_agent.llm.budget`) is not made (``budget_exhausted``).
         """
-        dialogue, outcome = self._dialogue(prompt, parse), None
+        dialogue, outcome = self._dialogue(prompt, parse, candidates), None
         while not (step := _advance(dialogue.send, outcome))[0]:
             outcome = _reply_or_failure(call_llm_reply, *step[1], node=self.node)
         return step[1]
 
-    async def aask(self, prompt: PromptInput, parse: Parser) -> Asked:
+    async def aask(self, prompt: PromptInput, parse: Parser, *, candidates: Candidates | None = None) -> Asked:
         """:meth:`ask` with the model's native async call (no worker thread)."""
-        dialogue, outcome = self._dialogue(prompt, parse), None
+        dialogue, outcome = self._dialogue(prompt, parse, candidates), None
         while not (step := _advance(dialogue.send, outcome))[0]:
             outcome = await _areply_or_failure(acall_llm_reply, *step[1], node=self.node)
         return step[1]

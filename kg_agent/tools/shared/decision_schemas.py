@@ -7,11 +7,31 @@ ToG-2 prompts ask for), so a structured value goes through the same validation a
 
 from __future__ import annotations
 
+import functools
 import json
+from collections.abc import Sequence
+from typing import Any, Literal
 
-from pydantic import Field
+from pydantic import Field, create_model
 
 from kg_agent.tools.shared.decider import DecisionSchema
+
+
+def name_choice(names: Sequence[str]) -> Any:
+    """The type of one name among ``names``: a ``Literal``, a JSON-schema ``{"type": "string", "enum": names}``."""
+    return Literal[tuple(names)]
+
+
+@functools.lru_cache(maxsize=512)
+def _constrained(schema: type[DecisionSchema], names: tuple[str, ...]) -> type[DecisionSchema]:
+    """``schema`` with its name fields limited to ``names`` (built once per schema and list; a subclass of ``schema``)."""
+    if issubclass(schema, KeptEntities):
+        return create_model(schema.__name__, __base__=schema, keep=(list[name_choice(names)], ...))
+    if issubclass(schema, RelationPaths):  # each hop one of the relations walkable from the topic entities
+        return create_model(schema.__name__, __base__=schema, paths=(list[list[name_choice(names)]], ...))
+    item = create_model(ScoredName.__name__, __base__=ScoredName,
+                        name=(name_choice(names), Field(description="a name from the list given")))
+    return create_model(schema.__name__, __base__=schema, items=(list[item], ...))
 
 
 class ScoredName(DecisionSchema):
@@ -27,6 +47,10 @@ class ScoredNames(DecisionSchema):
     def as_reply(self) -> str:
         return "\n".join(f"{{{item.name} (Score: {item.score})}}" for item in self.items)
 
+    @classmethod
+    def with_candidates(cls, names: Sequence[str]) -> type[DecisionSchema]:
+        return _constrained(cls, tuple(names)) if names else cls
+
 
 class RelationPaths(DecisionSchema):
     """RoG's plans: relation paths, each a list of relation names from the list given."""
@@ -35,6 +59,10 @@ class RelationPaths(DecisionSchema):
 
     def as_reply(self) -> str:
         return "\n".join(f"<PATH> {' <SEP> '.join(path)} </PATH>" for path in self.paths if path)
+
+    @classmethod
+    def with_candidates(cls, names: Sequence[str]) -> type[DecisionSchema]:
+        return _constrained(cls, tuple(names)) if names else cls
 
 
 class Answers(DecisionSchema):
@@ -78,6 +106,10 @@ class KeptEntities(DecisionSchema):
     """ToG-2's topic prune: the names of the linked entities to keep."""
 
     keep: list[str]
+
+    @classmethod
+    def with_candidates(cls, names: Sequence[str]) -> type[DecisionSchema]:
+        return _constrained(cls, tuple(names)) if names else cls
 
 
 class EntityClue(DecisionSchema):

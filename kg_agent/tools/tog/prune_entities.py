@@ -43,6 +43,7 @@ from kg_agent.kg.relation_paths import verbalize_relation
 from kg_agent.kg.types import Entity, Path, Triple
 from kg_agent.llm.parsing import parse_scored_items
 from kg_agent.tools.shared.decider import (
+    Candidates,
     LLMDecision,
     StructuredMode,
     decide,
@@ -202,6 +203,11 @@ def parse_score_list(reply: str, count: int) -> list[float] | None:
     return None
 
 
+#: Entities a grammar-constrained reply scores at most (ToG's default beam width: the beam keeps no more per step);
+#: the others score 0. A 135M model scoring every film of a director ran past the token cap.
+REPLY_ENTITIES = 3
+
+
 class LLMEntityScorer:
     """ToG's entity-scoring prompt, lenient parse, one retry, offline fallback."""
 
@@ -249,7 +255,13 @@ class LLMEntityScorer:
                 notes.append(f"prune_entities: entity scores for {entity.label} -{relation}-> summed to {total:.2f}; rescaled")
             return top_normalised(items, len(items)), notes
 
-        asked = yield self.decision.request(prompt, parse)
+        def offline_ranking() -> list[str]:
+            label_of = {c.id: c.label for c in candidates}
+            ranked = self.fallback.score_entities(question, entity, relation, candidates, guidance=guidance)
+            return [label_of[i] for i, _ in ranked.items if i in label_of]
+
+        asked = yield self.decision.request(prompt, parse, candidates=Candidates(list(ids_by_label), rank=offline_ranking,
+                                                                                 most=REPLY_ENTITIES))
         if asked.decided:
             return ScoredOutcome(asked.value, asked.warnings, asked.usage, self.name)
         outcome = self.fallback.score_entities(question, entity, relation, candidates, guidance=guidance)

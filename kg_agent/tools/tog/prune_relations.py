@@ -39,6 +39,7 @@ from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.types import Entity
 from kg_agent.llm.parsing import parse_scored_items
 from kg_agent.tools.shared.decider import (
+    Candidates,
     LLMDecision,
     StructuredMode,
     decide,
@@ -266,7 +267,13 @@ class LLMRelationPruner:
                 notes.append(f"prune_relations: the scores for {entity.label} were incomplete or did not sum to 1; rescaled")
             return top_normalised(parsed.items, width), notes
 
-        asked = yield self.decision.request(prompt, parse)
+        def offline_ranking() -> list[str]:
+            ranked = self.fallback.score_relations(question, entity, relations, width=len(relations), prefix=prefix,
+                                                   guidance=guidance)
+            return [relation for relation, _ in ranked.items]
+
+        asked = yield self.decision.request(prompt, parse, candidates=Candidates(list(relations), rank=offline_ranking,
+                                                                                 most=width))
         if asked.decided and not self.keep_offline_top:
             return ScoredOutcome(asked.value, asked.warnings, asked.usage, self.name)
         outcome = self.fallback.score_relations(question, entity, relations, width=width, prefix=prefix, guidance=guidance)

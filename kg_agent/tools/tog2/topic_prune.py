@@ -29,7 +29,7 @@ from langchain_core.language_models import BaseChatModel
 from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.types import Entity
 from kg_agent.llm.parsing import parse_answer_list, parse_json_object
-from kg_agent.tools.shared.decider import LLMDecision, StructuredMode, decide, fall_back, run_steps
+from kg_agent.tools.shared.decider import Candidates, LLMDecision, StructuredMode, decide, fall_back, run_steps
 from kg_agent.tools.shared.decision_schemas import KeptEntities
 from kg_agent.tools.shared.scoring import TextVectorsFromEmbeddings
 from kg_agent.tools.shared.updates import add_usage, add_warnings
@@ -157,7 +157,10 @@ class LLMTopicPruner:
             chosen = list(dict.fromkeys(match_label(name, labels) for name in names))
             return chosen or None, []
 
-        asked = yield self.decision.request(prompt, parse)
+        def offline_ranking() -> list[str]:
+            return [e.label for e in self.fallback.prune(question, entities).kept]
+
+        asked = yield self.decision.request(prompt, parse, candidates=Candidates(labels, rank=offline_ranking))
         if not asked.decided:
             return fall_back(asked, self.fallback.prune(question, entities), node="topic_prune",
                              to=f"the {self.fallback.name} topic pruner")
