@@ -74,3 +74,19 @@ def test_eight_concurrent_questions_over_an_endpoint_answer_as_one_after_another
     answers = [[[a["answer"] for a in r["answers"]] for r in results] for results in (asyncio.run(concurrently()),
                                                                                          asyncio.run(sequentially()))]
     assert answers[0] == answers[1] and all(answers[0])
+
+
+def test_finding_what_a_chat_server_constrains_never_blocks_the_event_loop(endpoint, watched_loop):
+    """Under ``structured_output="auto"`` the first decision asks an OpenAI-compatible server once what it constrains
+    (``GET /v1/models``, a blocking request): under ``ainvoke`` that happens in a worker thread, so ToG with a chat
+    model on llama.cpp's server answers behind ``langgraph dev`` instead of failing on its blocking-call check."""
+    from kg_agent.tools.shared.decider import _endpoint_modes
+    from tests.openai_server import OpenAICompatibleServer
+    from tests.test_structured_deciders import ANSWER, QUESTION, chat, structured_reply, well_behaved
+
+    _endpoint_modes.clear()  # as in a fresh server process
+    with OpenAICompatibleServer(responder=well_behaved(), structured_responder=structured_reply, dialect="llama.cpp") as server:
+        result = asyncio.run(graph("tog", open_kg(), model=chat(server)).ainvoke({"question": QUESTION}))
+        probes = [r for r in server.requests if r.path.endswith("/models")]
+    assert [a["answer"] for a in result["answers"]][:1] == [ANSWER], result.get("warnings")
+    assert len(probes) == 1 and result["usage"]["by_node"]["prune_relations"]["modes"] == {"json_object_schema": 1}

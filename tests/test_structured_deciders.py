@@ -228,14 +228,19 @@ def test_an_oversize_candidate_list_is_cut_by_the_offline_ranking(count, length,
 
 def test_auto_mode_on_a_llama_cpp_server_asks_with_its_json_object_schema(kg):
     """llama.cpp's server (``owned_by: "me"``) constrains decoding by a ``json_object`` response format's ``schema``:
-    auto finds that once per endpoint and every decision asks that way, the names as enums."""
+    auto finds that once per endpoint and every decision that picks the KG's names asks that way, the names as enums;
+    the free-form ones (verify, answer) keep their text prompts."""
     with OpenAICompatibleServer(responder=well_behaved(), structured_responder=structured_reply, dialect="llama.cpp") as server:
         model = chat(server)
         assert structured_mode(model) == "json_object_schema"
         result = create_graph("tog", kg, model=model).compile().invoke({"question": QUESTION})
         requests = server.chat_requests
     assert result["answers"][0]["answer"] == ANSWER and not any("fell back" in w for w in result["warnings"])
-    assert requests and all(r.response_format == "json_object" and "schema" in r.body["response_format"] for r in requests)
+    picking = [r for r in requests if prompt_node(r.prompt_text) in ("prune_relations", "prune_entities")]
+    assert picking and all(r.response_format == "json_object" and "schema" in r.body["response_format"] for r in picking)
+    free_form = [r for r in requests if r not in picking]
+    assert free_form and all(r.response_format is None for r in free_form)
+    requests = picking
     relations = [r for r in requests if prompt_node(r.prompt_text) == "prune_relations"]
     assert relations and all(enums(sent_schema(r)) == [listed(r.prompt_text, "Relations:")] for r in relations)
     # a grammar server also caps the reply's list: at most W=3 relations (or as many as offered), and at least one
@@ -244,8 +249,9 @@ def test_auto_mode_on_a_llama_cpp_server_asks_with_its_json_object_schema(kg):
     assert all(sent_schema(r)["properties"]["items"]["maxItems"] == min(3, len(listed(r.prompt_text, "Relations:")))
                for r in relations)
     recorded = modes(result)
-    assert recorded and all(counts == {"json_object_schema": result["usage"]["by_node"][node]["calls"]}
-                            for node, counts in recorded.items())
+    constrained = {"prune_relations", "prune_entities"}
+    assert recorded and all(counts == {"json_object_schema" if node in constrained else "text":
+                                       result["usage"]["by_node"][node]["calls"]} for node, counts in recorded.items())
 
 
 def test_a_grammar_reply_cut_at_the_token_cap_is_counted_and_retried(kg):
@@ -253,19 +259,12 @@ def test_a_grammar_reply_cut_at_the_token_cap_is_counted_and_retried(kg):
     unusable, and the retry asks in text; the mode is not taken as refused."""
     with OpenAICompatibleServer(responder=well_behaved(), structured_responder=structured_reply, dialect="llama.cpp") as server:
         server.malform_next(1, "length")
-        result = create_graph("rog", kg, model=chat(server)).compile().invoke({"question": QUESTION})
-        requests = server.chat_requests
-    assert result["answers"][0]["answer"] == ANSWER
-    assert modes(result)["plan"] == {"json_object_schema": 1, "text": 1}
-    assert modes(result)["answer"] == {"json_object_schema": 1}  # the next decision still asks under the grammar
+        graph = create_graph("tog", kg, model=chat(server)).compile()
+        result = graph.invoke({"question": QUESTION})
+        requests = list(server.chat_requests)
+        again = graph.invoke({"question": QUESTION})  # the same deciders: the grammar mode was not given up
+    assert result["answers"][0]["answer"] == ANSWER == again["answers"][0]["answer"]
+    assert modes(result)["prune_relations"] == {"json_object_schema": 1, "text": 1}
+    assert modes(again)["prune_relations"] == {"json_object_schema": 1}
     assert result["usage"]["calls"] == len(requests) and result["usage"]["errors"] == 0
-    assert "plan: attempt 1 gave no usable relation path" in "\n".join(result["warnings"])
-
-
-def test_rogs_plan_names_only_the_listed_relations(kg):
-    with OpenAICompatibleServer(responder=well_behaved(), structured_responder=structured_reply) as server:
-        result = create_graph("rog", kg, model=chat(server), structured_output="json_schema").compile().invoke({"question": QUESTION})
-        (plan,) = [r for r in server.chat_requests if prompt_node(r.prompt_text) == "plan"]
-    listed_relations = [line.strip() for line in plan.prompt_text.splitlines() if line.strip() in set(enums(sent_schema(plan))[0])]
-    assert len(enums(sent_schema(plan))) == 1 and sorted(enums(sent_schema(plan))[0]) == sorted(set(listed_relations))
-    assert "directed_by" in enums(sent_schema(plan))[0] and result["answers"][0]["answer"] == ANSWER
+    assert "prune_relations: attempt 1 gave no usable reply" in "\n".join(result["warnings"])

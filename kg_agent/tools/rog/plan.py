@@ -29,7 +29,7 @@ from kg_agent.kg.paths import shortest_relation_paths
 from kg_agent.kg.relation_paths import verbalize_relation, walkable_relation_paths
 from kg_agent.kg.types import Entity, base_relation, inverse, is_inverse, relation_path_text
 from kg_agent.llm.parsing import parse_relation_paths
-from kg_agent.tools.shared.decider import Candidates, LLMDecision, StructuredMode, decide, fall_back, run_steps, sync_node
+from kg_agent.tools.shared.decider import LLMDecision, StructuredMode, decide, fall_back, run_steps, sync_node
 from kg_agent.tools.shared.decision_schemas import RelationPaths
 from kg_agent.tools.shared.path_scoring import RelationPathScorer
 from kg_agent.tools.shared.scoring import mask_mentions
@@ -420,8 +420,7 @@ class LLMPlanner:
             plans, notes = self._ground(parse_relation_paths(reply), walkable)
             return plans or None, notes
 
-        # each hop one of the listed relations, at most max_hops of them (the walkable trie itself is not sent)
-        asked = yield self.decision.request(prompt, parse, candidates=Candidates(relations, most=self.max_hops))
+        asked = yield self.decision.request(prompt, parse)
         if asked.decided:
             if self.keep_offline_plan and self.fallback is not None:
                 plans, note = _with_offline_top(asked.value[:k], self.fallback.plan(question, topic_entities, k=k).plans,

@@ -392,8 +392,14 @@ class LLMDecision:
         reason = "it was empty" if not reply.strip() else f"it gave no usable {self.what}"
         return None, "; ".join([reason, *(n.split(": ", 1)[-1] for n in notes)])
 
-    def _mode(self) -> str:
+    def _mode(self, candidates: Candidates | None = None) -> str:
+        """This call's mode. Under ``"auto"`` a grammar server (``json_object_schema``) constrains only the decisions
+        whose names the KG gives (``candidates``): a free-form decision (RoG's relation paths, while the trie of
+        walkable paths is not sent; ToG-2's clue query) keeps its text prompt, which SmolLM2 follows better than a
+        grammar over any strings (RoG's plan: 4 calls a question in text, 6 under the grammar, docs/real_llm.md)."""
         mode = structured_mode(self.model, self.structured_output) if self.schema is not None else "text"
+        if mode == "json_object_schema" and self.structured_output == "auto" and candidates is None:
+            mode = "text"
         return "text" if mode in self._rejected_modes else mode
 
     def _caller(self, mode: str, schema: type[DecisionSchema] | None, candidates: Candidates | None) -> Any:
@@ -440,7 +446,7 @@ class LLMDecision:
         prompt plus why the previous reply could not be used. A call the question's budget refuses ends it.
         """
         tracker, warnings, reply, modes = UsageTracker(), [], "", {}
-        mode, current = self._mode(), prompt
+        mode, current = self._mode(candidates), prompt
         schema = self._call_schema(mode, candidates, warnings)
         for attempt in range(1, self.attempts + 1):
             modes[mode] = modes.get(mode, 0) + 1
@@ -470,6 +476,10 @@ class LLMDecision:
 
     async def aask(self, prompt: PromptInput, parse: Parser, *, candidates: Candidates | None = None) -> Asked:
         """:meth:`ask` with the model's native async call (no worker thread)."""
+        if self.schema is not None and self.structured_output == "auto":
+            # the first call to an OpenAI-compatible server asks it once what it constrains (a blocking GET), in a
+            # worker thread: never on the event loop (langgraph dev refuses blocking calls there)
+            await asyncio.to_thread(structured_mode, self.model, self.structured_output)
         dialogue, outcome = self._dialogue(prompt, parse, candidates), None
         while not (step := _advance(dialogue.send, outcome))[0]:
             outcome = await _areply_or_failure(acall_llm_reply, *step[1], node=self.node)
