@@ -221,13 +221,26 @@ def structured_mode(model: Any, requested: str = "auto") -> str:
         raise ValueError(f"structured_output must be one of {', '.join(STRUCTURED_MODES)}, not {requested!r}")
     if requested != "auto":
         return requested
-    if type(model).__name__ == "ChatOpenAI":  # the URL its client really calls (OPENAI_BASE_URL included)
-        client = getattr(model, "root_client", None)
-        base_url = str(getattr(client, "base_url", None) or getattr(model, "openai_api_base", None) or "")
-        if not base_url or OPENAI_API_HOST in base_url:
-            return "json_schema"
-        return endpoint_mode(base_url, api_key=_api_key(model))
+    if type(model).__name__ == "ChatOpenAI":
+        endpoint = _other_endpoint(model)
+        return "json_schema" if endpoint is None else endpoint_mode(endpoint, api_key=_api_key(model))
     return "text"
+
+
+def _other_endpoint(model: Any) -> str | None:
+    """The base URL a ``ChatOpenAI`` really calls (``OPENAI_BASE_URL`` included) when it is not OpenAI's own API."""
+    client = getattr(model, "root_client", None)
+    base_url = str(getattr(client, "base_url", None) or getattr(model, "openai_api_base", None) or "")
+    return None if not base_url or OPENAI_API_HOST in base_url else base_url
+
+
+def endpoint_mode_unknown(model: Any) -> bool:
+    """True when :func:`structured_mode` (auto) would first ask ``model``'s server what it constrains (a blocking
+    ``GET``, made once per endpoint and process)."""
+    if type(model).__name__ != "ChatOpenAI" or (endpoint := _other_endpoint(model)) is None:
+        return False
+    with _endpoint_lock:
+        return (endpoint.rstrip("/"), _api_key(model)) not in _endpoint_modes
 
 
 def _structured_message(output: dict) -> Any:
@@ -476,7 +489,7 @@ class LLMDecision:
 
     async def aask(self, prompt: PromptInput, parse: Parser, *, candidates: Candidates | None = None) -> Asked:
         """:meth:`ask` with the model's native async call (no worker thread)."""
-        if self.schema is not None and self.structured_output == "auto":
+        if self.schema is not None and self.structured_output == "auto" and endpoint_mode_unknown(self.model):
             # the first call to an OpenAI-compatible server asks it once what it constrains (a blocking GET), in a
             # worker thread: never on the event loop (langgraph dev refuses blocking calls there)
             await asyncio.to_thread(structured_mode, self.model, self.structured_output)
