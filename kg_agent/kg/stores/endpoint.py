@@ -86,7 +86,7 @@ class EndpointGraphStore(LazyGraphStore):
         costs Virtuoso up to ten times the work (``VALUES ?p`` joined with every node); unknown, all of them."""
         known = self._predicates
         if known is None and self.store_cache is not None:
-            known = self.store_cache.get("relations")
+            known = self._predicates = self.store_cache.get("relations")
         if known is None:
             return list(predicates)
         present = set(known)

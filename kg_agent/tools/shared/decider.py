@@ -153,7 +153,8 @@ class Candidates:
             return names, ""
         known = set(names)
         ranked = [n for n in dict.fromkeys(self.rank()) if n in known] if self.rank is not None else []
-        ranked += [n for n in names if n not in set(ranked)]
+        listed = set(ranked)
+        ranked += [n for n in names if n not in listed]
         kept = fitting_enum(ranked)
         how = "by the offline ranking" if self.rank is not None else "in the order given"
         return kept, (f"{len(names)} candidates exceed the structured-output enum limit ({MAX_ENUM_VALUES} values, "
