@@ -780,26 +780,20 @@ JSON_RESULT_TYPES = frozenset({"application/sparql-results+json", "application/j
 
 def json_result_rows(document: dict) -> list[tuple]:
     """The rows of a SPARQL JSON results document: tuples of rdflib terms in the order of ``head.vars`` (``None``
-    for an unbound variable), each term as rdflib's own JSON parser makes it (``parseJsonTerm``)."""
-    from rdflib import BNode, URIRef
+    for an unbound variable), each term made by rdflib's own JSON term parser (``parseJsonTerm``)."""
+    from rdflib import URIRef
+    from rdflib.plugins.sparql.results.jsonresults import parseJsonTerm
 
     variables = list(document.get("head", {}).get("vars") or [])
     iris: dict[str, URIRef] = {}  # a node met again in the same answer (a path's start, a hub) is made once
 
     def term(cell: dict):
-        kind, value = cell["type"], cell["value"]
-        if kind == "uri":
-            found = iris.get(value)
-            if found is None:
-                found = iris[value] = URIRef(value)
-            return found
-        if kind == "literal":
-            return Literal(value, datatype=cell.get("datatype"), lang=cell.get("xml:lang"))
-        if kind == "typed-literal":
-            return Literal(value, datatype=URIRef(cell["datatype"]))
-        if kind == "bnode":
-            return BNode(value)
-        raise NotImplementedError(f"json term type {kind!r}")
+        if cell["type"] != "uri":
+            return parseJsonTerm(cell)
+        found = iris.get(cell["value"])
+        if found is None:
+            found = iris[cell["value"]] = URIRef(cell["value"])
+        return found
 
     return [tuple(term(row[name]) if name in row else None for name in variables)
             for row in document["results"].get("bindings") or []]
