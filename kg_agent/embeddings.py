@@ -157,6 +157,11 @@ def _load_model(
         options = onnxruntime.SessionOptions()
         if intra_op_num_threads is not None:
             options.intra_op_num_threads = intra_op_num_threads
+        # onnxruntime's intra-op threads busy-wait for work between runs by default: with other threads (a
+        # server's other questions, the SPARQL endpoint on the same cores) wanting the CPU, that spinning took
+        # as much CPU as the embeddings themselves (docs/benchmarks.md section 10: 40 short texts x 30 runs under
+        # load, 9.2 CPU-s spinning vs 5.2 without)
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         options.log_severity_level = 3
         session = onnxruntime.InferenceSession(
             str(model_path), sess_options=options, providers=["CPUExecutionProvider"]

@@ -137,6 +137,13 @@ def test_new_threads_reuse_idle_tokenizers(embeddings: MiniLMEmbeddings) -> None
     assert model.idle_tokenizers.qsize() == idle
 
 
+def test_onnx_threads_do_not_spin_between_runs(embeddings: MiniLMEmbeddings) -> None:
+    """onnxruntime's threads busy-wait for the next run by default, taking CPU from the other questions and the
+    SPARQL endpoint a server shares its cores with: the session is made with spinning off."""
+    options = embeddings._model().session.get_session_options()
+    assert options.get_session_config_entry("session.intra_op.allow_spinning") == "0"
+
+
 def test_async_variants_from_the_base_class(embeddings: MiniLMEmbeddings) -> None:
     vector = asyncio.run(embeddings.aembed_query("hello world"))
     np.testing.assert_allclose(vector, embeddings.embed_query("hello world"), atol=1e-6)
