@@ -288,8 +288,7 @@ def why_unanswered(result: dict, kg) -> str:
         linking = next((w.removeprefix("link: ") for w in warnings if w.startswith(f"link: {NO_ENTITY_MESSAGE}")),
                        NO_ENTITY_MESSAGE)
         if "closest labels" not in linking:
-            closest = closest_kg_labels(kg, str(result.get("question") or ""))
-            linking += f"; closest labels: {', '.join(closest)}" if closest else "; no label of the knowledge graph is close to it"
+            linking += "; no label of the knowledge graph is close to it"
         return capped(linking, where="cut short")
     if stop == "budget":
         spent = next((w for w in warnings if "budget spent" in w or "the model failed" in w), "")
@@ -299,43 +298,6 @@ def why_unanswered(result: dict, kg) -> str:
         return "no answer the model gave is supported by the knowledge graph (--grounding strict withholds them)"
     entities = ", ".join(str(e.get("label")) for e in result.get("topic_entities") or [])
     return capped(f"no path in the knowledge graph led from {entities} to an answer", where="cut short")
-
-
-#: :func:`closest_kg_labels`: words of the question looked at, spellings of each word tried, labels per spelling.
-CLOSEST_WORDS, CLOSEST_SPELLINGS, CLOSEST_LABELS_PER_SPELLING = 8, 20, 50
-
-
-def closest_kg_labels(kg, question: str, *, limit: int = 5, cutoff: float = 0.5) -> list[str]:
-    """Labels of ``kg`` closest to the question's mentions (its bracketed parts, else its words), for a question in
-    which no entity was found: the mention's words are respelt from the KG's words sharing their first three
-    letters ("Forest Gum" -> "forrest", "gump"), so a typo the linker's own hint misses still finds "Forrest Gump".
-
-    Bounded: at most :data:`CLOSEST_WORDS` words, :data:`CLOSEST_SPELLINGS` spellings of each and
-    :data:`CLOSEST_LABELS_PER_SPELLING` labels per spelling are looked at. A SPARQL endpoint is not searched."""
-    import difflib
-
-    from kg_agent.kg.linking import STOPWORDS
-    from kg_agent.kg.terms import normalize_label
-
-    if kg.backend == "sparql":
-        return []
-    mentions = [normalize_label(m) for m in re.findall(r"\[([^\[\]]+)\]", question)] or [normalize_label(question)]
-    index = kg.label_index()
-    scored: dict[str, float] = {}
-    for mention in mentions[:CLOSEST_WORDS]:
-        words = [w for w in mention.split() if w not in STOPWORDS and len(w) >= 3][:CLOSEST_WORDS]
-        candidates: set[str] = set()
-        for word in words:
-            alike = [token for token in index.words_with_prefix(word[:3]) if abs(len(token) - len(word)) <= 2]
-            spellings = sorted(alike, key=lambda token: (-difflib.SequenceMatcher(None, word, token).ratio(), token))
-            for token in spellings[:CLOSEST_SPELLINGS]:
-                candidates.update(index.labels_with_word(token, limit=CLOSEST_LABELS_PER_SPELLING))
-        for label in candidates:
-            ratio = difflib.SequenceMatcher(None, mention, label).ratio()
-            if ratio >= cutoff:
-                scored[label] = max(scored.get(label, 0.0), ratio)
-    best = sorted(scored, key=lambda label: (-scored[label], label))[:limit]
-    return [capped(kg.label(index[label][0]) or label, where="cut short") for label in best]
 
 
 def _jsonable(result: dict) -> dict:

@@ -55,6 +55,21 @@ def test_no_match_says_so_and_lists_closest_labels(kg):
     assert not nothing.found and nothing.message.startswith(NO_ENTITY_MESSAGE)
 
 
+def test_a_typo_in_a_short_word_still_gets_the_closest_label_in_every_interface():
+    """ "Forest Gum": neither word shares a word or a 4-letter prefix with "Forrest Gump"; each is respelt from the
+    KG's words sharing its first three letters. The hint is the linker's, so the API, MCP and the CLI give it alike."""
+    from kg_agent.graphs import create_rog_graph
+    from kg_agent.kg import open_kg
+
+    sample = open_kg()
+    result = link_entities(sample, "who directed [Forest Gum]")
+    assert not result.found and result.closest[0] == "Forrest Gump"
+    assert result.message == f"{NO_ENTITY_MESSAGE}; closest labels: Forrest Gump"
+    state = create_rog_graph(sample).compile().invoke({"question": "who directed [Forest Gum]"})
+    assert state["stop_reason"] == "no_topic_entity"
+    assert any("closest labels: Forrest Gump" in w for w in state["warnings"])
+
+
 def test_closest_labels(kg):
     assert closest_labels(kg, "Once Were Warrior")[0] == "Once Were Warriors"
     assert closest_labels(kg, "") == []

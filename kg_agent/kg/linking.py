@@ -428,7 +428,36 @@ def _closest_to_question(kg: KnowledgeGraph, texts: list[str], limit: int = 5) -
                 for label in closest_labels(kg, span, limit=3, cutoff=0.5):
                     ratio = difflib.SequenceMatcher(None, span, normalize_label(label)).ratio()
                     scored[label] = max(scored.get(label, 0.0), ratio)
+    if not scored:
+        return _respelt_closest(kg, texts, limit=limit)
     return [label for label, _ in sorted(scored.items(), key=lambda kv: (-kv[1], kv[0]))[:limit]]
+
+
+#: :func:`_respelt_closest`: words of the mentions looked at, spellings of each word tried, labels per spelling.
+RESPELT_WORDS, RESPELT_SPELLINGS, RESPELT_LABELS_PER_SPELLING = 8, 20, 50
+
+
+def _respelt_closest(kg: KnowledgeGraph, texts: list[str], *, limit: int = 5, cutoff: float = 0.5) -> list[str]:
+    """Labels closest to the mentions ``texts`` when no label shares a word or a 4-letter prefix with them: each
+    word is respelt from the KG's words sharing its first three letters ("Forest Gum" -> "forrest", "gump"), so a
+    typo in a short word still finds "Forrest Gump". Bounded: at most :data:`RESPELT_WORDS` words,
+    :data:`RESPELT_SPELLINGS` spellings of each and :data:`RESPELT_LABELS_PER_SPELLING` labels per spelling."""
+    index = kg.label_index()
+    scored: dict[str, float] = {}
+    for mention in [normalize_label(text) for text in texts][:RESPELT_WORDS]:
+        words = [w for w in mention.split() if w not in STOPWORDS and len(w) >= 3][:RESPELT_WORDS]
+        candidates: set[str] = set()
+        for word in words:
+            alike = [token for token in index.words_with_prefix(word[:3]) if abs(len(token) - len(word)) <= 2]
+            spellings = sorted(alike, key=lambda token: (-difflib.SequenceMatcher(None, word, token).ratio(), token))
+            for token in spellings[:RESPELT_SPELLINGS]:
+                candidates.update(index.labels_with_word(token, limit=RESPELT_LABELS_PER_SPELLING))
+        for label in candidates:
+            ratio = difflib.SequenceMatcher(None, mention, label).ratio()
+            if ratio >= cutoff:
+                scored[label] = max(scored.get(label, 0.0), ratio)
+    best = sorted(scored, key=lambda label: (-scored[label], label))[:limit]
+    return [kg.label(min(index[label])) or label for label in best]
 
 
 def closest_labels(kg: KnowledgeGraph, text: str, *, limit: int = 5, cutoff: float = 0.6) -> list[str]:
