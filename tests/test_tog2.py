@@ -282,6 +282,17 @@ def test_ingest_cli_links_and_reuses_the_index(tmp_path, capsys):
     assert "Steven Spielberg" in capsys.readouterr().out
 
 
+def test_ingest_cli_names_the_line_of_a_documents_file_that_is_not_utf8(tmp_path, capsys):
+    """A documents file saved as Latin-1 gets what a KG file gets: the line, the byte and how to convert it."""
+    from kg_agent.cli import main
+
+    docs = tmp_path / "docs.jsonl"
+    docs.write_bytes(b'{"title": "1941", "text": "an invasion"}\n{"title": "Caf\xe9", "text": "a film"}\n')
+    assert main(["ingest", "--docs", str(docs), "--index", str(tmp_path / "index")]) == 2
+    err = capsys.readouterr().err
+    assert f"{docs}:2: byte 0xE9 at column 15" in err and "not UTF-8 text" in err and "iconv -f latin1 -t utf-8" in err
+
+
 def test_a_malformed_topic_prune_reply_naming_a_made_up_entity_is_rejected_with_a_warning():
     """The reply SmolLM2 gave (issue 14): placeholder keys, unquoted names, a name that is no linked entity.
     Substring matching read it as "keep Tom Hanks"; it is rejected, the names are reported, the retry says why

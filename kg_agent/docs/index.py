@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import json
 import re
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -41,6 +40,7 @@ from chromadb.errors import NotFoundError
 from langchain_core.embeddings import Embeddings
 
 from kg_agent.docs.chroma_embedding import as_chroma_embedding_function
+from kg_agent.text_files import jsonl_objects
 
 __all__ = [
     "Chunk",
@@ -629,25 +629,16 @@ class DocumentIndex:
 
 
 def _iter_documents_jsonl(path: Path, *, skip_empty: bool) -> Iterator[Document]:
-    with path.open(encoding="utf-8") as stream:
-        for line_number, line in enumerate(stream, start=1):
-            if not line.strip():
+    for line_number, record in jsonl_objects(path):
+        text = record.get("text")
+        if not isinstance(text, str) or not text.strip():
+            if skip_empty:
                 continue
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError as error:
-                raise ValueError(f"{path}:{line_number}: not JSON: {error}") from error
-            if not isinstance(record, dict):
-                raise ValueError(f"{path}:{line_number}: expected a JSON object")
-            text = record.get("text")
-            if not isinstance(text, str) or not text.strip():
-                if skip_empty:
-                    continue
-                raise ValueError(f"{path}:{line_number}: document has empty or missing 'text'")
-            try:
-                yield Document.from_mapping(record)
-            except ValueError as error:
-                raise ValueError(f"{path}:{line_number}: {error}") from error
+            raise ValueError(f"{path}:{line_number}: document has empty or missing 'text'")
+        try:
+            yield Document.from_mapping(record)
+        except ValueError as error:
+            raise ValueError(f"{path}:{line_number}: {error}") from error
 
 
 def load_documents_jsonl(path: str | Path, *, skip_empty: bool = False) -> list[Document]:

@@ -487,11 +487,12 @@ def split_lines(
 def read_question_file(load: Callable[..., list], kind: str, file: str, *, option: str, **options) -> list:
     """``load(kind, file, **options)`` (a question file reader), with a folder or a file that is not UTF-8 text
     refused in the CLI's words (the option, the file, the first bad line and how to convert it)."""
-    from kg_agent.kg.loaders import not_utf8_error
+    from kg_agent.kg.errors import KGLoadError
+    from kg_agent.text_files import not_utf8_error
 
     if Path(file).is_dir():
         raise ValueError(f"{option} {file} is a folder, not a question file")
     try:
         return load(kind, file, **options)
     except UnicodeDecodeError as exc:
-        raise not_utf8_error(Path(file)) from exc
+        raise not_utf8_error(Path(file), KGLoadError) from exc

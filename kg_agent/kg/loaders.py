@@ -28,6 +28,7 @@ from kg_agent.kg.naming import DEFAULT_NAMING, Naming, make_naming
 from kg_agent.kg.relation_index import RelationIndex, RelationIndexBuilder
 from kg_agent.kg.stores.memory import MemoryGraphStore, new_graph
 from kg_agent.kg.terms import RelationNames, entity_iri, is_generated_id, relation_iri
+from kg_agent.text_files import first_non_utf8, jsonl_objects, not_utf8_error, utf8_lines
 
 NamedTriple = tuple[str, str, str]
 
@@ -45,28 +46,10 @@ def sample_documents_path() -> Path:
 
 
 # ---------------------------------------------------------------- plain-name triple readers
-def utf8_lines(path: Path) -> Iterator[tuple[int, str]]:
-    """``(line number, line)`` of a UTF-8 text file; a byte that is not UTF-8 raises :class:`KGLoadError`
-    naming the line and how to convert the file."""
-    try:
-        with path.open(encoding="utf-8") as handle:
-            yield from enumerate(handle, start=1)
-    except UnicodeDecodeError as exc:
-        raise not_utf8_error(path) from exc
-
-
-def not_utf8_error(path: Path) -> KGLoadError:
-    """The error for a file that is not UTF-8 (Latin-1, say): its first bad line and column, and the fix."""
-    bad = _first_non_utf8(path)
-    where = f"{path}:{bad[0]}: byte 0x{bad[2]:02X} at column {bad[1]}" if bad else str(path)
-    return KGLoadError(f"{where}: the file is not UTF-8 text (Latin-1 or another encoding?); re-save it as UTF-8, "
-                       f"e.g. `iconv -f latin1 -t utf-8 {path} > {path.with_name(path.stem + '.utf8' + path.suffix)}`")
-
-
 def iter_metaqa_triples(path: str | Path) -> Iterator[NamedTriple]:
     """``head|relation|tail`` lines (MetaQA ``kb.txt``). Blank lines are skipped."""
     path = Path(path)
-    for number, line in utf8_lines(path):
+    for number, line in utf8_lines(path, KGLoadError):
         line = line.rstrip("\n\r")
         if not line.strip():
             continue
@@ -76,24 +59,11 @@ def iter_metaqa_triples(path: str | Path) -> Iterator[NamedTriple]:
         yield parts[0].strip(), parts[1].strip(), parts[2].strip()
 
 
-def _read_jsonl(path: Path) -> Iterator[tuple[int, dict]]:
-    for number, line in utf8_lines(path):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise KGLoadError(f"{path}:{number}: not valid JSON: {exc.msg}") from exc
-        if not isinstance(record, dict):
-            raise KGLoadError(f"{path}:{number}: expected a JSON object")
-        yield number, record
-
-
 def iter_rog_triples(path: str | Path, *, question_ids: Iterable[str] | None = None) -> Iterator[NamedTriple]:
     """Triples of RoG-format JSONL (``{"id", "graph": [[h, r, t], ...]}``), optionally of some questions only."""
     path = Path(path)
     wanted = set(question_ids) if question_ids is not None else None
-    for number, record in _read_jsonl(path):
+    for number, record in jsonl_objects(path, KGLoadError):
         if wanted is not None and record.get("id") not in wanted:
             continue
         graph = record.get("graph")
@@ -112,7 +82,7 @@ def _checked_triples(rows: Iterable, where: str) -> Iterator[NamedTriple]:
 def iter_twowiki_triples(path: str | Path) -> Iterator[NamedTriple]:
     """2WikiMultihopQA evidence triples (``{"subject", "relation", "object", ...}`` per line)."""
     path = Path(path)
-    for number, record in _read_jsonl(path):
+    for number, record in jsonl_objects(path, KGLoadError):
         try:
             row = (record["subject"], record["relation"], record["object"])
         except KeyError as exc:
@@ -171,8 +141,8 @@ def parse_rdf(path: str | Path, *, format: str | None = None, graph: Graph | Non
     try:
         graph.parse(str(path), format=fmt)
     except Exception as exc:  # rdflib raises many types: BadSyntax, ParseError, SAXParseException...
-        if isinstance(exc, UnicodeDecodeError) or _first_non_utf8(path) is not None:
-            raise not_utf8_error(path) from exc
+        if isinstance(exc, UnicodeDecodeError) or first_non_utf8(path) is not None:
+            raise not_utf8_error(path, KGLoadError) from exc
         raise KGLoadError(f"{path}:{_error_line(exc)}: cannot parse as {fmt}: {_short(exc)}") from exc
     return graph
 
@@ -223,27 +193,16 @@ _PARSER_POSITION = re.compile(r"^Parser error (?:at line \d+ column (\d+)|at lin
 
 def rdf_syntax_error(path: Path, fmt: str, line: int | None, message: str) -> KGLoadError:
     """The error for an RDF syntax error Oxigraph reported at ``line``: file and line first, then what is wrong.
-    A file that is not UTF-8 gets :func:`not_utf8_error`."""
+    A file that is not UTF-8 gets :func:`~kg_agent.text_files.not_utf8_error`."""
     message = " ".join(str(message).split())
     if "Invalid UTF-8" in message:
-        return not_utf8_error(path)
+        return not_utf8_error(path, KGLoadError)
     if "LoadDocumentCallback" in message:
         message = "it names a remote JSON-LD @context, which kg-agent does not fetch (it works offline); put the context in the file"
     if "variables are not allowed" in message:
         message += " (N3 rules and formulas are not facts a KG holds: keep the facts in a Turtle file)"
     message = _PARSER_POSITION.sub(lambda match: f"column {next(filter(None, match.groups()))}: ", message)
     return KGLoadError(f"{path}:{line if line else '?'}: cannot parse as {fmt}: {message[:300]}")
-
-
-def _first_non_utf8(path: Path) -> tuple[int, int, int] | None:
-    """``(line, column, byte)`` of the first byte of the file that is not UTF-8; ``None`` if there is none."""
-    with path.open("rb") as handle:
-        for number, line in enumerate(handle, start=1):
-            try:
-                line.decode("utf-8")
-            except UnicodeDecodeError as exc:
-                return number, exc.start + 1, line[exc.start]
-    return None
 
 
 def _error_line(exc: Exception) -> str:
@@ -271,7 +230,7 @@ def detect_format(path: str | Path) -> str:
     path = Path(path)
     suffix = path.suffix.lower()
     if suffix in {".jsonl", ".json"}:
-        first = next((line for _, line in utf8_lines(path) if line.strip()), "")
+        first = next((line for _, line in utf8_lines(path, KGLoadError) if line.strip()), "")
         try:
             record = json.loads(first) if first else {}
         except json.JSONDecodeError as exc:
