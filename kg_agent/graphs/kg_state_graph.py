@@ -4,6 +4,8 @@
   (:func:`kg_agent.kg.request_tally.tally_requests`, so concurrent questions over one KG do not count each
   other's) and adds them to the state's ``usage``. Local backends (memory, Oxigraph) send none, and their
   ``usage`` has no ``kg_requests`` key.
+* Each run's settings (:class:`~kg_agent.settings.RunSettings`, the graph's LangGraph context schema: grounding,
+  structured output, budgets) are :func:`~kg_agent.settings.current_run_settings` while each node runs.
 * The KG's persistent vector cache (:attr:`KnowledgeGraph.vector_cache_path`) is attached to the offline
   deciders' text vectors (:func:`kg_agent.tools.shared.similarity.use_vector_file`).
 """
@@ -15,10 +17,12 @@ from typing import Any
 
 from langchain_core.runnables import RunnableLambda
 from langgraph.graph import StateGraph
+from langgraph.runtime import get_runtime
 
 from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.request_tally import tally_requests
 from kg_agent.llm.usage import merge_usage
+from kg_agent.settings import RunSettings, run_settings_of, using_run_settings
 from kg_agent.tools.shared.similarity import use_vector_file
 
 Node = Callable[[dict], Any]
@@ -59,8 +63,39 @@ def count_kg_requests(action: Node | RunnableLambda, kg: KnowledgeGraph) -> Node
     return RunnableLambda(run, afunc=arun, name=action.name)
 
 
+def _run_context() -> RunSettings:
+    """The settings of the run executing this node (its LangGraph context), validated."""
+    try:
+        runtime = get_runtime()
+    except RuntimeError:  # the node called outside a graph run
+        return run_settings_of(None)
+    return run_settings_of(getattr(runtime, "context", None))
+
+
+def with_run_settings(action: Node | RunnableLambda) -> Node | RunnableLambda:
+    """``action`` (a node function or a :func:`~kg_agent.tools.shared.decider.graph_node`) with its run's settings
+    current while it runs (:func:`~kg_agent.settings.current_run_settings`), on both paths."""
+    func = action.func if isinstance(action, RunnableLambda) else action
+    afunc = action.afunc if isinstance(action, RunnableLambda) else None
+
+    def run(state: dict) -> Any:
+        with using_run_settings(_run_context()):
+            return func(state)
+
+    if afunc is None:
+        run.__name__ = getattr(action, "__name__", "node")
+        return run
+
+    async def arun(state: dict) -> Any:
+        with using_run_settings(_run_context()):
+            return await afunc(state)
+
+    return RunnableLambda(run, afunc=arun, name=action.name)
+
+
 class KGStateGraph(StateGraph):
-    """A ``StateGraph`` over one KG whose nodes count their KG requests (:func:`count_kg_requests`) and
+    """A ``StateGraph`` over one KG whose nodes count their KG requests (:func:`count_kg_requests`) and see their
+    run's settings (:func:`with_run_settings`; the context schema is :class:`~kg_agent.settings.RunSettings`), and
     whose offline deciders keep text vectors in the KG's vector cache file.
 
     Args:
@@ -70,11 +105,11 @@ class KGStateGraph(StateGraph):
 
     def __init__(self, state_schema: type, *, kg: KnowledgeGraph, input_schema: type | None = None,
                  output_schema: type | None = None) -> None:
-        super().__init__(state_schema, input_schema=input_schema, output_schema=output_schema)
+        super().__init__(state_schema, context_schema=RunSettings, input_schema=input_schema, output_schema=output_schema)
         self.kg = kg
         use_vector_file(kg.vector_cache_path)
 
     def add_node(self, node, action=None, **kwargs):  # noqa: ANN001, ANN201  (StateGraph's signature)
         if action is not None:
-            action = count_kg_requests(action, self.kg)
+            action = with_run_settings(count_kg_requests(action, self.kg))
         return super().add_node(node, action, **kwargs)

@@ -30,7 +30,7 @@ from kg_agent.tools.shared.decider import DEFAULT_MAX_CONCURRENCY, StructuredMod
 from kg_agent.tools.shared.grounding import DEFAULT_GROUNDING, Grounding, check_policy
 from kg_agent.tools.shared.link import link_node
 from kg_agent.tools.shared.path_scoring import RelationPathScorer
-from kg_agent.tools.shared.question_budget import BUDGET_STOP, budgeted, timed
+from kg_agent.tools.shared.question_budget import BUDGET_STOP, budgeted, run_budget, timed
 
 
 def create_rog_graph(
@@ -137,19 +137,19 @@ def create_rog_graph(
 def noting_a_late_start(node: Callable[[dict], Any], budget: QuestionBudget) -> Callable[[dict], Any]:
     """The answer step ``node``, warning when it begins after the question's ``max_seconds``: RoG skips no step at
     its deadline (offline it makes no model call a budget could refuse), so its answer then comes late, and a
-    caller holding it to a deadline (a LangGraph server's run, an MCP ``ask``) is told. Unchanged without a time
-    limit; nothing is added when the step's refused model call already set ``stop_reason="budget"``."""
-    if budget.max_seconds is None:
-        return node
-
+    caller holding it to a deadline (a LangGraph server's run, an MCP ``ask``) is told. Nothing without a time
+    limit (the graph's or the run's); nothing is added when the step's refused model call already set ``stop_reason="budget"``."""
     def run(state: dict):
+        max_seconds = run_budget(budget).max_seconds
         started_at = state.get("started_at")
         elapsed = None if started_at is None else time.time() - float(started_at)
         update = yield from steps_of(node(state))
-        if elapsed is not None and elapsed >= budget.max_seconds and update.get("stop_reason") != BUDGET_STOP:
+        if max_seconds is None:
+            return update
+        if elapsed is not None and elapsed >= max_seconds and update.get("stop_reason") != BUDGET_STOP:
             warnings = update.get("warnings", state.get("warnings") or [])
             update["warnings"] = [*warnings, f"answer: the question's time budget was spent before the answer step "
-                                             f"({elapsed:.2f} s of max_seconds={budget.max_seconds:g}); answered late, "
+                                             f"({elapsed:.2f} s of max_seconds={max_seconds:g}); answered late, "
                                              "from every path retrieved"]
         return update
 

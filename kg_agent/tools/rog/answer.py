@@ -26,6 +26,7 @@ from kg_agent.tools.shared.decision_schemas import Answers
 from kg_agent.tools.shared.grounding import (
     DEFAULT_GROUNDING,
     Grounding,
+    RunGrounding,
     asked_for,
     ground_names,
     no_prefix_rates_higher,
@@ -242,7 +243,7 @@ def path_lines(paths: Sequence[dict], limit: int) -> tuple[list[str], bool]:
     return lines[:limit], len(lines) > limit
 
 
-class LLMAnswerer:
+class LLMAnswerer(RunGrounding):
     """RoG's reasoning (or explanation) prompt over the retrieved paths, with a faithfulness check.
 
     At most ``max_prompt_paths`` paths go into the prompt: those of the best plans first, in a fixed

@@ -59,7 +59,7 @@ import urllib.request
 from collections.abc import Awaitable, Callable, Generator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any, Generic, Literal, TypeVar
+from typing import Any, Generic, TypeVar
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage, HumanMessage
@@ -76,6 +76,7 @@ from kg_agent.llm.usage import (
     missing_usage,
     tallied,
 )
+from kg_agent.settings import STRUCTURED_MODES, StructuredMode, current_run_settings
 
 T = TypeVar("T")
 Outcome = TypeVar("Outcome")
@@ -104,8 +105,6 @@ class Asked(Generic[T]):
         return self.value is not None
 
 
-StructuredMode = Literal["auto", "json_schema", "function_calling", "json_mode", "json_object_schema", "text"]
-STRUCTURED_MODES: tuple[str, ...] = ("auto", "json_schema", "function_calling", "json_mode", "json_object_schema", "text")
 OPENAI_API_HOST = "api.openai.com"
 
 # OpenAI's Structured Outputs limits on enums ("Supported schemas", "Objects have limitations on nesting and size",
@@ -411,8 +410,9 @@ class LLMDecision:
         whose names the KG gives (``candidates``): a free-form decision (RoG's relation paths, while the trie of
         walkable paths is not sent; ToG-2's clue query) keeps its text prompt, which SmolLM2 follows better than a
         grammar over any strings (RoG's plan: 4 calls a question in text, 6 under the grammar, docs/real_llm.md)."""
-        mode = structured_mode(self.model, self.structured_output) if self.schema is not None else "text"
-        if mode == "json_object_schema" and self.structured_output == "auto" and candidates is None:
+        requested = current_run_settings().structured_output or self.structured_output  # the run's, else the decider's
+        mode = structured_mode(self.model, requested) if self.schema is not None else "text"
+        if mode == "json_object_schema" and requested == "auto" and candidates is None:
             mode = "text"
         return "text" if mode in self._rejected_modes else mode
 

@@ -32,18 +32,15 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Literal, get_args
 
 from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.terms import normalize_label
 from kg_agent.kg.types import Entity
+from kg_agent.settings import DEFAULT_GROUNDING, GROUNDING_POLICIES, Grounding, current_run_settings
 from kg_agent.tools.shared.path_scoring import RelationPathScorer
 from kg_agent.tools.shared.scoring import mask_mentions
 from kg_agent.tools.shared.updates import answer_record
 
-Grounding = Literal["prefer", "strict", "off"]
-GROUNDING_POLICIES: tuple[str, ...] = get_args(Grounding)
-DEFAULT_GROUNDING: Grounding = "prefer"
 NO_GROUNDED_ANSWER = "no_grounded_answer"  # the stop reason when "strict" withholds every answer
 MAX_SPAN_WORDS = 8  # the longest chunk span taken as an answer (a name or a short value, not a sentence)
 MAX_SUPPORTING_PATHS = 3
@@ -56,6 +53,21 @@ def check_policy(grounding: str) -> Grounding:
     if grounding not in GROUNDING_POLICIES:
         raise ValueError(f"unknown grounding policy {grounding!r}: use one of {', '.join(GROUNDING_POLICIES)}")
     return grounding  # type: ignore[return-value]
+
+
+class RunGrounding:
+    """The grounding policy of a decider: the run's (:class:`~kg_agent.settings.RunSettings`) when it gives one,
+    else the one the decider was built with (``self.grounding = policy`` sets that, checked)."""
+
+    built_grounding: Grounding = DEFAULT_GROUNDING
+
+    @property
+    def grounding(self) -> Grounding:
+        return current_run_settings().grounding or self.built_grounding
+
+    @grounding.setter
+    def grounding(self, policy: Grounding) -> None:
+        self.built_grounding = check_policy(policy)
 
 
 def asked_for(question: str, topic_entities: Iterable[dict], relation_paths: Sequence[Sequence[str]], *,

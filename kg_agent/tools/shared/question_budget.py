@@ -15,11 +15,13 @@ The graph factories wrap their nodes:
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
 from kg_agent.llm.budget import QuestionBudget, question_allowance
+from kg_agent.settings import current_run_settings, tightened
 from kg_agent.tools.shared.decider import steps_of
 from kg_agent.tools.shared.updates import add_warnings
 
@@ -28,13 +30,21 @@ Node = Callable[[dict], dict]
 BUDGET_STOP = "budget"
 
 
-def timed(node: Node, budget: QuestionBudget | None = None) -> Node:
-    """``node`` (the first step of a turn) also records ``started_at`` (``time.time()``) in the state.
+def run_budget(budget: QuestionBudget | None) -> QuestionBudget:
+    """``budget`` as the running question's settings tighten it (:class:`~kg_agent.settings.RunSettings`: a run's
+    ``max_llm_calls``, ``max_tokens`` and ``max_seconds`` apply where they are below the graph's own)."""
+    budget = budget if budget is not None else QuestionBudget()
+    run = current_run_settings()
+    if run.max_llm_calls is None and run.max_tokens is None and run.max_seconds is None:
+        return budget
+    return dataclasses.replace(budget, max_llm_calls=tightened(budget.max_llm_calls, run.max_llm_calls),
+                               max_tokens=tightened(budget.max_tokens, run.max_tokens),
+                               max_seconds=tightened(budget.max_seconds, run.max_seconds))
 
-    With a ``budget`` that sets no limit, ``node`` is returned unchanged.
-    """
-    if budget is not None and not budget.active:
-        return node
+
+def timed(node: Node, budget: QuestionBudget | None = None) -> Node:
+    """``node`` (the first step of a turn) also records ``started_at`` (``time.time()``) in the state, where the
+    question's time budget is counted from (the graph's ``budget`` or the run's settings may set one)."""
 
     def run(state: dict) -> dict:
         started = time.time()
@@ -54,7 +64,7 @@ def budgeted(
     explore: bool = True,
     stop_update: Mapping[str, Any] | None = None,
 ) -> Node:
-    """``node`` under ``budget`` (returned unchanged when it checks nothing). ``node`` returns its update or steps
+    """``node`` under ``budget`` as the run's settings tighten it (:func:`run_budget`). ``node`` returns its update or steps
     giving it (:mod:`kg_agent.tools.shared.decider`); the budgeted node returns steps, which keep the question's
     allowance in force (for every call, concurrent ones included) until the node's last step.
 
@@ -64,16 +74,17 @@ def budgeted(
             else always run it.
         stop_update: extra fields returned with a skipped step (e.g. an empty ``candidate_relations``).
     """
-    if budget is None or not budget.active:
-        return node
     extra = dict(stop_update or {})
 
     def run(state: dict):
-        reason = budget.exhausted_for(state, keep=budget.answer_reserve) if budget.limited else None
+        budget_now = run_budget(budget)
+        if not budget_now.active:
+            return (yield from steps_of(node(state)))
+        reason = budget_now.exhausted_for(state, keep=budget_now.answer_reserve) if budget_now.limited else None
         if reason is not None and explore and state.get("chains"):
             return {**extra, "stop_reason": BUDGET_STOP,
                     "warnings": add_warnings(state, f"{step}: {reason}; exploration stops and the answer uses what was found")}
-        with question_allowance(budget, state) as allowance:
+        with question_allowance(budget_now, state) as allowance:
             update = yield from steps_of(node(state))
         if allowance.refusal is not None and not explore:
             update["stop_reason"] = BUDGET_STOP

@@ -35,6 +35,7 @@ from kg_agent.tools.shared.grounding import (
     NO_GROUNDED_ANSWER,
     Evidence,
     Grounding,
+    RunGrounding,
     asked_for,
     ground_names,
     settle,
@@ -95,7 +96,7 @@ def asked_chains(question: str, chains: Sequence[dict], *, scorer: RelationPathS
     return [c for c in explored if yes[tuple(chain_relations(c))]], [note]
 
 
-class ChainAnswerer:
+class ChainAnswerer(RunGrounding):
     """Offline: tails of the best chains of the newest depth that share the best chain's relation path (the
     offline verifier's ``relations`` and ``depth`` when the verification names them).
 
@@ -160,7 +161,7 @@ def parse_tog_answers(reply: str) -> list[str]:
     return parse_answer_list(reply)
 
 
-class LLMToGAnswerer:
+class LLMToGAnswerer(RunGrounding):
     """ToG's answer step for a chat model (see the module docstring).
 
     ``grounding`` (``"prefer"``, ``"strict"``, ``"off"``; :mod:`kg_agent.tools.shared.grounding`) decides what

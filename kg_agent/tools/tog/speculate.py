@@ -43,6 +43,7 @@ from typing import Any
 from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.llm.budget import QuestionBudget, spent
 from kg_agent.tools.shared.decider import DEFAULT_ATTEMPTS, Asked, steps_of
+from kg_agent.tools.shared.question_budget import run_budget
 from kg_agent.tools.shared.updates import add_usage
 from kg_agent.tools.tog.answer import ToGAnswerer
 from kg_agent.tools.tog.prune_entities import (
@@ -103,6 +104,9 @@ def _affordable(state: dict, budget: QuestionBudget, decisions: int) -> bool:
     """Whether the calls left cover ``decisions`` asked ahead plus the verification and the answer, each asked
     :data:`DEFAULT_ATTEMPTS` times, and no call of the question has failed."""
     if (state.get("usage") or {}).get("errors"):
+        return False
+    budget = run_budget(budget)
+    if budget.max_tokens is not None or budget.max_seconds is not None:  # a run's: as check_speculation refuses
         return False
     left = budget.calls_left(spent(state.get("usage"))[0])
     return left is None or left >= DEFAULT_ATTEMPTS * (decisions + 2)

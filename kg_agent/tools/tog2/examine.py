@@ -51,7 +51,15 @@ from kg_agent.llm.parsing import parse_answer_list, parse_json_object, parse_yes
 from kg_agent.llm.usage import merge_usage
 from kg_agent.tools.shared.decider import LLMDecision, StructuredMode, decide, fall_back, run_steps
 from kg_agent.tools.shared.decision_schemas import Examination
-from kg_agent.tools.shared.grounding import DEFAULT_GROUNDING, NO_GROUNDED_ANSWER, Evidence, Grounding, ground_names, settle
+from kg_agent.tools.shared.grounding import (
+    DEFAULT_GROUNDING,
+    NO_GROUNDED_ANSWER,
+    Evidence,
+    Grounding,
+    RunGrounding,
+    ground_names,
+    settle,
+)
 from kg_agent.tools.shared.scoring import TextVectorsFromEmbeddings, mask_mentions, relation_overlap
 from kg_agent.tools.shared.updates import add_usage, add_warnings, answer_record
 from kg_agent.tools.tog2.frontier import (
@@ -377,7 +385,7 @@ def item_evidence(chains: Sequence[dict], references: Sequence[dict]) -> Evidenc
     return evidence
 
 
-class LLMExaminer:
+class LLMExaminer(RunGrounding):
     """Examine & reason by a chat model (see the module docstring).
 
     ``grounding`` (:mod:`kg_agent.tools.shared.grounding`) decides what an answer no triple path ends in and no

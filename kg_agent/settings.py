@@ -1,0 +1,99 @@
+"""What a caller may choose for one run of a method graph, declared once: :class:`RunSettings`.
+
+Every method graph takes ``RunSettings`` as its LangGraph *context schema*, so the settings travel with a run
+instead of being fixed when the graph is built:
+
+* in Python: ``app.invoke({"question": ...}, context={"grounding": "strict", "max_llm_calls": 4})``;
+* through a LangGraph server (``langgraph dev``, LangGraph Platform):
+  ``client.runs.wait(thread_id, "rog", input=..., context={"grounding": "strict"})``;
+* through MCP: the ``ask`` tool's ``grounding``, ``structured_output`` and budget arguments.
+
+A setting left out (or ``None``) keeps what the graph was built with (the factory's keyword of the same name).
+The budgets only tighten: a run's ``max_llm_calls``, ``max_tokens`` and ``max_seconds`` apply where they are
+below the graph's own (a server's operator sets the ceiling with the factory or ``KG_AGENT_RUN_TIMEOUT``; a client
+cannot raise it). ``grounding`` and ``structured_output`` replace the graph's. A setting that is not one of these,
+or a value out of range, is refused before the run starts (pydantic's ``ValidationError`` naming the field).
+
+While a node runs, :func:`current_run_settings` gives the run's settings to the code that needs them (the question
+budget, the LLM deciders' structured mode, the answer step's grounding), in the node's worker threads too.
+"""
+
+from __future__ import annotations
+
+import contextvars
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from typing import Any, Literal, get_args
+
+from pydantic import BaseModel, ConfigDict, Field
+
+#: What the model's answers become when no retrieved path supports them (:mod:`kg_agent.tools.shared.grounding`).
+Grounding = Literal["prefer", "strict", "off"]
+GROUNDING_POLICIES: tuple[str, ...] = get_args(Grounding)
+DEFAULT_GROUNDING: Grounding = "prefer"
+
+#: How the LLM deciders ask a chat model for a decision (:func:`kg_agent.tools.shared.decider.structured_mode`).
+StructuredMode = Literal["auto", "json_schema", "function_calling", "json_mode", "json_object_schema", "text"]
+STRUCTURED_MODES: tuple[str, ...] = get_args(StructuredMode)
+
+
+class RunSettings(BaseModel):
+    """Settings of one run of a method graph (its LangGraph context); ``None`` keeps the graph's own."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    grounding: Grounding | None = Field(
+        default=None,
+        description='What answers no retrieved path supports become: "prefer" (the offline path answers replace '
+                    'them, with a warning), "strict" (only supported answers, else none) or "off" (kept, flagged '
+                    "ungrounded).")
+    structured_output: StructuredMode | None = Field(
+        default=None,
+        description='How the LLM deciders ask the chat model: "auto" (what the endpoint supports), "json_schema", '
+                    '"function_calling", "json_mode", "json_object_schema" or "text" (the papers\' prompts).')
+    max_llm_calls: int | None = Field(
+        default=None, ge=0, description="At most this many LLM calls for the question (only below the graph's own).")
+    max_tokens: int | None = Field(
+        default=None, ge=0, description="At most this many prompt + completion tokens (only below the graph's own).")
+    max_seconds: float | None = Field(
+        default=None, gt=0, allow_inf_nan=False,
+        description="The question's time budget in seconds (only below the graph's own).")
+
+
+#: The settings of no run: everything as the graph was built.
+BUILT = RunSettings()
+
+_current: contextvars.ContextVar[RunSettings] = contextvars.ContextVar("kg_agent_run_settings", default=BUILT)
+
+
+def current_run_settings() -> RunSettings:
+    """The settings of the run whose node is executing (:data:`BUILT` outside a run)."""
+    return _current.get()
+
+
+def run_settings_of(context: Any) -> RunSettings:
+    """A run's LangGraph context as :class:`RunSettings` (``None`` is :data:`BUILT`; a mapping is validated)."""
+    if context is None:
+        return BUILT
+    if isinstance(context, RunSettings):
+        return context
+    if isinstance(context, Mapping):
+        return RunSettings(**context)
+    raise TypeError(f"a run's context must be RunSettings or a mapping of its fields, not {type(context).__name__}")
+
+
+@contextmanager
+def using_run_settings(settings: RunSettings) -> Iterator[RunSettings]:
+    """Make ``settings`` :func:`current_run_settings` inside the block (and in contexts copied from it)."""
+    token = _current.set(settings)
+    try:
+        yield settings
+    finally:
+        _current.reset(token)
+
+
+def tightened(built: float | None, run: float | None) -> float | None:
+    """A limit of the run: the lower of the graph's and the run's (``None``: no limit)."""
+    if run is None:
+        return built
+    return run if built is None else min(built, run)

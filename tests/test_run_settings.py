@@ -1,0 +1,89 @@
+"""Per-run settings (issue 26, Deliver 2): grounding, structured output and budgets chosen for one run through the
+graphs' LangGraph context (:class:`kg_agent.settings.RunSettings`), on the sync and the async path; budgets only
+tighten; bad settings are refused before the run starts."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from pydantic import ValidationError
+
+from kg_agent.graphs import create_graph, create_rog_graph, create_tog_graph
+from kg_agent.llm.scripted import ScriptedChatModel
+from kg_agent.settings import RunSettings, current_run_settings
+from kg_agent.tools.prompts import prompt_node
+from tests.test_grounding import HALLUCINATION, HANKS_DIRECTORS, HANKS_Q, names, rog_model, tog_model
+
+PLAN = "<PATH> ^starred_actors <SEP> directed_by </PATH>"
+
+
+def test_settings_are_validated_before_the_run(kg):
+    app = create_rog_graph(kg).compile()
+    with pytest.raises(ValidationError, match="grounding"):
+        app.invoke({"question": HANKS_Q}, context={"grounding": "sometimes"})
+    with pytest.raises(ValidationError, match="max_llm_calls"):
+        app.invoke({"question": HANKS_Q}, context={"max_llm_calls": -1})
+    with pytest.raises(ValidationError, match="grounded"):  # a misspelt setting is not silently ignored
+        app.invoke({"question": HANKS_Q}, context={"grounded": "strict"})
+    assert app.get_context_jsonschema()["title"] == "RunSettings"
+
+
+def test_a_run_chooses_its_grounding_on_a_graph_built_with_the_default(kg):
+    app = create_rog_graph(kg, model=rog_model(PLAN, HALLUCINATION)).compile()
+    prefer = app.invoke({"question": HANKS_Q})
+    assert HANKS_DIRECTORS <= set(names(prefer)) and "Christopher Nolan" not in names(prefer)
+    off = app.invoke({"question": HANKS_Q}, context={"grounding": "off"})
+    assert names(off) == ["Christopher Nolan"] and off["answers"][0]["grounded"] is False
+    strict = app.invoke({"question": HANKS_Q}, context=RunSettings(grounding="strict"))
+    assert HANKS_DIRECTORS <= set(names(strict)) and "Christopher Nolan" not in strict["output"]
+    # the run's setting does not outlive the run
+    assert names(app.invoke({"question": HANKS_Q})) == names(prefer)
+    assert current_run_settings() == RunSettings()
+
+
+def test_tog_strict_per_run_on_the_async_path(kg):
+    model = tog_model("{No}. Not enough.", "From my knowledge, the answer is {Steven Spielberg}.")
+    app = create_tog_graph(kg, model=model).compile()
+    strict = asyncio.run(app.ainvoke({"question": "who directed [Forrest Gump]"}, context={"grounding": "strict"}))
+    assert strict["answers"] == [] and strict["stop_reason"] == "no_grounded_answer"
+    assert any("withheld (grounding='strict')" in w for w in strict["warnings"])
+    off = asyncio.run(app.ainvoke({"question": "who directed [Forrest Gump]"}, context={"grounding": "off"}))
+    assert names(off) == ["Steven Spielberg"] and off["answers"][0]["grounded"] is False
+
+
+@pytest.mark.parametrize("path", ["sync", "async"])
+def test_a_run_tightens_the_call_budget_and_cannot_loosen_it(kg, path):
+    def run(app, context=None):
+        question = {"question": "who directed the films that [Tom Hanks] starred in"}
+        if path == "async":
+            return asyncio.run(app.ainvoke(question, context=context))
+        return app.invoke(question, context=context)
+
+    model = tog_model("{No}. Not enough.")
+    unlimited = create_tog_graph(kg, model=model, max_llm_calls=None, depth=3).compile()
+    assert run(unlimited)["usage"]["calls"] > 3
+    tight = run(unlimited, {"max_llm_calls": 3})
+    assert tight["usage"]["calls"] <= 3 and tight["stop_reason"] == "budget"
+    assert any("max_llm_calls=3" in w for w in tight["warnings"])
+    capped = create_tog_graph(kg, model=model, max_llm_calls=3, depth=3).compile()
+    asked_for_more = run(capped, {"max_llm_calls": 50})
+    assert asked_for_more["usage"]["calls"] <= 3 and any("max_llm_calls=3" in w for w in asked_for_more["warnings"])
+
+
+def test_a_run_sets_a_time_budget_on_a_graph_built_without_one(kg):
+    result = create_rog_graph(kg).compile().invoke({"question": HANKS_Q}, context={"max_seconds": 1e-9})
+    assert result["started_at"] and any("max_seconds=1e-09" in w and "answered late" in w for w in result["warnings"])
+
+
+def test_a_run_chooses_the_structured_output_mode(kg):
+    def respond(prompt: str) -> str:
+        return PLAN if prompt_node(prompt) == "plan" else "['Robert Zemeckis']"
+
+    app = create_graph("rog", kg, model=ScriptedChatModel(responder=respond)).compile()
+    default = app.invoke({"question": "who directed [Forrest Gump]"})
+    json_mode = app.invoke({"question": "who directed [Forrest Gump]"}, context={"structured_output": "json_mode"})
+    modes = {node: counts.get("modes") for node, counts in default["usage"]["by_node"].items() if counts.get("calls")}
+    assert modes and all(m == {"text": 1} for m in modes.values())
+    asked = {node: counts.get("modes") for node, counts in json_mode["usage"]["by_node"].items() if counts.get("calls")}
+    assert asked and all("json_mode" in m for m in asked.values()), asked
