@@ -83,6 +83,7 @@ from kg_agent.kg.errors import KGError
 from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.naming import add_naming_args, naming_options
 from kg_agent.llm.models import add_model_request_args, positive_seconds
+from kg_agent.settings import RunSettings
 from kg_agent.tools import lookups
 from kg_agent.tools.lookups import KGToolError
 
@@ -289,10 +290,11 @@ class KGService:
                                                     max_seconds=self.max_seconds).compile()
             return self._graphs[method]
 
-    def ask(self, question: str, method: str) -> AskResult:
-        """A method's answer; :class:`KGToolError` when the question names no entity of the KG."""
+    def ask(self, question: str, method: str, settings: RunSettings | None = None) -> AskResult:
+        """A method's answer, run with ``settings`` (:class:`~kg_agent.settings.RunSettings`: grounding, structured
+        output, tighter budgets); :class:`KGToolError` when the question names no entity of the KG."""
         question = checked_text(question, "question", max_chars=MAX_QUESTION_CHARS)
-        state = self.graph(method).invoke({"question": question})
+        state = self.graph(method).invoke({"question": question}, context=settings)
         if not state.get("topic_entities"):
             reasons = [w.removeprefix("link: ") for w in state.get("warnings") or [] if w.startswith("link:")]
             reason = "; ".join(reasons).rstrip(". ") or "no entity of the knowledge graph found in the question"
@@ -662,10 +664,13 @@ def create_server(kg: KnowledgeGraph, *, model=None, documents=None, host: str =
         question: Annotated[str, Field(description="a natural-language question naming at least one entity of the KG "
                                        f"(brackets help: 'who directed [Big]'); at most {MAX_QUESTION_CHARS} characters")],
         method: Annotated[MethodName, Field(description=method_help)] = "rog",
+        settings: Annotated[RunSettings | None, Field(description=(
+            "this run's settings, each optional: grounding, structured_output, and budgets (max_llm_calls, "
+            "max_tokens, max_seconds) that can only be tighter than the server's"))] = None,
     ) -> AskResult:
         """Answer a question with one of kg-agent's reasoning methods: the answers with the reasoning paths (or
         document chunks) behind them, grounded flags, the plans, warnings and LLM usage."""
-        return await run("ask", "ask a narrower question", "heavy", service.ask, question, method)
+        return await run("ask", "ask a narrower question", "heavy", service.ask, question, method, settings)
 
     @server.resource(SUMMARY_URI, name="kg_summary", mime_type="application/json",
                      description="The knowledge graph: its size and its relations with their triple counts")

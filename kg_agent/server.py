@@ -32,6 +32,11 @@ Runs return what ``kg-agent mcp``'s ``ask`` returns at most: :data:`~kg_agent.mc
 each, and RoG's state keeps only the reasoning paths its answer step reads; RoG reports each cut in ``warnings``.
 
 Input: ``{"messages": [{"role": "user", "content": "..."}]}`` (a chat) or ``{"question": "..."}``.
+
+Per run, a client chooses :class:`~kg_agent.settings.RunSettings` (the graphs' context schema) with the run's
+``context``: ``grounding``, ``structured_output``, and budgets (``max_llm_calls``, ``max_tokens``, ``max_seconds``)
+that apply only where they are tighter than the server's (``KG_AGENT_RUN_TIMEOUT`` stays the ceiling), e.g.
+``client.runs.wait(thread_id, "rog", input=..., context={"grounding": "strict", "max_seconds": 10})``.
 """
 
 from __future__ import annotations

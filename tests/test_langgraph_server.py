@@ -278,6 +278,22 @@ def test_runs_get_the_caps_of_mcp_ask_results(client):
     assert result["stop_reason"] == "answered"
 
 
+def test_a_client_chooses_settings_per_run(client):
+    """The graphs' context schema is RunSettings: a client tightens a run's budget through ``context``, the next run
+    has the server's own settings again, and a bad setting fails that run only, naming the field."""
+    tight = client.runs.wait(None, "tog", input={"question": "who directed the films that [Tom Hanks] starred in"},
+                             context={"max_seconds": 1e-6})
+    assert tight["stop_reason"] == "budget" and any("max_seconds=1e-06" in w for w in tight["warnings"])
+    again = client.runs.wait(None, "tog", input={"question": "who directed the films that [Tom Hanks] starred in"})
+    assert again["stop_reason"] != "budget" and not any("max_seconds" in w for w in again["warnings"])
+    refused = client.runs.wait(None, "rog", input={"question": "who directed [Forrest Gump]"},
+                               context={"grounding": "sometimes"}, raise_error=False)
+    assert "grounding" in str(refused.get("__error__")), refused
+    schema = client.assistants.get_schemas(client.assistants.search(graph_id="rog")[0]["assistant_id"])
+    assert set(schema["context_schema"]["properties"]) == {"grounding", "structured_output", "max_llm_calls",
+                                                           "max_tokens", "max_seconds"}
+
+
 def test_a_run_past_its_deadline_says_so_and_ends_cleanly(tmp_path):
     """KG_AGENT_RUN_TIMEOUT is each run's deadline (MCP's tool timeout, given to the graph as its question budget):
     past it ToG explores no further and answers from what it found, RoG (which skips no step offline) says that

@@ -147,6 +147,11 @@ async def exercise(session: ClientSession) -> None:
     assert result["usage"] == {} and result["stop_reason"] == "answered"
     assert json.loads(answer.content[0].text) == result  # the same result as text, for clients without structured content
 
+    # this run's settings (RunSettings): a tighter time budget is applied and said; a bad setting is refused
+    late = (await call(session, "ask", question=TWO_HOP, settings={"max_seconds": 1e-9})).structuredContent
+    assert late["answers"][0]["answer"] == "Robert Zemeckis" and any("answered late" in w for w in late["warnings"])
+    assert "grounding" in error_text(await call(session, "ask", question=TWO_HOP, settings={"grounding": "sometimes"}))
+
     # hostile input: each a clear tool error, none a crash
     assert "20000 characters long; at most 2000" in error_text(await call(session, "ask", question=GARBAGE))
     assert "20000 characters long; at most 300" in error_text(await call(session, "search_entities", text=GARBAGE))
