@@ -34,7 +34,7 @@ from kg_agent.exit_status import (
 from kg_agent.graphs.registry import METHODS
 from kg_agent.kg.naming import add_naming_args, naming_options
 from kg_agent.llm.models import MODEL_HELP, add_model_request_args, resolve_model_args
-from kg_agent.tools.shared.grounding import GROUNDING_POLICIES
+from kg_agent.settings import add_run_settings_args, run_settings_from_args
 
 #: Texts longer than this are shown capped: in the text output always, in ``--json`` where they repeat.
 LONG_TEXT_CHARS = 300
@@ -63,14 +63,10 @@ def _add_method_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--docs", help="ToG-2: document index folder, documents JSONL, or Chroma server URL (http://host:8000?collection=NAME)")
     parser.add_argument("--max-concurrency", type=int, default=None, metavar="N",
                         help="independent LLM calls of one step asked at once (default 4; 1: one after the other)")
-    parser.add_argument("--structured-output", choices=("auto", "json_schema", "function_calling", "json_mode", "text"),
-                        default=None, help="how the LLM deciders ask (default auto: json_schema on OpenAI's API, else text)")
     parser.add_argument("--speculate", action="store_true", default=None,
                         help="ToG/ToG-I: ask the next step's model calls while the verifier decides (faster with a slow "
                              "model, same answers; calls made unnecessary by a Yes are wasted but counted)")
-    parser.add_argument("--grounding", choices=GROUNDING_POLICIES, default=None,
-                        help="what model answers no retrieved path or chunk supports become: prefer (default: the "
-                             "grounded offline answers replace them), strict (grounded answers only), off (kept, flagged)")
+    add_run_settings_args(parser)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -160,14 +156,14 @@ def load_exemplars(files: Sequence[str]):
 #: CLI flags whose value is a factory option of another name.
 OPTION_NAMES = {"docs": "documents"}
 #: Factory options the CLI sets; ``None`` (flag not given) leaves the factory's default.
-CLI_OPTIONS = ("planner", "k", "width", "depth", "docs", "explain", "grounding", "max_llm_calls", "max_tokens",
-               "max_seconds", "max_concurrency", "structured_output", "speculate")
+CLI_OPTIONS = ("planner", "k", "width", "depth", "docs", "explain", "max_concurrency", "speculate")
 
 
 def graph_options(args: argparse.Namespace) -> dict:
     """The factory options the CLI flags set (by factory option name; unset flags left out)."""
     values = vars(args)
-    return {OPTION_NAMES.get(flag, flag): values[flag] for flag in CLI_OPTIONS if values.get(flag) is not None}
+    options = {OPTION_NAMES.get(flag, flag): values[flag] for flag in CLI_OPTIONS if values.get(flag) is not None}
+    return options | run_settings_from_args(args)
 
 
 def capped(text: str, *, where: str = "full text in --json") -> str:

@@ -20,12 +20,13 @@ budget, the LLM deciders' structured mode, the answer step's grounding), in the 
 
 from __future__ import annotations
 
+import argparse
 import contextvars
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from typing import Any, Literal, get_args
+from typing import Any, Literal, get_args, get_origin
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 #: What the model's answers become when no retrieved path supports them (:mod:`kg_agent.tools.shared.grounding`).
 Grounding = Literal["prefer", "strict", "off"]
@@ -45,19 +46,23 @@ class RunSettings(BaseModel):
     grounding: Grounding | None = Field(
         default=None,
         description='What answers no retrieved path supports become: "prefer" (the offline path answers replace '
-                    'them, with a warning), "strict" (only supported answers, else none) or "off" (kept, flagged '
-                    "ungrounded).")
+                    'them, with a warning; the default), "strict" (only supported answers, else none) or "off" (kept, '
+                    "flagged ungrounded).")
     structured_output: StructuredMode | None = Field(
         default=None,
         description='How the LLM deciders ask the chat model: "auto" (what the endpoint supports), "json_schema", '
-                    '"function_calling", "json_mode", "json_object_schema" or "text" (the papers\' prompts).')
+                    '"function_calling", "json_mode", "json_object_schema" or "text" (the papers\' prompts); default '
+                    '"auto".')
     max_llm_calls: int | None = Field(
-        default=None, ge=0, description="At most this many LLM calls for the question (only below the graph's own).")
+        default=None, ge=0, description="At most this many LLM calls per question (default: none; ToG and ToG-I: the method's own "
+                                            "bound). A run's value applies only below the graph's.")
     max_tokens: int | None = Field(
-        default=None, ge=0, description="At most this many prompt + completion tokens (only below the graph's own).")
+        default=None, ge=0, description="At most this many prompt + completion tokens per question (default: none). A run's "
+                                            "value applies only below the graph's.")
     max_seconds: float | None = Field(
-        default=None, gt=0, allow_inf_nan=False,
-        description="The question's time budget in seconds (only below the graph's own).")
+        default=None, ge=0, allow_inf_nan=False,
+        description="Seconds per question: past them no model call is made, exploration stops and the answer uses "
+                    "what was found (default: none). A run's value applies only below the graph's.")
 
 
 #: The settings of no run: everything as the graph was built.
@@ -97,3 +102,35 @@ def tightened(built: float | None, run: float | None) -> float | None:
     if run is None:
         return built
     return run if built is None else min(built, run)
+
+
+def add_run_settings_args(parser: argparse.ArgumentParser) -> None:
+    """One command-line flag per :class:`RunSettings` field (``--grounding``, ``--structured-output``,
+    ``--max-llm-calls``, ``--max-tokens``, ``--max-seconds``): its help is the field's description, its choices or
+    its type the field's, a bad value is refused in the field's words; a flag not given is ``None``."""
+    for name, field in RunSettings.model_fields.items():
+        kinds = [kind for kind in get_args(field.annotation) if kind is not type(None)]
+        options: dict[str, Any] = {"default": None, "help": field.description}
+        if kinds and get_origin(kinds[0]) is Literal:
+            options["choices"] = get_args(kinds[0])
+        else:
+            options["type"] = _flag_value(name)
+            options["metavar"] = "S" if name == "max_seconds" else "N"
+        parser.add_argument("--" + name.replace("_", "-"), **options)
+
+
+def _flag_value(name: str):
+    def parse(text: str) -> Any:
+        try:
+            return getattr(RunSettings(**{name: text}), name)
+        except ValidationError as exc:
+            raise argparse.ArgumentTypeError(exc.errors()[0]["msg"].lower()) from None
+
+    parse.__name__ = name
+    return parse
+
+
+def run_settings_from_args(args: argparse.Namespace) -> dict[str, Any]:
+    """The :class:`RunSettings` fields a command line set (flags not given left out)."""
+    values = vars(args)
+    return {name: values[name] for name in RunSettings.model_fields if values.get(name) is not None}

@@ -87,3 +87,23 @@ def test_a_run_chooses_the_structured_output_mode(kg):
     assert modes and all(m == {"text": 1} for m in modes.values())
     asked = {node: counts.get("modes") for node, counts in json_mode["usage"]["by_node"].items() if counts.get("calls")}
     assert asked and all("json_mode" in m for m in asked.values()), asked
+
+
+def test_both_command_lines_have_one_flag_per_setting_generated_from_it():
+    """`kg-agent ask` and `kg-agent eval` take every RunSettings field as a flag with the field's choices (the modes
+    listed by hand had drifted: no json_object_schema) and pass what is set to the factories."""
+    from kg_agent.cli import build_parser, graph_options
+
+    parser = build_parser()
+    args = parser.parse_args(["ask", "q", "--grounding", "strict", "--structured-output", "json_object_schema",
+                              "--max-llm-calls", "4", "--max-tokens", "900", "--max-seconds", "2.5"])
+    settings = {"grounding": "strict", "structured_output": "json_object_schema", "max_llm_calls": 4,
+                "max_tokens": 900, "max_seconds": 2.5}
+    assert graph_options(args).items() >= settings.items()
+    assert not set(graph_options(parser.parse_args(["ask", "q"]))) & set(settings)  # unset: the factories' defaults
+    evaluated = parser.parse_args(["eval", "jsonl", "--questions", "q.jsonl", "--out", "r.json",
+                                   "--structured-output", "json_object_schema", "--max-seconds", "0"])
+    assert evaluated.structured_output == "json_object_schema" and evaluated.max_seconds == 0
+    for bad in (["--max-llm-calls", "-1"], ["--structured-output", "xml"], ["--max-seconds", "nan"]):
+        with pytest.raises(SystemExit):
+            parser.parse_args(["ask", "q", *bad])

@@ -27,7 +27,7 @@ from kg_agent.llm.models import MODEL_HELP, add_model_request_args, resolve_mode
 __all__ = ["cmd_eval", "cmd_report", "format_table", "register", "write_chart"]
 
 from kg_agent.eval.runner import METHODS as EVAL_METHODS  # noqa: E402
-from kg_agent.tools.shared.grounding import DEFAULT_GROUNDING, GROUNDING_POLICIES  # noqa: E402
+from kg_agent.settings import DEFAULT_GROUNDING, add_run_settings_args, run_settings_from_args  # noqa: E402
 
 
 def register(subparsers) -> None:
@@ -83,23 +83,13 @@ def register(subparsers) -> None:
     ev.add_argument("--width", type=int, default=3, help="ToG: beam width (default 3)")
     ev.add_argument("--depth", type=int, default=3, help="ToG: maximum depth (default 3)")
     ev.add_argument("--explain", action="store_true", help="RoG: explanation prompt")
-    ev.add_argument("--grounding", choices=GROUNDING_POLICIES, default=DEFAULT_GROUNDING,
-                    help="what model answers no retrieved path or chunk supports become: prefer (default: the grounded "
-                         "offline answers replace them), strict (grounded answers only), off (kept, flagged)")
+    add_run_settings_args(ev)
     ev.add_argument("--workers", type=int, default=1, help="questions run in parallel (threads; default 1)")
-    ev.add_argument("--max-llm-calls", type=int, default=None, metavar="N",
-                    help="per-question cap on LLM calls (ToG/ToG-I default: the method's own bound)")
-    ev.add_argument("--max-tokens", type=int, default=None, metavar="N", help="per-question cap on LLM tokens")
     ev.add_argument("--max-concurrency", type=int, default=None, metavar="N",
                     help="independent LLM calls of one step asked at once (default 4; 1: one after the other)")
-    ev.add_argument("--structured-output", choices=("auto", "json_schema", "function_calling", "json_mode", "text"),
-                    default=None, help="how the LLM deciders ask (default auto: json_schema on OpenAI's API, else text)")
     ev.add_argument("--speculate", action="store_true", default=None,
                     help="ToG/ToG-I: ask the next step's model calls while the verifier decides (faster with a slow "
                          "model, same answers; calls made unnecessary by a Yes are wasted but counted)")
-    ev.add_argument("--max-seconds", type=float, default=None, metavar="S",
-                    help="per-question wall-time cap; when a cap is reached the method stops exploring and answers "
-                    "from what it found (stop_reason 'budget')")
     ev.add_argument("--llm-cache", metavar="FILE", default=None,
                     help="cache chat-model replies in this SQLite file: a re-run asks the model nothing it was asked before")
     ev.add_argument("--save-every", type=int, default=25, metavar="N", help="write --out every N questions (default 25)")
@@ -241,10 +231,9 @@ def _run_eval(args: argparse.Namespace, kept: list[str | None]) -> int:
         model = resolve_model_args(args)
     exemplars = _exemplars(train_qs) if train_qs else None
     options = {"planner": args.planner, "k": args.k, "width": args.width, "depth": args.depth,
-               "documents": args.docs, "explain": args.explain, "grounding": args.grounding}
-    options.update({k: getattr(args, k, None)
-                    for k in ("max_llm_calls", "max_tokens", "max_seconds", "max_concurrency", "structured_output", "speculate")
-                    if getattr(args, k, None) is not None})
+               "documents": args.docs, "explain": args.explain, "grounding": args.grounding or DEFAULT_GROUNDING}
+    options.update({k: getattr(args, k, None) for k in ("max_concurrency", "speculate") if getattr(args, k, None) is not None})
+    options.update(run_settings_from_args(args))
     config = {
         "kind": args.kind,
         "questions": list(args.questions),
