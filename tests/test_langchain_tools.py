@@ -208,8 +208,9 @@ def test_paths_from_texts_keeps_ids_and_relations(kg):
 def test_prune_relations_keeps_width_relations_with_scores(tools):
     result = tools["prune_relations"].invoke({"question": "who directed [Forrest Gump]", "entity": "Forrest Gump"})
     kept = [r["relation"] for r in result["relations"]]
-    assert len(kept) == 3 and "directed_by" in kept
-    assert abs(sum(r["score"] for r in result["relations"]) - 1.0) < 1e-3
+    assert len(kept) == 3 and kept[0] == "directed_by"  # the relation ToG's own offline beam keeps first
+    scores = [r["score"] for r in result["relations"]]
+    assert scores == sorted(scores, reverse=True) and scores[0] == 1.0
     one = tools["prune_relations"].invoke({"question": "who directed [Forrest Gump]", "entity": "Forrest Gump", "width": 1})
     assert len(one["relations"]) == 1
 

@@ -23,13 +23,13 @@ from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.paths import DEFAULT_MAX_PATHS
 from kg_agent.llm.budget import QuestionBudget
 from kg_agent.llm.models import resolve_chat_model
-from kg_agent.tools.rog.answer import Answerer, LLMAnswerer, VoteAnswerer, path_use, respond_steps
-from kg_agent.tools.rog.plan import DEFAULT_K, Exemplar, Planner, PlannerChoice, make_planner, plan_steps
+from kg_agent.tools.rog.answer import Answerer, path_use, respond_steps
+from kg_agent.tools.rog.deciders import make_rog_deciders
+from kg_agent.tools.rog.plan import DEFAULT_K, Exemplar, Planner, PlannerChoice, plan_steps
 from kg_agent.tools.rog.retrieve import retrieve_steps
 from kg_agent.tools.shared.decider import DEFAULT_MAX_CONCURRENCY, StructuredMode, add_nodes, steps_of
 from kg_agent.tools.shared.grounding import DEFAULT_GROUNDING, Grounding, check_policy
 from kg_agent.tools.shared.link import link_node
-from kg_agent.tools.shared.path_scoring import RelationPathScorer
 from kg_agent.tools.shared.question_budget import BUDGET_STOP, budgeted, run_budget, timed
 
 
@@ -103,25 +103,18 @@ def create_rog_graph(
     """
     check_policy(grounding)
     chat_model = resolve_chat_model(model) if isinstance(model, str) else model
-    chosen_planner = make_planner(
-        kg, planner=planner, model=chat_model, exemplars=exemplars, embeddings=embeddings, max_hops=max_hops,
-        structured_output=structured_output, keep_offline_plan=grounding != "off",
-    )
-    if answerer is None:
-        plan_scorer = RelationPathScorer(embeddings=embeddings)
-        answerer = (
-            LLMAnswerer(chat_model, explain=explain, max_prompt_paths=max_prompt_paths, max_answers=max_answers,
-                        structured_output=structured_output, grounding=grounding, plan_scorer=plan_scorer, kg=kg)
-            if chat_model is not None
-            else VoteAnswerer(plan_scorer=plan_scorer, kg=kg, max_answers=max_answers)
-        )
+    deciders = make_rog_deciders(kg, model=chat_model, planner=planner, exemplars=exemplars, answerer=answerer,
+                                 embeddings=embeddings, max_hops=max_hops, max_prompt_paths=max_prompt_paths,
+                                 max_answers=max_answers, explain=explain, grounding=grounding,
+                                 structured_output=structured_output)
+    answerer = deciders.answerer
 
     budget = QuestionBudget(max_llm_calls=max_llm_calls, max_tokens=max_tokens, max_seconds=max_seconds)
 
     graph = KGStateGraph(RoGState, kg=kg, input_schema=KGQuestionInput)
     add_nodes(graph, {
         "link": timed(partial(link_node, kg=kg), budget),
-        "plan": budgeted(partial(plan_steps, planner=chosen_planner, k=k), budget, step="plan", explore=False),
+        "plan": budgeted(partial(plan_steps, planner=deciders.planner, k=k), budget, step="plan", explore=False),
         "retrieve": partial(retrieve_steps, kg=kg, max_paths=max_paths, use=path_use(answerer, max_prompt_paths=max_prompt_paths)),
         "answer": noting_a_late_start(budgeted(partial(respond_steps, answerer=answerer), budget, step="answer",
                                                explore=False), budget),

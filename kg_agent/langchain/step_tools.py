@@ -1,5 +1,6 @@
 """The paper steps that decide, as LangChain tools: RoG's ``plan`` and ``answer``, ToG's ``prune_relations``,
-``prune_entities`` and ``verify``; each asks the offline decider, or the LLM one when ``model`` is given."""
+``prune_entities`` and ``verify``; each asks the decider the method's graph would (``make_rog_deciders``,
+``make_tog_deciders``): the offline one, or the LLM one when ``model`` is given."""
 
 from __future__ import annotations
 
@@ -21,24 +22,22 @@ from kg_agent.tools.lookups import (
     resolve_entity,
     with_notes,
 )
-from kg_agent.tools.rog.answer import Answerer, LLMAnswerer, VoteAnswerer, answer_node
-from kg_agent.tools.rog.plan import DEFAULT_K, LLMPlanner, Planner, SimilarityPlanner, plan_node
+from kg_agent.tools.rog.answer import Answerer, answer_node
+from kg_agent.tools.rog.deciders import make_rog_deciders
+from kg_agent.tools.rog.plan import DEFAULT_K, Planner, plan_node
 from kg_agent.tools.shared.scoring import DEFAULT_IGNORED_RELATIONS
+from kg_agent.tools.tog.deciders import make_tog_deciders
 from kg_agent.tools.tog.prune_entities import (
     EntityScorer,
-    LLMEntityScorer,
-    SimilarityEntityScorer,
     new_chain,
     prune_entities_node,
 )
 from kg_agent.tools.tog.prune_relations import (
     DEFAULT_WIDTH,
-    LLMRelationPruner,
     RelationPruner,
-    SimilarityRelationPruner,
     prune_relations_node,
 )
-from kg_agent.tools.tog.verify import LLMVerifier, ScoreVerifier, Verifier, verify_node
+from kg_agent.tools.tog.verify import Verifier, verify_node
 
 
 # ---------------------------------------------------------------------------------------------- RoG
@@ -64,8 +63,7 @@ class PlanTool(DeciderTool):
         return self.planner
 
     def _default_decider(self) -> Planner:
-        offline = SimilarityPlanner(self.kg)
-        return LLMPlanner(self.kg, self.model, fallback=offline) if self.model is not None else offline
+        return make_rog_deciders(self.kg, model=self.model).planner
 
     def _run(self, question: str, topic_entities: list[str] | None = None, k: int = DEFAULT_K,
              run_manager: CallbackManagerForToolRun | None = None) -> dict:
@@ -103,7 +101,7 @@ class AnswerTool(DeciderTool):
         return self.answerer
 
     def _default_decider(self) -> Answerer:
-        return LLMAnswerer(self.model) if self.model is not None else VoteAnswerer()
+        return make_rog_deciders(self.kg, model=self.model).answerer
 
     def _run(self, question: str, paths: list[str], run_manager: CallbackManagerForToolRun | None = None) -> dict:
         if not (question or "").strip():
@@ -135,7 +133,9 @@ class PruneRelationsTool(DeciderTool):
     name: str = "prune_relations"
     description: str = (
         "Rank an entity's relations by how much they help answer the question and keep the best `width` (ToG "
-        "relation pruning). Returns the kept relations with scores summing to 1; then use `prune_entities` or "
+        "relation pruning; the decider ToG's graph uses). Returns the kept relations, best first, with scores (with "
+        "a model ToG's, summing to 1; offline how well the relation paths through each answer the question, the "
+        "best 1.0); then use `prune_entities` or "
         "`neighbours` with one of them. " + INVERSE_NOTE
     )
     args_schema: type[BaseModel] = PruneRelationsInput
@@ -146,8 +146,7 @@ class PruneRelationsTool(DeciderTool):
         return self.pruner
 
     def _default_decider(self) -> RelationPruner:
-        offline = SimilarityRelationPruner(kg=self.kg)
-        return LLMRelationPruner(self.model, fallback=offline) if self.model is not None else offline
+        return make_tog_deciders(self.kg, model=self.model, ignored_relations=self.ignored_relations).relation_pruner
 
     def _run(self, question: str, entity: str, width: int = DEFAULT_WIDTH,
              run_manager: CallbackManagerForToolRun | None = None) -> dict:
@@ -185,8 +184,7 @@ class PruneEntitiesTool(DeciderTool):
         return self.scorer
 
     def _default_decider(self) -> EntityScorer:
-        offline = SimilarityEntityScorer()
-        return LLMEntityScorer(self.model, fallback=offline) if self.model is not None else offline
+        return make_tog_deciders(self.kg, model=self.model).entity_scorer
 
     def _run(self, question: str, entity: str, relation: str, width: int = DEFAULT_WIDTH,
              run_manager: CallbackManagerForToolRun | None = None) -> dict:
@@ -223,8 +221,7 @@ class VerifyTool(DeciderTool):
         return self.verifier
 
     def _default_decider(self) -> Verifier:
-        offline = ScoreVerifier(self.kg)
-        return LLMVerifier(self.model, fallback=offline) if self.model is not None else offline
+        return make_tog_deciders(self.kg, model=self.model).verifier
 
     def _run(self, question: str, paths: list[str], run_manager: CallbackManagerForToolRun | None = None) -> dict:
         if not (question or "").strip():
