@@ -10,7 +10,8 @@ import pytest
 from kg_agent.llm.budget import QuestionBudget, question_allowance
 from kg_agent.llm.errors import LLMCallError
 from kg_agent.llm.scripted import ScriptedChatModel
-from kg_agent.tools.shared.decider import LLMDecision, ask_all, fall_back
+from kg_agent.steps import ask_all
+from kg_agent.tools.shared.decider import LLMDecision, fall_back
 
 
 def numbers(reply: str):

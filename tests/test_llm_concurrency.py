@@ -1,6 +1,6 @@
 """Native async and concurrent LLM calls (issue 14, Deliver 2), over HTTP against the local OpenAI-compatible server.
 
-Each graph node is written once as steps (kg_agent.tools.shared.decider); ``invoke`` runs a step's independent
+Each graph node is written once as steps (kg_agent.steps); ``invoke`` runs a step's independent
 calls in a bounded thread pool, ``ainvoke`` with the model's async calls. With a deterministic model the
 results must not depend on ``max_concurrency`` or on sync/async, and the call budget must hold exactly.
 """

@@ -40,7 +40,7 @@ def count_kg_requests(action: Node | RunnableLambda, kg: KnowledgeGraph) -> Node
     """``action`` adding the KG requests it sent to ``usage["kg_requests"]`` (unchanged for a local KG).
 
     ``action`` is a node function or a node with a sync and an async path
-    (:func:`kg_agent.tools.shared.decider.graph_node`); both paths are counted."""
+    (:func:`kg_agent.steps.graph_node`); both paths are counted."""
     if not kg.batched:
         return action
     func = action.func if isinstance(action, RunnableLambda) else action
@@ -73,7 +73,7 @@ def _run_context() -> RunSettings:
 
 
 def with_run_settings(action: Node | RunnableLambda) -> Node | RunnableLambda:
-    """``action`` (a node function or a :func:`~kg_agent.tools.shared.decider.graph_node`) with its run's settings
+    """``action`` (a node function or a :func:`~kg_agent.steps.graph_node`) with its run's settings
     current while it runs (:func:`~kg_agent.settings.current_run_settings`), on both paths."""
     func = action.func if isinstance(action, RunnableLambda) else action
     afunc = action.afunc if isinstance(action, RunnableLambda) else None

@@ -9,8 +9,8 @@ from functools import partial
 from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.paths import DEFAULT_MAX_PATHS, RANKED_POOL_FACTOR, PathSearchResult, retrieve_many_paths
 from kg_agent.kg.types import Entity
+from kg_agent.steps import run_steps, sync_node
 from kg_agent.tools.rog.answer import PathUse
-from kg_agent.tools.shared.decider import run_steps, sync_node
 from kg_agent.tools.shared.scoring import STOPWORDS, mask_mentions
 
 _WORD = re.compile(r"[^\W_]+")

@@ -22,7 +22,7 @@ from typing import Any
 
 from kg_agent.llm.budget import QuestionBudget, question_allowance
 from kg_agent.settings import current_run_settings, tightened
-from kg_agent.tools.shared.decider import steps_of
+from kg_agent.steps import steps_of
 from kg_agent.tools.shared.updates import add_warnings
 
 Node = Callable[[dict], dict]

@@ -42,7 +42,8 @@ from typing import Any
 
 from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.llm.budget import QuestionBudget, spent
-from kg_agent.tools.shared.decider import DEFAULT_ATTEMPTS, Asked, steps_of
+from kg_agent.steps import steps_of
+from kg_agent.tools.shared.decider import DEFAULT_ATTEMPTS, Asked
 from kg_agent.tools.shared.question_budget import run_budget
 from kg_agent.tools.shared.updates import add_usage
 from kg_agent.tools.tog.answer import ToGAnswerer

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from kg_agent.tools.shared.decider import decide
+from kg_agent.steps import decide
 from kg_agent.tools.shared.grounding import NO_GROUNDED_ANSWER
 from kg_agent.tools.shared.link import reply_message
 from kg_agent.tools.shared.updates import add_usage, add_warnings, emit_answers

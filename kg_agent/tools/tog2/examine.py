@@ -49,7 +49,8 @@ from kg_agent.kg.terms import normalize_label
 from kg_agent.kg.types import Entity, inverse, is_inverse
 from kg_agent.llm.parsing import parse_answer_list, parse_json_object, parse_yes_no
 from kg_agent.llm.usage import merge_usage
-from kg_agent.tools.shared.decider import LLMDecision, StructuredMode, decide, fall_back, run_steps
+from kg_agent.steps import decide, run_steps
+from kg_agent.tools.shared.decider import LLMDecision, StructuredMode, fall_back
 from kg_agent.tools.shared.decision_schemas import Examination
 from kg_agent.tools.shared.grounding import (
     DEFAULT_GROUNDING,
