@@ -56,6 +56,8 @@ def create_rog_graph(
     structured_output: StructuredMode = "auto",
 ) -> StateGraph:
     """Create RoG's graph: link -> plan -> retrieve -> answer. Returns an **uncompiled** ``StateGraph``.
+    Its ``grounding``, ``structured_output`` and budgets are the graph's own: a run may choose others through its
+    LangGraph context (:class:`~kg_agent.settings.RunSettings`; budgets only tighter).
 
     Args:
         kg: the knowledge graph to reason over.
@@ -85,12 +87,8 @@ def create_rog_graph(
             step that begins after ``max_seconds`` says so in ``warnings`` even when it makes no model call.
         max_concurrency: independent LLM calls of one step asked at once (RoG's steps make one call each; the
             option is here for the registry and CLI). ``ainvoke``/``astream`` use the model's async calls.
-        structured_output: how the LLM deciders ask: ``"auto"`` (default: OpenAI's own API -> ``json_schema``,
-            llama.cpp's server -> ``json_object_schema``, vLLM -> ``json_schema``, other models -> ``text``; see
-            :func:`~kg_agent.tools.shared.decider.structured_mode`), ``"json_schema"``, ``"function_calling"``,
-            ``"json_mode"``, ``"json_object_schema"`` or ``"text"`` (the
-            papers' prompts and lenient parsers). A refused structured call falls back to the text prompt; the
-            mode of every call is counted in ``usage["by_node"][node]["modes"]``.
+        structured_output: how the LLM deciders ask (:class:`~kg_agent.settings.RunSettings` lists the modes;
+            ``"auto"`` picks what the endpoint constrains, :func:`~kg_agent.tools.shared.decider.structured_mode`).
 
     Example::
 

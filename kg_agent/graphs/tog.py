@@ -134,6 +134,8 @@ def create_tog_graph(
     speculate: bool = False,
 ) -> StateGraph:
     """Create Think-on-Graph's graph. Returns an **uncompiled** ``StateGraph``.
+    Its ``grounding``, ``structured_output`` and budgets are the graph's own: a run may choose others through its
+    LangGraph context (:class:`~kg_agent.settings.RunSettings`; budgets only tighter).
 
     Args:
         kg: the knowledge graph to reason over.
@@ -157,12 +159,8 @@ def create_tog_graph(
             entity scoring: one per kept (chain, relation)); 1 asks them one after the other. ``invoke`` runs
             them in a thread pool, ``ainvoke``/``astream`` with the model's async calls. The call budget is the
             same either way.
-        structured_output: how the LLM deciders ask: ``"auto"`` (default: OpenAI's own API -> ``json_schema``,
-            llama.cpp's server -> ``json_object_schema``, vLLM -> ``json_schema``, other models -> ``text``; see
-            :func:`~kg_agent.tools.shared.decider.structured_mode`), ``"json_schema"``, ``"function_calling"``,
-            ``"json_mode"``, ``"json_object_schema"`` or ``"text"`` (the
-            papers' prompts and lenient parsers). A refused structured call falls back to the text prompt; the
-            mode of every call is counted in ``usage["by_node"][node]["modes"]``.
+        structured_output: how the LLM deciders ask (:class:`~kg_agent.settings.RunSettings` lists the modes;
+            ``"auto"`` picks what the endpoint constrains, :func:`~kg_agent.tools.shared.decider.structured_mode`).
         speculate: ask the next step's model calls while the verifier decides (see the diagram above and
             :mod:`kg_agent.tools.tog.speculate`): faster with a slow model, the same answers, chains and warnings; the
             calls of a step the verifier makes unnecessary (it said Yes) are wasted but counted in ``usage`` and the

@@ -101,6 +101,8 @@ def create_tog2_graph(
     structured_output: StructuredMode = "auto",
 ) -> StateGraph:
     """Create ToG-2's graph. Returns an **uncompiled** ``StateGraph``.
+    Its ``grounding``, ``structured_output`` and budgets are the graph's own: a run may choose others through its
+    LangGraph context (:class:`~kg_agent.settings.RunSettings`; budgets only tighter).
 
     Args:
         kg: the knowledge graph to explore.
@@ -128,12 +130,8 @@ def create_tog2_graph(
             chunks found so far (``stop_reason="budget"``, see :mod:`kg_agent.llm.budget`).
         max_concurrency: independent LLM calls of one step asked at once (ToG-2's steps each make one call,
             for all topic entities together, as in the paper). ``ainvoke``/``astream`` use the model's async calls.
-        structured_output: how the LLM deciders ask: ``"auto"`` (default: OpenAI's own API -> ``json_schema``,
-            llama.cpp's server -> ``json_object_schema``, vLLM -> ``json_schema``, other models -> ``text``; see
-            :func:`~kg_agent.tools.shared.decider.structured_mode`), ``"json_schema"``, ``"function_calling"``,
-            ``"json_mode"``, ``"json_object_schema"`` or ``"text"`` (the
-            papers' prompts and lenient parsers). A refused structured call falls back to the text prompt; the
-            mode of every call is counted in ``usage["by_node"][node]["modes"]``.
+        structured_output: how the LLM deciders ask (:class:`~kg_agent.settings.RunSettings` lists the modes;
+            ``"auto"`` picks what the endpoint constrains, :func:`~kg_agent.tools.shared.decider.structured_mode`).
 
     Example::
 

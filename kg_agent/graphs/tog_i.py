@@ -111,6 +111,8 @@ def create_tog_i_graph(
     speculate: bool = False,
 ) -> StateGraph:
     """Create ToG-I's graph. Returns an **uncompiled** ``StateGraph``.
+    Its ``grounding``, ``structured_output`` and budgets are the graph's own: a run may choose others through its
+    LangGraph context (:class:`~kg_agent.settings.RunSettings`; budgets only tighter).
 
     Args:
         kg: the knowledge graph to reason over.
@@ -134,12 +136,8 @@ def create_tog_i_graph(
             entity scoring: one per kept (chain, relation)); 1 asks them one after the other. ``invoke`` runs
             them in a thread pool, ``ainvoke``/``astream`` with the model's async calls. The call budget is the
             same either way.
-        structured_output: how the LLM deciders ask: ``"auto"`` (default: OpenAI's own API -> ``json_schema``,
-            llama.cpp's server -> ``json_object_schema``, vLLM -> ``json_schema``, other models -> ``text``; see
-            :func:`~kg_agent.tools.shared.decider.structured_mode`), ``"json_schema"``, ``"function_calling"``,
-            ``"json_mode"``, ``"json_object_schema"`` or ``"text"`` (the
-            papers' prompts and lenient parsers). A refused structured call falls back to the text prompt; the
-            mode of every call is counted in ``usage["by_node"][node]["modes"]``.
+        structured_output: how the LLM deciders ask (:class:`~kg_agent.settings.RunSettings` lists the modes;
+            ``"auto"`` picks what the endpoint constrains, :func:`~kg_agent.tools.shared.decider.structured_mode`).
         speculate: ask the next step's model calls while the verifier decides, as ToG does (see
             :func:`~kg_agent.graphs.tog.create_tog_graph` and :mod:`kg_agent.tools.tog.speculate`): the next depth's
             relation pruning, and the answer's call at depth D of the last round.
