@@ -54,13 +54,15 @@ dbr:Cold_Snap rdfs:label "Cold Snap"@en ; dbp:language "American"@en .
 #: Wikidata: property labels on property entities linked by wikibase:directClaim; aliases; a class.
 WIKIDATA = PREFIXES + """
 wd:Q100 rdfs:label "Heat Wave"@en , "Hitzewelle"@de ; wdt:P57 wd:Q200 ; wdt:P31 wd:Q11424 .
-wd:Q101 rdfs:label "Night Train"@en ; wdt:P57 wd:Q200 ; wdt:P161 wd:Q201 ; wdt:P31 wd:Q11424 .
+wd:Q101 rdfs:label "Night Train"@en ; wdt:P57 wd:Q200 ; wdt:P161 wd:Q201 ; wdt:P31 wd:Q11424 ; wdt:P58 wd:Q201 .
 wd:Q200 rdfs:label "Ann Lee"@en ; skos:altLabel "Annie Lee"@en .
 wd:Q201 rdfs:label "Bo Chen"@en .
 wd:Q11424 rdfs:label "film"@en .
 wd:P57 rdfs:label "director"@en , "Regisseur"@de ; wikibase:directClaim wdt:P57 ;
     <http://schema.org/description> "director(s) of film"@en .
-wd:P161 rdfs:label "cast member"@en ; wikibase:directClaim wdt:P161 .
+wd:P161 rdfs:label "cast member"@en ; wikibase:directClaim wdt:P161 ;
+    skos:altLabel "actor"@en , "starring"@en , "Schauspieler"@de .
+wd:P58 skos:altLabel "writer"@en ; wikibase:directClaim wdt:P58 .
 wd:P31 rdfs:label "instance of"@en ; wikibase:directClaim wdt:P31 .
 """
 
@@ -197,11 +199,21 @@ def test_every_label_and_alias_in_every_language_is_searchable(open_style):
 
 def test_relations_are_named_by_their_property_labels(open_style):
     kg = open_style("wikidata")
-    assert kg.relation_names() == ["cast_member", "director", "instance_of"]
+    assert kg.relation_names() == ["P58", "cast_member", "director", "instance_of"]  # an alias never names one
     assert kg.neighbors(WD + "Q100", "director") == [WD + "Q200"]
     assert kg.neighbors(WD + "Q100", "P57") == [WD + "Q200"]  # the IRI's local name finds it too
     assert kg.relation_iri("director") == "http://www.wikidata.org/prop/direct/P57"
     assert sorted(kg.neighbors(WD + "Q200", "^director")) == [WD + "Q100", WD + "Q101"]
+
+
+def test_relations_have_their_properties_aliases_in_the_callers_languages(open_style):
+    """The relation scorer reads a property's other names ("actor" for cast member) as evidence for it."""
+    kg = open_style("wikidata")
+    assert kg.relation_aliases("cast_member") == ("actor", "starring")  # not the German one
+    assert kg.relation_aliases("^cast_member") == ("actor", "starring")
+    assert kg.relation_aliases("P58") == ("writer",) and kg.relation_aliases("director") == ()
+    assert open_style("wikidata", make_naming(languages="de")).relation_aliases("cast_member") == ("Schauspieler",)
+    assert open_style("dbpedia").relation_aliases("director") == ()
 
 
 def test_colliding_short_names_stay_distinguishable(open_style):

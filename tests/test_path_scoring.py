@@ -258,3 +258,18 @@ def test_best_of_embeds_only_the_paths_that_can_still_be_a_groups_best(no_vector
     RelationPathScorer(embeddings=counting).best_of(masked, [paths[: len(paths) // 2], paths[len(paths) // 2:]], kg=kg)
     embedded_paths = set(counting.embedded) & {verbalize_relation_path(p) for p in paths}
     assert 0 < len(embedded_paths) < len(paths) / 2
+
+
+def test_a_propertys_aliases_in_the_kg_evidence_its_relation(fixtures_dir):
+    """Wikidata names P161 "cast member" and gives "actor", "starring" as aliases: "who acted in [X]" plans cast
+    member with them; without reading aliases the offline planner walked to the director."""
+    from kg_agent.kg import open_kg
+
+    path = fixtures_dir / "styles" / "wikidata" / "kg.ttl"
+    question = "who acted in [The Last Tide]"
+    with_aliases = create_rog_graph(open_kg(path)).compile().invoke({"question": question})
+    assert with_aliases["plans"][0]["relations"] == ["cast_member"]
+    assert {a["answer"] for a in with_aliases["answers"]} == {"Yara Fairweather", "Jonah Tanaka", "Lucan Galloway"}
+    no_aliases = open_kg(path, alias_predicates=("http://example.org/no-alias",))
+    assert no_aliases.relation_aliases("cast_member") == ()
+    assert create_rog_graph(no_aliases).compile().invoke({"question": question})["plans"][0]["relations"] != ["cast_member"]

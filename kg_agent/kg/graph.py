@@ -289,6 +289,11 @@ class KnowledgeGraph:
         one (``director`` for ``wdt:P57``), else from its IRI (:class:`~kg_agent.kg.terms.RelationNames`)."""
         return self.store.names.names()
 
+    def relation_aliases(self, name: str) -> tuple[str, ...]:
+        """Other names of a relation in the caller's languages (inverse prefix ignored): the aliases of its property
+        (``skos:altLabel`` ...; "actor" and "starring" for Wikidata's cast member), none when the KG gives none."""
+        return self.store.names.aliases(base_relation(name))
+
     def relation_iri(self, name: str) -> str:
         """The predicate IRI of a relation name (inverse prefix ignored); the IRI's local name finds a relation
         named by its label too (``P57``)."""

@@ -151,6 +151,10 @@ class Naming:
                 return at, ""
         return len(self.languages) + 1, tag
 
+    def in_languages(self, language: str | None) -> bool:
+        """Whether a literal of ``language`` is in the caller's languages (an untagged one is)."""
+        return self.language_rank(language)[0] <= len(self.languages)
+
     def display(self, names: Iterable[tuple[str, str, str | None]]) -> str | None:
         """The label to show among ``(predicate, text, language)`` name literals; None when none qualifies."""
         best = None

@@ -133,13 +133,16 @@ class RelationNames:
         self._alternates: dict[str, str] = {}
         #: the nodes that stand for a property (Wikidata's ``wd:P57`` for ``wdt:P57``): not entities
         self.property_entities: set[str] = set()
+        #: other names of a predicate or of the property standing for it, in the caller's languages ("actor")
+        self.alias_texts: dict[str, tuple[str, ...]] = {}
         self._resolve = None
         self._resolving = False
         self._lock = threading.RLock()
 
     def bind(self, resolve) -> None:
         """Name every predicate the first time a name is needed: ``resolve()`` gives ``(predicate IRIs,
-        {IRI: the property's display label}, property entities)`` of the store (the facts' predicates only)."""
+        {IRI: the property's display label}, property entities, {IRI: the property's aliases})`` of the store (the
+        facts' predicates only)."""
         self._resolve = resolve
 
     def resolve(self) -> None:
@@ -152,8 +155,9 @@ class RelationNames:
                 return
             self._resolving = True
             try:
-                iris, labels, properties = self._resolve()
+                iris, labels, properties, aliases = self._resolve()
                 self.property_entities.update(properties)
+                self.alias_texts.update({iri: tuple(texts) for iri, texts in aliases.items()})
                 self._assign(sorted(set(iris) - set(self.by_iri)), labels)
                 self._resolve = None
             finally:
@@ -214,6 +218,11 @@ class RelationNames:
         if signed_iri.startswith("^"):
             return "^" + self.name(signed_iri[1:])
         return self.name(signed_iri)
+
+    def aliases(self, name: str) -> tuple[str, ...]:
+        """The other names of relation ``name`` (its property's aliases), none for an unknown one."""
+        iri = self.iri(name)
+        return self.alias_texts.get(iri, ()) if iri is not None else ()
 
     def names(self) -> list[str]:
         """Every named relation, sorted."""

@@ -105,26 +105,31 @@ class GraphStore(ABC):
         return [(node_key(prop), link, str(predicate)) for link in WIKIBASE_PROPERTY_LINKS
                 for prop, predicate in self.graph.subject_objects(URIRef(link)) if isinstance(predicate, URIRef)]
 
-    def relation_naming(self) -> tuple[list[str], dict[str, str], list[str]]:
+    def relation_naming(self) -> tuple[list[str], dict[str, str], list[str], dict[str, list[str]]]:
         """What :class:`~kg_agent.kg.terms.RelationNames` names relations from: the predicate IRIs of the facts,
         ``{IRI: label}`` of those whose property has a label: its own, else that of the Wikibase property entity it
         stands for (``wd:P57`` for ``wdt:P57``, with ``statement`` or ``qualifier`` added for ``p:`` and ``pq:``),
-        and those property entities."""
+        those property entities, and ``{IRI: aliases}``: the alias literals (``skos:altLabel`` ...) in the caller's
+        languages of the predicate and of the property entities standing for it ("actor", "starring")."""
         iris = [iri for iri in self.predicate_iris() if self.naming.is_fact(iri)]
         standing: dict[str, list[tuple[str, str]]] = {iri: [(iri, "")] for iri in iris}
         for prop, link, predicate in sorted(self.property_links()):
             if predicate in standing:
                 standing[predicate].append((prop, WIKIBASE_PROPERTY_LINKS[link]))
         nodes = list(dict.fromkeys(node for pairs in standing.values() for node, _ in pairs))
-        names = self.name_literals(nodes, self.naming.label_predicates)
+        names = self.name_literals(nodes, self.naming.label_predicates + self.naming.alias_predicates)
         labels: dict[str, str] = {}
+        aliases: dict[str, list[str]] = {}
         for iri, pairs in standing.items():
             for node, suffix in pairs:
-                label = self.naming.display(names.get(node, ()))
+                label = self.naming.display(labels_only(self.naming, names.get(node, ())))
                 if label:
                     labels[iri] = label + suffix
                     break
-        return iris, labels, [node for node in nodes if node not in standing]
+            found = alias_texts(self.naming, [literal for node, _ in pairs for literal in names.get(node, ())])
+            if found:
+                aliases[iri] = found
+        return iris, labels, [node for node in nodes if node not in standing], aliases
 
     # ---------------------------------------------------------------- reads every backend answers
     @abstractmethod
@@ -607,3 +612,17 @@ def targets_until(keys: Iterable[str], targets_of: Callable[[str], Sequence[str]
             kept[key] = targets
             rows += len(targets)
     return kept
+
+
+def labels_only(naming, literals: Iterable[tuple[str, str, str | None]]) -> list[tuple[str, str, str | None]]:
+    """The label literals among ``(predicate, text, language)`` name literals (a relation is named by a label only)."""
+    labels = set(naming.label_predicates)
+    return [literal for literal in literals if literal[0] in labels]
+
+
+def alias_texts(naming, literals: Iterable[tuple[str, str, str | None]]) -> list[str]:
+    """The alias texts among name literals, in the caller's languages, each once."""
+    aliases = set(naming.alias_predicates) - set(naming.label_predicates)
+    return list(dict.fromkeys(" ".join(text.split()) for predicate, text, language in literals
+                              if predicate in aliases and text.strip() and naming.in_languages(language)))
+

@@ -21,7 +21,9 @@ from kg_agent.kg.stores.base import (
     LRUCache,
     NameLiterals,
     absolute_or_literal,
+    alias_texts,
     breadth_first,
+    labels_only,
 )
 from kg_agent.kg.terms import RelationNames, is_value, node_key
 from kg_agent.kg.types import base_relation, inverse, is_inverse
@@ -248,23 +250,23 @@ class EndpointGraphStore(LazyGraphStore):
                 found.setdefault(node_key(n), []).append((str(p), str(label), label.language))
         return found
 
-    def relation_naming(self) -> tuple[list[str], dict[str, str], list[str]]:
+    def relation_naming(self) -> tuple[list[str], dict[str, str], list[str], dict[str, list[str]]]:
         """Asked once per client (and kept in the store cache)."""
-        stored = self.store_cache.get("relation_naming", self.naming.key) if self.store_cache is not None else None
+        kind = "relation_naming with aliases"
+        stored = self.store_cache.get(kind, self.naming.key) if self.store_cache is not None else None
         if stored is None:
             stored = self._query_relation_naming()
             if self.store_cache is not None:
-                self.store_cache.put("relation_naming", self.naming.key, stored)
-        iris, labels, properties = stored
-        return list(iris), dict(labels), list(properties)
+                self.store_cache.put(kind, self.naming.key, stored)
+        iris, labels, properties, aliases = stored
+        return list(iris), dict(labels), list(properties), {iri: list(texts) for iri, texts in aliases.items()}
 
-    def _query_relation_naming(self) -> tuple[list[str], dict[str, str], list[str]]:
+    def _query_relation_naming(self) -> tuple[list[str], dict[str, str], list[str], dict[str, list[str]]]:
         """:meth:`GraphStore.relation_naming` in one request: the predicates (unless the client knows them), the labels
-        of each and of the Wikibase property entities that stand for them."""
+        and aliases of each and of the Wikibase property entities that stand for them."""
+        names = " ".join(sparql_iri(p) for p in dict.fromkeys(self.naming.label_predicates + self.naming.alias_predicates))
         labelled = ("{ VALUES ?lp { %s } ?p ?lp ?l } UNION { VALUES ?link { %s } VALUES ?lp { %s } ?prop ?link ?p . "
-                    "?prop ?lp ?l }" % (" ".join(sparql_iri(p) for p in self.naming.label_predicates),
-                                        " ".join(sparql_iri(link) for link in WIKIBASE_PROPERTY_LINKS),
-                                        " ".join(sparql_iri(p) for p in self.naming.label_predicates)))
+                    "?prop ?lp ?l }" % (names, " ".join(sparql_iri(link) for link in WIKIBASE_PROPERTY_LINKS), names))
         known = self._predicates
         if known is None and self.store_cache is not None:
             known = self.store_cache.get("relations")
@@ -274,7 +276,7 @@ class EndpointGraphStore(LazyGraphStore):
         else:
             iris = [iri for iri in known if self.naming.is_fact(iri)]
             if not iris:
-                return iris, {}, []
+                return iris, {}, [], {}
             query = "SELECT ?p ?prop ?link ?lp ?l WHERE { VALUES ?p { %s } { %s } FILTER(isLiteral(?l)) }" % (
                 " ".join(sparql_iri(iri) for iri in iris), labelled)
         rows = self.select(query, "?p ?prop ?link ?lp ?l", "the relations and their names", ordered=known is None)
@@ -297,17 +299,22 @@ class EndpointGraphStore(LazyGraphStore):
                 linked.setdefault(str(p), {}).setdefault((node_key(prop), str(link)), []).append(literal)
                 properties[node_key(prop)] = None
         labels: dict[str, str] = {}
+        aliases: dict[str, list[str]] = {}
         for iri in iris:
-            label = self.naming.display(own.get(iri, ()))
+            found = alias_texts(self.naming, [*own.get(iri, ()), *(literal for literals in linked.get(iri, {}).values()
+                                                                   for literal in literals)])
+            if found:
+                aliases[iri] = found
+            label = self.naming.display(labels_only(self.naming, own.get(iri, ())))
             if label:
                 labels[iri] = label
                 continue
             for (_, link), literals in sorted(linked.get(iri, {}).items()):
-                label = self.naming.display(literals)
+                label = self.naming.display(labels_only(self.naming, literals))
                 if label:
                     labels[iri] = label + WIKIBASE_PROPERTY_LINKS[link]
                     break
-        return iris, labels, list(properties)
+        return iris, labels, list(properties), aliases
 
     def relations_at_each(self, keys: Sequence[str]) -> dict[str, list[str]]:
         """The relation names at many nodes, :attr:`walk_batch_size` nodes per request: the distinct relations

@@ -305,14 +305,32 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
         return np.minimum(1.0, self.unclipped_evidence(parts, relations, competitors))
 
     def unclipped_evidence(self, parts: QuestionParts, relations: Sequence[str],
-                           competitors: Sequence[str] = ()) -> np.ndarray:
+                           competitors: Sequence[str] = (), aliases: Mapping[str, Sequence[str]] | None = None) -> np.ndarray:
         """:meth:`relation_evidence` before it is capped at 1: above 1 it still tells a phrase that names all of
-        a relation's words ("place of death") from one that names one of them ("place")."""
+        a relation's words ("place of death") from one that names one of them ("place"). A relation with
+        ``aliases`` (its property's other names in the KG: "actor" for cast member) is evidenced as well as its best
+        name is."""
         if not relations or not parts.phrases:
             return np.zeros((len(relations), len(parts.phrases)), dtype=np.float32)
+        named = [(i, " ".join(relation_words(r)), content_words(name_words(r))) for i, r in enumerate(relations)]
+        for i, r in enumerate(relations):
+            for alias in (aliases or {}).get(base_relation(r), ()):
+                words = re.findall(r"[a-z0-9]+", alias.lower())
+                named.append((i, " ".join(words), content_words(words)))
+        found = self._named_evidence(parts, [text for _, text, _ in named], [words for _, _, words in named])
+        if len(named) > len(relations):
+            best = np.zeros((len(relations), len(parts.phrases)), dtype=found.dtype)
+            np.maximum.at(best, np.array([i for i, _, _ in named]), found)
+            found = best
+        if self.relative_evidence:
+            found = np.maximum(found, self.relative_relation_evidence(parts, relations, competitors))
+        return found
+
+    def _named_evidence(self, parts: QuestionParts, texts: Sequence[str], words_of: Sequence[Sequence[str]]) -> np.ndarray:
+        """``len(texts) x len(phrases)``: how well each phrase evidences each name of a relation (its text's cosine, or
+        its content words' stems and cosines)."""
         phrases = self.vectors.matrix(list(parts.phrases))
-        cosines = self.vectors.matrix([" ".join(relation_words(r)) for r in relations]) @ phrases.T
-        words_of = [content_words(name_words(r)) for r in relations]
+        cosines = self.vectors.matrix(list(texts)) @ phrases.T
         vocabulary = sorted({w for words in words_of for w in words})
         row = {w: i for i, w in enumerate(vocabulary)}
         word_cosines = saturated(self.vectors.matrix(vocabulary) @ phrases.T, *WORD_COSINE_RANGE) if vocabulary else None
@@ -324,10 +342,7 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
                 if phrase_words:
                     matches = [max(word_cosines[row[w], j], *(word_match(w, q) for q in phrase_words)) for w in words]
                     by_words[i, j] = 0.75 * max(matches) + 0.25 * sum(matches) / len(matches)
-        found = np.maximum(saturated(cosines), by_words / LEXICAL_FULL)
-        if self.relative_evidence:
-            found = np.maximum(found, self.relative_relation_evidence(parts, relations, competitors))
-        return found
+        return np.maximum(saturated(cosines), by_words / LEXICAL_FULL)
 
     def relative_relation_evidence(self, parts: QuestionParts, relations: Sequence[str],
                                    competitors: Sequence[str] = ()) -> np.ndarray:
@@ -443,7 +458,7 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
         competitors = self._competitors(kg)
         names = sorted({base_relation(r) for path in paths for r in path} | set(competitors))
         row = {name: i for i, name in enumerate(names)}
-        unclipped = self.unclipped_evidence(parts, names, competitors)
+        unclipped = self.unclipped_evidence(parts, names, competitors, self._aliases(kg, names))
         evidence = np.minimum(1.0, unclipped)
         # how strongly each phrase names some relation of the KG: a content word that does is a hop to walk
         slots = evidence.max(axis=0) if len(names) else np.zeros(len(parts.phrases), dtype=np.float32)
@@ -464,6 +479,21 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
                 total -= self.mediator_penalty
             scores.append(float(total))
         return scores
+
+    @staticmethod
+    def _aliases(kg: KnowledgeGraph | None, names: Sequence[str]) -> dict[str, tuple[str, ...]]:
+        """The KG's other names of ``names`` (its properties' aliases), where it has any."""
+        if kg is None:
+            return {}
+        found = {}
+        for name in names:
+            try:
+                aliases = kg.relation_aliases(name)
+            except Exception:  # a backend without relation names: the names alone
+                return {}
+            if aliases:
+                found[name] = aliases
+        return found
 
     def _competitors(self, kg: KnowledgeGraph | None) -> list[str]:
         """The KG's relation names, the competitors of relative evidence (none when it has too many or no KG)."""
