@@ -37,7 +37,7 @@ from typing import Literal, get_args
 from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.terms import normalize_label
 from kg_agent.kg.types import Entity
-from kg_agent.tools.shared.path_scoring import RelationPathScorer
+from kg_agent.tools.shared.path_scoring import QuestionParts, RelationPathScorer
 from kg_agent.tools.shared.scoring import mask_mentions
 from kg_agent.tools.shared.updates import answer_record
 
@@ -99,6 +99,51 @@ def no_prefix_rates_higher(path: Sequence[str], rating: dict[tuple[str, ...], fl
     alone rates higher."""
     path = tuple(path)
     return all(rating[path[:n]] <= rating[path] for n in range(1, len(path)))
+
+
+def topic_names(topic_entities: Iterable[dict]) -> set[str]:
+    """The question's topic entities as answers are compared with them: their normalised labels and the mentions
+    they were linked from."""
+    return {normalize_label(str(text)) for e in topic_entities for text in (e.get("label"), e.get("mention")) if text} - {""}
+
+
+def asks_for_topic_kind(masked_question: str, relation_path: Sequence[str]) -> bool:
+    """Whether the question asks for what ``relation_path``'s last hop reaches by name: its type noun names the
+    relation ("which words describe [Hotel]" asks for ``has_tags``, which may well answer the tag "hotel")."""
+    if not relation_path:
+        return False
+    return QuestionParts.of(masked_question).asked.named_by(relation_path[-1])
+
+
+def names_a_topic(end: dict, topic_ids: Iterable[str], names: set[str]) -> bool:
+    """Whether an answer candidate (an ``{"id", "label"}`` dict) is a topic entity of the question or is named as
+    one (:func:`topic_names`): the actor *Tom Hanks*, reached from the tag *tom hanks* that "which films did tom
+    hanks act in" was linked to, is the question's own subject, not its answer."""
+    return end.get("id") in set(topic_ids) or normalize_label(str(end.get("label") or "")) in names
+
+
+class TopicAnswers:
+    """The rule every offline answerer follows for a question's own topic entity (:func:`names_a_topic`): it is
+    not an answer unless the question asks for what the path reaches by name (:func:`asks_for_topic_kind`).
+
+    Built from the question and its topic entities (``{"id", "label"}`` dicts, with the ``mention`` they were
+    linked from when known); :meth:`excluded` says whether a path's end is such an entity."""
+
+    def __init__(self, question: str, topic_entities: Iterable[dict]) -> None:
+        topics = [e for e in topic_entities if e.get("id")]
+        self.ids = {e["id"] for e in topics}
+        self.names = topic_names(topics)
+        self.masked = mask_mentions(question, [Entity(e["id"], e.get("label") or "") for e in topics])
+        self._asked: dict[tuple[str, ...], bool] = {}
+
+    def excluded(self, end: dict, relation_path: Sequence[str]) -> bool:
+        """Whether ``end``, reached by ``relation_path``, is a topic entity (or its namesake) the question does not ask for."""
+        if not names_a_topic(end, self.ids, self.names):
+            return False
+        key = tuple(relation_path)
+        if key not in self._asked:
+            self._asked[key] = asks_for_topic_kind(self.masked, key)
+        return not self._asked[key]
 
 
 @dataclass
