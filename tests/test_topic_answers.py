@@ -16,7 +16,7 @@ import pytest
 
 from kg_agent.graphs import create_rog_graph, create_tog_graph, create_tog_i_graph
 from kg_agent.tools.rog.answer import VoteAnswerer
-from kg_agent.tools.shared.grounding import TopicAnswers, asks_for_topic_kind, names_a_topic, topic_names
+from kg_agent.tools.shared.grounding import UnaskedAnswers, asks_for_topic_kind, names_a_topic, topic_names
 from kg_agent.tools.tog.answer import ChainAnswerer
 from kg_agent.tools.tog.verify import ScoreVerifier, answerable_chains
 
@@ -77,9 +77,9 @@ def test_topic_names_and_namesakes():
 def test_the_question_may_ask_for_the_kind_its_topic_is():
     assert asks_for_topic_kind("which words describe [ENT]", ["has_tags"])
     assert not asks_for_topic_kind("which films did [ENT] act in", ["^has_tags", "starred_actors"])
-    topics = TopicAnswers("which words describe movie Hotel", [{"id": "film:Hotel", "label": "Hotel"}])
+    topics = UnaskedAnswers("which words describe movie Hotel", [{"id": "film:Hotel", "label": "Hotel"}])
     assert not topics.excluded({"id": "tag:hotel", "label": "hotel"}, ["has_tags"])
-    topics = TopicAnswers(QUESTION, [TAG])
+    topics = UnaskedAnswers(QUESTION, [TAG])
     assert topics.excluded(ACTOR, ["^has_tags", "starred_actors"])
     assert not topics.excluded(OTHER, ["^has_tags", "starred_actors"])
 

@@ -26,7 +26,7 @@ from kg_agent.tools.shared.decision_schemas import Answers
 from kg_agent.tools.shared.grounding import (
     DEFAULT_GROUNDING,
     Grounding,
-    TopicAnswers,
+    UnaskedAnswers,
     asked_for,
     ground_names,
     no_prefix_rates_higher,
@@ -166,9 +166,9 @@ class VoteAnswerer:
             return AnswerOutcome([], "", ["answer: no reasoning path, so no answer"])
         top_rank = min(best_rank.values())
         evidence = self._evidence(reaching, plans, top_rank)
-        # the question's own topic entity (or one named as it) comes last unless the question asks for it
-        topics = TopicAnswers(question, [p["start"] for p in paths if p.get("start")])
-        own = {k for k in votes if support[k] and topics.excluded(path_end(support[k][0]), path_relations(support[k][0]))}
+        # the question's own topic entity (or one named as it) and answers of a kind it does not ask for come last
+        unasked = UnaskedAnswers(question, [p["start"] for p in paths if p.get("start")], kg=self.kg)
+        own = {k for k in votes if support[k] and unasked.excluded(path_end(support[k][0]), path_relations(support[k][0]))}
         ranked = sorted(votes, key=lambda k: (k in own, -evidence.get(k, 0.0), best_rank[k], -votes[k], labels[k], k))
         close = [k for k in ranked if self._close_enough(plans, best_rank[k], top_rank)]
         kept = close[: self.max_answers]

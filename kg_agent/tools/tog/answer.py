@@ -105,9 +105,11 @@ class ChainAnswerer:
 
     name = "chains"
 
-    def __init__(self, *, max_answers: int = 20, grounding: Grounding = DEFAULT_GROUNDING) -> None:
+    def __init__(self, *, max_answers: int = 20, grounding: Grounding = DEFAULT_GROUNDING,
+                 kg: KnowledgeGraph | None = None) -> None:
         self.max_answers = max_answers
         self.grounding = grounding
+        self.kg = kg  # what the chains' last relations reach: answers of a kind the question does not ask for come last
 
     def answer(self, question, chains, *, verification, stop_reason) -> AnswerOutcome:
         verified = bool(verification and verification.get("sufficient"))
@@ -116,9 +118,9 @@ class ChainAnswerer:
                                           "unverified chain ends are withheld (grounding='strict')"],
                                  stop_reason=NO_GROUNDED_ANSWER)
         explored = [c for c in chains if c.get("triples")]
-        # the question's own topic entity (or one named as it) is no answer unless the question asks for it: a
-        # chain ending there is answered from only when no other chain is left
-        answerable = answerable_chains(question, explored)
+        # the question's own topic entity (or one named as it) is no answer unless the question asks for it, nor is
+        # an end of a kind it does not ask for: a chain ending there is answered from only when no other is left
+        answerable = answerable_chains(question, explored, kg=self.kg)
         explored = answerable or explored
         named = (verification or {}).get("relations")  # the relation path the offline verifier judged best
         if named is not None:

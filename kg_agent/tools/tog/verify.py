@@ -31,7 +31,7 @@ from kg_agent.kg.types import Entity
 from kg_agent.llm.parsing import parse_yes_no
 from kg_agent.tools.shared.decider import LLMDecision, StructuredMode, decide, fall_back, run_steps, sync_node
 from kg_agent.tools.shared.decision_schemas import Verification
-from kg_agent.tools.shared.grounding import TopicAnswers
+from kg_agent.tools.shared.grounding import UnaskedAnswers
 from kg_agent.tools.shared.path_scoring import RelationPathScorer
 from kg_agent.tools.shared.scoring import DEFAULT_IGNORED_RELATIONS
 from kg_agent.tools.shared.updates import add_usage, add_warnings
@@ -127,7 +127,8 @@ class ScoreVerifier:
         starts = {c["start"]["id"]: Entity(c["start"]["id"], c["start"]["label"]) for c in explored}
         query = guided_query(question, entities=list(starts.values()))  # mentions abstracted as in relation pruning
         # a chain back to the question's own topic entity (or one named as it) answers nothing the question asks
-        answerable = answerable_chains(question, explored)
+        # (or of a kind the question does not ask for: persons for "which films"), nor does an extension of that kind
+        answerable = answerable_chains(question, explored, kg=self.kg)
         beam = [c for c in explored if c.get("depth") == depth]
         if not answerable:  # explore on from where the beam stands
             return VerifyOutcome(False, source=self.name)
@@ -135,19 +136,21 @@ class ScoreVerifier:
         now, path = max(zip(self._similarity.similarities(query, (), paths), paths), key=lambda pair: pair[0])
         chain = best_chain([c for c in answerable if _joined(chain_relations(c)) == path])
         beam = beam or [chain]
-        ahead = list(dict.fromkeys(e for c in beam for e in self.extensions(c)))
+        unasked = UnaskedAnswers(question, [c["start"] for c in explored], kg=self.kg)
+        ahead = [e for e in dict.fromkeys(e for c in beam for e in self.extensions(c))
+                 if not unasked.wrong_kind(e.split(_JOIN))]
         extension = max(self._similarity.similarities(query, (), ahead), default=float("-inf"))
         sufficient = now + self.margin >= extension
         return VerifyOutcome(sufficient, chain_tail(chain).label if sufficient else None, source=self.name,
                              relations=chain_relations(chain), depth=chain.get("depth"))
 
 
-def answerable_chains(question: str, chains: Sequence[dict]) -> list[dict]:
-    """The chains whose end may answer the question: not a topic entity (a chain's start) nor an entity named as
-    one, unless the question asks for what the chain's last relation reaches by name
-    (:class:`~kg_agent.tools.shared.grounding.TopicAnswers`)."""
-    topics = TopicAnswers(question, [c["start"] for c in chains])
-    return [c for c in chains if not c.get("triples") or not topics.excluded(c["triples"][-1]["tail"], chain_relations(c))]
+def answerable_chains(question: str, chains: Sequence[dict], *, kg: KnowledgeGraph | None = None) -> list[dict]:
+    """The chains whose end may answer the question (:class:`~kg_agent.tools.shared.grounding.UnaskedAnswers`): not a
+    topic entity (a chain's start) nor an entity named as one, unless the question asks for what the chain's last
+    relation reaches by name; with ``kg``, not of a kind the question does not ask for (persons for "which films")."""
+    unasked = UnaskedAnswers(question, [c["start"] for c in chains], kg=kg)
+    return [c for c in chains if not c.get("triples") or not unasked.excluded(c["triples"][-1]["tail"], chain_relations(c))]
 
 
 VERIFY_PROMPT = """Given a question and the associated retrieved knowledge graph triplets (entity, relation, entity), you are asked to answer whether it's sufficient for you to answer the question with these triplets and your knowledge (Yes or No).
