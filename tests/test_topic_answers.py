@@ -16,6 +16,8 @@ import pytest
 
 from kg_agent.graphs import create_rog_graph, create_tog_graph, create_tog_i_graph
 from kg_agent.tools.rog.answer import VoteAnswerer
+from kg_agent.tools.shared.answer_types import AskedType, contradicts_asked_type, relation_object_kinds
+from kg_agent.tools.shared.path_scoring import FUNCTION_WORDS
 from kg_agent.tools.shared.grounding import UnaskedAnswers, asks_for_topic_kind, names_a_topic, topic_names
 from kg_agent.tools.tog.answer import ChainAnswerer
 from kg_agent.tools.tog.verify import ScoreVerifier, answerable_chains
@@ -37,6 +39,20 @@ def test_which_films_did_tom_hanks_act_in_answers_films(kg, factory):
     assert answers[0] != TOM_HANKS, result["chains"] if "chains" in result else result["paths"]
     assert answers[0] in tom_hanks_films(kg)
     assert TOM_HANKS not in answers
+
+
+def films_of(kg, actor_label: str) -> set[str]:
+    actor = next(e for e in kg.find_entities(actor_label) if e.label == actor_label)
+    return {kg.label(n) for n in kg.neighbors(actor.id, "^starred_actors")}
+
+
+@pytest.mark.parametrize("factory", [create_tog_graph, create_tog_i_graph])
+def test_what_films_did_meg_ryan_star_in_answers_films_not_her_co_actors(kg, factory):
+    """The tag "meg ryan" again, but the beam walks on to her co-actors (persons), not to her: answers of a kind the
+    question does not ask for ("what films") are not accepted either."""
+    result = factory(kg).compile().invoke({"question": "what films did meg ryan star in"})
+    answers = [a["answer"] for a in result["answers"]]
+    assert answers and set(answers) <= films_of(kg, "Meg Ryan"), result["chains"]
 
 
 def test_cli_ask_tog_answers_a_film(kg, capsys, monkeypatch):
@@ -82,6 +98,33 @@ def test_the_question_may_ask_for_the_kind_its_topic_is():
     topics = UnaskedAnswers(QUESTION, [TAG])
     assert topics.excluded(ACTOR, ["^has_tags", "starred_actors"])
     assert not topics.excluded(OTHER, ["^has_tags", "starred_actors"])
+
+
+def asked(question: str) -> AskedType:
+    return AskedType.of(question.lower().split(), FUNCTION_WORDS)
+
+
+def test_type_nouns_that_name_something_other_than_persons():
+    for question in ("which films did [ent] act in", "what movies are about [ent]", "what genres are [ent] in",
+                     "which words describe [ent]", "what languages are spoken in [ent]"):
+        assert asked(question).excludes_persons, question
+    for question in ("which person directed [ent]", "which screenwriters wrote [ent]", "which actress starred in [ent]",
+                     "which directors directed [ent]", "who directed [ent]", "what year was [ent] released",
+                     "which country is [ent] in", "what is [ent] about", "which stars acted in [ent]",
+                     "which players play for [ent]"):
+        assert not asked(question).excludes_persons, question
+
+
+def test_persons_contradict_which_films(kg):
+    kinds = relation_object_kinds(kg)
+    films = asked("which films did [ent] act in")
+    assert contradicts_asked_type(films, ["^has_tags", "starred_actors"], kinds)
+    assert not contradicts_asked_type(films, ["^has_tags", "starred_actors", "^starred_actors"], kinds)
+    assert not contradicts_asked_type(films, ["^has_tags"], kinds)
+    assert not contradicts_asked_type(asked("which person acted in [ent]"), ["starred_actors"], kinds)
+    unasked = UnaskedAnswers("which films did tom hanks act in", [TAG], kg=kg)
+    assert unasked.wrong_kind(["^has_tags", "starred_actors"]) and unasked.excluded(OTHER, ["^has_tags", "starred_actors"])
+    assert not UnaskedAnswers("which films did tom hanks act in", [TAG]).wrong_kind(["^has_tags", "starred_actors"])
 
 
 def test_chains_back_to_the_topic_are_not_answerable():
