@@ -28,6 +28,7 @@ from kg_agent.tools.shared.grounding import (
     DEFAULT_GROUNDING,
     Grounding,
     RunGrounding,
+    UnaskedAnswers,
     asked_for,
     ground_names,
     no_prefix_rates_higher,
@@ -167,7 +168,10 @@ class VoteAnswerer:
             return AnswerOutcome([], "", ["answer: no reasoning path, so no answer"])
         top_rank = min(best_rank.values())
         evidence = self._evidence(reaching, plans, top_rank)
-        ranked = sorted(votes, key=lambda k: (-evidence.get(k, 0.0), best_rank[k], -votes[k], labels[k], k))
+        # the question's own topic entity (or one named as it) and answers of a kind it does not ask for come last
+        unasked = UnaskedAnswers(question, [p["start"] for p in paths if p.get("start")], kg=self.kg)
+        own = {k for k in votes if support[k] and unasked.excluded(path_end(support[k][0]), path_relations(support[k][0]))}
+        ranked = sorted(votes, key=lambda k: (k in own, -evidence.get(k, 0.0), best_rank[k], -votes[k], labels[k], k))
         close = [k for k in ranked if self._close_enough(plans, best_rank[k], top_rank)]
         kept = close[: self.max_answers]
         warnings = ([f"answer: more answers than max_answers={self.max_answers}; kept the first {self.max_answers}, most "
@@ -216,6 +220,15 @@ class VoteAnswerer:
     def _close_enough(self, plans: Sequence[dict], rank: int, top_rank: int) -> bool:
         """Whether answers of the plan ranked ``rank`` are kept beside those of the best plan with answers."""
         return close_enough(plans, rank, top_rank, min_relative_score=self.min_relative_score)
+
+
+def path_end(path: dict) -> dict:
+    """A path dict's end entity (its start when it has no step)."""
+    return path["steps"][-1]["tail"] if path.get("steps") else path["start"]
+
+
+def path_relations(path: dict) -> list[str]:
+    return [step["relation"] for step in path.get("steps") or []]
 
 
 def unasked_plans(question: str, paths: Sequence[dict], plans: Sequence[dict], *, scorer: RelationPathScorer,

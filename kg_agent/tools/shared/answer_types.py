@@ -58,6 +58,24 @@ PERSON_OBJECT_WORDS = frozenset({"person", "people", "actor", "actors", "directo
 PLACE_SUBJECT_WORDS = frozenset({"location", "located", "containedby"})
 PERSON_SUBJECT_WORDS = frozenset({"person", "people", "born", "birth", "death", "died", "spouse", "gender",
                                   "nationality", "educated", "parents", "children", "profession", "occupation"})
+#: Type nouns that ask for persons without ending like an agent noun (:data:`AGENT_ENDINGS`: "director", "writer",
+#: "actress", "artist", "politician", "president"): generic English, nothing data-set specific.
+PERSON_NOUNS = frozenset({
+    "person", "persons", "people", "man", "men", "woman", "women", "someone", "somebody", "anyone", "individual",
+    "individuals", "human", "humans", "guy", "guys", "kid", "kids", "child", "children", "son", "sons", "daughter",
+    "daughters", "wife", "wives", "husband", "husbands", "spouse", "spouses", "sibling", "siblings", "family",
+    "relative", "relatives", "friend", "friends", "colleague", "colleagues", "cast", "crew", "staff", "star", "stars",
+    "celebrity", "celebrities", "king", "kings", "queen", "queens", "prince", "princes", "heir", "heirs", "pope",
+    "popes", "chef", "chefs", "guest", "guests", "hero", "heroes", "heroine", "athlete", "athletes", "coach",
+    "coaches", "pilot", "pilots", "poet", "poets", "judge", "judges", "monarch", "monarchs", "saint", "saints",
+    "candidate", "candidates", "nominee", "nominees", "ceo", "ceos", "cofounder", "cofounders", "alumni", "alumnus",
+    "critic", "critics", "mom", "dad", "mum", "parent", "parents", "mother", "mothers", "father", "fathers", "brother", "brothers",
+    "sister", "sisters", "uncle", "aunt", "cousin", "cousins", "grandson", "granddaughter", "offspring",
+})
+#: Endings of agent nouns, which may name persons ("screenwriters", "actor", "actress", "scientist", "politician",
+#: "president", "employee"); a type noun ending so is never read as asking for something other than a person.
+AGENT_ENDINGS = ("er", "ers", "or", "ors", "ess", "esses", "ist", "ists", "ian", "ians", "ant", "ants", "ent", "ents",
+                 "ee", "ees", "eur", "eurs", "ive", "ives", "ary", "aries", "ate", "ates")
 #: A relation ending in one of these has a place (or a time) as its object ("born_in", "educated_at"), in "by"
 #: an agent ("directed_by").
 PLACE_PREPOSITIONS = frozenset({"in", "at"})
@@ -105,6 +123,15 @@ class AskedType:
             if token == "how":
                 return cls()
         return cls()
+
+    @property
+    def excludes_persons(self) -> bool:
+        """Whether the question names a kind of thing that is not a person ("which films", "what genres", "which
+        words"): a type noun neither in :data:`PERSON_NOUNS` nor ending like an agent noun (:data:`AGENT_ENDINGS`),
+        with no wh-word kind. A noun that may name persons ("which screenwriters", "which actress") does not."""
+        noun = self.noun
+        return bool(noun) and not self.kind and noun not in PERSON_NOUNS and not noun.endswith(AGENT_ENDINGS) \
+            and not any(same_word(noun, word) for word in PERSON_OBJECT_WORDS)
 
     def named_by(self, relation: str) -> bool:
         """Whether the relation names its objects with the type noun (or a word of its family): ``in_industry``
@@ -266,6 +293,16 @@ class TypeMatch:
 
     fit: float = 0.0
     evidence: float = 0.0
+
+
+def contradicts_asked_type(asked: AskedType, path: Sequence[str], kinds: RelationObjectKinds) -> bool:
+    """Whether the path's answers are of a kind the question does not ask for, judged from the KG: the last hop's
+    sampled objects are persons (:class:`ObjectKinds`) and the question's type noun names something else
+    (:attr:`AskedType.excludes_persons`: "which films did [X] act in" is not answered by ``^has_tags ->
+    starred_actors``), unless the last relation names its objects by that noun."""
+    if not path or not asked.excludes_persons or asked.named_by(path[-1]):
+        return False
+    return kinds.kinds(path[-1]).person >= 0.5
 
 
 def answer_type_match(asked: AskedType, path: Sequence[str], kinds: RelationObjectKinds) -> TypeMatch:

@@ -37,7 +37,8 @@ from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.terms import normalize_label
 from kg_agent.kg.types import Entity
 from kg_agent.settings import DEFAULT_GROUNDING, GROUNDING_POLICIES, Grounding, current_run_settings
-from kg_agent.tools.shared.path_scoring import RelationPathScorer
+from kg_agent.tools.shared.answer_types import contradicts_asked_type, relation_object_kinds
+from kg_agent.tools.shared.path_scoring import QuestionParts, RelationPathScorer
 from kg_agent.tools.shared.scoring import mask_mentions
 from kg_agent.tools.shared.updates import answer_record
 
@@ -111,6 +112,62 @@ def no_prefix_rates_higher(path: Sequence[str], rating: dict[tuple[str, ...], fl
     alone rates higher."""
     path = tuple(path)
     return all(rating[path[:n]] <= rating[path] for n in range(1, len(path)))
+
+
+def topic_names(topic_entities: Iterable[dict]) -> set[str]:
+    """The question's topic entities as answers are compared with them: their normalised labels and the mentions
+    they were linked from."""
+    return {normalize_label(str(text)) for e in topic_entities for text in (e.get("label"), e.get("mention")) if text} - {""}
+
+
+def asks_for_topic_kind(masked_question: str, relation_path: Sequence[str]) -> bool:
+    """Whether the question asks for what ``relation_path``'s last hop reaches by name: its type noun names the
+    relation ("which words describe [Hotel]" asks for ``has_tags``, which may well answer the tag "hotel")."""
+    if not relation_path:
+        return False
+    return QuestionParts.of(masked_question).asked.named_by(relation_path[-1])
+
+
+def names_a_topic(end: dict, topic_ids: Iterable[str], names: set[str]) -> bool:
+    """Whether an answer candidate (an ``{"id", "label"}`` dict) is a topic entity of the question or is named as
+    one (:func:`topic_names`): the actor *Tom Hanks*, reached from the tag *tom hanks* that "which films did tom
+    hanks act in" was linked to, is the question's own subject, not its answer."""
+    return end.get("id") in set(topic_ids) or normalize_label(str(end.get("label") or "")) in names
+
+
+class UnaskedAnswers:
+    """What no offline answerer takes for an answer: the question's own topic entity or an entity named as it
+    (:func:`names_a_topic`), unless the question asks for what the path reaches by name
+    (:func:`asks_for_topic_kind`); and, given the KG, the end of a path whose answers are of a kind the question
+    does not ask for (:func:`~kg_agent.tools.shared.answer_types.contradicts_asked_type`: persons for "which films").
+
+    Built from the question and its topic entities (``{"id", "label"}`` dicts, with the ``mention`` they were
+    linked from when known); :meth:`excluded` judges a path's end, :meth:`wrong_kind` a relation path alone."""
+
+    def __init__(self, question: str, topic_entities: Iterable[dict], *, kg: KnowledgeGraph | None = None) -> None:
+        topics = [e for e in topic_entities if e.get("id")]
+        self.ids = {e["id"] for e in topics}
+        self.names = topic_names(topics)
+        self.masked = mask_mentions(question, [Entity(e["id"], e.get("label") or "") for e in topics])
+        self.asked = QuestionParts.of(self.masked).asked
+        self.kinds = relation_object_kinds(kg) if kg is not None and self.asked.excludes_persons else None
+        self._wrong: dict[tuple[str, ...], bool] = {}
+
+    def wrong_kind(self, relation_path: Sequence[str]) -> bool:
+        """Whether the path's answers are of a kind the question does not ask for (needs the KG)."""
+        if self.kinds is None or not relation_path:
+            return False
+        key = tuple(relation_path)
+        if key not in self._wrong:
+            self._wrong[key] = contradicts_asked_type(self.asked, key, self.kinds)
+        return self._wrong[key]
+
+    def excluded(self, end: dict, relation_path: Sequence[str]) -> bool:
+        """Whether ``end``, reached by ``relation_path``, is no answer to the question (class docstring)."""
+        if self.wrong_kind(relation_path):
+            return True
+        return names_a_topic(end, self.ids, self.names) and not (
+            relation_path and self.asked.named_by(relation_path[-1]))
 
 
 @dataclass

@@ -46,7 +46,7 @@ from kg_agent.tools.shared.path_scoring import RelationPathScorer
 from kg_agent.tools.shared.updates import answer_record, answer_update
 from kg_agent.tools.tog.prune_entities import chain_path, chain_triplets
 from kg_agent.tools.tog.prune_relations import chain_relations
-from kg_agent.tools.tog.verify import Verifier, best_chain, round_chains
+from kg_agent.tools.tog.verify import Verifier, answerable_chains, best_chain, round_chains
 
 UNVERIFIED_NOTE = "exploration ended without verification ({reason}); answered from the triples and the model's own knowledge"
 OFFLINE_UNVERIFIED_NOTE = "exploration ended without verification ({reason}); best-scored chain, not confirmed"
@@ -107,9 +107,11 @@ class ChainAnswerer(RunGrounding):
 
     name = "chains"
 
-    def __init__(self, *, max_answers: int = 20, grounding: Grounding = DEFAULT_GROUNDING) -> None:
+    def __init__(self, *, max_answers: int = 20, grounding: Grounding = DEFAULT_GROUNDING,
+                 kg: KnowledgeGraph | None = None) -> None:
         self.max_answers = max_answers
         self.grounding = grounding
+        self.kg = kg  # what the chains' last relations reach: answers of a kind the question does not ask for come last
 
     def answer(self, question, chains, *, verification, stop_reason) -> AnswerOutcome:
         verified = bool(verification and verification.get("sufficient"))
@@ -118,6 +120,10 @@ class ChainAnswerer(RunGrounding):
                                           "unverified chain ends are withheld (grounding='strict')"],
                                  stop_reason=NO_GROUNDED_ANSWER)
         explored = [c for c in chains if c.get("triples")]
+        # the question's own topic entity (or one named as it) is no answer unless the question asks for it, nor is
+        # an end of a kind it does not ask for: a chain ending there is answered from only when no other is left
+        answerable = answerable_chains(question, explored, kg=self.kg)
+        explored = answerable or explored
         named = (verification or {}).get("relations")  # the relation path the offline verifier judged best
         if named is not None:
             explored = [c for c in explored if list(chain_relations(c)) == named] or explored
@@ -125,8 +131,9 @@ class ChainAnswerer(RunGrounding):
         if best is None:
             return AnswerOutcome([], "", [f"answer: nothing explored ({stop_reason or 'no chain'}), so no answer"])
         relations = chain_relations(best)
+        kept = {id(c) for c in answerable}
         same = sorted((c for c in chains if c.get("depth") == best["depth"] and chain_relations(c) == relations),
-                      key=lambda c: -c.get("score", 0.0))
+                      key=lambda c: (id(c) not in kept, -c.get("score", 0.0)))
         answers: dict[str, dict] = {}
         note = None if verified else OFFLINE_UNVERIFIED_NOTE.format(reason=stop_reason or "not verified")
         for chain in same:

@@ -58,7 +58,7 @@ def make_tog_deciders(
     offline_relations = SimilarityRelationPruner(kg=kg, embeddings=embeddings)
     offline_entities = SimilarityEntityScorer(embeddings=embeddings)
     offline_verifier = ScoreVerifier(kg, embeddings=embeddings, margin=verify_margin, ignored_relations=ignored_relations)
-    offline_answerer = ChainAnswerer(grounding=grounding)
+    offline_answerer = ChainAnswerer(grounding=grounding, kg=kg)
     if model is None:
         beam_relations = SimilarityRelationPruner(kg=kg, embeddings=embeddings, lookahead=BEAM_LOOKAHEAD, max_hops=depth,
                                                   ignored_relations=ignored_relations)

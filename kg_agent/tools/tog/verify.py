@@ -15,6 +15,10 @@
   "directed by then directed by (reverse)"), while "who starred in films directed by [Robert Zemeckis]" goes on
   after ``^directed_by``. The outcome names the best path and its depth (``relations``, ``depth``), Yes or No:
   the offline answerer answers from the chains that follow it; on Yes the answer is its best chain's last entity.
+  Only chains whose end may answer count (:func:`answerable_chains`): a chain back to the question's own topic
+  entity or one named as it ("which films did tom hanks act in": the tag *tom hanks* -> a film -> the actor), or
+  one whose answers are of a kind the question does not ask for (persons for "which films"), is not accepted, and
+  an extension of such a kind is not looked ahead to; so ToG explores on or stops at a chain that answers.
 """  # noqa: E501 (prompt text kept verbatim)
 
 from __future__ import annotations
@@ -32,6 +36,7 @@ from kg_agent.llm.parsing import parse_yes_no
 from kg_agent.steps import decide, run_steps, sync_node
 from kg_agent.tools.shared.decider import LLMDecision, StructuredMode, fall_back
 from kg_agent.tools.shared.decision_schemas import Verification
+from kg_agent.tools.shared.grounding import UnaskedAnswers
 from kg_agent.tools.shared.path_scoring import RelationPathScorer
 from kg_agent.tools.shared.scoring import DEFAULT_IGNORED_RELATIONS
 from kg_agent.tools.shared.updates import add_usage, add_warnings
@@ -126,15 +131,33 @@ class ScoreVerifier:
             return VerifyOutcome(False, source=self.name)
         starts = {c["start"]["id"]: Entity(c["start"]["id"], c["start"]["label"]) for c in explored}
         query = guided_query(question, entities=list(starts.values()))  # mentions abstracted as in relation pruning
-        paths = list(dict.fromkeys(_joined(chain_relations(c)) for c in explored))
+        # a chain back to the question's own topic entity (or one named as it) answers nothing the question asks
+        # (or of a kind the question does not ask for: persons for "which films"), nor does an extension of that kind
+        unasked = UnaskedAnswers(question, [c["start"] for c in explored], kg=self.kg)
+        answerable = answerable_chains(question, explored, unasked=unasked)
+        beam = [c for c in explored if c.get("depth") == depth]
+        if not answerable:  # explore on from where the beam stands
+            return VerifyOutcome(False, source=self.name)
+        paths = list(dict.fromkeys(_joined(chain_relations(c)) for c in answerable))
         now, path = max(zip(self._similarity.similarities(query, (), paths), paths), key=lambda pair: pair[0])
-        chain = best_chain([c for c in explored if _joined(chain_relations(c)) == path])
-        beam = [c for c in explored if c.get("depth") == depth] or [chain]
-        ahead = list(dict.fromkeys(e for c in beam for e in self.extensions(c)))
+        chain = best_chain([c for c in answerable if _joined(chain_relations(c)) == path])
+        beam = beam or [chain]
+        ahead = [e for e in dict.fromkeys(e for c in beam for e in self.extensions(c))
+                 if not unasked.wrong_kind(e.split(_JOIN))]
         extension = max(self._similarity.similarities(query, (), ahead), default=float("-inf"))
         sufficient = now + self.margin >= extension
         return VerifyOutcome(sufficient, chain_tail(chain).label if sufficient else None, source=self.name,
                              relations=chain_relations(chain), depth=chain.get("depth"))
+
+
+def answerable_chains(question: str, chains: Sequence[dict], *, kg: KnowledgeGraph | None = None,
+                      unasked: UnaskedAnswers | None = None) -> list[dict]:
+    """The chains whose end may answer the question (:class:`~kg_agent.tools.shared.grounding.UnaskedAnswers`, built
+    from the chains' starts unless given): not a topic entity (a chain's start) nor an entity named as one, unless
+    the question asks for what the chain's last relation reaches by name; with ``kg``, not of a kind the question
+    does not ask for (persons for "which films")."""
+    unasked = unasked or UnaskedAnswers(question, [c["start"] for c in chains], kg=kg)
+    return [c for c in chains if not c.get("triples") or not unasked.excluded(c["triples"][-1]["tail"], chain_relations(c))]
 
 
 VERIFY_PROMPT = """Given a question and the associated retrieved knowledge graph triplets (entity, relation, entity), you are asked to answer whether it's sufficient for you to answer the question with these triplets and your knowledge (Yes or No).
