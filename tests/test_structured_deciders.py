@@ -268,3 +268,108 @@ def test_a_grammar_reply_cut_at_the_token_cap_is_counted_and_retried(kg):
     assert modes(again)["prune_relations"] == {"json_object_schema": 1}
     assert result["usage"]["calls"] == len(requests) and result["usage"]["errors"] == 0
     assert "prune_relations: attempt 1 gave no usable reply" in "\n".join(result["warnings"])
+
+
+# -- grounding="strict": the answer names a retrieved path end, or "none" ----------------------------------------
+HANKS_QUESTION = "who directed the films that [Tom Hanks] starred in"
+
+
+def prompt_path_ends(prompt: str) -> list[str]:
+    """The ends of the reasoning paths an answer prompt shows, in its order."""
+    lines = prompt.split("Reasoning Paths:\n", 1)[1].split("\n\nQuestion:", 1)[0].splitlines()
+    return list(dict.fromkeys(line.rsplit(" -> ", 1)[-1] for line in lines))
+
+
+def directing_reply(answer=None):
+    """A model planning the directors of the films starred in, answering ``answer(enum)`` (default: the first end)."""
+    def respond(prompt: str, schema: dict | None) -> dict:
+        if prompt_node(prompt) == "plan":
+            return {"paths": [["^starred_actors", "directed_by"]]}
+        return {"answers": [(answer or (lambda names: names[0]))(enums(schema)[0])]}
+
+    return respond
+
+
+@pytest.mark.parametrize("mode", ["json_schema", "function_calling"])
+def test_a_strict_rog_answer_sends_the_path_ends_and_none_as_its_enum(kg, mode):
+    with OpenAICompatibleServer(structured_responder=directing_reply()) as server:
+        result = create_graph("rog", kg, model=chat(server), structured_output=mode, grounding="strict").compile().invoke(
+            {"question": HANKS_QUESTION})
+        (request,) = [r for r in server.chat_requests if prompt_node(r.prompt_text) == "answer"]
+    ends = prompt_path_ends(request.prompt_text)
+    assert len(ends) > 3 and "Penny Marshall" in ends
+    assert enums(sent_schema(request)) == [[*ends, "none"]]
+    assert [a["answer"] for a in result["answers"]] == [ends[0]] and result["answers"][0]["grounded"]
+    assert modes(result) == {"plan": {mode: 1}, "answer": {mode: 1}}
+
+
+def test_without_strict_grounding_the_rog_answer_names_anything(kg):
+    with OpenAICompatibleServer(responder=well_behaved(), structured_responder=structured_reply) as server:
+        create_graph("rog", kg, model=chat(server), structured_output="json_schema").compile().invoke({"question": QUESTION})
+        (request,) = [r for r in server.chat_requests if prompt_node(r.prompt_text) == "answer"]
+    assert enums(sent_schema(request)) == []
+
+
+def test_a_strict_answer_of_none_is_a_decision_the_votes_replace(kg):
+    with OpenAICompatibleServer(structured_responder=directing_reply(lambda names: "none")) as server:
+        result = create_graph("rog", kg, model=chat(server), structured_output="json_schema", grounding="strict").compile(
+            ).invoke({"question": HANKS_QUESTION})
+    warnings = "\n".join(result["warnings"])
+    assert "answer: the model answered that no path end answers the question" in warnings
+    assert "attempt 1 gave no usable" not in warnings and modes(result)["answer"] == {"json_schema": 1}
+    assert result["answers"] and all(a["grounded"] for a in result["answers"])
+    assert "Penny Marshall" in {a["answer"] for a in result["answers"]}
+
+
+def test_auto_constrains_a_llama_cpp_answer_only_under_strict_grounding(kg):
+    """llama.cpp gets the grammar for a strict answer (its names are the KG's path ends) and the text prompt
+    otherwise; the ends of a plan the question does not ask for (the films Tom Hanks directed) are not offered."""
+    def plans_two(prompt: str) -> str:
+        if prompt_node(prompt) == "plan":
+            return "<PATH> ^starred_actors <SEP> directed_by </PATH>\n<PATH> ^directed_by </PATH>"
+        return '["Penny Marshall"]'
+
+    answering = {}
+    for grounding in ("strict", "prefer"):
+        with OpenAICompatibleServer(responder=plans_two, structured_responder=directing_reply(), dialect="llama.cpp") as server:
+            result = create_graph("rog", kg, model=chat(server), grounding=grounding).compile().invoke(
+                {"question": HANKS_QUESTION})
+            (answering[grounding],) = [r for r in server.chat_requests if prompt_node(r.prompt_text) == "answer"]
+        assert modes(result)["answer"] == {"json_object_schema" if grounding == "strict" else "text": 1}
+        assert modes(result)["plan"] == {"text": 1}
+        assert [a["answer"] for a in result["answers"]][:1] == ["Penny Marshall"]
+    hanks_directed = {kg.label(f) for f in kg.neighbors(kg.find_entities("Tom Hanks")[0].id, "^directed_by")}
+    ends = prompt_path_ends(answering["strict"].prompt_text)
+    assert hanks_directed and hanks_directed <= set(ends)
+    assert enums(sent_schema(answering["strict"])) == [[*(e for e in ends if e not in hanks_directed), "none"]]
+    assert answering["prefer"].response_format is None
+
+
+def test_an_oversize_list_of_path_ends_is_cut_by_the_offline_votes():
+    """600 films, each directed by its own director but for the 40 directors of two films each: 560 path ends
+    and "none", more than an enum may list. The votes rank the 40 first (after "none"); the order of the prompt
+    would have left them out."""
+    from kg_agent.kg import kg_from_triples
+    from kg_agent.tools.rog.answer import LLMAnswerer
+
+    triples = []
+    for i in range(600):
+        film = f"Film {i:03d}"
+        triples += [(film, "starred_actors", "The Star"), (film, "directed_by", f"Director {i:03d}" if i < 520 else f"Zed {i % 40:02d}")]
+    graph = kg_from_triples(triples)
+    twice = {f"Zed {i:02d}" for i in range(40)}
+
+    with OpenAICompatibleServer(structured_responder=directing_reply(lambda names: sorted(twice)[0])) as server:
+        answerer = LLMAnswerer(chat(server), max_prompt_paths=1000, structured_output="json_schema", grounding="strict",
+                               kg=graph)
+        app = create_graph("rog", graph, model=chat(server), answerer=answerer, structured_output="json_schema",
+                           max_paths=1000, grounding="off").compile()
+        result = app.invoke({"question": "who directed the films [The Star] starred in"})
+        (request,) = [r for r in server.chat_requests if prompt_node(r.prompt_text) == "answer"]
+    ends = prompt_path_ends(request.prompt_text)
+    assert len(ends) == 560 and not twice <= set(ends[:MAX_ENUM_VALUES - 1])  # the prompt's order would cut some
+    (offered,) = enums(sent_schema(request))
+    assert len(offered) == MAX_ENUM_VALUES and offered[0] == "none" and set(offered[1:41]) == twice
+    assert any("561 candidates exceed the structured-output enum limit" in w and "by the offline ranking" in w
+               for w in result["warnings"])
+    assert [a["answer"] for a in result["answers"]] == ["Zed 00"]

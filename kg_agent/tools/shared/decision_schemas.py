@@ -27,6 +27,8 @@ def _constrained(schema: type[DecisionSchema], names: tuple[str, ...]) -> type[D
     """``schema`` with its name fields limited to ``names`` (built once per schema and list; a subclass of ``schema``)."""
     if issubclass(schema, KeptEntities):
         return create_model(schema.__name__, __base__=schema, keep=(list[name_choice(names)], ...))
+    if issubclass(schema, Answers):  # grounding="strict": the retrieved path ends, and "none"
+        return create_model(schema.__name__, __base__=schema, answers=(list[name_choice(names)], ...))
     if issubclass(schema, RelationPaths):  # each hop one of the relations walkable from the topic entities
         return create_model(schema.__name__, __base__=schema, paths=(list[list[name_choice(names)]], ...))
     item = create_model(ScoredName.__name__, __base__=ScoredName,
@@ -72,6 +74,10 @@ class Answers(DecisionSchema):
 
     def as_reply(self) -> str:
         return json.dumps(self.answers)
+
+    @classmethod
+    def with_candidates(cls, names: Sequence[str]) -> type[DecisionSchema]:
+        return _constrained(cls, tuple(names)) if names else cls
 
 
 class Verification(DecisionSchema):
