@@ -373,3 +373,107 @@ def test_an_oversize_list_of_path_ends_is_cut_by_the_offline_votes():
     assert any("561 candidates exceed the structured-output enum limit" in w and "by the offline ranking" in w
                for w in result["warnings"])
     assert [a["answer"] for a in result["answers"]] == ["Zed 00"]
+
+
+# -- ToG-2's relation prune: one call, each topic entity with its own relations ------------------------------------
+def entity_blocks(prompt: str) -> dict[str, list[str]]:
+    """Each topic entity of a ToG-2 relation-prune prompt with the relations its block lists."""
+    blocks = {}
+    for block in prompt.split("Topic entity: ")[1:]:
+        label = block.splitlines()[0]
+        blocks[label] = [r.strip() for r in block.split("Relations: ", 1)[1].splitlines()[0].split(";")]
+    return blocks
+
+
+def per_entity_enums(schema: dict) -> dict[str, list[str]]:
+    """Each choice of a relation-prune schema: its entity's enum -> the enum of its relations' names."""
+    def resolved(node: dict) -> dict:  # a $ref into $defs (json_schema), or inline (function calling's tools)
+        return schema["$defs"][node["$ref"].rsplit("/", 1)[-1]] if "$ref" in node else node
+
+    out = {}
+    for branch in schema["properties"]["choices"]["items"]["anyOf"]:
+        choice = resolved(branch)
+        (entity,) = choice["properties"]["entity"]["enum"]
+        out[entity] = resolved(choice["properties"]["relations"]["items"])["properties"]["name"]["enum"]
+    return out
+
+
+def first_of_each(prompt: str, schema: dict) -> dict:
+    """A model bound to the schema choosing the first relation offered to each entity."""
+    return {"choices": [{"entity": entity, "relations": [{"name": names[0], "score": 1.0}]}
+                        for entity, names in per_entity_enums(schema).items()]}
+
+
+def tog2_frontier(kg, *names: str) -> tuple[list[dict], list[list[str]]]:
+    from kg_agent.tools.tog2.frontier import new_frontier_item
+    from kg_agent.tools.tog2.prune_relations import candidate_relations
+
+    frontier = [new_frontier_item(kg.find_entities(name)[0]) for name in names]
+    return frontier, [candidate_relations(kg, item) for item in frontier]
+
+
+@pytest.mark.parametrize("mode", ["json_schema", "function_calling", "json_object_schema"])
+def test_tog2_relation_prune_sends_each_topic_entitys_relations_as_its_own_enum(kg, mode):
+    from kg_agent.tools.tog2.prune_relations import LLMCombinedRelationPruner
+
+    frontier, candidates = tog2_frontier(kg, "Tom Hanks", "Forrest Gump")
+    with OpenAICompatibleServer(structured_responder=first_of_each,
+                                dialect="llama.cpp" if mode == "json_object_schema" else "openai") as server:
+        pruner = LLMCombinedRelationPruner(chat(server), structured_output=mode)
+        choice = pruner.choose("which films starred [Tom Hanks] in [Forrest Gump]", frontier, candidates, width=2)
+        (request,) = server.chat_requests
+    blocks = entity_blocks(request.prompt_text)
+    assert set(blocks) == {"Tom Hanks", "Forrest Gump"} and all(len(r) > 2 for r in blocks.values())
+    assert per_entity_enums(sent_schema(request)) == blocks
+    assert choice.chosen == [[(blocks["Tom Hanks"][0], 1.0)], [(blocks["Forrest Gump"][0], 1.0)]]
+    assert choice.usage["by_node"]["relation_prune"]["modes"] == {mode: 1}
+    if mode == "json_object_schema":  # the grammar: one choice per entity, at most W relations each
+        schema = sent_schema(request)
+        assert schema["properties"]["choices"]["maxItems"] == 2
+        assert all(d["properties"]["relations"]["maxItems"] == 2 for name, d in schema["$defs"].items()
+                   if name.startswith("EntityRelations"))
+
+
+def test_tog2_relation_prune_on_auto_gives_llama_cpp_the_grammar(kg):
+    from kg_agent.tools.tog2.prune_relations import LLMCombinedRelationPruner
+
+    frontier, candidates = tog2_frontier(kg, "Tom Hanks", "Forrest Gump")
+    with OpenAICompatibleServer(structured_responder=first_of_each, dialect="llama.cpp") as server:
+        choice = LLMCombinedRelationPruner(chat(server)).choose("who starred in [Forrest Gump]", frontier, candidates,
+                                                                 width=2)
+        (request,) = server.chat_requests
+    assert request.body["response_format"]["type"] == "json_object"
+    assert per_entity_enums(sent_schema(request)) == entity_blocks(request.prompt_text)
+    assert choice.usage["by_node"]["relation_prune"]["modes"] == {"json_object_schema": 1}
+
+
+class ReverseCombinedRanking:
+    """An offline combined pruner ranking each entity's relations in reverse order."""
+
+    name = "reverse"
+
+    def choose(self, question, frontier, candidates, *, width):
+        from kg_agent.tools.tog2.prune_relations import RelationChoice
+
+        return RelationChoice([[(r, 1.0 / len(rels)) for r in list(reversed(rels))[:width]] for rels in candidates],
+                              source=self.name)
+
+
+def test_an_oversize_relation_prune_is_cut_by_rank_in_turn_per_entity():
+    """Two topic entities with 300 relations each: 602 enum values (the entities' names count too), more than 500.
+    Each entity keeps its best by the offline ranking, taken in turn, so both keep 249."""
+    from kg_agent.tools.tog2.frontier import new_frontier_item
+    from kg_agent.tools.tog2.prune_relations import LLMCombinedRelationPruner
+
+    frontier = [new_frontier_item(Entity("e:a", "Alpha")), new_frontier_item(Entity("e:b", "Beta"))]
+    candidates = [[f"a_relation_{i:03d}" for i in range(300)], [f"b_relation_{i:03d}" for i in range(300)]]
+    with OpenAICompatibleServer(structured_responder=first_of_each) as server:
+        pruner = LLMCombinedRelationPruner(chat(server), fallback=ReverseCombinedRanking(), max_listed_relations=300,
+                                           structured_output="json_schema")
+        choice = pruner.choose("q", frontier, candidates, width=3)
+        (request,) = server.chat_requests
+    offered = per_entity_enums(sent_schema(request))
+    assert offered == {"Alpha": list(reversed(candidates[0]))[:249], "Beta": list(reversed(candidates[1]))[:249]}
+    assert choice.chosen == [[("a_relation_299", 1.0)], [("b_relation_299", 1.0)]] and choice.source == "llm"
+    assert any("600 candidates of 2 subjects exceed the structured-output enum limit" in w
+               and "each subject's best in turn by the offline ranking" in w for w in choice.warnings)

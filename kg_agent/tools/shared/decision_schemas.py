@@ -9,17 +9,18 @@ from __future__ import annotations
 
 import functools
 import json
-from collections.abc import Sequence
-from typing import Any, Literal
+from collections.abc import Mapping, Sequence
+from typing import Annotated, Any, Literal, Union
 
-from pydantic import Field, create_model
+from pydantic import Field, WithJsonSchema, create_model
 
 from kg_agent.tools.shared.decider import DecisionSchema
 
 
 def name_choice(names: Sequence[str]) -> Any:
-    """The type of one name among ``names``: a ``Literal``, a JSON-schema ``{"type": "string", "enum": names}``."""
-    return Literal[tuple(names)]
+    """The type of one name among ``names``: a ``Literal``, a JSON-schema ``{"type": "string", "enum": names}`` (an
+    ``enum`` even of one name, which pydantic would write as ``const``, not in OpenAI's strict subset)."""
+    return Annotated[Literal[tuple(names)], WithJsonSchema({"type": "string", "enum": list(names)})]
 
 
 @functools.lru_cache(maxsize=512)
@@ -144,6 +145,25 @@ class RelationChoices(DecisionSchema):
 
     def as_reply(self) -> str:
         return json.dumps({c.entity: {r.name: r.score for r in c.relations} for c in self.choices})
+
+    @classmethod
+    def with_candidates(cls, names: Mapping[str, Sequence[str]]) -> type[DecisionSchema]:
+        """Each choice one topic entity (an ``enum`` of its label) with relations from its own list."""
+        return _constrained_per_entity(cls, tuple((entity, tuple(relations)) for entity, relations in names.items()))
+
+
+@functools.lru_cache(maxsize=256)
+def _constrained_per_entity(schema: type[DecisionSchema], groups: tuple[tuple[str, tuple[str, ...]], ...]) -> type[DecisionSchema]:
+    """``schema`` (:class:`RelationChoices`) whose choices are each one of ``groups``' entities with its own relations."""
+    if not groups:
+        return schema
+    choices = []
+    for number, (entity, relations) in enumerate(groups, start=1):
+        item = create_model(f"{ScoredName.__name__}{number}", __base__=ScoredName,
+                            name=(name_choice(relations), Field(description="a relation of this entity")))
+        choices.append(create_model(f"{EntityRelations.__name__}{number}", __base__=EntityRelations,
+                                    entity=(name_choice([entity]), ...), relations=(list[item], ...)))
+    return create_model(schema.__name__, __base__=schema, choices=(list[Union[tuple(choices)]], ...))  # noqa: UP007
 
 
 class Examination(DecisionSchema):
