@@ -28,9 +28,11 @@ back to the text prompt. The mode of every attempt is counted in ``usage["by_nod
 an entity, the entities a relation reaches) is asked with its candidates (``request(prompt, parse,
 candidates=Candidates(names, rank=...))``): the schema sent for that call lists exactly those names as a JSON-schema
 ``enum`` (:meth:`DecisionSchema.with_candidates`), so a server that constrains decoding lets the model name nothing
-the KG lacks. The reply is still read by the decider's lenient parser against the unconstrained schema. A list
-longer than a provider accepts (:data:`MAX_ENUM_VALUES`, :data:`MAX_ENUM_CHARS`) is cut to its best names by the
-offline ranking (``rank``) and a warning says so.
+the KG lacks. A decision about several subjects at once (ToG-2's relation prune: per topic entity, its relations) is
+asked with :class:`CandidatesBySubject`: each subject's names are an ``enum`` of their own. The reply is still read
+by the decider's lenient parser against the unconstrained schema. A list longer than a provider accepts
+(:data:`MAX_ENUM_VALUES`, :data:`MAX_ENUM_CHARS`) is cut to its best names by the offline ranking (``rank``) and a
+warning says so.
 
 **Sync and async from one code path.** A decider or node that asks a model is written once, as a generator
 (its *steps*): ``asked = yield decision.request(prompt, parse)`` asks one decision; ``results = yield [steps, ...]``
