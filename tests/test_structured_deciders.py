@@ -477,3 +477,30 @@ def test_an_oversize_relation_prune_is_cut_by_rank_in_turn_per_entity():
     assert choice.chosen == [[("a_relation_299", 1.0)], [("b_relation_299", 1.0)]] and choice.source == "llm"
     assert any("600 candidates of 2 subjects exceed the structured-output enum limit" in w
                and "each subject's best in turn by the offline ranking" in w for w in choice.warnings)
+
+
+@pytest.mark.parametrize("mode", ["json_schema", "function_calling"])
+def test_a_strict_tog_verification_names_an_explored_chains_end(kg, mode):
+    """Under grounding="strict" ToG's verifier may answer only the end of an explored chain it is shown (or none)."""
+    def cast(prompt: str, schema: dict | None) -> dict:
+        if prompt_node(prompt) == "verify":
+            return {"sufficient": True, "answer": "Tom Hanks"}
+        return starring_reply(prompt, schema)
+
+    with OpenAICompatibleServer(structured_responder=cast) as server:
+        result = create_graph("tog", kg, model=chat(server), structured_output=mode, grounding="strict", depth=1).compile(
+            ).invoke({"question": "who starred in [Forrest Gump]"})
+        (request,) = [r for r in server.chat_requests if prompt_node(r.prompt_text) == "verify"]
+    ends = list(dict.fromkeys(c["triples"][-1]["tail"]["label"] for c in result["chains"] if c.get("triples")))
+    assert "Tom Hanks" in ends and len(ends) > 1
+    assert enums(sent_schema(request)) == [ends]
+    assert result["stop_reason"] == "verified" and [a["answer"] for a in result["answers"]] == ["Tom Hanks"]
+    assert modes(result)["verify"] == {mode: 1}
+
+
+def test_without_strict_grounding_tog_verification_names_anything(kg):
+    with OpenAICompatibleServer(responder=well_behaved(), structured_responder=structured_reply) as server:
+        create_graph("tog", kg, model=chat(server), structured_output="json_schema", depth=1).compile().invoke(
+            {"question": QUESTION})
+        (request,) = [r for r in server.chat_requests if prompt_node(r.prompt_text) == "verify"]
+    assert enums(sent_schema(request)) == []

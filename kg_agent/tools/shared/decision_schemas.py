@@ -30,6 +30,8 @@ def _constrained(schema: type[DecisionSchema], names: tuple[str, ...]) -> type[D
         return create_model(schema.__name__, __base__=schema, keep=(list[name_choice(names)], ...))
     if issubclass(schema, Answers):  # grounding="strict": the retrieved path ends, and "none"
         return create_model(schema.__name__, __base__=schema, answers=(list[name_choice(names)], ...))
+    if issubclass(schema, Verification):  # grounding="strict": the answer is an explored chain's end, or none
+        return create_model(schema.__name__, __base__=schema, answer=(name_choice(names) | None, None))
     if issubclass(schema, RelationPaths):  # each hop one of the relations walkable from the topic entities
         return create_model(schema.__name__, __base__=schema, paths=(list[list[name_choice(names)]], ...))
     item = create_model(ScoredName.__name__, __base__=ScoredName,
@@ -91,6 +93,10 @@ class Verification(DecisionSchema):
         if not self.sufficient:
             return "{No}."
         return "{Yes}." + (f" The answer is {{{self.answer}}}." if self.answer else "")
+
+    @classmethod
+    def with_candidates(cls, names: Sequence[str]) -> type[DecisionSchema]:
+        return _constrained(cls, tuple(names)) if names else cls
 
 
 class Instructions(DecisionSchema):
