@@ -275,11 +275,12 @@ class LLMAnswerer:
     [Working Girl]") is not grounded. At most ``max_answers`` answers are kept (a warning says when the model gave
     more).
 
-    Under ``grounding="strict"`` the answer is asked with its candidates (:class:`~kg_agent.tools.shared.decider.
-    Candidates`): the labels of the ends of the prompt's paths whose plans the question asks for, best voted first,
-    and :data:`NO_PATH_END`; the schema lists them as an ``enum`` (under ``structured_output="auto"`` a grammar
-    server such as llama.cpp then constrains this decision). A reply of only :data:`NO_PATH_END` decides that no
-    path end answers: the grounded votes replace it, or no answer is given (``"no_grounded_answer"``).
+    Under ``grounding="strict"`` the answer is asked with its candidates
+    (:class:`~kg_agent.tools.shared.decider.Candidates`): the labels of the ends of the prompt's paths whose plans
+    the question asks for, best voted first, and :data:`NO_PATH_END`; the schema lists them as an ``enum`` (under
+    ``structured_output="auto"`` a grammar server such as llama.cpp then constrains this decision). A reply of only
+    :data:`NO_PATH_END` decides that no path end answers: the grounded votes replace it, or no answer is given
+    (``"no_grounded_answer"``).
     """
 
     name = "llm"
@@ -351,7 +352,6 @@ class LLMAnswerer:
                             "(max_answers)")
         output = "\n".join(a["answer"] for a in kept) if self.grounding == "strict" else asked.reply
         return AnswerOutcome(kept, output, warnings + settled.warnings, asked.usage, settled.stop_reason)
-
 
     def _path_ends(self, question: str, paths: Sequence[dict], plans: Sequence[dict], grounding_paths: Sequence[dict],
                    shown: set[str]) -> Candidates:
