@@ -277,7 +277,8 @@ class LLMAnswerer:
 
     Under ``grounding="strict"`` the answer is asked with its candidates
     (:class:`~kg_agent.tools.shared.decider.Candidates`): the labels of the ends of the prompt's paths whose plans
-    the question asks for, best voted first, and :data:`NO_PATH_END`; the schema lists them as an ``enum`` (under
+    the question asks for, in the prompt's order (cut by the offline votes past the enum limits), and
+    :data:`NO_PATH_END`; the schema lists them as an ``enum`` (under
     ``structured_output="auto"`` a grammar server such as llama.cpp then constrains this decision). A reply of only
     :data:`NO_PATH_END` decides that no path end answers: the grounded votes replace it, or no answer is given
     (``"no_grounded_answer"``).
