@@ -5,6 +5,8 @@ validated like text replies."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from langchain_openai import ChatOpenAI
 
@@ -343,6 +345,9 @@ def test_auto_constrains_a_llama_cpp_answer_only_under_strict_grounding(kg):
     assert hanks_directed and hanks_directed <= set(ends)
     assert enums(sent_schema(answering["strict"])) == [[*(e for e in ends if e not in hanks_directed), "none"]]
     assert answering["prefer"].response_format is None
+    # the grammar enforces the names; the prompt shows the decision's shape without repeating them
+    shown = answering["strict"].prompt_text.rsplit("matches this JSON schema:\n", 1)[1]
+    assert json.loads(shown)["properties"]["answers"]["items"] == {"type": "string"} and "enum" not in shown
 
 
 def test_an_oversize_list_of_path_ends_is_cut_by_the_offline_votes():
