@@ -221,14 +221,18 @@ def test_tog2_relation_prune_with_the_real_model_names_each_entitys_own_relation
 
 
 def test_rog_strict_answer_with_the_real_model_names_a_path_end_or_none(local_server):
-    """Under grounding="strict" RoG's answer is asked under the grammar with the path ends (and "none") as its enum:
-    the reply parses on the first call and every answer it gives is a retrieved path end."""
+    """Under grounding="strict" RoG's answer asked under the grammar (``json_object_schema``; auto keeps its text
+    prompt on llama.cpp, see ``LLMDecision.grammar_under_auto``) has the path ends (and "none") as its enum: the reply
+    parses on the first call and every answer it gives is a retrieved path end."""
     from kg_agent.graphs import create_graph
     from kg_agent.kg import open_kg
+    from kg_agent.tools.rog.answer import LLMAnswerer
 
     transport = RecordingTransport()
-    result = create_graph("rog", open_kg(), model=recorded_model(local_server, transport), grounding="strict").compile(
-        ).invoke({"question": "who directed the films that [Tom Hanks] starred in"})
+    kg, model = open_kg(), recorded_model(local_server, transport)
+    answerer = LLMAnswerer(model, structured_output="json_object_schema", grounding="strict", kg=kg)
+    result = create_graph("rog", kg, model=model, grounding="strict", answerer=answerer).compile().invoke(
+        {"question": "who directed the films that [Tom Hanks] starred in"})
 
     (body, reply), = [(b, r) for b, r in transport.exchanges if "schema" in (b.get("response_format") or {})]
     offered = body["response_format"]["schema"]["properties"]["answers"]["items"]["enum"]

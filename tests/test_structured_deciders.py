@@ -323,31 +323,38 @@ def test_a_strict_answer_of_none_is_a_decision_the_votes_replace(kg):
     assert "Penny Marshall" in {a["answer"] for a in result["answers"]}
 
 
-def test_auto_constrains_a_llama_cpp_answer_only_under_strict_grounding(kg):
-    """llama.cpp gets the grammar for a strict answer (its names are the KG's path ends) and the text prompt
-    otherwise; the ends of a plan the question does not ask for (the films Tom Hanks directed) are not offered."""
-    def plans_two(prompt: str) -> str:
+def test_a_llama_cpp_strict_answer_gets_the_grammar_when_asked_for_and_the_text_prompt_under_auto(kg):
+    """Asked for (``json_object_schema``), llama.cpp's grammar constrains a strict answer to the path ends, and the
+    ends of a plan the question does not ask for (the films Tom Hanks directed) are not offered; the prompt shows
+    the decision's schema without repeating the names. Under auto the answer keeps its text prompt there (SmolLM2
+    writes it usably, and the grammar cost more tokens than it saved)."""
+    def plans_two(prompt: str, schema: dict | None) -> dict:
+        if prompt_node(prompt) == "plan":
+            return {"paths": [["^starred_actors", "directed_by"], ["^directed_by"]]}
+        return {"answers": ["Penny Marshall"]}
+
+    def plans_two_in_text(prompt: str) -> str:
         if prompt_node(prompt) == "plan":
             return "<PATH> ^starred_actors <SEP> directed_by </PATH>\n<PATH> ^directed_by </PATH>"
         return '["Penny Marshall"]'
 
-    answering = {}
-    for grounding in ("strict", "prefer"):
-        with OpenAICompatibleServer(responder=plans_two, structured_responder=directing_reply(), dialect="llama.cpp") as server:
-            result = create_graph("rog", kg, model=chat(server), grounding=grounding).compile().invoke(
+    answering, used = {}, {}
+    for mode in ("json_object_schema", "auto"):
+        with OpenAICompatibleServer(responder=plans_two_in_text, structured_responder=plans_two, dialect="llama.cpp") as server:
+            result = create_graph("rog", kg, model=chat(server), grounding="strict", structured_output=mode).compile().invoke(
                 {"question": HANKS_QUESTION})
-            (answering[grounding],) = [r for r in server.chat_requests if prompt_node(r.prompt_text) == "answer"]
-        assert modes(result)["answer"] == {"json_object_schema" if grounding == "strict" else "text": 1}
-        assert modes(result)["plan"] == {"text": 1}
-        assert [a["answer"] for a in result["answers"]][:1] == ["Penny Marshall"]
+            (answering[mode],) = [r for r in server.chat_requests if prompt_node(r.prompt_text) == "answer"]
+        used[mode] = modes(result)
+        assert [a["answer"] for a in result["answers"]][:1] == ["Penny Marshall"] and result["answers"][0]["grounded"]
+    assert used == {"json_object_schema": {"plan": {"json_object_schema": 1}, "answer": {"json_object_schema": 1}},
+                    "auto": {"plan": {"text": 1}, "answer": {"text": 1}}}
     hanks_directed = {kg.label(f) for f in kg.neighbors(kg.find_entities("Tom Hanks")[0].id, "^directed_by")}
-    ends = prompt_path_ends(answering["strict"].prompt_text)
+    ends = prompt_path_ends(answering["json_object_schema"].prompt_text)
     assert hanks_directed and hanks_directed <= set(ends)
-    assert enums(sent_schema(answering["strict"])) == [[*(e for e in ends if e not in hanks_directed), "none"]]
-    assert answering["prefer"].response_format is None
-    # the grammar enforces the names; the prompt shows the decision's shape without repeating them
-    shown = answering["strict"].prompt_text.rsplit("matches this JSON schema:\n", 1)[1]
+    assert enums(sent_schema(answering["json_object_schema"])) == [[*(e for e in ends if e not in hanks_directed), "none"]]
+    shown = answering["json_object_schema"].prompt_text.rsplit("matches this JSON schema:\n", 1)[1]
     assert json.loads(shown)["properties"]["answers"]["items"] == {"type": "string"} and "enum" not in shown
+    assert answering["auto"].response_format is None
 
 
 def test_an_oversize_list_of_path_ends_is_cut_by_the_offline_votes():

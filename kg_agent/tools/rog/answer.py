@@ -279,7 +279,8 @@ class LLMAnswerer:
     (:class:`~kg_agent.tools.shared.decider.Candidates`): the labels of the ends of the prompt's paths whose plans
     the question asks for, in the prompt's order (cut by the offline votes past the enum limits), and
     :data:`NO_PATH_END`; the schema lists them as an ``enum`` (under
-    ``structured_output="auto"`` a grammar server such as llama.cpp then constrains this decision). A reply of only
+    ``structured_output="auto"`` OpenAI and vLLM constrain to it; llama.cpp keeps the text prompt, where SmolLM2
+    answers usably and the grammar cost more tokens than it saved: ``LLMDecision.grammar_under_auto``). A reply of only
     :data:`NO_PATH_END` decides that no path end answers: the grounded votes replace it, or no answer is given
     (``"no_grounded_answer"``).
     """
@@ -306,7 +307,7 @@ class LLMAnswerer:
         self.model_source = model_source
         self.kg = kg
         self.decision = LLMDecision(model, "answer", what="answer", reply_format="answer 1\nanswer 2", schema=Answers,
-                                    structured_output=structured_output)
+                                    structured_output=structured_output, grammar_under_auto=False)
         self.prompt = EXPLANATION_PROMPT if explain else REASONING_PROMPT
         self.explain = explain
         self.max_prompt_paths = max_prompt_paths

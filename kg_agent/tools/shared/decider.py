@@ -424,6 +424,13 @@ class LLMDecision:
             (:func:`structured_mode`). A structured call the server refuses (a 400/500: llama.cpp's server
             refuses ``json_schema``) is recorded, the retry uses the text prompt, and this decision asks in text
             from then on. Each attempt's mode is counted in ``usage["by_node"][node]["modes"]``.
+        grammar_under_auto: under ``"auto"``, whether a grammar server (``json_object_schema``) constrains this
+            decision when it carries candidates. ``False`` for an answer a small model already writes usably in text
+            (the strict answers: RoG's path ends, ToG's verified chain end), where the grammar's JSON and schema note
+            cost more tokens than they save (RoG under ``grounding="strict"`` with SmolLM2: 2,732 + 314 tokens for two
+            questions in text, 2,882 + 302 under the grammar; docs/real_llm.md): there the text prompt stays, and the
+            candidates' ``enum`` goes to servers that constrain without a prompted schema (OpenAI, vLLM) and to an
+            explicit ``structured_output="json_object_schema"``.
     """
 
     model: BaseChatModel
@@ -433,6 +440,7 @@ class LLMDecision:
     schema: type[DecisionSchema] | None = None
     reply_format: str = ""
     structured_output: StructuredMode = "auto"
+    grammar_under_auto: bool = True
     _rejected_modes: set = field(default_factory=set, compare=False, repr=False)
 
     def request(self, prompt: PromptInput, parse: Parser, *, candidates: KGCandidates | None = None) -> Ask:
@@ -464,7 +472,7 @@ class LLMDecision:
         walkable paths is not sent; ToG-2's clue query) keeps its text prompt, which SmolLM2 follows better than a
         grammar over any strings (RoG's plan: 4 calls a question in text, 6 under the grammar, docs/real_llm.md)."""
         mode = structured_mode(self.model, self.structured_output) if self.schema is not None else "text"
-        if mode == "json_object_schema" and self.structured_output == "auto" and candidates is None:
+        if mode == "json_object_schema" and self.structured_output == "auto" and (candidates is None or not self.grammar_under_auto):
             mode = "text"
         return "text" if mode in self._rejected_modes else mode
 
