@@ -470,7 +470,8 @@ class LLMDecision:
         """This call's mode. Under ``"auto"`` a grammar server (``json_object_schema``) constrains only the decisions
         whose names the KG gives (``candidates``): a free-form decision (RoG's relation paths, while the trie of
         walkable paths is not sent; ToG-2's clue query) keeps its text prompt, which SmolLM2 follows better than a
-        grammar over any strings (RoG's plan: 4 calls a question in text, 6 under the grammar, docs/real_llm.md)."""
+        grammar over any strings (RoG's plan: 4 calls a question in text, 6 under the grammar, docs/real_llm.md), and so
+        does a decision with candidates that sets ``grammar_under_auto=False`` (RoG's strict answer)."""
         mode = structured_mode(self.model, self.structured_output) if self.schema is not None else "text"
         if mode == "json_object_schema" and self.structured_output == "auto" and (candidates is None or not self.grammar_under_auto):
             mode = "text"
