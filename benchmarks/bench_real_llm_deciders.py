@@ -121,21 +121,22 @@ class DecisionLog:
         return table
 
 
-def method_factories(kg, model, *, depth: int) -> dict[str, Callable[[], object]]:
+def method_factories(kg, model, *, depth: int, grounding: str = "prefer") -> dict[str, Callable[[], object]]:
     from kg_agent.graphs import create_rog_graph, create_tog2_graph, create_tog_graph, create_tog_i_graph
     from kg_agent.kg import sample_documents_path
     from kg_agent.tools.rog.plan import FEW_SHOT_PLANNING_PROMPT, LLMPlanner, SimilarityPlanner
 
     def few_shot_rog():
         planner = LLMPlanner(kg, model, fallback=SimilarityPlanner(kg), prompt=FEW_SHOT_PLANNING_PROMPT)
-        return create_rog_graph(kg, model=model, planner=planner)
+        return create_rog_graph(kg, model=model, planner=planner, grounding=grounding)
 
     return {
-        "rog": lambda: create_rog_graph(kg, model=model),
+        "rog": lambda: create_rog_graph(kg, model=model, grounding=grounding),
         "rog-few-shot": few_shot_rog,
-        "tog": lambda: create_tog_graph(kg, model=model, depth=depth),
-        "tog-i": lambda: create_tog_i_graph(kg, model=model, depth=depth),
-        "tog2": lambda: create_tog2_graph(kg, model=model, documents=sample_documents_path(), depth=depth),
+        "tog": lambda: create_tog_graph(kg, model=model, depth=depth, grounding=grounding),
+        "tog-i": lambda: create_tog_i_graph(kg, model=model, depth=depth, grounding=grounding),
+        "tog2": lambda: create_tog2_graph(kg, model=model, documents=sample_documents_path(), depth=depth,
+                                          grounding=grounding),
     }
 
 
@@ -200,6 +201,8 @@ def main() -> None:
     parser.add_argument("--depth", type=int, default=1, help="ToG / ToG-I / ToG-2 depth")
     parser.add_argument("--max-tokens", type=int, default=128, help="reply cap sent as max_tokens in the body")
     parser.add_argument("--timeout", type=float, default=600.0, help="seconds per HTTP request")
+    parser.add_argument("--grounding", choices=("prefer", "strict", "off"), default="prefer",
+                        help="every method's grounding policy (strict: RoG's answer names a path end, under the grammar)")
     parser.add_argument("--out", type=Path, help="write the results as JSON")
     parser.add_argument("--table", type=Path, help="print the decider table of a results JSON written by --out, and exit")
     args = parser.parse_args()
@@ -227,6 +230,7 @@ def main() -> None:
         "questions": questions,
         "max_tokens": args.max_tokens,
         "depth": args.depth,
+        "grounding": args.grounding,
         "load_before": os.getloadavg(),
         "methods": {},
     }
@@ -237,7 +241,7 @@ def main() -> None:
             max_retries=0, extra_body={"max_tokens": args.max_tokens},
             http_client=httpx.Client(transport=transport, timeout=args.timeout),
         )
-        factories = method_factories(kg, model, depth=args.depth)
+        factories = method_factories(kg, model, depth=args.depth, grounding=args.grounding)
 
         def save(method: str, figures: dict) -> None:  # after each question: an interrupted run keeps what it did
             results["methods"][method] = figures

@@ -56,7 +56,8 @@ def _add_method_args(parser: argparse.ArgumentParser) -> None:
     add_model_request_args(parser)
     parser.add_argument("--planner", choices=("auto", "llm", "exemplar", "similarity"), default="auto", help="RoG planner")
     parser.add_argument("--train", action="append", default=[],
-                        help="MetaQA-format or JSONL question file to build the exemplar planner from (repeatable)")
+                        help="MetaQA-format or JSONL question file to build the exemplar planner from (repeatable); with "
+                        "--model, the LLM planner's prompt also shows the nearest training questions")
     parser.add_argument("--k", type=int, default=3, help="RoG: number of relation-path plans (default 3)")
     parser.add_argument("--width", type=int, default=3, help="ToG: beam width W (default 3)")
     parser.add_argument("--depth", type=int, default=3, help="ToG: maximum depth D (default 3)")

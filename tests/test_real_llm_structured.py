@@ -184,3 +184,62 @@ def test_tog_with_the_real_model_names_only_the_kgs_candidates(local_server):
         assert by_node[node]["modes"].get("json_object_schema") == by_node[node]["calls"], by_node[node]
     warnings = "\n".join(result["warnings"])
     assert not any(f"{node}: attempt 1" in warnings or f"{node}: fell back" in warnings for node in labels), warnings
+
+
+def recorded_model(local_server, transport: RecordingTransport):
+    from langchain_openai import ChatOpenAI
+
+    return ChatOpenAI(base_url=local_server.base_url, api_key="sk-local", model=MODEL_ALIAS, temperature=0, timeout=600,
+                      max_retries=0, extra_body={"max_tokens": 256}, http_client=httpx.Client(transport=transport, timeout=600))
+
+
+def test_tog2_relation_prune_with_the_real_model_names_each_entitys_own_relations(local_server):
+    """One call for two topic entities under the grammar: the reply matches the schema (one choice per entity, each
+    an enum of its label with the relations its block lists) and names only each entity's own relations."""
+    from kg_agent.kg import open_kg
+    from kg_agent.tools.tog2.frontier import new_frontier_item
+    from kg_agent.tools.tog2.prune_relations import LLMCombinedRelationPruner, candidate_relations
+
+    kg = open_kg()
+    frontier = [new_frontier_item(kg.find_entities(name)[0]) for name in ("Tom Hanks", "Forrest Gump")]
+    candidates = [candidate_relations(kg, item) for item in frontier]
+    transport = RecordingTransport()
+    pruner = LLMCombinedRelationPruner(recorded_model(local_server, transport))
+    choice = pruner.choose("which films starred [Tom Hanks] in [Forrest Gump]", frontier, candidates, width=2)
+
+    ((body, reply),) = transport.exchanges
+    schema = body["response_format"]["schema"]
+    assert body["response_format"]["type"] == "json_object"
+    assert reply["choices"][0]["finish_reason"] == "stop", reply["choices"][0]
+    document = json.loads(reply["choices"][0]["message"]["content"])
+    assert not schema_violations(document, schema), document
+    for picked in document["choices"]:
+        index = ["Tom Hanks", "Forrest Gump"].index(picked["entity"])
+        assert {r["name"] for r in picked["relations"]} <= set(candidates[index])
+    assert choice.usage["by_node"]["relation_prune"]["modes"] == {"json_object_schema": 1}
+    assert choice.source == "llm" and not any("fell back" in w for w in choice.warnings), choice.warnings
+
+
+def test_rog_strict_answer_with_the_real_model_names_a_path_end_or_none(local_server):
+    """Under grounding="strict" RoG's answer asked under the grammar (``json_object_schema``; auto keeps its text
+    prompt on llama.cpp, see ``LLMDecision.grammar_under_auto``) has the path ends (and "none") as its enum: the reply
+    parses on the first call and every answer it gives is a retrieved path end."""
+    from kg_agent.graphs import create_graph
+    from kg_agent.kg import open_kg
+    from kg_agent.tools.rog.answer import LLMAnswerer
+
+    transport = RecordingTransport()
+    kg, model = open_kg(), recorded_model(local_server, transport)
+    answerer = LLMAnswerer(model, structured_output="json_object_schema", grounding="strict", kg=kg)
+    result = create_graph("rog", kg, model=model, grounding="strict", answerer=answerer).compile().invoke(
+        {"question": "who directed the films that [Tom Hanks] starred in"})
+
+    (body, reply), = [(b, r) for b, r in transport.exchanges if "schema" in (b.get("response_format") or {})]
+    offered = body["response_format"]["schema"]["properties"]["answers"]["items"]["enum"]
+    assert offered[-1] == "none" and len(offered) > 2
+    assert reply["choices"][0]["finish_reason"] == "stop", reply["choices"][0]
+    document = json.loads(reply["choices"][0]["message"]["content"])
+    assert document["answers"] and set(document["answers"]) <= set(offered)
+    assert result["usage"]["by_node"]["answer"]["modes"] == {"json_object_schema": 1}
+    assert result["usage"]["by_node"]["plan"]["modes"] == {"text": result["usage"]["by_node"]["plan"]["calls"]}
+    assert all(a["grounded"] for a in result["answers"])

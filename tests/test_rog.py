@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
 from langchain_core.messages import HumanMessage
 from langgraph.checkpoint.memory import InMemorySaver
 
@@ -158,6 +159,54 @@ def test_few_shot_planning_prompt_shows_examples_then_this_questions_relations(k
     asked = prompt[prompt.index(f"Question: {QUESTION}"):]
     assert "^starred_actors" in asked and "directed_by" in asked and asked.endswith("Relation paths:\n")
     assert "Write 3 different relation paths" in prompt
+
+
+def film_exemplars(kg) -> list[Exemplar]:
+    """Training questions about other actors and directors: acted in, directed, directors of the films acted in."""
+    def films(name: str, relation: str) -> list[str]:
+        return [kg.label(f) for f in kg.neighbors(kg.find_entities(name)[0].id, relation)]
+
+    keanu = kg.find_entities("Keanu Reeves")[0].id
+    keanu_directors = sorted({kg.label(d) for f in kg.neighbors(keanu, "^starred_actors") for d in kg.neighbors(f, "directed_by")})
+    return [Exemplar("what films did [Meg Ryan] act in", films("Meg Ryan", "^starred_actors"), ["Meg Ryan"]),
+            Exemplar("which movies did [Keanu Reeves] appear in", films("Keanu Reeves", "^starred_actors"), ["Keanu Reeves"]),
+            Exemplar("what films did [Penny Marshall] direct", films("Penny Marshall", "^directed_by"), ["Penny Marshall"]),
+            Exemplar("who directed the movies [Keanu Reeves] acted in", keanu_directors, ["Keanu Reeves"])]
+
+
+def test_with_training_questions_the_planning_prompt_shows_the_nearest_with_their_relation_paths(kg):
+    model = ScriptedChatModel(responder=plan_prompt_reply("<PATH> ^starred_actors <SEP> directed_by </PATH>"))
+    graph = create_rog_graph(kg, model=model, exemplars=film_exemplars(kg), grounding="off").compile()
+    result = graph.invoke({"question": QUESTION})
+    assert result["plans"][0]["relations"] == ["^starred_actors", "directed_by"]
+    prompt = model.prompts[0]
+    shown = prompt[prompt.index("Relation paths of similar training questions:"):prompt.index("Write 3 different")]
+    # three examples (the prompt stays short), the nearest first: the same template about another actor
+    assert shown.count("Question: ") == 3
+    assert shown.index("Question: who directed the movies [Keanu Reeves] acted in\n"
+                       "<PATH> ^starred_actors <SEP> directed_by </PATH>") < shown.index("Question: what films did")
+    assert "<PATH> ^starred_actors </PATH>" in shown
+    assert prompt.index("^starred_actors\n") < prompt.index("Relation paths of similar training questions:")
+
+
+def test_without_training_questions_the_planning_prompt_is_the_papers(kg):
+    from kg_agent.kg.relation_paths import walkable_relation_paths
+    from kg_agent.tools.rog.plan import PLANNING_PROMPT
+
+    model = ScriptedChatModel(responder=plan_prompt_reply("<PATH> ^starred_actors <SEP> directed_by </PATH>"))
+    create_rog_graph(kg, model=model).compile().invoke({"question": QUESTION})
+    hanks = kg.find_entities("Tom Hanks")[0].id
+    relations = sorted({r for path in walkable_relation_paths(kg, [hanks], max_hops=3) for r in path})
+    assert model.prompts[0] == PLANNING_PROMPT.format(question=QUESTION, relations="\n".join(relations), k=3, examples="")
+    assert "training questions" not in model.prompts[0]
+
+
+def test_a_planning_prompt_without_a_place_for_examples_is_refused_with_training_questions(kg):
+    from kg_agent.tools.rog.plan import LLMPlanner
+
+    planner = ExemplarPlanner(kg).fit(film_exemplars(kg)[:1])
+    with pytest.raises(ValueError, match="no {examples} field"):
+        LLMPlanner(kg, ScriptedChatModel(["x"]), prompt="Plan for {question} from {relations} ({k} paths)", examples=planner)
 
 
 def test_malformed_plan_is_retried_then_falls_back_offline(kg):

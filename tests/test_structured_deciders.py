@@ -5,6 +5,8 @@ validated like text replies."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from langchain_openai import ChatOpenAI
 
@@ -268,3 +270,250 @@ def test_a_grammar_reply_cut_at_the_token_cap_is_counted_and_retried(kg):
     assert modes(again)["prune_relations"] == {"json_object_schema": 1}
     assert result["usage"]["calls"] == len(requests) and result["usage"]["errors"] == 0
     assert "prune_relations: attempt 1 gave no usable reply" in "\n".join(result["warnings"])
+
+
+# -- grounding="strict": the answer names a retrieved path end, or "none" ----------------------------------------
+HANKS_QUESTION = "who directed the films that [Tom Hanks] starred in"
+
+
+def prompt_path_ends(prompt: str) -> list[str]:
+    """The ends of the reasoning paths an answer prompt shows, in its order."""
+    lines = prompt.split("Reasoning Paths:\n", 1)[1].split("\n\nQuestion:", 1)[0].splitlines()
+    return list(dict.fromkeys(line.rsplit(" -> ", 1)[-1] for line in lines))
+
+
+def directing_reply(answer=None):
+    """A model planning the directors of the films starred in, answering ``answer(enum)`` (default: the first end)."""
+    def respond(prompt: str, schema: dict | None) -> dict:
+        if prompt_node(prompt) == "plan":
+            return {"paths": [["^starred_actors", "directed_by"]]}
+        return {"answers": [(answer or (lambda names: names[0]))(enums(schema)[0])]}
+
+    return respond
+
+
+@pytest.mark.parametrize("mode", ["json_schema", "function_calling"])
+def test_a_strict_rog_answer_sends_the_path_ends_and_none_as_its_enum(kg, mode):
+    with OpenAICompatibleServer(structured_responder=directing_reply()) as server:
+        result = create_graph("rog", kg, model=chat(server), structured_output=mode, grounding="strict").compile().invoke(
+            {"question": HANKS_QUESTION})
+        (request,) = [r for r in server.chat_requests if prompt_node(r.prompt_text) == "answer"]
+    ends = prompt_path_ends(request.prompt_text)
+    assert len(ends) > 3 and "Penny Marshall" in ends
+    assert enums(sent_schema(request)) == [[*ends, "none"]]
+    assert [a["answer"] for a in result["answers"]] == [ends[0]] and result["answers"][0]["grounded"]
+    assert modes(result) == {"plan": {mode: 1}, "answer": {mode: 1}}
+
+
+def test_without_strict_grounding_the_rog_answer_names_anything(kg):
+    with OpenAICompatibleServer(responder=well_behaved(), structured_responder=structured_reply) as server:
+        create_graph("rog", kg, model=chat(server), structured_output="json_schema").compile().invoke({"question": QUESTION})
+        (request,) = [r for r in server.chat_requests if prompt_node(r.prompt_text) == "answer"]
+    assert enums(sent_schema(request)) == []
+
+
+def test_a_strict_answer_of_none_is_a_decision_the_votes_replace(kg):
+    with OpenAICompatibleServer(structured_responder=directing_reply(lambda names: "none")) as server:
+        result = create_graph("rog", kg, model=chat(server), structured_output="json_schema", grounding="strict").compile(
+            ).invoke({"question": HANKS_QUESTION})
+    warnings = "\n".join(result["warnings"])
+    assert "answer: the model answered that no path end answers the question" in warnings
+    assert "attempt 1 gave no usable" not in warnings and modes(result)["answer"] == {"json_schema": 1}
+    assert result["answers"] and all(a["grounded"] for a in result["answers"])
+    assert "Penny Marshall" in {a["answer"] for a in result["answers"]}
+
+
+def test_a_llama_cpp_strict_answer_gets_the_grammar_when_asked_for_and_the_text_prompt_under_auto(kg):
+    """Asked for (``json_object_schema``), llama.cpp's grammar constrains a strict answer to the path ends, and the
+    ends of a plan the question does not ask for (the films Tom Hanks directed) are not offered; the prompt shows
+    the decision's schema without repeating the names. Under auto the answer keeps its text prompt there (SmolLM2
+    writes it usably, and the grammar cost more tokens than it saved)."""
+    def plans_two(prompt: str, schema: dict | None) -> dict:
+        if prompt_node(prompt) == "plan":
+            return {"paths": [["^starred_actors", "directed_by"], ["^directed_by"]]}
+        return {"answers": ["Penny Marshall"]}
+
+    def plans_two_in_text(prompt: str) -> str:
+        if prompt_node(prompt) == "plan":
+            return "<PATH> ^starred_actors <SEP> directed_by </PATH>\n<PATH> ^directed_by </PATH>"
+        return '["Penny Marshall"]'
+
+    answering, used = {}, {}
+    for mode in ("json_object_schema", "auto"):
+        with OpenAICompatibleServer(responder=plans_two_in_text, structured_responder=plans_two, dialect="llama.cpp") as server:
+            result = create_graph("rog", kg, model=chat(server), grounding="strict", structured_output=mode).compile().invoke(
+                {"question": HANKS_QUESTION})
+            (answering[mode],) = [r for r in server.chat_requests if prompt_node(r.prompt_text) == "answer"]
+        used[mode] = modes(result)
+        assert [a["answer"] for a in result["answers"]][:1] == ["Penny Marshall"] and result["answers"][0]["grounded"]
+    assert used == {"json_object_schema": {"plan": {"json_object_schema": 1}, "answer": {"json_object_schema": 1}},
+                    "auto": {"plan": {"text": 1}, "answer": {"text": 1}}}
+    hanks_directed = {kg.label(f) for f in kg.neighbors(kg.find_entities("Tom Hanks")[0].id, "^directed_by")}
+    ends = prompt_path_ends(answering["json_object_schema"].prompt_text)
+    assert hanks_directed and hanks_directed <= set(ends)
+    assert enums(sent_schema(answering["json_object_schema"])) == [[*(e for e in ends if e not in hanks_directed), "none"]]
+    shown = answering["json_object_schema"].prompt_text.rsplit("matches this JSON schema:\n", 1)[1]
+    assert json.loads(shown)["properties"]["answers"]["items"] == {"type": "string"} and "enum" not in shown
+    assert answering["auto"].response_format is None
+
+
+def test_an_oversize_list_of_path_ends_is_cut_by_the_offline_votes():
+    """600 films, each directed by its own director but for the 40 directors of two films each: 560 path ends
+    and "none", more than an enum may list. The votes rank the 40 first (after "none"); the order of the prompt
+    would have left them out."""
+    from kg_agent.kg import kg_from_triples
+    from kg_agent.tools.rog.answer import LLMAnswerer
+
+    triples = []
+    for i in range(600):
+        film = f"Film {i:03d}"
+        triples += [(film, "starred_actors", "The Star"), (film, "directed_by", f"Director {i:03d}" if i < 520 else f"Zed {i % 40:02d}")]
+    graph = kg_from_triples(triples)
+    twice = {f"Zed {i:02d}" for i in range(40)}
+
+    with OpenAICompatibleServer(structured_responder=directing_reply(lambda names: sorted(twice)[0])) as server:
+        answerer = LLMAnswerer(chat(server), max_prompt_paths=1000, structured_output="json_schema", grounding="strict",
+                               kg=graph)
+        app = create_graph("rog", graph, model=chat(server), answerer=answerer, structured_output="json_schema",
+                           max_paths=1000, grounding="off").compile()
+        result = app.invoke({"question": "who directed the films [The Star] starred in"})
+        (request,) = [r for r in server.chat_requests if prompt_node(r.prompt_text) == "answer"]
+    ends = prompt_path_ends(request.prompt_text)
+    assert len(ends) == 560 and not twice <= set(ends[:MAX_ENUM_VALUES - 1])  # the prompt's order would cut some
+    (offered,) = enums(sent_schema(request))
+    assert len(offered) == MAX_ENUM_VALUES and offered[0] == "none" and set(offered[1:41]) == twice
+    assert any("561 candidates exceed the structured-output enum limit" in w and "by the offline ranking" in w
+               for w in result["warnings"])
+    assert [a["answer"] for a in result["answers"]] == ["Zed 00"]
+
+
+# -- ToG-2's relation prune: one call, each topic entity with its own relations ------------------------------------
+def entity_blocks(prompt: str) -> dict[str, list[str]]:
+    """Each topic entity of a ToG-2 relation-prune prompt with the relations its block lists."""
+    blocks = {}
+    for block in prompt.split("Topic entity: ")[1:]:
+        label = block.splitlines()[0]
+        blocks[label] = [r.strip() for r in block.split("Relations: ", 1)[1].splitlines()[0].split(";")]
+    return blocks
+
+
+def per_entity_enums(schema: dict) -> dict[str, list[str]]:
+    """Each choice of a relation-prune schema: its entity's enum -> the enum of its relations' names."""
+    def resolved(node: dict) -> dict:  # a $ref into $defs (json_schema), or inline (function calling's tools)
+        return schema["$defs"][node["$ref"].rsplit("/", 1)[-1]] if "$ref" in node else node
+
+    out = {}
+    for branch in schema["properties"]["choices"]["items"]["anyOf"]:
+        choice = resolved(branch)
+        (entity,) = choice["properties"]["entity"]["enum"]
+        out[entity] = resolved(choice["properties"]["relations"]["items"])["properties"]["name"]["enum"]
+    return out
+
+
+def first_of_each(prompt: str, schema: dict) -> dict:
+    """A model bound to the schema choosing the first relation offered to each entity."""
+    return {"choices": [{"entity": entity, "relations": [{"name": names[0], "score": 1.0}]}
+                        for entity, names in per_entity_enums(schema).items()]}
+
+
+def tog2_frontier(kg, *names: str) -> tuple[list[dict], list[list[str]]]:
+    from kg_agent.tools.tog2.frontier import new_frontier_item
+    from kg_agent.tools.tog2.prune_relations import candidate_relations
+
+    frontier = [new_frontier_item(kg.find_entities(name)[0]) for name in names]
+    return frontier, [candidate_relations(kg, item) for item in frontier]
+
+
+@pytest.mark.parametrize("mode", ["json_schema", "function_calling", "json_object_schema"])
+def test_tog2_relation_prune_sends_each_topic_entitys_relations_as_its_own_enum(kg, mode):
+    from kg_agent.tools.tog2.prune_relations import LLMCombinedRelationPruner
+
+    frontier, candidates = tog2_frontier(kg, "Tom Hanks", "Forrest Gump")
+    with OpenAICompatibleServer(structured_responder=first_of_each,
+                                dialect="llama.cpp" if mode == "json_object_schema" else "openai") as server:
+        pruner = LLMCombinedRelationPruner(chat(server), structured_output=mode)
+        choice = pruner.choose("which films starred [Tom Hanks] in [Forrest Gump]", frontier, candidates, width=2)
+        (request,) = server.chat_requests
+    blocks = entity_blocks(request.prompt_text)
+    assert set(blocks) == {"Tom Hanks", "Forrest Gump"} and all(len(r) > 2 for r in blocks.values())
+    assert per_entity_enums(sent_schema(request)) == blocks
+    assert choice.chosen == [[(blocks["Tom Hanks"][0], 1.0)], [(blocks["Forrest Gump"][0], 1.0)]]
+    assert choice.usage["by_node"]["relation_prune"]["modes"] == {mode: 1}
+    if mode == "json_object_schema":  # the grammar: one choice per entity, at most W relations each
+        schema = sent_schema(request)
+        assert schema["properties"]["choices"]["maxItems"] == 2
+        assert all(d["properties"]["relations"]["maxItems"] == 2 for name, d in schema["$defs"].items()
+                   if name.startswith("EntityRelations"))
+
+
+def test_tog2_relation_prune_on_auto_gives_llama_cpp_the_grammar(kg):
+    from kg_agent.tools.tog2.prune_relations import LLMCombinedRelationPruner
+
+    frontier, candidates = tog2_frontier(kg, "Tom Hanks", "Forrest Gump")
+    with OpenAICompatibleServer(structured_responder=first_of_each, dialect="llama.cpp") as server:
+        choice = LLMCombinedRelationPruner(chat(server)).choose("who starred in [Forrest Gump]", frontier, candidates,
+                                                                 width=2)
+        (request,) = server.chat_requests
+    assert request.body["response_format"]["type"] == "json_object"
+    assert per_entity_enums(sent_schema(request)) == entity_blocks(request.prompt_text)
+    assert choice.usage["by_node"]["relation_prune"]["modes"] == {"json_object_schema": 1}
+
+
+class ReverseCombinedRanking:
+    """An offline combined pruner ranking each entity's relations in reverse order."""
+
+    name = "reverse"
+
+    def choose(self, question, frontier, candidates, *, width):
+        from kg_agent.tools.tog2.prune_relations import RelationChoice
+
+        return RelationChoice([[(r, 1.0 / len(rels)) for r in list(reversed(rels))[:width]] for rels in candidates],
+                              source=self.name)
+
+
+def test_an_oversize_relation_prune_is_cut_by_rank_in_turn_per_entity():
+    """Two topic entities with 300 relations each: 602 enum values (the entities' names count too), more than 500.
+    Each entity keeps its best by the offline ranking, taken in turn, so both keep 249."""
+    from kg_agent.tools.tog2.frontier import new_frontier_item
+    from kg_agent.tools.tog2.prune_relations import LLMCombinedRelationPruner
+
+    frontier = [new_frontier_item(Entity("e:a", "Alpha")), new_frontier_item(Entity("e:b", "Beta"))]
+    candidates = [[f"a_relation_{i:03d}" for i in range(300)], [f"b_relation_{i:03d}" for i in range(300)]]
+    with OpenAICompatibleServer(structured_responder=first_of_each) as server:
+        pruner = LLMCombinedRelationPruner(chat(server), fallback=ReverseCombinedRanking(), max_listed_relations=300,
+                                           structured_output="json_schema")
+        choice = pruner.choose("q", frontier, candidates, width=3)
+        (request,) = server.chat_requests
+    offered = per_entity_enums(sent_schema(request))
+    assert offered == {"Alpha": list(reversed(candidates[0]))[:249], "Beta": list(reversed(candidates[1]))[:249]}
+    assert choice.chosen == [[("a_relation_299", 1.0)], [("b_relation_299", 1.0)]] and choice.source == "llm"
+    assert any("600 candidates of 2 subjects exceed the structured-output enum limit" in w
+               and "each subject's best in turn by the offline ranking" in w for w in choice.warnings)
+
+
+@pytest.mark.parametrize("mode", ["json_schema", "function_calling", "auto"])
+def test_a_strict_tog_verification_names_an_explored_chains_end(kg, mode):
+    """Under grounding="strict" ToG's verifier may answer only the end of an explored chain it is shown (or none);
+    auto gives llama.cpp the grammar for it (SmolLM2's strict ToG: 11 -> 7 calls, docs/real_llm.md)."""
+    def cast(prompt: str, schema: dict | None) -> dict:
+        if prompt_node(prompt) == "verify":
+            return {"sufficient": True, "answer": "Tom Hanks"}
+        return starring_reply(prompt, schema)
+
+    with OpenAICompatibleServer(structured_responder=cast, dialect="llama.cpp" if mode == "auto" else "openai") as server:
+        result = create_graph("tog", kg, model=chat(server), structured_output=mode, grounding="strict", depth=1).compile(
+            ).invoke({"question": "who starred in [Forrest Gump]"})
+        (request,) = [r for r in server.chat_requests if prompt_node(r.prompt_text) == "verify"]
+    ends = list(dict.fromkeys(c["triples"][-1]["tail"]["label"] for c in result["chains"] if c.get("triples")))
+    assert "Tom Hanks" in ends and len(ends) > 1
+    assert enums(sent_schema(request)) == [ends]
+    assert result["stop_reason"] == "verified" and [a["answer"] for a in result["answers"]] == ["Tom Hanks"]
+    assert modes(result)["verify"] == {"json_object_schema" if mode == "auto" else mode: 1}
+
+
+def test_without_strict_grounding_tog_verification_names_anything(kg):
+    with OpenAICompatibleServer(responder=well_behaved(), structured_responder=structured_reply) as server:
+        create_graph("tog", kg, model=chat(server), structured_output="json_schema", depth=1).compile().invoke(
+            {"question": QUESTION})
+        (request,) = [r for r in server.chat_requests if prompt_node(r.prompt_text) == "verify"]
+    assert enums(sent_schema(request)) == []

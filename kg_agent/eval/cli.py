@@ -61,8 +61,8 @@ def register(subparsers) -> None:
                     help="evaluate a seeded random sample of N questions from each --questions file")
     ev.add_argument("--seed", type=int, default=0, help="seed for --sample, --train-sample and --split-train (default 0)")
     ev.add_argument("--train", action="append", default=[], metavar="FILE",
-                    help="training questions for RoG's exemplar planner (repeatable; same format as the questions, "
-                    ".jsonl files as generic JSONL)")
+                    help="training questions for RoG's exemplar planner and, with --model, the examples of its LLM planner's "
+                    "prompt (repeatable; same format as the questions, .jsonl files as generic JSONL)")
     ev.add_argument("--train-only-lines", action="append", default=[], metavar="IDX",
                     help="MetaQA .idx file for the --train files (once, or once per --train)")
     ev.add_argument("--train-sample", type=int, default=None, metavar="N",

@@ -63,7 +63,8 @@ def create_rog_graph(
         kg: the knowledge graph to reason over.
         model: a LangChain chat model (or ``"openai:gpt-4o-mini"``); ``None`` runs fully offline.
         planner: ``"auto"``, ``"llm"``, ``"exemplar"``, ``"similarity"`` or any :class:`Planner`.
-        exemplars: training questions with answers, for the exemplar planner.
+        exemplars: training questions with answers, for the exemplar planner; with a model, the LLM planner's
+            prompt also shows the three nearest of them with their relation paths.
         answerer: overrides the answer step (default: the LLM answerer with a model, else votes).
         k: number of relation-path plans (RoG's top-K, 3).
         max_hops: longest relation path planned.

@@ -6,11 +6,14 @@
   explanation prompt. The answer list is parsed, and every answer is checked against the retrieved
   paths (faithfulness, :mod:`kg_agent.tools.shared.grounding`: an answer is grounded when it is the end of
   a path whose plan answers the question -- see :func:`unasked_plans` -- not an entity a path passes); the
-  grounding policy decides what an ungrounded answer becomes.
+  grounding policy decides what an ungrounded answer becomes. Under ``grounding="strict"`` the answer decision is
+  asked with the ends of the paths that may ground an answer as its candidates (an ``enum`` in its schema, plus
+  :data:`NO_PATH_END`), so a server that constrains decoding lets the model name only those.
 """
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -22,7 +25,7 @@ from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.types import relation_path_text
 from kg_agent.llm.parsing import parse_answer_list
 from kg_agent.steps import decide, run_steps, sync_node
-from kg_agent.tools.shared.decider import LLMDecision, StructuredMode, fall_back
+from kg_agent.tools.shared.decider import Candidates, LLMDecision, StructuredMode, fall_back
 from kg_agent.tools.shared.decision_schemas import Answers
 from kg_agent.tools.shared.grounding import (
     DEFAULT_GROUNDING,
@@ -49,6 +52,20 @@ EXPLANATION_PROMPT = (
     "as a list on the first line, then the explanation.\n\nReasoning Paths:\n{paths}\n\nQuestion:\n{question}"
 )
 NO_PATHS_TEXT = "(no reasoning path was found in the knowledge graph)"
+#: The strict answer schema's explicit choice beside the path ends: no path end answers the question.
+NO_PATH_END = "none"
+
+
+def says_no_path_end(reply: str) -> bool:
+    """Whether a reply answers only :data:`NO_PATH_END` (``["none"]``, ``{"answers": ["none"]}``, ``none``)."""
+    try:
+        value = json.loads(reply)
+    except ValueError:
+        value = reply.strip().rstrip(".")
+    if isinstance(value, dict):
+        value = value.get("answers")
+    items = value if isinstance(value, list) else [value]
+    return bool(items) and all(isinstance(i, str) and i.strip().lower() == NO_PATH_END for i in items)
 
 
 @dataclass
@@ -272,6 +289,15 @@ class LLMAnswerer(RunGrounding):
     made up for a question that asks for something else ("Comedy" by ``has_genre`` for "which person directed
     [Working Girl]") is not grounded. At most ``max_answers`` answers are kept (a warning says when the model gave
     more).
+
+    Under ``grounding="strict"`` the answer is asked with its candidates
+    (:class:`~kg_agent.tools.shared.decider.Candidates`): the labels of the ends of the prompt's paths whose plans
+    the question asks for, in the prompt's order (cut by the offline votes past the enum limits), and
+    :data:`NO_PATH_END`; the schema lists them as an ``enum`` (under
+    ``structured_output="auto"`` OpenAI and vLLM constrain to it; llama.cpp keeps the text prompt, where SmolLM2
+    answers usably and the grammar cost more tokens than it saved: ``LLMDecision.grammar_under_auto``). A reply of only
+    :data:`NO_PATH_END` decides that no path end answers: the grounded votes replace it, or no answer is given
+    (``"no_grounded_answer"``).
     """
 
     name = "llm"
@@ -296,7 +322,7 @@ class LLMAnswerer(RunGrounding):
         self.model_source = model_source
         self.kg = kg
         self.decision = LLMDecision(model, "answer", what="answer", reply_format="answer 1\nanswer 2", schema=Answers,
-                                    structured_output=structured_output)
+                                    structured_output=structured_output, grammar_under_auto=False)
         self.prompt = EXPLANATION_PROMPT if explain else REASONING_PROMPT
         self.explain = explain
         self.max_prompt_paths = max_prompt_paths
@@ -315,17 +341,21 @@ class LLMAnswerer(RunGrounding):
             warnings.append(f"answer: {len(set(p['text'] for p in paths))} reasoning paths; "
                             f"the prompt keeps the first {self.max_prompt_paths} (best plans first)")
         prompt = self.prompt.format(paths="\n".join(lines) or NO_PATHS_TEXT, question=question)
+        unasked = unasked_plans(question, paths, plans, scorer=self.plan_scorer, model_source=self.model_source, kg=self.kg)
+        grounding_paths = [p for p in paths if p.get("plan") not in unasked]
+        strict = self.grounding == "strict"
 
         def parse(reply: str):
+            if strict and says_no_path_end(reply):
+                return [], ["answer: the model answered that no path end answers the question"]
             return parse_answer_list(reply.split("\n", 1)[0] if self.explain else reply) or None, []
 
-        asked = yield self.decision.request(prompt, parse)
+        candidates = self._path_ends(question, paths, plans, grounding_paths, set(lines)) if strict else None
+        asked = yield self.decision.request(prompt, parse, candidates=candidates)
         if not asked.decided:
             return fall_back(asked, self.fallback.answer(question, paths, plans), node="answer",
                              to=f"{self.fallback.name} answers", before=warnings)
         warnings.extend(asked.warnings)
-        unasked = unasked_plans(question, paths, plans, scorer=self.plan_scorer, model_source=self.model_source, kg=self.kg)
-        grounding_paths = [p for p in paths if p.get("plan") not in unasked]
         left_out = sorted(relation_path_text(plans[r]["relations"]) for r in unasked)
         if left_out:
             warnings.append(f"answer: the question does not ask for the model's plan(s) {', '.join(left_out)}; "
@@ -339,6 +369,18 @@ class LLMAnswerer(RunGrounding):
                             "(max_answers)")
         output = "\n".join(a["answer"] for a in kept) if self.grounding == "strict" else asked.reply
         return AnswerOutcome(kept, output, warnings + settled.warnings, asked.usage, settled.stop_reason)
+
+    def _path_ends(self, question: str, paths: Sequence[dict], plans: Sequence[dict], grounding_paths: Sequence[dict],
+                   shown: set[str]) -> Candidates:
+        """What a strict answer may name: the labels of the ends of the prompt's paths (``shown``: their texts) that
+        may ground an answer, and :data:`NO_PATH_END`; ranked (for a cut) by the offline votes."""
+        ends = [p["steps"][-1]["tail"]["label"] for p in sorted(grounding_paths, key=lambda p: p.get("plan", 0))
+                if p.get("steps") and p["text"] in shown]
+
+        def by_votes() -> list[str]:
+            return [NO_PATH_END, *(a["answer"] for a in self.fallback.answer(question, paths, plans).answers)]
+
+        return Candidates([*dict.fromkeys(ends), NO_PATH_END], rank=by_votes)
 
 
 def path_use(answerer: Answerer, *, max_prompt_paths: int) -> PathUse | None:

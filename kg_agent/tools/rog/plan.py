@@ -7,7 +7,8 @@ Three planners share one interface (:class:`Planner`), so the graph does not kno
   (unknown relations mapped to the nearest existing one or dropped, and said so), retried once, and
   falls back to an offline planner with the reason recorded.
 * :class:`ExemplarPlanner` — RoG's planning optimisation without fine-tuning: relation paths distilled
-  from training question/answer pairs, retrieved by nearest training questions (Chroma).
+  from training question/answer pairs, retrieved by nearest training questions (Chroma). Its index also gives
+  the LLM planner's prompt its examples (:meth:`ExemplarPlanner.examples`).
 * :class:`SimilarityPlanner` — zero-shot: the walkable relation paths ranked by embedding similarity.
 """
 
@@ -109,6 +110,20 @@ class SimilarityPlanner:
 
 
 # ---------------------------------------------------------------------------------------------- exemplars
+DEFAULT_EXAMPLES = 3  # training questions shown in the LLM planner's prompt
+
+
+@dataclass(frozen=True)
+class PlanningExample:
+    """A training question and the relation paths that answer it, as the LLM planner's prompt shows them."""
+
+    question: str
+    paths: tuple[tuple[str, ...], ...]
+
+    def text(self) -> str:
+        return "\n".join([f"Question: {self.question}", *(relation_path_text(p) for p in self.paths)])
+
+
 @dataclass
 class Exemplar:
     """A training question with its answers (labels or ids) and, optionally, its topic entities."""
@@ -279,10 +294,37 @@ class ExemplarPlanner:
     def __len__(self) -> int:
         return self._collection.count()
 
+    def _question_vector(self, question: str, topic_entities: Sequence[Entity]) -> list[float]:
+        return [float(x) for x in self.embeddings.embed_query(mask_mentions(question, topic_entities))]
+
+    def examples(self, question: str, topic_entities: Sequence[Entity], *, n: int = DEFAULT_EXAMPLES,
+                 paths_each: int = 2) -> list[PlanningExample]:
+        """The ``n`` training questions nearest ``question`` (entity mentions masked on both sides), nearest first,
+        each with its best relation paths (at most ``paths_each``, those of the teacher's best weight); a
+        question worded like a nearer one (the same template about another entity) is left out, so ``n``
+        examples show ``n`` different questions."""
+        if n <= 0 or len(self) == 0:
+            return []
+        result = self._collection.query(query_embeddings=[self._question_vector(question, topic_entities)],
+                                        n_results=min(n * 4, len(self)))
+        found: list[PlanningExample] = []
+        seen: set[str] = set()
+        for template, meta in zip(result["documents"][0], result["metadatas"][0]):
+            if template in seen:
+                continue
+            seen.add(template)
+            weighted = json.loads(meta["paths"])
+            best = max(weight for _, weight in weighted)
+            paths = [tuple(relations) for relations, weight in weighted if weight >= best][:paths_each]
+            found.append(PlanningExample(meta["question"], tuple(paths)))
+            if len(found) == n:
+                break
+        return found
+
     def plan(self, question: str, topic_entities: Sequence[Entity], *, k: int = DEFAULT_K) -> PlanOutcome:
         if len(self) == 0:
             return PlanOutcome([], ["the exemplar planner has no training questions (call fit first)"])
-        vector = [float(x) for x in self.embeddings.embed_query(mask_mentions(question, topic_entities))]
+        vector = self._question_vector(question, topic_entities)
         starts = [e.id for e in topic_entities]
         warnings: list[str] = []
         walkable: dict[tuple[str, ...], float] = {}
@@ -333,8 +375,11 @@ PLANNING_PROMPT = (
     "Please generate a valid relation path that can be helpful for answering the following question: {question}\n"
     "Use only relations from this list (a relation starting with ^ is followed backwards, from object to subject):\n"
     "{relations}\n"
+    "{examples}"
     "Write {k} different relation paths, one per line, each as <PATH> relation1 <SEP> relation2 </PATH>."
 )
+#: How the LLM planner's prompt shows the nearest training questions (``{examples}``; empty without training data).
+EXAMPLES_TEMPLATE = "Relation paths of similar training questions:\n{examples}\n"
 
 #: RoG's planning prompt with two worked examples (questions and relation paths of the paper's Table 14, each with
 #: the relation list it was chosen from), for small models that do not follow :data:`PLANNING_PROMPT`'s format.
@@ -351,6 +396,7 @@ FEW_SHOT_PLANNING_PROMPT = (
     "education.education.institution\n"
     "Relation paths:\n<PATH> people.person.education <SEP> education.education.institution </PATH>\n"
     "<PATH> ^education.education.student <SEP> education.education.institution </PATH>\n\n"
+    "{examples}"
     "Question: {question}\nRelations:\n{relations}\nRelation paths:\n"
 )
 
@@ -363,6 +409,12 @@ class LLMPlanner:
     (embedding cosine >= ``map_threshold``) or the path is dropped, and a warning says which. When
     nothing usable comes back the call is retried once, then the ``fallback`` planner runs and the
     reason is recorded.
+
+    With ``examples`` (an :class:`ExemplarPlanner` fitted on training questions) the prompt also shows the
+    ``max_examples`` training questions nearest this one, each with its relation paths (the teacher's best, at
+    most two), where the prompt has ``{examples}`` (retrieved examples: GRASP, ISWC 2025). ``max_examples`` is
+    small (3) to keep the prompt short: each example costs about as many tokens as a few listed relations.
+    Without training questions the prompt is the paper's, unchanged.
 
     With ``keep_offline_plan`` the ``fallback`` planner's top plan is kept alongside the model's plans (the
     grounding policies ``"prefer"`` and ``"strict"`` ask for it) and ranks first: its paths lead the answer
@@ -385,9 +437,15 @@ class LLMPlanner:
         prompt: str = PLANNING_PROMPT,
         structured_output: StructuredMode = "auto",
         keep_offline_plan: bool = False,
+        examples: ExemplarPlanner | None = None,
+        max_examples: int = DEFAULT_EXAMPLES,
     ) -> None:
+        if examples is not None and "{examples}" not in prompt:
+            raise ValueError("the planning prompt has no {examples} field to show the training questions in")
         self.kg = kg
         self.model = model
+        self.examples = examples
+        self.max_examples = max_examples
         self.keep_offline_plan = keep_offline_plan
         self.max_hops = max_hops
         self.map_threshold = map_threshold
@@ -415,7 +473,8 @@ class LLMPlanner:
         relations = sorted({r for path in walkable for r in path})[: self.max_listed_relations]
         if not relations:
             return PlanOutcome([], ["no relation can be walked from the topic entities"])
-        prompt = self.prompt.format(question=question, relations="\n".join(relations), k=k)
+        prompt = self.prompt.format(question=question, relations="\n".join(relations), k=k,
+                                    examples=self._examples_text(question, topic_entities))
 
         def parse(reply: str):
             plans, notes = self._ground(parse_relation_paths(reply), walkable)
@@ -433,6 +492,11 @@ class LLMPlanner:
         if self.fallback is None:
             return PlanOutcome([], asked.warnings, asked.usage)
         return fall_back(asked, self.fallback.plan(question, topic_entities, k=k), node="plan", to=f"the {self.fallback.name} planner")
+
+    def _examples_text(self, question: str, topic_entities: Sequence[Entity]) -> str:
+        """The nearest training questions with their relation paths, as the prompt's ``{examples}`` ("" without)."""
+        found = self.examples.examples(question, topic_entities, n=self.max_examples) if self.examples is not None else []
+        return EXAMPLES_TEMPLATE.format(examples="\n".join(e.text() for e in found)) if found else ""
 
     def _ground(self, paths: list[list[str]], walkable: list[tuple[str, ...]]) -> tuple[list[tuple[str, ...]], list[str]]:
         """Map each step to a relation walkable at that step from the topic entities; drop what cannot be grounded."""
@@ -518,7 +582,8 @@ def make_planner(
     offline planner's top plan alongside the model's, see :class:`LLMPlanner`).
 
     ``"auto"``: the LLM planner when a model is given (falling back to the offline one), else the
-    exemplar planner when training questions are given, else the similarity planner.
+    exemplar planner when training questions are given, else the similarity planner. With a model and training
+    questions, the LLM planner's prompt shows the nearest training questions with their relation paths.
     """
     if not isinstance(planner, str):
         return planner
@@ -533,7 +598,8 @@ def make_planner(
         if model is None:
             raise ValueError("planner='llm' needs a chat model (model=...)")
         return LLMPlanner(kg, model, fallback=offline, embeddings=embeddings, max_hops=max_hops,
-                          structured_output=structured_output, keep_offline_plan=keep_offline_plan)
+                          structured_output=structured_output, keep_offline_plan=keep_offline_plan,
+                          examples=offline if isinstance(offline, ExemplarPlanner) else None)
     if planner not in {"auto", "exemplar", "similarity"}:
         raise ValueError(f"unknown planner {planner!r}: use 'auto', 'llm', 'exemplar', 'similarity' or a Planner")
     return offline

@@ -28,9 +28,11 @@ back to the text prompt. The mode of every attempt is counted in ``usage["by_nod
 an entity, the entities a relation reaches) is asked with its candidates (``request(prompt, parse,
 candidates=Candidates(names, rank=...))``): the schema sent for that call lists exactly those names as a JSON-schema
 ``enum`` (:meth:`DecisionSchema.with_candidates`), so a server that constrains decoding lets the model name nothing
-the KG lacks. The reply is still read by the decider's lenient parser against the unconstrained schema. A list
-longer than a provider accepts (:data:`MAX_ENUM_VALUES`, :data:`MAX_ENUM_CHARS`) is cut to its best names by the
-offline ranking (``rank``) and a warning says so.
+the KG lacks. A decision about several subjects at once (ToG-2's relation prune: per topic entity, its relations) is
+asked with :class:`CandidatesBySubject`: each subject's names are an ``enum`` of their own. The reply is still read
+by the decider's lenient parser against the unconstrained schema. A list longer than a provider accepts
+(:data:`MAX_ENUM_VALUES`, :data:`MAX_ENUM_CHARS`) is cut to its best names by the offline ranking (``rank``) and a
+warning says so.
 
 **Sync and async from one code path.** A decider that asks a model is written as steps (a generator yielding
 ``decision.request(prompt, parse)``), which :mod:`kg_agent.steps` drives with and without an event loop.
@@ -49,7 +51,7 @@ import functools
 import json
 import threading
 import urllib.request
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
@@ -150,6 +152,49 @@ class Candidates:
                       f"{MAX_ENUM_CHARS} characters); the schema lists the first {len(kept)} {how}")
 
 
+@dataclass(frozen=True)
+class CandidatesBySubject:
+    """The names a decision about several subjects may choose for each (ToG-2's relation prune: per topic entity,
+    its relations): ``groups`` maps a subject (an entity's label) to its names.
+
+    ``rank(subject)``: the offline ranking of that subject's names, best first (called only when all the names
+    and subjects exceed the enum limits, to choose which go in); ``most``: how many names a reply lists at most
+    per subject (a grammar server caps each list at it, see :class:`Candidates`)."""
+
+    groups: Mapping[str, Sequence[str]]
+    rank: Callable[[str], Sequence[str]] | None = None
+    most: int | None = None
+
+    def for_schema(self) -> tuple[dict[str, list[str]], str]:
+        """Each subject's names the schema lists (all of them when they fit) and, when cut, a note saying so. A cut
+        keeps every subject and takes the subjects' best names in turn (each one's best, then each one's second,
+        ...), so no subject loses all its names to another's long list."""
+        groups = {subject: list(dict.fromkeys(names)) for subject, names in self.groups.items()}
+        total = sum(len(names) for names in groups.values())
+        if len(fitting_enum([*groups, *(n for names in groups.values() for n in names)])) == len(groups) + total:
+            return groups, ""
+        ranked = {subject: self._ranked(subject, names) for subject, names in groups.items()}
+        in_turn = [(subject, names[i]) for i in range(max(map(len, ranked.values()), default=0))
+                   for subject, names in ranked.items() if i < len(names)]
+        fitting = fitting_enum([*groups, *(name for _, name in in_turn)])
+        kept = set(in_turn[:max(0, len(fitting) - len(groups))])
+        listed = {subject: [n for n in ranked[subject] if (subject, n) in kept] for subject in groups}
+        how = "by the offline ranking" if self.rank is not None else "in the order given"
+        return listed, (f"{total} candidates of {len(groups)} subjects exceed the structured-output enum limit "
+                        f"({MAX_ENUM_VALUES} values, {MAX_ENUM_CHARS} characters); the schema lists "
+                        f"{sum(map(len, listed.values()))}, each subject's best in turn {how}")
+
+    def _ranked(self, subject: str, names: list[str]) -> list[str]:
+        known = set(names)
+        ranked = [n for n in dict.fromkeys(self.rank(subject)) if n in known] if self.rank is not None else []
+        listed = set(ranked)
+        return ranked + [n for n in names if n not in listed]
+
+
+#: What a decision may choose from the KG: one list of names, or a list per subject.
+KGCandidates = Candidates | CandidatesBySubject
+
+
 class DecisionSchema(BaseModel):
     """A decision as structured output. :meth:`as_reply` writes a value in the text format the decider's lenient
     parser reads, so a structured value is validated exactly like a text reply (unknown names rejected, ...)."""
@@ -158,9 +203,10 @@ class DecisionSchema(BaseModel):
         return self.model_dump_json()
 
     @classmethod
-    def with_candidates(cls, names: Sequence[str]) -> type[DecisionSchema]:
-        """This schema for one call whose names must be among ``names`` (a JSON-schema ``enum``); a subclass, so it
-        reads back like this one. A decision that names nothing from a list is returned unchanged."""
+    def with_candidates(cls, names: Sequence[str] | Mapping[str, Sequence[str]]) -> type[DecisionSchema]:
+        """This schema for one call whose names must be among ``names`` (a JSON-schema ``enum``; for a decision per
+        subject, :class:`CandidatesBySubject`, each subject's names); a subclass, so it reads back like this one. A
+        decision that names nothing from a list is returned unchanged."""
         return cls
 
 
@@ -263,7 +309,8 @@ def structured_caller(model: BaseChatModel, schema: type[BaseModel], mode: str, 
 
 def items_bounded_by_enums(schema: dict, *, most: int | None = None) -> dict:
     """``schema`` with each array of names from an enum (or of objects naming one) limited to that many items, and
-    to ``most`` when given (``maxItems``), so a grammar-constrained model cannot repeat or list items until the
+    to ``most`` when given (``maxItems``; an array of one object per subject, :class:`CandidatesBySubject`, to the
+    number of subjects, ``most`` then bounding each subject's list), so a grammar-constrained model cannot repeat or list items until the
     token cap; and each required array non-empty (``minItems`` 1: an empty list decides nothing, every decider's
     parser rejects it, and SmolLM2 under the grammar answered ``{"answers": []}``). Only for grammar servers
     (llama.cpp): OpenAI's strict subset is kept as pydantic writes it."""
@@ -271,6 +318,8 @@ def items_bounded_by_enums(schema: dict, *, most: int | None = None) -> dict:
 
     def enum_size(node: dict) -> int:
         node = definitions.get(node.get("$ref", "").rsplit("/", 1)[-1], node) if "$ref" in node else node
+        if isinstance(node.get("anyOf"), list):  # one object per subject (CandidatesBySubject): as many as subjects
+            return sum(enum_size(branch) for branch in node["anyOf"] if isinstance(branch, dict))
         if isinstance(node.get("enum"), list):
             return len(node["enum"])
         return max((len(p["enum"]) for p in (node.get("properties") or {}).values() if isinstance(p.get("enum"), list)),
@@ -287,14 +336,17 @@ def items_bounded_by_enums(schema: dict, *, most: int | None = None) -> dict:
             if isinstance(field, dict) and field.get("type") == "array":
                 field["minItems"] = max(1, field.get("minItems", 1))
         if node.get("type") == "array" and isinstance(node.get("items"), dict) and (size := enum_size(node["items"])):
-            node["maxItems"] = min(size, node.get("maxItems", size), most or size)
+            per_subject = "anyOf" in node["items"]  # one object per subject: as many as subjects, ``most`` is per list
+            node["maxItems"] = min(size, node.get("maxItems", size), size if per_subject else most or size)
         return node
 
     return bounded(schema)
 
 
 #: Modes whose prompt carries the schema (``json_mode`` sends none; ``json_object_schema`` servers constrain by it but
-#: do not show it to the model).
+#: do not show it to the model). Under ``json_object_schema`` the prompt shows the decision's own schema, without the
+#: candidates' enums: the grammar enforces them, and the prompt lists the candidates already (repeating them in the
+#: schema cost RoG's strict answer with SmolLM2 about 200 prompt tokens a question).
 PROMPTED_SCHEMA_MODES = ("json_mode", "json_object_schema")
 
 
@@ -336,7 +388,7 @@ class Ask:
     decision: LLMDecision
     prompt: PromptInput
     parse: Parser
-    candidates: Candidates | None = None
+    candidates: KGCandidates | None = None
 
     def run(self) -> Asked:
         return self.decision.ask(self.prompt, self.parse, candidates=self.candidates)
@@ -361,6 +413,13 @@ class LLMDecision:
             (:func:`structured_mode`). A structured call the server refuses (a 400/500: llama.cpp's server
             refuses ``json_schema``) is recorded, the retry uses the text prompt, and this decision asks in text
             from then on. Each attempt's mode is counted in ``usage["by_node"][node]["modes"]``.
+        grammar_under_auto: under ``"auto"``, whether a grammar server (``json_object_schema``) constrains this
+            decision when it carries candidates. ``False`` for an answer a small model already writes usably in text
+            (the strict answers: RoG's path ends, ToG's verified chain end), where the grammar's JSON and schema note
+            cost more tokens than they save (RoG under ``grounding="strict"`` with SmolLM2: 2,732 + 314 tokens for two
+            questions in text, 2,882 + 302 under the grammar; docs/real_llm.md): there the text prompt stays, and the
+            candidates' ``enum`` goes to servers that constrain without a prompted schema (OpenAI, vLLM) and to an
+            explicit ``structured_output="json_object_schema"``.
     """
 
     model: BaseChatModel
@@ -370,9 +429,10 @@ class LLMDecision:
     schema: type[DecisionSchema] | None = None
     reply_format: str = ""
     structured_output: StructuredMode = "auto"
+    grammar_under_auto: bool = True
     _rejected_modes: set = field(default_factory=set, compare=False, repr=False)
 
-    def request(self, prompt: PromptInput, parse: Parser, *, candidates: Candidates | None = None) -> Ask:
+    def request(self, prompt: PromptInput, parse: Parser, *, candidates: KGCandidates | None = None) -> Ask:
         """The decision as a step to yield (``asked = yield decision.request(prompt, parse)``); ``candidates``: the
         names this call may choose from, listed as an ``enum`` in the schema it sends."""
         return Ask(self, prompt, parse, candidates)
@@ -395,22 +455,23 @@ class LLMDecision:
         reason = "it was empty" if not reply.strip() else f"it gave no usable {self.what}"
         return None, "; ".join([reason, *(n.split(": ", 1)[-1] for n in notes)])
 
-    def _mode(self, candidates: Candidates | None = None) -> str:
+    def _mode(self, candidates: KGCandidates | None = None) -> str:
         """This call's mode. Under ``"auto"`` a grammar server (``json_object_schema``) constrains only the decisions
         whose names the KG gives (``candidates``): a free-form decision (RoG's relation paths, while the trie of
         walkable paths is not sent; ToG-2's clue query) keeps its text prompt, which SmolLM2 follows better than a
-        grammar over any strings (RoG's plan: 4 calls a question in text, 6 under the grammar, docs/real_llm.md)."""
+        grammar over any strings (RoG's plan: 4 calls a question in text, 6 under the grammar, docs/real_llm.md), and so
+        does a decision with candidates that sets ``grammar_under_auto=False`` (RoG's strict answer)."""
         requested = current_run_settings().structured_output or self.structured_output  # the run's, else the decider's
         mode = structured_mode(self.model, requested) if self.schema is not None else "text"
-        if mode == "json_object_schema" and requested == "auto" and candidates is None:
+        if mode == "json_object_schema" and requested == "auto" and (candidates is None or not self.grammar_under_auto):
             mode = "text"
         return "text" if mode in self._rejected_modes else mode
 
-    def _caller(self, mode: str, schema: type[DecisionSchema] | None, candidates: Candidates | None) -> Any:
+    def _caller(self, mode: str, schema: type[DecisionSchema] | None, candidates: KGCandidates | None) -> Any:
         most = candidates.most if candidates is not None else None
         return self.model if mode == "text" else structured_caller(self.model, schema, mode, most=most)
 
-    def _call_schema(self, mode: str, candidates: Candidates | None, warnings: list[str]) -> type[DecisionSchema] | None:
+    def _call_schema(self, mode: str, candidates: KGCandidates | None, warnings: list[str]) -> type[DecisionSchema] | None:
         """The schema sent for this call: the decision's, its names limited to ``candidates`` (cut to the enum limits)."""
         if mode == "text" or self.schema is None or candidates is None:
             return self.schema
@@ -442,7 +503,7 @@ class LLMDecision:
         usage = merge_usage(tracker.as_dict(), {"by_node": {self.node: {"modes": modes}}}) if modes else tracker.as_dict()
         return Asked(value, reply, warnings, usage, exhausted)
 
-    def _dialogue(self, prompt: PromptInput, parse: Parser, candidates: Candidates | None = None):
+    def _dialogue(self, prompt: PromptInput, parse: Parser, candidates: KGCandidates | None = None):
         """The decision, written once for :meth:`ask` and :meth:`aask`: yields each call to make as
         ``(model, prompt, tracker)`` and is sent back the reply text or the exception; returns the :class:`Asked`.
 
@@ -454,7 +515,8 @@ class LLMDecision:
         schema = self._call_schema(mode, candidates, warnings)
         for attempt in range(1, self.attempts + 1):
             modes[mode] = modes.get(mode, 0) + 1
-            sent = json_mode_prompt(current, schema) if mode in PROMPTED_SCHEMA_MODES else current
+            shown = self.schema if mode == "json_object_schema" else schema  # see PROMPTED_SCHEMA_MODES
+            sent = json_mode_prompt(current, shown) if mode in PROMPTED_SCHEMA_MODES else current
             outcome = yield self._caller(mode, schema, candidates), sent, tracker
             if isinstance(outcome, LLMCallError) and mode != "text" and not isinstance(outcome, LLMUnavailable):
                 reason = self._structured_failed(mode, outcome, warnings)
@@ -468,7 +530,7 @@ class LLMDecision:
             mode, current = "text", retry_prompt(prompt, reason, self.reply_format)
         return self._asked(None, reply, warnings, tracker, modes)
 
-    def ask(self, prompt: PromptInput, parse: Parser, *, candidates: Candidates | None = None) -> Asked:
+    def ask(self, prompt: PromptInput, parse: Parser, *, candidates: KGCandidates | None = None) -> Asked:
         """Call, parse, and retry once (with a prompt saying what was wrong) when the reply is unusable.
 
         A call the question's budget refuses (:mod:`kg_agent.llm.budget`) is not made (``budget_exhausted``).
@@ -478,7 +540,7 @@ class LLMDecision:
             outcome = _reply_or_failure(call_llm_reply, *step[1], node=self.node)
         return step[1]
 
-    async def aask(self, prompt: PromptInput, parse: Parser, *, candidates: Candidates | None = None) -> Asked:
+    async def aask(self, prompt: PromptInput, parse: Parser, *, candidates: KGCandidates | None = None) -> Asked:
         """:meth:`ask` with the model's native async call (no worker thread)."""
         if self.schema is not None and self.structured_output == "auto" and endpoint_mode_unknown(self.model):
             # the first call to an OpenAI-compatible server asks it once what it constrains (a blocking GET), in a

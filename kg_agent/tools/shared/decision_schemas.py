@@ -9,17 +9,18 @@ from __future__ import annotations
 
 import functools
 import json
-from collections.abc import Sequence
-from typing import Any, Literal
+from collections.abc import Mapping, Sequence
+from typing import Annotated, Any, Literal, Union
 
-from pydantic import Field, create_model
+from pydantic import Field, WithJsonSchema, create_model
 
 from kg_agent.tools.shared.decider import DecisionSchema
 
 
 def name_choice(names: Sequence[str]) -> Any:
-    """The type of one name among ``names``: a ``Literal``, a JSON-schema ``{"type": "string", "enum": names}``."""
-    return Literal[tuple(names)]
+    """The type of one name among ``names``: a ``Literal``, a JSON-schema ``{"type": "string", "enum": names}`` (an
+    ``enum`` even of one name, which pydantic would write as ``const``, not in OpenAI's strict subset)."""
+    return Annotated[Literal[tuple(names)], WithJsonSchema({"type": "string", "enum": list(names)})]
 
 
 @functools.lru_cache(maxsize=512)
@@ -27,6 +28,10 @@ def _constrained(schema: type[DecisionSchema], names: tuple[str, ...]) -> type[D
     """``schema`` with its name fields limited to ``names`` (built once per schema and list; a subclass of ``schema``)."""
     if issubclass(schema, KeptEntities):
         return create_model(schema.__name__, __base__=schema, keep=(list[name_choice(names)], ...))
+    if issubclass(schema, Answers):  # grounding="strict": the retrieved path ends, and "none"
+        return create_model(schema.__name__, __base__=schema, answers=(list[name_choice(names)], ...))
+    if issubclass(schema, Verification):  # grounding="strict": the answer is an explored chain's end, or none
+        return create_model(schema.__name__, __base__=schema, answer=(name_choice(names) | None, None))
     if issubclass(schema, RelationPaths):  # each hop one of the relations walkable from the topic entities
         return create_model(schema.__name__, __base__=schema, paths=(list[list[name_choice(names)]], ...))
     item = create_model(ScoredName.__name__, __base__=ScoredName,
@@ -73,6 +78,10 @@ class Answers(DecisionSchema):
     def as_reply(self) -> str:
         return json.dumps(self.answers)
 
+    @classmethod
+    def with_candidates(cls, names: Sequence[str]) -> type[DecisionSchema]:
+        return _constrained(cls, tuple(names)) if names else cls
+
 
 class Verification(DecisionSchema):
     """ToG's verification: are the triplets enough to answer, and if so the answer."""
@@ -84,6 +93,10 @@ class Verification(DecisionSchema):
         if not self.sufficient:
             return "{No}."
         return "{Yes}." + (f" The answer is {{{self.answer}}}." if self.answer else "")
+
+    @classmethod
+    def with_candidates(cls, names: Sequence[str]) -> type[DecisionSchema]:
+        return _constrained(cls, tuple(names)) if names else cls
 
 
 class Instructions(DecisionSchema):
@@ -138,6 +151,25 @@ class RelationChoices(DecisionSchema):
 
     def as_reply(self) -> str:
         return json.dumps({c.entity: {r.name: r.score for r in c.relations} for c in self.choices})
+
+    @classmethod
+    def with_candidates(cls, names: Mapping[str, Sequence[str]]) -> type[DecisionSchema]:
+        """Each choice one topic entity (an ``enum`` of its label) with relations from its own list."""
+        return _constrained_per_entity(cls, tuple((entity, tuple(relations)) for entity, relations in names.items()))
+
+
+@functools.lru_cache(maxsize=256)
+def _constrained_per_entity(schema: type[DecisionSchema], groups: tuple[tuple[str, tuple[str, ...]], ...]) -> type[DecisionSchema]:
+    """``schema`` (:class:`RelationChoices`) whose choices are each one of ``groups``' entities with its own relations."""
+    if not groups:
+        return schema
+    choices = []
+    for number, (entity, relations) in enumerate(groups, start=1):
+        item = create_model(f"{ScoredName.__name__}{number}", __base__=ScoredName,
+                            name=(name_choice(relations), Field(description="a relation of this entity")))
+        choices.append(create_model(f"{EntityRelations.__name__}{number}", __base__=EntityRelations,
+                                    entity=(name_choice([entity]), ...), relations=(list[item], ...)))
+    return create_model(schema.__name__, __base__=schema, choices=(list[Union[tuple(choices)]], ...))  # noqa: UP007
 
 
 class Examination(DecisionSchema):

@@ -69,7 +69,7 @@ def make_tog_deciders(
         relation_pruner or LLMRelationPruner(model, fallback=offline_relations, structured_output=structured_output,
                                              keep_offline_top=grounding != "off"),
         entity_scorer or LLMEntityScorer(model, fallback=offline_entities, structured_output=structured_output),
-        verifier or LLMVerifier(model, fallback=offline_verifier, structured_output=structured_output),
+        verifier or LLMVerifier(model, fallback=offline_verifier, structured_output=structured_output, grounding=grounding),
         answerer or LLMToGAnswerer(model, fallback=offline_answerer, structured_output=structured_output, grounding=grounding,
                                    chain_scorer=offline_relations.scorer, kg=kg,
                                    offline_verifier=offline_verifier),

@@ -34,13 +34,13 @@ from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.types import Entity
 from kg_agent.llm.parsing import parse_yes_no
 from kg_agent.steps import decide, run_steps, sync_node
-from kg_agent.tools.shared.decider import LLMDecision, StructuredMode, fall_back
+from kg_agent.tools.shared.decider import Candidates, LLMDecision, StructuredMode, fall_back
 from kg_agent.tools.shared.decision_schemas import Verification
-from kg_agent.tools.shared.grounding import UnaskedAnswers
+from kg_agent.tools.shared.grounding import DEFAULT_GROUNDING, Grounding, RunGrounding, UnaskedAnswers
 from kg_agent.tools.shared.path_scoring import RelationPathScorer
 from kg_agent.tools.shared.scoring import DEFAULT_IGNORED_RELATIONS
 from kg_agent.tools.shared.updates import add_usage, add_warnings
-from kg_agent.tools.tog.prune_entities import chain_entity_ids, chain_triplets
+from kg_agent.tools.tog.prune_entities import chain_entity_ids, chain_triplets, triplet_text
 from kg_agent.tools.tog.prune_relations import (
     SimilarityRelationPruner,
     chain_relations,
@@ -176,14 +176,20 @@ Knowledge Triplets: {triplets}
 A: """  # noqa: E501 (prompt text kept verbatim)
 
 
-class LLMVerifier:
-    """ToG's evaluation prompt; ``{Yes}``/``{No}`` (or a leading Yes/No) plus the braced answer."""
+class LLMVerifier(RunGrounding):
+    """ToG's evaluation prompt; ``{Yes}``/``{No}`` (or a leading Yes/No) plus the braced answer.
+
+    Under ``grounding="strict"`` the decision carries its candidates: the answer a schema allows is the end of an
+    explored chain the prompt shows (an ``enum``, best-scored chains first; or none), so a server that constrains
+    decoding (llama.cpp under ``structured_output="auto"``) lets the model answer only what a chain reaches."""
 
     name = "llm"
 
     def __init__(self, model: BaseChatModel, *, fallback: Verifier | None = None, prompt: str = VERIFY_PROMPT,
-                 max_triplets: int = 200, structured_output: StructuredMode = "auto") -> None:
+                 max_triplets: int = 200, structured_output: StructuredMode = "auto",
+                 grounding: Grounding = DEFAULT_GROUNDING) -> None:
         self.model = model
+        self.grounding = grounding
         self.decision = LLMDecision(model, "verify",
                                     reply_format="{Yes}. ... the answer is {answer}   or   {No}. ...", schema=Verification,
                                     structured_output=structured_output)
@@ -207,7 +213,8 @@ class LLMVerifier:
             decision, answer = parse_yes_no(reply)
             return (None if decision is None else (decision, answer)), []
 
-        asked = yield self.decision.request(prompt, parse)
+        candidates = chain_ends(chains, set(lines)) if self.grounding == "strict" else None
+        asked = yield self.decision.request(prompt, parse, candidates=candidates)
         if asked.decided:
             decision, answer = asked.value
             return VerifyOutcome(decision, answer if decision else None, asked.reply, warnings + asked.warnings, asked.usage, self.name)
@@ -216,6 +223,17 @@ class LLMVerifier:
             return fall_back(asked, outcome, node="verify", to="exploring on (no decision)", before=warnings)
         return fall_back(asked, self.fallback.verify(question, chains, depth=depth), node="verify",
                          to=f"the {self.fallback.name} verifier", before=warnings)
+
+
+def chain_ends(chains: Sequence[dict], shown: set[str]) -> Candidates:
+    """The labels of the ends of the explored chains whose last triplet the prompt shows (``shown``), in chain
+    order; ranked (for a cut) by the chains' scores."""
+    ending = [c for c in chains if c.get("triples") and triplet_text(c["triples"][-1]) in shown]
+
+    def by_score() -> list[str]:
+        return [chain_tail(c).label for c in sorted(ending, key=lambda c: -c.get("score", 0.0))]
+
+    return Candidates(list(dict.fromkeys(chain_tail(c).label for c in ending)), rank=by_score)
 
 
 def round_chains(state: dict) -> list[dict]:

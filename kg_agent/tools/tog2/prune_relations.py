@@ -11,7 +11,10 @@ bookkeeping relations (:data:`DEFAULT_IGNORED_RELATIONS`) and relations that onl
 its path.
 
 * :class:`LLMCombinedRelationPruner` — reply ``{"entity": ["rel", ...]}`` (or ``{"entity": {"rel": 0.6}}``,
-  or ``entity: rel1; rel2`` lines); relation names are matched leniently to the candidates
+  or ``entity: rel1; rel2`` lines); asked in a structured mode, the schema lists each topic entity's relations
+  as its own ``enum`` (:class:`~kg_agent.tools.shared.decider.CandidatesBySubject`: one choice per entity, each
+  entity's relations those its block lists, at most ``W`` of them under a grammar; past the enum limits each
+  entity's best by the offline pruner, in turn); relation names are matched leniently to the candidates
   (:func:`~kg_agent.llm.parsing.parse_scored_items`); entities the model left out are pruned offline (with
   a warning); an unusable reply is retried once, then the offline pruner decides for everyone.
 * :class:`SimilarityCombinedRelationPruner` — offline: per entity, the ``W`` relations whose path so far plus
@@ -34,7 +37,7 @@ from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.types import Entity
 from kg_agent.llm.parsing import parse_json_object, parse_scored_items
 from kg_agent.steps import decide, run_steps
-from kg_agent.tools.shared.decider import LLMDecision, StructuredMode, fall_back
+from kg_agent.tools.shared.decider import CandidatesBySubject, LLMDecision, StructuredMode, fall_back
 from kg_agent.tools.shared.decision_schemas import RelationChoices
 from kg_agent.tools.shared.path_scoring import RelationPathScorer, softmax_weights
 from kg_agent.tools.shared.scoring import (
@@ -215,7 +218,17 @@ class LLMCombinedRelationPruner:
                         found[item_index] = top_normalised(parsed.items, width)
                 return found or None, []
 
-            asked = yield self.decision.request(prompt, parse)
+            def offline_ranking(label: str) -> list[str]:
+                index = ask[match_label(label, labels)]
+                return [r for r, _ in self.fallback.choose(question, [frontier[index]], [listed[index]],
+                                                           width=len(listed[index])).chosen[0]]
+
+            listed_by_label: dict[str, list[str]] = {}
+            for i in ask:  # two topic entities of one label share its list (the reply names them by label)
+                names = listed_by_label.setdefault(frontier[i]["entity"]["label"], [])
+                names += [r for r in listed[i] if r not in names]
+            candidates_by_entity = CandidatesBySubject(listed_by_label, rank=offline_ranking, most=width)
+            asked = yield self.decision.request(prompt, parse, candidates=candidates_by_entity)
             if not asked.decided:
                 offline = self.fallback.choose(question, [frontier[i] for i in ask], [candidates[i] for i in ask], width=width)
                 for index, pairs in zip(ask, offline.chosen):
