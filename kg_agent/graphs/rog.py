@@ -23,13 +23,13 @@ from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.paths import DEFAULT_MAX_PATHS
 from kg_agent.llm.budget import QuestionBudget
 from kg_agent.llm.models import resolve_chat_model
+from kg_agent.settings import DEFAULT_GROUNDING, Grounding, StructuredMode
 from kg_agent.steps import DEFAULT_MAX_CONCURRENCY, add_nodes, steps_of
 from kg_agent.tools.rog.answer import Answerer, path_use, respond_steps
 from kg_agent.tools.rog.deciders import make_rog_deciders
 from kg_agent.tools.rog.plan import DEFAULT_K, Exemplar, Planner, PlannerChoice, plan_steps
 from kg_agent.tools.rog.retrieve import retrieve_steps
-from kg_agent.tools.shared.decider import StructuredMode
-from kg_agent.tools.shared.grounding import DEFAULT_GROUNDING, Grounding, check_policy
+from kg_agent.tools.shared.grounding import check_policy
 from kg_agent.tools.shared.link import link_node
 from kg_agent.tools.shared.question_budget import BUDGET_STOP, budgeted, run_budget, timed
 

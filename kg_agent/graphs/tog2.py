@@ -31,9 +31,9 @@ from kg_agent.graphs.state import KGQuestionInput, ToG2State
 from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.llm.budget import QuestionBudget
 from kg_agent.llm.models import resolve_chat_model
+from kg_agent.settings import DEFAULT_GROUNDING, Grounding, StructuredMode
 from kg_agent.steps import DEFAULT_MAX_CONCURRENCY, add_nodes
-from kg_agent.tools.shared.decider import StructuredMode
-from kg_agent.tools.shared.grounding import DEFAULT_GROUNDING, Grounding, check_policy
+from kg_agent.tools.shared.grounding import check_policy
 from kg_agent.tools.shared.question_budget import budgeted, timed
 from kg_agent.tools.tog2.answer import answer_steps
 from kg_agent.tools.tog2.clue_query import ClueWriter, clue_query_steps

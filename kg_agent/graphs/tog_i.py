@@ -29,9 +29,9 @@ from kg_agent.graphs.state import KGQuestionInput, ToGRunState, ToGState
 from kg_agent.graphs.tog import exploration_nodes, tog_budget
 from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.llm.models import resolve_chat_model
+from kg_agent.settings import DEFAULT_GROUNDING, Grounding, StructuredMode
 from kg_agent.steps import DEFAULT_MAX_CONCURRENCY, add_nodes
-from kg_agent.tools.shared.decider import StructuredMode
-from kg_agent.tools.shared.grounding import DEFAULT_GROUNDING, Grounding, check_policy
+from kg_agent.tools.shared.grounding import check_policy
 from kg_agent.tools.shared.question_budget import budgeted, timed
 from kg_agent.tools.shared.scoring import DEFAULT_IGNORED_RELATIONS
 from kg_agent.tools.tog.answer import ToGAnswerer

@@ -24,12 +24,11 @@ from langchain_core.language_models import BaseChatModel
 from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.types import relation_path_text
 from kg_agent.llm.parsing import parse_answer_list
+from kg_agent.settings import DEFAULT_GROUNDING, Grounding, StructuredMode
 from kg_agent.steps import decide, run_steps, sync_node
-from kg_agent.tools.shared.decider import Candidates, LLMDecision, StructuredMode, fall_back
+from kg_agent.tools.shared.decider import Candidates, LLMDecision, fall_back
 from kg_agent.tools.shared.decision_schemas import Answers
 from kg_agent.tools.shared.grounding import (
-    DEFAULT_GROUNDING,
-    Grounding,
     RunGrounding,
     UnaskedAnswers,
     asked_for,

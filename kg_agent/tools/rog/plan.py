@@ -30,8 +30,9 @@ from kg_agent.kg.paths import shortest_relation_paths
 from kg_agent.kg.relation_paths import verbalize_relation, walkable_relation_paths
 from kg_agent.kg.types import Entity, base_relation, inverse, is_inverse, relation_path_text
 from kg_agent.llm.parsing import parse_relation_paths
+from kg_agent.settings import StructuredMode
 from kg_agent.steps import decide, run_steps, sync_node
-from kg_agent.tools.shared.decider import LLMDecision, StructuredMode, fall_back
+from kg_agent.tools.shared.decider import LLMDecision, fall_back
 from kg_agent.tools.shared.decision_schemas import RelationPaths
 from kg_agent.tools.shared.path_scoring import RelationPathScorer
 from kg_agent.tools.shared.scoring import mask_mentions

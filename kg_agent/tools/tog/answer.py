@@ -27,20 +27,12 @@ from langchain_core.language_models import BaseChatModel
 from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.types import relation_path_text
 from kg_agent.llm.parsing import parse_answer_list
+from kg_agent.settings import DEFAULT_GROUNDING, Grounding, StructuredMode
 from kg_agent.steps import decide, run_steps
 from kg_agent.tools.rog.answer import AnswerOutcome
-from kg_agent.tools.shared.decider import Ask, Asked, LLMDecision, StructuredMode, fall_back
+from kg_agent.tools.shared.decider import Ask, Asked, LLMDecision, fall_back
 from kg_agent.tools.shared.decision_schemas import Answers
-from kg_agent.tools.shared.grounding import (
-    DEFAULT_GROUNDING,
-    NO_GROUNDED_ANSWER,
-    Evidence,
-    Grounding,
-    RunGrounding,
-    asked_for,
-    ground_names,
-    settle,
-)
+from kg_agent.tools.shared.grounding import NO_GROUNDED_ANSWER, Evidence, RunGrounding, asked_for, ground_names, settle
 from kg_agent.tools.shared.link import reply_message
 from kg_agent.tools.shared.path_scoring import RelationPathScorer
 from kg_agent.tools.shared.updates import answer_record, answer_update

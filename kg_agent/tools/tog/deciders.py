@@ -9,8 +9,7 @@ from langchain_core.embeddings import Embeddings
 from langchain_core.language_models import BaseChatModel
 
 from kg_agent.kg.graph import KnowledgeGraph
-from kg_agent.tools.shared.decider import StructuredMode
-from kg_agent.tools.shared.grounding import DEFAULT_GROUNDING, Grounding
+from kg_agent.settings import DEFAULT_GROUNDING, Grounding, StructuredMode
 from kg_agent.tools.shared.scoring import DEFAULT_IGNORED_RELATIONS
 from kg_agent.tools.tog.answer import ChainAnswerer, LLMToGAnswerer, ToGAnswerer
 from kg_agent.tools.tog.prune_entities import EntityScorer, LLMEntityScorer, PathEntityScorer, SimilarityEntityScorer

@@ -29,8 +29,9 @@ from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.relation_paths import verbalize_relation
 from kg_agent.kg.types import Entity
 from kg_agent.llm.parsing import parse_json_object
+from kg_agent.settings import StructuredMode
 from kg_agent.steps import decide, run_steps
-from kg_agent.tools.shared.decider import LLMDecision, StructuredMode, fall_back
+from kg_agent.tools.shared.decider import LLMDecision, fall_back
 from kg_agent.tools.shared.decision_schemas import Instructions, Summary
 from kg_agent.tools.shared.scoring import DEFAULT_IGNORED_RELATIONS, filter_relations
 from kg_agent.tools.shared.updates import add_usage, add_warnings

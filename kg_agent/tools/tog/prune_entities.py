@@ -42,8 +42,9 @@ from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.relation_paths import verbalize_relation
 from kg_agent.kg.types import Entity, Path, Triple
 from kg_agent.llm.parsing import parse_scored_items
+from kg_agent.settings import StructuredMode
 from kg_agent.steps import decide, placed_warnings, run_steps, sync_node
-from kg_agent.tools.shared.decider import Candidates, LLMDecision, StructuredMode, fall_back
+from kg_agent.tools.shared.decider import Candidates, LLMDecision, fall_back
 from kg_agent.tools.shared.decision_schemas import ScoredNames
 from kg_agent.tools.shared.scoring import TextVectorsFromEmbeddings, top_normalised
 from kg_agent.tools.shared.updates import add_usage, add_warnings, emit

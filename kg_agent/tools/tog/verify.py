@@ -33,10 +33,11 @@ from langchain_core.language_models import BaseChatModel
 from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.types import Entity
 from kg_agent.llm.parsing import parse_yes_no
+from kg_agent.settings import DEFAULT_GROUNDING, Grounding, StructuredMode
 from kg_agent.steps import decide, run_steps, sync_node
-from kg_agent.tools.shared.decider import Candidates, LLMDecision, StructuredMode, fall_back
+from kg_agent.tools.shared.decider import Candidates, LLMDecision, fall_back
 from kg_agent.tools.shared.decision_schemas import Verification
-from kg_agent.tools.shared.grounding import DEFAULT_GROUNDING, Grounding, RunGrounding, UnaskedAnswers
+from kg_agent.tools.shared.grounding import RunGrounding, UnaskedAnswers
 from kg_agent.tools.shared.path_scoring import RelationPathScorer
 from kg_agent.tools.shared.scoring import DEFAULT_IGNORED_RELATIONS
 from kg_agent.tools.shared.updates import add_usage, add_warnings

@@ -9,8 +9,7 @@ from langchain_core.embeddings import Embeddings
 from langchain_core.language_models import BaseChatModel
 
 from kg_agent.kg.graph import KnowledgeGraph
-from kg_agent.tools.shared.decider import StructuredMode
-from kg_agent.tools.shared.grounding import DEFAULT_GROUNDING, Grounding
+from kg_agent.settings import DEFAULT_GROUNDING, Grounding, StructuredMode
 from kg_agent.tools.tog2.clue_query import ClueWriter, LLMClueWriter, TemplateClueWriter
 from kg_agent.tools.tog2.examine import Examiner, ExtractiveExaminer, LLMExaminer
 from kg_agent.tools.tog2.prune_relations import (

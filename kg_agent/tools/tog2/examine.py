@@ -49,18 +49,11 @@ from kg_agent.kg.terms import normalize_label
 from kg_agent.kg.types import Entity, inverse, is_inverse
 from kg_agent.llm.parsing import parse_answer_list, parse_json_object, parse_yes_no
 from kg_agent.llm.usage import merge_usage
+from kg_agent.settings import DEFAULT_GROUNDING, Grounding, StructuredMode
 from kg_agent.steps import decide, run_steps
-from kg_agent.tools.shared.decider import LLMDecision, StructuredMode, fall_back
+from kg_agent.tools.shared.decider import LLMDecision, fall_back
 from kg_agent.tools.shared.decision_schemas import Examination
-from kg_agent.tools.shared.grounding import (
-    DEFAULT_GROUNDING,
-    NO_GROUNDED_ANSWER,
-    Evidence,
-    Grounding,
-    RunGrounding,
-    ground_names,
-    settle,
-)
+from kg_agent.tools.shared.grounding import NO_GROUNDED_ANSWER, Evidence, RunGrounding, ground_names, settle
 from kg_agent.tools.shared.scoring import TextVectorsFromEmbeddings, mask_mentions, relation_overlap
 from kg_agent.tools.shared.updates import add_usage, add_warnings, answer_record
 from kg_agent.tools.tog2.frontier import (

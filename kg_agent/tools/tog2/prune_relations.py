@@ -36,8 +36,9 @@ from langchain_core.language_models import BaseChatModel
 from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.types import Entity
 from kg_agent.llm.parsing import parse_json_object, parse_scored_items
+from kg_agent.settings import StructuredMode
 from kg_agent.steps import decide, run_steps
-from kg_agent.tools.shared.decider import CandidatesBySubject, LLMDecision, StructuredMode, fall_back
+from kg_agent.tools.shared.decider import CandidatesBySubject, LLMDecision, fall_back
 from kg_agent.tools.shared.decision_schemas import RelationChoices
 from kg_agent.tools.shared.path_scoring import RelationPathScorer, softmax_weights
 from kg_agent.tools.shared.scoring import (

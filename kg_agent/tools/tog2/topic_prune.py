@@ -29,8 +29,9 @@ from langchain_core.language_models import BaseChatModel
 from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.types import Entity
 from kg_agent.llm.parsing import parse_answer_list, parse_json_object
+from kg_agent.settings import StructuredMode
 from kg_agent.steps import decide, run_steps
-from kg_agent.tools.shared.decider import Candidates, LLMDecision, StructuredMode, fall_back
+from kg_agent.tools.shared.decider import Candidates, LLMDecision, fall_back
 from kg_agent.tools.shared.decision_schemas import KeptEntities
 from kg_agent.tools.shared.scoring import TextVectorsFromEmbeddings
 from kg_agent.tools.shared.updates import add_usage, add_warnings
