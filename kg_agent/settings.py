@@ -6,7 +6,9 @@ instead of being fixed when the graph is built:
 * in Python: ``app.invoke({"question": ...}, context={"grounding": "strict", "max_llm_calls": 4})``;
 * through a LangGraph server (``langgraph dev``, LangGraph Platform):
   ``client.runs.wait(thread_id, "rog", input=..., context={"grounding": "strict"})``;
-* through MCP: the ``ask`` tool's ``grounding``, ``structured_output`` and budget arguments.
+* through MCP: the ``ask`` tool's ``settings`` argument (an object with these fields);
+* on the command line: ``--grounding``, ``--structured-output``, ``--max-llm-calls``, ... (:func:`add_run_settings_args`;
+  there they set the graph's own values).
 
 A setting left out (or ``None``) keeps what the graph was built with (the factory's keyword of the same name).
 The budgets only tighten: a run's ``max_llm_calls``, ``max_tokens`` and ``max_seconds`` apply where they are
@@ -15,7 +17,9 @@ cannot raise it). ``grounding`` and ``structured_output`` replace the graph's. A
 or a value out of range, is refused before the run starts (pydantic's ``ValidationError`` naming the field).
 
 While a node runs, :func:`current_run_settings` gives the run's settings to the code that needs them (the question
-budget, the LLM deciders' structured mode, the answer step's grounding), in the node's worker threads too.
+budget, the LLM deciders' structured mode, the answer step's grounding), in the node's worker threads too. A choice
+made when the graph is built does not follow a run's grounding: the LLM planner and relation pruner keep the offline
+top plan or relation beside the model's unless the graph was built with ``grounding="off"``.
 """
 
 from __future__ import annotations

@@ -333,7 +333,7 @@ class LLMAnswerer(RunGrounding):
         return run_steps(self.answer_steps(question, paths, plans))
 
     def answer_steps(self, question: str, paths: Sequence[dict], plans: Sequence[dict]):
-        """:meth:`answer` as steps (see :mod:`kg_agent.tools.shared.decider`)."""
+        """:meth:`answer` as steps (see :mod:`kg_agent.steps`)."""
         lines, truncated = path_lines(paths, self.max_prompt_paths)
         warnings: list[str] = []
         if truncated:

@@ -468,7 +468,7 @@ class LLMPlanner:
         return run_steps(self.plan_steps(question, topic_entities, k=k))
 
     def plan_steps(self, question: str, topic_entities: Sequence[Entity], *, k: int = DEFAULT_K):
-        """:meth:`plan` as steps (see :mod:`kg_agent.tools.shared.decider`)."""
+        """:meth:`plan` as steps (see :mod:`kg_agent.steps`)."""
         starts = [e.id for e in topic_entities]
         walkable = walkable_relation_paths(self.kg, starts, max_hops=self.max_hops)
         relations = sorted({r for path in walkable for r in path})[: self.max_listed_relations]

@@ -84,7 +84,7 @@ def retrieve_plans_steps(
     question: str = "",
     use: PathUse | None = None,
 ):
-    """:func:`retrieve_for_plans` as steps (:mod:`kg_agent.tools.shared.decider`)."""
+    """:func:`retrieve_for_plans` as steps (:mod:`kg_agent.steps`)."""
     starts = [e.id for e in topic_entities]
     relevance = label_relevance(question, topic_entities)
     caps = plan_caps(plans, max_paths=max_paths, use=use)

@@ -65,7 +65,7 @@ def budgeted(
     stop_update: Mapping[str, Any] | None = None,
 ) -> Node:
     """``node`` under ``budget`` as the run's settings tighten it (:func:`run_budget`). ``node`` returns its update or steps
-    giving it (:mod:`kg_agent.tools.shared.decider`); the budgeted node returns steps, which keep the question's
+    giving it (:mod:`kg_agent.steps`); the budgeted node returns steps, which keep the question's
     allowance in force (for every call, concurrent ones included) until the node's last step.
 
     Args:

@@ -220,7 +220,7 @@ class LLMToGAnswerer(RunGrounding):
         return self.decision.request(prompt, lambda r: (parse_tog_answers(r) or None, []))
 
     def answer_steps(self, question, chains, *, verification, stop_reason, asked: Asked | None = None):
-        """:meth:`answer` as steps (see :mod:`kg_agent.tools.shared.decider`); ``asked``: :meth:`answer_request`
+        """:meth:`answer` as steps (see :mod:`kg_agent.steps`); ``asked``: :meth:`answer_request`
         already asked (``speculate``), used when the answer needs the model."""
         verified = bool(verification and verification.get("sufficient"))
         read_sentences = self.grounding != "off"

@@ -161,7 +161,7 @@ class LLMInstructionGenerator:
         return run_steps(self.generate_steps(*args, **kwargs))
 
     def generate_steps(self, question, topic_entities, *, max_instructions=DEFAULT_MAX_INSTRUCTIONS):
-        """:meth:`generate` as steps (see :mod:`kg_agent.tools.shared.decider`)."""
+        """:meth:`generate` as steps (see :mod:`kg_agent.steps`)."""
         prompt = self.prompt.format(n=max_instructions, question=question)
         asked = yield self.decision.request(prompt, lambda r: (parse_instructions(r, max_instructions), []))
         if asked.decided:
@@ -213,7 +213,7 @@ class LLMInstructionIntegrator:
         return run_steps(self.integrate_steps(*args, **kwargs))
 
     def integrate_steps(self, question, instructions):
-        """:meth:`integrate` as steps (see :mod:`kg_agent.tools.shared.decider`)."""
+        """:meth:`integrate` as steps (see :mod:`kg_agent.steps`)."""
         if len(instructions) <= 1:
             return " ".join(instructions), [], {}
         prompt = self.prompt.format(question=question, instructions="\n".join(f"{i}. {text}" for i, text in enumerate(instructions, 1)))

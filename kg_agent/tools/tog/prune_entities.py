@@ -219,7 +219,7 @@ class LLMEntityScorer:
         return run_steps(self.score_entities_steps(*args, **kwargs))
 
     def score_entities_steps(self, question, entity, relation, candidates, *, guidance=""):
-        """:meth:`score_entities` as steps (see :mod:`kg_agent.tools.shared.decider`)."""
+        """:meth:`score_entities` as steps (see :mod:`kg_agent.steps`)."""
         if not candidates:
             return ScoredOutcome([], source=self.name)
         labels = [c.label for c in candidates]

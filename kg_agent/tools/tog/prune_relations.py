@@ -241,7 +241,7 @@ class LLMRelationPruner:
         return run_steps(self.score_relations_steps(*args, **kwargs))
 
     def score_relations_steps(self, question, entity, relations, *, width, prefix=(), guidance=""):
-        """:meth:`score_relations` as steps (see :mod:`kg_agent.tools.shared.decider`)."""
+        """:meth:`score_relations` as steps (see :mod:`kg_agent.steps`)."""
         if not relations:
             return ScoredOutcome([], source=self.name)
         prompt = self.prompt.format(

@@ -202,7 +202,7 @@ class LLMVerifier(RunGrounding):
         return run_steps(self.verify_steps(*args, **kwargs))
 
     def verify_steps(self, question, chains, *, depth):
-        """:meth:`verify` as steps (see :mod:`kg_agent.tools.shared.decider`)."""
+        """:meth:`verify` as steps (see :mod:`kg_agent.steps`)."""
         lines = chain_triplets(chains)
         warnings: list[str] = []
         if len(lines) > self.max_triplets:

@@ -114,7 +114,7 @@ class LLMClueWriter:
         return run_steps(self.write_steps(question, entities))
 
     def write_steps(self, question: str, entities: Sequence[Entity]):
-        """:meth:`write` as steps (see :mod:`kg_agent.tools.shared.decider`)."""
+        """:meth:`write` as steps (see :mod:`kg_agent.steps`)."""
         entities = list(entities)
         if not entities:
             return ClueOutcome({}, source=self.name)

@@ -402,7 +402,7 @@ class LLMExaminer(RunGrounding):
         return run_steps(self.examine_steps(question, frontier, chains, references, last_round=last_round))
 
     def examine_steps(self, question, frontier, chains, references, *, last_round):
-        """:meth:`examine` as steps (see :mod:`kg_agent.tools.shared.decider`)."""
+        """:meth:`examine` as steps (see :mod:`kg_agent.steps`)."""
         clues = "\n".join(dict.fromkeys(f"- {i['entity']['label']}: {i.get('clue') or '-'}" for i in frontier)) or "-"
         triples = "\n".join(dict.fromkeys("; ".join(triple_text(t) for t in i["triples"]) for i in frontier if i["triples"])) or "(none)"
         refs = "\n".join(f"[{n}] ({c.get('entity_label') or c.get('title')}) {c['text']}" for n, c in enumerate(references, 1)) or "(none)"

@@ -174,7 +174,7 @@ class LLMCombinedRelationPruner:
         return run_steps(self.choose_steps(question, frontier, candidates, width=width))
 
     def choose_steps(self, question, frontier, candidates, *, width):
-        """:meth:`choose` as steps (see :mod:`kg_agent.tools.shared.decider`)."""
+        """:meth:`choose` as steps (see :mod:`kg_agent.steps`)."""
         chosen: list[list[tuple[str, float]] | None] = [None] * len(frontier)
         ask = []
         for index, rels in enumerate(candidates):

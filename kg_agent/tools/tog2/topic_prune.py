@@ -142,7 +142,7 @@ class LLMTopicPruner:
         return run_steps(self.prune_steps(question, entities))
 
     def prune_steps(self, question: str, entities: Sequence[Entity]):
-        """:meth:`prune` as steps (see :mod:`kg_agent.tools.shared.decider`)."""
+        """:meth:`prune` as steps (see :mod:`kg_agent.steps`)."""
         entities = list(dict.fromkeys(entities))
         if len(entities) < 2:
             return TopicOutcome(entities, source=self.name)
