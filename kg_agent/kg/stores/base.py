@@ -625,4 +625,3 @@ def alias_texts(naming, literals: Iterable[tuple[str, str, str | None]]) -> list
     aliases = set(naming.alias_predicates) - set(naming.label_predicates)
     return list(dict.fromkeys(" ".join(text.split()) for predicate, text, language in literals
                               if predicate in aliases and text.strip() and naming.in_languages(language)))
-
