@@ -31,10 +31,9 @@ from kg_agent.exit_status import (
     NOTHING_ANSWERED,
     interrupts_end_the_command,
 )
-from kg_agent.graphs.registry import METHODS
+from kg_agent.graphs.registry import METHODS, add_method_args, graph_options
 from kg_agent.kg.naming import add_naming_args, naming_options
-from kg_agent.llm.models import MODEL_HELP, add_model_request_args, resolve_model_args
-from kg_agent.settings import add_run_settings_args, run_settings_from_args
+from kg_agent.llm.models import resolve_model_args
 
 #: Texts longer than this are shown capped: in the text output always, in ``--json`` where they repeat.
 LONG_TEXT_CHARS = 300
@@ -52,22 +51,10 @@ def _add_kg_args(parser: argparse.ArgumentParser) -> None:
 
 def _add_method_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--method", choices=METHODS, default="rog", help="reasoning method (default: rog)")
-    parser.add_argument("--model", default=None, help=MODEL_HELP)
-    add_model_request_args(parser)
-    parser.add_argument("--planner", choices=("auto", "llm", "exemplar", "similarity"), default="auto", help="RoG planner")
     parser.add_argument("--train", action="append", default=[],
                         help="MetaQA-format or JSONL question file to build the exemplar planner from (repeatable); with "
                         "--model, the LLM planner's prompt also shows the nearest training questions")
-    parser.add_argument("--k", type=int, default=3, help="RoG: number of relation-path plans (default 3)")
-    parser.add_argument("--width", type=int, default=3, help="ToG: beam width W (default 3)")
-    parser.add_argument("--depth", type=int, default=3, help="ToG: maximum depth D (default 3)")
-    parser.add_argument("--docs", help="ToG-2: document index folder, documents JSONL, or Chroma server URL (http://host:8000?collection=NAME)")
-    parser.add_argument("--max-concurrency", type=int, default=None, metavar="N",
-                        help="independent LLM calls of one step asked at once (default 4; 1: one after the other)")
-    parser.add_argument("--speculate", action="store_true", default=None,
-                        help="ToG/ToG-I: ask the next step's model calls while the verifier decides (faster with a slow "
-                             "model, same answers; calls made unnecessary by a Yes are wasted but counted)")
-    add_run_settings_args(parser)
+    add_method_args(parser)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -85,7 +72,6 @@ def build_parser() -> argparse.ArgumentParser:
                      help=f"print the whole result state as JSON; a text longer than {LONG_TEXT_CHARS} characters appears "
                      "in full once (a long answer in answers[].answer) and, where it repeats (path texts, ids, output), "
                      f"as its first {LONG_TEXT_CHARS} characters and '… (N characters; full text at answers[0].answer)'")
-    ask.add_argument("--explain", action="store_true", help="RoG: use the explanation prompt")
     ask.add_argument("--html", metavar="PATH", help="also write a self-contained HTML page: the explored subgraph with "
                      "the answer's paths highlighted, and the method's state machine")
 
@@ -152,19 +138,6 @@ def load_exemplars(files: Sequence[str]):
         for q in read_question_file(load_dataset, kind, file, option="--train"):
             exemplars.append(Exemplar(q.extra.get("raw", q.question), q.answers, q.topic_entities))
     return exemplars
-
-
-#: CLI flags whose value is a factory option of another name.
-OPTION_NAMES = {"docs": "documents"}
-#: Factory options the CLI sets; ``None`` (flag not given) leaves the factory's default.
-CLI_OPTIONS = ("planner", "k", "width", "depth", "docs", "explain", "max_concurrency", "speculate")
-
-
-def graph_options(args: argparse.Namespace) -> dict:
-    """The factory options the CLI flags set (by factory option name; unset flags left out)."""
-    values = vars(args)
-    options = {OPTION_NAMES.get(flag, flag): values[flag] for flag in CLI_OPTIONS if values.get(flag) is not None}
-    return options | run_settings_from_args(args)
 
 
 def capped(text: str, *, where: str = "full text in --json") -> str:

@@ -83,7 +83,7 @@ from kg_agent.kg.errors import KGError
 from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.naming import add_naming_args, naming_options
 from kg_agent.llm.models import add_model_request_args, positive_seconds
-from kg_agent.settings import RunSettings
+from kg_agent.settings import GraphSettings, RunSettings
 from kg_agent.tools import lookups
 from kg_agent.tools.lookups import KGToolError
 
@@ -120,7 +120,8 @@ def method_graph(method: str, kg: KnowledgeGraph, *, model=None, documents=None,
     ``max_seconds``: the wall time of each question's budget (``None``: unlimited)."""
     if method not in METHODS:
         raise KGToolError(f"unknown method {method!r}: use one of {', '.join(METHODS)}")
-    return create_graph(method, kg, model=model, **options_for(method, {"documents": documents, "max_seconds": max_seconds}))
+    settings = GraphSettings(model=model, max_seconds=max_seconds)
+    return create_graph(method, kg, settings=settings, **options_for(method, {"documents": documents}))
 
 
 def method_descriptions() -> dict[str, str]:

@@ -8,7 +8,7 @@ compiled graph at once. In Python, :func:`build_graph` gives the graph directly.
 without a checkpointer or store: the server brings its own, which gives every thread its memory (follow-up
 questions such as "and who directed it?" use the previous turn's answers).
 
-Configuration, read when a graph is first built:
+Configuration, read when a graph is first built (into the graph's :class:`~kg_agent.settings.GraphSettings`):
 
 * ``KG_AGENT_KG``: the knowledge graph (a file, an Oxigraph store folder or a SPARQL endpoint URL, as for
   :func:`kg_agent.kg.open_kg`); default: the bundled sample movie KG.
@@ -50,6 +50,7 @@ from langgraph.graph.state import CompiledStateGraph
 from kg_agent.graphs.registry import METHODS, create_graph, method_name, options_for
 from kg_agent.llm.models import default_model_from_env, resolve_model_option
 from kg_agent.mcp_server import DEFAULT_TOOL_TIMEOUT, MAX_ANSWERS
+from kg_agent.settings import GraphSettings
 
 #: Environment variable holding each run's deadline in seconds (default :data:`DEFAULT_TOOL_TIMEOUT`, as MCP's).
 RUN_TIMEOUT_ENV = "KG_AGENT_RUN_TIMEOUT"
@@ -75,9 +76,10 @@ def build_graph(method: str) -> CompiledStateGraph:
                 _kgs[source, naming] = open_kg(source or None, **dict(naming))
             chat_model = resolve_model_option(model or "none", timeout=timeout,
                                               max_tokens=None if max_reply_tokens is None else int(max_reply_tokens))
-            # the deadline and caps of kg-agent mcp's ask (the options the method takes)
-            caps = options_for(method, {"max_seconds": run_timeout, "max_answers": MAX_ANSWERS})
-            graph = create_graph(method, _kgs[source, naming], model=chat_model, **caps)
+            # the model and deadline (GraphSettings) and the caps of kg-agent mcp's ask (the options the method takes)
+            settings = GraphSettings(model=chat_model, max_seconds=run_timeout)
+            graph = create_graph(method, _kgs[source, naming], settings=settings,
+                                 **options_for(method, {"max_answers": MAX_ANSWERS}))
             _graphs[key] = graph.compile(name=method.replace("-", "_"))
         return _graphs[key]
 

@@ -1,13 +1,20 @@
-"""What a caller may choose for one run of a method graph, declared once: :class:`RunSettings`.
+"""What a caller chooses for a method graph, declared once: :class:`GraphSettings` (when the graph is built) and
+:class:`RunSettings` (its run-time part, for one run).
 
-Every method graph takes ``RunSettings`` as its LangGraph *context schema*, so the settings travel with a run
-instead of being fixed when the graph is built:
+:class:`GraphSettings` holds what every method shares (model, embeddings, structured output, grounding, concurrency,
+budgets), each field documented here once. Every factory takes its fields as keyword options
+(``create_rog_graph(kg, model=..., grounding="strict")``) or as one object (``settings=GraphSettings(...)``), and
+validates them through it (:func:`takes_options`: a bad value is pydantic's ``ValidationError`` naming the field);
+both command lines generate their flags from it (:func:`add_settings_args`).
+
+Every method graph takes ``RunSettings`` as its LangGraph *context schema*, so its fields travel with a run instead
+of being fixed when the graph is built:
 
 * in Python: ``app.invoke({"question": ...}, context={"grounding": "strict", "max_llm_calls": 4})``;
 * through a LangGraph server (``langgraph dev``, LangGraph Platform):
   ``client.runs.wait(thread_id, "rog", input=..., context={"grounding": "strict"})``;
 * through MCP: the ``ask`` tool's ``settings`` argument (an object with these fields);
-* on the command line: ``--grounding``, ``--structured-output``, ``--max-llm-calls``, ... (:func:`add_run_settings_args`;
+* on the command line: ``--grounding``, ``--structured-output``, ``--max-llm-calls``, ... (:func:`add_settings_args`;
   there they set the graph's own values).
 
 A setting left out (or ``None``) keeps what the graph was built with (the factory's keyword of the same name).
@@ -26,11 +33,15 @@ from __future__ import annotations
 
 import argparse
 import contextvars
-from collections.abc import Iterator, Mapping
+import functools
+import inspect
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
-from typing import Any, Literal, get_args, get_origin
+from typing import Any, Literal, TypeVar, get_args, get_origin
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from langchain_core.embeddings import Embeddings
+from langchain_core.language_models import BaseChatModel
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 #: What the model's answers become when no retrieved path supports them (:mod:`kg_agent.tools.shared.grounding`).
 Grounding = Literal["prefer", "strict", "off"]
@@ -41,32 +52,100 @@ DEFAULT_GROUNDING: Grounding = "prefer"
 StructuredMode = Literal["auto", "json_schema", "function_calling", "json_mode", "json_object_schema", "text"]
 STRUCTURED_MODES: tuple[str, ...] = get_args(StructuredMode)
 
+DEFAULT_MAX_CONCURRENCY = 4  # independent decisions of one step asked at once
+
+_RUN_NOTE = " A run's value applies only below the graph's."
+
+
+def check_policy(grounding: Any) -> Grounding:
+    """``grounding`` when it is a policy; a ``ValueError`` naming the choices otherwise."""
+    if grounding not in GROUNDING_POLICIES:
+        raise ValueError(f"unknown grounding policy {grounding!r}: use one of {', '.join(GROUNDING_POLICIES)}")
+    return grounding
+
+
+class GraphSettings(BaseModel):
+    """What every method graph is built with (each factory's shared keyword options, documented here once)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, arbitrary_types_allowed=True)
+
+    model: BaseChatModel | str | None = Field(
+        default=None,
+        description='the chat model: a LangChain chat model or a name such as "openai:gpt-4o-mini" (OPENAI_BASE_URL '
+                    "and OPENAI_API_KEY honoured); none: every decision is made offline")
+    embeddings: Embeddings | None = Field(
+        default=None, description="LangChain embeddings for the offline deciders (default: the bundled MiniLM)")
+    structured_output: StructuredMode = Field(
+        default="auto",
+        description='how the LLM deciders ask the chat model: "auto" (what the endpoint constrains), "json_schema", '
+                    '"function_calling", "json_mode", "json_object_schema" or "text" (the papers\' prompts)')
+    grounding: Grounding = Field(
+        default=DEFAULT_GROUNDING,
+        description='what answers no retrieved path (or cited chunk) supports become: "prefer" (the offline answers '
+                    'replace them, with a warning; the default), "strict" (only supported answers, else none and '
+                    'stop_reason "no_grounded_answer") or "off" (kept, flagged ungrounded)')
+    max_concurrency: int = Field(
+        default=DEFAULT_MAX_CONCURRENCY, ge=1,
+        description="independent LLM calls of one step asked at once (default 4; 1: one after the other); invoke "
+                    "runs them in a thread pool, ainvoke/astream with the model's async calls")
+    max_llm_calls: int | Literal["auto"] | None = Field(
+        default="auto",
+        description='at most this many LLM calls per question; "auto" (the default): the method\'s own bound (ToG '
+                    "and ToG-I: the paper's, RoG and ToG-2: none); none: no limit. Past it the offline deciders "
+                    'decide, exploration stops and stop_reason is "budget"')
+    max_tokens: int | None = Field(
+        default=None, ge=0, description="at most this many prompt + completion tokens per question (default: none)")
+    max_seconds: float | None = Field(
+        default=None, ge=0, allow_inf_nan=False,
+        description="seconds per question: past them no model call is made, exploration stops and the answer uses "
+                    "what was found (default: none)")
+
+    @field_validator("grounding", mode="before")
+    @classmethod
+    def _known_policy(cls, value: Any) -> Any:
+        return check_policy(value)
+
+    @field_validator("max_llm_calls")
+    @classmethod
+    def _not_negative(cls, value: Any) -> Any:
+        if isinstance(value, int) and value < 0:
+            raise ValueError("max_llm_calls must be >= 0")
+        return value
+
+    def chat_model(self) -> BaseChatModel | None:
+        """:attr:`model` as a chat model (a name resolved: :func:`kg_agent.llm.models.resolve_chat_model`)."""
+        if isinstance(self.model, str):
+            from kg_agent.llm.models import resolve_chat_model
+
+            return resolve_chat_model(self.model)
+        return self.model
+
+    def resolved(self) -> GraphSettings:
+        """These settings with :attr:`model` as a chat model (a name resolved once, for the graph's deciders)."""
+        return self.model_copy(update={"model": self.chat_model()}) if isinstance(self.model, str) else self
+
+    def call_limit(self, auto: int | None = None) -> int | None:
+        """:attr:`max_llm_calls`, ``"auto"`` read as ``auto`` (the method's own bound)."""
+        return auto if self.max_llm_calls == "auto" else self.max_llm_calls
+
+
+def _described(name: str, note: str = "") -> str:
+    """A :class:`GraphSettings` field's description (the one place it is written), for a field sharing its meaning."""
+    return GraphSettings.model_fields[name].description + note
+
 
 class RunSettings(BaseModel):
-    """Settings of one run of a method graph (its LangGraph context); ``None`` keeps the graph's own."""
+    """Settings of one run of a method graph (its LangGraph context); ``None`` keeps the graph's own
+    (:class:`GraphSettings` documents each)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    grounding: Grounding | None = Field(
-        default=None,
-        description='What answers no retrieved path supports become: "prefer" (the offline path answers replace '
-                    'them, with a warning; the default), "strict" (only supported answers, else none) or "off" (kept, '
-                    "flagged ungrounded).")
-    structured_output: StructuredMode | None = Field(
-        default=None,
-        description='How the LLM deciders ask the chat model: "auto" (what the endpoint supports), "json_schema", '
-                    '"function_calling", "json_mode", "json_object_schema" or "text" (the papers\' prompts); default '
-                    '"auto".')
-    max_llm_calls: int | None = Field(
-        default=None, ge=0, description="At most this many LLM calls per question (default: none; ToG and ToG-I: the method's own "
-                                            "bound). A run's value applies only below the graph's.")
-    max_tokens: int | None = Field(
-        default=None, ge=0, description="At most this many prompt + completion tokens per question (default: none). A run's "
-                                            "value applies only below the graph's.")
-    max_seconds: float | None = Field(
-        default=None, ge=0, allow_inf_nan=False,
-        description="Seconds per question: past them no model call is made, exploration stops and the answer uses "
-                    "what was found (default: none). A run's value applies only below the graph's.")
+    grounding: Grounding | None = Field(default=None, description=_described("grounding"))
+    structured_output: StructuredMode | None = Field(default=None, description=_described("structured_output"))
+    max_llm_calls: int | None = Field(default=None, ge=0, description=_described("max_llm_calls", _RUN_NOTE))
+    max_tokens: int | None = Field(default=None, ge=0, description=_described("max_tokens", _RUN_NOTE))
+    max_seconds: float | None = Field(default=None, ge=0, allow_inf_nan=False,
+                                      description=_described("max_seconds", _RUN_NOTE))
 
 
 #: The settings of no run: everything as the graph was built.
@@ -108,14 +187,76 @@ def tightened(built: float | None, run: float | None) -> float | None:
     return run if built is None else min(built, run)
 
 
-def add_run_settings_args(parser: argparse.ArgumentParser) -> None:
-    """One command-line flag per :class:`RunSettings` field (``--grounding``, ``--structured-output``,
-    ``--max-llm-calls``, ``--max-tokens``, ``--max-seconds``): its help is the field's description, its choices or
-    its type the field's, a bad value is refused in the field's words; a flag not given is ``None``."""
-    for name, field in RunSettings.model_fields.items():
+# ---------------------------------------------------------------------------------------------- factories
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def takes_options(**groups: type[BaseModel]) -> Callable[[F], F]:
+    """A factory taking each options model's fields as its own keyword options.
+
+    ``@takes_options(settings=GraphSettings)`` over ``def create_x_graph(kg, *, settings: GraphSettings, width=3)``
+    gives ``create_x_graph(kg, *, model=None, ..., width=3, settings=None)``: the fields of each model (``settings``:
+    :class:`GraphSettings`) are keyword options of the factory, in its signature (what the registry and the CLIs
+    read) and in its docstring (their descriptions, written once in the model); a call validates them into one
+    instance (pydantic's ``ValidationError`` naming a bad one) and hands it to the factory under the group's name.
+    A whole instance may be given under that name too; keywords given beside it replace its fields."""
+
+    def decorate(factory: F) -> F:
+        signature = inspect.signature(factory)
+        own = [p for name, p in signature.parameters.items() if name not in groups]
+        shared = [inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=field.default,
+                                    annotation=field.annotation)
+                  for model in groups.values() for name, field in model.model_fields.items()]
+        whole = [inspect.Parameter(group, inspect.Parameter.KEYWORD_ONLY, default=None, annotation=f"{model.__name__} | None")
+                 for group, model in groups.items()]
+
+        @functools.wraps(factory)
+        def build(*args: Any, **options: Any) -> Any:
+            for group, model in groups.items():
+                given = options.pop(group, None)
+                fields = {name: options.pop(name) for name in list(options) if name in model.model_fields}
+                if isinstance(given, Mapping):
+                    given = model(**given)
+                base = {name: getattr(given, name) for name in model.model_fields if name in given.model_fields_set} \
+                    if given is not None else {}
+                options[group] = model(**{**base, **fields})
+            return factory(*args, **options)
+
+        build.__signature__ = signature.replace(parameters=[*own[:1], *shared, *own[1:], *whole])  # type: ignore[attr-defined]
+        build.__doc__ = (factory.__doc__ or "").rstrip() + "\n\n" + "\n".join(options_doc(model) for model in groups.values())
+        return build  # type: ignore[return-value]
+
+    return decorate
+
+
+def options_doc(model: type[BaseModel]) -> str:
+    """The ``Args`` lines of an options model's fields (for a factory's docstring)."""
+    lines = [f"    Options of :class:`~{model.__module__}.{model.__name__}` ({model.__doc__.splitlines()[0]}):"]
+    lines += [f"        {name}: {field.description}." for name, field in model.model_fields.items()]
+    return "\n".join(lines)
+
+
+# ---------------------------------------------------------------------------------------------- command lines
+#: The :class:`GraphSettings` fields a command line sets (embeddings are objects: Python only).
+FLAG_SETTINGS = ("model", "structured_output", "grounding", "max_concurrency", "max_llm_calls", "max_tokens",
+                 "max_seconds")
+#: What a flag says beyond its field's description.
+_FLAG_NOTES = {"model": ' ("none": offline); default: KG_AGENT_MODEL if set, else none (an API key in the '
+                        "environment alone never selects a model)"}
+
+
+def add_settings_args(parser: argparse.ArgumentParser) -> None:
+    """One command-line flag per :class:`GraphSettings` field a command line sets (:data:`FLAG_SETTINGS`:
+    ``--model``, ``--structured-output``, ``--grounding``, ``--max-concurrency``, ``--max-llm-calls``,
+    ``--max-tokens``, ``--max-seconds``): its help is the field's description, its choices or its type the field's,
+    a bad value is refused in the field's words; a flag not given is ``None`` (the factory's default)."""
+    for name in FLAG_SETTINGS:
+        field = GraphSettings.model_fields[name]
         kinds = [kind for kind in get_args(field.annotation) if kind is not type(None)]
-        options: dict[str, Any] = {"default": None, "help": field.description}
-        if kinds and get_origin(kinds[0]) is Literal:
+        options: dict[str, Any] = {"default": None, "help": field.description + _FLAG_NOTES.get(name, "")}
+        if name == "model":
+            options["metavar"] = "MODEL"
+        elif kinds and get_origin(kinds[0]) is Literal:
             options["choices"] = get_args(kinds[0])
         else:
             options["type"] = _flag_value(name)
@@ -123,10 +264,10 @@ def add_run_settings_args(parser: argparse.ArgumentParser) -> None:
         parser.add_argument("--" + name.replace("_", "-"), **options)
 
 
-def _flag_value(name: str):
+def _flag_value(name: str) -> Callable[[str], Any]:
     def parse(text: str) -> Any:
         try:
-            return getattr(RunSettings(**{name: text}), name)
+            return getattr(GraphSettings(**{name: text}), name)
         except ValidationError as exc:
             raise argparse.ArgumentTypeError(exc.errors()[0]["msg"].lower()) from None
 
@@ -134,7 +275,8 @@ def _flag_value(name: str):
     return parse
 
 
-def run_settings_from_args(args: argparse.Namespace) -> dict[str, Any]:
-    """The :class:`RunSettings` fields a command line set (flags not given left out)."""
+def settings_from_args(args: argparse.Namespace) -> dict[str, Any]:
+    """The :class:`GraphSettings` fields a command line set (flags not given left out; ``--model`` is resolved by
+    the command, :func:`kg_agent.llm.models.resolve_model_args`)."""
     values = vars(args)
-    return {name: values[name] for name in RunSettings.model_fields if values.get(name) is not None}
+    return {name: values[name] for name in FLAG_SETTINGS if name != "model" and values.get(name) is not None}

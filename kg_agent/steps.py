@@ -26,10 +26,9 @@ from typing import Any, Protocol, TypeVar, runtime_checkable
 from langchain_core.runnables import RunnableLambda
 
 from kg_agent.llm.usage import merge_usage, missing_usage, tallied
+from kg_agent.settings import DEFAULT_MAX_CONCURRENCY
 
 T = TypeVar("T")
-
-DEFAULT_MAX_CONCURRENCY = 4  # independent decisions of one step asked at once
 
 
 @runtime_checkable

@@ -107,3 +107,62 @@ def test_both_command_lines_have_one_flag_per_setting_generated_from_it():
     for bad in (["--max-llm-calls", "-1"], ["--structured-output", "xml"], ["--max-seconds", "nan"]):
         with pytest.raises(SystemExit):
             parser.parse_args(["ask", "q", *bad])
+
+
+# ---------------------------------------------------------------------------------------------- build settings
+def test_every_factory_takes_the_build_settings_declared_once():
+    """The options every method shares are GraphSettings' fields: in each factory's signature and docstring (the
+    field's description, written once), by keyword or as one object; keywords beside it replace its fields."""
+    import inspect
+
+    from kg_agent.graphs.registry import METHODS, graph_factory, method_options
+    from kg_agent.settings import GraphSettings
+
+    for method in METHODS:
+        assert set(GraphSettings.model_fields) | {"settings"} <= method_options(method)
+        doc = graph_factory(method).__doc__
+        for field in GraphSettings.model_fields.values():
+            assert doc.count(field.description) == 1, (method, field.description)
+        assert inspect.signature(graph_factory(method)).parameters["max_concurrency"].default == 4
+
+
+def test_settings_object_and_keywords(kg):
+    from kg_agent.settings import GraphSettings
+
+    settings = GraphSettings(model=tog_model("{No}. Not enough."), max_llm_calls=0, grounding="strict")
+    result = create_graph("tog", kg, settings=settings).compile().invoke({"question": HANKS_Q})
+    assert result["stop_reason"] in {"budget", "no_grounded_answer"} and result["usage"].get("calls", 0) == 0
+    loosened = create_tog_graph(kg, settings=settings, max_llm_calls=None).compile().invoke({"question": HANKS_Q})
+    assert loosened["usage"]["calls"] > 0  # the keyword replaced the object's field
+
+
+def test_an_invalid_build_setting_is_a_validation_error_naming_it(kg):
+    from kg_agent.graphs import create_tog2_graph, create_tog_i_graph
+
+    cases = [(create_rog_graph, {"max_concurrency": 0}, "max_concurrency"),
+             (create_tog_graph, {"structured_output": "xml"}, "structured_output"),
+             (create_tog_i_graph, {"depth": 0}, "depth"),
+             (create_tog2_graph, {"max_llm_calls": -2}, "max_llm_calls"),
+             (create_tog_graph, {"max_seconds": float("nan")}, "max_seconds")]
+    for factory, options, field in cases:
+        with pytest.raises(ValidationError, match=field):
+            factory(kg, **options)
+    with pytest.raises(TypeError, match="no_such_option"):
+        create_rog_graph(kg, no_such_option=1)
+
+
+def test_a_setting_documented_once_is_a_flag_of_both_command_lines(capsys):
+    """`kg-agent ask --help` and `kg-agent eval --help` show each GraphSettings field a command line sets, with the
+    field's own description (the CLIs define no such flag by hand)."""
+    import re
+
+    from kg_agent.cli import main
+    from kg_agent.settings import FLAG_SETTINGS, GraphSettings
+
+    for command in (["ask", "--help"], ["eval", "--help"]):
+        with pytest.raises(SystemExit):
+            main(command)
+        shown = re.sub(r"\s+", " ", capsys.readouterr().out)
+        for name in FLAG_SETTINGS:
+            assert "--" + name.replace("_", "-") in shown
+            assert re.sub(r"\s+", " ", GraphSettings.model_fields[name].description) in shown, (command, name)

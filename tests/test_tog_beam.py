@@ -114,10 +114,11 @@ def test_path_entity_scorer_ranks_a_film_with_a_language_first():
 def test_model_fallback_keeps_per_step_weights():
     """With a model, the offline fallbacks keep ToG's per-entity weights (the LLM path is unchanged)."""
     from kg_agent.llm.scripted import ScriptedChatModel
-    from kg_agent.tools.tog.deciders import make_tog_deciders
+    from kg_agent.settings import GraphSettings
+    from kg_agent.tools.tog.deciders import default_deciders
 
-    deciders = make_tog_deciders(MOVIES, model=ScriptedChatModel(responder=lambda prompt: "{No}"))
+    deciders = default_deciders(MOVIES, GraphSettings(model=ScriptedChatModel(responder=lambda prompt: "{No}")))
     assert not deciders.relation_pruner.fallback.scores_whole_paths
     assert isinstance(deciders.entity_scorer.fallback, SimilarityEntityScorer)
-    offline = make_tog_deciders(MOVIES)
+    offline = default_deciders(MOVIES)
     assert offline.relation_pruner.scores_whole_paths and isinstance(offline.entity_scorer, PathEntityScorer)

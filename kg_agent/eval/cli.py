@@ -21,13 +21,14 @@ from typing import Any
 
 from kg_agent.eval.datasets import DATASET_KINDS, Question, load_dataset, read_question_file, sample_questions, split_lines
 from kg_agent.exit_status import ANSWERED, BAD_INPUT, EXIT_STATUS_HELP, NOTHING_ANSWERED, interrupts_end_the_command
+from kg_agent.graphs.registry import add_method_args, graph_options
 from kg_agent.kg.naming import add_naming_args, naming_options
-from kg_agent.llm.models import MODEL_HELP, add_model_request_args, resolve_model_args
+from kg_agent.llm.models import resolve_model_args
 
 __all__ = ["cmd_eval", "cmd_report", "format_table", "register", "write_chart"]
 
 from kg_agent.eval.runner import METHODS as EVAL_METHODS  # noqa: E402
-from kg_agent.settings import DEFAULT_GROUNDING, add_run_settings_args, run_settings_from_args  # noqa: E402
+from kg_agent.settings import DEFAULT_GROUNDING  # noqa: E402
 
 
 def register(subparsers) -> None:
@@ -73,23 +74,10 @@ def register(subparsers) -> None:
     ev.add_argument("--skip-unanswerable", action="store_true",
                     help="rog-jsonl: drop questions none of whose answers is a node of their own subgraph "
                     "(e.g. WebQTest-3, -31); the number dropped is printed and recorded")
-    ev.add_argument("--docs", help="ToG-2: document index folder, documents JSONL, or Chroma server URL (http://host:8000?collection=NAME)")
     ev.add_argument("--method", choices=EVAL_METHODS, default="rog",
                     help="method (ceiling: MetaQA's gold relation path, an upper bound; default rog)")
-    ev.add_argument("--model", default=None, help=MODEL_HELP)
-    add_model_request_args(ev)
-    ev.add_argument("--planner", choices=("auto", "llm", "exemplar", "similarity"), default="auto", help="RoG planner")
-    ev.add_argument("--k", type=int, default=3, help="RoG: number of relation-path plans (default 3)")
-    ev.add_argument("--width", type=int, default=3, help="ToG: beam width (default 3)")
-    ev.add_argument("--depth", type=int, default=3, help="ToG: maximum depth (default 3)")
-    ev.add_argument("--explain", action="store_true", help="RoG: explanation prompt")
-    add_run_settings_args(ev)
+    add_method_args(ev)
     ev.add_argument("--workers", type=int, default=1, help="questions run in parallel (threads; default 1)")
-    ev.add_argument("--max-concurrency", type=int, default=None, metavar="N",
-                    help="independent LLM calls of one step asked at once (default 4; 1: one after the other)")
-    ev.add_argument("--speculate", action="store_true", default=None,
-                    help="ToG/ToG-I: ask the next step's model calls while the verifier decides (faster with a slow "
-                         "model, same answers; calls made unnecessary by a Yes are wasted but counted)")
     ev.add_argument("--llm-cache", metavar="FILE", default=None,
                     help="cache chat-model replies in this SQLite file: a re-run asks the model nothing it was asked before")
     ev.add_argument("--save-every", type=int, default=25, metavar="N", help="write --out every N questions (default 25)")
@@ -230,10 +218,7 @@ def _run_eval(args: argparse.Namespace, kept: list[str | None]) -> int:
     if args.method != "ceiling":
         model = resolve_model_args(args)
     exemplars = _exemplars(train_qs) if train_qs else None
-    options = {"planner": args.planner, "k": args.k, "width": args.width, "depth": args.depth,
-               "documents": args.docs, "explain": args.explain, "grounding": args.grounding or DEFAULT_GROUNDING}
-    options.update({k: getattr(args, k, None) for k in ("max_concurrency", "speculate") if getattr(args, k, None) is not None})
-    options.update(run_settings_from_args(args))
+    options = {"documents": None, "grounding": DEFAULT_GROUNDING, **graph_options(args)}
     config = {
         "kind": args.kind,
         "questions": list(args.questions),

@@ -12,7 +12,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from langchain_core.runnables import RunnableLambda
@@ -21,8 +21,10 @@ from langgraph.runtime import get_runtime
 
 from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.request_tally import tally_requests
+from kg_agent.llm.budget import QuestionBudget
 from kg_agent.llm.usage import merge_usage
-from kg_agent.settings import RunSettings, run_settings_of, using_run_settings
+from kg_agent.settings import GraphSettings, RunSettings, run_settings_of, using_run_settings
+from kg_agent.steps import add_nodes
 from kg_agent.tools.shared.similarity import use_vector_file
 
 Node = Callable[[dict], Any]
@@ -113,3 +115,26 @@ class KGStateGraph(StateGraph):
         if action is not None:
             action = with_run_settings(count_kg_requests(action, self.kg))
         return super().add_node(node, action, **kwargs)
+
+
+def question_budget(settings: GraphSettings, *, auto_calls: int | None = None, answer_reserve: int = 0) -> QuestionBudget:
+    """The budget of each question of a graph built with ``settings`` (``max_llm_calls="auto"``: ``auto_calls``, the
+    method's own bound); ``answer_reserve`` calls kept for the answer."""
+    return QuestionBudget(max_llm_calls=settings.call_limit(auto_calls), max_tokens=settings.max_tokens,
+                          max_seconds=settings.max_seconds, answer_reserve=answer_reserve)
+
+
+def wired_graph(state_schema: type, kg: KnowledgeGraph, settings: GraphSettings, nodes: Mapping[str, Node],
+                edges: Mapping[str, str | Callable[[dict], str]], *, input_schema: type | None = None,
+                output_schema: type | None = None) -> KGStateGraph:
+    """A method's uncompiled graph: its ``nodes`` (each a :func:`~kg_agent.steps.graph_node`, asking at most
+    ``settings.max_concurrency`` decisions at once) and ``edges`` (``source: target``, or ``source: router``, a
+    function of the state whose ``Literal`` return type names the targets; ``START`` and ``END`` as LangGraph's)."""
+    graph = KGStateGraph(state_schema, kg=kg, input_schema=input_schema, output_schema=output_schema)
+    add_nodes(graph, dict(nodes), max_concurrency=settings.max_concurrency)
+    for source, target in edges.items():
+        if isinstance(target, str):
+            graph.add_edge(source, target)
+        else:
+            graph.add_conditional_edges(source, target)
+    return graph

@@ -13,12 +13,15 @@ Example::
 
 from __future__ import annotations
 
+import argparse
 import inspect
 from collections.abc import Mapping
 from importlib import import_module
 from typing import Any
 
 from langgraph.graph import StateGraph
+
+from kg_agent.settings import add_settings_args, settings_from_args
 
 #: The methods, by their one spelling (``tog-i``, not ``tog_i``).
 METHODS = ("rog", "tog", "tog-i", "tog2")
@@ -64,7 +67,8 @@ def create_graph(method: str, kg, *, model=None, **options) -> StateGraph:
         method: one of :data:`METHODS` (``tog_i`` is read as ``tog-i``).
         kg: the knowledge graph.
         model: a chat model or a string such as ``"openai:gpt-4o-mini"``; ``None`` runs offline.
-        options: the factory's keyword options (``planner``, ``exemplars``, ``k``, ``width``, ``depth``,
+        options: the factory's keyword options: those of :class:`~kg_agent.settings.GraphSettings` (or
+            ``settings=GraphSettings(...)``), and the method's own (``planner``, ``exemplars``, ``k``, ``width``, ``depth``,
             ``documents``, ``max_llm_calls``, ``max_tokens``, ``max_seconds``, ...). An option the method does
             not take is a ``TypeError`` naming the ones it does (filter with :func:`options_for`).
     """
@@ -73,4 +77,43 @@ def create_graph(method: str, kg, *, model=None, **options) -> StateGraph:
     if unknown:
         raise TypeError(f"method {method_name(method)!r} takes no option {', '.join(unknown)}; "
                         f"it takes: {', '.join(sorted(method_options(method) - {'model'}))}")
-    return factory(kg, model=model, **options)
+    if model is not None:  # else the model of ``settings=`` (a GraphSettings), if given
+        options["model"] = model
+    return factory(kg, **options)
+
+
+# ---------------------------------------------------------------------------------------------- command lines
+#: Command-line flags whose value is a factory option of another name.
+OPTION_NAMES = {"docs": "documents"}
+#: Method options the command lines set (besides :class:`~kg_agent.settings.GraphSettings`'); ``None`` (a flag not
+#: given) leaves the factory's default. Each method takes those its factory has (:func:`options_for`).
+METHOD_FLAGS = ("planner", "k", "width", "depth", "docs", "explain", "speculate")
+
+
+def add_method_args(parser: argparse.ArgumentParser) -> None:
+    """The flags of the graph a command builds, the same in ``kg-agent ask`` and ``kg-agent eval``: the methods'
+    own options (:data:`METHOD_FLAGS`) and the settings every method shares, generated from
+    :class:`~kg_agent.settings.GraphSettings` (:func:`~kg_agent.settings.add_settings_args`: ``--model``,
+    ``--grounding``, ``--max-llm-calls``, ...), with ``--timeout`` and ``--max-reply-tokens`` for the model."""
+    from kg_agent.llm.models import add_model_request_args
+
+    add_settings_args(parser)
+    add_model_request_args(parser)
+    parser.add_argument("--planner", choices=("auto", "llm", "exemplar", "similarity"), default="auto", help="RoG planner")
+    parser.add_argument("--k", type=int, default=3, help="RoG: number of relation-path plans (default 3)")
+    parser.add_argument("--width", type=int, default=3, help="ToG: beam width W (default 3)")
+    parser.add_argument("--depth", type=int, default=3, help="ToG: maximum depth D (default 3)")
+    parser.add_argument("--docs", help="ToG-2: document index folder, documents JSONL, or Chroma server URL "
+                                       "(http://host:8000?collection=NAME)")
+    parser.add_argument("--explain", action="store_true", help="RoG: use the explanation prompt")
+    parser.add_argument("--speculate", action="store_true", default=None,
+                        help="ToG/ToG-I: ask the next step's model calls while the verifier decides (faster with a slow "
+                             "model, same answers; calls made unnecessary by a Yes are wasted but counted)")
+
+
+def graph_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The factory options a command line set (by factory option name; flags not given left out; ``--model`` is
+    resolved by the command, :func:`kg_agent.llm.models.resolve_model_args`)."""
+    values = vars(args)
+    options = {OPTION_NAMES.get(flag, flag): values[flag] for flag in METHOD_FLAGS if values.get(flag) is not None}
+    return options | settings_from_args(args)

@@ -13,31 +13,27 @@ from collections.abc import Callable, Iterable
 from functools import partial
 from typing import Any
 
-from langchain_core.embeddings import Embeddings
-from langchain_core.language_models import BaseChatModel
 from langgraph.graph import END, START, StateGraph
 
-from kg_agent.graphs.kg_state_graph import KGStateGraph
+from kg_agent.graphs.kg_state_graph import question_budget, wired_graph
 from kg_agent.graphs.state import KGQuestionInput, RoGState
 from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.paths import DEFAULT_MAX_PATHS
 from kg_agent.llm.budget import QuestionBudget
-from kg_agent.llm.models import resolve_chat_model
-from kg_agent.settings import DEFAULT_GROUNDING, Grounding, StructuredMode
-from kg_agent.steps import DEFAULT_MAX_CONCURRENCY, add_nodes, steps_of
+from kg_agent.settings import GraphSettings, takes_options
+from kg_agent.steps import steps_of
 from kg_agent.tools.rog.answer import Answerer, path_use, respond_steps
-from kg_agent.tools.rog.deciders import make_rog_deciders
+from kg_agent.tools.rog.deciders import default_deciders
 from kg_agent.tools.rog.plan import DEFAULT_K, Exemplar, Planner, PlannerChoice, plan_steps
 from kg_agent.tools.rog.retrieve import retrieve_steps
-from kg_agent.tools.shared.grounding import check_policy
 from kg_agent.tools.shared.link import link_node
 from kg_agent.tools.shared.question_budget import BUDGET_STOP, budgeted, run_budget, timed
 
 
+@takes_options(settings=GraphSettings)
 def create_rog_graph(
     kg: KnowledgeGraph,
     *,
-    model: BaseChatModel | str | None = None,
     planner: PlannerChoice | Planner = "auto",
     exemplars: Iterable[Exemplar] | None = None,
     answerer: Answerer | None = None,
@@ -47,13 +43,7 @@ def create_rog_graph(
     max_prompt_paths: int = 100,
     max_answers: int = 100,
     explain: bool = False,
-    grounding: Grounding = DEFAULT_GROUNDING,
-    embeddings: Embeddings | None = None,
-    max_llm_calls: int | None = None,
-    max_tokens: int | None = None,
-    max_seconds: float | None = None,
-    max_concurrency: int = DEFAULT_MAX_CONCURRENCY,
-    structured_output: StructuredMode = "auto",
+    settings: GraphSettings,
 ) -> StateGraph:
     """Create RoG's graph: link -> plan -> retrieve -> answer. Returns an **uncompiled** ``StateGraph``.
     Its ``grounding``, ``structured_output`` and budgets are the graph's own: a run may choose others through its
@@ -61,7 +51,6 @@ def create_rog_graph(
 
     Args:
         kg: the knowledge graph to reason over.
-        model: a LangChain chat model (or ``"openai:gpt-4o-mini"``); ``None`` runs fully offline.
         planner: ``"auto"``, ``"llm"``, ``"exemplar"``, ``"similarity"`` or any :class:`Planner`.
         exemplars: training questions with answers, for the exemplar planner; with a model, the LLM planner's
             prompt also shows the three nearest of them with their relation paths.
@@ -75,21 +64,11 @@ def create_rog_graph(
         max_prompt_paths: cap on paths put into the answer prompt (best plans first).
         max_answers: cap on answers (the result warns when it cuts).
         explain: use RoG's explanation prompt instead of the plain reasoning prompt.
-        grounding: what the model's answers become when no retrieved path ends in them: ``"prefer"``
-            (default; the offline path votes replace them, with a warning, and ``output`` keeps the reply;
-            the LLM planner also keeps the offline planner's top plan, which ranks first in those votes),
-            ``"strict"`` (only grounded answers, else none and ``stop_reason="no_grounded_answer"``) or
-            ``"off"`` (kept as given, flagged ``grounded: False``). See :mod:`kg_agent.tools.shared.grounding`.
-        embeddings: LangChain embeddings for the offline deciders (default: bundled MiniLM).
-        max_llm_calls, max_tokens, max_seconds: per-question caps on LLM calls, tokens and wall time (``None``:
-            none). A model call beyond them is not made: the planner or answerer falls back to its offline
-            twin (plans by similarity or exemplars, answers by votes), ``warnings`` name the limit and
-            ``stop_reason`` is ``"budget"`` (see :mod:`kg_agent.llm.budget`). Retrieval always runs; an answer
-            step that begins after ``max_seconds`` says so in ``warnings`` even when it makes no model call.
-        max_concurrency: independent LLM calls of one step asked at once (RoG's steps make one call each; the
-            option is here for the registry and CLI). ``ainvoke``/``astream`` use the model's async calls.
-        structured_output: how the LLM deciders ask (:class:`~kg_agent.settings.RunSettings` lists the modes;
-            ``"auto"`` picks what the endpoint constrains, :func:`~kg_agent.tools.shared.decider.structured_mode`).
+        grounding (below): under ``"prefer"`` the LLM planner also keeps the offline planner's top plan, which
+            ranks first in the path votes that replace ungrounded answers.
+        max_llm_calls, max_tokens, max_seconds (below): a model call beyond them is not made: the planner or
+            answerer falls back to its offline twin (plans by similarity or exemplars, answers by votes). Retrieval
+            always runs; an answer step that begins after ``max_seconds`` says so in ``warnings``.
 
     Example::
 
@@ -101,30 +80,21 @@ def create_rog_graph(
         result = app.invoke({"question": "who directed the films that [Tom Hanks] starred in"})
         [a["answer"] for a in result["answers"]], result["paths"][0]["text"]
     """
-    check_policy(grounding)
-    chat_model = resolve_chat_model(model) if isinstance(model, str) else model
-    deciders = make_rog_deciders(kg, model=chat_model, planner=planner, exemplars=exemplars, answerer=answerer,
-                                 embeddings=embeddings, max_hops=max_hops, max_prompt_paths=max_prompt_paths,
-                                 max_answers=max_answers, explain=explain, grounding=grounding,
-                                 structured_output=structured_output)
-    answerer = deciders.answerer
-
-    budget = QuestionBudget(max_llm_calls=max_llm_calls, max_tokens=max_tokens, max_seconds=max_seconds)
-
-    graph = KGStateGraph(RoGState, kg=kg, input_schema=KGQuestionInput)
-    add_nodes(graph, {
+    settings = settings.resolved()
+    deciders = default_deciders(kg, settings, planner=planner, exemplars=exemplars, answerer=answerer, max_hops=max_hops,
+                                max_prompt_paths=max_prompt_paths, max_answers=max_answers, explain=explain)
+    budget = question_budget(settings)
+    nodes = {
         "link": timed(partial(link_node, kg=kg), budget),
         "plan": budgeted(partial(plan_steps, planner=deciders.planner, k=k), budget, step="plan", explore=False),
-        "retrieve": partial(retrieve_steps, kg=kg, max_paths=max_paths, use=path_use(answerer, max_prompt_paths=max_prompt_paths)),
-        "answer": noting_a_late_start(budgeted(partial(respond_steps, answerer=answerer), budget, step="answer",
-                                               explore=False), budget),
-    }, max_concurrency=max_concurrency)
-    graph.add_edge(START, "link")
-    graph.add_edge("link", "plan")
-    graph.add_edge("plan", "retrieve")
-    graph.add_edge("retrieve", "answer")
-    graph.add_edge("answer", END)
-    return graph
+        "retrieve": partial(retrieve_steps, kg=kg, max_paths=max_paths,
+                            use=path_use(deciders.answerer, max_prompt_paths=max_prompt_paths)),
+        "answer": noting_a_late_start(budgeted(partial(respond_steps, answerer=deciders.answerer), budget,
+                                               step="answer", explore=False), budget),
+    }
+    return wired_graph(RoGState, kg, settings, nodes, {START: "link", "link": "plan", "plan": "retrieve",
+                                                        "retrieve": "answer", "answer": END},
+                       input_schema=KGQuestionInput)
 
 
 def noting_a_late_start(node: Callable[[dict], Any], budget: QuestionBudget) -> Callable[[dict], Any]:

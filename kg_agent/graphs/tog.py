@@ -23,31 +23,25 @@ take one round of calls instead of two (:mod:`kg_agent.tools.tog.speculate`).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable
 from functools import partial
 from typing import Literal
 
-from langchain_core.embeddings import Embeddings
-from langchain_core.language_models import BaseChatModel
 from langgraph.graph import END, START, StateGraph
 
-from kg_agent.graphs.kg_state_graph import KGStateGraph
+from kg_agent.graphs.kg_state_graph import question_budget, wired_graph
 from kg_agent.graphs.state import KGQuestionInput, ToGRunState, ToGState
 from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.llm.budget import QuestionBudget
-from kg_agent.llm.models import resolve_chat_model
-from kg_agent.settings import DEFAULT_GROUNDING, Grounding, StructuredMode
-from kg_agent.steps import DEFAULT_MAX_CONCURRENCY, add_nodes
-from kg_agent.tools.shared.grounding import check_policy
+from kg_agent.settings import GraphSettings, takes_options
 from kg_agent.tools.shared.question_budget import budgeted, timed
-from kg_agent.tools.shared.scoring import DEFAULT_IGNORED_RELATIONS
-from kg_agent.tools.tog.answer import ToGAnswerer, respond_steps
-from kg_agent.tools.tog.deciders import ToGDeciders, make_tog_deciders
-from kg_agent.tools.tog.prune_entities import DEFAULT_MAX_CANDIDATES, EntityScorer, prune_entities_steps
-from kg_agent.tools.tog.prune_relations import DEFAULT_DEPTH, DEFAULT_WIDTH, RelationPruner, prune_relations_steps
+from kg_agent.tools.tog.answer import respond_steps
+from kg_agent.tools.tog.deciders import ToGDeciders, ToGOptions, default_deciders
+from kg_agent.tools.tog.prune_entities import prune_entities_steps
+from kg_agent.tools.tog.prune_relations import DEFAULT_DEPTH, DEFAULT_WIDTH, prune_relations_steps
 from kg_agent.tools.tog.speculate import check_speculation, with_speculation
 from kg_agent.tools.tog.start import start_node
-from kg_agent.tools.tog.verify import Verifier, verify_and_decide
+from kg_agent.tools.tog.verify import verify_and_decide
 
 
 def tog_call_bound(width: int = DEFAULT_WIDTH, depth: int = DEFAULT_DEPTH) -> int:
@@ -60,10 +54,19 @@ def tog_call_bound(width: int = DEFAULT_WIDTH, depth: int = DEFAULT_DEPTH) -> in
 ANSWER_RESERVE = 1
 
 
-def tog_budget(max_llm_calls: int | None, max_tokens: int | None, max_seconds: float | None) -> QuestionBudget:
-    """A ToG-family question's budget: its limits, :data:`ANSWER_RESERVE` calls kept for the answer."""
-    return QuestionBudget(max_llm_calls=max_llm_calls, max_tokens=max_tokens, max_seconds=max_seconds,
-                          answer_reserve=ANSWER_RESERVE)
+def tog_family_graph(kg: KnowledgeGraph, settings: GraphSettings, exploration: ToGOptions, *, name: str,
+                     width: int | None, auto_calls: int, edges: dict,
+                     first_nodes: Callable[[QuestionBudget], dict] = lambda budget: {}) -> StateGraph:
+    """The graph of ToG (``name`` ``"tog"``) or ToG-I (``"tog-i"``): ``first_nodes`` (of the question's budget: what
+    runs between linking and the exploration), the exploration (:func:`exploration_nodes`) and ``edges``. The
+    deciders are :func:`~kg_agent.tools.tog.deciders.default_deciders`; the question's budget keeps
+    :data:`ANSWER_RESERVE` calls for the answer (``max_llm_calls="auto"``: ``auto_calls``)."""
+    settings = settings.resolved()
+    deciders = default_deciders(kg, settings, exploration)
+    budget = question_budget(settings, auto_calls=auto_calls, answer_reserve=ANSWER_RESERVE)
+    nodes = {"link": timed(partial(start_node, kg=kg), budget), **first_nodes(budget),
+             **exploration_nodes(kg, deciders, budget, width=width, options=exploration, name=name)}
+    return wired_graph(ToGRunState, kg, settings, nodes, edges, input_schema=KGQuestionInput, output_schema=ToGState)
 
 
 def _after_start(state: dict) -> Literal["prune_relations", "answer"]:
@@ -83,11 +86,12 @@ def _after_verify(state: dict) -> Literal["prune_relations", "answer"]:
 
 
 def exploration_nodes(kg: KnowledgeGraph, deciders: ToGDeciders, budget: QuestionBudget, *, width: int | None,
-                      depth: int, ignored_relations: Sequence[str], max_candidates: int, speculate: bool,
-                      name: str) -> dict:
+                      options: ToGOptions, name: str) -> dict:
     """The nodes ToG and ToG-I share (``prune_relations``, ``prune_entities``, ``verify``, ``answer``) under
-    ``budget``; ``width`` ``None`` reads it from the state (ToG-I's growing W). With ``speculate`` (and a model),
-    ``verify`` asks the next step's calls ahead (:mod:`kg_agent.tools.tog.speculate`)."""
+    ``budget``; ``width`` ``None`` reads it from the state (ToG-I's growing W). With ``options.speculate`` (and a
+    model), ``verify`` asks the next step's calls ahead (:mod:`kg_agent.tools.tog.speculate`)."""
+    depth, ignored_relations, max_candidates = options.depth, options.ignored_relations, options.max_candidates
+    speculate = options.speculate
     steps = {
         "prune_relations": partial(prune_relations_steps, kg=kg, pruner=deciders.relation_pruner, width=width,
                                    ignored_relations=tuple(ignored_relations)),
@@ -111,61 +115,21 @@ def exploration_nodes(kg: KnowledgeGraph, deciders: ToGDeciders, budget: Questio
 
 
 # ---------------------------------------------------------------------------------------------- factory
-def create_tog_graph(
-    kg: KnowledgeGraph,
-    *,
-    model: BaseChatModel | str | None = None,
-    width: int = DEFAULT_WIDTH,
-    depth: int = DEFAULT_DEPTH,
-    relation_pruner: RelationPruner | None = None,
-    entity_scorer: EntityScorer | None = None,
-    verifier: Verifier | None = None,
-    answerer: ToGAnswerer | None = None,
-    ignored_relations: Sequence[str] = DEFAULT_IGNORED_RELATIONS,
-    max_candidates: int = DEFAULT_MAX_CANDIDATES,
-    max_llm_calls: int | None | Literal["auto"] = "auto",
-    max_tokens: int | None = None,
-    max_seconds: float | None = None,
-    verify_margin: float = 0.0,
-    grounding: Grounding = DEFAULT_GROUNDING,
-    embeddings: Embeddings | None = None,
-    max_concurrency: int = DEFAULT_MAX_CONCURRENCY,
-    structured_output: StructuredMode = "auto",
-    speculate: bool = False,
-) -> StateGraph:
+@takes_options(settings=GraphSettings, exploration=ToGOptions)
+def create_tog_graph(kg: KnowledgeGraph, *, settings: GraphSettings, exploration: ToGOptions,
+                     width: int = DEFAULT_WIDTH) -> StateGraph:
     """Create Think-on-Graph's graph. Returns an **uncompiled** ``StateGraph``.
     Its ``grounding``, ``structured_output`` and budgets are the graph's own: a run may choose others through its
     LangGraph context (:class:`~kg_agent.settings.RunSettings`; budgets only tighter).
 
     Args:
         kg: the knowledge graph to reason over.
-        model: a LangChain chat model (or ``"openai:gpt-4o-mini"``); ``None`` runs fully offline.
         width: beam width W (ToG: 3): relations kept per entity, (entity, relation) pairs and triples per depth.
-        depth: maximum depth D (ToG: 3).
-        relation_pruner, entity_scorer, verifier, answerer: override one decision (any object with the method).
-        ignored_relations: ``fnmatch`` patterns of bookkeeping relations never explored.
-        max_candidates: candidate tail entities scored per (entity, relation), first by label (a warning says so).
-        max_llm_calls: LLM calls allowed per question; ``"auto"`` = ToG's bound ``2·W·D + D + 1``; ``None``: no limit.
-        max_tokens, max_seconds: per-question caps on LLM tokens and wall time (``None``: none); when one is
-            reached, exploration stops and the answer uses what was found (``stop_reason="budget"``, see
+        max_llm_calls (below): ``"auto"`` is ToG's bound ``2·W·D + D + 1`` (:func:`tog_call_bound`); when a budget
+            is reached, exploration stops and the answer uses what was found (``stop_reason="budget"``, see
             :mod:`kg_agent.llm.budget`).
-        verify_margin: the offline verifier's bias towards stopping (see :class:`~kg_agent.tools.tog.verify.ScoreVerifier`).
-        grounding: what a model answer no explored chain ends in becomes: ``"prefer"`` (default; the offline
-            chain answers replace it, with a warning, and ``output`` keeps the reply), ``"strict"`` (grounded
-            answers only, else none and ``stop_reason="no_grounded_answer"``; unverified answers are withheld)
-            or ``"off"`` (kept as given, flagged ``grounded: False``). See :mod:`kg_agent.tools.shared.grounding`.
-        embeddings: LangChain embeddings for the offline deciders (default: bundled MiniLM).
-        max_concurrency: independent LLM calls of one step asked at once (relation pruning: one per beam chain;
-            entity scoring: one per kept (chain, relation)); 1 asks them one after the other. ``invoke`` runs
-            them in a thread pool, ``ainvoke``/``astream`` with the model's async calls. The call budget is the
-            same either way.
-        structured_output: how the LLM deciders ask (:class:`~kg_agent.settings.RunSettings` lists the modes;
-            ``"auto"`` picks what the endpoint constrains, :func:`~kg_agent.tools.shared.decider.structured_mode`).
-        speculate: ask the next step's model calls while the verifier decides (see the diagram above and
-            :mod:`kg_agent.tools.tog.speculate`): faster with a slow model, the same answers, chains and warnings; the
-            calls of a step the verifier makes unnecessary (it said Yes) are wasted but counted in ``usage`` and the
-            call budget. Only when the calls left cover it; not with ``max_tokens`` / ``max_seconds``
-            (``ValueError``); no effect without a model.
+        max_concurrency (below): relation pruning asks one call per beam chain, entity scoring one per kept
+            (chain, relation), at most this many at once.
 
     The result carries ``answers`` (each with its supporting chains and ``grounded``), ``chains`` (every
     scored chain explored), ``stop_reason`` (``verified``, ``max_depth``, ``no_relations``,
@@ -182,27 +146,9 @@ def create_tog_graph(
         result["answers"][0]["answer"], result["chains"][0]["text"], result["stop_reason"]
         # ('Robert Zemeckis', 'Forrest Gump -> directed_by -> Robert Zemeckis', 'verified')
     """
-    if width < 1 or depth < 1:
-        raise ValueError(f"width and depth must be >= 1 (got width={width}, depth={depth})")
-    chat_model = resolve_chat_model(model) if isinstance(model, str) else model
-    deciders = make_tog_deciders(
-        kg, model=chat_model, relation_pruner=relation_pruner, entity_scorer=entity_scorer, verifier=verifier,
-        answerer=answerer, embeddings=embeddings, ignored_relations=ignored_relations, verify_margin=verify_margin,
-        structured_output=structured_output, grounding=check_policy(grounding), depth=depth,
-    )
-    limit = tog_call_bound(width, depth) if max_llm_calls == "auto" else max_llm_calls
-    budget = tog_budget(limit, max_tokens, max_seconds)
-
-    graph = KGStateGraph(ToGRunState, kg=kg, input_schema=KGQuestionInput, output_schema=ToGState)
-    add_nodes(graph, {
-        "link": timed(partial(start_node, kg=kg), budget),
-        **exploration_nodes(kg, deciders, budget, width=width, depth=depth, ignored_relations=ignored_relations,
-                            max_candidates=max_candidates, speculate=speculate, name="tog"),
-    }, max_concurrency=max_concurrency)
-    graph.add_edge(START, "link")
-    graph.add_conditional_edges("link", _after_start)
-    graph.add_conditional_edges("prune_relations", _after_relations)
-    graph.add_conditional_edges("prune_entities", _after_entities)
-    graph.add_conditional_edges("verify", _after_verify)
-    graph.add_edge("answer", END)
-    return graph
+    if width < 1:
+        raise ValueError(f"width must be >= 1 (got width={width})")
+    return tog_family_graph(kg, settings, exploration, name="tog", width=width,
+                            auto_calls=tog_call_bound(width, exploration.depth), edges={
+                                START: "link", "link": _after_start, "prune_relations": _after_relations,
+                                "prune_entities": _after_entities, "verify": _after_verify, "answer": END})

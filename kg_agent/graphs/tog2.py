@@ -20,24 +20,18 @@ from __future__ import annotations
 
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
-from langchain_core.embeddings import Embeddings
-from langchain_core.language_models import BaseChatModel
 from langgraph.graph import END, START, StateGraph
 
-from kg_agent.graphs.kg_state_graph import KGStateGraph
+from kg_agent.graphs.kg_state_graph import question_budget, wired_graph
 from kg_agent.graphs.state import KGQuestionInput, ToG2State
 from kg_agent.kg.graph import KnowledgeGraph
-from kg_agent.llm.budget import QuestionBudget
-from kg_agent.llm.models import resolve_chat_model
-from kg_agent.settings import DEFAULT_GROUNDING, Grounding, StructuredMode
-from kg_agent.steps import DEFAULT_MAX_CONCURRENCY, add_nodes
-from kg_agent.tools.shared.grounding import check_policy
+from kg_agent.settings import GraphSettings, takes_options
 from kg_agent.tools.shared.question_budget import budgeted, timed
 from kg_agent.tools.tog2.answer import answer_steps
 from kg_agent.tools.tog2.clue_query import ClueWriter, clue_query_steps
-from kg_agent.tools.tog2.deciders import make_tog2_deciders
+from kg_agent.tools.tog2.deciders import default_deciders
 from kg_agent.tools.tog2.examine import DEFAULT_TOP_L, Examiner, examine_steps
 from kg_agent.tools.tog2.prune_entities import (
     DEFAULT_ALPHA,
@@ -61,26 +55,26 @@ if TYPE_CHECKING:  # Chroma (a second of imports) is loaded only when a ToG-2 gr
     from kg_agent.docs.index import DocumentIndex
 
 
-def _after_link(state: dict) -> str:
+def _after_link(state: dict) -> Literal["topic_prune", "finish"]:
     return "topic_prune" if state.get("topic_entities") else "finish"
 
 
-def _after_relation_prune(state: dict) -> str:
+def _after_relation_prune(state: dict) -> Literal["entity_prune", "finish"]:
     return "finish" if state.get("stop_reason") else "entity_prune"
 
 
-def _after_entity_prune(state: dict) -> str:
+def _after_entity_prune(state: dict) -> Literal["examine", "finish"]:
     return "finish" if state.get("stop_reason") else "examine"
 
 
-def _after_examine(state: dict) -> str:
+def _after_examine(state: dict) -> Literal["relation_prune", "finish"]:
     return "finish" if state.get("stop_reason") else "relation_prune"
 
 
+@takes_options(settings=GraphSettings)
 def create_tog2_graph(
     kg: KnowledgeGraph,
     *,
-    model: BaseChatModel | str | None = None,
     documents: DocumentIndex | str | Path | None = None,
     width: int = DEFAULT_WIDTH,
     depth: int = DEFAULT_DEPTH,
@@ -88,17 +82,11 @@ def create_tog2_graph(
     alpha: float = DEFAULT_ALPHA,
     top_l: int = DEFAULT_TOP_L,
     max_candidates: int = DEFAULT_MAX_CANDIDATES,
-    embeddings: Embeddings | None = None,
     topic_pruner: TopicPruner | None = None,
     clue_writer: ClueWriter | None = None,
     relation_pruner: CombinedRelationPruner | None = None,
     examiner: Examiner | None = None,
-    grounding: Grounding = DEFAULT_GROUNDING,
-    max_llm_calls: int | None = None,
-    max_tokens: int | None = None,
-    max_seconds: float | None = None,
-    max_concurrency: int = DEFAULT_MAX_CONCURRENCY,
-    structured_output: StructuredMode = "auto",
+    settings: GraphSettings,
 ) -> StateGraph:
     """Create ToG-2's graph. Returns an **uncompiled** ``StateGraph``.
     Its ``grounding``, ``structured_output`` and budgets are the graph's own: a run may choose others through its
@@ -106,7 +94,6 @@ def create_tog2_graph(
 
     Args:
         kg: the knowledge graph to explore.
-        model: a LangChain chat model (or ``"openai:gpt-4o-mini"``); ``None`` runs fully offline.
         documents: the entity documents: a :class:`DocumentIndex`, a Chroma server URL
             (``http://host:8000?collection=NAME``), a persisted index folder, or a JSONL
             file (``{"title"|"entity", "text"}``, linked to entities by label) ingested into an in-memory
@@ -118,20 +105,13 @@ def create_tog2_graph(
         alpha: ``alpha`` of the chunk weight ``exp(-alpha x rank)`` (paper §3.2; authors' code: 0.8).
         top_l: ``L <= K`` chunks given to the examine step (paper §3.2; authors' ``num_sents_for_reasoning`` 10).
         max_candidates: candidate entities scored per (entity, relation); more are cut with a warning.
-        embeddings: LangChain embeddings for the offline deciders and for ingesting a JSONL file
-            (default: bundled MiniLM). Chunks are scored with the document index's own embeddings.
+        embeddings (below): also for ingesting a JSONL file. Chunks are scored with the document index's own
+            embeddings.
         topic_pruner, clue_writer, relation_pruner, examiner: override a decider.
-        grounding: what a model answer that no triple path ends in and no cited chunk states becomes:
-            ``"prefer"`` (default; the offline examiner decides instead, with a warning, and ``output`` keeps
-            the reply), ``"strict"`` (grounded answers only, else none and ``stop_reason="no_grounded_answer"``)
-            or ``"off"`` (kept as given, flagged ``grounded: False``). See :mod:`kg_agent.tools.shared.grounding`.
-        max_llm_calls, max_tokens, max_seconds: per-question caps on LLM calls, tokens and wall time (``None``:
-            none); when one is reached, exploration stops and the examine step answers from the entities and
-            chunks found so far (``stop_reason="budget"``, see :mod:`kg_agent.llm.budget`).
-        max_concurrency: independent LLM calls of one step asked at once (ToG-2's steps each make one call,
-            for all topic entities together, as in the paper). ``ainvoke``/``astream`` use the model's async calls.
-        structured_output: how the LLM deciders ask (:class:`~kg_agent.settings.RunSettings` lists the modes;
-            ``"auto"`` picks what the endpoint constrains, :func:`~kg_agent.tools.shared.decider.structured_mode`).
+        grounding (below): a model answer that no triple path ends in and no cited chunk states is ungrounded;
+            under ``"prefer"`` the offline examiner decides instead.
+        max_llm_calls, max_tokens, max_seconds (below): when one is reached, exploration stops and the examine step
+            answers from the entities and chunks found so far (``stop_reason="budget"``).
 
     Example::
 
@@ -147,20 +127,15 @@ def create_tog2_graph(
         raise ValueError("width, depth, top_k_chunks and top_l must be >= 1")
     if top_l > top_k_chunks:
         raise ValueError(f"top_l (L={top_l}) must not exceed top_k_chunks (K={top_k_chunks}), as in the paper")
-    chat_model = resolve_chat_model(model) if isinstance(model, str) else model
+    settings = settings.resolved()
     from kg_agent.tools.tog2.documents import resolve_documents
 
-    index, notes = resolve_documents(kg, documents, embeddings=embeddings)
+    index, notes = resolve_documents(kg, documents, embeddings=settings.embeddings)
     scorer = ChunkScorer(index)
-
-    deciders = make_tog2_deciders(kg, model=chat_model, topic_pruner=topic_pruner, clue_writer=clue_writer,
-                                  relation_pruner=relation_pruner, examiner=examiner, embeddings=embeddings,
-                                  structured_output=structured_output, grounding=check_policy(grounding))
-
-    budget = QuestionBudget(max_llm_calls=max_llm_calls, max_tokens=max_tokens, max_seconds=max_seconds)
-
-    graph = KGStateGraph(ToG2State, kg=kg, input_schema=KGQuestionInput)
-    add_nodes(graph, {
+    deciders = default_deciders(kg, settings, topic_pruner=topic_pruner, clue_writer=clue_writer,
+                                relation_pruner=relation_pruner, examiner=examiner)
+    budget = question_budget(settings)
+    nodes = {
         "link": timed(partial(start_node, kg=kg, notes=notes), budget),
         "topic_prune": budgeted(partial(topic_prune_steps, pruner=deciders.topic_pruner), budget, step="topic_prune", explore=False),
         "clue_query": budgeted(partial(clue_query_steps, writer=deciders.clue_writer), budget, step="clue_query", explore=False),
@@ -172,14 +147,8 @@ def create_tog2_graph(
         "examine": budgeted(partial(examine_steps, examiner=deciders.examiner, depth=depth, top_l=top_l), budget,
                             step="examine", explore=False),
         "finish": budgeted(partial(answer_steps, examiner=deciders.examiner, top_l=top_l), budget, step="finish", explore=False),
-    }, max_concurrency=max_concurrency)
-    graph.add_edge(START, "link")
-    graph.add_conditional_edges("link", _after_link, ["topic_prune", "finish"])
-    graph.add_edge("topic_prune", "clue_query")
-    graph.add_edge("clue_query", "topic_documents")
-    graph.add_edge("topic_documents", "relation_prune")
-    graph.add_conditional_edges("relation_prune", _after_relation_prune, ["entity_prune", "finish"])
-    graph.add_conditional_edges("entity_prune", _after_entity_prune, ["examine", "finish"])
-    graph.add_conditional_edges("examine", _after_examine, ["relation_prune", "finish"])
-    graph.add_edge("finish", END)
-    return graph
+    }
+    return wired_graph(ToG2State, kg, settings, nodes, {
+        START: "link", "link": _after_link, "topic_prune": "clue_query", "clue_query": "topic_documents",
+        "topic_documents": "relation_prune", "relation_prune": _after_relation_prune, "entity_prune": _after_entity_prune,
+        "examine": _after_examine, "finish": END}, input_schema=KGQuestionInput)

@@ -1,6 +1,6 @@
 """The paper steps that decide, as LangChain tools: RoG's ``plan`` and ``answer``, ToG's ``prune_relations``,
-``prune_entities`` and ``verify``; each asks the decider the method's graph would (``make_rog_deciders``,
-``make_tog_deciders``): the offline one, or the LLM one when ``model`` is given."""
+``prune_entities`` and ``verify``; each asks the decider the method's graph would (the method's
+``default_deciders``): the offline one, or the LLM one when ``model`` is given."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from langchain_core.callbacks import CallbackManagerForToolRun
 from pydantic import BaseModel, Field
 
 from kg_agent.langchain.base import DeciderTool
+from kg_agent.settings import GraphSettings
 from kg_agent.tools.lookups import (
     INVERSE_NOTE,
     PATH_NOTE,
@@ -22,11 +23,11 @@ from kg_agent.tools.lookups import (
     resolve_entity,
     with_notes,
 )
+from kg_agent.tools.rog import deciders as rog
 from kg_agent.tools.rog.answer import Answerer, answer_node
-from kg_agent.tools.rog.deciders import make_rog_deciders
 from kg_agent.tools.rog.plan import DEFAULT_K, Planner, plan_node
 from kg_agent.tools.shared.scoring import DEFAULT_IGNORED_RELATIONS
-from kg_agent.tools.tog.deciders import make_tog_deciders
+from kg_agent.tools.tog import deciders as tog
 from kg_agent.tools.tog.prune_entities import (
     EntityScorer,
     new_chain,
@@ -63,7 +64,7 @@ class PlanTool(DeciderTool):
         return self.planner
 
     def _default_decider(self) -> Planner:
-        return make_rog_deciders(self.kg, model=self.model).planner
+        return rog.default_deciders(self.kg, GraphSettings(model=self.model)).planner
 
     def _run(self, question: str, topic_entities: list[str] | None = None, k: int = DEFAULT_K,
              run_manager: CallbackManagerForToolRun | None = None) -> dict:
@@ -101,7 +102,7 @@ class AnswerTool(DeciderTool):
         return self.answerer
 
     def _default_decider(self) -> Answerer:
-        return make_rog_deciders(self.kg, model=self.model).answerer
+        return rog.default_deciders(self.kg, GraphSettings(model=self.model)).answerer
 
     def _run(self, question: str, paths: list[str], run_manager: CallbackManagerForToolRun | None = None) -> dict:
         if not (question or "").strip():
@@ -146,7 +147,8 @@ class PruneRelationsTool(DeciderTool):
         return self.pruner
 
     def _default_decider(self) -> RelationPruner:
-        return make_tog_deciders(self.kg, model=self.model, ignored_relations=self.ignored_relations).relation_pruner
+        return tog.default_deciders(self.kg, GraphSettings(model=self.model),
+                                    tog.ToGOptions(ignored_relations=self.ignored_relations)).relation_pruner
 
     def _run(self, question: str, entity: str, width: int = DEFAULT_WIDTH,
              run_manager: CallbackManagerForToolRun | None = None) -> dict:
@@ -184,7 +186,7 @@ class PruneEntitiesTool(DeciderTool):
         return self.scorer
 
     def _default_decider(self) -> EntityScorer:
-        return make_tog_deciders(self.kg, model=self.model).entity_scorer
+        return tog.default_deciders(self.kg, GraphSettings(model=self.model)).entity_scorer
 
     def _run(self, question: str, entity: str, relation: str, width: int = DEFAULT_WIDTH,
              run_manager: CallbackManagerForToolRun | None = None) -> dict:
@@ -221,7 +223,7 @@ class VerifyTool(DeciderTool):
         return self.verifier
 
     def _default_decider(self) -> Verifier:
-        return make_tog_deciders(self.kg, model=self.model).verifier
+        return tog.default_deciders(self.kg, GraphSettings(model=self.model)).verifier
 
     def _run(self, question: str, paths: list[str], run_manager: CallbackManagerForToolRun | None = None) -> dict:
         if not (question or "").strip():

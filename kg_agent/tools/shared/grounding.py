@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.terms import normalize_label
 from kg_agent.kg.types import Entity
-from kg_agent.settings import DEFAULT_GROUNDING, GROUNDING_POLICIES, Grounding, current_run_settings
+from kg_agent.settings import DEFAULT_GROUNDING, Grounding, check_policy, current_run_settings
 from kg_agent.tools.shared.answer_types import contradicts_asked_type, relation_object_kinds
 from kg_agent.tools.shared.path_scoring import QuestionParts, RelationPathScorer
 from kg_agent.tools.shared.scoring import mask_mentions
@@ -47,13 +47,6 @@ MAX_SPAN_WORDS = 8  # the longest chunk span taken as an answer (a name or a sho
 MAX_SUPPORTING_PATHS = 3
 #: A relation path answers the question when the relation-path scorer rates it at least this share of the best one.
 MIN_RELATIVE_EVIDENCE = 0.9
-
-
-def check_policy(grounding: str) -> Grounding:
-    """``grounding`` when it is a policy; a ``ValueError`` naming the choices otherwise."""
-    if grounding not in GROUNDING_POLICIES:
-        raise ValueError(f"unknown grounding policy {grounding!r}: use one of {', '.join(GROUNDING_POLICIES)}")
-    return grounding  # type: ignore[return-value]
 
 
 class RunGrounding:

@@ -225,27 +225,6 @@ class LLMInstructionIntegrator:
         return joined.text, joined.warnings, joined.usage
 
 
-def make_instruction_deciders(
-    kg: KnowledgeGraph,
-    *,
-    model: BaseChatModel | None = None,
-    generator: InstructionGenerator | None = None,
-    integrator: InstructionIntegrator | None = None,
-    embeddings: Embeddings | None = None,
-    ignored_relations: Sequence[str] = DEFAULT_IGNORED_RELATIONS,
-    structured_output: StructuredMode = "auto",
-) -> tuple[InstructionGenerator, InstructionIntegrator]:
-    """ToG-I's two decisions: the LLM ones (the generator falling back to the path generator) when a model is
-    given, else offline; one given explicitly is used as is."""
-    if generator is None:
-        offline = PathInstructionGenerator(kg, embeddings=embeddings, ignored_relations=ignored_relations)
-        generator = LLMInstructionGenerator(model, fallback=offline, structured_output=structured_output) if model is not None else offline
-    if integrator is None:
-        integrator = (LLMInstructionIntegrator(model, structured_output=structured_output) if model is not None
-                      else JoinInstructionIntegrator())
-    return generator, integrator
-
-
 # ---------------------------------------------------------------------------------------------- nodes
 def instructions_steps(
     state: dict,

@@ -21,7 +21,7 @@ or a single tail take over the beam from a better chain.)
 * :class:`PathEntityScorer` — offline, for the whole-path beam: that similarity times the weight of the best
   relation path through the candidate (the chain's path, the relation, and up to ``lookahead`` relations on).
 
-With the whole-path beam (no model; :func:`~kg_agent.tools.tog.deciders.make_tog_deciders`) a pair's score is
+With the whole-path beam (no model; :func:`~kg_agent.tools.tog.deciders.default_deciders`) a pair's score is
 already the whole chain's weight, so the new chain's ``score`` is the triple's rank score (pair x entity) rather
 than a product over depths.
 """

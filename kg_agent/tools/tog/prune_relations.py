@@ -130,7 +130,7 @@ class SimilarityRelationPruner:
     ``width`` are kept with softmax weights (``temperature``) that sum to 1. Given ``kg``, the graph the
     relations walk, the scorer also weighs what each candidate's objects are against the answer type asked.
 
-    With ``lookahead`` > 0 (the offline ToG / ToG-I beam, see :func:`make_tog_deciders`) a relation is scored as
+    With ``lookahead`` > 0 (the offline ToG / ToG-I beam, see :func:`default_deciders`) a relation is scored as
     the best of ``prefix + relation`` and its completions by up to ``lookahead`` relations walkable past it in
     ``kg`` (at most ``max_hops`` relations in all: the beam's depth D), so an intermediate hop the question
     needs ("the company that owns [X]" -> ``subsidiary_of`` before ``founded_by``) is not outscored by a

@@ -5,11 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from langchain_core.embeddings import Embeddings
-from langchain_core.language_models import BaseChatModel
-
 from kg_agent.kg.graph import KnowledgeGraph
-from kg_agent.settings import DEFAULT_GROUNDING, Grounding, StructuredMode
+from kg_agent.settings import GraphSettings
 from kg_agent.tools.tog2.clue_query import ClueWriter, LLMClueWriter, TemplateClueWriter
 from kg_agent.tools.tog2.examine import Examiner, ExtractiveExaminer, LLMExaminer
 from kg_agent.tools.tog2.prune_relations import (
@@ -30,34 +27,30 @@ class ToG2Deciders:
     examiner: Examiner
 
 
-def make_tog2_deciders(
+def default_deciders(
     kg: KnowledgeGraph,
+    settings: GraphSettings | None = None,
     *,
-    model: BaseChatModel | None = None,
     topic_pruner: TopicPruner | None = None,
     clue_writer: ClueWriter | None = None,
     relation_pruner: CombinedRelationPruner | None = None,
     examiner: Examiner | None = None,
-    embeddings: Embeddings | None = None,
-    structured_output: StructuredMode = "auto",
-    grounding: Grounding = DEFAULT_GROUNDING,
 ) -> ToG2Deciders:
-    """The deciders; one given explicitly is used as is (``structured_output``: the LLM deciders' mode, see
-    :func:`~kg_agent.tools.shared.decider.structured_mode`; ``grounding``: the LLM examiner's grounding policy)."""
-    chat_model = model
+    """The deciders: LLM ones (each falling back to its offline twin, asking in ``settings.structured_output`` mode;
+    the examiner under ``settings.grounding``) when ``settings`` has a model, else offline; one given explicitly is
+    used as is."""
+    settings = (settings or GraphSettings()).resolved()
+    model, embeddings, mode = settings.model, settings.embeddings, settings.structured_output
     offline_topic = SimilarityTopicPruner(kg, embeddings=embeddings)
     offline_clue = TemplateClueWriter(kg, embeddings=embeddings)
     offline_relation = SimilarityCombinedRelationPruner(kg=kg, embeddings=embeddings)
     offline_examiner = ExtractiveExaminer(kg, embeddings=embeddings)
-    if chat_model is not None:
-        topic_pruner = topic_pruner or LLMTopicPruner(kg, chat_model, fallback=offline_topic, structured_output=structured_output)
-        clue_writer = clue_writer or LLMClueWriter(chat_model, fallback=offline_clue, structured_output=structured_output)
-        relation_pruner = relation_pruner or LLMCombinedRelationPruner(chat_model, fallback=offline_relation,
-                                                                       structured_output=structured_output)
-        examiner = examiner or LLMExaminer(chat_model, fallback=offline_examiner, structured_output=structured_output,
-                                           grounding=grounding)
-    topic_pruner = topic_pruner or offline_topic
-    clue_writer = clue_writer or offline_clue
-    relation_pruner = relation_pruner or offline_relation
-    examiner = examiner or offline_examiner
-    return ToG2Deciders(topic_pruner, clue_writer, relation_pruner, examiner)
+    if model is not None:
+        topic_pruner = topic_pruner or LLMTopicPruner(kg, model, fallback=offline_topic, structured_output=mode)
+        clue_writer = clue_writer or LLMClueWriter(model, fallback=offline_clue, structured_output=mode)
+        relation_pruner = relation_pruner or LLMCombinedRelationPruner(model, fallback=offline_relation,
+                                                                       structured_output=mode)
+        examiner = examiner or LLMExaminer(model, fallback=offline_examiner, structured_output=mode,
+                                           grounding=settings.grounding)
+    return ToG2Deciders(topic_pruner or offline_topic, clue_writer or offline_clue, relation_pruner or offline_relation,
+                        examiner or offline_examiner)
