@@ -3,13 +3,13 @@
 A node, or a decider that asks a model, is written once, as a generator (its *steps*): ``asked = yield request``
 asks one model decision (a :class:`ModelRequest`, which :class:`~kg_agent.tools.shared.decider.LLMDecision` makes);
 ``results = yield [steps, ...]`` runs independent steps (other generators, model requests, or plain zero-argument
-calls such as a custom decider's method) concurrently and gets their results in order. :func:`run_steps` drives
+calls) concurrently and gets their results in order. :func:`run_steps` drives
 steps synchronously (a batch in a bounded thread pool, ``max_concurrency`` at a time); :func:`arun_steps` drives the
 same steps with the model's native async calls (a batch through :func:`ask_all`) and runs the steps' own work (KG,
 embeddings, documents) in worker threads, so a server's event loop is never blocked by a SPARQL request or an
 embedding. :func:`graph_node` turns a node's steps into a LangGraph node with both paths, so ``invoke`` and
-``ainvoke`` run the same logic; :func:`decide` is how a node asks a decider (its steps when it has them, else its
-plain method, counted).
+``ainvoke`` run the same logic; :func:`decide` is how a node asks a decider: each decider protocol has one method, which
+returns the outcome (an offline or custom decider) or steps giving it (an LLM decider), :data:`Decided`.
 """
 
 from __future__ import annotations
@@ -58,28 +58,41 @@ async def ask_all(requests: Sequence[Callable[[], Awaitable[T]]], *, max_concurr
 #: generator, a plain zero-argument call, or a list of those to run concurrently.
 Steps = Generator[Any, Any, T]
 
-
-def decide(decider: Any, method: str, *args: Any, **kwargs: Any) -> Steps | Callable[[], Any]:
-    """``decider.<method>(*args, **kwargs)`` as a step: its ``<method>_steps`` generator when it has one (the LLM
-    deciders), else the plain call (an offline or custom decider; its model calls, if any, are held to the
-    question's budget where they are made, and counted in its outcome's usage: :func:`counted`)."""
-    steps = getattr(decider, f"{method}_steps", None)
-    if steps is not None:
-        return steps(*args, **kwargs)
-    return functools.partial(counted, functools.partial(getattr(decider, method), *args, **kwargs))
+#: What a decider's one method returns: its outcome (an offline or custom decider), or steps giving it (an LLM
+#: decider: ``asked = yield decision.request(prompt, parse)``, see :class:`~kg_agent.tools.shared.decider.LLMDecision`).
+#: Each decider protocol (``Planner.plan``, ``RelationPruner.score_relations``, ...) returns ``Decided[ItsOutcome]``.
+Decided = T | Steps[T]
 
 
-def counted(call: Callable[[], T]) -> T:
-    """``call()`` (a plain decider's decision), with the model calls it made but left out of its outcome's ``usage``
-    added there, so the state's usage, which the question's budget counts from, holds every call made. The usage is
-    a dataclass's ``usage`` field, or the last item of a tuple (an instruction integrator's)."""
+def decide(method: Callable[..., Decided[T]], *args: Any, **kwargs: Any) -> Steps[T]:
+    """One decision as steps: ``method(*args, **kwargs)``, a decider's method (``decide(planner.plan, question,
+    entities, k=3)``), whichever it returns. Steps (an LLM decider) are run by the runtime: their model calls
+    natively async under ``ainvoke``, concurrently in a batch. An outcome (an offline or custom decider) is its
+    decision, made where these steps run (a worker thread under ``ainvoke``, a pool thread in a batch); the model
+    calls it made, if any, are held to the question's budget where they are made and added to its outcome's usage
+    when it left them out (:func:`counted`)."""
     with tallied() as tally:
-        outcome = call()
+        outcome = method(*args, **kwargs)
+    if isinstance(outcome, Generator):
+        return (yield from outcome)
+    return counted(outcome, tally.as_dict())
+
+
+def decided(method: Callable[..., Decided[T]], *args: Any, **kwargs: Any) -> T:
+    """``method(*args, **kwargs)``'s outcome, outside a graph: a decider's decision, run synchronously
+    (:func:`run_steps` of :func:`decide`)."""
+    return run_steps(decide(method, *args, **kwargs))
+
+
+def counted(outcome: T, calls: dict) -> T:
+    """A plain decider's ``outcome``, with the model calls it made (``calls``, a usage tally) but left out of its
+    ``usage`` added there, so the state's usage, which the question's budget counts from, holds every call made. The
+    usage is a dataclass's ``usage`` field, or the last item of a tuple (an instruction integrator's)."""
     if dataclasses.is_dataclass(outcome) and "usage" in {f.name for f in dataclasses.fields(outcome)}:
-        missing = missing_usage(tally.as_dict(), outcome.usage)
+        missing = missing_usage(calls, outcome.usage)
         return outcome if missing is None else dataclasses.replace(outcome, usage=merge_usage(outcome.usage, missing))
     if isinstance(outcome, tuple) and outcome and isinstance(outcome[-1], dict | type(None)):
-        missing = missing_usage(tally.as_dict(), outcome[-1])
+        missing = missing_usage(calls, outcome[-1])
         return outcome if missing is None else (*outcome[:-1], merge_usage(outcome[-1], missing))
     return outcome
 

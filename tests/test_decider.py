@@ -170,3 +170,85 @@ def test_concurrent_decisions_share_the_question_budget():
 
     calls, counted, refused = asyncio.run(run())
     assert calls == counted == 3 and refused >= 1
+
+
+# ---------------------------------------------------------------------------------------------- one method per decider
+class FirstRelations:
+    """A user's plain decider: its one method returns the outcome."""
+
+    name = "first"
+
+    def __init__(self):
+        self.threads = set()
+
+    def score_relations(self, question, entity, relations, *, width, prefix=(), guidance=""):
+        import threading
+
+        from kg_agent.tools.tog.prune_relations import ScoredOutcome
+
+        self.threads.add(threading.current_thread().name)
+        kept = sorted(relations)[:width]
+        return ScoredOutcome([(r, 1 / len(kept)) for r in kept], source=self.name)
+
+
+class AskingVerifier:
+    """A user's decider written as steps: it asks a model through LLMDecision and returns the outcome."""
+
+    name = "asking"
+
+    def __init__(self, model):
+        from kg_agent.tools.shared.decider import LLMDecision
+
+        self.decision = LLMDecision(model, "verify")
+
+    def verify(self, question, chains, *, depth):
+        from kg_agent.tools.tog.verify import VerifyOutcome
+
+        def parse(reply: str):
+            word = reply.strip().lower()
+            return ({"yes": True, "no": False}.get(word), [])
+
+        asked = yield self.decision.request(f"Enough to answer {question}? Say yes or no.", parse)
+        return VerifyOutcome(bool(asked.value), None, asked.reply, asked.warnings, asked.usage, source=self.name)
+
+
+def test_a_plain_custom_decider_runs_under_invoke_and_ainvoke():
+    """The decider protocols have one method; a plain one (returning its outcome) runs on both paths, under
+    ainvoke in a worker thread (never on the event loop), its outcome used as the graph's decision."""
+    import asyncio
+
+    from kg_agent.graphs import create_tog_graph
+    from kg_agent.kg import open_kg
+
+    kg = open_kg()
+    pruner = FirstRelations()
+    app = create_tog_graph(kg, relation_pruner=pruner, depth=1, width=1).compile()
+    question = {"question": "who directed [Forrest Gump]"}
+    sync = app.invoke(question)
+    assert pruner.threads == {"MainThread"}
+    concurrent = asyncio.run(app.ainvoke(question))
+    assert [c["text"] for c in sync["chains"]] == [c["text"] for c in concurrent["chains"]]
+    (gump,) = kg.find_entities("Forrest Gump")[:1]
+    first_relation = sorted(kg.relations(gump.id))[0]
+    assert sync["chains"] and all(c["triples"][0]["relation"] == first_relation for c in sync["chains"])
+    assert any(t.startswith("kg-agent-step") for t in pruner.threads - {"MainThread"})
+
+
+def test_a_custom_decider_written_as_steps_asks_through_the_runtime():
+    """A decider whose one method returns steps gets its model request run by the runtime (sync and async), and the
+    call is counted in the state's usage; `decided` runs either kind outside a graph."""
+    import asyncio
+
+    from kg_agent.graphs import create_tog_graph
+    from kg_agent.kg import open_kg
+    from kg_agent.llm.scripted import ScriptedChatModel
+    from kg_agent.steps import decided
+
+    model = ScriptedChatModel(responder=lambda prompt: "yes")
+    verifier = AskingVerifier(model)
+    app = create_tog_graph(open_kg(), verifier=verifier, depth=2).compile()
+    question = {"question": "who directed [Forrest Gump]"}
+    for result in (app.invoke(question), asyncio.run(app.ainvoke(question))):
+        assert result["stop_reason"] == "verified" and result["usage"]["by_node"]["verify"]["calls"] == 1
+    assert decided(verifier.verify, "q", [], depth=1).sufficient
+    assert decided(FirstRelations().score_relations, "q", None, ["b", "a"], width=1).items == [("a", 1.0)]

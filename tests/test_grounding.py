@@ -17,6 +17,7 @@ from kg_agent.graphs.registry import create_graph
 from kg_agent.kg import kg_from_triples
 from kg_agent.kg.terms import entity_iri
 from kg_agent.llm.scripted import ScriptedChatModel
+from kg_agent.steps import decided
 from kg_agent.tools.prompts import prompt_node
 from kg_agent.tools.rog.answer import LLMAnswerer
 from kg_agent.tools.shared.grounding import Evidence, asked_for, ground_names
@@ -130,10 +131,10 @@ def test_rog_strict_and_off(kg):
 def test_rog_answer_step_with_no_grounded_answer_at_all():
     """No path (an unlinked question, say): the model's answer is kept flagged, or withheld under "strict"."""
     model = ScriptedChatModel([HALLUCINATION] * 2)
-    prefer = LLMAnswerer(model).answer("who directed Qwzx", [], [])
+    prefer = decided(LLMAnswerer(model).answer, "who directed Qwzx", [], [])
     assert [(a["answer"], a["grounded"]) for a in prefer.answers] == [("Christopher Nolan", False)]
     assert any("no grounded answer was found" in w for w in prefer.warnings) and prefer.output == HALLUCINATION
-    strict = LLMAnswerer(model, grounding="strict").answer("who directed Qwzx", [], [])
+    strict = decided(LLMAnswerer(model, grounding="strict").answer, "who directed Qwzx", [], [])
     assert strict.answers == [] and strict.stop_reason == "no_grounded_answer" and strict.output == ""
     assert any("withheld (grounding='strict')" in w for w in strict.warnings)
 

@@ -18,6 +18,8 @@ from langchain_core.exceptions import OutputParserException
 from langchain_core.output_parsers import PydanticOutputParser
 from pydantic import BaseModel
 
+from kg_agent.steps import decided
+
 try:
     from local_llm import MODEL_ALIAS, LocalLlamaServer
     from openai_server import schema_violations
@@ -205,7 +207,7 @@ def test_tog2_relation_prune_with_the_real_model_names_each_entitys_own_relation
     candidates = [candidate_relations(kg, item) for item in frontier]
     transport = RecordingTransport()
     pruner = LLMCombinedRelationPruner(recorded_model(local_server, transport))
-    choice = pruner.choose("which films starred [Tom Hanks] in [Forrest Gump]", frontier, candidates, width=2)
+    choice = decided(pruner.choose, "which films starred [Tom Hanks] in [Forrest Gump]", frontier, candidates, width=2)
 
     ((body, reply),) = transport.exchanges
     schema = body["response_format"]["schema"]

@@ -14,6 +14,7 @@ from kg_agent.graphs import create_graph
 from kg_agent.kg import open_kg
 from kg_agent.kg.types import Entity
 from kg_agent.llm.scripted import ScriptedChatModel
+from kg_agent.steps import decided
 from kg_agent.tools.prompts import prompt_node
 from kg_agent.tools.shared.decider import MAX_ENUM_VALUES, structured_mode
 from kg_agent.tools.tog.prune_relations import LLMRelationPruner, ScoredOutcome
@@ -193,7 +194,7 @@ def test_tog2_topic_prune_sends_the_linked_entities_as_an_enum(kg):
     entities = [Entity("e:tom", "Tom Hanks"), Entity("e:fg", "Forrest Gump")]
     with OpenAICompatibleServer(structured_responder=lambda prompt, schema: {"keep": ["Forrest Gump"]}) as server:
         pruner = LLMTopicPruner(kg, chat(server), structured_output="json_schema")
-        outcome = pruner.prune("which films starred [Tom Hanks] in [Forrest Gump]", entities)
+        outcome = decided(pruner.prune, "which films starred [Tom Hanks] in [Forrest Gump]", entities)
         (request,) = server.chat_requests
     assert enums(sent_schema(request)) == [["Tom Hanks", "Forrest Gump"]]
     assert [e.label for e in outcome.kept] == ["Forrest Gump"]
@@ -220,7 +221,7 @@ def test_an_oversize_candidate_list_is_cut_by_the_offline_ranking(count, length,
 
     with OpenAICompatibleServer(structured_responder=first_offered) as server:
         pruner = LLMRelationPruner(chat(server), fallback=ReverseRanking(), structured_output="json_schema")
-        outcome = pruner.score_relations("q", Entity("e:x", "X"), relations, width=3)
+        outcome = decided(pruner.score_relations, "q", Entity("e:x", "X"), relations, width=3)
         (request,) = server.chat_requests
     assert enums(sent_schema(request)) == [list(reversed(relations))[:kept]]
     assert outcome.items == [(relations[-1], 1.0)] and outcome.source == "llm"
@@ -432,7 +433,7 @@ def test_tog2_relation_prune_sends_each_topic_entitys_relations_as_its_own_enum(
     with OpenAICompatibleServer(structured_responder=first_of_each,
                                 dialect="llama.cpp" if mode == "json_object_schema" else "openai") as server:
         pruner = LLMCombinedRelationPruner(chat(server), structured_output=mode)
-        choice = pruner.choose("which films starred [Tom Hanks] in [Forrest Gump]", frontier, candidates, width=2)
+        choice = decided(pruner.choose, "which films starred [Tom Hanks] in [Forrest Gump]", frontier, candidates, width=2)
         (request,) = server.chat_requests
     blocks = entity_blocks(request.prompt_text)
     assert set(blocks) == {"Tom Hanks", "Forrest Gump"} and all(len(r) > 2 for r in blocks.values())
@@ -451,7 +452,7 @@ def test_tog2_relation_prune_on_auto_gives_llama_cpp_the_grammar(kg):
 
     frontier, candidates = tog2_frontier(kg, "Tom Hanks", "Forrest Gump")
     with OpenAICompatibleServer(structured_responder=first_of_each, dialect="llama.cpp") as server:
-        choice = LLMCombinedRelationPruner(chat(server)).choose("who starred in [Forrest Gump]", frontier, candidates,
+        choice = decided(LLMCombinedRelationPruner(chat(server)).choose, "who starred in [Forrest Gump]", frontier, candidates,
                                                                  width=2)
         (request,) = server.chat_requests
     assert request.body["response_format"]["type"] == "json_object"
@@ -482,7 +483,7 @@ def test_an_oversize_relation_prune_is_cut_by_rank_in_turn_per_entity():
     with OpenAICompatibleServer(structured_responder=first_of_each) as server:
         pruner = LLMCombinedRelationPruner(chat(server), fallback=ReverseCombinedRanking(), max_listed_relations=300,
                                            structured_output="json_schema")
-        choice = pruner.choose("q", frontier, candidates, width=3)
+        choice = decided(pruner.choose, "q", frontier, candidates, width=3)
         (request,) = server.chat_requests
     offered = per_entity_enums(sent_schema(request))
     assert offered == {"Alpha": list(reversed(candidates[0]))[:249], "Beta": list(reversed(candidates[1]))[:249]}

@@ -15,6 +15,7 @@ from kg_agent.docs.index import Document, DocumentIndex
 from kg_agent.graphs.tog2 import create_tog2_graph
 from kg_agent.kg import entity_iri, kg_from_triples, open_kg, sample_documents_path
 from kg_agent.llm.scripted import ScriptedChatModel
+from kg_agent.steps import decided
 from kg_agent.tools.prompts import prompt_node
 from kg_agent.tools.tog2.examine import ExtractiveExaminer, comparison_options, find_dates
 from kg_agent.tools.tog2.prune_entities import ChunkScorer, prune_entities_node, rank_entities_by_chunks
@@ -306,7 +307,7 @@ def test_a_malformed_topic_prune_reply_naming_a_made_up_entity_is_rejected_with_
     entities = [e for name in ("Tom Hanks", "Forrest Gump") for e in kg.find_entities(name)[:1]]
     reply = '{"Name 1":[Tom Hanks, Tom Hanks], "Name 2":[Hagrid Rockleweak]}'
     model = ScriptedChatModel([reply, reply])
-    outcome = LLMTopicPruner(kg, model).prune("which films did [Tom Hanks] star in with [Forrest Gump]", entities)
+    outcome = decided(LLMTopicPruner(kg, model).prune, "which films did [Tom Hanks] star in with [Forrest Gump]", entities)
     warnings = "\n".join(outcome.warnings)
     assert "'Hagrid Rockleweak'" in warnings and "'Name 1'" in warnings and "rejected the reply" in warnings
     assert "topic_prune: fell back to the similarity topic pruner" in warnings

@@ -25,7 +25,7 @@ from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.types import relation_path_text
 from kg_agent.llm.parsing import parse_answer_list
 from kg_agent.settings import DEFAULT_GROUNDING, Grounding, StructuredMode
-from kg_agent.steps import decide, run_steps, sync_node
+from kg_agent.steps import Decided, decide, decided, sync_node
 from kg_agent.tools.shared.decider import Candidates, LLMDecision, fall_back
 from kg_agent.tools.shared.decision_schemas import Answers
 from kg_agent.tools.shared.grounding import (
@@ -80,7 +80,7 @@ class AnswerOutcome:
 class Answerer(Protocol):
     name: str
 
-    def answer(self, question: str, paths: Sequence[dict], plans: Sequence[dict]) -> AnswerOutcome: ...
+    def answer(self, question: str, paths: Sequence[dict], plans: Sequence[dict]) -> Decided[AnswerOutcome]: ...
 
 
 def plan_score(plans: Sequence[dict], rank: int) -> float:
@@ -329,11 +329,8 @@ class LLMAnswerer(RunGrounding):
         self.fallback = (fallback if fallback is not None
                          else VoteAnswerer(plan_scorer=self.plan_scorer, kg=kg, max_answers=max_answers))
 
-    def answer(self, question: str, paths: Sequence[dict], plans: Sequence[dict]) -> AnswerOutcome:
-        return run_steps(self.answer_steps(question, paths, plans))
-
-    def answer_steps(self, question: str, paths: Sequence[dict], plans: Sequence[dict]):
-        """:meth:`answer` as steps (see :mod:`kg_agent.steps`)."""
+    def answer(self, question: str, paths: Sequence[dict], plans: Sequence[dict]):
+        """The decision as steps (its model calls asked by :mod:`kg_agent.steps`)."""
         lines, truncated = path_lines(paths, self.max_prompt_paths)
         warnings: list[str] = []
         if truncated:
@@ -352,7 +349,7 @@ class LLMAnswerer(RunGrounding):
         candidates = self._path_ends(question, paths, plans, grounding_paths, set(lines)) if strict else None
         asked = yield self.decision.request(prompt, parse, candidates=candidates)
         if not asked.decided:
-            return fall_back(asked, self.fallback.answer(question, paths, plans), node="answer",
+            return fall_back(asked, decided(self.fallback.answer, question, paths, plans), node="answer",
                              to=f"{self.fallback.name} answers", before=warnings)
         warnings.extend(asked.warnings)
         left_out = sorted(relation_path_text(plans[r]["relations"]) for r in unasked)
@@ -361,7 +358,7 @@ class LLMAnswerer(RunGrounding):
                             "their path ends do not ground an answer")
         answers = ground_names(asked.value, path_evidence(grounding_paths), read_sentences=self.grounding != "off")
         settled = settle(answers, policy=self.grounding, node="answer", offline_name=f"{self.fallback.name}",
-                         offline=lambda: self.fallback.answer(question, paths, plans).answers)
+                         offline=lambda: decided(self.fallback.answer, question, paths, plans).answers)
         kept = settled.answers[:self.max_answers]
         if len(settled.answers) > self.max_answers:
             warnings.append(f"answer: the model gave {len(settled.answers)} answers; kept the first {self.max_answers} "
@@ -377,7 +374,7 @@ class LLMAnswerer(RunGrounding):
                 if p.get("steps") and p["text"] in shown]
 
         def by_votes() -> list[str]:
-            return [NO_PATH_END, *(a["answer"] for a in self.fallback.answer(question, paths, plans).answers)]
+            return [NO_PATH_END, *(a["answer"] for a in decided(self.fallback.answer, question, paths, plans).answers)]
 
         return Candidates([*dict.fromkeys(ends), NO_PATH_END], rank=by_votes)
 
@@ -396,7 +393,7 @@ def answer_steps(state: dict, *, answerer: Answerer):
     """Graph node (as steps): answer the question from the state's reasoning paths."""
     from kg_agent.tools.shared.updates import answer_update
 
-    outcome = yield decide(answerer, "answer", state["question"], state.get("paths") or [], state.get("plans") or [])
+    outcome = yield decide(answerer.answer, state["question"], state.get("paths") or [], state.get("plans") or [])
     return answer_update(state, outcome, state.get("stop_reason") or "")
 
 

@@ -31,7 +31,7 @@ from kg_agent.kg.relation_paths import verbalize_relation, walkable_relation_pat
 from kg_agent.kg.types import Entity, base_relation, inverse, is_inverse, relation_path_text
 from kg_agent.llm.parsing import parse_relation_paths
 from kg_agent.settings import StructuredMode
-from kg_agent.steps import decide, run_steps, sync_node
+from kg_agent.steps import Decided, decide, decided, sync_node
 from kg_agent.tools.shared.decider import LLMDecision, fall_back
 from kg_agent.tools.shared.decision_schemas import RelationPaths
 from kg_agent.tools.shared.path_scoring import RelationPathScorer
@@ -73,7 +73,7 @@ class PlanOutcome:
 class Planner(Protocol):
     name: str
 
-    def plan(self, question: str, topic_entities: Sequence[Entity], *, k: int = DEFAULT_K) -> PlanOutcome: ...
+    def plan(self, question: str, topic_entities: Sequence[Entity], *, k: int = DEFAULT_K) -> Decided[PlanOutcome]: ...
 
 
 # ---------------------------------------------------------------------------------------------- similarity
@@ -464,11 +464,8 @@ class LLMPlanner:
             self._vectors = TextVectors(self._embeddings or default_embeddings())
         return self._vectors
 
-    def plan(self, question: str, topic_entities: Sequence[Entity], *, k: int = DEFAULT_K) -> PlanOutcome:
-        return run_steps(self.plan_steps(question, topic_entities, k=k))
-
-    def plan_steps(self, question: str, topic_entities: Sequence[Entity], *, k: int = DEFAULT_K):
-        """:meth:`plan` as steps (see :mod:`kg_agent.steps`)."""
+    def plan(self, question: str, topic_entities: Sequence[Entity], *, k: int = DEFAULT_K):
+        """The decision as steps (its model calls asked by :mod:`kg_agent.steps`)."""
         starts = [e.id for e in topic_entities]
         walkable = walkable_relation_paths(self.kg, starts, max_hops=self.max_hops)
         relations = sorted({r for path in walkable for r in path})[: self.max_listed_relations]
@@ -484,7 +481,7 @@ class LLMPlanner:
         asked = yield self.decision.request(prompt, parse)
         if asked.decided:
             if self.keep_offline_plan and self.fallback is not None:
-                plans, note = _with_offline_top(asked.value[:k], self.fallback.plan(question, topic_entities, k=k).plans,
+                plans, note = _with_offline_top(asked.value[:k], decided(self.fallback.plan, question, topic_entities, k=k).plans,
                                                 self.fallback.name, self.name)
                 return PlanOutcome(plans, [*asked.warnings, note], asked.usage)
             total = len(asked.value)
@@ -492,7 +489,8 @@ class LLMPlanner:
                                asked.warnings, asked.usage)
         if self.fallback is None:
             return PlanOutcome([], asked.warnings, asked.usage)
-        return fall_back(asked, self.fallback.plan(question, topic_entities, k=k), node="plan", to=f"the {self.fallback.name} planner")
+        return fall_back(asked, decided(self.fallback.plan, question, topic_entities, k=k), node="plan",
+                         to=f"the {self.fallback.name} planner")
 
     def _examples_text(self, question: str, topic_entities: Sequence[Entity]) -> str:
         """The nearest training questions with their relation paths, as the prompt's ``{examples}`` ("" without)."""
@@ -551,7 +549,7 @@ def plan_steps(state: dict, *, planner: Planner, k: int = DEFAULT_K):
     entities = [Entity.from_dict(e) for e in state.get("topic_entities") or []]
     if not entities:
         return {"plans": [], "warnings": add_warnings(state, "plan: no topic entity, nothing to plan")}
-    outcome = yield decide(planner, "plan", state["question"], entities, k=k)
+    outcome = yield decide(planner.plan, state["question"], entities, k=k)
     emit("plan", plans=[p.to_dict() for p in outcome.plans])
     return {
         "plans": [p.to_dict() for p in outcome.plans],

@@ -28,7 +28,7 @@ from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.types import relation_path_text
 from kg_agent.llm.parsing import parse_answer_list
 from kg_agent.settings import DEFAULT_GROUNDING, Grounding, StructuredMode
-from kg_agent.steps import decide, run_steps
+from kg_agent.steps import Decided, decide, decided
 from kg_agent.tools.rog.answer import AnswerOutcome
 from kg_agent.tools.shared.decider import Ask, Asked, LLMDecision, fall_back
 from kg_agent.tools.shared.decision_schemas import Answers
@@ -48,7 +48,7 @@ OFFLINE_UNVERIFIED_NOTE = "exploration ended without verification ({reason}); be
 class ToGAnswerer(Protocol):
     name: str
 
-    def answer(self, question: str, chains: Sequence[dict], *, verification: dict | None, stop_reason: str) -> AnswerOutcome: ...
+    def answer(self, question: str, chains: Sequence[dict], *, verification: dict | None, stop_reason: str) -> Decided[AnswerOutcome]: ...
 
 
 def chain_evidence(chains: Sequence[dict]) -> Evidence:
@@ -205,9 +205,6 @@ class LLMToGAnswerer(RunGrounding):
         output = "\n".join(a["answer"] for a in settled.answers) if self.grounding == "strict" or not reply else reply
         return AnswerOutcome(settled.answers, output, warnings + settled.warnings, usage, settled.stop_reason)
 
-    def answer(self, *args, **kwargs) -> AnswerOutcome:
-        return run_steps(self.answer_steps(*args, **kwargs))
-
     def answer_request(self, question: str, chains: Sequence[dict]) -> Ask:
         """The model call of an answer not taken from the verifier, as a step to yield (ToG's answer prompt over
         the chains' triplets; with none, a plain question prompt). It depends on the chains alone, so
@@ -219,7 +216,7 @@ class LLMToGAnswerer(RunGrounding):
             prompt = NO_TRIPLES_PROMPT.format(question=question)
         return self.decision.request(prompt, lambda r: (parse_tog_answers(r) or None, []))
 
-    def answer_steps(self, question, chains, *, verification, stop_reason, asked: Asked | None = None):
+    def answer(self, question, chains, *, verification, stop_reason, asked: Asked | None = None):
         """:meth:`answer` as steps (see :mod:`kg_agent.steps`); ``asked``: :meth:`answer_request`
         already asked (``speculate``), used when the answer needs the model."""
         verified = bool(verification and verification.get("sufficient"))
@@ -227,7 +224,7 @@ class LLMToGAnswerer(RunGrounding):
         answering, notes = asked_chains(question, chains, scorer=self.chain_scorer, kg=self.kg)
 
         def offline() -> list[dict]:
-            return self.fallback.answer(question, answering, verification=verification, stop_reason=stop_reason).answers
+            return decided(self.fallback.answer, question, answering, verification=verification, stop_reason=stop_reason).answers
 
         if verified and verification.get("answer"):
             names = parse_tog_answers("{" + verification["answer"] + "}")
@@ -237,7 +234,7 @@ class LLMToGAnswerer(RunGrounding):
         if asked is None:
             asked = yield self.answer_request(question, chains)
         if not asked.decided:
-            outcome = self.fallback.answer(question, answering, verification=verification, stop_reason=stop_reason)
+            outcome = decided(self.fallback.answer, question, answering, verification=verification, stop_reason=stop_reason)
             return fall_back(asked, outcome, node="answer", to=f"{self.fallback.name} answers")
         warnings = [*asked.warnings, *notes]
         note = None if verified else UNVERIFIED_NOTE.format(reason=stop_reason or "not verified")
@@ -267,11 +264,11 @@ class LLMToGAnswerer(RunGrounding):
         if self.offline_verifier is None or not chains:
             return None
         depth = max(int(c.get("depth") or 0) for c in chains)
-        check = self.offline_verifier.verify(question, chains, depth=depth)
+        check = decided(self.offline_verifier.verify, question, chains, depth=depth)
         if not check.sufficient:
             return None
         verification = {"sufficient": True, "depth": depth, "answer": check.answer, "source": check.source}
-        answers = self.fallback.answer(question, chains, verification=verification, stop_reason=stop_reason).answers
+        answers = decided(self.fallback.answer, question, chains, verification=verification, stop_reason=stop_reason).answers
         return [a for a in answers if a.get("grounded")] or None
 
 
@@ -281,7 +278,7 @@ def answer_steps(state: dict, *, answerer: ToGAnswerer, asked: Asked | None = No
     ``asked``: the answerer's model call, already asked (``speculate``; see :meth:`LLMToGAnswerer.answer_request`)."""
     stop = state.get("stop_reason") or ""
     ahead = {} if asked is None else {"asked": asked}
-    outcome = yield decide(answerer, "answer", state.get("question", ""), round_chains(state),
+    outcome = yield decide(answerer.answer, state.get("question", ""), round_chains(state),
                            verification=state.get("verification"), stop_reason=stop, **ahead)
     return answer_update(state, outcome, stop)
 

@@ -30,7 +30,7 @@ from kg_agent.kg.relation_paths import verbalize_relation
 from kg_agent.kg.types import Entity
 from kg_agent.llm.parsing import parse_json_object
 from kg_agent.settings import StructuredMode
-from kg_agent.steps import decide, run_steps
+from kg_agent.steps import Decided, decide, decided
 from kg_agent.tools.shared.decider import LLMDecision, fall_back
 from kg_agent.tools.shared.decision_schemas import Instructions, Summary
 from kg_agent.tools.shared.scoring import DEFAULT_IGNORED_RELATIONS, filter_relations
@@ -54,7 +54,7 @@ class InstructionGenerator(Protocol):
     name: str
 
     def generate(self, question: str, topic_entities: Sequence[Entity], *,
-                 max_instructions: int = DEFAULT_MAX_INSTRUCTIONS) -> InstructionOutcome: ...
+                 max_instructions: int = DEFAULT_MAX_INSTRUCTIONS) -> Decided[InstructionOutcome]: ...
 
 
 class PathInstructionGenerator:
@@ -157,11 +157,8 @@ class LLMInstructionGenerator:
         self.fallback = fallback
         self.prompt = prompt
 
-    def generate(self, *args, **kwargs) -> InstructionOutcome:
-        return run_steps(self.generate_steps(*args, **kwargs))
-
-    def generate_steps(self, question, topic_entities, *, max_instructions=DEFAULT_MAX_INSTRUCTIONS):
-        """:meth:`generate` as steps (see :mod:`kg_agent.steps`)."""
+    def generate(self, question, topic_entities, *, max_instructions=DEFAULT_MAX_INSTRUCTIONS):
+        """The decision as steps (its model calls asked by :mod:`kg_agent.steps`)."""
         prompt = self.prompt.format(n=max_instructions, question=question)
         asked = yield self.decision.request(prompt, lambda r: (parse_instructions(r, max_instructions), []))
         if asked.decided:
@@ -169,7 +166,7 @@ class LLMInstructionGenerator:
             return InstructionOutcome(instructions, entities, asked.warnings, asked.usage, self.name)
         if self.fallback is None:
             return fall_back(asked, InstructionOutcome([], source=self.name), node="instructions", to="no instructions")
-        outcome = self.fallback.generate(question, topic_entities, max_instructions=max_instructions)
+        outcome = decided(self.fallback.generate, question, topic_entities, max_instructions=max_instructions)
         return fall_back(asked, outcome, node="instructions", to=f"the {self.fallback.name} generator")
 
 
@@ -177,7 +174,7 @@ class LLMInstructionGenerator:
 class InstructionIntegrator(Protocol):
     name: str
 
-    def integrate(self, question: str, instructions: Sequence[str]) -> tuple[str, list[str], dict]: ...
+    def integrate(self, question: str, instructions: Sequence[str]) -> Decided[tuple[str, list[str], dict]]: ...
 
 
 @dataclass
@@ -209,11 +206,8 @@ class LLMInstructionIntegrator:
                                     structured_output=structured_output)
         self.prompt = prompt
 
-    def integrate(self, *args, **kwargs):
-        return run_steps(self.integrate_steps(*args, **kwargs))
-
-    def integrate_steps(self, question, instructions):
-        """:meth:`integrate` as steps (see :mod:`kg_agent.steps`)."""
+    def integrate(self, question, instructions):
+        """The decision as steps (its model calls asked by :mod:`kg_agent.steps`)."""
         if len(instructions) <= 1:
             return " ".join(instructions), [], {}
         prompt = self.prompt.format(question=question, instructions="\n".join(f"{i}. {text}" for i, text in enumerate(instructions, 1)))
@@ -236,7 +230,7 @@ def instructions_steps(
 ) -> dict:
     """Graph node (as steps): generate the instructions; add the entities they suggest to ``topic_entities``."""
     entities = [Entity.from_dict(e) for e in state.get("topic_entities") or []]
-    outcome = yield decide(generator, "generate", state["question"], entities, max_instructions=max_instructions)
+    outcome = yield decide(generator.generate, state["question"], entities, max_instructions=max_instructions)
     warnings = list(outcome.warnings)
     known = {e.id for e in entities}
     known_at_start = list(entities)
@@ -268,7 +262,7 @@ def integrate_steps(state: dict, *, integrator: InstructionIntegrator, max_width
 
     round_ = int(state.get("round") or 0) + 1
     instructions = list(state.get("instructions") or [])[:round_]
-    guidance, warnings, usage = yield decide(integrator, "integrate", state["question"], instructions)
+    guidance, warnings, usage = yield decide(integrator.integrate, state["question"], instructions)
     width = round_ if max_width is None else min(round_, max_width)
     return {
         "round": round_,

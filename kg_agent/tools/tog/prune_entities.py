@@ -43,7 +43,7 @@ from kg_agent.kg.relation_paths import verbalize_relation
 from kg_agent.kg.types import Entity, Path, Triple
 from kg_agent.llm.parsing import parse_scored_items
 from kg_agent.settings import StructuredMode
-from kg_agent.steps import decide, placed_warnings, run_steps, sync_node
+from kg_agent.steps import Decided, decide, decided, placed_warnings, sync_node
 from kg_agent.tools.shared.decider import Candidates, LLMDecision, fall_back
 from kg_agent.tools.shared.decision_schemas import ScoredNames
 from kg_agent.tools.shared.scoring import TextVectorsFromEmbeddings, top_normalised
@@ -122,7 +122,7 @@ class EntityScorer(Protocol):
         candidates: Sequence[Entity],
         *,
         guidance: str = "",
-    ) -> ScoredOutcome: ...
+    ) -> Decided[ScoredOutcome]: ...
 
 
 class SimilarityEntityScorer(TextVectorsFromEmbeddings):
@@ -162,7 +162,7 @@ class PathEntityScorer:
     def score_entities(self, question, entity, relation, candidates, *, guidance="", prefix=()) -> ScoredOutcome:
         if not candidates:
             return ScoredOutcome([], source=self.name)
-        texts = dict(self.text.score_entities(question, entity, relation, candidates, guidance=guidance).items)
+        texts = dict(decided(self.text.score_entities, question, entity, relation, candidates, guidance=guidance).items)
         path = (*prefix, relation)
         scores = self.paths.best_scores(guided_query(question), [(path, [c.id], {entity.id, c.id}) for c in candidates])
         best = max(scores)
@@ -215,11 +215,8 @@ class LLMEntityScorer:
         self.fallback = fallback if fallback is not None else SimilarityEntityScorer()
         self.prompt = prompt
 
-    def score_entities(self, *args, **kwargs) -> ScoredOutcome:
-        return run_steps(self.score_entities_steps(*args, **kwargs))
-
-    def score_entities_steps(self, question, entity, relation, candidates, *, guidance=""):
-        """:meth:`score_entities` as steps (see :mod:`kg_agent.steps`)."""
+    def score_entities(self, question, entity, relation, candidates, *, guidance=""):
+        """The decision as steps (its model calls asked by :mod:`kg_agent.steps`)."""
         if not candidates:
             return ScoredOutcome([], source=self.name)
         labels = [c.label for c in candidates]
@@ -250,14 +247,14 @@ class LLMEntityScorer:
 
         def offline_ranking() -> list[str]:
             label_of = {c.id: c.label for c in candidates}
-            ranked = self.fallback.score_entities(question, entity, relation, candidates, guidance=guidance)
+            ranked = decided(self.fallback.score_entities, question, entity, relation, candidates, guidance=guidance)
             return [label_of[i] for i, _ in ranked.items if i in label_of]
 
         asked = yield self.decision.request(prompt, parse, candidates=Candidates(list(ids_by_label), rank=offline_ranking,
                                                                                  most=REPLY_ENTITIES))
         if asked.decided:
             return ScoredOutcome(asked.value, asked.warnings, asked.usage, self.name)
-        outcome = self.fallback.score_entities(question, entity, relation, candidates, guidance=guidance)
+        outcome = decided(self.fallback.score_entities, question, entity, relation, candidates, guidance=guidance)
         return fall_back(asked, outcome, node="prune_entities", to=f"the {self.fallback.name} scorer for {entity.label} -{relation}->")
 
 
@@ -306,7 +303,7 @@ def plan_entity_scoring(state: dict, *, kg: KnowledgeGraph, scorer: EntityScorer
         else:
             scoring.decisions += 1
             on_path = {"prefix": chain_relations(chain)} if scores_whole_paths(scorer) else {}
-            scoring.requests.append(decide(scorer, "score_entities", beam_question(state, chain, scorer), head, relation,
+            scoring.requests.append(decide(scorer.score_entities, beam_question(state, chain, scorer), head, relation,
                                            candidates, guidance=state.get("guidance") or "", **on_path))
     return scoring
 

@@ -39,7 +39,7 @@ from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.types import Entity
 from kg_agent.llm.parsing import parse_scored_items
 from kg_agent.settings import StructuredMode
-from kg_agent.steps import decide, placed_warnings, run_steps, sync_node
+from kg_agent.steps import Decided, decide, decided, placed_warnings, sync_node
 from kg_agent.tools.shared.decider import Candidates, LLMDecision, fall_back
 from kg_agent.tools.shared.decision_schemas import ScoredNames
 from kg_agent.tools.shared.path_scoring import RelationPathScorer, softmax_weights
@@ -80,7 +80,7 @@ class RelationPruner(Protocol):
         width: int,
         prefix: Sequence[str] = (),
         guidance: str = "",
-    ) -> ScoredOutcome: ...
+    ) -> Decided[ScoredOutcome]: ...
 
 
 def relation_walks(kg: KnowledgeGraph, nodes: Sequence[str], steps: int, *, on_chain: set[str], sample: int,
@@ -237,11 +237,8 @@ class LLMRelationPruner:
         self.fallback = fallback if fallback is not None else SimilarityRelationPruner()
         self.prompt = prompt
 
-    def score_relations(self, *args, **kwargs) -> ScoredOutcome:
-        return run_steps(self.score_relations_steps(*args, **kwargs))
-
-    def score_relations_steps(self, question, entity, relations, *, width, prefix=(), guidance=""):
-        """:meth:`score_relations` as steps (see :mod:`kg_agent.steps`)."""
+    def score_relations(self, question, entity, relations, *, width, prefix=(), guidance=""):
+        """The decision as steps (its model calls asked by :mod:`kg_agent.steps`)."""
         if not relations:
             return ScoredOutcome([], source=self.name)
         prompt = self.prompt.format(
@@ -261,7 +258,7 @@ class LLMRelationPruner:
             return top_normalised(parsed.items, width), notes
 
         def offline_ranking() -> list[str]:
-            ranked = self.fallback.score_relations(question, entity, relations, width=len(relations), prefix=prefix,
+            ranked = decided(self.fallback.score_relations, question, entity, relations, width=len(relations), prefix=prefix,
                                                    guidance=guidance)
             return [relation for relation, _ in ranked.items]
 
@@ -269,7 +266,7 @@ class LLMRelationPruner:
                                                                                  most=width))
         if asked.decided and not self.keep_offline_top:
             return ScoredOutcome(asked.value, asked.warnings, asked.usage, self.name)
-        outcome = self.fallback.score_relations(question, entity, relations, width=width, prefix=prefix, guidance=guidance)
+        outcome = decided(self.fallback.score_relations, question, entity, relations, width=width, prefix=prefix, guidance=guidance)
         if asked.decided:
             top = outcome.items[0][0] if outcome.items else None
             if top is None or top in dict(asked.value):
@@ -342,7 +339,7 @@ def plan_relation_scoring(state: dict, *, kg: KnowledgeGraph, pruner: RelationPr
             scoring.requests.append(functools.partial(ScoredOutcome, [(relations[0], 1.0)], source="single"))
         else:
             scoring.decisions += 1
-            scoring.requests.append(decide(pruner, "score_relations", beam_question(state, chain, pruner), entity, relations, width=width,
+            scoring.requests.append(decide(pruner.score_relations, beam_question(state, chain, pruner), entity, relations, width=width,
                                            prefix=chain_relations(chain), guidance=state.get("guidance") or ""))
     return scoring
 

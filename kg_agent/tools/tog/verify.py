@@ -34,7 +34,7 @@ from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.types import Entity
 from kg_agent.llm.parsing import parse_yes_no
 from kg_agent.settings import DEFAULT_GROUNDING, Grounding, StructuredMode
-from kg_agent.steps import decide, run_steps, sync_node
+from kg_agent.steps import Decided, decide, decided, sync_node
 from kg_agent.tools.shared.decider import Candidates, LLMDecision, fall_back
 from kg_agent.tools.shared.decision_schemas import Verification
 from kg_agent.tools.shared.grounding import RunGrounding, UnaskedAnswers
@@ -77,7 +77,7 @@ class VerifyOutcome:
 class Verifier(Protocol):
     name: str
 
-    def verify(self, question: str, chains: Sequence[dict], *, depth: int) -> VerifyOutcome: ...
+    def verify(self, question: str, chains: Sequence[dict], *, depth: int) -> Decided[VerifyOutcome]: ...
 
 
 def best_chain(chains: Sequence[dict], depth: int | None = None) -> dict | None:
@@ -198,11 +198,8 @@ class LLMVerifier(RunGrounding):
         self.prompt = prompt
         self.max_triplets = max_triplets
 
-    def verify(self, *args, **kwargs) -> VerifyOutcome:
-        return run_steps(self.verify_steps(*args, **kwargs))
-
-    def verify_steps(self, question, chains, *, depth):
-        """:meth:`verify` as steps (see :mod:`kg_agent.steps`)."""
+    def verify(self, question, chains, *, depth):
+        """The decision as steps (its model calls asked by :mod:`kg_agent.steps`)."""
         lines = chain_triplets(chains)
         warnings: list[str] = []
         if len(lines) > self.max_triplets:
@@ -222,7 +219,7 @@ class LLMVerifier(RunGrounding):
         if self.fallback is None:
             outcome = VerifyOutcome(False, source=self.name)
             return fall_back(asked, outcome, node="verify", to="exploring on (no decision)", before=warnings)
-        return fall_back(asked, self.fallback.verify(question, chains, depth=depth), node="verify",
+        return fall_back(asked, decided(self.fallback.verify, question, chains, depth=depth), node="verify",
                          to=f"the {self.fallback.name} verifier", before=warnings)
 
 
@@ -244,7 +241,7 @@ def round_chains(state: dict) -> list[dict]:
 
 def verify_request(state: dict, *, verifier: Verifier):
     """The verification of the chains explored so far (this round's, in ToG-I), as a step to yield."""
-    return decide(verifier, "verify", state["question"], round_chains(state), depth=int(state.get("depth") or 0))
+    return decide(verifier.verify, state["question"], round_chains(state), depth=int(state.get("depth") or 0))
 
 
 def verification_update(state: dict, outcome: VerifyOutcome) -> dict:

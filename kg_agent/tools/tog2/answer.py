@@ -15,7 +15,7 @@ def answer_steps(state: dict, *, examiner: Examiner, top_l: int):
     if not state.get("answers") and state.get("stop_reason") in {"no_relations", "no_candidates", "budget"} and state.get("chains"):
         frontier = [c for c in state["chains"] if c.get("depth") == max(x.get("depth", 0) for x in state["chains"])]
         references = (state.get("documents") or [])[:top_l]
-        outcome = yield decide(examiner, "examine", state["question"], frontier, state["chains"], references, last_round=True)
+        outcome = yield decide(examiner.examine, state["question"], frontier, state["chains"], references, last_round=True)
         update.update(answers=outcome.answers, output=outcome.output or state.get("output", ""),
                       warnings=add_warnings(state, outcome.warnings), usage=add_usage(state, outcome.usage))
         if outcome.sufficient and not outcome.answers:  # grounding="strict" withheld the model's answers

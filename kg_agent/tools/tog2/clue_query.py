@@ -27,7 +27,7 @@ from kg_agent.kg.relation_paths import verbalize_relation, verbalize_relation_pa
 from kg_agent.kg.types import Entity
 from kg_agent.llm.parsing import parse_json_object
 from kg_agent.settings import StructuredMode
-from kg_agent.steps import decide, run_steps
+from kg_agent.steps import Decided, decide, decided
 from kg_agent.tools.shared.decider import LLMDecision, fall_back
 from kg_agent.tools.shared.decision_schemas import ClueQueries
 from kg_agent.tools.shared.scoring import TextVectorsFromEmbeddings, mask_mentions
@@ -47,7 +47,7 @@ class ClueOutcome:
 class ClueWriter(Protocol):
     name: str
 
-    def write(self, question: str, entities: Sequence[Entity]) -> ClueOutcome: ...
+    def write(self, question: str, entities: Sequence[Entity]) -> Decided[ClueOutcome]: ...
 
 
 class TemplateClueWriter(TextVectorsFromEmbeddings):
@@ -110,11 +110,8 @@ class LLMClueWriter:
                                     schema=ClueQueries, structured_output=structured_output)
         self.fallback = fallback
 
-    def write(self, question: str, entities: Sequence[Entity]) -> ClueOutcome:
-        return run_steps(self.write_steps(question, entities))
-
-    def write_steps(self, question: str, entities: Sequence[Entity]):
-        """:meth:`write` as steps (see :mod:`kg_agent.steps`)."""
+    def write(self, question: str, entities: Sequence[Entity]):
+        """The decision as steps (its model calls asked by :mod:`kg_agent.steps`)."""
         entities = list(entities)
         if not entities:
             return ClueOutcome({}, source=self.name)
@@ -135,7 +132,7 @@ class LLMClueWriter:
 
         asked = yield self.decision.request(prompt, parse)
         if not asked.decided:
-            return fall_back(asked, self.fallback.write(question, entities), node="clue_query",
+            return fall_back(asked, decided(self.fallback.write, question, entities), node="clue_query",
                              to=f"the {self.fallback.name} clue writer")
         warnings = list(asked.warnings)
         clues = dict(asked.value)
@@ -143,14 +140,14 @@ class LLMClueWriter:
         if missing:
             warnings.append("clue_query: the model wrote no clue for " + ", ".join(e.label for e in missing)
                             + f"; used the {self.fallback.name} clue")
-            clues.update(self.fallback.write(question, missing).clues)
+            clues.update(decided(self.fallback.write, question, missing).clues)
         return ClueOutcome({e.id: clues[e.id] for e in entities}, warnings, asked.usage, self.name)
 
 
 def clue_query_steps(state: dict, *, writer: ClueWriter):
     """Graph node (as steps): a clue query per topic entity; starts the frontier ``E^0`` (empty paths)."""
     entities = [Entity.from_dict(e) for e in state.get("topic_entities") or []]
-    outcome = yield decide(writer, "write", state["question"], entities)
+    outcome = yield decide(writer.write, state["question"], entities)
     frontier = [new_frontier_item(e, clue=outcome.clues.get(e.id, "")) for e in entities]
     return {
         "frontier": frontier,

@@ -50,7 +50,7 @@ from kg_agent.kg.types import Entity, inverse, is_inverse
 from kg_agent.llm.parsing import parse_answer_list, parse_json_object, parse_yes_no
 from kg_agent.llm.usage import merge_usage
 from kg_agent.settings import DEFAULT_GROUNDING, Grounding, StructuredMode
-from kg_agent.steps import decide, run_steps
+from kg_agent.steps import Decided, decide, decided
 from kg_agent.tools.shared.decider import LLMDecision, fall_back
 from kg_agent.tools.shared.decision_schemas import Examination
 from kg_agent.tools.shared.grounding import NO_GROUNDED_ANSWER, Evidence, RunGrounding, ground_names, settle
@@ -84,7 +84,7 @@ class Examiner(Protocol):
     name: str
 
     def examine(self, question: str, frontier: Sequence[dict], chains: Sequence[dict], references: Sequence[dict],
-                *, last_round: bool) -> ExamineOutcome: ...
+                *, last_round: bool) -> Decided[ExamineOutcome]: ...
 
 
 # ---------------------------------------------------------------------------------------------- dates
@@ -398,11 +398,8 @@ class LLMExaminer(RunGrounding):
         self.fallback = fallback
         self.grounding = grounding
 
-    def examine(self, question, frontier, chains, references, *, last_round) -> ExamineOutcome:
-        return run_steps(self.examine_steps(question, frontier, chains, references, last_round=last_round))
-
-    def examine_steps(self, question, frontier, chains, references, *, last_round):
-        """:meth:`examine` as steps (see :mod:`kg_agent.steps`)."""
+    def examine(self, question, frontier, chains, references, *, last_round):
+        """The decision as steps (its model calls asked by :mod:`kg_agent.steps`)."""
         clues = "\n".join(dict.fromkeys(f"- {i['entity']['label']}: {i.get('clue') or '-'}" for i in frontier)) or "-"
         triples = "\n".join(dict.fromkeys("; ".join(triple_text(t) for t in i["triples"]) for i in frontier if i["triples"])) or "(none)"
         refs = "\n".join(f"[{n}] ({c.get('entity_label') or c.get('title')}) {c['text']}" for n, c in enumerate(references, 1)) or "(none)"
@@ -410,7 +407,7 @@ class LLMExaminer(RunGrounding):
                                        last=LAST_ROUND if last_round else "")
         asked = yield self.decision.request(prompt, lambda reply: (_parse_examine(reply), []))
         if not asked.decided:
-            outcome = self.fallback.examine(question, frontier, chains, references, last_round=last_round)
+            outcome = decided(self.fallback.examine, question, frontier, chains, references, last_round=last_round)
             return fall_back(asked, outcome, node="examine", to=f"the {self.fallback.name} examiner")
         warnings = list(asked.warnings)
         sufficient, names, clue = asked.value
@@ -419,7 +416,7 @@ class LLMExaminer(RunGrounding):
             offline: list[ExamineOutcome] = []
 
             def offline_answers() -> list[dict]:
-                offline.append(self.fallback.examine(question, frontier, chains, references, last_round=last_round))
+                offline.append(decided(self.fallback.examine, question, frontier, chains, references, last_round=last_round))
                 return offline[0].answers if offline[0].sufficient else []
 
             settled = settle(answers, policy=self.grounding, node="examine", offline=offline_answers,
@@ -446,7 +443,7 @@ def examine_steps(state: dict, *, examiner: Examiner, depth: int, top_l: int = D
     current = int(state.get("depth") or 0)
     last_round = current >= depth
     references = (state.get("documents") or [])[:top_l]
-    outcome = yield decide(examiner, "examine", state["question"], frontier, state.get("chains") or [], references,
+    outcome = yield decide(examiner.examine, state["question"], frontier, state.get("chains") or [], references,
                            last_round=last_round)
     update: dict = {"warnings": add_warnings(state, outcome.warnings), "usage": add_usage(state, outcome.usage),
                     "references": references, "paths": [item_path(i) for i in frontier]}

@@ -37,7 +37,7 @@ from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.types import Entity
 from kg_agent.llm.parsing import parse_json_object, parse_scored_items
 from kg_agent.settings import StructuredMode
-from kg_agent.steps import decide, run_steps
+from kg_agent.steps import Decided, decide, decided
 from kg_agent.tools.shared.decider import CandidatesBySubject, LLMDecision, fall_back
 from kg_agent.tools.shared.decision_schemas import RelationChoices
 from kg_agent.tools.shared.path_scoring import RelationPathScorer, softmax_weights
@@ -88,7 +88,8 @@ class RelationChoice:
 class CombinedRelationPruner(Protocol):
     name: str
 
-    def choose(self, question: str, frontier: Sequence[dict], candidates: Sequence[list[str]], *, width: int) -> RelationChoice: ...
+    def choose(self, question: str, frontier: Sequence[dict], candidates: Sequence[list[str]], *,
+               width: int) -> Decided[RelationChoice]: ...
 
 
 class SimilarityCombinedRelationPruner:
@@ -170,11 +171,8 @@ class LLMCombinedRelationPruner:
         self.fallback = fallback or SimilarityCombinedRelationPruner()
         self.max_listed_relations = max_listed_relations
 
-    def choose(self, question, frontier, candidates, *, width) -> RelationChoice:
-        return run_steps(self.choose_steps(question, frontier, candidates, width=width))
-
-    def choose_steps(self, question, frontier, candidates, *, width):
-        """:meth:`choose` as steps (see :mod:`kg_agent.steps`)."""
+    def choose(self, question, frontier, candidates, *, width):
+        """The decision as steps (its model calls asked by :mod:`kg_agent.steps`)."""
         chosen: list[list[tuple[str, float]] | None] = [None] * len(frontier)
         ask = []
         for index, rels in enumerate(candidates):
@@ -221,7 +219,7 @@ class LLMCombinedRelationPruner:
 
             def offline_ranking(label: str) -> list[str]:
                 index = ask[match_label(label, labels)]
-                return [r for r, _ in self.fallback.choose(question, [frontier[index]], [listed[index]],
+                return [r for r, _ in decided(self.fallback.choose, question, [frontier[index]], [listed[index]],
                                                            width=len(listed[index])).chosen[0]]
 
             listed_by_label: dict[str, list[str]] = {}
@@ -231,7 +229,7 @@ class LLMCombinedRelationPruner:
             candidates_by_entity = CandidatesBySubject(listed_by_label, rank=offline_ranking, most=width)
             asked = yield self.decision.request(prompt, parse, candidates=candidates_by_entity)
             if not asked.decided:
-                offline = self.fallback.choose(question, [frontier[i] for i in ask], [candidates[i] for i in ask], width=width)
+                offline = decided(self.fallback.choose, question, [frontier[i] for i in ask], [candidates[i] for i in ask], width=width)
                 for index, pairs in zip(ask, offline.chosen):
                     chosen[index] = pairs
                 outcome = RelationChoice([c or [] for c in chosen], source=self.fallback.name)
@@ -246,7 +244,8 @@ class LLMCombinedRelationPruner:
                 warnings.append("relation_prune: the model chose no relation for "
                                 + ", ".join(frontier[i]["entity"]["label"] for i in missing)
                                 + f"; the {self.fallback.name} pruner chose them")
-                offline = self.fallback.choose(question, [frontier[i] for i in missing], [candidates[i] for i in missing], width=width)
+                offline = decided(self.fallback.choose, question, [frontier[i] for i in missing],
+                                  [candidates[i] for i in missing], width=width)
                 for index, pairs in zip(missing, offline.chosen):
                     chosen[index] = pairs
         return RelationChoice([c or [] for c in chosen], warnings, usage, source)
@@ -256,7 +255,7 @@ def prune_relations_steps(state: dict, *, kg: KnowledgeGraph, pruner: CombinedRe
     """Graph node (as steps): choose up to ``width`` relations per frontier entity (one model call for all)."""
     frontier = state.get("frontier") or []
     candidates = [candidate_relations(kg, item) for item in frontier]
-    choice = yield decide(pruner, "choose", state["question"], frontier, candidates, width=width)
+    choice = yield decide(pruner.choose, state["question"], frontier, candidates, width=width)
     selected = [
         {"item": index, "entity": frontier[index]["entity"], "relation": relation, "score": score}
         for index, pairs in enumerate(choice.chosen)

@@ -30,7 +30,7 @@ from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.types import Entity
 from kg_agent.llm.parsing import parse_answer_list, parse_json_object
 from kg_agent.settings import StructuredMode
-from kg_agent.steps import decide, run_steps
+from kg_agent.steps import Decided, decide, decided
 from kg_agent.tools.shared.decider import Candidates, LLMDecision, fall_back
 from kg_agent.tools.shared.decision_schemas import KeptEntities
 from kg_agent.tools.shared.scoring import TextVectorsFromEmbeddings
@@ -53,7 +53,7 @@ class TopicOutcome:
 class TopicPruner(Protocol):
     name: str
 
-    def prune(self, question: str, entities: Sequence[Entity]) -> TopicOutcome: ...
+    def prune(self, question: str, entities: Sequence[Entity]) -> Decided[TopicOutcome]: ...
 
 
 def _degree(kg: KnowledgeGraph, entity_id: str) -> int:
@@ -138,11 +138,8 @@ class LLMTopicPruner:
                                     structured_output=structured_output)
         self.fallback = fallback or SimilarityTopicPruner(kg)
 
-    def prune(self, question: str, entities: Sequence[Entity]) -> TopicOutcome:
-        return run_steps(self.prune_steps(question, entities))
-
-    def prune_steps(self, question: str, entities: Sequence[Entity]):
-        """:meth:`prune` as steps (see :mod:`kg_agent.steps`)."""
+    def prune(self, question: str, entities: Sequence[Entity]):
+        """The decision as steps (its model calls asked by :mod:`kg_agent.steps`)."""
         entities = list(dict.fromkeys(entities))
         if len(entities) < 2:
             return TopicOutcome(entities, source=self.name)
@@ -160,11 +157,11 @@ class LLMTopicPruner:
             return chosen or None, []
 
         def offline_ranking() -> list[str]:
-            return [e.label for e in self.fallback.prune(question, entities).kept]
+            return [e.label for e in decided(self.fallback.prune, question, entities).kept]
 
         asked = yield self.decision.request(prompt, parse, candidates=Candidates(labels, rank=offline_ranking))
         if not asked.decided:
-            return fall_back(asked, self.fallback.prune(question, entities), node="topic_prune",
+            return fall_back(asked, decided(self.fallback.prune, question, entities), node="topic_prune",
                              to=f"the {self.fallback.name} topic pruner")
         warnings = list(asked.warnings)
         kept = [entities[i] for i in asked.value]
@@ -179,7 +176,7 @@ def topic_prune_steps(state: dict, *, pruner: TopicPruner):
     entities = [Entity.from_dict(e) for e in state.get("topic_entities") or []]
     if not entities:
         return {}
-    outcome = yield decide(pruner, "prune", state["question"], entities)
+    outcome = yield decide(pruner.prune, state["question"], entities)
     kept = {e.id for e in outcome.kept}
     return {
         "topic_entities": [e for e in state["topic_entities"] if e["id"] in kept],  # with how each was linked
