@@ -209,7 +209,7 @@ class AskingVerifier:
             return ({"yes": True, "no": False}.get(word), [])
 
         asked = yield self.decision.request(f"Enough to answer {question}? Say yes or no.", parse)
-        return VerifyOutcome(bool(asked.value), None, asked.reply, asked.warnings, asked.usage, source=self.name)
+        return VerifyOutcome(bool(asked.value), None, asked.reply, warnings=asked.warnings, usage=asked.usage, source=self.name)
 
 
 def test_a_plain_custom_decider_runs_under_invoke_and_ainvoke():

@@ -257,8 +257,10 @@ def _years() -> tuple[str, ...]:
     return tuple(str(y) for y in range(LAST_YEAR, FIRST_YEAR - 1, -1))  # index 0 = the most recent year
 
 
-def _template(relations: str, topic: str, *phrasings: str) -> QuestionTemplate:
-    return QuestionTemplate(tuple(relations.split()), topic, phrasings)
+def _templates(table: str) -> tuple[QuestionTemplate, ...]:
+    """A domain's question templates, one a line: ``relation path | topic entity type | phrasing | phrasing ...``."""
+    rows = [[cell.strip() for cell in line.split("|")] for line in table.strip().splitlines()]
+    return tuple(QuestionTemplate(tuple(path.split()), topic, tuple(phrasings)) for path, topic, *phrasings in rows)
 
 
 MOVIE = Domain(
@@ -285,36 +287,35 @@ MOVIE = Domain(
         Relation("birth_year", "person", "year", pick="uniform", span=(20, 126)),
         Relation("located_in", "city", "country", pick="ranked", exponent=1.0),
     ),
-    templates=(
-        _template("directed_by", "film", "who directed [{}]", "who is the director of [{}]"),
-        _template("written_by", "film", "who wrote [{}]", "who was the writer of [{}]"),
-        _template("starred_actors", "film", "who starred in [{}]", "who acted in [{}]"),
-        _template("release_year", "film", "when was [{}] released", "what year did [{}] come out"),
-        _template("has_genre", "film", "what genre is [{}]", "what kind of film is [{}]"),
-        _template("in_language", "film", "what language is [{}] in"),
-        _template("produced_in", "film", "which country was [{}] made in"),
-        _template("^directed_by", "person", "which films did [{}] direct", "what movies were directed by [{}]"),
-        _template("^starred_actors", "person", "which films did [{}] star in", "what movies did [{}] act in"),
-        _template("^written_by", "person", "which films did [{}] write"),
-        _template("born_in", "person", "where was [{}] born"),
-        _template("birth_year", "person", "when was [{}] born", "what year was [{}] born"),
-        _template("located_in", "city", "which country is [{}] in"),
-        _template("directed_by born_in", "film", "where was the director of [{}] born"),
-        _template("starred_actors born_in", "film", "where were the actors of [{}] born"),
-        _template("written_by born_in", "film", "where was the writer of [{}] born"),
-        _template("directed_by birth_year", "film", "when was the director of [{}] born"),
-        _template("directed_by ^directed_by", "film", "what other films did the director of [{}] direct"),
-        _template("^starred_actors directed_by", "person", "who directed the films starring [{}]"),
-        _template("^directed_by release_year", "person", "when were the films directed by [{}] released"),
-        _template("^directed_by has_genre", "person", "what genres are the films directed by [{}]"),
-        _template("^directed_by starred_actors", "person", "who acted in the films directed by [{}]"),
-        _template("^starred_actors starred_actors", "person", "who starred alongside [{}]"),
-        _template("born_in located_in", "person", "which country was [{}] born in"),
-        _template("directed_by born_in located_in", "film", "in which country was the director of [{}] born"),
-        _template("starred_actors born_in located_in", "film", "which countries are the actors of [{}] from"),
-        _template("directed_by ^directed_by has_genre", "film",
-           "what genres are the other films by the director of [{}]"),
-    ),
+    templates=_templates("""
+        directed_by | film | who directed [{}] | who is the director of [{}]
+        written_by | film | who wrote [{}] | who was the writer of [{}]
+        starred_actors | film | who starred in [{}] | who acted in [{}]
+        release_year | film | when was [{}] released | what year did [{}] come out
+        has_genre | film | what genre is [{}] | what kind of film is [{}]
+        in_language | film | what language is [{}] in
+        produced_in | film | which country was [{}] made in
+        ^directed_by | person | which films did [{}] direct | what movies were directed by [{}]
+        ^starred_actors | person | which films did [{}] star in | what movies did [{}] act in
+        ^written_by | person | which films did [{}] write
+        born_in | person | where was [{}] born
+        birth_year | person | when was [{}] born | what year was [{}] born
+        located_in | city | which country is [{}] in
+        directed_by born_in | film | where was the director of [{}] born
+        starred_actors born_in | film | where were the actors of [{}] born
+        written_by born_in | film | where was the writer of [{}] born
+        directed_by birth_year | film | when was the director of [{}] born
+        directed_by ^directed_by | film | what other films did the director of [{}] direct
+        ^starred_actors directed_by | person | who directed the films starring [{}]
+        ^directed_by release_year | person | when were the films directed by [{}] released
+        ^directed_by has_genre | person | what genres are the films directed by [{}]
+        ^directed_by starred_actors | person | who acted in the films directed by [{}]
+        ^starred_actors starred_actors | person | who starred alongside [{}]
+        born_in located_in | person | which country was [{}] born in
+        directed_by born_in located_in | film | in which country was the director of [{}] born
+        starred_actors born_in located_in | film | which countries are the actors of [{}] from
+        directed_by ^directed_by has_genre | film | what genres are the other films by the director of [{}]
+    """),
 )
 
 COMPANY = Domain(
@@ -342,35 +343,33 @@ COMPANY = Domain(
         Relation("located_in", "city", "country", pick="ranked", exponent=1.0),
         Relation("campus_in", "university", "city", pick="zipf", exponent=0.9),
     ),
-    templates=(
-        _template("founded_by", "company", "who founded [{}]", "who are the founders of [{}]"),
-        _template("headquartered_in", "company", "where is [{}] headquartered", "in which city is [{}] based"),
-        _template("in_industry", "company", "what industry is [{}] in"),
-        _template("founded_in", "company", "when was [{}] founded", "what year was [{}] founded"),
-        _template("subsidiary_of", "company", "which company owns [{}]", "what is the parent company of [{}]"),
-        _template("^subsidiary_of", "company", "which companies does [{}] own"),
-        _template("^ceo_of", "company", "who is the CEO of [{}]", "who runs [{}]"),
-        _template("ceo_of", "person", "which company is [{}] the CEO of"),
-        _template("^founded_by", "person", "which companies did [{}] found"),
-        _template("works_for", "person", "which company does [{}] work for", "who does [{}] work for"),
-        _template("born_in", "person", "where was [{}] born"),
-        _template("educated_at", "person", "where did [{}] study"),
-        _template("located_in", "city", "which country is [{}] in"),
-        _template("subsidiary_of founded_by", "company", "who founded the company that owns [{}]"),
-        _template("subsidiary_of headquartered_in", "company", "where is the parent company of [{}] headquartered"),
-        _template("^ceo_of born_in", "company", "where was the CEO of [{}] born"),
-        _template("^ceo_of educated_at", "company", "where did the CEO of [{}] study"),
-        _template("founded_by educated_at", "company", "where did the founders of [{}] study"),
-        _template("headquartered_in located_in", "company", "in which country is [{}] headquartered"),
-        _template("works_for headquartered_in", "person", "in which city is the company [{}] works for headquartered"),
-        _template("^founded_by in_industry", "person", "what industries are the companies founded by [{}] in"),
-        _template("born_in located_in", "person", "which country was [{}] born in"),
-        _template("subsidiary_of founded_by born_in", "company",
-           "where was the founder of the company that owns [{}] born"),
-        _template("^ceo_of born_in located_in", "company", "in which country was the CEO of [{}] born"),
-        _template("works_for subsidiary_of founded_by", "person",
-           "who founded the parent company of the company [{}] works for"),
-    ),
+    templates=_templates("""
+        founded_by | company | who founded [{}] | who are the founders of [{}]
+        headquartered_in | company | where is [{}] headquartered | in which city is [{}] based
+        in_industry | company | what industry is [{}] in
+        founded_in | company | when was [{}] founded | what year was [{}] founded
+        subsidiary_of | company | which company owns [{}] | what is the parent company of [{}]
+        ^subsidiary_of | company | which companies does [{}] own
+        ^ceo_of | company | who is the CEO of [{}] | who runs [{}]
+        ceo_of | person | which company is [{}] the CEO of
+        ^founded_by | person | which companies did [{}] found
+        works_for | person | which company does [{}] work for | who does [{}] work for
+        born_in | person | where was [{}] born
+        educated_at | person | where did [{}] study
+        located_in | city | which country is [{}] in
+        subsidiary_of founded_by | company | who founded the company that owns [{}]
+        subsidiary_of headquartered_in | company | where is the parent company of [{}] headquartered
+        ^ceo_of born_in | company | where was the CEO of [{}] born
+        ^ceo_of educated_at | company | where did the CEO of [{}] study
+        founded_by educated_at | company | where did the founders of [{}] study
+        headquartered_in located_in | company | in which country is [{}] headquartered
+        works_for headquartered_in | person | in which city is the company [{}] works for headquartered
+        ^founded_by in_industry | person | what industries are the companies founded by [{}] in
+        born_in located_in | person | which country was [{}] born in
+        subsidiary_of founded_by born_in | company | where was the founder of the company that owns [{}] born
+        ^ceo_of born_in located_in | company | in which country was the CEO of [{}] born
+        works_for subsidiary_of founded_by | person | who founded the parent company of the company [{}] works for
+    """),
 )
 
 DOMAINS: dict[str, Domain] = {MOVIE.name: MOVIE, COMPANY.name: COMPANY}

@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
 from langchain_core.language_models import BaseChatModel
@@ -26,7 +26,7 @@ from kg_agent.kg.types import relation_path_text
 from kg_agent.llm.parsing import parse_answer_list
 from kg_agent.settings import DEFAULT_GROUNDING, Grounding, StructuredMode
 from kg_agent.steps import Decided, decide, decided, sync_node
-from kg_agent.tools.shared.decider import Candidates, LLMDecision, fall_back
+from kg_agent.tools.shared.decider import Candidates, Decider, LLMDecision, Outcome, fall_back
 from kg_agent.tools.shared.decision_schemas import Answers
 from kg_agent.tools.shared.grounding import (
     RunGrounding,
@@ -68,18 +68,14 @@ def says_no_path_end(reply: str) -> bool:
 
 
 @dataclass
-class AnswerOutcome:
+class AnswerOutcome(Outcome):
     answers: list[dict]
     output: str
-    warnings: list[str] = field(default_factory=list)
-    usage: dict = field(default_factory=dict)
     stop_reason: str = ""  # set when the answer step itself decides why the question stopped
 
 
 @runtime_checkable
-class Answerer(Protocol):
-    name: str
-
+class Answerer(Decider, Protocol):
     def answer(self, question: str, paths: Sequence[dict], plans: Sequence[dict]) -> Decided[AnswerOutcome]: ...
 
 
@@ -181,7 +177,7 @@ class VoteAnswerer:
                 if len(support[key]) < self.max_supporting_paths:
                     support[key].append(path)
         if not votes:
-            return AnswerOutcome([], "", ["answer: no reasoning path, so no answer"])
+            return AnswerOutcome([], "", warnings=["answer: no reasoning path, so no answer"])
         top_rank = min(best_rank.values())
         evidence = self._evidence(reaching, plans, top_rank)
         # the question's own topic entity (or one named as it) and answers of a kind it does not ask for come last
@@ -197,7 +193,7 @@ class VoteAnswerer:
                           grounded=True, paths=support[k])
             for k in kept
         ]
-        return AnswerOutcome(answers, "\n".join(labels[k] for k in kept), warnings)
+        return AnswerOutcome(answers, "\n".join(labels[k] for k in kept), warnings=warnings)
 
     def _evidence(self, reaching: dict[str, set[int]], plans: Sequence[dict], top_rank: int) -> dict[str, float]:
         """Each answer's evidence across the plans kept beside the best one (``reaching``: each answer's ranks of the
@@ -364,7 +360,7 @@ class LLMAnswerer(RunGrounding):
             warnings.append(f"answer: the model gave {len(settled.answers)} answers; kept the first {self.max_answers} "
                             "(max_answers)")
         output = "\n".join(a["answer"] for a in kept) if self.grounding == "strict" else asked.reply
-        return AnswerOutcome(kept, output, warnings + settled.warnings, asked.usage, settled.stop_reason)
+        return AnswerOutcome(kept, output, warnings=warnings + settled.warnings, usage=asked.usage, stop_reason=settled.stop_reason)
 
     def _path_ends(self, question: str, paths: Sequence[dict], plans: Sequence[dict], grounding_paths: Sequence[dict],
                    shown: set[str]) -> Candidates:

@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Literal, Protocol, runtime_checkable
 
 import numpy as np
@@ -32,7 +32,7 @@ from kg_agent.kg.types import Entity, base_relation, inverse, is_inverse, relati
 from kg_agent.llm.parsing import parse_relation_paths
 from kg_agent.settings import StructuredMode
 from kg_agent.steps import Decided, decide, decided, sync_node
-from kg_agent.tools.shared.decider import LLMDecision, fall_back
+from kg_agent.tools.shared.decider import Decider, LLMDecision, Outcome, fall_back
 from kg_agent.tools.shared.decision_schemas import RelationPaths
 from kg_agent.tools.shared.path_scoring import RelationPathScorer
 from kg_agent.tools.shared.scoring import mask_mentions
@@ -61,18 +61,14 @@ class Plan:
 
 
 @dataclass
-class PlanOutcome:
+class PlanOutcome(Outcome):
     """What a planner returns: plans best first, warnings (dropped relations, fallbacks) and LLM usage."""
 
     plans: list[Plan]
-    warnings: list[str] = field(default_factory=list)
-    usage: dict = field(default_factory=dict)
 
 
 @runtime_checkable
-class Planner(Protocol):
-    name: str
-
+class Planner(Decider, Protocol):
     def plan(self, question: str, topic_entities: Sequence[Entity], *, k: int = DEFAULT_K) -> Decided[PlanOutcome]: ...
 
 
@@ -105,7 +101,7 @@ class SimilarityPlanner:
     def plan(self, question: str, topic_entities: Sequence[Entity], *, k: int = DEFAULT_K) -> PlanOutcome:
         candidates = walkable_relation_paths(self.kg, [e.id for e in topic_entities], max_hops=self.max_hops)
         if not candidates:
-            return PlanOutcome([], ["no relation can be walked from the topic entities"])
+            return PlanOutcome([], warnings=["no relation can be walked from the topic entities"])
         ranked = self.scorer.top(mask_mentions(question, topic_entities), candidates, k, kg=self.kg)
         return PlanOutcome([Plan(c, s, self.name) for s, c in ranked])
 
@@ -324,7 +320,7 @@ class ExemplarPlanner:
 
     def plan(self, question: str, topic_entities: Sequence[Entity], *, k: int = DEFAULT_K) -> PlanOutcome:
         if len(self) == 0:
-            return PlanOutcome([], ["the exemplar planner has no training questions (call fit first)"])
+            return PlanOutcome([], warnings=["the exemplar planner has no training questions (call fit first)"])
         vector = self._question_vector(question, topic_entities)
         starts = [e.id for e in topic_entities]
         warnings: list[str] = []
@@ -347,7 +343,7 @@ class ExemplarPlanner:
                             "from the topic entities; asked more")
         total = sum(walkable.values()) or 1.0
         ranked = sorted(walkable.items(), key=lambda pair: (-pair[1], pair[0]))[:k]
-        return PlanOutcome([Plan(rels, v / total, self.name) for rels, v in ranked], warnings)
+        return PlanOutcome([Plan(rels, v / total, self.name) for rels, v in ranked], warnings=warnings)
 
 
 def _with_offline_top(model_paths: Sequence[tuple[str, ...]], offline: Sequence[Plan], offline_name: str,
@@ -470,7 +466,7 @@ class LLMPlanner:
         walkable = walkable_relation_paths(self.kg, starts, max_hops=self.max_hops)
         relations = sorted({r for path in walkable for r in path})[: self.max_listed_relations]
         if not relations:
-            return PlanOutcome([], ["no relation can be walked from the topic entities"])
+            return PlanOutcome([], warnings=["no relation can be walked from the topic entities"])
         prompt = self.prompt.format(question=question, relations="\n".join(relations), k=k,
                                     examples=self._examples_text(question, topic_entities))
 
@@ -483,12 +479,12 @@ class LLMPlanner:
             if self.keep_offline_plan and self.fallback is not None:
                 plans, note = _with_offline_top(asked.value[:k], decided(self.fallback.plan, question, topic_entities, k=k).plans,
                                                 self.fallback.name, self.name)
-                return PlanOutcome(plans, [*asked.warnings, note], asked.usage)
+                return PlanOutcome(plans, warnings=[*asked.warnings, note], usage=asked.usage)
             total = len(asked.value)
             return PlanOutcome([Plan(p, 1.0 - i / (total + 1), self.name) for i, p in enumerate(asked.value[:k])],
-                               asked.warnings, asked.usage)
+                               warnings=asked.warnings, usage=asked.usage)
         if self.fallback is None:
-            return PlanOutcome([], asked.warnings, asked.usage)
+            return PlanOutcome([], warnings=asked.warnings, usage=asked.usage)
         return fall_back(asked, decided(self.fallback.plan, question, topic_entities, k=k), node="plan",
                          to=f"the {self.fallback.name} planner")
 

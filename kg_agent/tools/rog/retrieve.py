@@ -9,7 +9,7 @@ from functools import partial
 from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.paths import DEFAULT_MAX_PATHS, RANKED_POOL_FACTOR, PathSearchResult, retrieve_many_paths
 from kg_agent.kg.types import Entity
-from kg_agent.steps import run_steps, sync_node
+from kg_agent.steps import sync_node, synchronous
 from kg_agent.tools.rog.answer import PathUse
 from kg_agent.tools.shared.scoring import STOPWORDS, mask_mentions
 
@@ -84,7 +84,20 @@ def retrieve_plans_steps(
     question: str = "",
     use: PathUse | None = None,
 ):
-    """:func:`retrieve_for_plans` as steps (:mod:`kg_agent.steps`)."""
+    """The paths of every plan, each path dict tagged with ``plan`` (its plan's index), and warnings for
+    truncations; as steps (:mod:`kg_agent.steps`; :func:`retrieve_for_plans` runs them).
+
+    The plans come in score order, so paths are ordered by plan score first; when a plan has more than
+    ``max_paths`` paths, the ones kept are those most relevant to ``question`` (:func:`label_relevance`).
+
+    With ``use`` (what the answer step reads, :class:`~kg_agent.tools.rog.answer.PathUse`), a plan whose answers are
+    not kept beside the best plan's keeps at most ``use.max_prompt_paths`` paths (:func:`plan_caps`), the most
+    relevant, and the engine is asked for no more than a search under that cap reads (:func:`_retrieve_capped`):
+    never for the thousands of paths of a hub plan such as MetaQA's ``^starred_actors -> has_genre -> ^has_genre``
+    (the films of a genre). The best plan with paths is taken to be the first; when it is not (the first found
+    none), the plans that answer instead are retrieved again under ``max_paths`` if their cap cut them, so the
+    answers are those of a retrieval that caps nothing.
+    """
     starts = [e.id for e in topic_entities]
     relevance = label_relevance(question, topic_entities)
     caps = plan_caps(plans, max_paths=max_paths, use=use)
@@ -113,29 +126,10 @@ def retrieve_plans_steps(
     return out, warnings
 
 
-def retrieve_for_plans(
-    kg: KnowledgeGraph,
-    topic_entities: list[Entity],
-    plans: list[dict],
-    *,
-    max_paths: int = DEFAULT_MAX_PATHS,
-    question: str = "",
-    use: PathUse | None = None,
-) -> tuple[list[dict], list[str]]:
-    """Paths of every plan, each path dict tagged with ``plan`` (its plan's index); warnings for truncations.
+#: :func:`retrieve_plans_steps` run synchronously: ``(paths, warnings)``.
+retrieve_for_plans = synchronous(retrieve_plans_steps)
 
-    The plans come in score order, so paths are ordered by plan score first; when a plan has more than
-    ``max_paths`` paths, the ones kept are those most relevant to ``question`` (:func:`label_relevance`).
 
-    With ``use`` (what the answer step reads, :class:`~kg_agent.tools.rog.answer.PathUse`), a plan whose answers are
-    not kept beside the best plan's keeps at most ``use.max_prompt_paths`` paths (:func:`plan_caps`), the most
-    relevant, and the engine is asked for no more than a search under that cap reads (:func:`_retrieve_capped`):
-    never for the thousands of paths of a hub plan such as MetaQA's ``^starred_actors -> has_genre -> ^has_genre``
-    (the films of a genre). The best plan with paths is taken to be the first; when it is not (the first found
-    none), the plans that answer instead are retrieved again under ``max_paths`` if their cap cut them, so the
-    answers are those of a retrieval that caps nothing.
-    """
-    return run_steps(retrieve_plans_steps(kg, topic_entities, plans, max_paths=max_paths, question=question, use=use))
 
 
 def paths_the_answer_uses(paths: list[dict], use: PathUse) -> list[dict]:

@@ -53,7 +53,7 @@ import threading
 import urllib.request
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, Protocol, TypeVar
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage, HumanMessage
@@ -72,7 +72,7 @@ from kg_agent.settings import STRUCTURED_MODES, StructuredMode, current_run_sett
 from kg_agent.steps import advance
 
 T = TypeVar("T")
-Outcome = TypeVar("Outcome")
+AnOutcome = TypeVar("AnOutcome", bound="Outcome")
 
 #: What a parser returns: the decided value (``None``: the reply decides nothing) and notes (repairs, ignored names).
 Parsed = tuple[Any, list[str]]
@@ -80,6 +80,25 @@ Parser = Callable[[str], Parsed]
 
 DEFAULT_ATTEMPTS = 2  # the call and one retry
 REPLY_EXCERPT = 120
+
+
+@dataclass(kw_only=True)
+class Outcome:
+    """What every decision's outcome records beside the decision (keyword fields, shared by every decider's outcome:
+    ``PlanOutcome``, ``ScoredOutcome``, ...): its ``warnings`` (repairs, cuts, fallbacks), the ``usage`` of the model
+    calls made for it, and its ``source``, the name of the decider that decided."""
+
+    warnings: list[str] = field(default_factory=list)
+    usage: dict = field(default_factory=dict)
+    source: str = ""
+
+
+class Decider(Protocol):
+    """What every decider has: a ``name`` (its outcomes' ``source``, named in fallback warnings). Each decision's
+    protocol (``Planner``, ``RelationPruner``, ...) adds its one method, which returns the decision's :class:`Outcome`
+    or steps giving it (:data:`kg_agent.steps.Decided`)."""
+
+    name: str
 
 
 @dataclass
@@ -570,7 +589,7 @@ async def _areply_or_failure(call: Callable[..., Awaitable[Any]], model: Any, pr
         return exc
 
 
-def fall_back(asked: Asked, outcome: Outcome, *, node: str, to: str, before: Sequence[str] = ()) -> Outcome:
+def fall_back(asked: Asked, outcome: AnOutcome, *, node: str, to: str, before: Sequence[str] = ()) -> AnOutcome:
     """The offline twin's ``outcome`` with the LLM attempts' record in front: ``before`` (what the decider
     noted while writing the prompt), the attempts' warnings, ``"<node>: fell back to <to>"``, then the twin's
     own warnings; the attempts' usage; ``budget_exhausted`` when a call was refused. ``outcome`` is a

@@ -30,7 +30,7 @@ from kg_agent.llm.parsing import parse_answer_list
 from kg_agent.settings import DEFAULT_GROUNDING, Grounding, StructuredMode
 from kg_agent.steps import Decided, decide, decided
 from kg_agent.tools.rog.answer import AnswerOutcome
-from kg_agent.tools.shared.decider import Ask, Asked, LLMDecision, fall_back
+from kg_agent.tools.shared.decider import Ask, Asked, Decider, LLMDecision, fall_back
 from kg_agent.tools.shared.decision_schemas import Answers
 from kg_agent.tools.shared.grounding import NO_GROUNDED_ANSWER, Evidence, RunGrounding, asked_for, ground_names, settle
 from kg_agent.tools.shared.link import reply_message
@@ -45,9 +45,7 @@ OFFLINE_UNVERIFIED_NOTE = "exploration ended without verification ({reason}); be
 
 
 @runtime_checkable
-class ToGAnswerer(Protocol):
-    name: str
-
+class ToGAnswerer(Decider, Protocol):
     def answer(self, question: str, chains: Sequence[dict], *, verification: dict | None, stop_reason: str) -> Decided[AnswerOutcome]: ...
 
 
@@ -108,7 +106,7 @@ class ChainAnswerer(RunGrounding):
     def answer(self, question, chains, *, verification, stop_reason) -> AnswerOutcome:
         verified = bool(verification and verification.get("sufficient"))
         if not verified and self.grounding == "strict" and chains:
-            return AnswerOutcome([], "", [f"answer: exploration ended without verification ({stop_reason or 'not verified'}); "
+            return AnswerOutcome([], "", warnings=[f"answer: exploration ended without verification ({stop_reason or 'not verified'}); "
                                           "unverified chain ends are withheld (grounding='strict')"],
                                  stop_reason=NO_GROUNDED_ANSWER)
         explored = [c for c in chains if c.get("triples")]
@@ -121,7 +119,7 @@ class ChainAnswerer(RunGrounding):
             explored = [c for c in explored if list(chain_relations(c)) == named] or explored
         best = best_chain(explored, (verification or {}).get("depth") if verified or named is not None else None)
         if best is None:
-            return AnswerOutcome([], "", [f"answer: nothing explored ({stop_reason or 'no chain'}), so no answer"])
+            return AnswerOutcome([], "", warnings=[f"answer: nothing explored ({stop_reason or 'no chain'}), so no answer"])
         relations = chain_relations(best)
         kept = {id(c) for c in answerable}
         same = sorted((c for c in chains if c.get("depth") == best["depth"] and chain_relations(c) == relations),
@@ -199,11 +197,11 @@ class LLMToGAnswerer(RunGrounding):
 
     def _settle(self, records, reply, warnings, usage, *, verified, offline) -> AnswerOutcome:
         if not verified and self.grounding != "strict":
-            return AnswerOutcome(records, reply, warnings, usage)
+            return AnswerOutcome(records, reply, warnings=warnings, usage=usage)
         settled = settle(records, policy=self.grounding, node="answer", offline=offline,
                          offline_name=f"{self.fallback.name}")
         output = "\n".join(a["answer"] for a in settled.answers) if self.grounding == "strict" or not reply else reply
-        return AnswerOutcome(settled.answers, output, warnings + settled.warnings, usage, settled.stop_reason)
+        return AnswerOutcome(settled.answers, output, warnings=warnings + settled.warnings, usage=usage, stop_reason=settled.stop_reason)
 
     def answer_request(self, question: str, chains: Sequence[dict]) -> Ask:
         """The model call of an answer not taken from the verifier, as a step to yield (ToG's answer prompt over
@@ -248,7 +246,7 @@ class LLMToGAnswerer(RunGrounding):
                                 f"model's answers ({said}) end no explored chain; the {self.offline_verifier.name} verifier "
                                 "finds the chains the question asks for enough, so their ends are the answers "
                                 "(grounding='prefer'; the model's reply is kept in 'output')")
-                return AnswerOutcome(checked, asked.reply, warnings, asked.usage)
+                return AnswerOutcome(checked, asked.reply, warnings=warnings, usage=asked.usage)
             if ends and len(ends) < len(records):
                 records = ends + [r for r in records if not r.get("entity_id")]
                 warnings.append("answer: the model's answers that end an explored chain the question asks for come "

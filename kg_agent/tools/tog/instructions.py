@@ -31,7 +31,7 @@ from kg_agent.kg.types import Entity
 from kg_agent.llm.parsing import parse_json_object
 from kg_agent.settings import StructuredMode
 from kg_agent.steps import Decided, decide, decided
-from kg_agent.tools.shared.decider import LLMDecision, fall_back
+from kg_agent.tools.shared.decider import Decider, LLMDecision, Outcome, fall_back
 from kg_agent.tools.shared.decision_schemas import Instructions, Summary
 from kg_agent.tools.shared.scoring import DEFAULT_IGNORED_RELATIONS, filter_relations
 from kg_agent.tools.shared.updates import add_usage, add_warnings
@@ -41,18 +41,13 @@ DEFAULT_MAX_INSTRUCTIONS = 3
 
 
 @dataclass
-class InstructionOutcome:
+class InstructionOutcome(Outcome):
     instructions: list[str]
     entities: list[str] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)
-    usage: dict = field(default_factory=dict)
-    source: str = ""
 
 
 @runtime_checkable
-class InstructionGenerator(Protocol):
-    name: str
-
+class InstructionGenerator(Decider, Protocol):
     def generate(self, question: str, topic_entities: Sequence[Entity], *,
                  max_instructions: int = DEFAULT_MAX_INSTRUCTIONS) -> Decided[InstructionOutcome]: ...
 
@@ -99,8 +94,8 @@ class PathInstructionGenerator:
             return InstructionOutcome([f"Find the entities the question is about: {question}"], source=self.name)
         relations = self.relation_path(question, entities, max_instructions)
         if not relations:
-            return InstructionOutcome([], [e.label for e in entities], ["instructions: no relation can be walked from the topic entities"],
-                                      source=self.name)
+            return InstructionOutcome([], [e.label for e in entities], source=self.name,
+                                      warnings=["instructions: no relation can be walked from the topic entities"])
         names = ", ".join(e.label for e in entities)
         instructions = []
         for hop, relation in enumerate(relations):
@@ -163,7 +158,7 @@ class LLMInstructionGenerator:
         asked = yield self.decision.request(prompt, lambda r: (parse_instructions(r, max_instructions), []))
         if asked.decided:
             instructions, entities = asked.value
-            return InstructionOutcome(instructions, entities, asked.warnings, asked.usage, self.name)
+            return InstructionOutcome(instructions, entities, warnings=asked.warnings, usage=asked.usage, source=self.name)
         if self.fallback is None:
             return fall_back(asked, InstructionOutcome([], source=self.name), node="instructions", to="no instructions")
         outcome = decided(self.fallback.generate, question, topic_entities, max_instructions=max_instructions)
@@ -171,9 +166,7 @@ class LLMInstructionGenerator:
 
 
 @runtime_checkable
-class InstructionIntegrator(Protocol):
-    name: str
-
+class InstructionIntegrator(Decider, Protocol):
     def integrate(self, question: str, instructions: Sequence[str]) -> Decided[tuple[str, list[str], dict]]: ...
 
 

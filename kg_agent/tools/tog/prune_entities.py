@@ -44,7 +44,7 @@ from kg_agent.kg.types import Entity, Path, Triple
 from kg_agent.llm.parsing import parse_scored_items
 from kg_agent.settings import StructuredMode
 from kg_agent.steps import Decided, decide, decided, placed_warnings, sync_node
-from kg_agent.tools.shared.decider import Candidates, LLMDecision, fall_back
+from kg_agent.tools.shared.decider import Candidates, Decider, LLMDecision, fall_back
 from kg_agent.tools.shared.decision_schemas import ScoredNames
 from kg_agent.tools.shared.scoring import TextVectorsFromEmbeddings, top_normalised
 from kg_agent.tools.shared.updates import add_usage, add_warnings, emit
@@ -111,9 +111,7 @@ def chain_triplets(chains: Sequence[dict]) -> list[str]:
 
 # ---------------------------------------------------------------------------------------------- deciders
 @runtime_checkable
-class EntityScorer(Protocol):
-    name: str
-
+class EntityScorer(Decider, Protocol):
     def score_entities(
         self,
         question: str,
@@ -253,7 +251,7 @@ class LLMEntityScorer:
         asked = yield self.decision.request(prompt, parse, candidates=Candidates(list(ids_by_label), rank=offline_ranking,
                                                                                  most=REPLY_ENTITIES))
         if asked.decided:
-            return ScoredOutcome(asked.value, asked.warnings, asked.usage, self.name)
+            return ScoredOutcome(asked.value, warnings=asked.warnings, usage=asked.usage, source=self.name)
         outcome = decided(self.fallback.score_entities, question, entity, relation, candidates, guidance=guidance)
         return fall_back(asked, outcome, node="prune_entities", to=f"the {self.fallback.name} scorer for {entity.label} -{relation}->")
 

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
 import numpy as np
@@ -40,7 +40,7 @@ from kg_agent.kg.types import Entity
 from kg_agent.llm.parsing import parse_scored_items
 from kg_agent.settings import StructuredMode
 from kg_agent.steps import Decided, decide, decided, placed_warnings, sync_node
-from kg_agent.tools.shared.decider import Candidates, LLMDecision, fall_back
+from kg_agent.tools.shared.decider import Candidates, Decider, LLMDecision, Outcome, fall_back
 from kg_agent.tools.shared.decision_schemas import ScoredNames
 from kg_agent.tools.shared.path_scoring import RelationPathScorer, softmax_weights
 from kg_agent.tools.shared.scoring import (
@@ -55,22 +55,17 @@ DEFAULT_WIDTH = 3  # ToG's beam width W
 DEFAULT_DEPTH = 3  # ToG's maximum depth D
 
 @dataclass
-class ScoredOutcome:
+class ScoredOutcome(Outcome):
     """A decider's scores (best first), its warnings, LLM usage and which decider produced them."""
 
     items: list[tuple[str, float]]
-    warnings: list[str] = field(default_factory=list)
-    usage: dict = field(default_factory=dict)
-    source: str = ""
     budget_exhausted: bool = False
     whole_path: bool = False  # the scores weigh the whole chain (prefix + relation), not this step alone
 
 
 # ---------------------------------------------------------------------------------------------- deciders
 @runtime_checkable
-class RelationPruner(Protocol):
-    name: str
-
+class RelationPruner(Decider, Protocol):
     def score_relations(
         self,
         question: str,
@@ -265,15 +260,15 @@ class LLMRelationPruner:
         asked = yield self.decision.request(prompt, parse, candidates=Candidates(list(relations), rank=offline_ranking,
                                                                                  most=width))
         if asked.decided and not self.keep_offline_top:
-            return ScoredOutcome(asked.value, asked.warnings, asked.usage, self.name)
+            return ScoredOutcome(asked.value, warnings=asked.warnings, usage=asked.usage, source=self.name)
         outcome = decided(self.fallback.score_relations, question, entity, relations, width=width, prefix=prefix, guidance=guidance)
         if asked.decided:
             top = outcome.items[0][0] if outcome.items else None
             if top is None or top in dict(asked.value):
-                return ScoredOutcome(asked.value, asked.warnings, asked.usage, self.name)
+                return ScoredOutcome(asked.value, warnings=asked.warnings, usage=asked.usage, source=self.name)
             kept = top_normalised([(top, asked.value[0][1]), *asked.value], width)
             note = f"prune_relations: kept the {self.fallback.name} pruner's top relation {top} for {entity.label} beside the model's"
-            return ScoredOutcome(kept, [*asked.warnings, note], asked.usage, self.name)
+            return ScoredOutcome(kept, warnings=[*asked.warnings, note], usage=asked.usage, source=self.name)
         return fall_back(asked, outcome, node="prune_relations", to=f"the {self.fallback.name} pruner for {entity.label}")
 
 

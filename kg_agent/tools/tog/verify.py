@@ -24,7 +24,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
 from langchain_core.embeddings import Embeddings
@@ -35,7 +35,7 @@ from kg_agent.kg.types import Entity
 from kg_agent.llm.parsing import parse_yes_no
 from kg_agent.settings import DEFAULT_GROUNDING, Grounding, StructuredMode
 from kg_agent.steps import Decided, decide, decided, sync_node
-from kg_agent.tools.shared.decider import Candidates, LLMDecision, fall_back
+from kg_agent.tools.shared.decider import Candidates, Decider, LLMDecision, Outcome, fall_back
 from kg_agent.tools.shared.decision_schemas import Verification
 from kg_agent.tools.shared.grounding import RunGrounding, UnaskedAnswers
 from kg_agent.tools.shared.path_scoring import RelationPathScorer
@@ -58,25 +58,20 @@ def _joined(relations: Sequence[str]) -> str:
 
 
 @dataclass
-class VerifyOutcome:
+class VerifyOutcome(Outcome):
     """The decision, the answer the verifier named (if any), the accepted reply (empty when the model's reply
     was rejected and the offline verifier decided: a rejected reply is never reused), warnings and usage."""
 
     sufficient: bool
     answer: str | None = None
     reply: str = ""
-    warnings: list[str] = field(default_factory=list)
-    usage: dict = field(default_factory=dict)
-    source: str = ""
     budget_exhausted: bool = False
     relations: tuple[str, ...] | None = None  # the relation path the offline verifier judged best (answered from)
     depth: int | None = None  # the depth of the chains with that path
 
 
 @runtime_checkable
-class Verifier(Protocol):
-    name: str
-
+class Verifier(Decider, Protocol):
     def verify(self, question: str, chains: Sequence[dict], *, depth: int) -> Decided[VerifyOutcome]: ...
 
 
@@ -215,7 +210,8 @@ class LLMVerifier(RunGrounding):
         asked = yield self.decision.request(prompt, parse, candidates=candidates)
         if asked.decided:
             decision, answer = asked.value
-            return VerifyOutcome(decision, answer if decision else None, asked.reply, warnings + asked.warnings, asked.usage, self.name)
+            return VerifyOutcome(decision, answer if decision else None, asked.reply, warnings=warnings + asked.warnings,
+                                 usage=asked.usage, source=self.name)
         if self.fallback is None:
             outcome = VerifyOutcome(False, source=self.name)
             return fall_back(asked, outcome, node="verify", to="exploring on (no decision)", before=warnings)

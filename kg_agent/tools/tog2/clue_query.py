@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
 from langchain_core.embeddings import Embeddings
@@ -28,7 +28,7 @@ from kg_agent.kg.types import Entity
 from kg_agent.llm.parsing import parse_json_object
 from kg_agent.settings import StructuredMode
 from kg_agent.steps import Decided, decide, decided
-from kg_agent.tools.shared.decider import LLMDecision, fall_back
+from kg_agent.tools.shared.decider import Decider, LLMDecision, Outcome, fall_back
 from kg_agent.tools.shared.decision_schemas import ClueQueries
 from kg_agent.tools.shared.scoring import TextVectorsFromEmbeddings, mask_mentions
 from kg_agent.tools.shared.updates import add_usage, add_warnings
@@ -36,17 +36,12 @@ from kg_agent.tools.tog2.frontier import match_label, new_frontier_item
 
 
 @dataclass
-class ClueOutcome:
+class ClueOutcome(Outcome):
     clues: dict[str, str]  # entity id -> clue query
-    warnings: list[str] = field(default_factory=list)
-    usage: dict = field(default_factory=dict)
-    source: str = ""
 
 
 @runtime_checkable
-class ClueWriter(Protocol):
-    name: str
-
+class ClueWriter(Decider, Protocol):
     def write(self, question: str, entities: Sequence[Entity]) -> Decided[ClueOutcome]: ...
 
 
@@ -141,7 +136,7 @@ class LLMClueWriter:
             warnings.append("clue_query: the model wrote no clue for " + ", ".join(e.label for e in missing)
                             + f"; used the {self.fallback.name} clue")
             clues.update(decided(self.fallback.write, question, missing).clues)
-        return ClueOutcome({e.id: clues[e.id] for e in entities}, warnings, asked.usage, self.name)
+        return ClueOutcome({e.id: clues[e.id] for e in entities}, warnings=warnings, usage=asked.usage, source=self.name)
 
 
 def clue_query_steps(state: dict, *, writer: ClueWriter):

@@ -51,7 +51,7 @@ from kg_agent.llm.parsing import parse_answer_list, parse_json_object, parse_yes
 from kg_agent.llm.usage import merge_usage
 from kg_agent.settings import DEFAULT_GROUNDING, Grounding, StructuredMode
 from kg_agent.steps import Decided, decide, decided
-from kg_agent.tools.shared.decider import LLMDecision, fall_back
+from kg_agent.tools.shared.decider import Decider, LLMDecision, Outcome, fall_back
 from kg_agent.tools.shared.decision_schemas import Examination
 from kg_agent.tools.shared.grounding import NO_GROUNDED_ANSWER, Evidence, RunGrounding, ground_names, settle
 from kg_agent.tools.shared.scoring import TextVectorsFromEmbeddings, mask_mentions, relation_overlap
@@ -68,21 +68,16 @@ DEFAULT_TOP_L = 10  # L (authors' code: num_sents_for_reasoning = 10)
 
 
 @dataclass
-class ExamineOutcome:
+class ExamineOutcome(Outcome):
     sufficient: bool
     answers: list[dict] = field(default_factory=list)
     clues: dict[str, str] = field(default_factory=dict)  # entity id -> supplementary clue query
     clue: str = ""  # one supplementary clue query for every topic entity
     output: str = ""
-    warnings: list[str] = field(default_factory=list)
-    usage: dict = field(default_factory=dict)
-    source: str = ""
 
 
 @runtime_checkable
-class Examiner(Protocol):
-    name: str
-
+class Examiner(Decider, Protocol):
     def examine(self, question: str, frontier: Sequence[dict], chains: Sequence[dict], references: Sequence[dict],
                 *, last_round: bool) -> Decided[ExamineOutcome]: ...
 

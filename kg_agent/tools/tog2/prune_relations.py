@@ -27,7 +27,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
 from langchain_core.embeddings import Embeddings
@@ -38,7 +38,7 @@ from kg_agent.kg.types import Entity
 from kg_agent.llm.parsing import parse_json_object, parse_scored_items
 from kg_agent.settings import StructuredMode
 from kg_agent.steps import Decided, decide, decided
-from kg_agent.tools.shared.decider import CandidatesBySubject, LLMDecision, fall_back
+from kg_agent.tools.shared.decider import CandidatesBySubject, Decider, LLMDecision, Outcome, fall_back
 from kg_agent.tools.shared.decision_schemas import RelationChoices
 from kg_agent.tools.shared.path_scoring import RelationPathScorer, softmax_weights
 from kg_agent.tools.shared.scoring import (
@@ -75,19 +75,14 @@ def candidate_relations(kg: KnowledgeGraph, item: dict, ignored: Sequence[str] =
 
 
 @dataclass
-class RelationChoice:
+class RelationChoice(Outcome):
     """Per frontier item (same order as the frontier): the chosen ``(relation, score)`` pairs."""
 
     chosen: list[list[tuple[str, float]]]
-    warnings: list[str] = field(default_factory=list)
-    usage: dict = field(default_factory=dict)
-    source: str = ""
 
 
 @runtime_checkable
-class CombinedRelationPruner(Protocol):
-    name: str
-
+class CombinedRelationPruner(Decider, Protocol):
     def choose(self, question: str, frontier: Sequence[dict], candidates: Sequence[list[str]], *,
                width: int) -> Decided[RelationChoice]: ...
 
@@ -248,7 +243,7 @@ class LLMCombinedRelationPruner:
                                   [candidates[i] for i in missing], width=width)
                 for index, pairs in zip(missing, offline.chosen):
                     chosen[index] = pairs
-        return RelationChoice([c or [] for c in chosen], warnings, usage, source)
+        return RelationChoice([c or [] for c in chosen], warnings=warnings, usage=usage, source=source)
 
 
 def prune_relations_steps(state: dict, *, kg: KnowledgeGraph, pruner: CombinedRelationPruner, width: int):

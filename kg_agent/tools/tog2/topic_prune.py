@@ -31,7 +31,7 @@ from kg_agent.kg.types import Entity
 from kg_agent.llm.parsing import parse_answer_list, parse_json_object
 from kg_agent.settings import StructuredMode
 from kg_agent.steps import Decided, decide, decided
-from kg_agent.tools.shared.decider import Candidates, LLMDecision, fall_back
+from kg_agent.tools.shared.decider import Candidates, Decider, LLMDecision, Outcome, fall_back
 from kg_agent.tools.shared.decision_schemas import KeptEntities
 from kg_agent.tools.shared.scoring import TextVectorsFromEmbeddings
 from kg_agent.tools.shared.updates import add_usage, add_warnings
@@ -41,18 +41,13 @@ GENERAL_PROMPT = "a general category or type, such as a country, a gender, a fil
 
 
 @dataclass
-class TopicOutcome:
+class TopicOutcome(Outcome):
     kept: list[Entity]
     dropped: list[Entity] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)
-    usage: dict = field(default_factory=dict)
-    source: str = ""
 
 
 @runtime_checkable
-class TopicPruner(Protocol):
-    name: str
-
+class TopicPruner(Decider, Protocol):
     def prune(self, question: str, entities: Sequence[Entity]) -> Decided[TopicOutcome]: ...
 
 
@@ -93,7 +88,7 @@ class SimilarityTopicPruner(TextVectorsFromEmbeddings):
             kept.append(dropped.pop(0))
         kept.sort(key=lambda t: (-t[0], -t[1]))
         warnings = [f"topic_prune: dropped general entities: {', '.join(t[2].label for t in dropped)}"] if dropped else []
-        return TopicOutcome([t[2] for t in kept], [t[2] for t in dropped], warnings, source=self.name)
+        return TopicOutcome([t[2] for t in kept], [t[2] for t in dropped], warnings=warnings, source=self.name)
 
 
 TOPIC_PRUNE_PROMPT = """You choose the starting points for exploring a knowledge graph to answer a question.
@@ -168,7 +163,7 @@ class LLMTopicPruner:
         dropped = [e for e in entities if e not in kept]
         if dropped:
             warnings.append(f"topic_prune: dropped general entities: {', '.join(e.label for e in dropped)}")
-        return TopicOutcome(kept, dropped, warnings, asked.usage, self.name)
+        return TopicOutcome(kept, dropped, warnings=warnings, usage=asked.usage, source=self.name)
 
 
 def topic_prune_steps(state: dict, *, pruner: TopicPruner):
