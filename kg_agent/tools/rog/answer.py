@@ -26,7 +26,7 @@ from kg_agent.kg.types import relation_path_text
 from kg_agent.llm.parsing import parse_answer_list
 from kg_agent.settings import DEFAULT_GROUNDING, Grounding, StructuredMode
 from kg_agent.steps import Decided, decide, decided, sync_node
-from kg_agent.tools.shared.decider import Candidates, Decider, LLMDecision, Outcome, fall_back
+from kg_agent.tools.shared.decider import Candidates, Decider, LLMDecider, Outcome, fall_back
 from kg_agent.tools.shared.decision_schemas import Answers
 from kg_agent.tools.shared.grounding import (
     RunGrounding,
@@ -269,7 +269,7 @@ def path_lines(paths: Sequence[dict], limit: int) -> tuple[list[str], bool]:
     return lines[:limit], len(lines) > limit
 
 
-class LLMAnswerer(RunGrounding):
+class LLMAnswerer(LLMDecider, RunGrounding):
     """RoG's reasoning (or explanation) prompt over the retrieved paths, with a faithfulness check.
 
     At most ``max_prompt_paths`` paths go into the prompt: those of the best plans first, in a fixed
@@ -295,8 +295,6 @@ class LLMAnswerer(RunGrounding):
     (``"no_grounded_answer"``).
     """
 
-    name = "llm"
-
     def __init__(
         self,
         model: BaseChatModel,
@@ -311,19 +309,18 @@ class LLMAnswerer(RunGrounding):
         model_source: str = "llm",
         kg: KnowledgeGraph | None = None,
     ) -> None:
-        self.model = model
-        self.grounding = grounding
         self.plan_scorer = plan_scorer or RelationPathScorer()
+        super().__init__(model, "answer", structured_output=structured_output, what="answer", schema=Answers,
+                         reply_format="answer 1\nanswer 2", grammar_under_auto=False,
+                         fallback=(fallback if fallback is not None
+                                   else VoteAnswerer(plan_scorer=self.plan_scorer, kg=kg, max_answers=max_answers)))
+        self.grounding = grounding
         self.model_source = model_source
         self.kg = kg
-        self.decision = LLMDecision(model, "answer", what="answer", reply_format="answer 1\nanswer 2", schema=Answers,
-                                    structured_output=structured_output, grammar_under_auto=False)
         self.prompt = EXPLANATION_PROMPT if explain else REASONING_PROMPT
         self.explain = explain
         self.max_prompt_paths = max_prompt_paths
         self.max_answers = max_answers
-        self.fallback = (fallback if fallback is not None
-                         else VoteAnswerer(plan_scorer=self.plan_scorer, kg=kg, max_answers=max_answers))
 
     def answer(self, question: str, paths: Sequence[dict], plans: Sequence[dict]):
         """The decision as steps (its model calls asked by :mod:`kg_agent.steps`)."""

@@ -32,7 +32,7 @@ from kg_agent.kg.types import Entity, base_relation, inverse, is_inverse, relati
 from kg_agent.llm.parsing import parse_relation_paths
 from kg_agent.settings import StructuredMode
 from kg_agent.steps import Decided, decide, decided, sync_node
-from kg_agent.tools.shared.decider import Decider, LLMDecision, Outcome, fall_back
+from kg_agent.tools.shared.decider import Decider, LLMDecider, Outcome, fall_back
 from kg_agent.tools.shared.decision_schemas import RelationPaths
 from kg_agent.tools.shared.path_scoring import RelationPathScorer
 from kg_agent.tools.shared.scoring import mask_mentions
@@ -398,7 +398,7 @@ FEW_SHOT_PLANNING_PROMPT = (
 )
 
 
-class LLMPlanner:
+class LLMPlanner(LLMDecider):
     """RoG's planning prompt for any chat model, grounded in the KG's walkable relations.
 
     The prompt lists the relations walkable within ``max_hops`` of the topic entities. Returned paths
@@ -419,8 +419,6 @@ class LLMPlanner:
     are the offline planner's, not those of a wrong model plan.
     """
 
-    name = "llm"
-
     def __init__(
         self,
         kg: KnowledgeGraph,
@@ -439,8 +437,10 @@ class LLMPlanner:
     ) -> None:
         if examples is not None and "{examples}" not in prompt:
             raise ValueError("the planning prompt has no {examples} field to show the training questions in")
+        super().__init__(model, "plan", fallback=fallback, structured_output=structured_output, what="relation path",
+                         reply_format="<PATH> relation1 <SEP> relation2 </PATH>\n<PATH> relation3 </PATH>",
+                         schema=RelationPaths)
         self.kg = kg
-        self.model = model
         self.examples = examples
         self.max_examples = max_examples
         self.keep_offline_plan = keep_offline_plan
@@ -450,10 +450,6 @@ class LLMPlanner:
         self.prompt = prompt
         self._embeddings = embeddings
         self._vectors: TextVectors | None = None
-        self.decision = LLMDecision(model, "plan", what="relation path",
-                                    reply_format="<PATH> relation1 <SEP> relation2 </PATH>\n<PATH> relation3 </PATH>", schema=RelationPaths,
-                                    structured_output=structured_output)
-        self.fallback = fallback
 
     def _text_vectors(self) -> TextVectors:
         if self._vectors is None:

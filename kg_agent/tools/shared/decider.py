@@ -589,6 +589,21 @@ async def _areply_or_failure(call: Callable[..., Awaitable[Any]], model: Any, pr
         return exc
 
 
+class LLMDecider:
+    """What every LLM decider shares: its name (``"llm"``), its chat ``model``, its :class:`LLMDecision` (``node``:
+    what its calls are counted under; asked in ``structured_output`` mode; ``decision``: the rest of
+    :class:`LLMDecision`'s fields) and the ``fallback`` it hands the decision to when the model gives none
+    (:func:`fall_back`)."""
+
+    name = "llm"
+
+    def __init__(self, model: BaseChatModel, node: str, *, fallback: Any = None, structured_output: StructuredMode = "auto",
+                 **decision: Any) -> None:
+        self.model = model
+        self.fallback = fallback
+        self.decision = LLMDecision(model, node, structured_output=structured_output, **decision)
+
+
 def fall_back(asked: Asked, outcome: AnOutcome, *, node: str, to: str, before: Sequence[str] = ()) -> AnOutcome:
     """The offline twin's ``outcome`` with the LLM attempts' record in front: ``before`` (what the decider
     noted while writing the prompt), the attempts' warnings, ``"<node>: fell back to <to>"``, then the twin's

@@ -30,7 +30,7 @@ from kg_agent.llm.parsing import parse_answer_list
 from kg_agent.settings import DEFAULT_GROUNDING, Grounding, StructuredMode
 from kg_agent.steps import Decided, decide, decided
 from kg_agent.tools.rog.answer import AnswerOutcome
-from kg_agent.tools.shared.decider import Ask, Asked, Decider, LLMDecision, fall_back
+from kg_agent.tools.shared.decider import Ask, Asked, Decider, LLMDecider, fall_back
 from kg_agent.tools.shared.decision_schemas import Answers
 from kg_agent.tools.shared.grounding import NO_GROUNDED_ANSWER, Evidence, RunGrounding, asked_for, ground_names, settle
 from kg_agent.tools.shared.link import reply_message
@@ -159,7 +159,7 @@ def parse_tog_answers(reply: str) -> list[str]:
     return parse_answer_list(reply)
 
 
-class LLMToGAnswerer(RunGrounding):
+class LLMToGAnswerer(LLMDecider, RunGrounding):
     """ToG's answer step for a chat model (see the module docstring).
 
     ``grounding`` (``"prefer"``, ``"strict"``, ``"off"``; :mod:`kg_agent.tools.shared.grounding`) decides what
@@ -179,19 +179,16 @@ class LLMToGAnswerer(RunGrounding):
     from the chains the question asks for.
     """
 
-    name = "llm"
-
     def __init__(self, model: BaseChatModel, *, fallback: ToGAnswerer | None = None, max_triplets: int = 200,
                  structured_output: StructuredMode = "auto", grounding: Grounding = DEFAULT_GROUNDING,
                  chain_scorer: RelationPathScorer | None = None, kg: KnowledgeGraph | None = None,
                  offline_verifier: Verifier | None = None) -> None:
-        self.model = model
+        super().__init__(model, "answer", fallback=fallback if fallback is not None else ChainAnswerer(grounding=grounding),
+                         structured_output=structured_output, what="answer", schema=Answers,
+                         reply_format="... So the answer is {answer}.")
         self.kg = kg
         self.offline_verifier = offline_verifier
         self.chain_scorer = chain_scorer or RelationPathScorer()
-        self.decision = LLMDecision(model, "answer", what="answer", reply_format="... So the answer is {answer}.", schema=Answers,
-                                    structured_output=structured_output)
-        self.fallback = fallback if fallback is not None else ChainAnswerer(grounding=grounding)
         self.max_triplets = max_triplets
         self.grounding = grounding
 

@@ -31,7 +31,7 @@ from kg_agent.kg.types import Entity
 from kg_agent.llm.parsing import parse_json_object
 from kg_agent.settings import StructuredMode
 from kg_agent.steps import Decided, decide, decided
-from kg_agent.tools.shared.decider import Decider, LLMDecision, Outcome, fall_back
+from kg_agent.tools.shared.decider import Decider, LLMDecider, Outcome, fall_back
 from kg_agent.tools.shared.decision_schemas import Instructions, Summary
 from kg_agent.tools.shared.scoring import DEFAULT_IGNORED_RELATIONS, filter_relations
 from kg_agent.tools.shared.updates import add_usage, add_warnings
@@ -138,18 +138,13 @@ def parse_instructions(reply: str, max_instructions: int) -> tuple[list[str], li
     return (lines[:max_instructions], []) if lines else None
 
 
-class LLMInstructionGenerator:
+class LLMInstructionGenerator(LLMDecider):
     """ToG-I's instruction generation for a chat model, with the offline generator as fallback."""
-
-    name = "llm"
 
     def __init__(self, model: BaseChatModel, *, fallback: InstructionGenerator | None = None, prompt: str = INSTRUCTION_PROMPT,
                  structured_output: StructuredMode = "auto") -> None:
-        self.model = model
-        self.decision = LLMDecision(model, "instructions",
-                                    reply_format='{"instructions": ["Find ...", "Then find ..."], "topic_entities": ["..."]}',
-                                    schema=Instructions, structured_output=structured_output)
-        self.fallback = fallback
+        super().__init__(model, "instructions", fallback=fallback, structured_output=structured_output, schema=Instructions,
+                         reply_format='{"instructions": ["Find ...", "Then find ..."], "topic_entities": ["..."]}')
         self.prompt = prompt
 
     def generate(self, question, topic_entities, *, max_instructions=DEFAULT_MAX_INSTRUCTIONS):
@@ -188,15 +183,11 @@ class JoinInstructionIntegrator:
         return " ".join(instructions), [], {}
 
 
-class LLMInstructionIntegrator:
+class LLMInstructionIntegrator(LLMDecider):
     """One summarising call per outer iteration T >= 2 (I'_1 = i_1 needs none)."""
 
-    name = "llm"
-
     def __init__(self, model: BaseChatModel, *, prompt: str = INTEGRATE_PROMPT, structured_output: StructuredMode = "auto") -> None:
-        self.model = model
-        self.decision = LLMDecision(model, "integrate", what="instruction", schema=Summary,
-                                    structured_output=structured_output)
+        super().__init__(model, "integrate", what="instruction", schema=Summary, structured_output=structured_output)
         self.prompt = prompt
 
     def integrate(self, question, instructions):

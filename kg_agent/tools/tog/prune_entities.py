@@ -44,7 +44,7 @@ from kg_agent.kg.types import Entity, Path, Triple
 from kg_agent.llm.parsing import parse_scored_items
 from kg_agent.settings import StructuredMode
 from kg_agent.steps import Decided, decide, decided, placed_warnings, sync_node
-from kg_agent.tools.shared.decider import Candidates, Decider, LLMDecision, fall_back
+from kg_agent.tools.shared.decider import Candidates, Decider, LLMDecider, fall_back
 from kg_agent.tools.shared.decision_schemas import ScoredNames
 from kg_agent.tools.shared.scoring import TextVectorsFromEmbeddings, top_normalised
 from kg_agent.tools.shared.updates import add_usage, add_warnings, emit
@@ -199,18 +199,14 @@ def parse_score_list(reply: str, count: int) -> list[float] | None:
 REPLY_ENTITIES = 3
 
 
-class LLMEntityScorer:
+class LLMEntityScorer(LLMDecider):
     """ToG's entity-scoring prompt, lenient parse, one retry, offline fallback."""
-
-    name = "llm"
 
     def __init__(self, model: BaseChatModel, *, fallback: EntityScorer | None = None, prompt: str = ENTITY_PROMPT,
                  structured_output: StructuredMode = "auto") -> None:
-        self.model = model
-        self.decision = LLMDecision(model, "prune_entities",
-                                    reply_format="Score: 0.0, 1.0, 0.0 (one score per entity, in the order listed)", schema=ScoredNames,
-                                    structured_output=structured_output)
-        self.fallback = fallback if fallback is not None else SimilarityEntityScorer()
+        super().__init__(model, "prune_entities", fallback=fallback if fallback is not None else SimilarityEntityScorer(),
+                         structured_output=structured_output, schema=ScoredNames,
+                         reply_format="Score: 0.0, 1.0, 0.0 (one score per entity, in the order listed)")
         self.prompt = prompt
 
     def score_entities(self, question, entity, relation, candidates, *, guidance=""):

@@ -40,7 +40,7 @@ from kg_agent.kg.types import Entity
 from kg_agent.llm.parsing import parse_scored_items
 from kg_agent.settings import StructuredMode
 from kg_agent.steps import Decided, decide, decided, placed_warnings, sync_node
-from kg_agent.tools.shared.decider import Candidates, Decider, LLMDecision, Outcome, fall_back
+from kg_agent.tools.shared.decider import Candidates, Decider, LLMDecider, Outcome, fall_back
 from kg_agent.tools.shared.decision_schemas import ScoredNames
 from kg_agent.tools.shared.path_scoring import RelationPathScorer, softmax_weights
 from kg_agent.tools.shared.scoring import (
@@ -208,7 +208,7 @@ A: """  # noqa: E501 (prompt text kept verbatim)
 GUIDANCE_LINE = "Guiding instructions: {guidance}\n"
 
 
-class LLMRelationPruner:
+class LLMRelationPruner(LLMDecider):
     """ToG's relation-pruning prompt for any chat model, with a lenient parse and an offline fallback.
 
     Unknown relation names are ignored (and reported); missing scores share what the scored relations left;
@@ -220,16 +220,12 @@ class LLMRelationPruner:
     beam a chain the question asks for -- the chain the answer step's grounding check then prefers.
     """
 
-    name = "llm"
-
     def __init__(self, model: BaseChatModel, *, fallback: RelationPruner | None = None, prompt: str = RELATION_PROMPT,
                  structured_output: StructuredMode = "auto", keep_offline_top: bool = False) -> None:
-        self.model = model
+        super().__init__(model, "prune_relations", fallback=fallback if fallback is not None else SimilarityRelationPruner(),
+                         structured_output=structured_output, schema=ScoredNames,
+                         reply_format="1. {relation_a (Score: 0.6)}: why\n2. {relation_b (Score: 0.4)}: why")
         self.keep_offline_top = keep_offline_top
-        self.decision = LLMDecision(model, "prune_relations",
-                                    reply_format="1. {relation_a (Score: 0.6)}: why\n2. {relation_b (Score: 0.4)}: why", schema=ScoredNames,
-                                    structured_output=structured_output)
-        self.fallback = fallback if fallback is not None else SimilarityRelationPruner()
         self.prompt = prompt
 
     def score_relations(self, question, entity, relations, *, width, prefix=(), guidance=""):

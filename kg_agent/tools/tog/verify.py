@@ -35,7 +35,7 @@ from kg_agent.kg.types import Entity
 from kg_agent.llm.parsing import parse_yes_no
 from kg_agent.settings import DEFAULT_GROUNDING, Grounding, StructuredMode
 from kg_agent.steps import Decided, decide, decided, sync_node
-from kg_agent.tools.shared.decider import Candidates, Decider, LLMDecision, Outcome, fall_back
+from kg_agent.tools.shared.decider import Candidates, Decider, LLMDecider, Outcome, fall_back
 from kg_agent.tools.shared.decision_schemas import Verification
 from kg_agent.tools.shared.grounding import RunGrounding, UnaskedAnswers
 from kg_agent.tools.shared.path_scoring import RelationPathScorer
@@ -172,24 +172,19 @@ Knowledge Triplets: {triplets}
 A: """  # noqa: E501 (prompt text kept verbatim)
 
 
-class LLMVerifier(RunGrounding):
+class LLMVerifier(LLMDecider, RunGrounding):
     """ToG's evaluation prompt; ``{Yes}``/``{No}`` (or a leading Yes/No) plus the braced answer.
 
     Under ``grounding="strict"`` the decision carries its candidates: the answer a schema allows is the end of an
     explored chain the prompt shows (an ``enum``, best-scored chains first; or none), so a server that constrains
     decoding (llama.cpp under ``structured_output="auto"``) lets the model answer only what a chain reaches."""
 
-    name = "llm"
-
     def __init__(self, model: BaseChatModel, *, fallback: Verifier | None = None, prompt: str = VERIFY_PROMPT,
                  max_triplets: int = 200, structured_output: StructuredMode = "auto",
                  grounding: Grounding = DEFAULT_GROUNDING) -> None:
-        self.model = model
+        super().__init__(model, "verify", fallback=fallback, structured_output=structured_output, schema=Verification,
+                         reply_format="{Yes}. ... the answer is {answer}   or   {No}. ...")
         self.grounding = grounding
-        self.decision = LLMDecision(model, "verify",
-                                    reply_format="{Yes}. ... the answer is {answer}   or   {No}. ...", schema=Verification,
-                                    structured_output=structured_output)
-        self.fallback = fallback
         self.prompt = prompt
         self.max_triplets = max_triplets
 

@@ -28,7 +28,7 @@ from kg_agent.kg.types import Entity
 from kg_agent.llm.parsing import parse_json_object
 from kg_agent.settings import StructuredMode
 from kg_agent.steps import Decided, decide, decided
-from kg_agent.tools.shared.decider import Decider, LLMDecision, Outcome, fall_back
+from kg_agent.tools.shared.decider import Decider, LLMDecider, Outcome, fall_back
 from kg_agent.tools.shared.decision_schemas import ClueQueries
 from kg_agent.tools.shared.scoring import TextVectorsFromEmbeddings, mask_mentions
 from kg_agent.tools.shared.updates import add_usage, add_warnings
@@ -94,16 +94,12 @@ def _parse_clue_lines(reply: str) -> dict[str, str]:
     return out
 
 
-class LLMClueWriter:
+class LLMClueWriter(LLMDecider):
     """Clue queries by a chat model, one call for all topic entities (see the module docstring)."""
 
-    name = "llm"
-
     def __init__(self, model: BaseChatModel, *, fallback: ClueWriter, structured_output: StructuredMode = "auto") -> None:
-        self.model = model
-        self.decision = LLMDecision(model, "clue_query", what="clue", reply_format='{"Entity name": "short search query"}',
-                                    schema=ClueQueries, structured_output=structured_output)
-        self.fallback = fallback
+        super().__init__(model, "clue_query", fallback=fallback, structured_output=structured_output, what="clue",
+                         reply_format='{"Entity name": "short search query"}', schema=ClueQueries)
 
     def write(self, question: str, entities: Sequence[Entity]):
         """The decision as steps (its model calls asked by :mod:`kg_agent.steps`)."""

@@ -51,7 +51,7 @@ from kg_agent.llm.parsing import parse_answer_list, parse_json_object, parse_yes
 from kg_agent.llm.usage import merge_usage
 from kg_agent.settings import DEFAULT_GROUNDING, Grounding, StructuredMode
 from kg_agent.steps import Decided, decide, decided
-from kg_agent.tools.shared.decider import Decider, LLMDecision, Outcome, fall_back
+from kg_agent.tools.shared.decider import Decider, LLMDecider, Outcome, fall_back
 from kg_agent.tools.shared.decision_schemas import Examination
 from kg_agent.tools.shared.grounding import NO_GROUNDED_ANSWER, Evidence, RunGrounding, ground_names, settle
 from kg_agent.tools.shared.scoring import TextVectorsFromEmbeddings, mask_mentions, relation_overlap
@@ -374,7 +374,7 @@ def item_evidence(chains: Sequence[dict], references: Sequence[dict]) -> Evidenc
     return evidence
 
 
-class LLMExaminer(RunGrounding):
+class LLMExaminer(LLMDecider, RunGrounding):
     """Examine & reason by a chat model (see the module docstring).
 
     ``grounding`` (:mod:`kg_agent.tools.shared.grounding`) decides what an answer no triple path ends in and no
@@ -382,15 +382,10 @@ class LLMExaminer(RunGrounding):
     instead (its grounded answers, or a clue query and another round), and ``output`` keeps the reply.
     """
 
-    name = "llm"
-
     def __init__(self, model: BaseChatModel, *, fallback: Examiner, structured_output: StructuredMode = "auto",
                  grounding: Grounding = DEFAULT_GROUNDING) -> None:
-        self.model = model
-        self.decision = LLMDecision(model, "examine",
-                                    reply_format='{"sufficient": true, "answer": ["..."]}   or   {"sufficient": false, "clue": "..."}',
-                                    schema=Examination, structured_output=structured_output)
-        self.fallback = fallback
+        super().__init__(model, "examine", fallback=fallback, structured_output=structured_output, schema=Examination,
+                         reply_format='{"sufficient": true, "answer": ["..."]}   or   {"sufficient": false, "clue": "..."}')
         self.grounding = grounding
 
     def examine(self, question, frontier, chains, references, *, last_round):

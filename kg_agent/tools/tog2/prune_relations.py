@@ -38,7 +38,7 @@ from kg_agent.kg.types import Entity
 from kg_agent.llm.parsing import parse_json_object, parse_scored_items
 from kg_agent.settings import StructuredMode
 from kg_agent.steps import Decided, decide, decided
-from kg_agent.tools.shared.decider import CandidatesBySubject, Decider, LLMDecision, Outcome, fall_back
+from kg_agent.tools.shared.decider import CandidatesBySubject, Decider, LLMDecider, Outcome, fall_back
 from kg_agent.tools.shared.decision_schemas import RelationChoices
 from kg_agent.tools.shared.path_scoring import RelationPathScorer, softmax_weights
 from kg_agent.tools.shared.scoring import (
@@ -152,18 +152,14 @@ def _sections(reply: str, labels: Sequence[str]) -> dict[int, str]:
     return out
 
 
-class LLMCombinedRelationPruner:
+class LLMCombinedRelationPruner(LLMDecider):
     """ToG-2's relation prune combination: one model call for all topic entities."""
-
-    name = "llm"
 
     def __init__(self, model: BaseChatModel, *, fallback: CombinedRelationPruner | None = None,
                  max_listed_relations: int = 60, structured_output: StructuredMode = "auto") -> None:
-        self.model = model
-        self.decision = LLMDecision(model, "relation_prune",
-                                    reply_format='{"Entity A": {"relation 1": 0.7, "relation 2": 0.3}}', schema=RelationChoices,
-                                    structured_output=structured_output)
-        self.fallback = fallback or SimilarityCombinedRelationPruner()
+        super().__init__(model, "relation_prune", fallback=fallback or SimilarityCombinedRelationPruner(),
+                         structured_output=structured_output, schema=RelationChoices,
+                         reply_format='{"Entity A": {"relation 1": 0.7, "relation 2": 0.3}}')
         self.max_listed_relations = max_listed_relations
 
     def choose(self, question, frontier, candidates, *, width):

@@ -31,7 +31,7 @@ from kg_agent.kg.types import Entity
 from kg_agent.llm.parsing import parse_answer_list, parse_json_object
 from kg_agent.settings import StructuredMode
 from kg_agent.steps import Decided, decide, decided
-from kg_agent.tools.shared.decider import Candidates, Decider, LLMDecision, Outcome, fall_back
+from kg_agent.tools.shared.decider import Candidates, Decider, LLMDecider, Outcome, fall_back
 from kg_agent.tools.shared.decision_schemas import KeptEntities
 from kg_agent.tools.shared.scoring import TextVectorsFromEmbeddings
 from kg_agent.tools.shared.updates import add_usage, add_warnings
@@ -120,18 +120,14 @@ def named_entities(reply: str) -> list[str]:
     return list(dict.fromkeys(names))
 
 
-class LLMTopicPruner:
+class LLMTopicPruner(LLMDecider):
     """Topic prune by a chat model (see the module docstring); falls back to ``fallback``."""
-
-    name = "llm"
 
     def __init__(self, kg: KnowledgeGraph, model: BaseChatModel, *, fallback: TopicPruner | None = None,
                  structured_output: StructuredMode = "auto") -> None:
+        super().__init__(model, "topic_prune", fallback=fallback or SimilarityTopicPruner(kg),
+                         structured_output=structured_output, reply_format='["Name 1", "Name 2"]', schema=KeptEntities)
         self.kg = kg
-        self.model = model
-        self.decision = LLMDecision(model, "topic_prune", reply_format='["Name 1", "Name 2"]', schema=KeptEntities,
-                                    structured_output=structured_output)
-        self.fallback = fallback or SimilarityTopicPruner(kg)
 
     def prune(self, question: str, entities: Sequence[Entity]):
         """The decision as steps (its model calls asked by :mod:`kg_agent.steps`)."""
