@@ -143,7 +143,7 @@ def _make_model_with_init_chat_model(
         raise ModelConfigurationError(f"cannot create chat model {spec!r}: {exc}") from exc
 
 
-def _check_request_options(*, timeout: float, max_tokens: int | None, max_retries: int) -> None:
+def _check_request_options(*, temperature: float, timeout: float, max_tokens: int | None, max_retries: int) -> None:
     if not timeout > 0:
         raise ModelConfigurationError(f"timeout must be a positive number of seconds, got {timeout!r}")
     if max_tokens is not None and max_tokens < 1:
@@ -192,24 +192,15 @@ def resolve_chat_model(
         raise ModelConfigurationError(
             f"model must be a string, a langchain BaseChatModel or None, not {type(model).__name__}"
         )
-    _check_request_options(timeout=timeout, max_tokens=max_tokens, max_retries=max_retries)
+    request = {"temperature": temperature, "timeout": timeout, "max_tokens": max_tokens, "max_retries": max_retries}
+    _check_request_options(**request)
     spec = model.strip()
     provider, name = _split_provider(spec)
     if provider is None and name.lower().startswith(OPENAI_BARE_NAME_PREFIXES):
         provider = "openai"
     if provider == "openai":
-        return _make_openai_chat_model(
-            name,
-            spec=spec,
-            temperature=temperature,
-            timeout=timeout,
-            max_tokens=max_tokens,
-            max_retries=max_retries,
-            api_key=api_key,
-            base_url=base_url,
-        )
-    return _make_model_with_init_chat_model(spec, temperature=temperature, timeout=timeout, max_tokens=max_tokens,
-                                            max_retries=max_retries)
+        return _make_openai_chat_model(name, spec=spec, api_key=api_key, base_url=base_url, **request)
+    return _make_model_with_init_chat_model(spec, **request)
 
 
 def default_model_from_env() -> str | None:
