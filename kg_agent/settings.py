@@ -35,6 +35,7 @@ import argparse
 import contextvars
 import functools
 import inspect
+import textwrap
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any, Literal, TypeVar, get_args, get_origin
@@ -223,16 +224,21 @@ def takes_options(**groups: type[BaseModel]) -> Callable[[F], F]:
             return factory(*args, **options)
 
         build.__signature__ = signature.replace(parameters=[*own[:1], *shared, *own[1:], *whole])  # type: ignore[attr-defined]
-        build.__doc__ = (factory.__doc__ or "").rstrip() + "\n\n" + "\n".join(options_doc(model) for model in groups.values())
+        build.__doc__ = "\n\n".join([(factory.__doc__ or "").rstrip(),
+                                       *(options_doc(model, group) for group, model in groups.items())])
         return build  # type: ignore[return-value]
 
     return decorate
 
 
-def options_doc(model: type[BaseModel]) -> str:
-    """The ``Args`` lines of an options model's fields (for a factory's docstring)."""
-    lines = [f"    Options of :class:`~{model.__module__}.{model.__name__}` ({model.__doc__.splitlines()[0]}):"]
-    lines += [f"        {name}: {field.description}." for name, field in model.model_fields.items()]
+def options_doc(model: type[BaseModel], group: str) -> str:
+    """The ``Args`` lines of an options model's fields (for a factory's docstring; ``group``: the keyword taking a
+    whole instance)."""
+    header = f"Options of :class:`~{model.__module__}.{model.__name__}` (also as one object: ``{group}=``):"
+    lines = textwrap.wrap(header, 116, initial_indent="    ", subsequent_indent="    ")
+    for name, field in model.model_fields.items():
+        lines += textwrap.wrap(f"{name}: {field.description}.", 116, initial_indent="        ",
+                               subsequent_indent="            ")
     return "\n".join(lines)
 
 
