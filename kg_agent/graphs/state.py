@@ -4,9 +4,11 @@ Every field is plain JSON (dicts, lists, strings, numbers), so a state checkpoin
 LangGraph server client and prints as JSON. Entities, triples and paths are the ``to_dict()`` forms of
 :mod:`kg_agent.kg.types`; answers are :func:`answer_record` dicts.
 
-Per-turn fields (``warnings``, ``usage``, ``stop_reason`` ...) have no reducer: the first node of a
-turn starts them afresh and later nodes return the accumulated value (:func:`add_warnings`,
-:func:`add_usage`), so a chatbot thread with a checkpointer does not carry last turn's warnings along.
+``warnings`` and ``usage`` have reducers (:data:`~kg_agent.tools.shared.updates.REDUCERS`): each node returns only
+its own warnings and the usage of its own calls, and the graph appends and adds them up. They are per turn: the
+first node of a turn (``link``) starts them afresh (an ``Overwrite``), so a chatbot thread with a checkpointer does
+not carry last turn's warnings along. The other per-turn fields (``stop_reason``, ``answers`` ...) have no reducer:
+``link`` resets them. A node function called outside a graph: :func:`~kg_agent.tools.shared.updates.apply_update`.
 """
 
 from __future__ import annotations
@@ -20,7 +22,8 @@ from langgraph.graph.message import add_messages
 # server's input schemas and its /mcp tools) only from this one.
 from typing_extensions import TypedDict
 
-from kg_agent.tools.shared.updates import add_usage, add_warnings, answer_record  # noqa: F401  (re-exported)
+from kg_agent.llm.usage import merge_usage
+from kg_agent.tools.shared.updates import answer_record, append_warnings  # noqa: F401  (answer_record re-exported)
 
 
 class KGQuestionInput(TypedDict, total=False):
@@ -41,8 +44,8 @@ class KGAnswerOutput(TypedDict, total=False):
     answers: list[dict]
     paths: list[dict]
     stop_reason: str
-    usage: dict
-    warnings: list[str]
+    usage: Annotated[dict, merge_usage]
+    warnings: Annotated[list[str], append_warnings]
 
 
 class KGState(KGQuestionInput, total=False):
@@ -57,8 +60,8 @@ class KGState(KGQuestionInput, total=False):
     #: Free-text output of the answer step (the model's reply, or the offline answers one per line).
     output: str
     stop_reason: str
-    usage: dict
-    warnings: list[str]
+    usage: Annotated[dict, merge_usage]
+    warnings: Annotated[list[str], append_warnings]
     #: ``time.time()`` when this turn's ``link`` step ran (the clock of a ``max_seconds`` budget).
     started_at: float
 

@@ -40,7 +40,7 @@ from kg_agent.tools.shared.grounding import (
 )
 from kg_agent.tools.shared.link import reply_message
 from kg_agent.tools.shared.path_scoring import RelationPathScorer
-from kg_agent.tools.shared.updates import answer_record
+from kg_agent.tools.shared.updates import answer_record, apply_update
 
 REASONING_PROMPT = (
     "Based on the reasoning paths, please answer the given question. Please keep the answer as simple as "
@@ -397,7 +397,7 @@ def answer_steps(state: dict, *, answerer: Answerer):
     from kg_agent.tools.shared.updates import answer_update
 
     outcome = yield decide(answerer, "answer", state["question"], state.get("paths") or [], state.get("plans") or [])
-    return answer_update(state, outcome, state.get("stop_reason") or "")
+    return answer_update(outcome, state.get("stop_reason") or "")
 
 
 answer_node = sync_node(answer_steps)
@@ -407,7 +407,7 @@ def respond_steps(state: dict, *, answerer: Answerer):
     """``answer``, plus the chat reply when the question came as messages. Steps."""
     update = yield from answer_steps(state, answerer=answerer)
     if state.get("messages"):
-        merged = {**state, **update}
+        merged = apply_update(state, update)
         update["messages"] = [reply_message(format_reply(merged), merged, name="rog")]
     return update
 

@@ -184,7 +184,7 @@ def retrieve_steps(state: dict, *, kg: KnowledgeGraph, max_paths: int = DEFAULT_
     With ``use`` (what the answer step reads), retrieval keeps no more (:func:`retrieve_for_plans`) and the state
     only :func:`paths_the_answer_uses`, with a warning giving how many were found and kept (a LangGraph server
     copies and stores the state after every step: thousands of paths are megabytes)."""
-    from kg_agent.tools.shared.updates import add_warnings, emit
+    from kg_agent.tools.shared.updates import emit
 
     entities = [Entity.from_dict(e) for e in state.get("topic_entities") or []]
     plans = state.get("plans") or []
@@ -202,7 +202,7 @@ def retrieve_steps(state: dict, *, kg: KnowledgeGraph, max_paths: int = DEFAULT_
     emit("retrieve", count=len(paths), found=found, paths=[p["text"] for p in paths[:EMITTED_PATHS]])
     if plans and not paths:
         warnings.append("retrieve: no reasoning path follows any plan in the knowledge graph")
-    return {"paths": paths, "warnings": add_warnings(state, warnings)}
+    return {"paths": paths, "warnings": warnings}
 
 
 retrieve_node = sync_node(retrieve_steps)

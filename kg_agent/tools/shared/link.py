@@ -16,6 +16,7 @@ those either (a chat whose replies came from elsewhere), the user's own earlier 
 from __future__ import annotations
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
+from langgraph.types import Overwrite
 
 from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.linking import link_entities
@@ -57,16 +58,18 @@ def resolve_given_entities(kg: KnowledgeGraph, given: list) -> tuple[list[Entity
 
 
 def link_node(state: dict, *, kg: KnowledgeGraph, max_entities: int = 5) -> dict:
-    """Graph node: set ``question`` and ``topic_entities``; start this turn's warnings, usage and outputs.
+    """Graph node: set ``question`` and ``topic_entities``; start this turn's warnings, usage and outputs (``warnings``
+    and ``usage`` as ``Overwrite`` s: they replace the last turn's instead of being added to them; a direct caller
+    applies the update with :func:`~kg_agent.tools.shared.updates.apply_update`).
 
     An entity linked from the question carries the text that matched it (``mention``), how (``how``: ``bracket``,
     ``exact``, ``partial``, ``fuzzy``) and the match's ``score``; given ones and a follow-up's carried ones do not."""
     question = question_from_state(state)
     warnings: list[str] = []
     fresh = {"question": question, "plans": [], "paths": [], "chains": [], "documents": [], "answers": [],
-             "output": "", "stop_reason": "", "usage": {}}
+             "output": "", "stop_reason": "", "usage": Overwrite({})}
     if not question:
-        return {**fresh, "topic_entities": [], "warnings": ["link: no question given"], "stop_reason": "no_question"}
+        return {**fresh, "topic_entities": [], "warnings": Overwrite(["link: no question given"]), "stop_reason": "no_question"}
     # Entities given with this input are ids or labels (strings); dicts are the previous turn's, kept by a checkpointer.
     given = [g for g in state.get("topic_entities") or [] if isinstance(g, str)]
     linked: dict[str, dict] = {}  # entity id -> the mention of the question it was linked from, with its score
@@ -85,7 +88,7 @@ def link_node(state: dict, *, kg: KnowledgeGraph, max_entities: int = 5) -> dict
             warnings.append(f"link: {result.message}")
     stop = "" if entities else "no_topic_entity"
     topic_entities = [linked.get(e.id) or e.to_dict() for e in entities]
-    return {**fresh, "topic_entities": topic_entities, "warnings": warnings, "stop_reason": stop}
+    return {**fresh, "topic_entities": topic_entities, "warnings": Overwrite(warnings), "stop_reason": stop}
 
 
 def resolved_follow_up(question: str, entities: list[Entity]) -> str:

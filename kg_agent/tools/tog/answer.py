@@ -35,7 +35,7 @@ from kg_agent.tools.shared.decision_schemas import Answers
 from kg_agent.tools.shared.grounding import NO_GROUNDED_ANSWER, Evidence, RunGrounding, asked_for, ground_names, settle
 from kg_agent.tools.shared.link import reply_message
 from kg_agent.tools.shared.path_scoring import RelationPathScorer
-from kg_agent.tools.shared.updates import answer_record, answer_update
+from kg_agent.tools.shared.updates import answer_record, answer_update, apply_update
 from kg_agent.tools.tog.prune_entities import chain_path, chain_triplets
 from kg_agent.tools.tog.prune_relations import chain_relations
 from kg_agent.tools.tog.verify import Verifier, answerable_chains, best_chain, round_chains
@@ -283,7 +283,7 @@ def answer_steps(state: dict, *, answerer: ToGAnswerer, asked: Asked | None = No
     ahead = {} if asked is None else {"asked": asked}
     outcome = yield decide(answerer, "answer", state.get("question", ""), round_chains(state),
                            verification=state.get("verification"), stop_reason=stop, **ahead)
-    return answer_update(state, outcome, stop)
+    return answer_update(outcome, stop)
 
 
 def format_tog_reply(state: dict) -> str:
@@ -303,6 +303,6 @@ def respond_steps(state: dict, *, answerer: ToGAnswerer, name: str = "tog",
     """``answer``, plus the chat reply when the question came as messages. Steps."""
     update = yield from answer_steps(state, answerer=answerer, asked=asked)
     if state.get("messages"):
-        merged = {**state, **update}
+        merged = apply_update(state, update)
         update["messages"] = [reply_message(format_tog_reply(merged), merged, name=name)]
     return update

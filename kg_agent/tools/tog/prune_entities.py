@@ -42,12 +42,13 @@ from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.relation_paths import verbalize_relation
 from kg_agent.kg.types import Entity, Path, Triple
 from kg_agent.llm.parsing import parse_scored_items
+from kg_agent.llm.usage import merge_usage
 from kg_agent.settings import StructuredMode
 from kg_agent.steps import decide, placed_warnings, run_steps, sync_node
 from kg_agent.tools.shared.decider import Candidates, LLMDecision, fall_back
 from kg_agent.tools.shared.decision_schemas import ScoredNames
 from kg_agent.tools.shared.scoring import TextVectorsFromEmbeddings, top_normalised
-from kg_agent.tools.shared.updates import add_usage, add_warnings, emit
+from kg_agent.tools.shared.updates import emit
 from kg_agent.tools.tog.prune_relations import (
     DEFAULT_WIDTH,
     GUIDANCE_LINE,
@@ -318,7 +319,7 @@ def scored_entities(scoring: EntityScoring, outcomes: Sequence[ScoredOutcome]) -
     usage: dict = {}
     scored_triples: list[list] = []
     for (pair, head, candidates), scored in zip(scoring.scored_pairs, outcomes):
-        usage = add_usage({"usage": usage}, scored.usage)
+        usage = merge_usage(usage, scored.usage)
         by_id = {c.id: c for c in candidates}
         for entity_id, entity_score in scored.items:
             if entity_id in by_id:
@@ -364,8 +365,8 @@ def prune_entities_steps(
         "frontier": new_chains,
         "depth": depth,
         "candidate_relations": [],
-        "warnings": add_warnings(state, scored["warnings"]),
-        "usage": add_usage(state, scored["usage"]),
+        "warnings": scored["warnings"],
+        "usage": scored["usage"],
     }
     if not new_chains:
         update["stop_reason"] = "no_candidates"

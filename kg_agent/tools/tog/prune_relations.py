@@ -38,6 +38,7 @@ from langchain_core.language_models import BaseChatModel
 from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.types import Entity
 from kg_agent.llm.parsing import parse_scored_items
+from kg_agent.llm.usage import merge_usage
 from kg_agent.settings import StructuredMode
 from kg_agent.steps import decide, placed_warnings, run_steps, sync_node
 from kg_agent.tools.shared.decider import Candidates, LLMDecision, fall_back
@@ -49,7 +50,7 @@ from kg_agent.tools.shared.scoring import (
     mask_mentions,
     top_normalised,
 )
-from kg_agent.tools.shared.updates import add_usage, add_warnings, emit
+from kg_agent.tools.shared.updates import emit
 
 DEFAULT_WIDTH = 3  # ToG's beam width W
 DEFAULT_DEPTH = 3  # ToG's maximum depth D
@@ -354,7 +355,7 @@ def scored_relations(scoring: RelationScoring, outcomes: Sequence[ScoredOutcome]
     pairs: list[dict] = []
     best_whole = max((score for scored in outcomes if scored.whole_path for _, score in scored.items), default=1.0)
     for (index, entity), scored in zip(scoring.chosen, outcomes):
-        usage = add_usage({"usage": usage}, scored.usage)
+        usage = merge_usage(usage, scored.usage)
         for rel, score in scored.items:
             if scored.whole_path:  # the chain's own weight, relative to the beam's best
                 score = score / best_whole if best_whole > 0 else 0.0
@@ -403,8 +404,8 @@ def prune_relations_steps(
     update = {
         "candidate_relations": pairs,
         "frontier": scored["frontier"],
-        "warnings": add_warnings(state, scored["warnings"]),
-        "usage": add_usage(state, scored["usage"]),
+        "warnings": scored["warnings"],
+        "usage": scored["usage"],
     }
     if not pairs:
         update["stop_reason"] = "no_relations"

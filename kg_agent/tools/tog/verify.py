@@ -40,7 +40,6 @@ from kg_agent.tools.shared.decision_schemas import Verification
 from kg_agent.tools.shared.grounding import RunGrounding, UnaskedAnswers
 from kg_agent.tools.shared.path_scoring import RelationPathScorer
 from kg_agent.tools.shared.scoring import DEFAULT_IGNORED_RELATIONS
-from kg_agent.tools.shared.updates import add_usage, add_warnings
 from kg_agent.tools.tog.prune_entities import chain_entity_ids, chain_triplets, triplet_text
 from kg_agent.tools.tog.prune_relations import (
     SimilarityRelationPruner,
@@ -258,8 +257,8 @@ def verification_update(state: dict, outcome: VerifyOutcome) -> dict:
         verification["budget_exhausted"] = True
     return {
         "verification": verification,
-        "warnings": add_warnings(state, outcome.warnings),
-        "usage": add_usage(state, outcome.usage),
+        "warnings": outcome.warnings,
+        "usage": outcome.usage,
     }
 
 

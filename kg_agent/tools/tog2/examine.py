@@ -55,7 +55,7 @@ from kg_agent.tools.shared.decider import LLMDecision, fall_back
 from kg_agent.tools.shared.decision_schemas import Examination
 from kg_agent.tools.shared.grounding import NO_GROUNDED_ANSWER, Evidence, RunGrounding, ground_names, settle
 from kg_agent.tools.shared.scoring import TextVectorsFromEmbeddings, mask_mentions, relation_overlap
-from kg_agent.tools.shared.updates import add_usage, add_warnings, answer_record
+from kg_agent.tools.shared.updates import answer_record
 from kg_agent.tools.tog2.frontier import (
     LEXICAL_WEIGHT,
     item_path,
@@ -448,7 +448,7 @@ def examine_steps(state: dict, *, examiner: Examiner, depth: int, top_l: int = D
     references = (state.get("documents") or [])[:top_l]
     outcome = yield decide(examiner, "examine", state["question"], frontier, state.get("chains") or [], references,
                            last_round=last_round)
-    update: dict = {"warnings": add_warnings(state, outcome.warnings), "usage": add_usage(state, outcome.usage),
+    update: dict = {"warnings": outcome.warnings, "usage": outcome.usage,
                     "references": references, "paths": [item_path(i) for i in frontier]}
     if outcome.sufficient:
         limited = any(str(a.get("note", "")).startswith("depth limit") for a in outcome.answers)
@@ -457,7 +457,7 @@ def examine_steps(state: dict, *, examiner: Examiner, depth: int, top_l: int = D
         return update
     if last_round:
         update.update(answers=[], output=outcome.output, stop_reason="max_depth",
-                      warnings=add_warnings({"warnings": update["warnings"]}, "examine: no answer within the depth limit"))
+                      warnings=[*outcome.warnings, "examine: no answer within the depth limit"])
         return update
     new_frontier, log = [], list(state.get("clue_queries") or [])
     for item in frontier:

@@ -35,7 +35,7 @@ import numpy as np
 from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.types import Entity, Triple
 from kg_agent.tools.shared.similarity import unit_vectors
-from kg_agent.tools.shared.updates import add_warnings, emit
+from kg_agent.tools.shared.updates import emit
 from kg_agent.tools.tog2.frontier import item_entity, item_entity_ids, triple_text
 
 DEFAULT_TOP_K_CHUNKS = 10  # K (authors' code: para_rank_topk k=10)
@@ -204,7 +204,7 @@ def prune_entities_node(
                                "relation_score": float(choice["score"])})
     if not candidates:
         return {"depth": depth, "stop_reason": "no_candidates", "candidates": [],
-                "warnings": add_warnings(state, warnings, "entity_prune: the chosen relations reach no new entity")}
+                "warnings": [*warnings, "entity_prune: the chosen relations reach no new entity"]}
     queries = [chunk_query(state["question"], frontier[c["item"]].get("clue", ""), c["triple"]) for c in candidates]
     scored = scorer.score(queries, [c["entity"]["id"] for c in candidates])
     scores, top = rank_entities_by_chunks(scored, top_k=top_k, alpha=alpha)
@@ -239,5 +239,5 @@ def prune_entities_node(
         "candidates": report,
         "chains": [*(state.get("chains") or []), *new_frontier],
         "documents": merge_documents(state.get("documents") or [], new_docs),
-        "warnings": add_warnings(state, warnings),
+        "warnings": warnings,
     }

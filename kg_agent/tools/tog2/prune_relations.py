@@ -47,7 +47,7 @@ from kg_agent.tools.shared.scoring import (
     mask_mentions,
     top_normalised,
 )
-from kg_agent.tools.shared.updates import add_usage, add_warnings, emit
+from kg_agent.tools.shared.updates import emit
 from kg_agent.tools.tog2.frontier import (
     item_entity,
     item_entity_ids,
@@ -266,11 +266,10 @@ def prune_relations_steps(state: dict, *, kg: KnowledgeGraph, pruner: CombinedRe
          kept=[{"entity": s["entity"]["label"], "relation": s["relation"], "score": s["score"]} for s in selected])
     update = {
         "relations": selected,
-        "warnings": add_warnings(state, choice.warnings),
-        "usage": add_usage(state, choice.usage),
+        "warnings": choice.warnings,
+        "usage": choice.usage,
     }
     if not selected:
         update["stop_reason"] = "no_relations"
-        update["warnings"] = add_warnings({"warnings": update["warnings"]},
-                                          "relation_prune: no relation can be walked from the topic entities")
+        update["warnings"] = [*choice.warnings, "relation_prune: no relation can be walked from the topic entities"]
     return update
