@@ -1,8 +1,11 @@
 """The state the method graphs share.
 
 Every field is plain JSON (dicts, lists, strings, numbers), so a state checkpoints anywhere, streams to a
-LangGraph server client and prints as JSON. Entities, triples and paths are the ``to_dict()`` forms of
-:mod:`kg_agent.kg.types`; answers are :func:`answer_record` dicts.
+LangGraph server client and prints as JSON. Entities and triples are the ``to_dict()`` forms of
+:mod:`kg_agent.kg.types`; every walk (RoG's ``paths``, the ToG family's ``chains`` and ``frontier``, an answer's
+``paths``) is a :class:`~kg_agent.kg.walks.Walk`'s (``text``, ``start``, ``steps``, and what the method adds: ``score``,
+``scores``, ``depth``, ``round``, RoG's ``plan``, ToG-2's ``entity``, ``clue``, ``relation_score``); answers are
+:func:`answer_record` dicts.
 
 ``warnings`` and ``usage`` have reducers (:data:`~kg_agent.tools.shared.updates.REDUCERS`): each node returns only
 its own warnings and the usage of its own calls, and the graph appends and adds them up. They are per turn: the
@@ -73,7 +76,7 @@ class RoGState(KGState, total=False):
 class ToGState(KGState, total=False):
     """Think-on-Graph and ToG-I: link -> (prune relations -> prune entities -> verify) per depth -> answer.
 
-    ``chains`` holds every scored chain explored (each with ``triples``, ``score`` and ``depth``; ToG-I
+    ``chains`` holds every scored chain explored (walks with ``steps``, ``score``, ``scores`` and ``depth``; ToG-I
     adds its outer iteration ``round``); ``frontier`` the beam being extended; ``candidate_relations``
     the (chain, relation) pairs kept by relation pruning; ``verification`` the last verification.
     ToG-I adds ``instructions``, the integrated ``guidance`` of the current ``round`` and its ``width``.
@@ -99,7 +102,7 @@ class ToGRunState(ToGState, total=False):
 class ToG2State(KGState, total=False):
     """Think-on-Graph 2.0: link -> topic prune -> clue queries -> (relation prune -> entity prune -> examine)*.
 
-    ``frontier`` holds the current topic entities with their triple paths and clue queries (see
+    ``frontier`` holds the current topic entities as walks with their clue queries (see
     :mod:`kg_agent.tools.tog2.frontier`); ``chains`` every entity kept so far; ``documents`` the chunks
     gathered so far, best first (``references``: the top-L the examine step read last).
     """

@@ -9,6 +9,7 @@ from typing import Any
 from langchain_core.callbacks import CallbackManagerForToolRun
 from pydantic import BaseModel, Field
 
+from kg_agent.kg.walks import Walk
 from kg_agent.langchain.base import DeciderTool
 from kg_agent.tools.lookups import (
     INVERSE_NOTE,
@@ -200,7 +201,7 @@ class PruneEntitiesTool(DeciderTool):
             "entity": found.to_dict(),
             "relation": relation,
             "candidates": len(self.kg.neighbors(found.id, relation)),
-            "entities": [{**c["triples"][-1]["tail"], "score": c["scores"][-1]} for c in chains],
+            "entities": [{**c["steps"][-1]["tail"], "score": c["scores"][-1]} for c in chains],
             "paths": [c["text"] for c in chains],
         }
         if update.get("warnings"):
@@ -231,8 +232,7 @@ class VerifyTool(DeciderTool):
         if not path_dicts:
             raise KGToolError("no usable reasoning path: " + ("; ".join(warnings[:3]) or "pass paths from retrieve or prune_entities"))
         chains = [
-            {"text": p["text"], "start": p["start"], "triples": p["steps"], "score": round(1.0 - i * 1e-3, 6),
-             "scores": [], "depth": len(p["steps"])}
+            Walk.from_dict(p).to_dict() | {"score": round(1.0 - i * 1e-3, 6), "scores": [], "depth": len(p["steps"])}
             for i, p in enumerate(path_dicts)
         ]
         state = {"question": question.strip(), "chains": chains, "depth": max(c["depth"] for c in chains),

@@ -9,6 +9,7 @@ from functools import partial
 from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.paths import DEFAULT_MAX_PATHS, RANKED_POOL_FACTOR, PathSearchResult, retrieve_many_paths
 from kg_agent.kg.types import Entity
+from kg_agent.kg.walks import Walk
 from kg_agent.steps import run_steps, sync_node
 from kg_agent.tools.rog.answer import PathUse
 from kg_agent.tools.shared.scoring import STOPWORDS, mask_mentions
@@ -109,7 +110,7 @@ def retrieve_plans_steps(
                       "what the answer prompt can show)")
             warnings.append(truncation_warning(plan.get("text"), result, max_paths=caps[index], reason=reason))
         for path in result.paths:
-            out.append({**path.to_dict(), "plan": index})
+            out.append(Walk.of(path, details={"plan": index}).to_dict())
     return out, warnings
 
 
@@ -160,9 +161,9 @@ def paths_the_answer_uses(paths: list[dict], use: PathUse) -> list[dict]:
     labels: dict[str, str] = {}
     firsts: dict[tuple, int] = {}
     for index, path in enumerate(paths):
-        end = path["steps"][-1]["tail"] if path["steps"] else path["start"]
-        reaching.setdefault((path.get("plan"), end["id"]), []).append(index)
-        labels[end["id"]] = end["label"]
+        end = Walk.from_dict(path).end
+        reaching.setdefault((path.get("plan"), end.id), []).append(index)
+        labels[end.id] = end.label
         firsts.setdefault((path.get("plan"), path["start"]["id"]), index)
     kept.update(firsts.values())
     ends_of: dict = {}
@@ -192,7 +193,7 @@ def retrieve_steps(state: dict, *, kg: KnowledgeGraph, max_paths: int = DEFAULT_
                                                       question=state.get("question") or "", use=use)
     found = len(paths)
     if use is not None:
-        ends = len({(p["steps"][-1]["tail"] if p["steps"] else p["start"])["id"] for p in paths})
+        ends = len({Walk.from_dict(p).end.id for p in paths})
         paths = paths_the_answer_uses(paths, use)
         if len(paths) < found:
             warnings.append(f"retrieve: {found} reasoning paths to {ends} entities found; the state keeps the "

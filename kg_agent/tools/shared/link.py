@@ -21,6 +21,8 @@ from langgraph.types import Overwrite
 from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.linking import link_entities
 from kg_agent.kg.types import Entity
+from kg_agent.kg.walks import Walk
+from kg_agent.tools.shared.updates import apply_update
 
 MAX_CARRIED_ENTITIES = 5
 #: Earlier user messages linked, latest first, when no reply of the chat carries entities.
@@ -133,6 +135,38 @@ def reply_message(content: str, state: dict, *, name: str) -> AIMessage:
     topics = [{"id": e["id"], "label": e["label"]} for e in state.get("topic_entities") or []]
     metadata = {"method": name, "answers": answers[:MAX_CARRIED_ENTITIES], "topic_entities": topics[:MAX_CARRIED_ENTITIES]}
     return AIMessage(content=content, name=name, response_metadata={METADATA_KEY: metadata})
+
+
+#: Warnings that say why a turn has no answer (the last one is quoted in the reply).
+NO_ANSWER_REASONS = ("link:", "answer:", "examine:", "tog2:")
+REPLY_ANSWERS = 10  # answers named in a chat reply
+
+
+def chat_reply_text(state: dict) -> str:
+    """Every method's short chat reply: the answers and what supports the first one (its first walk, else the
+    document chunk it came from), flagged when no explored walk supports it; without an answer, why."""
+    answers = state.get("answers") or []
+    if not answers:
+        reasons = [w for w in state.get("warnings") or [] if w.startswith(NO_ANSWER_REASONS)]
+        return "I could not find an answer in the knowledge graph." + (f" ({reasons[-1]})" if reasons else "")
+    names = ", ".join(a["answer"] for a in answers[:REPLY_ANSWERS]) + (" ..." if len(answers) > REPLY_ANSWERS else "")
+    first = answers[0]
+    because = ""
+    if first.get("paths"):
+        because = f"\nBecause: {Walk.from_dict(first['paths'][0]).text()}"
+    elif first.get("chunks"):
+        chunk = first["chunks"][0]
+        because = f"\nSource: {chunk.get('title')}: {chunk['text'][:200]}"
+    flag = "" if first.get("grounded", True) else "\n(not confirmed by the knowledge graph)"
+    return names + because + flag
+
+
+def with_chat_reply(state: dict, update: dict, *, name: str) -> dict:
+    """An answer step's ``update`` plus its chat reply (:func:`chat_reply_text`) when the question came as messages."""
+    if not state.get("messages"):
+        return update
+    answered = apply_update(state, update)
+    return {**update, "messages": [reply_message(chat_reply_text(answered), answered, name=name)]}
 
 
 def _entities_from_last_reply(messages: list) -> list[Entity] | None:

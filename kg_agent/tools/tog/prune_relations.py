@@ -37,6 +37,7 @@ from langchain_core.language_models import BaseChatModel
 
 from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.types import Entity
+from kg_agent.kg.walks import Walk
 from kg_agent.llm.parsing import parse_scored_items
 from kg_agent.llm.usage import merge_usage
 from kg_agent.settings import StructuredMode
@@ -282,16 +283,6 @@ class LLMRelationPruner:
 
 
 # ---------------------------------------------------------------------------------------------- node
-def chain_tail(chain: dict) -> Entity:
-    """The entity a chain ends at (its start when it has no triple yet)."""
-    triples = chain.get("triples") or []
-    return Entity.from_dict(triples[-1]["tail"] if triples else chain["start"])
-
-
-def chain_relations(chain: dict) -> tuple[str, ...]:
-    return tuple(t["relation"] for t in chain.get("triples") or [])
-
-
 def scores_whole_paths(decider) -> bool:
     """Whether an offline decider scores whole chains (:attr:`SimilarityRelationPruner.scores_whole_paths`)."""
     return bool(getattr(decider, "scores_whole_paths", False))
@@ -329,9 +320,9 @@ def plan_relation_scoring(state: dict, *, kg: KnowledgeGraph, pruner: RelationPr
         frontier = frontier[:width]
     scoring = RelationScoring(frontier, [], warnings, [])
     for index, chain in enumerate(frontier):
-        entity = chain_tail(chain)
+        entity = Walk.from_dict(chain).end
         relations, dropped = filter_relations(kg.relations(entity.id), ignored_relations)
-        on_chain = {chain["start"]["id"], *(t["tail"]["id"] for t in chain.get("triples") or [])}
+        on_chain = Walk.from_dict(chain).entity_ids
         relations = [r for r in relations if any(n not in on_chain for n in kg.neighbors(entity.id, r))]  # not only back
         if not relations:
             note = f" ({len(dropped)} bookkeeping relation(s) ignored)" if dropped else ""
@@ -344,7 +335,7 @@ def plan_relation_scoring(state: dict, *, kg: KnowledgeGraph, pruner: RelationPr
         else:
             scoring.decisions += 1
             scoring.requests.append(decide(pruner, "score_relations", beam_question(state, chain, pruner), entity, relations, width=width,
-                                           prefix=chain_relations(chain), guidance=state.get("guidance") or ""))
+                                           prefix=Walk.from_dict(chain).relations, guidance=state.get("guidance") or ""))
     return scoring
 
 

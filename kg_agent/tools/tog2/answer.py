@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from kg_agent.steps import decide
 from kg_agent.tools.shared.grounding import NO_GROUNDED_ANSWER
-from kg_agent.tools.shared.link import reply_message
+from kg_agent.tools.shared.link import with_chat_reply
 from kg_agent.tools.shared.updates import apply_update, emit_answers
 from kg_agent.tools.tog2.examine import Examiner
 
@@ -22,24 +22,6 @@ def answer_steps(state: dict, *, examiner: Examiner, top_l: int):
             update["stop_reason"] = NO_GROUNDED_ANSWER
     if not state.get("stop_reason"):
         update["stop_reason"] = "no_answer"
-    merged = apply_update(state, update)
-    emit_answers(merged.get("answers") or [], merged.get("stop_reason") or "")
-    if state.get("messages"):
-        update["messages"] = [reply_message(format_reply(merged), merged, name="tog2")]
-    return update
-
-
-def format_reply(state: dict) -> str:
-    """A short chat reply: the answers and what supports the first one (a path or a chunk)."""
-    answers = state.get("answers") or []
-    if not answers:
-        reasons = [w for w in state.get("warnings") or [] if w.startswith(("link:", "examine:", "tog2:"))]
-        return "I could not find an answer." + (f" ({reasons[-1]})" if reasons else "")
-    first = answers[0]
-    because = ""
-    if first.get("paths"):
-        because = f"\nBecause: {first['paths'][0]['text']}"
-    elif first.get("chunks"):
-        chunk = first["chunks"][0]
-        because = f"\nSource: {chunk.get('title')}: {chunk['text'][:200]}"
-    return ", ".join(a["answer"] for a in answers[:10]) + because
+    answered = apply_update(state, update)
+    emit_answers(answered.get("answers") or [], answered.get("stop_reason") or "")
+    return with_chat_reply(state, update, name="tog2")
