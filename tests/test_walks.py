@@ -83,3 +83,8 @@ def test_one_chat_reply_for_every_method():
     none = {"answers": [], "warnings": ["plan: x", "examine: no answer within the depth limit"]}
     assert chat_reply_text(none) == ("I could not find an answer in the knowledge graph. "
                                      "(examine: no answer within the depth limit)")
+
+
+def test_the_end_of_a_walks_dict_reads_as_its_end():
+    for walk in (Walk(FORREST), Walk(FORREST, (DIRECTED,), details={"plan": 0})):
+        assert Walk.end_of(walk.to_dict()) == walk.end.to_dict()

@@ -60,6 +60,13 @@ class Walk:
         """The ids of the entities on the walk (its start and every step's tail)."""
         return {self.start.id, *(step.tail.id for step in self.steps)}
 
+    @staticmethod
+    def end_of(data: Mapping[str, Any]) -> dict:
+        """The end entity of a walk's dict (:attr:`end`'s ``to_dict()``), read without building the walk: for a
+        loop over thousands of retrieved paths."""
+        steps = data.get("steps")
+        return steps[-1]["tail"] if steps else data["start"]
+
     def text(self) -> str:
         """``e0 -> r1 -> e1 -> ...``: how every walk is written (in the state, in replies, in prompts that list paths)."""
         return self.path.text()

@@ -161,9 +161,9 @@ def paths_the_answer_uses(paths: list[dict], use: PathUse) -> list[dict]:
     labels: dict[str, str] = {}
     firsts: dict[tuple, int] = {}
     for index, path in enumerate(paths):
-        end = Walk.from_dict(path).end
-        reaching.setdefault((path.get("plan"), end.id), []).append(index)
-        labels[end.id] = end.label
+        end = Walk.end_of(path)
+        reaching.setdefault((path.get("plan"), end["id"]), []).append(index)
+        labels[end["id"]] = end["label"]
         firsts.setdefault((path.get("plan"), path["start"]["id"]), index)
     kept.update(firsts.values())
     ends_of: dict = {}
@@ -193,7 +193,7 @@ def retrieve_steps(state: dict, *, kg: KnowledgeGraph, max_paths: int = DEFAULT_
                                                       question=state.get("question") or "", use=use)
     found = len(paths)
     if use is not None:
-        ends = len({Walk.from_dict(p).end.id for p in paths})
+        ends = len({Walk.end_of(p)["id"] for p in paths})
         paths = paths_the_answer_uses(paths, use)
         if len(paths) < found:
             warnings.append(f"retrieve: {found} reasoning paths to {ends} entities found; the state keeps the "
