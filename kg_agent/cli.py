@@ -363,9 +363,11 @@ def cmd_load(args: argparse.Namespace) -> int:
 
     embedded: list[tuple[int, float]] = []
 
-    def embed_relations(index, sidecar) -> None:  # beside the bulk load, into the store's vector file
+    def embed_relations(index, sidecar, names) -> None:  # beside the bulk load, into the store's vector file, with the
+        # relations named as the finished store names them (read from the file by the same pass)
         began = time.perf_counter()
-        embedded.append((precompute_relation_vectors(index, sidecar / VECTOR_CACHE_FILE), time.perf_counter() - began))
+        embedded.append((precompute_relation_vectors(index, sidecar / VECTOR_CACHE_FILE, names=names),
+                         time.perf_counter() - began))
 
     had_store = False
     start = time.perf_counter()
@@ -381,24 +383,14 @@ def cmd_load(args: argparse.Namespace) -> int:
         print(f"kg-agent: error: {exc.filename or args.store}: {exc.strerror or exc}", file=sys.stderr)
         return BAD_INPUT
     seconds = time.perf_counter() - start
-    try:
-        with open_oxigraph(args.store) as kg:
-            triples = len(kg)
-            if embedded[0][0]:  # the relations as the store names them (by their properties' labels), now it is written
-                began = time.perf_counter()
-                texts = precompute_relation_vectors(kg.relation_index(), kg.vector_cache_path, names=kg.store.names)
-                embedded.append((texts, time.perf_counter() - began))
-    except KeyboardInterrupt:
-        print(f"kg-agent: interrupted after the load; the store at {args.store} is complete", file=sys.stderr)
-        return INTERRUPTED
+    with open_oxigraph(args.store) as kg:
+        triples = len(kg)
     # a rate says something only when the triples, not starting up (the bulk loader, the embedding model), took the time
     rate = f" ({triples / seconds:,.0f} triples/s)" if seconds >= 1 and triples >= 100_000 else ""
     print(f"{args.store}: {triples:,} triples loaded in {seconds:.1f} s{rate}; use --kg {args.store}")
     texts, embedding_seconds = embedded[0]
     if texts:
         print(f"{texts:,} relation texts embedded for the offline deciders in {embedding_seconds:.1f} s, beside the load")
-    if len(embedded) > 1 and embedded[1][0]:
-        print(f"{embedded[1][0]:,} more with the relations named by their properties' labels, in {embedded[1][1]:.1f} s")
     return 0
 
 

@@ -75,11 +75,9 @@ def _canonical(head: str, relation: str, tail: str) -> tuple[str, str, str]:
 
 
 def _walk(record: Mapping[str, Any]) -> tuple[dict | None, list[dict]]:
-    """(start entity, triples) of a path (``steps``) or a ToG/ToG-2 chain (``triples``)."""
-    triples = record.get("steps")
-    if triples is None:
-        triples = record.get("triples")
-    triples = [t for t in (triples or []) if isinstance(t, Mapping) and t.get("head") and t.get("tail")]
+    """(start entity, triples) of a walk (:class:`~kg_agent.kg.walks.Walk`: a path, a chain, a ToG-2 item), as
+    far as a result read from a file has them."""
+    triples = [t for t in (record.get("steps") or []) if isinstance(t, Mapping) and t.get("head") and t.get("tail")]
     start = record.get("start")
     if not isinstance(start, Mapping) and triples:
         start = triples[0]["head"]
@@ -452,11 +450,6 @@ def _usage_html(usage: Mapping[str, Any]) -> str:
     return head + f'<table><tr><th>node</th><th>calls</th><th>prompt</th><th>completion</th></tr>{rows}</table>'
 
 
-def _chain_text(chain: Mapping[str, Any]) -> str:
-    _, triples = _walk(chain)
-    return " ; ".join(f'{t["head"].get("label", "")} -> {t.get("relation", "")} -> {t["tail"].get("label", "")}' for t in triples)
-
-
 def _number(value: Any) -> str:
     return f"{value:.3f}" if isinstance(value, float) else _e(value)
 
@@ -565,7 +558,7 @@ def render_html(result: Mapping[str, Any], *, graph_mermaid: str | None = None, 
     if chains:
         rows = "".join(
             f'<tr><td>{_e(c.get("depth", ""))}</td><td>{_number(c.get("score", ""))}</td>'
-            f'<td><code>{_e(c.get("text") or _chain_text(c))}</code></td></tr>'
+            f'<td><code>{_e(c.get("text", ""))}</code></td></tr>'
             for c in chains[:200])
         parts.append(f'<h2>Explored chains ({len(chains)})</h2><div class="panel"><details><summary>show</summary>'
                      f'<table><tr><th>depth</th><th>score</th><th>chain</th></tr>{rows}</table></details></div>')

@@ -230,7 +230,9 @@ def test_a_plain_custom_decider_runs_under_invoke_and_ainvoke():
     assert [c["text"] for c in sync["chains"]] == [c["text"] for c in concurrent["chains"]]
     (gump,) = kg.find_entities("Forrest Gump")[:1]
     first_relation = sorted(kg.relations(gump.id))[0]
-    assert sync["chains"] and all(c["triples"][0]["relation"] == first_relation for c in sync["chains"])
+    from kg_agent.kg.walks import Walk
+
+    assert sync["chains"] and all(Walk.from_dict(c).relations[0] == first_relation for c in sync["chains"])
     assert any(t.startswith("kg-agent-step") for t in pruner.threads - {"MainThread"})
 
 

@@ -312,19 +312,45 @@ def test_beside_load_gets_the_relation_index_during_the_load_and_its_error_fails
 
     seen = []
 
-    def record(index, sidecar):
+    def record(index, sidecar, names):
         seen.append((index.triples, sidecar.parent.name, (sidecar / "complete.json").exists()))
 
     target = build_oxigraph(kg_dir / "metaqa_slice.txt", tmp_path / "store", beside_load=record)
     with open_oxigraph(target) as kg:
         assert seen == [(len(kg), "store.partial", False)]  # before the store was complete
 
-    def fail(index, sidecar):
+    def fail(index, sidecar, names):
         raise RuntimeError("embedding failed")
 
     with pytest.raises(RuntimeError, match="embedding failed"):
         build_oxigraph(kg_dir / "metaqa_slice.txt", tmp_path / "other", beside_load=fail)
     assert not (tmp_path / "other").exists() and not (tmp_path / "other.partial").exists()
+
+
+@pytest.mark.parametrize("style", ["plain", "typed", "skos", "freebase", "schemaorg", "dbpedia", "wikidata"])
+@pytest.mark.parametrize("suffix", ["ttl", "nt"])
+def test_beside_load_names_relations_as_the_finished_store_does(tmp_path, style, suffix):
+    """The index pass reads what names the relations (the properties' labels and aliases, Wikibase's property links)
+    from the file, so what is embedded beside the load is named as the opened store names it, in every style of
+    ``tests/fixtures/styles`` and through both index passes (N-Triples lines, Oxigraph's parser)."""
+    import pyoxigraph as ox
+
+    from kg_agent.kg import open_oxigraph
+
+    given = next((Path(__file__).resolve().parent / "fixtures" / "styles" / style).glob("kg.*"))  # freebase: kg.nt
+    source = tmp_path / f"kg.{suffix}"
+    formats = {"ttl": ox.RdfFormat.TURTLE, "nt": ox.RdfFormat.N_TRIPLES}
+    ox.serialize(ox.parse(path=given, format=formats[given.suffix[1:]]), output=source, format=formats[suffix])
+    seen = []
+    target = build_oxigraph(source, tmp_path / "store", beside_load=lambda index, sidecar, names: seen.append(names))
+    with open_oxigraph(target) as kg:
+        store = kg.store.names
+        assert seen[0].names() == store.names()
+        assert {name: seen[0].iri(name) for name in store.names()} == {name: store.iri(name) for name in store.names()}
+        assert seen[0].property_entities == store.property_entities
+        assert seen[0].alias_texts == store.alias_texts
+    if style == "wikidata":
+        assert "director" in store.names() and store.alias_texts
 
 
 # ---------------------------------------------------------------- parsing: every format linear, UTF-8 errors with the fix

@@ -23,7 +23,7 @@ def test_create_graph_builds_each_method_with_its_own_options(kg):
     assert {"topic_prune", "clue_query", "examine"} <= nodes["tog2"]
     result = create_graph("tog", kg, width=1, depth=1).compile().invoke({"question": "who directed [Forrest Gump]"})
     assert result["answers"][0]["answer"] == "Robert Zemeckis"
-    assert all(len(chain["triples"]) <= 1 for chain in result["chains"])  # depth=1 reached the factory
+    assert all(len(chain["steps"]) <= 1 for chain in result["chains"])  # depth=1 reached the factory
 
 
 def test_an_option_the_method_does_not_take_is_named(kg):

@@ -353,6 +353,21 @@ def test_every_method_reports_the_endpoint_requests_of_each_question(server, met
     assert again["usage"]["kg_requests"] == len(server.queries) - before < sent  # a fresh count, warm cache
 
 
+def test_a_checkpointed_thread_counts_each_turns_own_endpoint_requests(server):
+    from langgraph.checkpoint.memory import InMemorySaver
+
+    from kg_agent.graphs import create_graph
+
+    app = create_graph("tog", open_sparql(server.url)).compile(checkpointer=InMemorySaver())
+    config = {"configurable": {"thread_id": "kg-requests"}}
+    counts = []
+    for question in ["who directed [Forrest Gump]", "who directed the films that [Tom Hanks] starred in"]:
+        before = len(server.queries)
+        result = app.invoke({"question": question}, config)
+        counts.append((result["usage"]["kg_requests"], len(server.queries) - before))
+    assert all(counted == sent > 0 for counted, sent in counts), counts  # the second turn's alone
+
+
 def test_concurrent_questions_count_only_their_own_requests(server):
     from concurrent.futures import ThreadPoolExecutor
 

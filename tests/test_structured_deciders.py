@@ -505,7 +505,7 @@ def test_a_strict_tog_verification_names_an_explored_chains_end(kg, mode):
         result = create_graph("tog", kg, model=chat(server), structured_output=mode, grounding="strict", depth=1).compile(
             ).invoke({"question": "who starred in [Forrest Gump]"})
         (request,) = [r for r in server.chat_requests if prompt_node(r.prompt_text) == "verify"]
-    ends = list(dict.fromkeys(c["triples"][-1]["tail"]["label"] for c in result["chains"] if c.get("triples")))
+    ends = list(dict.fromkeys(c["steps"][-1]["tail"]["label"] for c in result["chains"] if c.get("steps")))
     assert "Tom Hanks" in ends and len(ends) > 1
     assert enums(sent_schema(request)) == [ends]
     assert result["stop_reason"] == "verified" and [a["answer"] for a in result["answers"]] == ["Tom Hanks"]

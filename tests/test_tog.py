@@ -85,8 +85,8 @@ def test_offline_one_hop_answer_at_depth_one(kg):
     assert first["grounded"] is True
     assert first["paths"][0]["text"] == "Forrest Gump -> directed_by -> Robert Zemeckis"
     chain = result["chains"][0]
-    assert set(chain) >= {"triples", "score", "depth", "text"} and chain["depth"] == 1
-    assert chain["triples"][0]["relation"] in {"directed_by", "starred_actors", "release_year", "written_by"}
+    assert set(chain) >= {"steps", "score", "depth", "text"} and chain["depth"] == 1
+    assert chain["steps"][0]["relation"] in {"directed_by", "starred_actors", "release_year", "written_by"}
     assert 0 < chain["score"] <= 1
     assert result["usage"].get("calls", 0) == 0
 
@@ -113,7 +113,7 @@ def test_offline_three_hop_explores_three_levels(kg):
     result = create_tog_graph(kg).compile().invoke({"question": LANG_Q})
     assert result["depth"] == 3
     assert {c["depth"] for c in result["chains"]} == {1, 2, 3}
-    assert all(len(c["triples"]) == c["depth"] for c in result["chains"])
+    assert all(len(c["steps"]) == c["depth"] for c in result["chains"])
     assert len([c for c in result["chains"] if c["depth"] == 3]) <= 3
     assert result["answers"] and all(len(a["paths"][0]["steps"]) == 3 for a in result["answers"])
 
@@ -163,7 +163,7 @@ def test_scripted_answer_at_depth_three(kg):
     assert names(result)[0] in reach(kg, "Forrest Gump", *relations)
     assert result["answers"][0]["grounded"] is True
     best = max((c for c in result["chains"] if c["depth"] == 3), key=lambda c: c["score"])
-    assert [t["relation"] for t in best["triples"]] == list(relations)
+    assert [t["relation"] for t in best["steps"]] == list(relations)
     assert model.calls <= tog_call_bound(3, 3)
     assert sum(1 for p in model.prompts if "whether it's sufficient" in p) == 3
 
@@ -199,7 +199,7 @@ def test_malformed_scores_are_parsed_leniently(kg):
     assert names(result) == ["Robert Zemeckis"] and result["stop_reason"] == "verified"
     warnings = "\n".join(result["warnings"])
     assert "produced_by" in warnings and "rescaled" in warnings
-    pairs = {c["triples"][0]["relation"] for c in result["chains"]}
+    pairs = {c["steps"][0]["relation"] for c in result["chains"]}
     assert pairs <= {"directed_by", "release_year"}
     assert model.calls <= tog_call_bound(3, 3)
 
@@ -276,7 +276,7 @@ def test_cycle_back_to_a_visited_entity_is_not_walked():
     model = ScriptedChatModel(responder=respond)
     result = create_tog_graph(cyclic, model=model, depth=3, grounding="off").compile().invoke({"question": "who does [Alpha] know"})
     for chain in result["chains"]:
-        ids = [chain["start"]["id"]] + [t["tail"]["id"] for t in chain["triples"]]
+        ids = [chain["start"]["id"]] + [t["tail"]["id"] for t in chain["steps"]]
         assert len(ids) == len(set(ids)), chain["text"]
     # at Beta, "likes" and "^knows" lead only back to Alpha: not offered; at Gamma, "knows" returns to Alpha
     assert any(c["text"] == "Alpha -> knows -> Beta -> knows -> Gamma" for c in result["chains"])

@@ -75,7 +75,7 @@ def _depth1_state(clue: str) -> dict:
     hub = {"id": E("Hub"), "label": "Hub"}
     start = {"id": E("Start One"), "label": "Start One"}
     triple = {"head": start, "relation": "r_a", "tail": hub}
-    item = {"entity": hub, "start": start, "triples": [triple], "clue": clue, "score": 0.0, "relation_score": 1.0, "depth": 1}
+    item = {"entity": hub, "start": start, "steps": [triple], "clue": clue, "score": 0.0, "relation_score": 1.0, "depth": 1}
     return {"question": "alpha question?", "frontier": [item], "depth": 1, "chains": [item], "documents": [],
             "topic_entities": [start], "warnings": [],
             "relations": [{"item": 0, "entity": hub, "relation": "r_x", "score": 0.6},
@@ -94,7 +94,7 @@ def test_entity_prune_exponential_weights_and_clue(tiny):
     assert by_label["Cand C"]["score"] == pytest.approx((1 / math.sqrt(10)) * math.exp(-2.4), abs=1e-5)
     assert by_label["Other Five"]["score"] == 0.0 and by_label["Other Five"]["documents"] == 0  # reachable, no documents
     assert [i["entity"]["label"] for i in out["frontier"]] == ["Cand B", "Cand A"]
-    assert out["frontier"][0]["triples"][-1]["relation"] == "r_x" and len(out["frontier"][0]["triples"]) == 2
+    assert out["frontier"][0]["steps"][-1]["relation"] == "r_x" and len(out["frontier"][0]["steps"]) == 2
 
     # a supplementary clue "gamma" changes the query to unit (1, 0, 1): Cand A's two chunks now lead
     out = prune_entities_node(_depth1_state("gamma"), kg=kg, scorer=scorer, width=2, top_k=3, alpha=0.8)
@@ -218,7 +218,7 @@ def test_comparison_rule_and_dates():
     kg = kg_from_triples([("Brudebuketten", "publication date", "1953"), ("Clownery", "publication date", "1989")])
     examiner = ExtractiveExaminer(kg)
     chains = [{"entity": {"id": E(y), "label": y}, "start": {"id": E(f), "label": f},
-               "triples": [{"head": {"id": E(f), "label": f}, "relation": "publication date", "tail": {"id": E(y), "label": y}}]}
+               "steps": [{"head": {"id": E(f), "label": f}, "relation": "publication date", "tail": {"id": E(y), "label": y}}]}
               for f, y in (("Brudebuketten", "1953"), ("Clownery", "1989"))]
     outcome = examiner.examine("Which film was released more recently, Brudebuketten or Clownery?", chains, chains, [], last_round=False)
     assert outcome.sufficient and outcome.answers[0]["answer"] == "Clownery"

@@ -72,7 +72,7 @@ def _chain(start: dict, *steps: tuple[str, dict], depth: int | None = None, scor
     for relation, tail in steps:
         triples.append({"head": head, "relation": relation, "tail": tail})
         head = tail
-    return {"text": "", "start": start, "triples": triples, "score": score, "scores": [],
+    return {"text": "", "start": start, "steps": triples, "score": score, "scores": [],
             "depth": len(steps) if depth is None else depth}
 
 
@@ -154,7 +154,7 @@ def test_the_chain_answerer_puts_the_topic_last():
 def test_the_vote_answerer_puts_the_topic_last():
     def path(start: dict, *steps: tuple[str, dict]) -> dict:
         chain = _chain(start, *steps)
-        return {"plan": 0, "start": start, "steps": chain["triples"], "text": ""}
+        return {"plan": 0, "start": start, "steps": chain["steps"], "text": ""}
 
     plans = [{"relations": ["^has_tags", "starred_actors"], "score": 1.0}]
     paths = [path(TAG, ("^has_tags", FILM), ("starred_actors", ACTOR)),

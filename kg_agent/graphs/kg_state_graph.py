@@ -2,7 +2,7 @@
 
 * ``usage["kg_requests"]``: every node counts the HTTP requests its own context sent to a SPARQL endpoint
   (:func:`kg_agent.kg.request_tally.tally_requests`, so concurrent questions over one KG do not count each
-  other's) and adds them to the state's ``usage``. Local backends (memory, Oxigraph) send none, and their
+  other's) and adds them to its ``usage`` update. Local backends (memory, Oxigraph) send none, and their
   ``usage`` has no ``kg_requests`` key.
 * Each run's settings (:class:`~kg_agent.settings.RunSettings`, the graph's LangGraph context schema: grounding,
   structured output, budgets) are :func:`~kg_agent.settings.current_run_settings` while each node runs.
@@ -22,20 +22,16 @@ from langgraph.runtime import get_runtime
 from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.request_tally import tally_requests
 from kg_agent.llm.budget import QuestionBudget
-from kg_agent.llm.usage import merge_usage
 from kg_agent.settings import GraphSettings, RunSettings, run_settings_of, using_run_settings
 from kg_agent.steps import add_nodes
 from kg_agent.tools.shared.similarity import use_vector_file
+from kg_agent.tools.shared.updates import combined_updates
 
 Node = Callable[[dict], Any]
 
 
-def _with_requests(update: Any, state: dict, requests: int) -> Any:
-    if not isinstance(update, dict):
-        return update
-    # the first node of a turn starts a fresh usage; later nodes add to the state's
-    usage = update["usage"] if "usage" in update else state.get("usage")
-    return {**update, "usage": merge_usage(usage, {"kg_requests": requests})}
+def _with_requests(update: Any, requests: int) -> Any:
+    return combined_updates(update, {"usage": {"kg_requests": requests}}) if isinstance(update, dict) else update
 
 
 def count_kg_requests(action: Node | RunnableLambda, kg: KnowledgeGraph) -> Node | RunnableLambda:
@@ -51,7 +47,7 @@ def count_kg_requests(action: Node | RunnableLambda, kg: KnowledgeGraph) -> Node
     def run(state: dict) -> Any:
         with tally_requests() as tally:
             update = func(state)
-        return _with_requests(update, state, tally.requests)
+        return _with_requests(update, tally.requests)
 
     if afunc is None:
         run.__name__ = getattr(action, "__name__", "node")
@@ -60,7 +56,7 @@ def count_kg_requests(action: Node | RunnableLambda, kg: KnowledgeGraph) -> Node
     async def arun(state: dict) -> Any:
         with tally_requests() as tally:
             update = await afunc(state)
-        return _with_requests(update, state, tally.requests)
+        return _with_requests(update, tally.requests)
 
     return RunnableLambda(run, afunc=arun, name=action.name)
 

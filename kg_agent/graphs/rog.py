@@ -110,10 +110,10 @@ def noting_a_late_start(node: Callable[[dict], Any], budget: QuestionBudget) -> 
         if max_seconds is None:
             return update
         if elapsed is not None and elapsed >= max_seconds and update.get("stop_reason") != BUDGET_STOP:
-            warnings = update.get("warnings", state.get("warnings") or [])
-            update["warnings"] = [*warnings, f"answer: the question's time budget was spent before the answer step "
-                                             f"({elapsed:.2f} s of max_seconds={max_seconds:g}); answered late, "
-                                             "from every path retrieved"]
+            update["warnings"] = [*update.get("warnings", []),
+                                  f"answer: the question's time budget was spent before the answer step "
+                                  f"({elapsed:.2f} s of max_seconds={max_seconds:g}); answered late, from every path "
+                                  "retrieved"]
         return update
 
     run.__name__ = getattr(node, "__name__", "answer")

@@ -1,12 +1,17 @@
 """The state the method graphs share.
 
 Every field is plain JSON (dicts, lists, strings, numbers), so a state checkpoints anywhere, streams to a
-LangGraph server client and prints as JSON. Entities, triples and paths are the ``to_dict()`` forms of
-:mod:`kg_agent.kg.types`; answers are :func:`answer_record` dicts.
+LangGraph server client and prints as JSON. Entities and triples are the ``to_dict()`` forms of
+:mod:`kg_agent.kg.types`; every walk (RoG's ``paths``, the ToG family's ``chains`` and ``frontier``, an answer's
+``paths``) is a :class:`~kg_agent.kg.walks.Walk`'s (``text``, ``start``, ``steps``, and what the method adds: ``score``,
+``scores``, ``depth``, ``round``, RoG's ``plan``, ToG-2's ``entity``, ``clue``, ``relation_score``); answers are
+:func:`answer_record` dicts.
 
-Per-turn fields (``warnings``, ``usage``, ``stop_reason`` ...) have no reducer: the first node of a
-turn starts them afresh and later nodes return the accumulated value (:func:`add_warnings`,
-:func:`add_usage`), so a chatbot thread with a checkpointer does not carry last turn's warnings along.
+``warnings`` and ``usage`` have reducers (:data:`~kg_agent.tools.shared.updates.REDUCERS`): each node returns only
+its own warnings and the usage of its own calls, and the graph appends and adds them up. They are per turn: the
+first node of a turn (``link``) starts them afresh (an ``Overwrite``), so a chatbot thread with a checkpointer does
+not carry last turn's warnings along. The other per-turn fields (``stop_reason``, ``answers`` ...) have no reducer:
+``link`` resets them. A node function called outside a graph: :func:`~kg_agent.tools.shared.updates.apply_update`.
 """
 
 from __future__ import annotations
@@ -20,7 +25,8 @@ from langgraph.graph.message import add_messages
 # server's input schemas and its /mcp tools) only from this one.
 from typing_extensions import TypedDict
 
-from kg_agent.tools.shared.updates import add_usage, add_warnings, answer_record  # noqa: F401  (re-exported)
+from kg_agent.llm.usage import merge_usage
+from kg_agent.tools.shared.updates import answer_record, append_warnings  # noqa: F401  (answer_record re-exported)
 
 
 class KGQuestionInput(TypedDict, total=False):
@@ -41,8 +47,8 @@ class KGAnswerOutput(TypedDict, total=False):
     answers: list[dict]
     paths: list[dict]
     stop_reason: str
-    usage: dict
-    warnings: list[str]
+    usage: Annotated[dict, merge_usage]
+    warnings: Annotated[list[str], append_warnings]
 
 
 class KGState(KGQuestionInput, total=False):
@@ -57,8 +63,8 @@ class KGState(KGQuestionInput, total=False):
     #: Free-text output of the answer step (the model's reply, or the offline answers one per line).
     output: str
     stop_reason: str
-    usage: dict
-    warnings: list[str]
+    usage: Annotated[dict, merge_usage]
+    warnings: Annotated[list[str], append_warnings]
     #: ``time.time()`` when this turn's ``link`` step ran (the clock of a ``max_seconds`` budget).
     started_at: float
 
@@ -70,7 +76,7 @@ class RoGState(KGState, total=False):
 class ToGState(KGState, total=False):
     """Think-on-Graph and ToG-I: link -> (prune relations -> prune entities -> verify) per depth -> answer.
 
-    ``chains`` holds every scored chain explored (each with ``triples``, ``score`` and ``depth``; ToG-I
+    ``chains`` holds every scored chain explored (walks with ``steps``, ``score``, ``scores`` and ``depth``; ToG-I
     adds its outer iteration ``round``); ``frontier`` the beam being extended; ``candidate_relations``
     the (chain, relation) pairs kept by relation pruning; ``verification`` the last verification.
     ToG-I adds ``instructions``, the integrated ``guidance`` of the current ``round`` and its ``width``.
@@ -96,7 +102,7 @@ class ToGRunState(ToGState, total=False):
 class ToG2State(KGState, total=False):
     """Think-on-Graph 2.0: link -> topic prune -> clue queries -> (relation prune -> entity prune -> examine)*.
 
-    ``frontier`` holds the current topic entities with their triple paths and clue queries (see
+    ``frontier`` holds the current topic entities as walks with their clue queries (see
     :mod:`kg_agent.tools.tog2.frontier`); ``chains`` every entity kept so far; ``documents`` the chunks
     gathered so far, best first (``references``: the top-L the examine step read last).
     """

@@ -24,8 +24,9 @@ from rdflib.util import guess_format
 from kg_agent.kg.errors import KGLoadError
 from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.label_index import SqliteLabelIndex, build_label_sqlite
-from kg_agent.kg.naming import DEFAULT_NAMING, Naming, make_naming
+from kg_agent.kg.naming import DEFAULT_NAMING, WIKIBASE_PROPERTY_LINKS, Naming, make_naming
 from kg_agent.kg.relation_index import RelationIndex, RelationIndexBuilder
+from kg_agent.kg.stores.base import NameLiterals, name_relations
 from kg_agent.kg.stores.memory import MemoryGraphStore, new_graph
 from kg_agent.kg.terms import RelationNames, entity_iri, is_generated_id, relation_iri
 from kg_agent.text_files import first_non_utf8, jsonl_objects, not_utf8_error, utf8_lines
@@ -355,7 +356,7 @@ def _is_own_partial(partial: Path) -> bool:
 
 def build_oxigraph(source: str | Path, store_path: str | Path, *, format: str | None = None, overwrite: bool = False,
                    progress: bool = False, naming: Naming = DEFAULT_NAMING,
-                   beside_load: Callable[[RelationIndex, Path], object] | None = None) -> Path:
+                   beside_load: Callable[[RelationIndex, Path, RelationNames], object] | None = None) -> Path:
     """Load a KG file once into an Oxigraph store on disk; reopen it with :func:`open_oxigraph`.
 
     RDF files go through Oxigraph's bulk loader (Rust, no Python per triple), in a child process so that
@@ -377,9 +378,12 @@ def build_oxigraph(source: str | Path, store_path: str | Path, *, format: str | 
     ``naming`` says which predicates name things (their literals go to the label file, not to the relation
     index); a store opened with other name predicates rebuilds its label file.
 
-    ``beside_load(index, sidecar_folder)`` is called with the relation index as soon as it is built, while
+    ``beside_load(index, sidecar_folder, names)`` is called with the relation index as soon as it is built, while
     the bulk loader may still be writing the store (the CLI embeds the relation names and paths then, into
-    ``<sidecar_folder>/vectors.sqlite``); its error fails the load like any other.
+    ``<sidecar_folder>/vectors.sqlite``); ``names`` names the relations as the finished store will (by their
+    properties' labels where the file gives them, :meth:`GraphStore.relation_naming
+    <kg_agent.kg.stores.base.GraphStore.relation_naming>`), read from the file by the same pass. Its error fails
+    the load like any other.
     """
     import time
     import uuid
@@ -414,7 +418,7 @@ def build_oxigraph(source: str | Path, store_path: str | Path, *, format: str | 
         built: list[RelationIndex] = []
 
         def index_and_labels() -> None:
-            labels = _index_triples(builder, ox, load_path, load_format, naming, progress=progress)
+            labels, links, names_of = _index_triples(builder, ox, load_path, load_format, naming, progress=progress)
             if any(key.startswith("_:") for key, _ in labels):  # the store renames blank nodes: ask it
                 blank_labels.append(True)
             else:
@@ -422,7 +426,10 @@ def build_oxigraph(source: str | Path, store_path: str | Path, *, format: str | 
             built.append(builder.build())
             built[0].save(sidecar / RELATION_INDEX_FILE)
             if beside_load is not None:
-                beside_load(built[0], sidecar)
+                iris = [iri for iri in built[0].predicates() if naming.is_fact(iri)]
+                names = RelationNames()
+                names.bind(lambda: name_relations(naming, iris, links, lambda _nodes, _predicates: names_of))
+                beside_load(built[0], sidecar, names)
 
         # the relation index and the label file are built from the file here, beside the bulk loader's process
         _bulk_load_beside(partial, load_path, format_name, index_and_labels, source=source, fmt=fmt)
@@ -537,9 +544,11 @@ def _label_build(build: str, naming: Naming) -> str:
 
 
 def _index_triples(builder: RelationIndexBuilder, ox, path: Path, fmt, naming: Naming, *,
-                   progress: bool) -> list[tuple[str, str]]:
+                   progress: bool) -> tuple[list[tuple[str, str]], list[tuple[str, str, str]], dict[str, NameLiterals]]:
     """Feed every fact of the file to the relation index builder; return the ``(entity id, name)`` pairs of its
-    label and alias literals met on the way (:class:`~kg_agent.kg.naming.Naming`), in file order, each once."""
+    label and alias literals met on the way (:class:`~kg_agent.kg.naming.Naming`), in file order, each once, and
+    what names its relations (:func:`~kg_agent.kg.stores.base.name_relations`): the ``(property entity, link,
+    predicate)`` Wikibase links and the name literals of the predicates and of those property entities."""
     from kg_agent.kg.stores.oxigraph import ox_key
 
     size = path.stat().st_size
@@ -550,39 +559,52 @@ def _index_triples(builder: RelationIndexBuilder, ox, path: Path, fmt, naming: N
 
         bar = tqdm(total=size, unit="B", unit_scale=True, desc="indexing", mininterval=1.0)
     add = builder.add
+    links: list[tuple[str, str, str]] = []
     try:
-        reported = 0
         if fmt == ox.RdfFormat.N_TRIPLES:
-            label_lines = _index_ntriples_lines(builder, ox, handle, naming, bar)
-            triples = (t for chunk in label_lines for t in ox.parse(chunk, format=fmt))
-            return _distinct([(ox_key(t.subject), t.object.value) for t in triples if isinstance(t.object, ox.Literal)])
+            label_lines, link_lines = _index_ntriples_lines(builder, ox, handle, naming, bar)
+            links = [(ox_key(t.subject), t.predicate.value, t.object.value)
+                     for t in ox.parse(b"".join(link_lines), format=fmt) if isinstance(t.object, ox.NamedNode)]
+            named = (t for chunk in label_lines for t in ox.parse(chunk, format=fmt))
+            literals = ((ox_key(t.subject), t.predicate.value, t.object) for t in named if isinstance(t.object, ox.Literal))
+        else:
+            literals = []
+            facts: dict[str, bool] = {}
+            reported = 0
+            for count, triple in enumerate(ox.parse(handle, format=fmt), start=1):
+                predicate = triple.predicate.value
+                fact = facts.get(predicate)
+                if fact is None:
+                    fact = facts[predicate] = naming.is_fact(predicate)
+                if not fact:
+                    builder.triples += 1  # counted, but a name is not an edge
+                    if naming.is_label(predicate) and isinstance(triple.object, ox.Literal):
+                        literals.append((ox_key(triple.subject), predicate, triple.object))
+                    elif predicate in WIKIBASE_PROPERTY_LINKS and isinstance(triple.object, ox.NamedNode):
+                        links.append((ox_key(triple.subject), predicate, triple.object.value))
+                    continue
+                obj = triple.object
+                if isinstance(obj, ox.Literal):
+                    if obj.value:  # a literal is an end
+                        add(_ox_node(triple.subject, ox), predicate, "", object_walks_on=False)
+                    else:
+                        builder.triples += 1  # an empty literal is no value
+                    continue
+                add(_ox_node(triple.subject, ox), predicate, _ox_node(obj, ox))
+                if bar is not None and not count % 50_000:
+                    position = handle.tell()
+                    bar.update(position - reported)
+                    reported = position
+            if bar is not None:
+                bar.update(size - reported)
+        wanted = set(builder.predicates()) | {prop for prop, _, _ in links}
         labels: list[tuple[str, str]] = []
-        facts: dict[str, bool] = {}
-        for count, triple in enumerate(ox.parse(handle, format=fmt), start=1):
-            predicate = triple.predicate.value
-            fact = facts.get(predicate)
-            if fact is None:
-                fact = facts[predicate] = naming.is_fact(predicate)
-            if not fact:
-                builder.triples += 1  # counted, but a name is not an edge
-                if naming.is_label(predicate) and isinstance(triple.object, ox.Literal):
-                    labels.append((ox_key(triple.subject), triple.object.value))
-                continue
-            obj = triple.object
-            if isinstance(obj, ox.Literal):
-                if obj.value:  # a literal is an end
-                    add(_ox_node(triple.subject, ox), predicate, "", object_walks_on=False)
-                else:
-                    builder.triples += 1  # an empty literal is no value
-                continue
-            add(_ox_node(triple.subject, ox), predicate, _ox_node(obj, ox))
-            if bar is not None and not count % 50_000:
-                position = handle.tell()
-                bar.update(position - reported)
-                reported = position
-        if bar is not None:
-            bar.update(size - reported)
-        return _distinct(labels)
+        names: dict[str, NameLiterals] = {}
+        for key, predicate, literal in literals:
+            labels.append((key, literal.value))
+            if key in wanted:
+                names.setdefault(key, []).append((predicate, literal.value, literal.language))
+        return _distinct(labels), links, names
     finally:
         handle.close()
         if bar is not None:
@@ -614,10 +636,11 @@ def _open_label_index(store_path: Path, store, build: str, naming: Naming) -> Sq
     return SqliteLabelIndex(path, build=build)
 
 
-def _index_ntriples_lines(builder: RelationIndexBuilder, ox, handle, naming: Naming, bar) -> list[bytes]:
+def _index_ntriples_lines(builder: RelationIndexBuilder, ox, handle, naming: Naming,
+                          bar) -> tuple[list[bytes], list[bytes]]:
     """The index pass over N-Triples: split lines, no parser objects. Returns the label and alias lines, in
-    chunks of N-Triples for Oxigraph's parser; other triples that are not facts (descriptions, schema) are
-    counted only.
+    chunks of N-Triples for Oxigraph's parser, and the lines of Wikibase's property links (they name relations);
+    other triples that are not facts (descriptions, schema) are counted only.
 
     Subject and predicate hold no whitespace, so ``split(None, 2)`` finds them; a node is keyed by its
     N-Triples text (the index needs distinct nodes only). A predicate written with escapes is parsed.
@@ -626,6 +649,7 @@ def _index_ntriples_lines(builder: RelationIndexBuilder, ox, handle, naming: Nam
     signatures = builder.signatures
     get = signatures.get
     label_lines: list[bytes] = []
+    link_lines: list[bytes] = []
     chunks: list[bytes] = []
     bits: dict[bytes, tuple[int, int]] = {}
     reported = 0
@@ -643,16 +667,20 @@ def _index_ntriples_lines(builder: RelationIndexBuilder, ox, handle, naming: Nam
                 iri = predicate[1:-1].decode("utf-8")
             if naming.is_fact(iri):
                 pair = builder.predicate_bits(iri)
+            elif naming.is_label(iri):
+                pair = _NAME
             else:
-                pair = _NAME if naming.is_label(iri) else _NOT_A_FACT
+                pair = _LINK if iri in WIKIBASE_PROPERTY_LINKS else _NOT_A_FACT
             bits[predicate] = pair
-        if pair[0] < 0:  # _NAME or _NOT_A_FACT
+        if pair[0] < 0:  # _NAME, _LINK or _NOT_A_FACT
             builder.triples += 1
             if pair == _NAME:
                 label_lines.append(line if line.endswith(b"\n") else line + b"\n")
                 if len(label_lines) >= 100_000:
                     chunks.append(b"".join(label_lines))
                     label_lines = []
+            elif pair == _LINK:
+                link_lines.append(line if line.endswith(b"\n") else line + b"\n")
             continue
         out_bit, in_bit = pair
         obj = rest.rstrip(b" \t\r\n.")  # a node never ends with '.': IRIs end with '>', literals with '"', a tag or '>'
@@ -670,11 +698,12 @@ def _index_ntriples_lines(builder: RelationIndexBuilder, ox, handle, naming: Nam
     builder.triples += edges
     if bar is not None:
         bar.update(handle.tell() - reported)
-    return [*chunks, b"".join(label_lines)]
+    return [*chunks, b"".join(label_lines)], link_lines
 
 
-#: What :func:`_index_ntriples_lines` keeps for a predicate that is a name, or that is neither a name nor a fact
-_NAME, _NOT_A_FACT = (-1, -1), (-2, -2)
+#: What :func:`_index_ntriples_lines` keeps for a predicate that is a name, a Wikibase property link, or neither a
+#: name nor a fact
+_NAME, _LINK, _NOT_A_FACT = (-1, -1), (-3, -3), (-2, -2)
 
 
 def _ox_node(term, ox) -> str:

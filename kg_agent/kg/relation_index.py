@@ -56,6 +56,10 @@ class RelationIndexBuilder:
         (the load's line pass: one dict update per node, no call per triple)."""
         return self._bit(predicate), self._bit("^" + predicate)
 
+    def predicates(self) -> list[str]:
+        """Every (unsigned) predicate IRI fed so far, sorted."""
+        return sorted({signed[1:] if signed.startswith("^") else signed for signed in self._ids})
+
     @property
     def signatures(self) -> dict[Hashable, int]:
         """Node key (any hashable, e.g. the node's N-Triples bytes) -> bit set of its signed predicates."""

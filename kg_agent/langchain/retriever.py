@@ -33,6 +33,7 @@ from pydantic import ConfigDict, Field, PrivateAttr
 
 from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.paths import DEFAULT_MAX_PATHS
+from kg_agent.kg.walks import Walk
 from kg_agent.tools.rog.plan import DEFAULT_K, Planner, make_planner
 from kg_agent.tools.rog.reasoning_paths import rog_reasoning_paths
 
@@ -41,8 +42,9 @@ DEFAULT_MAX_DOCUMENTS = 20
 
 def path_document(path: dict, plans: list[dict]) -> Document:
     """One reasoning path (a state ``paths`` item) as a Document."""
-    entities = [path["start"], *(step["tail"] for step in path["steps"])]
-    relations = [step["relation"] for step in path["steps"]]
+    walk = Walk.from_dict(path)
+    entities = [walk.start.to_dict(), *(step.tail.to_dict() for step in walk.steps)]
+    relations = list(walk.relations)
     rank = int(path.get("plan", 0))
     plan = plans[rank] if rank < len(plans) else {}
     key = "\x1f".join([*(e["id"] for e in entities), *relations])

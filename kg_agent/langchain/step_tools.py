@@ -9,6 +9,7 @@ from typing import Any
 from langchain_core.callbacks import CallbackManagerForToolRun
 from pydantic import BaseModel, Field
 
+from kg_agent.kg.walks import Walk
 from kg_agent.langchain.base import DeciderTool
 from kg_agent.settings import GraphSettings
 from kg_agent.tools.lookups import (
@@ -27,6 +28,7 @@ from kg_agent.tools.rog import deciders as rog
 from kg_agent.tools.rog.answer import Answerer, answer_node
 from kg_agent.tools.rog.plan import DEFAULT_K, Planner, plan_node
 from kg_agent.tools.shared.scoring import DEFAULT_IGNORED_RELATIONS
+from kg_agent.tools.shared.updates import apply_update
 from kg_agent.tools.tog import deciders as tog
 from kg_agent.tools.tog.prune_entities import (
     EntityScorer,
@@ -69,7 +71,7 @@ class PlanTool(DeciderTool):
     def _run(self, question: str, topic_entities: list[str] | None = None, k: int = DEFAULT_K,
              run_manager: CallbackManagerForToolRun | None = None) -> dict:
         state = linked_state(self.kg, question, topic_entities)
-        state.update(plan_node(state, planner=self.decider(), k=k))
+        state = apply_update(state, plan_node(state, planner=self.decider(), k=k))
         result = {
             "question": state["question"],
             "topic_entities": [entity_json(e) for e in state["topic_entities"]],
@@ -109,7 +111,7 @@ class AnswerTool(DeciderTool):
             raise KGToolError("no question given")
         path_dicts, warnings = paths_from_texts(self.kg, paths)
         state = {"question": question.strip(), "paths": path_dicts, "plans": [], "warnings": warnings}
-        state.update(answer_node(state, answerer=self.decider()))
+        state = apply_update(state, answer_node(state, answerer=self.decider()))
         answers, note = capped(state["answers"], self.max_items, "answers")
         result = {
             "question": state["question"],
@@ -201,7 +203,7 @@ class PruneEntitiesTool(DeciderTool):
             "entity": found.to_dict(),
             "relation": relation,
             "candidates": len(self.kg.neighbors(found.id, relation)),
-            "entities": [{**c["triples"][-1]["tail"], "score": c["scores"][-1]} for c in chains],
+            "entities": [{**c["steps"][-1]["tail"], "score": c["scores"][-1]} for c in chains],
             "paths": [c["text"] for c in chains],
         }
         if update.get("warnings"):
@@ -232,17 +234,16 @@ class VerifyTool(DeciderTool):
         if not path_dicts:
             raise KGToolError("no usable reasoning path: " + ("; ".join(warnings[:3]) or "pass paths from retrieve or prune_entities"))
         chains = [
-            {"text": p["text"], "start": p["start"], "triples": p["steps"], "score": round(1.0 - i * 1e-3, 6),
-             "scores": [], "depth": len(p["steps"])}
+            Walk.from_dict(p).to_dict() | {"score": round(1.0 - i * 1e-3, 6), "scores": [], "depth": len(p["steps"])}
             for i, p in enumerate(path_dicts)
         ]
         state = {"question": question.strip(), "chains": chains, "depth": max(c["depth"] for c in chains),
                  "warnings": warnings}
-        update = verify_node(state, verifier=self.decider())
-        verification = update["verification"]
+        state = apply_update(state, verify_node(state, verifier=self.decider()))
+        verification = state["verification"]
         result = {"sufficient": bool(verification["sufficient"]), "answer": verification.get("answer")}
-        if update.get("warnings"):
-            result["warnings"] = update["warnings"][:5]
+        if state.get("warnings"):
+            result["warnings"] = state["warnings"][:5]
         return result
 
 

@@ -22,6 +22,7 @@ from kg_agent.kg.terms import normalize_label
 from kg_agent.kg.types import Entity, base_relation, relation_path_text
 from kg_agent.llm.parsing import parse_relation_paths
 from kg_agent.tools.shared.link import link_node
+from kg_agent.tools.shared.updates import apply_update
 
 INVERSE_NOTE = "A relation starting with ^ is walked backwards (^starred_actors: from an actor to the films that list them)."
 PATH_NOTE = ("A reasoning path is written 'entity -> relation -> entity -> ...', "
@@ -166,7 +167,7 @@ def linked_state(kg: KnowledgeGraph, question: str, topic_entities: Sequence[str
     state: dict = {"question": question}
     if topic_entities:
         state["topic_entities"] = [str(t) for t in topic_entities]
-    state.update(link_node(state, kg=kg))
+    state = apply_update(state, link_node(state, kg=kg))
     if not state["topic_entities"]:
         reasons = [w.removeprefix("link: ") for w in state.get("warnings") or []]
         if topic_entities:

@@ -105,31 +105,14 @@ class GraphStore(ABC):
         return [(node_key(prop), link, str(predicate)) for link in WIKIBASE_PROPERTY_LINKS
                 for prop, predicate in self.graph.subject_objects(URIRef(link)) if isinstance(predicate, URIRef)]
 
-    def relation_naming(self) -> tuple[list[str], dict[str, str], list[str], dict[str, list[str]]]:
+    def relation_naming(self) -> RelationNaming:
         """What :class:`~kg_agent.kg.terms.RelationNames` names relations from: the predicate IRIs of the facts,
         ``{IRI: label}`` of those whose property has a label: its own, else that of the Wikibase property entity it
         stands for (``wd:P57`` for ``wdt:P57``, with ``statement`` or ``qualifier`` added for ``p:`` and ``pq:``),
         those property entities, and ``{IRI: aliases}``: the alias literals (``skos:altLabel`` ...) in the caller's
         languages of the predicate and of the property entities standing for it ("actor", "starring")."""
         iris = [iri for iri in self.predicate_iris() if self.naming.is_fact(iri)]
-        standing: dict[str, list[tuple[str, str]]] = {iri: [(iri, "")] for iri in iris}
-        for prop, link, predicate in sorted(self.property_links()):
-            if predicate in standing:
-                standing[predicate].append((prop, WIKIBASE_PROPERTY_LINKS[link]))
-        nodes = list(dict.fromkeys(node for pairs in standing.values() for node, _ in pairs))
-        names = self.name_literals(nodes, self.naming.label_predicates + self.naming.alias_predicates)
-        labels: dict[str, str] = {}
-        aliases: dict[str, list[str]] = {}
-        for iri, pairs in standing.items():
-            for node, suffix in pairs:
-                label = self.naming.display(labels_only(self.naming, names.get(node, ())))
-                if label:
-                    labels[iri] = label + suffix
-                    break
-            found = alias_texts(self.naming, [literal for node, _ in pairs for literal in names.get(node, ())])
-            if found:
-                aliases[iri] = found
-        return iris, labels, [node for node in nodes if node not in standing], aliases
+        return name_relations(self.naming, iris, self.property_links(), self.name_literals)
 
     # ---------------------------------------------------------------- reads every backend answers
     @abstractmethod
@@ -612,6 +595,36 @@ def targets_until(keys: Iterable[str], targets_of: Callable[[str], Sequence[str]
             kept[key] = targets
             rows += len(targets)
     return kept
+
+
+#: What :class:`~kg_agent.kg.terms.RelationNames` names relations from (:meth:`GraphStore.relation_naming`).
+RelationNaming = tuple[list[str], dict[str, str], list[str], dict[str, list[str]]]
+
+
+def name_relations(naming: Naming, iris: Sequence[str], property_links: Iterable[tuple[str, str, str]],
+                   name_literals: Callable[[Sequence[str], Sequence[str]], Mapping[str, NameLiterals]]) -> RelationNaming:
+    """:meth:`GraphStore.relation_naming` from its parts, wherever they were read: the facts' predicate ``iris``, the
+    ``(property entity, link IRI, predicate IRI)`` Wikibase links and a ``name_literals(keys, predicates)`` reader (a
+    store's; the load's index pass reads them from the file, :func:`kg_agent.kg.loaders.build_oxigraph`)."""
+    iris = list(iris)
+    standing: dict[str, list[tuple[str, str]]] = {iri: [(iri, "")] for iri in iris}
+    for prop, link, predicate in sorted(property_links):
+        if predicate in standing:
+            standing[predicate].append((prop, WIKIBASE_PROPERTY_LINKS[link]))
+    nodes = list(dict.fromkeys(node for pairs in standing.values() for node, _ in pairs))
+    names = name_literals(nodes, naming.label_predicates + naming.alias_predicates)
+    labels: dict[str, str] = {}
+    aliases: dict[str, list[str]] = {}
+    for iri, pairs in standing.items():
+        for node, suffix in pairs:
+            label = naming.display(labels_only(naming, names.get(node, ())))
+            if label:
+                labels[iri] = label + suffix
+                break
+        found = alias_texts(naming, [literal for node, _ in pairs for literal in names.get(node, ())])
+        if found:
+            aliases[iri] = sorted(found)  # the same whatever order a backend reads them in
+    return iris, labels, [node for node in nodes if node not in standing], aliases
 
 
 def labels_only(naming, literals: Iterable[tuple[str, str, str | None]]) -> list[tuple[str, str, str | None]]:

@@ -20,10 +20,10 @@ from kg_agent.kg.stores.base import (
     LazyGraphStore,
     LRUCache,
     NameLiterals,
+    RelationNaming,
     absolute_or_literal,
-    alias_texts,
     breadth_first,
-    labels_only,
+    name_relations,
 )
 from kg_agent.kg.terms import RelationNames, is_value, node_key
 from kg_agent.kg.types import base_relation, inverse, is_inverse
@@ -250,7 +250,7 @@ class EndpointGraphStore(LazyGraphStore):
                 found.setdefault(node_key(n), []).append((str(p), str(label), label.language))
         return found
 
-    def relation_naming(self) -> tuple[list[str], dict[str, str], list[str], dict[str, list[str]]]:
+    def relation_naming(self) -> RelationNaming:
         """Asked once per client (and kept in the store cache)."""
         kind = "relation_naming with aliases"
         stored = self.store_cache.get(kind, self.naming.key) if self.store_cache is not None else None
@@ -261,7 +261,7 @@ class EndpointGraphStore(LazyGraphStore):
         iris, labels, properties, aliases = stored
         return list(iris), dict(labels), list(properties), {iri: list(texts) for iri, texts in aliases.items()}
 
-    def _query_relation_naming(self) -> tuple[list[str], dict[str, str], list[str], dict[str, list[str]]]:
+    def _query_relation_naming(self) -> RelationNaming:
         """:meth:`GraphStore.relation_naming` in one request: the predicates (unless the client knows them), the labels
         and aliases of each and of the Wikibase property entities that stand for them."""
         names = " ".join(sparql_iri(p) for p in dict.fromkeys(self.naming.label_predicates + self.naming.alias_predicates))
@@ -285,36 +285,17 @@ class EndpointGraphStore(LazyGraphStore):
             if self.store_cache is not None:
                 self.store_cache.put("relations", "", known)
         self._predicates = known
-        iris = [iri for iri in known if self.naming.is_fact(iri)]
-        own: dict[str, NameLiterals] = {}
-        linked: dict[str, dict[tuple[str, str], NameLiterals]] = {}
-        properties: dict[str, None] = {}
+        literals: dict[str, NameLiterals] = {}
+        links: dict[tuple[str, str, str], None] = {}
         for p, prop, link, lp, label in rows:
             if label is None:  # a predicate without a name
                 continue
-            literal = (str(lp), str(label), label.language)
-            if link is None:
-                own.setdefault(str(p), []).append(literal)
-            else:
-                linked.setdefault(str(p), {}).setdefault((node_key(prop), str(link)), []).append(literal)
-                properties[node_key(prop)] = None
-        labels: dict[str, str] = {}
-        aliases: dict[str, list[str]] = {}
-        for iri in iris:
-            found = alias_texts(self.naming, [*own.get(iri, ()), *(literal for literals in linked.get(iri, {}).values()
-                                                                   for literal in literals)])
-            if found:
-                aliases[iri] = found
-            label = self.naming.display(labels_only(self.naming, own.get(iri, ())))
-            if label:
-                labels[iri] = label
-                continue
-            for (_, link), literals in sorted(linked.get(iri, {}).items()):
-                label = self.naming.display(labels_only(self.naming, literals))
-                if label:
-                    labels[iri] = label + WIKIBASE_PROPERTY_LINKS[link]
-                    break
-        return iris, labels, list(properties), aliases
+            node = str(p) if link is None else node_key(prop)
+            literals.setdefault(node, []).append((str(lp), str(label), label.language))
+            if link is not None:
+                links[(node, str(link), str(p))] = None
+        iris = [iri for iri in known if self.naming.is_fact(iri)]
+        return name_relations(self.naming, iris, links, lambda nodes, _predicates: literals)
 
     def relations_at_each(self, keys: Sequence[str]) -> dict[str, list[str]]:
         """The relation names at many nodes, :attr:`walk_batch_size` nodes per request: the distinct relations

@@ -38,7 +38,7 @@ from kg_agent.tools.shared.grounding import (
     rate_with_prefixes,
     settle,
 )
-from kg_agent.tools.shared.link import reply_message
+from kg_agent.tools.shared.link import with_chat_reply
 from kg_agent.tools.shared.path_scoring import RelationPathScorer
 from kg_agent.tools.shared.updates import answer_record
 
@@ -182,7 +182,7 @@ class VoteAnswerer:
         evidence = self._evidence(reaching, plans, top_rank)
         # the question's own topic entity (or one named as it) and answers of a kind it does not ask for come last
         unasked = UnaskedAnswers(question, [p["start"] for p in paths if p.get("start")], kg=self.kg)
-        own = {k for k in votes if support[k] and unasked.excluded(path_end(support[k][0]), path_relations(support[k][0]))}
+        own = {k for k in votes if support[k] and unasked.excluded_walk(support[k][0])}
         ranked = sorted(votes, key=lambda k: (k in own, -evidence.get(k, 0.0), best_rank[k], -votes[k], labels[k], k))
         close = [k for k in ranked if self._close_enough(plans, best_rank[k], top_rank)]
         kept = close[: self.max_answers]
@@ -232,15 +232,6 @@ class VoteAnswerer:
     def _close_enough(self, plans: Sequence[dict], rank: int, top_rank: int) -> bool:
         """Whether answers of the plan ranked ``rank`` are kept beside those of the best plan with answers."""
         return close_enough(plans, rank, top_rank, min_relative_score=self.min_relative_score)
-
-
-def path_end(path: dict) -> dict:
-    """A path dict's end entity (its start when it has no step)."""
-    return path["steps"][-1]["tail"] if path.get("steps") else path["start"]
-
-
-def path_relations(path: dict) -> list[str]:
-    return [step["relation"] for step in path.get("steps") or []]
 
 
 def unasked_plans(question: str, paths: Sequence[dict], plans: Sequence[dict], *, scorer: RelationPathScorer,
@@ -387,7 +378,7 @@ def answer_steps(state: dict, *, answerer: Answerer):
     from kg_agent.tools.shared.updates import answer_update
 
     outcome = yield decide(answerer.answer, state["question"], state.get("paths") or [], state.get("plans") or [])
-    return answer_update(state, outcome, state.get("stop_reason") or "")
+    return answer_update(outcome, state.get("stop_reason") or "")
 
 
 answer_node = sync_node(answer_steps)
@@ -396,19 +387,4 @@ answer_node = sync_node(answer_steps)
 def respond_steps(state: dict, *, answerer: Answerer):
     """``answer``, plus the chat reply when the question came as messages. Steps."""
     update = yield from answer_steps(state, answerer=answerer)
-    if state.get("messages"):
-        merged = {**state, **update}
-        update["messages"] = [reply_message(format_reply(merged), merged, name="rog")]
-    return update
-
-
-def format_reply(state: dict) -> str:
-    """A short chat reply: the answers and the reasoning path behind the first one."""
-    answers = state.get("answers") or []
-    if not answers:
-        reasons = [w for w in state.get("warnings") or [] if w.startswith(("link:", "answer:"))]
-        return "I could not find an answer in the knowledge graph." + (f" ({reasons[-1]})" if reasons else "")
-    names = ", ".join(a["answer"] for a in answers[:10]) + (" ..." if len(answers) > 10 else "")
-    first = answers[0]
-    because = f"\nBecause: {first['paths'][0]['text']}" if first.get("paths") else ""
-    return names + because
+    return with_chat_reply(state, update, name="rog")

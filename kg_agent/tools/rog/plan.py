@@ -536,17 +536,17 @@ class LLMPlanner(LLMDecider):
 # ---------------------------------------------------------------------------------------------- node
 def plan_steps(state: dict, *, planner: Planner, k: int = DEFAULT_K):
     """Graph node (as steps): plan relation paths for the state's question and topic entities."""
-    from kg_agent.tools.shared.updates import add_usage, add_warnings, emit
+    from kg_agent.tools.shared.updates import emit
 
     entities = [Entity.from_dict(e) for e in state.get("topic_entities") or []]
     if not entities:
-        return {"plans": [], "warnings": add_warnings(state, "plan: no topic entity, nothing to plan")}
+        return {"plans": [], "warnings": ["plan: no topic entity, nothing to plan"]}
     outcome = yield decide(planner.plan, state["question"], entities, k=k)
     emit("plan", plans=[p.to_dict() for p in outcome.plans])
     return {
         "plans": [p.to_dict() for p in outcome.plans],
-        "warnings": add_warnings(state, outcome.warnings),
-        "usage": add_usage(state, outcome.usage),
+        "warnings": outcome.warnings,
+        "usage": outcome.usage,
     }
 
 

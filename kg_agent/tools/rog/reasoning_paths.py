@@ -7,6 +7,7 @@ from kg_agent.kg.paths import DEFAULT_MAX_PATHS
 from kg_agent.tools.rog.plan import DEFAULT_K, Planner, plan_node
 from kg_agent.tools.rog.retrieve import retrieve_node
 from kg_agent.tools.shared.link import link_node
+from kg_agent.tools.shared.updates import apply_update
 
 
 def rog_reasoning_paths(
@@ -24,7 +25,6 @@ def rog_reasoning_paths(
         state = dict(question_or_messages)
     else:
         state = {"messages": list(question_or_messages)}
-    state.update(link_node(state, kg=kg))
-    state.update(plan_node(state, planner=planner, k=k))
-    state.update(retrieve_node(state, kg=kg, max_paths=max_paths))
-    return state
+    state = apply_update(state, link_node(state, kg=kg))
+    state = apply_update(state, plan_node(state, planner=planner, k=k))
+    return apply_update(state, retrieve_node(state, kg=kg, max_paths=max_paths))

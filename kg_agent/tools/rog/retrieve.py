@@ -9,6 +9,7 @@ from functools import partial
 from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.paths import DEFAULT_MAX_PATHS, RANKED_POOL_FACTOR, PathSearchResult, retrieve_many_paths
 from kg_agent.kg.types import Entity
+from kg_agent.kg.walks import Walk
 from kg_agent.steps import sync_node, synchronous
 from kg_agent.tools.rog.answer import PathUse
 from kg_agent.tools.shared.scoring import STOPWORDS, mask_mentions
@@ -122,7 +123,7 @@ def retrieve_plans_steps(
                       "what the answer prompt can show)")
             warnings.append(truncation_warning(plan.get("text"), result, max_paths=caps[index], reason=reason))
         for path in result.paths:
-            out.append({**path.to_dict(), "plan": index})
+            out.append(Walk.of(path, details={"plan": index}).to_dict())
     return out, warnings
 
 
@@ -154,7 +155,7 @@ def paths_the_answer_uses(paths: list[dict], use: PathUse) -> list[dict]:
     labels: dict[str, str] = {}
     firsts: dict[tuple, int] = {}
     for index, path in enumerate(paths):
-        end = path["steps"][-1]["tail"] if path["steps"] else path["start"]
+        end = Walk.end_of(path)
         reaching.setdefault((path.get("plan"), end["id"]), []).append(index)
         labels[end["id"]] = end["label"]
         firsts.setdefault((path.get("plan"), path["start"]["id"]), index)
@@ -178,7 +179,7 @@ def retrieve_steps(state: dict, *, kg: KnowledgeGraph, max_paths: int = DEFAULT_
     With ``use`` (what the answer step reads), retrieval keeps no more (:func:`retrieve_for_plans`) and the state
     only :func:`paths_the_answer_uses`, with a warning giving how many were found and kept (a LangGraph server
     copies and stores the state after every step: thousands of paths are megabytes)."""
-    from kg_agent.tools.shared.updates import add_warnings, emit
+    from kg_agent.tools.shared.updates import emit
 
     entities = [Entity.from_dict(e) for e in state.get("topic_entities") or []]
     plans = state.get("plans") or []
@@ -186,7 +187,7 @@ def retrieve_steps(state: dict, *, kg: KnowledgeGraph, max_paths: int = DEFAULT_
                                                       question=state.get("question") or "", use=use)
     found = len(paths)
     if use is not None:
-        ends = len({(p["steps"][-1]["tail"] if p["steps"] else p["start"])["id"] for p in paths})
+        ends = len({Walk.end_of(p)["id"] for p in paths})
         paths = paths_the_answer_uses(paths, use)
         if len(paths) < found:
             warnings.append(f"retrieve: {found} reasoning paths to {ends} entities found; the state keeps the "
@@ -196,7 +197,7 @@ def retrieve_steps(state: dict, *, kg: KnowledgeGraph, max_paths: int = DEFAULT_
     emit("retrieve", count=len(paths), found=found, paths=[p["text"] for p in paths[:EMITTED_PATHS]])
     if plans and not paths:
         warnings.append("retrieve: no reasoning path follows any plan in the knowledge graph")
-    return {"paths": paths, "warnings": add_warnings(state, warnings)}
+    return {"paths": paths, "warnings": warnings}
 
 
 retrieve_node = sync_node(retrieve_steps)

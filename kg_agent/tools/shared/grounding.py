@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.terms import normalize_label
 from kg_agent.kg.types import Entity
+from kg_agent.kg.walks import Walk
 from kg_agent.settings import DEFAULT_GROUNDING, Grounding, check_policy, current_run_settings
 from kg_agent.tools.shared.answer_types import contradicts_asked_type, relation_object_kinds
 from kg_agent.tools.shared.path_scoring import QuestionParts, RelationPathScorer
@@ -161,6 +162,11 @@ class UnaskedAnswers:
             return True
         return names_a_topic(end, self.ids, self.names) and not (
             relation_path and self.asked.named_by(relation_path[-1]))
+
+    def excluded_walk(self, walk: dict) -> bool:
+        """:meth:`excluded` for a walk's end, reached by its relations (a ``Walk.to_dict()``: a path or a chain)."""
+        found = Walk.from_dict(walk)
+        return self.excluded(found.end.to_dict(), found.relations)
 
 
 @dataclass

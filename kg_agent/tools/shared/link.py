@@ -16,10 +16,13 @@ those either (a chat whose replies came from elsewhere), the user's own earlier 
 from __future__ import annotations
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
+from langgraph.types import Overwrite
 
 from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.linking import link_entities
 from kg_agent.kg.types import Entity
+from kg_agent.kg.walks import Walk
+from kg_agent.tools.shared.updates import apply_update
 
 MAX_CARRIED_ENTITIES = 5
 #: Earlier user messages linked, latest first, when no reply of the chat carries entities.
@@ -57,16 +60,18 @@ def resolve_given_entities(kg: KnowledgeGraph, given: list) -> tuple[list[Entity
 
 
 def link_node(state: dict, *, kg: KnowledgeGraph, max_entities: int = 5) -> dict:
-    """Graph node: set ``question`` and ``topic_entities``; start this turn's warnings, usage and outputs.
+    """Graph node: set ``question`` and ``topic_entities``; start this turn's warnings, usage and outputs (``warnings``
+    and ``usage`` as ``Overwrite`` s: they replace the last turn's instead of being added to them; a direct caller
+    applies the update with :func:`~kg_agent.tools.shared.updates.apply_update`).
 
     An entity linked from the question carries the text that matched it (``mention``), how (``how``: ``bracket``,
     ``exact``, ``partial``, ``fuzzy``) and the match's ``score``; given ones and a follow-up's carried ones do not."""
     question = question_from_state(state)
     warnings: list[str] = []
     fresh = {"question": question, "plans": [], "paths": [], "chains": [], "documents": [], "answers": [],
-             "output": "", "stop_reason": "", "usage": {}}
+             "output": "", "stop_reason": "", "usage": Overwrite({})}
     if not question:
-        return {**fresh, "topic_entities": [], "warnings": ["link: no question given"], "stop_reason": "no_question"}
+        return {**fresh, "topic_entities": [], "warnings": Overwrite(["link: no question given"]), "stop_reason": "no_question"}
     # Entities given with this input are ids or labels (strings); dicts are the previous turn's, kept by a checkpointer.
     given = [g for g in state.get("topic_entities") or [] if isinstance(g, str)]
     linked: dict[str, dict] = {}  # entity id -> the mention of the question it was linked from, with its score
@@ -85,7 +90,7 @@ def link_node(state: dict, *, kg: KnowledgeGraph, max_entities: int = 5) -> dict
             warnings.append(f"link: {result.message}")
     stop = "" if entities else "no_topic_entity"
     topic_entities = [linked.get(e.id) or e.to_dict() for e in entities]
-    return {**fresh, "topic_entities": topic_entities, "warnings": warnings, "stop_reason": stop}
+    return {**fresh, "topic_entities": topic_entities, "warnings": Overwrite(warnings), "stop_reason": stop}
 
 
 def resolved_follow_up(question: str, entities: list[Entity]) -> str:
@@ -130,6 +135,38 @@ def reply_message(content: str, state: dict, *, name: str) -> AIMessage:
     topics = [{"id": e["id"], "label": e["label"]} for e in state.get("topic_entities") or []]
     metadata = {"method": name, "answers": answers[:MAX_CARRIED_ENTITIES], "topic_entities": topics[:MAX_CARRIED_ENTITIES]}
     return AIMessage(content=content, name=name, response_metadata={METADATA_KEY: metadata})
+
+
+#: Warnings that say why a turn has no answer (the last one is quoted in the reply).
+NO_ANSWER_REASONS = ("link:", "answer:", "examine:", "tog2:")
+REPLY_ANSWERS = 10  # answers named in a chat reply
+
+
+def chat_reply_text(state: dict) -> str:
+    """Every method's short chat reply: the answers and what supports the first one (its first walk, else the
+    document chunk it came from), flagged when no explored walk supports it; without an answer, why."""
+    answers = state.get("answers") or []
+    if not answers:
+        reasons = [w for w in state.get("warnings") or [] if w.startswith(NO_ANSWER_REASONS)]
+        return "I could not find an answer in the knowledge graph." + (f" ({reasons[-1]})" if reasons else "")
+    names = ", ".join(a["answer"] for a in answers[:REPLY_ANSWERS]) + (" ..." if len(answers) > REPLY_ANSWERS else "")
+    first = answers[0]
+    because = ""
+    if first.get("paths"):
+        because = f"\nBecause: {Walk.from_dict(first['paths'][0]).text()}"
+    elif first.get("chunks"):
+        chunk = first["chunks"][0]
+        because = f"\nSource: {chunk.get('title')}: {chunk['text'][:200]}"
+    flag = "" if first.get("grounded", True) else "\n(not confirmed by the knowledge graph)"
+    return names + because + flag
+
+
+def with_chat_reply(state: dict, update: dict, *, name: str) -> dict:
+    """An answer step's ``update`` plus its chat reply (:func:`chat_reply_text`) when the question came as messages."""
+    if not state.get("messages"):
+        return update
+    answered = apply_update(state, update)
+    return {**update, "messages": [reply_message(chat_reply_text(answered), answered, name=name)]}
 
 
 def _entities_from_last_reply(messages: list) -> list[Entity] | None:

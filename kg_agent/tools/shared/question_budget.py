@@ -23,7 +23,6 @@ from typing import Any
 from kg_agent.llm.budget import QuestionBudget, question_allowance
 from kg_agent.settings import current_run_settings, tightened
 from kg_agent.steps import steps_of
-from kg_agent.tools.shared.updates import add_warnings
 
 Node = Callable[[dict], dict]
 
@@ -83,7 +82,7 @@ def budgeted(
         reason = budget_now.exhausted_for(state, keep=budget_now.answer_reserve) if budget_now.limited else None
         if reason is not None and explore and state.get("chains"):
             return {**extra, "stop_reason": BUDGET_STOP,
-                    "warnings": add_warnings(state, f"{step}: {reason}; exploration stops and the answer uses what was found")}
+                    "warnings": [f"{step}: {reason}; exploration stops and the answer uses what was found"]}
         with question_allowance(budget_now, state) as allowance:
             update = yield from steps_of(node(state))
         if allowance.refusal is not None and not explore:

@@ -1,11 +1,66 @@
-"""Helpers every node uses to build its state update (kept below the graphs layer, so tools can import them)."""
+"""Helpers every node uses to build its state update (kept below the graphs layer, so tools can import them).
+
+**Reducers.** A node returns only what it adds to the turn's ``warnings`` (its own, in order) and ``usage`` (its own
+calls); the state's fields merge them (:data:`REDUCERS`: ``warnings`` by :func:`append_warnings`, ``usage`` by
+:func:`~kg_agent.llm.usage.merge_usage`, ``messages`` by LangGraph's ``add_messages``). The first node of a turn
+(``link``) starts them afresh with LangGraph's ``Overwrite``, so a thread kept by a checkpointer does not carry
+the last turn's warnings along. A node function called directly, outside a graph, gives its update to
+:func:`apply_update`, which merges it into a state dict exactly as the graph does.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
+from langgraph.graph.message import add_messages
+from langgraph.types import Overwrite
+
 from kg_agent.llm.usage import merge_usage
+
+
+def append_warnings(current: list[str] | None, new: list[str] | None) -> list[str]:
+    """The ``warnings`` reducer: the state's warnings, then a node's new ones (in order)."""
+    return [*(current or []), *(new or [])]
+
+
+#: The state fields with a reducer, as :class:`~kg_agent.graphs.state.KGState` declares them.
+REDUCERS: dict[str, Callable[[Any, Any], Any]] = {
+    "messages": add_messages,
+    "warnings": append_warnings,
+    "usage": merge_usage,
+}
+
+
+def apply_update(state: Mapping[str, Any], update: Mapping[str, Any]) -> dict:
+    """``state`` after a node's ``update``, merged as a method graph merges it: the fields of :data:`REDUCERS` through
+    their reducer, an ``Overwrite`` replacing the value, the other fields replaced. For a node function called
+    directly (``state = apply_update(state, plan_node(state, planner=...))``)."""
+    merged = dict(state)
+    for key, value in update.items():
+        if isinstance(value, Overwrite):
+            merged[key] = value.value
+        elif key in REDUCERS:
+            merged[key] = REDUCERS[key](merged.get(key) or [], value)  # each reducer reads an empty list as nothing
+        else:
+            merged[key] = value
+    return merged
+
+
+def combined_updates(first: Mapping[str, Any], then: Mapping[str, Any]) -> dict:
+    """One node's update ``first`` with ``then`` added, as one update: a reducer field in both is reduced (and stays
+    an ``Overwrite`` when ``first``'s is one, so the first node of a turn still starts it afresh), the others are
+    ``then``'s. For what adds to a node's update (the KG requests it sent, ToG-2's start notes)."""
+    combined = dict(first)
+    for key, value in then.items():
+        current = first.get(key)
+        if key not in REDUCERS or current is None or isinstance(value, Overwrite):
+            combined[key] = value
+        elif isinstance(current, Overwrite):
+            combined[key] = Overwrite(REDUCERS[key](current.value, value))
+        else:
+            combined[key] = REDUCERS[key](current, value)
+    return combined
 
 
 def emit(event: str, **data) -> None:
@@ -33,7 +88,7 @@ def emit_answers(answers: list[dict], stop_reason: str = "") -> None:
          answers=[{k: a.get(k) for k in keys} for a in answers[:EMITTED_ANSWERS]])
 
 
-def answer_update(state: dict, outcome: Any, stop: str = "") -> dict:
+def answer_update(outcome: Any, stop: str = "") -> dict:
     """An answer step's update from its answerer's ``outcome`` (``answers``, ``output``, ``stop_reason``, ``warnings``,
     ``usage``): the stop reason is the outcome's, else ``stop``, else ``answered`` / ``no_answer``; emits the
     ``answer`` stream event."""
@@ -43,25 +98,9 @@ def answer_update(state: dict, outcome: Any, stop: str = "") -> dict:
         "answers": outcome.answers,
         "output": outcome.output,
         "stop_reason": stop,
-        "warnings": add_warnings(state, outcome.warnings),
-        "usage": add_usage(state, outcome.usage),
+        "warnings": list(outcome.warnings),
+        "usage": outcome.usage,
     }
-
-
-def add_warnings(state: dict, *messages: str | Iterable[str]) -> list[str]:
-    """The state's warnings with new ones appended (for a node's return value)."""
-    out = list(state.get("warnings") or [])
-    for message in messages:
-        if isinstance(message, str):
-            out.append(message)
-        else:
-            out.extend(message)
-    return out
-
-
-def add_usage(state: dict, delta: dict | None) -> dict:
-    """The state's LLM usage plus one node's usage (for a node's return value)."""
-    return merge_usage(state.get("usage") or {}, delta or {})
 
 
 def answer_record(

@@ -26,6 +26,7 @@ from langchain_core.language_models import BaseChatModel
 
 from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.types import relation_path_text
+from kg_agent.kg.walks import Walk
 from kg_agent.llm.parsing import parse_answer_list
 from kg_agent.settings import DEFAULT_GROUNDING, Grounding, StructuredMode
 from kg_agent.steps import Decided, decide, decided
@@ -33,11 +34,10 @@ from kg_agent.tools.rog.answer import AnswerOutcome
 from kg_agent.tools.shared.decider import Ask, Asked, Decider, LLMDecider, fall_back
 from kg_agent.tools.shared.decision_schemas import Answers
 from kg_agent.tools.shared.grounding import NO_GROUNDED_ANSWER, Evidence, RunGrounding, asked_for, ground_names, settle
-from kg_agent.tools.shared.link import reply_message
+from kg_agent.tools.shared.link import with_chat_reply
 from kg_agent.tools.shared.path_scoring import RelationPathScorer
 from kg_agent.tools.shared.updates import answer_record, answer_update
-from kg_agent.tools.tog.prune_entities import chain_path, chain_triplets
-from kg_agent.tools.tog.prune_relations import chain_relations
+from kg_agent.tools.tog.prune_entities import chain_triplets
 from kg_agent.tools.tog.verify import Verifier, answerable_chains, best_chain, round_chains
 
 UNVERIFIED_NOTE = "exploration ended without verification ({reason}); answered from the triples and the model's own knowledge"
@@ -53,8 +53,8 @@ def chain_evidence(chains: Sequence[dict]) -> Evidence:
     """The chains' ends (best-scored chains cited first); their starts are the topic entities."""
     evidence = Evidence(topic_entities=[c["start"] for c in chains])
     for chain in sorted(chains, key=lambda c: -c.get("score", 0.0)):
-        if chain.get("triples"):
-            evidence.add_end(chain["triples"][-1]["tail"], chain_path(chain))
+        if chain.get("steps"):
+            evidence.add_end(chain["steps"][-1]["tail"], chain)
     return evidence
 
 
@@ -73,8 +73,8 @@ def asked_chains(question: str, chains: Sequence[dict], *, scorer: RelationPathS
                  kg: KnowledgeGraph | None = None) -> tuple[list[dict], list[str]]:
     """The chains whose relation path the question asks for (:func:`~kg_agent.tools.shared.grounding.asked_for`,
     among the explored chains' relation paths), and a note naming the relation paths left out."""
-    explored = [c for c in chains if c.get("triples")]
-    paths = list(dict.fromkeys(tuple(chain_relations(c)) for c in explored))
+    explored = [c for c in chains if c.get("steps")]
+    paths = list(dict.fromkeys(tuple(Walk.from_dict(c).relations) for c in explored))
     if len(paths) < 2:
         return list(chains), []
     starts = {c["start"]["id"]: c["start"] for c in explored}
@@ -84,7 +84,7 @@ def asked_chains(question: str, chains: Sequence[dict], *, scorer: RelationPathS
         return list(chains), []
     note = (f"answer: the question does not ask for the relation path(s) {', '.join(relation_path_text(p) for p in left_out)}; "
             "the ends of those explored chains do not ground an answer")
-    return [c for c in explored if yes[tuple(chain_relations(c))]], [note]
+    return [c for c in explored if yes[tuple(Walk.from_dict(c).relations)]], [note]
 
 
 class ChainAnswerer(RunGrounding):
@@ -109,29 +109,29 @@ class ChainAnswerer(RunGrounding):
             return AnswerOutcome([], "", warnings=[f"answer: exploration ended without verification ({stop_reason or 'not verified'}); "
                                           "unverified chain ends are withheld (grounding='strict')"],
                                  stop_reason=NO_GROUNDED_ANSWER)
-        explored = [c for c in chains if c.get("triples")]
+        explored = [c for c in chains if c.get("steps")]
         # the question's own topic entity (or one named as it) is no answer unless the question asks for it, nor is
         # an end of a kind it does not ask for: a chain ending there is answered from only when no other is left
         answerable = answerable_chains(question, explored, kg=self.kg)
         explored = answerable or explored
         named = (verification or {}).get("relations")  # the relation path the offline verifier judged best
         if named is not None:
-            explored = [c for c in explored if list(chain_relations(c)) == named] or explored
+            explored = [c for c in explored if list(Walk.from_dict(c).relations) == named] or explored
         best = best_chain(explored, (verification or {}).get("depth") if verified or named is not None else None)
         if best is None:
             return AnswerOutcome([], "", warnings=[f"answer: nothing explored ({stop_reason or 'no chain'}), so no answer"])
-        relations = chain_relations(best)
+        relations = Walk.from_dict(best).relations
         kept = {id(c) for c in answerable}
-        same = sorted((c for c in chains if c.get("depth") == best["depth"] and chain_relations(c) == relations),
+        same = sorted((c for c in chains if c.get("depth") == best["depth"] and Walk.from_dict(c).relations == relations),
                       key=lambda c: (id(c) not in kept, -c.get("score", 0.0)))
         answers: dict[str, dict] = {}
         note = None if verified else OFFLINE_UNVERIFIED_NOTE.format(reason=stop_reason or "not verified")
         for chain in same:
-            tail = chain["triples"][-1]["tail"]
+            tail = chain["steps"][-1]["tail"]
             if tail["id"] in answers or len(answers) >= self.max_answers:
                 continue
             answers[tail["id"]] = answer_record(tail["label"], entity_id=tail["id"], score=chain.get("score", 0.0),
-                                                grounded=verified, paths=[chain_path(chain)], note=note)
+                                                grounded=verified, paths=[chain], note=note)
         records = list(answers.values())
         return AnswerOutcome(records, "\n".join(a["answer"] for a in records))
 
@@ -275,26 +275,11 @@ def answer_steps(state: dict, *, answerer: ToGAnswerer, asked: Asked | None = No
     ahead = {} if asked is None else {"asked": asked}
     outcome = yield decide(answerer.answer, state.get("question", ""), round_chains(state),
                            verification=state.get("verification"), stop_reason=stop, **ahead)
-    return answer_update(state, outcome, stop)
-
-
-def format_tog_reply(state: dict) -> str:
-    """A short chat reply: the answers and the chain behind the first one."""
-    answers = state.get("answers") or []
-    if not answers:
-        return "I could not find an answer in the knowledge graph."
-    names = ", ".join(a["answer"] for a in answers[:10]) + (" ..." if len(answers) > 10 else "")
-    first = answers[0]
-    because = f"\nBecause: {first['paths'][0]['text']}" if first.get("paths") else ""
-    flag = "" if first.get("grounded", True) else "\n(not confirmed by the knowledge graph)"
-    return names + because + flag
+    return answer_update(outcome, stop)
 
 
 def respond_steps(state: dict, *, answerer: ToGAnswerer, name: str = "tog",
                   asked: Asked | None = None):
     """``answer``, plus the chat reply when the question came as messages. Steps."""
     update = yield from answer_steps(state, answerer=answerer, asked=asked)
-    if state.get("messages"):
-        merged = {**state, **update}
-        update["messages"] = [reply_message(format_tog_reply(merged), merged, name=name)]
-    return update
+    return with_chat_reply(state, update, name=name)

@@ -34,7 +34,6 @@ from kg_agent.steps import Decided, decide, decided
 from kg_agent.tools.shared.decider import Decider, LLMDecider, Outcome, fall_back
 from kg_agent.tools.shared.decision_schemas import Instructions, Summary
 from kg_agent.tools.shared.scoring import DEFAULT_IGNORED_RELATIONS, filter_relations
-from kg_agent.tools.shared.updates import add_usage, add_warnings
 from kg_agent.tools.tog.prune_relations import SimilarityRelationPruner, guided_query
 
 DEFAULT_MAX_INSTRUCTIONS = 3
@@ -232,8 +231,8 @@ def instructions_steps(
         "instructions": outcome.instructions[:max_instructions],
         "topic_entities": list(state.get("topic_entities") or []) + [e.to_dict() for e in entities[len(known_at_start):]],
         "round": 0,
-        "warnings": add_warnings(state, warnings),
-        "usage": add_usage(state, outcome.usage),
+        "warnings": warnings,
+        "usage": outcome.usage,
     }
     if entities and state.get("stop_reason") == "no_topic_entity":
         update["stop_reason"] = ""
@@ -257,6 +256,6 @@ def integrate_steps(state: dict, *, integrator: InstructionIntegrator, max_width
         "candidate_relations": [],
         "verification": {},
         "stop_reason": "" if state.get("topic_entities") else (state.get("stop_reason") or "no_topic_entity"),
-        "warnings": add_warnings(state, warnings),
-        "usage": add_usage(state, usage),
+        "warnings": warnings,
+        "usage": usage,
     }

@@ -7,8 +7,8 @@ chain came from). Large candidate sets are capped deterministically: sorted by (
 ``max_candidates`` kept, with a warning (ToG samples randomly). A decider scores the candidates; a triple's
 score is relation score x entity score; the global top-``W`` triples extend their chains (ToG's beam).
 
-A chain is a JSON dict ``{"text", "start", "triples": [Triple.to_dict()...], "score", "scores", "depth"}``
-and renders to a RoG path dict with :func:`chain_path` for answers. ``scores`` holds each triple's score
+A chain is a :class:`~kg_agent.kg.walks.Walk` (in the state its ``to_dict()``: ``{"text", "start", "steps", "score",
+"scores", "depth"}``, ToG-I adds ``round``), an answer's evidence as it is. ``scores`` holds each triple's score
 (relation score x entity score, as in ToG); the chain's ``score`` is their product, so the beam ranks whole
 chains. (ToG ranks by the newest triple alone, which lets an entity with a single relation — scored 1 —
 or a single tail take over the beam from a better chain.)
@@ -40,22 +40,22 @@ from langchain_core.language_models import BaseChatModel
 
 from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.relation_paths import verbalize_relation
-from kg_agent.kg.types import Entity, Path, Triple
+from kg_agent.kg.types import Entity, Triple
+from kg_agent.kg.walks import Walk
 from kg_agent.llm.parsing import parse_scored_items
+from kg_agent.llm.usage import merge_usage
 from kg_agent.settings import StructuredMode
 from kg_agent.steps import Decided, decide, decided, placed_warnings, sync_node
 from kg_agent.tools.shared.decider import Candidates, Decider, LLMDecider, fall_back
 from kg_agent.tools.shared.decision_schemas import ScoredNames
 from kg_agent.tools.shared.scoring import TextVectorsFromEmbeddings, top_normalised
-from kg_agent.tools.shared.updates import add_usage, add_warnings, emit
+from kg_agent.tools.shared.updates import emit
 from kg_agent.tools.tog.prune_relations import (
     DEFAULT_WIDTH,
     GUIDANCE_LINE,
     ScoredOutcome,
     SimilarityRelationPruner,
     beam_question,
-    chain_relations,
-    chain_tail,
     guided_query,
     scores_whole_paths,
 )
@@ -67,33 +67,18 @@ DEFAULT_MAX_CANDIDATES = 40
 def new_chain(entity: Entity | dict) -> dict:
     """A chain of no triple yet, starting at a topic entity."""
     entity = entity if isinstance(entity, Entity) else Entity.from_dict(entity)
-    return {"text": entity.label, "start": entity.to_dict(), "triples": [], "score": 1.0, "scores": [], "depth": 0}
+    return Walk(entity, score=1.0, scores=(), depth=0).to_dict()
 
 
 def extend_chain(chain: dict, triple: Triple, score: float, depth: int, *, chain_score: float | None = None, **extra) -> dict:
     """The chain with one more triple; ``score`` is the triple's own score; the chain's is ``chain_score`` when given
-    (a whole-path relation score, :attr:`ScoredOutcome.whole_path`), else the product of its triples' scores."""
-    triples = [*chain.get("triples", []), triple.to_dict()]
-    path = Path(Entity.from_dict(chain["start"]), tuple(Triple.from_dict(t) for t in triples))
-    return {
-        "text": path.text(),
-        "start": chain["start"],
-        "triples": triples,
-        "score": round(float(chain.get("score", 1.0)) * float(score) if chain_score is None else float(chain_score), 8),
-        "scores": [*chain.get("scores", []), round(float(score), 6)],
-        "depth": depth,
-        **extra,
-    }
-
-
-def chain_entity_ids(chain: dict) -> set[str]:
-    return {chain["start"]["id"], *(t["tail"]["id"] for t in chain.get("triples", []))}
-
-
-def chain_path(chain: dict) -> dict:
-    """The chain as a RoG-style path dict (``text``, ``start``, ``steps``) with its score."""
-    path = Path(Entity.from_dict(chain["start"]), tuple(Triple.from_dict(t) for t in chain.get("triples", [])))
-    return {**path.to_dict(), "score": chain.get("score", 0.0)}
+    (a whole-path relation score, :attr:`ScoredOutcome.whole_path`), else the product of its triples' scores.
+    ``extra``: more :class:`~kg_agent.kg.walks.Walk` fields (ToG-I's ``round``)."""
+    walk = Walk.from_dict(chain)
+    if chain_score is None:
+        chain_score = float(1.0 if walk.score is None else walk.score) * float(score)
+    return walk.extended(triple, score=round(float(chain_score), 8), scores=(*(walk.scores or ()), round(float(score), 6)),
+                         depth=depth, **extra).to_dict()
 
 
 def triplet_text(triple: dict) -> str:
@@ -106,7 +91,7 @@ def triplet_text(triple: dict) -> str:
 
 def chain_triplets(chains: Sequence[dict]) -> list[str]:
     """The distinct triplet lines of the chains, in chain order."""
-    return list(dict.fromkeys(triplet_text(t) for c in chains for t in c.get("triples", [])))
+    return list(dict.fromkeys(triplet_text(t) for c in chains for t in c.get("steps", [])))
 
 
 # ---------------------------------------------------------------------------------------------- deciders
@@ -255,8 +240,8 @@ class LLMEntityScorer(LLMDecider):
 # ---------------------------------------------------------------------------------------------- node
 def candidate_entities(kg: KnowledgeGraph, chain: dict, relation: str, *, max_candidates: int) -> tuple[list[Entity], int, int]:
     """``(candidates, total, revisits)``: neighbours not yet on the chain, sorted by (label, id), capped."""
-    on_chain = chain_entity_ids(chain)
-    ids = kg.neighbors(chain_tail(chain).id, relation)
+    on_chain = Walk.from_dict(chain).entity_ids
+    ids = kg.neighbors(Walk.from_dict(chain).end.id, relation)
     fresh = [i for i in dict.fromkeys(ids) if i not in on_chain]
     entities = sorted((Entity(i, kg.label(i) or i) for i in fresh), key=lambda e: (e.label, e.id))
     return entities[:max_candidates], len(entities), len(ids) - len(fresh)
@@ -280,7 +265,7 @@ def plan_entity_scoring(state: dict, *, kg: KnowledgeGraph, scorer: EntityScorer
     scoring = EntityScoring([], [], [])
     for pair in state.get("candidate_relations") or []:
         chain = frontier[pair["chain"]]
-        head = chain_tail(chain)
+        head = Walk.from_dict(chain).end
         relation = pair["relation"]
         candidates, total, revisits = candidate_entities(kg, chain, relation, max_candidates=max_candidates)
         if total > len(candidates):
@@ -296,7 +281,7 @@ def plan_entity_scoring(state: dict, *, kg: KnowledgeGraph, scorer: EntityScorer
             scoring.requests.append(functools.partial(ScoredOutcome, [(candidates[0].id, 1.0)], source="single"))
         else:
             scoring.decisions += 1
-            on_path = {"prefix": chain_relations(chain)} if scores_whole_paths(scorer) else {}
+            on_path = {"prefix": Walk.from_dict(chain).relations} if scores_whole_paths(scorer) else {}
             scoring.requests.append(decide(scorer.score_entities, beam_question(state, chain, scorer), head, relation,
                                            candidates, guidance=state.get("guidance") or "", **on_path))
     return scoring
@@ -309,7 +294,7 @@ def scored_entities(scoring: EntityScoring, outcomes: Sequence[ScoredOutcome]) -
     usage: dict = {}
     scored_triples: list[list] = []
     for (pair, head, candidates), scored in zip(scoring.scored_pairs, outcomes):
-        usage = add_usage({"usage": usage}, scored.usage)
+        usage = merge_usage(usage, scored.usage)
         by_id = {c.id: c for c in candidates}
         for entity_id, entity_score in scored.items:
             if entity_id in by_id:
@@ -355,8 +340,8 @@ def prune_entities_steps(
         "frontier": new_chains,
         "depth": depth,
         "candidate_relations": [],
-        "warnings": add_warnings(state, scored["warnings"]),
-        "usage": add_usage(state, scored["usage"]),
+        "warnings": scored["warnings"],
+        "usage": scored["usage"],
     }
     if not new_chains:
         update["stop_reason"] = "no_candidates"

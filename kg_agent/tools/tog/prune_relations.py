@@ -37,7 +37,9 @@ from langchain_core.language_models import BaseChatModel
 
 from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.types import Entity
+from kg_agent.kg.walks import Walk
 from kg_agent.llm.parsing import parse_scored_items
+from kg_agent.llm.usage import merge_usage
 from kg_agent.settings import StructuredMode
 from kg_agent.steps import Decided, decide, decided, placed_warnings, sync_node
 from kg_agent.tools.shared.decider import Candidates, Decider, LLMDecider, Outcome, fall_back
@@ -49,7 +51,7 @@ from kg_agent.tools.shared.scoring import (
     mask_mentions,
     top_normalised,
 )
-from kg_agent.tools.shared.updates import add_usage, add_warnings, emit
+from kg_agent.tools.shared.updates import emit
 
 DEFAULT_WIDTH = 3  # ToG's beam width W
 DEFAULT_DEPTH = 3  # ToG's maximum depth D
@@ -269,16 +271,6 @@ class LLMRelationPruner(LLMDecider):
 
 
 # ---------------------------------------------------------------------------------------------- node
-def chain_tail(chain: dict) -> Entity:
-    """The entity a chain ends at (its start when it has no triple yet)."""
-    triples = chain.get("triples") or []
-    return Entity.from_dict(triples[-1]["tail"] if triples else chain["start"])
-
-
-def chain_relations(chain: dict) -> tuple[str, ...]:
-    return tuple(t["relation"] for t in chain.get("triples") or [])
-
-
 def scores_whole_paths(decider) -> bool:
     """Whether an offline decider scores whole chains (:attr:`SimilarityRelationPruner.scores_whole_paths`)."""
     return bool(getattr(decider, "scores_whole_paths", False))
@@ -316,9 +308,9 @@ def plan_relation_scoring(state: dict, *, kg: KnowledgeGraph, pruner: RelationPr
         frontier = frontier[:width]
     scoring = RelationScoring(frontier, [], warnings, [])
     for index, chain in enumerate(frontier):
-        entity = chain_tail(chain)
+        entity = Walk.from_dict(chain).end
         relations, dropped = filter_relations(kg.relations(entity.id), ignored_relations)
-        on_chain = {chain["start"]["id"], *(t["tail"]["id"] for t in chain.get("triples") or [])}
+        on_chain = Walk.from_dict(chain).entity_ids
         relations = [r for r in relations if any(n not in on_chain for n in kg.neighbors(entity.id, r))]  # not only back
         if not relations:
             note = f" ({len(dropped)} bookkeeping relation(s) ignored)" if dropped else ""
@@ -331,7 +323,7 @@ def plan_relation_scoring(state: dict, *, kg: KnowledgeGraph, pruner: RelationPr
         else:
             scoring.decisions += 1
             scoring.requests.append(decide(pruner.score_relations, beam_question(state, chain, pruner), entity, relations, width=width,
-                                           prefix=chain_relations(chain), guidance=state.get("guidance") or ""))
+                                           prefix=Walk.from_dict(chain).relations, guidance=state.get("guidance") or ""))
     return scoring
 
 
@@ -342,7 +334,7 @@ def scored_relations(scoring: RelationScoring, outcomes: Sequence[ScoredOutcome]
     pairs: list[dict] = []
     best_whole = max((score for scored in outcomes if scored.whole_path for _, score in scored.items), default=1.0)
     for (index, entity), scored in zip(scoring.chosen, outcomes):
-        usage = add_usage({"usage": usage}, scored.usage)
+        usage = merge_usage(usage, scored.usage)
         for rel, score in scored.items:
             if scored.whole_path:  # the chain's own weight, relative to the beam's best
                 score = score / best_whole if best_whole > 0 else 0.0
@@ -391,8 +383,8 @@ def prune_relations_steps(
     update = {
         "candidate_relations": pairs,
         "frontier": scored["frontier"],
-        "warnings": add_warnings(state, scored["warnings"]),
-        "usage": add_usage(state, scored["usage"]),
+        "warnings": scored["warnings"],
+        "usage": scored["usage"],
     }
     if not pairs:
         update["stop_reason"] = "no_relations"

@@ -42,10 +42,10 @@ from typing import Any
 
 from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.llm.budget import QuestionBudget, spent
+from kg_agent.llm.usage import merge_usage
 from kg_agent.steps import steps_of
 from kg_agent.tools.shared.decider import DEFAULT_ATTEMPTS, Asked
 from kg_agent.tools.shared.question_budget import run_budget
-from kg_agent.tools.shared.updates import add_usage
 from kg_agent.tools.tog.answer import ToGAnswerer
 from kg_agent.tools.tog.prune_entities import (
     DEFAULT_MAX_CANDIDATES,
@@ -184,10 +184,10 @@ def verify_and_speculate(state: dict, *, verifier: Verifier, max_depth: int, bud
         return update
     usage: dict = {}
     for result in results.values():
-        usage = add_usage({"usage": usage}, result["usage"])
+        usage = merge_usage(usage, result["usage"])
     discarded = {"discarded_calls": int(usage.get("calls", 0)) + int(usage.get("errors", 0)),
                  "discarded_tokens": int(usage.get("total_tokens", 0))}
-    update["usage"] = add_usage(update, {**usage, "speculation": discarded})
+    update["usage"] = merge_usage(update.get("usage"), {**usage, "speculation": discarded})
     return update
 
 

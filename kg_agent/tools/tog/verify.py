@@ -32,6 +32,7 @@ from langchain_core.language_models import BaseChatModel
 
 from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.types import Entity
+from kg_agent.kg.walks import Walk
 from kg_agent.llm.parsing import parse_yes_no
 from kg_agent.settings import DEFAULT_GROUNDING, Grounding, StructuredMode
 from kg_agent.steps import Decided, decide, decided, sync_node
@@ -40,12 +41,9 @@ from kg_agent.tools.shared.decision_schemas import Verification
 from kg_agent.tools.shared.grounding import RunGrounding, UnaskedAnswers
 from kg_agent.tools.shared.path_scoring import RelationPathScorer
 from kg_agent.tools.shared.scoring import DEFAULT_IGNORED_RELATIONS
-from kg_agent.tools.shared.updates import add_usage, add_warnings
-from kg_agent.tools.tog.prune_entities import chain_entity_ids, chain_triplets, triplet_text
+from kg_agent.tools.tog.prune_entities import chain_triplets, triplet_text
 from kg_agent.tools.tog.prune_relations import (
     SimilarityRelationPruner,
-    chain_relations,
-    chain_tail,
     guided_query,
     relation_walks,
 )
@@ -117,12 +115,12 @@ class ScoreVerifier:
 
         Returned as single "relations" (the whole path joined) so one similarity call ranks them all.
         """
-        walks = relation_walks(self.kg, [chain_tail(chain).id], self.lookahead, on_chain=chain_entity_ids(chain),
+        walks = relation_walks(self.kg, [Walk.from_dict(chain).end.id], self.lookahead, on_chain=Walk.from_dict(chain).entity_ids,
                                sample=self.sample, ignored_relations=self.ignored_relations, max_paths=self.max_extensions)
-        return [_joined((*chain_relations(chain), *walk)) for walk in walks]
+        return [_joined((*Walk.from_dict(chain).relations, *walk)) for walk in walks]
 
     def verify(self, question, chains, *, depth) -> VerifyOutcome:
-        explored = [c for c in chains if c.get("triples")]
+        explored = [c for c in chains if c.get("steps")]
         if not explored:
             return VerifyOutcome(False, source=self.name)
         starts = {c["start"]["id"]: Entity(c["start"]["id"], c["start"]["label"]) for c in explored}
@@ -134,16 +132,16 @@ class ScoreVerifier:
         beam = [c for c in explored if c.get("depth") == depth]
         if not answerable:  # explore on from where the beam stands
             return VerifyOutcome(False, source=self.name)
-        paths = list(dict.fromkeys(_joined(chain_relations(c)) for c in answerable))
+        paths = list(dict.fromkeys(_joined(Walk.from_dict(c).relations) for c in answerable))
         now, path = max(zip(self._similarity.similarities(query, (), paths), paths), key=lambda pair: pair[0])
-        chain = best_chain([c for c in answerable if _joined(chain_relations(c)) == path])
+        chain = best_chain([c for c in answerable if _joined(Walk.from_dict(c).relations) == path])
         beam = beam or [chain]
         ahead = [e for e in dict.fromkeys(e for c in beam for e in self.extensions(c))
                  if not unasked.wrong_kind(e.split(_JOIN))]
         extension = max(self._similarity.similarities(query, (), ahead), default=float("-inf"))
         sufficient = now + self.margin >= extension
-        return VerifyOutcome(sufficient, chain_tail(chain).label if sufficient else None, source=self.name,
-                             relations=chain_relations(chain), depth=chain.get("depth"))
+        return VerifyOutcome(sufficient, Walk.from_dict(chain).end.label if sufficient else None, source=self.name,
+                             relations=Walk.from_dict(chain).relations, depth=chain.get("depth"))
 
 
 def answerable_chains(question: str, chains: Sequence[dict], *, kg: KnowledgeGraph | None = None,
@@ -153,7 +151,7 @@ def answerable_chains(question: str, chains: Sequence[dict], *, kg: KnowledgeGra
     the question asks for what the chain's last relation reaches by name; with ``kg``, not of a kind the question
     does not ask for (persons for "which films")."""
     unasked = unasked or UnaskedAnswers(question, [c["start"] for c in chains], kg=kg)
-    return [c for c in chains if not c.get("triples") or not unasked.excluded(c["triples"][-1]["tail"], chain_relations(c))]
+    return [c for c in chains if not c.get("steps") or not unasked.excluded_walk(c)]
 
 
 VERIFY_PROMPT = """Given a question and the associated retrieved knowledge graph triplets (entity, relation, entity), you are asked to answer whether it's sufficient for you to answer the question with these triplets and your knowledge (Yes or No).
@@ -217,12 +215,12 @@ class LLMVerifier(LLMDecider, RunGrounding):
 def chain_ends(chains: Sequence[dict], shown: set[str]) -> Candidates:
     """The labels of the ends of the explored chains whose last triplet the prompt shows (``shown``), in chain
     order; ranked (for a cut) by the chains' scores."""
-    ending = [c for c in chains if c.get("triples") and triplet_text(c["triples"][-1]) in shown]
+    ending = [c for c in chains if c.get("steps") and triplet_text(c["steps"][-1]) in shown]
 
     def by_score() -> list[str]:
-        return [chain_tail(c).label for c in sorted(ending, key=lambda c: -c.get("score", 0.0))]
+        return [Walk.from_dict(c).end.label for c in sorted(ending, key=lambda c: -c.get("score", 0.0))]
 
-    return Candidates(list(dict.fromkeys(chain_tail(c).label for c in ending)), rank=by_score)
+    return Candidates(list(dict.fromkeys(Walk.from_dict(c).end.label for c in ending)), rank=by_score)
 
 
 def round_chains(state: dict) -> list[dict]:
@@ -246,8 +244,8 @@ def verification_update(state: dict, outcome: VerifyOutcome) -> dict:
         verification["budget_exhausted"] = True
     return {
         "verification": verification,
-        "warnings": add_warnings(state, outcome.warnings),
-        "usage": add_usage(state, outcome.usage),
+        "warnings": outcome.warnings,
+        "usage": outcome.usage,
     }
 
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from kg_agent.steps import decide
 from kg_agent.tools.shared.grounding import NO_GROUNDED_ANSWER
-from kg_agent.tools.shared.link import reply_message
-from kg_agent.tools.shared.updates import add_usage, add_warnings, emit_answers
+from kg_agent.tools.shared.link import with_chat_reply
+from kg_agent.tools.shared.updates import apply_update, emit_answers
 from kg_agent.tools.tog2.examine import Examiner
 
 
@@ -17,29 +17,11 @@ def answer_steps(state: dict, *, examiner: Examiner, top_l: int):
         references = (state.get("documents") or [])[:top_l]
         outcome = yield decide(examiner.examine, state["question"], frontier, state["chains"], references, last_round=True)
         update.update(answers=outcome.answers, output=outcome.output or state.get("output", ""),
-                      warnings=add_warnings(state, outcome.warnings), usage=add_usage(state, outcome.usage))
+                      warnings=outcome.warnings, usage=outcome.usage)
         if outcome.sufficient and not outcome.answers:  # grounding="strict" withheld the model's answers
             update["stop_reason"] = NO_GROUNDED_ANSWER
     if not state.get("stop_reason"):
         update["stop_reason"] = "no_answer"
-    emit_answers({**state, **update}.get("answers") or [], update.get("stop_reason") or state.get("stop_reason") or "")
-    if state.get("messages"):
-        merged = {**state, **update}
-        update["messages"] = [reply_message(format_reply(merged), merged, name="tog2")]
-    return update
-
-
-def format_reply(state: dict) -> str:
-    """A short chat reply: the answers and what supports the first one (a path or a chunk)."""
-    answers = state.get("answers") or []
-    if not answers:
-        reasons = [w for w in state.get("warnings") or [] if w.startswith(("link:", "examine:", "tog2:"))]
-        return "I could not find an answer." + (f" ({reasons[-1]})" if reasons else "")
-    first = answers[0]
-    because = ""
-    if first.get("paths"):
-        because = f"\nBecause: {first['paths'][0]['text']}"
-    elif first.get("chunks"):
-        chunk = first["chunks"][0]
-        because = f"\nSource: {chunk.get('title')}: {chunk['text'][:200]}"
-    return ", ".join(a["answer"] for a in answers[:10]) + because
+    answered = apply_update(state, update)
+    emit_answers(answered.get("answers") or [], answered.get("stop_reason") or "")
+    return with_chat_reply(state, update, name="tog2")

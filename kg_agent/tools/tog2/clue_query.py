@@ -31,7 +31,6 @@ from kg_agent.steps import Decided, decide, decided
 from kg_agent.tools.shared.decider import Decider, LLMDecider, Outcome, fall_back
 from kg_agent.tools.shared.decision_schemas import ClueQueries
 from kg_agent.tools.shared.scoring import TextVectorsFromEmbeddings, mask_mentions
-from kg_agent.tools.shared.updates import add_usage, add_warnings
 from kg_agent.tools.tog2.frontier import match_label, new_frontier_item
 
 
@@ -145,6 +144,6 @@ def clue_query_steps(state: dict, *, writer: ClueWriter):
         "depth": 0,
         "clue_queries": [{"depth": 0, "entity": e.label, "clue": outcome.clues.get(e.id, ""), "source": outcome.source}
                          for e in entities],
-        "warnings": add_warnings(state, outcome.warnings),
-        "usage": add_usage(state, outcome.usage),
+        "warnings": outcome.warnings,
+        "usage": outcome.usage,
     }

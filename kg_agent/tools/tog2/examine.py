@@ -47,6 +47,7 @@ from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.relation_paths import verbalize_relation, verbalize_relation_path
 from kg_agent.kg.terms import normalize_label
 from kg_agent.kg.types import Entity, inverse, is_inverse
+from kg_agent.kg.walks import Walk
 from kg_agent.llm.parsing import parse_answer_list, parse_json_object, parse_yes_no
 from kg_agent.llm.usage import merge_usage
 from kg_agent.settings import DEFAULT_GROUNDING, Grounding, StructuredMode
@@ -55,11 +56,9 @@ from kg_agent.tools.shared.decider import Decider, LLMDecider, Outcome, fall_bac
 from kg_agent.tools.shared.decision_schemas import Examination
 from kg_agent.tools.shared.grounding import NO_GROUNDED_ANSWER, Evidence, RunGrounding, ground_names, settle
 from kg_agent.tools.shared.scoring import TextVectorsFromEmbeddings, mask_mentions, relation_overlap
-from kg_agent.tools.shared.updates import add_usage, add_warnings, answer_record
+from kg_agent.tools.shared.updates import answer_record
 from kg_agent.tools.tog2.frontier import (
     LEXICAL_WEIGHT,
-    item_path,
-    item_relations,
     match_label,
     triple_text,
 )
@@ -231,7 +230,7 @@ class ExtractiveExaminer(TextVectorsFromEmbeddings):
             for item in own:
                 date = parse_date(item["entity"]["label"])
                 if date:
-                    found = (date, answer_record(item["start"]["label"], entity_id=item["start"]["id"], paths=[item_path(item)]))
+                    found = (date, answer_record(item["start"]["label"], entity_id=item["start"]["id"], paths=[item]))
                     break
             if found is None:
                 on_paths = {c["entity"]["id"] for c in own} | {c["start"]["id"] for c in own}
@@ -263,20 +262,20 @@ class ExtractiveExaminer(TextVectorsFromEmbeddings):
             return ExamineOutcome(False, source=self.name)
         starts = [Entity.from_dict(i["start"]) for i in frontier]
         query = mask_mentions(question, starts)
-        fits = self.vectors.rank(query, [verbalize_relation_path(item_relations(i)) for i in frontier])
-        fits = [f + LEXICAL_WEIGHT * relation_overlap(question, item_relations(i)) for f, i in zip(fits, frontier)]
+        fits = self.vectors.rank(query, [verbalize_relation_path(Walk.from_dict(i).relations) for i in frontier])
+        fits = [f + LEXICAL_WEIGHT * relation_overlap(question, Walk.from_dict(i).relations) for f, i in zip(fits, frontier)]
         best = max(range(len(frontier)), key=lambda i: (fits[i], frontier[i].get("score", 0.0), -i))
         item = frontier[best]
         tail = Entity.from_dict(item["entity"])
-        prefix = item_relations(item)
+        prefix = Walk.from_dict(item).relations
         vocabulary = self.vocabulary(tail.id)
         ext = self.vectors.rank(query, [verbalize_relation_path((*prefix, r)) for r in vocabulary]) if vocabulary else []
         ext = [e + LEXICAL_WEIGHT * relation_overlap(question, (*prefix, r)) for e, r in zip(ext, vocabulary)]
         top = max(range(len(ext)), key=lambda i: ext[i]) if ext else None
         if top is None or fits[best] + self.margin >= ext[top]:
-            same = [i for i in frontier if item_relations(i) == prefix and i["start"]["id"] == item["start"]["id"]]
+            same = [i for i in frontier if Walk.from_dict(i).relations == prefix and i["start"]["id"] == item["start"]["id"]]
             answers = [answer_record(i["entity"]["label"], entity_id=i["entity"]["id"], score=i.get("score", 0.0),
-                                     paths=[item_path(i)]) for i in same]
+                                     paths=[i]) for i in same]
             return ExamineOutcome(True, answers, output="\n".join(a["answer"] for a in answers), source=self.name)
         missing = vocabulary[top]
         clue = f"{tail.label} {verbalize_relation(missing)}"
@@ -285,7 +284,7 @@ class ExtractiveExaminer(TextVectorsFromEmbeddings):
             if extracted is not None:
                 return ExamineOutcome(True, [extracted], output=extracted["answer"], source=self.name)
         if last_round:
-            record = answer_record(tail.label, entity_id=tail.id, score=item.get("score", 0.0), paths=[item_path(item)],
+            record = answer_record(tail.label, entity_id=tail.id, score=item.get("score", 0.0), paths=[item],
                                    note=f"depth limit: the question may ask for {verbalize_relation(missing)!r} of it")
             return ExamineOutcome(True, [record], output=tail.label, source=self.name)
         return ExamineOutcome(False, clues={tail.id: clue}, source=self.name)
@@ -369,8 +368,8 @@ def item_evidence(chains: Sequence[dict], references: Sequence[dict]) -> Evidenc
     """The triple paths' ends (paths of at least one hop) and the cited chunks; the paths' starts are the topic entities."""
     evidence = Evidence(topic_entities=[c["start"] for c in chains], chunks=references)
     for item in chains:
-        if item.get("triples"):
-            evidence.add_end(item["entity"], item_path(item))
+        if item.get("steps"):
+            evidence.add_end(item["entity"], item)
     return evidence
 
 
@@ -391,7 +390,7 @@ class LLMExaminer(LLMDecider, RunGrounding):
     def examine(self, question, frontier, chains, references, *, last_round):
         """The decision as steps (its model calls asked by :mod:`kg_agent.steps`)."""
         clues = "\n".join(dict.fromkeys(f"- {i['entity']['label']}: {i.get('clue') or '-'}" for i in frontier)) or "-"
-        triples = "\n".join(dict.fromkeys("; ".join(triple_text(t) for t in i["triples"]) for i in frontier if i["triples"])) or "(none)"
+        triples = "\n".join(dict.fromkeys("; ".join(triple_text(t) for t in i["steps"]) for i in frontier if i["steps"])) or "(none)"
         refs = "\n".join(f"[{n}] ({c.get('entity_label') or c.get('title')}) {c['text']}" for n, c in enumerate(references, 1)) or "(none)"
         prompt = EXAMINE_PROMPT.format(question=question, clues=clues, triples=triples, references=refs,
                                        last=LAST_ROUND if last_round else "")
@@ -435,8 +434,8 @@ def examine_steps(state: dict, *, examiner: Examiner, depth: int, top_l: int = D
     references = (state.get("documents") or [])[:top_l]
     outcome = yield decide(examiner.examine, state["question"], frontier, state.get("chains") or [], references,
                            last_round=last_round)
-    update: dict = {"warnings": add_warnings(state, outcome.warnings), "usage": add_usage(state, outcome.usage),
-                    "references": references, "paths": [item_path(i) for i in frontier]}
+    update: dict = {"warnings": outcome.warnings, "usage": outcome.usage,
+                    "references": references, "paths": list(frontier)}
     if outcome.sufficient:
         limited = any(str(a.get("note", "")).startswith("depth limit") for a in outcome.answers)
         stop = "max_depth" if limited else "answered" if outcome.answers else NO_GROUNDED_ANSWER
@@ -444,7 +443,7 @@ def examine_steps(state: dict, *, examiner: Examiner, depth: int, top_l: int = D
         return update
     if last_round:
         update.update(answers=[], output=outcome.output, stop_reason="max_depth",
-                      warnings=add_warnings({"warnings": update["warnings"]}, "examine: no answer within the depth limit"))
+                      warnings=[*outcome.warnings, "examine: no answer within the depth limit"])
         return update
     new_frontier, log = [], list(state.get("clue_queries") or [])
     for item in frontier:

@@ -2,10 +2,11 @@
 document-based entity prune, examine & reason).
 
 The ToG-2 state keeps a **frontier**: the current topic entities ``E^i`` with their preceding triple
-paths ``P^i`` and clue queries ``Q_c^i`` (ToG-2 §3.2). Each frontier item is plain JSON::
+paths ``P^i`` and clue queries ``Q_c^i`` (ToG-2 §3.2). Each frontier item is a :class:`~kg_agent.kg.walks.Walk`
+(its ``to_dict()`` in the state) whose details are the entity it reached, its clue query and its relation's score::
 
-    {"entity": {"id", "label"}, "start": {"id", "label"}, "triples": [Triple.to_dict(), ...],
-     "clue": "...", "score": 0.42, "relation_score": 0.5, "depth": 1}
+    {"text", "start": {"id", "label"}, "steps": [Triple.to_dict(), ...], "score": 0.42, "depth": 1,
+     "entity": {"id", "label"}, "clue": "...", "relation_score": 0.5}
 """
 
 from __future__ import annotations
@@ -13,36 +14,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from kg_agent.kg.terms import normalize_label
-from kg_agent.kg.types import Entity, Path, Triple
+from kg_agent.kg.types import Entity
+from kg_agent.kg.walks import Walk
 
 
 def new_frontier_item(entity: Entity | dict, *, clue: str = "") -> dict:
     """A topic entity at depth 0 (empty path)."""
-    entity = entity.to_dict() if isinstance(entity, Entity) else dict(entity)
-    entity = {"id": entity["id"], "label": entity["label"]}
-    return {"entity": entity, "start": entity, "triples": [], "clue": clue, "score": 0.0,
-            "relation_score": 0.0, "depth": 0}
-
-
-def item_entity(item: dict) -> Entity:
-    return Entity.from_dict(item["entity"])
-
-
-def item_relations(item: dict) -> tuple[str, ...]:
-    return tuple(t["relation"] for t in item.get("triples") or [])
-
-
-def item_entity_ids(item: dict) -> set[str]:
-    """Entities on the item's path (its start, every tail)."""
-    ids = {item["start"]["id"], item["entity"]["id"]}
-    ids.update(t["tail"]["id"] for t in item.get("triples") or [])
-    return ids
-
-
-def item_path(item: dict) -> dict:
-    """The item's reasoning path as a :class:`~kg_agent.kg.types.Path` dict (RoG's ``e0 -> r1 -> e1``)."""
-    start = Entity.from_dict(item["start"])
-    return Path(start, tuple(Triple.from_dict(t) for t in item.get("triples") or [])).to_dict()
+    entity = entity if isinstance(entity, Entity) else Entity.from_dict(entity)
+    return Walk(entity, score=0.0, depth=0, details={"entity": entity.to_dict(), "clue": clue, "relation_score": 0.0}).to_dict()
 
 
 def triple_text(triple: dict) -> str:

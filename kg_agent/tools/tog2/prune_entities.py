@@ -34,9 +34,10 @@ import numpy as np
 
 from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.types import Entity, Triple
+from kg_agent.kg.walks import Walk
 from kg_agent.tools.shared.similarity import unit_vectors
-from kg_agent.tools.shared.updates import add_warnings, emit
-from kg_agent.tools.tog2.frontier import item_entity, item_entity_ids, triple_text
+from kg_agent.tools.shared.updates import emit
+from kg_agent.tools.tog2.frontier import triple_text
 
 DEFAULT_TOP_K_CHUNKS = 10  # K (authors' code: para_rank_topk k=10)
 DEFAULT_ALPHA = 0.8  # alpha (authors' code: alpha = 0.8)
@@ -187,8 +188,8 @@ def prune_entities_node(
     seen: dict[str, int] = {}
     for choice in sorted(state.get("relations") or [], key=lambda c: -c["score"]):
         item = frontier[choice["item"]]
-        head = item_entity(item)
-        visited = item_entity_ids(item) | explored
+        head = Walk.from_dict(item).end
+        visited = Walk.from_dict(item).entity_ids | explored
         neighbours = sorted(t for t in kg.neighbors(head.id, choice["relation"]) if t not in visited)
         if len(neighbours) > max_candidates:
             warnings.append(f"entity_prune: {head.label} -> {choice['relation']} reaches {len(neighbours)} entities; "
@@ -204,7 +205,7 @@ def prune_entities_node(
                                "relation_score": float(choice["score"])})
     if not candidates:
         return {"depth": depth, "stop_reason": "no_candidates", "candidates": [],
-                "warnings": add_warnings(state, warnings, "entity_prune: the chosen relations reach no new entity")}
+                "warnings": [*warnings, "entity_prune: the chosen relations reach no new entity"]}
     queries = [chunk_query(state["question"], frontier[c["item"]].get("clue", ""), c["triple"]) for c in candidates]
     scored = scorer.score(queries, [c["entity"]["id"] for c in candidates])
     scores, top = rank_entities_by_chunks(scored, top_k=top_k, alpha=alpha)
@@ -224,9 +225,9 @@ def prune_entities_node(
     for i in kept:
         c = candidates[i]
         item = frontier[c["item"]]
-        new_frontier.append({"entity": c["entity"], "start": item["start"], "triples": [*item["triples"], c["triple"]],
-                             "clue": item.get("clue", ""), "score": round(scores[i], 6),
-                             "relation_score": c["relation_score"], "depth": depth})
+        details = {"entity": c["entity"], "clue": item.get("clue", ""), "relation_score": c["relation_score"]}
+        new_frontier.append(Walk.from_dict(item).extended(Triple.from_dict(c["triple"]), score=round(scores[i], 6),
+                                                          depth=depth, details=details).to_dict())
     report = [{"entity": c["entity"], "relation": c["triple"]["relation"], "from": c["triple"]["head"]["label"],
                "score": round(scores[i], 6), "relation_score": c["relation_score"], "documents": len(scored[i]),
                "top_chunks": in_top.get(i, []), "kept": i in kept} for i, c in enumerate(candidates)]
@@ -239,5 +240,5 @@ def prune_entities_node(
         "candidates": report,
         "chains": [*(state.get("chains") or []), *new_frontier],
         "documents": merge_documents(state.get("documents") or [], new_docs),
-        "warnings": add_warnings(state, warnings),
+        "warnings": warnings,
     }

@@ -35,6 +35,7 @@ from langchain_core.language_models import BaseChatModel
 
 from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.types import Entity
+from kg_agent.kg.walks import Walk
 from kg_agent.llm.parsing import parse_json_object, parse_scored_items
 from kg_agent.settings import StructuredMode
 from kg_agent.steps import Decided, decide, decided
@@ -47,11 +48,8 @@ from kg_agent.tools.shared.scoring import (
     mask_mentions,
     top_normalised,
 )
-from kg_agent.tools.shared.updates import add_usage, add_warnings, emit
+from kg_agent.tools.shared.updates import emit
 from kg_agent.tools.tog2.frontier import (
-    item_entity,
-    item_entity_ids,
-    item_relations,
     match_label,
     triple_text,
 )
@@ -60,7 +58,7 @@ from kg_agent.tools.tog2.frontier import (
 def candidate_relations(kg: KnowledgeGraph, item: dict, ignored: Sequence[str] = DEFAULT_IGNORED_RELATIONS) -> list[str]:
     """Relations worth walking from a frontier item (see the module docstring), sorted."""
     entity_id = item["entity"]["id"]
-    visited = item_entity_ids(item)
+    visited = Walk.from_dict(item).entity_ids
     out = []
     for relation, targets in kg.edges(entity_id).items():
         if is_ignored_relation(relation, ignored):
@@ -105,8 +103,8 @@ class SimilarityCombinedRelationPruner:
     def choose_one(self, question: str, item: dict, relations: Sequence[str], *, width: int) -> list[tuple[str, float]]:
         if not relations:
             return []
-        prefix = item_relations(item)
-        query = mask_mentions(question, [item_entity(item), Entity.from_dict(item["start"])])
+        prefix = Walk.from_dict(item).relations
+        query = mask_mentions(question, [Walk.from_dict(item).end, Entity.from_dict(item["start"])])
         scores = self.scorer.score(query, [(*prefix, r) for r in relations], kg=self.kg)
         return top_normalised(list(zip(relations, softmax_weights(scores, self.temperature))), width)
 
@@ -125,7 +123,7 @@ Reply with one JSON object mapping each topic entity name to the relations you c
 
 
 def _entity_block(item: dict, relations: Sequence[str]) -> str:
-    path = "; ".join(triple_text(t) for t in item.get("triples") or []) or "(start)"
+    path = "; ".join(triple_text(t) for t in item.get("steps") or []) or "(start)"
     return (f"Topic entity: {item['entity']['label']}\nClue query: {item.get('clue') or '-'}\nPath so far: {path}\n"
             f"Relations: {'; '.join(relations)}")
 
@@ -256,11 +254,10 @@ def prune_relations_steps(state: dict, *, kg: KnowledgeGraph, pruner: CombinedRe
          kept=[{"entity": s["entity"]["label"], "relation": s["relation"], "score": s["score"]} for s in selected])
     update = {
         "relations": selected,
-        "warnings": add_warnings(state, choice.warnings),
-        "usage": add_usage(state, choice.usage),
+        "warnings": choice.warnings,
+        "usage": choice.usage,
     }
     if not selected:
         update["stop_reason"] = "no_relations"
-        update["warnings"] = add_warnings({"warnings": update["warnings"]},
-                                          "relation_prune: no relation can be walked from the topic entities")
+        update["warnings"] = [*choice.warnings, "relation_prune: no relation can be walked from the topic entities"]
     return update

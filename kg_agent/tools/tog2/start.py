@@ -4,13 +4,11 @@ from __future__ import annotations
 
 from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.tools.shared.link import link_node
-from kg_agent.tools.shared.updates import add_warnings
+from kg_agent.tools.shared.updates import combined_updates
 
 
 def start_node(state: dict, *, kg: KnowledgeGraph, notes: list[str]) -> dict:
     """``link``, the ``notes`` (e.g. no documents) as warnings, and an empty frontier."""
-    update = link_node(state, kg=kg)
-    if notes:
-        update["warnings"] = add_warnings(update, notes)
+    update = combined_updates(link_node(state, kg=kg), {"warnings": notes})
     update.update(frontier=[], depth=0, clue_queries=[], relations=[], candidates=[], references=[])
     return update

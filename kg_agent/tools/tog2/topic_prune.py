@@ -34,7 +34,6 @@ from kg_agent.steps import Decided, decide, decided
 from kg_agent.tools.shared.decider import Candidates, Decider, LLMDecider, Outcome, fall_back
 from kg_agent.tools.shared.decision_schemas import KeptEntities
 from kg_agent.tools.shared.scoring import TextVectorsFromEmbeddings
-from kg_agent.tools.shared.updates import add_usage, add_warnings
 from kg_agent.tools.tog2.frontier import match_label
 
 GENERAL_PROMPT = "a general category or type, such as a country, a gender, a film, a genre, a language or a year"
@@ -171,6 +170,6 @@ def topic_prune_steps(state: dict, *, pruner: TopicPruner):
     kept = {e.id for e in outcome.kept}
     return {
         "topic_entities": [e for e in state["topic_entities"] if e["id"] in kept],  # with how each was linked
-        "warnings": add_warnings(state, outcome.warnings),
-        "usage": add_usage(state, outcome.usage),
+        "warnings": outcome.warnings,
+        "usage": outcome.usage,
     }
