@@ -220,17 +220,14 @@ def steps_of(result: Any) -> Steps:
 
 
 def synchronous(function: Callable[..., Steps[T] | T]) -> Callable[..., T]:
-    """``function`` (which returns steps, or its result) as a plain function returning the result (:func:`run_steps`)."""
+    """``function`` (which returns steps, or its result) as a plain function returning the result (:func:`run_steps`):
+    a node written as steps as a plain function of the state, for direct callers and LangChain tools."""
 
     @functools.wraps(function)
     def run(*args: Any, **kwargs: Any) -> T:
         return run_steps(function(*args, **kwargs))
 
     return run
-
-
-#: A node written as steps, as a plain function of the state (for direct callers and LangChain tools).
-sync_node = synchronous
 
 
 def graph_node(node: Callable[[dict], Any], *, name: str, max_concurrency: int = DEFAULT_MAX_CONCURRENCY) -> RunnableLambda:

@@ -25,7 +25,7 @@ from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.types import relation_path_text
 from kg_agent.llm.parsing import parse_answer_list
 from kg_agent.settings import DEFAULT_GROUNDING, Grounding, StructuredMode
-from kg_agent.steps import Decided, decide, decided, sync_node
+from kg_agent.steps import Decided, decide, decided, synchronous
 from kg_agent.tools.shared.decider import Candidates, Decider, LLMDecider, Outcome, fall_back
 from kg_agent.tools.shared.decision_schemas import Answers
 from kg_agent.tools.shared.grounding import (
@@ -381,7 +381,7 @@ def answer_steps(state: dict, *, answerer: Answerer):
     return answer_update(outcome, state.get("stop_reason") or "")
 
 
-answer_node = sync_node(answer_steps)
+answer_node = synchronous(answer_steps)
 
 
 def respond_steps(state: dict, *, answerer: Answerer):

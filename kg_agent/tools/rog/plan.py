@@ -31,7 +31,7 @@ from kg_agent.kg.relation_paths import verbalize_relation, walkable_relation_pat
 from kg_agent.kg.types import Entity, base_relation, inverse, is_inverse, relation_path_text
 from kg_agent.llm.parsing import parse_relation_paths
 from kg_agent.settings import StructuredMode
-from kg_agent.steps import Decided, decide, decided, sync_node
+from kg_agent.steps import Decided, decide, decided, synchronous
 from kg_agent.tools.shared.decider import Decider, LLMDecider, Outcome, fall_back
 from kg_agent.tools.shared.decision_schemas import RelationPaths
 from kg_agent.tools.shared.path_scoring import RelationPathScorer
@@ -550,7 +550,7 @@ def plan_steps(state: dict, *, planner: Planner, k: int = DEFAULT_K):
     }
 
 
-plan_node = sync_node(plan_steps)
+plan_node = synchronous(plan_steps)
 
 
 # ---------------------------------------------------------------------------------------------- choice

@@ -10,7 +10,7 @@ from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.paths import DEFAULT_MAX_PATHS, RANKED_POOL_FACTOR, PathSearchResult, retrieve_many_paths
 from kg_agent.kg.types import Entity
 from kg_agent.kg.walks import Walk
-from kg_agent.steps import sync_node, synchronous
+from kg_agent.steps import synchronous
 from kg_agent.tools.rog.answer import PathUse
 from kg_agent.tools.shared.scoring import STOPWORDS, mask_mentions
 
@@ -200,4 +200,4 @@ def retrieve_steps(state: dict, *, kg: KnowledgeGraph, max_paths: int = DEFAULT_
     return {"paths": paths, "warnings": warnings}
 
 
-retrieve_node = sync_node(retrieve_steps)
+retrieve_node = synchronous(retrieve_steps)

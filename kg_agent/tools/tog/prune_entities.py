@@ -45,7 +45,7 @@ from kg_agent.kg.walks import Walk
 from kg_agent.llm.parsing import parse_scored_items
 from kg_agent.llm.usage import merge_usage
 from kg_agent.settings import StructuredMode
-from kg_agent.steps import Decided, decide, decided, placed_warnings, sync_node
+from kg_agent.steps import Decided, decide, decided, placed_warnings, synchronous
 from kg_agent.tools.shared.decider import Candidates, Decider, LLMDecider, fall_back
 from kg_agent.tools.shared.decision_schemas import ScoredNames
 from kg_agent.tools.shared.scoring import TextVectorsFromEmbeddings, top_normalised
@@ -348,4 +348,4 @@ def prune_entities_steps(
     return update
 
 
-prune_entities_node = sync_node(prune_entities_steps)
+prune_entities_node = synchronous(prune_entities_steps)

@@ -41,7 +41,7 @@ from kg_agent.kg.walks import Walk
 from kg_agent.llm.parsing import parse_scored_items
 from kg_agent.llm.usage import merge_usage
 from kg_agent.settings import StructuredMode
-from kg_agent.steps import Decided, decide, decided, placed_warnings, sync_node
+from kg_agent.steps import Decided, decide, decided, placed_warnings, synchronous
 from kg_agent.tools.shared.decider import Candidates, Decider, LLMDecider, Outcome, fall_back
 from kg_agent.tools.shared.decision_schemas import ScoredNames
 from kg_agent.tools.shared.path_scoring import RelationPathScorer, softmax_weights
@@ -391,4 +391,4 @@ def prune_relations_steps(
     return update
 
 
-prune_relations_node = sync_node(prune_relations_steps)
+prune_relations_node = synchronous(prune_relations_steps)

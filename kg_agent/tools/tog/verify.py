@@ -35,7 +35,7 @@ from kg_agent.kg.types import Entity
 from kg_agent.kg.walks import Walk
 from kg_agent.llm.parsing import parse_yes_no
 from kg_agent.settings import DEFAULT_GROUNDING, Grounding, StructuredMode
-from kg_agent.steps import Decided, decide, decided, sync_node
+from kg_agent.steps import Decided, decide, decided, synchronous
 from kg_agent.tools.shared.decider import Candidates, Decider, LLMDecider, Outcome, fall_back
 from kg_agent.tools.shared.decision_schemas import Verification
 from kg_agent.tools.shared.grounding import RunGrounding, UnaskedAnswers
@@ -258,7 +258,7 @@ def verify_steps(state: dict, *, verifier: Verifier):
     return verification_update(state, outcome)
 
 
-verify_node = sync_node(verify_steps)
+verify_node = synchronous(verify_steps)
 
 
 def with_stop_reason(state: dict, update: dict, *, max_depth: int) -> dict:
