@@ -5,6 +5,8 @@ an earlier hop already explains, nor on the question's type noun read inside a l
   (``original language of film or TV show`` holds "films"), their genre (the alias "type of film") or their
   director (``dbo:director``, labelled "film director"): the type noun names the *subject* of such a hop, or
   only modifies its name while its objects are persons.
+* "what films did [X] write", for a director who wrote one film, planned ``^director -> screenwriter``: the type noun
+  evidenced the first hop by its alias "film director"; the type noun names the answer, where the path ends.
 * "who wrote the screenplay of [X]" on a Wikidata-shaped KG (``screenwriter`` with the alias "writer") planned
   ``screenwriter -> ^screenwriter``: "wrote" and "screenplay of" name the one relation once, and the second hop
   paid for itself with "wrote" (the other films of the writer).
@@ -70,6 +72,7 @@ wd:Q1 rdfs:label "The Distant Zanello"@en ; wdt:P58 wd:Q10 ; wdt:P57 wd:Q11 ; wd
 wd:Q2 rdfs:label "The Burning Mobricor"@en ; wdt:P58 wd:Q10 ; wdt:P57 wd:Q12 ; wdt:P136 wd:Q21 ; wdt:P364 wd:Q31 .
 wd:Q3 rdfs:label "The Wild Delquita"@en ; wdt:P58 wd:Q10 ; wdt:P57 wd:Q11 ; wdt:P136 wd:Q20 ; wdt:P364 wd:Q30 .
 wd:Q4 rdfs:label "The Broken Yoshihar"@en ; wdt:P58 wd:Q12 ; wdt:P57 wd:Q12 ; wdt:P136 wd:Q21 ; wdt:P364 wd:Q31 .
+wd:Q5 rdfs:label "The Lost Frontier"@en ; wdt:P58 wd:Q11 ; wdt:P57 wd:Q12 ; wdt:P136 wd:Q21 ; wdt:P364 wd:Q30 .
 wd:Q10 rdfs:label "Yusuf Xahukel"@en ; wdt:P19 wd:Q40 .
 wd:Q11 rdfs:label "Kenji Kinlolan"@en ; wdt:P19 wd:Q41 .
 wd:Q12 rdfs:label "Elena Tanorta"@en ; wdt:P19 wd:Q40 .
@@ -98,6 +101,9 @@ def films(tmp_path_factory):
     # only modifies "film director", whose objects are persons
     ("what films did [Kenji Kinlolan] direct", "Kenji Kinlolan", ("^director",)),
     ("what films did [Yusuf Xahukel] write", "Yusuf Xahukel", ("^screenwriter",)),
+    # the type noun names the answer, not an earlier hop: a director who wrote one film is not read as
+    # ``^director`` ("film director" holds "films") -> ``screenwriter``
+    ("what films did [Kenji Kinlolan] write", "Kenji Kinlolan", ("^screenwriter",)),
 ])
 def test_a_wikidata_shaped_plan_stops_where_the_question_does(films, question, topic, gold):
     [entity] = films.find_entities(topic)

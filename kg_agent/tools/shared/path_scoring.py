@@ -21,7 +21,10 @@ evidenced by some phrase of the question, and how much of the question the path 
   relation: :mod:`~kg_agent.tools.shared.answer_types`) against what the question's wh-word or type noun asks
   for: "where did the CEO of [X] study" is not answered by ``^ceo_of`` (persons) but by ``^ceo_of ->
   educated_at`` (places), and a last hop of the asked type counts as evidenced by the cue when no phrase
-  names it; "what kind of film is [X]" is answered by the relation that names its objects "genre";
+  names it; "what kind of film is [X]" is answered by the relation that names its objects "genre"; the type
+  noun names the answer, so it evidences the last hop only, and not by the words of a name that say what the
+  relation's *subject* is ("original language **of film or TV show**") nor by a word that only modifies the name
+  of a relation to persons ("**film** director"): "what films did [X] direct" stops at the films;
 * the whole verbalised path's cosine with the question (``path_weight``), and ``hop_penalty`` per extra hop,
   break ties towards short paths.
 
@@ -510,7 +513,8 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
         # (and every earlier hop, for the mediators a hop walks through)
         last_kinds = kinds.kinds_of(dict.fromkeys(r for path in paths for r in path)) if kinds is not None else {}
         # hops to persons whose names hold a type noun that asks for no person only as a modifier ("film director")
-        noun_columns = [j for j, (first, last) in enumerate(parts.phrase_spans) if first <= parts.asked.position <= last]
+        noun_columns = ([j for j, (first, last) in enumerate(parts.phrase_spans) if first <= parts.asked.position <= last]
+                        if parts.asked.noun else [])
         modifying = {r for r in last_kinds if parts.asked.noun and noun_columns and persons_named_by_modifier(
             parts.asked, r, kinds, [" ".join(relation_words(r)), *aliases.get(base_relation(r), ())])}
         scores = []
@@ -519,8 +523,11 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
             typed = answer_type_match(parts.asked, path, kinds) if kinds is not None else TypeMatch()
             through = frozenset(i for i, r in enumerate(path[:-1]) if r in last_kinds and last_kinds[r].unnamed >= 0.5)
             hop_evidence, hop_unclipped = evidence[rows], unclipped[rows]
-            unasked = [i for i, r in enumerate(path) if r in modifying]
-            if unasked:  # the type noun is no evidence of such a hop
+            # the type noun names the answer, where the path ends: no evidence of an earlier hop ("what films did
+            # [X] write" is not ``^director`` by the alias "film director", then ``screenwriter``), nor of a hop to
+            # persons that it only modifies
+            unasked = [i for i, r in enumerate(path) if r in modifying or (noun_columns and i < len(path) - 1)]
+            if unasked:
                 hop_evidence[np.ix_(unasked, noun_columns)] = 0.0
                 hop_unclipped[np.ix_(unasked, noun_columns)] = 0.0
             total = (self._aligned(parts, path, hop_evidence, typed, slots, hop_unclipped, through)
