@@ -124,3 +124,13 @@ def test_the_type_noun_names_the_head_of_a_label_not_its_subject_or_modifier():
     assert noun_only_modifies("films", ["film director"])
     assert not noun_only_modifies("films", ["director"])
     assert not noun_only_modifies("monks", ["monks"])
+
+
+def test_a_word_after_what_that_is_no_qualifier_word_keeps_the_whole_name():
+    """"what killed [X] 's other half": "killed" stands where a type noun would and evidences ``cause of death`` by
+    "death", which is no word of the noun: the name is read whole (PathQuestion, ToG)."""
+    from kg_agent.tools.shared.path_scoring import RelationPathScorer
+
+    parts = QuestionParts.of("what killed the [ENT] 's other half ?")
+    killed = parts.phrases.index("killed")
+    assert RelationPathScorer().relation_evidence(parts, ["cause_of_death"])[0, killed] > 0.2

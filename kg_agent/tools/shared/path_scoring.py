@@ -54,6 +54,7 @@ from kg_agent.tools.shared.answer_types import (
     answer_type_match,
     persons_named_by_modifier,
     relation_object_kinds,
+    same_word,
     subject_qualifier,
 )
 from kg_agent.tools.shared.scoring import STEM_LETTERS, STOPWORDS, TextVectorsFromEmbeddings
@@ -351,8 +352,9 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
 
         The type noun names the answer ("what **films** did [X] direct"); a name "original language of film or TV
         show" (or the alias "type of film") holds it as the kind of its subject, so a hop of it after the films is
-        no hop the noun asks for: it walks one too far. Other words keep the whole name ("where was [X] born" names
-        ``place_of_birth`` by "born")."""
+        no hop the noun asks for: it walks one too far. Only a name whose qualifier holds the noun is re-read ("what
+        killed [X]" still reads ``cause of death`` whole), and other words keep the whole name ("where was [X] born"
+        names ``place_of_birth`` by "born")."""
         asked = parts.asked
         if not asked.noun or not len(found):
             return found
@@ -361,7 +363,7 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
         for k, (_, text, _) in enumerate(named):
             words = text.split()
             qualifier = subject_qualifier(words)
-            if qualifier:
+            if any(same_word(asked.noun, word) for word in qualifier):  # "films" in "... of film or TV show"
                 heads[k] = words[:len(words) - len(qualifier)]
         if not columns or not heads:
             return found
