@@ -145,13 +145,32 @@ class AskedType:
 
 def object_name_words(relation: str) -> list[str]:
     """The words by which a relation's name describes its objects: the name's own words when walked forward
-    (``has_genre`` -> genre), the subject's type of a dotted name when walked backwards
-    (``^film.film.directed_by`` -> film)."""
+    (``has_genre`` -> genre), but not the words that say what its *subject* is (:func:`subject_qualifier`:
+    ``original_language_of_film_or_TV_show`` -> original, language), the subject's type of a dotted name when
+    walked backwards (``^film.film.directed_by`` -> film)."""
     name = base_relation(relation)
     if is_inverse(relation):
         parts = name.split(".")
         return _words(parts[-2]) if len(parts) >= 3 else []
-    return [w for w in _words(name.rsplit(".", 1)[-1]) if len(w) >= 3 and w not in ("has", "the", "and")]
+    words = _words(name.rsplit(".", 1)[-1])
+    qualifier = len(subject_qualifier(words))
+    return [w for w in words[:len(words) - qualifier] if len(w) >= 3 and w not in ("has", "the", "and")]
+
+
+def subject_qualifier(words: Sequence[str]) -> list[str]:
+    """The trailing words of a relation's name (or alias) ``A of B`` that say what kind of thing its *subject* is,
+    not its objects: ``B`` when the head ``A`` is no agent noun -- "original language **of film or TV show**" (a
+    language, of a film), "type **of film**", "place **of birth**" -- with the "of"; none for "member of sports
+    team" (the subject is the member, the object the team: an agent noun, :data:`AGENT_ENDINGS`), nor for a name
+    without "of" or ending in it ("part of")."""
+    words = [w.lower() for w in words]
+    if "of" not in words[1:-1]:
+        return []
+    at = words.index("of", 1)
+    head = [w for w in words[:at] if len(w) >= 3]
+    if not head or head[-1].endswith(AGENT_ENDINGS) or head[-1] in PERSON_NOUNS:
+        return []
+    return list(words[at:])
 
 
 def _own_name(relation: str) -> str:
@@ -295,6 +314,31 @@ class TypeMatch:
     evidence: float = 0.0
 
 
+def noun_only_modifies(noun: str, names: Iterable[str]) -> bool:
+    """Whether some of ``names`` (a relation's name and aliases) hold the type noun and each that does holds it
+    before its last word, as a modifier: "**film** director" is a director (of films), not a film."""
+    found = False
+    for name in names:
+        words = _words(name)
+        hits = [i for i, word in enumerate(words) if same_word(noun, word)]
+        if not hits:
+            continue
+        if hits[-1] == len(words) - 1:
+            return False
+        found = True
+    return found
+
+
+def persons_named_by_modifier(asked: AskedType, relation: str, kinds: RelationObjectKinds | None,
+                              names: Iterable[str]) -> bool:
+    """Whether ``relation`` holds the question's type noun only as a modifier of its name (:func:`noun_only_modifies`)
+    while the KG says its objects are persons and the noun asks for something else (:attr:`AskedType.excludes_persons`):
+    "what **films** did [X] write" is not asked for by a hop ``film director`` (dbo:director) after the films."""
+    if kinds is None or not asked.excludes_persons or not noun_only_modifies(asked.noun, names):
+        return False
+    return kinds.kinds(relation).person >= 0.5
+
+
 def contradicts_asked_type(asked: AskedType, path: Sequence[str], kinds: RelationObjectKinds) -> bool:
     """Whether the path's answers are of a kind the question does not ask for, judged from the KG: the last hop's
     sampled objects are persons (:class:`ObjectKinds`) and the question's type noun names something else
@@ -340,7 +384,7 @@ def answer_type_match(asked: AskedType, path: Sequence[str], kinds: RelationObje
             fit += 1.0
         elif last.time >= 0.5 or last.place >= 0.5:
             fit -= 1.0
-    if asked.named_by(path[-1]):
+    if asked.named_by(path[-1]) and not persons_named_by_modifier(asked, path[-1], kinds, [_own_name(path[-1])]):
         fit += 1.0
         evidence = 1.0
     elif any(asked.named_by(r) for r in path[:-1]):

@@ -21,7 +21,10 @@ evidenced by some phrase of the question, and how much of the question the path 
   relation: :mod:`~kg_agent.tools.shared.answer_types`) against what the question's wh-word or type noun asks
   for: "where did the CEO of [X] study" is not answered by ``^ceo_of`` (persons) but by ``^ceo_of ->
   educated_at`` (places), and a last hop of the asked type counts as evidenced by the cue when no phrase
-  names it; "what kind of film is [X]" is answered by the relation that names its objects "genre";
+  names it; "what kind of film is [X]" is answered by the relation that names its objects "genre"; the type
+  noun names the answer, so it evidences the last hop only, and not by the words of a name that say what the
+  relation's *subject* is ("original language **of film or TV show**") nor by a word that only modifies the name
+  of a relation to persons ("**film** director"): "what films did [X] direct" stops at the films;
 * the whole verbalised path's cosine with the question (``path_weight``), and ``hop_penalty`` per extra hop,
   break ties towards short paths.
 
@@ -45,7 +48,15 @@ from langchain_core.embeddings import Embeddings
 from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.relation_paths import verbalize_relation, verbalize_relation_path
 from kg_agent.kg.types import base_relation, is_inverse
-from kg_agent.tools.shared.answer_types import AskedType, TypeMatch, answer_type_match, relation_object_kinds
+from kg_agent.tools.shared.answer_types import (
+    AskedType,
+    TypeMatch,
+    answer_type_match,
+    persons_named_by_modifier,
+    relation_object_kinds,
+    same_word,
+    subject_qualifier,
+)
 from kg_agent.tools.shared.scoring import STEM_LETTERS, STOPWORDS, TextVectorsFromEmbeddings
 
 ENTITY_TOKEN = "[ent]"
@@ -174,7 +185,14 @@ class QuestionParts:
         """Whether the token at ``at`` may restate what the phrase at ``span`` says: within
         ``ROUND_TRIP_REACH - 1`` tokens of it, and no entity, "of", "by" or possessive "'s" between them ("the
         director that directed [X]", not "the child of kid of [X]" or "the films directed by the director of
-        [X]", whose words are two hops)."""
+        [X]", whose words are two hops). A function word at the phrase's edge away from the token does not stand
+        between them: "who wrote the screenplay of [X]" says ``screenwriter`` once, by "wrote" and "screenplay of"."""
+        first, last = span
+        while first < last and self.tokens[first] in FUNCTION_WORDS:
+            first += 1
+        while last > first and self.tokens[last] in FUNCTION_WORDS:
+            last -= 1
+        span = (first, last)
         distance = at - span[1] if at > span[1] else span[0] - at
         joined = self.tokens[min(span[0], at):max(span[1], at) + 1]  # the phrase, the token and what lies between
         return 0 < distance <= ROUND_TRIP_REACH - 1 and not any(t in ("of", "by", "s", ENTITY_TOKEN) for t in joined)
@@ -318,12 +336,41 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
                 words = re.findall(r"[a-z0-9]+", alias.lower())
                 named.append((i, " ".join(words), content_words(words)))
         found = self._named_evidence(parts, [text for _, text, _ in named], [words for _, _, words in named])
+        found = self._type_noun_as_subject(parts, named, found)
         if len(named) > len(relations):
             best = np.zeros((len(relations), len(parts.phrases)), dtype=found.dtype)
             np.maximum.at(best, np.array([i for i, _, _ in named]), found)
             found = best
         if self.relative_evidence:
             found = np.maximum(found, self.relative_relation_evidence(parts, relations, competitors))
+        return found
+
+    def _type_noun_as_subject(self, parts: QuestionParts, named: Sequence[tuple[int, str, Sequence[str]]],
+                              found: np.ndarray) -> np.ndarray:
+        """``found`` with the phrases that hold the question's type noun re-read against each name without the
+        words that say what its *subject* is (:func:`~kg_agent.tools.shared.answer_types.subject_qualifier`).
+
+        The type noun names the answer ("what **films** did [X] direct"); a name "original language of film or TV
+        show" (or the alias "type of film") holds it as the kind of its subject, so a hop of it after the films is
+        no hop the noun asks for: it walks one too far. Only a name whose qualifier holds the noun is re-read ("what
+        killed [X]" still reads ``cause of death`` whole), and other words keep the whole name ("where was [X] born"
+        names ``place_of_birth`` by "born")."""
+        asked = parts.asked
+        if not asked.noun or not len(found):
+            return found
+        columns = [j for j, (first, last) in enumerate(parts.phrase_spans) if first <= asked.position <= last]
+        heads = {}
+        for k, (_, text, _) in enumerate(named):
+            words = text.split()
+            qualifier = subject_qualifier(words)
+            if any(same_word(asked.noun, word) for word in qualifier):  # "films" in "... of film or TV show"
+                heads[k] = words[:len(words) - len(qualifier)]
+        if not columns or not heads:
+            return found
+        rows = list(heads)
+        again = self._named_evidence(parts, [" ".join(heads[k]) for k in rows], [content_words(heads[k]) for k in rows])
+        found = found.copy()
+        found[np.ix_(rows, columns)] = again[:, columns]
         return found
 
     def _named_evidence(self, parts: QuestionParts, texts: Sequence[str], words_of: Sequence[Sequence[str]]) -> np.ndarray:
@@ -458,7 +505,8 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
         competitors = self._competitors(kg)
         names = sorted({base_relation(r) for path in paths for r in path} | set(competitors))
         row = {name: i for i, name in enumerate(names)}
-        unclipped = self.unclipped_evidence(parts, names, competitors, self._aliases(kg, names))
+        aliases = self._aliases(kg, names)
+        unclipped = self.unclipped_evidence(parts, names, competitors, aliases)
         evidence = np.minimum(1.0, unclipped)
         # how strongly each phrase names some relation of the KG: a content word that does is a hop to walk
         slots = evidence.max(axis=0) if len(names) else np.zeros(len(parts.phrases), dtype=np.float32)
@@ -466,12 +514,25 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
         # every last hop profiled at once (two requests to an endpoint)
         # (and every earlier hop, for the mediators a hop walks through)
         last_kinds = kinds.kinds_of(dict.fromkeys(r for path in paths for r in path)) if kinds is not None else {}
+        # hops to persons whose names hold a type noun that asks for no person only as a modifier ("film director")
+        noun_columns = ([j for j, (first, last) in enumerate(parts.phrase_spans) if first <= parts.asked.position <= last]
+                        if parts.asked.noun else [])
+        modifying = {r for r in last_kinds if parts.asked.noun and noun_columns and persons_named_by_modifier(
+            parts.asked, r, kinds, [" ".join(relation_words(r)), *aliases.get(base_relation(r), ())])}
         scores = []
         for path in paths:
             rows = [row[base_relation(r)] for r in path]
             typed = answer_type_match(parts.asked, path, kinds) if kinds is not None else TypeMatch()
             through = frozenset(i for i, r in enumerate(path[:-1]) if r in last_kinds and last_kinds[r].unnamed >= 0.5)
-            total = (self._aligned(parts, path, evidence[rows], typed, slots, unclipped[rows], through)
+            hop_evidence, hop_unclipped = evidence[rows], unclipped[rows]
+            # the type noun names the answer, where the path ends: no evidence of an earlier hop ("what films did
+            # [X] write" is not ``^director`` by the alias "film director", then ``screenwriter``), nor of a hop to
+            # persons that it only modifies
+            unasked = [i for i, r in enumerate(path) if r in modifying or (noun_columns and i < len(path) - 1)]
+            if unasked:
+                hop_evidence[np.ix_(unasked, noun_columns)] = 0.0
+                hop_unclipped[np.ix_(unasked, noun_columns)] = 0.0
+            total = (self._aligned(parts, path, hop_evidence, typed, slots, hop_unclipped, through)
                      - self.hop_penalty * (len(path) - 1))
             total += self.type_weight * typed.fit
             last = last_kinds.get(path[-1]) if path else None
