@@ -52,7 +52,10 @@ anything else is a test bug (a model asked with the KG's candidates cannot name 
 ``GET /v1/models`` says ``owned_by: "me"``, a ``json_object`` response format may carry a ``schema`` that the reply
 must match (the server turns it into a grammar, so a reply breaking it is a test bug), and a ``json_schema`` response
 format is refused with 500 (its request model allows only ``text`` and ``json_object``; it answers 500, not 400:
-tests/test_real_llm_structured.py).
+tests/test_real_llm_structured.py). ``dialect="ollama"`` is Ollama's OpenAI-compatible API: its ``GET /v1/models``
+says ``owned_by`` the model's namespace (``"library"`` for the models of Ollama's own registry) and it takes OpenAI's
+``json_schema`` response format, which it decodes under the schema (Ollama's ``openai/openai.go``: ``ToListCompletion``,
+``ResponseFormat.JsonSchema``).
 
 Malformed structured replies on demand, consumed one per chat request in order (like ``fail_next``; they are
 sent as they are, bypassing the strict check, as a model without constrained decoding would send them)::
@@ -76,6 +79,7 @@ Usage::
 from __future__ import annotations
 
 import collections
+import contextlib
 import itertools
 import json
 import threading
@@ -172,7 +176,7 @@ def count_words(text: str) -> int:
 
 
 #: The servers whose structured-output parameters the test server takes, and what its ``/v1/models`` says owns a model.
-DIALECTS = {"openai": "test", "llama.cpp": "me"}
+DIALECTS = {"openai": "test", "llama.cpp": "me", "ollama": "library"}
 
 
 class OpenAICompatibleServer:
@@ -190,8 +194,10 @@ class OpenAICompatibleServer:
         api_key: when set, requests must carry ``Authorization: Bearer <api_key>`` (else 401).
         latency: seconds every chat completion takes before its reply is sent (a remote model's delay);
             :attr:`max_in_flight` records the most chat requests the server was serving at once.
-        dialect: ``"openai"`` or ``"llama.cpp"``: whose structured-output parameters the server takes (see the
-            module docstring).
+        dialect: ``"openai"``, ``"llama.cpp"`` or ``"ollama"``: whose structured-output parameters the server takes
+            and what its ``/v1/models`` says owns a model (see the module docstring).
+        one_slot: serve one request at a time, ``GET /v1/models`` included, as llama-cpp-python's server does (its
+            model lock: ``/v1/models`` waits for the generation in progress).
     """
 
     def __init__(
@@ -204,6 +210,7 @@ class OpenAICompatibleServer:
         api_key: str | None = None,
         latency: float = 0.0,
         dialect: str = "openai",
+        one_slot: bool = False,
     ) -> None:
         if dialect not in DIALECTS:
             raise ValueError(f"dialect must be one of {', '.join(DIALECTS)}, not {dialect!r}")
@@ -220,6 +227,7 @@ class OpenAICompatibleServer:
         self._failures: collections.deque[Failure] = collections.deque()
         self._malformations: collections.deque[str] = collections.deque()
         self._lock = threading.Lock()
+        self._slot = threading.Lock() if one_slot else contextlib.nullcontext()
         self._stopping = threading.Event()
         self._ids = itertools.count(1)
         self._call_ids = itertools.count(1)
@@ -690,6 +698,8 @@ class _Handler(BaseHTTPRequestHandler):
         if not self._authorized():
             return
         if self.path.rstrip("/").endswith("/models"):
+            with state._slot:
+                pass
             self._send_json(200, {"object": "list", "data": [{"id": state.model, "object": "model", "owned_by": DIALECTS[state.dialect]}]})
         else:
             self._send_error(404, f"no route for GET {self.path}", "invalid_request_error")
@@ -715,13 +725,14 @@ class _Handler(BaseHTTPRequestHandler):
         except RequestRejected as exc:
             self._send_error(exc.status, str(exc), "invalid_request_error", param=exc.param)
             return
-        state._enter()
-        self._serving = True
-        try:
-            time.sleep(state.latency)
-            self._complete(state, body, request)
-        finally:
-            self._done_serving()
+        with state._slot:
+            state._enter()
+            self._serving = True
+            try:
+                time.sleep(state.latency)
+                self._complete(state, body, request)
+            finally:
+                self._done_serving()
 
     def send_response(self, code: int, message: str | None = None) -> None:
         # A request stops counting as in flight when its reply starts: a client that waits for each reply before

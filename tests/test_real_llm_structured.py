@@ -236,12 +236,69 @@ def test_rog_strict_answer_with_the_real_model_names_a_path_end_or_none(local_se
     result = create_graph("rog", kg, model=model, grounding="strict", answerer=answerer).compile().invoke(
         {"question": "who directed the films that [Tom Hanks] starred in"})
 
-    (body, reply), = [(b, r) for b, r in transport.exchanges if "schema" in (b.get("response_format") or {})]
+    (body, reply), = [(b, r) for b, r in transport.exchanges
+                      if "answers" in (b.get("response_format") or {}).get("schema", {}).get("properties", {})]
     offered = body["response_format"]["schema"]["properties"]["answers"]["items"]["enum"]
     assert offered[-1] == "none" and len(offered) > 2
     assert reply["choices"][0]["finish_reason"] == "stop", reply["choices"][0]
     document = json.loads(reply["choices"][0]["message"]["content"])
     assert document["answers"] and set(document["answers"]) <= set(offered)
     assert result["usage"]["by_node"]["answer"]["modes"] == {"json_object_schema": 1}
-    assert result["usage"]["by_node"]["plan"]["modes"] == {"text": result["usage"]["by_node"]["plan"]["calls"]}
+    assert result["usage"]["by_node"]["plan"]["modes"] == {"json_object_schema": 1}
     assert all(a["grounded"] for a in result["answers"])
+
+
+def test_rog_plan_with_the_real_model_names_only_walkable_paths(local_server):
+    """Under auto RoG's plan is asked under llama.cpp's grammar with every relation path walkable from the topic
+    entities as the enum (GCR's trie): the reply stops before the cap, parses on the first call and names only paths
+    the KG can walk, so no plan is dropped or mapped."""
+    from kg_agent.graphs import create_graph
+    from kg_agent.kg import open_kg
+    from kg_agent.kg.relation_paths import walkable_relation_paths
+    from kg_agent.tools.shared.decision_schemas import path_choice
+
+    transport = RecordingTransport()
+    kg = open_kg()
+    result = create_graph("rog", kg, model=recorded_model(local_server, transport)).compile().invoke(
+        {"question": "who directed the films that [Tom Hanks] starred in"})
+
+    (body, reply), = [(b, r) for b, r in transport.exchanges
+                      if "paths" in (b.get("response_format") or {}).get("schema", {}).get("properties", {})]
+    walkable = [path_choice(p) for p in walkable_relation_paths(kg, [e["id"] for e in result["topic_entities"]])]
+    schema = body["response_format"]["schema"]
+    assert schema["properties"]["paths"]["items"]["enum"] == walkable
+    assert reply["choices"][0]["finish_reason"] == "stop", reply["choices"][0]
+    document = json.loads(reply["choices"][0]["message"]["content"])
+    assert not schema_violations(document, schema) and document["paths"] and set(document["paths"]) <= set(walkable)
+    assert result["usage"]["by_node"]["plan"]["modes"] == {"json_object_schema": 1}
+    warnings = "\n".join(result["warnings"])
+    assert "plan: attempt 1" not in warnings and "plan: fell back" not in warnings and "plan: dropped" not in warnings
+    model_plans = [p for p in result["plans"] if p["source"] == "llm"]
+    assert model_plans and {" <SEP> ".join(p["relations"]) for p in model_plans} <= set(walkable)
+
+
+def test_tog2_with_the_real_model_parses_every_decision_on_the_first_call(local_server):
+    """Under auto every ToG-2 decision with the real model is asked under llama.cpp's grammar: the topic prune and
+    the clue query name only topic entities, the examiner's free text comes in its JSON shape; none is retried or
+    falls back."""
+    from kg_agent.graphs import create_tog2_graph
+    from kg_agent.kg import open_kg, sample_documents_path
+
+    transport = RecordingTransport()
+    kg = open_kg()
+    result = create_tog2_graph(kg, model=recorded_model(local_server, transport), documents=sample_documents_path(),
+                               depth=1).compile().invoke({"question": "what movies did [Keanu Reeves] act in"})
+
+    by_node = result["usage"]["by_node"]
+    assert {"topic_prune", "clue_query", "examine"} <= set(by_node)
+    for node, counts in by_node.items():
+        assert counts["modes"] == {"json_object_schema": counts["calls"]}, (node, counts)
+    for body, reply in transport.exchanges:
+        assert reply["choices"][0]["finish_reason"] == "stop", reply["choices"][0]
+        assert not schema_violations(json.loads(reply["choices"][0]["message"]["content"]), body["response_format"]["schema"])
+    clue = next(json.loads(r["choices"][0]["message"]["content"]) for b, r in transport.exchanges
+                if "clues" in b["response_format"]["schema"]["properties"])
+    topics = {e["label"] for e in result["topic_entities"]}
+    assert clue["clues"] and {c["entity"] for c in clue["clues"]} <= topics
+    warnings = "\n".join(result["warnings"])
+    assert "attempt 1 gave no usable" not in warnings and "fell back" not in warnings, warnings

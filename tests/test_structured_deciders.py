@@ -42,7 +42,7 @@ def structured_reply(prompt: str, schema: dict | None) -> dict:
         found = ANSWER in prompt
         return {"sufficient": found, "answer": ANSWER if found else None}
     if node == "plan":
-        return {"paths": [["directed_by"]]}
+        return {"paths": ["directed_by"]}
     return {"answers": [ANSWER]}
 
 
@@ -287,7 +287,7 @@ def directing_reply(answer=None):
     """A model planning the directors of the films starred in, answering ``answer(enum)`` (default: the first end)."""
     def respond(prompt: str, schema: dict | None) -> dict:
         if prompt_node(prompt) == "plan":
-            return {"paths": [["^starred_actors", "directed_by"]]}
+            return {"paths": ["^starred_actors <SEP> directed_by"]}
         return {"answers": [(answer or (lambda names: names[0]))(enums(schema)[0])]}
 
     return respond
@@ -331,7 +331,7 @@ def test_a_llama_cpp_strict_answer_gets_the_grammar_when_asked_for_and_the_text_
     writes it usably, and the grammar cost more tokens than it saved)."""
     def plans_two(prompt: str, schema: dict | None) -> dict:
         if prompt_node(prompt) == "plan":
-            return {"paths": [["^starred_actors", "directed_by"], ["^directed_by"]]}
+            return {"paths": ["^starred_actors <SEP> directed_by", "^directed_by"]}
         return {"answers": ["Penny Marshall"]}
 
     def plans_two_in_text(prompt: str) -> str:
@@ -348,7 +348,7 @@ def test_a_llama_cpp_strict_answer_gets_the_grammar_when_asked_for_and_the_text_
         used[mode] = modes(result)
         assert [a["answer"] for a in result["answers"]][:1] == ["Penny Marshall"] and result["answers"][0]["grounded"]
     assert used == {"json_object_schema": {"plan": {"json_object_schema": 1}, "answer": {"json_object_schema": 1}},
-                    "auto": {"plan": {"text": 1}, "answer": {"text": 1}}}
+                    "auto": {"plan": {"json_object_schema": 1}, "answer": {"text": 1}}}
     hanks_directed = {kg.label(f) for f in kg.neighbors(kg.find_entities("Tom Hanks")[0].id, "^directed_by")}
     ends = prompt_path_ends(answering["json_object_schema"].prompt_text)
     assert hanks_directed and hanks_directed <= set(ends)
@@ -518,3 +518,140 @@ def test_without_strict_grounding_tog_verification_names_anything(kg):
             {"question": QUESTION})
         (request,) = [r for r in server.chat_requests if prompt_node(r.prompt_text) == "verify"]
     assert enums(sent_schema(request)) == []
+
+
+# -- issue 25: RoG's plan under the trie of walkable paths, ToG-2's clue query and examiner, a busy server ---------
+def walkable_paths(kg, starts: list[str]) -> list[str]:
+    from kg_agent.kg.relation_paths import walkable_relation_paths
+    from kg_agent.tools.shared.decision_schemas import path_choice
+
+    return [path_choice(p) for p in walkable_relation_paths(kg, starts, max_hops=3)]
+
+
+def planning_reply(path: str):
+    def respond(prompt: str, schema: dict | None) -> dict:
+        if prompt_node(prompt) == "plan":
+            return {"paths": [path]}
+        return {"answers": ["Penny Marshall"]}
+
+    return respond
+
+
+@pytest.mark.parametrize("mode", ["json_schema", "function_calling", "auto"])
+def test_rog_plan_sends_every_walkable_relation_path_as_its_enum(kg, mode):
+    """The plan's schema lists exactly the relation paths the KG can walk from the topic entities (GCR's trie, each
+    path one name), so a constrained model cannot name a path the KG lacks; llama.cpp gets the grammar under auto,
+    capped at k paths."""
+    with OpenAICompatibleServer(responder=lambda prompt: '["Penny Marshall"]',
+                                structured_responder=planning_reply("^starred_actors <SEP> directed_by"),
+                                dialect="llama.cpp" if mode == "auto" else "openai") as server:
+        result = create_graph("rog", kg, model=chat(server), structured_output=mode).compile().invoke(
+            {"question": HANKS_QUESTION})
+        (request,) = [r for r in server.chat_requests if prompt_node(r.prompt_text) == "plan"]
+    walkable = walkable_paths(kg, [e["id"] for e in result["topic_entities"]])
+    assert len(walkable) > 10 and "^starred_actors <SEP> directed_by" in walkable
+    assert enums(sent_schema(request)) == [walkable]
+    assert modes(result)["plan"] == {"json_object_schema" if mode == "auto" else mode: 1}
+    if mode == "auto":
+        assert sent_schema(request)["properties"]["paths"]["maxItems"] == 3
+        assert sent_schema(request)["properties"]["paths"]["minItems"] == 1
+    assert result["plans"][0]["relations"] == ["^starred_actors", "directed_by"]
+    assert "Penny Marshall" in [a["answer"] for a in result["answers"]] and result["answers"][0]["grounded"]
+    assert not any("attempt 1 gave no usable" in w for w in result["warnings"])
+
+
+def test_rog_plan_candidates_are_ranked_by_the_offline_planner_for_an_oversize_trie(kg):
+    """Past the enum limits the paths kept are the offline planner's best (asked only then)."""
+    from kg_agent.tools.rog.plan import LLMPlanner, SimilarityPlanner
+    from kg_agent.tools.shared.decision_schemas import path_choice
+
+    hanks = kg.find_entities("Tom Hanks")[:1]
+    offline = SimilarityPlanner(kg)
+    planner = LLMPlanner(kg, ScriptedChatModel(["x"]), fallback=offline)
+    walkable = walkable_paths(kg, [hanks[0].id])
+    candidates = planner._walkable_paths(HANKS_QUESTION, hanks, [tuple(p.split(" <SEP> ")) for p in walkable],
+                                         {r for p in walkable for r in p.split(" <SEP> ")}, k=3)
+    assert list(candidates.names) == walkable and candidates.most == 3
+    best = [path_choice(p.relations) for p in offline.plan(HANKS_QUESTION, hanks, k=5).plans]
+    assert candidates.rank()[:5] == best and best[0] == "^starred_actors <SEP> directed_by"
+
+
+@pytest.mark.parametrize("mode", ["json_schema", "auto"])
+def test_tog2_clue_query_names_only_topic_entities(kg, mode):
+    from kg_agent.tools.tog2.clue_query import LLMClueWriter, TemplateClueWriter
+
+    def clues(prompt: str, schema: dict) -> dict:
+        return {"clues": [{"entity": name, "query": "the films they directed"} for name in enums(schema)[0]]}
+
+    entities = [kg.find_entities("Tom Hanks")[0], kg.find_entities("Forrest Gump")[0]]
+    with OpenAICompatibleServer(structured_responder=clues, dialect="llama.cpp" if mode == "auto" else "openai") as server:
+        writer = LLMClueWriter(chat(server), fallback=TemplateClueWriter(kg), structured_output=mode)
+        outcome = decided(writer.write, "who directed [Forrest Gump]", entities)
+        (request,) = server.chat_requests
+    assert enums(sent_schema(request)) == [["Tom Hanks", "Forrest Gump"]]
+    assert outcome.clues == {e.id: "the films they directed" for e in entities} and outcome.source == "llm"
+    assert outcome.usage["by_node"]["clue_query"]["modes"] == {"json_object_schema" if mode == "auto" else mode: 1}
+    if mode == "auto":  # the grammar: one clue per entity at most
+        assert sent_schema(request)["properties"]["clues"]["maxItems"] == 2
+
+
+def test_tog2_examiner_asks_a_llama_cpp_server_under_its_grammar_on_auto(kg):
+    """The examiner's reply is free text in a JSON shape, which a small model writes usably only under a grammar:
+    under auto llama.cpp constrains it though it names no KG candidates; other decisions without candidates do not."""
+    from kg_agent.tools.tog2.examine import ExtractiveExaminer, LLMExaminer
+
+    frontier, _ = tog2_frontier(kg, "Forrest Gump")
+    with OpenAICompatibleServer(structured_responder=lambda prompt, schema: {"sufficient": False, "clue": "its director"},
+                                dialect="llama.cpp") as server:
+        examiner = LLMExaminer(chat(server), fallback=ExtractiveExaminer(kg))
+        outcome = decided(examiner.examine, "who directed [Forrest Gump]", frontier, [], [], last_round=False)
+        (request,) = server.chat_requests
+    assert request.response_format == "json_object" and "sufficient" in sent_schema(request)["properties"]
+    assert not outcome.sufficient and outcome.clue == "its director" and outcome.source == "llm"
+    assert outcome.usage["by_node"]["examine"]["modes"] == {"json_object_schema": 1}
+
+
+def test_a_llama_cpp_server_busy_with_another_users_generation_is_still_found_to_constrain():
+    """llama-cpp-python's server answers ``/v1/models`` only between generations (its model lock): the probe waits
+    like a chat call would, instead of taking a busy server for one that constrains nothing for the whole process."""
+    import threading
+
+    import httpx
+
+    with OpenAICompatibleServer(responder=lambda prompt: "ok", dialect="llama.cpp", one_slot=True) as server:
+        server.fail_next(1, "timeout", delay=3.0)  # another user's generation holds the model for 3 s
+        other = threading.Thread(target=lambda: httpx.post(f"{server.base_url}/chat/completions", timeout=30, json={
+            "model": "test-model", "messages": [{"role": "user", "content": "hi"}]}))
+        other.start()
+        while not server.in_flight:
+            other.join(0.01)
+        mode = structured_mode(chat(server))
+        other.join()
+    assert mode == "json_object_schema"
+
+
+def test_a_probe_that_gets_no_answer_is_made_again():
+    import socket
+
+    from kg_agent.tools.shared.decider import _endpoint_modes, endpoint_mode
+
+    with socket.socket() as closed:
+        closed.bind(("127.0.0.1", 0))
+        url = f"http://127.0.0.1:{closed.getsockname()[1]}/v1"  # bound, not listening: refused
+        assert endpoint_mode(url, timeout=5) == "text"
+    assert (url, "") not in _endpoint_modes
+    with OpenAICompatibleServer(responder=lambda prompt: "ok", dialect="llama.cpp") as server:
+        assert endpoint_mode(server.base_url) == "json_object_schema"
+        assert _endpoint_modes[(server.base_url, "")] == "json_object_schema"
+
+
+def test_auto_mode_on_ollama_asks_with_openais_json_schema(kg):
+    """Ollama's ``/v1/models`` names its registry's namespace (``owned_by: "library"``) and it decodes OpenAI's
+    ``json_schema`` under the schema: auto asks the KG's candidates that way."""
+    with OpenAICompatibleServer(responder=well_behaved(), structured_responder=structured_reply, dialect="ollama") as server:
+        model = chat(server)
+        assert structured_mode(model) == "json_schema"
+        result = create_graph("tog", kg, model=model).compile().invoke({"question": QUESTION})
+        pruning = [r for r in server.chat_requests if prompt_node(r.prompt_text) == "prune_relations"]
+    assert result["answers"][0]["answer"] == ANSWER
+    assert pruning and all(r.response_format == "json_schema" and enums(sent_schema(r)) for r in pruning)

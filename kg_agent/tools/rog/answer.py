@@ -302,7 +302,7 @@ class LLMAnswerer(LLMDecider, RunGrounding):
     ) -> None:
         self.plan_scorer = plan_scorer or RelationPathScorer()
         super().__init__(model, "answer", structured_output=structured_output, what="answer", schema=Answers,
-                         reply_format="answer 1\nanswer 2", grammar_under_auto=False,
+                         reply_format="answer 1\nanswer 2", grammar_under_auto="never",
                          fallback=(fallback if fallback is not None
                                    else VoteAnswerer(plan_scorer=self.plan_scorer, kg=kg, max_answers=max_answers)))
         self.grounding = grounding

@@ -32,8 +32,8 @@ from kg_agent.kg.types import Entity, base_relation, inverse, is_inverse, relati
 from kg_agent.llm.parsing import parse_relation_paths
 from kg_agent.settings import StructuredMode
 from kg_agent.steps import Decided, decide, decided, synchronous
-from kg_agent.tools.shared.decider import Decider, LLMDecider, Outcome, fall_back
-from kg_agent.tools.shared.decision_schemas import RelationPaths
+from kg_agent.tools.shared.decider import MAX_ENUM_VALUES, Candidates, Decider, LLMDecider, Outcome, fall_back
+from kg_agent.tools.shared.decision_schemas import RelationPaths, path_choice
 from kg_agent.tools.shared.path_scoring import RelationPathScorer
 from kg_agent.tools.shared.scoring import mask_mentions
 from kg_agent.tools.shared.similarity import TextVectors, default_embeddings
@@ -405,7 +405,9 @@ class LLMPlanner(LLMDecider):
     are parsed leniently; a relation the KG does not have is mapped to the most similar existing one
     (embedding cosine >= ``map_threshold``) or the path is dropped, and a warning says which. When
     nothing usable comes back the call is retried once, then the ``fallback`` planner runs and the
-    reason is recorded.
+    reason is recorded. A server that constrains decoding (structured output) is sent every relation path walkable
+    from the topic entities as the ``enum`` of the reply's paths (the trie of walkable paths, GCR, ICML 2025): the
+    model can only name a path the KG has; the prompt still lists the relations, which are far fewer.
 
     With ``examples`` (an :class:`ExemplarPlanner` fitted on training questions) the prompt also shows the
     ``max_examples`` training questions nearest this one, each with its relation paths (the teacher's best, at
@@ -470,7 +472,8 @@ class LLMPlanner(LLMDecider):
             plans, notes = self._ground(parse_relation_paths(reply), walkable)
             return plans or None, notes
 
-        asked = yield self.decision.request(prompt, parse)
+        asked = yield self.decision.request(prompt, parse, candidates=self._walkable_paths(
+            question, topic_entities, walkable, set(relations), k=k))
         if asked.decided:
             if self.keep_offline_plan and self.fallback is not None:
                 plans, note = _with_offline_top(asked.value[:k], decided(self.fallback.plan, question, topic_entities, k=k).plans,
@@ -483,6 +486,19 @@ class LLMPlanner(LLMDecider):
             return PlanOutcome([], warnings=asked.warnings, usage=asked.usage)
         return fall_back(asked, decided(self.fallback.plan, question, topic_entities, k=k), node="plan",
                          to=f"the {self.fallback.name} planner")
+
+    def _walkable_paths(self, question: str, topic_entities: Sequence[Entity], walkable: list[tuple[str, ...]],
+                        listed: set[str], *, k: int) -> Candidates:
+        """The plan's candidates: every relation path walkable from the topic entities over the listed relations (the
+        trie of walkable paths, each path one name, :func:`path_choice`), at most ``k`` in a reply; past the enum
+        limits the ``fallback`` planner's ranking chooses which go in."""
+        def ranking() -> list[str]:
+            if self.fallback is None:
+                return []
+            ranked = decided(self.fallback.plan, question, topic_entities, k=MAX_ENUM_VALUES).plans
+            return [path_choice(p.relations) for p in ranked]
+
+        return Candidates([path_choice(p) for p in walkable if listed.issuperset(p)], rank=ranking, most=k)
 
     def _examples_text(self, question: str, topic_entities: Sequence[Entity]) -> str:
         """The nearest training questions with their relation paths, as the prompt's ``{examples}`` ("" without)."""

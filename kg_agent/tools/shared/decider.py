@@ -50,10 +50,11 @@ import dataclasses
 import functools
 import json
 import threading
+import urllib.error
 import urllib.request
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Generic, Protocol, TypeVar
+from typing import Any, Generic, Literal, Protocol, TypeVar
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage, HumanMessage
@@ -210,6 +211,10 @@ class CandidatesBySubject:
         return ranked + [n for n in names if n not in listed]
 
 
+#: When ``structured_output="auto"`` asks a grammar server (llama.cpp) for a decision's schema: with the KG's candidates
+#: only, always, or never (:attr:`LLMDecision.grammar_under_auto`).
+GrammarUnderAuto = Literal["candidates", "always", "never"]
+
 #: What a decision may choose from the KG: one list of names, or a list per subject.
 KGCandidates = Candidates | CandidatesBySubject
 
@@ -232,9 +237,15 @@ class DecisionSchema(BaseModel):
 #: What ``GET /v1/models`` says owns the model (``owned_by``) -> the strongest mode that server constrains:
 #: llama-cpp-python's server (``"me"``) and llama.cpp's own (``"llamacpp"``) turn a ``json_object`` response format
 #: carrying a ``schema`` into a grammar (``llama_cpp.llama_chat_format._grammar_for_response_format``);
-#: vLLM (``"vllm"``) decodes ``json_schema`` with guided decoding.
-SERVER_MODES = {"me": "json_object_schema", "llamacpp": "json_object_schema", "vllm": "json_schema"}
-PROBE_TIMEOUT = 2.0
+#: vLLM (``"vllm"``) decodes ``json_schema`` with guided decoding; Ollama says its models' namespace (``"library"`` for
+#: its own registry's, ``ToListCompletion`` in Ollama's ``openai/openai.go``) and decodes a ``json_schema`` response
+#: format under the schema (its ``format``).
+SERVER_MODES = {"me": "json_object_schema", "llamacpp": "json_object_schema", "vllm": "json_schema",
+                "library": "json_schema"}
+#: Seconds the probe waits when the model sets no timeout of its own. llama-cpp-python's server answers
+#: ``/v1/models`` only between generations (its model lock), so a probe made while it serves another user waits
+#: like a chat call would: a short timeout took a busy server for one that constrains nothing.
+PROBE_TIMEOUT = 60.0
 _endpoint_modes: dict[tuple[str, str], str] = {}
 _endpoint_lock = threading.Lock()
 
@@ -244,19 +255,33 @@ def _api_key(model: Any) -> str:
     return key.get_secret_value() if hasattr(key, "get_secret_value") else str(key or "")
 
 
-def endpoint_mode(base_url: str, *, api_key: str = "") -> str:
-    """The strongest constraining mode of the OpenAI-compatible server at ``base_url``, found once per process by
-    one ``GET {base_url}/models`` (no generation, no tokens, not a model call): the server named by its models'
-    ``owned_by`` (:data:`SERVER_MODES`), else ``"text"`` (a server that does not say, or does not answer)."""
+def _probe_timeout(model: Any) -> float:
+    """The model's own request timeout (``ChatOpenAI(timeout=...)``) when it is a number, else :data:`PROBE_TIMEOUT`."""
+    timeout = getattr(model, "request_timeout", None)
+    return float(timeout) if isinstance(timeout, int | float) and not isinstance(timeout, bool) and timeout > 0 else PROBE_TIMEOUT
+
+
+def endpoint_mode(base_url: str, *, api_key: str = "", timeout: float = PROBE_TIMEOUT) -> str:
+    """The strongest constraining mode of the OpenAI-compatible server at ``base_url``, found by one
+    ``GET {base_url}/models`` (no generation, no tokens, not a model call): the server named by its models'
+    ``owned_by`` (:data:`SERVER_MODES`), else ``"text"`` (a server that does not say). What a server answered (a
+    model list, an error status, a body that is not one) is kept for the process; a probe that got no answer (no
+    connection, or none within ``timeout`` seconds) gives ``"text"`` for this call and is made again by the next."""
     key = (base_url.rstrip("/"), api_key)
     with _endpoint_lock:
         if key in _endpoint_modes:
             return _endpoint_modes[key]
     request = urllib.request.Request(f"{key[0]}/models", headers={"Authorization": f"Bearer {api_key}"} if api_key else {})
     try:
-        with urllib.request.urlopen(request, timeout=PROBE_TIMEOUT) as reply:
-            owners = {str(m.get("owned_by")) for m in json.loads(reply.read()).get("data") or [] if isinstance(m, dict)}
-    except (OSError, ValueError, AttributeError):
+        with urllib.request.urlopen(request, timeout=timeout) as reply:
+            body = reply.read()
+    except urllib.error.HTTPError:  # the server answered, with an error status: it says nothing it constrains
+        body = b""
+    except OSError:  # no answer: refused, unreachable, or busy past the timeout
+        return "text"
+    try:
+        owners = {str(m.get("owned_by")) for m in json.loads(body).get("data") or [] if isinstance(m, dict)}
+    except (ValueError, AttributeError):
         owners = set()
     modes = [SERVER_MODES[o] for o in sorted(owners) if o in SERVER_MODES]
     mode = modes[0] if len(set(modes)) == 1 else "text"
@@ -278,7 +303,8 @@ def structured_mode(model: Any, requested: str = "auto") -> str:
         return requested
     if type(model).__name__ == "ChatOpenAI":
         endpoint = _other_endpoint(model)
-        return "json_schema" if endpoint is None else endpoint_mode(endpoint, api_key=_api_key(model))
+        return "json_schema" if endpoint is None else endpoint_mode(endpoint, api_key=_api_key(model),
+                                                                    timeout=_probe_timeout(model))
     return "text"
 
 
@@ -432,11 +458,14 @@ class LLMDecision:
             (:func:`structured_mode`). A structured call the server refuses (a 400/500: llama.cpp's server
             refuses ``json_schema``) is recorded, the retry uses the text prompt, and this decision asks in text
             from then on. Each attempt's mode is counted in ``usage["by_node"][node]["modes"]``.
-        grammar_under_auto: under ``"auto"``, whether a grammar server (``json_object_schema``) constrains this
-            decision when it carries candidates. ``False`` for an answer a small model already writes usably in text
-            (the strict answers: RoG's path ends, ToG's verified chain end), where the grammar's JSON and schema note
-            cost more tokens than they save (RoG under ``grounding="strict"`` with SmolLM2: 2,732 + 314 tokens for two
-            questions in text, 2,882 + 302 under the grammar; docs/real_llm.md): there the text prompt stays, and the
+        grammar_under_auto: under ``"auto"``, when a grammar server (``json_object_schema``) constrains this decision
+            (:data:`GrammarUnderAuto`): ``"candidates"`` (the default) when the call carries the KG's candidates,
+            ``"always"``, or ``"never"``. Measured with SmolLM2 (docs/real_llm.md): a decision naming the KG's
+            candidates parses far better under the grammar (ToG's pruning 0 -> 100 % on the first attempt, RoG's plan
+            under the trie of walkable paths); so does ToG-2's examiner, free text in a JSON shape (``"always"``: 0 of
+            2 on the first attempt in text, 2 of 2 under the grammar, fewer tokens); RoG's strict answer is written
+            usably in text and its grammar's schema note costs more tokens than it saves (``"never"``: 2,732 + 314
+            tokens for two questions in text, 2,882 + 302 under the grammar), so there the text prompt stays and the
             candidates' ``enum`` goes to servers that constrain without a prompted schema (OpenAI, vLLM) and to an
             explicit ``structured_output="json_object_schema"``.
     """
@@ -448,7 +477,7 @@ class LLMDecision:
     schema: type[DecisionSchema] | None = None
     reply_format: str = ""
     structured_output: StructuredMode = "auto"
-    grammar_under_auto: bool = True
+    grammar_under_auto: GrammarUnderAuto = "candidates"
     _rejected_modes: set = field(default_factory=set, compare=False, repr=False)
 
     def request(self, prompt: PromptInput, parse: Parser, *, candidates: KGCandidates | None = None) -> Ask:
@@ -475,16 +504,16 @@ class LLMDecision:
         return None, "; ".join([reason, *(n.split(": ", 1)[-1] for n in notes)])
 
     def _mode(self, candidates: KGCandidates | None = None) -> str:
-        """This call's mode. Under ``"auto"`` a grammar server (``json_object_schema``) constrains only the decisions
-        whose names the KG gives (``candidates``): a free-form decision (RoG's relation paths, while the trie of
-        walkable paths is not sent; ToG-2's clue query) keeps its text prompt, which SmolLM2 follows better than a
-        grammar over any strings (RoG's plan: 4 calls a question in text, 6 under the grammar, docs/real_llm.md), and so
-        does a decision with candidates that sets ``grammar_under_auto=False`` (RoG's strict answer)."""
+        """This call's mode. Under ``"auto"`` a grammar server (``json_object_schema``) constrains the decision as its
+        ``grammar_under_auto`` says; otherwise the text prompt is asked."""
         requested = current_run_settings().structured_output or self.structured_output  # the run's, else the decider's
         mode = structured_mode(self.model, requested) if self.schema is not None else "text"
-        if mode == "json_object_schema" and requested == "auto" and (candidates is None or not self.grammar_under_auto):
+        if mode == "json_object_schema" and requested == "auto" and not self._grammar_under_auto(candidates):
             mode = "text"
         return "text" if mode in self._rejected_modes else mode
+
+    def _grammar_under_auto(self, candidates: KGCandidates | None) -> bool:
+        return self.grammar_under_auto == "always" or (self.grammar_under_auto == "candidates" and candidates is not None)
 
     def _caller(self, mode: str, schema: type[DecisionSchema] | None, candidates: KGCandidates | None) -> Any:
         most = candidates.most if candidates is not None else None

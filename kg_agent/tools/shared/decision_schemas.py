@@ -32,11 +32,19 @@ def _constrained(schema: type[DecisionSchema], names: tuple[str, ...]) -> type[D
         return create_model(schema.__name__, __base__=schema, answers=(list[name_choice(names)], ...))
     if issubclass(schema, Verification):  # grounding="strict": the answer is an explored chain's end, or none
         return create_model(schema.__name__, __base__=schema, answer=(name_choice(names) | None, None))
-    if issubclass(schema, RelationPaths):  # each hop one of the relations walkable from the topic entities
-        return create_model(schema.__name__, __base__=schema, paths=(list[list[name_choice(names)]], ...))
+    if issubclass(schema, ClueQueries):  # one query per topic entity, each naming one of them
+        clue = create_model(EntityClue.__name__, __base__=EntityClue, entity=(name_choice(names), ...))
+        return create_model(schema.__name__, __base__=schema, clues=(list[clue], ...))
+    if issubclass(schema, RelationPaths):  # each path one the KG can walk from the topic entities (the trie's leaves)
+        return create_model(schema.__name__, __base__=schema, paths=(list[name_choice(names)], ...))
     item = create_model(ScoredName.__name__, __base__=ScoredName,
                         name=(name_choice(names), Field(description="a name from the list given")))
     return create_model(schema.__name__, __base__=schema, items=(list[item], ...))
+
+
+def path_choice(relations: Sequence[str]) -> str:
+    """A relation path as :class:`RelationPaths` writes it: ``relation1 <SEP> relation2``."""
+    return " <SEP> ".join(relations)
 
 
 class ScoredName(DecisionSchema):
@@ -58,12 +66,16 @@ class ScoredNames(DecisionSchema):
 
 
 class RelationPaths(DecisionSchema):
-    """RoG's plans: relation paths, each a list of relation names from the list given."""
+    """RoG's plans: relation paths, each written ``relation1 <SEP> relation2`` with relations from the list given.
 
-    paths: list[list[str]]
+    A path is one string, as the planning prompt writes it, so that the paths the KG can walk from the topic entities
+    (the trie of walkable paths, GCR's constraint) are one ``enum`` (:func:`path_choice`): under it a model can only
+    name a path the KG has, in any provider's JSON-schema subset."""
+
+    paths: list[str] = Field(description="relation paths, each written relation1 <SEP> relation2")
 
     def as_reply(self) -> str:
-        return "\n".join(f"<PATH> {' <SEP> '.join(path)} </PATH>" for path in self.paths if path)
+        return "\n".join(f"<PATH> {path} </PATH>" for path in self.paths if path.strip())
 
     @classmethod
     def with_candidates(cls, names: Sequence[str]) -> type[DecisionSchema]:
@@ -137,6 +149,10 @@ class ClueQueries(DecisionSchema):
 
     def as_reply(self) -> str:
         return json.dumps({clue.entity: clue.query for clue in self.clues})
+
+    @classmethod
+    def with_candidates(cls, names: Sequence[str]) -> type[DecisionSchema]:
+        return _constrained(cls, tuple(names)) if names else cls
 
 
 class EntityRelations(DecisionSchema):

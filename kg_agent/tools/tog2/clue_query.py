@@ -28,7 +28,7 @@ from kg_agent.kg.types import Entity
 from kg_agent.llm.parsing import parse_json_object
 from kg_agent.settings import StructuredMode
 from kg_agent.steps import Decided, decide, decided
-from kg_agent.tools.shared.decider import Decider, LLMDecider, Outcome, fall_back
+from kg_agent.tools.shared.decider import Candidates, Decider, LLMDecider, Outcome, fall_back
 from kg_agent.tools.shared.decision_schemas import ClueQueries
 from kg_agent.tools.shared.scoring import TextVectorsFromEmbeddings, mask_mentions
 from kg_agent.tools.tog2.frontier import match_label, new_frontier_item
@@ -120,7 +120,7 @@ class LLMClueWriter(LLMDecider):
                     found.setdefault(entities[index].id, clue.strip())
             return found or None, notes
 
-        asked = yield self.decision.request(prompt, parse)
+        asked = yield self.decision.request(prompt, parse, candidates=Candidates(labels))
         if not asked.decided:
             return fall_back(asked, decided(self.fallback.write, question, entities), node="clue_query",
                              to=f"the {self.fallback.name} clue writer")
