@@ -142,8 +142,11 @@ class LLMInstructionGenerator(LLMDecider):
 
     def __init__(self, model: BaseChatModel, *, fallback: InstructionGenerator | None = None, prompt: str = INSTRUCTION_PROMPT,
                  structured_output: StructuredMode = "auto") -> None:
+        # free text in a JSON shape, which SmolLM2 writes usably only under a grammar (0 of 2 on the first attempt in
+        # text, one fell back; docs/real_llm.md)
         super().__init__(model, "instructions", fallback=fallback, structured_output=structured_output, schema=Instructions,
-                         reply_format='{"instructions": ["Find ...", "Then find ..."], "topic_entities": ["..."]}')
+                         reply_format='{"instructions": ["Find ...", "Then find ..."], "topic_entities": ["..."]}',
+                         grammar_under_auto="always")
         self.prompt = prompt
 
     def generate(self, question, topic_entities, *, max_instructions=DEFAULT_MAX_INSTRUCTIONS):
