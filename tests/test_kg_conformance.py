@@ -96,7 +96,31 @@ ex:tokyo rdfs:label "東京"@ja ; wdt:P17 ex:japan .
 ex:japan schema:name "Japan" ; skos:altLabel "Nippon"@en ; foaf:name "Nihon"@ja .
 """
 
-STYLES = {"mixed": MIXED, "dbpedia": DBPEDIA, "wikidata": WIKIDATA, "schemaorg": SCHEMAORG, "skos": SKOS, "freebase": FREEBASE}
+#: A hub: the genre drama has 1,001 films (more than the look ahead reads, ``LOOKAHEAD_TARGETS``) and one person
+#: working in it; only the last film (by id) has a cast member, so no sample of the first films finds that relation.
+HUB = PREFIXES + """
+wd:P136 rdfs:label "genre"@en ; wikibase:directClaim wdt:P136 .
+wd:P57 rdfs:label "director"@en ; wikibase:directClaim wdt:P57 .
+wd:P161 rdfs:label "cast member"@en ; wikibase:directClaim wdt:P161 .
+wd:P101 rdfs:label "field of work"@en ; wikibase:directClaim wdt:P101 .
+wd:P31 rdfs:label "instance of"@en ; wikibase:directClaim wdt:P31 .
+wd:Q300 rdfs:label "drama"@en ; wdt:P31 wd:Q500 . wd:Q500 rdfs:label "film genre"@en .
+wd:Q200 rdfs:label "Ann Lee"@en ; wdt:P101 wd:Q300 . wd:Q201 rdfs:label "Bo Chen"@en .
+""" + "".join(f'wd:Q{1000 + i} rdfs:label "Film {i}"@en ; wdt:P136 wd:Q300 ; wdt:P57 wd:Q200 .\n' for i in range(1001)) + """
+wd:Q2000 wdt:P161 wd:Q201 .
+"""
+
+#: The look ahead's walks of up to three relations from the first film of HUB, on every backend
+WALKS_FROM_A_FILM = [
+    ("director",), ("genre",), ("director", "^director"), ("director", "field_of_work"), ("genre", "^field_of_work"),
+    ("genre", "^genre"), ("genre", "instance_of"), ("director", "^director", "cast_member"),
+    ("director", "^director", "director"), ("director", "^director", "genre"),
+    ("director", "field_of_work", "^field_of_work"), ("director", "field_of_work", "^genre"),
+    ("director", "field_of_work", "instance_of"), ("genre", "^field_of_work", "^director"),
+    ("genre", "^field_of_work", "field_of_work"), ("genre", "^genre", "cast_member"), ("genre", "^genre", "director"),
+    ("genre", "^genre", "genre")]
+
+STYLES = {"hub": HUB, "mixed": MIXED, "dbpedia": DBPEDIA, "wikidata": WIKIDATA, "schemaorg": SCHEMAORG, "skos": SKOS, "freebase": FREEBASE}
 
 
 @pytest.fixture(scope="module")
@@ -248,6 +272,31 @@ def test_no_planned_path_goes_on_from_a_class_to_its_members(open_style):
     assert ("instance_of",) in paths and ("director", "^director") in paths
     assert not [path for path in paths if "^instance_of" in path]
     assert kg.walkable([WD + "Q100"], ["instance_of", "^instance_of"])  # the graph has it; plans leave it out
+
+
+def test_a_hub_is_read_within_a_bound_and_the_look_ahead_walks_on_from_it_by_the_relation_index(open_style):
+    """A node's edges within a bound: the relations with more targets are counted, not read (a disk store counts them
+    in the engine), and ToG's look ahead walks on from them by the relations that can follow them, the same on every
+    backend, so a genre's films or a country's citizens cost no more than a count (issue 29)."""
+    from kg_agent.tools.tog.prune_relations import LOOKAHEAD_TARGETS, relation_walks
+
+    kg = open_style("hub")
+    drama, film = WD + "Q300", WD + "Q1000"
+    assert LOOKAHEAD_TARGETS == 1000
+    edges = kg.bounded_edges(drama, 1000)
+    assert dict(edges.wide) == {"^genre": 1001} and {k: list(v) for k, v in edges.targets.items()} == {
+        "^field_of_work": [WD + "Q200"], "instance_of": [WD + "Q500"]}
+    assert {k: list(v) for k, v in kg.bounded_edges(drama, 1001).targets.items()} == {
+        k: list(v) for k, v in kg.edges(drama).items()}
+    assert kg.bounded_edges(film, 1000) == (kg.edges(film), {})
+    walks = relation_walks(kg, [film], 3, on_chain={film}, sample=30, ignored_relations=(), max_paths=100)
+    assert ("genre", "^genre", "cast_member") in walks  # the last film's: no sample of 30 films reads it
+    assert walks == WALKS_FROM_A_FILM
+    # from the unread films of a genre: their relations; from a class (reached over instance of): none
+    assert relation_walks(kg, [], 1, on_chain=set(), sample=30, ignored_relations=(), max_paths=100,
+                          reached_over="^genre", wide=True) == [("cast_member",), ("director",), ("genre",)]
+    assert relation_walks(kg, [WD + "Q500"], 2, on_chain=set(), sample=30, ignored_relations=(), max_paths=100,
+                          reached_over="instance_of") == []
 
 
 FB = "http://rdf.freebase.com/ns/"

@@ -25,7 +25,7 @@ from kg_agent.kg.label_index import DictLabelIndex, SqliteLabelIndex
 from kg_agent.kg.naming import Naming
 from kg_agent.kg.relation_index import RelationIndex
 from kg_agent.kg.sparql import sparql_iri
-from kg_agent.kg.stores.base import GraphStore
+from kg_agent.kg.stores.base import BoundedEdges, GraphStore
 from kg_agent.kg.terms import default_label, key_term, label_key
 from kg_agent.kg.types import Entity, base_relation, is_inverse
 
@@ -209,6 +209,12 @@ class KnowledgeGraph:
             signed = self.store.names.signed_iri(relation)
             found = edges.get(self.store.names.signed_name(signed), ()) if signed is not None else ()
         return list(found)
+
+    def bounded_edges(self, entity_id: str, bound: int) -> BoundedEdges:
+        """An entity's edges over each relation with at most ``bound`` targets (``targets``: ``{relation: [neighbour,
+        ...]}``, read-only) and the number of targets of each relation with more (``wide``), whose targets a disk store
+        does not read: a hub (a genre's films, a country's citizens) costs a count in the engine, not its edges."""
+        return self.store.bounded_edges(entity_id, bound)
 
     def edges(self, entity_id: str) -> Mapping[str, Sequence[str]]:
         """All of an entity's edges as ``{relation: [neighbour, ...]}`` (read-only view; do not mutate)."""

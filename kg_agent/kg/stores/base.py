@@ -35,6 +35,21 @@ NameLiterals = list[tuple[str, str, str | None]]
 Edges = dict[str, list[str]]
 
 
+class BoundedEdges(NamedTuple):
+    """What :meth:`GraphStore.bounded_edges` answers for a node: ``targets``, the relations with at most the bound's
+    targets, each with its targets sorted by id (:data:`Edges`), and ``wide``, each relation with more and its number
+    of targets (not read)."""
+
+    targets: Mapping[str, Sequence[str]]
+    wide: Mapping[str, int]
+
+
+def split_edges(edges: Mapping[str, Sequence[str]], bound: int) -> BoundedEdges:
+    """A node's whole :data:`Edges` as :class:`BoundedEdges`: the relations with more than ``bound`` targets are wide."""
+    return BoundedEdges({rel: targets for rel, targets in edges.items() if len(targets) <= bound},
+                        {rel: len(targets) for rel, targets in edges.items() if len(targets) > bound})
+
+
 class CompletePaths(NamedTuple):
     """What :meth:`GraphStore.complete_paths` answers: ``{relation path: node paths}`` for the relation paths no
     cut applies to, and the display labels (None: none) of the nodes on those paths."""
@@ -118,6 +133,12 @@ class GraphStore(ABC):
     @abstractmethod
     def edges(self, key: str) -> Mapping[str, Sequence[str]]:
         """``{relation name: neighbour ids sorted}``, ``^name`` for incoming edges (:data:`Edges`)."""
+
+    def bounded_edges(self, key: str, bound: int) -> BoundedEdges:
+        """The node's edges over each relation with at most ``bound`` targets, and the number of targets of each
+        relation with more (:class:`BoundedEdges`); a backend that can count a hub's edges in the engine overrides
+        this so that their targets are never read. The same answer on every backend: :meth:`edges` split by size."""
+        return split_edges(self.edges(key), bound)
 
     @abstractmethod
     def label(self, key: str) -> str | None:

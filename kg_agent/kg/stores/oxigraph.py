@@ -15,7 +15,16 @@ from kg_agent.kg.label_index import SqliteLabelIndex
 from kg_agent.kg.naming import DEFAULT_NAMING, WIKIBASE_PROPERTY_LINKS, Naming
 from kg_agent.kg.relation_index import RelationIndex
 from kg_agent.kg.sparql import sparql_iri, sparql_term
-from kg_agent.kg.stores.base import CompletePaths, Edges, LazyGraphStore, LRUCache, NameLiterals, breadth_first
+from kg_agent.kg.stores.base import (
+    BoundedEdges,
+    CompletePaths,
+    Edges,
+    LazyGraphStore,
+    LRUCache,
+    NameLiterals,
+    breadth_first,
+    split_edges,
+)
 from kg_agent.kg.terms import RelationNames, key_term, node_key
 from kg_agent.kg.types import inverse
 
@@ -23,6 +32,8 @@ _DEFAULT = ox.DefaultGraph()
 _XSD_STRING = str(XSD.string)
 #: Relation paths whose :meth:`OxigraphGraphStore.paths_query` text a store keeps
 PATH_QUERIES_CACHED = 1024
+#: Hubs (nodes of more edges than a :meth:`OxigraphGraphStore.bounded_edges` bound) whose bounded edges a store keeps
+HUBS_CACHED = 4096
 #: Rows of a relation path's paths read before its sizes are counted in the engine
 #: (:meth:`OxigraphGraphStore.fits`)
 PROBE_AFTER_ROWS = 1000
@@ -83,6 +94,7 @@ class OxigraphGraphStore(LazyGraphStore):
         self._relation_index = relation_index
         self._label_index = label_index
         self._path_queries: LRUCache = LRUCache(PATH_QUERIES_CACHED)  # relation path -> paths_query around its start
+        self._bounded: LRUCache = LRUCache(HUBS_CACHED)  # hub -> (bound, bounded_edges)
         dispatcher = getattr(graph.store, "dispatcher", None)
         if dispatcher is not None:
             dispatcher.subscribe(TripleAddedEvent, self._on_change)
@@ -119,41 +131,109 @@ class OxigraphGraphStore(LazyGraphStore):
         return fact
 
     def fetch_neighbourhoods(self, keys: Sequence[str]) -> dict[str, Edges]:
-        name, is_fact, is_label = self.names.name, self._is_fact, self.naming.is_label
-        quads = self.store.quads_for_pattern
         found: dict[str, Edges] = {}
         try:
             for key in keys:
-                term = self._ox(key)
-                rels: Edges = {}
-                if not isinstance(term, ox.Literal):
-                    literals: NameLiterals = []
-                    for quad in quads(term, None, None, _DEFAULT):
-                        predicate = quad.predicate.value
-                        obj = quad.object
-                        if not is_fact(predicate):
-                            if is_label(predicate) and isinstance(obj, ox.Literal):
-                                literals.append((predicate, obj.value, obj.language))
-                            continue
-                        if isinstance(obj, ox.Literal) and not obj.value:
-                            continue  # an empty literal is no value
-                        rels.setdefault(name(predicate), []).append(ox_key(obj))
-                    self.remember_label(key, self.naming.display(literals))
-                    incoming = quads(None, None, term, _DEFAULT)
-                else:
-                    incoming = ()  # a literal is an end: no path goes on from it
-                for quad in incoming:
-                    predicate = quad.predicate.value
-                    if not is_fact(predicate):
-                        continue
-                    rels.setdefault(inverse(name(predicate)), []).append(ox_key(quad.subject))
-                for rel, targets in rels.items():
-                    if len(targets) > 1:
-                        rels[rel] = sorted(set(targets))
-                found[key] = rels
+                found[key] = self._neighbourhood(key)
         except (OSError, RuntimeError) as exc:
             raise KGQueryError(f"{self.name}: could not read the neighbours of {keys[0]}: {exc}") from exc
         return found
+
+    def _neighbourhood(self, key: str, max_edges: int | None = None) -> Edges | None:
+        """The node's edges in both directions by pattern lookup (its label remembered on the way); None, the rest
+        left unread, once more than ``max_edges`` edges were read."""
+        name, is_fact, is_label = self.names.name, self._is_fact, self.naming.is_label
+        quads = self.store.quads_for_pattern
+        term = self._ox(key)
+        rels: Edges = {}
+        read = 0
+        if not isinstance(term, ox.Literal):
+            literals: NameLiterals = []
+            for quad in quads(term, None, None, _DEFAULT):
+                predicate = quad.predicate.value
+                obj = quad.object
+                if not is_fact(predicate):
+                    if is_label(predicate) and isinstance(obj, ox.Literal):
+                        literals.append((predicate, obj.value, obj.language))
+                    continue
+                if isinstance(obj, ox.Literal) and not obj.value:
+                    continue  # an empty literal is no value
+                read += 1
+                if max_edges is not None and read > max_edges:
+                    return None
+                rels.setdefault(name(predicate), []).append(ox_key(obj))
+            self.remember_label(key, self.naming.display(literals))
+            incoming = quads(None, None, term, _DEFAULT)
+        else:
+            incoming = ()  # a literal is an end: no path goes on from it
+        for quad in incoming:
+            predicate = quad.predicate.value
+            if not is_fact(predicate):
+                continue
+            read += 1
+            if max_edges is not None and read > max_edges:
+                return None
+            rels.setdefault(inverse(name(predicate)), []).append(ox_key(quad.subject))
+        for rel, targets in rels.items():
+            if len(targets) > 1:
+                rels[rel] = sorted(set(targets))
+        return rels
+
+    def bounded_edges(self, key: str, bound: int) -> BoundedEdges:
+        """Read by pattern lookup while the node has at most ``bound`` edges (then kept as its whole neighbourhood);
+        past that, the number of targets of each relation is counted in the engine, one query without reading them
+        (a genre's thousands of films: a millisecond, against 10 ms per thousand edges read), and only the relations
+        with at most ``bound`` targets are read. A hub's answer is kept in its own cache."""
+        with self._lock:
+            cached = self._edges.get_or_none(key)
+            wide = self._bounded.get_or_none(key) if cached is None else None
+        if cached is not None:
+            return split_edges(cached, bound)
+        if wide is not None and wide[0] == bound:
+            return wide[1]
+        if not self.queryable(key) or key.startswith(("_:", '"')):  # a blank node cannot be named in a query
+            return split_edges(self.edges(key), bound)
+        try:
+            whole = self._neighbourhood(key, max_edges=bound)
+            if whole is not None:
+                with self._lock:
+                    self._misses += 1
+                    self._edges.put(key, whole)
+                return split_edges(whole, bound)
+            found = self._read_hub(key, bound)
+        except (OSError, RuntimeError) as exc:
+            raise KGQueryError(f"{self.name}: could not read the neighbours of {key}: {exc}") from exc
+        with self._lock:
+            self._bounded.put(key, (bound, found))
+        return found
+
+    def _read_hub(self, key: str, bound: int) -> BoundedEdges:
+        """:meth:`bounded_edges` of a node with more than ``bound`` edges: the relations counted in the engine, the
+        targets of those with at most ``bound`` read by pattern."""
+        term = self._ox(key)
+        node = sparql_term(self.term(key))
+        counted = self._select(
+            'SELECT ?p ?back (COUNT(*) AS ?n) WHERE { { %s ?p ?o FILTER(!isLiteral(?o) || STR(?o) != "") BIND(false AS ?back) } '
+            'UNION { ?s ?p %s BIND(true AS ?back) } } GROUP BY ?p ?back' % (node, node))
+        sizes: dict[tuple[str, bool], int] = {}
+        for row in counted:
+            if self._is_fact(row[0].value):
+                sizes[(row[0].value, row[1].value == "true")] = int(row[2].value)
+        targets: Edges = {}
+        wide: dict[str, int] = {}
+        quads = self.store.quads_for_pattern
+        for (predicate, back), count in sizes.items():
+            relation = inverse(self.names.name(predicate)) if back else self.names.name(predicate)
+            if count > bound:
+                wide[relation] = wide.get(relation, 0) + count
+            elif back:
+                targets.setdefault(relation, []).extend(
+                    ox_key(quad.subject) for quad in quads(None, ox.NamedNode(predicate), term, _DEFAULT))
+            else:
+                targets.setdefault(relation, []).extend(
+                    ox_key(quad.object) for quad in quads(term, ox.NamedNode(predicate), None, _DEFAULT)
+                    if not (isinstance(quad.object, ox.Literal) and not quad.object.value))
+        return BoundedEdges({rel: sorted(set(found)) for rel, found in targets.items() if found}, wide)
 
     def name_literals(self, keys: Sequence[str], predicates: Sequence[str]) -> dict[str, NameLiterals]:
         """By pattern lookup (``quads_for_pattern``): as fast per node as one ``VALUES`` query for a batch of 1000,
@@ -382,10 +462,16 @@ class OxigraphGraphStore(LazyGraphStore):
             for row in self._select(query):
                 yield ox_key(row[0])
 
+    def forget(self, key: str) -> None:
+        super().forget(key)
+        with self._lock:
+            self._bounded.pop(key, None)
+
     def clear(self) -> None:
         super().clear()
         with self._lock:
             self._path_queries.clear()
+            self._bounded.clear()
 
     def close(self) -> None:
         if self._label_index is not None:

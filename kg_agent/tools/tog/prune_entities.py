@@ -53,6 +53,7 @@ from kg_agent.tools.shared.updates import emit
 from kg_agent.tools.tog.prune_relations import (
     DEFAULT_WIDTH,
     GUIDANCE_LINE,
+    Branch,
     ScoredOutcome,
     SimilarityRelationPruner,
     beam_question,
@@ -147,7 +148,7 @@ class PathEntityScorer:
             return ScoredOutcome([], source=self.name)
         texts = dict(decided(self.text.score_entities, question, entity, relation, candidates, guidance=guidance).items)
         path = (*prefix, relation)
-        scores = self.paths.best_scores(guided_query(question), [(path, [c.id], {entity.id, c.id}) for c in candidates])
+        scores = self.paths.best_scores(guided_query(question), [Branch(path, [c.id], {entity.id, c.id}) for c in candidates])
         best = max(scores)
         weights = [(c.id, round(float(np.exp((s - best) / self.paths.temperature)) * texts.get(c.id, 0.0), 6))
                    for c, s in zip(candidates, scores)]

@@ -29,7 +29,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Protocol, runtime_checkable
+from typing import NamedTuple, Protocol, runtime_checkable
 
 import numpy as np
 from langchain_core.embeddings import Embeddings
@@ -80,36 +80,74 @@ class RelationPruner(Decider, Protocol):
     ) -> Decided[ScoredOutcome]: ...
 
 
+#: Targets of one relation at a node that the look ahead reads; the targets of a relation with more (a genre's films,
+#: a country's citizens) are not read, and the walk goes on from it by the relations that can follow it
+#: (:meth:`~kg_agent.kg.graph.KnowledgeGraph.relations_following`, the relation index): the same on every backend,
+#: and a hub costs what a count of its edges costs, whatever its size
+LOOKAHEAD_TARGETS = 1000
+
+
 def relation_walks(kg: KnowledgeGraph, nodes: Sequence[str], steps: int, *, on_chain: set[str], sample: int,
-                   ignored_relations: Sequence[str], max_paths: int) -> list[tuple[str, ...]]:
+                   ignored_relations: Sequence[str], max_paths: int, reached_over: str | None = None,
+                   wide: bool = False) -> list[tuple[str, ...]]:
     """The relation paths of 1..``steps`` relations walkable from ``nodes`` (at most ``sample`` nodes and
-    neighbours per step, never back to ``on_chain``), shortest first, at most ``max_paths``."""
-    paths: list[tuple[str, ...]] = []
-    layer: list[tuple[tuple[str, ...], list[str]]] = [((), list(nodes))]
-    # a walk ends at a class: its members (Wikidata's human: millions) are no step of a fact about the topic, and
-    # reading the class's edges would read them all (KnowledgeGraph.class_fan_outs)
+    neighbours per step, never back to ``on_chain``), shortest first, at most ``max_paths``.
+
+    ``reached_over``: the relation that reached ``nodes``; ``wide``: it has more than :data:`LOOKAHEAD_TARGETS`
+    targets there, left unread, so the first step also takes the relations that can follow it. A relation with more
+    than :data:`LOOKAHEAD_TARGETS` targets at a node is walked on the same way. A walk ends at a class (none starts
+    from nodes reached over ``instance of``): its members (Wikidata's human: millions) are no step of a fact about the
+    topic, and reading the class's edges would read them all (:meth:`KnowledgeGraph.class_fan_outs`)."""
     fan_outs = kg.class_fan_outs()
     into_class = {relation[1:] for relation in fan_outs}
+    if reached_over in into_class:
+        return []
+    paths: list[tuple[str, ...]] = []
+    # each branch: the relations walked, the nodes reached, and the relation whose unread targets it also stands for
+    layer: list[tuple[tuple[str, ...], list[str], str | None]] = [((), list(nodes), reached_over if wide else None)]
     for _step in range(steps):
         next_layer = []
-        for walked, reached in layer:
+        for walked, reached, unread in layer:
             options: dict[str, set[str]] = {}
+            wide_here: set[str] = set()
             for node in reached[:sample]:
-                relations, _ = filter_relations(kg.relations(node), ignored_relations)
+                edges = kg.bounded_edges(node, LOOKAHEAD_TARGETS)
+                relations, _ = filter_relations([*edges.targets, *edges.wide], ignored_relations)
                 for relation in relations:
                     if relation in fan_outs:
                         continue
-                    fresh = [n for n in kg.neighbors(node, relation)[:sample] if n not in on_chain]
+                    if relation in edges.wide:
+                        options.setdefault(relation, set())
+                        wide_here.add(relation)
+                        continue
+                    fresh = [n for n in edges.targets[relation][:sample] if n not in on_chain]
                     if fresh:
                         options.setdefault(relation, set()).update(fresh)
+            if unread is not None:
+                for relation in filter_relations(kg.relations_following(unread), ignored_relations)[0]:
+                    if relation not in fan_outs:
+                        options.setdefault(relation, set())
+                        wide_here.add(relation)
             for relation in sorted(options):
                 paths.append((*walked, relation))
                 if relation not in into_class:
-                    next_layer.append(((*walked, relation), sorted(options[relation])))
+                    next_layer.append(((*walked, relation), sorted(options[relation]),
+                                       relation if relation in wide_here else None))
         layer = next_layer
         if len(paths) >= max_paths:
             break
     return paths[:max_paths]
+
+
+class Branch(NamedTuple):
+    """A relation path scored with its look ahead (:meth:`SimilarityRelationPruner.best_scores`): the ``path``, the
+    ``nodes`` it reached (at most ``sample``), the nodes the look ahead never walks back to (``on_chain``), and whether
+    the path's last relation has more targets than the look ahead reads (``wide``: :func:`relation_walks`)."""
+
+    path: tuple[str, ...]
+    nodes: Sequence[str]
+    on_chain: set[str]
+    wide: bool = False
 
 
 def guided_query(question: str, guidance: str = "", entities: Sequence[Entity] = ()) -> str:
@@ -163,22 +201,24 @@ class SimilarityRelationPruner:
         """The scorer's score of each ``prefix + relation`` for ``query``; ``"\x1f"`` joins a multi-step relation."""
         return self.scorer.score(query, [(*prefix, *r.split("\x1f")) for r in relations], kg=self.kg)
 
-    def best_scores(self, query: str, branches: Sequence[tuple[tuple[str, ...], Sequence[str], set[str]]]) -> list[float]:
-        """For each branch ``(path, nodes it reached, nodes not to walk back to)``: the best score of ``path`` or
-        of ``path`` completed by up to ``lookahead`` relations walkable from those nodes (at most ``max_hops``)."""
+    def best_scores(self, query: str, branches: Sequence[Branch]) -> list[float]:
+        """For each :class:`Branch`: the best score of its path or of the path completed by up to ``lookahead``
+        relations walkable from the nodes it reached (at most ``max_hops``)."""
         candidates = []
-        for path, nodes, on_chain in branches:
+        for path, nodes, on_chain, wide in branches:
             steps = self.lookahead if self.max_hops is None else min(self.lookahead, self.max_hops - len(path))
             walks = relation_walks(self.kg, nodes, steps, on_chain=on_chain, sample=self.sample,
-                                   ignored_relations=self.ignored_relations, max_paths=self.max_completions) if steps > 0 else []
+                                   ignored_relations=self.ignored_relations, max_paths=self.max_completions,
+                                   reached_over=path[-1] if path else None, wide=wide) if steps > 0 else []
             candidates.append([path, *((*path, *walk) for walk in walks)])
         return self.scorer.best_of(query, candidates, kg=self.kg)  # branches share completions: each scored once
 
     def path_scores(self, query: str, entity: Entity, prefix: Sequence[str], relations: Sequence[str]) -> list[float]:
         """Each relation's best score as ``prefix + relation`` or completed by up to ``lookahead`` relations."""
+        edges = self.kg.bounded_edges(entity.id, LOOKAHEAD_TARGETS)
         return self.best_scores(query, [
-            ((*prefix, relation), [n for n in self.kg.neighbors(entity.id, relation)[: self.sample] if n != entity.id],
-             {entity.id})
+            Branch((*prefix, relation), [n for n in edges.targets.get(relation, ())[: self.sample] if n != entity.id],
+                   {entity.id}, wide=relation in edges.wide)
             for relation in relations
         ])
 
@@ -309,9 +349,10 @@ def plan_relation_scoring(state: dict, *, kg: KnowledgeGraph, pruner: RelationPr
     scoring = RelationScoring(frontier, [], warnings, [])
     for index, chain in enumerate(frontier):
         entity = Walk.from_dict(chain).end
-        relations, dropped = filter_relations(kg.relations(entity.id), ignored_relations)
+        edges = kg.bounded_edges(entity.id, LOOKAHEAD_TARGETS)  # a hub's wide relations lead on (more targets than the chain)
+        relations, dropped = filter_relations(sorted([*edges.targets, *edges.wide]), ignored_relations)
         on_chain = Walk.from_dict(chain).entity_ids
-        relations = [r for r in relations if any(n not in on_chain for n in kg.neighbors(entity.id, r))]  # not only back
+        relations = [r for r in relations if r in edges.wide or any(n not in on_chain for n in edges.targets[r])]  # not only back
         if not relations:
             note = f" ({len(dropped)} bookkeeping relation(s) ignored)" if dropped else ""
             warnings.append(f"prune_relations: no relation leads on from {entity.label}, so this path ends there{note}")

@@ -115,9 +115,11 @@ class ScoreVerifier:
 
         Returned as single "relations" (the whole path joined) so one similarity call ranks them all.
         """
-        walks = relation_walks(self.kg, [Walk.from_dict(chain).end.id], self.lookahead, on_chain=Walk.from_dict(chain).entity_ids,
-                               sample=self.sample, ignored_relations=self.ignored_relations, max_paths=self.max_extensions)
-        return [_joined((*Walk.from_dict(chain).relations, *walk)) for walk in walks]
+        walk = Walk.from_dict(chain)
+        walks = relation_walks(self.kg, [walk.end.id], self.lookahead, on_chain=walk.entity_ids, sample=self.sample,
+                               ignored_relations=self.ignored_relations, max_paths=self.max_extensions,
+                               reached_over=walk.relations[-1] if walk.relations else None)
+        return [_joined((*walk.relations, *more)) for more in walks]
 
     def verify(self, question, chains, *, depth) -> VerifyOutcome:
         explored = [c for c in chains if c.get("steps")]
