@@ -17,6 +17,7 @@ import pytest
 
 from kg_agent.graphs.rog import create_rog_graph
 from kg_agent.graphs.tog import create_tog_graph
+from kg_agent.graphs.tog_i import create_tog_i_graph
 from kg_agent.kg import kg_from_triples, load_kg
 from kg_agent.kg.types import Entity, Triple
 from kg_agent.kg.walks import Walk
@@ -52,12 +53,21 @@ def ends(walks: list[dict]) -> list[str]:
     return sorted(Walk.end_of(w)["label"] for w in walks)
 
 
-def test_a_player_at_a_position_at_a_club_is_the_node_linking_both(football):
+@pytest.mark.parametrize("create", [create_rog_graph, create_tog_graph])
+def test_a_player_at_a_position_at_a_club_is_the_node_linking_both(football, create):
     question = "which player plays at the Forward position at Northport Rovers"
-    result = create_rog_graph(football).compile().invoke({"question": question})
-    assert [a["answer"] for a in result["answers"]] == ["Bruno Castell"]  # not the other forwards, nor other clubs
+    result = create(football).compile().invoke({"question": question})
+    assert [a["answer"] for a in result["answers"]] == ["Bruno Castell"]  # not the other forwards, nor a club
     said = result["answers"][0]["constraints"]
     assert "links" in said and "'forward'" in said and "'northport rovers'" in said and "football player" in said
+
+
+def test_tog_i_says_which_named_entity_it_did_not_check(football):
+    """ToG-I's instruction explores from the club alone (width 1): the position is not checked, and it says so."""
+    result = create_tog_i_graph(football).compile().invoke(
+        {"question": "which player plays at the Forward position at Northport Rovers"})
+    assert any("nothing was retrieved from 'forward'" in w for w in result["warnings"])
+    assert "of class football player" in result["answers"][0]["constraints"]
 
 
 def test_answers_reached_from_both_mentions_are_kept_and_none_in_common_is_a_warning(football):

@@ -6,7 +6,8 @@
   of whose ends is leaves the answers, and so does an end of another class (an end with no class fact stays, on a
   path whose other ends have the class). When no candidate answer has a class fact, or none has a class the noun
   names, nothing is removed and a warning says that the type was not checked.
-* **Every entity the question names** (RoG): when entities are linked from two or more different mentions of the
+* **Every entity the question names** (RoG over its retrieved paths; ToG and ToG-I over their explored chains,
+  :func:`kg_agent.tools.tog.answer.answers_of_every_mention`): when entities are linked from two or more different mentions of the
   question ("a player at the **Forward** position at **Club X**"), a walk from one that ends at another's entity
   (``^position -> plays_for`` from Forward to Club X) answers with the node that links them (the player); else, when
   each mention's entities reach answers, the answers are those reached from every mention (each by its own plan);
@@ -159,5 +160,7 @@ def constrain_walks(question: str, topic_entities: Iterable[dict], walks: Sequen
 
 
 def note_constraints(answers: Sequence[dict], applied: dict[str, str]) -> list[dict]:
-    """The answer records, each with ``constraints`` (what it satisfies) where a constraint was applied to it."""
-    return [{**a, "constraints": applied[a["entity_id"]]} if a.get("entity_id") in applied else a for a in answers]
+    """The answer records, each with ``constraints`` (what it satisfies) where a constraint was applied to it (after
+    what an earlier constraint said)."""
+    return [{**a, "constraints": "; ".join(filter(None, (a.get("constraints"), applied[a["entity_id"]])))}
+            if a.get("entity_id") in applied else a for a in answers]

@@ -31,7 +31,7 @@ from kg_agent.llm.parsing import parse_answer_list
 from kg_agent.settings import DEFAULT_GROUNDING, Grounding, StructuredMode
 from kg_agent.steps import Decided, decide, decided
 from kg_agent.tools.rog.answer import AnswerOutcome
-from kg_agent.tools.shared.constraints import note_constraints, of_asked_type
+from kg_agent.tools.shared.constraints import note_constraints, of_asked_type, reached_from_every_mention
 from kg_agent.tools.shared.decider import Ask, Asked, Decider, LLMDecider, fall_back
 from kg_agent.tools.shared.decision_schemas import Answers
 from kg_agent.tools.shared.grounding import NO_GROUNDED_ANSWER, Evidence, RunGrounding, asked_for, ground_names, settle
@@ -278,9 +278,38 @@ def answer_steps(state: dict, *, answerer: ToGAnswerer, asked: Asked | None = No
     question = state.get("question", "")
     outcome = yield decide(answerer.answer, question, round_chains(state),
                            verification=state.get("verification"), stop_reason=stop, **ahead)
+    topics = state.get("topic_entities") or []
+    outcome = answers_of_every_mention(topics, round_chains(state), outcome,
+                                       verified=bool((state.get("verification") or {}).get("sufficient")))
     if kg is not None:
-        outcome = answers_of_asked_type(question, state.get("topic_entities") or [], outcome, kg)
+        outcome = answers_of_asked_type(question, topics, outcome, kg)
     return answer_update(outcome, stop)
+
+
+def answers_of_every_mention(topic_entities: Sequence[dict], chains: Sequence[dict], outcome: AnswerOutcome, *,
+                             verified: bool) -> AnswerOutcome:
+    """The outcome's answers that satisfy every entity the question names
+    (:func:`~kg_agent.tools.shared.constraints.reached_from_every_mention` over the explored chains: the node an
+    explored chain passes on its way from one mention's entity to another's, else an end reached from each); when none
+    of its answers does, the ends that do, best chains first (grounded when verification said Yes). Unchanged when the
+    question names fewer than two things or no chain satisfies them all; ``warnings`` say what was not checked."""
+    joined = reached_from_every_mention(topic_entities, [c for c in chains if c.get("steps")])
+    outcome.warnings = [*joined.warnings, *outcome.warnings]
+    if not joined.applied:
+        return outcome
+    satisfying = [a for a in outcome.answers if a.get("entity_id") in joined.applied]
+    if not satisfying:
+        found: dict[str, dict] = {}
+        for chain in sorted(joined.walks, key=lambda c: -(c.get("score") or 0.0)):
+            end = Walk.end_of(chain)
+            if end["id"] in joined.applied and end["id"] not in found:
+                found[end["id"]] = answer_record(end["label"], entity_id=end["id"], score=chain.get("score") or 0.0,
+                                                 grounded=verified, paths=[chain])
+        satisfying = list(found.values())
+    if outcome.output == "\n".join(a["answer"] for a in outcome.answers):  # an offline output: the answers listed
+        outcome.output = "\n".join(a["answer"] for a in satisfying)
+    outcome.answers = note_constraints(satisfying, joined.applied)
+    return outcome
 
 
 def answers_of_asked_type(question: str, topic_entities: Sequence[dict], outcome: AnswerOutcome,
