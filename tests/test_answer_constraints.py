@@ -155,3 +155,14 @@ def test_what_films_did_an_actor_act_in_on_wikidata_reads_the_instance_of_film(t
     for question in questions:
         answers = [a["answer"] for a in app.invoke({"question": question["question"]})["answers"]]
         assert answers and answers[0] in question["answers"], (question["question"], answers[:3])
+
+
+def test_classes_of_reads_the_same_on_memory_and_oxigraph(football, tmp_path):
+    from kg_agent.kg import build_oxigraph, open_oxigraph
+
+    keys = [EX + k for k in ("p1", "northport", "harbourton", "forward")] + ['"a literal"', EX + "nothing"]
+    want = {EX + "p1": [EX + "Player"], EX + "northport": [EX + "Club"], EX + "harbourton": [EX + "City"],
+            EX + "forward": [EX + "Position"]}
+    assert football.classes_of(keys) == want
+    with open_oxigraph(build_oxigraph(FOOTBALL, tmp_path / "store")) as stored:
+        assert stored.classes_of(keys) == want
