@@ -5,15 +5,16 @@
   (:mod:`~kg_agent.tools.shared.answer_classes`). When some candidate answer is of such a class, a relation path none
   of whose ends is leaves the answers, and so does an end of another class (an end with no class fact stays, on a
   path whose other ends have the class). When no candidate answer has a class fact, or none has a class the noun
-  names, nothing is removed and a warning says that the type was not checked.
+  names, nothing is removed and a warning says so. RoG filters its paths before answering; ToG and ToG-I their final
+  answers (:func:`kg_agent.tools.tog.answer.answers_of_asked_type`).
 * **Every entity the question names** (RoG over its retrieved paths; ToG and ToG-I over their explored chains,
-  :func:`kg_agent.tools.tog.answer.answers_of_every_mention`): when entities are linked from two or more different mentions of the
-  question ("a player at the **Forward** position at **Club X**"), a walk from one that ends at another's entity
-  (``^position -> plays_for`` from Forward to Club X) answers with the node that links them (the player); else, when
-  each mention's entities reach answers, the answers are those reached from every mention (each by its own plan);
-  when none is, the answers of each are kept and a warning says so. Entities linked
-  from one mention (a person and a tag spelt alike) are alternatives, not constraints; entities given by the caller
-  carry no mention and are not intersected.
+  :func:`kg_agent.tools.tog.answer.answers_of_every_mention`): when entities are linked from two or more different
+  mentions of the question ("a player at the **Forward** position at **Club X**"), a walk from one that ends at
+  another's entity (``^position -> plays_for`` from Forward to Club X) answers with the node that links them (the
+  player); else, when each mention's entities reach answers, the answers are those reached from every mention (each
+  by its own plan); when none is, the answers of each are kept and a warning says so. Entities linked from one
+  mention (a person and a tag spelt alike) are alternatives, not constraints; entities given by the caller carry no
+  mention and are not intersected.
 
 Each kept answer says what it satisfies in its record's ``constraints`` (:func:`note_constraints`).
 """
