@@ -98,7 +98,7 @@ def exploration_nodes(kg: KnowledgeGraph, deciders: ToGDeciders, budget: Questio
         "prune_entities": partial(prune_entities_steps, kg=kg, scorer=deciders.entity_scorer, width=width,
                                   max_candidates=max_candidates),
         "verify": partial(verify_and_decide, verifier=deciders.verifier, max_depth=depth),
-        "answer": partial(respond_steps, answerer=deciders.answerer, name=name),
+        "answer": partial(respond_steps, answerer=deciders.answerer, name=name, kg=kg),
     }
     check_speculation(speculate, budget)
     if speculate and deciders.uses_llm:

@@ -278,6 +278,20 @@ class KnowledgeGraph:
         names.resolve()
         return frozenset("^" + names.by_iri[iri] for iri in self.naming.class_predicates if iri in names.by_iri)
 
+    def classes_of(self, entity_ids: Iterable[str]) -> dict[str, list[str]]:
+        """``{entity: its classes}``: the objects of the naming's class predicates (``rdf:type``, Wikidata's ``instance
+        of`` ...) at each entity that has any (sorted; entities without a class fact are left out). One walk per class
+        predicate the graph has, so memory, Oxigraph and endpoint graphs answer alike."""
+        keys = [key for key in dict.fromkeys(entity_ids) if not key.startswith('"')]
+        names = self.store.names
+        names.resolve()
+        found: dict[str, set[str]] = {}
+        for iri in self.naming.class_predicates:
+            if iri in names.by_iri and keys:
+                for key, classes in self.store.walk(keys, names.by_iri[iri]).items():
+                    found.setdefault(key, set()).update(c for c in classes if not c.startswith('"'))
+        return {key: sorted(found[key]) for key in keys if found.get(key)}
+
     def complete_paths(self, starts: Sequence[str], relation_paths: Sequence[Sequence[str]], *, max_paths: int,
                        max_partial: int) -> tuple[dict[tuple[str, ...], list[tuple[str, ...]]], dict[str, str]]:
         """``(node paths, labels)``: the node paths of many relation paths at once where the backend answers

@@ -26,6 +26,7 @@ from kg_agent.kg.types import relation_path_text
 from kg_agent.llm.parsing import parse_answer_list
 from kg_agent.settings import DEFAULT_GROUNDING, Grounding, StructuredMode
 from kg_agent.steps import Decided, decide, decided, synchronous
+from kg_agent.tools.shared.constraints import constrain_walks, note_constraints
 from kg_agent.tools.shared.decider import Candidates, Decider, LLMDecider, Outcome, fall_back
 from kg_agent.tools.shared.decision_schemas import Answers
 from kg_agent.tools.shared.grounding import (
@@ -373,18 +374,25 @@ def path_use(answerer: Answerer, *, max_prompt_paths: int) -> PathUse | None:
     return PathUse(min_relative_score=votes.min_relative_score, max_answers=votes.max_answers, max_prompt_paths=prompt)
 
 
-def answer_steps(state: dict, *, answerer: Answerer):
-    """Graph node (as steps): answer the question from the state's reasoning paths."""
+def answer_steps(state: dict, *, answerer: Answerer, kg: KnowledgeGraph | None = None):
+    """Graph node (as steps): answer the question from the state's reasoning paths that satisfy its constraints
+    (:func:`~kg_agent.tools.shared.constraints.constrain_walks`: the ends reached from every entity the question
+    names, of the type it asks for when ``kg`` gives the answers' classes); each answer's record says which it
+    satisfies (``constraints``), and ``warnings`` which could not be checked."""
     from kg_agent.tools.shared.updates import answer_update
 
-    outcome = yield decide(answerer.answer, state["question"], state.get("paths") or [], state.get("plans") or [])
+    question = state["question"]
+    constrained = constrain_walks(question, state.get("topic_entities") or [], state.get("paths") or [], kg)
+    outcome = yield decide(answerer.answer, question, constrained.walks, state.get("plans") or [])
+    outcome.answers = note_constraints(outcome.answers, constrained.applied)
+    outcome.warnings = [*constrained.warnings, *outcome.warnings]
     return answer_update(outcome, state.get("stop_reason") or "")
 
 
 answer_node = synchronous(answer_steps)
 
 
-def respond_steps(state: dict, *, answerer: Answerer):
+def respond_steps(state: dict, *, answerer: Answerer, kg: KnowledgeGraph | None = None):
     """``answer``, plus the chat reply when the question came as messages. Steps."""
-    update = yield from answer_steps(state, answerer=answerer)
+    update = yield from answer_steps(state, answerer=answerer, kg=kg)
     return with_chat_reply(state, update, name="rog")

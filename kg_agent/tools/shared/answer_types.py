@@ -203,10 +203,13 @@ class ObjectKinds:
     person: float = 0.0
     contained: float = 0.0
     unnamed: float = 0.0
+    classes: tuple[str, ...] = ()  # the KG's classes (``rdf:type``, ``instance of``) of at least half the sampled objects
 
     @classmethod
-    def of(cls, labels: Sequence[str], signatures: Sequence[Sequence[str]]) -> ObjectKinds:
-        """From the sampled objects' labels and the relations at each of them (``^r`` for incoming)."""
+    def of(cls, labels: Sequence[str], signatures: Sequence[Sequence[str]],
+           classes: Sequence[Sequence[str]] = ()) -> ObjectKinds:
+        """From the sampled objects' labels, the relations at each of them (``^r`` for incoming) and, when the KG
+        has class facts, each object's classes."""
         if not labels:
             return cls()
         unnamed = sum(label == UNNAMED for label in labels) / len(labels)
@@ -230,9 +233,19 @@ class ObjectKinds:
             elif person and not place:
                 persons += 1
         n = len(labels)
-        return cls(n, sum(times) / n, places / n, persons / n, contained / places if places else 0.0, unnamed)
+        held: dict[str, int] = {}
+        for of_object in classes:
+            for name in set(of_object):
+                held[name] = held.get(name, 0) + 1
+        common = tuple(sorted(name for name, count in held.items() if 2 * count >= n))
+        return cls(n, sum(times) / n, places / n, persons / n, contained / places if places else 0.0, unnamed, common)
 
 
+
+
+#: The name of the kinds' table in an endpoint's persistent result cache (renamed when :class:`ObjectKinds` gained
+#: ``classes``: kinds stored before hold none).
+OBJECT_KINDS_CACHE = "object_kinds_with_classes"
 
 
 class RelationObjectKinds:
@@ -261,8 +274,9 @@ class RelationObjectKinds:
         todo = [relation for relation in wanted if relation not in found]
         cache = self.kg.result_cache
         if cache is not None and todo:  # an endpoint's persistent cache: a re-run asks the endpoint nothing
-            stored = cache.get_many("object_kinds", todo)
-            found.update({relation: ObjectKinds(**kinds) for relation, kinds in stored.items()})
+            stored = cache.get_many(OBJECT_KINDS_CACHE, todo)
+            found.update({relation: ObjectKinds(**{**kinds, "classes": tuple(kinds.get("classes", ()))})
+                          for relation, kinds in stored.items()})
             todo = [relation for relation in todo if relation not in stored]
         if todo:
             try:
@@ -270,13 +284,15 @@ class RelationObjectKinds:
                 every = list(dict.fromkeys(node for nodes in objects.values() for node in nodes))
                 relations_at = self.kg.relations_at_each(every)
                 labels = self.kg.labels_by_id(every)
+                classes = self.kg.classes_of(every)
             except KGError:
                 return {**found, **{relation: ObjectKinds() for relation in todo}}
             profiled = {relation: ObjectKinds.of([labels[node] for node in objects[relation]],
-                                                 [relations_at[node] for node in objects[relation]])
+                                                 [relations_at[node] for node in objects[relation]],
+                                                 [classes.get(node, ()) for node in objects[relation]])
                         for relation in todo}
             if cache is not None:
-                cache.put_many("object_kinds", {relation: asdict(kinds) for relation, kinds in profiled.items()})
+                cache.put_many(OBJECT_KINDS_CACHE, {relation: asdict(kinds) for relation, kinds in profiled.items()})
             found.update(profiled)
         with self._lock:
             self._kinds.update(found)
@@ -349,7 +365,8 @@ def contradicts_asked_type(asked: AskedType, path: Sequence[str], kinds: Relatio
     return kinds.kinds(path[-1]).person >= 0.5
 
 
-def answer_type_match(asked: AskedType, path: Sequence[str], kinds: RelationObjectKinds) -> TypeMatch:
+def answer_type_match(asked: AskedType, path: Sequence[str], kinds: RelationObjectKinds,
+                      named_classes: frozenset[str] = frozenset()) -> TypeMatch:
     """How well the path's answers (the last hop's objects) fit what the question asks for.
 
     ``fit``:
@@ -358,16 +375,18 @@ def answer_type_match(asked: AskedType, path: Sequence[str], kinds: RelationObje
     * a place asked: +1 for places, -1 for times and persons; for "which country" +0.5 when the places are
       not contained in another place and -0.5 when they are (a city), the other way round for "which city";
     * a person asked ("who"): +1 for persons, -1 for times and places;
-    * a type noun: +1 when the last relation names its objects by it (``in_industry`` for "what industries"),
-      -1 when an earlier hop does and the path walks on past it.
+    * a type noun: +1 when the last relation names its objects by it (``in_industry`` for "what industries") or its
+      sampled objects are of a class the noun names (``named_classes``, the KG's classes the noun names:
+      :mod:`~kg_agent.tools.shared.answer_classes`; "what films" and ``instance of`` *film*), -1 when an earlier
+      hop names it and the path walks on past it.
 
-    ``evidence``: 1.0 when the last relation names the type noun, :data:`TYPE_EVIDENCE` when a time or place
+    ``evidence``: 1.0 when the last relation or its objects' class names the type noun, :data:`TYPE_EVIDENCE` when a time or place
     is asked and the objects are one (of the size asked), else 0.
     """
     if not path or (not asked.kind and not asked.noun):
         return TypeMatch()
     fit = evidence = 0.0
-    last = kinds.kinds(path[-1]) if asked.kind else ObjectKinds()
+    last = kinds.kinds(path[-1]) if asked.kind or named_classes else ObjectKinds()
     if asked.kind == TIME:
         fit += 1.0 if last.time >= 0.5 else -1.0
         evidence = TYPE_EVIDENCE if last.time >= 0.5 else 0.0
@@ -384,7 +403,9 @@ def answer_type_match(asked: AskedType, path: Sequence[str], kinds: RelationObje
             fit += 1.0
         elif last.time >= 0.5 or last.place >= 0.5:
             fit -= 1.0
-    if asked.named_by(path[-1]) and not persons_named_by_modifier(asked, path[-1], kinds, [_own_name(path[-1])]):
+    of_named_class = bool(named_classes.intersection(last.classes))
+    if of_named_class or (asked.named_by(path[-1])
+                          and not persons_named_by_modifier(asked, path[-1], kinds, [_own_name(path[-1])])):
         fit += 1.0
         evidence = 1.0
     elif any(asked.named_by(r) for r in path[:-1]):

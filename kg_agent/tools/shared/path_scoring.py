@@ -48,6 +48,7 @@ from langchain_core.embeddings import Embeddings
 from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.relation_paths import verbalize_relation, verbalize_relation_path
 from kg_agent.kg.types import base_relation, is_inverse
+from kg_agent.tools.shared.answer_classes import class_names
 from kg_agent.tools.shared.answer_types import (
     AskedType,
     TypeMatch,
@@ -519,10 +520,13 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
                         if parts.asked.noun else [])
         modifying = {r for r in last_kinds if parts.asked.noun and noun_columns and persons_named_by_modifier(
             parts.asked, r, kinds, [" ".join(relation_words(r)), *aliases.get(base_relation(r), ())])}
+        # the KG's classes of the hops' objects that the type noun names ("films" and ``instance of`` *film*)
+        named_classes = (class_names(kg, self.vectors).named(parts.asked.noun, {c for k in last_kinds.values() for c in k.classes})
+                         if kg is not None and parts.asked.noun else frozenset())
         scores = []
         for path in paths:
             rows = [row[base_relation(r)] for r in path]
-            typed = answer_type_match(parts.asked, path, kinds) if kinds is not None else TypeMatch()
+            typed = answer_type_match(parts.asked, path, kinds, named_classes) if kinds is not None else TypeMatch()
             through = frozenset(i for i, r in enumerate(path[:-1]) if r in last_kinds and last_kinds[r].unnamed >= 0.5)
             hop_evidence, hop_unclipped = evidence[rows], unclipped[rows]
             # the type noun names the answer, where the path ends: no evidence of an earlier hop ("what films did

@@ -31,6 +31,7 @@ from kg_agent.llm.parsing import parse_answer_list
 from kg_agent.settings import DEFAULT_GROUNDING, Grounding, StructuredMode
 from kg_agent.steps import Decided, decide, decided
 from kg_agent.tools.rog.answer import AnswerOutcome
+from kg_agent.tools.shared.constraints import note_constraints, of_asked_type, reached_from_every_mention
 from kg_agent.tools.shared.decider import Ask, Asked, Decider, LLMDecider, fall_back
 from kg_agent.tools.shared.decision_schemas import Answers
 from kg_agent.tools.shared.grounding import NO_GROUNDED_ANSWER, Evidence, RunGrounding, asked_for, ground_names, settle
@@ -267,19 +268,70 @@ class LLMToGAnswerer(LLMDecider, RunGrounding):
         return [a for a in answers if a.get("grounded")] or None
 
 
-def answer_steps(state: dict, *, answerer: ToGAnswerer, asked: Asked | None = None):
+def answer_steps(state: dict, *, answerer: ToGAnswerer, asked: Asked | None = None, kg: KnowledgeGraph | None = None):
     """Graph node (as steps): answer from the explored chains (this round's, in ToG-I) and the verification.
 
-    ``asked``: the answerer's model call, already asked (``speculate``; see :meth:`LLMToGAnswerer.answer_request`)."""
+    ``asked``: the answerer's model call, already asked (``speculate``; see :meth:`LLMToGAnswerer.answer_request`).
+    With ``kg``, the answers are checked against the type the question asks for (:func:`answers_of_asked_type`)."""
     stop = state.get("stop_reason") or ""
     ahead = {} if asked is None else {"asked": asked}
-    outcome = yield decide(answerer.answer, state.get("question", ""), round_chains(state),
+    question = state.get("question", "")
+    outcome = yield decide(answerer.answer, question, round_chains(state),
                            verification=state.get("verification"), stop_reason=stop, **ahead)
+    topics = state.get("topic_entities") or []
+    outcome = answers_of_every_mention(topics, round_chains(state), outcome,
+                                       verified=bool((state.get("verification") or {}).get("sufficient")))
+    if kg is not None:
+        outcome = answers_of_asked_type(question, topics, outcome, kg)
     return answer_update(outcome, stop)
 
 
+def answers_of_every_mention(topic_entities: Sequence[dict], chains: Sequence[dict], outcome: AnswerOutcome, *,
+                             verified: bool) -> AnswerOutcome:
+    """The outcome's answers that satisfy every entity the question names
+    (:func:`~kg_agent.tools.shared.constraints.reached_from_every_mention` over the explored chains: the node an
+    explored chain passes on its way from one mention's entity to another's, else an end reached from each); when none
+    of its answers does, the ends that do, best chains first (grounded when verification said Yes). Unchanged when the
+    question names fewer than two things or no chain satisfies them all; ``warnings`` say what was not checked."""
+    joined = reached_from_every_mention(topic_entities, [c for c in chains if c.get("steps")])
+    outcome.warnings = [*joined.warnings, *outcome.warnings]
+    if not joined.applied:
+        return outcome
+    satisfying = [a for a in outcome.answers if a.get("entity_id") in joined.applied]
+    if not satisfying:
+        found: dict[str, dict] = {}
+        for chain in sorted(joined.walks, key=lambda c: -(c.get("score") or 0.0)):
+            end = Walk.end_of(chain)
+            if end["id"] in joined.applied and end["id"] not in found:
+                found[end["id"]] = answer_record(end["label"], entity_id=end["id"], score=chain.get("score") or 0.0,
+                                                 grounded=verified, paths=[chain])
+        satisfying = list(found.values())
+    if outcome.output == "\n".join(a["answer"] for a in outcome.answers):  # an offline output: the answers listed
+        outcome.output = "\n".join(a["answer"] for a in satisfying)
+    outcome.answers = note_constraints(satisfying, joined.applied)
+    return outcome
+
+
+def answers_of_asked_type(question: str, topic_entities: Sequence[dict], outcome: AnswerOutcome,
+                          kg: KnowledgeGraph) -> AnswerOutcome:
+    """The outcome with the answers of another class than the question's type noun names left out, when some answer
+    is of such a class (:func:`~kg_agent.tools.shared.constraints.of_asked_type` over the answers' chains); each kept
+    answer of the class says so in ``constraints``, and ``warnings`` say when the type could not be checked."""
+    chains = [a["paths"][0] for a in outcome.answers if a.get("entity_id") and a.get("paths")]
+    if not chains:
+        return outcome
+    typed = of_asked_type(question, topic_entities, chains, kg)
+    kept_ends = {Walk.end_of(c)["id"] for c in typed.walks}
+    answers = [a for a in outcome.answers if not (a.get("entity_id") and a.get("paths")) or a["entity_id"] in kept_ends]
+    if outcome.output == "\n".join(a["answer"] for a in outcome.answers):  # an offline output: the answers listed
+        outcome.output = "\n".join(a["answer"] for a in answers)
+    outcome.answers = note_constraints(answers, typed.applied)
+    outcome.warnings = [*typed.warnings, *outcome.warnings]
+    return outcome
+
+
 def respond_steps(state: dict, *, answerer: ToGAnswerer, name: str = "tog",
-                  asked: Asked | None = None):
+                  asked: Asked | None = None, kg: KnowledgeGraph | None = None):
     """``answer``, plus the chat reply when the question came as messages. Steps."""
-    update = yield from answer_steps(state, answerer=answerer, asked=asked)
+    update = yield from answer_steps(state, answerer=answerer, asked=asked, kg=kg)
     return with_chat_reply(state, update, name=name)

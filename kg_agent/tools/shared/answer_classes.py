@@ -1,0 +1,94 @@
+"""The KG's own classes as the type a question asks for: "what **films** did [X] act in", "which **city** ...".
+
+A question's type noun (:class:`~kg_agent.tools.shared.answer_types.AskedType`) names a class of the KG when one of
+the class's names (its labels and aliases in every language the KG gives, else its IRI's last segment, camelCase
+split: ``schema:Movie`` -> "movie", ``wd:Q11424`` -> "film", "movie") ends in the noun ("films" -> "feature film"),
+or is as close to it as :data:`CLASS_NAME_SIMILARITY` (MiniLM cosine: "films" and "Movie" 0.73) without holding the
+noun only as a modifier ("film genre" is a genre, not a film). The classes of an entity are the objects of the
+naming's class predicates (``rdf:type``, ``rdfs:subClassOf``, Wikidata's ``P31`` / ``P279``;
+:meth:`~kg_agent.kg.graph.KnowledgeGraph.classes_of`). Nothing here is a word list: the names are the KG's.
+
+Two readers: the relation-path scorer (a last hop whose sampled objects are of a class the noun names answers the
+noun, :func:`~kg_agent.tools.shared.answer_types.answer_type_match`) and the answer constraints
+(:mod:`kg_agent.tools.shared.constraints`: answers of another class are left out when some answer is of the class).
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+import weakref
+from collections.abc import Iterable
+
+from kg_agent.kg.graph import KnowledgeGraph
+from kg_agent.tools.shared.answer_types import noun_only_modifies, same_word
+from kg_agent.tools.shared.similarity import TextVectors
+
+#: How close (MiniLM cosine) a type noun must be to a class's name to name the class: "films" / "Movie" 0.73,
+#: "films" / "film" 0.91, "languages" / "Language" 0.93; "films" / "human" 0.27, "city" / "Place" 0.55, "people" /
+#: "Person" 0.62 (a person is asked for by "who", which the answer types read from the relations).
+CLASS_NAME_SIMILARITY = 0.7
+
+_CAMEL_HUMP = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+
+
+def class_name_text(name: str) -> str:
+    """A class name as words: ``AggregateRating`` -> "aggregate rating", ``film_genre`` -> "film genre"."""
+    return " ".join(_CAMEL_HUMP.sub(" ", name).replace("_", " ").replace("-", " ").lower().split())
+
+
+class ClassNames:
+    """The names of one KG's classes, and which of them a type noun names (both kept per KG and noun)."""
+
+    def __init__(self, kg: KnowledgeGraph, vectors: TextVectors) -> None:
+        self.kg = kg
+        self.vectors = vectors
+        self._names: dict[str, tuple[str, ...]] = {}
+        self._named: dict[tuple[str, str], bool] = {}
+        self._lock = threading.Lock()
+
+    def names(self, class_id: str) -> tuple[str, ...]:
+        """The class's names as words (labels and aliases; the IRI's last segment when it has none)."""
+        with self._lock:
+            found = self._names.get(class_id)
+        if found is None:
+            found = tuple(dict.fromkeys(text for name in self.kg.labels(class_id) if (text := class_name_text(name))))
+            with self._lock:
+                self._names[class_id] = found
+        return found
+
+    def named(self, noun: str, class_ids: Iterable[str]) -> frozenset[str]:
+        """The classes among ``class_ids`` that the type noun names (module docstring)."""
+        noun = noun.lower()
+        wanted = list(dict.fromkeys(class_ids))
+        with self._lock:
+            todo = [c for c in wanted if (noun, c) not in self._named]
+        if todo and noun:
+            names = {c: self.names(c) for c in todo}
+            texts = list(dict.fromkeys(n for c in todo for n in names[c]))
+            cosine = dict(zip(texts, self.vectors.rank(noun, texts))) if texts else {}
+            decided = {c: any(self._names_it(noun, name, cosine[name]) for name in names[c]) for c in todo}
+            with self._lock:
+                self._named.update({(noun, c): yes for c, yes in decided.items()})
+        with self._lock:
+            return frozenset(c for c in wanted if self._named.get((noun, c)))
+
+    @staticmethod
+    def _names_it(noun: str, name: str, cosine: float) -> bool:
+        words = name.split()
+        if words and same_word(noun, words[-1]):
+            return True
+        return cosine >= CLASS_NAME_SIMILARITY and not noun_only_modifies(noun, [name])
+
+
+_BY_KG: weakref.WeakKeyDictionary[KnowledgeGraph, ClassNames] = weakref.WeakKeyDictionary()
+_BY_KG_LOCK = threading.Lock()
+
+
+def class_names(kg: KnowledgeGraph, vectors: TextVectors) -> ClassNames:
+    """The process-wide :class:`ClassNames` of a KG (kept as long as the KG is)."""
+    with _BY_KG_LOCK:
+        found = _BY_KG.get(kg)
+        if found is None:
+            found = _BY_KG[kg] = ClassNames(kg, vectors)
+        return found

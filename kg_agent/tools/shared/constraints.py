@@ -1,0 +1,167 @@
+"""Constraints and conjunctions (issue 27 item 3): the answers must satisfy everything the question says of them.
+
+* **The type asked** ("what **films** did [X] act in", "which **city** ..."): the question's type noun
+  (:class:`~kg_agent.tools.shared.answer_types.AskedType`) names classes of the KG
+  (:mod:`~kg_agent.tools.shared.answer_classes`). When some candidate answer is of such a class, a relation path none
+  of whose ends is leaves the answers, and so does an end of another class (an end with no class fact stays, on a
+  path whose other ends have the class). When no candidate answer has a class fact, or none has a class the noun
+  names, nothing is removed and a warning says so. RoG filters its paths before answering; ToG and ToG-I their final
+  answers (:func:`kg_agent.tools.tog.answer.answers_of_asked_type`).
+* **Every entity the question names** (RoG over its retrieved paths; ToG and ToG-I over their explored chains,
+  :func:`kg_agent.tools.tog.answer.answers_of_every_mention`): when entities are linked from two or more different
+  mentions of the question ("a player at the **Forward** position at **Club X**"), a walk from one that ends at
+  another's entity (``^position -> plays_for`` from Forward to Club X) answers with the node that links them (the
+  player); else, when each mention's entities reach answers, the answers are those reached from every mention (each
+  by its own plan); when none is, the answers of each are kept and a warning says so. Entities linked from one
+  mention (a person and a tag spelt alike) are alternatives, not constraints; entities given by the caller carry no
+  mention and are not intersected.
+
+Each kept answer says what it satisfies in its record's ``constraints`` (:func:`note_constraints`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+from kg_agent.kg.errors import KGError
+from kg_agent.kg.graph import KnowledgeGraph
+from kg_agent.kg.types import Entity
+from kg_agent.kg.walks import Walk
+from kg_agent.tools.shared.answer_classes import class_names
+from kg_agent.tools.shared.path_scoring import QuestionParts
+from kg_agent.tools.shared.scoring import mask_mentions, shared_text_vectors
+
+
+@dataclass
+class Constrained:
+    """What the constraints keep of a question's walks (paths or chains), with what they applied and could not."""
+
+    walks: list[dict]
+    applied: dict[str, str] = field(default_factory=dict)  # answer id -> what it satisfies, in words
+    warnings: list[str] = field(default_factory=list)
+
+
+def _topics(topic_entities: Iterable[dict]) -> list[dict]:
+    return [e for e in topic_entities if isinstance(e, dict) and e.get("id")]
+
+
+def asked_noun(question: str, topic_entities: Iterable[dict]) -> str:
+    """The question's type noun ("films" in "what films did [X] act in"), its mentions masked; "" when it has none."""
+    topics = _topics(topic_entities)
+    masked = mask_mentions(question, [Entity(e["id"], e.get("label") or "") for e in topics])
+    return QuestionParts.of(masked).asked.noun
+
+
+def _group_key(walk: dict) -> object:
+    """What the type filter judges together: a RoG path's plan, else the walk's relation path."""
+    return ("plan", walk["plan"]) if isinstance(walk.get("plan"), int) else Walk.from_dict(walk).relations
+
+
+def of_asked_type(question: str, topic_entities: Iterable[dict], walks: Sequence[dict], kg: KnowledgeGraph) -> Constrained:
+    """The walks whose ends may be of the type the question asks for (module docstring)."""
+    noun = asked_noun(question, topic_entities)
+    explored = [w for w in walks if w.get("steps")]
+    if not noun or not explored:
+        return Constrained(list(walks))
+    ends = {Walk.end_of(w)["id"] for w in explored}
+    try:
+        classes = kg.classes_of(ends)
+        names = class_names(kg, shared_text_vectors(None))
+        named = names.named(noun, {c for found in classes.values() for c in found})
+    except KGError as exc:
+        return Constrained(list(walks), warnings=[f"constraints: the answers' classes could not be read ({exc}); "
+                                                  f"the type '{noun}' is not checked"])
+    if not classes:
+        return Constrained(list(walks), warnings=[f"constraints: the question asks for '{noun}' but the knowledge graph "
+                                                  "gives the answers no class (rdf:type, instance of); the type is not checked"])
+    if not named:
+        found = ", ".join(sorted({names.names(c)[0] if names.names(c) else c for cs in classes.values() for c in cs})[:5])
+        return Constrained(list(walks), warnings=[f"constraints: the question asks for '{noun}' but no answer is of a class "
+                                                  f"named so (the answers' classes: {found}); the answers are kept"])
+    of_type = {end for end, found in classes.items() if named.intersection(found)}
+    satisfying = {_group_key(w) for w in explored if Walk.end_of(w)["id"] in of_type}
+    kept = [w for w in walks if not w.get("steps") or (
+        _group_key(w) in satisfying and (Walk.end_of(w)["id"] in of_type or Walk.end_of(w)["id"] not in classes))]
+    label = ", ".join(sorted({names.names(c)[0] if names.names(c) else c for c in named}))
+    applied = {Walk.end_of(w)["id"]: f"of class {label} (the question asks for '{noun}')"
+               for w in kept if Walk.end_of(w)["id"] in of_type}
+    return Constrained(kept, applied)
+
+
+def _mention_groups(topic_entities: Iterable[dict]) -> dict[str, set[str]]:
+    """Topic entity ids by the mention of the question they were linked from (normalised); given entities left out."""
+    groups: dict[str, set[str]] = {}
+    for entity in _topics(topic_entities):
+        mention = " ".join(str(entity.get("mention") or "").lower().split())
+        if mention:
+            groups.setdefault(mention, set()).add(entity["id"])
+    return groups
+
+
+def _bridges(groups: dict[str, set[str]], walks: Sequence[dict]) -> Constrained | None:
+    """The walks from one mention's entities that end at another mention's entity, cut before that last step: the
+    answer is what links the two ("Forward" <- ``position`` - *the player* - ``plays_for`` -> "Club X"); None when no
+    walk of two steps or more does."""
+    mention_of = {entity: mention for mention, ids in groups.items() for entity in ids}
+    kept: list[dict] = []
+    applied: dict[str, str] = {}
+    for walk in walks:
+        steps = walk.get("steps") or []
+        start = mention_of.get(walk["start"]["id"])
+        end = mention_of.get(steps[-1]["tail"]["id"]) if steps else None
+        if len(steps) < 2 or start is None or end is None or end == start:
+            continue
+        found = Walk.from_dict(walk)
+        cut = Walk(found.start, found.steps[:-1], score=found.score, depth=found.depth, round=found.round,
+                   details={**found.details, "links": steps[-1]["tail"]["label"]})
+        kept.append(cut.to_dict())
+        applied[cut.end.id] = f"links {start!r} to {end!r} ({steps[-1]['relation']})"
+    return Constrained(kept, applied) if kept else None
+
+
+def reached_from_every_mention(topic_entities: Iterable[dict], walks: Sequence[dict]) -> Constrained:
+    """The walks ending where the walks of every mention's entities end, when there are such ends (module docstring);
+    first, the nodes that link one mention's entity to another's, when a walk does."""
+    groups = _mention_groups(topic_entities)
+    if len(groups) < 2:
+        return Constrained(list(walks))
+    bridged = _bridges(groups, walks)
+    if bridged is not None:
+        return bridged
+    ends_from: dict[str, set[str]] = {}
+    for mention, ids in groups.items():
+        ends_from[mention] = {Walk.end_of(w)["id"] for w in walks if w.get("steps") and w["start"]["id"] in ids}
+    reaching = [m for m, ends in ends_from.items() if ends]
+    silent = [m for m in groups if not ends_from[m]]
+    warnings = ([f"constraints: nothing was retrieved from {', '.join(repr(m) for m in silent)}; "
+                 "what the question says of it is not checked"] if silent else [])
+    if len(reaching) < 2:
+        return Constrained(list(walks), warnings=warnings)
+    common = set.intersection(*(ends_from[m] for m in reaching))
+    named = " and ".join(repr(m) for m in reaching)
+    if not common:
+        return Constrained(list(walks), warnings=[*warnings, f"constraints: no answer is reached from both {named}; "
+                                                  "the answers reached from each are kept"])
+    kept = [w for w in walks if not w.get("steps") or Walk.end_of(w)["id"] in common]
+    return Constrained(kept, {end: f"reached from {named}" for end in common}, warnings)
+
+
+def constrain_walks(question: str, topic_entities: Iterable[dict], walks: Sequence[dict], kg: KnowledgeGraph | None, *,
+                    intersect: bool = True) -> Constrained:
+    """Both constraints in turn: the ends reached from every mention (``intersect``), then the type asked."""
+    topics = _topics(topic_entities)
+    joined = reached_from_every_mention(topics, walks) if intersect else Constrained(list(walks))
+    if kg is None:
+        return joined
+    typed = of_asked_type(question, topics, joined.walks, kg)
+    applied = {end: "; ".join(filter(None, (joined.applied.get(end), typed.applied.get(end))))
+               for end in {*joined.applied, *typed.applied}}
+    return Constrained(typed.walks, applied, [*joined.warnings, *typed.warnings])
+
+
+def note_constraints(answers: Sequence[dict], applied: dict[str, str]) -> list[dict]:
+    """The answer records, each with ``constraints`` (what it satisfies) where a constraint was applied to it (after
+    what an earlier constraint said)."""
+    return [{**a, "constraints": "; ".join(filter(None, (a.get("constraints"), applied[a["entity_id"]])))}
+            if a.get("entity_id") in applied else a for a in answers]

@@ -1,0 +1,168 @@
+"""Constraints and conjunctions (issue 27 item 3): the answers satisfy every entity the question names and the type it
+asks for, read from the KG's own classes; what the KG cannot check is said in ``warnings``.
+
+Fixtures: ``tests/fixtures/constraints/football.ttl`` (clubs, players with a club and a position, cities; ``rdf:type``
+classes with labels) and the style fixtures of issue 23 (``tests/fixtures/styles``), whose schema.org KG types films
+``schema:Movie``. Every end-to-end question here is answered wrongly without the constraints (docs/benchmarks.md 13e).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from kg_agent.graphs.rog import create_rog_graph
+from kg_agent.graphs.tog import create_tog_graph
+from kg_agent.graphs.tog_i import create_tog_i_graph
+from kg_agent.kg import kg_from_triples, load_kg
+from kg_agent.kg.types import Entity, Triple
+from kg_agent.kg.walks import Walk
+from kg_agent.tools.shared.answer_classes import class_name_text, class_names
+from kg_agent.tools.shared.constraints import constrain_walks, of_asked_type, reached_from_every_mention
+from kg_agent.tools.shared.scoring import shared_text_vectors
+
+HERE = Path(__file__).resolve().parent
+FOOTBALL = HERE / "fixtures" / "constraints" / "football.ttl"
+STYLES = HERE / "fixtures" / "styles"
+EX = "http://example.org/football/"
+
+
+@pytest.fixture(scope="module")
+def football():
+    return load_kg(FOOTBALL)
+
+
+def entity(kg, key: str) -> Entity:
+    return Entity(EX + key, kg.label(EX + key))
+
+
+def walk(kg, start: str, *hops: tuple[str, str], plan: int = 0) -> dict:
+    """A walk dict from ``start`` over ``(relation, tail)`` hops, as retrieval writes them (tagged with its plan)."""
+    steps, head = [], entity(kg, start)
+    for relation, tail in hops:
+        steps.append(Triple(head, relation, entity(kg, tail)))
+        head = steps[-1].tail
+    return Walk(entity(kg, start), tuple(steps), details={"plan": plan}).to_dict()
+
+
+def ends(walks: list[dict]) -> list[str]:
+    return sorted(Walk.end_of(w)["label"] for w in walks)
+
+
+@pytest.mark.parametrize("create", [create_rog_graph, create_tog_graph])
+def test_a_player_at_a_position_at_a_club_is_the_node_linking_both(football, create):
+    question = "which player plays at the Forward position at Northport Rovers"
+    result = create(football).compile().invoke({"question": question})
+    assert [a["answer"] for a in result["answers"]] == ["Bruno Castell"]  # not the other forwards, nor a club
+    said = result["answers"][0]["constraints"]
+    assert "links" in said and "'forward'" in said and "'northport rovers'" in said and "football player" in said
+
+
+def test_tog_i_says_which_named_entity_it_did_not_check(football):
+    """ToG-I's instruction explores from the club alone (width 1): the position is not checked, and it says so."""
+    result = create_tog_i_graph(football).compile().invoke(
+        {"question": "which player plays at the Forward position at Northport Rovers"})
+    assert any("nothing was retrieved from 'forward'" in w for w in result["warnings"])
+    assert "of class football player" in result["answers"][0]["constraints"]
+
+
+def test_answers_reached_from_both_mentions_are_kept_and_none_in_common_is_a_warning(football):
+    topics = [{**entity(football, "northport").to_dict(), "mention": "Northport Rovers"},
+              {**entity(football, "forward").to_dict(), "mention": "Forward"}]
+    from_club = [walk(football, "northport", ("^plays_for", p)) for p in ("p1", "p2", "p3")]
+    from_position = [walk(football, "forward", ("^position", p), plan=1) for p in ("p2", "p4", "p5")]
+    both = reached_from_every_mention(topics, from_club + from_position)
+    assert ends(both.walks) == ["Bruno Castell", "Bruno Castell"] and not both.warnings
+    assert both.applied == {EX + "p2": "reached from 'northport rovers' and 'forward'"}
+    apart = reached_from_every_mention(topics, from_club[:1] + from_position[1:])
+    assert ends(apart.walks) == ["Aldo Brenner", "Dario Esposo", "Emil Farren"]  # kept: each mention's answers
+    assert apart.warnings and "no answer is reached from both" in apart.warnings[0]
+    silent = reached_from_every_mention(topics, from_club)
+    assert ends(silent.walks) == ends(from_club) and "nothing was retrieved from 'forward'" in silent.warnings[0]
+
+
+def test_entities_of_one_mention_or_given_ones_are_not_intersected(football):
+    walks = [walk(football, "northport", ("^plays_for", "p1")), walk(football, "forward", ("^position", "p4"), plan=1)]
+    same_mention = [{**entity(football, k).to_dict(), "mention": "forward"} for k in ("northport", "forward")]
+    given = [entity(football, k).to_dict() for k in ("northport", "forward")]
+    for topics in (same_mention, given):
+        kept = reached_from_every_mention(topics, walks)
+        assert kept.walks == walks and not kept.warnings
+
+
+def test_the_type_noun_keeps_the_plans_reaching_its_class(football):
+    topics = [{**entity(football, "northport").to_dict(), "mention": "Northport Rovers"}]
+    players = [walk(football, "northport", ("^plays_for", p)) for p in ("p1", "p2")]
+    city = [walk(football, "northport", ("based_in", "harbourton"), plan=1)]
+    typed = of_asked_type("which city is Northport Rovers based in", topics, players + city, football)
+    assert ends(typed.walks) == ["Harbourton"] and not typed.warnings
+    assert typed.applied == {EX + "harbourton": "of class city (the question asks for 'city')"}
+    players_first = of_asked_type("which players play for Northport Rovers", topics, players + city, football)
+    assert ends(players_first.walks) == ["Aldo Brenner", "Bruno Castell"]
+
+
+def test_a_type_the_kg_cannot_check_keeps_the_answers_with_a_warning(football):
+    topics = [{**entity(football, "northport").to_dict(), "mention": "Northport Rovers"}]
+    players = [walk(football, "northport", ("^plays_for", p)) for p in ("p1", "p2")]
+    wrong_kind = of_asked_type("which stadiums does Northport Rovers have", topics, players, football)
+    assert wrong_kind.walks == players and "no answer is of a class named so" in wrong_kind.warnings[0]
+    assert "football player" in wrong_kind.warnings[0]
+    untyped = kg_from_triples([("Northport", "has_player", "Aldo"), ("Northport", "based_in", "Harbourton")])
+    walks = [Walk(Entity(untyped.find_entities("Northport")[0].id, "Northport"),
+                  (Triple(Entity(untyped.find_entities("Northport")[0].id, "Northport"), "based_in",
+                          Entity(untyped.find_entities("Harbourton")[0].id, "Harbourton")),)).to_dict()]
+    unchecked = constrain_walks("which city is Northport based in", [], walks, untyped)
+    assert unchecked.walks == walks and "gives the answers no class" in unchecked.warnings[0]
+    assert constrain_walks("who plays for Northport", [], walks, untyped).warnings == []  # no type noun: nothing to check
+    assert constrain_walks("", [{"bad": 1}, "x"], [], untyped).walks == []  # bad input answers, never crashes
+
+
+def test_class_names_come_from_the_kg_and_a_modifier_does_not_name_a_class(football):
+    names = class_names(football, shared_text_vectors(None))
+    player, club = EX + "Player", EX + "Club"
+    assert names.named("players", [player, club]) == {player}
+    assert names.named("clubs", [player, club]) == {club}
+    assert names.named("football", [player, club]) == frozenset()  # "football player" is a player, not football
+    assert class_name_text("AggregateRating") == "aggregate rating"
+
+
+def test_rog_and_tog_answer_films_for_what_films_on_schema_org():
+    """``schema:Movie`` names "films": the writer's films, not the genres of their films (``^author -> genre``)."""
+    kg = load_kg(STYLES / "schemaorg" / "kg.ttl")
+    question = next(json.loads(line) for line in (STYLES / "schemaorg" / "questions.jsonl").read_text().splitlines()
+                    if "what films did [Dmitri Dunmore] write" in line)
+    for graph in (create_rog_graph(kg), create_tog_graph(kg)):
+        result = graph.compile().invoke({"question": question["question"]})
+        assert result["answers"][0]["answer"] in question["answers"], result["answers"][:3]
+
+
+def test_what_films_did_an_actor_act_in_on_wikidata_reads_the_instance_of_film(tmp_path):
+    """Wikidata's 40-film domain (``benchmarks/rdf_styles.py``): "what films did [X] act in" walked
+    ``^cast member -> cast member -> ^director`` ("films" in the alias "film director"); the films' ``instance of``
+    *film* now evidences ``^cast member`` (docs/benchmarks.md 13d "left", 13e)."""
+    script = HERE.parent / "benchmarks" / "rdf_styles.py"
+    subprocess.run([sys.executable, str(script), "generate", "--out", str(tmp_path), "--styles", "wikidata"],
+                   check=True, capture_output=True, env={"PYTHONHASHSEED": "0", "PATH": "/usr/bin:/bin"})
+    kg = load_kg(tmp_path / "wikidata" / "kg.ttl")
+    questions = [json.loads(line) for line in (tmp_path / "wikidata" / "questions.jsonl").read_text().splitlines()
+                 if " act in" in line]
+    assert len(questions) == 2
+    app = create_rog_graph(kg).compile()
+    for question in questions:
+        answers = [a["answer"] for a in app.invoke({"question": question["question"]})["answers"]]
+        assert answers and answers[0] in question["answers"], (question["question"], answers[:3])
+
+
+def test_classes_of_reads_the_same_on_memory_and_oxigraph(football, tmp_path):
+    from kg_agent.kg import build_oxigraph, open_oxigraph
+
+    keys = [EX + k for k in ("p1", "northport", "harbourton", "forward")] + ['"a literal"', EX + "nothing"]
+    want = {EX + "p1": [EX + "Player"], EX + "northport": [EX + "Club"], EX + "harbourton": [EX + "City"],
+            EX + "forward": [EX + "Position"]}
+    assert football.classes_of(keys) == want
+    with open_oxigraph(build_oxigraph(FOOTBALL, tmp_path / "store")) as stored:
+        assert stored.classes_of(keys) == want
