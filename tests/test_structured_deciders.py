@@ -657,3 +657,16 @@ def test_auto_mode_on_ollama_asks_with_openais_json_schema(kg):
         pruning = [r for r in server.chat_requests if prompt_node(r.prompt_text) == "prune_relations"]
     assert result["answers"][0]["answer"] == ANSWER
     assert pruning and all(r.response_format == "json_schema" and enums(sent_schema(r)) for r in pruning)
+
+
+def test_tog_i_instructions_ask_a_llama_cpp_server_under_its_grammar_on_auto(kg):
+    """ToG-I's instructions are free text in a JSON shape: under auto llama.cpp's grammar gives the shape."""
+    from kg_agent.tools.tog.instructions import LLMInstructionGenerator
+
+    reply = {"instructions": ["Find the director of Forrest Gump."], "topic_entities": ["Forrest Gump"]}
+    with OpenAICompatibleServer(structured_responder=lambda prompt, schema: reply, dialect="llama.cpp") as server:
+        outcome = decided(LLMInstructionGenerator(chat(server)).generate, QUESTION, kg.find_entities("Forrest Gump"))
+        (request,) = server.chat_requests
+    assert request.response_format == "json_object" and "instructions" in sent_schema(request)["properties"]
+    assert outcome.instructions == ["Find the director of Forrest Gump."] and outcome.source == "llm"
+    assert outcome.usage["by_node"]["instructions"]["modes"] == {"json_object_schema": 1}
