@@ -72,9 +72,11 @@ def asked_for(question: str, topic_entities: Iterable[dict], relation_paths: Seq
     (:class:`~kg_agent.tools.shared.path_scoring.RelationPathScorer`: hop by hop, entity mentions masked; with
     ``kg``, also by what the last relation's objects are, so "what kind of film is [X]" asks for ``has_genre``).
 
-    A path is asked for when it rates at least ``min_relative`` x the best of them (the best always does) and no
-    shorter prefix of it rates higher (:func:`no_prefix_rates_higher`). For "which person directed [Working
-    Girl]", ``has_genre`` is not asked for beside ``directed_by``.
+    A path is asked for when it rates at least ``min_relative`` x the best of them (the best always does), no
+    shorter prefix of it rates higher (:func:`no_prefix_rates_higher`) and none of the given paths that extends it
+    rates higher (its ends are then that path's junctions: for "the actor in [Healing] also appears in which films",
+    ``starred_actors`` reaches the actor, whom ``starred_actors -> ^starred_actors`` only passes). For "which person
+    directed [Working Girl]", ``has_genre`` is not asked for beside ``directed_by``.
     """
     if not relation_paths:
         return []
@@ -84,7 +86,9 @@ def asked_for(question: str, topic_entities: Iterable[dict], relation_paths: Seq
 
     def asked(path: tuple[str, ...]) -> bool:
         close = scored[path] == best or (best > 0 and scored[path] >= min_relative * best)
-        return close and no_prefix_rates_higher(path, scored)
+        extended_better = any(len(other) > len(path) and other[:len(path)] == path and scored[other] > scored[path]
+                              for other in paths)
+        return close and no_prefix_rates_higher(path, scored) and not extended_better
 
     return [asked(p) for p in paths]
 
