@@ -134,3 +134,16 @@ def test_a_word_after_what_that_is_no_qualifier_word_keeps_the_whole_name():
     parts = QuestionParts.of("what killed the [ENT] 's other half ?")
     killed = parts.phrases.index("killed")
     assert RelationPathScorer().relation_evidence(parts, ["cause_of_death"])[0, killed] > 0.2
+
+
+def test_a_participle_before_by_is_a_relation_the_plan_explains():
+    """"what languages are the films written by [X] in" on the DBpedia style fixture, whose ``dbo:director`` is
+    labelled "film director": "films" named ``film director`` as well as "written" named ``writer``, and the plan
+    walked ``^film_director -> language`` (the films Kenji Hollis directed, not wrote). A participle with its agent
+    after it ("written by") names a relation the path must explain, as a relational noun does."""
+    kg = load_kg(next((STYLES / "dbpedia").glob("kg.*")))
+    [q] = _style_questions("dbpedia", {"writer_film_language"})
+    assert _top_plan(kg, q["question"], q["topic_id"])[0] == "^writer"
+    parts = QuestionParts.of("what languages are the films written by [ENT] in")
+    assert [t for i, t in enumerate(parts.tokens) if parts.agent_participle(i)] == ["written"]
+    assert not any(QuestionParts.of("which films by [ENT]").agent_participle(i) for i in range(3))

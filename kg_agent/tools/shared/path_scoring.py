@@ -204,6 +204,14 @@ class QuestionParts:
         "movie" in "movie co-writers of [X]", which says what kind of co-writers)."""
         return self._noun_run_end(at, -1) == "s" or (at + 1 < len(self.tokens) and self.tokens[at + 1] == "of")
 
+    def agent_participle(self, at: int) -> bool:
+        """Whether the token is a participle with its agent after it ("the films **written** by [X]"): a word ending
+        like a past participle ("-ed", "-en") right before "by". Its relation is asked for as a relational noun's
+        is: a path that leaves it unexplained walks another relation ("films" also names ``film director``)."""
+        token = self.tokens[at]
+        return (at + 1 < len(self.tokens) and self.tokens[at + 1] == "by" and token not in FUNCTION_WORDS
+                and token.endswith(("ed", "en")))
+
     def _noun_run_end(self, at: int, step: int) -> str:
         """The first token from ``at`` in direction ``step`` that is not a content word ("present address" in
         "[X] 's husband present address" runs back to "'s")."""
@@ -674,7 +682,8 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
             if parts.asked.noun and token == parts.asked.position:  # the type noun, explained by a last hop of its type
                 value = max(value, typed.evidence)
             values.append(value)
-            if slots is not None and slots[phrase] >= self.evidence_floor and parts.relational_token(token):
+            if slots is not None and slots[phrase] >= self.evidence_floor and (
+                    parts.relational_token(token) or parts.agent_participle(token)):
                 gap = max(gap, float(slots[phrase]) - value)
                 unexplained += value < self.evidence_floor
         return sum(values) / len(values), gap, unexplained
