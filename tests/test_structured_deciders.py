@@ -232,7 +232,7 @@ def test_an_oversize_candidate_list_is_cut_by_the_offline_ranking(count, length,
 def test_auto_mode_on_a_llama_cpp_server_asks_with_its_json_object_schema(kg):
     """llama.cpp's server (``owned_by: "me"``) constrains decoding by a ``json_object`` response format's ``schema``:
     auto finds that once per endpoint and every decision that picks the KG's names asks that way, the names as enums;
-    so does the verifier (a Yes/No in a JSON shape, ``grammar_under_auto="always"``); the answer keeps its text prompt."""
+    the free-form ones (verify, answer) keep their text prompts."""
     with OpenAICompatibleServer(responder=well_behaved(), structured_responder=structured_reply, dialect="llama.cpp") as server:
         model = chat(server)
         assert structured_mode(model) == "json_object_schema"
@@ -241,10 +241,8 @@ def test_auto_mode_on_a_llama_cpp_server_asks_with_its_json_object_schema(kg):
     assert result["answers"][0]["answer"] == ANSWER and not any("fell back" in w for w in result["warnings"])
     picking = [r for r in requests if prompt_node(r.prompt_text) in ("prune_relations", "prune_entities")]
     assert picking and all(r.response_format == "json_object" and "schema" in r.body["response_format"] for r in picking)
-    verifying = [r for r in requests if prompt_node(r.prompt_text) == "verify"]
-    assert verifying and all(r.response_format == "json_object" and enums(sent_schema(r)) == [] for r in verifying)
-    free_form = [r for r in requests if r not in picking and r not in verifying]
-    assert all(r.response_format is None for r in free_form)
+    free_form = [r for r in requests if r not in picking]
+    assert free_form and all(r.response_format is None for r in free_form)
     requests = picking
     relations = [r for r in requests if prompt_node(r.prompt_text) == "prune_relations"]
     assert relations and all(enums(sent_schema(r)) == [listed(r.prompt_text, "Relations:")] for r in relations)
@@ -254,7 +252,7 @@ def test_auto_mode_on_a_llama_cpp_server_asks_with_its_json_object_schema(kg):
     assert all(sent_schema(r)["properties"]["items"]["maxItems"] == min(3, len(listed(r.prompt_text, "Relations:")))
                for r in relations)
     recorded = modes(result)
-    constrained = {"prune_relations", "prune_entities", "verify"}
+    constrained = {"prune_relations", "prune_entities"}
     assert recorded and all(counts == {"json_object_schema" if node in constrained else "text":
                                        result["usage"]["by_node"][node]["calls"]} for node, counts in recorded.items())
 
