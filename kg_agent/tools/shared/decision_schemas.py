@@ -47,12 +47,21 @@ def path_choice(relations: Sequence[str]) -> str:
     return " <SEP> ".join(relations)
 
 
+class NamesFromTheKG(DecisionSchema):
+    """A decision whose names (relations, entities, relation paths) come from the KG's candidates: for one call its
+    name fields are limited to them (:func:`_constrained`, a JSON-schema ``enum``)."""
+
+    @classmethod
+    def with_candidates(cls, names: Sequence[str]) -> type[DecisionSchema]:
+        return _constrained(cls, tuple(names)) if names else cls
+
+
 class ScoredName(DecisionSchema):
     name: str = Field(description="a name from the list given")
     score: float = Field(description="its contribution, from 0 to 1")
 
 
-class ScoredNames(DecisionSchema):
+class ScoredNames(NamesFromTheKG):
     """ToG's relation pruning and entity scoring: names from the list with scores summing to 1."""
 
     items: list[ScoredName]
@@ -60,12 +69,8 @@ class ScoredNames(DecisionSchema):
     def as_reply(self) -> str:
         return "\n".join(f"{{{item.name} (Score: {item.score})}}" for item in self.items)
 
-    @classmethod
-    def with_candidates(cls, names: Sequence[str]) -> type[DecisionSchema]:
-        return _constrained(cls, tuple(names)) if names else cls
 
-
-class RelationPaths(DecisionSchema):
+class RelationPaths(NamesFromTheKG):
     """RoG's plans: relation paths, each written ``relation1 <SEP> relation2`` with relations from the list given.
 
     A path is one string, as the planning prompt writes it, so that the paths the KG can walk from the topic entities
@@ -77,12 +82,8 @@ class RelationPaths(DecisionSchema):
     def as_reply(self) -> str:
         return "\n".join(f"<PATH> {path} </PATH>" for path in self.paths if path.strip())
 
-    @classmethod
-    def with_candidates(cls, names: Sequence[str]) -> type[DecisionSchema]:
-        return _constrained(cls, tuple(names)) if names else cls
 
-
-class Answers(DecisionSchema):
+class Answers(NamesFromTheKG):
     """The answers, as short as possible."""
 
     answers: list[str]
@@ -90,12 +91,8 @@ class Answers(DecisionSchema):
     def as_reply(self) -> str:
         return json.dumps(self.answers)
 
-    @classmethod
-    def with_candidates(cls, names: Sequence[str]) -> type[DecisionSchema]:
-        return _constrained(cls, tuple(names)) if names else cls
 
-
-class Verification(DecisionSchema):
+class Verification(NamesFromTheKG):
     """ToG's verification: are the triplets enough to answer, and if so the answer."""
 
     sufficient: bool
@@ -105,10 +102,6 @@ class Verification(DecisionSchema):
         if not self.sufficient:
             return "{No}."
         return "{Yes}." + (f" The answer is {{{self.answer}}}." if self.answer else "")
-
-    @classmethod
-    def with_candidates(cls, names: Sequence[str]) -> type[DecisionSchema]:
-        return _constrained(cls, tuple(names)) if names else cls
 
 
 class Instructions(DecisionSchema):
@@ -127,14 +120,10 @@ class Summary(DecisionSchema):
         return self.summary
 
 
-class KeptEntities(DecisionSchema):
+class KeptEntities(NamesFromTheKG):
     """ToG-2's topic prune: the names of the linked entities to keep."""
 
     keep: list[str]
-
-    @classmethod
-    def with_candidates(cls, names: Sequence[str]) -> type[DecisionSchema]:
-        return _constrained(cls, tuple(names)) if names else cls
 
 
 class EntityClue(DecisionSchema):
@@ -142,17 +131,13 @@ class EntityClue(DecisionSchema):
     query: str
 
 
-class ClueQueries(DecisionSchema):
+class ClueQueries(NamesFromTheKG):
     """ToG-2's clue queries, one per topic entity."""
 
     clues: list[EntityClue]
 
     def as_reply(self) -> str:
         return json.dumps({clue.entity: clue.query for clue in self.clues})
-
-    @classmethod
-    def with_candidates(cls, names: Sequence[str]) -> type[DecisionSchema]:
-        return _constrained(cls, tuple(names)) if names else cls
 
 
 class EntityRelations(DecisionSchema):
