@@ -181,8 +181,11 @@ def big_ntriples(tmp_path_factory) -> Path:
 
 
 def start_load(source: Path, store: Path) -> subprocess.Popen:
+    # as from a terminal, whose Ctrl-C reaches the command: a test run started in the background (`pytest &` in a
+    # script) ignores SIGINT, the command would inherit that, and Python then installs no KeyboardInterrupt for it
     process = subprocess.Popen([sys.executable, "-m", "kg_agent.cli", "load", str(source), "--store", str(store), "--overwrite"],
-                               stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                               stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     partial = store.with_name(store.name + ".partial")
     deadline = time.monotonic() + 60
     while not (partial / "CURRENT").exists():  # the bulk loader has opened the new store
