@@ -184,7 +184,7 @@ def test_tog_verified_answer_no_chain_ends_in(kg, said):
         result = tog(kg, reply, grounding=policy)
         assert result["stop_reason"] == "verified"
         assert names(result) == ["Robert Zemeckis"] and result["answers"][0]["grounded"] is True
-        assert any(f"'{said}'" in w and "grounded chains answers" in w for w in result["warnings"])
+        assert any(f"'{said}'" in w and "grounded offline tog answers" in w for w in result["warnings"])
     assert tog(kg, reply)["output"] == reply  # prefer: the accepted reply stays
     off = tog(kg, reply, grounding="off")
     assert names(off) == [said] and off["answers"][0]["grounded"] is False
@@ -193,21 +193,53 @@ def test_tog_verified_answer_no_chain_ends_in(kg, said):
 def test_tog_strict_withholds_answers_from_the_models_own_knowledge(kg):
     kwargs = {"verify_reply": "{No}. Not enough.", "answer_reply": "From my knowledge, the answer is {Steven Spielberg}."}
     prefer = tog(kg, **kwargs)
-    # prefer: the model never said Yes and its own answer ends no explored chain, so the offline verifier judges
-    # the chains the question asks for; it finds directed_by enough, and the chain's end is the answer
+    # prefer: the model never said Yes and its own answer ends no explored chain, so ToG without a model answers
     assert prefer["stop_reason"] == "max_depth" and names(prefer) == ["Robert Zemeckis"]
     assert prefer["answers"][0]["grounded"] is True
-    assert any("'Steven Spielberg'" in w and "the score verifier finds the chains the question asks for enough" in w
+    assert any("'Steven Spielberg'" in w and "the answers are the grounded answers of offline tog" in w
                for w in prefer["warnings"])
     assert "Steven Spielberg" in prefer["output"]  # the model's reply is kept
     # "off" keeps the model's own answer, flagged
     off = tog(kg, **kwargs, grounding="off")
     assert names(off) == ["Steven Spielberg"] and off["answers"][0]["grounded"] is False
     assert "without verification" in off["answers"][0]["note"]
-    strict = tog(kg, **kwargs, grounding="strict")
-    assert strict["answers"] == [] and strict["stop_reason"] == "no_grounded_answer"
+    strict = tog(kg, **kwargs, grounding="strict")  # the model's own answer is never returned: ToG without a model's
+    assert names(strict) == ["Robert Zemeckis"] and strict["answers"][0]["grounded"] is True
     assert "Steven Spielberg" not in strict["output"]
-    assert any("withheld (grounding='strict')" in w for w in strict["warnings"])
+    assert any("'Steven Spielberg'" in w and "the grounded offline tog answers (grounding='strict'" in w
+               for w in strict["warnings"])
+    # without a grounded answer anywhere, strict withholds it
+    nothing = tog(kg, **kwargs, grounding="strict", question="who directed [Nowhere Film]")
+    assert nothing["answers"] == [] and nothing["stop_reason"] in {"no_grounded_answer", "no_topic_entity"}
+
+
+def test_tog_answers_as_offline_tog_when_the_models_beam_never_reaches_the_asked_chain(kg):
+    """A small model prunes to relations the question does not ask for and verifies at once with an answer that ends
+    no chain it asks for: the answers are offline ToG's, from its own exploration (the two-hop chain the model's beam
+    never walked), not the ends of the model's shorter chains (the director himself)."""
+    question = "the director of [Forrest Gump] also directed which movies"
+
+    def respond(prompt: str) -> str:
+        node = prompt_node(prompt)
+        if node == "prune_relations":
+            return "1. {release_year (Score: 1.0)}: the year." if "release_year" in prompt else "1. {has_tags (Score: 1.0)}: x."
+        if node == "prune_entities":
+            return "1.0"
+        return "{Yes}. The answer is {1994}." if node == "verify" else "{unknown}"
+
+    offline = create_tog_graph(kg).compile().invoke({"question": question})
+    films = {kg.label(f) for f in kg.neighbors(kg.find_entities("Robert Zemeckis")[0].id, "^directed_by")}
+    assert names(offline) and set(names(offline)) <= films
+    for policy in ("prefer", "strict"):
+        model = ScriptedChatModel(responder=respond)
+        result = create_tog_graph(kg, model=model, grounding=policy).compile().invoke({"question": question})
+        assert not any(len(c["steps"]) == 2 for c in result["chains"])  # the model's beam never walked two hops
+        assert names(result) == names(offline) and all(a["grounded"] for a in result["answers"])
+        assert any("'1994'" in w and "the grounded offline tog answers" in w for w in result["warnings"])
+        assert result["output"] == ("{Yes}. The answer is {1994}." if policy == "prefer" else "\n".join(names(offline)))
+    off = create_tog_graph(kg, model=ScriptedChatModel(responder=respond), grounding="off").compile().invoke(
+        {"question": question})
+    assert names(off) == ["1994"]
 
 
 def test_rejected_verifier_reply_is_never_the_output(kg):
@@ -348,7 +380,7 @@ def test_tog_explored_past_the_answer_is_not_grounded(kg):
     assert names(result) and set(names(result)) <= cast and all(a["grounded"] for a in result["answers"])
     warnings = " ".join(result["warnings"])
     assert "does not ask for the relation path(s) <PATH> starred_actors <SEP> ^starred_actors </PATH>" in warnings
-    assert "grounded chains answers" in warnings
+    assert "the grounded offline tog answers" in warnings
 
 
 def test_asked_for_reads_answer_types_from_the_kg(fixtures_dir):

@@ -103,12 +103,12 @@ def test_exhaustion_answers_from_own_knowledge_flagged(kg):
     assert result["round"] == 3 and result["stop_reason"] == "max_depth"
     assert names(result) == ["Tom Hanks"] and result["answers"][0]["grounded"] is False
     assert model.calls <= tog_i_call_bound(3, 3)
-    # "prefer" (the default): the model's own answer ends no explored chain, so the offline verifier judges the
-    # chains the question asks for and their ends answer, grounded
+    # "prefer" (the default): the model's own answer ends no explored chain, so ToG-I without a model answers, grounded
     preferred = create_tog_i_graph(kg, model=ScriptedChatModel(responder=responder)).compile().invoke({"question": ZEMECKIS_Q})
     assert preferred["answers"] and all(a["grounded"] for a in preferred["answers"])
     assert "Tom Hanks" not in names(preferred)
-    assert any("finds the chains the question asks for enough" in w for w in preferred["warnings"])
+    assert names(preferred) == names(create_tog_i_graph(kg).compile().invoke({"question": ZEMECKIS_Q}))
+    assert any("the answers are the grounded answers of offline tog-i" in w for w in preferred["warnings"])
 
 
 def test_malformed_instructions_and_scores(kg):

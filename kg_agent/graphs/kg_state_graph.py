@@ -12,7 +12,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+import contextvars
+import threading
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from langchain_core.runnables import RunnableLambda
@@ -134,3 +136,28 @@ def wired_graph(state_schema: type, kg: KnowledgeGraph, settings: GraphSettings,
         else:
             graph.add_conditional_edges(source, target)
     return graph
+
+
+class OfflineMethod:
+    """A method's graph without a model (``build()``, compiled on first use, without a checkpointer): what the method
+    answers offline, for a model's answer step under grounding ``"prefer"``
+    (:class:`~kg_agent.tools.tog.answer.OfflineRun`). Each run starts in a fresh context, apart from the calling
+    run's settings, budget, callbacks and checkpoints; it makes no model call."""
+
+    def __init__(self, name: str, build: Callable[[], StateGraph]) -> None:
+        self.name = name
+        self._build = build
+        self._compiled: Any = None
+        self._lock = threading.Lock()
+
+    def grounded_answers(self, question: str, topic_entities: Sequence[dict]) -> list[dict]:
+        """The grounded answers of the offline method for ``question`` from ``topic_entities`` (linked from the
+        question when there are none)."""
+        with self._lock:
+            if self._compiled is None:
+                self._compiled = self._build().compile(checkpointer=False)
+        given: dict = {"question": question}
+        if topic_entities:
+            given["topic_entities"] = [entity["id"] for entity in topic_entities]
+        result = contextvars.Context().run(self._compiled.invoke, given)
+        return [answer for answer in result.get("answers") or [] if answer.get("grounded")]

@@ -29,7 +29,7 @@ from typing import Literal
 
 from langgraph.graph import END, START, StateGraph
 
-from kg_agent.graphs.kg_state_graph import question_budget, wired_graph
+from kg_agent.graphs.kg_state_graph import OfflineMethod, question_budget, wired_graph
 from kg_agent.graphs.state import KGQuestionInput, ToGRunState, ToGState
 from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.llm.budget import QuestionBudget
@@ -55,14 +55,17 @@ ANSWER_RESERVE = 1
 
 
 def tog_family_graph(kg: KnowledgeGraph, settings: GraphSettings, exploration: ToGOptions, *, name: str,
-                     width: int | None, auto_calls: int, edges: dict,
+                     width: int | None, auto_calls: int, edges: dict, offline_graph: Callable[[], StateGraph],
                      first_nodes: Callable[[QuestionBudget], dict] = lambda budget: {}) -> StateGraph:
     """The graph of ToG (``name`` ``"tog"``) or ToG-I (``"tog-i"``): ``first_nodes`` (of the question's budget: what
     runs between linking and the exploration), the exploration (:func:`exploration_nodes`) and ``edges``. The
     deciders are :func:`~kg_agent.tools.tog.deciders.default_deciders`; the question's budget keeps
-    :data:`ANSWER_RESERVE` calls for the answer (``max_llm_calls="auto"``: ``auto_calls``)."""
+    :data:`ANSWER_RESERVE` calls for the answer (``max_llm_calls="auto"``: ``auto_calls``). ``offline_graph`` builds
+    the same graph without a model: with a model, its grounded answers replace the model's when none of those ends
+    an explored chain the question asks for (grounding ``"prefer"``; :class:`OfflineMethod`)."""
     settings = settings.resolved()
-    deciders = default_deciders(kg, settings, exploration)
+    offline_run = OfflineMethod(name, offline_graph) if settings.model is not None else None
+    deciders = default_deciders(kg, settings, exploration, offline_run=offline_run)
     budget = question_budget(settings, auto_calls=auto_calls, answer_reserve=ANSWER_RESERVE)
     nodes = {"link": timed(partial(start_node, kg=kg), budget), **first_nodes(budget),
              **exploration_nodes(kg, deciders, budget, width=width, options=exploration, name=name)}
@@ -149,6 +152,8 @@ def create_tog_graph(kg: KnowledgeGraph, *, settings: GraphSettings, exploration
     if width < 1:
         raise ValueError(f"width must be >= 1 (got width={width})")
     return tog_family_graph(kg, settings, exploration, name="tog", width=width,
+                            offline_graph=lambda: create_tog_graph(kg, settings=settings, model=None, exploration=exploration,
+                                                                   width=width),
                             auto_calls=tog_call_bound(width, exploration.depth), edges={
                                 START: "link", "link": _after_start, "prune_relations": _after_relations,
                                 "prune_entities": _after_entities, "verify": _after_verify, "answer": END})

@@ -107,7 +107,12 @@ def create_tog_i_graph(
     """
     if max_instructions < 1 or (width is not None and width < 1):
         raise ValueError("max_instructions and width must be >= 1")
-    settings = settings.resolved()
+    def offline_graph() -> StateGraph:
+        return create_tog_i_graph(kg, settings=settings, model=None, exploration=exploration,
+                                  max_instructions=max_instructions, width=width,
+                                  instruction_generator=instruction_generator, integrator=given_integrator)
+
+    settings, given_integrator = settings.resolved(), integrator
     generator, integrator = instruction_deciders(kg, settings, exploration, generator=instruction_generator,
                                                  integrator=integrator)
 
@@ -121,7 +126,7 @@ def create_tog_i_graph(
         }
 
     return tog_family_graph(
-        kg, settings, exploration, name="tog-i", width=None, first_nodes=instruction_nodes,
+        kg, settings, exploration, name="tog-i", width=None, first_nodes=instruction_nodes, offline_graph=offline_graph,
         auto_calls=tog_i_call_bound(max_instructions, exploration.depth, width),
         edges={START: "link", "link": "instructions", "instructions": "integrate", "integrate": _after_integrate,
                "prune_relations": _after_relations, "prune_entities": _after_entities, "verify": _after_verify,

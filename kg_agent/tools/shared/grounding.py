@@ -19,7 +19,8 @@ One rule for every method (DESIGN.md, "Grounded means grounded"):
 The *grounding policy* then decides what the result answers (:func:`settle`):
 
 * ``"prefer"`` (default): grounded model answers first; when none of the model's answers is grounded, the
-  grounded answers of the method's offline twin (path votes, chains, the extractive examiner) replace them,
+  grounded answers of the method's offline twin (RoG's path votes; ToG and ToG-I run without a model, from the same
+  topic entities; ToG-2's extractive examiner) replace them,
   with a warning, and the model's reply stays in ``output``. With no grounded answer at all, the model's
   answers are kept, flagged ``grounded: False``, with a warning.
 * ``"strict"``: as ``"prefer"``, but an ungrounded answer is never returned: with no grounded answer the

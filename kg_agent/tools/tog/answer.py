@@ -4,7 +4,7 @@ When verification said Yes, the answer comes from the explored triples: the veri
 reused (no extra call) and checked against the chains; each answer carries the chains that end in it
 (``grounded: True``), or ``grounded: False`` when no chain ends in it (a chain's start, the topic entity,
 or an entity it passes does not count), and then the grounding policy decides (default ``"prefer"``: the
-offline chain answers replace it; :mod:`kg_agent.tools.shared.grounding`). When exploration ended without a
+answers of the same method run without a model replace it; :mod:`kg_agent.tools.shared.grounding`). When exploration ended without a
 Yes (maximum depth, no relation or candidate left, call budget spent, no topic entity), ToG answers from
 the triples *and the model's own knowledge* (its answer prompt; with no triple at all, a plain question
 prompt): those answers are flagged ``grounded: False`` with a note, whatever they are.
@@ -48,6 +48,15 @@ OFFLINE_UNVERIFIED_NOTE = "exploration ended without verification ({reason}); be
 @runtime_checkable
 class ToGAnswerer(Decider, Protocol):
     def answer(self, question: str, chains: Sequence[dict], *, verification: dict | None, stop_reason: str) -> Decided[AnswerOutcome]: ...
+
+
+class OfflineRun(Protocol):
+    """The method an answer step belongs to, run without a model (:class:`kg_agent.graphs.kg_state_graph.OfflineMethod`):
+    ``name`` (``"tog"``) and the grounded answers it gives a question from its topic entities."""
+
+    name: str
+
+    def grounded_answers(self, question: str, topic_entities: Sequence[dict]) -> list[dict]: ...
 
 
 def chain_evidence(chains: Sequence[dict]) -> Evidence:
@@ -164,15 +173,16 @@ class LLMToGAnswerer(LLMDecider, RunGrounding):
     """ToG's answer step for a chat model (see the module docstring).
 
     ``grounding`` (``"prefer"``, ``"strict"``, ``"off"``; :mod:`kg_agent.tools.shared.grounding`) decides what
-    happens to a verified answer no explored chain ends in: under ``"prefer"`` the offline chain answers
-    replace it (the verifier's reply stays in ``output``). Answers from the model's own knowledge after an
-    unverified exploration are flagged ``grounded: False``, and withheld under ``"strict"``. ``output`` is
-    the accepted reply, or the answers; never a reply that was rejected.
-
-    Under ``"prefer"``, when exploration ended without a Yes and the model's own answers end no explored chain,
-    ``offline_verifier`` judges the chains the question asks for: if it finds them enough, their ends are the
-    answers (grounded, with a warning) instead of the model's guesses; when some of its answers end such a chain,
-    those come first.
+    happens when none of the model's answers ends an explored chain the question asks for: a verified answer, or
+    one from the model's own knowledge after an exploration without a Yes. Under ``"prefer"`` and ``"strict"`` the
+    answers are then ``offline_run``'s: the grounded answers of the same method run without a model from the same
+    topic entities (its own exploration: a small model's beam may never reach the chain the question asks for where
+    the offline beam does), with a warning; the model's reply stays in ``output``. Without ``offline_run``, or when
+    it grounds nothing, they come from the model's explored chains: after a Yes the offline chain answers; after no
+    Yes (``"prefer"``), their ends when ``offline_verifier`` finds the chains the question asks for enough. Past
+    that, ``"prefer"`` keeps the model's answers flagged ``grounded: False`` and ``"strict"`` withholds them. When
+    some of the model's answers end such a chain, those come first. ``output`` is the accepted reply, or the
+    answers; never a reply that was rejected.
 
     Only chains that answer the question ground an answer (:func:`asked_chains`, judged by ``chain_scorer`` and
     ``kg``'s answer types): a model that explored past the answer ("who are the actors in [X]" on to the actors'
@@ -183,21 +193,21 @@ class LLMToGAnswerer(LLMDecider, RunGrounding):
     def __init__(self, model: BaseChatModel, *, fallback: ToGAnswerer | None = None, max_triplets: int = 200,
                  structured_output: StructuredMode = "auto", grounding: Grounding = DEFAULT_GROUNDING,
                  chain_scorer: RelationPathScorer | None = None, kg: KnowledgeGraph | None = None,
-                 offline_verifier: Verifier | None = None) -> None:
+                 offline_verifier: Verifier | None = None, offline_run: OfflineRun | None = None) -> None:
         super().__init__(model, "answer", fallback=fallback if fallback is not None else ChainAnswerer(grounding=grounding),
                          structured_output=structured_output, what="answer", schema=Answers,
                          reply_format="... So the answer is {answer}.")
         self.kg = kg
         self.offline_verifier = offline_verifier
+        self.offline_run = offline_run
         self.chain_scorer = chain_scorer or RelationPathScorer()
         self.max_triplets = max_triplets
         self.grounding = grounding
 
-    def _settle(self, records, reply, warnings, usage, *, verified, offline) -> AnswerOutcome:
+    def _settle(self, records, reply, warnings, usage, *, verified, offline, offline_name) -> AnswerOutcome:
         if not verified and self.grounding != "strict":
             return AnswerOutcome(records, reply, warnings=warnings, usage=usage)
-        settled = settle(records, policy=self.grounding, node="answer", offline=offline,
-                         offline_name=f"{self.fallback.name}")
+        settled = settle(records, policy=self.grounding, node="answer", offline=offline, offline_name=offline_name)
         output = "\n".join(a["answer"] for a in settled.answers) if self.grounding == "strict" or not reply else reply
         return AnswerOutcome(settled.answers, output, warnings=warnings + settled.warnings, usage=usage, stop_reason=settled.stop_reason)
 
@@ -212,21 +222,29 @@ class LLMToGAnswerer(LLMDecider, RunGrounding):
             prompt = NO_TRIPLES_PROMPT.format(question=question)
         return self.decision.request(prompt, lambda r: (parse_tog_answers(r) or None, []))
 
-    def answer(self, question, chains, *, verification, stop_reason, asked: Asked | None = None):
+    def answer(self, question, chains, *, verification, stop_reason, asked: Asked | None = None,
+               topic_entities: Sequence[dict] = ()):
         """:meth:`answer` as steps (see :mod:`kg_agent.steps`); ``asked``: :meth:`answer_request`
-        already asked (``speculate``), used when the answer needs the model."""
+        already asked (``speculate``), used when the answer needs the model; ``topic_entities``: the question's,
+        where ``offline_run`` starts."""
         verified = bool(verification and verification.get("sufficient"))
         read_sentences = self.grounding != "off"
         answering, notes = asked_chains(question, chains, scorer=self.chain_scorer, kg=self.kg)
 
-        def offline() -> list[dict]:
-            return decided(self.fallback.answer, question, answering, verification=verification, stop_reason=stop_reason).answers
+        def settled(records: list[dict], reply: str, warnings: list[str], usage: dict) -> AnswerOutcome:
+            ran = self._offline_run(question, topic_entities) if not any(r["grounded"] for r in records) else []
+            if ran:
+                return self._settle(records, reply, warnings, usage, verified=verified, offline=lambda: ran,
+                                    offline_name=f"offline {self.offline_run.name}")
+            return self._settle(records, reply, warnings, usage, verified=verified, offline_name=self.fallback.name,
+                                offline=lambda: decided(self.fallback.answer, question, answering, verification=verification,
+                                                        stop_reason=stop_reason).answers)
 
         if verified and verification.get("answer"):
             names = parse_tog_answers("{" + verification["answer"] + "}")
             records = answer_records(names, answering, verified=True, note="not found in the explored triples",
                                      read_sentences=read_sentences)
-            return self._settle(records, verification.get("reply") or "", notes, {}, verified=True, offline=offline)
+            return settled(records, verification.get("reply") or "", notes, {})
         if asked is None:
             asked = yield self.answer_request(question, chains)
         if not asked.decided:
@@ -237,13 +255,19 @@ class LLMToGAnswerer(LLMDecider, RunGrounding):
         records = answer_records(asked.value, answering, verified=verified, note=note, read_sentences=read_sentences)
         if not verified and self.grounding == "prefer":
             ends = [r for r in records if r.get("entity_id")]  # the answers that end an explored chain
+            said = ", ".join(repr(n) for n in asked.value[:5])
+            unverified = (f"answer: exploration ended without verification ({stop_reason or 'not verified'}) and the "
+                          f"model's answers ({said}) end no explored chain the question asks for; ")
+            ran = [] if ends else self._offline_run(question, topic_entities)
+            if ran:
+                warnings.append(unverified + f"the answers are the grounded answers of offline {self.offline_run.name} "
+                                "(grounding='prefer'; the model's reply is kept in 'output')")
+                return AnswerOutcome(ran, asked.reply, warnings=warnings, usage=asked.usage)
             checked = None if ends else self._offline_verified(question, answering, stop_reason)
             if checked is not None:
-                said = ", ".join(repr(n) for n in asked.value[:5])
-                warnings.append(f"answer: exploration ended without verification ({stop_reason or 'not verified'}) and the "
-                                f"model's answers ({said}) end no explored chain; the {self.offline_verifier.name} verifier "
-                                "finds the chains the question asks for enough, so their ends are the answers "
-                                "(grounding='prefer'; the model's reply is kept in 'output')")
+                warnings.append(unverified + f"the {self.offline_verifier.name} verifier finds the chains the question "
+                                "asks for enough, so their ends are the answers (grounding='prefer'; the model's reply "
+                                "is kept in 'output')")
                 return AnswerOutcome(checked, asked.reply, warnings=warnings, usage=asked.usage)
             if ends and len(ends) < len(records):
                 records = ends + [r for r in records if not r.get("entity_id")]
@@ -251,7 +275,13 @@ class LLMToGAnswerer(LLMDecider, RunGrounding):
                                 "before its other answers (grounding='prefer')")
         if not verified:
             warnings.append("answer: " + note)
-        return self._settle(records, asked.reply, warnings, asked.usage, verified=verified, offline=offline)
+        return settled(records, asked.reply, warnings, asked.usage)
+
+    def _offline_run(self, question: str, topic_entities: Sequence[dict]) -> list[dict]:
+        """The grounded answers of ``offline_run`` (none without it, or under grounding ``"off"``)."""
+        if self.offline_run is None or self.grounding == "off":
+            return []
+        return self.offline_run.grounded_answers(question, topic_entities)
 
     def _offline_verified(self, question: str, chains: Sequence[dict], stop_reason: str) -> list[dict] | None:
         """Under ``"prefer"``, after an exploration the model never verified and answers that end no explored chain:
@@ -276,9 +306,11 @@ def answer_steps(state: dict, *, answerer: ToGAnswerer, asked: Asked | None = No
     stop = state.get("stop_reason") or ""
     ahead = {} if asked is None else {"asked": asked}
     question = state.get("question", "")
+    topics = state.get("topic_entities") or []
+    if isinstance(answerer, LLMToGAnswerer):
+        ahead["topic_entities"] = topics
     outcome = yield decide(answerer.answer, question, round_chains(state),
                            verification=state.get("verification"), stop_reason=stop, **ahead)
-    topics = state.get("topic_entities") or []
     outcome = answers_of_every_mention(topics, round_chains(state), outcome,
                                        verified=bool((state.get("verification") or {}).get("sufficient")))
     if kg is not None:

@@ -13,7 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field, SkipValidation
 from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.settings import GraphSettings
 from kg_agent.tools.shared.scoring import DEFAULT_IGNORED_RELATIONS
-from kg_agent.tools.tog.answer import ChainAnswerer, LLMToGAnswerer, ToGAnswerer
+from kg_agent.tools.tog.answer import ChainAnswerer, LLMToGAnswerer, OfflineRun, ToGAnswerer
 from kg_agent.tools.tog.instructions import (
     InstructionGenerator,
     InstructionIntegrator,
@@ -78,7 +78,7 @@ class ToGDeciders:
 
 
 def default_deciders(kg: KnowledgeGraph, settings: GraphSettings | None = None,
-                     options: ToGOptions | None = None) -> ToGDeciders:
+                     options: ToGOptions | None = None, *, offline_run: OfflineRun | None = None) -> ToGDeciders:
     """The deciders: LLM ones (each falling back to its offline twin, asking in ``settings.structured_output`` mode)
     when ``settings`` has a model, else offline; one ``options`` gives is used as it is.
 
@@ -86,7 +86,10 @@ def default_deciders(kg: KnowledgeGraph, settings: GraphSettings | None = None,
     model the relation pruner scores whole chains with a look ahead of :data:`BEAM_LOOKAHEAD` relations within
     ``options.depth`` (the beam's D; :class:`SimilarityRelationPruner`) and the entity scorer weighs each tail by the
     best path through it (:class:`PathEntityScorer`), so the beam keeps the ``W`` chains whose relation paths best
-    answer the question; a model's fallbacks keep ToG's per-step weights."""
+    answer the question; a model's fallbacks keep ToG's per-step weights.
+
+    ``offline_run``: the method without a model, whose grounded answers the model's answer step gives under grounding
+    ``"prefer"`` when none of the model's answers ends an explored chain (:class:`LLMToGAnswerer`)."""
     settings = (settings or GraphSettings()).resolved()
     options = options or ToGOptions()
     model, embeddings, grounding, mode = settings.model, settings.embeddings, settings.grounding, settings.structured_output
@@ -108,7 +111,7 @@ def default_deciders(kg: KnowledgeGraph, settings: GraphSettings | None = None,
         options.verifier or LLMVerifier(model, fallback=offline_verifier, structured_output=mode, grounding=grounding),
         options.answerer or LLMToGAnswerer(model, fallback=offline_answerer, structured_output=mode, grounding=grounding,
                                            chain_scorer=offline_relations.scorer, kg=kg,
-                                           offline_verifier=offline_verifier),
+                                           offline_verifier=offline_verifier, offline_run=offline_run),
         True,
     )
 
