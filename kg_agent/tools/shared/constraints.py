@@ -26,11 +26,10 @@ from dataclasses import dataclass, field
 
 from kg_agent.kg.errors import KGError
 from kg_agent.kg.graph import KnowledgeGraph
-from kg_agent.kg.types import Entity
 from kg_agent.kg.walks import Walk
 from kg_agent.tools.shared.answer_classes import class_names
 from kg_agent.tools.shared.path_scoring import QuestionParts
-from kg_agent.tools.shared.scoring import mask_mentions, shared_text_vectors
+from kg_agent.tools.shared.scoring import mask_topic_mentions, shared_text_vectors
 
 
 @dataclass
@@ -49,7 +48,7 @@ def _topics(topic_entities: Iterable[dict]) -> list[dict]:
 def asked_noun(question: str, topic_entities: Iterable[dict]) -> str:
     """The question's type noun ("films" in "what films did [X] act in"), its mentions masked; "" when it has none."""
     topics = _topics(topic_entities)
-    masked = mask_mentions(question, [Entity(e["id"], e.get("label") or "") for e in topics])
+    masked = mask_topic_mentions(question, topics)
     return QuestionParts.of(masked).asked.noun
 
 

@@ -36,12 +36,11 @@ from dataclasses import dataclass, field
 
 from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.terms import normalize_label
-from kg_agent.kg.types import Entity
 from kg_agent.kg.walks import Walk
 from kg_agent.settings import DEFAULT_GROUNDING, Grounding, check_policy, current_run_settings
 from kg_agent.tools.shared.answer_types import contradicts_asked_type, relation_object_kinds
 from kg_agent.tools.shared.path_scoring import QuestionParts, RelationPathScorer
-from kg_agent.tools.shared.scoring import mask_mentions
+from kg_agent.tools.shared.scoring import mask_topic_mentions
 from kg_agent.tools.shared.updates import answer_record
 
 NO_GROUNDED_ANSWER = "no_grounded_answer"  # the stop reason when "strict" withholds every answer
@@ -98,7 +97,7 @@ def rate_with_prefixes(question: str, topic_entities: Iterable[dict], relation_p
                        scorer: RelationPathScorer, kg: KnowledgeGraph | None = None) -> dict[tuple[str, ...], float]:
     """The scorer's rating of each relation path and of every shorter prefix of it, for
     :func:`no_prefix_rates_higher` (entity mentions masked)."""
-    masked = mask_mentions(question, [Entity(e["id"], e.get("label") or "") for e in topic_entities])
+    masked = mask_topic_mentions(question, topic_entities)
     paths = list(dict.fromkeys(tuple(p) for p in relation_paths))
     prefixes = sorted({p[:n] for p in paths for n in range(1, len(p))} - set(paths))
     return dict(zip([*paths, *prefixes], scorer.score(masked, [*paths, *prefixes], kg=kg)))
@@ -147,7 +146,7 @@ class UnaskedAnswers:
         topics = [e for e in topic_entities if e.get("id")]
         self.ids = {e["id"] for e in topics}
         self.names = topic_names(topics)
-        self.masked = mask_mentions(question, [Entity(e["id"], e.get("label") or "") for e in topics])
+        self.masked = mask_topic_mentions(question, topics)
         self.asked = QuestionParts.of(self.masked).asked
         self.kinds = relation_object_kinds(kg) if kg is not None and self.asked.excludes_persons else None
         self._wrong: dict[tuple[str, ...], bool] = {}

@@ -72,6 +72,11 @@ def mask_mentions(question: str, entities: Sequence[Entity] = ()) -> str:
     return text
 
 
+def mask_topic_mentions(question: str, topic_entities: Sequence[dict]) -> str:
+    """:func:`mask_mentions` of a state's topic entities (``{"id", "label"}`` dicts; a label may be missing)."""
+    return mask_mentions(question, [Entity(e["id"], e.get("label") or "") for e in topic_entities])
+
+
 STOPWORDS = frozenset({"by", "in", "has", "of", "the", "then", "reverse", "a", "an", "to", "is", "and"})
 STEM_LETTERS = 4
 
