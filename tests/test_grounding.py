@@ -22,6 +22,7 @@ from kg_agent.tools.prompts import prompt_node
 from kg_agent.tools.rog.answer import LLMAnswerer
 from kg_agent.tools.shared.grounding import Evidence, asked_for, ground_names
 from kg_agent.tools.shared.path_scoring import RelationPathScorer
+from kg_agent.tools.tog.answer import LLMToGAnswerer
 
 FG_Q = "who directed [Forrest Gump]"
 HANKS_Q = "who directed the films that [Tom Hanks] starred in"
@@ -241,6 +242,18 @@ def test_tog_answers_as_offline_tog_when_the_models_beam_never_reaches_the_asked
         {"question": question})
     assert names(off) == ["1994"]
 
+    def never_verifies(prompt: str) -> str:  # explores the same way, never says Yes, answers the director it passed
+        node = prompt_node(prompt)
+        if node == "verify":
+            return "{No}. Not enough."
+        return "The answer is {Robert Zemeckis}." if node == "answer" else respond(prompt)
+
+    unverified = create_tog_graph(kg, model=ScriptedChatModel(responder=never_verifies)).compile().invoke(
+        {"question": question})
+    assert unverified["stop_reason"] == "max_depth" and "Robert Zemeckis" in unverified["output"]
+    assert names(unverified) == names(offline) and all(a["grounded"] for a in unverified["answers"])
+    assert any("'Robert Zemeckis'" in w and "the grounded answers of offline tog" in w for w in unverified["warnings"])
+
 
 def test_rejected_verifier_reply_is_never_the_output(kg):
     rejected = "Hmm, the triplets mention Robert Zemeckis and Tom Hanks; I cannot tell."
@@ -397,7 +410,13 @@ def test_asked_for_reads_answer_types_from_the_kg(fixtures_dir):
 
 
 def test_tog_prefer_puts_unverified_answers_that_end_an_explored_chain_first(kg):
-    result = tog(kg, "{No}. Not enough.", answer_reply="Maybe {Steven Spielberg}, or {Robert Zemeckis}.")
+    reply = "Maybe {Steven Spielberg}, or {Robert Zemeckis}."
+    result = tog(kg, "{No}. Not enough.", answer_reply=reply)  # the graph's answerer: offline ToG's grounded answers
+    assert result["stop_reason"] == "max_depth" and names(result) == ["Robert Zemeckis"]
+    assert result["answers"][0]["grounded"] is True and result["output"] == reply
+    # an answerer without the offline run (a caller's own): the model's answers that end an explored chain first
+    answerer = LLMToGAnswerer(tog_model("{No}. Not enough.", reply), kg=kg)
+    result = tog(kg, "{No}. Not enough.", answer_reply=reply, answerer=answerer)
     assert result["stop_reason"] == "max_depth" and names(result) == ["Robert Zemeckis", "Steven Spielberg"]
     assert not any(a["grounded"] for a in result["answers"])  # never verified: not grounded
     assert any("end an explored chain the question asks for come before" in w for w in result["warnings"])

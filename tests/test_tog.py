@@ -173,13 +173,19 @@ def test_exhaustion_answers_from_own_knowledge_not_grounded(kg):
                                verify=lambda p: "{No}. I need more.",
                                answer="Based on my knowledge, the answer is {Tom Hanks}.")
     model = ScriptedChatModel(responder=responder)
-    result = create_tog_graph(kg, model=model).compile().invoke({"question": "who is the best actor of [Forrest Gump]"})
+    question = {"question": "who is the best actor of [Forrest Gump]"}
+    result = create_tog_graph(kg, model=model, grounding="off").compile().invoke(question)
     assert result["stop_reason"] == "max_depth" and result["depth"] == 3
     assert names(result) == ["Tom Hanks"]
     assert result["answers"][0]["grounded"] is False
     assert "without verification" in result["answers"][0]["note"]
     assert result["usage"]["by_node"]["answer"]["calls"] == 1
     assert model.calls <= tog_call_bound(3, 3)
+    # "prefer" (the default): an answer never verified is not grounded, so ToG without a model answers, grounded
+    preferred = create_tog_graph(kg, model=ScriptedChatModel(responder=responder)).compile().invoke(question)
+    offline = create_tog_graph(kg).compile().invoke(question)
+    assert names(preferred) == names(offline) and all(a["grounded"] for a in preferred["answers"])
+    assert "{Tom Hanks}" in preferred["output"]
 
 
 def test_malformed_scores_are_parsed_leniently(kg):

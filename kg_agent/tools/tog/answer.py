@@ -173,8 +173,8 @@ class LLMToGAnswerer(LLMDecider, RunGrounding):
     """ToG's answer step for a chat model (see the module docstring).
 
     ``grounding`` (``"prefer"``, ``"strict"``, ``"off"``; :mod:`kg_agent.tools.shared.grounding`) decides what
-    happens when none of the model's answers ends an explored chain the question asks for: a verified answer, or
-    one from the model's own knowledge after an exploration without a Yes. Under ``"prefer"`` and ``"strict"`` the
+    happens when none of the model's answers is grounded: a verified answer no explored chain the question asks for
+    ends in, or any answer after an exploration without a Yes. Under ``"prefer"`` and ``"strict"`` the
     answers are then ``offline_run``'s: the grounded answers of the same method run without a model from the same
     topic entities (its own exploration: a small model's beam may never reach the chain the question asks for where
     the offline beam does), with a warning; the model's reply stays in ``output``. Without ``offline_run``, or when
@@ -256,16 +256,17 @@ class LLMToGAnswerer(LLMDecider, RunGrounding):
         if not verified and self.grounding == "prefer":
             ends = [r for r in records if r.get("entity_id")]  # the answers that end an explored chain
             said = ", ".join(repr(n) for n in asked.value[:5])
-            unverified = (f"answer: exploration ended without verification ({stop_reason or 'not verified'}) and the "
-                          f"model's answers ({said}) end no explored chain the question asks for; ")
-            ran = [] if ends else self._offline_run(question, topic_entities)
+            unverified = f"answer: exploration ended without verification ({stop_reason or 'not verified'}); "
+            ran = self._offline_run(question, topic_entities)  # unverified, none of the model's answers is grounded
             if ran:
-                warnings.append(unverified + f"the answers are the grounded answers of offline {self.offline_run.name} "
+                warnings.append(unverified + f"the model's answers ({said}) are not grounded; the answers are the "
+                                f"grounded answers of offline {self.offline_run.name} "
                                 "(grounding='prefer'; the model's reply is kept in 'output')")
                 return AnswerOutcome(ran, asked.reply, warnings=warnings, usage=asked.usage)
             checked = None if ends else self._offline_verified(question, answering, stop_reason)
             if checked is not None:
-                warnings.append(unverified + f"the {self.offline_verifier.name} verifier finds the chains the question "
+                warnings.append(unverified + f"the model's answers ({said}) end no explored chain the question asks "
+                                f"for; the {self.offline_verifier.name} verifier finds the chains the question "
                                 "asks for enough, so their ends are the answers (grounding='prefer'; the model's reply "
                                 "is kept in 'output')")
                 return AnswerOutcome(checked, asked.reply, warnings=warnings, usage=asked.usage)
