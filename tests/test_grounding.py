@@ -242,6 +242,22 @@ def test_tog_answers_as_offline_tog_when_the_models_beam_never_reaches_the_asked
         {"question": question})
     assert names(off) == ["1994"]
 
+    def stops_at_the_director(prompt: str) -> str:  # walks directed_by and says Yes with the director, an end of
+        node = prompt_node(prompt)                   # the explored chain that offline ToG's two-hop chain extends
+        if node == "prune_relations":
+            return "1. {directed_by (Score: 1.0)}: the director." if "directed_by" in prompt else respond(prompt)
+        return "{Yes}. The answer is {Robert Zemeckis}." if node == "verify" else respond(prompt)
+
+    for policy in ("prefer", "strict"):
+        junction = create_tog_graph(kg, model=ScriptedChatModel(responder=stops_at_the_director), grounding=policy).compile(
+            ).invoke({"question": question})
+        assert [len(c["steps"]) for c in junction["chains"]] == [1] and junction["stop_reason"] == "verified"
+        assert names(junction) == names(offline) and all(a["grounded"] for a in junction["answers"])
+        assert any("does not ask for the relation path(s) <PATH> directed_by </PATH>" in w for w in junction["warnings"])
+    alone = create_tog_graph(kg, model=ScriptedChatModel(responder=stops_at_the_director), grounding="off").compile(
+        ).invoke({"question": question})
+    assert names(alone) == ["Robert Zemeckis"]  # "off": judged among the model's own chains only
+
     def never_verifies(prompt: str) -> str:  # explores the same way, never says Yes, answers the director it passed
         node = prompt_node(prompt)
         if node == "verify":

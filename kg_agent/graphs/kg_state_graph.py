@@ -150,14 +150,13 @@ class OfflineMethod:
         self._compiled: Any = None
         self._lock = threading.Lock()
 
-    def grounded_answers(self, question: str, topic_entities: Sequence[dict]) -> list[dict]:
-        """The grounded answers of the offline method for ``question`` from ``topic_entities`` (linked from the
-        question when there are none)."""
+    def run(self, question: str, topic_entities: Sequence[dict]) -> dict:
+        """The offline method's result for ``question`` from ``topic_entities`` (linked from the question when there
+        are none)."""
         with self._lock:
             if self._compiled is None:
                 self._compiled = self._build().compile(checkpointer=False)
         given: dict = {"question": question}
         if topic_entities:
             given["topic_entities"] = [entity["id"] for entity in topic_entities]
-        result = contextvars.Context().run(self._compiled.invoke, given)
-        return [answer for answer in result.get("answers") or [] if answer.get("grounded")]
+        return contextvars.Context().run(self._compiled.invoke, given)

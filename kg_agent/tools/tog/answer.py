@@ -52,11 +52,17 @@ class ToGAnswerer(Decider, Protocol):
 
 class OfflineRun(Protocol):
     """The method an answer step belongs to, run without a model (:class:`kg_agent.graphs.kg_state_graph.OfflineMethod`):
-    ``name`` (``"tog"``) and the grounded answers it gives a question from its topic entities."""
+    ``name`` (``"tog"``) and its result for a question from its topic entities (``answers``, ``chains``, ...)."""
 
     name: str
 
-    def grounded_answers(self, question: str, topic_entities: Sequence[dict]) -> list[dict]: ...
+    def run(self, question: str, topic_entities: Sequence[dict]) -> dict: ...
+
+
+def answer_relation_paths(answers: Sequence[dict]) -> list[tuple[str, ...]]:
+    """The relation paths of the chains that support ``answers``, each once."""
+    return list(dict.fromkeys(tuple(Walk.from_dict(chain).relations)
+                              for answer in answers for chain in answer.get("paths") or [] if chain.get("steps")))
 
 
 def chain_evidence(chains: Sequence[dict]) -> Evidence:
@@ -79,17 +85,19 @@ def answer_records(names: Sequence[str], chains: Sequence[dict], *, verified: bo
     return records
 
 
-def asked_chains(question: str, chains: Sequence[dict], *, scorer: RelationPathScorer,
-                 kg: KnowledgeGraph | None = None) -> tuple[list[dict], list[str]]:
+def asked_chains(question: str, chains: Sequence[dict], *, scorer: RelationPathScorer, kg: KnowledgeGraph | None = None,
+                 judged_beside: Sequence[Sequence[str]] = ()) -> tuple[list[dict], list[str]]:
     """The chains whose relation path the question asks for (:func:`~kg_agent.tools.shared.grounding.asked_for`,
-    among the explored chains' relation paths), and a note naming the relation paths left out."""
+    among the explored chains' relation paths and ``judged_beside``: another exploration's, whose longer paths make
+    an explored prefix that rates lower a junction, not an answer), and a note naming the relation paths left out."""
     explored = [c for c in chains if c.get("steps")]
-    paths = list(dict.fromkeys(tuple(Walk.from_dict(c).relations) for c in explored))
-    if len(paths) < 2:
+    own = list(dict.fromkeys(tuple(Walk.from_dict(c).relations) for c in explored))
+    paths = list(dict.fromkeys([*own, *(tuple(p) for p in judged_beside)]))
+    if len(paths) < 2 or not own:
         return list(chains), []
     starts = {c["start"]["id"]: c["start"] for c in explored}
     yes = dict(zip(paths, asked_for(question, starts.values(), paths, scorer=scorer, kg=kg)))
-    left_out = [p for p in paths if not yes[p]]
+    left_out = [p for p in own if not yes[p]]
     if not left_out:
         return list(chains), []
     note = (f"answer: the question does not ask for the relation path(s) {', '.join(relation_path_text(p) for p in left_out)}; "
@@ -229,11 +237,12 @@ class LLMToGAnswerer(LLMDecider, RunGrounding):
         where ``offline_run`` starts."""
         verified = bool(verification and verification.get("sufficient"))
         read_sentences = self.grounding != "off"
-        answering, notes = asked_chains(question, chains, scorer=self.chain_scorer, kg=self.kg)
+        ran = self._offline_answers(question, topic_entities)
+        answering, notes = asked_chains(question, chains, scorer=self.chain_scorer, kg=self.kg,
+                                        judged_beside=answer_relation_paths(ran))
 
         def settled(records: list[dict], reply: str, warnings: list[str], usage: dict) -> AnswerOutcome:
-            ran = self._offline_run(question, topic_entities) if not any(r["grounded"] for r in records) else []
-            if ran:
+            if ran and not any(r["grounded"] for r in records):
                 return self._settle(records, reply, warnings, usage, verified=verified, offline=lambda: ran,
                                     offline_name=f"offline {self.offline_run.name}")
             return self._settle(records, reply, warnings, usage, verified=verified, offline_name=self.fallback.name,
@@ -257,8 +266,7 @@ class LLMToGAnswerer(LLMDecider, RunGrounding):
             ends = [r for r in records if r.get("entity_id")]  # the answers that end an explored chain
             said = ", ".join(repr(n) for n in asked.value[:5])
             unverified = f"answer: exploration ended without verification ({stop_reason or 'not verified'}); "
-            ran = self._offline_run(question, topic_entities)  # unverified, none of the model's answers is grounded
-            if ran:
+            if ran:  # unverified: none of the model's answers is grounded
                 warnings.append(unverified + f"the model's answers ({said}) are not grounded; the answers are the "
                                 f"grounded answers of offline {self.offline_run.name} "
                                 "(grounding='prefer'; the model's reply is kept in 'output')")
@@ -278,11 +286,11 @@ class LLMToGAnswerer(LLMDecider, RunGrounding):
             warnings.append("answer: " + note)
         return settled(records, asked.reply, warnings, asked.usage)
 
-    def _offline_run(self, question: str, topic_entities: Sequence[dict]) -> list[dict]:
+    def _offline_answers(self, question: str, topic_entities: Sequence[dict]) -> list[dict]:
         """The grounded answers of ``offline_run`` (none without it, or under grounding ``"off"``)."""
         if self.offline_run is None or self.grounding == "off":
             return []
-        return self.offline_run.grounded_answers(question, topic_entities)
+        return [a for a in self.offline_run.run(question, topic_entities).get("answers") or [] if a.get("grounded")]
 
     def _offline_verified(self, question: str, chains: Sequence[dict], stop_reason: str) -> list[dict] | None:
         """Under ``"prefer"``, after an exploration the model never verified and answers that end no explored chain:
