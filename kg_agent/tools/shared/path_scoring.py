@@ -79,6 +79,27 @@ OBJECT_PREPOSITIONS = frozenset({"by", "in", "at", "from", "of", "to", "on"})
 _TOKEN = re.compile(r"\[ent\]|[a-z0-9]+")
 
 
+#: The auxiliaries of "what does [X] do".
+DO_AUXILIARIES = frozenset({"do", "does", "did"})
+#: The relational noun English means by "what does [X] do": the question for someone's occupation.
+DO_MEANS = "occupation"
+
+
+def read_idioms(tokens: tuple[str, ...]) -> tuple[str, ...]:
+    """The question's tokens with an idiom that names a relation by a verb of no content read as the noun it means:
+    "what does [X] do (for a living)" and "what did [X] do before ..." ask for [X]'s occupation, so that "do" reads
+    as "occupation" (the main verb "do" after "what" + an auxiliary + the subject; not "what to do in [X]", which
+    has no subject, nor the auxiliary itself)."""
+    for start, token in enumerate(tokens[:-2]):
+        if token != "what" or tokens[start + 1] not in DO_AUXILIARIES:
+            continue
+        for at in range(start + 3, len(tokens)):
+            if tokens[at] == "do":
+                return tokens[:at] + (DO_MEANS,) + tokens[at + 1:]
+        return tokens
+    return tokens
+
+
 def word_match(a: str, b: str) -> float:
     """How surely two words share a root: 1.0 from a common prefix of ``STEM_LETTERS`` letters (or one word
     whole: "directed"/"director", "released"/"release"), 0.8 from 3 letters ("acted"/"actors") or for the root
@@ -226,7 +247,7 @@ class QuestionParts:
 
     @classmethod
     def of(cls, masked_question: str) -> QuestionParts:
-        tokens = tuple(_TOKEN.findall(masked_question.lower()))
+        tokens = read_idioms(tuple(_TOKEN.findall(masked_question.lower())))
         phrases: list[str] = []
         positions: list[float] = []
         phrase_words: list[tuple[str, ...]] = []
