@@ -79,6 +79,8 @@ def mask_mentions(question: str, entities: Sequence[Entity] = ()) -> str:
 #: Words a name may hold that never make a mention on their own ("of" in "Augustine of Hippo").
 _NAME_FUNCTION_WORDS = frozenset({"a", "an", "the", "of", "and", "de", "la", "le", "von", "van", "jr", "sr"})
 _QUESTION_WORD = re.compile(r"\[ENT\]|\w+")
+#: Words of a label matched against the question (a run is at most this long: the work stays linear in the question).
+MAX_NAME_WORDS = 12
 
 
 def _name_word_match(word: str, name_word: str) -> bool:
@@ -101,7 +103,7 @@ def approximate_mention(question: str, label: str) -> tuple[int, int] | None:
     begin or end with one. Natural questions shorten names, punctuate them differently and inflect them; left
     unmasked, the name's words read as relation words ("nuclear plant" is evidence for ``nuclear_power_station.
     reactors``)."""
-    name = [w.casefold() for w in re.findall(r"\w+", label)]
+    name = [w.casefold() for w in re.findall(r"\w+", label)][:MAX_NAME_WORDS]
     if not name:
         return None
     words = [(m.start(), m.end(), m.group().casefold()) for m in _QUESTION_WORD.finditer(question)]
