@@ -25,6 +25,8 @@ evidenced by some phrase of the question, and how much of the question the path 
   noun names the answer, so it evidences the last hop only, and not by the words of a name that say what the
   relation's *subject* is ("original language **of film or TV show**") nor by a word that only modifies the name
   of a relation to persons ("**film** director"): "what films did [X] direct" stops at the films;
+* **idioms** (:func:`read_idioms`): a verb of no content that English uses to ask for a relation reads as the noun
+  it means: "what does [X] do (for a living)" asks for [X]'s occupation;
 * the whole verbalised path's cosine with the question (``path_weight``), and ``hop_penalty`` per extra hop,
   break ties towards short paths.
 
