@@ -61,16 +61,20 @@ def filter_relations(relations: Iterable[str], ignored: Sequence[str] = DEFAULT_
 _BRACKETED = re.compile(r"\[[^\[\]]+\]")
 
 
-def mask_mentions(question: str, entities: Sequence[Entity] = ()) -> str:
+def mask_mentions(question: str, entities: Sequence[Entity] = (), *, approximate: bool = True) -> str:
     """The question with its entity mentions replaced by ``[ENT]``: bracketed names, and the entities' labels --
-    as the KG writes them, or else as the question shortens or inflects them (:func:`approximate_mention`)."""
+    as the KG writes them, or else as the question shortens or inflects them (:func:`approximate_mention`).
+
+    ``approximate=False`` masks a label only where the question writes it: for entities the question is not known to
+    name (a node a walk reached), whose label's words ("American Film Institute") may be the question's relation
+    words ("the American film director")."""
     text = _BRACKETED.sub("[ENT]", question)
     for entity in entities:
         label = entity.label.strip()
         if label and len(label) > 1:
             # (?<!\w)...(?!\w), not \b: a label may end in punctuation ("Robert Downey Jr.")
             masked = re.sub(r"(?i)(?<!\w)" + re.escape(label) + r"(?!\w)", "[ENT]", text)
-            if masked == text and (span := approximate_mention(text, label)) is not None:
+            if approximate and masked == text and (span := approximate_mention(text, label)) is not None:
                 masked = text[:span[0]] + "[ENT]" + text[span[1]:]
             text = masked
     return text
