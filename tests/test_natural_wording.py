@@ -52,6 +52,8 @@ def test_a_label_written_as_the_kg_writes_it_is_masked_whole():
     ("who directed the films", "Berlin"),                 # no word of the name
     ("what is the capital of france", "Duke of York"),    # only a function word of the name
     ("who is in it", "It Follows"),                       # no word of four letters
+    # a parenthesised qualifier is no part of the name (2WikiMultihopQA's bridge entities are labelled so)
+    ("Which film has the director died earlier, [ENT] or [ENT]?", "Henry King (director)"),
 ])
 def test_no_run_of_name_words_no_mask(question, label):
     assert approximate_mention(question, label) is None

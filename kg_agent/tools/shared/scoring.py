@@ -83,6 +83,7 @@ def mask_mentions(question: str, entities: Sequence[Entity] = (), *, approximate
 #: Words a name may hold that never make a mention on their own ("of" in "Augustine of Hippo").
 _NAME_FUNCTION_WORDS = frozenset({"a", "an", "the", "of", "and", "de", "la", "le", "von", "van", "jr", "sr"})
 _QUESTION_WORD = re.compile(r"\[ENT\]|\w+")
+_QUALIFIER = re.compile(r"\([^()]*\)")
 #: Words of a label matched against the question (a run is at most this long: the work stays linear in the question).
 MAX_NAME_WORDS = 12
 
@@ -104,10 +105,12 @@ def approximate_mention(question: str, label: str) -> tuple[int, int] | None:
     Kennedy*, "ben franklin" for *Benjamin Franklin*, "jamaican" for *Jamaica*), or ``None``.
 
     A run needs one word of four letters or more that is not a function word of names ("of", "jr"), and does not
-    begin or end with one. Natural questions shorten names, punctuate them differently and inflect them; left
-    unmasked, the name's words read as relation words ("nuclear plant" is evidence for ``nuclear_power_station.
-    reactors``)."""
-    name = [w.casefold() for w in re.findall(r"\w+", label)][:MAX_NAME_WORDS]
+    begin or end with one; a parenthesised qualifier of the label ("Henry King (director)") is not matched. Natural
+    questions shorten names, punctuate them differently and inflect them; left unmasked, the name's words read as
+    relation words ("nuclear plant" is evidence for ``nuclear_power_station.reactors``)."""
+    # a parenthesised qualifier is no part of the name: nobody writes "Henry King (director)", and its words are the
+    # question's relation words ("the director of ...")
+    name = [w.casefold() for w in re.findall(r"\w+", _QUALIFIER.sub(" ", label))][:MAX_NAME_WORDS]
     if not name:
         return None
     words = [(m.start(), m.end(), m.group().casefold()) for m in _QUESTION_WORD.finditer(question)]
