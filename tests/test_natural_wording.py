@@ -99,3 +99,12 @@ def test_webqsp_subgraph_top_plan(question_id, plan):
     topics = [e for name in row["q_entity"] for e in kg.find_entities(name)[:1]]
     outcome = SimilarityPlanner(kg).plan(row["question"], topics)
     assert outcome.plans[0].relations == plan, [p.relations for p in outcome.plans]
+
+
+def test_a_node_the_walk_reached_is_masked_only_where_the_question_writes_it():
+    # ToG's chain entity and ToG-2's walk end: the question is not known to name them
+    question = "which film has the director born earlier, Autumn Tale or Secrets of the Reef"
+    reached = Entity("e", "American Film Directors Guild")
+    assert mask_mentions(question, [reached], approximate=False) == question
+    assert mask_mentions(question, [Entity("f", "Autumn Tale")], approximate=False) == (
+        "which film has the director born earlier, [ENT] or Secrets of the Reef")
