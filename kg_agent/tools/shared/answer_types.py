@@ -40,9 +40,10 @@ LARGE_PLACE_NOUNS = frozenset({"country", "countries", "nation", "nations", "con
 SMALL_PLACE_NOUNS = frozenset({"city", "cities", "town", "towns", "village", "villages"})
 PLACE_NOUNS = LARGE_PLACE_NOUNS | SMALL_PLACE_NOUNS | {"place", "places", "location", "region", "state", "area"}
 #: Type nouns that stand for a family of words a relation may name its objects by: "what kind of film" is
-#: answered by a relation whose objects are genres, "what words describe [X]" by one whose objects are tags.
+#: answered by a relation whose objects are genres, "what kind of government" by one whose objects are forms (of
+#: government: "form" is "kind" as "sort" and "variety" are), "what words describe [X]" by one whose objects are tags.
 NOUN_FAMILIES = (
-    frozenset({"kind", "type", "sort", "genre", "category", "class", "style", "variety"}),
+    frozenset({"kind", "type", "sort", "form", "genre", "category", "class", "style", "variety"}),
     frozenset({"word", "words", "term", "terms", "keyword", "keywords", "tag", "tags", "label", "labels"}),
 )
 #: Family words that in a relation's name mark schema bookkeeping (``common.topic.notable_types``,

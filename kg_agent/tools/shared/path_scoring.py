@@ -25,6 +25,8 @@ evidenced by some phrase of the question, and how much of the question the path 
   noun names the answer, so it evidences the last hop only, and not by the words of a name that say what the
   relation's *subject* is ("original language **of film or TV show**") nor by a word that only modifies the name
   of a relation to persons ("**film** director"): "what films did [X] direct" stops at the films;
+* **idioms** (:func:`read_idioms`): a verb of no content that English uses to ask for a relation reads as the noun
+  it means: "what does [X] do (for a living)" asks for [X]'s occupation;
 * the whole verbalised path's cosine with the question (``path_weight``), and ``hop_penalty`` per extra hop,
   break ties towards short paths.
 
@@ -77,6 +79,27 @@ ROUND_TRIP_REACH = 4
 #: ("directed_by": the director; "born_in": the place).
 OBJECT_PREPOSITIONS = frozenset({"by", "in", "at", "from", "of", "to", "on"})
 _TOKEN = re.compile(r"\[ent\]|[a-z0-9]+")
+
+
+#: The auxiliaries of "what does [X] do".
+DO_AUXILIARIES = frozenset({"do", "does", "did"})
+#: The relational noun English means by "what does [X] do": the question for someone's occupation.
+DO_MEANS = "occupation"
+
+
+def read_idioms(tokens: tuple[str, ...]) -> tuple[str, ...]:
+    """The question's tokens with an idiom that names a relation by a verb of no content read as the noun it means:
+    "what does [X] do (for a living)" and "what did [X] do before ..." ask for [X]'s occupation, so that "do" reads
+    as "occupation" (the main verb "do" after "what" + an auxiliary + the subject; not "what to do in [X]", which
+    has no subject, nor the auxiliary itself)."""
+    for start, token in enumerate(tokens[:-2]):
+        if token != "what" or tokens[start + 1] not in DO_AUXILIARIES:
+            continue
+        for at in range(start + 3, len(tokens)):
+            if tokens[at] == "do":
+                return tokens[:at] + (DO_MEANS,) + tokens[at + 1:]
+        return tokens
+    return tokens
 
 
 def word_match(a: str, b: str) -> float:
@@ -226,7 +249,7 @@ class QuestionParts:
 
     @classmethod
     def of(cls, masked_question: str) -> QuestionParts:
-        tokens = tuple(_TOKEN.findall(masked_question.lower()))
+        tokens = read_idioms(tuple(_TOKEN.findall(masked_question.lower())))
         phrases: list[str] = []
         positions: list[float] = []
         phrase_words: list[tuple[str, ...]] = []

@@ -61,20 +61,86 @@ def filter_relations(relations: Iterable[str], ignored: Sequence[str] = DEFAULT_
 _BRACKETED = re.compile(r"\[[^\[\]]+\]")
 
 
-def mask_mentions(question: str, entities: Sequence[Entity] = ()) -> str:
-    """The question with its entity mentions replaced by ``[ENT]``: bracketed names, and the entities' labels."""
+def mask_mentions(question: str, entities: Sequence[Entity] = (), *, approximate: bool = True) -> str:
+    """The question with its entity mentions replaced by ``[ENT]``: bracketed names, and the entities' labels --
+    as the KG writes them, or else as the question shortens or inflects them (:func:`approximate_mention`).
+
+    ``approximate=False`` masks a label only where the question writes it: for entities the question is not known to
+    name (a node a walk reached), whose label's words ("American Film Institute") may be the question's relation
+    words ("the American film director")."""
     text = _BRACKETED.sub("[ENT]", question)
     for entity in entities:
         label = entity.label.strip()
         if label and len(label) > 1:
             # (?<!\w)...(?!\w), not \b: a label may end in punctuation ("Robert Downey Jr.")
-            text = re.sub(r"(?i)(?<!\w)" + re.escape(label) + r"(?!\w)", "[ENT]", text)
+            masked = re.sub(r"(?i)(?<!\w)" + re.escape(label) + r"(?!\w)", "[ENT]", text)
+            if approximate and masked == text and (span := approximate_mention(text, label)) is not None:
+                masked = text[:span[0]] + "[ENT]" + text[span[1]:]
+            text = masked
     return text
 
 
 def mask_topic_mentions(question: str, topic_entities: Sequence[dict]) -> str:
     """:func:`mask_mentions` of a state's topic entities (``{"id", "label"}`` dicts; a label may be missing)."""
     return mask_mentions(question, [Entity(e["id"], e.get("label") or "") for e in topic_entities])
+
+
+#: Words a name may hold that never make a mention on their own ("of" in "Augustine of Hippo").
+_NAME_FUNCTION_WORDS = frozenset({"a", "an", "the", "of", "and", "de", "la", "le", "von", "van", "jr", "sr"})
+_QUESTION_WORD = re.compile(r"\[ENT\]|\w+")
+_QUALIFIER = re.compile(r"\([^()]*\)")
+#: Words of a label matched against the question (a run is at most this long: the work stays linear in the question).
+MAX_NAME_WORDS = 12
+
+
+def _name_word_match(word: str, name_word: str) -> bool:
+    """Whether a question word writes a word of a name: the same word, its start ("ben" for Benjamin, 3 letters or
+    more), or the word inflected (at least 4 letters and up to 3 more: "jamaican" for Jamaica)."""
+    if word == name_word:
+        return True
+    if len(word) >= 3 and name_word.startswith(word):
+        return True
+    return len(name_word) >= 4 and word.startswith(name_word) and len(word) - len(name_word) <= 3
+
+
+def approximate_mention(question: str, label: str) -> tuple[int, int] | None:
+    """Where the question names an entity whose label it does not write verbatim: ``(start, end)`` of the longest
+    run of consecutive question words that each write a different word of the label ("james k polk" for *James K.
+    Polk*, "fukushima daiichi nuclear plant" for *Fukushima Daiichi Nuclear Power Plant*, "kennedy" for *John F.
+    Kennedy*, "ben franklin" for *Benjamin Franklin*, "jamaican" for *Jamaica*), or ``None``.
+
+    A run needs one word of four letters or more that is not a function word of names ("of", "jr"), and does not
+    begin or end with one; a parenthesised qualifier of the label ("Henry King (director)") is not matched. Natural
+    questions shorten names, punctuate them differently and inflect them; left unmasked, the name's words read as
+    relation words ("nuclear plant" is evidence for ``nuclear_power_station.reactors``)."""
+    # a parenthesised qualifier is no part of the name: nobody writes "Henry King (director)", and its words are the
+    # question's relation words ("the director of ...")
+    name = [w.casefold() for w in re.findall(r"\w+", _QUALIFIER.sub(" ", label))][:MAX_NAME_WORDS]
+    if not name:
+        return None
+    words = [(m.start(), m.end(), m.group().casefold()) for m in _QUESTION_WORD.finditer(question)]
+    best: tuple[int, int, int] | None = None  # (strong words, first index, last index + 1)
+    for first in range(len(words)):
+        used: set[int] = set()
+        last = first
+        while last < len(words):
+            word = words[last][2]
+            match = next((k for k, n in enumerate(name) if k not in used and _name_word_match(word, n)), None)
+            if match is None:
+                break
+            used.add(match)
+            last += 1
+        while last > first and words[last - 1][2] in _NAME_FUNCTION_WORDS:
+            last -= 1
+        if last == first or words[first][2] in _NAME_FUNCTION_WORDS:
+            continue
+        run = [w for _, _, w in words[first:last]]
+        strong = sum(w not in _NAME_FUNCTION_WORDS for w in run)
+        if any(len(w) >= 4 and w not in _NAME_FUNCTION_WORDS for w in run) and (best is None or strong > best[0]):
+            best = (strong, first, last)
+    if best is None:
+        return None
+    return words[best[1]][0], words[best[2] - 1][1]
 
 
 STOPWORDS = frozenset({"by", "in", "has", "of", "the", "then", "reverse", "a", "an", "to", "is", "and"})

@@ -150,9 +150,10 @@ class Branch(NamedTuple):
     wide: bool = False
 
 
-def guided_query(question: str, guidance: str = "", entities: Sequence[Entity] = ()) -> str:
-    """The text the offline deciders compare with: the question (entity mentions abstracted) plus guidance."""
-    text = mask_mentions(question, entities)
+def guided_query(question: str, guidance: str = "", entities: Sequence[Entity] = (), *, approximate: bool = True) -> str:
+    """The text the offline deciders compare with: the question (entity mentions abstracted) plus guidance;
+    ``approximate=False`` for entities the question is not known to name (:func:`mask_mentions`)."""
+    text = mask_mentions(question, entities, approximate=approximate)
     return f"{text} {guidance}".strip() if guidance else text
 
 
@@ -226,11 +227,13 @@ class SimilarityRelationPruner:
         if not relations:
             return ScoredOutcome([], source=self.name)
         if self.scores_whole_paths:  # the question alone: offline guidance is this scorer's own greedy path
-            scores = self.path_scores(guided_query(question, "", [entity]), entity, prefix, relations)
+            # the chain's entity may be a node the walk reached: masked only where the question writes its label
+            # (the chain's topic is masked already, approximately too: :func:`beam_question`)
+            scores = self.path_scores(guided_query(question, "", [entity], approximate=False), entity, prefix, relations)
             ranked = sorted(zip(relations, scores), key=lambda pair: -pair[1])[:width]
             weights = [(r, float(np.exp(s / self.temperature))) for r, s in ranked]
             return ScoredOutcome(weights, source=self.name, whole_path=True)
-        scores = self.similarities(guided_query(question, guidance, [entity]), prefix, relations)
+        scores = self.similarities(guided_query(question, guidance, [entity], approximate=False), prefix, relations)
         return ScoredOutcome(top_normalised(zip(relations, softmax_weights(scores, self.temperature)), width), source=self.name)
 
 

@@ -58,7 +58,7 @@ class TemplateClueWriter(TextVectorsFromEmbeddings):
         relations = self.kg.relations(entity.id)
         if not relations:
             return None
-        scores = self.vectors.rank(mask_mentions(question, [entity]),
+        scores = self.vectors.rank(mask_mentions(question, [entity], approximate=False),  # as in prune_relations
                                    [verbalize_relation_path((*prefix, r)) for r in relations])
         return relations[max(range(len(relations)), key=lambda i: scores[i])]
 

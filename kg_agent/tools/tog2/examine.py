@@ -261,7 +261,7 @@ class ExtractiveExaminer(TextVectorsFromEmbeddings):
         if not frontier:
             return ExamineOutcome(False, source=self.name)
         starts = [Entity.from_dict(i["start"]) for i in frontier]
-        query = mask_mentions(question, starts)
+        query = mask_mentions(question, starts, approximate=False)  # as in prune_relations
         fits = self.vectors.rank(query, [verbalize_relation_path(Walk.from_dict(i).relations) for i in frontier])
         fits = [f + LEXICAL_WEIGHT * relation_overlap(question, Walk.from_dict(i).relations) for f, i in zip(fits, frontier)]
         best = max(range(len(frontier)), key=lambda i: (fits[i], frontier[i].get("score", 0.0), -i))
