@@ -43,6 +43,11 @@ from kg_agent.tools.tog.speculate import check_speculation, with_speculation
 from kg_agent.tools.tog.start import start_node
 from kg_agent.tools.tog.verify import verify_and_decide
 
+#: The options that make a ToG-family graph its offline run (:class:`OfflineMethod`): no model, and so no budget (it
+#: makes no call), and the library's offline deciders instead of any a caller gave (which may ask a model).
+OFFLINE_RUN = {"model": None, "max_llm_calls": None, "max_tokens": None, "max_seconds": None,
+               "relation_pruner": None, "entity_scorer": None, "verifier": None, "answerer": None}
+
 
 def tog_call_bound(width: int = DEFAULT_WIDTH, depth: int = DEFAULT_DEPTH) -> int:
     """ToG's bound on LLM calls per question: ``2·W·D + D + 1``."""
@@ -152,8 +157,8 @@ def create_tog_graph(kg: KnowledgeGraph, *, settings: GraphSettings, exploration
     if width < 1:
         raise ValueError(f"width must be >= 1 (got width={width})")
     return tog_family_graph(kg, settings, exploration, name="tog", width=width,
-                            offline_graph=lambda: create_tog_graph(kg, settings=settings, model=None, exploration=exploration,
-                                                                   width=width),
+                            offline_graph=lambda: create_tog_graph(kg, settings=settings, exploration=exploration, width=width,
+                                                                   **OFFLINE_RUN),
                             auto_calls=tog_call_bound(width, exploration.depth), edges={
                                 START: "link", "link": _after_start, "prune_relations": _after_relations,
                                 "prune_entities": _after_entities, "verify": _after_verify, "answer": END})

@@ -21,7 +21,7 @@ from typing import Literal
 
 from langgraph.graph import END, START, StateGraph
 
-from kg_agent.graphs.tog import tog_family_graph
+from kg_agent.graphs.tog import OFFLINE_RUN, tog_family_graph
 from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.settings import GraphSettings, takes_options
 from kg_agent.tools.shared.question_budget import budgeted
@@ -108,11 +108,10 @@ def create_tog_i_graph(
     if max_instructions < 1 or (width is not None and width < 1):
         raise ValueError("max_instructions and width must be >= 1")
     def offline_graph() -> StateGraph:
-        return create_tog_i_graph(kg, settings=settings, model=None, exploration=exploration,
-                                  max_instructions=max_instructions, width=width,
-                                  instruction_generator=instruction_generator, integrator=given_integrator)
+        return create_tog_i_graph(kg, settings=settings, exploration=exploration, max_instructions=max_instructions,
+                                  width=width, **OFFLINE_RUN)
 
-    settings, given_integrator = settings.resolved(), integrator
+    settings = settings.resolved()
     generator, integrator = instruction_deciders(kg, settings, exploration, generator=instruction_generator,
                                                  integrator=integrator)
 

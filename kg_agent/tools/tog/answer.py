@@ -256,7 +256,10 @@ class LLMToGAnswerer(LLMDecider, RunGrounding):
             return settled(records, verification.get("reply") or "", notes, {})
         if asked is None:
             asked = yield self.answer_request(question, chains)
-        if not asked.decided:
+        if not asked.decided:  # the model gave no answer (a budget, a failure): offline answers, the offline run's first
+            if ran:
+                outcome = AnswerOutcome(ran, "\n".join(a["answer"] for a in ran), warnings=notes)
+                return fall_back(asked, outcome, node="answer", to=f"the grounded answers of offline {self.offline_run.name}")
             outcome = decided(self.fallback.answer, question, answering, verification=verification, stop_reason=stop_reason)
             return fall_back(asked, outcome, node="answer", to=f"{self.fallback.name} answers")
         warnings = [*asked.warnings, *notes]
