@@ -12,9 +12,12 @@ call (``W`` relations scored), the global top-``W`` (chain, relation) pairs get 
 each, the global top-``W`` triples (relation score x entity score) extend the chains, and one verification
 call asks whether the triples so far answer the question. A Yes answers from the triples (the verifier's
 braced answer is reused); otherwise the answer step uses the triples plus the model's own knowledge and
-flags the answers ``grounded: False``. LLM calls per question stay within ToG's ``2·W·D + D + 1``
-(:func:`tog_call_bound`), retries included: the limit is the question's :class:`~kg_agent.llm.budget.QuestionBudget`,
-enforced where each model call is made, with one call kept for the answer (:func:`tog_budget`).
+flags the answers ``grounded: False``. With a model, when none of its answers is grounded on a chain the question
+asks for, grounding ``"prefer"`` and ``"strict"`` answer with the graph's own run without a model
+(:class:`~kg_agent.graphs.kg_state_graph.OfflineMethod`: no model call, no budget). LLM calls per question stay
+within ToG's ``2·W·D + D + 1`` (:func:`tog_call_bound`), retries included: the limit is the question's
+:class:`~kg_agent.llm.budget.QuestionBudget`, enforced where each model call is made, with one call kept for the
+answer (:func:`tog_budget`).
 
 With ``speculate=True`` the verify node also asks the next step's model calls, which depend only on the beam (the
 next depth's relation pruning) or on the chains (the answer after depth D): a verification and the step after it
