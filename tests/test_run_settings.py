@@ -46,8 +46,10 @@ def test_tog_strict_per_run_on_the_async_path(kg):
     model = tog_model("{No}. Not enough.", "From my knowledge, the answer is {Steven Spielberg}.")
     app = create_tog_graph(kg, model=model).compile()
     strict = asyncio.run(app.ainvoke({"question": "who directed [Forrest Gump]"}, context={"grounding": "strict"}))
-    assert strict["answers"] == [] and strict["stop_reason"] == "no_grounded_answer"
-    assert any("withheld (grounding='strict')" in w for w in strict["warnings"])
+    # the model's own answer is never returned: ToG's run without a model answers, grounded
+    assert names(strict) == ["Robert Zemeckis"] and strict["answers"][0]["grounded"] is True
+    assert any("'Steven Spielberg'" in w and "grounded offline tog answers (grounding='strict'" in w
+               for w in strict["warnings"])
     off = asyncio.run(app.ainvoke({"question": "who directed [Forrest Gump]"}, context={"grounding": "off"}))
     assert names(off) == ["Steven Spielberg"] and off["answers"][0]["grounded"] is False
 
