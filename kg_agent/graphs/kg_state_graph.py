@@ -140,7 +140,7 @@ def wired_graph(state_schema: type, kg: KnowledgeGraph, settings: GraphSettings,
 
 class OfflineMethod:
     """A method's graph without a model (``build()``, compiled on first use, without a checkpointer): what the method
-    answers offline, for a model's answer step under grounding ``"prefer"``
+    answers offline, for a model's answer step under grounding ``"prefer"`` and ``"strict"``
     (:class:`~kg_agent.tools.tog.answer.OfflineRun`). Each run starts in a fresh context, apart from the calling
     run's settings, budget, callbacks and checkpoints; it makes no model call."""
 

@@ -70,7 +70,7 @@ def tog_family_graph(kg: KnowledgeGraph, settings: GraphSettings, exploration: T
     deciders are :func:`~kg_agent.tools.tog.deciders.default_deciders`; the question's budget keeps
     :data:`ANSWER_RESERVE` calls for the answer (``max_llm_calls="auto"``: ``auto_calls``). ``offline_graph`` builds
     the same graph without a model: with a model, its grounded answers replace the model's when none of those ends
-    an explored chain the question asks for (grounding ``"prefer"``; :class:`OfflineMethod`)."""
+    an explored chain the question asks for (grounding ``"prefer"`` and ``"strict"``; :class:`OfflineMethod`)."""
     settings = settings.resolved()
     offline_run = OfflineMethod(name, offline_graph) if settings.model is not None else None
     deciders = default_deciders(kg, settings, exploration, offline_run=offline_run)
