@@ -307,6 +307,43 @@ def test_the_ntriples_line_pass_gives_the_parsers_relation_index(tmp_path):
     assert "^http://example.org/says" not in from_lines.nodes  # no path goes on from a literal
 
 
+def test_the_ntriples_line_pass_reads_names_as_the_parser_does(tmp_path):
+    # the line pass reads a name line without escapes itself and gives one with an escape or a '#' to Oxigraph's
+    # parser: the same (entity, name) pairs in file order and the same relation-naming literals as the parser gives
+    # for the same triples as Turtle
+    import pyoxigraph as ox
+
+    from kg_agent.kg.loaders import _index_triples
+    from kg_agent.kg.naming import DEFAULT_NAMING
+    from kg_agent.kg.relation_index import RelationIndexBuilder
+
+    label, alias = "<http://www.w3.org/2000/01/rdf-schema#label>", "<http://www.w3.org/2004/02/skos/core#altLabel>"
+    lines = [
+        "<http://example.org/a> <http://example.org/p> <http://example.org/b> .",
+        f'<http://example.org/p> {label} "directed by"@EN-GB .',
+        f'<http://example.org/p> {alias} "director"@de.',
+        f'<http://example.org/a> {label} "Straße \\"Nord\\" \\u00e9" .',  # escapes
+        f'<http://example.org/a> {label} "C# and F#"@en .',
+        f'<http://example.org/b> {label} "2001"^^<http://www.w3.org/2001/XMLSchema#string> .',
+        f"<http://example.org/b> {label} <http://example.org/not-a-literal> .",
+        f'<http://example.org/b> {label} "B" . # a comment with a " quote',
+        f'_:x {label} "blank"@fr .',
+        f'<http://example.org/\\u00e9> {label} "é" .',
+        f'<http://example.org/b> {label} ""@en .',
+    ]
+    read = {}
+    for suffix, fmt in (("nt", ox.RdfFormat.N_TRIPLES), ("ttl", ox.RdfFormat.TURTLE)):
+        path = tmp_path / f"kg.{suffix}"
+        path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        read[suffix] = _index_triples(RelationIndexBuilder(), ox, path, fmt, DEFAULT_NAMING, progress=False)
+    assert read["nt"] == read["ttl"]
+    labels, _, names = read["nt"]
+    assert ("http://example.org/a", 'Straße "Nord" é') in labels and ("http://example.org/a", "C# and F#") in labels
+    assert ("http://example.org/é", "é") in labels and ("http://example.org/b", "B") in labels
+    assert names["http://example.org/p"] == [("http://www.w3.org/2000/01/rdf-schema#label", "directed by", "en-gb"),
+                                             ("http://www.w3.org/2004/02/skos/core#altLabel", "director", "de")]
+
+
 def test_beside_load_gets_the_relation_index_during_the_load_and_its_error_fails_it(kg_dir, tmp_path):
     from kg_agent.kg import open_oxigraph
 

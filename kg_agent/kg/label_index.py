@@ -18,7 +18,6 @@ from __future__ import annotations
 import sqlite3
 import threading
 from collections.abc import Iterable, Iterator
-from itertools import repeat
 from pathlib import Path
 
 from kg_agent.kg.errors import KGLoadError
@@ -62,42 +61,55 @@ CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE labels (norm TEXT NOT NULL, node TEXT NOT NULL, seq INTEGER NOT NULL);
 CREATE TABLE tokens (token TEXT NOT NULL, len INTEGER NOT NULL, norm TEXT NOT NULL);
 """
-_INDEXES = """
-CREATE INDEX labels_by_norm ON labels (norm, seq);
-CREATE INDEX tokens_by_token ON tokens (token, len, norm);
-"""
+_LABELS_INDEX = "CREATE INDEX labels_by_norm ON labels (norm, seq);"
+_TOKENS_INDEX = "CREATE INDEX tokens_by_token ON tokens (token, len, norm);"
 
 
 def build_label_sqlite(path: str | Path, pairs: Iterable[tuple[str, str]], *, build: str) -> Path:
-    """Write the label file for ``(entity id, label)`` pairs; ``build`` ties it to one load of the store."""
+    """Write the label file for ``(entity id, label)`` pairs; ``build`` ties it to one load of the store.
+
+    The words of each key are split by SQLite itself (the key as a JSON array, ``json_each``, over the distinct
+    keys read from their index): no Python row per word. A word said twice in one key gives two rows; the
+    lookups read distinct keys.
+    """
     path = Path(path)
     partial = path.with_name(path.name + ".partial")
     partial.unlink(missing_ok=True)
     connection = sqlite3.connect(partial)
     try:
         connection.executescript("PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;" + _SCHEMA)
-        seen: set[str] = set()
         rows: list[tuple[str, str, int]] = []
-        token_rows: list[tuple[str, int, str]] = []
         for seq, (key, label) in enumerate(pairs):
-            norm = label_key(label)
-            rows.append((norm, key, seq))
-            if norm not in seen:
-                seen.add(norm)
-                token_rows.extend(zip(set(norm.split()), repeat(len(norm)), repeat(norm)))
+            rows.append((label_key(label), key, seq))
             if len(rows) >= 100_000:
                 connection.executemany("INSERT INTO labels VALUES (?, ?, ?)", rows)
-                connection.executemany("INSERT INTO tokens VALUES (?, ?, ?)", token_rows)
-                rows, token_rows = [], []
+                rows = []
         connection.executemany("INSERT INTO labels VALUES (?, ?, ?)", rows)
-        connection.executemany("INSERT INTO tokens VALUES (?, ?, ?)", token_rows)
-        connection.executescript(_INDEXES)
+        connection.executescript(_LABELS_INDEX)
+        try:
+            connection.execute(_TOKENS_IN_SQL, (_CONTROL,))
+            odd = connection.execute("SELECT DISTINCT norm FROM labels WHERE norm GLOB ?", (_CONTROL,)).fetchall()
+        except sqlite3.OperationalError:  # a key JSON cannot hold after all (a NUL): every key's words in Python
+            connection.execute("DELETE FROM tokens")
+            odd = connection.execute("SELECT DISTINCT norm FROM labels").fetchall()
+        connection.executemany("INSERT INTO tokens VALUES (?, ?, ?)",
+                               [(word, len(norm), norm) for (norm,) in odd for word in set(norm.split())])
+        connection.executescript(_TOKENS_INDEX)
         connection.execute("INSERT INTO meta VALUES ('build', ?)", (build,))
         connection.commit()
     finally:
         connection.close()
     partial.replace(path)
     return path
+
+
+#: Keys holding a control character, which JSON strings cannot: their words are split in Python
+_CONTROL = "*[\x01-\x1f]*"
+#: Each other key's words, from the key written as a JSON array (keys hold single spaces; quotes and backslashes
+#: escaped)
+_TOKENS_IN_SQL = """INSERT INTO tokens SELECT words.value, length(keys.norm), keys.norm
+FROM (SELECT DISTINCT norm FROM labels WHERE norm != '' AND norm NOT GLOB ?) AS keys,
+json_each('["' || replace(replace(replace(keys.norm, '\\', '\\\\'), '"', '\\"'), ' ', '","') || '"]') AS words"""
 
 
 class SqliteLabelIndex:
@@ -137,12 +149,12 @@ class SqliteLabelIndex:
 
     def labels_with_word(self, word: str, *, limit: int) -> list[str]:
         return [norm for (norm,) in self._rows(
-            "SELECT norm FROM tokens WHERE token = ? ORDER BY len, norm LIMIT ?", (word, limit))]
+            "SELECT DISTINCT norm FROM tokens WHERE token = ? ORDER BY len, norm LIMIT ?", (word, limit))]
 
     def iter_labels_with_word(self, word: str) -> Iterator[str]:
         offset, page = 0, 1000
         while True:
-            rows = self._rows("SELECT norm FROM tokens WHERE token = ? ORDER BY len, norm LIMIT ? OFFSET ?",
+            rows = self._rows("SELECT DISTINCT norm FROM tokens WHERE token = ? ORDER BY len, norm LIMIT ? OFFSET ?",
                               (word, page, offset))
             yield from (norm for (norm,) in rows)
             if len(rows) < page:

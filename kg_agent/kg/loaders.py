@@ -560,15 +560,13 @@ def _index_triples(builder: RelationIndexBuilder, ox, path: Path, fmt, naming: N
         bar = tqdm(total=size, unit="B", unit_scale=True, desc="indexing", mininterval=1.0)
     add = builder.add
     links: list[tuple[str, str, str]] = []
+    literals: list[tuple[str, str, str, str | None]] = []  # (entity id, name predicate, text, language)
     try:
         if fmt == ox.RdfFormat.N_TRIPLES:
-            label_lines, link_lines = _index_ntriples_lines(builder, ox, handle, naming, bar)
+            literals, link_lines = _index_ntriples_lines(builder, ox, handle, naming, bar)
             links = [(ox_key(t.subject), t.predicate.value, t.object.value)
                      for t in ox.parse(b"".join(link_lines), format=fmt) if isinstance(t.object, ox.NamedNode)]
-            named = (t for chunk in label_lines for t in ox.parse(chunk, format=fmt))
-            literals = ((ox_key(t.subject), t.predicate.value, t.object) for t in named if isinstance(t.object, ox.Literal))
         else:
-            literals = []
             facts: dict[str, bool] = {}
             reported = 0
             for count, triple in enumerate(ox.parse(handle, format=fmt), start=1):
@@ -578,10 +576,11 @@ def _index_triples(builder: RelationIndexBuilder, ox, path: Path, fmt, naming: N
                     fact = facts[predicate] = naming.is_fact(predicate)
                 if not fact:
                     builder.triples += 1  # counted, but a name is not an edge
-                    if naming.is_label(predicate) and isinstance(triple.object, ox.Literal):
-                        literals.append((ox_key(triple.subject), predicate, triple.object))
-                    elif predicate in WIKIBASE_PROPERTY_LINKS and isinstance(triple.object, ox.NamedNode):
-                        links.append((ox_key(triple.subject), predicate, triple.object.value))
+                    obj = triple.object
+                    if naming.is_label(predicate) and isinstance(obj, ox.Literal):
+                        literals.append((ox_key(triple.subject), predicate, obj.value, obj.language))
+                    elif predicate in WIKIBASE_PROPERTY_LINKS and isinstance(obj, ox.NamedNode):
+                        links.append((ox_key(triple.subject), predicate, obj.value))
                     continue
                 obj = triple.object
                 if isinstance(obj, ox.Literal):
@@ -598,13 +597,11 @@ def _index_triples(builder: RelationIndexBuilder, ox, path: Path, fmt, naming: N
             if bar is not None:
                 bar.update(size - reported)
         wanted = set(builder.predicates()) | {prop for prop, _, _ in links}
-        labels: list[tuple[str, str]] = []
         names: dict[str, NameLiterals] = {}
-        for key, predicate, literal in literals:
-            labels.append((key, literal.value))
+        for key, predicate, text, language in literals:
             if key in wanted:
-                names.setdefault(key, []).append((predicate, literal.value, literal.language))
-        return _distinct(labels), links, names
+                names.setdefault(key, []).append((predicate, text, language))
+        return _distinct([(key, text) for key, _, text, _ in literals]), links, names
     finally:
         handle.close()
         if bar is not None:
@@ -637,21 +634,24 @@ def _open_label_index(store_path: Path, store, build: str, naming: Naming) -> Sq
 
 
 def _index_ntriples_lines(builder: RelationIndexBuilder, ox, handle, naming: Naming,
-                          bar) -> tuple[list[bytes], list[bytes]]:
-    """The index pass over N-Triples: split lines, no parser objects. Returns the label and alias lines, in
-    chunks of N-Triples for Oxigraph's parser, and the lines of Wikibase's property links (they name relations);
-    other triples that are not facts (descriptions, schema) are counted only.
+                          bar) -> tuple[list[tuple[str, str, str, str | None]], list[bytes]]:
+    """The index pass over N-Triples: split lines, no parser objects. Returns the label and alias literals as
+    ``(entity id, name predicate, text, language)`` in file order, and the lines of Wikibase's property links
+    (they name relations); other triples that are not facts (descriptions, schema) are counted only.
 
     Subject and predicate hold no whitespace, so ``split(None, 2)`` finds them; a node is keyed by its
-    N-Triples text (the index needs distinct nodes only). A predicate written with escapes is parsed.
-    The bulk loader checks the syntax of the same file in the meantime.
+    N-Triples text (the index needs distinct nodes only). A name line is read by :func:`_name_literal`; a line
+    with an escape (``\\``) or a ``#`` (perhaps a comment) is parsed by Oxigraph's parser instead. The bulk loader checks the syntax of
+    the same file in the meantime.
     """
+    from kg_agent.kg.stores.oxigraph import ox_key
+
     signatures = builder.signatures
     get = signatures.get
-    label_lines: list[bytes] = []
+    literals: list[tuple[str, str, str, str | None]] = []
+    name = literals.append
     link_lines: list[bytes] = []
-    chunks: list[bytes] = []
-    bits: dict[bytes, tuple[int, int]] = {}
+    bits: dict[bytes, tuple] = {}
     reported = 0
     edges = 0
     for number, line in enumerate(handle, start=1):
@@ -668,18 +668,20 @@ def _index_ntriples_lines(builder: RelationIndexBuilder, ox, handle, naming: Nam
             if naming.is_fact(iri):
                 pair = builder.predicate_bits(iri)
             elif naming.is_label(iri):
-                pair = _NAME
+                pair = (_NAME, iri)
             else:
                 pair = _LINK if iri in WIKIBASE_PROPERTY_LINKS else _NOT_A_FACT
             bits[predicate] = pair
-        if pair[0] < 0:  # _NAME, _LINK or _NOT_A_FACT
+        if pair[0] < 0:  # a name, a Wikibase link, or neither a name nor a fact
             builder.triples += 1
-            if pair == _NAME:
-                label_lines.append(line if line.endswith(b"\n") else line + b"\n")
-                if len(label_lines) >= 100_000:
-                    chunks.append(b"".join(label_lines))
-                    label_lines = []
-            elif pair == _LINK:
+            if pair[0] == _NAME:
+                if rest[:1] == b'"':  # a name is a literal
+                    if b"\\" in line or b"#" in rest:  # an escape, or a comment after the triple
+                        triple = next(iter(ox.parse(line, format=ox.RdfFormat.N_TRIPLES)))
+                        name((ox_key(triple.subject), pair[1], triple.object.value, triple.object.language))
+                    else:
+                        name(_name_literal(subject, pair[1], rest))
+            elif pair is _LINK:
                 link_lines.append(line if line.endswith(b"\n") else line + b"\n")
             continue
         out_bit, in_bit = pair
@@ -698,12 +700,24 @@ def _index_ntriples_lines(builder: RelationIndexBuilder, ox, handle, naming: Nam
     builder.triples += edges
     if bar is not None:
         bar.update(handle.tell() - reported)
-    return [*chunks, b"".join(label_lines)], link_lines
+    return literals, link_lines
 
 
-#: What :func:`_index_ntriples_lines` keeps for a predicate that is a name, a Wikibase property link, or neither a
-#: name nor a fact
-_NAME, _LINK, _NOT_A_FACT = (-1, -1), (-3, -3), (-2, -2)
+def _name_literal(subject: bytes, predicate: str, rest: bytes) -> tuple[str, str, str, str | None]:
+    """``(entity id, predicate, text, language)`` of an N-Triples name line without escapes: ``subject`` is
+    ``<iri>`` or ``_:label``; ``rest`` the literal and the final dot (``"text"``, ``"text"@en``,
+    ``"text"^^<datatype>``). Without escapes the literal's last quote closes it (no tag or IRI holds one)."""
+    close = rest.rindex(b'"')
+    after = rest[close + 1:]
+    language = after[1:].split()[0].rstrip(b".").decode("ascii").lower() if after[:1] == b"@" else None
+    key = subject[1:-1].decode("utf-8") if subject[:1] == b"<" else subject.decode("utf-8")
+    return key, predicate, rest[1:close].decode("utf-8"), language
+
+
+#: What :func:`_index_ntriples_lines` keeps for a predicate that is a name (with its IRI), a Wikibase property
+#: link, or neither a name nor a fact
+_NAME = -1
+_LINK, _NOT_A_FACT = (-3, -3), (-2, -2)
 
 
 def _ox_node(term, ox) -> str:
