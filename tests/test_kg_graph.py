@@ -177,3 +177,25 @@ def test_sample_ends_are_what_the_bounded_sparql_query_returns(kg):
         assert kg.sample_ends(signed, limit, per_query=5) == dict(zip(signed, queried))
     assert len(kg.sample_ends(["has_genre"], 3)["has_genre"]) == 3
     assert kg.sample_ends(["no_such_relation"], 8) == {"no_such_relation": []}
+
+
+def test_the_memory_store_extends_each_prefix_as_walkable_judges_every_extension():
+    # the memory store walks a prefix once for all its extensions; its answer is the base's (walkable() per
+    # extension), the walk's budget included: a prefix of 260 x 260 walks exceeds it (every extension is then taken
+    # to be walkable), a walk that only comes back to its start is not one
+    from kg_agent.kg import entity_iri, kg_from_triples
+    from kg_agent.kg.stores.base import WALK_BUDGET, GraphStore
+
+    triples = [("start", "has", f"hub{i}") for i in range(260)]
+    triples += [(f"hub{i}", "holds", f"leaf{j}") for i in range(260) for j in range(260)]
+    triples += [("leaf7", "back", "start"), ("start", "back_to", "x"), ("x", "returns", "start"),
+                ("start", "loop", "y"), ("y", "loop", "z"), ("hub3", "holds", "start"), ("start", "ends", "w")]
+    store = kg_from_triples(triples, name="walks").store
+    assert 260 * 260 > WALK_BUDGET
+    starts = [str(entity_iri("start")), str(entity_iri("nowhere"))]
+    prefixes = [(), ("has",), ("has", "holds"), ("back_to",), ("loop",), ("ends",), ("^has",), ("back_to", "returns")]
+    answer = store.walkable_extensions(starts, prefixes)
+    assert answer == GraphStore.walkable_extensions(store, starts, prefixes)
+    assert "back" in answer[("has", "holds")]  # over budget: taken to be walkable
+    assert "returns" not in answer[("back_to",)]  # x returns only to the start
+    assert answer[("loop",)] == ["loop"] and answer[("ends",)] == []

@@ -31,6 +31,9 @@ from kg_agent.kg.terms import RelationNames, is_absolute_iri, key_term, node_key
 #: What :meth:`GraphStore.name_literals` gives for a node: ``(predicate IRI, text, language tag or None)`` each.
 NameLiterals = list[tuple[str, str, str | None]]
 
+#: Edge visits after which :meth:`GraphStore.walkable`'s depth-first walk takes a relation path to be walkable
+WALK_BUDGET = 50_000
+
 #: What a neighbourhood is: ``{relation name (``^name`` for incoming): [neighbour id, ...] sorted}``.
 Edges = dict[str, list[str]]
 
@@ -206,14 +209,15 @@ class GraphStore(ABC):
         last relation (:meth:`relations_following`); each extension is checked with :meth:`walkable`. A backend
         that can answer a whole layer of prefixes in one engine call overrides this.
         """
-        found: dict[tuple[str, ...], list[str]] = {}
-        for prefix in prefixes:
-            if prefix:
-                options = self.relations_following(prefix[-1])
-            else:
-                options = sorted({rel for start in starts for rel in self.relations_at(start)})
-            found[prefix] = [rel for rel in options if self.walkable(starts, (*prefix, rel))]
-        return found
+        return {prefix: [rel for rel in self.extension_options(starts, prefix) if self.walkable(starts, (*prefix, rel))]
+                for prefix in prefixes}
+
+    def extension_options(self, starts: Sequence[str], prefix: tuple[str, ...]) -> list[str]:
+        """The relations that may extend ``prefix`` (sorted), before any is checked: those at the starts for the empty
+        prefix, else those that can follow its last relation."""
+        if prefix:
+            return self.relations_following(prefix[-1])
+        return sorted({rel for start in starts for rel in self.relations_at(start)})
 
     def complete_paths(self, starts: Sequence[str], relation_paths: Sequence[tuple[str, ...]], *, max_paths: int,
                        max_partial: int) -> CompletePaths:
@@ -247,7 +251,7 @@ class GraphStore(ABC):
         self.prefetch(keys)
         return targets_until(keys, lambda key: self.edges(key).get(relation), limit)
 
-    def walkable(self, starts: Sequence[str], relations: Sequence[str], *, budget: int = 50_000) -> bool:
+    def walkable(self, starts: Sequence[str], relations: Sequence[str], *, budget: int = WALK_BUDGET) -> bool:
         """Whether ``relations`` can be walked from some start without coming back to that start.
 
         Depth-first with an early exit; after ``budget`` edge visits the answer is taken to be yes

@@ -14,7 +14,7 @@ from rdflib.term import Node
 from kg_agent.kg.naming import DEFAULT_NAMING, Naming
 from kg_agent.kg.relation_index import RelationIndex, RelationIndexBuilder
 from kg_agent.kg.sparql import sparql_iri
-from kg_agent.kg.stores.base import GraphStore, NameLiterals
+from kg_agent.kg.stores.base import WALK_BUDGET, GraphStore, NameLiterals
 from kg_agent.kg.terms import RelationNames, default_label, is_generated_id, is_value, key_term, node_key
 from kg_agent.kg.types import inverse
 
@@ -146,6 +146,47 @@ class MemoryGraphStore(GraphStore):
     def edges(self, key: str) -> Mapping[str, Sequence[str]]:
         self._fresh()
         return self._adjacency.get(key, {})
+
+    def walkable_extensions(self, starts: Sequence[str],
+                            prefixes: Sequence[tuple[str, ...]]) -> dict[tuple[str, ...], list[str]]:
+        """The base's answer (every extension judged as :meth:`walkable` judges it, its budget included), with each
+        prefix walked once for all its extensions instead of once per extension: the nodes it reaches from each
+        start, with the number of depth-first walks reaching each (what the walk's budget counts)."""
+        following: dict[str, list[str]] = {}  # many prefixes end with the same relation
+        found = {}
+        for prefix in prefixes:
+            if prefix and prefix[-1] not in following:
+                following[prefix[-1]] = self.extension_options(starts, prefix)
+            options = following[prefix[-1]] if prefix else self.extension_options(starts, prefix)
+            found[prefix] = self._walkable_after(starts, prefix, options)
+        return found
+
+    def _walkable_after(self, starts: Sequence[str], prefix: tuple[str, ...], options: list[str]) -> list[str]:
+        prefix_visits = 0
+        ends: list[tuple[str, dict[str, int]]] = []
+        for start in starts:
+            layer = {start: 1}  # node -> walks reaching it, none through the start
+            for relation in prefix:
+                reached: dict[str, int] = {}
+                for node, walks in layer.items():
+                    targets = self.edges(node).get(relation, ())
+                    prefix_visits += walks * len(targets)
+                    for target in targets:
+                        if target != start:
+                            reached[target] = reached.get(target, 0) + walks
+                if prefix_visits > WALK_BUDGET:  # every extension's walk would exceed the budget: walkable
+                    return list(options)
+                layer = reached
+            ends.append((start, layer))
+        visits: dict[str, int] = {}
+        walkable: set[str] = set()
+        for start, layer in ends:
+            for node, walks in layer.items():
+                for relation, targets in self.edges(node).items():
+                    visits[relation] = visits.get(relation, 0) + walks * len(targets)
+                    if relation not in walkable and (len(targets) > 1 or (targets and targets[0] != start)):
+                        walkable.add(relation)
+        return [rel for rel in options if rel in walkable or prefix_visits + visits.get(rel, 0) > WALK_BUDGET]
 
     def relation_index(self) -> RelationIndex:
         """Built from the adjacency index on first use (MetaQA: about a second) and after every change."""

@@ -16,6 +16,7 @@ from kg_agent.kg.naming import DEFAULT_NAMING, WIKIBASE_PROPERTY_LINKS, Naming
 from kg_agent.kg.relation_index import RelationIndex
 from kg_agent.kg.sparql import sparql_iri, sparql_term
 from kg_agent.kg.stores.base import (
+    WALK_BUDGET,
     BoundedEdges,
     CompletePaths,
     Edges,
@@ -419,7 +420,7 @@ class OxigraphGraphStore(LazyGraphStore):
                 return False
         return True
 
-    def walkable(self, starts: Sequence[str], relations: Sequence[str], *, budget: int = 50_000) -> bool:
+    def walkable(self, starts: Sequence[str], relations: Sequence[str], *, budget: int = WALK_BUDGET) -> bool:
         """One ``ASK`` query: the engine stops at the first walk that never comes back to its start."""
         if any(key.startswith("_:") for key in starts):  # blank nodes cannot be named in a query
             return super().walkable(starts, relations, budget=budget)

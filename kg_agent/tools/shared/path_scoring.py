@@ -656,7 +656,9 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
 
         for i in sorted((i for i in range(size) if matches[i] is None), key=lambda i: -best[i]):
             shared = [partner[i]] if i in partner else []
-            blocked = ~np.isin(taken, [-1, i, *shared])
+            blocked = (taken >= 0) & (taken != i)  # taken by another hop (not its partner)
+            for partner_hop in shared:
+                blocked &= taken != partner_hop
             free = np.flatnonzero(cover @ blocked.astype(np.float32) == 0)
             if not len(free):  # every phrase taken: no evidence of its own
                 matches[i] = HopMatch(0.0, parts.phrase_positions[int(best_at[i])])
