@@ -31,6 +31,23 @@ from kg_agent.kg.terms import RelationNames, is_absolute_iri, key_term, node_key
 #: What :meth:`GraphStore.name_literals` gives for a node: ``(predicate IRI, text, language tag or None)`` each.
 NameLiterals = list[tuple[str, str, str | None]]
 
+#: Triples of a predicate read to sample its ends (:meth:`GraphStore.sample_ends`): a predicate with few distinct
+#: objects over millions of triples (``instance of``) is not read whole to find that it has no more
+SAMPLE_SCAN = 5_000
+
+
+def sample_ends_query(predicates: Sequence[tuple[str, bool]], limit: int) -> str:
+    """``SELECT ?r ?x``: a ``UNION`` of one sub-select per ``(iri, subjects)`` binding its number ``?r``: the distinct
+    ends ``?x`` (objects, or subjects when ``subjects``) among the predicate's first :data:`SAMPLE_SCAN` triples, at
+    most ``limit`` (ValueError: an IRI that could break out of ``<...>``)."""
+    branches = []
+    for number, (iri, subjects) in enumerate(predicates):
+        pattern = f"?x {sparql_iri(iri)} ?y" if subjects else f"?y {sparql_iri(iri)} ?x"
+        branches.append("{ { SELECT DISTINCT ?x WHERE { { SELECT ?x WHERE { %s } LIMIT %d } } LIMIT %d } BIND(%d AS ?r) }"
+                        % (pattern, SAMPLE_SCAN, int(limit), number))
+    return "SELECT ?r ?x WHERE { %s }" % " UNION ".join(branches)
+
+
 #: Edge visits after which :meth:`GraphStore.walkable`'s depth-first walk takes a relation path to be walkable
 WALK_BUDGET = 50_000
 
@@ -308,15 +325,11 @@ class GraphStore(ABC):
 
     def sample_ends(self, predicates: Sequence[tuple[str, bool]], *, limit: int) -> list[list[str]]:
         """For each ``(iri, subjects)``: up to ``limit`` distinct objects of the predicate (its subjects when
-        ``subjects``), as ids, in one query: a ``UNION`` of ``SELECT DISTINCT ?x WHERE { ?y <iri> ?x } LIMIT n``
-        sub-selects, each binding its number (an IRI that could break out of ``<...>`` raises ValueError)."""
-        branches = []
-        for number, (iri, subjects) in enumerate(predicates):
-            pattern = f"?x {sparql_iri(iri)} ?y" if subjects else f"?y {sparql_iri(iri)} ?x"
-            branches.append("{ { SELECT DISTINCT ?x WHERE { %s } LIMIT %d } BIND(%d AS ?r) }" % (pattern, int(limit), number))
+        ``subjects``) among its first :data:`SAMPLE_SCAN` triples, as ids, in one query (:func:`sample_ends_query`;
+        an IRI that could break out of ``<...>`` raises ValueError)."""
         ends: list[list[str]] = [[] for _ in predicates]
-        if branches:
-            for number, node in self.query("SELECT ?r ?x WHERE { %s }" % " UNION ".join(branches)):
+        if predicates:
+            for number, node in self.query(sample_ends_query(predicates, limit)):
                 ends[int(number)].append(node_key(node))
         return ends
 

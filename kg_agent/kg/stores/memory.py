@@ -14,7 +14,7 @@ from rdflib.term import Node
 from kg_agent.kg.naming import DEFAULT_NAMING, Naming
 from kg_agent.kg.relation_index import RelationIndex, RelationIndexBuilder
 from kg_agent.kg.sparql import sparql_iri
-from kg_agent.kg.stores.base import WALK_BUDGET, GraphStore, NameLiterals
+from kg_agent.kg.stores.base import SAMPLE_SCAN, WALK_BUDGET, GraphStore, NameLiterals
 from kg_agent.kg.terms import RelationNames, default_label, is_generated_id, is_value, key_term, node_key
 from kg_agent.kg.types import inverse
 
@@ -215,14 +215,14 @@ class MemoryGraphStore(GraphStore):
     def sample_ends(self, predicates: Sequence[tuple[str, bool]], *, limit: int) -> list[list[str]]:
         """What the base class's query returns, read without parsing SPARQL (rdflib's parser takes ~10 ms a query
         and more for a long ``UNION``): rdflib evaluates each sub-select by iterating ``triples((None, iri, None))``
-        and keeping each end the first time it comes."""
+        (its first :data:`SAMPLE_SCAN`) and keeping each end the first time it comes."""
         found = []
         for iri, subjects in predicates:
             sparql_iri(iri)  # the same check as the query's
             ends: dict[Node, None] = {}
-            for subject, _, obj in self.graph.triples((None, URIRef(iri), None)):
+            for scanned, (subject, _, obj) in enumerate(self.graph.triples((None, URIRef(iri), None)), start=1):
                 ends.setdefault(subject if subjects else obj, None)
-                if len(ends) >= limit:
+                if len(ends) >= limit or scanned >= SAMPLE_SCAN:
                     break
             found.append([node_key(end) for end in ends])
         return found
