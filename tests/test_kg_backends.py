@@ -258,3 +258,40 @@ def test_lazy_backends_say_a_plain_label_is_not_an_entity_id(oxigraph, remote):
         assert not kg.has_entity("Makoto Shinkai") and not kg.has_entity("")
         assert not kg.has_entity("Big") and kg.relations("Big") == [] and kg.label("Big") == "Big"  # a relative IRI
         assert kg.has_entity(E("Makoto Shinkai"))
+
+
+def test_oxigraph_reads_only_the_name_predicates_it_has_and_sees_a_new_one():
+    # labels are looked up by the name predicates the store has (one of a dozen on most KGs: a hub's 54,000 films
+    # are 54,000 lookups, not 700,000); a triple added through rdflib's API that brings a new one is seen
+    import pyoxigraph as ox
+    from rdflib import Literal, URIRef
+    from rdflib.namespace import RDFS, SKOS
+
+    from kg_agent.kg.loaders import _oxigraph_graph
+    from kg_agent.kg.stores.oxigraph import OxigraphGraphStore
+    from kg_agent.kg.terms import RelationNames
+
+    raw = ox.Store()
+    raw.add(ox.Quad(ox.NamedNode("http://ex.org/a"), ox.NamedNode("http://ex.org/p"), ox.NamedNode("http://ex.org/b")))
+    raw.add(ox.Quad(ox.NamedNode("http://ex.org/a"), ox.NamedNode(str(RDFS.label)), ox.Literal("A")))
+    graph = _oxigraph_graph(raw)
+    store = OxigraphGraphStore(raw, graph, names=RelationNames(), name="names")
+    lookups = []
+    pattern = raw.quads_for_pattern
+
+    class Counting:  # pyoxigraph's Store cannot be patched: count through a stand-in
+        def __getattr__(self, name):
+            return getattr(raw, name)
+
+        def quads_for_pattern(self, *args):
+            lookups.append(args[1])
+            return pattern(*args)
+
+    store.store = Counting()
+    assert store.display_labels(["http://ex.org/a", "http://ex.org/b"]) == {"http://ex.org/a": "A", "http://ex.org/b": None}
+    assert {str(p.value) for p in lookups if p is not None} >= {str(RDFS.label), str(SKOS.prefLabel)}
+    lookups.clear()
+    store.display_labels(["http://ex.org/a", "http://ex.org/b"])
+    assert [p.value for p in lookups] == [str(RDFS.label)] * 2  # the other predicates are known to be absent
+    graph.add((URIRef("http://ex.org/b"), SKOS.prefLabel, Literal("B")))
+    assert store.display_labels(["http://ex.org/b"]) == {"http://ex.org/b": "B"}

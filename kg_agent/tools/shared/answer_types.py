@@ -19,6 +19,7 @@ relation's objects are. :func:`answer_type_match` scores a path's last hop again
 
 from __future__ import annotations
 
+import functools
 import re
 import threading
 import weakref
@@ -137,11 +138,14 @@ class AskedType:
     def named_by(self, relation: str) -> bool:
         """Whether the relation names its objects with the type noun (or a word of its family): ``in_industry``
         for "industries", ``has_genre`` for "kind", ``release_year`` for "year"."""
-        if not self.noun:
-            return False
-        family = next((f - SCHEMA_TYPE_WORDS for f in NOUN_FAMILIES if any(same_word(self.noun, w) for w in f)),
-                      frozenset({self.noun}))
-        return any(same_word(word, noun) for word in object_name_words(relation) for noun in family)
+        return bool(self.noun) and _noun_names_objects(self.noun, relation)
+
+
+@functools.lru_cache(maxsize=65_536)
+def _noun_names_objects(noun: str, relation: str) -> bool:
+    """:meth:`AskedType.named_by` for a type noun (a pure function of the two names, asked for every scored path)."""
+    family = next((f - SCHEMA_TYPE_WORDS for f in NOUN_FAMILIES if any(same_word(noun, w) for w in f)), frozenset({noun}))
+    return any(same_word(word, other) for word in object_name_words(relation) for other in family)
 
 
 def object_name_words(relation: str) -> list[str]:
@@ -186,9 +190,20 @@ def _subject_words(relation: str) -> list[str]:
     return _words(parts[-2]) + _words(parts[0]) if len(parts) >= 3 else _words(parts[-1])
 
 
-def _ending(relation: str) -> str:
-    words = _words(_own_name(relation))
-    return words[-1] if words else ""
+@dataclass(frozen=True)
+class _Traits:
+    """What :meth:`ObjectKinds.of` reads from a relation at a sampled object (its name's words, once per name)."""
+
+    incoming: bool
+    own_words: frozenset[str]  # the words of its own name (:func:`_own_name`)
+    subject_words: frozenset[str]  # what it says of its subject (:func:`_subject_words`)
+    ending: str  # the last word of its own name ("in" of ``born_in``, "by" of ``directed_by``)
+
+
+@functools.lru_cache(maxsize=65_536)
+def _traits(relation: str) -> _Traits:
+    own = _words(_own_name(relation))
+    return _Traits(is_inverse(relation), frozenset(own), frozenset(_subject_words(relation)), own[-1] if own else "")
 
 
 @dataclass(frozen=True)
@@ -219,18 +234,18 @@ class ObjectKinds:
         for is_time, relations in zip(times, signatures):
             if is_time:
                 continue
-            incoming = [r for r in relations if is_inverse(r)]
-            outgoing = [r for r in relations if not is_inverse(r)]
-            as_object = {w for r in incoming for w in _words(_own_name(r))}
-            as_subject = {w for r in outgoing for w in _subject_words(r)}
-            place = (any(_ending(r) in PLACE_PREPOSITIONS for r in incoming) or bool(as_object & PLACE_OBJECT_WORDS)
+            traits = [_traits(r) for r in relations]
+            incoming = [t for t in traits if t.incoming]
+            outgoing = [t for t in traits if not t.incoming]
+            as_object = set().union(*(t.own_words for t in incoming))
+            as_subject = set().union(*(t.subject_words for t in outgoing))
+            place = (any(t.ending in PLACE_PREPOSITIONS for t in incoming) or bool(as_object & PLACE_OBJECT_WORDS)
                      or bool(as_subject & PLACE_SUBJECT_WORDS))
-            person = (any(_ending(r) == AGENT_PREPOSITION for r in incoming) or bool(as_object & PERSON_OBJECT_WORDS)
+            person = (any(t.ending == AGENT_PREPOSITION for t in incoming) or bool(as_object & PERSON_OBJECT_WORDS)
                       or bool(as_subject & PERSON_SUBJECT_WORDS))
             if place and not person:
                 places += 1
-                contained += any(_ending(r) in PLACE_PREPOSITIONS or PLACE_SUBJECT_WORDS & set(_words(_own_name(r)))
-                                 for r in outgoing)
+                contained += any(t.ending in PLACE_PREPOSITIONS or PLACE_SUBJECT_WORDS & t.own_words for t in outgoing)
             elif person and not place:
                 persons += 1
         n = len(labels)
