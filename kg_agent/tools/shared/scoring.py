@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 import fnmatch
+import functools
 import re
 from collections.abc import Iterable, Sequence
 
@@ -45,7 +46,11 @@ DEFAULT_IGNORED_RELATIONS: tuple[str, ...] = (
 
 def is_ignored_relation(relation: str, ignored: Sequence[str] = DEFAULT_IGNORED_RELATIONS) -> bool:
     """Whether ``relation`` (``^`` ignored) matches one of the ``ignored`` patterns."""
-    name = base_relation(relation)
+    return _is_ignored_name(base_relation(relation), tuple(ignored))
+
+
+@functools.lru_cache(maxsize=65_536)
+def _is_ignored_name(name: str, ignored: tuple[str, ...]) -> bool:  # asked for every relation of every walk
     return any(fnmatch.fnmatchcase(name, pattern) for pattern in ignored)
 
 
