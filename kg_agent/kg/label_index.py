@@ -89,7 +89,8 @@ def build_label_sqlite(path: str | Path, pairs: Iterable[tuple[str, str]], *, bu
         try:
             connection.execute(_TOKENS_IN_SQL, (_CONTROL,))
             odd = connection.execute("SELECT DISTINCT norm FROM labels WHERE norm GLOB ?", (_CONTROL,)).fetchall()
-        except sqlite3.OperationalError:  # a key JSON cannot hold after all (a NUL): every key's words in Python
+        except sqlite3.OperationalError:  # a key JSON cannot hold after all (a NUL), or an SQLite built without
+            # JSON (before 3.38 it was optional): every key's words in Python, as before
             connection.execute("DELETE FROM tokens")
             odd = connection.execute("SELECT DISTINCT norm FROM labels").fetchall()
         connection.executemany("INSERT INTO tokens VALUES (?, ?, ?)",
