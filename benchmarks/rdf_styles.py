@@ -21,7 +21,8 @@ in seven styles (:data:`STYLES`), each a folder with the KG file, questions and 
   with their ontology labels (``dbo:director rdfs:label "film director"@en``), ``rdfs:label`` in @en, @de and @fr
   (translated film titles; a tenth of the films and people have no @en label), some people named by ``foaf:name``
   only, ``dbo:abstract`` texts, ``dbo:releaseDate`` dates, both ``dbo:language`` (a resource, "English language")
-  and, on every other film, ``dbp:language "English"@en``; classes with labels; ``owl:sameAs`` to unnamed IRIs.
+  and, on every other film, ``dbp:language "English"@en``; classes with labels; the ontology's ``rdfs:domain`` and
+  ``rdfs:range`` of each property (``dbo:starring rdfs:range dbo:Actor``); ``owl:sameAs`` to unnamed IRIs.
 * ``wikidata`` (``kg.ttl``): ``wd:Q…`` items, truthy ``wdt:P57``-style claims, the property entities in the file
   (``wd:P57 rdfs:label "director"@en``, ``wikibase:directClaim wdt:P57``, ``schema:description``, aliases),
   ``skos:altLabel`` aliases, labels in en/de/fr, ``schema:description``s, ``P577`` as ``xsd:dateTime``, ``P26`` both
@@ -777,8 +778,8 @@ class SkosStyle(PlainStyle):
 
 
 class DBpediaStyle(Style):
-    """``dbr:``/``dbo:``/``dbp:``: ontology labels, labels in three languages (some without @en), ``foaf:name`` only,
-    abstracts, literal-valued ``dbp:language``, classes, ``owl:sameAs``."""
+    """``dbr:``/``dbo:``/``dbp:``: ontology labels, domains and ranges, labels in three languages (some without @en),
+    ``foaf:name`` only, abstracts, literal-valued ``dbp:language``, classes, ``owl:sameAs``."""
 
     name = "dbpedia"
     prefixes = {"rdfs": RDFS, "xsd": XSD, "owl": OWL, "foaf": FOAF, "dbr": "http://dbpedia.org/resource/",
@@ -791,6 +792,15 @@ class DBpediaStyle(Style):
                 ("genre", "genre", "Genre"), ("releaseDate", "release date", "Veröffentlichungsdatum"),
                 ("language", "language", "Sprache"), ("birthPlace", "birth place", "Geburtsort"), ("spouse", "spouse", "Ehepartner"),
                 ("award", "award", "Auszeichnung"), ("abstract", "has abstract", "Zusammenfassung"))
+    # the ontology's domain and range of each property, as the DBpedia ontology declares them (mappings.dbpedia.org:
+    # OntologyProperty:Starring has domain Work and range Actor); a class name, or an XSD / RDF datatype
+    SCHEMA = {"director": ("Film", "Person"), "writer": ("Work", "Person"), "starring": ("Work", "Actor"),
+              "genre": (None, "Genre"), "releaseDate": (None, "xsd:date"), "language": (None, "Language"),
+              "birthPlace": ("Person", "Place"), "spouse": ("Person", "Person"), "award": (None, "Award"),
+              "abstract": (None, "rdf:langString")}
+    CLASSES = (("Film", "film", "Film"), ("Person", "person", "Person"), ("Work", "work", "Werk"),
+               ("Actor", "actor", "Schauspieler"), ("Genre", "genre", "Genre"), ("Language", "language", "Sprache"),
+               ("Place", "place", "Ort"), ("Award", "award", "Auszeichnung"))
 
     def resource(self, kind: str, index: int, title: str) -> Term:
         node = iri(self.DBR + slug(title))
@@ -800,12 +810,18 @@ class DBpediaStyle(Style):
     def build(self) -> None:
         d, g, o = self.domain, self.graph, self.DBO
         label = RDFS + "label"
+        datatypes = {"xsd": XSD, "rdf": RDF}
         for local, en, de in self.ONTOLOGY:
             prop = iri(o + local)
             g.add(prop, RDF + "type", iri(OWL + ("DatatypeProperty" if local in {"releaseDate", "abstract"} else "ObjectProperty")))
             g.name(prop, label, en, "en")
             g.name(prop, label, de, "de")
-        for cls, en, de in (("Film", "film", "Film"), ("Person", "person", "Person")):
+            domain, range_ = self.SCHEMA[local]
+            if domain:
+                g.add(prop, RDFS + "domain", iri(o + domain))
+            prefix, _, name = range_.rpartition(":")
+            g.add(prop, RDFS + "range", iri(datatypes[prefix] + name if prefix else o + name))
+        for cls, en, de in self.CLASSES:
             g.add(iri(o + cls), RDF + "type", iri(OWL + "Class"))
             g.name(iri(o + cls), label, en, "en")
             g.name(iri(o + cls), label, de, "de")
@@ -1250,7 +1266,7 @@ def generate(out: Path, *, styles: Sequence[str] = STYLES, seed: int = 0, films:
 #: What each style's fixture exercises (the README of ``tests/fixtures/styles``).
 STYLE_SUMMARIES = {
     "plain": "the reference: readable IRIs, one `rdfs:label`@en each, relation names that read like the questions",
-    "dbpedia": "`dbo:` camelCase relations with ontology labels, `rdfs:label` @en/@de/@fr (some without @en), `foaf:name` only, "
+    "dbpedia": "`dbo:` camelCase relations with ontology labels, domains and ranges, `rdfs:label` @en/@de/@fr (some without @en), `foaf:name` only, "
                "`dbo:abstract`, `dbo:language` and `dbp:language` literals, an empty literal, classes",
     "wikidata": "`wd:Q…`/`wdt:P…`, property entities with labels, descriptions and `wikibase:directClaim`, `skos:altLabel`, "
                 "awards only through statement nodes (`p:P166` -> `ps:P166`, `pq:P585`), `xsd:dateTime`",

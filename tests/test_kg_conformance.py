@@ -39,11 +39,16 @@ PREFIXES = """
 """
 
 #: DBpedia: labels in three languages (one film without English), a person named by foaf:name only, two
-#: properties whose local names collide (dbo:language, dbp:language), a literal value that must never link.
+#: properties whose local names collide (dbo:language, dbp:language), a literal value that must never link, the
+#: ontology's domains and ranges (the class of dbo:starring's values names them: actors).
 DBPEDIA = PREFIXES + """
 dbr:Heat_Wave rdfs:label "Hitzewelle"@de , "Vague de chaleur"@fr ;
     dbo:director dbr:Ann_Lee ; dbo:language dbr:English_language ; dbp:language "American"@en ; dbp:budget ""@en ;
-    dbo:abstract "A long text about a film."@en .
+    dbo:abstract "A long text about a film."@en ; dbo:starring dbr:Ann_Lee .
+dbo:starring rdfs:label "starring"@en ; rdfs:domain dbo:Work ; rdfs:range dbo:Actor .
+dbo:Actor rdfs:label "actor"@en , "Schauspieler"@de .
+dbo:director rdfs:domain dbo:Film ; rdfs:range <http://www.w3.org/2001/XMLSchema#anyURI> .
+dbo:Work rdfs:label "work"@en .
 dbr:Ann_Lee foaf:name "Ann Lee"@en ; dbo:birthPlace dbr:Cork .
 dbr:Cork rdfs:label "Cork"@en , "Corcaigh"@ga .
 dbr:English_language rdfs:label "English language"@en , "Englische Sprache"@de .
@@ -59,7 +64,7 @@ wd:Q200 rdfs:label "Ann Lee"@en ; skos:altLabel "Annie Lee"@en .
 wd:Q201 rdfs:label "Bo Chen"@en .
 wd:Q11424 rdfs:label "film"@en .
 wd:P57 rdfs:label "director"@en , "Regisseur"@de ; wikibase:directClaim wdt:P57 ;
-    <http://schema.org/description> "director(s) of film"@en .
+    <http://schema.org/description> "director(s) of film"@en , "Regisseur eines Films"@de .
 wd:P161 rdfs:label "cast member"@en ; wikibase:directClaim wdt:P161 ;
     skos:altLabel "actor"@en , "starring"@en , "Schauspieler"@de .
 wd:P58 skos:altLabel "writer"@en ; wikibase:directClaim wdt:P58 .
@@ -237,7 +242,28 @@ def test_relations_have_their_properties_aliases_in_the_callers_languages(open_s
     assert kg.relation_aliases("^cast_member") == ("actor", "starring")
     assert kg.relation_aliases("P58") == ("writer",) and kg.relation_aliases("director") == ()
     assert open_style("wikidata", make_naming(languages="de")).relation_aliases("cast_member") == ("Schauspieler",)
-    assert open_style("dbpedia").relation_aliases("director") == ()
+    assert open_style("dbpedia").relation_aliases("director") == ()  # its range is a datatype without a name
+
+
+def test_a_relation_is_also_named_by_the_class_of_its_values(open_style):
+    """``dbo:starring rdfs:range dbo:Actor``: "actor" evidences starring ("who acted in [X]"); a domain does not
+    name it (the subject is no value of it); neither schema statement is a relation to walk."""
+    kg = open_style("dbpedia")
+    assert kg.relation_aliases("starring") == ("actor",) == kg.relation_aliases("^starring")
+    assert open_style("dbpedia", make_naming(languages="de")).relation_aliases("starring") == ("Schauspieler",)
+    names = kg.relation_names()
+    assert "starring" in names and not {"range", "domain"} & set(names)
+    assert kg.find_entities("actor") == [] and kg.find_entities("work") == []  # classes never link
+    assert kg.neighbors(DBR + "Heat_Wave", "starring") == [DBR + "Ann_Lee"]
+
+
+def test_a_relation_has_its_propertys_description_in_the_callers_language(open_style):
+    kg = open_style("wikidata")
+    assert kg.relation_description("director") == "director(s) of film" == kg.relation_description("^director")
+    assert kg.relation_description("cast_member") is None
+    german = open_style("wikidata", make_naming(languages="de"))
+    assert german.relation_description("Regisseur") == "Regisseur eines Films"  # named by its German label too
+    assert "description" not in " ".join(kg.relation_names())  # a description is no relation
 
 
 def test_colliding_short_names_stay_distinguishable(open_style):

@@ -367,8 +367,8 @@ def test_beside_load_gets_the_relation_index_during_the_load_and_its_error_fails
 @pytest.mark.parametrize("style", ["plain", "typed", "skos", "freebase", "schemaorg", "dbpedia", "wikidata"])
 @pytest.mark.parametrize("suffix", ["ttl", "nt"])
 def test_beside_load_names_relations_as_the_finished_store_does(tmp_path, style, suffix):
-    """The index pass reads what names the relations (the properties' labels and aliases, Wikibase's property links)
-    from the file, so what is embedded beside the load is named as the opened store names it, in every style of
+    """The index pass reads what names the relations (the properties' labels and aliases, Wikibase's property links,
+    the classes of their values) from the file, so what is embedded beside the load is named as the opened store names it, in every style of
     ``tests/fixtures/styles`` and through both index passes (N-Triples lines, Oxigraph's parser)."""
     import pyoxigraph as ox
 
@@ -384,10 +384,13 @@ def test_beside_load_names_relations_as_the_finished_store_does(tmp_path, style,
         store = kg.store.names
         assert seen[0].names() == store.names()
         assert {name: seen[0].iri(name) for name in store.names()} == {name: store.iri(name) for name in store.names()}
-        assert seen[0].property_entities == store.property_entities
+        assert seen[0].schema_nodes == store.schema_nodes
         assert seen[0].alias_texts == store.alias_texts
     if style == "wikidata":
         assert "director" in store.names() and store.alias_texts
+    if style == "dbpedia":  # the class of its values (rdfs:range dbo:Actor) names starring
+        assert store.alias_texts["http://dbpedia.org/ontology/starring"] == ("actor",)
+        assert "http://dbpedia.org/ontology/Actor" in store.schema_nodes
 
 
 # ---------------------------------------------------------------- parsing: every format linear, UTF-8 errors with the fix

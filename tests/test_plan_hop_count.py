@@ -136,6 +136,21 @@ def test_a_word_after_what_that_is_no_qualifier_word_keeps_the_whole_name():
     assert RelationPathScorer().relation_evidence(parts, ["cause_of_death"])[0, killed] > 0.2
 
 
+def test_the_class_of_a_relations_values_names_it_in_the_plan(tmp_path):
+    """"who acted in [X]" on the DBpedia style fixture: no word of the question names ``dbo:starring`` ("starring")
+    more than ``dbo:director`` ("film director") or ``dbo:writer``, and the plan was the director. The ontology says
+    ``dbo:starring rdfs:range dbo:Actor``: the values' class, "actor", names starring as an alias would. Without the
+    range triple the plan is not starring: the range is what decides it."""
+    path = next((STYLES / "dbpedia").glob("kg.*"))
+    [q] = _style_questions("dbpedia", {"film_actor"})
+    assert _top_plan(load_kg(path), q["question"], q["topic_id"]) == ("starring",)
+    text = path.read_text(encoding="utf-8")
+    without = tmp_path / "no_ranges.ttl"
+    without.write_text(text.replace("rdfs:range dbo:Actor", "rdfs:range dbo:Person"), encoding="utf-8")
+    assert text != without.read_text(encoding="utf-8")
+    assert _top_plan(load_kg(without), q["question"], q["topic_id"]) != ("starring",)
+
+
 def test_a_participle_before_by_is_a_relation_the_plan_explains():
     """"what languages are the films written by [X] in" on the DBpedia style fixture, whose ``dbo:director`` is
     labelled "film director": "films" named ``film director`` as well as "written" named ``writer``, and the plan

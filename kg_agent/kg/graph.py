@@ -165,7 +165,7 @@ class KnowledgeGraph:
     def is_entity(self, entity_id: str) -> bool:
         """Whether a node is something a question can be about: not a literal, not a property (a predicate of the
         graph or a property entity that stands for one, Wikidata's ``wd:P57``), not a class (the object of
-        ``rdf:type``, ``instance of`` ...)."""
+        ``rdf:type``, ``instance of`` ..., or the range of a property)."""
         return bool(self.entities_among([entity_id]))
 
     def entities_among(self, keys: Iterable[str]) -> dict[str, list[str]]:
@@ -174,7 +174,7 @@ class KnowledgeGraph:
         names = self.store.names
         names.resolve()
         keys = [key for key in dict.fromkeys(keys) if not key.startswith('"') and key not in names.by_iri
-                and key not in names.property_entities and self.store.queryable(key)]
+                and key not in names.schema_nodes and self.store.queryable(key)]
         if not keys:
             return {}
         relations = self.store.relations_at_each(keys)
@@ -311,8 +311,15 @@ class KnowledgeGraph:
 
     def relation_aliases(self, name: str) -> tuple[str, ...]:
         """Other names of a relation in the caller's languages (inverse prefix ignored): the aliases of its property
-        (``skos:altLabel`` ...; "actor" and "starring" for Wikidata's cast member), none when the KG gives none."""
+        (``skos:altLabel`` ...; "actor" and "starring" for Wikidata's cast member) and the names of the class of its
+        values (``dbo:starring rdfs:range dbo:Actor``: "actor"), none when the KG gives none."""
         return self.store.names.aliases(base_relation(name))
+
+    def relation_description(self, name: str) -> str | None:
+        """What the KG says a relation means (inverse prefix ignored): its property's description in the caller's
+        languages (``rdfs:comment``, ``schema:description`` ...; on Wikidata that of the property entity), None when
+        it gives none."""
+        return self.store.names.description(base_relation(name))
 
     def relation_iri(self, name: str) -> str:
         """The predicate IRI of a relation name (inverse prefix ignored); the IRI's local name finds a relation

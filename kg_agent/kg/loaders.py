@@ -24,7 +24,7 @@ from rdflib.util import guess_format
 from kg_agent.kg.errors import KGLoadError
 from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.label_index import SqliteLabelIndex, build_label_sqlite
-from kg_agent.kg.naming import DEFAULT_NAMING, WIKIBASE_PROPERTY_LINKS, Naming, make_naming
+from kg_agent.kg.naming import DEFAULT_NAMING, DOMAIN_PREDICATES, RANGE_PREDICATES, WIKIBASE_PROPERTY_LINKS, Naming, make_naming
 from kg_agent.kg.relation_index import RelationIndex, RelationIndexBuilder
 from kg_agent.kg.stores.base import NameLiterals, name_relations
 from kg_agent.kg.stores.memory import MemoryGraphStore, new_graph
@@ -564,8 +564,8 @@ def _index_triples(builder: RelationIndexBuilder, ox, path: Path, fmt, naming: N
     try:
         if fmt == ox.RdfFormat.N_TRIPLES:
             literals, link_lines = _index_ntriples_lines(builder, ox, handle, naming, bar)
-            links = [(ox_key(t.subject), t.predicate.value, t.object.value)
-                     for t in ox.parse(b"".join(link_lines), format=fmt) if isinstance(t.object, ox.NamedNode)]
+            links = [link for t in ox.parse(b"".join(link_lines), format=fmt)
+                     if (link := _property_link(ox, t)) is not None]
         else:
             facts: dict[str, bool] = {}
             reported = 0
@@ -579,8 +579,8 @@ def _index_triples(builder: RelationIndexBuilder, ox, path: Path, fmt, naming: N
                     obj = triple.object
                     if naming.is_label(predicate) and isinstance(obj, ox.Literal):
                         literals.append((ox_key(triple.subject), predicate, obj.value, obj.language))
-                    elif predicate in WIKIBASE_PROPERTY_LINKS and isinstance(obj, ox.NamedNode):
-                        links.append((ox_key(triple.subject), predicate, obj.value))
+                    elif (link := _property_link(ox, triple)) is not None:
+                        links.append(link)
                     continue
                 obj = triple.object
                 if isinstance(obj, ox.Literal):
@@ -606,6 +606,20 @@ def _index_triples(builder: RelationIndexBuilder, ox, path: Path, fmt, naming: N
         handle.close()
         if bar is not None:
             bar.close()
+
+
+def _property_link(ox, triple) -> tuple[str, str, str] | None:
+    """The ``(node, link, predicate)`` a triple gives :func:`~kg_agent.kg.stores.base.name_relations`: a Wikibase
+    property entity standing for a predicate, or the class of a predicate's values or subjects (``rdfs:range``,
+    ``rdfs:domain``); None for any other triple."""
+    from kg_agent.kg.stores.oxigraph import ox_key
+
+    link = triple.predicate.value
+    if link in WIKIBASE_PROPERTY_LINKS and isinstance(triple.object, ox.NamedNode):
+        return ox_key(triple.subject), link, triple.object.value
+    if link in _CLASS_LINKS and isinstance(triple.subject, ox.NamedNode) and not isinstance(triple.object, ox.Literal):
+        return ox_key(triple.object), link, triple.subject.value
+    return None
 
 
 def _distinct(pairs: list[tuple[str, str]]) -> list[tuple[str, str]]:
@@ -636,8 +650,9 @@ def _open_label_index(store_path: Path, store, build: str, naming: Naming) -> Sq
 def _index_ntriples_lines(builder: RelationIndexBuilder, ox, handle, naming: Naming,
                           bar) -> tuple[list[tuple[str, str, str, str | None]], list[bytes]]:
     """The index pass over N-Triples: split lines, no parser objects. Returns the label and alias literals as
-    ``(entity id, name predicate, text, language)`` in file order, and the lines of Wikibase's property links
-    (they name relations); other triples that are not facts (descriptions, schema) are counted only.
+    ``(entity id, name predicate, text, language)`` in file order, and the lines of Wikibase's property links and of
+    the ranges of properties (they name relations); other triples that are not facts (descriptions, schema) are
+    counted only.
 
     Subject and predicate hold no whitespace, so ``split(None, 2)`` finds them; a node is keyed by its
     N-Triples text (the index needs distinct nodes only). A name line is read by :func:`_name_literal`; a line
@@ -670,7 +685,7 @@ def _index_ntriples_lines(builder: RelationIndexBuilder, ox, handle, naming: Nam
             elif naming.is_label(iri):
                 pair = (_NAME, iri)
             else:
-                pair = _LINK if iri in WIKIBASE_PROPERTY_LINKS else _NOT_A_FACT
+                pair = _LINK if iri in WIKIBASE_PROPERTY_LINKS or iri in _CLASS_LINKS else _NOT_A_FACT
             bits[predicate] = pair
         if pair[0] < 0:  # a name, a Wikibase link, or neither a name nor a fact
             builder.triples += 1
@@ -718,6 +733,7 @@ def _name_literal(subject: bytes, predicate: str, rest: bytes) -> tuple[str, str
 #: link, or neither a name nor a fact
 _NAME = -1
 _LINK, _NOT_A_FACT = (-3, -3), (-2, -2)
+_CLASS_LINKS = frozenset(DOMAIN_PREDICATES + RANGE_PREDICATES)
 
 
 def _ox_node(term, ox) -> str:

@@ -13,10 +13,15 @@ Real graphs name things in many ways: ``rdfs:label`` (DBpedia, Wikidata), ``skos
   every backend, whatever order a store returns the triples in;
 * which predicates say that a node is a **class** (``rdf:type``, Wikidata's ``instance of`` and ``subclass of``): a
   class is something a question asks *for* ("which film"), never the entity it is *about*;
-* which namespaces hold **schema** statements rather than facts (Wikibase's ``wikibase:directClaim`` and friends).
+* which namespaces hold **schema** statements rather than facts (Wikibase's ``wikibase:directClaim`` and friends);
+  statements about properties (``rdfs:domain``, ``rdfs:range``, ``owl:inverseOf`` ...: :data:`SCHEMA_PREDICATES`) are
+  schema too.
 
 Properties are named by their own labels too: :func:`relation_name_from_label` makes a relation name out of a
-property's display label (``wd:P57 rdfs:label "director"@en`` names ``wdt:P57`` ``director``).
+property's display label (``wd:P57 rdfs:label "director"@en`` names ``wdt:P57`` ``director``). Their aliases, the
+names of the class their values belong to (``dbo:starring rdfs:range dbo:Actor``: "actor") and their descriptions
+(``rdfs:comment``, ``schema:description``) say more of what a relation means
+(:meth:`~kg_agent.kg.graph.KnowledgeGraph.relation_aliases`, :meth:`~kg_agent.kg.graph.KnowledgeGraph.relation_description`).
 """
 
 from __future__ import annotations
@@ -35,6 +40,7 @@ DC = "http://purl.org/dc/elements/1.1/"
 SCHEMA_HTTP, SCHEMA_HTTPS = "http://schema.org/", "https://schema.org/"
 FREEBASE = "http://rdf.freebase.com/ns/"
 WIKIBASE = "http://wikiba.se/ontology#"
+OWL = "http://www.w3.org/2002/07/owl#"
 WDT = "http://www.wikidata.org/prop/direct/"
 
 #: Predicates whose literals are a node's labels, in order of preference among labels of one language.
@@ -56,6 +62,16 @@ DEFAULT_DESCRIPTION_PREDICATES: tuple[str, ...] = (
 DEFAULT_CLASS_PREDICATES: tuple[str, ...] = (RDF + "type", RDFS + "subClassOf", WDT + "P31", WDT + "P279")
 #: Namespaces of schema statements, never walked (``wd:P57 wikibase:directClaim wdt:P57``).
 DEFAULT_SCHEMA_NAMESPACES: tuple[str, ...] = (WIKIBASE,)
+#: Predicates giving the class of a property's values (``dbo:starring rdfs:range dbo:Actor``): the class's labels and
+#: aliases name what the relation leads to ("actor"), as the property's own aliases do.
+RANGE_PREDICATES: tuple[str, ...] = (RDFS + "range", SCHEMA_HTTP + "rangeIncludes", SCHEMA_HTTPS + "rangeIncludes")
+#: Predicates giving the class of a property's subjects (``dbo:starring rdfs:domain dbo:Work``).
+DOMAIN_PREDICATES: tuple[str, ...] = (RDFS + "domain", SCHEMA_HTTP + "domainIncludes", SCHEMA_HTTPS + "domainIncludes")
+#: Schema statements about properties (their domain and range, sub-properties, inverses), never walked; the classes
+#: a domain or range names are classes, never entities.
+SCHEMA_PREDICATES: tuple[str, ...] = (
+    *DOMAIN_PREDICATES, *RANGE_PREDICATES, RDFS + "subPropertyOf", OWL + "inverseOf", OWL + "equivalentProperty",
+)
 #: Wikibase's links from a property entity (``wd:P57``) to the predicates that stand for it, each with what a
 #: relation name made from the property's label adds (the truthy claim ``wdt:P57`` is the property itself).
 WIKIBASE_PROPERTY_LINKS: dict[str, str] = {
@@ -101,7 +117,7 @@ class Naming:
         for at, iri in enumerate(self.alias_predicates, start=len(rank)):
             rank.setdefault(iri, at)
         object.__setattr__(self, "_predicate_rank", rank)
-        object.__setattr__(self, "_not_facts", frozenset(self.names_and_descriptions))
+        object.__setattr__(self, "_not_facts", frozenset(self.not_fact_predicates))
 
     @property
     def key(self) -> str:
@@ -124,6 +140,11 @@ class Naming:
     @property
     def names_and_descriptions(self) -> tuple[str, ...]:
         return tuple(dict.fromkeys(self.name_predicates + self.description_predicates))
+
+    @property
+    def not_fact_predicates(self) -> tuple[str, ...]:
+        """Names, descriptions and statements about properties (:data:`SCHEMA_PREDICATES`): never walked."""
+        return tuple(dict.fromkeys(self.names_and_descriptions + SCHEMA_PREDICATES))
 
     def is_fact(self, predicate: str) -> bool:
         """Whether triples of the predicate are facts to walk over (not names, descriptions or schema)."""

@@ -131,18 +131,21 @@ class RelationNames:
         self.by_iri: dict[str, str] = {}
         self.by_name: dict[str, str] = {}
         self._alternates: dict[str, str] = {}
-        #: the nodes that stand for a property (Wikidata's ``wd:P57`` for ``wdt:P57``): not entities
-        self.property_entities: set[str] = set()
-        #: other names of a predicate or of the property standing for it, in the caller's languages ("actor")
+        #: the nodes that stand for a property (Wikidata's ``wd:P57`` for ``wdt:P57``) or name the class of its values
+        #: (``rdfs:range``): not entities
+        self.schema_nodes: set[str] = set()
+        #: other names of a predicate or of the property standing for it, and of its values' class, in the caller's
+        #: languages ("actor")
         self.alias_texts: dict[str, tuple[str, ...]] = {}
+        #: the description of a predicate or of the property standing for it, in the caller's languages
+        self.descriptions: dict[str, str] = {}
         self._resolve = None
         self._resolving = False
         self._lock = threading.RLock()
 
     def bind(self, resolve) -> None:
-        """Name every predicate the first time a name is needed: ``resolve()`` gives ``(predicate IRIs,
-        {IRI: the property's display label}, property entities, {IRI: the property's aliases})`` of the store (the
-        facts' predicates only)."""
+        """Name every predicate the first time a name is needed: ``resolve()`` gives the store's
+        :class:`~kg_agent.kg.stores.base.RelationNaming` (the facts' predicates only)."""
         self._resolve = resolve
 
     def resolve(self) -> None:
@@ -155,9 +158,10 @@ class RelationNames:
                 return
             self._resolving = True
             try:
-                iris, labels, properties, aliases = self._resolve()
-                self.property_entities.update(properties)
+                iris, labels, schema_nodes, aliases, descriptions = self._resolve()
+                self.schema_nodes.update(schema_nodes)
                 self.alias_texts.update({iri: tuple(texts) for iri, texts in aliases.items()})
+                self.descriptions.update(descriptions)
                 self._assign(sorted(set(iris) - set(self.by_iri)), labels)
                 self._resolve = None
             finally:
@@ -220,9 +224,15 @@ class RelationNames:
         return self.name(signed_iri)
 
     def aliases(self, name: str) -> tuple[str, ...]:
-        """The other names of relation ``name`` (its property's aliases), none for an unknown one."""
+        """The other names of relation ``name`` (its property's aliases, its values' class's names), none for an
+        unknown one."""
         iri = self.iri(name)
         return self.alias_texts.get(iri, ()) if iri is not None else ()
+
+    def description(self, name: str) -> str | None:
+        """The description of relation ``name``'s property; None for an unknown one or one without."""
+        iri = self.iri(name)
+        return self.descriptions.get(iri) if iri is not None else None
 
     def names(self) -> list[str]:
         """Every named relation, sorted."""

@@ -23,7 +23,7 @@ from rdflib.term import Node
 
 from kg_agent.kg.errors import KGQueryError
 from kg_agent.kg.label_index import SqliteLabelIndex
-from kg_agent.kg.naming import DEFAULT_NAMING, WIKIBASE_PROPERTY_LINKS, Naming
+from kg_agent.kg.naming import DEFAULT_NAMING, DOMAIN_PREDICATES, RANGE_PREDICATES, WIKIBASE_PROPERTY_LINKS, Naming
 from kg_agent.kg.relation_index import RelationIndex
 from kg_agent.kg.sparql import check_read_only, sparql_iri, sparql_term
 from kg_agent.kg.terms import RelationNames, is_absolute_iri, key_term, node_key
@@ -135,17 +135,24 @@ class GraphStore(ABC):
         return {key: self.naming.display(names.get(key, ())) for key in keys}
 
     def property_links(self) -> list[tuple[str, str, str]]:
-        """``(property entity, link IRI, predicate IRI)`` of Wikibase's links from a property entity to the predicates
-        that stand for it (``wd:P57 wikibase:directClaim wdt:P57``; :data:`~kg_agent.kg.naming.WIKIBASE_PROPERTY_LINKS`)."""
-        return [(node_key(prop), link, str(predicate)) for link in WIKIBASE_PROPERTY_LINKS
-                for prop, predicate in self.graph.subject_objects(URIRef(link)) if isinstance(predicate, URIRef)]
+        """``(node, link IRI, predicate IRI)``: Wikibase's links from a property entity to the predicates that stand
+        for it (``wd:P57 wikibase:directClaim wdt:P57``; :data:`~kg_agent.kg.naming.WIKIBASE_PROPERTY_LINKS`), and
+        the classes of predicates' values and subjects (``dbo:starring rdfs:range dbo:Actor`` gives ``(dbo:Actor,
+        rdfs:range, dbo:starring)``; :data:`~kg_agent.kg.naming.RANGE_PREDICATES`, ``DOMAIN_PREDICATES``)."""
+        links = [(node_key(prop), link, str(predicate)) for link in WIKIBASE_PROPERTY_LINKS
+                 for prop, predicate in self.graph.subject_objects(URIRef(link)) if isinstance(predicate, URIRef)]
+        return links + [(node_key(cls), link, str(predicate)) for link in DOMAIN_PREDICATES + RANGE_PREDICATES
+                        for predicate, cls in self.graph.subject_objects(URIRef(link))
+                        if isinstance(predicate, URIRef) and not isinstance(cls, Literal)]
 
     def relation_naming(self) -> RelationNaming:
         """What :class:`~kg_agent.kg.terms.RelationNames` names relations from: the predicate IRIs of the facts,
         ``{IRI: label}`` of those whose property has a label: its own, else that of the Wikibase property entity it
         stands for (``wd:P57`` for ``wdt:P57``, with ``statement`` or ``qualifier`` added for ``p:`` and ``pq:``),
-        those property entities, and ``{IRI: aliases}``: the alias literals (``skos:altLabel`` ...) in the caller's
-        languages of the predicate and of the property entities standing for it ("actor", "starring")."""
+        those property entities and the classes of the values, ``{IRI: aliases}``: the alias literals
+        (``skos:altLabel`` ...) in the caller's languages of the predicate and of the property entities standing for
+        it ("actor", "starring") and the names of its values' class (``rdfs:range``), and ``{IRI: description}``
+        (``rdfs:comment`` ...)."""
         iris = [iri for iri in self.predicate_iris() if self.naming.is_fact(iri)]
         return name_relations(self.naming, iris, self.property_links(), self.name_literals)
 
@@ -635,34 +642,66 @@ def targets_until(keys: Iterable[str], targets_of: Callable[[str], Sequence[str]
     return kept
 
 
-#: What :class:`~kg_agent.kg.terms.RelationNames` names relations from (:meth:`GraphStore.relation_naming`).
-RelationNaming = tuple[list[str], dict[str, str], list[str], dict[str, list[str]]]
+class RelationNaming(NamedTuple):
+    """What :class:`~kg_agent.kg.terms.RelationNames` names relations from (:meth:`GraphStore.relation_naming`)."""
+
+    #: the facts' predicate IRIs
+    iris: list[str]
+    #: ``{IRI: display label}`` of the predicates whose property has a label
+    labels: dict[str, str]
+    #: the Wikibase property entities standing for some predicate (``wd:P57``) and the classes of predicates' values
+    #: (``rdfs:range``): not entities
+    schema_nodes: list[str]
+    #: ``{IRI: other names}``: the property's aliases and the names of its values' class, in the caller's languages
+    aliases: dict[str, list[str]]
+    #: ``{IRI: description}``: the property's description in the caller's languages
+    descriptions: dict[str, str]
 
 
 def name_relations(naming: Naming, iris: Sequence[str], property_links: Iterable[tuple[str, str, str]],
                    name_literals: Callable[[Sequence[str], Sequence[str]], Mapping[str, NameLiterals]]) -> RelationNaming:
     """:meth:`GraphStore.relation_naming` from its parts, wherever they were read: the facts' predicate ``iris``, the
-    ``(property entity, link IRI, predicate IRI)`` Wikibase links and a ``name_literals(keys, predicates)`` reader (a
-    store's; the load's index pass reads them from the file, :func:`kg_agent.kg.loaders.build_oxigraph`)."""
+    ``(node, link IRI, predicate IRI)`` links -- a Wikibase property entity standing for the predicate
+    (:data:`~kg_agent.kg.naming.WIKIBASE_PROPERTY_LINKS`), or the class of the predicate's values or subjects
+    (:data:`~kg_agent.kg.naming.RANGE_PREDICATES`, read from ``?predicate rdfs:range ?class``, and
+    ``DOMAIN_PREDICATES``; a range's names name the relation's values) -- and a
+    ``name_literals(keys, predicates)`` reader (a store's; the load's index pass reads them from the file,
+    :func:`kg_agent.kg.loaders.build_oxigraph`)."""
     iris = list(iris)
     standing: dict[str, list[tuple[str, str]]] = {iri: [(iri, "")] for iri in iris}
-    for prop, link, predicate in sorted(property_links):
-        if predicate in standing:
-            standing[predicate].append((prop, WIKIBASE_PROPERTY_LINKS[link]))
-    nodes = list(dict.fromkeys(node for pairs in standing.values() for node, _ in pairs))
-    names = name_literals(nodes, naming.label_predicates + naming.alias_predicates)
+    ranges: dict[str, list[str]] = {}
+    classes: list[str] = []
+    for node, link, predicate in sorted(property_links):
+        if predicate not in standing:
+            continue
+        if link in WIKIBASE_PROPERTY_LINKS:
+            standing[predicate].append((node, WIKIBASE_PROPERTY_LINKS[link]))
+        elif link in RANGE_PREDICATES or link in DOMAIN_PREDICATES:
+            classes.append(node)
+            if link in RANGE_PREDICATES:
+                ranges.setdefault(predicate, []).append(node)
+    properties = list(dict.fromkeys(node for pairs in standing.values() for node, _ in pairs))
+    names = name_literals(list(dict.fromkeys(properties + [node for found in ranges.values() for node in found])),
+                          naming.label_predicates + naming.alias_predicates + naming.description_predicates)
     labels: dict[str, str] = {}
     aliases: dict[str, list[str]] = {}
+    descriptions: dict[str, str] = {}
     for iri, pairs in standing.items():
         for node, suffix in pairs:
             label = naming.display(labels_only(naming, names.get(node, ())))
             if label:
                 labels[iri] = label + suffix
                 break
-        found = alias_texts(naming, [literal for node, _ in pairs for literal in names.get(node, ())])
+        own = [literal for node, _ in pairs for literal in names.get(node, ())]
+        found = alias_texts(naming, own)
+        found += name_texts(naming, [literal for node in ranges.get(iri, ()) for literal in names.get(node, ())])
         if found:
-            aliases[iri] = sorted(found)  # the same whatever order a backend reads them in
-    return iris, labels, [node for node in nodes if node not in standing], aliases
+            aliases[iri] = sorted(set(found))  # the same whatever order a backend reads them in
+        description = description_text(naming, own)
+        if description:
+            descriptions[iri] = description
+    schema_nodes = [node for node in properties if node not in standing] + list(dict.fromkeys(classes))
+    return RelationNaming(iris, labels, schema_nodes, aliases, descriptions)
 
 
 def labels_only(naming, literals: Iterable[tuple[str, str, str | None]]) -> list[tuple[str, str, str | None]]:
@@ -676,3 +715,20 @@ def alias_texts(naming, literals: Iterable[tuple[str, str, str | None]]) -> list
     aliases = set(naming.alias_predicates) - set(naming.label_predicates)
     return list(dict.fromkeys(" ".join(text.split()) for predicate, text, language in literals
                               if predicate in aliases and text.strip() and naming.in_languages(language)))
+
+
+def name_texts(naming, literals: Iterable[tuple[str, str, str | None]]) -> list[str]:
+    """The label and alias texts among name literals, in the caller's languages, each once (a class's names)."""
+    names = set(naming.name_predicates)
+    return list(dict.fromkeys(" ".join(text.split()) for predicate, text, language in literals
+                              if predicate in names and text.strip() and naming.in_languages(language)))
+
+
+def description_text(naming, literals: Iterable[tuple[str, str, str | None]]) -> str | None:
+    """The description among name literals to show: the caller's first language that has one, then an untagged
+    one; among equals the predicate listed first, then the shortest, then code-point order (None: no description)."""
+    order = {iri: at for at, iri in enumerate(naming.description_predicates)}
+    ranked = [((naming.language_rank(language), order[predicate], len(text), text), text)
+              for predicate, text, language in literals
+              if predicate in order and text.strip() and naming.in_languages(language)]
+    return " ".join(min(ranked)[1].split()) if ranked else None

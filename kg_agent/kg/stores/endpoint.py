@@ -11,7 +11,7 @@ from rdflib import Graph, Literal, URIRef
 from rdflib.term import Node
 
 from kg_agent.kg.errors import KGQueryError
-from kg_agent.kg.naming import DEFAULT_NAMING, WIKIBASE_PROPERTY_LINKS, Naming
+from kg_agent.kg.naming import DEFAULT_NAMING, DOMAIN_PREDICATES, RANGE_PREDICATES, WIKIBASE_PROPERTY_LINKS, Naming
 from kg_agent.kg.request_tally import note_request
 from kg_agent.kg.sparql import check_read_only, sparql_iri, sparql_term
 from kg_agent.kg.stores.base import (
@@ -63,8 +63,8 @@ class EndpointGraphStore(LazyGraphStore):
                  batch_size: int = 100, page_size: int = 5_000, store_cache: SparqlCache | None = None,
                  naming: Naming = DEFAULT_NAMING) -> None:
         super().__init__(graph, names=names, name=name, cache_size=cache_size, batch_size=batch_size, naming=naming)
-        #: name and description predicates, which are not relations (``FILTER(?q NOT IN (...))``)
-        self._not_facts = ", ".join(sparql_iri(p) for p in sorted(naming.names_and_descriptions))
+        #: name, description and property-schema predicates, which are not relations (``FILTER(?q NOT IN (...))``)
+        self._not_facts = ", ".join(sparql_iri(p) for p in sorted(naming.not_fact_predicates))
         #: the store cache's kind for display labels: they depend on the naming
         self._label_kind = "label" if naming == DEFAULT_NAMING else f"label {naming.key}"
         if page_size < 1:
@@ -252,21 +252,28 @@ class EndpointGraphStore(LazyGraphStore):
 
     def relation_naming(self) -> RelationNaming:
         """Asked once per client (and kept in the store cache)."""
-        kind = "relation_naming with aliases"
+        kind = "relation_naming with aliases, ranges and descriptions"
         stored = self.store_cache.get(kind, self.naming.key) if self.store_cache is not None else None
         if stored is None:
             stored = self._query_relation_naming()
             if self.store_cache is not None:
-                self.store_cache.put(kind, self.naming.key, stored)
-        iris, labels, properties, aliases = stored
-        return list(iris), dict(labels), list(properties), {iri: list(texts) for iri, texts in aliases.items()}
+                self.store_cache.put(kind, self.naming.key, list(stored))
+        iris, labels, schema_nodes, aliases, descriptions = stored
+        return RelationNaming(list(iris), dict(labels), list(schema_nodes),
+                              {iri: list(texts) for iri, texts in aliases.items()}, dict(descriptions))
 
     def _query_relation_naming(self) -> RelationNaming:
-        """:meth:`GraphStore.relation_naming` in one request: the predicates (unless the client knows them), the labels
-        and aliases of each and of the Wikibase property entities that stand for them."""
-        names = " ".join(sparql_iri(p) for p in dict.fromkeys(self.naming.label_predicates + self.naming.alias_predicates))
+        """:meth:`GraphStore.relation_naming` in one request: the predicates (unless the client knows them), the labels,
+        aliases and descriptions of each and of the Wikibase property entities that stand for them, and the names of
+        the classes of their values and subjects (``rdfs:range``, ``rdfs:domain``; a class without a name is not
+        asked for: no label, nothing to link)."""
+        names = " ".join(sparql_iri(p) for p in self.naming.name_predicates)
+        described = " ".join(sparql_iri(p) for p in dict.fromkeys(self.naming.name_predicates
+                                                                  + self.naming.description_predicates))
         labelled = ("{ VALUES ?lp { %s } ?p ?lp ?l } UNION { VALUES ?link { %s } VALUES ?lp { %s } ?prop ?link ?p . "
-                    "?prop ?lp ?l }" % (names, " ".join(sparql_iri(link) for link in WIKIBASE_PROPERTY_LINKS), names))
+                    "?prop ?lp ?l } UNION { VALUES ?link { %s } VALUES ?lp { %s } ?p ?link ?prop . ?prop ?lp ?l }"
+                    % (described, " ".join(sparql_iri(link) for link in WIKIBASE_PROPERTY_LINKS), described,
+                       " ".join(sparql_iri(link) for link in DOMAIN_PREDICATES + RANGE_PREDICATES), names))
         known = self._predicates
         if known is None and self.store_cache is not None:
             known = self.store_cache.get("relations")
@@ -276,7 +283,7 @@ class EndpointGraphStore(LazyGraphStore):
         else:
             iris = [iri for iri in known if self.naming.is_fact(iri)]
             if not iris:
-                return iris, {}, [], {}
+                return RelationNaming(iris, {}, [], {}, {})
             query = "SELECT ?p ?prop ?link ?lp ?l WHERE { VALUES ?p { %s } { %s } FILTER(isLiteral(?l)) }" % (
                 " ".join(sparql_iri(iri) for iri in iris), labelled)
         rows = self.select(query, "?p ?prop ?link ?lp ?l", "the relations and their names", ordered=known is None)

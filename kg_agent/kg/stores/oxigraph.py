@@ -12,7 +12,7 @@ from rdflib.term import Node
 
 from kg_agent.kg.errors import KGQueryError
 from kg_agent.kg.label_index import SqliteLabelIndex
-from kg_agent.kg.naming import DEFAULT_NAMING, WIKIBASE_PROPERTY_LINKS, Naming
+from kg_agent.kg.naming import DEFAULT_NAMING, DOMAIN_PREDICATES, RANGE_PREDICATES, WIKIBASE_PROPERTY_LINKS, Naming
 from kg_agent.kg.relation_index import RelationIndex
 from kg_agent.kg.sparql import sparql_iri, sparql_term
 from kg_agent.kg.stores.base import (
@@ -278,6 +278,10 @@ class OxigraphGraphStore(LazyGraphStore):
             for quad in self.store.quads_for_pattern(None, ox.NamedNode(link), None, _DEFAULT):
                 if isinstance(quad.object, ox.NamedNode):
                     found.append((ox_key(quad.subject), link, quad.object.value))
+        for link in DOMAIN_PREDICATES + RANGE_PREDICATES:
+            for quad in self.store.quads_for_pattern(None, ox.NamedNode(link), None, _DEFAULT):
+                if isinstance(quad.subject, ox.NamedNode) and not isinstance(quad.object, ox.Literal):
+                    found.append((ox_key(quad.object), link, quad.subject.value))
         return found
 
     # ---------------------------------------------------------------- relation paths and walks, in the engine

@@ -633,6 +633,34 @@ class LLMDecider:
         self.decision = LLMDecision(model, node, structured_output=structured_output, **decision)
 
 
+#: How many relation descriptions a prompt lists at most, and how long each may be.
+MAX_DESCRIBED_RELATIONS = 30
+MAX_DESCRIPTION_CHARS = 160
+
+
+def relation_meanings(kg: Any, relations: Sequence[str]) -> str:
+    """A prompt line saying what the KG says its relations mean (their properties' descriptions, ``rdfs:comment``,
+    ``schema:description`` ...; :meth:`~kg_agent.kg.graph.KnowledgeGraph.relation_description`), or ``""`` when
+    there is no ``kg`` or it describes none of them: ``"Relation meanings: cast_member: actor in the subject
+    production; director: director(s) of film, TV-series ...\n"``. At most :data:`MAX_DESCRIBED_RELATIONS`, each cut
+    to :data:`MAX_DESCRIPTION_CHARS`; a backend that cannot say gives none."""
+    if kg is None:
+        return ""
+    described = []
+    for relation in dict.fromkeys(relations):
+        try:
+            text = kg.relation_description(relation)
+        except Exception:  # an unknown relation, a backend without descriptions: nothing to add
+            text = None
+        if text:
+            if len(text) > MAX_DESCRIPTION_CHARS:
+                text = text[:MAX_DESCRIPTION_CHARS - 3].rstrip() + "..."
+            described.append(f"{relation}: {text}")
+        if len(described) == MAX_DESCRIBED_RELATIONS:
+            break
+    return "Relation meanings: " + "; ".join(described) + "\n" if described else ""
+
+
 def fall_back(asked: Asked, outcome: AnOutcome, *, node: str, to: str, before: Sequence[str] = ()) -> AnOutcome:
     """The offline twin's ``outcome`` with the LLM attempts' record in front: ``before`` (what the decider
     noted while writing the prompt), the attempts' warnings, ``"<node>: fell back to <to>"``, then the twin's

@@ -106,7 +106,7 @@ def default_deciders(kg: KnowledgeGraph, settings: GraphSettings | None = None,
                            options.verifier or offline_verifier, options.answerer or offline_answerer, False)
     return ToGDeciders(
         options.relation_pruner or LLMRelationPruner(model, fallback=offline_relations, structured_output=mode,
-                                                     keep_offline_top=grounding != "off"),
+                                                     keep_offline_top=grounding != "off", kg=kg),
         options.entity_scorer or LLMEntityScorer(model, fallback=offline_entities, structured_output=mode),
         options.verifier or LLMVerifier(model, fallback=offline_verifier, structured_output=mode, grounding=grounding),
         options.answerer or LLMToGAnswerer(model, fallback=offline_answerer, structured_output=mode, grounding=grounding,

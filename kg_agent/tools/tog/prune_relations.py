@@ -42,7 +42,7 @@ from kg_agent.llm.parsing import parse_scored_items
 from kg_agent.llm.usage import merge_usage
 from kg_agent.settings import StructuredMode
 from kg_agent.steps import Decided, decide, decided, placed_warnings, synchronous
-from kg_agent.tools.shared.decider import Candidates, Decider, LLMDecider, Outcome, fall_back
+from kg_agent.tools.shared.decider import Candidates, Decider, LLMDecider, Outcome, fall_back, relation_meanings
 from kg_agent.tools.shared.decision_schemas import ScoredNames
 from kg_agent.tools.shared.path_scoring import RelationPathScorer, softmax_weights
 from kg_agent.tools.shared.scoring import (
@@ -248,7 +248,7 @@ A: 1. {{language.human_language.main_country (Score: 0.4)}}: This relation is hi
 Q: {question}
 {guidance}Topic Entity: {entity}
 Relations: {relations}
-A: """  # noqa: E501 (prompt text kept verbatim)
+{meanings}A: """  # noqa: E501 (prompt text kept verbatim; {meanings}: the KG's descriptions of the relations, when it has any)
 
 GUIDANCE_LINE = "Guiding instructions: {guidance}\n"
 
@@ -263,15 +263,20 @@ class LLMRelationPruner(LLMDecider):
     pruner's top relation is kept beside the model's, tied with the model's best and ranked before it, so a
     small model that picks the wrong relations ("directed_by" for "what kind of film is [X]") still leaves the
     beam a chain the question asks for -- the chain the answer step's grounding check then prefers.
+
+    Given the ``kg``, the prompt also says what the KG says the relations mean (their properties' descriptions,
+    :func:`~kg_agent.tools.shared.decider.relation_meanings`), when it describes any.
     """
 
     def __init__(self, model: BaseChatModel, *, fallback: RelationPruner | None = None, prompt: str = RELATION_PROMPT,
-                 structured_output: StructuredMode = "auto", keep_offline_top: bool = False) -> None:
+                 structured_output: StructuredMode = "auto", keep_offline_top: bool = False,
+                 kg: KnowledgeGraph | None = None) -> None:
         super().__init__(model, "prune_relations", fallback=fallback if fallback is not None else SimilarityRelationPruner(),
                          structured_output=structured_output, schema=ScoredNames,
                          reply_format="1. {relation_a (Score: 0.6)}: why\n2. {relation_b (Score: 0.4)}: why")
         self.keep_offline_top = keep_offline_top
         self.prompt = prompt
+        self.kg = kg
 
     def score_relations(self, question, entity, relations, *, width, prefix=(), guidance=""):
         """The decision as steps (its model calls asked by :mod:`kg_agent.steps`)."""
@@ -280,6 +285,7 @@ class LLMRelationPruner(LLMDecider):
         prompt = self.prompt.format(
             width=width, question=question, entity=entity.label, relations="; ".join(relations),
             guidance=GUIDANCE_LINE.format(guidance=guidance) if guidance else "",
+            meanings=relation_meanings(self.kg, relations),
         )
 
         def parse(reply: str):

@@ -49,7 +49,7 @@ def default_deciders(
         topic_pruner = topic_pruner or LLMTopicPruner(kg, model, fallback=offline_topic, structured_output=mode)
         clue_writer = clue_writer or LLMClueWriter(model, fallback=offline_clue, structured_output=mode)
         relation_pruner = relation_pruner or LLMCombinedRelationPruner(model, fallback=offline_relation,
-                                                                       structured_output=mode)
+                                                                       structured_output=mode, kg=kg)
         examiner = examiner or LLMExaminer(model, fallback=offline_examiner, structured_output=mode,
                                            grounding=settings.grounding)
     return ToG2Deciders(topic_pruner or offline_topic, clue_writer or offline_clue, relation_pruner or offline_relation,

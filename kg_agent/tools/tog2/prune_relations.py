@@ -39,7 +39,7 @@ from kg_agent.kg.walks import Walk
 from kg_agent.llm.parsing import parse_json_object, parse_scored_items
 from kg_agent.settings import StructuredMode
 from kg_agent.steps import Decided, decide, decided
-from kg_agent.tools.shared.decider import CandidatesBySubject, Decider, LLMDecider, Outcome, fall_back
+from kg_agent.tools.shared.decider import CandidatesBySubject, Decider, LLMDecider, Outcome, fall_back, relation_meanings
 from kg_agent.tools.shared.decision_schemas import RelationChoices
 from kg_agent.tools.shared.path_scoring import RelationPathScorer, softmax_weights
 from kg_agent.tools.shared.scoring import (
@@ -121,7 +121,7 @@ Question: {question}
 
 {entities}
 
-Reply with one JSON object mapping each topic entity name to the relations you choose with a score from 0 to 1, e.g. {{"Entity A": {{"relation 1": 0.7, "relation 2": 0.3}}, "Entity B": {{"relation 3": 1.0}}}}."""  # noqa: E501 (prompt text kept verbatim)
+{meanings}Reply with one JSON object mapping each topic entity name to the relations you choose with a score from 0 to 1, e.g. {{"Entity A": {{"relation 1": 0.7, "relation 2": 0.3}}, "Entity B": {{"relation 3": 1.0}}}}."""  # noqa: E501 (prompt text kept verbatim)
 
 
 def _entity_block(item: dict, relations: Sequence[str]) -> str:
@@ -156,11 +156,13 @@ class LLMCombinedRelationPruner(LLMDecider):
     """ToG-2's relation prune combination: one model call for all topic entities."""
 
     def __init__(self, model: BaseChatModel, *, fallback: CombinedRelationPruner | None = None,
-                 max_listed_relations: int = 60, structured_output: StructuredMode = "auto") -> None:
+                 max_listed_relations: int = 60, structured_output: StructuredMode = "auto",
+                 kg: KnowledgeGraph | None = None) -> None:
         super().__init__(model, "relation_prune", fallback=fallback or SimilarityCombinedRelationPruner(),
                          structured_output=structured_output, schema=RelationChoices,
                          reply_format='{"Entity A": {"relation 1": 0.7, "relation 2": 0.3}}')
         self.max_listed_relations = max_listed_relations
+        self.kg = kg  # given: the prompt says what the KG says the relations mean
 
     def choose(self, question, frontier, candidates, *, width):
         """The decision as steps (its model calls asked by :mod:`kg_agent.steps`)."""
@@ -182,7 +184,8 @@ class LLMCombinedRelationPruner(LLMDecider):
                     warnings.append(f"relation_prune: {frontier[i]['entity']['label']} has {len(candidates[i])} relations; "
                                     f"the prompt lists the first {self.max_listed_relations}")
             prompt = RELATION_PRUNE_PROMPT.format(width=width, question=question,
-                                                  entities="\n\n".join(_entity_block(frontier[i], listed[i]) for i in ask))
+                                                  entities="\n\n".join(_entity_block(frontier[i], listed[i]) for i in ask),
+                                                  meanings=relation_meanings(self.kg, [r for i in ask for r in listed[i]]))
 
             def parse(reply: str):
                 obj = parse_json_object(reply)
