@@ -272,4 +272,6 @@ def test_a_propertys_aliases_in_the_kg_evidence_its_relation(fixtures_dir):
     assert {a["answer"] for a in with_aliases["answers"]} == {"Yara Fairweather", "Jonah Tanaka", "Lucan Galloway"}
     no_aliases = open_kg(path, alias_predicates=("http://example.org/no-alias",))
     assert no_aliases.relation_aliases("cast_member") == ()
+    no_aliases.store.names.descriptions.clear()  # P161's description evidences it too (test_plan_hop_count)
+    assert no_aliases.relation_description("cast_member") is None
     assert create_rog_graph(no_aliases).compile().invoke({"question": question})["plans"][0]["relations"] != ["cast_member"]

@@ -151,6 +151,25 @@ def test_the_class_of_a_relations_values_names_it_in_the_plan(tmp_path):
     assert _top_plan(load_kg(without), q["question"], q["topic_id"]) != ("starring",)
 
 
+def test_a_property_description_tells_relations_apart_where_no_name_does(tmp_path):
+    """The Wikidata style fixture without its aliases: "who acted in [X]" names none of ``cast member``,
+    ``director``, ``screenwriter``; P161's description, "actor in the subject production", evidences cast member
+    (weighed below a name, so it only decides where names give nothing). Without that description the plan is
+    another relation."""
+    import re
+
+    text = next((STYLES / "wikidata").glob("kg.*")).read_text(encoding="utf-8")
+    unaliased = re.sub(r'    skos:altLabel "[^"]*"@en ;\n', "", text)
+    described, undescribed = tmp_path / "described.ttl", tmp_path / "undescribed.ttl"
+    described.write_text(unaliased, encoding="utf-8")
+    cut = unaliased.replace('    schema:description "actor in the subject production"@en ;\n', "")
+    assert "altLabel" not in unaliased and cut != unaliased
+    undescribed.write_text(cut, encoding="utf-8")
+    [q] = _style_questions("wikidata", {"film_actor"})
+    assert _top_plan(load_kg(described), q["question"], q["topic_id"]) == ("cast_member",)
+    assert _top_plan(load_kg(undescribed), q["question"], q["topic_id"]) != ("cast_member",)
+
+
 def test_a_participle_before_by_is_a_relation_the_plan_explains():
     """"what languages are the films written by [X] in" on the DBpedia style fixture, whose ``dbo:director`` is
     labelled "film director": "films" named ``film director`` as well as "written" named ``writer``, and the plan

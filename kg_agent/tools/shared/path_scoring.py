@@ -311,7 +311,11 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
       counts as evidenced by the cue;
     * ``mediator_penalty`` — a path whose last hop ends at unnamed nodes (most of its sampled objects: a Freebase
       marriage or government position, a Wikidata statement), when :meth:`score` is given the KG: such a node is a
-      step inside one fact, so the path stops a hop short of its answer (WebQSP's ``people.person.spouse_s``).
+      step inside one fact, so the path stops a hop short of its answer (WebQSP's ``people.person.spouse_s``);
+    * ``description_weight`` — how much a relation's description in the KG (``rdfs:comment``, ``schema:description``:
+      "actor in the subject production") evidences it, against its names' 1: below ``evidence_floor``, so prose,
+      which also names the things around a relation ("director(s) of film, TV-series ..."), never evidences a hop
+      on its own, and tells relations apart only where no name of theirs is evidenced.
     """
 
     def __init__(
@@ -331,6 +335,7 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
         mediator_penalty: float = 1.0,
         unaligned_share: float = 0.5,
         relative_evidence: bool = True,
+        description_weight: float = 0.4,
     ) -> None:
         self._embeddings = embeddings
         self.coverage_weight = coverage_weight
@@ -346,6 +351,7 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
         self.mediator_penalty = mediator_penalty
         self.unaligned_share = unaligned_share
         self.relative_evidence = relative_evidence
+        self.description_weight = description_weight
 
     # ------------------------------------------------------------------------------------------ evidence
     def relation_evidence(self, parts: QuestionParts, relations: Sequence[str],
@@ -355,11 +361,12 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
         return np.minimum(1.0, self.unclipped_evidence(parts, relations, competitors))
 
     def unclipped_evidence(self, parts: QuestionParts, relations: Sequence[str],
-                           competitors: Sequence[str] = (), aliases: Mapping[str, Sequence[str]] | None = None) -> np.ndarray:
+                           competitors: Sequence[str] = (), aliases: Mapping[str, Sequence[str]] | None = None,
+                           descriptions: Mapping[str, str] | None = None) -> np.ndarray:
         """:meth:`relation_evidence` before it is capped at 1: above 1 it still tells a phrase that names all of
         a relation's words ("place of death") from one that names one of them ("place"). A relation with
         ``aliases`` (its property's other names in the KG: "actor" for cast member) is evidenced as well as its best
-        name is."""
+        name is; one with a description, by it at most ``description_weight``."""
         if not relations or not parts.phrases:
             return np.zeros((len(relations), len(parts.phrases)), dtype=np.float32)
         named = [(i, " ".join(relation_words(r)), content_words(name_words(r))) for i, r in enumerate(relations)]
@@ -367,8 +374,16 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
             for alias in (aliases or {}).get(base_relation(r), ()):
                 words = re.findall(r"[a-z0-9]+", alias.lower())
                 named.append((i, " ".join(words), content_words(words)))
+        described = len(named)
+        if self.description_weight:
+            for i, r in enumerate(relations):
+                text = (descriptions or {}).get(base_relation(r))
+                if text:
+                    words = re.findall(r"[a-z0-9]+", text.lower())
+                    named.append((i, " ".join(words), content_words(words)))
         found = self._named_evidence(parts, [text for _, text, _ in named], [words for _, _, words in named])
         found = self._type_noun_as_subject(parts, named, found)
+        found[described:] *= self.description_weight
         if len(named) > len(relations):
             best = np.zeros((len(relations), len(parts.phrases)), dtype=found.dtype)
             np.maximum.at(best, np.array([i for i, _, _ in named]), found)
@@ -538,7 +553,7 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
         names = sorted({base_relation(r) for path in paths for r in path} | set(competitors))
         row = {name: i for i, name in enumerate(names)}
         aliases = self._aliases(kg, names)
-        unclipped = self.unclipped_evidence(parts, names, competitors, aliases)
+        unclipped = self.unclipped_evidence(parts, names, competitors, aliases, self._descriptions(kg, names))
         evidence = np.minimum(1.0, unclipped)
         # how strongly each phrase names some relation of the KG: a content word that does is a hop to walk
         slots = evidence.max(axis=0) if len(names) else np.zeros(len(parts.phrases), dtype=np.float32)
@@ -589,6 +604,20 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
                 return {}
             if aliases:
                 found[name] = aliases
+        return found
+
+    def _descriptions(self, kg: KnowledgeGraph | None, names: Sequence[str]) -> dict[str, str]:
+        """The KG's descriptions of ``names`` (their properties'), where it has any and they are weighed."""
+        if kg is None or not self.description_weight:
+            return {}
+        found = {}
+        for name in names:
+            try:
+                text = kg.relation_description(name)
+            except Exception:  # a backend without relation names: the names alone
+                return {}
+            if text:
+                found[name] = text
         return found
 
     def _competitors(self, kg: KnowledgeGraph | None) -> list[str]:
