@@ -552,8 +552,9 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
         competitors = self._competitors(kg)
         names = sorted({base_relation(r) for path in paths for r in path} | set(competitors))
         row = {name: i for i, name in enumerate(names)}
-        aliases = self._aliases(kg, names)
-        unclipped = self.unclipped_evidence(parts, names, competitors, aliases, self._descriptions(kg, names))
+        aliases = self._relation_facts(kg, names, "relation_aliases")
+        descriptions = self._relation_facts(kg, names, "relation_description") if self.description_weight else {}
+        unclipped = self.unclipped_evidence(parts, names, competitors, aliases, descriptions)
         evidence = np.minimum(1.0, unclipped)
         # how strongly each phrase names some relation of the KG: a content word that does is a hop to walk
         slots = evidence.max(axis=0) if len(names) else np.zeros(len(parts.phrases), dtype=np.float32)
@@ -592,32 +593,19 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
         return scores
 
     @staticmethod
-    def _aliases(kg: KnowledgeGraph | None, names: Sequence[str]) -> dict[str, tuple[str, ...]]:
-        """The KG's other names of ``names`` (its properties' aliases), where it has any."""
+    def _relation_facts(kg: KnowledgeGraph | None, names: Sequence[str], read: str) -> dict:
+        """``{name: what kg.<read>(name) says}`` for the names it says something of (``relation_aliases``: the KG's
+        other names of a relation; ``relation_description``: its property's description)."""
         if kg is None:
             return {}
         found = {}
         for name in names:
             try:
-                aliases = kg.relation_aliases(name)
+                value = getattr(kg, read)(name)
             except Exception:  # a backend without relation names: the names alone
                 return {}
-            if aliases:
-                found[name] = aliases
-        return found
-
-    def _descriptions(self, kg: KnowledgeGraph | None, names: Sequence[str]) -> dict[str, str]:
-        """The KG's descriptions of ``names`` (their properties'), where it has any and they are weighed."""
-        if kg is None or not self.description_weight:
-            return {}
-        found = {}
-        for name in names:
-            try:
-                text = kg.relation_description(name)
-            except Exception:  # a backend without relation names: the names alone
-                return {}
-            if text:
-                found[name] = text
+            if value:
+                found[name] = value
         return found
 
     def _competitors(self, kg: KnowledgeGraph | None) -> list[str]:
