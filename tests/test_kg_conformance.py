@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from kg_agent.graphs import create_graph
 from kg_agent.kg import build_oxigraph, link_entities, load_kg, open_oxigraph, open_sparql, retrieve_paths
 from kg_agent.kg.naming import make_naming
 from tests.sparql_server import SparqlServer, store_from_file
@@ -71,10 +72,10 @@ wd:P58 skos:altLabel "writer"@en ; wikibase:directClaim wdt:P58 .
 wd:P31 rdfs:label "instance of"@en ; wikibase:directClaim wdt:P31 .
 """
 
-#: schema.org: schema:name over http and https, alternateName aliases, opaque IRIs.
+#: schema.org: schema:name over http and https, alternateName aliases, opaque IRIs, a named blank node.
 SCHEMAORG = PREFIXES + """
 ex:movie001 schema:name "Heat Wave" ; schema:director ex:person001 ; schemas:actor ex:person002 .
-ex:person001 schema:name "Ann Lee" ; schema:alternateName "Annie Lee" .
+ex:person001 schema:name "Ann Lee" ; schema:alternateName "Annie Lee" ; schema:award [ schema:name "Golden Reel" ] .
 ex:person002 schemas:name "Bo Chen" .
 """
 
@@ -348,6 +349,18 @@ def test_unnamed_nodes_show_as_unnamed_and_never_link(open_style):
     assert kg.find_entities("m.0cvt1") == [] and kg.find_entities("unnamed") == []
     assert [e.id for e in kg.find_entities("Annie Lee")] == [FB + "m.02"]
     assert kg.neighbors(FB + "m.0cvt1", "film.performance.actor") == [FB + "m.03"]
+
+
+def test_a_named_blank_node_is_named_wherever_it_is_reached(open_style):
+    """A blank node's id holds for one SPARQL answer only: an endpoint reads its names with the walk, the sample or
+    the paths that reach it, so it is named (not "(unnamed)") as in memory."""
+    kg = open_style("schemaorg")
+    [award] = kg.neighbors(EX + "person001", "award")
+    assert kg.label(award) == "Golden Reel"
+    assert kg.sample_ends(["award"], 8)["award"] and kg.relation_names() == ["actor", "award", "director"]
+    result = create_graph("rog", kg).compile().invoke({"question": "what award did [Ann Lee] win"})
+    assert [a["answer"] for a in result["answers"]] == ["Golden Reel"]
+    assert result["answers"][0]["paths"][0]["text"] == "Ann Lee -> award -> Golden Reel"
 
 
 def test_mixed_styles_other_scripts_and_many_labels_answer(open_style):

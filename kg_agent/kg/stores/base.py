@@ -36,16 +36,18 @@ NameLiterals = list[tuple[str, str, str | None]]
 SAMPLE_SCAN = 5_000
 
 
-def sample_ends_query(predicates: Sequence[tuple[str, bool]], limit: int) -> str:
+def sample_ends_query(predicates: Sequence[tuple[str, bool]], limit: int, *, with_ends: str = "",
+                      projected: str = "?r ?x") -> str:
     """``SELECT ?r ?x``: a ``UNION`` of one sub-select per ``(iri, subjects)`` binding its number ``?r``: the distinct
     ends ``?x`` (objects, or subjects when ``subjects``) among the predicate's first :data:`SAMPLE_SCAN` triples, at
-    most ``limit`` (ValueError: an IRI that could break out of ``<...>``)."""
+    most ``limit`` (ValueError: an IRI that could break out of ``<...>``). ``with_ends``: a group joined to each
+    branch's ends (an endpoint's names of blank ends), its variables added to ``projected``."""
     branches = []
     for number, (iri, subjects) in enumerate(predicates):
         pattern = f"?x {sparql_iri(iri)} ?y" if subjects else f"?y {sparql_iri(iri)} ?x"
-        branches.append("{ { SELECT DISTINCT ?x WHERE { { SELECT ?x WHERE { %s } LIMIT %d } } LIMIT %d } BIND(%d AS ?r) }"
-                        % (pattern, SAMPLE_SCAN, int(limit), number))
-    return "SELECT ?r ?x WHERE { %s }" % " UNION ".join(branches)
+        branches.append("{ { SELECT DISTINCT ?x WHERE { { SELECT ?x WHERE { %s } LIMIT %d } } LIMIT %d } %s BIND(%d AS ?r) }"
+                        % (pattern, SAMPLE_SCAN, int(limit), with_ends, number))
+    return "SELECT %s WHERE { %s }" % (projected, " UNION ".join(branches))
 
 
 #: Edge visits after which :meth:`GraphStore.walkable`'s depth-first walk takes a relation path to be walkable

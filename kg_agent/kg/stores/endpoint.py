@@ -7,7 +7,7 @@ import threading
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from rdflib import Graph, Literal, URIRef
+from rdflib import BNode, Graph, Literal, URIRef
 from rdflib.term import Node
 
 from kg_agent.kg.errors import KGQueryError
@@ -24,6 +24,7 @@ from kg_agent.kg.stores.base import (
     absolute_or_literal,
     breadth_first,
     name_relations,
+    sample_ends_query,
 )
 from kg_agent.kg.terms import RelationNames, is_value, node_key
 from kg_agent.kg.types import base_relation, inverse, is_inverse
@@ -187,17 +188,27 @@ class EndpointGraphStore(LazyGraphStore):
         return inverse(name) if is_inverse(stored) else name
 
     def _query_neighbourhoods(self, keys: Sequence[str]) -> tuple[dict[str, Edges], dict[str, str | None]]:
-        """Edges in both directions of up to ``batch_size`` entities in one request (``VALUES``), and their labels."""
+        """Edges in both directions of up to ``batch_size`` entities in one request (``VALUES``), and their labels;
+        when a neighbour is a blank node, one more request with the blank neighbours' names (:meth:`_blank_names`)."""
         terms = {key: self.term(key) for key in keys}
         values = " ".join(sparql_term(t) for t in terms.values())
         query = "SELECT ?n ?p ?o ?s WHERE { VALUES ?n { %s } { ?n ?p ?o } UNION { ?s ?p ?n } }" % values
         what = f"the neighbours of {keys[0]}" if len(keys) == 1 else f"the neighbours of {len(keys)} entities"
-        rows = self.select(query, "?n ?p ?o ?s", what)
+        rows = [(*row, None, None) for row in self.select(query, "?n ?p ?o ?s", what)]
+        if any(isinstance(o, BNode) or isinstance(s, BNode) for _, _, o, s, _, _ in rows):  # again, with their names
+            query = ("SELECT ?n ?p ?o ?s ?bp ?bl WHERE { VALUES ?n { %s } { ?n ?p ?o %s } UNION { ?s ?p ?n %s } }"
+                     % (values, self._blank_names("?o", "?bp", "?bl"), self._blank_names("?s", "?bp", "?bl")))
+            rows = self.select(query, "?n ?p ?o ?s ?bp ?bl", what)
         by_term = {term: key for key, term in terms.items()}
         found: dict[str, Edges] = {key: {} for key in keys}
         literals: dict[str, NameLiterals] = {}
+        blank_names: dict[str, NameLiterals] = {}
         name, is_fact, is_label = self.names.name, self.naming.is_fact, self.naming.is_label
-        for n, p, o, s in rows:
+        for n, p, o, s, bp, bl in rows:
+            if n is None or p is None:  # an engine's malformed row
+                continue
+            if bl is not None:
+                blank_names.setdefault(node_key(o if o is not None else s), []).append((str(bp), str(bl), bl.language))
             key = by_term.get(n)
             if key is None:
                 key = node_key(n)
@@ -221,6 +232,8 @@ class EndpointGraphStore(LazyGraphStore):
             if not isinstance(terms[key], Literal):
                 labelled[key] = self.naming.display(literals.get(key, ()))
                 self.remember_label(key, labelled[key])
+        labelled.update(self._remember_blank_labels(  # kept with the edges in a store cache too
+            blank_names, {t for rels in found.values() for targets in rels.values() for t in targets}))
         return found, labelled
 
     def fetch_labels(self, keys: Sequence[str]) -> dict[str, str | None]:
@@ -380,13 +393,66 @@ class EndpointGraphStore(LazyGraphStore):
         return " ".join(parts)
 
     def walk_batch(self, keys: Sequence[str], relation: str, limit: int | None) -> dict[str, list[str]]:
-        """One request (the targets' labels are asked when needed, :meth:`labels_of`)."""
+        """One request (the targets' labels are asked when needed, :meth:`labels_of`); when some target is a blank
+        node, whose id holds for one answer only, one more with the blank targets' names (:meth:`_blank_names`)."""
         inner = self.walk_query(keys, relation) + ("" if limit is None else f" LIMIT {limit}")
-        query = "SELECT ?n ?t WHERE { { %s } }" % inner  # a sub-select: the LIMIT stays inside the paging's ORDER BY
+        what = f"the neighbours of {len(keys)} entities over {relation}"
+        # a sub-select: the LIMIT stays inside the paging's ORDER BY
+        rows = [(n, t, None, None) for n, t in self.select("SELECT ?n ?t WHERE { { %s } }" % inner, "?n ?t", what, ordered=True)]
+        if any(isinstance(t, BNode) for _, t, _, _ in rows):  # asked again, with their names
+            query = "SELECT ?n ?t ?bp ?bl WHERE { { %s } %s }" % (inner, self._blank_names("?t", "?bp", "?bl"))
+            rows = self.select(query, "?n ?t ?bp ?bl", what, ordered=True)
         walked: dict[str, dict[str, None]] = {}
-        for n, t in self.select(query, "?n ?t", f"the neighbours of {len(keys)} entities over {relation}", ordered=True):
+        names: dict[str, NameLiterals] = {}
+        for n, t, predicate, name in rows:
+            if n is None or t is None:  # an engine's malformed row
+                continue
             walked.setdefault(node_key(n), {})[node_key(t)] = None
+            if name is not None:
+                names.setdefault(node_key(t), []).append((str(predicate), str(name), name.language))
+        self._remember_blank_labels(names, {key for targets in walked.values() for key in targets})
         return {key: list(targets) for key, targets in walked.items()}
+
+    def sample_ends(self, predicates: Sequence[tuple[str, bool]], *, limit: int) -> list[list[str]]:
+        """One request, as every backend asks it (:func:`~kg_agent.kg.stores.base.sample_ends_query`); when some end
+        is a blank node, one more with the names of the blank ends (:meth:`_blank_names`): whether an end is named
+        is what it is sampled for."""
+        ends: list[dict[str, None]] = [{} for _ in predicates]
+        if not predicates:
+            return []
+        what = f"the ends of {len(predicates)} relations"
+        rows = [(r, x, None, None) for r, x in self.select(sample_ends_query(predicates, limit), "?r ?x", what)]
+        if any(isinstance(x, BNode) for _, x, _, _ in rows):  # asked again, with their names
+            query = sample_ends_query(predicates, limit, with_ends=self._blank_names("?x", "?bp", "?bl"),
+                                      projected="?r ?x ?bp ?bl")
+            rows = self.select(query, "?r ?x ?bp ?bl", what)
+        names: dict[str, NameLiterals] = {}
+        for number, node, predicate, name in rows:
+            if number is None or node is None:  # an engine's malformed row
+                continue
+            ends[int(number)][node_key(node)] = None
+            if name is not None:
+                names.setdefault(node_key(node), []).append((str(predicate), str(name), name.language))
+        self._remember_blank_labels(names, {key for found in ends for key in found})
+        return [list(found) for found in ends]
+
+    def _blank_names(self, node: str, predicate: str, name: str) -> str:
+        """An ``OPTIONAL`` group binding the name literals of ``node`` when it is a blank node. A blank node's id in
+        an answer holds for that answer only (SPARQL 1.1, section 4.1.4): it cannot be asked about later, so what
+        names it is read with it, as memory and Oxigraph read it by its id."""
+        wanted = self._name_values()
+        if not wanted:
+            return ""
+        return ("OPTIONAL { VALUES %s { %s } %s %s %s FILTER(isBlank(%s) && isLiteral(%s)) }"
+                % (predicate, wanted, node, predicate, name, node, name))
+
+    def _remember_blank_labels(self, names: Mapping[str, NameLiterals], keys: Iterable[str]) -> dict[str, str | None]:
+        """The display labels of the blank nodes among ``keys`` from the names read with them (None: no name), kept
+        in the label cache, which is where :meth:`label` finds them."""
+        labels = {key: self.naming.display(names.get(key, ())) for key in keys if key.startswith("_:")}
+        for key, label in labels.items():
+            self.remember_label(key, label)
+        return labels
 
     def count_batch(self, keys: Sequence[str], relation: str) -> dict[str, int]:
         rows = self.select(self.count_query(keys, relation), "?n ?c", f"the neighbour counts of {len(keys)} entities")
@@ -463,7 +529,7 @@ class EndpointGraphStore(LazyGraphStore):
         return json.dumps([list(starts), [self.signed_iri(r) for r in relations], *bounds])
 
     def _complete_paths_query(self, starts: Sequence[str], asked: Sequence[tuple[tuple[str, ...], str]], *,
-                              max_paths: int, max_partial: int) -> tuple[str, str]:
+                              max_paths: int, max_partial: int, blank_names: bool = False) -> tuple[str, str]:
         """``(query, projected variables)``: the node paths of each ``(relation path, its _walk_pattern)`` from
         ``starts`` in one ``SELECT``.
 
@@ -471,15 +537,19 @@ class EndpointGraphStore(LazyGraphStore):
         (its complete paths, at the last depth, up to one above ``max_paths``), and one branch returns its complete
         paths (``DISTINCT``, ``LIMIT`` one above ``max_paths`` inside a sub-select) only when its count is within
         ``max_paths``: the paths of a relation path a cut applies to (a hub's thousands) are not sent. The nodes'
-        labels are asked afterwards (a node may have many names).
+        labels are asked afterwards (a node may have many names); with ``blank_names`` the names of blank nodes come
+        with the paths (``?bp1 ?bl1 ...``, :meth:`_blank_names`).
         """
         values = " ".join(sparql_term(self.term(key)) for key in starts)
         branches = []
         for index, (relations, pattern) in enumerate(asked):
             nodes = " ".join(f"?x{i}" for i in range(len(relations) + 1))
             paths = "SELECT DISTINCT %s WHERE { VALUES ?x0 { %s } %s } LIMIT %d" % (nodes, values, pattern, max_paths + 1)
-            branches.append("{ { SELECT (COUNT(*) AS ?count) WHERE { { %s } } } FILTER(?count <= %d) { %s } BIND(%d AS ?plan) }"
-                            % (paths, max_paths, paths, index))
+            # the names of the blank nodes on a path come with it (one row per name: a blank node has few)
+            names = (" ".join(self._blank_names(f"?x{i}", f"?bp{i}", f"?bl{i}") for i in range(1, len(relations) + 1))
+                     if blank_names else "")
+            branches.append("{ { SELECT (COUNT(*) AS ?count) WHERE { { %s } } } FILTER(?count <= %d) { %s } %s BIND(%d AS ?plan) }"
+                            % (paths, max_paths, paths, names, index))
             for depth in range(1, len(relations) + 1):
                 partial = " ".join(f"?x{i}" for i in range(depth + 1))
                 bound = max_paths if depth == len(relations) else max_partial
@@ -488,18 +558,22 @@ class EndpointGraphStore(LazyGraphStore):
                     "BIND(%d AS ?plan) BIND(%d AS ?depth) }"
                     % (partial, values, self._walk_pattern(relations[:depth]), bound + 1, index, depth))
         longest = max(len(relations) for relations, _ in asked)
-        variables = " ".join(["?plan", "?depth", "?n", *(f"?x{i}" for i in range(longest + 1))])
+        variables = " ".join(["?plan", "?depth", "?n", *(f"?x{i}" for i in range(longest + 1)),
+                              *(f"?bp{i} ?bl{i}" for i in range(1, longest + 1) if blank_names)])
         return "SELECT %s WHERE { %s }" % (variables, " UNION ".join(branches)), variables
 
-    @staticmethod
-    def _read_complete_paths(rows: Iterable[Sequence], starts: Sequence[str],
+    def _read_complete_paths(self, rows: Iterable[Sequence], starts: Sequence[str],
                              asked: Sequence[tuple[tuple[str, ...], str]], *, max_paths: int,
-                             max_partial: int) -> CompletePaths:
+                             max_partial: int) -> tuple[CompletePaths, dict[str, str | None]]:
         """The answer of :meth:`_complete_paths_query`: the node paths of each relation path no cut applies to, in
-        Algorithm 1's breadth-first order, and their nodes (labels None: not read)."""
+        Algorithm 1's breadth-first order, and their IRI nodes (labels None: not read); and the labels of their blank
+        nodes, read with them."""
         paths: dict[int, dict[tuple[str, ...], None]] = {index: {} for index in range(len(asked))}
         cut: set[int] = set()
         labels: dict[str, str | None] = {}
+        names: dict[str, NameLiterals] = {}
+        blank: set[str] = set()
+        longest = max((len(relations) for relations, _ in asked), default=0)
         for row in rows:
             index = int(row[0])
             if row[1] is not None:  # a count of partial paths (of complete ones at the last depth)
@@ -508,11 +582,20 @@ class EndpointGraphStore(LazyGraphStore):
                 continue
             length = len(asked[index][0]) + 1
             terms = row[3:3 + length]
+            if any(term is None for term in terms):  # an engine's malformed row
+                continue
             paths[index][tuple(node_key(term) for term in terms)] = None
             labels.update((node_key(term), None) for term in terms if isinstance(term, URIRef))
+            named = row[4 + longest:]
+            for i in range(1, length if named else 1):
+                if isinstance(terms[i], BNode):
+                    blank.add(node_key(terms[i]))
+                    predicate, name = named[2 * (i - 1)], named[2 * (i - 1) + 1]
+                    if name is not None:
+                        names.setdefault(node_key(terms[i]), []).append((str(predicate), str(name), name.language))
         complete = {relations: breadth_first(paths[index], starts)
                     for index, (relations, _) in enumerate(asked) if index not in cut and len(paths[index]) <= max_paths}
-        return CompletePaths(complete, labels)
+        return CompletePaths(complete, labels), self._remember_blank_labels(names, blank)
 
     def complete_paths(self, starts: Sequence[str], relation_paths: Sequence[tuple[str, ...]], *, max_paths: int,
                        max_partial: int) -> CompletePaths:
@@ -552,15 +635,26 @@ class EndpointGraphStore(LazyGraphStore):
         query, variables = self._complete_paths_query(starts, asked, max_paths=max_paths, max_partial=max_partial)
         rows = self.select(query, variables, f"the paths of {len(asked)} relation paths",
                            ordered=len(asked) * max_paths > self.page_size)
-        read = self._read_complete_paths(rows, starts, asked, max_paths=max_paths, max_partial=max_partial)
+        read, blank_labels = self._read_complete_paths(rows, starts, asked, max_paths=max_paths, max_partial=max_partial)
+        blank = [(relations, pattern) for relations, pattern in asked
+                 if any(node.startswith("_:") for path in read.paths.get(relations, ()) for node in path)]
+        if blank:  # their paths asked again with the names of their blank nodes, whose ids hold for one answer only
+            query, variables = self._complete_paths_query(starts, blank, max_paths=max_paths, max_partial=max_partial,
+                                                          blank_names=True)
+            rows = self.select(query, variables, f"the paths of {len(blank)} relation paths through blank nodes",
+                               ordered=len(blank) * max_paths > self.page_size)
+            again, blank_labels = self._read_complete_paths(rows, starts, blank, max_paths=max_paths,
+                                                            max_partial=max_partial)
+            read = CompletePaths({**read.paths, **again.paths}, {**read.labels, **again.labels})
         read = CompletePaths(read.paths, self.labels_of(read.labels))
         labels.update(read.labels)
+        labels.update(blank_labels)
         complete.update(read.paths)
         with self._lock:
             for relations, node_paths in read.paths.items():
                 self._complete_paths.put((tuple(starts), relations, max_paths, max_partial), node_paths)
         if self.store_cache is not None:
-            self.store_cache.put_many(self._label_kind, read.labels)
+            self.store_cache.put_many(self._label_kind, {**read.labels, **blank_labels})
             self.store_cache.put_many("complete_paths", {stored_as[relations]: read.paths.get(relations)
                                                          for relations, _ in asked})
         return CompletePaths(complete, labels)
