@@ -1266,7 +1266,8 @@ def generate(out: Path, *, styles: Sequence[str] = STYLES, seed: int = 0, films:
 #: What each style's fixture exercises (the README of ``tests/fixtures/styles``).
 STYLE_SUMMARIES = {
     "plain": "the reference: readable IRIs, one `rdfs:label`@en each, relation names that read like the questions",
-    "dbpedia": "`dbo:` camelCase relations with ontology labels, domains and ranges, `rdfs:label` @en/@de/@fr (some without @en), `foaf:name` only, "
+    "dbpedia": "`dbo:` camelCase relations with ontology labels, domains and ranges, `rdfs:label` @en/@de/@fr (some without @en), "
+               "`foaf:name` only, "
                "`dbo:abstract`, `dbo:language` and `dbp:language` literals, an empty literal, classes",
     "wikidata": "`wd:Q…`/`wdt:P…`, property entities with labels, descriptions and `wikibase:directClaim`, `skos:altLabel`, "
                 "awards only through statement nodes (`p:P166` -> `ps:P166`, `pq:P585`), `xsd:dateTime`",

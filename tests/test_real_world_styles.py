@@ -16,9 +16,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
-
 import pyoxigraph as ox
+import pytest
 
 from kg_agent.graphs import create_graph
 from kg_agent.graphs.rog import create_rog_graph
