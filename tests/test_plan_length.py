@@ -133,6 +133,16 @@ def test_rog_answers_the_hop_the_question_asks_for(family):
     assert [a["answer"] for a in result["answers"]][:1] == ["male"]
 
 
+def test_a_word_said_twice_is_two_hops(family):
+    """"[X] 's parents 's parents": the second "parents" is a phrase of its own, which the second hop takes. When
+    phrases were kept once per text, the first hop took the only "parents" and the second had no word left: the plan
+    stopped at ``parents`` (PathQuestion's "princess sophia dorothea of prussia 's parents 's parents ?")."""
+    parts = QuestionParts.of("[ENT] 's parents 's parents ?")
+    assert [parts.phrase_spans[i] for _, i in parts.content_tokens] == [(2, 2), (4, 4)]
+    assert top_plan(family, "henry i of england 's parents 's parents ?", "henry i of england") == ("parents", "parents")
+    assert top_plan(family, "henry i of england 's parents ?", "henry i of england") == ("parents",)
+
+
 def test_a_word_evidences_one_hop_only(family):
     """One "spouse" evidences one ``spouse`` hop: "[X] 's wife 's wife" is not explained by one."""
     scorer = RelationPathScorer()

@@ -256,6 +256,7 @@ class QuestionParts:
         content: list[int] = []
         spans: list[tuple[int, int]] = []
         seen: dict[str, int] = {}
+        single_at: dict[int, int] = {}  # token -> the one-word phrase at it
         for size in (1, 2, 3):
             for start in range(len(tokens) - size + 1):
                 span = tokens[start:start + size]
@@ -264,17 +265,20 @@ class QuestionParts:
                 if span[0] in FUNCTION_WORDS and size > 1:  # "the director" adds nothing to "director"
                     continue
                 text = " ".join(span)
-                if text in seen:
+                if text in seen and size > 1:
                     continue
-                seen[text] = len(phrases)
-                if size == 1 and len(span[0]) >= 3 and span[0] not in ROUND_TRIP_WORDS:
-                    content.append(len(phrases))
+                # a word said twice is two phrases, one at each place: "[X] 's parents 's parents" is two hops
+                if size == 1:
+                    single_at[start] = len(phrases)
+                    if text not in seen and len(span[0]) >= 3 and span[0] not in ROUND_TRIP_WORDS:
+                        content.append(len(phrases))
+                seen.setdefault(text, len(phrases))
                 phrases.append(text)
                 positions.append(start + (size - 1) / 2)
                 spans.append((start, start + size - 1))
                 phrase_words.append(tuple(content_words(span)))
         content_set = {phrases[i] for i in content}
-        occurrences = tuple((at, seen[t]) for at, t in enumerate(tokens) if t in content_set)
+        occurrences = tuple((at, single_at[at]) for at, t in enumerate(tokens) if t in content_set)
         parts = cls(tokens, tuple(phrases), tuple(positions), tuple(phrase_words), tuple(content),
                    tuple(i for i, t in enumerate(tokens) if t == ENTITY_TOKEN),
                    tuple(i for i, t in enumerate(tokens) if t in ROUND_TRIP_WORDS), AskedType.of(tokens, FUNCTION_WORDS),
