@@ -696,7 +696,8 @@ def name_relations(naming: Naming, iris: Sequence[str], property_links: Iterable
                 break
         own = [literal for node, _ in pairs for literal in names.get(node, ())]
         found = alias_texts(naming, own)
-        found += name_texts(naming, [literal for node in ranges.get(iri, ()) for literal in names.get(node, ())])
+        found += alias_texts(naming, [literal for node in ranges.get(iri, ()) for literal in names.get(node, ())],
+                             labels_too=True)
         if found:
             aliases[iri] = sorted(set(found))  # the same whatever order a backend reads them in
         description = description_text(naming, own)
@@ -712,18 +713,12 @@ def labels_only(naming, literals: Iterable[tuple[str, str, str | None]]) -> list
     return [literal for literal in literals if literal[0] in labels]
 
 
-def alias_texts(naming, literals: Iterable[tuple[str, str, str | None]]) -> list[str]:
-    """The alias texts among name literals, in the caller's languages, each once."""
-    aliases = set(naming.alias_predicates) - set(naming.label_predicates)
+def alias_texts(naming, literals: Iterable[tuple[str, str, str | None]], *, labels_too: bool = False) -> list[str]:
+    """The alias texts among name literals (with ``labels_too``, the labels' too: a class's names), in the caller's
+    languages, each once."""
+    wanted = set(naming.name_predicates) if labels_too else set(naming.alias_predicates) - set(naming.label_predicates)
     return list(dict.fromkeys(" ".join(text.split()) for predicate, text, language in literals
-                              if predicate in aliases and text.strip() and naming.in_languages(language)))
-
-
-def name_texts(naming, literals: Iterable[tuple[str, str, str | None]]) -> list[str]:
-    """The label and alias texts among name literals, in the caller's languages, each once (a class's names)."""
-    names = set(naming.name_predicates)
-    return list(dict.fromkeys(" ".join(text.split()) for predicate, text, language in literals
-                              if predicate in names and text.strip() and naming.in_languages(language)))
+                              if predicate in wanted and text.strip() and naming.in_languages(language)))
 
 
 def description_text(naming, literals: Iterable[tuple[str, str, str | None]]) -> str | None:

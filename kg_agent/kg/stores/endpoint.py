@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from rdflib import BNode, Graph, Literal, URIRef
@@ -194,11 +194,9 @@ class EndpointGraphStore(LazyGraphStore):
         values = " ".join(sparql_term(t) for t in terms.values())
         query = "SELECT ?n ?p ?o ?s WHERE { VALUES ?n { %s } { ?n ?p ?o } UNION { ?s ?p ?n } }" % values
         what = f"the neighbours of {keys[0]}" if len(keys) == 1 else f"the neighbours of {len(keys)} entities"
-        rows = [(*row, None, None) for row in self.select(query, "?n ?p ?o ?s", what)]
-        if any(isinstance(o, BNode) or isinstance(s, BNode) for _, _, o, s, _, _ in rows):  # again, with their names
-            query = ("SELECT ?n ?p ?o ?s ?bp ?bl WHERE { VALUES ?n { %s } { ?n ?p ?o %s } UNION { ?s ?p ?n %s } }"
-                     % (values, self._blank_names("?o", "?bp", "?bl"), self._blank_names("?s", "?bp", "?bl")))
-            rows = self.select(query, "?n ?p ?o ?s ?bp ?bl", what)
+        rows = self._select_naming_blanks(query, "?n ?p ?o ?s", lambda: (
+            "SELECT ?n ?p ?o ?s ?bp ?bl WHERE { VALUES ?n { %s } { ?n ?p ?o %s } UNION { ?s ?p ?n %s } }"
+            % (values, self._blank_names("?o", "?bp", "?bl"), self._blank_names("?s", "?bp", "?bl"))), what)
         by_term = {term: key for key, term in terms.items()}
         found: dict[str, Edges] = {key: {} for key in keys}
         literals: dict[str, NameLiterals] = {}
@@ -398,10 +396,8 @@ class EndpointGraphStore(LazyGraphStore):
         inner = self.walk_query(keys, relation) + ("" if limit is None else f" LIMIT {limit}")
         what = f"the neighbours of {len(keys)} entities over {relation}"
         # a sub-select: the LIMIT stays inside the paging's ORDER BY
-        rows = [(n, t, None, None) for n, t in self.select("SELECT ?n ?t WHERE { { %s } }" % inner, "?n ?t", what, ordered=True)]
-        if any(isinstance(t, BNode) for _, t, _, _ in rows):  # asked again, with their names
-            query = "SELECT ?n ?t ?bp ?bl WHERE { { %s } %s }" % (inner, self._blank_names("?t", "?bp", "?bl"))
-            rows = self.select(query, "?n ?t ?bp ?bl", what, ordered=True)
+        rows = self._select_naming_blanks("SELECT ?n ?t WHERE { { %s } }" % inner, "?n ?t", lambda: (
+            "SELECT ?n ?t ?bp ?bl WHERE { { %s } %s }" % (inner, self._blank_names("?t", "?bp", "?bl"))), what, ordered=True)
         walked: dict[str, dict[str, None]] = {}
         names: dict[str, NameLiterals] = {}
         for n, t, predicate, name in rows:
@@ -421,11 +417,8 @@ class EndpointGraphStore(LazyGraphStore):
         if not predicates:
             return []
         what = f"the ends of {len(predicates)} relations"
-        rows = [(r, x, None, None) for r, x in self.select(sample_ends_query(predicates, limit), "?r ?x", what)]
-        if any(isinstance(x, BNode) for _, x, _, _ in rows):  # asked again, with their names
-            query = sample_ends_query(predicates, limit, with_ends=self._blank_names("?x", "?bp", "?bl"),
-                                      projected="?r ?x ?bp ?bl")
-            rows = self.select(query, "?r ?x ?bp ?bl", what)
+        rows = self._select_naming_blanks(sample_ends_query(predicates, limit), "?r ?x", lambda: sample_ends_query(
+            predicates, limit, with_ends=self._blank_names("?x", "?bp", "?bl"), projected="?r ?x ?bp ?bl"), what)
         names: dict[str, NameLiterals] = {}
         for number, node, predicate, name in rows:
             if number is None or node is None:  # an engine's malformed row
@@ -435,6 +428,16 @@ class EndpointGraphStore(LazyGraphStore):
                 names.setdefault(node_key(node), []).append((str(predicate), str(name), name.language))
         self._remember_blank_labels(names, {key for found in ends for key in found})
         return [list(found) for found in ends]
+
+    def _select_naming_blanks(self, query: str, variables: str, named: Callable[[], str], what: str, *,
+                              ordered: bool = False) -> list:
+        """The rows of ``query`` (projecting ``variables``), each with ``(None, None)`` added; when some term in them
+        is a blank node, the rows of ``named()`` instead: the same query with the names of its blank nodes
+        (``?bp ?bl`` last, :meth:`_blank_names`), asked only then, since a blank node's id holds for one answer."""
+        rows = [(*row, None, None) for row in self.select(query, variables, what, ordered=ordered)]
+        if any(isinstance(term, BNode) for row in rows for term in row):
+            rows = self.select(named(), variables + " ?bp ?bl", what, ordered=ordered)
+        return rows
 
     def _blank_names(self, node: str, predicate: str, name: str) -> str:
         """An ``OPTIONAL`` group binding the name literals of ``node`` when it is a blank node. A blank node's id in
