@@ -43,6 +43,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property
+from typing import Any
 
 import numpy as np
 from langchain_core.embeddings import Embeddings
@@ -556,8 +557,9 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
         competitors = self._competitors(kg)
         names = sorted({base_relation(r) for path in paths for r in path} | set(competitors))
         row = {name: i for i, name in enumerate(names)}
-        aliases = self._relation_facts(kg, names, "relation_aliases")
-        descriptions = self._relation_facts(kg, names, "relation_description") if self.description_weight else {}
+        aliases = self._relation_facts(kg.relation_aliases, names) if kg is not None else {}
+        descriptions = (self._relation_facts(kg.relation_description, names)
+                        if kg is not None and self.description_weight else {})
         unclipped = self.unclipped_evidence(parts, names, competitors, aliases, descriptions)
         evidence = np.minimum(1.0, unclipped)
         # how strongly each phrase names some relation of the KG: a content word that does is a hop to walk
@@ -597,15 +599,13 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
         return scores
 
     @staticmethod
-    def _relation_facts(kg: KnowledgeGraph | None, names: Sequence[str], read: str) -> dict:
-        """``{name: what kg.<read>(name) says}`` for the names it says something of (``relation_aliases``: the KG's
-        other names of a relation; ``relation_description``: its property's description)."""
-        if kg is None:
-            return {}
+    def _relation_facts(read: Callable[[str], Any], names: Sequence[str]) -> dict:
+        """``{name: read(name)}`` for the names it says something of (``kg.relation_aliases``: the KG's other names of
+        a relation; ``kg.relation_description``: its property's description)."""
         found = {}
         for name in names:
             try:
-                value = getattr(kg, read)(name)
+                value = read(name)
             except Exception:  # a backend without relation names: the names alone
                 return {}
             if value:
