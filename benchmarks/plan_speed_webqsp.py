@@ -1,16 +1,24 @@
-"""Planner time per WebQSP question, warm: ``SimilarityPlanner.plan`` alone on the 16 answerable subgraphs.
+"""Time per WebQSP question, warm: the planner alone, or a whole method, on the 16 answerable subgraphs.
 
-    python benchmarks/plan_speed_webqsp.py [--data ../shared/data] [--out plans.json]
+    python benchmarks/plan_speed_webqsp.py [--data ../shared/data] [--method plan|rog|tog|tog-i] [--kg cold|warm]
+                                           [--out out.json]
 
-Each question's subgraph is built with ``kg_from_triples``, its ``q_entity`` labels linked with ``find_entities``,
-and every question planned twice; the second pass is timed (CPU time of the process and wall time). ``--out``
-writes the top-3 plans, to compare two versions of the scorer (docs/benchmarks.md section 13b).
+Each question's subgraph is built with ``kg_from_triples`` beforehand (building it is not timed), in a process
+warmed by one question first. ``plan`` (the default) links the ``q_entity`` labels with ``find_entities`` and times
+``SimilarityPlanner.plan`` alone; a method name times the offline method's graph (``create_graph(method, kg)``, no
+model, similarity planner for RoG) invoked on the question text, which links for itself. ``--kg cold`` (default)
+times each question on a KG that has answered nothing yet (its caches of relation names, kinds and classes are
+filled by that question); ``--kg warm`` first asks the KG the previous question of the list (untimed), as a user's
+KG that has answered questions before; no question's text is seen before it is timed. Reports CPU time of the
+process and wall time per question (mean, median, max). ``--out`` writes the top-3 plans (``plan``) or each
+question's answers and stop reason (a method), to compare two versions of the code (docs/benchmarks.md 13b, 13j).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import statistics
 import sys
 import time
 from pathlib import Path
@@ -24,34 +32,48 @@ UNANSWERABLE = ("WebQTest-3", "WebQTest-31")
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data", default="../shared/data")
+    parser.add_argument("--method", default="plan", choices=["plan", "rog", "tog", "tog-i"])
+    parser.add_argument("--kg", default="cold", choices=["cold", "warm"])
     parser.add_argument("--out")
     args = parser.parse_args(argv)
 
+    from kg_agent.graphs.registry import create_graph
     from kg_agent.kg import kg_from_triples
     from kg_agent.tools.rog.plan import SimilarityPlanner
 
     lines = (Path(args.data) / "webqsp" / "rog_webqsp_18q.jsonl").read_text(encoding="utf-8").splitlines()
     rows = [r for r in map(json.loads, lines) if r["id"] not in UNANSWERABLE]
-    graphs = [(r, kg_from_triples(r["graph"], name=r["id"])) for r in rows]
 
-    def run():
-        cpu = wall = 0.0
-        plans = {}
-        for row, kg in graphs:
-            topics = [e for name in row["q_entity"] for e in kg.find_entities(name)[:1]]
-            planner = SimilarityPlanner(kg)
-            cpu0, wall0 = time.process_time(), time.perf_counter()
-            outcome = planner.plan(row["question"], topics)
-            cpu += time.process_time() - cpu0
-            wall += time.perf_counter() - wall0
-            plans[row["id"]] = [list(p.relations) for p in outcome.plans]
-        return cpu / len(graphs), wall / len(graphs), plans
+    def runner(row, kg):
+        if args.method == "plan":
+            def plan(question):
+                topics = [e for name in row["q_entity"] for e in kg.find_entities(name)[:1]]
+                return [list(p.relations) for p in SimilarityPlanner(kg).plan(question, topics).plans]
+            return plan
+        options = {"planner": "similarity"} if args.method == "rog" else {}
+        app = create_graph(args.method, kg, **options).compile()
 
-    run()
-    cpu, wall, plans = run()
-    print(f"planner, warm: {cpu:.3f} s CPU / question, {wall:.3f} s wall / question ({len(graphs)} questions)")
+        def run(question):
+            state = app.invoke({"question": question})
+            answers = [a.get("answer") if isinstance(a, dict) else a for a in state.get("answers") or []]
+            return {"answers": answers, "stop_reason": state.get("stop_reason")}
+        return run
+
+    runner(rows[0], kg_from_triples(rows[0]["graph"], name="warm-up"))("what is this about")
+    cpu, wall, out = [], [], {}
+    for k, row in enumerate(rows):
+        run = runner(row, kg_from_triples(row["graph"], name=row["id"]))
+        if args.kg == "warm":
+            run(rows[k - 1]["question"] if k else "what is this about")
+        cpu0, wall0 = time.process_time(), time.perf_counter()
+        out[row["id"]] = run(row["question"])
+        cpu.append(time.process_time() - cpu0)
+        wall.append(time.perf_counter() - wall0)
+    print(f"{args.method}, {args.kg} KG ({len(rows)} questions): CPU mean {statistics.mean(cpu):.3f} s, median "
+          f"{statistics.median(cpu):.3f} s, max {max(cpu):.3f} s; wall mean {statistics.mean(wall):.3f} s, "
+          f"median {statistics.median(wall):.3f} s, max {max(wall):.3f} s")
     if args.out:
-        Path(args.out).write_text(json.dumps(plans, indent=1) + "\n", encoding="utf-8")
+        Path(args.out).write_text(json.dumps(out, indent=1) + "\n", encoding="utf-8")
     return 0
 
 

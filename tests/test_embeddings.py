@@ -93,6 +93,26 @@ def test_batched_equals_one_at_a_time(reference: dict) -> None:
     np.testing.assert_allclose(batched, single, atol=1e-4)
 
 
+def test_texts_of_like_length_share_a_batch_and_come_back_in_place() -> None:
+    """A batch is padded to its longest text: long and short texts in turn are batched short with short, long with
+    long (a third fewer tokens on ToG's verbalised paths), and each vector is returned at its text's place."""
+    batches: list[list[str]] = []
+
+    class Recording(MiniLMEmbeddings):
+        @staticmethod
+        def _embed_batch(model, tokenizer, texts):
+            batches.append(list(texts))
+            return MiniLMEmbeddings._embed_batch(model, tokenizer, texts)
+
+    short = ["cat", "a dog", "the sun", "rain"]
+    long = [f"the films directed by the director who directed the film number {n} of the festival" for n in range(4)]
+    texts = [t for pair in zip(long, short) for t in pair]
+    vectors = Recording(batch_size=4).embed_array(texts)
+    assert [sorted(b) for b in batches] == [sorted(short), sorted(long)]
+    single = np.asarray([MiniLMEmbeddings(batch_size=1).embed_query(text) for text in texts])
+    np.testing.assert_allclose(vectors, single, atol=1e-4)
+
+
 def test_similar_sentences_are_closer_than_unrelated(embeddings: MiniLMEmbeddings) -> None:
     anchor, paraphrase, unrelated = embeddings.embed_documents(
         [

@@ -260,6 +260,54 @@ def test_best_of_embeds_only_the_paths_that_can_still_be_a_groups_best(no_vector
     assert 0 < len(embedded_paths) < len(paths) / 2
 
 
+@pytest.mark.parametrize("case", PINNED, ids=[c["entity"] for c in PINNED])
+def test_best_of_ranked_gives_the_k_best_groups_exactly(case, one_text_scorer):
+    """ToG keeps the ``width`` best relations: with ``ranked=k`` the first k groups by score, and their scores, are
+    those of scoring every path (ties kept in order); no other group scores above its own best or the k-th."""
+    kg, _, masked, paths = pinned_case(case)
+    groups = [paths[i::5] for i in range(5)] + [paths[:1], paths[-2:]]
+    every = one_text_scorer.best_of(masked, groups, kg=kg)
+    first = sorted(range(len(groups)), key=lambda g: -every[g])
+    for k in (1, 3):
+        scores = one_text_scorer.best_of(masked, groups, kg=kg, ranked=k)
+        assert sorted(range(len(groups)), key=lambda g: -scores[g])[:k] == first[:k]
+        assert [scores[g] for g in first[:k]] == [every[g] for g in first[:k]]
+        assert all(scores[g] <= every[g] and scores[g] <= every[first[k - 1]] for g in first[k:])
+
+
+def test_best_of_ranked_embeds_fewer_paths_than_every_groups_best(no_vector_files):
+    case = next(c for c in PINNED if c["entity"] == "Richard Nixon")
+    kg, _, masked, paths = pinned_case(case)
+    groups = [paths[i::6] for i in range(6)]
+    texts = {verbalize_relation_path(p) for p in paths}
+    embedded = []
+    for ranked_groups in (None, 1):
+        counting = CountingMiniLM()
+        RelationPathScorer(embeddings=counting).best_of(masked, groups, kg=kg, ranked=ranked_groups)
+        embedded.append(len(set(counting.embedded) & texts))
+    assert 0 < embedded[1] < embedded[0]
+
+
+@pytest.mark.parametrize("case", PINNED, ids=[c["entity"] for c in PINNED])
+def test_best_is_the_first_best_path_as_scoring_every_path(case, one_text_scorer):
+    """ToG's verifier and ToG-I's instructions need the best path alone: its index (the first of equals) and score."""
+    kg, _, masked, paths = pinned_case(case)
+    scores = one_text_scorer.score(masked, paths, kg=kg)
+    first = max(range(len(paths)), key=lambda i: scores[i])
+    assert one_text_scorer.best(masked, paths, kg=kg) == (first, scores[first])
+    assert one_text_scorer.best(masked, [paths[first], *paths], kg=kg) == (0, scores[first])  # the first of equals
+    assert one_text_scorer.best(masked, [], kg=kg) is None
+
+
+def test_best_embeds_only_the_paths_that_can_still_be_best(no_vector_files):
+    case = next(c for c in PINNED if c["entity"] == "Richard Nixon")
+    kg, _, masked, paths = pinned_case(case)
+    counting = CountingMiniLM()
+    index, _ = RelationPathScorer(embeddings=counting).best(masked, paths, kg=kg)
+    assert paths[index] == ("people.person.spouse_s", "people.marriage.spouse")
+    assert 0 < len(set(counting.embedded) & {verbalize_relation_path(p) for p in paths}) < len(paths) / 2
+
+
 def test_a_propertys_aliases_in_the_kg_evidence_its_relation(fixtures_dir):
     """Wikidata names P161 "cast member" and gives "actor", "starring" as aliases: "who acted in [X]" plans cast
     member with them; without reading aliases the offline planner walked to the director."""

@@ -507,49 +507,82 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
         if not self.path_weight:
             return sorted(((aligned[p], p) for p in candidates), key=lambda pair: (-pair[0], pair[1]))[:k]
         order = sorted(candidates, key=lambda path: -aligned[path])
-        complete = self._complete_best_first(
-            self.vectors.query(masked_question), order, aligned, {}, batch,
+        [complete] = self._complete_best_first(
+            self.vectors.query(masked_question), [order], aligned, batch,
             lambda done: sorted(s for s, _ in done)[-k] if len(done) >= k else float("-inf"))
         return sorted(complete, key=lambda pair: (-pair[0], pair[1]))[:k]
 
+    def best(self, masked_question: str, paths: Sequence[Sequence[str]], *, kg: KnowledgeGraph | None = None,
+             batch: int = 1) -> tuple[int, float] | None:
+        """The index and :meth:`score` of the best path, the first of equal ones (``max`` over ``score(...)``), with
+        :meth:`top`'s bound; ``None`` without paths. ToG's offline verifier compares the best explored path with
+        the best extension of it, out of hundreds on Freebase-shaped graphs."""
+        candidates = [tuple(p) for p in paths]
+        if not candidates:
+            return None
+        aligned = dict(zip(candidates, self._aligned_scores(masked_question, candidates, kg)))
+        if self.path_weight:
+            order = sorted(dict.fromkeys(candidates), key=lambda path: -aligned[path])
+            [complete] = self._complete_best_first(self.vectors.query(masked_question), [order], aligned, batch,
+                                                   lambda done: max((s for s, _ in done), default=float("-inf")))
+            scores = dict((path, score) for score, path in complete)
+        else:
+            scores = aligned
+        index = max((i for i, path in enumerate(candidates) if path in scores), key=lambda i: (scores[candidates[i]], -i))
+        return index, scores[candidates[index]]
+
     def best_of(self, masked_question: str, groups: Sequence[Sequence[Sequence[str]]], *,
-                kg: KnowledgeGraph | None = None, batch: int = 8) -> list[float]:
+                kg: KnowledgeGraph | None = None, batch: int = 1, ranked: int | None = None) -> list[float]:
         """Each group's best :meth:`score` (``max(score(masked_question, group))``; groups may share paths), with
         :meth:`top`'s bound: a group's paths are embedded best other terms first, ``batch`` and then twice as many
-        at a time (at most 64), until the next one's other terms plus ``path_weight`` cannot beat the group's best.
-        ToG's offline pruner scores every relation by its best look-ahead completion, hundreds per relation on
-        Freebase-shaped graphs, and needs only each one's maximum."""
+        at a time (at most 64), until the next one's other terms plus ``path_weight`` cannot beat the group's best;
+        the groups' paths of a round are embedded together. ToG's offline pruner scores every relation by its best
+        look-ahead completion, hundreds per relation on Freebase-shaped graphs, and needs only each one's maximum.
+
+        With ``ranked=k`` only the ``k`` best groups are needed (ToG keeps the ``width`` best relations): a group
+        stops once no path of it can reach the ``k``-th best group's score so far, and scores its best completed
+        path (``-inf`` if none), below each of the ``k`` best's exact score: ``sorted`` by score, the first ``k``
+        groups and their scores are those of ``ranked=None``."""
         unique = list(dict.fromkeys(tuple(p) for group in groups for p in group))
         aligned = dict(zip(unique, self._aligned_scores(masked_question, unique, kg))) if unique else {}
         if not self.path_weight:
             return [max(aligned[tuple(p)] for p in group) for group in groups]
-        query = self.vectors.query(masked_question)
-        cosine: dict[tuple[str, ...], float] = {}  # shared by the groups: each path embedded at most once
 
         def best(done: list[tuple[float, tuple[str, ...]]]) -> float:
             return max((score for score, _ in done), default=float("-inf"))
 
         orders = [sorted(dict.fromkeys(tuple(p) for p in group), key=lambda path: -aligned[path]) for group in groups]
-        return [best(self._complete_best_first(query, order, aligned, cosine, batch, best)) for order in orders]
+        completed = self._complete_best_first(self.vectors.query(masked_question), orders, aligned, batch, best,
+                                              ranked=ranked)
+        return [best(done) for done in completed]
 
-    def _complete_best_first(self, query, order: Sequence[tuple[str, ...]], aligned: Mapping[tuple[str, ...], float],
-                             cosine: dict[tuple[str, ...], float], batch: int,
-                             threshold: Callable[[list[tuple[float, tuple[str, ...]]]], float]) -> list[tuple[float, tuple[str, ...]]]:
-        """``(score, path)`` of the paths of ``order`` (best other terms first) as far as one can still matter:
+    def _complete_best_first(self, query, orders: Sequence[Sequence[tuple[str, ...]]],
+                             aligned: Mapping[tuple[str, ...], float], batch: int,
+                             threshold: Callable[[list[tuple[float, tuple[str, ...]]]], float], *,
+                             ranked: int | None = None) -> list[list[tuple[float, tuple[str, ...]]]]:
+        """Per order (paths, best other terms first): ``(score, path)`` of its paths as far as one can still matter:
         ``batch`` of them, then twice as many each round (at most 64), while the next path's other terms plus
-        ``path_weight`` (a cosine is at most 1) reach ``threshold`` of the scores completed so far. Cosines come
-        from and go to ``cosine``."""
+        ``path_weight`` (a cosine is at most 1) reach ``threshold`` of the order's scores completed so far -- and,
+        with ``ranked=k``, the ``k``-th best of the orders' best completed scores. Each round embeds the paths every
+        open order needs at once, and a path shared by orders once."""
         reach = abs(self.path_weight) * (1.0 + 1e-6)  # |cosine| <= 1, with room for float32 unit vectors
-        complete: list[tuple[float, tuple[str, ...]]] = []
-        start, size = 0, max(1, batch)
-        while start < len(order) and aligned[order[start]] + reach >= threshold(complete):
-            chunk = order[start:start + size]
-            todo = list(dict.fromkeys(path for path in chunk if path not in cosine))
+        complete: list[list[tuple[float, tuple[str, ...]]]] = [[] for _ in orders]
+        start = [0] * len(orders)
+        size = [max(1, batch)] * len(orders)
+        cosine: dict[tuple[str, ...], float] = {}
+        while True:
+            bests = sorted((max((s for s, _ in done), default=float("-inf")) for done in complete), reverse=True)
+            kth = bests[ranked - 1] if ranked and len(bests) >= ranked else float("-inf")
+            chunks = {g: order[start[g]:start[g] + size[g]] for g, order in enumerate(orders)
+                      if start[g] < len(order) and aligned[order[start[g]]] + reach >= max(threshold(complete[g]), kth)}
+            if not chunks:
+                return complete
+            todo = list(dict.fromkeys(path for chunk in chunks.values() for path in chunk if path not in cosine))
             if todo:
                 cosine.update(zip(todo, self.vectors.cosines(query, [verbalize_relation_path(p) for p in todo])))
-            complete += [(aligned[path] + self.path_weight * cosine[path], path) for path in chunk]
-            start, size = start + size, min(2 * size, max(batch, 64))
-        return complete
+            for g, chunk in chunks.items():
+                complete[g] += [(aligned[path] + self.path_weight * cosine[path], path) for path in chunk]
+                start[g], size[g] = start[g] + size[g], min(2 * size[g], max(batch, 64))
 
     def _aligned_scores(self, masked_question: str, paths: Sequence[Sequence[str]], kg: KnowledgeGraph | None) -> list[float]:
         """Every term of :meth:`score` but the whole verbalised path's cosine, one per path."""

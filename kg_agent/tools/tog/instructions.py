@@ -78,11 +78,10 @@ class PathInstructionGenerator:
             relations, _ = filter_relations(relations, self.ignored_relations)
             if not relations:
                 break
-            sims = self._similarity.similarities(query, prefix, relations)
-            best = max(range(len(relations)), key=lambda i: sims[i])
-            if prefix and current >= sims[best]:
+            best, score = self._similarity.best_similarity(query, prefix, relations)
+            if prefix and current >= score:
                 break
-            prefix, current = prefix + (relations[best],), sims[best]
+            prefix, current = prefix + (relations[best],), score
             seen = set(nodes)
             nodes = sorted({t for n in nodes[: self.frontier_sample] for t in self.kg.neighbors(n, relations[best])} - seen)
         return prefix

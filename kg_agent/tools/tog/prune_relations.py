@@ -202,9 +202,15 @@ class SimilarityRelationPruner:
         """The scorer's score of each ``prefix + relation`` for ``query``; ``"\x1f"`` joins a multi-step relation."""
         return self.scorer.score(query, [(*prefix, *r.split("\x1f")) for r in relations], kg=self.kg)
 
-    def best_scores(self, query: str, branches: Sequence[Branch]) -> list[float]:
+    def best_similarity(self, query: str, prefix: Sequence[str], relations: Sequence[str]) -> tuple[int, float] | None:
+        """The index and :meth:`similarities` score of the best relation (the first of equals; ``None`` for none),
+        embedding only the paths that can still be best (:meth:`RelationPathScorer.best`)."""
+        return self.scorer.best(query, [(*prefix, *r.split("\x1f")) for r in relations], kg=self.kg)
+
+    def best_scores(self, query: str, branches: Sequence[Branch], *, ranked: int | None = None) -> list[float]:
         """For each :class:`Branch`: the best score of its path or of the path completed by up to ``lookahead``
-        relations walkable from the nodes it reached (at most ``max_hops``)."""
+        relations walkable from the nodes it reached (at most ``max_hops``); with ``ranked=k``, exact for the ``k``
+        best branches only (:meth:`RelationPathScorer.best_of`)."""
         candidates = []
         for path, nodes, on_chain, wide in branches:
             steps = self.lookahead if self.max_hops is None else min(self.lookahead, self.max_hops - len(path))
@@ -212,12 +218,15 @@ class SimilarityRelationPruner:
                                    ignored_relations=self.ignored_relations, max_paths=self.max_completions,
                                    reached_over=path[-1] if path else None, wide=wide) if steps > 0 else []
             candidates.append([path, *((*path, *walk) for walk in walks)])
-        return self.scorer.best_of(query, candidates, kg=self.kg)  # branches share completions: each scored once
+        # branches share completions: each scored once
+        return self.scorer.best_of(query, candidates, kg=self.kg, ranked=ranked)
 
-    def path_scores(self, query: str, entity: Entity, prefix: Sequence[str], relations: Sequence[str]) -> list[float]:
-        """Each relation's best score as ``prefix + relation`` or completed by up to ``lookahead`` relations."""
+    def path_scores(self, query: str, entity: Entity, prefix: Sequence[str], relations: Sequence[str], *,
+                    ranked: int | None = None) -> list[float]:
+        """Each relation's best score as ``prefix + relation`` or completed by up to ``lookahead`` relations; with
+        ``ranked=k``, exact for the ``k`` best relations only (the others score lower)."""
         edges = self.kg.bounded_edges(entity.id, LOOKAHEAD_TARGETS)
-        return self.best_scores(query, [
+        return self.best_scores(query, ranked=ranked, branches=[
             Branch((*prefix, relation), [n for n in edges.targets.get(relation, ())[: self.sample] if n != entity.id],
                    {entity.id}, wide=relation in edges.wide)
             for relation in relations
@@ -229,7 +238,8 @@ class SimilarityRelationPruner:
         if self.scores_whole_paths:  # the question alone: offline guidance is this scorer's own greedy path
             # the chain's entity may be a node the walk reached: masked only where the question writes its label
             # (the chain's topic is masked already, approximately too: :func:`beam_question`)
-            scores = self.path_scores(guided_query(question, "", [entity], approximate=False), entity, prefix, relations)
+            scores = self.path_scores(guided_query(question, "", [entity], approximate=False), entity, prefix, relations,
+                                      ranked=width)
             ranked = sorted(zip(relations, scores), key=lambda pair: -pair[1])[:width]
             weights = [(r, float(np.exp(s / self.temperature))) for r, s in ranked]
             return ScoredOutcome(weights, source=self.name, whole_path=True)

@@ -135,12 +135,13 @@ class ScoreVerifier:
         if not answerable:  # explore on from where the beam stands
             return VerifyOutcome(False, source=self.name)
         paths = list(dict.fromkeys(_joined(Walk.from_dict(c).relations) for c in answerable))
-        now, path = max(zip(self._similarity.similarities(query, (), paths), paths), key=lambda pair: pair[0])
+        best, now = self._similarity.best_similarity(query, (), paths)
+        path = paths[best]
         chain = best_chain([c for c in answerable if _joined(Walk.from_dict(c).relations) == path])
         beam = beam or [chain]
         ahead = [e for e in dict.fromkeys(e for c in beam for e in self.extensions(c))
                  if not unasked.wrong_kind(e.split(_JOIN))]
-        extension = max(self._similarity.similarities(query, (), ahead), default=float("-inf"))
+        extension = (self._similarity.best_similarity(query, (), ahead) or (None, float("-inf")))[1]
         sufficient = now + self.margin >= extension
         return VerifyOutcome(sufficient, Walk.from_dict(chain).end.label if sufficient else None, source=self.name,
                              relations=Walk.from_dict(chain).relations, depth=chain.get("depth"))
