@@ -42,7 +42,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from functools import cached_property
+from functools import cached_property, lru_cache
 from typing import Any
 
 import numpy as np
@@ -124,7 +124,12 @@ def word_match(a: str, b: str) -> float:
 def relation_words(relation: str) -> list[str]:
     """The words a relation's name carries, without the inverse marker: ``^film.film.directed_by`` ->
     ``["film", "directed", "by"]``."""
-    return re.findall(r"[a-z0-9]+", verbalize_relation(base_relation(relation)).lower())
+    return list(_relation_words(base_relation(relation)))
+
+
+@lru_cache(maxsize=1 << 16)
+def _relation_words(name: str) -> tuple[str, ...]:
+    return tuple(re.findall(r"[a-z0-9]+", verbalize_relation(name).lower()))
 
 
 def name_words(relation: str) -> list[str]:
@@ -190,21 +195,21 @@ class QuestionParts:
     relational: tuple[bool, ...] = ()
 
     @cached_property
-    def coverage(self) -> np.ndarray:
-        """``phrases x tokens``: 1 where the phrase covers the token."""
-        cover = np.zeros((len(self.phrases), len(self.tokens)), dtype=np.float32)
-        for j, (first, last) in enumerate(self.phrase_spans):
-            cover[j, first:last + 1] = 1.0
-        return cover
+    def phrase_masks(self) -> tuple[int, ...]:
+        """Each phrase's tokens as the bits of an int."""
+        return tuple(((1 << (last + 1)) - 1) ^ ((1 << first) - 1) for first, last in self.phrase_spans)
 
     @cached_property
-    def position_array(self) -> np.ndarray:
-        return np.asarray(self.phrase_positions, dtype=np.float64)
+    def phrase_overlaps(self) -> tuple[tuple[int, ...], ...]:
+        """Per phrase: the phrases sharing a token with it (itself among them)."""
+        masks = self.phrase_masks
+        return tuple(tuple(k for k, other in enumerate(masks) if other & mask) for mask in masks)
 
     @cached_property
-    def word_counts(self) -> np.ndarray:
-        """How many content words each phrase has."""
-        return np.asarray([len(words) for words in self.phrase_words], dtype=np.int64)
+    def asks_relation(self) -> tuple[bool, ...]:
+        """Per token: whether it stands where a relation is asked for (:meth:`relational_token`,
+        :meth:`agent_participle`)."""
+        return tuple(self.relational_token(at) or self.agent_participle(at) for at in range(len(self.tokens)))
 
     def restates(self, span: tuple[int, int], at: int) -> bool:
         """Whether the token at ``at`` may restate what the phrase at ``span`` says: within
@@ -690,12 +695,13 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
         size = len(path)
         matches: list[HopMatch | None] = [None] * size
         spans: list[tuple[int, int] | None] = [None] * size
-        cover = parts.coverage  # phrases x tokens
-        taken = np.full(len(parts.tokens), -1)  # token -> the hop that took it
+        # small lists, not arrays: a path has 1-3 hops and a question 10-40 phrases, where each numpy call costs more
+        # than the loop it replaces; tokens are bits of an int (``parts.phrase_masks``)
+        rows, unclipped_rows = evidence.tolist(), unclipped.tolist()
+        masks, overlaps = parts.phrase_masks, parts.phrase_overlaps
+        taken = [-1] * len(parts.tokens)  # token -> the hop that took it
         best = evidence.max(axis=1)
         best_at = evidence.argmax(axis=1)
-        # hop x token: the hop's best evidence over the phrases covering the token
-        token_demand = (evidence[:, :, None] * cover[None]).max(axis=1)
         if typed.evidence > best[-1]:
             matches[-1] = HopMatch(typed.evidence, parts.asked.position)
             if parts.asked.noun:
@@ -709,34 +715,48 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
                 partner[i], partner[i - 1] = i - 1, i
 
         for i in sorted((i for i in range(size) if matches[i] is None), key=lambda i: -best[i]):
-            shared = [partner[i]] if i in partner else []
-            blocked = (taken >= 0) & (taken != i)  # taken by another hop (not its partner)
-            for partner_hop in shared:
-                blocked &= taken != partner_hop
-            free = np.flatnonzero(cover @ blocked.astype(np.float32) == 0)
-            if not len(free):  # every phrase taken: no evidence of its own
+            shared = partner.get(i, -1)
+            blocked = held = 0  # tokens taken by another hop (not its partner); by any hop
+            for token, hop in enumerate(taken):
+                if hop >= 0:
+                    held |= 1 << token
+                    if hop != i and hop != shared:
+                        blocked |= 1 << token
+            free = [j for j, mask in enumerate(masks) if not mask & blocked]
+            if not free:  # every phrase taken: no evidence of its own
                 matches[i] = HopMatch(0.0, parts.phrase_positions[int(best_at[i])])
                 continue
-            sharing = (cover @ (taken >= 0).astype(np.float32))[free] > 0
-            # the path's other hops still to place: per token, the best evidence one of them has there
-            others = [h for h in range(size) if h != i and matches[h] is None and h not in shared]
-            need = (cover[free] * token_demand[others].max(axis=0)[None]).max(axis=1) if others else np.zeros(len(free))
-            anchor = (matches[i - 1].position if i > 0 and matches[i - 1] is not None
-                      else min(parts.entity_positions, default=0.0, key=lambda e: abs(e - parts.phrase_positions[int(best_at[i])])))
-            # Best evidence first; then a phrase of its own before the round-trip partner's ("the director of [X]
-            # also directed": ``directed_by`` the director, ``^directed_by`` directed); then the phrase that names
-            # more of the relation ("place of death", not "place"); then the one the path's other hops need least
-            # ("what languages are the films written by [X]": ``original language of film or TV show`` takes
-            # "languages", not "films"); then the shortest ("wife", not "sex of wife"; "child", not "child of kid");
-            # then the one nearest the previous hop's phrase (the entity, for the first hop): "the films directed by
-            # the director of [X]" reads ``directed_by`` at "director", ``^directed_by`` at "directed".
-            order = np.lexsort((free, np.abs(parts.position_array[free] - anchor), parts.word_counts[free], need,
-                                -unclipped[i, free], sharing, -evidence[i, free]))
-            chosen = int(free[order[0]])
-            matches[i] = HopMatch(float(evidence[i, chosen]), parts.phrase_positions[chosen])
+            row = rows[i]
+            strongest = max(row[j] for j in free)
+            tied = [j for j in free if row[j] == strongest]
+            chosen = tied[0]
+            if len(tied) > 1:
+                # the path's other hops still to place: the best evidence one of them has on a phrase sharing a token
+                others = [rows[h] for h in range(size) if h != i and matches[h] is None and h != shared]
+                anchor = (matches[i - 1].position if i > 0 and matches[i - 1] is not None
+                          else min(parts.entity_positions, default=0.0,
+                                   key=lambda e: abs(e - parts.phrase_positions[int(best_at[i])])))
+                # Best evidence first; then a phrase of its own before the round-trip partner's ("the director of
+                # [X] also directed": ``directed_by`` the director, ``^directed_by`` directed); then the phrase that
+                # names more of the relation ("place of death", not "place"); then the one the path's other hops
+                # need least ("what languages are the films written by [X]": ``original language of film or TV
+                # show`` takes "languages", not "films"); then the shortest ("wife", not "sex of wife"; "child", not
+                # "child of kid"); then the one nearest the previous hop's phrase (the entity, for the first hop):
+                # "the films directed by the director of [X]" reads ``directed_by`` at "director", ``^directed_by``
+                # at "directed".
+                tied = _least(tied, [bool(masks[j] & held) for j in tied])
+                tied = _least(tied, [-unclipped_rows[i][j] for j in tied])
+                tied = _least(tied, [max(0.0, max((other[k] for other in others for k in overlaps[j]), default=0.0))
+                                     for j in tied])
+                tied = _least(tied, [len(parts.phrase_words[j]) for j in tied])
+                tied = _least(tied, [abs(parts.phrase_positions[j] - anchor) for j in tied])
+                chosen = tied[0]  # then the first phrase
+            matches[i] = HopMatch(row[chosen], parts.phrase_positions[chosen])
             spans[i] = parts.phrase_spans[chosen]
             first, last = spans[i]
-            taken[first:last + 1] = np.where(taken[first:last + 1] < 0, i, taken[first:last + 1])
+            for token in range(first, last + 1):
+                if taken[token] < 0:
+                    taken[token] = i
         return [m for m in matches if m is not None], spans
 
     def _explained(self, parts: QuestionParts, evidence: np.ndarray, typed: TypeMatch,
@@ -761,8 +781,7 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
             if parts.asked.noun and token == parts.asked.position:  # the type noun, explained by a last hop of its type
                 value = max(value, typed.evidence)
             values.append(value)
-            if slots is not None and slots[phrase] >= self.evidence_floor and (
-                    parts.relational_token(token) or parts.agent_participle(token)):
+            if slots is not None and slots[phrase] >= self.evidence_floor and parts.asks_relation[token]:
                 gap = max(gap, float(slots[phrase]) - value)
                 unexplained += value < self.evidence_floor
         return sum(values) / len(values), gap, unexplained
@@ -826,6 +845,14 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
         if any(step < -0.5 for step in steps):
             return -1.0
         return 1.0 if all(step > 0.5 for step in steps) else 0.0
+
+
+def _least(items: list[int], keys: list) -> list[int]:
+    """The items whose key is the least, in order (``items`` as they are when one is left)."""
+    if len(items) < 2:
+        return items
+    least = min(keys)
+    return [item for item, key in zip(items, keys) if key == least]
 
 
 def softmax_weights(scores: Sequence[float], temperature: float) -> list[float]:
