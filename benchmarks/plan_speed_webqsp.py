@@ -8,8 +8,8 @@ warmed by one question first. ``plan`` (the default) links the ``q_entity`` labe
 ``SimilarityPlanner.plan`` alone; a method name times the offline method's graph (``create_graph(method, kg)``, no
 model, similarity planner for RoG) invoked on the question text, which links for itself. ``--kg cold`` (default)
 times each question on a KG that has answered nothing yet (its caches of relation names, kinds and classes are
-filled by that question); ``--kg warm`` first asks the KG the previous question of the list (untimed), as a user's
-KG that has answered questions before; no question's text is seen before it is timed. Reports CPU time of the
+filled by that question); ``--kg warm`` first asks the KG "what is <its topic> known for" (untimed), as a user's KG that has
+answered a question before; no question's text is seen before it is timed. Reports CPU time of the
 process and wall time per question (mean, median, max). ``--out`` writes the top-3 plans (``plan``) or each
 question's answers and stop reason (a method), to compare two versions of the code (docs/benchmarks.md 13b, 13j).
 """
@@ -64,7 +64,7 @@ def main(argv=None) -> int:
     for k, row in enumerate(rows):
         run = runner(row, kg_from_triples(row["graph"], name=row["id"]))
         if args.kg == "warm":
-            run(rows[k - 1]["question"] if k else "what is this about")
+            run(f"what is {row['q_entity'][0]} known for")
         cpu0, wall0 = time.process_time(), time.perf_counter()
         out[row["id"]] = run(row["question"])
         cpu.append(time.process_time() - cpu0)
