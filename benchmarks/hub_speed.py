@@ -26,6 +26,7 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import re
 import statistics
 import sys
 import tempfile
@@ -71,7 +72,7 @@ def build(people: int, seed: int) -> tuple[str, list[dict]]:
         label(f"dbo:{prop}", text)
         lines.append(f"dbo:{prop} rdfs:domain dbo:{domain} ; rdfs:range dbo:{range_} .")
     for cls in sorted({c for _, d, r in PROPERTIES.values() for c in (d, r)}):
-        label(f"dbo:{cls}", " ".join(w.lower() for w in _camel(cls)))
+        label(f"dbo:{cls}", re.sub(r"(?<=[a-z])(?=[A-Z])", " ", cls).lower())  # PersonFunction: "person function"
     for node, text, _ in COUNTRIES:
         label(f"dbr:{node}", text)
     for thing in (*OCCUPATIONS, *GENRES):
@@ -127,16 +128,6 @@ def build(people: int, seed: int) -> tuple[str, list[dict]]:
                       "answers": [t for t, _, _, c in films if c == "Canada"]})
     questions.append({"question": "who was born in Japan", "answers": [n for n in names if born[n][0] == "Japan"]})
     return "\n".join(lines) + "\n", questions
-
-
-def _camel(name: str) -> list[str]:
-    words, current = [], ""
-    for ch in name:
-        if ch.isupper() and current:
-            words.append(current)
-            current = ""
-        current += ch
-    return [*words, current]
 
 
 def main(argv=None) -> int:
