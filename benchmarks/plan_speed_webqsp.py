@@ -1,15 +1,17 @@
 """Time per WebQSP question, warm: the planner alone, or a whole method, on the 16 answerable subgraphs.
 
-    python benchmarks/plan_speed_webqsp.py [--data ../shared/data] [--method plan|rog|tog|tog-i] [--kg cold|warm]
-                                           [--out out.json]
+    python benchmarks/plan_speed_webqsp.py [--data DIR] [--method plan|rog|tog|tog-i] [--kg cold|warm] [--out out.json]
+
+``--data`` defaults to ``KG_AGENT_DATA`` (else ``../shared/data``); without its ``webqsp/rog_webqsp_18q.jsonl`` the
+benchmark says so and stops (exit 0).
 
 Each question's subgraph is built with ``kg_from_triples`` beforehand (building it is not timed), in a process
 warmed by one question first. ``plan`` (the default) links the ``q_entity`` labels with ``find_entities`` and times
 ``SimilarityPlanner.plan`` alone; a method name times the offline method's graph (``create_graph(method, kg)``, no
 model, similarity planner for RoG) invoked on the question text, which links for itself. ``--kg cold`` (default)
 times each question on a KG that has answered nothing yet (its caches of relation names, kinds and classes are
-filled by that question); ``--kg warm`` first asks the KG "what is <its topic> known for" (untimed), as a user's KG that has
-answered a question before; no question's text is seen before it is timed. Reports CPU time of the
+filled by that question); ``--kg warm`` first asks the KG "what is <its topic> known for" (untimed), as a user's
+KG that has answered a question before; no question's text is seen before it is timed. Reports CPU time of the
 process and wall time per question (mean, median, max). ``--out`` writes the top-3 plans (``plan``) or each
 question's answers and stop reason (a method), to compare two versions of the code (docs/benchmarks.md 13b, 13j).
 """
@@ -18,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import sys
 import time
@@ -31,7 +34,7 @@ UNANSWERABLE = ("WebQTest-3", "WebQTest-31")
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--data", default="../shared/data")
+    parser.add_argument("--data", default=os.environ.get("KG_AGENT_DATA", "../shared/data"))
     parser.add_argument("--method", default="plan", choices=["plan", "rog", "tog", "tog-i"])
     parser.add_argument("--kg", default="cold", choices=["cold", "warm"])
     parser.add_argument("--out")
@@ -41,7 +44,11 @@ def main(argv=None) -> int:
     from kg_agent.kg import kg_from_triples
     from kg_agent.tools.rog.plan import SimilarityPlanner
 
-    lines = (Path(args.data) / "webqsp" / "rog_webqsp_18q.jsonl").read_text(encoding="utf-8").splitlines()
+    source = Path(args.data) / "webqsp" / "rog_webqsp_18q.jsonl"
+    if not source.is_file():
+        print(f"skipped: {source} not found (set KG_AGENT_DATA or --data)")
+        return 0
+    lines = source.read_text(encoding="utf-8").splitlines()
     rows = [r for r in map(json.loads, lines) if r["id"] not in UNANSWERABLE]
 
     def runner(row, kg):
@@ -61,7 +68,7 @@ def main(argv=None) -> int:
 
     runner(rows[0], kg_from_triples(rows[0]["graph"], name="warm-up"))("what is this about")
     cpu, wall, out = [], [], {}
-    for k, row in enumerate(rows):
+    for row in rows:
         run = runner(row, kg_from_triples(row["graph"], name=row["id"]))
         if args.kg == "warm":
             run(f"what is {row['q_entity'][0]} known for")
