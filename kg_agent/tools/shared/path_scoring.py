@@ -529,7 +529,7 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
         if self.path_weight:
             order = sorted(dict.fromkeys(candidates), key=lambda path: -aligned[path])
             [complete] = self._complete_best_first(self.vectors.query(masked_question), [order], aligned, batch,
-                                                   lambda done: max((s for s, _ in done), default=float("-inf")))
+                                                   _best_score)
             scores = dict((path, score) for score, path in complete)
         else:
             scores = aligned
@@ -552,14 +552,10 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
         aligned = dict(zip(unique, self._aligned_scores(masked_question, unique, kg))) if unique else {}
         if not self.path_weight:
             return [max(aligned[tuple(p)] for p in group) for group in groups]
-
-        def best(done: list[tuple[float, tuple[str, ...]]]) -> float:
-            return max((score for score, _ in done), default=float("-inf"))
-
         orders = [sorted(dict.fromkeys(tuple(p) for p in group), key=lambda path: -aligned[path]) for group in groups]
-        completed = self._complete_best_first(self.vectors.query(masked_question), orders, aligned, batch, best,
+        completed = self._complete_best_first(self.vectors.query(masked_question), orders, aligned, batch, _best_score,
                                               ranked=ranked)
-        return [best(done) for done in completed]
+        return [_best_score(done) for done in completed]
 
     def _complete_best_first(self, query, orders: Sequence[Sequence[tuple[str, ...]]],
                              aligned: Mapping[tuple[str, ...], float], batch: int,
@@ -576,7 +572,7 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
         size = [max(1, batch)] * len(orders)
         cosine: dict[tuple[str, ...], float] = {}
         while True:
-            bests = sorted((max((s for s, _ in done), default=float("-inf")) for done in complete), reverse=True)
+            bests = sorted(map(_best_score, complete), reverse=True)
             kth = bests[ranked - 1] if ranked and len(bests) >= ranked else float("-inf")
             chunks = {g: order[start[g]:start[g] + size[g]] for g, order in enumerate(orders)
                       if start[g] < len(order) and aligned[order[start[g]]] + reach >= max(threshold(complete[g]), kth)}
@@ -845,6 +841,11 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
         if any(step < -0.5 for step in steps):
             return -1.0
         return 1.0 if all(step > 0.5 for step in steps) else 0.0
+
+
+def _best_score(done: Sequence[tuple[float, tuple[str, ...]]]) -> float:
+    """The best of completed ``(score, path)`` pairs (``-inf`` for none)."""
+    return max((score for score, _ in done), default=float("-inf"))
 
 
 def _least(items: list[int], keys: list) -> list[int]:
