@@ -118,3 +118,13 @@ def test_a_weaker_longer_plan_whose_prefixes_rate_lower_keeps_its_answers():
              hops(1, "Heat", ("starred_actors", "Bram Ostlund"), ("born_in", "Port Ellery"))]
     answers = VoteAnswerer(plan_scorer=RelationPathScorer()).answer("where was the director of [Heat] born", paths, plans).answers
     assert [a["answer"] for a in answers] == ["Vashmere", "Port Ellery"]
+
+
+def test_a_walk_back_to_the_topic_answers_only_when_nothing_else_is_reached():
+    """A path may come back to its start ("who was [X] married to" through the marriage reaches [X] too; "the child
+    of [X] 's parent" reaches [X] and [X]'s siblings): the start is an answer only when nothing else is kept."""
+    plans = [{"relations": ["r0", "r0"], "score": 1.0}]
+    both = [path(0, "nixon", "marriage", "nixon"), path(0, "nixon", "marriage", "pat")]
+    assert [a["answer"] for a in VoteAnswerer().answer("q", both, plans).answers] == ["pat"]
+    alone = [path(0, "shuja", "jahan", "shuja")]
+    assert [a["answer"] for a in VoteAnswerer().answer("q", alone, plans).answers] == ["shuja"]

@@ -301,6 +301,26 @@ def test_no_planned_path_goes_on_from_a_class_to_its_members(open_style):
     assert kg.walkable([WD + "Q100"], ["instance_of", "^instance_of"])  # the graph has it; plans leave it out
 
 
+def test_a_walk_comes_back_by_any_relation_but_the_last_one_walked_backwards(open_style):
+    """RoG's Algorithm 1 keeps no visited set: a path may come back to its start by another relation (Bo Chen is Night
+    Train's cast member and writer), never by walking the step before backwards (``director, ^director`` is the
+    director's *other* films); every backend plans, checks and retrieves it alike."""
+    from kg_agent.kg.relation_paths import walkable_relation_paths
+
+    kg = open_style("wikidata")
+    night_train, heat_wave = WD + "Q101", WD + "Q100"
+    paths = walkable_relation_paths(kg, [night_train], max_hops=2)
+    assert ("cast_member", "^P58") in paths and ("director", "^director") in paths
+    assert ("cast_member", "^cast_member") not in paths  # Night Train is Bo Chen's only film
+    assert kg.walkable([night_train], ["cast_member", "^P58"])
+    assert not kg.walkable([night_train], ["cast_member", "^cast_member"])
+    back = retrieve_paths(kg, [night_train], ["cast_member", "^P58"])
+    assert [p.text() for p in back.paths] == ["Night Train -> cast_member -> Bo Chen -> ^P58 -> Night Train"]
+    assert [e.id for e in retrieve_paths(kg, [night_train], ["director", "^director"]).answers] == [heat_wave]
+    # what the scorer asks of a round trip's relation: its subjects per object (two films, one director)
+    assert kg.subjects_per_object("director") == kg.subjects_per_object("^director") == 2.0
+
+
 def test_a_hub_is_read_within_a_bound_and_the_look_ahead_walks_on_from_it_by_the_relation_index(open_style):
     """A node's edges within a bound: the relations with more targets are counted, not read (a disk store counts them
     in the engine), and ToG's look ahead walks on from them by the relations that can follow them, the same on every

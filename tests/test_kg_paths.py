@@ -65,18 +65,24 @@ def test_path_value_object(metaqa):
     assert relation_path_text(path.relations) == "<PATH> directed_by <SEP> ^directed_by </PATH>"
 
 
-def test_paths_never_return_to_their_start(metaqa):
-    # Shinkai directed, wrote and starred in Voices of a Distant Star: directed_by, ^starred_actors leads
-    # only back to the start film
+def test_a_step_never_walks_the_step_before_back_to_where_it_began(metaqa):
+    # r then ^r reaches the others: the films that share a director with Combat Shock are not Combat Shock
+    shared = retrieve_paths(metaqa, [E("Combat Shock")], ["directed_by", "^directed_by"])
+    assert labels(shared) == {"Life Is Hot in Cracktown", "The Theatre Bizarre"}
+    # every other way back is walked, as the paper's Algorithm 1 walks it: Shinkai directed, wrote and starred in
+    # Voices of a Distant Star, so the films its director starred in are that film
     result = retrieve_paths(metaqa, [E("Voices of a Distant Star")], ["directed_by", "^starred_actors"])
-    assert result.paths == []
+    assert [p.text() for p in result.paths] == [
+        "Voices of a Distant Star -> directed_by -> Makoto Shinkai -> ^starred_actors -> Voices of a Distant Star"]
     three = retrieve_paths(metaqa, [E("Combat Shock")], ["directed_by", "^directed_by", "directed_by"])
     for path in three.paths:
         assert E("Combat Shock") not in [e.id for e in path.entities[1:]]
-    # The Theatre Bizarre has six directors; intermediates may come again (Giovinazzo directed it too)
-    assert labels(three) == {"Buddy Giovinazzo", "David Gregory", "Douglas Buck", "Karim Hussain",
-                             "Richard Stanley", "Tom Savini"}
-    assert any(len({e.id for e in p.entities}) < len(p.entities) for p in three.paths)
+    # The Theatre Bizarre has six directors: its others (the third step walks the second backwards, so not back to
+    # Giovinazzo); another relation may come back to him: he also wrote Life Is Hot in Cracktown
+    assert labels(three) == {"David Gregory", "Douglas Buck", "Karim Hussain", "Richard Stanley", "Tom Savini"}
+    writers = retrieve_paths(metaqa, [E("Combat Shock")], ["directed_by", "^directed_by", "written_by"])
+    assert "Buddy Giovinazzo" in labels(writers)
+    assert any(len({e.id for e in p.entities}) < len(p.entities) for p in writers.paths)
 
 
 def test_max_paths_truncates_deterministically(metaqa):
@@ -124,10 +130,12 @@ def test_several_starts_are_deduplicated(metaqa):
 
 def test_webqsp_spouse_through_marriage_node(webqsp):
     # Hand-checked in webqsp_slice.jsonl: Richard Nixon -people.person.spouse_s-> m.02h98gq
-    # -people.marriage.spouse-> {Richard Nixon, Pat Nixon}; the walk back to the start is excluded.
+    # -people.marriage.spouse-> {Richard Nixon, Pat Nixon}: the marriage leads back to the start too (no step walks the
+    # one before backwards); the answer step puts the question's own entity after the others
     result = retrieve_paths(webqsp, [E("Richard Nixon")], ["people.person.spouse_s", "people.marriage.spouse"])
-    assert [p.text() for p in result.paths] == [
-        "Richard Nixon -> people.person.spouse_s -> (unnamed) -> people.marriage.spouse -> Pat Nixon"]
+    assert sorted(p.text() for p in result.paths) == [
+        "Richard Nixon -> people.person.spouse_s -> (unnamed) -> people.marriage.spouse -> Pat Nixon",
+        "Richard Nixon -> people.person.spouse_s -> (unnamed) -> people.marriage.spouse -> Richard Nixon"]
     jamaica = retrieve_paths(webqsp, [E("Jamaica")], ["location.country.languages_spoken"])
     assert labels(jamaica) == {"Jamaican English", "Jamaican Creole English Language"}
     inverse = retrieve_paths(webqsp, [E("Jamaica")], ["^language.human_language.countries_spoken_in"])

@@ -13,6 +13,7 @@ from kg_agent.kg import build_oxigraph, entity_iri, load_kg, open_oxigraph
 from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.relation_index import RelationIndex, RelationIndexBuilder
 from kg_agent.kg.relation_paths import walkable_relation_paths
+from kg_agent.kg.types import inverse
 
 E = lambda name: str(entity_iri(name))  # noqa: E731
 
@@ -29,8 +30,9 @@ def sampled_walkable_relation_paths(
     """The candidate relation paths as they were computed before the relation index (the reference here).
 
     A step is added only if some entity reached so far has that relation (its first ``frontier_sample``
-    entities in id order are inspected, which keeps hub entities cheap) and it reaches an entity other
-    than the start. Every inspected entity's neighbourhood is read, batched on endpoints.
+    entities in id order are inspected, which keeps hub entities cheap) and it reaches an entity other than
+    where the step before began when it walks that step backwards. Every inspected entity's neighbourhood is
+    read, batched on endpoints.
     """
     starts = list(dict.fromkeys(starts))
     found: list[tuple[str, ...]] = []
@@ -43,7 +45,8 @@ def sampled_walkable_relation_paths(
             kg.prefetch(partial[-1] for partial in sample)
             for partial in sample:
                 for rel, targets in kg.edges(partial[-1]).items():
-                    fresh = [partial + (t,) for t in targets if t != partial[0]]
+                    back = bool(relations) and rel == inverse(relations[-1])  # not straight back (turns_back)
+                    fresh = [partial + (t,) for t in targets if not (back and t == partial[-2])]
                     if fresh:
                         options.setdefault(rel, []).extend(fresh[:frontier_sample])
             for rel in sorted(options):

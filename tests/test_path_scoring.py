@@ -10,7 +10,7 @@ import pytest
 from kg_agent.embeddings import MiniLMEmbeddings
 from kg_agent.graphs import create_rog_graph, create_tog_graph
 from kg_agent.kg import kg_from_triples
-from kg_agent.kg.relation_paths import verbalize_relation_path
+from kg_agent.kg.relation_paths import verbalize_relation_path, walkable_relation_paths
 from kg_agent.kg.types import Entity
 from kg_agent.tools.rog.plan import SimilarityPlanner
 from kg_agent.tools.shared.path_scoring import QuestionParts, RelationPathScorer, word_match
@@ -218,8 +218,10 @@ def test_top_gives_the_best_scores_exactly_as_scoring_every_path(case, one_text_
     for k in (1, 3, 10):
         for batch in (1, 4, 32):
             assert one_text_scorer.top(masked, paths, k, kg=kg, batch=batch) == every[:k]
+    # the planner: the best of every walkable path (the pinned paths are those walkable when they were pinned)
     plans = SimilarityPlanner(kg, scorer=one_text_scorer).plan(case["question"], [topic], k=3).plans
-    assert [(p.score, p.relations) for p in plans] == every[:3]
+    walkable = walkable_relation_paths(kg, [topic.id], max_hops=3)
+    assert [(p.score, p.relations) for p in plans] == ranked(one_text_scorer.score(masked, walkable, kg=kg), walkable)[:3]
 
 
 @pytest.fixture

@@ -150,3 +150,39 @@ def test_a_word_evidences_one_hop_only(family):
                            family.find_entities("matilda of flanders")[:1])
     one, two = scorer.score(masked, [("spouse", "nationality"), ("spouse", "spouse", "nationality")], kg=family)
     assert one > two
+
+
+#: the family KG with more people of each gender: a gender is a value many persons share (subjects 4x the values)
+MORE_GENDERS = [*FAMILY, *((f"courtier {i}", "gender", "male" if i % 2 else "female") for i in range(6))]
+
+
+@pytest.mark.parametrize(("question", "gold", "answer"), [
+    # Baldwin's only child in this KG is Matilda: the walk comes back through her (RoG's Algorithm 1 keeps no visited set)
+    ("what is the gender of matilda of flanders 's father 's child ?", ("parents", "children", "gender"), "female"),
+    ("what is the sex of matilda of flanders 's dad 's kid ?", ("parents", "children", "gender"), "female"),
+])
+def test_a_walk_back_through_the_topic_is_planned_and_answered(question, gold, answer):
+    """PathQuestion's "the gender of the parent of [X] 's son" is [X]'s gender when [X] is the only child the KG
+    gives. Before, no walk came back to its start, so ``parents, children`` could not be walked and the plan was
+    ``gender, ^gender, ...`` (the people of Matilda's gender), its two hops read from the one word "gender"."""
+    kg = kg_from_triples(MORE_GENDERS, name="family, more genders")
+    assert top_plan(kg, question) == gold
+    result = create_rog_graph(kg, planner=SimilarityPlanner(kg)).compile().invoke({"question": question})
+    assert [a["answer"] for a in result["answers"]][:1] == [answer]
+
+
+def test_a_round_trip_through_a_shared_value_is_one_phrase_only_when_asked_for():
+    """``gender, ^gender`` (everyone of [X]'s gender) explained by the one word "gender" outscored the walk the
+    question names; through a value many things share a round trip takes a phrase per hop unless the question asks
+    for it ("the same gender as"), as "films that share actors" may still read ``starred_actors, ^starred_actors``
+    from "actors" (an actor's films are few)."""
+    from kg_agent.tools.shared.path_scoring import shared_value_relations
+
+    kg = kg_from_triples(MORE_GENDERS, name="family, more genders")
+    assert shared_value_relations(kg, kg.relation_names()) == {"gender"}
+    scorer = RelationPathScorer()
+    masked = mask_mentions("what is the gender of matilda of flanders 's father 's child ?",
+                           kg.find_entities("matilda of flanders")[:1])
+    walked, shared = scorer.score(masked, [("parents", "children", "gender"), ("gender", "^gender", "parents")], kg=kg)
+    assert walked > shared
+    assert top_plan(kg, "who has the same gender as matilda of flanders ?") == ("gender", "^gender")

@@ -2,11 +2,14 @@
 
 * :func:`retrieve_paths` is RoG's Algorithm 1 (constrained breadth-first search): from the question's
   entities, follow a relation path ``z = r1 ... rl`` edge by edge and return every reasoning path
-  ``e0 -r1-> e1 ... -rl-> el``. A path never returns to its start entity (MetaQA's
-  ``movie -> directed_by -> director -> ^directed_by -> movie`` must not lead back to the question's
-  film), but it may pass an intermediate entity again: in "who wrote the films directed by the
-  director of [Super Fuzz]" the director is also one of the writers, so ``Super Fuzz -> directed_by ->
-  Sergio Corbucci -> ^directed_by -> ... -> written_by -> Sergio Corbucci`` is a valid answer path.
+  ``e0 -r1-> e1 ... -rl-> el``. A step that walks the step before it backwards never ends where that step
+  began (:func:`~kg_agent.kg.types.turns_back`: MetaQA's ``movie -> directed_by -> director -> ^directed_by ->
+  movie`` reaches the director's other films, not the question's film); otherwise a path may come back to any
+  entity, its start included, as the paper's Algorithm 1 (no visited set) walks it: in "who wrote the films
+  directed by the director of [Super Fuzz]" the director is also one of the writers, so ``Super Fuzz ->
+  directed_by -> Sergio Corbucci -> ^directed_by -> ... -> written_by -> Sergio Corbucci`` is a valid answer
+  path, and PathQuestion's "the gender of the parent of [X] 's son" is [X]'s gender (``children, parents,
+  gender`` through [X]).
 * :func:`shortest_relation_paths` finds the relation paths of all shortest paths between question and
   answer entities up to a hop limit (RoG's Q(z), used to distil planners and to build training data).
 """
@@ -18,7 +21,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from kg_agent.kg.graph import KnowledgeGraph
-from kg_agent.kg.types import Entity, Path, Triple, inverse, new_entity, new_path, new_triple
+from kg_agent.kg.types import Entity, Path, Triple, inverse, new_entity, new_path, new_triple, turns_back
 
 DEFAULT_MAX_PATHS = 5000
 #: With a ``relevance`` score, a step reads up to this many times ``max_paths`` edges before keeping the best
@@ -52,7 +55,8 @@ def retrieve_node_paths(
     *,
     max_paths: int = DEFAULT_MAX_PATHS,
 ) -> tuple[list[tuple[str, ...]], bool]:
-    """Algorithm 1 over entity ids: every node sequence that follows ``relation_path`` (never back to its start).
+    """Algorithm 1 over entity ids: every node sequence that follows ``relation_path`` (no step walking the one before
+    it backwards to where that began: :func:`~kg_agent.kg.types.turns_back`).
 
     Returns ``(node_paths, truncated)``. The search is breadth-first, so when more than ``max_paths``
     partial or complete paths would be kept, the first ones in breadth-first order are kept (a
@@ -64,7 +68,8 @@ def retrieve_node_paths(
         return frontier[:max_paths], len(frontier) > max_paths
     truncated = False
     edges = kg.edges
-    for relation in relations:
+    for depth, relation in enumerate(relations):
+        back = turns_back(relations, depth)
         if kg.batched:  # a remote endpoint: the frontier's edges in batched requests
             kg.prefetch(partial[-1] for partial in frontier)
         expanded: list[tuple[str, ...]] = []
@@ -72,9 +77,10 @@ def retrieve_node_paths(
             targets = edges(partial[-1]).get(relation)
             if not targets:
                 continue
-            start = partial[0]
-            # a reasoning path does not return to its start entity
-            expanded.extend([partial + (target,) for target in targets if target != start])
+            if back:  # r then ^r: not back to where r began
+                expanded.extend([partial + (target,) for target in targets if target != partial[-2]])
+            else:
+                expanded.extend([partial + (target,) for target in targets])
             if len(expanded) > max_paths:
                 truncated = True
                 del expanded[max_paths:]
@@ -235,8 +241,11 @@ def _search_paths(
         # the (partial path, target) pairs kept, in breadth-first order; past ``pool`` they are only counted, so
         # the entities (labels) of cut targets are never looked up
         kept: list[tuple[int, str]] = []
-        for position, (start, node, _, _, _) in enumerate(frontier):
-            targets = [target for target in walked.get(node) or () if target != start]  # never back to the start
+        back = turns_back(relations, depth - 1)
+        for position, (_, node, _, steps, _) in enumerate(frontier):
+            targets = walked.get(node) or ()
+            if back:  # r then ^r: not back to where r began
+                targets = [target for target in targets if target != steps[-1].head.id]
             room = pool - len(kept)
             kept.extend((position, target) for target in targets[:room])
             if len(targets) > room:

@@ -29,8 +29,8 @@ def walkable_relation_paths(
 ) -> list[tuple[str, ...]]:
     """Every relation sequence of length 1..``max_hops`` that can be walked from ``starts``.
 
-    A sequence counts when it reaches an entity other than its start at every step (as in
-    :func:`kg_agent.kg.paths.retrieve_paths`: ``r`` then ``^r`` counts only when it reaches e.g. co-actors).
+    A sequence counts when it can be walked as :func:`kg_agent.kg.paths.retrieve_paths` walks it (``r`` then ``^r``
+    counts only when it reaches e.g. co-actors, not only back where ``r`` began).
     Returned by length, then in relation order.
 
     Grown a layer at a time (:meth:`KnowledgeGraph.walkable_extensions`): the first step is the relations at

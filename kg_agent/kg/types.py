@@ -8,7 +8,7 @@ used everywhere: in plans, in paths, in prompts and in JSON.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -24,6 +24,16 @@ def inverse(relation: str) -> str:
 
 def is_inverse(relation: str) -> bool:
     return relation.startswith(INVERSE_PREFIX)
+
+
+def turns_back(relations: Sequence[str], depth: int) -> bool:
+    """Whether step ``depth`` (0-based) of a relation path walks the step before it backwards (``r`` then ``^r``).
+
+    Such a step never ends where the step before began: ``directed_by, ^directed_by`` from a film reaches the
+    director's *other* films ("films that share a director with [X]"). It is the only way back a walk is denied:
+    ``children, parents`` from a person comes back to the person and their partner ("the gender of the parent
+    of [X]'s son"), as RoG's Algorithm 1 walks it, which keeps no visited set."""
+    return depth > 0 and relations[depth] == inverse(relations[depth - 1])
 
 
 def base_relation(relation: str) -> str:

@@ -27,6 +27,7 @@ from kg_agent.kg.naming import DEFAULT_NAMING, DOMAIN_PREDICATES, RANGE_PREDICAT
 from kg_agent.kg.relation_index import RelationIndex
 from kg_agent.kg.sparql import check_read_only, sparql_iri, sparql_term
 from kg_agent.kg.terms import RelationNames, is_absolute_iri, key_term, node_key
+from kg_agent.kg.types import turns_back
 
 #: What :meth:`GraphStore.name_literals` gives for a node: ``(predicate IRI, text, language tag or None)`` each.
 NameLiterals = list[tuple[str, str, str | None]]
@@ -220,6 +221,14 @@ class GraphStore(ABC):
             return f"{there} {sparql_iri(signed[1:])} {here} . FILTER(!isLiteral({here}))"
         return f'{here} {sparql_iri(signed)} {there} . FILTER(!isLiteral({there}) || STR({there}) != "")'
 
+    def subjects_per_object(self, iri: str) -> float | None:
+        """How many subjects a predicate's objects have on average: the nodes with ``iri`` over the nodes it reaches
+        that a walk goes on from (not literals; at least 1), from the relation index; None without one."""
+        index = self.relation_index()
+        if index is None:
+            return None
+        return index.nodes.get(iri, 0) / max(index.nodes.get("^" + iri, 0), 1)
+
     def relations_following(self, relation: str) -> list[str]:
         """The relation names that can follow ``relation`` (sorted): :meth:`following` in names."""
         signed = self.names.signed_iri(relation)
@@ -278,7 +287,8 @@ class GraphStore(ABC):
         return targets_until(keys, lambda key: self.edges(key).get(relation), limit)
 
     def walkable(self, starts: Sequence[str], relations: Sequence[str], *, budget: int = WALK_BUDGET) -> bool:
-        """Whether ``relations`` can be walked from some start without coming back to that start.
+        """Whether ``relations`` can be walked from some start (no step walking the one before it backwards to where that
+        began: :func:`~kg_agent.kg.types.turns_back`).
 
         Depth-first with an early exit; after ``budget`` edge visits the answer is taken to be yes
         (a candidate that then yields no path costs one empty retrieval, never a wrong answer).
@@ -286,17 +296,18 @@ class GraphStore(ABC):
         visits = 0
         last = len(relations) - 1
         for start in starts:
-            stack = [(start, 0)]
+            stack: list[tuple[str, str | None, int]] = [(start, None, 0)]  # node, the node before it, depth
             while stack:
-                node, depth = stack.pop()
+                node, before, depth = stack.pop()
                 targets = self.edges(node).get(relations[depth], ())
+                back = turns_back(relations, depth)
                 for target in targets:
                     visits += 1
-                    if target == start:
+                    if back and target == before:
                         continue
                     if depth == last:
                         return True
-                    stack.append((target, depth + 1))
+                    stack.append((target, node, depth + 1))
                 if visits > budget:
                     return True
         return False

@@ -27,12 +27,15 @@ from kg_agent.kg.stores.base import (
     sample_ends_query,
 )
 from kg_agent.kg.terms import RelationNames, is_value, node_key
-from kg_agent.kg.types import base_relation, inverse, is_inverse
+from kg_agent.kg.types import base_relation, inverse, is_inverse, turns_back
 
 if TYPE_CHECKING:
     from kg_agent.kg.sparql_cache import SparqlCache
 
 
+#: The store cache's kinds for the answers that depend on how a walk may go (suffixed when that rule changes, so
+#: that a cache file written under an older rule is not read: ``.2``, a walk may come back to its start)
+WALKS_KIND = {"extensions": "extensions.2", "complete_paths": "complete_paths.2"}
 #: Relation paths whose complete node paths a client keeps (a retrieval asked again sends nothing).
 COMPLETE_PATHS_CACHED = 256
 
@@ -75,6 +78,7 @@ class EndpointGraphStore(LazyGraphStore):
         self._requests = 0
         self._count_lock = threading.Lock()
         self._following: dict[str, list[str]] = {}
+        self._shares: dict[str, float] = {}  # predicate IRI -> subjects per object (subjects_per_object)
         self._predicates: list[str] | None = None
         self._relations_at: LRUCache = LRUCache(cache_size)  # key -> relation names, read without the edges
         #: (starts, relation path, max_paths, max_partial) -> node paths, for a repeated retrieval
@@ -379,15 +383,17 @@ class EndpointGraphStore(LazyGraphStore):
 
     # ---------------------------------------------------------------- relation paths and walks, one query each
     def _walk_pattern(self, relations: Sequence[str]) -> str | None:
-        """Triple patterns walking ``relations`` (names) from ``?x0`` to ``?x<len>``, never back to ``?x0``
-        (None when a relation is unknown to this client)."""
+        """Triple patterns walking ``relations`` (names) from ``?x0`` to ``?x<len>``, no step walking the one before it
+        backwards to where that began (:func:`~kg_agent.kg.types.turns_back`; None when a relation is unknown to this
+        client)."""
         parts = []
         for depth, relation in enumerate(relations, start=1):
             try:
                 parts.append(self.relation_pattern(relation, f"?x{depth - 1}", f"?x{depth}") + " .")
             except KeyError:
                 return None
-            parts.append(f"FILTER(?x{depth} != ?x0)")  # Virtuoso 7 gets !sameTerm wrong over an inverse step
+            if turns_back(relations, depth - 1):  # Virtuoso 7 gets !sameTerm wrong over an inverse step
+                parts.append(f"FILTER(?x{depth} != ?x{depth - 2})")
         return " ".join(parts)
 
     def walk_batch(self, keys: Sequence[str], relation: str, limit: int | None) -> dict[str, list[str]]:
@@ -497,7 +503,7 @@ class EndpointGraphStore(LazyGraphStore):
                 asked.append((prefix, pattern))
         stored_as = {prefix: self._stored_key(starts, prefix) for prefix, _ in asked}
         if self.store_cache is not None and starts:
-            stored = self.store_cache.get_many("extensions", stored_as.values())
+            stored = self.store_cache.get_many(WALKS_KIND["extensions"], stored_as.values())
             for prefix, key in stored_as.items():
                 if key in stored:
                     found[prefix] = sorted(self.names.signed_name(signed) for signed in stored[key])
@@ -506,14 +512,17 @@ class EndpointGraphStore(LazyGraphStore):
             return found
         values = " ".join(sparql_term(self.term(key)) for key in starts)
         # each branch a sub-select, its number bound outside (Virtuoso 7 may drop the FILTERs of a group that
-        # also BINDs a constant)
+        # also BINDs a constant); the extension that walks the prefix's last step backwards does not end where that
+        # step began (turns_back: its branch names its end ?back, checked where the prefix's nodes are bound)
         branches = [
             "{ { SELECT DISTINCT ?q ?in WHERE { VALUES ?x0 { %s } %s "
-            '{ ?x%d ?q ?y FILTER(!isLiteral(?y) || STR(?y) != "") BIND(false AS ?in) } UNION '
-            "{ ?y ?q ?x%d FILTER(!isLiteral(?x%d)) BIND(true AS ?in) } FILTER(?y != ?x0 && ?q NOT IN (%s)) } } "
+            '{ ?x%d ?q ?y FILTER(!isLiteral(?y) || STR(?y) != "")%s BIND(false AS ?in) } UNION '
+            "{ ?y ?q ?x%d FILTER(!isLiteral(?x%d))%s BIND(true AS ?in) } FILTER(?q NOT IN (%s)%s) } } "
             "BIND(%d AS ?c) }"
-            % (values, pattern, len(prefix), len(prefix), len(prefix), self._not_facts, index)
-            for index, (prefix, pattern) in enumerate(asked)]
+            % (values, pattern, len(prefix), " BIND(?y AS ?back)" if turn and turn[0] else "", len(prefix), len(prefix),
+               " BIND(?y AS ?back)" if turn and not turn[0] else "", self._not_facts,
+               f" && (!BOUND(?back) || ?q != {turn[1]} || ?back != ?x{len(prefix) - 1})" if turn else "", index)
+            for index, (prefix, pattern) in enumerate(asked) for turn in [self._turn_back(prefix)]]
         query = "SELECT ?c ?q ?in WHERE { %s }" % " UNION ".join(branches)
         rows = self.select(query, "?c ?q ?in", f"the relations that extend {len(asked)} relation paths")
         extended: dict[int, set[str]] = {index: set() for index in range(len(asked))}
@@ -523,9 +532,16 @@ class EndpointGraphStore(LazyGraphStore):
         for index, (prefix, _) in enumerate(asked):
             found[prefix] = sorted(self.names.signed_name(signed) for signed in extended[index])
         if self.store_cache is not None:
-            self.store_cache.put_many("extensions", {stored_as[prefix]: sorted(extended[index])
+            self.store_cache.put_many(WALKS_KIND["extensions"], {stored_as[prefix]: sorted(extended[index])
                                                      for index, (prefix, _) in enumerate(asked)})
         return found
+
+    def _turn_back(self, prefix: tuple[str, ...]) -> tuple[bool, str] | None:
+        """The extension of ``prefix`` that walks its last step backwards, for :meth:`walkable_extensions`: whether it
+        is outgoing, and its predicate (SPARQL); None for the empty prefix."""
+        if not prefix:
+            return None
+        return is_inverse(prefix[-1]), sparql_iri(base_relation(self.signed_iri(prefix[-1]) or ""))
 
     def _stored_key(self, starts: Sequence[str], relations: Sequence[str], *bounds: int) -> str:
         """The store cache's key of a question about relation paths: starts, predicate IRIs, bounds (JSON)."""
@@ -624,7 +640,7 @@ class EndpointGraphStore(LazyGraphStore):
             return CompletePaths(complete, {})
         stored_as = {relations: self._stored_key(starts, relations, max_paths, max_partial) for relations, _ in asked}
         if self.store_cache is not None and asked:
-            stored = self.store_cache.get_many("complete_paths", stored_as.values())
+            stored = self.store_cache.get_many(WALKS_KIND["complete_paths"], stored_as.values())
             asked = [(relations, pattern) for relations, pattern in asked if stored_as[relations] not in stored]
             held = {relations: [tuple(nodes) for nodes in stored[key]] for relations, key in stored_as.items()
                     if stored.get(key) is not None}  # null: a cut relation path
@@ -658,7 +674,7 @@ class EndpointGraphStore(LazyGraphStore):
                 self._complete_paths.put((tuple(starts), relations, max_paths, max_partial), node_paths)
         if self.store_cache is not None:
             self.store_cache.put_many(self._label_kind, {**read.labels, **blank_labels})
-            self.store_cache.put_many("complete_paths", {stored_as[relations]: read.paths.get(relations)
+            self.store_cache.put_many(WALKS_KIND["complete_paths"], {stored_as[relations]: read.paths.get(relations)
                                                          for relations, _ in asked})
         return CompletePaths(complete, labels)
 
@@ -704,6 +720,27 @@ class EndpointGraphStore(LazyGraphStore):
         with self._count_lock:
             self._following[signed_iri] = cached
         return cached
+
+    def subjects_per_object(self, iri: str) -> float | None:
+        """The relation index's ratio (:meth:`GraphStore.subjects_per_object`) counted by the endpoint: one query per
+        predicate, kept in the store cache."""
+        with self._count_lock:
+            known = self._shares.get(iri)
+        if known is None and self.store_cache is not None:
+            known = self.store_cache.get("subjects_per_object", iri)
+        if known is None:
+            predicate = sparql_iri(URIRef(iri))
+            query = ("SELECT ?n ?m WHERE { { SELECT (COUNT(DISTINCT ?s) AS ?n) WHERE { ?s %s ?o "
+                     'FILTER(!isLiteral(?o) || STR(?o) != "") } } { SELECT (COUNT(DISTINCT ?o) AS ?m) WHERE { ?s %s ?o '
+                     "FILTER(!isLiteral(?o)) } } }" % (predicate, predicate))
+            rows = self.select(query, "?n ?m", f"how many subjects the objects of {iri} have")
+            subjects, objects = (int(rows[0][0]), int(rows[0][1])) if rows else (0, 0)
+            known = subjects / max(objects, 1)
+            if self.store_cache is not None:
+                self.store_cache.put("subjects_per_object", iri, known)
+        with self._count_lock:
+            self._shares[iri] = known
+        return known
 
     def labelled_nodes(self) -> Iterable[tuple[str, str]]:
         kind = "label_index" if self.naming == DEFAULT_NAMING else f"label_index {self.naming.key}"

@@ -16,7 +16,7 @@ from kg_agent.kg.relation_index import RelationIndex, RelationIndexBuilder
 from kg_agent.kg.sparql import sparql_iri
 from kg_agent.kg.stores.base import SAMPLE_SCAN, WALK_BUDGET, GraphStore, NameLiterals
 from kg_agent.kg.terms import RelationNames, default_label, is_generated_id, is_value, key_term, node_key
-from kg_agent.kg.types import inverse
+from kg_agent.kg.types import inverse, turns_back
 
 
 class ObservedMemory(Memory):
@@ -151,7 +151,8 @@ class MemoryGraphStore(GraphStore):
                             prefixes: Sequence[tuple[str, ...]]) -> dict[tuple[str, ...], list[str]]:
         """The base's answer (every extension judged as :meth:`walkable` judges it, its budget included), with each
         prefix walked once for all its extensions instead of once per extension: the nodes it reaches from each
-        start, with the number of depth-first walks reaching each (what the walk's budget counts)."""
+        start, with the node before each and the number of depth-first walks reaching it (what the walk's budget
+        counts)."""
         following: dict[str, list[str]] = {}  # many prefixes end with the same relation
         found = {}
         for prefix in prefixes:
@@ -163,28 +164,31 @@ class MemoryGraphStore(GraphStore):
 
     def _walkable_after(self, starts: Sequence[str], prefix: tuple[str, ...], options: list[str]) -> list[str]:
         prefix_visits = 0
-        ends: list[tuple[str, dict[str, int]]] = []
+        ends: list[dict[tuple[str, str | None], int]] = []
         for start in starts:
-            layer = {start: 1}  # node -> walks reaching it, none through the start
-            for relation in prefix:
-                reached: dict[str, int] = {}
-                for node, walks in layer.items():
+            layer: dict[tuple[str, str | None], int] = {(start, None): 1}  # (node, the node before) -> walks reaching
+            for depth, relation in enumerate(prefix):
+                back = turns_back(prefix, depth)
+                reached: dict[tuple[str, str | None], int] = {}
+                for (node, before), walks in layer.items():
                     targets = self.edges(node).get(relation, ())
                     prefix_visits += walks * len(targets)
                     for target in targets:
-                        if target != start:
-                            reached[target] = reached.get(target, 0) + walks
+                        if not (back and target == before):  # r then ^r: not back to where r began
+                            reached[target, node] = reached.get((target, node), 0) + walks
                 if prefix_visits > WALK_BUDGET:  # every extension's walk would exceed the budget: walkable
                     return list(options)
                 layer = reached
-            ends.append((start, layer))
+            ends.append(layer)
         visits: dict[str, int] = {}
         walkable: set[str] = set()
-        for start, layer in ends:
-            for node, walks in layer.items():
+        back = inverse(prefix[-1]) if prefix else None  # the extension that walks the last step backwards
+        for layer in ends:
+            for (node, before), walks in layer.items():
                 for relation, targets in self.edges(node).items():
                     visits[relation] = visits.get(relation, 0) + walks * len(targets)
-                    if relation not in walkable and (len(targets) > 1 or (targets and targets[0] != start)):
+                    if relation not in walkable and targets and (relation != back or len(targets) > 1
+                                                                 or targets[0] != before):
                         walkable.add(relation)
         return [rel for rel in options if rel in walkable or prefix_visits + visits.get(rel, 0) > WALK_BUDGET]
 

@@ -28,7 +28,7 @@ from kg_agent.kg.stores.base import (
     split_edges,
 )
 from kg_agent.kg.terms import RelationNames, key_term, node_key
-from kg_agent.kg.types import inverse
+from kg_agent.kg.types import inverse, turns_back
 
 _DEFAULT = ox.DefaultGraph()
 _XSD_STRING = str(XSD.string)
@@ -357,7 +357,8 @@ class OxigraphGraphStore(LazyGraphStore):
 
     def paths_query(self, start: str, relations: Sequence[str]) -> str | None:
         """``SELECT ?x1 ?l1 ... ?xn ?ln``: every path that follows ``relations`` from ``start`` (a constant, as in
-        the store's own query for the plan) and never comes back to it, with the labels of the nodes it reaches,
+        the store's own query for the plan), no step walking the one before it backwards to where that began
+        (:func:`~kg_agent.kg.types.turns_back`), with the labels of the nodes it reaches,
         and every partial path no step extends (each step an ``OPTIONAL`` inside the one before), so that one
         query also counts the partial paths. None when a relation is not in the graph.
 
@@ -375,7 +376,9 @@ class OxigraphGraphStore(LazyGraphStore):
                     step = self.relation_pattern(relations[depth - 1], here, there)
                 except KeyError:
                     return None
-                group = "%s . FILTER(!sameTerm(%s, \x00)) %s" % (step, there, f"OPTIONAL {{ {group} }}" if group else "")
+                before = "\x00" if depth == 2 else f"?x{depth - 2}"  # where the step before began
+                back = " FILTER(!sameTerm(%s, %s))" % (there, before) if turns_back(relations, depth - 1) else ""
+                group = "%s .%s %s" % (step, back, f"OPTIONAL {{ {group} }}" if group else "")
             variables = " ".join(f"?x{i}" for i in range(1, len(relations) + 1))
             parts = ("SELECT %s WHERE { %s }" % (variables, group)).split("\x00")
             with self._lock:
@@ -427,8 +430,8 @@ class OxigraphGraphStore(LazyGraphStore):
         values = " ".join(sparql_term(self.term(key)) for key in starts)
         steps, branches = "", []
         for depth, relation in enumerate(relations, start=1):
-            steps += "%s . FILTER(!sameTerm(?x%d, ?x0)) " % (
-                self.relation_pattern(relation, f"?x{depth - 1}", f"?x{depth}"), depth)
+            steps += "%s . %s" % (self.relation_pattern(relation, f"?x{depth - 1}", f"?x{depth}"),
+                                  f"FILTER(!sameTerm(?x{depth}, ?x{depth - 2})) " if turns_back(relations, depth - 1) else "")
             bound = max_paths if depth == len(relations) else max_partial
             branches.append("{ { SELECT (COUNT(*) AS ?n) WHERE { { SELECT * WHERE { VALUES ?x0 { %s } %s} LIMIT %d } } } "
                             "BIND(%d AS ?d) }" % (values, steps, bound + 1, depth))
@@ -439,7 +442,8 @@ class OxigraphGraphStore(LazyGraphStore):
         return True
 
     def walkable(self, starts: Sequence[str], relations: Sequence[str], *, budget: int = WALK_BUDGET) -> bool:
-        """One ``ASK`` query: the engine stops at the first walk that never comes back to its start."""
+        """One ``ASK`` query: the engine stops at the first walk (no step walking the one before it backwards to where
+        that began)."""
         if any(key.startswith("_:") for key in starts):  # blank nodes cannot be named in a query
             return super().walkable(starts, relations, budget=budget)
         starts = [key for key in starts if self.queryable(key)]
@@ -450,9 +454,10 @@ class OxigraphGraphStore(LazyGraphStore):
         for depth, relation in enumerate(relations, start=1):
             there = f"?x{depth}"
             steps.append(self.relation_pattern(relation, here, there) + " .")
-            filters.append(f"{there} != ?x0")
+            if turns_back(relations, depth - 1):
+                filters.append(f"FILTER(!sameTerm({there}, ?x{depth - 2}))")
             here = there
-        query = "ASK { VALUES ?x0 { %s } %s FILTER(%s) }" % (values, " ".join(steps), " && ".join(filters))
+        query = "ASK { VALUES ?x0 { %s } %s %s }" % (values, " ".join(steps), " ".join(filters))
         try:
             return bool(self.store.query(query))
         except (OSError, RuntimeError, SyntaxError) as exc:

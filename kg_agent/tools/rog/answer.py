@@ -186,6 +186,11 @@ class VoteAnswerer:
         own = {k for k in votes if support[k] and unasked.excluded_walk(support[k][0])}
         ranked = sorted(votes, key=lambda k: (k in own, -evidence.get(k, 0.0), best_rank[k], -votes[k], labels[k], k))
         close = [k for k in ranked if self._close_enough(plans, best_rank[k], top_rank)]
+        # a walk back to the question's own entity ("who did [X] marry" through the marriage, "the child of [X] 's
+        # parent") answers it only when nothing else is kept (PathQuestion, when [X] is the only child the KG gives)
+        topic = {p["start"]["id"] for p in paths if p.get("start")}
+        if any(k not in topic for k in close):
+            close = [k for k in close if k not in topic]
         kept = close[: self.max_answers]
         warnings = ([f"answer: more answers than max_answers={self.max_answers}; kept the first {self.max_answers}, most "
                      "evidence across the plans first"] if len(close) > self.max_answers else [])

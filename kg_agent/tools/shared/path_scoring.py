@@ -40,7 +40,7 @@ from the shared vector cache (``self.vectors``), so every text is embedded once 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property, lru_cache
 from typing import Any
@@ -50,7 +50,7 @@ from langchain_core.embeddings import Embeddings
 
 from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.relation_paths import verbalize_relation, verbalize_relation_path
-from kg_agent.kg.types import base_relation, is_inverse
+from kg_agent.kg.types import base_relation, inverse, is_inverse
 from kg_agent.tools.shared.answer_classes import class_names
 from kg_agent.tools.shared.answer_types import (
     AskedType,
@@ -76,6 +76,9 @@ FUNCTION_WORDS = frozenset({
 ROUND_TRIP_WORDS = frozenset({"same", "share", "shared", "shares", "sharing", "also", "together", "other", "co", "fellow"})
 #: How many tokens from a round-trip word (or apart, for a relation evidenced twice) the relation may be matched.
 ROUND_TRIP_REACH = 4
+#: A relation whose subjects outnumber its objects this many times over has values many things share (a gender, a
+#: nationality, a genre, a year): a round trip through one is asked for only in words ("the same genre as [X]")
+SHARED_VALUE_RATIO = 4.0
 #: Trailing words of a relation name after which the relation's object is the agent, place or time
 #: ("directed_by": the director; "born_in": the place).
 OBJECT_PREPOSITIONS = frozenset({"by", "in", "at", "from", "of", "to", "on"})
@@ -610,6 +613,9 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
         # the KG's classes of the hops' objects that the type noun names ("films" and ``instance of`` *film*)
         named_classes = (class_names(kg, self.vectors).named(parts.asked.noun, {c for k in last_kinds.values() for c in k.classes})
                          if kg is not None and parts.asked.noun else frozenset())
+        # the relations of round trips r, ^r (the only hops it changes)
+        shared = shared_value_relations(kg, {a for path in paths for a, b in zip(path, path[1:]) if b == inverse(a)}
+                                        ) if kg is not None else frozenset()
         scores = []
         for path in paths:
             rows = [row[base_relation(r)] for r in path]
@@ -623,7 +629,7 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
             if unasked:
                 hop_evidence[np.ix_(unasked, noun_columns)] = 0.0
                 hop_unclipped[np.ix_(unasked, noun_columns)] = 0.0
-            total = (self._aligned(parts, path, hop_evidence, typed, slots, hop_unclipped, through)
+            total = (self._aligned(parts, path, hop_evidence, typed, slots, hop_unclipped, through, shared)
                      - self.hop_penalty * (len(path) - 1))
             total += self.type_weight * typed.fit
             last = last_kinds.get(path[-1]) if path else None
@@ -658,10 +664,13 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
 
     def _aligned(self, parts: QuestionParts, path: Sequence[str], evidence: np.ndarray, typed: TypeMatch,
                  slots: np.ndarray | None = None, unclipped: np.ndarray | None = None,
-                 through: frozenset[int] = frozenset()) -> float:
+                 through: frozenset[int] = frozenset(), shared: frozenset[str] = frozenset()) -> float:
         if not parts.phrases or not len(path):
             return 0.0
-        hops, spans = self._assign(parts, path, evidence, typed, evidence if unclipped is None else unclipped, through)
+        round_trip = self._round_trip(parts, path, evidence)
+        # a round trip through values many things share is one phrase only when the question asks for it
+        hops, spans = self._assign(parts, path, evidence, typed, evidence if unclipped is None else unclipped, through,
+                                   unpaired=frozenset() if round_trip > 0 else shared)
         explained, gap, unexplained = (self._explained(parts, evidence, typed, spans, slots) if parts.content_tokens
                                        else (0.0, 0.0, 0))
         # as good as its least evidenced hop, and as the question's least explained relation word
@@ -670,17 +679,20 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
         total -= self.unevidenced_penalty * (sum(h.evidence < self.evidence_floor for h in hops) + unexplained)
         total += self.explained_weight * explained
         total += self.direction_weight * self._direction(parts, path[0], hops[0])
-        total += self.round_trip_weight * self._round_trip(parts, path, evidence)
+        total += self.round_trip_weight * round_trip
         total += self.order_weight * self._order(parts, hops)
         return total
 
     @staticmethod
     def _assign(parts: QuestionParts, path: Sequence[str], evidence: np.ndarray, typed: TypeMatch,
-                unclipped: np.ndarray, through: frozenset[int] = frozenset()) -> tuple[list[HopMatch], list[tuple[int, int] | None]]:
+                unclipped: np.ndarray, through: frozenset[int] = frozenset(),
+                unpaired: frozenset[str] = frozenset()) -> tuple[list[HopMatch], list[tuple[int, int] | None]]:
         """Each hop's phrase: hops take the best-evidenced phrase not already taken by another hop (the strongest
         hop first), so one phrase cannot evidence two hops -- "[X] 's husband 's sex" is not explained by
         ``spouse`` alone, nor "[X] 's wife 's wife" by one ``spouse`` -- except the two hops of a round trip
-        ``r, ^r``, which one phrase asks for ("films that share actors with [X]"), and a hop into unnamed nodes
+        ``r, ^r``, which one phrase asks for ("films that share actors with [X]") unless ``r`` is ``unpaired`` (a
+        relation of values many things share, where the question asks for no round trip: "the sex of [X] 's parent
+        's heir" is no ``gender, ^gender`` read from "sex"), and a hop into unnamed nodes
         (``through``: a Freebase marriage, a Wikidata statement) with the hop out of them, which are one fact
         ("who was [X] married to": ``spouse_s -> marriage.spouse``). The last hop takes the answer
         type's cue instead when the cue evidences it at least as well as any phrase. Returns each hop's match
@@ -706,7 +718,8 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
 
         partner: dict[int, int] = {}  # the two hops of a round trip or a mediator, paired from the entity outwards
         for i in range(1, size):
-            if i - 1 not in partner and (i - 1 in through or (base_relation(path[i]) == base_relation(path[i - 1])
+            if i - 1 not in partner and (i - 1 in through or (base_relation(path[i]) not in unpaired
+                                                               and base_relation(path[i]) == base_relation(path[i - 1])
                                                                and is_inverse(path[i]) != is_inverse(path[i - 1]))):
                 partner[i], partner[i - 1] = i - 1, i
 
@@ -841,6 +854,21 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
         if any(step < -0.5 for step in steps):
             return -1.0
         return 1.0 if all(step > 0.5 for step in steps) else 0.0
+
+
+def shared_value_relations(kg: KnowledgeGraph, relations: Iterable[str]) -> frozenset[str]:
+    """Those of ``relations`` (names) whose subjects outnumber their objects :data:`SHARED_VALUE_RATIO` times over
+    (:meth:`~kg_agent.kg.graph.KnowledgeGraph.subjects_per_object`; PathQuestion: ``gender``, ``nationality``,
+    ``religion``; MetaQA: ``has_genre``, ``release_year``, ``in_language``; not ``directed_by``)."""
+    found = []
+    for name in dict.fromkeys(base_relation(r) for r in relations):
+        try:
+            share = kg.subjects_per_object(name)
+        except Exception:  # a backend that cannot tell: not taken to be one
+            share = None
+        if share is not None and share >= SHARED_VALUE_RATIO:
+            found.append(name)
+    return frozenset(found)
 
 
 def _best_score(done: Sequence[tuple[float, tuple[str, ...]]]) -> float:
