@@ -186,3 +186,27 @@ def test_a_round_trip_through_a_shared_value_is_one_phrase_only_when_asked_for()
     walked, shared = scorer.score(masked, [("parents", "children", "gender"), ("gender", "^gender", "parents")], kg=kg)
     assert walked > shared
     assert top_plan(kg, "who has the same gender as matilda of flanders ?") == ("gender", "^gender")
+
+
+@pytest.mark.parametrize(("question", "gold"), [
+    ("who is the heir of matilda of flanders 's husband ?", ("spouse", "children")),
+    ("what is matilda of flanders 's dad 's heir ?", ("parents", "children")),
+])
+def test_a_relation_word_no_relation_is_clearly_named_by_still_asks_for_a_hop(question, gold):
+    """"heir" names no relation of the KG clearly (MiniLM puts it about as close to ``children`` as to ``spouse``), so
+    it was no relation word, and the plan stopped a hop short of it: "[X] 's husband" alone. A relational noun asks for
+    a hop whatever relation it names: a path that leaves it unexplained falls short of it by the evidence floor, and
+    the hop that takes it counts as evidenced at the floor when its relation is the word's best (PathQuestion's
+    "heir", "darling", "other half")."""
+    kg = kg_from_triples(MORE_GENDERS, name="family, more genders")
+    assert top_plan(kg, question) == gold
+
+
+def test_a_relational_noun_asks_for_its_relation_forwards():
+    """"the son of [X] 's husband" is the husband's ``children``; ``^children`` from him (those whose child he is) reads
+    the noun backwards: it scores ``direction_weight`` below, where before only the verbalised path told them apart."""
+    kg = kg_from_triples(MORE_GENDERS, name="family, more genders")
+    scorer = RelationPathScorer()
+    masked = mask_mentions("who is the son of matilda of flanders 's husband ?", kg.find_entities("matilda of flanders")[:1])
+    forwards, backwards = scorer.score(masked, [("spouse", "children"), ("spouse", "^children")], kg=kg)
+    assert forwards - backwards >= scorer.direction_weight - 0.01

@@ -315,7 +315,9 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
     * ``explained_weight`` — the share of the question's content words some hop explains;
     * ``path_weight`` — the whole verbalised path's cosine with the question;
     * ``evidence_floor`` / ``unevidenced_penalty`` — a hop evidenced less than the floor costs the penalty;
-    * ``direction_weight`` — the first hop's direction agreeing (or not) with the question's wording;
+    * ``direction_weight`` — the first hop's direction agreeing (or not) with the question's wording, and against
+      each hop that walks a noun-named relation backwards where a relational noun asks for it ("[X] 's son" is
+      ``children``, not ``^children``);
     * ``round_trip_weight`` — a round trip ``r, ^r`` when the question asks for one (and against it when not);
     * ``order_weight`` — later hops matched farther from the entity mention;
     * ``hop_penalty`` — per hop beyond the first;
@@ -601,6 +603,8 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
         evidence = np.minimum(1.0, unclipped)
         # how strongly each phrase names some relation of the KG: a content word that does is a hop to walk
         slots = evidence.max(axis=0) if len(names) else np.zeros(len(parts.phrases), dtype=np.float32)
+        # relation words no relation of the KG clearly names ("heir", "darling"): each still asks for a hop
+        unnamed = self._unnamed_relation_words(parts, slots)
         kinds = relation_object_kinds(kg) if kg is not None and (self.type_weight or self.mediator_penalty) else None
         # every last hop profiled at once (two requests to an endpoint)
         # (and every earlier hop, for the mediators a hop walks through)
@@ -629,7 +633,7 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
             if unasked:
                 hop_evidence[np.ix_(unasked, noun_columns)] = 0.0
                 hop_unclipped[np.ix_(unasked, noun_columns)] = 0.0
-            total = (self._aligned(parts, path, hop_evidence, typed, slots, hop_unclipped, through, shared)
+            total = (self._aligned(parts, path, hop_evidence, typed, slots, hop_unclipped, through, shared, unnamed)
                      - self.hop_penalty * (len(path) - 1))
             total += self.type_weight * typed.fit
             last = last_kinds.get(path[-1]) if path else None
@@ -664,21 +668,29 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
 
     def _aligned(self, parts: QuestionParts, path: Sequence[str], evidence: np.ndarray, typed: TypeMatch,
                  slots: np.ndarray | None = None, unclipped: np.ndarray | None = None,
-                 through: frozenset[int] = frozenset(), shared: frozenset[str] = frozenset()) -> float:
+                 through: frozenset[int] = frozenset(), shared: frozenset[str] = frozenset(),
+                 unnamed: Mapping[int, float] | None = None) -> float:
         if not parts.phrases or not len(path):
             return 0.0
         round_trip = self._round_trip(parts, path, evidence)
         # a round trip through values many things share is one phrase only when the question asks for it
         hops, spans = self._assign(parts, path, evidence, typed, evidence if unclipped is None else unclipped, through,
                                    unpaired=frozenset() if round_trip > 0 else shared)
-        explained, gap, unexplained = (self._explained(parts, evidence, typed, spans, slots) if parts.content_tokens
-                                       else (0.0, 0.0, 0))
+        unnamed = unnamed or {}
+        explained, gap, unexplained = (self._explained(parts, evidence, typed, spans, slots, unnamed)
+                                       if parts.content_tokens else (0.0, 0.0, 0))
+        # a hop at a relation word the KG names no relation by clearly is asked for by the word's place: evidenced at
+        # the floor when its relation is the word's best, in proportion below ("heir": ``children`` 0.11, ``spouse``
+        # 0.06 -> 0.5, 0.27)
+        levels = [max(h.evidence, self.evidence_floor * h.evidence / unnamed[span[0]])
+                  if span and span[0] == span[1] and unnamed.get(span[0], 0.0) > 0 else h.evidence
+                  for h, span in zip(hops, spans)]
         # as good as its least evidenced hop, and as the question's least explained relation word
-        coverage = min(min(h.evidence for h in hops), 1.0 - gap)
+        coverage = min(min(levels), 1.0 - gap)
         total = self.coverage_weight * coverage
-        total -= self.unevidenced_penalty * (sum(h.evidence < self.evidence_floor for h in hops) + unexplained)
+        total -= self.unevidenced_penalty * (sum(level < self.evidence_floor for level in levels) + unexplained)
         total += self.explained_weight * explained
-        total += self.direction_weight * self._direction(parts, path[0], hops[0])
+        total += self.direction_weight * (self._direction(parts, path[0], hops[0]) - self._nouns_backwards(parts, path, spans))
         total += self.round_trip_weight * round_trip
         total += self.order_weight * self._order(parts, hops)
         return total
@@ -768,15 +780,37 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
                     taken[token] = i
         return [m for m in matches if m is not None], spans
 
+    def _unnamed_relation_words(self, parts: QuestionParts, slots: np.ndarray) -> dict[int, float]:
+        """``{token: how strongly it names its best relation}`` for the relation words (:attr:`QuestionParts.asks_relation`)
+        that name no relation of the KG as strongly as ``evidence_floor`` ("[X] 's mom 's **heir**", "the wife of [X] 's
+        **darling**": MiniLM puts them about as close to ``children`` as to ``spouse``). Such a word still asks for a hop
+        of its own; only the noun that ends a run of content words counts ("address", not "present", in "[X] 's son
+        present address"), and not the type noun, which names the answer ("what **kind** of film is [X]")."""
+        heads = {}
+        for token, phrase in parts.content_tokens:
+            if not parts.asks_relation[token] or slots[phrase] >= self.evidence_floor:
+                continue
+            if parts.asked.noun and token == parts.asked.position:
+                continue
+            after = parts.tokens[token + 1] if token + 1 < len(parts.tokens) else ""
+            if after and after not in FUNCTION_WORDS and after not in ("s", "of", ENTITY_TOKEN):
+                continue  # a modifier of the noun after it
+            heads[token] = float(slots[phrase])
+        return heads
+
     def _explained(self, parts: QuestionParts, evidence: np.ndarray, typed: TypeMatch,
-                   spans: Sequence[tuple[int, int] | None], slots: np.ndarray | None) -> tuple[float, float, int]:
+                   spans: Sequence[tuple[int, int] | None], slots: np.ndarray | None,
+                   unnamed: Mapping[int, float] | None = None) -> tuple[float, float, int]:
         """The mean, over the question's content-word occurrences, of how well the hop that took the word's place
         evidences it (a word no hop took counts ``unaligned_share`` of its best hop's evidence); and the largest
         shortfall of that against how strongly the word names some relation of the KG (``slots``, per phrase),
         over the words in the place of a relational noun (:meth:`QuestionParts.relational_token`) that name one at
         least ``evidence_floor`` (a noun elsewhere, "which films", "the movie [X]", names a kind of thing): "[X] 's
         husband 's sex" asks for a hop ``spouse`` leaves unexplained ("sex" names ``gender``); and how many of
-        those words the path explains less than ``evidence_floor`` (each costs as much as a hop evidenced less)."""
+        those words the path explains less than ``evidence_floor`` (each costs as much as a hop evidenced less). A
+        relation word that names no relation so strongly (``unnamed``: "heir") and that no hop takes counts the same:
+        a shortfall of ``evidence_floor`` against what is left of it, and one unexplained word; a path one hop short
+        of it no longer beats the one that walks it at the floor."""
         values = []
         gap = 0.0
         unexplained = 0
@@ -793,6 +827,9 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
             if slots is not None and slots[phrase] >= self.evidence_floor and parts.asks_relation[token]:
                 gap = max(gap, float(slots[phrase]) - value)
                 unexplained += value < self.evidence_floor
+            elif unnamed and token in unnamed and not covered:
+                gap = max(gap, self.evidence_floor - value)
+                unexplained += 1
         return sum(values) / len(values), gap, unexplained
 
     # ------------------------------------------------------------------------------------------ structure
@@ -821,6 +858,22 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
         else:
             entity_is_object = False
         return 1.0 if entity_is_object == is_inverse(relation) else -1.0
+
+    @staticmethod
+    def _nouns_backwards(parts: QuestionParts, path: Sequence[str], spans: Sequence[tuple[int, int] | None]) -> int:
+        """How many hops walk a relation named by a noun backwards (``^children``, ``^spouse``, not ``^directed_by``)
+        where a relational noun asks for them ("[X] 's son", "the son of [X]"): English reads "the son of Y" as Y's
+        son, ``children`` from Y; the one whose son Y is would be said with another noun ("the parent of Y")."""
+        count = 0
+        for relation, span in zip(path, spans):
+            if span is None or not is_inverse(relation):
+                continue
+            if not (parts.relational_token(span[0]) and parts.relational_token(span[1])):
+                continue
+            words = relation_words(relation)
+            if words and words[-1] not in OBJECT_PREPOSITIONS and not words[-1].endswith("ed"):  # not "born_in", "directed"
+                count += 1
+        return count
 
     @staticmethod
     def _round_trip(parts: QuestionParts, path: Sequence[str], evidence: np.ndarray) -> float:
