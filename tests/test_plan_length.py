@@ -210,3 +210,16 @@ def test_a_relational_noun_asks_for_its_relation_forwards():
     masked = mask_mentions("who is the son of matilda of flanders 's husband ?", kg.find_entities("matilda of flanders")[:1])
     forwards, backwards = scorer.score(masked, [("spouse", "children"), ("spouse", "^children")], kg=kg)
     assert forwards - backwards >= scorer.direction_weight - 0.01
+
+
+def test_a_question_that_lists_the_answers_values_asks_for_the_relation_with_those_values():
+    """"is [X] 's husband a man or a woman": "man" and "woman" name no relation ("gender" is not said), so the husband
+    alone explained the question. The alternatives are compared with the values each last hop reaches (a sample of its
+    objects' labels): *male* and *female* are ``gender``'s, and the plan walks on to it."""
+    kg = kg_from_triples(MORE_GENDERS, name="family, more genders")
+    assert QuestionParts.of("is [ENT] 's husband a man or a woman ?").choices == ((4, 5), (7, 8))
+    assert QuestionParts.of("what is [ENT] 's husband or wife ?").choices == ()  # not a question listing values
+    assert top_plan(kg, "is matilda of flanders 's husband a man or a woman ?") == ("spouse", "gender")
+    result = create_rog_graph(kg, planner=SimilarityPlanner(kg)).compile().invoke(
+        {"question": "is matilda of flanders 's husband a man or a woman ?"})
+    assert [a["answer"] for a in result["answers"]][:1] == ["male"]

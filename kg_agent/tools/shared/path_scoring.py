@@ -48,6 +48,7 @@ from typing import Any
 import numpy as np
 from langchain_core.embeddings import Embeddings
 
+from kg_agent.kg.errors import KGError
 from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.relation_paths import verbalize_relation, verbalize_relation_path
 from kg_agent.kg.types import base_relation, inverse, is_inverse
@@ -84,6 +85,14 @@ SHARED_VALUE_RATIO = 4.0
 OBJECT_PREPOSITIONS = frozenset({"by", "in", "at", "from", "of", "to", "on"})
 _TOKEN = re.compile(r"\[ent\]|[a-z0-9]+")
 
+
+#: How a question that lists its answer's possible values opens ("is [X] a man or a woman"), and the articles an
+#: alternative may start with
+CHOICE_OPENINGS = frozenset({"is", "was", "are", "were", "does", "did", "do", "has", "have"})
+ARTICLES = frozenset({"a", "an", "the"})
+#: How many of a last relation's objects are compared with the alternatives, and the cosines from none to full
+CHOICE_SAMPLE = 8
+CHOICE_COSINE_RANGE = (0.45, 0.6)
 
 #: The auxiliaries of "what does [X] do".
 DO_AUXILIARIES = frozenset({"do", "does", "did"})
@@ -229,6 +238,21 @@ class QuestionParts:
         distance = at - span[1] if at > span[1] else span[0] - at
         joined = self.tokens[min(span[0], at):max(span[1], at) + 1]  # the phrase, the token and what lies between
         return 0 < distance <= ROUND_TRIP_REACH - 1 and not any(t in ("of", "by", "s", ENTITY_TOKEN) for t in joined)
+
+    @cached_property
+    def choices(self) -> tuple[tuple[int, int], ...]:
+        """The alternatives of a question that lists its answer's possible values ("is [X] 's heir **a man** or **a
+        woman**"): in a question that opens with an auxiliary, the words before and after "or" (an article and a
+        word each); none elsewhere."""
+        tokens = self.tokens
+        if not tokens or tokens[0] not in CHOICE_OPENINGS or "or" not in tokens:
+            return ()
+        at = tokens.index("or")
+        if at < 1 or at + 1 >= len(tokens) or tokens[at - 1] in ("s", ENTITY_TOKEN) or tokens[at + 1] == ENTITY_TOKEN:
+            return ()
+        left = at - 2 if at >= 2 and tokens[at - 2] in ARTICLES else at - 1
+        right = at + 2 if tokens[at + 1] in ARTICLES and at + 2 < len(tokens) else at + 1
+        return (left, at - 1), (at + 1, right)
 
     def relational_token(self, at: int) -> bool:
         """Whether the token stands where English puts a relational noun: in the words after a possessive "'s"
@@ -618,6 +642,8 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
         named_classes = (class_names(kg, self.vectors).named(parts.asked.noun, {c for k in last_kinds.values() for c in k.classes})
                          if kg is not None and parts.asked.noun else frozenset())
         # the relations of round trips r, ^r (the only hops it changes)
+        # "is [X] 's heir a man or a woman": the words of the alternatives evidence a last hop whose values they name
+        choice_columns, choice = self._choice_evidence(parts, kg, {path[-1] for path in paths if path})
         shared = shared_value_relations(kg, {a for path in paths for a, b in zip(path, path[1:]) if b == inverse(a)}
                                         ) if kg is not None else frozenset()
         scores = []
@@ -626,6 +652,9 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
             typed = answer_type_match(parts.asked, path, kinds, named_classes) if kinds is not None else TypeMatch()
             through = frozenset(i for i, r in enumerate(path[:-1]) if r in last_kinds and last_kinds[r].unnamed >= 0.5)
             hop_evidence, hop_unclipped = evidence[rows], unclipped[rows]
+            if choice.get(path[-1], 0.0) > 0:  # the question lists the answer's possible values: the last hop's
+                hop_evidence[-1, choice_columns] = np.maximum(hop_evidence[-1, choice_columns], choice[path[-1]])
+                hop_unclipped[-1, choice_columns] = np.maximum(hop_unclipped[-1, choice_columns], choice[path[-1]])
             # the type noun names the answer, where the path ends: no evidence of an earlier hop ("what films did
             # [X] write" is not ``^director`` by the alias "film director", then ``screenwriter``), nor of a hop to
             # persons that it only modifies
@@ -641,6 +670,32 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
                 total -= self.mediator_penalty
             scores.append(float(total))
         return scores
+
+    def _choice_evidence(self, parts: QuestionParts, kg: KnowledgeGraph | None,
+                         last: set[str]) -> tuple[list[int], dict[str, float]]:
+        """For a question that lists its answer's possible values (:meth:`QuestionParts.choices`): the phrases inside
+        the alternatives, and ``{last relation: how well its values match them}``, the weakest alternative's best
+        MiniLM cosine with the labels of up to :data:`CHOICE_SAMPLE` of the relation's objects, saturated over
+        :data:`CHOICE_COSINE_RANGE` ("a man" 0.63 from *male*, "a woman" 0.67 from *female*: ``gender`` 1.0; a person's
+        name 0.34: 0). "man" and "woman" name no relation, so "[X] 's heir" alone explained the question before."""
+        spans = parts.choices
+        if not spans or kg is None or not last:
+            return [], {}
+        columns = [j for j, (first, end) in enumerate(parts.phrase_spans) if any(a <= first and end <= b for a, b in spans)]
+        if not columns:
+            return [], {}
+        try:
+            ends = kg.sample_ends(sorted(last), CHOICE_SAMPLE)
+        except KGError:  # the values cannot be read: no evidence from them
+            return [], {}
+        alternatives = self.vectors.matrix([" ".join(parts.tokens[a:b + 1]) for a, b in spans])
+        found = {}
+        for relation, ids in ends.items():
+            labels = list(dict.fromkeys(label for label in (kg.label(i) for i in ids) if label))
+            if labels:
+                weakest = float((alternatives @ self.vectors.matrix(labels).T).max(axis=1).min())
+                found[relation] = float(saturated(np.array([weakest]), *CHOICE_COSINE_RANGE)[0])
+        return columns, found
 
     @staticmethod
     def _relation_facts(read: Callable[[str], Any], names: Sequence[str]) -> dict:
