@@ -318,7 +318,8 @@ def test_a_walk_comes_back_by_any_relation_but_the_last_one_walked_backwards(ope
     assert [p.text() for p in back.paths] == ["Night Train -> cast_member -> Bo Chen -> ^P58 -> Night Train"]
     assert [e.id for e in retrieve_paths(kg, [night_train], ["director", "^director"]).answers] == [heat_wave]
     # what the scorer asks of a round trip's relation: its subjects per object (two films, one director)
-    assert kg.subjects_per_object("director") == kg.subjects_per_object("^director") == 2.0
+    assert kg.subjects_per_object(["director", "^director", "cast_member", "no_such"]) == {
+        "director": 2.0, "^director": 2.0, "cast_member": 1.0}
 
 
 def test_a_hub_is_read_within_a_bound_and_the_look_ahead_walks_on_from_it_by_the_relation_index(open_style):

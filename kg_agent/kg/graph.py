@@ -229,12 +229,14 @@ class KnowledgeGraph:
         """Which relation can follow which (:mod:`kg_agent.kg.relation_index`); None when the backend has none."""
         return self.store.relation_index()
 
-    def subjects_per_object(self, relation: str) -> float | None:
-        """How many subjects the relation's objects have on average (inverse prefix ignored): 288 for PathQuestion's
-        ``gender`` (576 persons, 2 values), 2.3 for MetaQA's ``directed_by``; from the relation index, or asked of an
-        endpoint (one query, cached); None for a relation the graph does not have or a backend that cannot tell."""
-        iri = self.store.names.iri(base_relation(relation))
-        return None if iri is None else self.store.subjects_per_object(iri)
+    def subjects_per_object(self, relations: Iterable[str]) -> dict[str, float]:
+        """``{relation: how many subjects its objects have on average}`` (inverse prefix ignored; keyed by the name
+        given): 288 for PathQuestion's ``gender`` (576 persons, 2 values), 2.3 for MetaQA's ``directed_by``; from the
+        relation index, or asked of an endpoint (one query for all, cached). A relation the graph does not have, or
+        a backend that cannot tell, is left out."""
+        iris = {name: iri for name in dict.fromkeys(relations) if (iri := self.store.names.iri(base_relation(name)))}
+        shares = self.store.subjects_per_object(list(dict.fromkeys(iris.values()))) if iris else {}
+        return {name: shares[iri] for name, iri in iris.items() if iri in shares}
 
     def relations_following(self, relation: str) -> list[str]:
         """Relations that some node reached over ``relation`` has (sorted): the relation index's row, or on an

@@ -221,13 +221,14 @@ class GraphStore(ABC):
             return f"{there} {sparql_iri(signed[1:])} {here} . FILTER(!isLiteral({here}))"
         return f'{here} {sparql_iri(signed)} {there} . FILTER(!isLiteral({there}) || STR({there}) != "")'
 
-    def subjects_per_object(self, iri: str) -> float | None:
-        """How many subjects a predicate's objects have on average: the nodes with ``iri`` over the nodes it reaches
-        that a walk goes on from (not literals; at least 1), from the relation index; None without one."""
+    def subjects_per_object(self, iris: Sequence[str]) -> dict[str, float]:
+        """``{predicate IRI: how many subjects its objects have on average}``: the nodes with the predicate over the
+        nodes it reaches that a walk goes on from (not literals; at least 1), from the relation index; empty without
+        one."""
         index = self.relation_index()
         if index is None:
-            return None
-        return index.nodes.get(iri, 0) / max(index.nodes.get("^" + iri, 0), 1)
+            return {}
+        return {iri: index.nodes.get(iri, 0) / max(index.nodes.get("^" + iri, 0), 1) for iri in iris}
 
     def relations_following(self, relation: str) -> list[str]:
         """The relation names that can follow ``relation`` (sorted): :meth:`following` in names."""

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from rdflib import BNode, Graph, Literal, URIRef
 from rdflib.term import Node
 
-from kg_agent.kg.errors import KGQueryError
+from kg_agent.kg.errors import KGError, KGQueryError
 from kg_agent.kg.naming import DEFAULT_NAMING, DOMAIN_PREDICATES, RANGE_PREDICATES, WIKIBASE_PROPERTY_LINKS, Naming
 from kg_agent.kg.request_tally import note_request
 from kg_agent.kg.sparql import check_read_only, sparql_iri, sparql_term
@@ -721,26 +721,39 @@ class EndpointGraphStore(LazyGraphStore):
             self._following[signed_iri] = cached
         return cached
 
-    def subjects_per_object(self, iri: str) -> float | None:
-        """The relation index's ratio (:meth:`GraphStore.subjects_per_object`) counted by the endpoint: one query per
-        predicate, kept in the store cache."""
+    def subjects_per_object(self, iris: Sequence[str]) -> dict[str, float]:
+        """The relation index's ratios (:meth:`GraphStore.subjects_per_object`) counted by the endpoint, every predicate
+        not known yet in one query (two counts each), kept in the store cache; a query that fails counts its
+        predicates as 0 for this client (no value taken to be shared)."""
         with self._count_lock:
-            known = self._shares.get(iri)
-        if known is None and self.store_cache is not None:
-            known = self.store_cache.get("subjects_per_object", iri)
-        if known is None:
-            predicate = sparql_iri(URIRef(iri))
-            query = ("SELECT ?n ?m WHERE { { SELECT (COUNT(DISTINCT ?s) AS ?n) WHERE { ?s %s ?o "
-                     'FILTER(!isLiteral(?o) || STR(?o) != "") } } { SELECT (COUNT(DISTINCT ?o) AS ?m) WHERE { ?s %s ?o '
-                     "FILTER(!isLiteral(?o)) } } }" % (predicate, predicate))
-            rows = self.select(query, "?n ?m", f"how many subjects the objects of {iri} have")
-            subjects, objects = (int(rows[0][0]), int(rows[0][1])) if rows else (0, 0)
-            known = subjects / max(objects, 1)
-            if self.store_cache is not None:
-                self.store_cache.put("subjects_per_object", iri, known)
+            found = {iri: self._shares[iri] for iri in iris if iri in self._shares}
+        todo = [iri for iri in dict.fromkeys(iris) if iri not in found]
+        if todo and self.store_cache is not None:
+            found.update(self.store_cache.get_many("subjects_per_object", todo))
+            todo = [iri for iri in todo if iri not in found]
+        if todo:
+            branches = []
+            for index, iri in enumerate(todo):
+                predicate = sparql_iri(URIRef(iri))
+                branches.append('{ { SELECT (COUNT(DISTINCT ?s) AS ?n) WHERE { ?s %s ?o FILTER(!isLiteral(?o) || STR(?o) != "") } } '
+                                "BIND(%d AS ?c) BIND(0 AS ?k) }" % (predicate, index))
+                branches.append("{ { SELECT (COUNT(DISTINCT ?o) AS ?n) WHERE { ?s %s ?o FILTER(!isLiteral(?o)) } } "
+                                "BIND(%d AS ?c) BIND(1 AS ?k) }" % (predicate, index))
+            try:
+                rows = self.select("SELECT ?c ?k ?n WHERE { %s }" % " UNION ".join(branches), "?c ?k ?n",
+                                   f"how many subjects the objects of {len(todo)} relations have")
+            except KGError:
+                counted = dict.fromkeys(todo, 0.0)
+            else:
+                counts = {(int(c), int(k)): int(n) for c, k, n in rows}
+                counted = {iri: counts.get((index, 0), 0) / max(counts.get((index, 1), 0), 1)
+                           for index, iri in enumerate(todo)}
+                if self.store_cache is not None:
+                    self.store_cache.put_many("subjects_per_object", counted)
+            found.update(counted)
         with self._count_lock:
-            self._shares[iri] = known
-        return known
+            self._shares.update(found)
+        return found
 
     def labelled_nodes(self) -> Iterable[tuple[str, str]]:
         kind = "label_index" if self.naming == DEFAULT_NAMING else f"label_index {self.naming.key}"

@@ -968,15 +968,14 @@ def shared_value_relations(kg: KnowledgeGraph, relations: Iterable[str]) -> froz
     """Those of ``relations`` (names) whose subjects outnumber their objects :data:`SHARED_VALUE_RATIO` times over
     (:meth:`~kg_agent.kg.graph.KnowledgeGraph.subjects_per_object`; PathQuestion: ``gender``, ``nationality``,
     ``religion``; MetaQA: ``has_genre``, ``release_year``, ``in_language``; not ``directed_by``)."""
-    found = []
-    for name in dict.fromkeys(base_relation(r) for r in relations):
-        try:
-            share = kg.subjects_per_object(name)
-        except Exception:  # a backend that cannot tell: not taken to be one
-            share = None
-        if share is not None and share >= SHARED_VALUE_RATIO:
-            found.append(name)
-    return frozenset(found)
+    names = list(dict.fromkeys(base_relation(r) for r in relations))
+    if not names:
+        return frozenset()
+    try:
+        shares = kg.subjects_per_object(names)
+    except KGError:  # a backend that cannot tell: no relation is taken to be one
+        return frozenset()
+    return frozenset(name for name, share in shares.items() if share >= SHARED_VALUE_RATIO)
 
 
 def _best_score(done: Sequence[tuple[float, tuple[str, ...]]]) -> float:
