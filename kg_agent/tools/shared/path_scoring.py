@@ -641,9 +641,9 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
         # the KG's classes of the hops' objects that the type noun names ("films" and ``instance of`` *film*)
         named_classes = (class_names(kg, self.vectors).named(parts.asked.noun, {c for k in last_kinds.values() for c in k.classes})
                          if kg is not None and parts.asked.noun else frozenset())
-        # the relations of round trips r, ^r (the only hops it changes)
         # "is [X] 's heir a man or a woman": the words of the alternatives evidence a last hop whose values they name
         choice_columns, choice = self._choice_evidence(parts, kg, {path[-1] for path in paths if path})
+        # which relations of the round trips r, ^r (the only hops the rule changes) have values many things share
         shared = shared_value_relations(kg, {a for path in paths for a, b in zip(path, path[1:]) if b == inverse(a)}
                                         ) if kg is not None else frozenset()
         scores = []
