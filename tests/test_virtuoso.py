@@ -79,9 +79,14 @@ VOLATILE = {"messages", "started_at"}
 
 def _state(result: dict) -> dict:
     """The whole result state, as JSON (what a caller sees), without the endpoint's request count (a memory KG
-    sends none, so its usage has no ``kg_requests``)."""
+    sends none, so its usage has no ``kg_requests``), plan and answer scores to 4 decimals: MiniLM pads a batch to its
+    longest text, so a path text embedded in another batch (the candidates come in another order) moves a score by
+    float noise (1e-7), which is no difference between backends."""
     state = {k: v for k, v in result.items() if k not in VOLATILE}
     state["usage"] = {k: v for k, v in (state.get("usage") or {}).items() if k != "kg_requests"}
+    for key in ("plans", "answers"):
+        state[key] = [{**item, "score": round(item["score"], 4)} if isinstance(item.get("score"), float) else item
+                      for item in state.get(key) or []]
     return json.loads(json.dumps(state, sort_keys=True))
 
 
