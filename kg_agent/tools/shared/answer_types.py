@@ -220,6 +220,7 @@ class ObjectKinds:
     contained: float = 0.0
     unnamed: float = 0.0
     classes: tuple[str, ...] = ()  # the KG's classes (``rdf:type``, ``instance of``) of at least half the sampled objects
+    values: tuple[str, ...] = ()  # the sampled objects' labels, sorted, each once ("is [X] a man or a woman": *male*, *female*)
 
     @classmethod
     def of(cls, labels: Sequence[str], signatures: Sequence[Sequence[str]],
@@ -254,14 +255,15 @@ class ObjectKinds:
             for name in set(of_object):
                 held[name] = held.get(name, 0) + 1
         common = tuple(sorted(name for name, count in held.items() if 2 * count >= n))
-        return cls(n, sum(times) / n, places / n, persons / n, contained / places if places else 0.0, unnamed, common)
+        return cls(n, sum(times) / n, places / n, persons / n, contained / places if places else 0.0, unnamed, common,
+                   tuple(sorted(set(labels))))
 
 
 
 
 #: The name of the kinds' table in an endpoint's persistent result cache (renamed when :class:`ObjectKinds` gained
-#: ``classes``: kinds stored before hold none).
-OBJECT_KINDS_CACHE = "object_kinds_with_classes"
+#: ``classes``, then ``values``: kinds stored before hold none).
+OBJECT_KINDS_CACHE = "object_kinds_with_values"
 
 
 class RelationObjectKinds:
@@ -291,7 +293,8 @@ class RelationObjectKinds:
         cache = self.kg.result_cache
         if cache is not None and todo:  # an endpoint's persistent cache: a re-run asks the endpoint nothing
             stored = cache.get_many(OBJECT_KINDS_CACHE, todo)
-            found.update({relation: ObjectKinds(**{**kinds, "classes": tuple(kinds.get("classes", ()))})
+            found.update({relation: ObjectKinds(**{**kinds, "classes": tuple(kinds.get("classes", ())),
+                                                   "values": tuple(kinds.get("values", ()))})
                           for relation, kinds in stored.items()})
             todo = [relation for relation in todo if relation not in stored]
         if todo:

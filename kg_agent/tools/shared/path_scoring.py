@@ -51,10 +51,12 @@ from langchain_core.embeddings import Embeddings
 from kg_agent.kg.errors import KGError
 from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.relation_paths import verbalize_relation, verbalize_relation_path
+from kg_agent.kg.terms import UNNAMED
 from kg_agent.kg.types import base_relation, inverse, is_inverse
 from kg_agent.tools.shared.answer_classes import class_names
 from kg_agent.tools.shared.answer_types import (
     AskedType,
+    ObjectKinds,
     TypeMatch,
     answer_type_match,
     persons_named_by_modifier,
@@ -90,8 +92,7 @@ _TOKEN = re.compile(r"\[ent\]|[a-z0-9]+")
 #: alternative may start with
 CHOICE_OPENINGS = frozenset({"is", "was", "are", "were", "does", "did", "do", "has", "have"})
 ARTICLES = frozenset({"a", "an", "the"})
-#: How many of a last relation's objects are compared with the alternatives, and the cosines from none to full
-CHOICE_SAMPLE = 8
+#: The cosines of an alternative with a relation's value from none to full
 CHOICE_COSINE_RANGE = (0.45, 0.6)
 
 #: The auxiliaries of "what does [X] do".
@@ -642,7 +643,8 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
         named_classes = (class_names(kg, self.vectors).named(parts.asked.noun, {c for k in last_kinds.values() for c in k.classes})
                          if kg is not None and parts.asked.noun else frozenset())
         # "is [X] 's heir a man or a woman": the words of the alternatives evidence a last hop whose values they name
-        choice_columns, choice = self._choice_evidence(parts, kg, {path[-1] for path in paths if path})
+        choice_columns, choice = self._choice_evidence(
+            parts, {path[-1]: last_kinds[path[-1]] for path in paths if path and path[-1] in last_kinds})
         # which relations of the round trips r, ^r (the only hops the rule changes) have values many things share
         shared = shared_value_relations(kg, {a for path in paths for a, b in zip(path, path[1:]) if b == inverse(a)}
                                         ) if kg is not None else frozenset()
@@ -671,27 +673,24 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
             scores.append(float(total))
         return scores
 
-    def _choice_evidence(self, parts: QuestionParts, kg: KnowledgeGraph | None,
-                         last: set[str]) -> tuple[list[int], dict[str, float]]:
+    def _choice_evidence(self, parts: QuestionParts,
+                         last_kinds: Mapping[str, ObjectKinds]) -> tuple[list[int], dict[str, float]]:
         """For a question that lists its answer's possible values (:meth:`QuestionParts.choices`): the phrases inside
-        the alternatives, and ``{last relation: how well its values match them}``, the weakest alternative's best
-        MiniLM cosine with the labels of up to :data:`CHOICE_SAMPLE` of the relation's objects, saturated over
-        :data:`CHOICE_COSINE_RANGE` ("a man" 0.63 from *male*, "a woman" 0.67 from *female*: ``gender`` 1.0; a person's
-        name 0.34: 0). "man" and "woman" name no relation, so "[X] 's heir" alone explained the question before."""
+        the alternatives, and ``{relation: how well its values match them}``, the weakest alternative's best MiniLM
+        cosine with the labels of the relation's sampled objects (``ObjectKinds.values``, read by the answer-type
+        profile), saturated over :data:`CHOICE_COSINE_RANGE` ("a man" 0.63 from *male*, "a woman" 0.67 from *female*:
+        ``gender`` 1.0; a person's name 0.34: 0). "man" and "woman" name no relation, so "[X] 's heir" alone explained
+        the question before."""
         spans = parts.choices
-        if not spans or kg is None or not last:
+        if not spans or not last_kinds:
             return [], {}
         columns = [j for j, (first, end) in enumerate(parts.phrase_spans) if any(a <= first and end <= b for a, b in spans)]
         if not columns:
             return [], {}
-        try:
-            ends = kg.sample_ends(sorted(last), CHOICE_SAMPLE)
-        except KGError:  # the values cannot be read: no evidence from them
-            return [], {}
         alternatives = self.vectors.matrix([" ".join(parts.tokens[a:b + 1]) for a, b in spans])
         found = {}
-        for relation, ids in ends.items():
-            labels = list(dict.fromkeys(label for label in (kg.label(i) for i in ids) if label))
+        for relation, kinds in last_kinds.items():
+            labels = [label for label in kinds.values if label != UNNAMED]
             if labels:
                 weakest = float((alternatives @ self.vectors.matrix(labels).T).max(axis=1).min())
                 found[relation] = float(saturated(np.array([weakest]), *CHOICE_COSINE_RANGE)[0])
