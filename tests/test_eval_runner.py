@@ -243,6 +243,23 @@ def test_cli_eval_and_report(questions, tmp_path, capsys):
     assert saved["n"] + saved["config"]["train_questions"] == len(questions)
     assert saved["config"]["dropped_train_overlap"] == 0
 
+    # the rest of a set whose seeded samples were read while tuning: exactly the questions neither sample evaluates
+    picked = {}
+    for seed in (0, 1):
+        out = tmp_path / f"sample{seed}.json"
+        assert main(["eval", "jsonl", "--questions", str(data), "--sample", "3", "--seed", str(seed), "--method",
+                     "ceiling", "--out", str(out), "--no-progress"]) == 0
+        picked[seed] = {q["id"] for q in json.loads(out.read_text())["per_question"]}
+    rest = tmp_path / "rest.json"
+    assert main(["eval", "jsonl", "--questions", str(data), "--leave-out", "3:0", "--leave-out", "3:1", "--method",
+                 "ceiling", "--out", str(rest), "--no-progress"]) == 0
+    saved = json.loads(rest.read_text())
+    assert {q["id"] for q in saved["per_question"]} == {q.id for q in questions} - picked[0] - picked[1]
+    assert picked[0] != picked[1] and saved["config"]["left_out_samples"] == ["3:0", "3:1"]
+    with pytest.raises(SystemExit):
+        main(["eval", "jsonl", "--questions", str(data), "--leave-out", "3", "--out", str(rest)])
+    assert "expected N:SEED" in capsys.readouterr().err
+
     capsys.readouterr()
     png = tmp_path / "chart.png"
     assert main(["report", str(ceiling), str(rog), "--png", str(png)]) == 0

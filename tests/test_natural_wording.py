@@ -62,12 +62,29 @@ def test_no_run_of_name_words_no_mask(question, label):
 
 @pytest.mark.parametrize(("question", "reads"), [
     ("what does [ent] do for a living", "what does [ent] occupation for a living"),
-    ("what did [ent] do before he was president", "what did [ent] occupation before he was president"),
+    ("what did [ent] do before he was president", "what did [ent] occupation when he was president"),
     ("what does [ent] 's daughter do", "what does [ent] s daughter occupation"),
 ])
 def test_what_does_x_do_reads_as_occupation(question, reads):
     tokens = tuple(question.replace("'", " ").split())
     assert " ".join(read_idioms(tokens)) == reads
+
+
+@pytest.mark.parametrize(("question", "reads"), [
+    ("who was vice president after [ent] died", "who was vice president when [ent] died"),
+    ("who ruled before she was born", "who ruled when she was born"),
+    ("who is before [ent]", "who is before [ent]"),  # DBpedia's ``before``: a preposition before a noun phrase
+    ("who is before the successor of [ent]", "who is before the successor of [ent]"),
+    ("who reigned after [ent] 's death", "who reigned after [ent] s death"),
+])
+def test_a_word_opening_a_clause_of_time_names_no_hop(question, reads):
+    """"after [X] died" constrains the answer by a time; it does not ask for Freebase's ``named_after`` (WebQSP's
+    "who was vice president after kennedy died" planned ``^to_president, ^vice_president, named_after``: "vice",
+    "president" and "after" each evidenced a hop at full strength)."""
+    tokens = tuple(question.replace("'", " ").split())
+    assert " ".join(read_idioms(tokens)) == reads
+    if reads != " ".join(tokens):
+        assert "after" not in QuestionParts.of(question).phrases and "before" not in QuestionParts.of(question).phrases
 
 
 @pytest.mark.parametrize("question", ["what to do today in [ent] with kids", "what did [ent] direct",

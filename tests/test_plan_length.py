@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import pytest
 
-from kg_agent.graphs import create_rog_graph
+from kg_agent.graphs import create_rog_graph, create_tog_graph, create_tog_i_graph
 from kg_agent.kg import kg_from_triples
 from kg_agent.tools.rog.plan import SimilarityPlanner
 from kg_agent.tools.shared.path_scoring import QuestionParts, RelationPathScorer
@@ -169,6 +169,20 @@ def test_a_walk_back_through_the_topic_is_planned_and_answered(question, gold, a
     assert top_plan(kg, question) == gold
     result = create_rog_graph(kg, planner=SimilarityPlanner(kg)).compile().invoke({"question": question})
     assert [a["answer"] for a in result["answers"]][:1] == [answer]
+
+
+@pytest.mark.parametrize("factory", [create_tog_graph, create_tog_i_graph])
+@pytest.mark.parametrize("question", ["what is the gender of matilda of flanders 's father 's child ?",
+                                      "what is the sex of matilda of flanders 's dad 's kid ?"])
+def test_tog_walks_back_through_the_topic_as_rog_does(factory, question):
+    """ToG's chains follow RoG's walk rule (a step never walks the one before it straight back, otherwise a chain may
+    come back): ``parents, children`` returns to Matilda and the beam goes on to her gender. Before, a chain never
+    revisited an entity, so offline ToG and ToG-I answered "male" (the gender of her son's other parent)."""
+    kg = kg_from_triples(MORE_GENDERS, name="family, more genders")
+    result = factory(kg).compile().invoke({"question": question})
+    assert [a["answer"] for a in result["answers"]][:1] == ["female"]
+    assert any(c["text"].startswith("matilda of flanders -> parents -> baldwin v count of flanders -> children -> "
+                                    "matilda of flanders") for c in result["chains"])
 
 
 def test_a_round_trip_through_a_shared_value_is_one_phrase_only_when_asked_for():

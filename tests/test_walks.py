@@ -40,6 +40,7 @@ def test_a_walk_is_plain_json_and_reads_back_as_itself():
     assert Walk.from_dict(data) == walk
     assert Walk.of(Path(FORREST, (DIRECTED,))).to_dict() == Path(FORREST, (DIRECTED,)).to_dict()  # a bare path: its dict
     assert walk.end == ZEMECKIS and walk.relations == ("directed_by",) and walk.entity_ids == {"m:fg", "p:rz"}
+    assert walk.denied("^directed_by") == "m:fg" and walk.denied("directed_by") is None and Walk(FORREST).denied("x") is None
     assert Walk(FORREST).end == FORREST and Walk(FORREST).text() == "Forrest Gump"
 
 

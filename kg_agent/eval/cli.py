@@ -61,6 +61,9 @@ def register(subparsers) -> None:
     ev.add_argument("--sample", type=int, default=None, metavar="N",
                     help="evaluate a seeded random sample of N questions from each --questions file")
     ev.add_argument("--seed", type=int, default=0, help="seed for --sample, --train-sample and --split-train (default 0)")
+    ev.add_argument("--leave-out", action="append", default=[], metavar="N:SEED", type=_sample_spec,
+                    help="leave out of each --questions file the N questions that --sample N --seed SEED evaluates "
+                    "(repeatable), before any --sample: report on the rest of a set whose samples were read while tuning")
     ev.add_argument("--train", action="append", default=[], metavar="FILE",
                     help="training questions for RoG's exemplar planner and, with --model, the examples of its LLM planner's "
                     "prompt (repeatable; same format as the questions, .jsonl files as generic JSONL)")
@@ -95,6 +98,15 @@ def register(subparsers) -> None:
 
 
 # --------------------------------------------------------------------------------------------- eval
+
+
+def _sample_spec(text: str) -> tuple[int, int]:
+    """``N:SEED`` as ``(N, SEED)``: a seeded sample (``--leave-out``)."""
+    size, _, seed = text.partition(":")
+    try:
+        return int(size), int(seed)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected N:SEED (two integers, e.g. 100:0), got {text!r}") from None
 
 
 def _aligned(values: list[str], files: list[str], option: str, files_option: str) -> list[str | None]:
@@ -157,9 +169,13 @@ def build_question_sets(args: argparse.Namespace) -> tuple[list[Question], list[
                   + (f" ({', '.join(q.id for q in questions if q not in answerable)})" if 0 < dropped <= 10 else ""))
             notes["dropped_unanswerable"] = notes.get("dropped_unanswerable", 0) + dropped
             questions = answerable
+        read = {_key(q) for size, seed in getattr(args, "leave_out", ()) for q in sample_questions(questions, size, seed=seed)}
+        questions = [q for q in questions if _key(q) not in read]
         if args.sample is not None:
             questions = sample_questions(questions, args.sample, seed=args.seed)
         eval_qs.extend(questions)
+    if getattr(args, "leave_out", None):
+        notes["left_out_samples"] = [f"{size}:{seed}" for size, seed in args.leave_out]
     for file, idx in zip(args.train, _aligned(args.train_only_lines, args.train, "--train-only-lines", "--train")):
         questions = _load(args.kind, file, idx, train=True)
         if args.train_sample is not None:

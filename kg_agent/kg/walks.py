@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from kg_agent.kg.types import Entity, Path, Triple
+from kg_agent.kg.types import Entity, Path, Triple, inverse
 
 #: The keys :meth:`Walk.to_dict` writes itself; any other key of a walk's dict is one of its ``details``.
 WALK_KEYS = ("text", "start", "steps", "score", "scores", "depth", "round")
@@ -59,6 +59,13 @@ class Walk:
     def entity_ids(self) -> set[str]:
         """The ids of the entities on the walk (its start and every step's tail)."""
         return {self.start.id, *(step.tail.id for step in self.steps)}
+
+    def denied(self, relation: str) -> str | None:
+        """The id of the node a next step along ``relation`` may not reach: where the last step began, when
+        ``relation`` walks it backwards (:func:`~kg_agent.kg.types.turns_back`); otherwise ``None``."""
+        if self.steps and relation == inverse(self.steps[-1].relation):
+            return self.steps[-1].head.id
+        return None
 
     @staticmethod
     def end_of(data: Mapping[str, Any]) -> dict:

@@ -26,7 +26,8 @@ evidenced by some phrase of the question, and how much of the question the path 
   relation's *subject* is ("original language **of film or TV show**") nor by a word that only modifies the name
   of a relation to persons ("**film** director"): "what films did [X] direct" stops at the films;
 * **idioms** (:func:`read_idioms`): a verb of no content that English uses to ask for a relation reads as the noun
-  it means: "what does [X] do (for a living)" asks for [X]'s occupation;
+  it means: "what does [X] do (for a living)" asks for [X]'s occupation; a word opening a clause of time ("after [X]
+  died") names no hop;
 * the whole verbalised path's cosine with the question (``path_weight``), and ``hop_penalty`` per extra hop,
   break ties towards short paths.
 
@@ -101,11 +102,25 @@ DO_AUXILIARIES = frozenset({"do", "does", "did"})
 DO_MEANS = "occupation"
 
 
+#: Words that open a clause of time when a subject and its verb follow ("after [X] died"); before a noun phrase
+#: they are prepositions, which DBpedia names relations by ("who is before [X]": ``dbp:before``).
+TIME_CLAUSE_OPENERS = frozenset({"after", "before", "since", "until", "till", "once", "while"})
+#: Subjects of such a clause: the entity or a personal pronoun.
+CLAUSE_SUBJECTS = frozenset({ENTITY_TOKEN, "he", "she", "they", "we", "i", "you", "it"})
+#: Words after the subject that make it a noun phrase, not a clause ("after [X] 's death", "before [X] and [Y]").
+NO_VERB_AFTER = frozenset({"s", "of", "and", "or", "in", "on", "at", "to", "by", "for", "with", "from"})
+
+
 def read_idioms(tokens: tuple[str, ...]) -> tuple[str, ...]:
     """The question's tokens with an idiom that names a relation by a verb of no content read as the noun it means:
     "what does [X] do (for a living)" and "what did [X] do before ..." ask for [X]'s occupation, so that "do" reads
     as "occupation" (the main verb "do" after "what" + an auxiliary + the subject; not "what to do in [X]", which
-    has no subject, nor the auxiliary itself)."""
+    has no subject, nor the auxiliary itself). A word that opens a clause of time ("who was vice president **after**
+    [X] died", :data:`TIME_CLAUSE_OPENERS`) reads as "when": it constrains the answer and names no hop (not Freebase's
+    ``named_after``); before a noun phrase ("who is after [X] 's reign", "before the successor of [X]") it stays."""
+    tokens = tuple("when" if token in TIME_CLAUSE_OPENERS and at + 2 < len(tokens) and tokens[at + 1] in CLAUSE_SUBJECTS
+                   and tokens[at + 2] not in NO_VERB_AFTER else token
+                   for at, token in enumerate(tokens))
     for start, token in enumerate(tokens[:-2]):
         if token != "what" or tokens[start + 1] not in DO_AUXILIARIES:
             continue

@@ -1,9 +1,11 @@
 """Think-on-Graph's *entity pruning* step, shared by ToG and ToG-I; also the chain value helpers.
 
 For each (chain, relation) pair kept by relation pruning, the candidate tail entities are the relation's
-neighbours of the chain's last entity, minus the entities already on that chain (so a chain never walks
-back to an entity it visited: ``Robert Zemeckis -^directed_by->`` offers his other films, not the one the
-chain came from). Large candidate sets are capped deterministically: sorted by (label, id), the first
+neighbours of the chain's last entity, except where the chain's last step began when the relation walks that step
+backwards (:meth:`~kg_agent.kg.walks.Walk.denied`: ``Robert Zemeckis -^directed_by->`` offers his other films, not
+the one the chain came from). Otherwise a chain may come back to an entity it visited, as RoG's reasoning paths do
+(:func:`~kg_agent.kg.types.turns_back`): "the gender of the parent of [X]'s son" walks ``children, parents`` back
+to [X] and [X]'s partner. Large candidate sets are capped deterministically: sorted by (label, id), the first
 ``max_candidates`` kept, with a warning (ToG samples randomly). A decider scores the candidates; a triple's
 score is relation score x entity score; the global top-``W`` triples extend their chains (ToG's beam).
 
@@ -148,7 +150,7 @@ class PathEntityScorer:
             return ScoredOutcome([], source=self.name)
         texts = dict(decided(self.text.score_entities, question, entity, relation, candidates, guidance=guidance).items)
         path = (*prefix, relation)
-        scores = self.paths.best_scores(guided_query(question), [Branch(path, [c.id], {entity.id, c.id}) for c in candidates])
+        scores = self.paths.best_scores(guided_query(question), [Branch(path, [c.id], entity.id) for c in candidates])
         best = max(scores)
         weights = [(c.id, round(float(np.exp((s - best) / self.paths.temperature)) * texts.get(c.id, 0.0), 6))
                    for c, s in zip(candidates, scores)]
@@ -240,10 +242,12 @@ class LLMEntityScorer(LLMDecider):
 
 # ---------------------------------------------------------------------------------------------- node
 def candidate_entities(kg: KnowledgeGraph, chain: dict, relation: str, *, max_candidates: int) -> tuple[list[Entity], int, int]:
-    """``(candidates, total, revisits)``: neighbours not yet on the chain, sorted by (label, id), capped."""
-    on_chain = Walk.from_dict(chain).entity_ids
-    ids = kg.neighbors(Walk.from_dict(chain).end.id, relation)
-    fresh = [i for i in dict.fromkeys(ids) if i not in on_chain]
+    """``(candidates, total, revisits)``: the neighbours the chain may step to (not back where its last step began
+    when ``relation`` walks that step backwards: :meth:`Walk.denied`), sorted by (label, id), capped."""
+    walk = Walk.from_dict(chain)
+    denied = walk.denied(relation)
+    ids = kg.neighbors(walk.end.id, relation)
+    fresh = [i for i in dict.fromkeys(ids) if i != denied]
     entities = sorted((Entity(i, kg.label(i) or i) for i in fresh), key=lambda e: (e.label, e.id))
     return entities[:max_candidates], len(entities), len(ids) - len(fresh)
 
@@ -273,7 +277,7 @@ def plan_entity_scoring(state: dict, *, kg: KnowledgeGraph, scorer: EntityScorer
             scoring.warnings.append(f"prune_entities: {head.label} -{relation}-> has {total} candidate entities; "
                                     f"scoring the first {len(candidates)} by label")
         if not candidates:
-            why = " (all already on the chain)" if revisits else ""
+            why = " (only back where the chain came from)" if revisits else ""
             scoring.warnings.append(f"prune_entities: {head.label} -{relation}-> leads to no new entity{why}")
             continue
         scoring.warnings.append(len(scoring.requests))

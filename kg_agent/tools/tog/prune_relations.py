@@ -36,7 +36,7 @@ from langchain_core.embeddings import Embeddings
 from langchain_core.language_models import BaseChatModel
 
 from kg_agent.kg.graph import KnowledgeGraph
-from kg_agent.kg.types import Entity
+from kg_agent.kg.types import Entity, inverse
 from kg_agent.kg.walks import Walk
 from kg_agent.llm.parsing import parse_scored_items
 from kg_agent.llm.usage import merge_usage
@@ -87,13 +87,14 @@ class RelationPruner(Decider, Protocol):
 LOOKAHEAD_TARGETS = 1000
 
 
-def relation_walks(kg: KnowledgeGraph, nodes: Sequence[str], steps: int, *, on_chain: set[str], sample: int,
+def relation_walks(kg: KnowledgeGraph, nodes: Sequence[str], steps: int, *, sample: int,
                    ignored_relations: Sequence[str], max_paths: int, reached_over: str | None = None,
-                   wide: bool = False) -> list[tuple[str, ...]]:
+                   came_from: str | None = None, wide: bool = False) -> list[tuple[str, ...]]:
     """The relation paths of 1..``steps`` relations walkable from ``nodes`` (at most ``sample`` nodes and
-    neighbours per step, never back to ``on_chain``), shortest first, at most ``max_paths``.
+    neighbours per step), shortest first, at most ``max_paths``. A step never walks the step before it backwards
+    to where that began (:func:`~kg_agent.kg.types.turns_back`, as RoG's paths): otherwise a walk may come back.
 
-    ``reached_over``: the relation that reached ``nodes``; ``wide``: it has more than :data:`LOOKAHEAD_TARGETS`
+    ``reached_over``: the relation that reached ``nodes`` from ``came_from``; ``wide``: it has more than :data:`LOOKAHEAD_TARGETS`
     targets there, left unread, so the first step also takes the relations that can follow it. A relation with more
     than :data:`LOOKAHEAD_TARGETS` targets at a node is walked on the same way. A walk ends at a class (none starts
     from nodes reached over ``instance of``): its members (Wikidata's human: millions) are no step of a fact about the
@@ -103,14 +104,17 @@ def relation_walks(kg: KnowledgeGraph, nodes: Sequence[str], steps: int, *, on_c
     if reached_over in into_class:
         return []
     paths: list[tuple[str, ...]] = []
-    # each branch: the relations walked, the nodes reached, and the relation whose unread targets it also stands for
-    layer: list[tuple[tuple[str, ...], list[str], str | None]] = [((), list(nodes), reached_over if wide else None)]
+    # each branch: the relations walked, the (node, node it came from) pairs reached, and the relation whose unread
+    # targets it also stands for
+    layer: list[tuple[tuple[str, ...], list[tuple[str, str | None]], str | None]] = [
+        ((), [(node, came_from) for node in nodes], reached_over if wide else None)]
     for _step in range(steps):
         next_layer = []
         for walked, reached, unread in layer:
-            options: dict[str, set[str]] = {}
+            last = walked[-1] if walked else reached_over
+            options: dict[str, set[tuple[str, str | None]]] = {}
             wide_here: set[str] = set()
-            for node in reached[:sample]:
+            for node, before in reached[:sample]:
                 edges = kg.bounded_edges(node, LOOKAHEAD_TARGETS)
                 relations, _ = filter_relations([*edges.targets, *edges.wide], ignored_relations)
                 for relation in relations:
@@ -120,7 +124,8 @@ def relation_walks(kg: KnowledgeGraph, nodes: Sequence[str], steps: int, *, on_c
                         options.setdefault(relation, set())
                         wide_here.add(relation)
                         continue
-                    fresh = [n for n in edges.targets[relation][:sample] if n not in on_chain]
+                    denied = before if last is not None and relation == inverse(last) else None
+                    fresh = [(n, node) for n in edges.targets[relation][:sample] if n != denied]
                     if fresh:
                         options.setdefault(relation, set()).update(fresh)
             if unread is not None:
@@ -141,12 +146,12 @@ def relation_walks(kg: KnowledgeGraph, nodes: Sequence[str], steps: int, *, on_c
 
 class Branch(NamedTuple):
     """A relation path scored with its look ahead (:meth:`SimilarityRelationPruner.best_scores`): the ``path``, the
-    ``nodes`` it reached (at most ``sample``), the nodes the look ahead never walks back to (``on_chain``), and whether
-    the path's last relation has more targets than the look ahead reads (``wide``: :func:`relation_walks`)."""
+    ``nodes`` its last relation reached (at most ``sample``) from the node ``came_from``, and whether that relation
+    has more targets there than the look ahead reads (``wide``: :func:`relation_walks`)."""
 
     path: tuple[str, ...]
     nodes: Sequence[str]
-    on_chain: set[str]
+    came_from: str | None
     wide: bool = False
 
 
@@ -212,11 +217,11 @@ class SimilarityRelationPruner:
         relations walkable from the nodes it reached (at most ``max_hops``); with ``ranked=k``, exact for the ``k``
         best branches only (:meth:`RelationPathScorer.best_of`)."""
         candidates = []
-        for path, nodes, on_chain, wide in branches:
+        for path, nodes, came_from, wide in branches:
             steps = self.lookahead if self.max_hops is None else min(self.lookahead, self.max_hops - len(path))
-            walks = relation_walks(self.kg, nodes, steps, on_chain=on_chain, sample=self.sample,
-                                   ignored_relations=self.ignored_relations, max_paths=self.max_completions,
-                                   reached_over=path[-1] if path else None, wide=wide) if steps > 0 else []
+            walks = relation_walks(self.kg, nodes, steps, sample=self.sample, ignored_relations=self.ignored_relations,
+                                   max_paths=self.max_completions, reached_over=path[-1] if path else None,
+                                   came_from=came_from, wide=wide) if steps > 0 else []
             candidates.append([path, *((*path, *walk) for walk in walks)])
         # branches share completions: each scored once
         return self.scorer.best_of(query, candidates, kg=self.kg, ranked=ranked)
@@ -227,8 +232,8 @@ class SimilarityRelationPruner:
         ``ranked=k``, exact for the ``k`` best relations only (the others score lower)."""
         edges = self.kg.bounded_edges(entity.id, LOOKAHEAD_TARGETS)
         return self.best_scores(query, ranked=ranked, branches=[
-            Branch((*prefix, relation), [n for n in edges.targets.get(relation, ())[: self.sample] if n != entity.id],
-                   {entity.id}, wide=relation in edges.wide)
+            Branch((*prefix, relation), edges.targets.get(relation, ())[: self.sample], entity.id,
+                   wide=relation in edges.wide)
             for relation in relations
         ])
 
@@ -370,8 +375,8 @@ def plan_relation_scoring(state: dict, *, kg: KnowledgeGraph, pruner: RelationPr
         entity = Walk.from_dict(chain).end
         edges = kg.bounded_edges(entity.id, LOOKAHEAD_TARGETS)  # a hub's wide relations lead on (more targets than the chain)
         relations, dropped = filter_relations(sorted([*edges.targets, *edges.wide]), ignored_relations)
-        on_chain = Walk.from_dict(chain).entity_ids
-        relations = [r for r in relations if r in edges.wide or any(n not in on_chain for n in edges.targets[r])]  # not only back
+        walk = Walk.from_dict(chain)
+        relations = [r for r in relations if r in edges.wide or any(n != walk.denied(r) for n in edges.targets[r])]  # not only back
         if not relations:
             note = f" ({len(dropped)} bookkeeping relation(s) ignored)" if dropped else ""
             warnings.append(f"prune_relations: no relation leads on from {entity.label}, so this path ends there{note}")
@@ -423,7 +428,8 @@ def prune_relations_steps(
 ):
     """Graph node (as steps): score ``W`` relations per frontier chain; keep the global top-``W`` (chain, relation) pairs.
 
-    Relations that lead only back to entities already on the chain are not offered. Writes
+    Relations that lead only straight back where the chain's last step began (:meth:`Walk.denied`) are not
+    offered. Writes
     ``candidate_relations``: ``[{"chain": frontier index, "entity", "relation", "relation_score", "score"}]``
     (``score`` = relation score x the chain's score, the ranking used for the global top-``W``); sets
     ``stop_reason="no_relations"`` when no frontier entity has a usable relation. One LLM call per frontier

@@ -116,9 +116,10 @@ class ScoreVerifier:
         Returned as single "relations" (the whole path joined) so one similarity call ranks them all.
         """
         walk = Walk.from_dict(chain)
-        walks = relation_walks(self.kg, [walk.end.id], self.lookahead, on_chain=walk.entity_ids, sample=self.sample,
+        walks = relation_walks(self.kg, [walk.end.id], self.lookahead, sample=self.sample,
                                ignored_relations=self.ignored_relations, max_paths=self.max_extensions,
-                               reached_over=walk.relations[-1] if walk.relations else None)
+                               reached_over=walk.relations[-1] if walk.relations else None,
+                               came_from=walk.steps[-1].head.id if walk.steps else None)
         return [_joined((*walk.relations, *more)) for more in walks]
 
     def verify(self, question, chains, *, depth) -> VerifyOutcome:
