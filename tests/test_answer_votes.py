@@ -128,3 +128,13 @@ def test_a_walk_back_to_the_topic_answers_only_when_nothing_else_is_reached():
     assert [a["answer"] for a in VoteAnswerer().answer("q", both, plans).answers] == ["pat"]
     alone = [path(0, "shuja", "jahan", "shuja")]
     assert [a["answer"] for a in VoteAnswerer().answer("q", alone, plans).answers] == ["shuja"]
+
+
+def test_a_walk_back_to_an_entity_it_passed_answers_only_when_nothing_else_is_reached():
+    """"Who is the spouse of the director of [X]" through a Freebase marriage reaches the director again as well as
+    the spouse: an entity the path passed before is an answer only when nothing else is kept. Before, only the
+    question's own entity was set aside, and the director and the spouse tied (broken by label)."""
+    plans = [{"relations": ["r0", "r0", "r0"], "score": 1.0}]
+    both = [path(0, "heat", "quist", "marriage", "quist"), path(0, "heat", "quist", "marriage", "hollis")]
+    assert [a["answer"] for a in VoteAnswerer().answer("q", both, plans).answers] == ["hollis"]
+    assert [a["answer"] for a in VoteAnswerer().answer("q", both[:1], plans).answers] == ["quist"]

@@ -293,6 +293,36 @@ def test_a_chain_may_come_back_to_its_start_but_never_straight_back_along_its_la
             assert not (step["relation"] == "^" + before["relation"] and step["tail"] == before["head"]), chain["text"]
 
 
+FB = "http://rdf.freebase.com/ns/"
+
+
+@pytest.mark.parametrize("factory", ["tog", "tog_i", "rog"])
+def test_the_spouse_through_a_marriage_is_not_the_person_the_walk_came_from(tmp_path, factory):
+    """A Freebase marriage is one unnamed node for one n-ary fact: from it, ``people.marriage.spouse`` leads to both
+    partners. A ToG chain never steps out of an unnamed node back to where it entered it (``Walk.denied``), and RoG's
+    answer step sets an entity its path passed before aside while anything else is reached, so "the spouse of the
+    director of X" is not the director (the rdf_styles Freebase KG: ToG and ToG-I answered him once chains could
+    come back to an entity)."""
+    from kg_agent.graphs import create_rog_graph, create_tog_i_graph
+    from kg_agent.kg import load_kg
+
+    def fact(s, p, o):
+        return f"<{FB}{s}> <{FB}{p}> {o} .\n"
+
+    text = "".join([fact("m.film", "type.object.name", '"The Crimson Bridge"@en'),
+                    fact("m.quist", "type.object.name", '"Jules Quist"@en'), fact("m.hollis", "type.object.name", '"Jules Hollis"@en'),
+                    fact("m.film", "film.film.directed_by", f"<{FB}m.quist>"), fact("m.quist", "film.director.film", f"<{FB}m.film>"),
+                    fact("m.quist", "people.person.spouse_s", f"<{FB}m.0marriage>"),
+                    fact("m.hollis", "people.person.spouse_s", f"<{FB}m.0marriage>"),
+                    fact("m.0marriage", "people.marriage.spouse", f"<{FB}m.quist>"),
+                    fact("m.0marriage", "people.marriage.spouse", f"<{FB}m.hollis>")])
+    (tmp_path / "fb.nt").write_text(text, encoding="utf-8")
+    kg = load_kg(tmp_path / "fb.nt")
+    build = {"tog": create_tog_graph, "tog_i": create_tog_i_graph, "rog": create_rog_graph}[factory]
+    result = build(kg).compile().invoke({"question": "who is the spouse of the director of The Crimson Bridge"})
+    assert [a["answer"] for a in result["answers"]] == ["Jules Hollis"]
+
+
 # ------------------------------------------------------------------------------------------------ CLI
 @pytest.mark.parametrize("method", ["tog", "tog-i"])
 def test_cli_ask_offline(method, capsys, monkeypatch):

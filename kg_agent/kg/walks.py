@@ -19,6 +19,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from kg_agent.kg.terms import UNNAMED
 from kg_agent.kg.types import Entity, Path, Triple, inverse
 
 #: The keys :meth:`Walk.to_dict` writes itself; any other key of a walk's dict is one of its ``details``.
@@ -60,10 +61,18 @@ class Walk:
         """The ids of the entities on the walk (its start and every step's tail)."""
         return {self.start.id, *(step.tail.id for step in self.steps)}
 
+    @property
+    def comes_back(self) -> bool:
+        """Whether the walk ends at an entity it passed before (its start included): "[X] 's director 's spouse"
+        through a Freebase marriage reaches the director too."""
+        return bool(self.steps) and self.end.id in {self.start.id, *(step.tail.id for step in self.steps[:-1])}
+
     def denied(self, relation: str) -> str | None:
         """The id of the node a next step along ``relation`` may not reach: where the last step began, when
-        ``relation`` walks it backwards (:func:`~kg_agent.kg.types.turns_back`); otherwise ``None``."""
-        if self.steps and relation == inverse(self.steps[-1].relation):
+        ``relation`` walks it backwards (:func:`~kg_agent.kg.types.turns_back`) or when the walk stands at an unnamed
+        node (a Freebase marriage, a Wikidata statement: one n-ary fact, whose way back to where the walk entered it
+        reaches nothing new: "the spouse of [X]" through the marriage is not [X]); otherwise ``None``."""
+        if self.steps and (relation == inverse(self.steps[-1].relation) or self.end.label == UNNAMED):
             return self.steps[-1].head.id
         return None
 

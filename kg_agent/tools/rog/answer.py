@@ -23,6 +23,7 @@ from langchain_core.language_models import BaseChatModel
 
 from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.types import relation_path_text
+from kg_agent.kg.walks import Walk
 from kg_agent.llm.parsing import parse_answer_list
 from kg_agent.settings import DEFAULT_GROUNDING, Grounding, StructuredMode
 from kg_agent.steps import Decided, decide, decided, synchronous
@@ -186,11 +187,13 @@ class VoteAnswerer:
         own = {k for k in votes if support[k] and unasked.excluded_walk(support[k][0])}
         ranked = sorted(votes, key=lambda k: (k in own, -evidence.get(k, 0.0), best_rank[k], -votes[k], labels[k], k))
         close = [k for k in ranked if self._close_enough(plans, best_rank[k], top_rank)]
-        # a walk back to the question's own entity ("who did [X] marry" through the marriage, "the child of [X] 's
-        # parent") answers it only when nothing else is kept (PathQuestion, when [X] is the only child the KG gives)
-        topic = {p["start"]["id"] for p in paths if p.get("start")}
-        if any(k not in topic for k in close):
-            close = [k for k in close if k not in topic]
+        # a walk back to the question's own entity or to one it passed ("who did [X] marry" through the marriage,
+        # "the spouse of [X] 's director", "the child of [X] 's parent") answers it only when nothing else is kept
+        # (PathQuestion, when [X] is the only child the KG gives)
+        back = {p["start"]["id"] for p in paths if p.get("start")}
+        back |= {k for k in close if support[k] and all(Walk.from_dict(p).comes_back for p in support[k])}
+        if any(k not in back for k in close):
+            close = [k for k in close if k not in back]
         kept = close[: self.max_answers]
         warnings = ([f"answer: more answers than max_answers={self.max_answers}; kept the first {self.max_answers}, most "
                      "evidence across the plans first"] if len(close) > self.max_answers else [])
