@@ -2,8 +2,9 @@
 
 For each (chain, relation) pair kept by relation pruning, the candidate tail entities are the relation's
 neighbours of the chain's last entity, except where the chain's last step began when the relation walks that step
-backwards (:meth:`~kg_agent.kg.walks.Walk.denied`: ``Robert Zemeckis -^directed_by->`` offers his other films, not
-the one the chain came from). Otherwise a chain may come back to an entity it visited, as RoG's reasoning paths do
+backwards or the chain stands at an unnamed node (:meth:`~kg_agent.kg.walks.Walk.denied`: ``Robert Zemeckis
+-^directed_by->`` offers his other films, not the one the chain came from; a Freebase marriage offers the other
+partner). Otherwise a chain may come back to an entity it visited, as RoG's reasoning paths do
 (:func:`~kg_agent.kg.types.turns_back`): "the gender of the parent of [X]'s son" walks ``children, parents`` back
 to [X] and [X]'s partner. Large candidate sets are capped deterministically: sorted by (label, id), the first
 ``max_candidates`` kept, with a warning (ToG samples randomly). A decider scores the candidates; a triple's
@@ -242,8 +243,8 @@ class LLMEntityScorer(LLMDecider):
 
 # ---------------------------------------------------------------------------------------------- node
 def candidate_entities(kg: KnowledgeGraph, chain: dict, relation: str, *, max_candidates: int) -> tuple[list[Entity], int, int]:
-    """``(candidates, total, revisits)``: the neighbours the chain may step to (not back where its last step began
-    when ``relation`` walks that step backwards: :meth:`Walk.denied`), sorted by (label, id), capped."""
+    """``(candidates, total, revisits)``: the neighbours the chain may step to (:meth:`Walk.denied`), sorted by
+    (label, id), capped."""
     walk = Walk.from_dict(chain)
     denied = walk.denied(relation)
     ids = kg.neighbors(walk.end.id, relation)
