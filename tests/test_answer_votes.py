@@ -130,11 +130,16 @@ def test_a_walk_back_to_the_topic_answers_only_when_nothing_else_is_reached():
     assert [a["answer"] for a in VoteAnswerer().answer("q", alone, plans).answers] == ["shuja"]
 
 
-def test_a_walk_back_to_an_entity_it_passed_answers_only_when_nothing_else_is_reached():
-    """"Who is the spouse of the director of [X]" through a Freebase marriage reaches the director again as well as
-    the spouse: an entity the path passed before is an answer only when nothing else is kept. Before, only the
-    question's own entity was set aside, and the director and the spouse tied (broken by label)."""
+def test_a_walk_out_of_an_unnamed_node_back_to_where_it_entered_answers_only_when_nothing_else_is_reached():
+    """"Who is the spouse of the director of [X]" through a Freebase marriage (an unnamed node) reaches the director
+    again as well as the spouse: the director is an answer only when nothing else is kept. Before, only the question's
+    own entity was set aside, and the director and the spouse tied (broken by label). A walk back through a named
+    person stays an answer: PathQuestion's "[X] 's parent 's child 's parent" is [X]'s parent."""
     plans = [{"relations": ["r0", "r0", "r0"], "score": 1.0}]
-    both = [path(0, "heat", "quist", "marriage", "quist"), path(0, "heat", "quist", "marriage", "hollis")]
+    both = [path(0, "heat", "quist", "(unnamed)", "quist"), path(0, "heat", "quist", "(unnamed)", "hollis")]
+    for p in both:
+        p["steps"][1]["tail"]["id"] = p["steps"][2]["head"]["id"] = "m.0marriage"
     assert [a["answer"] for a in VoteAnswerer().answer("q", both, plans).answers] == ["hollis"]
     assert [a["answer"] for a in VoteAnswerer().answer("q", both[:1], plans).answers] == ["quist"]
+    named = [path(0, "x", "dad", "sister", "dad"), path(0, "x", "dad", "sister", "mom")]
+    assert [a["answer"] for a in VoteAnswerer().answer("q", named, plans).answers] == ["dad", "mom"]

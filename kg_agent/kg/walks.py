@@ -62,10 +62,13 @@ class Walk:
         return {self.start.id, *(step.tail.id for step in self.steps)}
 
     @property
-    def comes_back(self) -> bool:
-        """Whether the walk ends at an entity it passed before (its start included): "[X] 's director 's spouse"
-        through a Freebase marriage reaches the director too."""
-        return bool(self.steps) and self.end.id in {self.start.id, *(step.tail.id for step in self.steps[:-1])}
+    def steps_back(self) -> bool:
+        """Whether the walk's last step is one :meth:`denied` forbids: back to where the step before began, out of an
+        unnamed node ("the spouse of [X] 's director" through a Freebase marriage reaches the director too) or along
+        that step backwards."""
+        if len(self.steps) < 2:
+            return False
+        return Walk(self.start, self.steps[:-1]).denied(self.steps[-1].relation) == self.steps[-1].tail.id
 
     def denied(self, relation: str) -> str | None:
         """The id of the node a next step along ``relation`` may not reach: where the last step began, when

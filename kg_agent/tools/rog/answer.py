@@ -187,11 +187,12 @@ class VoteAnswerer:
         own = {k for k in votes if support[k] and unasked.excluded_walk(support[k][0])}
         ranked = sorted(votes, key=lambda k: (k in own, -evidence.get(k, 0.0), best_rank[k], -votes[k], labels[k], k))
         close = [k for k in ranked if self._close_enough(plans, best_rank[k], top_rank)]
-        # a walk back to the question's own entity or to one it passed ("who did [X] marry" through the marriage,
-        # "the spouse of [X] 's director", "the child of [X] 's parent") answers it only when nothing else is kept
-        # (PathQuestion, when [X] is the only child the KG gives)
+        # a walk back to the question's own entity ("who did [X] marry" through the marriage, "the child of [X] 's
+        # parent"), or out of an unnamed node back to where it entered it ("the spouse of [X] 's director" through the
+        # marriage reaches the director too), answers only when nothing else is kept (PathQuestion, when [X] is the
+        # only child the KG gives; its walks back through named people, "[X] 's parent 's child 's parent", stay)
         back = {p["start"]["id"] for p in paths if p.get("start")}
-        back |= {k for k in close if support[k] and all(Walk.from_dict(p).comes_back for p in support[k])}
+        back |= {k for k in close if support[k] and all(Walk.from_dict(p).steps_back for p in support[k])}
         if any(k not in back for k in close):
             close = [k for k in close if k not in back]
         kept = close[: self.max_answers]

@@ -150,13 +150,11 @@ class ChainAnswerer(RunGrounding):
                 continue
             answers[tail["id"]] = answer_record(tail["label"], entity_id=tail["id"], score=chain.get("score", 0.0),
                                                 grounded=verified, paths=[chain], note=note)
-        # a chain back to the question's own entity or to one it passed ("who was [X] married to" through the
-        # marriage reaches [X] too; "the spouse of [X] 's director", the director) answers it only when nothing else
-        # is reached, as in RoG's answer step
-        back = {c["start"]["id"] for c in chains}
-        back |= {key for key, record in answers.items() if all(Walk.from_dict(c).comes_back for c in record["paths"])}
-        if any(key not in back for key in answers):
-            answers = {key: record for key, record in answers.items() if key not in back}
+        # a chain back to the question's own entity ("who was [X] married to" through the marriage reaches [X] too)
+        # answers it only when nothing else is reached, as in RoG's answer step
+        topic = {c["start"]["id"] for c in chains}
+        if any(key not in topic for key in answers):
+            answers = {key: record for key, record in answers.items() if key not in topic}
         records = list(answers.values())
         return AnswerOutcome(records, "\n".join(a["answer"] for a in records))
 

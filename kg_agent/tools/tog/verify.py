@@ -138,8 +138,7 @@ class ScoreVerifier:
         paths = list(dict.fromkeys(_joined(Walk.from_dict(c).relations) for c in answerable))
         best, now = self._similarity.best_similarity(query, (), paths)
         path = paths[best]
-        along = [c for c in answerable if _joined(Walk.from_dict(c).relations) == path]
-        chain = best_chain([c for c in along if not Walk.from_dict(c).comes_back] or along)  # as the answer step reads it
+        chain = best_chain([c for c in answerable if _joined(Walk.from_dict(c).relations) == path])
         beam = beam or [chain]
         ahead = [e for e in dict.fromkeys(e for c in beam for e in self.extensions(c))
                  if not unasked.wrong_kind(e.split(_JOIN))]
