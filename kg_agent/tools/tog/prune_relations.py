@@ -376,7 +376,7 @@ def plan_relation_scoring(state: dict, *, kg: KnowledgeGraph, pruner: RelationPr
         edges = kg.bounded_edges(entity.id, LOOKAHEAD_TARGETS)  # a hub's wide relations lead on (more targets than the chain)
         relations, dropped = filter_relations(sorted([*edges.targets, *edges.wide]), ignored_relations)
         walk = Walk.from_dict(chain)
-        relations = [r for r in relations if r in edges.wide or any(n != walk.denied(r) for n in edges.targets[r])]  # not only back
+        relations = [r for r in relations if r in edges.wide or set(edges.targets[r]) - {walk.denied(r)}]  # not only back
         if not relations:
             note = f" ({len(dropped)} bookkeeping relation(s) ignored)" if dropped else ""
             warnings.append(f"prune_relations: no relation leads on from {entity.label}, so this path ends there{note}")
