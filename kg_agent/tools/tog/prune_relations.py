@@ -104,15 +104,15 @@ def relation_walks(kg: KnowledgeGraph, nodes: Sequence[str], steps: int, *, samp
     if reached_over in into_class:
         return []
     paths: list[tuple[str, ...]] = []
-    # each branch: the relations walked, the (node, node it came from) pairs reached, and the relation whose unread
-    # targets it also stands for
-    layer: list[tuple[tuple[str, ...], list[tuple[str, str | None]], str | None]] = [
-        ((), [(node, came_from) for node in nodes], reached_over if wide else None)]
+    # each branch: the relations walked, the nodes reached, each with the nodes it was reached from, and the relation
+    # whose unread targets it also stands for
+    layer: list[tuple[tuple[str, ...], list[tuple[str, set[str | None]]], str | None]] = [
+        ((), [(node, {came_from}) for node in dict.fromkeys(nodes)], reached_over if wide else None)]
     for _step in range(steps):
         next_layer = []
         for walked, reached, unread in layer:
             last = walked[-1] if walked else reached_over
-            options: dict[str, set[tuple[str, str | None]]] = {}
+            options: dict[str, dict[str, set[str | None]]] = {}
             wide_here: set[str] = set()
             for node, before in reached[:sample]:
                 edges = kg.bounded_edges(node, LOOKAHEAD_TARGETS)
@@ -121,22 +121,24 @@ def relation_walks(kg: KnowledgeGraph, nodes: Sequence[str], steps: int, *, samp
                     if relation in fan_outs:
                         continue
                     if relation in edges.wide:
-                        options.setdefault(relation, set())
+                        options.setdefault(relation, {})
                         wide_here.add(relation)
                         continue
-                    denied = before if last is not None and relation == inverse(last) else None
-                    fresh = [(n, node) for n in edges.targets[relation][:sample] if n != denied]
-                    if fresh:
-                        options.setdefault(relation, set()).update(fresh)
+                    # straight back is denied only where the node was reached from that one node alone
+                    back = last is not None and relation == inverse(last) and len(before) == 1
+                    denied = next(iter(before)) if back else None
+                    fresh = [n for n in edges.targets[relation][:sample] if n != denied]
+                    for target in fresh:
+                        options.setdefault(relation, {}).setdefault(target, set()).add(node)
             if unread is not None:
                 for relation in filter_relations(kg.relations_following(unread), ignored_relations)[0]:
                     if relation not in fan_outs:
-                        options.setdefault(relation, set())
+                        options.setdefault(relation, {})
                         wide_here.add(relation)
             for relation in sorted(options):
                 paths.append((*walked, relation))
                 if relation not in into_class:
-                    next_layer.append(((*walked, relation), sorted(options[relation]),
+                    next_layer.append(((*walked, relation), sorted(options[relation].items()),
                                        relation if relation in wide_here else None))
         layer = next_layer
         if len(paths) >= max_paths:
