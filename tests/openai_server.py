@@ -89,6 +89,8 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from kg_agent.tools.shared.decider import forget_endpoint_mode
+
 FAILURE_MODES = ("429", "500", "timeout", "truncated", "non_json")
 MALFORMED_MODES = ("prose", "wrong_schema", "length", "empty")
 #: A ``wrong_schema`` reply: valid JSON whose only key no schema here asks for.
@@ -275,6 +277,9 @@ class OpenAICompatibleServer:
         self._httpd = _QuietThreadingHTTPServer(("127.0.0.1", 0), handler)
         self._thread = threading.Thread(target=self._httpd.serve_forever, args=(0.05,), name="openai-test-server", daemon=True)
         self._thread.start()
+        # a new server behind this URL, maybe of another dialect than the last one on this port: the library keeps
+        # what a URL's server constrains for the process, so drop it, as for a server started before the process
+        forget_endpoint_mode(self.base_url)
         return self
 
     def stop(self) -> None:

@@ -645,6 +645,22 @@ def test_a_probe_that_gets_no_answer_is_made_again():
         assert _endpoint_modes[(server.base_url, "")] == "json_object_schema"
 
 
+def test_a_server_refusing_what_its_url_was_found_to_constrain_is_asked_again(kg):
+    """What a URL's server constrains is kept for the process; a server of another kind restarted behind that URL
+    refuses the kept mode once (warned, asked in text), and the next graph asks the server again."""
+    from kg_agent.tools.shared.decider import _endpoint_modes
+
+    with OpenAICompatibleServer(responder=well_behaved(), structured_responder=structured_reply) as server:
+        _endpoint_modes[(server.base_url, "test")] = "json_object_schema"  # said by a llama.cpp server before it
+        first = create_graph("tog", kg, model=chat(server)).compile().invoke({"question": QUESTION})
+        second = create_graph("tog", kg, model=chat(server)).compile().invoke({"question": QUESTION})
+        probes = [r for r in server.requests if r.path.endswith("/models")]
+    assert any("structured output (json_object_schema) failed" in w for w in first["warnings"])
+    assert not any("structured output" in w for w in second["warnings"]), second["warnings"]
+    assert len(probes) == 1 and (server.base_url, "test") in _endpoint_modes  # this server says it constrains nothing
+    assert first["answers"][0]["answer"] == second["answers"][0]["answer"] == ANSWER
+
+
 def test_auto_mode_on_ollama_asks_with_openais_json_schema(kg):
     """Ollama's ``/v1/models`` names its registry's namespace (``owned_by: "library"``) and it decodes OpenAI's
     ``json_schema`` under the schema: auto asks the KG's candidates that way."""

@@ -290,6 +290,15 @@ def endpoint_mode(base_url: str, *, api_key: str = "", timeout: float = PROBE_TI
     return mode
 
 
+def forget_endpoint_mode(base_url: str) -> None:
+    """Drop what :func:`endpoint_mode` kept for the server at ``base_url`` (under any API key): the next decision
+    asks it again, since a server restarted behind the same URL may be another kind."""
+    url = base_url.rstrip("/")
+    with _endpoint_lock:
+        for key in [k for k in _endpoint_modes if k[0] == url]:
+            del _endpoint_modes[key]
+
+
 def structured_mode(model: Any, requested: str = "auto") -> str:
     """The mode a decision asks in. ``"auto"``: ``json_schema`` for ``ChatOpenAI`` on OpenAI's own API (which
     guarantees the schema); for ``ChatOpenAI`` on another server, what that server constrains
@@ -539,6 +548,8 @@ class LLMDecision:
                             f"({str(exc.__cause__).splitlines()[0]})")
             return f"it did not match the {self.schema.__name__} schema"
         self._rejected_modes.add(mode)
+        if type(self.model).__name__ == "ChatOpenAI" and (endpoint := _other_endpoint(self.model)) is not None:
+            forget_endpoint_mode(endpoint)  # what its server said may be stale
         warnings.append(f"{self.node}: structured output ({mode}) failed ({type(exc).__name__}: {exc}); "
                         "asking with the text prompt")
         return f"the {mode} request failed"
