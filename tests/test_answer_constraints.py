@@ -24,6 +24,8 @@ from kg_agent.kg.walks import Walk
 from kg_agent.tools.shared.answer_classes import class_name_text, class_names
 from kg_agent.tools.shared.constraints import constrain_walks, of_asked_type, reached_from_every_mention
 from kg_agent.tools.shared.scoring import shared_text_vectors
+from kg_agent.tools.tog.prune_entities import kept_triples
+from kg_agent.tools.tog.prune_relations import kept_pairs
 
 HERE = Path(__file__).resolve().parent
 FOOTBALL = HERE / "fixtures" / "constraints" / "football.ttl"
@@ -53,7 +55,7 @@ def ends(walks: list[dict]) -> list[str]:
     return sorted(Walk.end_of(w)["label"] for w in walks)
 
 
-@pytest.mark.parametrize("create", [create_rog_graph, create_tog_graph])
+@pytest.mark.parametrize("create", [create_rog_graph, create_tog_graph, create_tog_i_graph])
 def test_a_player_at_a_position_at_a_club_is_the_node_linking_both(football, create):
     question = "which player plays at the Forward position at Northport Rovers"
     result = create(football).compile().invoke({"question": question})
@@ -62,12 +64,49 @@ def test_a_player_at_a_position_at_a_club_is_the_node_linking_both(football, cre
     assert "links" in said and "'forward'" in said and "'northport rovers'" in said and "football player" in said
 
 
-def test_tog_i_says_which_named_entity_it_did_not_check(football):
-    """ToG-I's instruction explores from the club alone (width 1): the position is not checked, and it says so."""
+def test_tog_i_explores_from_every_named_entity_from_its_first_round(football):
+    """ToG-I's width starts at W = T = 1, but a question naming two things is explored from each: W = 2 in round 1,
+    and the beam keeps a chain from each, both at the player they share."""
     result = create_tog_i_graph(football).compile().invoke(
         {"question": "which player plays at the Forward position at Northport Rovers"})
-    assert any("nothing was retrieved from 'forward'" in w for w in result["warnings"])
-    assert "of class football player" in result["answers"][0]["constraints"]
+    assert result["round"] == 1 and result["width"] == 2
+    first = [c["text"] for c in result["chains"] if c["depth"] == 1]
+    assert first == ["Northport Rovers -> ^plays_for -> Bruno Castell", "Forward -> ^position -> Bruno Castell"]
+    assert not any("nothing was retrieved" in w for w in result["warnings"])
+
+
+def test_the_beam_keeps_the_best_of_each_named_thing_and_first_what_both_reach(football):
+    """Entity pruning's top W (:func:`kept_triples`): each mention's best triple is kept though another mention's
+    triples score higher, and an entity reached from both ranks above better-scored ones reached from one."""
+    topics = [{**entity(football, "northport").to_dict(), "mention": "Northport Rovers"},
+              {**entity(football, "forward").to_dict(), "mention": "Forward"}]
+    frontier = [Walk(entity(football, "northport")).to_dict(), Walk(entity(football, "forward")).to_dict()]
+
+    def scored(chain: int, relation: str, tail: str, score: float) -> list:
+        head = frontier[chain]["start"]
+        return [score, chain, {"head": head, "relation": relation, "tail": entity(football, tail).to_dict()}, score, None]
+
+    club = [scored(0, "^plays_for", p, s) for p, s in (("p1", 0.9), ("p3", 0.8), ("p2", 0.2))]
+    position = [scored(1, "^position", p, s) for p, s in (("p4", 0.1), ("p5", 0.05))]
+    kept = kept_triples(club + position, frontier, 2, topics)
+    assert [(t[1], t[2]["tail"]["label"]) for t in kept] == [(0, "Aldo Brenner"), (1, "Dario Esposo")]
+    both = kept_triples(club + position + [scored(1, "^position", "p2", 0.01)], frontier, 2, topics)
+    assert [(t[1], t[2]["tail"]["label"]) for t in both] == [(0, "Bruno Castell"), (1, "Bruno Castell")]
+    alone = kept_triples(club + position, frontier, 2, topics[:1])  # one thing named: the plain top W
+    assert [t[2]["tail"]["label"] for t in alone] == ["Aldo Brenner", "Carlo Dimas"]
+
+
+def test_relation_pruning_keeps_a_relation_for_each_named_thing(football):
+    """Relation pruning's top W (:func:`kept_pairs`): the position's only relation is kept beside the club's best,
+    though the club's second relation scores higher; with one thing named, the plain top W."""
+    topics = [{**entity(football, "northport").to_dict(), "mention": "Northport Rovers"},
+              {**entity(football, "forward").to_dict(), "mention": "Forward"}]
+    frontier = [Walk(entity(football, "northport")).to_dict(), Walk(entity(football, "forward")).to_dict()]
+    pairs = [{"chain": 0, "relation": "^plays_for", "score": 0.6}, {"chain": 0, "relation": "based_in", "score": 0.4},
+             {"chain": 1, "relation": "^position", "score": 0.3}]
+    scored = {"frontier": frontier, "pairs": pairs}
+    assert [p["relation"] for p in kept_pairs(scored, 2, topics)] == ["^plays_for", "^position"]
+    assert [p["relation"] for p in kept_pairs(scored, 2, topics[:1])] == ["^plays_for", "based_in"]
 
 
 def test_answers_reached_from_both_mentions_are_kept_and_none_in_common_is_a_warning(football):
@@ -138,6 +177,17 @@ def test_rog_and_tog_answer_films_for_what_films_on_schema_org():
     for graph in (create_rog_graph(kg), create_tog_graph(kg)):
         result = graph.compile().invoke({"question": question["question"]})
         assert result["answers"][0]["answer"] in question["answers"], result["answers"][:3]
+
+
+@pytest.mark.parametrize("create", [create_rog_graph, create_tog_graph])
+def test_freebase_types_are_classes_the_type_noun_is_checked_against(create):
+    """Freebase writes a node's class with ``type.object.type`` (``ns:film.film``, named "Film" by
+    ``type.object.name``): a default class predicate, so "what films ..." is checked on a Freebase extract too."""
+    kg = load_kg(STYLES / "freebase" / "kg.nt")
+    result = create(kg).compile().invoke({"question": "what films did Jonah Tanaka act in"})
+    assert sorted(a["answer"] for a in result["answers"]) == ["The Dark Meadow", "The Last Tide", "The Silent Signal"]
+    assert all("of class film" in a["constraints"] for a in result["answers"])
+    assert not any("gives the answers no class" in w for w in result["warnings"])
 
 
 def test_what_films_did_an_actor_act_in_on_wikidata_reads_the_instance_of_film(tmp_path):

@@ -10,7 +10,10 @@ Instruction generation yields up to ``n`` (3) instructions, shallow to deep, and
 Outer iteration T integrates the accumulated instructions into one guidance I'_T and restarts the
 exploration from the topic entities with width ``W = T`` (ToG-I §3.2): relation pruning and entity
 scoring are guided by I'_T, triple scores are products of relation and entity scores, and verification runs
-after each new layer of triples. Easy questions stop in T=1 with W=1 — fewer calls than ToG's fixed W=3.
+after each new layer of triples. Easy questions stop in T=1 with W=1 — fewer calls than ToG's fixed W=3. A question
+naming more things than T ("a player at the Forward position at Northport Rovers": its topic entities' mentions) is
+explored from each from round 1: W is their number, and the beam keeps a chain from each, an entity reached from
+all of them first (:func:`~kg_agent.tools.shared.constraints.shared_among_mentions`).
 The tools are ToG's (:mod:`kg_agent.tools.tog.prune_relations` ...); only the wiring and two nodes differ.
 """
 
@@ -37,7 +40,9 @@ from kg_agent.tools.tog.prune_relations import DEFAULT_DEPTH
 
 
 def tog_i_call_bound(max_instructions: int = DEFAULT_MAX_INSTRUCTIONS, depth: int = DEFAULT_DEPTH, width: int | None = None) -> int:
-    """LLM calls per question at most: 1 (instructions) + sum over T of [1 integration if T >= 2 + D·(2·W_T + 1)] + 1 (answer)."""
+    """LLM calls per question at most: 1 (instructions) + sum over T of [1 integration if T >= 2 + D·(2·W_T + 1)] + 1 (answer),
+    with W_T = T (a question naming more things than T widens W_T to their number: then ``"auto"`` may stop it on the
+    budget in a later round, ``stop_reason="budget"``)."""
     total = 2
     for t in range(1, max_instructions + 1):
         w = t if width is None else min(t, width)
@@ -89,7 +94,8 @@ def create_tog_i_graph(
     Args:
         kg: the knowledge graph to reason over.
         max_instructions: n, the most instructions generated and outer iterations run (ToG-I: 3).
-        width: an upper bound on the growing width W = T (``None``: W = T as in the paper).
+        width: an upper bound on the growing width W = T (``None``: W = T as in the paper, or the number of things
+            the question names when more).
         instruction_generator, integrator: override ToG-I's own two decisions.
         depth (below): maximum exploration depth D per outer iteration (ToG-I: 3).
         max_llm_calls (below): ``"auto"`` is :func:`tog_i_call_bound`.

@@ -58,8 +58,10 @@ DEFAULT_DESCRIPTION_PREDICATES: tuple[str, ...] = (
     RDFS + "comment", SCHEMA_HTTP + "description", SCHEMA_HTTPS + "description", DCTERMS + "description",
     SKOS + "definition", "http://dbpedia.org/ontology/abstract",
 )
-#: Predicates whose objects are classes (``?x rdf:type ?class``; Wikidata's P31 "instance of", P279 "subclass of").
-DEFAULT_CLASS_PREDICATES: tuple[str, ...] = (RDF + "type", RDFS + "subClassOf", WDT + "P31", WDT + "P279")
+#: Predicates whose objects are classes (``?x rdf:type ?class``; Wikidata's P31 "instance of", P279 "subclass of";
+#: Freebase's ``type.object.type``, whose classes are named by ``type.object.name``).
+DEFAULT_CLASS_PREDICATES: tuple[str, ...] = (RDF + "type", RDFS + "subClassOf", WDT + "P31", WDT + "P279",
+                                             FREEBASE + "type.object.type")
 #: Namespaces of schema statements, never walked (``wd:P57 wikibase:directClaim wdt:P57``).
 DEFAULT_SCHEMA_NAMESPACES: tuple[str, ...] = (WIKIBASE,)
 #: Predicates giving the class of a property's values (``dbo:starring rdfs:range dbo:Actor``): the class's labels and

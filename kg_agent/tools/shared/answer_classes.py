@@ -5,7 +5,7 @@ the class's names (its labels and aliases in every language the KG gives, else i
 split: ``schema:Movie`` -> "movie", ``wd:Q11424`` -> "film", "movie") ends in the noun ("films" -> "feature film"),
 or is as close to it as :data:`CLASS_NAME_SIMILARITY` (MiniLM cosine: "films" and "Movie" 0.73) without holding the
 noun only as a modifier ("film genre" is a genre, not a film). The classes of an entity are the objects of the
-naming's class predicates (``rdf:type``, ``rdfs:subClassOf``, Wikidata's ``P31`` / ``P279``;
+naming's class predicates (``rdf:type``, ``rdfs:subClassOf``, Wikidata's ``P31`` / ``P279``, Freebase's ``type.object.type``;
 :meth:`~kg_agent.kg.graph.KnowledgeGraph.classes_of`). Nothing here is a word list: the names are the KG's.
 
 Two readers: the relation-path scorer (a last hop whose sampled objects are of a class the noun names answers the

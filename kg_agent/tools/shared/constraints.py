@@ -14,15 +14,18 @@
   player); else, when each mention's entities reach answers, the answers are those reached from every mention (each
   by its own plan); when none is, the answers of each are kept and a warning says so. Entities linked from one
   mention (a person and a tag spelt alike) are alternatives, not constraints; entities given by the caller carry no
-  mention and are not intersected.
+  mention and are not intersected. So that each mention is explored, ToG's and ToG-I's beams keep each one's best
+  chain, and an entity reached from more of them first (:func:`shared_among_mentions`; ToG-I widens W = T to their
+  number).
 
 Each kept answer says what it satisfies in its record's ``constraints`` (:func:`note_constraints`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from kg_agent.kg.errors import KGError
 from kg_agent.kg.graph import KnowledgeGraph
@@ -96,6 +99,34 @@ def _mention_groups(topic_entities: Iterable[dict]) -> dict[str, set[str]]:
         if mention:
             groups.setdefault(mention, set()).add(entity["id"])
     return groups
+
+
+def mention_of(topic_entities: Iterable[dict]) -> dict[str, str]:
+    """The mention each topic entity was linked from, by entity id, when the question names two or more things (else
+    empty: nothing to share a beam among)."""
+    groups = _mention_groups(topic_entities)
+    if len(groups) < 2:
+        return {}
+    return {entity: mention for mention, ids in groups.items() for entity in sorted(ids)}
+
+
+T = TypeVar("T")
+
+
+def shared_among_mentions(ranked: Sequence[T], width: int, mention: Callable[[T], str | None]) -> list[T]:
+    """The ``width`` items of ``ranked`` (best first) a beam keeps when the question names several things: the best
+    item of each mention first, the rest by rank, in rank order, so that each thing named is explored (ToG-I's
+    width starts at 1). Items of no mention (entities given by the caller) compete by rank."""
+    firsts: dict[str, int] = {}
+    for index, item in enumerate(ranked):
+        found = mention(item)
+        if found is not None:
+            firsts.setdefault(found, index)
+    if len(firsts) < 2:
+        return list(ranked[:width])
+    chosen = sorted(firsts.values())[:width]
+    rest = [i for i in range(len(ranked)) if i not in set(chosen)][:max(0, width - len(chosen))]
+    return [ranked[i] for i in sorted([*chosen, *rest])]
 
 
 def _bridges(groups: dict[str, set[str]], walks: Sequence[dict]) -> Constrained | None:

@@ -31,6 +31,7 @@ from kg_agent.kg.types import Entity
 from kg_agent.llm.parsing import parse_json_object
 from kg_agent.settings import StructuredMode
 from kg_agent.steps import Decided, decide, decided
+from kg_agent.tools.shared.constraints import mention_of
 from kg_agent.tools.shared.decider import Decider, LLMDecider, Outcome, fall_back
 from kg_agent.tools.shared.decision_schemas import Instructions, Summary
 from kg_agent.tools.shared.scoring import DEFAULT_IGNORED_RELATIONS, filter_relations
@@ -242,13 +243,15 @@ def instructions_steps(
 
 
 def integrate_steps(state: dict, *, integrator: InstructionIntegrator, max_width: int | None = None):
-    """Graph node (as steps): start outer iteration T: integrate ``i_1..i_T`` into ``guidance``, set width W = T, restart."""
+    """Graph node (as steps): start outer iteration T: integrate ``i_1..i_T`` into ``guidance``, set width W = T, restart.
+    A question naming more things than T (the topic entities' mentions) is explored from each: W is their number."""
     from kg_agent.tools.tog.prune_entities import new_chain
 
     round_ = int(state.get("round") or 0) + 1
     instructions = list(state.get("instructions") or [])[:round_]
     guidance, warnings, usage = yield decide(integrator.integrate, state["question"], instructions)
-    width = round_ if max_width is None else min(round_, max_width)
+    named = len(set(mention_of(state.get("topic_entities") or []).values()))  # at least one chain for each
+    width = max(round_, named) if max_width is None else min(max(round_, named), max_width)
     return {
         "round": round_,
         "width": width,

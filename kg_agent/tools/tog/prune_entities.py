@@ -49,6 +49,7 @@ from kg_agent.llm.parsing import parse_scored_items
 from kg_agent.llm.usage import merge_usage
 from kg_agent.settings import StructuredMode
 from kg_agent.steps import Decided, decide, decided, placed_warnings, synchronous
+from kg_agent.tools.shared.constraints import mention_of, shared_among_mentions
 from kg_agent.tools.shared.decider import Candidates, Decider, LLMDecider, fall_back
 from kg_agent.tools.shared.decision_schemas import ScoredNames
 from kg_agent.tools.shared.scoring import TextVectorsFromEmbeddings, top_normalised
@@ -312,6 +313,23 @@ def scored_entities(scoring: EntityScoring, outcomes: Sequence[ScoredOutcome]) -
     return {"triples": scored_triples, "warnings": placed_warnings(scoring.warnings, outcomes), "usage": usage}
 
 
+def kept_triples(triples: Sequence[list], frontier: Sequence[dict], width: int, topic_entities: Sequence[dict]) -> list[list]:
+    """The top-``width`` of :func:`scored_entities`' triples, best first. When the question names several things
+    (``topic_entities``' mentions), an entity reached from more of them ranks first (the answer must satisfy them
+    all), and each one's best triple is kept (:func:`~kg_agent.tools.shared.constraints.shared_among_mentions`)."""
+    mentions = mention_of(topic_entities)
+
+    def mention(item: list) -> str | None:
+        return mentions.get(frontier[item[1]]["start"]["id"])
+
+    reached: dict[str, set[str]] = {}
+    for item in triples:
+        if (found := mention(item)) is not None:
+            reached.setdefault(item[2]["tail"]["id"], set()).add(found)
+    ranked = sorted(triples, key=lambda item: (-len(reached.get(item[2]["tail"]["id"], ())), -item[0]))
+    return shared_among_mentions(ranked, width, mention)
+
+
 def prune_entities_steps(
     state: dict,
     *,
@@ -336,7 +354,7 @@ def prune_entities_steps(
     if scored is None:
         scoring = plan_entity_scoring(state, kg=kg, scorer=scorer, max_candidates=max_candidates)
         scored = scored_entities(scoring, (yield scoring.requests))
-    ranked = sorted(scored["triples"], key=lambda item: -item[0])[:width]
+    ranked = kept_triples(scored["triples"], frontier, width, state.get("topic_entities") or [])
     extra = {"round": state["round"]} if state.get("round") else {}
     new_chains = [extend_chain(frontier[i], Triple.from_dict(triple), score, depth, chain_score=chain_score, **extra)
                   for _, i, triple, score, chain_score in ranked]

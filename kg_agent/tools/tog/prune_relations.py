@@ -42,6 +42,7 @@ from kg_agent.llm.parsing import parse_scored_items
 from kg_agent.llm.usage import merge_usage
 from kg_agent.settings import StructuredMode
 from kg_agent.steps import Decided, decide, decided, placed_warnings, synchronous
+from kg_agent.tools.shared.constraints import mention_of, shared_among_mentions
 from kg_agent.tools.shared.decider import Candidates, Decider, LLMDecider, Outcome, fall_back, relation_meanings
 from kg_agent.tools.shared.decision_schemas import ScoredNames
 from kg_agent.tools.shared.path_scoring import RelationPathScorer, softmax_weights
@@ -370,8 +371,10 @@ def plan_relation_scoring(state: dict, *, kg: KnowledgeGraph, pruner: RelationPr
     frontier = list(state.get("frontier") or [])
     warnings: list[str | int] = []
     if len(frontier) > width:
-        warnings.append(f"prune_relations: {len(frontier)} chains in the frontier; exploring the first {width} (W={width})")
-        frontier = frontier[:width]
+        mentions = mention_of(state.get("topic_entities") or [])
+        shared = ", each thing the question names first" if mentions else ""
+        warnings.append(f"prune_relations: {len(frontier)} chains in the frontier; exploring the first {width} (W={width}{shared})")
+        frontier = shared_among_mentions(frontier, width, lambda chain: mentions.get(chain["start"]["id"]))
     scoring = RelationScoring(frontier, [], warnings, [])
     for index, chain in enumerate(frontier):
         entity = Walk.from_dict(chain).end
@@ -414,9 +417,13 @@ def scored_relations(scoring: RelationScoring, outcomes: Sequence[ScoredOutcome]
             "usage": usage}
 
 
-def kept_pairs(scored: dict, width: int) -> list[dict]:
-    """The global top-``width`` (chain, relation) pairs of :func:`scored_relations`, best first."""
-    return sorted(scored["pairs"], key=lambda p: -p["score"])[:width]
+def kept_pairs(scored: dict, width: int, topic_entities: Sequence[dict] = ()) -> list[dict]:
+    """The global top-``width`` (chain, relation) pairs of :func:`scored_relations`, best first; when the question
+    names several things (``topic_entities``' mentions), the best pair of each first
+    (:func:`~kg_agent.tools.shared.constraints.shared_among_mentions`)."""
+    mentions = mention_of(topic_entities)
+    return shared_among_mentions(sorted(scored["pairs"], key=lambda p: -p["score"]), width,
+                                 lambda pair: mentions.get(scored["frontier"][pair["chain"]]["start"]["id"]))
 
 
 def prune_relations_steps(
@@ -445,7 +452,7 @@ def prune_relations_steps(
     if scored is None:
         scoring = plan_relation_scoring(state, kg=kg, pruner=pruner, width=width, ignored_relations=ignored_relations)
         scored = scored_relations(scoring, (yield scoring.requests))
-    pairs = kept_pairs(scored, width)
+    pairs = kept_pairs(scored, width, state.get("topic_entities") or [])
     emit("prune_relations", depth=int(state.get("depth") or 0) + 1,
          kept=[{"entity": p["entity"]["label"], "relation": p["relation"], "score": p["score"]} for p in pairs])
     update = {

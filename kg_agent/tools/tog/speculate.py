@@ -131,7 +131,7 @@ def relations_ahead(state: dict, *, budget: QuestionBudget, kg: KnowledgeGraph, 
         return Ahead(relations.requests, lambda outcomes: {"prune_relations": scored_relations(relations, outcomes)},
                      _explores_on)
     scored = scored_relations(relations, [single() for single in relations.requests])
-    pairs = kept_pairs(scored, width)
+    pairs = kept_pairs(scored, width, state.get("topic_entities") or [])
     entities = plan_entity_scoring({**state, "frontier": scored["frontier"], "candidate_relations": pairs}, kg=kg,
                                    scorer=scorer, max_candidates=max_candidates)
     if not entities.decisions or not _affordable(state, budget, entities.decisions):
