@@ -8,6 +8,7 @@ classes with labels) and the style fixtures of issue 23 (``tests/fixtures/styles
 
 from __future__ import annotations
 
+import contextlib
 import json
 import subprocess
 import sys
@@ -179,12 +180,18 @@ def test_rog_and_tog_answer_films_for_what_films_on_schema_org():
         assert result["answers"][0]["answer"] in question["answers"], result["answers"][:3]
 
 
+@pytest.mark.parametrize("backend", ["memory", "oxigraph"])
 @pytest.mark.parametrize("create", [create_rog_graph, create_tog_graph])
-def test_freebase_types_are_classes_the_type_noun_is_checked_against(create):
+def test_freebase_types_are_classes_the_type_noun_is_checked_against(create, backend, tmp_path):
     """Freebase writes a node's class with ``type.object.type`` (``ns:film.film``, named "Film" by
     ``type.object.name``): a default class predicate, so "what films ..." is checked on a Freebase extract too."""
-    kg = load_kg(STYLES / "freebase" / "kg.nt")
-    result = create(kg).compile().invoke({"question": "what films did Jonah Tanaka act in"})
+    from kg_agent.kg import build_oxigraph, open_oxigraph
+
+    source = STYLES / "freebase" / "kg.nt"
+    with contextlib.ExitStack() as opened:
+        kg = load_kg(source) if backend == "memory" else opened.enter_context(
+            open_oxigraph(build_oxigraph(source, tmp_path / "store")))
+        result = create(kg).compile().invoke({"question": "what films did Jonah Tanaka act in"})
     assert sorted(a["answer"] for a in result["answers"]) == ["The Dark Meadow", "The Last Tide", "The Silent Signal"]
     assert all("of class film" in a["constraints"] for a in result["answers"])
     assert not any("gives the answers no class" in w for w in result["warnings"])
