@@ -124,8 +124,8 @@ def shared_among_mentions(ranked: Sequence[T], width: int, mention: Callable[[T]
             firsts.setdefault(found, index)
     if len(firsts) < 2:
         return list(ranked[:width])
-    chosen = sorted(firsts.values())[:width]
-    rest = [i for i in range(len(ranked)) if i not in set(chosen)][:max(0, width - len(chosen))]
+    chosen = set(sorted(firsts.values())[:width])
+    rest = [i for i in range(len(ranked)) if i not in chosen][:width - len(chosen)]
     return [ranked[i] for i in sorted([*chosen, *rest])]
 
 
