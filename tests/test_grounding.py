@@ -101,6 +101,18 @@ def test_chunk_span_rule():
     assert records[0]["chunks"] == [chunk] and records[0]["entity_id"] is None
 
 
+def test_a_grounded_answer_reads_as_what_grounds_it():
+    """Found by test_hostile_input's garbage replies: ToG-2 took the model's "<TRUE" as stated by a chunk saying "his
+    true love" (the same once normalised) and showed it grounded. A chunk states an answer only as it is written
+    (case and spacing aside); a path end's answer is shown as the KG names it."""
+    chunk = {"title": "Forrest Gump", "text": "Forrest Gump, while not intelligent, ... but his true love Jenny Curran eludes him."}
+    evidence = Evidence(chunks=[chunk])
+    evidence.add_end({"id": "e:zemeckis", "label": "Robert Zemeckis"}, {"text": "Forrest Gump -> directed_by -> Robert Zemeckis"})
+    assert evidence.chunk_stating("<TRUE") is None and evidence.chunk_stating("jenny   CURRAN") is chunk
+    records = ground_names(["<TRUE", "<robert zemeckis"], evidence)
+    assert [(r["answer"], r["grounded"]) for r in records] == [("<TRUE", False), ("Robert Zemeckis", True)]
+
+
 # ------------------------------------------------------------------------------------------------ RoG policies
 HALLUCINATION = "['Christopher Nolan']"
 

@@ -9,7 +9,8 @@ One rule for every method (DESIGN.md, "Grounded means grounded"):
   question: the ends of a path whose relation path the question does not ask for ground nothing
   (:func:`asked_for`; RoG judges its plans, ToG and ToG-I their chains).
 * **Chunk span** (ToG-2's documents). An answer that is no path end is grounded by a cited chunk when the
-  chunk's text contains it as whole words (normalised), it is a span of at most :data:`MAX_SPAN_WORDS`
+  chunk's text contains it as whole words (normalised) and as written (case and spacing aside: "<TRUE" is not
+  "true"), it is a span of at most :data:`MAX_SPAN_WORDS`
   words (a name, not a copied sentence), and it is neither a topic entity nor the entity the chunk is about
   (a chunk about *Forrest Gump* does not make "Forrest Gump" the answer to a question about Forrest Gump).
 * **Names inside a sentence.** A model answer that is neither is read for the path-end names it mentions
@@ -223,10 +224,12 @@ class Evidence:
         key = normalize_label(name)
         if not key or len(key.split()) > MAX_SPAN_WORDS or key in self.topic_keys:
             return None
-        padded = f" {key} "
+        padded, written = f" {key} ", " ".join(name.casefold().split())
         for chunk in self.chunks:
             subject = normalize_label(str(chunk.get("entity_label") or chunk.get("title") or ""))
-            if key != subject and padded in f" {normalize_label(chunk.get('text') or '')} ":
+            text = chunk.get("text") or ""
+            # as whole words, and as written: "<TRUE" is not stated by "his true love"
+            if key != subject and padded in f" {normalize_label(text)} " and written in " ".join(text.casefold().split()):
                 return chunk
         return None
 
@@ -251,8 +254,8 @@ def ground_names(names: Sequence[str], evidence: Evidence, *, read_sentences: bo
     resolved: list[tuple[str, str | None]] = []  # (answer text, path-end key or None)
     for name in names:
         key = normalize_label(name)
-        if key in evidence.ends:
-            resolved.append((name, key))
+        if key in evidence.ends:  # shown as the KG names it ("<robert zemeckis" is Robert Zemeckis)
+            resolved.append((evidence.ends[key].label, key))
             continue
         mentioned = evidence.names_in(name) if read_sentences and not evidence.chunk_stating(name) else []
         if mentioned:
