@@ -32,7 +32,7 @@ from kg_agent.exit_status import (
     interrupts_end_the_command,
 )
 from kg_agent.graphs.registry import METHODS, add_method_args, graph_options
-from kg_agent.kg.naming import add_naming_args, naming_options
+from kg_agent.kg.naming import add_file_args, add_naming_args, file_options, naming_options
 from kg_agent.llm.models import resolve_model_args
 
 #: Texts longer than this are shown capped: in the text output always, in ``--json`` where they repeat.
@@ -47,6 +47,7 @@ def _add_kg_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--kg-cache", metavar="FILE", default=None,
                         help="for a SPARQL endpoint: keep fetched neighbourhoods and labels in this SQLite file across runs")
     add_naming_args(parser)
+    add_file_args(parser)
 
 
 def _add_method_args(parser: argparse.ArgumentParser) -> None:
@@ -83,6 +84,7 @@ def build_parser() -> argparse.ArgumentParser:
     load.add_argument("--store", required=True, metavar="DIR", help="folder for the store: a new path or an empty folder")
     load.add_argument("--overwrite", action="store_true",
                       help="replace the store kg-agent built at DIR (never any other folder)")
+    add_file_args(load)
 
     export = sub.add_parser("export-rog-data", help="write RoG's planning and reasoning instruction-tuning sets (JSONL)")
     export.add_argument("kind", choices=("metaqa", "rog-jsonl", "twowiki", "jsonl"), help="question file format")
@@ -124,7 +126,8 @@ def _extra_commands():
 def open_cli_kg(args: argparse.Namespace):
     from kg_agent.kg import open_kg
 
-    return open_kg(args.kg, backend=args.backend, cache_path=getattr(args, "kg_cache", None), **naming_options(args))
+    return open_kg(args.kg, backend=args.backend, cache_path=getattr(args, "kg_cache", None), **naming_options(args),
+                   **file_options(args))
 
 
 def load_exemplars(files: Sequence[str]):
@@ -358,7 +361,8 @@ def cmd_load(args: argparse.Namespace) -> int:
     import time
 
     from kg_agent.kg import build_oxigraph, open_oxigraph
-    from kg_agent.kg.loaders import VECTOR_CACHE_FILE, is_kg_agent_store
+    from kg_agent.kg.loaders import PROFILE_FILE, SIDECAR_DIR, VECTOR_CACHE_FILE, is_kg_agent_store
+    from kg_agent.kg.profile import KGProfile
     from kg_agent.tools.shared.relation_vectors import precompute_relation_vectors
 
     embedded: list[tuple[int, float]] = []
@@ -374,7 +378,7 @@ def cmd_load(args: argparse.Namespace) -> int:
     try:
         had_store = is_kg_agent_store(args.store)
         build_oxigraph(args.source, args.store, overwrite=args.overwrite, progress=sys.stderr.isatty(),
-                       beside_load=embed_relations)
+                       lenient=args.lenient, beside_load=embed_relations)
     except KeyboardInterrupt:
         kept = f"the old store at {args.store} is kept" if had_store else f"no store was written at {args.store}"
         print(f"kg-agent: interrupted; nothing was changed ({kept})", file=sys.stderr)
@@ -385,12 +389,15 @@ def cmd_load(args: argparse.Namespace) -> int:
     seconds = time.perf_counter() - start
     with open_oxigraph(args.store) as kg:
         triples = len(kg)
+    profile = KGProfile.load(Path(args.store) / SIDECAR_DIR / PROFILE_FILE)
     # a rate says something only when the triples, not starting up (the bulk loader, the embedding model), took the time
     rate = f" ({triples / seconds:,.0f} triples/s)" if seconds >= 1 and triples >= 100_000 else ""
     print(f"{args.store}: {triples:,} triples loaded in {seconds:.1f} s{rate}; use --kg {args.store}")
     texts, embedding_seconds = embedded[0]
     if texts:
         print(f"{texts:,} relation texts embedded for the offline deciders in {embedding_seconds:.1f} s, beside the load")
+    for line in profile.describe() if profile is not None else ():
+        print(line)
     return 0
 
 

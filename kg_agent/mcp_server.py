@@ -81,7 +81,7 @@ from pydantic import BaseModel, Field
 from kg_agent.graphs.registry import METHODS, create_graph, graph_factory, options_for
 from kg_agent.kg.errors import KGError
 from kg_agent.kg.graph import KnowledgeGraph
-from kg_agent.kg.naming import add_naming_args, naming_options
+from kg_agent.kg.naming import add_file_args, add_naming_args, file_options, naming_options
 from kg_agent.llm.models import add_model_request_args, positive_seconds
 from kg_agent.settings import GraphSettings, RunSettings
 from kg_agent.tools import lookups
@@ -695,6 +695,7 @@ def register(subparsers) -> None:
     parser.add_argument("--backend", choices=("memory", "oxigraph"), default=None, help="for a KG file: memory (default) or oxigraph")
     parser.add_argument("--kg-cache", metavar="FILE", default=None, help="for a SPARQL endpoint: SQLite cache file")
     add_naming_args(parser)
+    add_file_args(parser)
     parser.add_argument("--model", default=None,
                         help="chat model for ask, e.g. openai:gpt-4o-mini ('none': offline); default: KG_AGENT_MODEL "
                         "if set, else offline (an API key in the environment alone never selects a model)")
@@ -755,7 +756,7 @@ def cmd_mcp(args: argparse.Namespace) -> int:
         print(f"kg-agent mcp: {exc}", file=sys.stderr)
         return 2
     http = args.transport == "http"
-    kg = open_kg(args.kg, backend=args.backend, cache_path=args.kg_cache, **naming_options(args))
+    kg = open_kg(args.kg, backend=args.backend, cache_path=args.kg_cache, **naming_options(args), **file_options(args))
     model = resolve_model_args(args)
     server = create_server(kg, model=model, documents=args.docs, host=args.host if http else "127.0.0.1", port=args.port,
                            token=token, tool_timeout=args.tool_timeout, session_calls=MAX_SESSION_CALLS if http else None)

@@ -53,6 +53,9 @@ DEFAULT_GROUNDING: Grounding = "prefer"
 StructuredMode = Literal["auto", "json_schema", "function_calling", "json_mode", "json_object_schema", "text"]
 STRUCTURED_MODES: tuple[str, ...] = get_args(StructuredMode)
 
+#: What a method returns when no answer it found is one the question asks for (:mod:`kg_agent.tools.shared.answer_checks`).
+WhenUnsupported = Literal["abstain", "best_effort"]
+
 DEFAULT_MAX_CONCURRENCY = 4  # independent decisions of one step asked at once
 
 _RUN_NOTE = " A run's value applies only below the graph's."
@@ -85,6 +88,11 @@ class GraphSettings(BaseModel):
         description='what answers no retrieved path (or cited chunk) supports become: "prefer" (the offline answers '
                     'replace them, with a warning; the default), "strict" (only supported answers, else none and '
                     'stop_reason "no_grounded_answer") or "off" (kept, flagged ungrounded)')
+    when_unsupported: WhenUnsupported = Field(
+        default="abstain",
+        description='what a method returns when what it reached is not what the question asks for (only unnamed '
+                    'statement nodes): "abstain" (no answer, stop_reason "abstained" and the reason in warnings; the '
+                    'default) or "best_effort" (those answers, flagged ungrounded)')
     max_concurrency: int = Field(
         default=DEFAULT_MAX_CONCURRENCY, ge=1,
         description="independent LLM calls of one step asked at once (default 4; 1: one after the other); invoke "
@@ -143,6 +151,7 @@ class RunSettings(BaseModel):
 
     grounding: Grounding | None = Field(default=None, description=_described("grounding"))
     structured_output: StructuredMode | None = Field(default=None, description=_described("structured_output"))
+    when_unsupported: WhenUnsupported | None = Field(default=None, description=_described("when_unsupported"))
     max_llm_calls: int | None = Field(default=None, ge=0, description=_described("max_llm_calls", _RUN_NOTE))
     max_tokens: int | None = Field(default=None, ge=0, description=_described("max_tokens", _RUN_NOTE))
     max_seconds: float | None = Field(default=None, ge=0, allow_inf_nan=False,
@@ -244,7 +253,7 @@ def options_doc(model: type[BaseModel], group: str) -> str:
 
 # ---------------------------------------------------------------------------------------------- command lines
 #: The :class:`GraphSettings` fields a command line sets (embeddings are objects: Python only).
-FLAG_SETTINGS = ("model", "structured_output", "grounding", "max_concurrency", "max_llm_calls", "max_tokens",
+FLAG_SETTINGS = ("model", "structured_output", "grounding", "when_unsupported", "max_concurrency", "max_llm_calls", "max_tokens",
                  "max_seconds")
 #: What a flag says beyond its field's description.
 _FLAG_NOTES = {"model": ' ("none": offline); default: KG_AGENT_MODEL if set, else none (an API key in the '

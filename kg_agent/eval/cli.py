@@ -22,7 +22,7 @@ from typing import Any
 from kg_agent.eval.datasets import DATASET_KINDS, Question, load_dataset, read_question_file, sample_questions, split_lines
 from kg_agent.exit_status import ANSWERED, BAD_INPUT, EXIT_STATUS_HELP, NOTHING_ANSWERED, interrupts_end_the_command
 from kg_agent.graphs.registry import add_method_args, graph_options
-from kg_agent.kg.naming import add_naming_args, naming_options
+from kg_agent.kg.naming import add_file_args, add_naming_args, file_options, naming_options
 from kg_agent.llm.models import resolve_model_args
 
 __all__ = ["cmd_eval", "cmd_report", "format_table", "register", "write_chart"]
@@ -56,6 +56,7 @@ def register(subparsers) -> None:
                     help="SPARQL endpoint: keep fetched neighbourhoods and labels in this SQLite file, so a re-run "
                     "sends no requests for them")
     add_naming_args(ev)
+    add_file_args(ev)
     ev.add_argument("--only-lines", action="append", default=[], metavar="IDX",
                     help="MetaQA .idx file of 0-based lines to keep; once, or once per --questions in the same order")
     ev.add_argument("--sample", type=int, default=None, metavar="N",
@@ -227,7 +228,7 @@ def _run_eval(args: argparse.Namespace, kept: list[str | None]) -> int:
         if not args.kg:
             print("kg-agent eval: no --kg given; using the bundled sample movie KG", file=sys.stderr)
         kg = open_kg(args.kg, backend=args.backend, timeout=getattr(args, "kg_timeout", 30.0),
-                     cache_path=getattr(args, "kg_cache", None), **naming_options(args))
+                     cache_path=getattr(args, "kg_cache", None), **naming_options(args), **file_options(args))
         kg_name = args.kg or "bundled sample KG"
 
     model = None

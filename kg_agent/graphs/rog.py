@@ -89,7 +89,8 @@ def create_rog_graph(
         "plan": budgeted(partial(plan_steps, planner=deciders.planner, k=k), budget, step="plan", explore=False),
         "retrieve": partial(retrieve_steps, kg=kg, max_paths=max_paths,
                             use=path_use(deciders.answerer, max_prompt_paths=max_prompt_paths)),
-        "answer": noting_a_late_start(budgeted(partial(respond_steps, answerer=deciders.answerer, kg=kg), budget,
+        "answer": noting_a_late_start(budgeted(partial(respond_steps, answerer=deciders.answerer, kg=kg,
+                                                       when_unsupported=settings.when_unsupported), budget,
                                                step="answer", explore=False), budget),
     }
     return wired_graph(RoGState, kg, settings, nodes, {START: "link", "link": "plan", "plan": "retrieve",

@@ -36,7 +36,7 @@ from kg_agent.graphs.kg_state_graph import OfflineMethod, question_budget, wired
 from kg_agent.graphs.state import KGQuestionInput, ToGRunState, ToGState
 from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.llm.budget import QuestionBudget
-from kg_agent.settings import GraphSettings, takes_options
+from kg_agent.settings import GraphSettings, WhenUnsupported, takes_options
 from kg_agent.tools.shared.question_budget import budgeted, timed
 from kg_agent.tools.tog.answer import respond_steps
 from kg_agent.tools.tog.deciders import ToGDeciders, ToGOptions, default_deciders
@@ -76,7 +76,8 @@ def tog_family_graph(kg: KnowledgeGraph, settings: GraphSettings, exploration: T
     deciders = default_deciders(kg, settings, exploration, offline_run=offline_run)
     budget = question_budget(settings, auto_calls=auto_calls, answer_reserve=ANSWER_RESERVE)
     nodes = {"link": timed(partial(start_node, kg=kg), budget), **first_nodes(budget),
-             **exploration_nodes(kg, deciders, budget, width=width, options=exploration, name=name)}
+             **exploration_nodes(kg, deciders, budget, width=width, options=exploration, name=name,
+                                 when_unsupported=settings.when_unsupported)}
     return wired_graph(ToGRunState, kg, settings, nodes, edges, input_schema=KGQuestionInput, output_schema=ToGState)
 
 
@@ -97,7 +98,7 @@ def _after_verify(state: dict) -> Literal["prune_relations", "answer"]:
 
 
 def exploration_nodes(kg: KnowledgeGraph, deciders: ToGDeciders, budget: QuestionBudget, *, width: int | None,
-                      options: ToGOptions, name: str) -> dict:
+                      options: ToGOptions, name: str, when_unsupported: WhenUnsupported = "abstain") -> dict:
     """The nodes ToG and ToG-I share (``prune_relations``, ``prune_entities``, ``verify``, ``answer``) under
     ``budget``; ``width`` ``None`` reads it from the state (ToG-I's growing W). With ``options.speculate`` (and a
     model), ``verify`` asks the next step's calls ahead (:mod:`kg_agent.tools.tog.speculate`)."""
@@ -109,7 +110,7 @@ def exploration_nodes(kg: KnowledgeGraph, deciders: ToGDeciders, budget: Questio
         "prune_entities": partial(prune_entities_steps, kg=kg, scorer=deciders.entity_scorer, width=width,
                                   max_candidates=max_candidates),
         "verify": partial(verify_and_decide, verifier=deciders.verifier, max_depth=depth),
-        "answer": partial(respond_steps, answerer=deciders.answerer, name=name, kg=kg),
+        "answer": partial(respond_steps, answerer=deciders.answerer, name=name, kg=kg, when_unsupported=when_unsupported),
     }
     check_speculation(speculate, budget)
     if speculate and deciders.uses_llm:

@@ -22,7 +22,7 @@ from rdflib.term import Node
 
 from kg_agent.kg.errors import UnknownEntityError, UnknownRelationError
 from kg_agent.kg.label_index import DictLabelIndex, SqliteLabelIndex
-from kg_agent.kg.naming import Naming
+from kg_agent.kg.naming import SUBCLASS_PREDICATES, Naming
 from kg_agent.kg.relation_index import RelationIndex
 from kg_agent.kg.sparql import sparql_iri
 from kg_agent.kg.stores.base import BoundedEdges, GraphStore
@@ -282,11 +282,14 @@ class KnowledgeGraph:
         return found
 
     def class_fan_outs(self) -> frozenset[str]:
-        """The relation names that step from a class to its members or subclasses: the inverses of the naming's
-        class predicates (``^type``, ``^instance_of``, ``^subclass_of``) that the graph has."""
+        """The relation names that step from a class to its members: the inverses of the naming's class predicates
+        that the graph has (``^type``, ``^instance_of``), but for those of a class hierarchy
+        (:data:`~kg_agent.kg.naming.SUBCLASS_PREDICATES`: a class with subclasses and no member is an ontology's
+        term, what its questions are about)."""
         names = self.store.names
         names.resolve()
-        return frozenset("^" + names.by_iri[iri] for iri in self.naming.class_predicates if iri in names.by_iri)
+        return frozenset("^" + names.by_iri[iri] for iri in self.naming.class_predicates
+                         if iri in names.by_iri and iri not in SUBCLASS_PREDICATES)
 
     def classes_of(self, entity_ids: Iterable[str]) -> dict[str, list[str]]:
         """``{entity: its classes}``: the objects of the naming's class predicates (``rdf:type``, Wikidata's ``instance

@@ -21,7 +21,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from kg_agent.kg.errors import KGLoadError
-from kg_agent.kg.terms import label_key
+from kg_agent.kg.terms import label_keys
 
 
 class DictLabelIndex(dict):
@@ -30,7 +30,8 @@ class DictLabelIndex(dict):
     def __init__(self, pairs: Iterable[tuple[str, str]] = ()) -> None:
         super().__init__()
         for key, label in pairs:
-            self.setdefault(label_key(label), []).append(key)
+            for indexed in label_keys(label):
+                self.setdefault(indexed, []).append(key)
         for keyed in self.values():
             keyed[:] = list(dict.fromkeys(keyed))
         self._tokens: dict[str, list[str]] | None = None
@@ -80,7 +81,7 @@ def build_label_sqlite(path: str | Path, pairs: Iterable[tuple[str, str]], *, bu
         connection.executescript("PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;" + _SCHEMA)
         rows: list[tuple[str, str, int]] = []
         for seq, (key, label) in enumerate(pairs):
-            rows.append((label_key(label), key, seq))
+            rows.extend((indexed, key, seq) for indexed in label_keys(label))
             if len(rows) >= 100_000:
                 connection.executemany("INSERT INTO labels VALUES (?, ?, ?)", rows)
                 rows = []

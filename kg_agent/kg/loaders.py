@@ -25,6 +25,7 @@ from kg_agent.kg.errors import KGLoadError
 from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.label_index import SqliteLabelIndex, build_label_sqlite
 from kg_agent.kg.naming import DEFAULT_NAMING, DOMAIN_PREDICATES, RANGE_PREDICATES, WIKIBASE_PROPERTY_LINKS, Naming, make_naming
+from kg_agent.kg.profile import KGProfile, graph_texts, measure_name_predicates, oxigraph_texts
 from kg_agent.kg.relation_index import RelationIndex, RelationIndexBuilder
 from kg_agent.kg.stores.base import NameLiterals, name_relations
 from kg_agent.kg.stores.memory import MemoryGraphStore, new_graph
@@ -123,8 +124,13 @@ def named_triples_graph(triples: Iterable[NamedTriple]) -> Graph:
     return graph
 
 
-def parse_rdf(path: str | Path, *, format: str | None = None, graph: Graph | None = None) -> Graph:
+def parse_rdf(path: str | Path, *, format: str | None = None, graph: Graph | None = None, lenient: bool = False) -> Graph:
     """Parse an RDF file of any rdflib format; syntax errors name the file and line.
+
+    ``lenient`` reads a published dump with bad lines: in N-Triples and N-Quads each bad line is skipped and a
+    warning says how many were skipped and where (the first :data:`LENIENT_REPORTED` of them); in the other formats
+    Oxigraph's lenient parser accepts what it can (an IRI with a character IRIs may not hold), and any other error
+    still stops the load.
 
     Turtle, N-Triples, N-Quads, TriG, N3, RDF/XML and JSON-LD are read with Oxigraph's parser, in time linear
     in the length of a line (rdflib's N-Triples parser is quadratic: a 5 MB literal took minutes); only the
@@ -137,7 +143,7 @@ def parse_rdf(path: str | Path, *, format: str | None = None, graph: Graph | Non
     fmt = format or guess_format(str(path)) or "turtle"
     graph = graph if graph is not None else new_graph()
     if fmt in _OX_FORMATS:
-        _parse_with_oxigraph(path, fmt, graph)
+        _parse_with_oxigraph(path, fmt, graph, lenient=lenient)
         return graph
     try:
         graph.parse(str(path), format=fmt)
@@ -148,8 +154,17 @@ def parse_rdf(path: str | Path, *, format: str | None = None, graph: Graph | Non
     return graph
 
 
-def _parse_with_oxigraph(path: Path, fmt: str, graph: Graph) -> None:
-    """Add the default-graph triples of an RDF file to an rdflib graph, parsed by Oxigraph."""
+#: Bad lines a lenient parse names in its warning (the count covers them all).
+LENIENT_REPORTED = 5
+
+
+class SkippedLinesWarning(UserWarning):
+    """A lenient parse skipped bad lines of a KG file (the message says how many and where)."""
+
+
+def _parse_with_oxigraph(path: Path, fmt: str, graph: Graph, *, lenient: bool = False) -> None:
+    """Add the default-graph triples of an RDF file to an rdflib graph, parsed by Oxigraph (``lenient``: see
+    :func:`parse_rdf`)."""
     import pyoxigraph as ox
     from rdflib import BNode, URIRef
     from rdflib.namespace import XSD
@@ -173,17 +188,52 @@ def _parse_with_oxigraph(path: Path, fmt: str, graph: Graph) -> None:
             return Literal(node.value) if datatype == xsd_string else Literal(node.value, datatype=term(node.datatype))
         raise KGLoadError(f"{path}: {node} is an RDF 1.2 triple term or an N3 formula, which a KG cannot hold")
 
-    quads = ox.parse(path=str(path), format=getattr(ox.RdfFormat, _OX_FORMATS[fmt]), base_iri=path.absolute().as_uri(),
-                     rename_blank_nodes=True)
+    rdf_format = getattr(ox.RdfFormat, _OX_FORMATS[fmt])
     add = graph.add
-    try:
+
+    def add_quads(quads) -> None:
         for quad in quads:
             if isinstance(quad.graph_name, ox.DefaultGraph):
                 add((term(quad.subject), term(quad.predicate), term(quad.object)))
+
+    if lenient and rdf_format in (ox.RdfFormat.N_TRIPLES, ox.RdfFormat.N_QUADS):
+        _add_skipping_bad_lines(path, fmt, rdf_format, add_quads)
+        return
+    quads = ox.parse(path=str(path), format=rdf_format, base_iri=path.absolute().as_uri(), rename_blank_nodes=True,
+                     lenient=lenient)
+    try:
+        add_quads(quads)
     except SyntaxError as exc:
         raise rdf_syntax_error(path, fmt, exc.lineno, exc.msg) from None
     except OSError as exc:
         raise KGLoadError(f"{path}: cannot read it: {exc}") from exc
+
+
+def _add_skipping_bad_lines(path: Path, fmt: str, rdf_format, add_quads: Callable) -> None:
+    """Parse a line-based file (N-Triples, N-Quads), skipping each line the parser refuses; warn with how many and
+    where. Blank node labels are kept as the file writes them, so a node on both sides of a bad line stays one."""
+    import pyoxigraph as ox
+
+    try:
+        lines = path.read_bytes().splitlines(keepends=True)
+    except OSError as exc:
+        raise KGLoadError(f"{path}: cannot read it: {exc}") from exc
+    skipped: list[str] = []
+    start = 0
+    while start < len(lines):
+        try:
+            add_quads(ox.parse(b"".join(lines[start:]), format=rdf_format))
+            break
+        except SyntaxError as exc:
+            if not exc.lineno:
+                raise rdf_syntax_error(path, fmt, None, exc.msg) from None
+            bad = start + exc.lineno  # 1-based line number in the file
+            skipped.append(f"line {bad}: {' '.join(str(exc.msg).split())[:160]}")
+            start = bad
+    if skipped:
+        shown = "; ".join(skipped[:LENIENT_REPORTED]) + (" ..." if len(skipped) > LENIENT_REPORTED else "")
+        warnings.warn(f"{path}: skipped {len(skipped)} bad line{'s' if len(skipped) > 1 else ''} (lenient): {shown}",
+                      SkippedLinesWarning, stacklevel=4)
 
 
 #: Oxigraph's position prefix (the line is given apart): "at line L column C", "at line L between columns C and
@@ -264,9 +314,11 @@ PLAIN_FORMATS = {"metaqa", "rog-jsonl", "twowiki"}
 
 # ---------------------------------------------------------------- constructors
 def load_kg(path: str | Path, *, format: str | None = None, question_ids: Iterable[str] | None = None,
-            naming: Naming = DEFAULT_NAMING) -> KnowledgeGraph:
+            naming: Naming = DEFAULT_NAMING, discover_names: bool = True, lenient: bool = False) -> KnowledgeGraph:
     """Load a KG file into memory (format from the extension and content unless given); ``naming`` says which
-    predicates name things and which languages are shown (:class:`~kg_agent.kg.naming.Naming`)."""
+    predicates name things and which languages are shown (:class:`~kg_agent.kg.naming.Naming`). With
+    ``discover_names`` the predicates the data names its things with are found too (:mod:`kg_agent.kg.profile`)
+    and read as labels after the naming's own. ``lenient``: skip bad lines (:func:`parse_rdf`)."""
     path = Path(path)
     if not path.exists():
         raise KGLoadError(f"{path}: no such file")
@@ -274,7 +326,9 @@ def load_kg(path: str | Path, *, format: str | None = None, question_ids: Iterab
     if fmt in PLAIN_FORMATS:
         graph = named_triples_graph(iter_named_triples(path, fmt, question_ids=question_ids))
     else:
-        graph = parse_rdf(path, format=fmt)
+        graph = parse_rdf(path, format=fmt, lenient=lenient)
+    if discover_names:
+        naming = measure_name_predicates(graph_texts(graph), naming).naming(naming)
     return memory_kg(graph, name=str(path), naming=naming)
 
 
@@ -301,6 +355,7 @@ SIDECAR_DIR = "kg-agent"
 COMPLETE_MARKER = "complete.json"
 RELATION_INDEX_FILE = "relation_index.json"
 LABEL_INDEX_FILE = "labels.sqlite"
+PROFILE_FILE = "profile.json"
 #: the offline deciders' text embeddings (:class:`kg_agent.tools.shared.similarity.VectorFile`)
 VECTOR_CACHE_FILE = "vectors.sqlite"
 
@@ -355,7 +410,7 @@ def _is_own_partial(partial: Path) -> bool:
 
 
 def build_oxigraph(source: str | Path, store_path: str | Path, *, format: str | None = None, overwrite: bool = False,
-                   progress: bool = False, naming: Naming = DEFAULT_NAMING,
+                   progress: bool = False, naming: Naming = DEFAULT_NAMING, lenient: bool = False,
                    beside_load: Callable[[RelationIndex, Path, RelationNames], object] | None = None) -> Path:
     """Load a KG file once into an Oxigraph store on disk; reopen it with :func:`open_oxigraph`.
 
@@ -377,6 +432,9 @@ def build_oxigraph(source: str | Path, store_path: str | Path, *, format: str | 
 
     ``naming`` says which predicates name things (their literals go to the label file, not to the relation
     index); a store opened with other name predicates rebuilds its label file.
+
+    ``lenient`` skips the file's bad lines (:func:`parse_rdf`; the file is then parsed in Python and loaded from a
+    clean copy).
 
     ``beside_load(index, sidecar_folder, names)`` is called with the relation index as soon as it is built, while
     the bulk loader may still be writing the store (the CLI embeds the relation names and paths then, into
@@ -405,10 +463,11 @@ def build_oxigraph(source: str | Path, store_path: str | Path, *, format: str | 
     builder = RelationIndexBuilder()
     build = uuid.uuid4().hex
     try:
-        if fmt in _OX_FORMATS:
+        if fmt in _OX_FORMATS and not lenient:
             load_path, format_name = source, _OX_FORMATS[fmt]
         else:
-            graph = named_triples_graph(iter_named_triples(source, fmt)) if fmt in PLAIN_FORMATS else parse_rdf(source, format=fmt)
+            graph = (named_triples_graph(iter_named_triples(source, fmt)) if fmt in PLAIN_FORMATS
+                     else parse_rdf(source, format=fmt, lenient=lenient))
             load_path, format_name = sidecar / "converted.nt", "N_TRIPLES"
             graph.serialize(load_path, format="nt", encoding="utf-8")
             del graph
@@ -627,6 +686,20 @@ def _distinct(pairs: list[tuple[str, str]]) -> list[tuple[str, str]]:
     return list(dict.fromkeys(pairs))
 
 
+def store_profile(store, sidecar: Path, naming: Naming) -> KGProfile:
+    """The Oxigraph store's profile: the one kept in its sidecar folder, else measured now and kept there (when the
+    folder is writable; a read-only store is measured on each open)."""
+    path = sidecar / PROFILE_FILE
+    profile = KGProfile.load(path)
+    if profile is None:
+        profile = measure_name_predicates(oxigraph_texts(store), naming)
+        try:
+            profile.save(path)
+        except OSError:
+            pass
+    return profile
+
+
 def _open_label_index(store_path: Path, store, build: str, naming: Naming) -> SqliteLabelIndex:
     """The store's label file; a missing or stale one (another load, other name predicates) is rebuilt from the
     store, or refused if it cannot be."""
@@ -742,8 +815,12 @@ def _ox_node(term, ox) -> str:
     return str(term)  # the index needs distinct nodes, not kg-agent ids: N-Triples text is enough
 
 
-def open_oxigraph(store_path: str | Path, *, cache_size: int = 50_000, naming: Naming = DEFAULT_NAMING) -> KnowledgeGraph:
+def open_oxigraph(store_path: str | Path, *, cache_size: int = 50_000, naming: Naming = DEFAULT_NAMING,
+                  discover_names: bool = True) -> KnowledgeGraph:
     """Reopen an Oxigraph store built by :func:`build_oxigraph` (milliseconds: nothing is re-parsed).
+
+    With ``discover_names`` the store's profile (``kg-agent/profile.json``, measured on the first open and kept:
+    :mod:`kg_agent.kg.profile`) adds the predicates the data names its things with to the naming's labels.
 
     A folder that is not a store, or a store whose load never finished (no completion marker), is
     refused with :class:`KGLoadError`.
@@ -777,6 +854,8 @@ def open_oxigraph(store_path: str | Path, *, cache_size: int = 50_000, naming: N
             store = ox.Store.read_only(str(store_path))
         except OSError:
             raise KGLoadError(f"{store_path}: cannot open the Oxigraph store: {exc}") from exc
+    if discover_names:
+        naming = store_profile(store, sidecar, naming).naming(naming)
     labels = _open_label_index(store_path, store, build, naming)
     return KnowledgeGraph(OxigraphGraphStore(store, _oxigraph_graph(store), names=RelationNames(),
                                              name=str(store_path), cache_size=cache_size, relation_index=index,
@@ -985,6 +1064,7 @@ def open_kg(
     languages: str | Sequence[str] | None = None,
     label_predicates: Sequence[str] | None = None,
     alias_predicates: Sequence[str] | None = None,
+    lenient: bool = False,
 ) -> KnowledgeGraph:
     """Open a knowledge graph from whatever the user has.
 
@@ -1000,9 +1080,14 @@ def open_kg(
     shown is in ``languages`` first (default English; ``"de,en"`` or ``["de", "en"]``), then untagged, then any.
     ``label_predicates`` / ``alias_predicates`` (IRIs) replace the defaults, which cover ``rdfs:label``,
     ``skos:prefLabel`` / ``altLabel``, ``schema:name`` / ``alternateName``, ``foaf:name``, ``dcterms:title`` and
-    Freebase's ``type.object.name`` / ``common.topic.alias``.
+    Freebase's ``type.object.name`` / ``common.topic.alias``. Without ``label_predicates`` the predicates the data
+    names its things with are found too and read as labels after those (:mod:`kg_agent.kg.profile`).
+
+    ``lenient`` (a file): skip the file's bad lines, with a warning saying how many and where (:func:`parse_rdf`);
+    by default the first bad line stops the load, named.
     """
     naming = make_naming(languages=languages, label_predicates=label_predicates, alias_predicates=alias_predicates)
+    discover = label_predicates is None
     if source is None:
         source = sample_kg_path()
     text = str(source)
@@ -1012,12 +1097,12 @@ def open_kg(
         raise ValueError(f"a KG cache (cache_path, --kg-cache) is for SPARQL endpoints; {text} is not an http(s) URL")
     path = Path(text)
     if path.is_dir():
-        return open_oxigraph(path, naming=naming)
+        return open_oxigraph(path, naming=naming, discover_names=discover)
     if backend in (None, "memory"):
-        return load_kg(path, format=format, naming=naming)
+        return load_kg(path, format=format, naming=naming, discover_names=discover, lenient=lenient)
     if backend == "oxigraph":
         target = Path(store_path) if store_path else path.with_name(path.name + ".oxigraph")
         if not target.exists():
-            build_oxigraph(path, target, format=format, naming=naming)
-        return open_oxigraph(target, naming=naming)
+            build_oxigraph(path, target, format=format, naming=naming, lenient=lenient)
+        return open_oxigraph(target, naming=naming, discover_names=discover)
     raise ValueError(f"backend must be 'memory' or 'oxigraph' for a file, not {backend!r}")

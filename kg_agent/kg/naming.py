@@ -62,6 +62,10 @@ DEFAULT_DESCRIPTION_PREDICATES: tuple[str, ...] = (
 #: Freebase's ``type.object.type``, whose classes are named by ``type.object.name``).
 DEFAULT_CLASS_PREDICATES: tuple[str, ...] = (RDF + "type", RDFS + "subClassOf", WDT + "P31", WDT + "P279",
                                              FREEBASE + "type.object.type")
+#: Among the class predicates, those linking a class to a wider class rather than a member to its class. A class
+#: known only by its place in such a hierarchy (no member in the graph) is what an ontology's questions are about
+#: (the Sequence Ontology's ``gene``): it stays an entity, and walks may go on to its subclasses.
+SUBCLASS_PREDICATES: tuple[str, ...] = (RDFS + "subClassOf", WDT + "P279")
 #: Namespaces of schema statements, never walked (``wd:P57 wikibase:directClaim wdt:P57``).
 DEFAULT_SCHEMA_NAMESPACES: tuple[str, ...] = (WIKIBASE,)
 #: Predicates giving the class of a property's values (``dbo:starring rdfs:range dbo:Actor``): the class's labels and
@@ -242,3 +246,16 @@ def add_naming_args(parser) -> None:
 def naming_options(args) -> dict:
     """The :func:`make_naming` keywords (also ``open_kg``'s) from options added by :func:`add_naming_args`."""
     return {name: getattr(args, name, None) for name in ("languages", "label_predicates", "alias_predicates")}
+
+
+def add_file_args(parser) -> None:
+    """How a KG file is read (``kg-agent ask``, ``eval``, ``load``, ``mcp``): ``--lenient``."""
+    parser.add_argument("--lenient", action="store_true",
+                        help="a KG file with bad lines (a published dump): skip them and say how many and where "
+                        "(N-Triples, N-Quads; other formats accept what the parser can); default: the first bad line "
+                        "stops the load, named")
+
+
+def file_options(args) -> dict:
+    """``open_kg``'s keywords from options added by :func:`add_file_args`."""
+    return {"lenient": bool(getattr(args, "lenient", False))}

@@ -110,6 +110,22 @@ def label_key(text: str) -> str:
     return normalize_label(text) or " ".join(text.split())
 
 
+#: A name written surname first, as library catalogues and bibliographies write people ("Twain, Mark",
+#: "Shelley, Mary Wollstonecraft"): two groups of one to four words around one comma, neither holding a digit.
+_INVERTED_NAME = re.compile(r"^\s*([^\W\d_][\w.'’-]*(?:\s+[\w.'’-]+){0,3}),\s*([^\W\d_][\w.'’-]*(?:\s+[\w.'’-]+){0,3})\s*$")
+
+
+def label_keys(text: str) -> list[str]:
+    """The keys a label is indexed by: its :func:`label_key`, and for a name written surname first ("Twain, Mark")
+    the key of the name in reading order too ("mark twain"), so a question's "Mark Twain" finds it."""
+    key = label_key(text)
+    inverted = _INVERTED_NAME.match(text)
+    if inverted is None:
+        return [key]
+    reading = label_key(f"{inverted.group(2)} {inverted.group(1)}")
+    return [key, reading] if reading and reading != key else [key]
+
+
 def has_word_character(text: str) -> bool:
     """Whether ``text`` has a letter or a digit: a mention without one names no entity."""
     return any(ch.isalnum() for ch in text)

@@ -25,7 +25,7 @@ from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.types import relation_path_text
 from kg_agent.kg.walks import Walk
 from kg_agent.llm.parsing import parse_answer_list
-from kg_agent.settings import DEFAULT_GROUNDING, Grounding, StructuredMode
+from kg_agent.settings import DEFAULT_GROUNDING, Grounding, StructuredMode, WhenUnsupported
 from kg_agent.steps import Decided, decide, decided, synchronous
 from kg_agent.tools.shared.constraints import constrain_walks, note_constraints
 from kg_agent.tools.shared.decider import Candidates, Decider, LLMDecider, Outcome, fall_back
@@ -383,7 +383,8 @@ def path_use(answerer: Answerer, *, max_prompt_paths: int) -> PathUse | None:
     return PathUse(min_relative_score=votes.min_relative_score, max_answers=votes.max_answers, max_prompt_paths=prompt)
 
 
-def answer_steps(state: dict, *, answerer: Answerer, kg: KnowledgeGraph | None = None):
+def answer_steps(state: dict, *, answerer: Answerer, kg: KnowledgeGraph | None = None,
+                 when_unsupported: WhenUnsupported = "abstain"):
     """Graph node (as steps): answer the question from the state's reasoning paths that satisfy its constraints
     (:func:`~kg_agent.tools.shared.constraints.constrain_walks`: the ends reached from every entity the question
     names, of the type it asks for when ``kg`` gives the answers' classes); each answer's record says which it
@@ -395,13 +396,15 @@ def answer_steps(state: dict, *, answerer: Answerer, kg: KnowledgeGraph | None =
     outcome = yield decide(answerer.answer, question, constrained.walks, state.get("plans") or [])
     outcome.answers = note_constraints(outcome.answers, constrained.applied)
     outcome.warnings = [*constrained.warnings, *outcome.warnings]
-    return answer_update(outcome, state.get("stop_reason") or "")
+    return answer_update(outcome, state.get("stop_reason") or "", question=question, when_unsupported=when_unsupported,
+                         kg=kg)
 
 
 answer_node = synchronous(answer_steps)
 
 
-def respond_steps(state: dict, *, answerer: Answerer, kg: KnowledgeGraph | None = None):
+def respond_steps(state: dict, *, answerer: Answerer, kg: KnowledgeGraph | None = None,
+                  when_unsupported: WhenUnsupported = "abstain"):
     """``answer``, plus the chat reply when the question came as messages. Steps."""
-    update = yield from answer_steps(state, answerer=answerer, kg=kg)
+    update = yield from answer_steps(state, answerer=answerer, kg=kg, when_unsupported=when_unsupported)
     return with_chat_reply(state, update, name="rog")

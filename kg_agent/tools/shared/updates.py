@@ -17,6 +17,8 @@ from langgraph.graph.message import add_messages
 from langgraph.types import Overwrite
 
 from kg_agent.llm.usage import merge_usage
+from kg_agent.settings import WhenUnsupported
+from kg_agent.tools.shared.answer_checks import check_answers, unsupported_policy
 
 
 def append_warnings(current: list[str] | None, new: list[str] | None) -> list[str]:
@@ -88,17 +90,25 @@ def emit_answers(answers: list[dict], stop_reason: str = "") -> None:
          answers=[{k: a.get(k) for k in keys} for a in answers[:EMITTED_ANSWERS]])
 
 
-def answer_update(outcome: Any, stop: str = "") -> dict:
+def answer_update(outcome: Any, stop: str = "", *, question: str = "", when_unsupported: WhenUnsupported = "abstain",
+                  kg: Any = None) -> dict:
     """An answer step's update from its answerer's ``outcome`` (``answers``, ``output``, ``stop_reason``, ``warnings``,
-    ``usage``): the stop reason is the outcome's, else ``stop``, else ``answered`` / ``no_answer``; emits the
-    ``answer`` stream event."""
-    stop = outcome.stop_reason or stop or ("answered" if outcome.answers else "no_answer")
-    emit_answers(outcome.answers, stop)
+    ``usage``), its answers checked against what ``question`` asks for (:func:`~kg_agent.tools.shared.answer_checks.
+    check_answers`: no unnamed node, "how many" counted; ``when_unsupported`` is the graph's, a run's context may
+    override it): the stop reason is the check's, else the outcome's, else ``stop``, else ``answered`` /
+    ``no_answer``; emits the ``answer`` stream event."""
+    checked = check_answers(question, outcome.answers, policy=unsupported_policy(when_unsupported), kg=kg)
+    answers = checked.answers
+    output = outcome.output
+    if answers != outcome.answers and (not outcome.output or outcome.output == "\n".join(a["answer"] for a in outcome.answers)):
+        output = "\n".join(a["answer"] for a in answers)  # an offline output: the answers listed
+    stop = checked.stop_reason or outcome.stop_reason or stop or ("answered" if answers else "no_answer")
+    emit_answers(answers, stop)
     return {
-        "answers": outcome.answers,
-        "output": outcome.output,
+        "answers": answers,
+        "output": output,
         "stop_reason": stop,
-        "warnings": list(outcome.warnings),
+        "warnings": [*outcome.warnings, *checked.warnings],
         "usage": outcome.usage,
     }
 

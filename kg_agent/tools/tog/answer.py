@@ -28,7 +28,7 @@ from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.types import relation_path_text
 from kg_agent.kg.walks import Walk
 from kg_agent.llm.parsing import parse_answer_list
-from kg_agent.settings import DEFAULT_GROUNDING, Grounding, StructuredMode
+from kg_agent.settings import DEFAULT_GROUNDING, Grounding, StructuredMode, WhenUnsupported
 from kg_agent.steps import Decided, decide, decided
 from kg_agent.tools.rog.answer import AnswerOutcome
 from kg_agent.tools.shared.constraints import note_constraints, of_asked_type, reached_from_every_mention
@@ -315,7 +315,8 @@ class LLMToGAnswerer(LLMDecider, RunGrounding):
         return [a for a in answers if a.get("grounded")] or None
 
 
-def answer_steps(state: dict, *, answerer: ToGAnswerer, asked: Asked | None = None, kg: KnowledgeGraph | None = None):
+def answer_steps(state: dict, *, answerer: ToGAnswerer, asked: Asked | None = None, kg: KnowledgeGraph | None = None,
+                 when_unsupported: WhenUnsupported = "abstain"):
     """Graph node (as steps): answer from the explored chains (this round's, in ToG-I) and the verification.
 
     ``asked``: the answerer's model call, already asked (``speculate``; see :meth:`LLMToGAnswerer.answer_request`).
@@ -332,7 +333,7 @@ def answer_steps(state: dict, *, answerer: ToGAnswerer, asked: Asked | None = No
                                        verified=bool((state.get("verification") or {}).get("sufficient")))
     if kg is not None:
         outcome = answers_of_asked_type(question, topics, outcome, kg)
-    return answer_update(outcome, stop)
+    return answer_update(outcome, stop, question=question, when_unsupported=when_unsupported, kg=kg)
 
 
 def answers_of_every_mention(topic_entities: Sequence[dict], chains: Sequence[dict], outcome: AnswerOutcome, *,
@@ -380,7 +381,8 @@ def answers_of_asked_type(question: str, topic_entities: Sequence[dict], outcome
 
 
 def respond_steps(state: dict, *, answerer: ToGAnswerer, name: str = "tog",
-                  asked: Asked | None = None, kg: KnowledgeGraph | None = None):
+                  asked: Asked | None = None, kg: KnowledgeGraph | None = None,
+                  when_unsupported: WhenUnsupported = "abstain"):
     """``answer``, plus the chat reply when the question came as messages. Steps."""
-    update = yield from answer_steps(state, answerer=answerer, asked=asked, kg=kg)
+    update = yield from answer_steps(state, answerer=answerer, asked=asked, kg=kg, when_unsupported=when_unsupported)
     return with_chat_reply(state, update, name=name)

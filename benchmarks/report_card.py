@@ -1,0 +1,186 @@
+"""The report card across KGs: RoG, ToG and ToG-I, offline, over every real third-party KG in
+``<data>/realkgs/`` (all questions) and seeded samples of MetaQA, PathQuestion and WebQSP; one table of
+KG x method x question kind with Hits@1, coverage, precision of the answered, abstention on unanswerable
+questions and seconds per question, compared with the committed baseline (``benchmarks/report_card_baseline.json``).
+
+    python benchmarks/report_card.py [--data DIR] [--out DIR] [--only KG ...] [--methods rog,tog,tog-i]
+                                     [--write-baseline] [--check]
+
+``--check`` exits 1 when any KG x method answers more than ``--slack`` (default 1) question fewer right than the
+baseline: offline answers are deterministic, but floats differ a little between CPUs. A KG that is new to the
+baseline is reported, not checked. ``--write-baseline`` replaces the baseline with this run (commit it with the
+change that lifts it). The data folder is ``--data``, else ``KG_AGENT_DATA``, else ``../shared/data``.
+
+Scores (strict, of every question): a question with gold answers is right when the first answer is one of them; a
+question with none (unanswerable) is right only when nothing is answered. ``coverage`` is the share answered,
+``precision`` the share of answered questions whose first answer is right, ``abstained`` the share of
+unanswerable questions left unanswered.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+BASELINE = HERE / "report_card_baseline.json"
+METHODS = ("rog", "tog", "tog-i")
+
+
+def suites(data: Path) -> dict[str, list[str]]:
+    """``{KG name: kg-agent eval arguments}`` for every KG of the card present under ``data``."""
+    found: dict[str, list[str]] = {}
+    realkgs = data / "realkgs"
+    for folder in sorted(p for p in realkgs.iterdir() if p.is_dir()) if realkgs.is_dir() else ():
+        questions = folder / "questions.jsonl"
+        kg = [p for p in sorted(folder.iterdir()) if p.suffix in (".nt", ".ttl", ".owl", ".rdf", ".nq", ".jsonld")]
+        if questions.exists() and kg:
+            found[folder.name] = ["jsonl", "--questions", str(questions), "--kg", str(kg[0]), "--lenient"]
+    metaqa = data / "metaqa"
+    if (metaqa / "kb.txt").exists():
+        args = ["metaqa"]
+        for hop in (1, 2, 3):
+            args += ["--questions", str(metaqa / f"{hop}-hop" / "qa_dev.txt")]
+        for hop in (1, 2, 3):
+            args += ["--only-lines", str(metaqa / f"{hop}-hop" / f"{hop}hop_dev_some_gold_reachable.idx")]
+        found["metaqa"] = args + ["--sample", "20", "--seed", "0", "--kg", str(metaqa / "kb.txt")]
+    pathquestion = data / "pathquestion"
+    if (pathquestion / "kb.txt").exists():
+        found["pathquestion"] = ["jsonl", "--questions", str(pathquestion / "questions_2h.jsonl"), "--questions",
+                                 str(pathquestion / "questions_3h.jsonl"), "--sample", "30", "--seed", "0",
+                                 "--kg", str(pathquestion / "kb.txt")]
+    webqsp = data / "webqsp" / "rog_webqsp_18q.jsonl"
+    if webqsp.exists():
+        found["webqsp"] = ["rog-jsonl", "--questions", str(webqsp)]
+    return found
+
+
+def run_eval(name: str, method: str, args: list[str], out: Path) -> dict | None:
+    """The results of one ``kg-agent eval`` run; None (with the error printed) when it wrote none."""
+    target = out / f"{name}-{method}.json"
+    target.unlink(missing_ok=True)
+    command = ["kg-agent", "eval", *args, "--method", method, "--model", "none", "--no-progress", "--out", str(target)]
+    began = time.perf_counter()
+    done = subprocess.run(command, capture_output=True, text=True)
+    if not target.exists():
+        print(f"{name} {method}: kg-agent eval failed (exit {done.returncode}):\n{done.stderr[-2000:]}", file=sys.stderr)
+        return None
+    result = json.loads(target.read_text(encoding="utf-8"))
+    result["wall_seconds"] = time.perf_counter() - began
+    return result
+
+
+def question_kind(record: dict) -> str:
+    kind = record.get("kind")
+    if kind:
+        return str(kind)
+    return "unanswerable" if not record.get("gold") else "all"
+
+
+def scores(records: list[dict]) -> dict:
+    """The card's scores of some questions' records (see the module docstring)."""
+    n = len(records)
+    answered = [r for r in records if r.get("predicted")]
+    right = [r for r in records if is_right(r)]
+    unanswerable = [r for r in records if not r.get("gold")]
+    return {
+        "n": n,
+        "right": len(right),
+        "hits@1": round(100 * len(right) / n, 1) if n else 0.0,
+        "coverage": round(100 * len(answered) / n, 1) if n else 0.0,
+        "precision": round(100 * sum(is_right(r) for r in answered) / len(answered), 1) if answered else 0.0,
+        "abstained": (round(100 * sum(not r.get("predicted") for r in unanswerable) / len(unanswerable), 1)
+                      if unanswerable else None),
+    }
+
+
+def is_right(record: dict) -> bool:
+    if not record.get("gold"):
+        return not record.get("predicted")
+    return bool(record["scores"]["strict"]["hits_at_1"])
+
+
+def card_row(result: dict) -> dict:
+    records = result["per_question"]
+    kinds: dict[str, list[dict]] = {}
+    for record in records:
+        kinds.setdefault(question_kind(record), []).append(record)
+    return {"all": scores(records), "kinds": {kind: scores(rs) for kind, rs in sorted(kinds.items())},
+            "seconds_per_question": round(result["wall_seconds"] / max(1, len(records)), 3)}
+
+
+def table(card: dict, baseline: dict) -> str:
+    lines = ["| KG | method | Hits@1 | right / n | baseline | coverage | precision | abstained | s/q | by kind (Hits@1) |",
+             "|---|---|---:|---:|---:|---:|---:|---:|---:|---|"]
+    for name, methods in card.items():
+        for method, row in methods.items():
+            s = row["all"]
+            before = baseline.get(name, {}).get(method, {}).get("all", {}).get("right")
+            kinds = ", ".join(f"{k} {v['hits@1']:.0f} ({v['n']})" for k, v in row["kinds"].items()) if len(row["kinds"]) > 1 else ""
+            abstained = "" if s["abstained"] is None else f"{s['abstained']:.0f}"
+            lines.append(f"| {name} | {method} | {s['hits@1']:.1f} | {s['right']} / {s['n']} | "
+                         f"{'' if before is None else before} | {s['coverage']:.0f} | {s['precision']:.0f} | {abstained} | "
+                         f"{row['seconds_per_question']:.2f} | {kinds} |")
+    return "\n".join(lines)
+
+
+def regressions(card: dict, baseline: dict, slack: int) -> list[str]:
+    lost = []
+    for name, methods in card.items():
+        for method, row in methods.items():
+            before = baseline.get(name, {}).get(method, {}).get("all", {}).get("right")
+            if before is not None and row["all"]["right"] < before - slack:
+                lost.append(f"{name} {method}: {row['all']['right']} right, baseline {before}")
+    return lost
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--data", default=os.environ.get("KG_AGENT_DATA", "../shared/data"))
+    parser.add_argument("--out", default="report-card")
+    parser.add_argument("--only", action="append", default=None, metavar="KG", help="only this KG (repeatable)")
+    parser.add_argument("--methods", default=",".join(METHODS))
+    parser.add_argument("--slack", type=int, default=1)
+    parser.add_argument("--check", action="store_true", help="exit 1 when a KG x method lost more than --slack questions")
+    parser.add_argument("--write-baseline", action="store_true")
+    args = parser.parse_args(argv)
+    data = Path(args.data)
+    found = suites(data)
+    if not found:
+        print(f"report card: no KG of the card under {data} (set --data or KG_AGENT_DATA)", file=sys.stderr)
+        return 2
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    card: dict[str, dict] = {}
+    failed: list[str] = []
+    for name, eval_args in found.items():
+        if args.only and name not in args.only:
+            continue
+        for method in args.methods.split(","):
+            result = run_eval(name, method, eval_args, out)
+            if result is None:
+                failed.append(f"{name} {method}")
+                continue
+            card.setdefault(name, {})[method] = card_row(result)
+            print(f"{name} {method}: {card[name][method]['all']}", file=sys.stderr, flush=True)
+    baseline = json.loads(BASELINE.read_text(encoding="utf-8")) if BASELINE.exists() else {}
+    print(table(card, baseline))
+    (out / "card.json").write_text(json.dumps(card, indent=1), encoding="utf-8")
+    if args.write_baseline:
+        merged = {**baseline, **{name: {**baseline.get(name, {}), **methods} for name, methods in card.items()}}
+        BASELINE.write_text(json.dumps(merged, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    if args.check:
+        lost = regressions(card, baseline, args.slack)
+        for line in lost:
+            print(f"report card: lower than the baseline: {line}", file=sys.stderr)
+        return 1 if lost or failed else 0
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,140 @@
+"""What a knowledge graph says of its own names, measured from its data: the KG profile.
+
+A user's graph names its things with whatever predicate its publisher chose (``pgterms:name``, ``ex:hasName``,
+``rdf:value`` on a structured value's node), often none of the known label predicates
+(:data:`~kg_agent.kg.naming.DEFAULT_LABEL_PREDICATES`). :func:`measure_name_predicates` finds them from the triples
+whose object is a text literal, by what a name looks like in data:
+
+* **short** — a name, not a sentence (its texts are on average at most :data:`MAX_NAME_CHARACTERS` long);
+* **about one per subject** — at most :data:`MAX_NAMES_PER_SUBJECT` texts a subject and language;
+* **naming what nothing else names** — most of its subjects have no label under the known predicates nor under
+  a predicate chosen before it (a title beside a label adds nothing; an alias beside a name is an alias);
+* **naming many, apart** — at least :data:`MIN_NAMED_SUBJECTS` subjects, with at least as many distinct texts (a
+  value every subject shares, ``"None"``, names nothing).
+
+Candidates are taken greedily, the one naming the most subjects first (among equals, the one with the fewest texts
+per subject: a name before a list of aliases). The chosen predicates become label
+predicates after the known ones (:meth:`KGProfile.naming`), so the known ones still win where both name a node.
+A caller's own ``label_predicates`` replace this (the measurement is not run).
+
+The profile is measured when a KG file is loaded into memory, and once per Oxigraph store (kept in
+``<store>/kg-agent/profile.json``); ``kg-agent load`` prints it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass, replace
+from pathlib import Path
+
+from kg_agent.kg.naming import Naming
+
+#: Average length, in characters, above which a predicate's texts are prose, not names.
+MAX_NAME_CHARACTERS = 80
+#: Texts per subject and language above which a predicate lists things (keywords, synonyms) rather than names one.
+MAX_NAMES_PER_SUBJECT = 1.5
+#: Fewest subjects a predicate must name, so a handful of notes is not read as the KG's naming scheme.
+MIN_NAMED_SUBJECTS = 5
+#: Share of a candidate's subjects that must be unnamed so far for it to be a naming predicate.
+MIN_NEW_SHARE = 0.5
+
+PROFILE_VERSION = 1
+
+
+@dataclass(frozen=True)
+class KGProfile:
+    """The measured profile: the label predicates found beyond the known ones, with how many subjects each names."""
+
+    label_predicates: tuple[str, ...] = ()
+    named_subjects: tuple[int, ...] = ()
+    version: int = PROFILE_VERSION
+
+    def naming(self, naming: Naming) -> Naming:
+        """``naming`` with the found label predicates after its own (unchanged when none was found)."""
+        extra = tuple(p for p in self.label_predicates if p not in naming.label_predicates)
+        return replace(naming, label_predicates=naming.label_predicates + extra) if extra else naming
+
+    def describe(self) -> list[str]:
+        """Lines for a person: what was found."""
+        if not self.label_predicates:
+            return ["names: the known label predicates name the KG's things"]
+        return [f"names: {iri} names {n} things" for iri, n in zip(self.label_predicates, self.named_subjects)]
+
+    def save(self, path: str | Path) -> None:
+        Path(path).write_text(json.dumps(asdict(self), indent=1), encoding="utf-8")
+
+    @classmethod
+    def load(cls, path: str | Path) -> KGProfile | None:
+        """The profile saved at ``path``; None when missing, unreadable or of another version."""
+        try:
+            data = json.loads(Path(path).read_text(encoding="utf-8"))
+            if data.get("version") != PROFILE_VERSION:
+                return None
+            return cls(tuple(data["label_predicates"]), tuple(int(n) for n in data["named_subjects"]))
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+            return None
+
+
+def measure_name_predicates(texts: Iterable[tuple[str, str, str, str]], naming: Naming) -> KGProfile:
+    """The profile of the text literals ``(subject, predicate, text, language)`` of a KG (see the module docstring).
+
+    Predicates the naming already reads (labels, aliases, descriptions) are not candidates; subjects they label are
+    named already."""
+    named: set[str] = set()
+    stats: dict[str, list] = {}  # predicate -> [subjects, (subject, language) pairs, texts, characters, distinct texts]
+    known = set(naming.names_and_descriptions)
+    labels = set(naming.label_predicates) | set(naming.alias_predicates)
+    for subject, predicate, text, language in texts:
+        if predicate in labels:
+            named.add(subject)
+            continue
+        if predicate in known or subject.startswith('"'):
+            continue
+        entry = stats.get(predicate)
+        if entry is None:
+            entry = stats[predicate] = [set(), set(), 0, 0, set()]
+        entry[0].add(subject)
+        entry[1].add((subject, language))
+        entry[2] += 1
+        entry[3] += len(text)
+        if len(entry[4]) < MIN_NAMED_SUBJECTS:
+            entry[4].add(text)
+    candidates = [(predicate, subjects, count / len(pairs)) for predicate, (subjects, pairs, count, characters, texts) in stats.items()
+                  if len(subjects) >= MIN_NAMED_SUBJECTS and len(texts) >= MIN_NAMED_SUBJECTS
+                  and characters / count <= MAX_NAME_CHARACTERS
+                  and count / len(pairs) <= MAX_NAMES_PER_SUBJECT]
+    chosen: list[tuple[str, int]] = []
+    for predicate, subjects, _ in sorted(candidates, key=lambda c: (-len(c[1]), c[2], c[0])):
+        new = len(subjects - named)
+        if new >= MIN_NAMED_SUBJECTS and new >= MIN_NEW_SHARE * len(subjects):
+            chosen.append((predicate, new))
+            named |= subjects
+    return KGProfile(tuple(p for p, _ in chosen), tuple(n for _, n in chosen))
+
+
+_XSD_STRING = "http://www.w3.org/2001/XMLSchema#string"
+_RDF_LANG_STRING = "http://www.w3.org/1999/02/22-rdf-syntax-ns#langString"
+
+
+def graph_texts(graph) -> Iterable[tuple[str, str, str, str]]:
+    """The text literals of an rdflib graph as :func:`measure_name_predicates` reads them."""
+    from rdflib import Literal
+
+    from kg_agent.kg.terms import node_key
+
+    for subject, predicate, obj in graph:
+        if isinstance(obj, Literal) and (obj.language or obj.datatype is None or str(obj.datatype) == _XSD_STRING):
+            yield node_key(subject), str(predicate), str(obj), obj.language or ""
+
+
+def oxigraph_texts(store) -> Iterable[tuple[str, str, str, str]]:
+    """The text literals of a pyoxigraph store's default graph, as :func:`measure_name_predicates` reads them."""
+    import pyoxigraph as ox
+
+    for quad in store.quads_for_pattern(None, None, None, ox.DefaultGraph()):
+        obj = quad.object
+        if isinstance(obj, ox.Literal) and (obj.language or obj.datatype.value in (_XSD_STRING, _RDF_LANG_STRING)):
+            subject = quad.subject
+            key = f"_:{subject.value}" if isinstance(subject, ox.BlankNode) else subject.value
+            yield key, quad.predicate.value, obj.value, obj.language or ""

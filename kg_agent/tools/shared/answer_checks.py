@@ -1,0 +1,110 @@
+"""The last check every method's answers pass before they reach the caller: what the question asks for, said plainly.
+
+* **Unnamed nodes are never answers.** A blank node, a Freebase mediator or a Wikidata statement node (shown as
+  :data:`~kg_agent.kg.terms.UNNAMED`) joins an entity to the values a question asks for; it is no answer itself. When
+  only such nodes were reached, the method **abstains**: no answer, ``stop_reason="abstained"`` and the reason in
+  ``warnings`` ("only unnamed statement nodes were reached"), unless the caller asked for ``"best_effort"``
+  (:class:`~kg_agent.settings.GraphSettings` ``when_unsupported``), which keeps them, flagged ungrounded.
+* **A node the KG gives no name is a statement, or a page.** An IRI without any name literal that has facts of
+  its own (an ``org:Membership``, a place's ``#this`` location node) is a statement node: no answer, as above. One
+  without facts (a web page a ``webpage`` relation points to) is answered by its IRI, which is what it is.
+* **"How many" is counted.** A question asking how many things there are is answered by the number of distinct
+  answers reached, one answer whose ``counted`` field lists them (the evidence), grounded when every counted answer
+  is; a quantity the KG states itself (the answers are all numbers: a download count, a population) is kept as it is.
+
+The question's grammar is read (English "how many"), never a data set's relation names.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from kg_agent.kg.graph import KnowledgeGraph
+from kg_agent.kg.terms import UNNAMED
+from kg_agent.settings import WhenUnsupported, current_run_settings
+
+ABSTAINED = "abstained"
+ONLY_UNNAMED = "only unnamed statement nodes were reached, none of them a thing the question asks for"
+
+_HOW_MANY = re.compile(r"\bhow\s+many\b|\bnumber\s+of\b|\bcount\s+of\b", re.IGNORECASE)
+_NUMBER = re.compile(r"[-+]?\d+(?:[.,]\d+)?")
+
+
+def asks_how_many(question: str) -> bool:
+    """Whether the question asks for a count ("how many ...", "the number of ...")."""
+    return _HOW_MANY.search(question) is not None
+
+
+def is_unnamed(answer: dict) -> bool:
+    return str(answer.get("answer", "")).strip() in ("", UNNAMED)
+
+
+def is_number(answer: dict) -> bool:
+    return _NUMBER.fullmatch(str(answer.get("answer", "")).strip()) is not None
+
+
+@dataclass
+class Checked:
+    """The answers after the checks, with the stop reason they imply (empty: unchanged) and warnings."""
+
+    answers: list[dict]
+    stop_reason: str = ""
+    warnings: list[str] = field(default_factory=list)
+
+
+def unsupported_policy(built: WhenUnsupported) -> WhenUnsupported:
+    """The run's choice (its LangGraph context) over the graph's own."""
+    return current_run_settings().when_unsupported or built
+
+
+def named_by_the_kg(answers: Sequence[dict], kg: KnowledgeGraph) -> list[dict]:
+    """``answers`` with each IRI the KG gives no name shown as :data:`UNNAMED` when it has facts of its own (a
+    statement node), else as its IRI (a page, a document)."""
+    ids = [a["entity_id"] for a in answers if a.get("entity_id") and not a["entity_id"].startswith(('"', "_:"))]
+    if not ids:
+        return list(answers)
+    names = kg.store.labels_of(ids)
+    nameless = {key for key, name in names.items() if name is None}
+    facts = {key for key, relations in kg.relations_at_each(nameless).items()
+             if any(not r.startswith("^") for r in relations)} if nameless else set()
+    return [{**a, "answer": UNNAMED if a["entity_id"] in facts else a["entity_id"]} if a.get("entity_id") in nameless
+            else a for a in answers]
+
+
+def check_answers(question: str, answers: Sequence[dict], *, policy: WhenUnsupported = "abstain",
+                  kg: KnowledgeGraph | None = None) -> Checked:
+    """Apply the module's checks to one method's answers (see the module docstring); without ``kg`` nameless IRIs
+    are not looked at."""
+    answers = named_by_the_kg(answers, kg) if kg is not None else list(answers)
+    named = [a for a in answers if not is_unnamed(a)]
+    if answers and not named:
+        if policy == "best_effort":
+            return Checked([{**a, "grounded": False} for a in answers],
+                           warnings=[f"answer: {ONLY_UNNAMED}; kept as asked (best effort), flagged ungrounded"])
+        return Checked([], ABSTAINED, [f"answer: abstained: {ONLY_UNNAMED}"])
+    if len(named) < len(answers):
+        answers = named
+    if asks_how_many(question) and answers and not all(is_number(a) for a in answers):
+        return Checked([counted(answers)])
+    return Checked(answers)
+
+
+def counted(answers: Sequence[dict]) -> dict:
+    """One answer: how many distinct things ``answers`` are, with them as its evidence (``counted``). Nodes without
+    an IRI of their own (blank nodes: a structured value written once per use, a shelf named "Horror" under each
+    book) count by their name."""
+    distinct: dict[str, dict] = {}
+    for a in answers:
+        key = a.get("entity_id") or ""
+        distinct.setdefault(str(a.get("answer")) if not key or key.startswith("_:") else key, a)
+    paths = [p for a in distinct.values() for p in (a.get("paths") or [])[:1]]
+    return {
+        "answer": str(len(distinct)),
+        "entity_id": None,
+        "score": max((float(a.get("score") or 0.0) for a in distinct.values()), default=0.0),
+        "grounded": all(a.get("grounded") for a in distinct.values()),
+        "paths": paths,
+        "counted": [a.get("answer") for a in distinct.values()],
+    }

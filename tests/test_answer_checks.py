@@ -1,0 +1,94 @@
+"""The last check on every method's answers (kg_agent/tools/shared/answer_checks.py): unnamed statement nodes are
+never answers (abstain, or best effort when asked), nameless pages are answered by their IRI, "how many" is counted
+with its evidence; on fixtures cut from the report card's real KGs (tests/fixtures/realkgs/README.md)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from kg_agent.graphs import create_rog_graph, create_tog_graph
+from kg_agent.kg import open_kg
+from kg_agent.kg.terms import UNNAMED
+from kg_agent.tools.shared.answer_checks import ABSTAINED, asks_how_many, check_answers
+
+CATALOGUE = Path(__file__).parent / "fixtures" / "realkgs" / "catalogue.nt"
+
+
+def record(answer, entity_id=None, grounded=True):
+    return {"answer": answer, "entity_id": entity_id, "score": 1.0, "grounded": grounded, "paths": []}
+
+
+def test_only_unnamed_nodes_reached_is_an_abstention_with_the_reason():
+    checked = check_answers("what is the membership of x", [record(UNNAMED, "_:b1"), record(UNNAMED, "_:b2")])
+    assert checked.answers == [] and checked.stop_reason == ABSTAINED
+    assert "only unnamed statement nodes were reached" in checked.warnings[0]
+
+
+def test_best_effort_keeps_unnamed_nodes_flagged_ungrounded():
+    checked = check_answers("q", [record(UNNAMED, "_:b1")], policy="best_effort")
+    assert [a["grounded"] for a in checked.answers] == [False] and checked.stop_reason == ""
+
+
+def test_unnamed_nodes_are_dropped_beside_named_answers():
+    checked = check_answers("q", [record(UNNAMED, "_:b1"), record("Horror", "_:b2")])
+    assert [a["answer"] for a in checked.answers] == ["Horror"]
+
+
+@pytest.mark.parametrize("question", ["How many books did she write?", "the number of mints in Phrygia", "HOW  MANY?"])
+def test_count_questions_are_read_from_the_question(question):
+    assert asks_how_many(question)
+
+
+def test_how_many_counts_distinct_answers_with_the_counted_set_as_evidence():
+    answers = [record("A", "http://x/a"), record("B", "http://x/b"), record("A", "http://x/a"),
+               record("Horror", "_:s1"), record("Horror", "_:s2")]  # blank nodes count by their name
+    [count] = check_answers("How many things?", answers).answers
+    assert count["answer"] == "3" and sorted(count["counted"]) == ["A", "B", "Horror"] and count["grounded"]
+
+
+def test_a_quantity_the_kg_states_is_kept_not_counted():
+    assert [a["answer"] for a in check_answers("How many times was it downloaded?", [record("11758")]).answers] == ["11758"]
+
+
+NUMISMATICS = """@prefix ex: <http://example.org/> . @prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .
+ex:augustus rdfs:label "Augustus" ; ex:hasMembership ex:m1 ; ex:webpage <http://en.wikipedia.org/wiki/Augustus> .
+ex:m1 ex:role ex:emperor ; ex:startDate "-0027" .
+ex:emperor rdfs:label "Roman Emperor" .
+"""
+
+
+@pytest.fixture()
+def numismatics(tmp_path):
+    path = tmp_path / "augustus.ttl"
+    path.write_text(NUMISMATICS, encoding="utf-8")
+    return open_kg(path)
+
+
+def test_a_nameless_iri_with_facts_is_a_statement_node_and_one_without_is_answered_by_its_iri(numismatics):
+    page = "http://en.wikipedia.org/wiki/Augustus"
+    checked = check_answers("q", [record("m1", "http://example.org/m1"), record("Augustus", page)], kg=numismatics)
+    assert [a["answer"] for a in checked.answers] == [page]
+
+
+def test_reaching_only_a_membership_node_abstains_unless_a_run_asks_for_best_effort(numismatics):
+    app = create_rog_graph(numismatics).compile()
+    question = {"question": "what is the membership of [Augustus]"}
+    result = app.invoke(question)
+    assert result["answers"] == [] and result["stop_reason"] == ABSTAINED
+    assert any("only unnamed statement nodes" in w for w in result["warnings"])
+    kept = app.invoke(question, context={"when_unsupported": "best_effort"})
+    assert [(a["answer"], a["grounded"]) for a in kept["answers"]] == [(UNNAMED, False)]
+
+
+@pytest.mark.parametrize("factory", [create_rog_graph, create_tog_graph])
+def test_a_method_never_answers_a_blank_shelf_node_and_counts_by_name(factory):
+    kg = open_kg(CATALOGUE)
+    app = factory(kg).compile()
+    shelves = app.invoke({"question": "Which bookshelves is Dracula on?"})
+    assert shelves["answers"] and all(a["answer"] != UNNAMED for a in shelves["answers"])
+    assert {"Gothic Fiction", "Horror", "Movie Books"} <= {a["answer"] for a in shelves["answers"]}
+    counted = app.invoke({"question": "How many bookshelves is Dracula on?"})
+    [count] = counted["answers"]
+    assert int(count["answer"]) == len(set(count["counted"])) >= 3

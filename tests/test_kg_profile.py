@@ -1,0 +1,85 @@
+"""Naming learned from the data (kg_agent/kg/profile.py), names written surname first, lenient loading of a published
+dump with bad lines, and an ontology's terms as entities; fixtures cut from the report card's real KGs
+(tests/fixtures/realkgs/README.md), outside the movie domain."""
+
+from __future__ import annotations
+
+import warnings
+from pathlib import Path
+
+import pytest
+
+from kg_agent.graphs import create_rog_graph
+from kg_agent.kg import open_kg
+from kg_agent.kg.errors import KGLoadError
+from kg_agent.kg.loaders import PROFILE_FILE, SIDECAR_DIR, SkippedLinesWarning
+from kg_agent.kg.profile import KGProfile
+
+FIXTURES = Path(__file__).parent / "fixtures" / "realkgs"
+CATALOGUE = FIXTURES / "catalogue.nt"
+PG_NAME = "http://www.gutenberg.org/2009/pgterms/name"
+PG_ALIAS = "http://www.gutenberg.org/2009/pgterms/alias"
+RDF_VALUE = "http://www.w3.org/1999/02/22-rdf-syntax-ns#value"
+TWAIN = "http://www.gutenberg.org/2009/agents/53"
+
+
+def test_the_predicates_a_catalogue_names_its_people_and_shelves_with_are_found_from_the_data():
+    kg = open_kg(CATALOGUE)
+    assert PG_NAME in kg.naming.label_predicates and RDF_VALUE in kg.naming.label_predicates
+    assert PG_ALIAS not in kg.naming.label_predicates  # an alias beside a name names nothing new
+    assert [e.id for e in kg.find_entities("Twain, Mark")] == [TWAIN]
+    assert kg.label(TWAIN) == "Twain, Mark"
+    assert {e.label for e in kg.find_entities("Horror")} == {"Horror"}  # a blank shelf node named by rdf:value
+
+
+def test_a_name_written_surname_first_is_found_in_reading_order():
+    kg = open_kg(CATALOGUE)
+    assert [e.id for e in kg.find_entities("Mark Twain")] == [TWAIN]
+    assert [e.label for e in kg.find_entities("Mary Wollstonecraft Shelley")] == ["Shelley, Mary Wollstonecraft"]
+
+
+def test_label_predicates_given_by_the_caller_replace_the_measurement():
+    kg = open_kg(CATALOGUE, label_predicates=["http://purl.org/dc/terms/title"])
+    assert kg.naming.label_predicates == ("http://purl.org/dc/terms/title",)
+    assert kg.find_entities("Twain, Mark") == []
+
+
+def test_an_oxigraph_store_keeps_its_profile_and_names_alike(tmp_path):
+    store = tmp_path / "catalogue.oxigraph"
+    kg = open_kg(CATALOGUE, backend="oxigraph", store_path=store)
+    profile = KGProfile.load(store / SIDECAR_DIR / PROFILE_FILE)
+    assert profile is not None and PG_NAME in profile.label_predicates
+    assert [e.id for e in kg.find_entities("Mark Twain")] == [TWAIN]
+    memory = open_kg(CATALOGUE)
+    assert kg.naming.label_predicates == memory.naming.label_predicates
+    assert kg.label(TWAIN) == memory.label(TWAIN)
+
+
+def test_a_bad_line_stops_a_strict_load_named_and_a_lenient_one_skips_it_and_says_where():
+    bad = FIXTURES / "bad_lines.nt"
+    with pytest.raises(KGLoadError, match=r"bad_lines.nt:2: cannot parse"):
+        open_kg(bad)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        kg = open_kg(bad, lenient=True)
+    [warning] = [w for w in caught if issubclass(w.category, SkippedLinesWarning)]
+    assert "skipped 2 bad lines" in str(warning.message) and "line 2" in str(warning.message) and "line 4" in str(warning.message)
+    assert [e.label for e in kg.find_entities("Coropissus")] == ["Coropissus"]
+    assert [e.label for e in kg.find_entities("Tralles")] == ["Tralles"]
+    assert "Mint" in {kg.label(c) for c in kg.classes_of(["http://nomisma.org/id/coropissus"])["http://nomisma.org/id/coropissus"]}
+
+
+def test_a_lenient_load_into_oxigraph_skips_the_bad_lines_too(tmp_path):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SkippedLinesWarning)
+        kg = open_kg(FIXTURES / "bad_lines.nt", backend="oxigraph", store_path=tmp_path / "s", lenient=True)
+    assert len(kg) == 3
+
+
+def test_an_ontologys_terms_are_entities_and_its_hierarchy_is_walked():
+    kg = open_kg(FIXTURES / "ontology.nt")
+    [gene] = kg.find_entities("gene")
+    assert gene.id == "http://purl.obolibrary.org/obo/SO_0000704" and kg.is_entity(gene.id)
+    result = create_rog_graph(kg).compile().invoke({"question": "Which terms are direct subtypes of exon?"})
+    answers = [a["answer"] for a in result["answers"]]
+    assert {"coding_exon", "interior_exon", "exon_of_single_exon_gene"} <= set(answers[:4])
