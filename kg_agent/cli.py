@@ -358,23 +358,13 @@ def cmd_load(args: argparse.Namespace) -> int:
     import time
 
     from kg_agent.kg import build_oxigraph, open_oxigraph
-    from kg_agent.kg.loaders import VECTOR_CACHE_FILE, is_kg_agent_store
-    from kg_agent.tools.shared.relation_vectors import precompute_relation_vectors
-
-    embedded: list[tuple[int, float]] = []
-
-    def embed_relations(index, sidecar, names) -> None:  # beside the bulk load, into the store's vector file, with the
-        # relations named as the finished store names them (read from the file by the same pass)
-        began = time.perf_counter()
-        embedded.append((precompute_relation_vectors(index, sidecar / VECTOR_CACHE_FILE, names=names),
-                         time.perf_counter() - began))
+    from kg_agent.kg.loaders import is_kg_agent_store
 
     had_store = False
     start = time.perf_counter()
     try:
         had_store = is_kg_agent_store(args.store)
-        build_oxigraph(args.source, args.store, overwrite=args.overwrite, progress=sys.stderr.isatty(),
-                       beside_load=embed_relations)
+        build_oxigraph(args.source, args.store, overwrite=args.overwrite, progress=sys.stderr.isatty())
     except KeyboardInterrupt:
         kept = f"the old store at {args.store} is kept" if had_store else f"no store was written at {args.store}"
         print(f"kg-agent: interrupted; nothing was changed ({kept})", file=sys.stderr)
@@ -385,12 +375,9 @@ def cmd_load(args: argparse.Namespace) -> int:
     seconds = time.perf_counter() - start
     with open_oxigraph(args.store) as kg:
         triples = len(kg)
-    # a rate says something only when the triples, not starting up (the bulk loader, the embedding model), took the time
+    # a rate says something only when the triples, not starting up (the bulk loader), took the time
     rate = f" ({triples / seconds:,.0f} triples/s)" if seconds >= 1 and triples >= 100_000 else ""
     print(f"{args.store}: {triples:,} triples loaded in {seconds:.1f} s{rate}; use --kg {args.store}")
-    texts, embedding_seconds = embedded[0]
-    if texts:
-        print(f"{texts:,} relation texts embedded for the offline deciders in {embedding_seconds:.1f} s, beside the load")
     return 0
 
 
