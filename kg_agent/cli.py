@@ -115,10 +115,21 @@ def _extra_commands():
         commands.append(register_eval)
     except ImportError:
         pass
-    from kg_agent.mcp_server import register as register_mcp
-
-    commands.append(register_mcp)
+    commands.append(_register_mcp)
     return commands
+
+
+def _register_mcp(subparsers) -> None:
+    from kg_agent.mcp_command import add_mcp_parser
+
+    add_mcp_parser(subparsers).set_defaults(handler=cmd_mcp)
+
+
+def cmd_mcp(args: argparse.Namespace) -> int:
+    """``kg-agent mcp``: the server and what it serves are imported now (:mod:`kg_agent.mcp_server`)."""
+    from kg_agent.mcp_server import cmd_mcp as serve
+
+    return serve(args)
 
 
 def open_cli_kg(args: argparse.Namespace):
