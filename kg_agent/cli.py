@@ -117,10 +117,21 @@ def _extra_commands():
         commands.append(register_eval)
     except ImportError:
         pass
-    from kg_agent.mcp_server import register as register_mcp
-
-    commands.append(register_mcp)
+    commands.append(_register_mcp)
     return commands
+
+
+def _register_mcp(subparsers) -> None:
+    from kg_agent.mcp_command import add_mcp_parser
+
+    add_mcp_parser(subparsers).set_defaults(handler=cmd_mcp)
+
+
+def cmd_mcp(args: argparse.Namespace) -> int:
+    """``kg-agent mcp``: the server and what it serves are imported now (:mod:`kg_agent.mcp_server`)."""
+    from kg_agent.mcp_server import cmd_mcp as serve
+
+    return serve(args)
 
 
 def open_cli_kg(args: argparse.Namespace):
@@ -361,24 +372,15 @@ def cmd_load(args: argparse.Namespace) -> int:
     import time
 
     from kg_agent.kg import build_oxigraph, open_oxigraph
-    from kg_agent.kg.loaders import PROFILE_FILE, SIDECAR_DIR, VECTOR_CACHE_FILE, is_kg_agent_store
+    from kg_agent.kg.loaders import PROFILE_FILE, SIDECAR_DIR, is_kg_agent_store
     from kg_agent.kg.profile import KGProfile
-    from kg_agent.tools.shared.relation_vectors import precompute_relation_vectors
-
-    embedded: list[tuple[int, float]] = []
-
-    def embed_relations(index, sidecar, names) -> None:  # beside the bulk load, into the store's vector file, with the
-        # relations named as the finished store names them (read from the file by the same pass)
-        began = time.perf_counter()
-        embedded.append((precompute_relation_vectors(index, sidecar / VECTOR_CACHE_FILE, names=names),
-                         time.perf_counter() - began))
 
     had_store = False
     start = time.perf_counter()
     try:
         had_store = is_kg_agent_store(args.store)
         build_oxigraph(args.source, args.store, overwrite=args.overwrite, progress=sys.stderr.isatty(),
-                       lenient=args.lenient, beside_load=embed_relations)
+                       lenient=args.lenient)
     except KeyboardInterrupt:
         kept = f"the old store at {args.store} is kept" if had_store else f"no store was written at {args.store}"
         print(f"kg-agent: interrupted; nothing was changed ({kept})", file=sys.stderr)
@@ -390,12 +392,9 @@ def cmd_load(args: argparse.Namespace) -> int:
     with open_oxigraph(args.store) as kg:
         triples = len(kg)
     profile = KGProfile.load(Path(args.store) / SIDECAR_DIR / PROFILE_FILE)
-    # a rate says something only when the triples, not starting up (the bulk loader, the embedding model), took the time
+    # a rate says something only when the triples, not starting up (the bulk loader), took the time
     rate = f" ({triples / seconds:,.0f} triples/s)" if seconds >= 1 and triples >= 100_000 else ""
     print(f"{args.store}: {triples:,} triples loaded in {seconds:.1f} s{rate}; use --kg {args.store}")
-    texts, embedding_seconds = embedded[0]
-    if texts:
-        print(f"{texts:,} relation texts embedded for the offline deciders in {embedding_seconds:.1f} s, beside the load")
     for line in profile.describe() if profile is not None else ():
         print(line)
     return 0

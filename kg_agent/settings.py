@@ -35,14 +35,16 @@ import argparse
 import contextvars
 import functools
 import inspect
+import sys
 import textwrap
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
-from typing import Any, Literal, TypeVar, get_args, get_origin
+from typing import TYPE_CHECKING, Any, Literal, TypeVar, get_args, get_origin
 
-from langchain_core.embeddings import Embeddings
-from langchain_core.language_models import BaseChatModel
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+if TYPE_CHECKING:  # LangChain is imported with a graph's deciders, not with the settings (the CLI's flags)
+    from langchain_core.language_models import BaseChatModel
 
 #: What the model's answers become when no retrieved path supports them (:mod:`kg_agent.tools.shared.grounding`).
 Grounding = Literal["prefer", "strict", "off"]
@@ -61,6 +63,13 @@ DEFAULT_MAX_CONCURRENCY = 4  # independent decisions of one step asked at once
 _RUN_NOTE = " A run's value applies only below the graph's."
 
 
+def is_instance_of(value: Any, module: str, name: str) -> bool:
+    """Whether ``value`` is an instance of ``module.name``, without importing ``module``: no object is an instance of
+    a class that was never imported."""
+    loaded = sys.modules.get(module)
+    return loaded is not None and isinstance(value, getattr(loaded, name))
+
+
 def check_policy(grounding: Any) -> Grounding:
     """``grounding`` when it is a policy; a ``ValueError`` naming the choices otherwise."""
     if grounding not in GROUNDING_POLICIES:
@@ -71,13 +80,14 @@ def check_policy(grounding: Any) -> Grounding:
 class GraphSettings(BaseModel):
     """What every method graph is built with (each factory's shared keyword options, documented here once)."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True, arbitrary_types_allowed=True)
+    model_config = ConfigDict(extra="forbid", frozen=True)
 
-    model: BaseChatModel | str | None = Field(
+    # model and embeddings are LangChain objects, checked by _langchain_kinds without importing LangChain here
+    model: Any = Field(
         default=None,
         description='the chat model: a LangChain chat model or a name such as "openai:gpt-4o-mini" (OPENAI_BASE_URL '
                     "and OPENAI_API_KEY honoured); none: every decision is made offline")
-    embeddings: Embeddings | None = Field(
+    embeddings: Any = Field(
         default=None, description="LangChain embeddings for the offline deciders (default: the bundled MiniLM)")
     structured_output: StructuredMode = Field(
         default="auto",
@@ -108,6 +118,18 @@ class GraphSettings(BaseModel):
         default=None, ge=0, allow_inf_nan=False,
         description="seconds per question: past them no model call is made, exploration stops and the answer uses "
                     "what was found (default: none)")
+
+    @field_validator("model", "embeddings")
+    @classmethod
+    def _langchain_kinds(cls, value: Any, info: Any) -> Any:
+        if info.field_name == "model":
+            if value is None or isinstance(value, str) or is_instance_of(value, "langchain_core.language_models",
+                                                                          "BaseChatModel"):
+                return value
+            raise ValueError(f"model must be a LangChain chat model, a model name or None, not {type(value).__name__}")
+        if value is None or is_instance_of(value, "langchain_core.embeddings", "Embeddings"):
+            return value
+        raise ValueError(f"embeddings must be LangChain embeddings or None, not {type(value).__name__}")
 
     @field_validator("grounding", mode="before")
     @classmethod

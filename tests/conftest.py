@@ -16,6 +16,19 @@ def data_root() -> Path:
     return Path(os.environ.get("KG_AGENT_DATA", PROJECT_ROOT.parent / "shared" / "data")).resolve()
 
 
+@pytest.fixture(scope="session", autouse=True)
+def no_user_vector_file():
+    """Tests (and the processes they start) do not read or write the user's shared vector file (``~/.cache/kg-agent``):
+    each test embeds what it scores, as a first run does. Tests of that file name their own folder."""
+    before = os.environ.get("KG_AGENT_CACHE_DIR")
+    os.environ["KG_AGENT_CACHE_DIR"] = ""
+    yield
+    if before is None:
+        os.environ.pop("KG_AGENT_CACHE_DIR", None)
+    else:
+        os.environ["KG_AGENT_CACHE_DIR"] = before
+
+
 @pytest.fixture(scope="session")
 def data_dir() -> Path:
     root = data_root()

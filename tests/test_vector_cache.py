@@ -1,9 +1,11 @@
-"""The persistent text-vector cache: relation names and paths embedded once per KG store, reused by later
-processes (issue 12 item 5). Real MiniLM, real Oxigraph stores, real subprocesses."""
+"""The persistent text-vector cache: texts embedded when first scored, once per model, kept beside the KG store
+(issue 12 item 5) and in the user's file shared by every KG (issue 48 item 1); reused by later processes. Nothing is
+embedded at load. Real MiniLM, real Oxigraph stores, real subprocesses."""
 
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import subprocess
 import sys
@@ -36,12 +38,6 @@ ASK = textwrap.dedent('''
             return self.inner.embed_query(text)
 
     embeddings = CountingEmbeddings()
-    if sys.argv[2] == "precompute":
-        from kg_agent.tools.shared.relation_vectors import precompute_relation_vectors
-        with open_oxigraph(sys.argv[1]) as kg:
-            stored = precompute_relation_vectors(kg.relation_index(), kg.vector_cache_path, embeddings=embeddings)
-        print(json.dumps({"embedded": embeddings.texts, "stored": stored}))
-        raise SystemExit
     with open_oxigraph(sys.argv[1]) as kg:
         app = create_rog_graph(kg, planner="similarity", embeddings=embeddings).compile()
         answers = []
@@ -54,9 +50,11 @@ ASK = textwrap.dedent('''
 QUESTIONS = ["who directed the films that [Tom Hanks] starred in", "what genre is [Apollo 13]"]
 
 
-def run_process(*args: str) -> dict:
+def run_process(*args: str, user_cache: Path | None = None) -> dict:
+    """ASK in a new process; ``user_cache``: the folder of the user's shared vector file (default: none used)."""
+    env = {**os.environ, "KG_AGENT_CACHE_DIR": str(user_cache) if user_cache else ""}
     done = subprocess.run([sys.executable, "-c", ASK, *args], capture_output=True, text=True, timeout=300,
-                          cwd=Path(__file__).resolve().parents[1])
+                          cwd=Path(__file__).resolve().parents[1], env=env)
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout.strip().splitlines()[-1])
 
@@ -84,43 +82,76 @@ def test_a_second_process_reuses_the_vectors_of_the_first(store):
     assert second == {"embedded": 0, "answers": first["answers"], "texts": []}  # same answers, nothing embedded again
 
 
-def test_relation_vectors_computed_at_load_serve_the_first_question(store, tmp_path):
-    precomputed = run_process(str(store), "precompute")
-    assert precomputed["stored"] > 0 and precomputed["embedded"] == precomputed["stored"]
-    with_names = run_process(str(store), "what genre is [Apollo 13]")
-    without = run_process(str(build_oxigraph(sample_kg_path(), tmp_path / "plain")), "what genre is [Apollo 13]")
-    # every candidate relation path (1 to 3 hops) was embedded at load: the first question embeds its own
-    # phrases only, none of the paths' verbalisations ("the has genre of [ENT]")
-    assert 0 < with_names["embedded"] < without["embedded"]
-    assert not [text for text in with_names["texts"] if "[ENT]" in text]
-    assert [text for text in without["texts"] if "[ENT]" in text]
-    assert with_names["answers"] == without["answers"]
+def test_a_second_store_reuses_the_user_file_and_a_disabled_one_is_not_written(tmp_path):
+    """Two stores of the same KG: the first question on the second embeds nothing, its texts are in the user's
+    vector file (keyed by the embeddings' model); with ``KG_AGENT_CACHE_DIR`` empty no such file is used."""
+    user_cache = tmp_path / "user-cache"
+    first = run_process(str(build_oxigraph(sample_kg_path(), tmp_path / "a")), *QUESTIONS, user_cache=user_cache)
+    assert first["embedded"] > 20
+    with sqlite3.connect(user_cache / "vectors.sqlite") as db:
+        models = {model for (model,) in db.execute("SELECT DISTINCT model FROM vectors")}
+    assert models == {"CountingEmbeddings:all-MiniLM-L6-v2 (counted)"}
+    second = run_process(str(build_oxigraph(sample_kg_path(), tmp_path / "b")), *QUESTIONS, user_cache=user_cache)
+    assert second == {"embedded": 0, "answers": first["answers"], "texts": []}
+    alone = run_process(str(build_oxigraph(sample_kg_path(), tmp_path / "c")), *QUESTIONS)
+    assert alone["embedded"] == first["embedded"] and alone["answers"] == first["answers"]
 
 
-def test_kg_agent_load_embeds_the_relation_names(own_vector_files, tmp_path, capsys):
+class CountingMiniLM:
+    """Counts the texts given to MiniLM in this process (every embedding of the offline deciders goes through
+    :meth:`MiniLMEmbeddings.embed_array`)."""
+
+    def __init__(self, monkeypatch) -> None:
+        from kg_agent.embeddings import MiniLMEmbeddings
+
+        self.texts: list[str] = []
+        embed_array = MiniLMEmbeddings.embed_array
+
+        def counted(embeddings, texts):
+            self.texts += list(texts)
+            return embed_array(embeddings, texts)
+
+        monkeypatch.setattr(MiniLMEmbeddings, "embed_array", counted)
+
+
+def wikidata_file(tmp_path, films: int) -> Path:
+    """A Wikidata-shaped Turtle file (``wdt:P57`` named "director" by its property's label), 4 triples a film."""
+    lines = ["@prefix wd: <http://www.wikidata.org/entity/> .", "@prefix wdt: <http://www.wikidata.org/prop/direct/> .",
+             "@prefix wikibase: <http://wikiba.se/ontology#> .",
+             "@prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .",
+             'wd:P57 rdfs:label "director"@en ; wikibase:directClaim wdt:P57 .',
+             'wd:P161 rdfs:label "cast member"@en ; wikibase:directClaim wdt:P161 .']
+    for film in range(films):
+        lines += [f'wd:Q{film} rdfs:label "Film {film}"@en ; wdt:P57 wd:Q{1000 + film % 50} ; '
+                  f"wdt:P161 wd:Q{2000 + film % 70} ."]
+    lines += [f'wd:Q{person} rdfs:label "Person {person}"@en .' for person in (*range(1000, 1050), *range(2000, 2070))]
+    (tmp_path / "wikidata.ttl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return tmp_path / "wikidata.ttl"
+
+
+@pytest.mark.parametrize("films", [40, 2000])
+def test_kg_agent_load_embeds_nothing_and_the_first_question_what_it_scores(own_vector_files, monkeypatch, tmp_path,
+                                                                            capsys, films):
+    """``kg-agent load`` runs no embedding, small file or large (it used to embed every relation and relation path
+    of the schema: 5,283 texts, 28.6 s for a 64.6k-triple file, issue 48); the first question embeds the texts it
+    scores, named as the store names the relations ("the director of [ENT]", never the IRI's "P57")."""
     from kg_agent.cli import main
+    from kg_agent.embeddings import MiniLMEmbeddings
+    from kg_agent.graphs import create_rog_graph
 
-    assert main(["load", str(sample_kg_path()), "--store", str(tmp_path / "loaded")]) == 0
-    assert "relation texts embedded for the offline deciders" in capsys.readouterr().out
-    with sqlite3.connect(tmp_path / "loaded" / "kg-agent" / "vectors.sqlite") as db:
-        assert db.execute("SELECT COUNT(*) FROM vectors").fetchone()[0] > 0
-
-
-def test_kg_agent_load_of_a_small_file_embeds_nothing(own_vector_files, tmp_path, capsys):
-    """A 300-triple file: its questions embed the few texts they need; the load does not spend seconds of MiniLM
-    on every relation path of its schema (issue 23: 797 texts for 300 triples)."""
-    from kg_agent.cli import main
-    from kg_agent.tools.shared.relation_vectors import MIN_PRECOMPUTED_TRIPLES
-
-    lines = [f"<http://e/f{i}> <http://r/p{i % 12}> <http://e/g{i % 40}> ." for i in range(300)]
-    (tmp_path / "small.nt").write_text("\n".join(lines) + "\n", encoding="utf-8")
-    assert 300 < MIN_PRECOMPUTED_TRIPLES
-    assert main(["load", str(tmp_path / "small.nt"), "--store", str(tmp_path / "small")]) == 0
-    assert "relation texts embedded" not in capsys.readouterr().out
-    vectors = tmp_path / "small" / "kg-agent" / "vectors.sqlite"
-    if vectors.exists():
-        with sqlite3.connect(vectors) as db:
-            assert db.execute("SELECT COUNT(*) FROM vectors").fetchone()[0] == 0
+    monkeypatch.setenv("KG_AGENT_CACHE_DIR", str(tmp_path / "user-cache"))
+    counting = CountingMiniLM(monkeypatch)
+    assert main(["load", str(wikidata_file(tmp_path, films)), "--store", str(tmp_path / "wd")]) == 0
+    assert "embedded" not in capsys.readouterr().out
+    assert counting.texts == []
+    assert not (tmp_path / "user-cache").exists()
+    with open_oxigraph(tmp_path / "wd") as kg:
+        app = create_rog_graph(kg, planner="similarity", embeddings=MiniLMEmbeddings())  # no vectors of other tests
+        app.compile().invoke({"question": "who is the director of [Film 7]"})
+    assert "the director of [ENT]" in counting.texts and not [text for text in counting.texts if "P57" in text]
+    with sqlite3.connect(tmp_path / "user-cache" / "vectors.sqlite") as db:
+        stored = {text for (text,) in db.execute("SELECT text FROM vectors")}
+    assert "the director of [ENT]" in stored
 
 
 def test_vectors_from_the_file_equal_computed_ones(own_vector_files, tmp_path):
@@ -159,42 +190,3 @@ def test_a_memory_kg_has_no_vector_file_unless_given(kg, tmp_path):
     assert kg_from_triples([("a", "r", "b")]).vector_cache_path is None
     with open_oxigraph(build_oxigraph(sample_kg_path(), tmp_path / "s")) as opened:
         assert opened.vector_cache_path == tmp_path / "s" / "kg-agent" / "vectors.sqlite"
-
-
-@pytest.mark.parametrize("suffix", ["ttl", "nt"])
-def test_kg_agent_load_embeds_relations_by_their_property_labels(own_vector_files, tmp_path, capsys, suffix):
-    """A Wikidata-shaped file names ``wdt:P57`` "director" (its property's label, linked by ``wikibase:directClaim``):
-    the texts the first question's planner embeds ("the director of [ENT]") are in the store's vector file after
-    ``kg-agent load`` (issue 23: the first questions on a big Wikidata store embedded them), embedded once, beside the
-    bulk load: the index pass reads the property labels from the file, so the IRIs' local names ("the P57 of
-    [ENT]"), which nothing asks for, are not embedded too (issue 29: on a 2M-triple Wikidata-shaped file that second
-    pass was 12 s after the load). Turtle and N-Triples go through different index passes."""
-    from kg_agent.cli import main
-    from kg_agent.kg.relation_paths import verbalize_relation_path
-    from kg_agent.tools.shared.relation_vectors import MIN_PRECOMPUTED_TRIPLES
-
-    lines = ["@prefix wd: <http://www.wikidata.org/entity/> .", "@prefix wdt: <http://www.wikidata.org/prop/direct/> .",
-             "@prefix wikibase: <http://wikiba.se/ontology#> .",
-             "@prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .",
-             'wd:P57 rdfs:label "director"@en ; wikibase:directClaim wdt:P57 .',
-             'wd:P161 rdfs:label "cast member"@en ; wikibase:directClaim wdt:P161 .']
-    for film in range(400):
-        lines += [f'wd:Q{film} rdfs:label "Film {film}"@en ; wdt:P57 wd:Q{1000 + film % 50} ; '
-                  f"wdt:P161 wd:Q{2000 + film % 70} ."]
-    lines += [f'wd:Q{person} rdfs:label "Person {person}"@en .' for person in (*range(1000, 1050), *range(2000, 2070))]
-    (tmp_path / "wikidata.ttl").write_text("\n".join(lines) + "\n", encoding="utf-8")
-    if suffix == "nt":
-        import pyoxigraph as ox
-
-        ox.serialize(ox.parse(path=tmp_path / "wikidata.ttl", format=ox.RdfFormat.TURTLE),
-                     output=tmp_path / "wikidata.nt", format=ox.RdfFormat.N_TRIPLES)
-    assert main(["load", str(tmp_path / f"wikidata.{suffix}"), "--store", str(tmp_path / "wd")]) == 0
-    out = capsys.readouterr().out
-    assert "relation texts embedded for the offline deciders" in out and "beside the load" in out, out
-    with open_oxigraph(tmp_path / "wd") as kg:
-        assert len(kg) > MIN_PRECOMPUTED_TRIPLES
-        assert "director" in kg.store.names.names()
-    with sqlite3.connect(tmp_path / "wd" / "kg-agent" / "vectors.sqlite") as db:
-        stored = {text for (text,) in db.execute("SELECT text FROM vectors")}
-    assert {verbalize_relation_path(("director",)), verbalize_relation_path(("^cast member", "director"))} <= stored
-    assert verbalize_relation_path(("P57",)) not in stored

@@ -17,9 +17,7 @@ import argparse
 import inspect
 from collections.abc import Mapping
 from importlib import import_module
-from typing import Any
-
-from langgraph.graph import StateGraph
+from typing import TYPE_CHECKING, Any
 
 from kg_agent.settings import add_settings_args, settings_from_args
 
@@ -32,6 +30,9 @@ _FACTORIES = {
     "tog-i": ("kg_agent.graphs.tog_i", "create_tog_i_graph"),
     "tog2": ("kg_agent.graphs.tog2", "create_tog2_graph"),
 }
+
+if TYPE_CHECKING:  # LangGraph is imported with a method's graph, not with the list of methods (the CLI's flags)
+    from langgraph.graph import StateGraph
 
 
 def method_name(name: str) -> str:

@@ -437,8 +437,8 @@ def build_oxigraph(source: str | Path, store_path: str | Path, *, format: str | 
     clean copy).
 
     ``beside_load(index, sidecar_folder, names)`` is called with the relation index as soon as it is built, while
-    the bulk loader may still be writing the store (the CLI embeds the relation names and paths then, into
-    ``<sidecar_folder>/vectors.sqlite``); ``names`` names the relations as the finished store will (by their
+    the bulk loader may still be writing the store, for what a caller derives from the index and keeps in
+    ``<sidecar_folder>``; ``names`` names the relations as the finished store will (by their
     properties' labels where the file gives them, :meth:`GraphStore.relation_naming
     <kg_agent.kg.stores.base.GraphStore.relation_naming>`), read from the file by the same pass. Its error fails
     the load like any other.

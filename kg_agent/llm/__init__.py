@@ -10,49 +10,52 @@
 * :func:`enable_llm_cache` / :func:`llm_cache` - optional SQLite cache of model replies (:mod:`kg_agent.llm.cache`).
 * :mod:`kg_agent.llm.parsing` - lenient parsers for RoG/ToG output formats.
 * :class:`ScriptedChatModel` - deterministic chat model for tests and reproducible benchmarks.
+
+Names are imported on first use (:mod:`kg_agent.lazy_exports`).
 """
 
-from kg_agent.llm.budget import DEFAULT_MAX_LLM_ERRORS, QuestionBudget, question_allowance
-from kg_agent.llm.cache import SQLiteLLMCache, disable_llm_cache, enable_llm_cache, llm_cache
-from kg_agent.llm.errors import (
-    BudgetExceeded,
-    KGAgentLLMError,
-    LLMCallError,
-    LLMUnavailable,
-    ModelConfigurationError,
-    ScriptExhaustedError,
-)
-from kg_agent.llm.models import (
-    DEFAULT_OPENAI_MODEL,
-    default_model_from_env,
-    describe_chat_model,
-    is_offline_model_spec,
-    resolve_chat_model,
-)
-from kg_agent.llm.parsing import (
-    ScoredParse,
-    normalize_name,
-    parse_answer_list,
-    parse_json_object,
-    parse_relation_paths,
-    parse_scored_items,
-    parse_yes_no,
-)
-from kg_agent.llm.scripted import ScriptedChatModel
-from kg_agent.llm.usage import (
-    CallLimit,
-    LLMCaller,
-    LLMReply,
-    PromptInput,
-    UsageTracker,
-    acall_llm,
-    acall_llm_reply,
-    call_llm,
-    call_llm_reply,
-    empty_usage,
-    estimate_tokens,
-    merge_usage,
-)
+from kg_agent.lazy_exports import lazy_exports
+
+_EXPORTS = {
+    "DEFAULT_MAX_LLM_ERRORS": "kg_agent.llm.budget",
+    "QuestionBudget": "kg_agent.llm.budget",
+    "question_allowance": "kg_agent.llm.budget",
+    "SQLiteLLMCache": "kg_agent.llm.cache",
+    "disable_llm_cache": "kg_agent.llm.cache",
+    "enable_llm_cache": "kg_agent.llm.cache",
+    "llm_cache": "kg_agent.llm.cache",
+    "BudgetExceeded": "kg_agent.llm.errors",
+    "KGAgentLLMError": "kg_agent.llm.errors",
+    "LLMCallError": "kg_agent.llm.errors",
+    "LLMUnavailable": "kg_agent.llm.errors",
+    "ModelConfigurationError": "kg_agent.llm.errors",
+    "ScriptExhaustedError": "kg_agent.llm.errors",
+    "DEFAULT_OPENAI_MODEL": "kg_agent.llm.models",
+    "default_model_from_env": "kg_agent.llm.models",
+    "describe_chat_model": "kg_agent.llm.models",
+    "is_offline_model_spec": "kg_agent.llm.models",
+    "resolve_chat_model": "kg_agent.llm.models",
+    "ScoredParse": "kg_agent.llm.parsing",
+    "normalize_name": "kg_agent.llm.parsing",
+    "parse_answer_list": "kg_agent.llm.parsing",
+    "parse_json_object": "kg_agent.llm.parsing",
+    "parse_relation_paths": "kg_agent.llm.parsing",
+    "parse_scored_items": "kg_agent.llm.parsing",
+    "parse_yes_no": "kg_agent.llm.parsing",
+    "ScriptedChatModel": "kg_agent.llm.scripted",
+    "CallLimit": "kg_agent.llm.usage",
+    "LLMCaller": "kg_agent.llm.usage",
+    "LLMReply": "kg_agent.llm.usage",
+    "PromptInput": "kg_agent.llm.usage",
+    "UsageTracker": "kg_agent.llm.usage",
+    "acall_llm": "kg_agent.llm.usage",
+    "acall_llm_reply": "kg_agent.llm.usage",
+    "call_llm": "kg_agent.llm.usage",
+    "call_llm_reply": "kg_agent.llm.usage",
+    "empty_usage": "kg_agent.llm.usage",
+    "estimate_tokens": "kg_agent.llm.usage",
+    "merge_usage": "kg_agent.llm.usage",
+}
 
 __all__ = [
     "DEFAULT_MAX_LLM_ERRORS",
@@ -94,3 +97,5 @@ __all__ = [
     "parse_yes_no",
     "resolve_chat_model",
 ]
+
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -30,11 +30,12 @@ from __future__ import annotations
 import argparse
 import math
 import os
-from typing import Any
-
-from langchain_core.language_models import BaseChatModel
+from typing import TYPE_CHECKING, Any
 
 from kg_agent.llm.errors import ModelConfigurationError
+
+if TYPE_CHECKING:  # LangChain is imported when a model is resolved, not with the CLI's flags
+    from langchain_core.language_models import BaseChatModel
 
 #: Model strings that mean "no language model: run the deterministic offline deciders".
 OFFLINE_MODEL_NAMES: frozenset[str] = frozenset({"", "none", "offline", "null", "no"})
@@ -186,6 +187,8 @@ def resolve_chat_model(
     """
     if is_offline_model_spec(model):
         return None
+    from langchain_core.language_models import BaseChatModel
+
     if isinstance(model, BaseChatModel):
         return model
     if not isinstance(model, str):

@@ -4,15 +4,23 @@
 their unit vectors, so ranking candidates against a question is one matrix product.
 
 Vectors also persist across processes in :class:`VectorFile` s: SQLite files keyed by embedding model and
-text, one beside each Oxigraph store (``<store>/kg-agent/vectors.sqlite``, see
-:attr:`KnowledgeGraph.vector_cache_path`). :func:`use_vector_file` attaches one to the process (the method
-graphs do it for their KG); every :class:`TextVectors` then reads the texts it lacks from the attached
-files before embedding them, and writes what it embedded to them.
+text. Nothing is embedded ahead of use: a text is embedded the first time a decider scores it, once per model,
+then read back from the files:
+
+* the user's file, shared by every KG and process (:func:`user_vector_file_path`:
+  ``$KG_AGENT_CACHE_DIR/vectors.sqlite``, by default ``~/.cache/kg-agent/vectors.sqlite``), attached to every
+  process on first use: a relation named alike in two KGs (``directed by``) is embedded once;
+* one beside each Oxigraph store (``<store>/kg-agent/vectors.sqlite``, see :attr:`KnowledgeGraph.vector_cache_path`),
+  which travels with the store; :func:`use_vector_file` attaches it (the method graphs do it for their KG).
+
+Every :class:`TextVectors` reads the texts it lacks from the attached files before embedding them, and writes what
+it embedded to them.
 """
 
 from __future__ import annotations
 
 import logging
+import os
 import sqlite3
 import threading
 from collections.abc import Iterable, Mapping, Sequence
@@ -107,7 +115,20 @@ class VectorFile:
 
 
 _VECTOR_FILES: dict[Path, VectorFile] = {}
+_UNUSABLE_FILES: set[Path] = set()
 _VECTOR_FILES_LOCK = threading.Lock()
+
+#: The environment variable naming the folder of the user's vector file; set empty, no such file is used.
+CACHE_DIR_VARIABLE = "KG_AGENT_CACHE_DIR"
+
+
+def user_vector_file_path() -> Path | None:
+    """The vector file every KG and process of the user shares: ``vectors.sqlite`` in ``$KG_AGENT_CACHE_DIR``, by
+    default in ``$XDG_CACHE_HOME/kg-agent`` (``~/.cache/kg-agent``); ``None`` when ``KG_AGENT_CACHE_DIR`` is set empty."""
+    configured = os.environ.get(CACHE_DIR_VARIABLE)
+    if configured is not None:
+        return Path(configured).expanduser() / "vectors.sqlite" if configured.strip() else None
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "kg-agent" / "vectors.sqlite"
 
 
 def use_vector_file(path: str | Path | None) -> VectorFile | None:
@@ -121,17 +142,23 @@ def use_vector_file(path: str | Path | None) -> VectorFile | None:
     path = Path(path).resolve()
     with _VECTOR_FILES_LOCK:
         if path not in _VECTOR_FILES:
+            if path in _UNUSABLE_FILES:
+                return None
             try:
                 _VECTOR_FILES[path] = VectorFile(path)
             except (sqlite3.Error, OSError) as exc:
+                _UNUSABLE_FILES.add(path)
                 logger.warning("%s: not used as a vector cache (%s); vectors are computed per process", path, exc)
                 return None
         return _VECTOR_FILES[path]
 
 
 def attached_vector_files() -> list[VectorFile]:
+    """The files :class:`TextVectors` read and write: those :func:`use_vector_file` attached (a KG's own first),
+    then the user's (:func:`user_vector_file_path`)."""
+    user_file = use_vector_file(user_vector_file_path())
     with _VECTOR_FILES_LOCK:
-        return list(_VECTOR_FILES.values())
+        return sorted(_VECTOR_FILES.values(), key=lambda attached: attached is user_file)
 
 
 def _from_files(model: str | None, texts: Iterable[str]) -> dict[str, np.ndarray]:
