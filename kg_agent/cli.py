@@ -29,6 +29,7 @@ from kg_agent.exit_status import (
     EXIT_STATUS_HELP,
     INTERRUPTED,
     NOTHING_ANSWERED,
+    STORE_BUSY,
     interrupts_end_the_command,
 )
 from kg_agent.graphs.registry import METHODS, add_method_args, graph_options
@@ -358,12 +359,16 @@ LOAD_HELP = """the store folder:
   DIR must be a new path or an empty folder. With --overwrite it may also be a store kg-agent built,
   which is replaced once the new one is complete. Anything else is refused, never deleted: a folder
   holding other files, a file, the input file or a folder holding it, the current folder or its parents.
+  A store holding files kg-agent did not write is not replaced either: they are named, move them out first.
   A failed or interrupted load leaves the old store, if any, and every other file as they were.
+  One load writes a store at a time (it holds DIR/kg-agent/write.lock until it ends, however it ends).
 
 exit status:
   0    loaded
   2    bad input or usage: a missing, unreadable or non-UTF-8 file, a syntax error (its line is named),
        a refused DIR
+  75   busy: another kg-agent load is writing DIR (its process id is named); nothing was changed,
+       try again once it has ended
   130  interrupted (Ctrl-C): nothing was changed"""
 
 
@@ -374,6 +379,7 @@ def cmd_load(args: argparse.Namespace) -> int:
     from kg_agent.kg import build_oxigraph, open_oxigraph
     from kg_agent.kg.loaders import PROFILE_FILE, SIDECAR_DIR, is_kg_agent_store
     from kg_agent.kg.profile import KGProfile
+    from kg_agent.kg.store_folder import StoreBusy
 
     had_store = False
     start = time.perf_counter()
@@ -381,6 +387,9 @@ def cmd_load(args: argparse.Namespace) -> int:
         had_store = is_kg_agent_store(args.store)
         build_oxigraph(args.source, args.store, overwrite=args.overwrite, progress=sys.stderr.isatty(),
                        lenient=args.lenient)
+    except StoreBusy as exc:
+        print(f"kg-agent: error: {exc}", file=sys.stderr)
+        return STORE_BUSY
     except KeyboardInterrupt:
         kept = f"the old store at {args.store} is kept" if had_store else f"no store was written at {args.store}"
         print(f"kg-agent: interrupted; nothing was changed ({kept})", file=sys.stderr)

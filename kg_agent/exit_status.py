@@ -20,6 +20,9 @@ ANSWERED = 0
 NOTHING_ANSWERED = 1
 #: Exit status for bad input or usage (an empty question, a missing or unreadable file, a bad option).
 BAD_INPUT = 2
+#: Exit status of ``kg-agent load`` when another load is writing the same store (``EX_TEMPFAIL`` of sysexits.h:
+#: try again once it has ended).
+STORE_BUSY = 75
 #: Exit status of a command stopped by Ctrl-C (128 + SIGINT).
 INTERRUPTED = 130
 

@@ -6,6 +6,7 @@ killed load run the CLI as a real subprocess on a generated N-Triples file big e
 
 from __future__ import annotations
 
+import json
 import signal
 import subprocess
 import sys
@@ -17,6 +18,7 @@ import pytest
 from kg_agent.cli import main
 from kg_agent.kg import KGLoadError, build_oxigraph, open_oxigraph
 from kg_agent.kg.loaders import COMPLETE_MARKER, SIDECAR_DIR, is_kg_agent_store
+from kg_agent.kg.store_folder import LOCK_FILE, lock_holder
 
 PYTHON_NAMES = ("overwrite=True", "build_oxigraph", "Traceback", "Oxigraph store already exists")
 
@@ -229,7 +231,7 @@ def test_ctrl_c_stops_a_load_and_keeps_the_old_store(big_ntriples, kg_dir, tmp_p
     assert process.returncode == 130, err
     assert f"kg-agent: interrupted; nothing was changed (the old store at {store} is kept)" in err, err
     assert "Traceback" not in err
-    assert files_of(store) == before and no_partials(tmp_path)
+    assert files_of(store) == before and no_partials(tmp_path)  # the lock file too is gone
     assert processes_naming(str(store) + ".partial") == []  # the bulk loader's process is gone too
     with open_oxigraph(store) as kg:
         assert kg.find_entities("Combat Shock")
@@ -245,12 +247,113 @@ def test_a_killed_load_stops_its_bulk_loader_and_the_next_load_clears_its_leftov
     while processes_naming(str(partial)):
         assert time.monotonic() < deadline, "the bulk loader kept writing after its parent was killed"
         time.sleep(0.1)
-    assert files_of(store) == before and (partial / SIDECAR_DIR).is_dir()
+    left = files_of(store)
+    lock = f"{SIDECAR_DIR}/{LOCK_FILE}"
+    assert left.pop(lock) == f"{process.pid}\n".encode()  # the stale lock: its process is gone, so no one holds it
+    assert lock_holder(store) is None
+    assert left == before and (partial / SIDECAR_DIR).is_dir()
     assert not (partial / SIDECAR_DIR / COMPLETE_MARKER).exists()
     with open_oxigraph(store) as kg:  # the old store still opens
         assert kg.find_entities("Combat Shock")
     status = main(["load", str(kg_dir / "twowiki_slice.jsonl"), "--store", str(store), "--overwrite"])
-    assert status == 0 and no_partials(tmp_path)  # kg-agent's own leftover was cleared
+    assert status == 0 and no_partials(tmp_path)  # kg-agent's own leftovers (DIR.partial, the stale lock) were cleared
+    assert not (store / lock).exists()
     with open_oxigraph(store) as kg:
         assert kg.find_entities("Cork")
 
+
+
+# ---------------------------------------------------------------- one writer per store
+def test_a_second_load_is_refused_at_once_and_a_reader_never_sees_a_half_written_store(big_ntriples, kg_dir, tmp_path,
+                                                                                        capsys):
+    """Two loads into one new store: the second is refused (exit 75, the first's process named) and changes nothing;
+    a reader meanwhile is told the store is being built; the first finishes, and its marker counts what it holds."""
+    store = tmp_path / "store"
+    process = start_load(big_ntriples, store)
+    status, _, err = run_load(capsys, str(kg_dir / "metaqa_slice.txt"), "--store", str(store), "--overwrite")
+    assert status == 75, err
+    assert f"{store}: another kg-agent load (process {process.pid}) is writing this store; wait until it ends" in err
+    assert process.poll() is None, "the first load had ended: the refusal proves nothing"
+    with pytest.raises(KGLoadError, match=f"kg-agent load \\(process {process.pid}\\) is still building this store"):
+        open_oxigraph(store)
+    out, err = process.communicate(timeout=600)
+    assert process.returncode == 0, err
+    with open_oxigraph(store) as kg:
+        assert len(kg) == 1_500_000 == json.loads((store / SIDECAR_DIR / COMPLETE_MARKER).read_text())["triples"]
+    assert not (store / SIDECAR_DIR / LOCK_FILE).exists() and lock_holder(store) is None and no_partials(tmp_path)
+
+
+def test_a_lock_left_by_a_process_that_is_gone_is_taken_over(kg_dir, tmp_path, capsys):
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()
+    for store in (tmp_path / "new", old_store(kg_dir, tmp_path)[0]):  # a load of a new store, of an old one, killed
+        (store / SIDECAR_DIR).mkdir(parents=True, exist_ok=True)
+        (store / SIDECAR_DIR / LOCK_FILE).write_text(f"{gone.pid}\n", encoding="utf-8")
+        assert lock_holder(store) is None
+        status, _, err = run_load(capsys, str(kg_dir / "twowiki_slice.jsonl"), "--store", str(store), "--overwrite")
+        assert status == 0, err
+        assert not (store / SIDECAR_DIR / LOCK_FILE).exists() and no_partials(tmp_path)
+        with open_oxigraph(store) as kg:
+            assert kg.find_entities("Cork")
+
+
+def test_a_failed_load_of_a_new_store_leaves_nothing(kg_dir, tmp_path, capsys):
+    broken = tmp_path / "broken.nt"
+    broken.write_text("<http://e.org/a> <http://e.org/p> \"open .\n", encoding="utf-8")
+    status, _, err = run_load(capsys, str(broken), "--store", str(tmp_path / "store"))
+    assert status == 2 and f"{broken}:1: cannot parse as nt" in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["broken.nt"]  # no store folder, no lock, no partial
+
+
+# ---------------------------------------------------------------- --overwrite deletes only kg-agent's files
+def test_overwrite_refuses_a_store_holding_the_users_files_and_names_them(kg_dir, tmp_path, capsys):
+    store, _ = old_store(kg_dir, tmp_path)
+    (store / "README-mine.txt").write_text("my notes on this store\n", encoding="utf-8")
+    (store / SIDECAR_DIR / "queries-mine.sparql").write_text("SELECT * {}\n", encoding="utf-8")
+    before = files_of(store)
+    status, _, err = run_load(capsys, str(kg_dir / "twowiki_slice.jsonl"), "--store", str(store), "--overwrite")
+    assert status == 2
+    assert (f"{store} holds files kg-agent did not write (README-mine.txt, kg-agent/queries-mine.sparql); --overwrite "
+            "replaces only a store's own files: move those out of it first") in err
+    assert files_of(store) == before and no_partials(tmp_path)
+    with open_oxigraph(store) as kg:
+        assert kg.find_entities("Combat Shock")
+
+
+def test_files_the_user_adds_during_a_load_keep_the_old_store(kg_dir, tmp_path):
+    store, _ = old_store(kg_dir, tmp_path)
+
+    def users_file_arrives(index, sidecar, names) -> None:
+        (store / "added-meanwhile.txt").write_text("mine", encoding="utf-8")
+
+    before = files_of(store)
+    with pytest.raises(KGLoadError, match=r"holds files kg-agent did not write \(added-meanwhile.txt\).*the old store is kept"):
+        build_oxigraph(kg_dir / "twowiki_slice.jsonl", store, overwrite=True, beside_load=users_file_arrives)
+    assert files_of(store) == {**before, "added-meanwhile.txt": b"mine"} and no_partials(tmp_path)
+    with open_oxigraph(store) as kg:
+        assert kg.find_entities("Combat Shock")
+
+
+def test_a_store_once_opened_read_write_is_still_replaced(kg_dir, tmp_path, capsys):
+    """RocksDB writes new log, manifest and options files whenever a store is opened read-write (as kg-agent did
+    before it opened stores read-only): they are kg-agent's, and --overwrite replaces them."""
+    import pyoxigraph as ox
+
+    store, before = old_store(kg_dir, tmp_path)
+    for _ in range(2):
+        handle = ox.Store(str(store))
+        handle.flush()
+        del handle
+    assert set(files_of(store)) - set(before)  # new RocksDB files the marker does not list
+    status, _, err = run_load(capsys, str(kg_dir / "twowiki_slice.jsonl"), "--store", str(store), "--overwrite")
+    assert status == 0, err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["store"]
+
+
+def test_reading_a_store_writes_nothing_in_its_folder(kg_dir, tmp_path):
+    store, _ = old_store(kg_dir, tmp_path)
+    stamps = {path: (path.stat().st_mtime_ns, path.stat().st_size) for path in store.rglob("*")}
+    for _ in range(2):
+        with open_oxigraph(store) as kg:
+            assert kg.find_entities("Combat Shock") and len(kg) > 0
+    assert {path: (path.stat().st_mtime_ns, path.stat().st_size) for path in store.rglob("*")} == stamps

@@ -27,6 +27,23 @@ from kg_agent.kg.label_index import SqliteLabelIndex, build_label_sqlite
 from kg_agent.kg.naming import DEFAULT_NAMING, DOMAIN_PREDICATES, RANGE_PREDICATES, WIKIBASE_PROPERTY_LINKS, Naming, make_naming
 from kg_agent.kg.profile import KGProfile, graph_texts, measure_name_predicates, oxigraph_texts
 from kg_agent.kg.relation_index import RelationIndex, RelationIndexBuilder
+from kg_agent.kg.store_folder import (
+    COMPLETE_MARKER,
+    LABEL_INDEX_FILE,
+    LOCK_FILE,
+    PROFILE_FILE,
+    RELATION_INDEX_FILE,
+    SIDECAR_DIR,
+    VECTOR_CACHE_FILE,
+    StoreBusy,
+    busy_message,
+    foreign_files,
+    foreign_files_text,
+    lock_holder,
+    remove_own_files,
+    write_lock,
+    written_files,
+)
 from kg_agent.kg.stores.base import NameLiterals, name_relations
 from kg_agent.kg.stores.memory import MemoryGraphStore, new_graph
 from kg_agent.kg.terms import RelationNames, entity_iri, is_generated_id, relation_iri
@@ -349,16 +366,6 @@ def _oxigraph_graph(store) -> Graph:
     return Graph(store=OxigraphStore(store=store), identifier=DATASET_DEFAULT_GRAPH_ID)
 
 
-#: kg-agent's files inside an Oxigraph store folder (RocksDB ignores them).
-SIDECAR_DIR = "kg-agent"
-#: Written last by :func:`build_oxigraph`: a folder without it was never completely loaded.
-COMPLETE_MARKER = "complete.json"
-RELATION_INDEX_FILE = "relation_index.json"
-LABEL_INDEX_FILE = "labels.sqlite"
-PROFILE_FILE = "profile.json"
-#: the offline deciders' text embeddings (:class:`kg_agent.tools.shared.similarity.VectorFile`)
-VECTOR_CACHE_FILE = "vectors.sqlite"
-
 _OX_FORMATS = {
     "turtle": "TURTLE", "nt": "N_TRIPLES", "nt11": "N_TRIPLES", "xml": "RDF_XML", "n3": "N3",
     "trig": "TRIG", "nquads": "N_QUADS", "json-ld": "JSON_LD",
@@ -373,10 +380,11 @@ def is_kg_agent_store(path: str | Path) -> bool:
 def check_store_target(source: Path, store_path: Path, *, overwrite: bool) -> None:
     """Refuse a store folder that loading ``source`` must not write to or replace; nothing is created.
 
-    Accepted: a new path, an empty folder and, with ``overwrite``, a store kg-agent built (it holds the
-    completion marker). Refused: the input file, any other file, a folder holding the input file, the current
-    folder or one of its parents, and a folder kg-agent did not build that holds anything: kg-agent never
-    deletes what it did not create.
+    Accepted: a new path, an empty folder (or one holding only the lock file a killed load left) and, with
+    ``overwrite``, a store kg-agent built (it holds the completion marker) holding only kg-agent's files
+    (:mod:`kg_agent.kg.store_folder`). Refused: the input file, any other file, a folder holding the input file,
+    the current folder or one of its parents, a folder kg-agent did not build that holds anything, and a store
+    holding files kg-agent did not write (they are named): kg-agent never deletes what it did not create.
     """
     choose = "choose an empty or new folder for the store"
     target, input_file = store_path.resolve(), source.resolve()
@@ -388,15 +396,31 @@ def check_store_target(source: Path, store_path: Path, *, overwrite: bool) -> No
         raise KGLoadError(f"{store_path} holds the input file {source}; {choose}")
     if target.exists() and not target.is_dir():
         raise KGLoadError(f"{store_path} is a file, not a folder; {choose}")
-    if target.is_dir() and any(target.iterdir()):
+    if target.is_dir() and not _holds_only_a_lock(target):
         if not is_kg_agent_store(target):
             only_ours = "; --overwrite only replaces a folder kg-agent created" if overwrite else ""
             raise KGLoadError(f"{store_path} is not a kg-agent store (it holds other files); {choose}{only_ours}")
         if not overwrite:
             raise KGLoadError(f"{store_path}: a kg-agent store already exists there; pass --overwrite to rebuild it")
+        foreign = foreign_files(target)
+        if foreign:
+            raise KGLoadError(f"{foreign_files_text(store_path, foreign)}; --overwrite replaces only a store's own "
+                              "files: move those out of it first, or choose an empty or new folder for the store")
     partial = _partial_folder(target)
     if partial.exists() and not _is_own_partial(partial):
         raise KGLoadError(f"{partial} is in the way and was not made by kg-agent; move it, or {choose}")
+
+
+def _holds_only_a_lock(folder: Path) -> bool:
+    """Whether ``folder`` is empty or holds only kg-agent's sidecar folder with, at most, its lock file (a load of
+    a new store holds it, or left it when killed)."""
+    entries = list(folder.iterdir())
+    if not entries:
+        return True
+    sidecar = entries[0]
+    if len(entries) > 1 or sidecar.name != SIDECAR_DIR or sidecar.is_symlink() or not sidecar.is_dir():
+        return False
+    return all(entry.name == LOCK_FILE and entry.is_file() for entry in sidecar.iterdir())
 
 
 def _partial_folder(target: Path) -> Path:
@@ -442,18 +466,38 @@ def build_oxigraph(source: str | Path, store_path: str | Path, *, format: str | 
     properties' labels where the file gives them, :meth:`GraphStore.relation_naming
     <kg_agent.kg.stores.base.GraphStore.relation_naming>`), read from the file by the same pass. Its error fails
     the load like any other.
+
+    One load writes a store at a time: the load holds ``<store>/kg-agent/write.lock``
+    (:func:`~kg_agent.kg.store_folder.write_lock`) until it ends, however it ends; another load of the same store
+    meanwhile raises :class:`~kg_agent.kg.store_folder.StoreBusy` at once. An old store is replaced only if it
+    holds nothing but kg-agent's own files (:func:`~kg_agent.kg.store_folder.foreign_files`), checked again just
+    before the swap.
     """
-    import time
-    import uuid
-
-    import pyoxigraph as ox
-
     source, store_path = Path(source), Path(store_path)
     if not source.is_file():
         raise KGLoadError(f"{source}: no such file" if not source.exists() else f"{source} is a folder, not a KG file")
     check_store_target(source, store_path, overwrite=overwrite)
     fmt = format or detect_format(source)
     target = store_path.resolve()
+    holder = lock_holder(target)
+    if holder is not None:  # said before anything is made
+        raise StoreBusy(busy_message(store_path, holder))
+    with write_lock(target) as lock:
+        check_store_target(source, store_path, overwrite=overwrite)  # again, now that no other load can change it
+        _build_locked(source, store_path, target, fmt, lock, progress=progress, naming=naming, lenient=lenient,
+                      beside_load=beside_load)
+    return store_path
+
+
+def _build_locked(source: Path, store_path: Path, target: Path, fmt: str, lock: int, *, progress: bool,
+                  naming: Naming, lenient: bool, beside_load) -> None:
+    """:func:`build_oxigraph`'s work, done holding the store's write lock (``lock``, its file descriptor, which
+    the bulk loader's process inherits)."""
+    import time
+    import uuid
+
+    import pyoxigraph as ox
+
     partial = _partial_folder(target)
     if partial.exists():  # left by a load whose process was killed (check_store_target made sure it is ours)
         shutil.rmtree(partial)
@@ -491,7 +535,7 @@ def build_oxigraph(source: str | Path, store_path: str | Path, *, format: str | 
                 beside_load(built[0], sidecar, names)
 
         # the relation index and the label file are built from the file here, beside the bulk loader's process
-        _bulk_load_beside(partial, load_path, format_name, index_and_labels, source=source, fmt=fmt)
+        _bulk_load_beside(partial, load_path, format_name, index_and_labels, source=source, fmt=fmt, lock=lock)
         if load_path.parent == sidecar:
             load_path.unlink()
         if blank_labels:
@@ -500,30 +544,57 @@ def build_oxigraph(source: str | Path, store_path: str | Path, *, format: str | 
             store = ox.Store(str(partial))
             build_label_sqlite(sidecar / LABEL_INDEX_FILE, store_names(store, naming), build=_label_build(build, naming))
             del store
+        store = ox.Store.read_only(str(partial))
+        measure_name_predicates(oxigraph_texts(store), naming).save(sidecar / PROFILE_FILE)
+        del store
+        files = written_files(partial) + [f"{SIDECAR_DIR}/{COMPLETE_MARKER}"]  # the manifest: what this load wrote
         (sidecar / COMPLETE_MARKER).write_text(json.dumps({
             "build": build, "source": str(source), "format": fmt, "triples": built[0].triples,
-            "seconds": round(time.perf_counter() - started, 2)}), encoding="utf-8")
-        _replace_folder(target, partial, build)
+            "seconds": round(time.perf_counter() - started, 2), "files": sorted(set(files))}), encoding="utf-8")
+        _replace_folder(target, partial, build, store_path)
     except BaseException:
         shutil.rmtree(partial, ignore_errors=True)
         raise
-    return store_path
 
 
-def _replace_folder(target: Path, partial: Path, build: str) -> None:
-    """Rename the finished ``partial`` folder to ``target``; an old store (or empty folder) there is moved aside
-    first and put back if the rename fails, then removed."""
+def _replace_folder(target: Path, partial: Path, build: str, store_path: Path) -> None:
+    """Put the finished ``partial`` folder at ``target``. An old store (or an empty folder, or the one the lock was
+    made in) there is swapped with it in one step where the system can (``renameat2`` ``RENAME_EXCHANGE``: a reader
+    opens the old store or the new one, never nothing), else moved aside first and put back if the rename fails;
+    then its files, all kg-agent's (checked just before), are deleted."""
     if not os.path.lexists(target):
         partial.rename(target)
         return
+    foreign = foreign_files(target)
+    if foreign:  # the user put files there while the load ran
+        raise KGLoadError(f"{foreign_files_text(store_path, foreign)}; --overwrite replaces only a store's own "
+                          "files: move those out of it first (the old store is kept)")
     replaced = target.with_name(f"{target.name}.replaced-{build}")
-    target.rename(replaced)
+    if _exchange(partial, target):
+        partial.rename(replaced)
+    else:
+        target.rename(replaced)
+        try:
+            partial.rename(target)
+        except BaseException:
+            replaced.rename(target)
+            raise
+    left = remove_own_files(replaced)
+    if left:
+        warnings.warn(f"{foreign_files_text(replaced, left)} (put there during the load); kept them there", stacklevel=4)
+
+
+def _exchange(first: Path, second: Path) -> bool:
+    """Swap two paths atomically (Linux ``renameat2(..., RENAME_EXCHANGE)``); False where the system cannot."""
+    import ctypes
+
     try:
-        partial.rename(target)
-    except BaseException:
-        replaced.rename(target)
-        raise
-    shutil.rmtree(replaced, ignore_errors=True)
+        renameat2 = ctypes.CDLL(None, use_errno=True).renameat2
+    except (OSError, AttributeError):
+        return False
+    at_fdcwd, rename_exchange = -100, 2
+    done = renameat2(at_fdcwd, os.fsencode(first), at_fdcwd, os.fsencode(second), rename_exchange) == 0
+    return done
 
 
 #: The bulk load, run by ``python -c`` (pyoxigraph alone: starts in a tenth of a second). Oxigraph's bulk loader
@@ -532,17 +603,21 @@ _BULK_LOAD_SCRIPT = """
 import json, os, sys, threading, time
 import pyoxigraph as ox
 
-parent = os.getppid()
+store_path, source, rdf_format, parent = sys.argv[1:]
+try:  # Linux: the kernel kills this process the moment the loading process dies
+    import ctypes, signal
+    ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+except Exception:
+    pass
 
 
-def stop_when_orphaned():  # the loading process was killed: write no more
-    while os.getppid() == parent:
-        time.sleep(0.5)
+def stop_when_orphaned():  # the loading process was killed: write no more (where prctl is missing)
+    while os.getppid() == int(parent):
+        time.sleep(0.1)
     os._exit(1)
 
 
 threading.Thread(target=stop_when_orphaned, daemon=True).start()
-store_path, source, rdf_format = sys.argv[1:]
 try:
     store = ox.Store(store_path)
     store.bulk_load(path=source, format=getattr(ox.RdfFormat, rdf_format))
@@ -558,13 +633,16 @@ except Exception as exc:
 
 
 def _bulk_load_beside(store: Path, path: Path, format_name: str, foreground: Callable[[], None], *, source: Path,
-                      fmt: str) -> None:
+                      fmt: str, lock: int) -> None:
     """Oxigraph's bulk load of ``path`` (``pyoxigraph.RdfFormat.<format_name>``) into a new store at ``store``, in
     a child process, while ``foreground`` runs here; then wait for it. The bulk loader's error is raised first
     (its syntax error names the line of ``source``; the index pass over a broken file may fail anywhere).
-    An interrupt (Ctrl-C) or any other exit kills the bulk loader at once."""
-    loader = subprocess.Popen([sys.executable, "-c", _BULK_LOAD_SCRIPT, str(store), str(path), format_name],
-                              stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    An interrupt (Ctrl-C) or any other exit kills the bulk loader at once; so does the kernel when this process
+    is killed outright. The child inherits the store's write lock (``lock``): the store is not free before it is
+    gone."""
+    loader = subprocess.Popen([sys.executable, "-c", _BULK_LOAD_SCRIPT, str(store), str(path), format_name,
+                               str(os.getpid())],
+                              stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, pass_fds=(lock,))
     try:
         try:
             foreground()
@@ -687,8 +765,8 @@ def _distinct(pairs: list[tuple[str, str]]) -> list[tuple[str, str]]:
 
 
 def store_profile(store, sidecar: Path, naming: Naming) -> KGProfile:
-    """The Oxigraph store's profile: the one kept in its sidecar folder, else measured now and kept there (when the
-    folder is writable; a read-only store is measured on each open)."""
+    """The Oxigraph store's profile: the one its load kept in its sidecar folder, else (a store loaded before
+    profiles were kept) measured now and kept there when the folder is writable."""
     path = sidecar / PROFILE_FILE
     profile = KGProfile.load(path)
     if profile is None:
@@ -833,6 +911,9 @@ def open_oxigraph(store_path: str | Path, *, cache_size: int = 50_000, naming: N
     if not store_path.is_dir():
         raise KGLoadError(f"{store_path}: no Oxigraph store here (build one with `kg-agent load FILE --store DIR`)")
     sidecar = store_path / SIDECAR_DIR
+    if not (sidecar / COMPLETE_MARKER).exists() and (writer := lock_holder(store_path)) is not None:
+        raise KGLoadError(f"{store_path}: kg-agent load ({'process ' + str(writer) if writer > 0 else 'another process'}) "
+                          "is still building this store; open it when the load has finished")
     if not (store_path / "CURRENT").exists():
         raise KGLoadError(f"{store_path}: not an Oxigraph store (build one with `kg-agent load FILE --store DIR`)")
     if not (sidecar / COMPLETE_MARKER).exists():
@@ -846,14 +927,11 @@ def open_oxigraph(store_path: str | Path, *, cache_size: int = 50_000, naming: N
     except (OSError, ValueError, KeyError, TypeError) as exc:
         raise KGLoadError(f"{sidecar / COMPLETE_MARKER}: unreadable ({exc}); rebuild the store with "
                           "`kg-agent load --overwrite`") from exc
-    try:
-        store = ox.Store(str(store_path))
+    try:  # read-only: a reader writes nothing in the store folder (a read-write open rewrites RocksDB's files)
+        store = ox.Store.read_only(str(store_path))
     except OSError as exc:
-        # Another handle (this process or another) holds the store's lock: a read-only view still works.
-        try:
-            store = ox.Store.read_only(str(store_path))
-        except OSError:
-            raise KGLoadError(f"{store_path}: cannot open the Oxigraph store: {exc}") from exc
+        raise KGLoadError(f"{store_path}: cannot open the Oxigraph store: {exc}; rebuild it with "
+                          "`kg-agent load SOURCE --store DIR --overwrite`") from exc
     if discover_names:
         naming = store_profile(store, sidecar, naming).naming(naming)
     labels = _open_label_index(store_path, store, build, naming)
