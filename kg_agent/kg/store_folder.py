@@ -84,11 +84,11 @@ def busy_message(store: Path, pid: int) -> str:
 
 @contextmanager
 def write_lock(store: Path) -> Iterator[int]:
-    """Hold ``store``'s write lock (the folder and its sidecar are made if missing); yields the lock's file
+    """Hold ``store``'s write lock (the folder, the folders above it and its sidecar are made if missing); yields the lock's file
     descriptor, which a child process keeps the lock with (``pass_fds``). Raises :class:`StoreBusy` at once if
     another process holds it. On leaving, the lock file is removed, and so are the folders made for it if they
     hold nothing else."""
-    made = [folder for folder in (store, store / SIDECAR_DIR) if not os.path.lexists(folder)]
+    made = [folder for folder in (*reversed(store.parents), store, store / SIDECAR_DIR) if not os.path.lexists(folder)]
     for folder in made:
         folder.mkdir()
     path = lock_path(store)
