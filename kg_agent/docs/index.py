@@ -576,6 +576,24 @@ class DocumentIndex:
         return set(self.collection.get(ids=ids, include=[])["ids"]) if ids else set()
 
     @_names_the_server
+    def ids(self) -> set[str]:
+        """Every chunk id the collection holds."""
+        found: set[str] = set()
+        page = 5000
+        while True:
+            batch = self.collection.get(include=[], limit=page, offset=len(found))["ids"]
+            found.update(batch)
+            if len(batch) < page:
+                return found
+
+    @_names_the_server
+    def delete_ids(self, ids: Iterable[str]) -> None:
+        """Remove the chunks with these ids."""
+        wanted = list(dict.fromkeys(ids))
+        for start in range(0, len(wanted), _ENTITY_FILTER_BATCH):
+            self.collection.delete(ids=wanted[start : start + _ENTITY_FILTER_BATCH])
+
+    @_names_the_server
     def count(self) -> int:
         """Number of chunks stored."""
         return int(self.collection.count())

@@ -8,8 +8,9 @@ text. Nothing is embedded ahead of use: a text is embedded the first time a deci
 then read back from the files:
 
 * the user's file, shared by every KG and process (:func:`user_vector_file_path`:
-  ``$KG_AGENT_CACHE_DIR/vectors.sqlite``, by default ``~/.cache/kg-agent/vectors.sqlite``), attached to every
-  process on first use: a relation named alike in two KGs (``directed by``) is embedded once;
+  ``$KG_AGENT_CACHE_DIR/vectors.sqlite``, by default ``~/.cache/kg-agent/vectors.sqlite``; ``KG_AGENT_CACHE_DIR``
+  set empty turns it off), attached to every process on first use: a relation named alike in two KGs
+  (``directed by``) is embedded once;
 * one beside each Oxigraph store (``<store>/kg-agent/vectors.sqlite``, see :attr:`KnowledgeGraph.vector_cache_path`),
   which travels with the store; :func:`use_vector_file` attaches it (the method graphs do it for their KG).
 
@@ -20,7 +21,6 @@ it embedded to them.
 from __future__ import annotations
 
 import logging
-import os
 import sqlite3
 import threading
 from collections.abc import Iterable, Mapping, Sequence
@@ -30,6 +30,7 @@ import numpy as np
 from langchain_core.embeddings import Embeddings
 
 from kg_agent._sqlite import open_cache_database
+from kg_agent.user_cache import user_cache_dir
 
 logger = logging.getLogger(__name__)
 
@@ -118,17 +119,12 @@ _VECTOR_FILES: dict[Path, VectorFile] = {}
 _UNUSABLE_FILES: set[Path] = set()
 _VECTOR_FILES_LOCK = threading.Lock()
 
-#: The environment variable naming the folder of the user's vector file; set empty, no such file is used.
-CACHE_DIR_VARIABLE = "KG_AGENT_CACHE_DIR"
-
 
 def user_vector_file_path() -> Path | None:
-    """The vector file every KG and process of the user shares: ``vectors.sqlite`` in ``$KG_AGENT_CACHE_DIR``, by
-    default in ``$XDG_CACHE_HOME/kg-agent`` (``~/.cache/kg-agent``); ``None`` when ``KG_AGENT_CACHE_DIR`` is set empty."""
-    configured = os.environ.get(CACHE_DIR_VARIABLE)
-    if configured is not None:
-        return Path(configured).expanduser() / "vectors.sqlite" if configured.strip() else None
-    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "kg-agent" / "vectors.sqlite"
+    """The vector file every KG and process of the user shares: ``vectors.sqlite`` in the user's cache folder
+    (:func:`kg_agent.user_cache.user_cache_dir`); ``None`` when that is turned off."""
+    folder = user_cache_dir()
+    return folder / "vectors.sqlite" if folder is not None else None
 
 
 def use_vector_file(path: str | Path | None) -> VectorFile | None:
