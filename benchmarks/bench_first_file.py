@@ -23,14 +23,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_cli_start import timed_runs  # noqa: E402
 
 
-def stored_vectors(store: Path, cache: Path) -> int:
-    """Vectors in the store's and the user's vector files."""
-    count = 0
+def stored_vectors(store: Path, cache: Path) -> set[tuple[str, str]]:
+    """The (model, text) pairs the store's and the user's vector files hold."""
+    found: set[tuple[str, str]] = set()
     for path in (store / "kg-agent" / "vectors.sqlite", cache / "vectors.sqlite"):
         if path.exists():
             with sqlite3.connect(path) as db:
-                count += db.execute("SELECT COUNT(*) FROM vectors").fetchone()[0]
-    return count
+                found.update(db.execute("SELECT model, text FROM vectors"))
+    return found
 
 
 def main() -> None:
@@ -56,7 +56,7 @@ def main() -> None:
         ask = ["kg-agent", "ask", question, "--kg", str(store)]
         stored = stored_vectors(store, cache)
         first = timed_runs(ask, 1, env=env, warmup=0)
-        embedded = stored_vectors(store, cache) - stored
+        embedded = len(stored_vectors(store, cache) - stored)
         second = timed_runs(ask, args.runs, env=env, warmup=0)
         print(f"{Path(source).name[:40]:40s} {load['wall']:9.2f} {load['cpu']:9.2f} {first['wall']:12.2f} "
               f"{first['cpu']:6.2f} {embedded:14,} {second['wall']:12.2f} {second['cpu']:6.2f}", flush=True)
