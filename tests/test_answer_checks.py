@@ -54,7 +54,7 @@ def test_a_quantity_the_kg_states_is_kept_not_counted():
 
 NUMISMATICS = """@prefix ex: <http://example.org/> . @prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .
 ex:augustus rdfs:label "Augustus" ; ex:hasMembership ex:m1 ; ex:webpage <http://en.wikipedia.org/wiki/Augustus> .
-ex:m1 ex:role ex:emperor ; ex:startDate "-0027" .
+ex:m1 a ex:Membership ; ex:role ex:emperor ; ex:startDate "-0027" .
 ex:emperor rdfs:label "Roman Emperor" .
 """
 
@@ -68,8 +68,9 @@ def numismatics(tmp_path):
 
 def test_a_nameless_iri_with_facts_is_a_statement_node_and_one_without_is_answered_by_its_iri(numismatics):
     page = "http://en.wikipedia.org/wiki/Augustus"
-    checked = check_answers("q", [record("m1", "http://example.org/m1"), record("Augustus", page)], kg=numismatics)
-    assert [a["answer"] for a in checked.answers] == [page]
+    checked = check_answers("q", [record("m1", "http://example.org/m1"), record("Augustus", page),
+                                  record("Membership", "http://example.org/Membership")], kg=numismatics)
+    assert [a["answer"] for a in checked.answers] == [page, "Membership"]  # a nameless class keeps its IRI's name
 
 
 def test_reaching_only_a_membership_node_abstains_unless_a_run_asks_for_best_effort(numismatics):

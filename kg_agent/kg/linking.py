@@ -30,6 +30,7 @@ import itertools
 import math
 import re
 import weakref
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from kg_agent.kg.graph import KnowledgeGraph
@@ -105,12 +106,36 @@ def link_entities(kg: KnowledgeGraph, question: str, *, max_entities: int = 5, f
     for item in linked:
         if item.entity.id not in unique or unique[item.entity.id].score < item.score:
             unique[item.entity.id] = item
-    ranked = sorted(unique.values(), key=lambda item: -item.score)[:max_entities]
+    ranked = _ranked_things(kg, unique.values(), max_entities)
     if ranked:
         return LinkResult(ranked)
     closest = _closest_to_question(kg, bracketed or [question])
     hint = f"; closest labels: {', '.join(closest)}" if closest else ""
     return LinkResult([], closest, NO_ENTITY_MESSAGE + hint)
+
+
+#: Blank nodes one mention stands for at most: a value a KG writes as a node of its own at each use (a catalogue's
+#: shelf ``[ rdf:value "Horror" ]`` under every book on it) is one thing however many nodes write it.
+MAX_VALUE_NODES = 10_000
+
+
+def _ranked_things(kg: KnowledgeGraph, linked: Iterable[LinkedEntity], max_entities: int) -> list[LinkedEntity]:
+    """The best ``max_entities`` things linked, best first. Blank nodes of one mention with one name are one thing:
+    every blank node of that name is kept (up to :data:`MAX_VALUE_NODES`), and together they count once."""
+    groups: dict[tuple, list[LinkedEntity]] = {}
+    for item in sorted(linked, key=lambda item: -item.score):
+        key = (("value", item.mention, item.entity.label) if item.entity.id.startswith("_:") else ("id", item.entity.id))
+        groups.setdefault(key, []).append(item)
+    kept: list[LinkedEntity] = []
+    for key, items in list(groups.items())[:max_entities]:
+        if key[0] == "value":
+            best = items[0]
+            seen = {item.entity.id for item in items}
+            items = items + [LinkedEntity(e, best.mention, best.score, best.how)
+                             for e in kg.find_entities(best.entity.label)[:MAX_VALUE_NODES]
+                             if e.id.startswith("_:") and e.label == best.entity.label and e.id not in seen]
+        kept.extend(items)
+    return kept
 
 
 def _link_mention(kg: KnowledgeGraph, mention: str, cutoff: float, *, how: str) -> list[LinkedEntity]:

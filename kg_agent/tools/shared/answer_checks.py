@@ -7,7 +7,8 @@
   (:class:`~kg_agent.settings.GraphSettings` ``when_unsupported``), which keeps them, flagged ungrounded.
 * **A node the KG gives no name is a statement, or a page.** An IRI without any name literal that has facts of
   its own (an ``org:Membership``, a place's ``#this`` location node) is a statement node: no answer, as above. One
-  without facts (a web page a ``webpage`` relation points to) is answered by its IRI, which is what it is.
+  without facts that is no class (a web page a ``webpage`` relation points to) is answered by its IRI, which is what
+  it is; a class keeps the name its IRI ends with.
 * **"How many" is counted.** A question asking how many things there are is answered by the number of distinct
   answers reached, one answer whose ``counted`` field lists them (the evidence), grounded when every counted answer
   is; a quantity the KG states itself (the answers are all numbers: a download count, a population) is kept as it is.
@@ -61,16 +62,18 @@ def unsupported_policy(built: WhenUnsupported) -> WhenUnsupported:
 
 def named_by_the_kg(answers: Sequence[dict], kg: KnowledgeGraph) -> list[dict]:
     """``answers`` with each IRI the KG gives no name shown as :data:`UNNAMED` when it has facts of its own (a
-    statement node), else as its IRI (a page, a document)."""
+    statement node), else as its IRI (a page, a document) unless it is a class (something is an instance of it)."""
     ids = [a["entity_id"] for a in answers if a.get("entity_id") and not a["entity_id"].startswith(('"', "_:"))]
     if not ids:
         return list(answers)
     names = kg.store.labels_of(ids)
     nameless = {key for key, name in names.items() if name is None}
-    facts = {key for key, relations in kg.relations_at_each(nameless).items()
-             if any(not r.startswith("^") for r in relations)} if nameless else set()
-    return [{**a, "answer": UNNAMED if a["entity_id"] in facts else a["entity_id"]} if a.get("entity_id") in nameless
-            else a for a in answers]
+    at = kg.relations_at_each(nameless) if nameless else {}
+    facts = {key for key, relations in at.items() if any(not r.startswith("^") for r in relations)}
+    fan_outs = kg.class_fan_outs()
+    classes = {key for key, relations in at.items() if fan_outs.intersection(relations)}
+    return [{**a, "answer": UNNAMED if a["entity_id"] in facts else a["entity_id"]}
+            if a.get("entity_id") in nameless and a["entity_id"] not in classes else a for a in answers]
 
 
 def check_answers(question: str, answers: Sequence[dict], *, policy: WhenUnsupported = "abstain",
