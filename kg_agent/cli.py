@@ -440,8 +440,17 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     start = time.perf_counter()
     kg = open_kg(args.kg, backend=args.backend)
     documents = load_documents_jsonl(args.docs, skip_empty=True)
-    index = DocumentIndex(args.index, collection=args.collection or DEFAULT_COLLECTION)
-    summary = ingest_documents(index, kg, documents)
+    import os
+    import shutil
+
+    new_index = not os.path.lexists(args.index)
+    try:
+        index = DocumentIndex(args.index, collection=args.collection or DEFAULT_COLLECTION)
+        summary = ingest_documents(index, kg, documents)
+    except BaseException:
+        if new_index:  # made by this ingest, which failed: leave no half-written index behind
+            shutil.rmtree(args.index, ignore_errors=True)
+        raise
     print(f"{summary.documents} documents read from {args.docs}: {summary.linked} linked to KG entities, "
           f"{summary.unlinked} unlinked (no entity with that title/label)")
     print(f"{summary.already_indexed} already in the index, {summary.ingested} ingested "
