@@ -85,7 +85,7 @@ from kg_agent.graphs.registry import METHODS, create_graph, graph_factory, optio
 from kg_agent.kg.deadline import reads_until
 from kg_agent.kg.errors import KGError
 from kg_agent.kg.graph import KnowledgeGraph
-from kg_agent.kg.naming import file_options, naming_options
+from kg_agent.kg.naming import endpoint_options, file_options, naming_options
 from kg_agent.mcp_command import DEFAULT_TOOL_TIMEOUT, MIN_TOKEN_CHARS, TOKEN_ENV, add_mcp_parser
 from kg_agent.settings import GraphSettings, RunSettings
 from kg_agent.tools import lookups
@@ -737,7 +737,8 @@ def cmd_mcp(args: argparse.Namespace) -> int:
         print(f"kg-agent mcp: {exc}", file=sys.stderr)
         return 2
     http = args.transport == "http"
-    kg = open_kg(args.kg, backend=args.backend, cache_path=args.kg_cache, **naming_options(args), **file_options(args))
+    kg = open_kg(args.kg, backend=args.backend, cache_path=args.kg_cache, **naming_options(args), **file_options(args),
+                 **endpoint_options(args))
     model = resolve_model_args(args)
     server = create_server(kg, model=model, documents=args.docs, host=args.host if http else "127.0.0.1", port=args.port,
                            token=token, tool_timeout=args.tool_timeout, session_calls=MAX_SESSION_CALLS if http else None)
