@@ -33,7 +33,7 @@ from kg_agent.exit_status import (
     interrupts_end_the_command,
 )
 from kg_agent.graphs.registry import METHODS, add_method_args, graph_options
-from kg_agent.kg.naming import add_file_args, add_naming_args, file_options, naming_options
+from kg_agent.kg.naming import add_endpoint_args, add_file_args, add_naming_args, endpoint_options, file_options, naming_options
 from kg_agent.llm.models import resolve_model_args
 
 #: Texts longer than this are shown capped: in the text output always, in ``--json`` where they repeat.
@@ -49,6 +49,7 @@ def _add_kg_args(parser: argparse.ArgumentParser) -> None:
                         help="for a SPARQL endpoint: keep fetched neighbourhoods and labels in this SQLite file across runs")
     add_naming_args(parser)
     add_file_args(parser)
+    add_endpoint_args(parser)
 
 
 def _add_method_args(parser: argparse.ArgumentParser) -> None:
@@ -139,7 +140,7 @@ def open_cli_kg(args: argparse.Namespace):
     from kg_agent.kg import open_kg
 
     return open_kg(args.kg, backend=args.backend, cache_path=getattr(args, "kg_cache", None), **naming_options(args),
-                   **file_options(args))
+                   **file_options(args), **endpoint_options(args))
 
 
 def load_exemplars(files: Sequence[str]):
@@ -440,8 +441,17 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     start = time.perf_counter()
     kg = open_kg(args.kg, backend=args.backend)
     documents = load_documents_jsonl(args.docs, skip_empty=True)
-    index = DocumentIndex(args.index, collection=args.collection or DEFAULT_COLLECTION)
-    summary = ingest_documents(index, kg, documents)
+    import os
+    import shutil
+
+    new_index = not os.path.lexists(args.index)
+    try:
+        index = DocumentIndex(args.index, collection=args.collection or DEFAULT_COLLECTION)
+        summary = ingest_documents(index, kg, documents)
+    except BaseException:
+        if new_index:  # made by this ingest, which failed: leave no half-written index behind
+            shutil.rmtree(args.index, ignore_errors=True)
+        raise
     print(f"{summary.documents} documents read from {args.docs}: {summary.linked} linked to KG entities, "
           f"{summary.unlinked} unlinked (no entity with that title/label)")
     print(f"{summary.already_indexed} already in the index, {summary.ingested} ingested "

@@ -31,7 +31,9 @@ EXIT_STATUS_HELP = """exit status:
   1    nothing answered: no entity of the knowledge graph found in the question (the closest labels are
        shown), no path to an answer, the budget ran out, or the knowledge graph is empty; why is printed
        on stderr
-  2    bad input or usage: an empty question, a missing, unreadable or non-UTF-8 file, a bad option
+  2    bad input or usage: an empty question, a missing, unreadable or non-UTF-8 file, a bad option,
+       a damaged document index, a SPARQL endpoint that cannot be reached or does not answer within
+       --kg-timeout (the endpoint and the reason are printed)
   130  interrupted (Ctrl-C); what was kept is printed
 
 A chat model is used only when named: --model, else the KG_AGENT_MODEL environment variable; otherwise

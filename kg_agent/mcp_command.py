@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import argparse
 
-from kg_agent.kg.naming import add_file_args, add_naming_args
+from kg_agent.kg.naming import add_endpoint_args, add_file_args, add_naming_args
 from kg_agent.llm.models import add_model_request_args, positive_seconds
 
 #: Seconds a tool call may take (wall clock, from its arrival) before it is stopped with a tool error.
@@ -25,6 +25,7 @@ def add_mcp_parser(subparsers) -> argparse.ArgumentParser:
     parser.add_argument("--kg-cache", metavar="FILE", default=None, help="for a SPARQL endpoint: SQLite cache file")
     add_naming_args(parser)
     add_file_args(parser)
+    add_endpoint_args(parser)
     parser.add_argument("--model", default=None,
                         help="chat model for ask, e.g. openai:gpt-4o-mini ('none': offline); default: KG_AGENT_MODEL "
                         "if set, else offline (an API key in the environment alone never selects a model)")

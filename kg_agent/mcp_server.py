@@ -41,7 +41,9 @@ killed: the stopped call's thread runs on to its end, but outside the slots (its
 so a stuck call never holds up the calls behind it). That thread's work is bounded: ``ask`` gets the same
 deadline as its question budget (``max_seconds``), so its graph makes no model call after it and answers from
 what it has (at most one model call in flight and the current step's offline work run on); a lookup's work is
-capped by its ``limit``, and a SPARQL endpoint's or a model's request by its own timeout.
+capped by its ``limit``, and a SPARQL endpoint's or a model's request by its own timeout. Every call's KG reads
+run under :func:`~kg_agent.kg.deadline.reads_until` its deadline: an Oxigraph query or neighbourhood read still
+going then stops within a row.
 
 **Authentication** (streamable HTTP). With a ``token`` (``kg-agent mcp``: ``KG_AGENT_MCP_TOKEN`` or
 ``--token-file``), every request to ``/mcp`` must carry ``Authorization: Bearer <token>``; a missing or wrong
@@ -69,6 +71,7 @@ import math
 import os
 import sys
 import threading
+import time
 import weakref
 from collections.abc import Callable
 from contextlib import AsyncExitStack, asynccontextmanager
@@ -79,9 +82,10 @@ import pydantic_core
 from pydantic import BaseModel, Field
 
 from kg_agent.graphs.registry import METHODS, create_graph, graph_factory, options_for
+from kg_agent.kg.deadline import reads_until
 from kg_agent.kg.errors import KGError
 from kg_agent.kg.graph import KnowledgeGraph
-from kg_agent.kg.naming import file_options, naming_options
+from kg_agent.kg.naming import endpoint_options, file_options, naming_options
 from kg_agent.mcp_command import DEFAULT_TOOL_TIMEOUT, MIN_TOKEN_CHARS, TOKEN_ENV, add_mcp_parser
 from kg_agent.settings import GraphSettings, RunSettings
 from kg_agent.tools import lookups
@@ -597,10 +601,16 @@ def create_server(kg: KnowledgeGraph, *, model=None, documents=None, host: str =
         (:class:`CallScheduler`); a tool error when it is not done ``tool_timeout`` seconds from now. At the
         deadline the thread is abandoned and its slot freed (see the module docstring)."""
         started = False
+        deadline = time.monotonic() + tool_timeout
+
+        def call() -> Any:
+            with reads_until(deadline):  # the KG reads of a call abandoned at its deadline stop there too
+                return sendable(function(*args))
+
         with anyio.move_on_after(tool_timeout):
             async with scheduler.slot(caller(), kind):
                 started = True
-                return await anyio.to_thread.run_sync(lambda: sendable(function(*args)), abandon_on_cancel=True)
+                return await anyio.to_thread.run_sync(call, abandon_on_cancel=True)
         if not started:
             raise KGToolError(f"{what} waited {tool_timeout:g} s for a free worker and was not started "
                               f"({scheduler.busy_reason(kind)}); send fewer calls at once or raise --tool-timeout")
@@ -727,7 +737,8 @@ def cmd_mcp(args: argparse.Namespace) -> int:
         print(f"kg-agent mcp: {exc}", file=sys.stderr)
         return 2
     http = args.transport == "http"
-    kg = open_kg(args.kg, backend=args.backend, cache_path=args.kg_cache, **naming_options(args), **file_options(args))
+    kg = open_kg(args.kg, backend=args.backend, cache_path=args.kg_cache, **naming_options(args), **file_options(args),
+                 **endpoint_options(args))
     model = resolve_model_args(args)
     server = create_server(kg, model=model, documents=args.docs, host=args.host if http else "127.0.0.1", port=args.port,
                            token=token, tool_timeout=args.tool_timeout, session_calls=MAX_SESSION_CALLS if http else None)

@@ -17,6 +17,8 @@ Configuration, read when a graph is first built (into the graph's :class:`~kg_ag
   a model.
 * ``KG_AGENT_TIMEOUT`` (seconds per model request) and ``KG_AGENT_MAX_REPLY_TOKENS`` (cap on each reply): the
   ``--timeout`` and ``--max-reply-tokens`` of the CLI; defaults as there.
+* ``KG_AGENT_KG_TIMEOUT``: seconds each request to a SPARQL endpoint may take (``--kg-timeout`` of the CLI; default
+  :data:`~kg_agent.kg.naming.DEFAULT_KG_TIMEOUT`).
 * ``KG_AGENT_LANGUAGES`` (``de,en``), ``KG_AGENT_LABEL_PREDICATES`` and ``KG_AGENT_ALIAS_PREDICATES`` (full IRIs,
   separated by spaces): how the KG's nodes are named, as ``--language``, ``--label-predicate`` and
   ``--alias-predicate`` of the CLI (:func:`~kg_agent.kg.naming.make_naming`; defaults as there).
@@ -48,6 +50,7 @@ import threading
 from langgraph.graph.state import CompiledStateGraph
 
 from kg_agent.graphs.registry import METHODS, create_graph, method_name, options_for
+from kg_agent.kg.naming import DEFAULT_KG_TIMEOUT
 from kg_agent.llm.models import default_model_from_env, resolve_model_option
 from kg_agent.mcp_command import DEFAULT_TOOL_TIMEOUT
 from kg_agent.mcp_server import MAX_ANSWERS
@@ -55,6 +58,8 @@ from kg_agent.settings import GraphSettings
 
 #: Environment variable holding each run's deadline in seconds (default :data:`DEFAULT_TOOL_TIMEOUT`, as MCP's).
 RUN_TIMEOUT_ENV = "KG_AGENT_RUN_TIMEOUT"
+#: Environment variable holding the seconds each SPARQL endpoint request may take (``--kg-timeout`` of the CLI).
+KG_TIMEOUT_ENV = "KG_AGENT_KG_TIMEOUT"
 
 __all__ = ["rog", "tog", "tog_i", "tog2", "build_graph", "serve_graph", "METHODS"]
 
@@ -68,18 +73,18 @@ def build_graph(method: str) -> CompiledStateGraph:
     is ``tog-i``) for the configured KG and model, built once per configuration and then reused. No
     checkpointer: the caller or server adds one."""
     key = _configuration(method)
-    method, source, naming, model, timeout, max_reply_tokens, run_timeout = key
+    method, source, naming, model, timeout, max_reply_tokens, run_timeout, kg_timeout = key
     with _lock:
         if key not in _graphs:
             from kg_agent.kg import open_kg
 
-            if (source, naming) not in _kgs:
-                _kgs[source, naming] = open_kg(source or None, **dict(naming))
+            if (source, naming, kg_timeout) not in _kgs:
+                _kgs[source, naming, kg_timeout] = open_kg(source or None, timeout=kg_timeout, **dict(naming))
             chat_model = resolve_model_option(model or "none", timeout=timeout,
                                               max_tokens=None if max_reply_tokens is None else int(max_reply_tokens))
             # the model and deadline (GraphSettings) and the caps of kg-agent mcp's ask (the options the method takes)
             settings = GraphSettings(model=chat_model, max_seconds=run_timeout)
-            graph = create_graph(method, _kgs[source, naming], settings=settings,
+            graph = create_graph(method, _kgs[source, naming, kg_timeout], settings=settings,
                                  **options_for(method, {"max_answers": MAX_ANSWERS}))
             _graphs[key] = graph.compile(name=method.replace("-", "_"))
         return _graphs[key]
@@ -95,11 +100,13 @@ def _configuration(method: str) -> tuple:
     """What a graph is built from: the method and the environment's KG, model, timeout, reply cap and run deadline
     (read, not opened)."""
     timeout, max_reply_tokens = (_number_from_env(name) for name in ("KG_AGENT_TIMEOUT", "KG_AGENT_MAX_REPLY_TOKENS"))
-    run_timeout = _number_from_env(RUN_TIMEOUT_ENV)
-    if run_timeout is not None and not 0 < run_timeout < float("inf"):
-        raise ValueError(f"{RUN_TIMEOUT_ENV} must be a number of seconds above 0, not {os.environ[RUN_TIMEOUT_ENV]!r}")
+    run_timeout, kg_timeout = _number_from_env(RUN_TIMEOUT_ENV), _number_from_env(KG_TIMEOUT_ENV)
+    for name, value in ((RUN_TIMEOUT_ENV, run_timeout), (KG_TIMEOUT_ENV, kg_timeout)):
+        if value is not None and not 0 < value < float("inf"):
+            raise ValueError(f"{name} must be a number of seconds above 0, not {os.environ[name]!r}")
     return (method_name(method), os.environ.get("KG_AGENT_KG") or "", _naming_from_env(), default_model_from_env(),
-            timeout, max_reply_tokens, DEFAULT_TOOL_TIMEOUT if run_timeout is None else run_timeout)
+            timeout, max_reply_tokens, DEFAULT_TOOL_TIMEOUT if run_timeout is None else run_timeout,
+            DEFAULT_KG_TIMEOUT if kg_timeout is None else kg_timeout)
 
 
 #: Environment variables naming the KG's nodes -> :func:`~kg_agent.kg.naming.make_naming`'s keywords.

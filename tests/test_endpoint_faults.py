@@ -139,3 +139,48 @@ def test_cli_eval_with_a_silent_endpoint(questions, tmp_path):
     assert code == 1  # the run ended, but no question was answered
     result = load_results(out)
     assert_every_question_failed(result, silent.url, ("timed out",))
+
+
+def test_cli_ask_names_a_dead_or_silent_endpoint_and_exits_2(capsys):
+    """``kg-agent ask --kg URL``: an endpoint that refuses the connection, or accepts it and never answers within
+    ``--kg-timeout``, is one line naming it, exit status 2 (``--help`` says so)."""
+    from kg_agent.cli import main
+
+    url = dead_url()
+    assert main(["ask", "who directed [Big]", "--kg", url, "--kg-timeout", "5"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"kg-agent: error: {url}: could not read") and "Connection refused" in err
+    with SilentServer() as silent:
+        assert main(["ask", "who directed [Big]", "--kg", silent.url, "--kg-timeout", "0.5"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"kg-agent: error: {silent.url}: could not read") and "timed out" in err
+    assert len(err.strip().splitlines()) == 1
+    with pytest.raises(SystemExit):
+        main(["ask", "--help"])
+    assert "a SPARQL endpoint that cannot be reached or does not answer within --kg-timeout" in " ".join(
+        capsys.readouterr().out.split())
+
+
+def test_mcp_and_the_langgraph_server_take_the_endpoint_timeout(monkeypatch):
+    from kg_agent import server
+    from kg_agent.cli import build_parser
+
+    assert build_parser().parse_args(["mcp", "--kg-timeout", "0.5"]).kg_timeout == 0.5
+    monkeypatch.setenv("KG_AGENT_KG_TIMEOUT", "soon")
+    with pytest.raises(ValueError, match="KG_AGENT_KG_TIMEOUT must be a number, not 'soon'"):
+        server.build_graph("rog")
+    with SilentServer() as silent:
+        monkeypatch.setenv("KG_AGENT_KG", silent.url)
+        monkeypatch.setenv("KG_AGENT_KG_TIMEOUT", "0.5")
+        outcome: list = []
+
+        def run() -> None:
+            try:
+                server.build_graph("rog").invoke({"question": "who directed [Big]"})
+            except KGQueryError as exc:
+                outcome.append(exc)
+
+        thread = threading.Thread(target=run, daemon=True)
+        thread.start()
+        thread.join(20)  # a hang guard: at the default 30 s per request the first request alone outlasts it
+        assert outcome and "timed out" in str(outcome[0]) and silent.url in str(outcome[0])

@@ -20,6 +20,7 @@ import subprocess
 import sys
 import threading
 import time
+import urllib.error
 import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -43,6 +44,8 @@ def test_langgraph_json_exposes_every_method():
     config = json.loads((PROJECT_ROOT / "langgraph.json").read_text())
     assert config["graphs"] == {name: f"kg_agent.server:{name}" for name in GRAPHS}
     assert config["dependencies"] == ["."]
+    assert config["auth"] == {"path": "kg_agent.server_auth:auth", "disable_studio_auth": True}
+    assert config["http"]["cors"]["allow_origins"] == []
 
 
 def test_graph_factories_build_once_without_checkpointer(monkeypatch):
@@ -290,8 +293,8 @@ def test_a_client_chooses_settings_per_run(client):
                                context={"grounding": "sometimes"}, raise_error=False)
     assert "grounding" in str(refused.get("__error__")), refused
     schema = client.assistants.get_schemas(client.assistants.search(graph_id="rog")[0]["assistant_id"])
-    assert set(schema["context_schema"]["properties"]) == {"grounding", "structured_output", "max_llm_calls",
-                                                           "max_tokens", "max_seconds"}
+    assert set(schema["context_schema"]["properties"]) == {"grounding", "structured_output", "when_unsupported",
+                                                           "max_llm_calls", "max_tokens", "max_seconds"}
 
 
 def test_a_run_past_its_deadline_says_so_and_ends_cleanly(tmp_path):
@@ -381,3 +384,46 @@ def test_langgraph_dev_answers_over_a_sparql_endpoint(endpoint_server, virtuoso,
         assert virtuoso.settled_sparql_count(at_least=requests_before + 1) > requests_before  # ... and reached Virtuoso
     text = log.read_text(errors="replace")
     assert "Blocking call" not in text and "BlockingError" not in text, text[-4000:]
+
+
+
+# ------------------------------------------------------------------------------ who may use the server (issue 47)
+def http_status(url: str, path: str, headers: dict[str, str], method: str = "POST") -> tuple[int, dict[str, str]]:
+    """The status and headers of a raw request (``Host`` and ``Origin`` as given: urllib sends them as set)."""
+    body = b"{}" if method == "POST" else None
+    request = urllib.request.Request(f"{url}{path}", data=body, method=method,
+                                     headers={"Content-Type": "application/json", **headers})
+    try:
+        with urllib.request.urlopen(request, timeout=30) as response:
+            return response.status, {k.lower(): v for k, v in response.headers.items()}
+    except urllib.error.HTTPError as error:
+        return error.code, {k.lower(): v for k, v in error.headers.items()}
+
+
+def test_without_a_token_only_loopback_requests_from_no_other_site_are_answered(server_url):
+    assert http_status(server_url, "/assistants/search", {})[0] == 200
+    assert http_status(server_url, "/assistants/search", {"Origin": server_url})[0] == 200
+    assert http_status(server_url, "/assistants/search", {"Host": "evil.example"})[0] == 403  # DNS rebinding
+    status, headers = http_status(server_url, "/assistants/search", {"Origin": "https://evil.example"})
+    assert status == 403 and "access-control-allow-origin" not in headers
+    status, headers = http_status(server_url, "/runs/wait", {"Origin": "https://evil.example",
+                                                             "Access-Control-Request-Method": "POST"}, method="OPTIONS")
+    assert "access-control-allow-origin" not in headers  # no CORS for an origin nobody listed
+
+
+def test_with_a_token_every_request_needs_it(tmp_path):
+    from langgraph_sdk import get_sync_client
+
+    token = "kg-agent-test-token-0123456789"
+    env = {**server_env(), "KG_AGENT_SERVER_TOKEN": token}
+    with langgraph_dev(tmp_path, env=env) as url:
+        for headers in ({}, {"Authorization": "Bearer wrong-token-0123456789"}, {"Authorization": token},
+                        {"x-auth-scheme": "langsmith"}):  # langgraph dev's Studio scheme is no way round it
+            assert http_status(url, "/assistants/search", headers)[0] == 401, headers
+        assert http_status(url, "/assistants/search", {"Authorization": f"Bearer {token}",
+                                                       "Host": "kg.example.org"})[0] == 200  # any host, with the token
+        client = get_sync_client(url=url, headers={"Authorization": f"Bearer {token}"})
+        result = client.runs.wait(None, "rog", input={"question": "who wrote [Forrest Gump]"})
+        assert [a["answer"] for a in result["answers"]] == ["Winston Groom"]
+        with pytest.raises(Exception, match="send 'Authorization: Bearer <KG_AGENT_SERVER_TOKEN>'"):  # the SDK's 401
+            get_sync_client(url=url).assistants.search()

@@ -36,6 +36,7 @@ import httpx
 from chromadb.api import ClientAPI
 from chromadb.api.types import Documents, EmbeddingFunction
 from chromadb.config import Settings
+from chromadb.errors import InternalError as ChromaInternalError
 from chromadb.errors import NotFoundError
 from langchain_core.embeddings import Embeddings
 
@@ -47,6 +48,7 @@ __all__ = [
     "Document",
     "DocumentIndex",
     "DocumentIndexConnectionError",
+    "DocumentIndexDamaged",
     "IngestReport",
     "MetadataValue",
     "chunk_text",
@@ -76,9 +78,26 @@ class DocumentIndexConnectionError(ConnectionError):
     """The Chroma server at a URL could not be reached, or stopped answering."""
 
 
+class DocumentIndexDamaged(ValueError):
+    """A persistent index whose database cannot be read or written: damaged, not a Chroma index, or on a full disk.
+    The message names the file and what to do."""
+
+
+def damaged_index_error(path: Path, error: Exception) -> DocumentIndexDamaged:
+    """The plain error for a Chroma database error of the persistent index at ``path``."""
+    database = path / "chroma.sqlite3"
+    reason = re.sub(r"^.*error returned from database: (\(code: \d+\) )?", "", " ".join(str(error).split()))[:200]
+    if "full" in reason or "No space left" in reason:
+        return DocumentIndexDamaged(f"{database}: the disk is full ({reason}); free some space and run the ingest "
+                                    "again (chunks an earlier ingest wrote are kept and not embedded twice)")
+    return DocumentIndexDamaged(f"{database}: the document index is damaged or is not a Chroma index ({reason}); "
+                                f"delete the folder {path} and rebuild it with `kg-agent ingest --docs FILE --index {path}`")
+
+
 def _names_the_server(method: Callable) -> Callable:
     """Turn a dropped connection to a Chroma server inside ``method`` into :class:`DocumentIndexConnectionError`
-    naming the server, instead of httpx's bare "Connection refused"."""
+    naming the server, instead of httpx's bare "Connection refused"; and a persistent index's database error
+    into :class:`DocumentIndexDamaged` naming its file."""
 
     @functools.wraps(method)
     def wrapper(self: DocumentIndex, *args: Any, **kwargs: Any) -> Any:
@@ -87,6 +106,10 @@ def _names_the_server(method: Callable) -> Callable:
         except httpx.TransportError as error:
             where = f"the Chroma server at {self.server_url}" if self.server_url else "the Chroma server"
             raise DocumentIndexConnectionError(f"{where} stopped answering ({method.__name__}): {error}") from error
+        except ChromaInternalError as error:
+            if self.path is None:
+                raise
+            raise damaged_index_error(self.path, error) from error
 
     return wrapper
 
@@ -276,14 +299,22 @@ class DocumentIndex:
                 client = chromadb.EphemeralClient(settings=chroma_settings())
             else:
                 Path(path).mkdir(parents=True, exist_ok=True)
-                client = chromadb.PersistentClient(path=str(path), settings=chroma_settings())
+                try:
+                    client = chromadb.PersistentClient(path=str(path), settings=chroma_settings())
+                except ChromaInternalError as error:
+                    raise damaged_index_error(Path(path), error) from error
         self.client: ClientAPI = client
         self.server_url: str | None = server_url
         self.path: Path | None = Path(path) if path is not None else None
         self.chunk_size = chunk_size
         self.chunk_overlap = chunk_overlap
         self.upsert_batch_size = upsert_batch_size
-        self.collection = self._open_collection(collection, embeddings, create=create)
+        try:
+            self.collection = self._open_collection(collection, embeddings, create=create)
+        except ChromaInternalError as error:
+            if self.path is None:
+                raise
+            raise damaged_index_error(self.path, error) from error
 
     # -- construction ---------------------------------------------------------------------
 

@@ -224,6 +224,25 @@ def _parse_with_oxigraph(path: Path, fmt: str, graph: Graph, *, lenient: bool = 
         raise rdf_syntax_error(path, fmt, exc.lineno, exc.msg) from None
     except OSError as exc:
         raise KGLoadError(f"{path}: cannot read it: {exc}") from exc
+    except MemoryError as exc:
+        if "buffer maximal size" not in str(exc):
+            raise
+        raise too_long_term_error(path, str(exc)) from None
+
+
+def too_long_term_error(path: Path, message: str) -> KGLoadError:
+    """The error for a term longer than Oxigraph's parser reads at once (``message``: its "Reached the buffer
+    maximal size of N"), naming the first line that long."""
+    found = re.search(r"(\d+)\s*$", message)
+    limit = int(found.group(1)) if found else 16 * 1024 * 1024
+    line = "?"
+    with path.open("rb") as handle:
+        for number, text in enumerate(handle, start=1):
+            if len(text) > limit:
+                line = str(number)
+                break
+    return KGLoadError(f"{path}:{line}: a term is longer than {limit:,} bytes, more than the RDF parser reads at once; "
+                       "shorten that literal or leave the triple out")
 
 
 def _add_skipping_bad_lines(path: Path, fmt: str, rdf_format, add_quads: Callable) -> None:
@@ -672,6 +691,8 @@ def _bulk_load_failure(loader: subprocess.Popen, source: Path, fmt: str) -> KGLo
         report = {"error": " ".join(err.decode("utf-8", errors="replace").split())[-300:] or f"exit status {loader.returncode}"}
     if "syntax" in report:
         return rdf_syntax_error(source, fmt, report.get("line"), report["syntax"])
+    if "buffer maximal size" in report["error"] and fmt in _OX_FORMATS:
+        return too_long_term_error(source, report["error"])
     return KGLoadError(f"{source}: the Oxigraph bulk load failed: {report['error']}")
 
 

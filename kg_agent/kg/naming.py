@@ -259,3 +259,21 @@ def add_file_args(parser) -> None:
 def file_options(args) -> dict:
     """``open_kg``'s keywords from options added by :func:`add_file_args`."""
     return {"lenient": bool(getattr(args, "lenient", False))}
+
+
+#: Seconds a SPARQL endpoint request may take by default (``open_kg``'s ``timeout``).
+DEFAULT_KG_TIMEOUT = 30.0
+
+
+def add_endpoint_args(parser) -> None:
+    """How long a SPARQL endpoint may take (``kg-agent ask``, ``eval``, ``mcp``): ``--kg-timeout``."""
+    from kg_agent.llm.models import positive_seconds
+
+    parser.add_argument("--kg-timeout", type=positive_seconds, default=DEFAULT_KG_TIMEOUT, metavar="SECONDS",
+                        help="SPARQL endpoint: seconds each request may take, connecting and reading; an endpoint that "
+                        f"cannot be reached or does not answer in time is an error naming it (default {DEFAULT_KG_TIMEOUT:g})")
+
+
+def endpoint_options(args) -> dict:
+    """``open_kg``'s keywords from options added by :func:`add_endpoint_args`."""
+    return {"timeout": getattr(args, "kg_timeout", DEFAULT_KG_TIMEOUT)}
