@@ -1,12 +1,12 @@
-"""A LangGraph agent using kg-agent's MCP server through langchain-mcp-adapters.
+"""A LangChain agent using kg-agent's MCP server through `langchain.mcp` (LangChain 1.5's MCP client, on FastMCP's).
 
 `kg-agent mcp` serves the read-only KG lookups and the reasoning methods (`ask`) to any MCP client. Here
-`MultiServerMCPClient` starts it over stdio, turns its tools into LangChain tools, and LangGraph's prebuilt
-ReAct agent uses them. A bad call (a misspelt name) comes back to the model as a tool error naming the
+`MCPAdapter` starts it over stdio, turns its tools into LangChain tools, and
+`create_agent` uses them. A bad call (a misspelt name) comes back to the model as a tool error naming the
 closest labels, and the model corrects itself; the server keeps serving.
 
 The model is the one KG_AGENT_MODEL names (e.g. `openai:gpt-4o-mini`), else a scripted tool-calling model that makes the
-calls a real model would make. Needs langchain-mcp-adapters (dev extra). Run from the project root:
+calls a real model would make. Needs `langchain[mcp]` (dev extra). Run from the project root:
 
     python cookbook/10_mcp_agent.py
 """
@@ -17,16 +17,18 @@ import os
 import sys
 import warnings
 
+from fastmcp.client.transports import StdioTransport
+from langchain.agents import create_agent
+from langchain_core._api import LangChainBetaWarning
 from langchain_core.messages import AIMessage
-from langchain_mcp_adapters.client import MultiServerMCPClient
-from langchain_mcp_adapters.tools import load_mcp_tools
-from langgraph.prebuilt import create_react_agent  # or langchain.agents.create_agent
 
 from kg_agent.llm.scripted import ScriptedChatModel
 
+warnings.filterwarnings("ignore", category=LangChainBetaWarning)  # langchain.mcp is in beta
+from langchain.mcp import MCPAdapter  # noqa: E402
+
 # `kg-agent mcp` as an MCP client starts it (here through this Python, with this environment)
-SERVERS = {"kg-agent": {"transport": "stdio", "command": sys.executable, "args": ["-m", "kg_agent.cli", "mcp"],
-                        "env": dict(os.environ)}}
+SERVER = StdioTransport(sys.executable, ["-m", "kg_agent.cli", "mcp"], env=dict(os.environ))
 
 
 def final_answer(prompt: str) -> str:
@@ -62,12 +64,10 @@ def show(message) -> str:
 
 
 async def main() -> None:
-    client = MultiServerMCPClient(SERVERS)
-    async with client.session("kg-agent") as session:  # one server process for the whole conversation
-        tools = await load_mcp_tools(session)
+    async with MCPAdapter(SERVER) as adapter:  # one server process for the whole conversation
+        tools = await adapter.list_tools()
         print("MCP tools:", ", ".join(tool.name for tool in tools))
-        warnings.filterwarnings("ignore", message="create_react_agent has been moved")  # LangGraph 1.x note
-        agent = create_react_agent(model, tools)
+        agent = create_agent(model, tools)
         result = await agent.ainvoke({"messages": [("user", "Who directed the films written by Winston Groom?")]})
     for message in result["messages"]:
         for tool_call in getattr(message, "tool_calls", None) or []:

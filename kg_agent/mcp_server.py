@@ -4,7 +4,10 @@
     kg-agent mcp --kg kb.oxigraph --model openai:gpt-4o-mini --transport http --port 8765   # http://127.0.0.1:8765/mcp
     KG_AGENT_MCP_TOKEN=... kg-agent mcp --transport http --host 0.0.0.0   # clients send Authorization: Bearer ...
 
-Built on the official ``mcp`` SDK (``FastMCP``). Tools, each with typed, described arguments and a structured
+Built on the official MCP Python SDK 2 (``mcp.server.mcpserver.MCPServer``), which serves protocol revision
+2026-07-28 (stateless: no ``initialize``, no ``Mcp-Session-Id``; the client's default in SDK 2) and, to older clients
+that open with the ``initialize`` handshake, 2025-11-25 back to 2024-11-05 (SDK 1 clients), over stdio and
+streamable HTTP alike (:func:`served_revisions`). Tools, each with typed, described arguments and a structured
 result (an output schema):
 
 * ``search_entities(text)``, ``entity_relations(entity)``, ``neighbours(entity, relation)`` and
@@ -17,16 +20,19 @@ Resources: ``kg-agent://kg/summary`` (size, relations with their triple counts) 
 Nothing here writes to the KG; every text argument is a literal (looked up by label or id, never pasted into a
 query). Text arguments have length caps, lists are capped with a ``note`` saying what was cut, and bad input
 (an empty or oversized argument, text holding a lone UTF-16 surrogate, an unknown entity or relation) is a
-tool error (``isError``) whose message says what to do instead; the server keeps serving.
+tool error (``isError`` on the wire) whose message says what to do instead; the server keeps serving.
 
 **Scheduling.** Calls run in worker threads (the KG and the compiled graphs are thread-safe), so the server
 answers pings while they run, in two pools: the cheap lookups (``search_entities``, ``entity_relations``,
 ``neighbours``; each bounded by its ``limit``) get :data:`MAX_CONCURRENT_LOOKUPS` slots, the heavy calls
 (``retrieve_paths``, ``ask`` and the KG summary) :data:`MAX_CONCURRENT_CALLS` slots of their own, so heavy
-calls never hold up a lookup. Within each pool one MCP session (one client: the ``mcp-session-id`` of
-streamable HTTP; stdio has one) holds at most :data:`MAX_SESSION_CALLS` slots; its further calls wait in its
-own queue, first come first served, without taking a slot, so one client sending many calls at once cannot
-fill a pool and another client's call starts at once. (Measured on 2 cores, twelve six-relation hub walks from
+calls never hold up a lookup. Within each pool one client holds at most :data:`MAX_CLIENT_CALLS` slots; its
+further calls wait in its own queue, first come first served, without taking a slot, so one client sending many
+calls at once cannot fill a pool and another client's call starts at once. A client (:func:`client_key`) is the
+authenticated client when the server requires a token (its token: clients sharing one token share one queue),
+else the connection: a handshake-era session (its ``Mcp-Session-Id``), or for 2026-07-28, which has no sessions,
+the HTTP connection a request came on (a client that opens several connections gets a share on each; the pools
+still bound the server). (Measured on 2 cores, SDK 1 sessions, twelve six-relation hub walks from
 one session: over a SPARQL endpoint another session's ``search_entities`` waited 31 s, until its deadline, when
 all calls shared one pool of 4 slots, and now answers in 0.1-1.1 s; over the in-memory MetaQA KB, 2.0 s before,
 0.9 s now, the rest being Python threads sharing one interpreter lock with the event loop.) Over stdio there is
@@ -48,7 +54,7 @@ going then stops within a row.
 **Authentication** (streamable HTTP). With a ``token`` (``kg-agent mcp``: ``KG_AGENT_MCP_TOKEN`` or
 ``--token-file``), every request to ``/mcp`` must carry ``Authorization: Bearer <token>``; a missing or wrong
 one gets HTTP 401 with a ``WWW-Authenticate: Bearer`` header. This is the SDK's own resource-server auth
-(``FastMCP(token_verifier=..., auth=AuthSettings(...))``) with :class:`StaticTokenVerifier`, which compares in
+(``MCPServer(token_verifier=..., auth=AuthSettings(...))``) with :class:`StaticTokenVerifier`, which compares in
 constant time; the SDK also serves the RFC 9728 protected-resource metadata at
 ``/.well-known/oauth-protected-resource/mcp``. There is no OAuth authorization server: the token is a shared
 secret handed out of band, and the metadata names the server itself as ``authorization_servers`` (the SDK and
@@ -56,7 +62,7 @@ RFC 9728 need one). Without a token the server serves only on a loopback address
 ``localhost``), with the SDK's DNS-rebinding protection (a browser page on another site cannot reach it).
 
 **At the edge** (streamable HTTP, :func:`http_app`). A request body that is not UTF-8 gets HTTP 400 with a
-JSON-RPC parse error in plain words (the SDK alone answers 500); the SDK's ERROR traceback for a client that
+JSON-RPC parse error in plain words (SDK 2 alone answers a bare "Parse error"); the SDK's ERROR traceback for a client that
 closed its session's event stream ("Error in standalone SSE writer", ``ClosedResourceError``) is one INFO line
 (:class:`ClosedSessionLog`; shown only when INFO is logged); every other record is left as it is.
 """
@@ -72,8 +78,7 @@ import os
 import sys
 import threading
 import time
-import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from contextlib import AsyncExitStack, asynccontextmanager
 from typing import Annotated, Any, Literal
 
@@ -101,12 +106,12 @@ MAX_PATH_RELATIONS = 6
 MAX_ANSWERS, MAX_ANSWER_PATHS, MAX_ANSWER_CHUNKS, MAX_CHUNK_CHARS = 20, 3, 3, 600
 #: Relations listed by the KG summary.
 MAX_SUMMARY_RELATIONS = 200
-#: Heavy calls (``retrieve_paths``, ``ask``, the KG summary) running at once, all sessions together; more wait their turn.
+#: Heavy calls (``retrieve_paths``, ``ask``, the KG summary) running at once, all clients together; more wait their turn.
 MAX_CONCURRENT_CALLS = 4
 #: Lookups (``search_entities``, ``entity_relations``, ``neighbours``) running at once, apart from the heavy calls.
 MAX_CONCURRENT_LOOKUPS = 4
-#: Slots of each pool one MCP session (client) holds at once over HTTP; its further calls wait in its own queue.
-MAX_SESSION_CALLS = 2
+#: Slots of each pool one client (:func:`client_key`) holds at once over HTTP; its further calls wait in its own queue.
+MAX_CLIENT_CALLS = 2
 
 SUMMARY_URI = "kg-agent://kg/summary"
 METHODS_URI = "kg-agent://methods"
@@ -427,54 +432,80 @@ def loopback_security(host: str):
 CallKind = Literal["lookup", "heavy"]
 
 
+def client_key(ctx: Any) -> Hashable | None:
+    """Who a tool call comes from, for :class:`CallScheduler`: the authenticated client (its bearer token's
+    principal) when the server requires a token; else the connection: the ``Mcp-Session-Id`` of a handshake-era
+    (2025-11-25 and earlier) streamable-HTTP session, or the HTTP connection (the client's address and port) of a
+    2026-07-28 request, which carries no session. ``None`` over stdio (one client) and outside a request.
+    ``ctx`` is the SDK's ``Context`` of the call (``None``: none)."""
+    from mcp.server.mcpserver import authenticated_principal
+
+    if ctx is None:
+        return None
+    try:
+        request_context = ctx.request_context
+    except ValueError:  # a Context outside a request
+        return None
+    principal = authenticated_principal(request_context)
+    if principal is not None:
+        return ("client", principal)
+    request = request_context.request  # the HTTP request (Starlette's); None over stdio
+    if request is None:
+        return None
+    session = request.headers.get("mcp-session-id")
+    if session:
+        return ("session", session)
+    return ("connection", request.client.host, request.client.port) if request.client else None
+
+
 class CallScheduler:
     """Who runs when (see the module docstring): a pool of worker slots per :data:`CallKind`, and in each pool
-    at most ``session_calls`` slots per MCP session (``None``: no per-session cap, for stdio's single client).
-    A session's calls beyond its share wait on its own limiter, first come first served, holding no pool slot."""
+    at most ``client_calls`` slots per client (:func:`client_key`; ``None``: no per-client cap, for stdio's single
+    client). A client's calls beyond its share wait on its own limiter, first come first served, holding no pool
+    slot; a client's limiters are dropped when it has no call running or waiting."""
 
-    def __init__(self, *, session_calls: int | None = MAX_SESSION_CALLS) -> None:
-        if session_calls is not None and session_calls < 1:
-            raise ValueError(f"session_calls must be at least 1, not {session_calls!r}")
+    def __init__(self, *, client_calls: int | None = MAX_CLIENT_CALLS) -> None:
+        if client_calls is not None and client_calls < 1:
+            raise ValueError(f"client_calls must be at least 1, not {client_calls!r}")
         self.pools: dict[str, anyio.CapacityLimiter] = {"lookup": anyio.CapacityLimiter(MAX_CONCURRENT_LOOKUPS),
                                                          "heavy": anyio.CapacityLimiter(MAX_CONCURRENT_CALLS)}
-        self.session_calls = session_calls
-        self._sessions: weakref.WeakKeyDictionary[Any, dict[str, anyio.CapacityLimiter]] = weakref.WeakKeyDictionary()
-        self._sessionless: dict[str, anyio.CapacityLimiter] = {}
-
-    def session_limiter(self, session: Any, kind: CallKind) -> anyio.CapacityLimiter | None:
-        """The limiter of ``session``'s calls of ``kind`` (made on its first call, dropped with the session);
-        ``session`` ``None``: a call outside any MCP session (all such calls share one)."""
-        if self.session_calls is None:
-            return None
-        limiters = self._sessionless if session is None else self._sessions.setdefault(session, {})
-        if kind not in limiters:
-            limiters[kind] = anyio.CapacityLimiter(self.session_calls)
-        return limiters[kind]
+        self.client_calls = client_calls
+        self._clients: dict[tuple[Hashable | None, str], anyio.CapacityLimiter] = {}
 
     @asynccontextmanager
-    async def slot(self, session: Any, kind: CallKind):
-        """Hold a slot of the ``kind`` pool for ``session``: first the session's turn, then a free slot."""
-        own = self.session_limiter(session, kind)
+    async def slot(self, client: Hashable | None, kind: CallKind):
+        """Hold a slot of the ``kind`` pool for ``client``: first the client's turn, then a free slot. ``client``
+        ``None``: a call from no known client (all such calls share one limiter)."""
         async with AsyncExitStack() as held:
-            if own is not None:
+            if self.client_calls is not None:
+                key = (client, kind)
+                own = self._clients.get(key)
+                if own is None:
+                    own = self._clients[key] = anyio.CapacityLimiter(self.client_calls)
+                held.callback(self._forget_if_idle, key, own)
                 await held.enter_async_context(own)
             await held.enter_async_context(self.pools[kind])
             yield
 
+    def _forget_if_idle(self, key: tuple[Hashable | None, str], limiter: anyio.CapacityLimiter) -> None:
+        """Drop a client's limiter once none of its calls runs or waits (connections come and go)."""
+        if limiter.borrowed_tokens == 0 and limiter.statistics().tasks_waiting == 0 and self._clients.get(key) is limiter:
+            del self._clients[key]
+
     def busy_reason(self, kind: CallKind) -> str:
         """Why a call of ``kind`` can wait: the caps, in words."""
         total = self.pools[kind].total_tokens
-        if self.session_calls is None:
+        if self.client_calls is None:
             return f"the server runs at most {total:g} such calls at once"
-        return f"a client runs at most {self.session_calls} such calls at once, the server {total:g}"
+        return f"a client runs at most {self.client_calls} such calls at once, the server {total:g}"
 
 
 # ---------------------------------------------------------------------------------------------- the HTTP edge
 class Utf8RequestBody:
     """ASGI middleware in front of the SDK's streamable-HTTP app: a POST body that is not UTF-8 gets HTTP 400 with a
-    JSON-RPC parse error saying so (the SDK's ``json.loads`` raises ``UnicodeDecodeError`` there, which it answers
-    with 500). The body is read once and handed on unchanged; one over ``max_body_size`` bytes is handed on
-    unchecked, for the SDK's own 413."""
+    JSON-RPC parse error saying so and where (SDK 2 answers 400 too, but with a bare "Parse error" on 2026-07-28 and
+    its JSON parser's words on the handshake era; SDK 1 answered 500). The body is read once and handed on
+    unchanged; one over ``max_body_size`` bytes is handed on unchecked, for the SDK's own 413."""
 
     def __init__(self, app, *, max_body_size: int) -> None:
         self.app = app
@@ -537,19 +568,23 @@ def quiet_closed_sessions() -> None:
         logger.addFilter(ClosedSessionLog())
 
 
-def http_app(server):
-    """``server``'s streamable-HTTP ASGI app (the SDK's Starlette app, ``/mcp``) behind :class:`Utf8RequestBody`,
-    with the SDK's closed-session tracebacks turned into INFO lines (:class:`ClosedSessionLog`)."""
+def http_app(server, host: str = "127.0.0.1"):
+    """``server``'s streamable-HTTP ASGI app (the SDK's Starlette app, ``/mcp``, both protocol eras) for listening on
+    ``host``, behind :class:`Utf8RequestBody`, with the SDK's closed-session tracebacks turned into INFO lines
+    (:class:`ClosedSessionLog`) and, on a loopback ``host``, DNS-rebinding protection (:func:`loopback_security`)."""
+    from mcp.server.transport_security import DEFAULT_MAX_REQUEST_BODY_SIZE
+
     quiet_closed_sessions()
-    return Utf8RequestBody(server.streamable_http_app(), max_body_size=server.settings.max_request_body_size)
+    app = server.streamable_http_app(host=host, max_request_body_size=DEFAULT_MAX_REQUEST_BODY_SIZE,
+                                     transport_security=loopback_security(host) if is_loopback(host) else None)
+    return Utf8RequestBody(app, max_body_size=DEFAULT_MAX_REQUEST_BODY_SIZE)
 
 
-async def serve_http(server) -> None:
-    """Serve :func:`http_app` with uvicorn at the server's host and port, as ``FastMCP.run("streamable-http")`` does."""
+async def serve_http(server, host: str = "127.0.0.1", port: int = 8000) -> None:
+    """Serve :func:`http_app` with uvicorn at ``host`` and ``port``, as ``MCPServer.run("streamable-http")`` does."""
     import uvicorn
 
-    config = uvicorn.Config(http_app(server), host=server.settings.host, port=server.settings.port,
-                            log_level=server.settings.log_level.lower())
+    config = uvicorn.Config(http_app(server, host), host=host, port=port, log_level=server.settings.log_level.lower())
     await uvicorn.Server(config).serve()
 
 
@@ -561,20 +596,22 @@ EntityArg = Annotated[str, Field(description="an entity label as written in the 
 
 def create_server(kg: KnowledgeGraph, *, model=None, documents=None, host: str = "127.0.0.1", port: int = 8000,
                   token: str | None = None, tool_timeout: float = DEFAULT_TOOL_TIMEOUT,
-                  session_calls: int | None = MAX_SESSION_CALLS):
-    """A ``FastMCP`` server with kg-agent's tools and resources over ``kg`` (run it with ``.run("stdio")``, or
-    ``anyio.run(serve_http, server)`` for streamable HTTP with the checks of :func:`http_app`).
+                  client_calls: int | None = MAX_CLIENT_CALLS):
+    """An ``MCPServer`` (MCP Python SDK 2) with kg-agent's tools and resources over ``kg`` (run it with
+    ``.run("stdio")``, or ``anyio.run(serve_http, server, host, port)`` for streamable HTTP with the checks of
+    :func:`http_app`).
 
     Args:
-        host, port: where the streamable-HTTP transport listens.
+        host, port: where the streamable-HTTP transport listens (the protected-resource metadata names it).
         token: the bearer token HTTP clients must send (see the module docstring); ``None``: none, and then
             ``host`` must be a loopback address (a ``ValueError`` otherwise).
         tool_timeout: seconds each tool call may take, from its arrival, before it is stopped with a tool error.
-        session_calls: slots of each pool one MCP session may hold at once (:class:`CallScheduler`); ``None``:
-            no per-session cap (stdio, where there is one client).
+        client_calls: slots of each pool one client (:func:`client_key`) may hold at once (:class:`CallScheduler`);
+            ``None``: no per-client cap (stdio, where there is one client).
     """
     from mcp.server.auth.settings import AuthSettings
-    from mcp.server.fastmcp import FastMCP
+    from mcp.server.mcpserver import Context, MCPServer
+    from mcp.server.mcpserver.exceptions import ToolError
     from mcp.types import ToolAnnotations
 
     if isinstance(tool_timeout, bool) or not isinstance(tool_timeout, int | float) or not 0 < tool_timeout < math.inf:
@@ -586,20 +623,13 @@ def create_server(kg: KnowledgeGraph, *, model=None, documents=None, host: str =
     service = KGService(kg, model=model, documents=documents, max_seconds=tool_timeout)
     if documents is not None:
         service.graph("tog2")  # bad documents fail here, at start-up, not at the first ask
-    scheduler = CallScheduler(session_calls=session_calls)
+    scheduler = CallScheduler(client_calls=client_calls)
 
-    def caller() -> Any:
-        """The MCP session of the call being served (stdio: the one; HTTP: the ``mcp-session-id``'s); ``None``
-        outside a request."""
-        try:
-            return server.get_context().session
-        except ValueError:
-            return None
-
-    async def run(what: str, advice: str, kind: CallKind, function: Callable, *args):
-        """``function(*args)`` in a worker thread once the caller's session has a slot of the ``kind`` pool
-        (:class:`CallScheduler`); a tool error when it is not done ``tool_timeout`` seconds from now. At the
-        deadline the thread is abandoned and its slot freed (see the module docstring)."""
+    async def run(ctx: Context | None, what: str, advice: str, kind: CallKind, function: Callable, *args):
+        """``function(*args)`` in a worker thread once the calling client (:func:`client_key`) has a slot of the
+        ``kind`` pool (:class:`CallScheduler`); a tool error (the SDK's ``ToolError``, whose text the client sees)
+        when it fails with :class:`KGToolError` or is not done ``tool_timeout`` seconds from now. At the deadline
+        the thread is abandoned and its slot freed (see the module docstring)."""
         started = False
         deadline = time.monotonic() + tool_timeout
 
@@ -607,40 +637,43 @@ def create_server(kg: KnowledgeGraph, *, model=None, documents=None, host: str =
             with reads_until(deadline):  # the KG reads of a call abandoned at its deadline stop there too
                 return sendable(function(*args))
 
-        with anyio.move_on_after(tool_timeout):
-            async with scheduler.slot(caller(), kind):
-                started = True
-                return await anyio.to_thread.run_sync(call, abandon_on_cancel=True)
+        try:
+            with anyio.move_on_after(tool_timeout):
+                async with scheduler.slot(client_key(ctx), kind):
+                    started = True
+                    return await anyio.to_thread.run_sync(call, abandon_on_cancel=True)
+        except KGToolError as exc:
+            raise ToolError(str(exc)) from None
         if not started:
-            raise KGToolError(f"{what} waited {tool_timeout:g} s for a free worker and was not started "
-                              f"({scheduler.busy_reason(kind)}); send fewer calls at once or raise --tool-timeout")
-        raise KGToolError(f"{what} took longer than {tool_timeout:g} s and was stopped; {advice} or raise --tool-timeout")
+            raise ToolError(f"{what} waited {tool_timeout:g} s for a free worker and was not started "
+                            f"({scheduler.busy_reason(kind)}); send fewer calls at once or raise --tool-timeout")
+        raise ToolError(f"{what} took longer than {tool_timeout:g} s and was stopped; {advice} or raise --tool-timeout")
 
     access: dict[str, Any] = {}
     if token is not None:
         origin = server_origin(host, port)
         access = {"token_verifier": StaticTokenVerifier(token),
                   "auth": AuthSettings(issuer_url=origin, resource_server_url=f"{origin}/mcp", validate_token_resource=False)}
-    server = FastMCP("kg-agent", host=host, port=port, log_level="WARNING",
-                     transport_security=loopback_security(host) if is_loopback(host) else None, **access, instructions=(
+    server = MCPServer("kg-agent", log_level="WARNING", **access, instructions=(
         f"Read-only tools over the knowledge graph {kg.name!r}: find entities by name (search_entities), see their "
         "relations (entity_relations), follow one relation (neighbours) or a relation path (retrieve_paths), or let "
         "a reasoning method answer a whole question (ask). " + lookups.INVERSE_NOTE))
-    read_only = ToolAnnotations(readOnlyHint=True, destructiveHint=False, idempotentHint=True, openWorldHint=False)
+    read_only = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
 
     @server.tool(annotations=read_only)
     async def search_entities(
         text: Annotated[str, Field(description=f"(part of) a name to look for, at most {MAX_NAME_CHARS} characters")],
         limit: Limit = 10,
+        ctx: Context | None = None,
     ) -> SearchResult:
         """Find entities of the knowledge graph by name: the label as written first, then labels containing the
         text, then similar spellings; each with some of its relations."""
-        return await run("search_entities", "give more of the name", "lookup", service.search_entities, text, limit)
+        return await run(ctx, "search_entities", "give more of the name", "lookup", service.search_entities, text, limit)
 
     @server.tool(annotations=read_only)
-    async def entity_relations(entity: EntityArg, limit: Limit = 50) -> RelationsResult:
+    async def entity_relations(entity: EntityArg, limit: Limit = 50, ctx: Context | None = None) -> RelationsResult:
         """An entity's relations, outgoing and incoming (^relation), each with how many entities it reaches."""
-        return await run("entity_relations", "lower the limit", "lookup", service.entity_relations, entity, limit)
+        return await run(ctx, "entity_relations", "lower the limit", "lookup", service.entity_relations, entity, limit)
 
     @server.tool(annotations=read_only)
     async def neighbours(
@@ -648,9 +681,10 @@ def create_server(kg: KnowledgeGraph, *, model=None, documents=None, host: str =
         relation: Annotated[str, Field(description="one of the entity's relations (see entity_relations); "
                                        "^relation walks it backwards")],
         limit: Limit = 20,
+        ctx: Context | None = None,
     ) -> NeighboursResult:
         """The entities one relation leads to from an entity, with their total count."""
-        return await run("neighbours", "lower the limit", "lookup", service.neighbours, entity, relation, limit)
+        return await run(ctx, "neighbours", "lower the limit", "lookup", service.neighbours, entity, relation, limit)
 
     @server.tool(annotations=read_only)
     async def retrieve_paths(
@@ -658,10 +692,11 @@ def create_server(kg: KnowledgeGraph, *, model=None, documents=None, host: str =
         relations: Annotated[list[str], Field(description=f"the relation path to follow, in order (at most "
                                               f"{MAX_PATH_RELATIONS}), e.g. ['^starred_actors', 'directed_by']")],
         limit: Limit = 20,
+        ctx: Context | None = None,
     ) -> PathsResult:
         """RoG's constrained search: the reasoning paths a relation path yields from an entity, and the
         distinct entities they end in."""
-        return await run("retrieve_paths", "follow a shorter relation path, lower the limit", "heavy",
+        return await run(ctx, "retrieve_paths", "follow a shorter relation path, lower the limit", "heavy",
                          service.retrieve_paths, entity, relations, limit)
 
     @server.tool(annotations=read_only)
@@ -672,15 +707,16 @@ def create_server(kg: KnowledgeGraph, *, model=None, documents=None, host: str =
         settings: Annotated[RunSettings | None, Field(description=(
             "this run's settings, each optional: grounding, structured_output, and budgets (max_llm_calls, "
             "max_tokens, max_seconds) that can only be tighter than the server's"))] = None,
+        ctx: Context | None = None,
     ) -> AskResult:
         """Answer a question with one of kg-agent's reasoning methods: the answers with the reasoning paths (or
         document chunks) behind them, grounded flags, the plans, warnings and LLM usage."""
-        return await run("ask", "ask a narrower question", "heavy", service.ask, question, method, settings)
+        return await run(ctx, "ask", "ask a narrower question", "heavy", service.ask, question, method, settings)
 
     @server.resource(SUMMARY_URI, name="kg_summary", mime_type="application/json",
                      description="The knowledge graph: its size and its relations with their triple counts")
-    async def summary_resource() -> str:
-        summary = await run("reading the KG summary", "use entity_relations on single entities", "heavy", service.summary)
+    async def summary_resource() -> str:  # the SDK gives a static resource no Context: no client key, see run
+        summary = await run(None, "reading the KG summary", "use entity_relations on single entities", "heavy", service.summary)
         return json.dumps(summary, ensure_ascii=False, indent=1)
 
     @server.resource(METHODS_URI, name="methods", mime_type="application/json",
@@ -692,6 +728,14 @@ def create_server(kg: KnowledgeGraph, *, model=None, documents=None, host: str =
 
 
 # ---------------------------------------------------------------------------------------------- the command
+def served_revisions() -> str:
+    """The MCP protocol revisions the SDK serves, in words: the stateless one(s), and the handshake era's range."""
+    from mcp.types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
+
+    return (f"MCP protocol revisions {', '.join(reversed(MODERN_PROTOCOL_VERSIONS))} and, by the initialize handshake, "
+            f"{HANDSHAKE_PROTOCOL_VERSIONS[-1]} back to {HANDSHAKE_PROTOCOL_VERSIONS[0]}")
+
+
 def register(subparsers) -> None:
     """Add the ``mcp`` sub-command (:func:`kg_agent.mcp_command.add_mcp_parser`) to ``kg-agent``'s sub-parsers."""
     add_mcp_parser(subparsers).set_defaults(handler=cmd_mcp)
@@ -741,15 +785,15 @@ def cmd_mcp(args: argparse.Namespace) -> int:
                  **endpoint_options(args))
     model = resolve_model_args(args)
     server = create_server(kg, model=model, documents=args.docs, host=args.host if http else "127.0.0.1", port=args.port,
-                           token=token, tool_timeout=args.tool_timeout, session_calls=MAX_SESSION_CALLS if http else None)
+                           token=token, tool_timeout=args.tool_timeout, client_calls=MAX_CLIENT_CALLS if http else None)
     where = f"{server_origin(args.host, args.port)}/mcp" + (", bearer token required" if token else "") if http else "stdio"
     print(f"kg-agent mcp: {kg.name} ({len(kg)} triples), {'model ' + type(model).__name__ if model else 'offline'}, "
-          f"tool timeout {args.tool_timeout:g} s, serving on {where}", file=sys.stderr, flush=True)
+          f"tool timeout {args.tool_timeout:g} s, serving on {where} ({served_revisions()})", file=sys.stderr, flush=True)
     if http and token is None:
         print(f"kg-agent mcp: note: no token, so any program on this machine may call the tools; set {TOKEN_ENV} or "
               "--token-file to require one", file=sys.stderr, flush=True)
     if http:
-        anyio.run(serve_http, server)
+        anyio.run(serve_http, server, args.host, args.port)
     else:
         server.run("stdio")
     return 0

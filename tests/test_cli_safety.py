@@ -147,16 +147,14 @@ def test_an_api_key_alone_keeps_the_langgraph_server_offline(listener, monkeypat
 
 def test_an_api_key_alone_keeps_the_mcp_server_offline(listener):
     pytest.importorskip("mcp", reason="the MCP SDK is not installed")
-    from mcp import ClientSession, StdioServerParameters
-    from mcp.client.stdio import stdio_client
+    from mcp import Client, StdioServerParameters
 
     params = StdioServerParameters(command=sys.executable, args=["-m", "kg_agent.cli", "mcp"], env=keyed_env(listener),
                                    cwd=str(ROOT))
 
     async def ask() -> str:
         with anyio.fail_after(HANG_GUARD_S):
-            async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
-                await session.initialize()
+            async with Client(params) as session:
                 result = await session.call_tool("ask", {"question": QUESTION})
                 return "".join(getattr(block, "text", "") for block in result.content)
 

@@ -191,8 +191,8 @@ def test_09_export_rog_training_data():
     assert "Winston Groom -> ^written_by -> Forrest Gump -> directed_by -> Robert Zemeckis" in record["instruction"]
 
 
-def test_10_mcp_agent_uses_the_server_through_langchain_mcp_adapters():
-    pytest.importorskip("langchain_mcp_adapters", reason="langchain-mcp-adapters is not installed (dev extra)")
+def test_10_mcp_agent_uses_the_server_through_langchain_mcp():
+    pytest.importorskip("fastmcp", reason="langchain.mcp needs FastMCP: pip install 'langchain[mcp]' (dev extra)")
     out = run_recipe("10_mcp_agent.py")
     assert "MCP tools: search_entities, entity_relations, neighbours, retrieve_paths, ask" in out
     assert ("  neighbours -> error: Error executing tool neighbours: 'Winston Grom' is not an entity of the "

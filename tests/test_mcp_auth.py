@@ -18,15 +18,28 @@ from contextlib import asynccontextmanager
 import anyio
 import pytest
 
-pytest.importorskip("mcp", reason="the MCP SDK is not installed (pip install 'mcp>=1.24,<2')")
+pytest.importorskip("mcp.server.mcpserver", reason="the MCP SDK 2 is not installed (pip install 'mcp>=2.3,<3')")
 
 import httpx
-from mcp import ClientSession
+import httpx2
+from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
-from kg_agent.mcp_server import MAX_CONCURRENT_CALLS, MAX_SESSION_CALLS, create_server, is_loopback
+from kg_agent.mcp_server import MAX_CLIENT_CALLS, MAX_CONCURRENT_CALLS, create_server, is_loopback
 from tests.openai_server import OpenAICompatibleServer
-from tests.test_mcp_server import PROJECT_ROOT, TOOLS, TWO_HOP, call, error_text, free_port, serve_http, server_env
+from tests.test_mcp_server import (
+    HANDSHAKE,
+    MODERN,
+    MODES,
+    PROJECT_ROOT,
+    TOOLS,
+    TWO_HOP,
+    call,
+    error_text,
+    free_port,
+    serve_http,
+    server_env,
+)
 
 ENV_TOKEN = secrets.token_urlsafe(32)
 FILE_TOKEN = secrets.token_urlsafe(32)
@@ -39,13 +52,12 @@ INITIALIZE = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
 
 
 @asynccontextmanager
-async def session_with(url: str, token: str):
-    """An SDK client session sending ``Authorization: Bearer <token>`` (with the SDK's own client's timeouts: httpx's
-    default 5 s read timeout would drop a reply that takes longer, and the SDK client then waits for it forever)."""
-    async with (httpx.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=httpx.Timeout(30, read=300)) as client,
-                streamable_http_client(url, http_client=client) as (read, write, _),
-                ClientSession(read, write) as session):
-        await session.initialize()
+async def session_with(url: str, token: str, revision: str = MODERN):
+    """An SDK 2 client sending ``Authorization: Bearer <token>``, speaking protocol ``revision`` (with the SDK's own
+    client's timeouts: a short read timeout would drop a reply that takes longer)."""
+    async with (httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=httpx2.Timeout(30, read=300)) as client,
+                Client(streamable_http_client(url, http_client=client), mode=MODES[revision]) as session):
+        assert session.protocol_version == revision
         yield session
 
 
@@ -96,7 +108,8 @@ def file_token_server(tmp_path_factory):
 
 # ---------------------------------------------------------------------------------------------- real servers
 @pytest.mark.server
-def test_the_http_server_serves_only_the_right_bearer_token(env_token_server):
+@pytest.mark.parametrize("revision", [MODERN, HANDSHAKE])
+def test_the_http_server_serves_only_the_right_bearer_token(env_token_server, revision):
     url = env_token_server.url
     # no token, a wrong one, the right one with a character more, the right one without "Bearer": 401 with a challenge
     for headers in ({}, {"Authorization": f"Bearer {FILE_TOKEN}"}, {"Authorization": f"Bearer {ENV_TOKEN}x"},
@@ -112,16 +125,16 @@ def test_the_http_server_serves_only_the_right_bearer_token(env_token_server):
     assert metadata.json()["resource"] == url and metadata.json()["bearer_methods_supported"] == ["header"]
 
     async def scenario():
-        with pytest.raises(BaseExceptionGroup) as refused:
-            async with session_with(url, "not-the-token-" + "x" * 30):
+        with pytest.raises(BaseException) as refused:
+            async with session_with(url, "not-the-token-" + "x" * 30, revision):
                 pass
-        statuses = [e.response.status_code for e in flattened(refused.value) if isinstance(e, httpx.HTTPStatusError)]
-        assert statuses == [401], refused.value
+        # the SDK 2 client turns the HTTP 401 (checked above) into a JSON-RPC error of its own
+        assert [type(e).__name__ for e in flattened(refused.value)] == ["MCPError"], refused.value
 
-        async with session_with(url, ENV_TOKEN) as session:
+        async with session_with(url, ENV_TOKEN, revision) as session:
             assert [t.name for t in (await session.list_tools()).tools] == TOOLS
             found = await call(session, "search_entities", text="Forrest Gump", limit=1)
-            assert not found.isError and found.structuredContent["entities"][0]["label"] == "Forrest Gump"
+            assert not found.is_error and found.structured_content["entities"][0]["label"] == "Forrest Gump"
 
     anyio.run(scenario)
     started = env_token_server.log.read_text()
@@ -129,38 +142,48 @@ def test_the_http_server_serves_only_the_right_bearer_token(env_token_server):
 
 
 @pytest.mark.server
-def test_a_call_past_the_deadline_is_stopped_and_the_server_keeps_serving(file_token_server):
+@pytest.mark.parametrize("revision", [MODERN, HANDSHAKE])
+def test_a_call_past_the_deadline_is_stopped_and_the_server_keeps_serving(file_token_server, revision):
+    """The token is the client (2026-07-28 has no session to tell clients by): its asks beyond its share wait."""
     running, model = file_token_server
     assert refused_status(running.url, {"Authorization": f"Bearer {ENV_TOKEN}"})[0] == 401  # the file's token wins
 
     async def scenario():
-        async with session_with(running.url, FILE_TOKEN) as session:
+        async with (session_with(running.url, FILE_TOKEN, revision) as session,
+                    session_with(running.url, FILE_TOKEN, revision) as other):
             found = await call(session, "neighbours", entity="Forrest Gump", relation="directed_by")
-            assert not found.isError, found
+            assert not found.is_error, found
 
-            # more asks than the session's share of the workers: each stopped at its deadline, though its thread
-            # still waits on the model; the two first run, the others wait their turn (one that gets a worker the
-            # moment another's deadline frees it, just before its own, was started and says so)
+            # more asks than the client's share of the workers, from two connections holding the same token (one
+            # client): each stopped at its deadline, though its thread still waits on the model; the two first run,
+            # the others wait their turn (one that gets a worker the moment another's deadline frees it, just
+            # before its own, was started and says so)
             stopped: list[str] = []
+            before = len(model.chat_requests)
 
-            async def ask():
-                stopped.append(error_text(await call(session, "ask", question=TWO_HOP)))
+            async def ask(client):
+                stopped.append(error_text(await call(client, "ask", question=TWO_HOP)))
 
             async with anyio.create_task_group() as group:
-                for _ in range(5):
-                    group.start_soon(ask)
+                for client in (session, other, session, other, session):
+                    group.start_soon(ask, client)
+                with anyio.fail_after(SHORT_TIMEOUT - 1):  # the first asks reach the model (and wait there) ...
+                    while len(model.chat_requests) - before < MAX_CLIENT_CALLS:
+                        await anyio.sleep(0.05)
+                await anyio.sleep(1.0)  # ... and no other starts: the two connections share the token's share
+                assert len(model.chat_requests) - before == MAX_CLIENT_CALLS
             ran = (f"Error executing tool ask: ask took longer than {SHORT_TIMEOUT} s and was stopped; "
                    "ask a narrower question or raise --tool-timeout")
             waited = (f"Error executing tool ask: ask waited {SHORT_TIMEOUT} s for a free worker and was not started "
-                      f"(a client runs at most {MAX_SESSION_CALLS} such calls at once, the server {MAX_CONCURRENT_CALLS}); "
+                      f"(a client runs at most {MAX_CLIENT_CALLS} such calls at once, the server {MAX_CONCURRENT_CALLS}); "
                       "send fewer calls at once or raise --tool-timeout")
-            assert len(stopped) == 5 and set(stopped) <= {ran, waited} and stopped.count(ran) >= MAX_SESSION_CALLS, stopped
+            assert len(stopped) == 5 and set(stopped) <= {ran, waited} and stopped.count(ran) >= MAX_CLIENT_CALLS, stopped
 
             # the stopped calls' threads still run (the model holds them) but hold no slot: a lookup answers
-            found = await call(session, "retrieve_paths", entity="Winston Groom", relations=["^written_by", "directed_by"])
-            assert not found.isError, found
-            assert found.structuredContent["answers"] == ["Robert Zemeckis"]
-            await session.send_ping()
+            found = await call(other, "retrieve_paths", entity="Winston Groom", relations=["^written_by", "directed_by"])
+            assert not found.is_error, found
+            assert found.structured_content["answers"] == ["Robert Zemeckis"]
+            assert len((await session.list_tools()).tools) == len(TOOLS)
 
     anyio.run(scenario)
     assert model.chat_requests  # the asks really were waiting on the model

@@ -16,14 +16,14 @@ from pathlib import Path
 import anyio
 import pytest
 
-pytest.importorskip("mcp", reason="the MCP SDK is not installed (pip install 'mcp>=1.24,<2')")
+pytest.importorskip("mcp.server.mcpserver", reason="the MCP SDK 2 is not installed (pip install 'mcp>=2.3,<3')")
 
-from kg_agent.mcp_server import MAX_CONCURRENT_CALLS, MAX_SESSION_CALLS, CallScheduler
-from tests.test_mcp_server import call, error_text, http_session, serve_http
+from kg_agent.mcp_server import MAX_CONCURRENT_CALLS, MAX_CLIENT_CALLS, CallScheduler
+from tests.test_mcp_server import HANDSHAKE, MODERN, call, error_text, http_session, serve_http
 
 HUB_WALK = ["^starred_actors", "starred_actors"] * 3
 HEAVY_CALLS = 12
-#: The issue's bound on how long another session's lookup may take while one session's heavy calls run.
+#: The issue's bound on how long another client's lookup may take while one client's heavy calls run.
 FAIR_WAIT = 2.0
 #: The server's deadline: long enough for a lookup under load, short enough that the twelve walks end soon.
 DEADLINE = 15
@@ -49,7 +49,9 @@ def settle(endpoint, *, quiet: float = 1.0, limit: float = 60.0) -> None:
 
 
 @pytest.mark.server
-def test_heavy_calls_of_one_session_do_not_delay_another_sessions_lookup(tmp_path):
+@pytest.mark.parametrize("revision", [MODERN, HANDSHAKE])
+def test_heavy_calls_of_one_client_do_not_delay_another_clients_lookup(tmp_path, revision):
+    """On 2026-07-28 (no sessions: a client is its HTTP connection) and on the handshake era (a client is its session)."""
     from kg_agent.kg import open_kg
     from tests.sparql_server import SparqlServer, store_from_graph
 
@@ -59,15 +61,15 @@ def test_heavy_calls_of_one_session_do_not_delay_another_sessions_lookup(tmp_pat
     with SparqlServer(store) as endpoint, serve_http(tmp_path / "server.log", "--kg", endpoint.url,
                                                       "--tool-timeout", str(DEADLINE)) as server:
         async def scenario():
-            async with http_session(server.url) as heavy, http_session(server.url) as light:
+            async with http_session(server.url, revision) as heavy, http_session(server.url, revision) as light:
                 # the lookup, once idle: what it needs of the endpoint is read now, so that under load its time is the
                 # server's scheduling (what this test is about), not the endpoint's own load from the walks
                 found = await call(light, "search_entities", text="Actor 42", limit=3)
-                assert found.structuredContent["entities"][0]["label"] == "Actor 42", found
+                assert found.structured_content["entities"][0]["label"] == "Actor 42", found
 
                 async def walk(hub: int):
                     result = await call(heavy, "retrieve_paths", entity=f"Hub {hub}", relations=HUB_WALK, limit=5)
-                    walks.append(error_text(result) if result.isError else result.structuredContent["note"])
+                    walks.append(error_text(result) if result.is_error else result.structured_content["note"])
 
                 async with anyio.create_task_group() as group:
                     before = len(endpoint.queries)
@@ -79,7 +81,7 @@ def test_heavy_calls_of_one_session_do_not_delay_another_sessions_lookup(tmp_pat
                     started = time.monotonic()
                     found = await call(light, "search_entities", text="Actor 42", limit=3)
                     timings["lookup"] = time.monotonic() - started
-                    assert not found.isError and found.structuredContent["entities"][0]["label"] == "Actor 42", found
+                    assert not found.is_error and found.structured_content["entities"][0]["label"] == "Actor 42", found
                     timings["walks running"] = HEAVY_CALLS - len(walks)
 
         anyio.run(scenario)
@@ -92,7 +94,7 @@ def test_heavy_calls_of_one_session_do_not_delay_another_sessions_lookup(tmp_pat
     assert len(walks) == HEAVY_CALLS
     stopped = f"Error executing tool retrieve_paths: retrieve_paths took longer than {DEADLINE} s and was stopped"
     waited = (f"Error executing tool retrieve_paths: retrieve_paths waited {DEADLINE} s for a free worker and was not "
-              f"started (a client runs at most {MAX_SESSION_CALLS} such calls at once, the server {MAX_CONCURRENT_CALLS}); "
+              f"started (a client runs at most {MAX_CLIENT_CALLS} such calls at once, the server {MAX_CONCURRENT_CALLS}); "
               "send fewer calls at once or raise --tool-timeout")
     for outcome in walks:
         assert "the search stopped at 5000 paths" in outcome or outcome.startswith(stopped) or outcome == waited, outcome
@@ -103,12 +105,13 @@ def test_heavy_calls_of_one_session_do_not_delay_another_sessions_lookup(tmp_pat
 
 # ---------------------------------------------------------------------------------------------- in process
 class Client:
-    """What the scheduler keys a session's queue on (the server uses the SDK's session object): any object."""
+    """What the scheduler keys a client's queue on (the server uses :func:`~kg_agent.mcp_server.client_key`): any
+    hashable value."""
 
 
-def test_a_session_holds_at_most_its_share_and_waits_in_its_own_queue():
-    """Session A fills its share of the heavy pool and queues more; session B's heavy call and A's lookup start at once."""
-    scheduler = CallScheduler(session_calls=2)
+def test_a_client_holds_at_most_its_share_and_waits_in_its_own_queue():
+    """Client A fills its share of the heavy pool and queues more; client B's heavy call and A's lookup start at once."""
+    scheduler = CallScheduler(client_calls=2)
     session_a, session_b = Client(), Client()
     events: list[str] = []
 
@@ -133,12 +136,13 @@ def test_a_session_holds_at_most_its_share_and_waits_in_its_own_queue():
         assert sorted(events[4:]) == ["A heavy 2", "A heavy 3"]
 
     anyio.run(scenario)
+    assert scheduler._clients == {}  # a client's queues go when its calls are done (2026-07-28 connections come and go)
     assert scheduler.busy_reason("heavy") == f"a client runs at most 2 such calls at once, the server {MAX_CONCURRENT_CALLS}"
 
 
-def test_without_a_session_cap_one_client_may_use_every_slot():
-    """stdio: one client, so no per-session cap; the pool's size still bounds it."""
-    scheduler = CallScheduler(session_calls=None)
+def test_without_a_client_cap_one_client_may_use_every_slot():
+    """stdio: one client, so no per-client cap; the pool's size still bounds it."""
+    scheduler = CallScheduler(client_calls=None)
     session = Client()
     running: list[int] = []
 
@@ -159,5 +163,5 @@ def test_without_a_session_cap_one_client_may_use_every_slot():
 
     anyio.run(scenario)
     assert len(running) == MAX_CONCURRENT_CALLS + 2
-    with pytest.raises(ValueError, match="session_calls must be at least 1"):
-        CallScheduler(session_calls=0)
+    with pytest.raises(ValueError, match="client_calls must be at least 1"):
+        CallScheduler(client_calls=0)

@@ -1,4 +1,7 @@
-"""``kg-agent mcp`` (:mod:`kg_agent.mcp_server`) used through the official MCP SDK client, as an MCP client would.
+"""``kg-agent mcp`` (:mod:`kg_agent.mcp_server`) used through the official MCP SDK 2 client (``mcp.Client``), as an
+MCP client would: on protocol revision 2026-07-28 (the client's default: it probes ``server/discover``) and on the
+handshake era's 2025-11-25 (``mode="legacy"``, an older client's ``initialize``). tests/test_mcp_clients.py adds an
+SDK 1.x client and the MCP Inspector.
 
 The server tests start the real command in a subprocess (``python -m kg_agent.cli mcp`` over stdio, and
 ``python -m kg_agent.mcp_server --transport http`` on a free port of 127.0.0.1) with no OpenAI key in its
@@ -22,11 +25,9 @@ from pathlib import Path
 import anyio
 import pytest
 
-pytest.importorskip("mcp", reason="the MCP SDK is not installed (pip install 'mcp>=1.24,<2')")
+pytest.importorskip("mcp.server.mcpserver", reason="the MCP SDK 2 is not installed (pip install 'mcp>=2.3,<3')")
 
-from mcp import ClientSession, StdioServerParameters
-from mcp.client.stdio import stdio_client
-from mcp.client.streamable_http import streamable_http_client
+from mcp import Client, StdioServerParameters
 
 from kg_agent.mcp_server import (
     MAX_QUESTION_CHARS,
@@ -42,6 +43,9 @@ TWO_HOP = "who directed the films written by [Winston Groom]"
 GARBAGE = "".join(chr(33 + (i * 7919) % 90) for i in range(20_000))  # 20k characters of printable noise
 SPARQL_TEXT = 'Big" } ; DROP ALL ; INSERT DATA { <urn:x> <urn:y> "z" } ; SELECT * WHERE { ?s ?p ?o'
 STARTUP_TIMEOUT = 120.0
+#: The protocol revisions the server serves, newest first: the client's default, and an older client's handshake.
+MODERN, HANDSHAKE = "2026-07-28", "2025-11-25"
+MODES = {MODERN: "auto", HANDSHAKE: "legacy"}
 
 
 def server_env() -> dict[str, str]:
@@ -58,20 +62,22 @@ def free_port() -> int:
 
 
 @asynccontextmanager
-async def stdio_session(*args: str):
-    """A client session with ``kg-agent mcp [args]`` started over stdio (the way Claude Desktop starts it)."""
+async def stdio_session(*args: str, revision: str = MODERN):
+    """An SDK 2 client of ``kg-agent mcp [args]`` started over stdio (the way Claude Desktop starts it), speaking
+    protocol ``revision``."""
     params = StdioServerParameters(command=sys.executable, args=["-m", "kg_agent.cli", "mcp", *args],
                                    env=server_env(), cwd=str(PROJECT_ROOT))
-    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
-        await session.initialize()
-        yield session
+    async with Client(params, mode=MODES[revision]) as client:
+        assert client.protocol_version == revision
+        yield client
 
 
 @asynccontextmanager
-async def http_session(url: str):
-    async with streamable_http_client(url) as (read, write, _), ClientSession(read, write) as session:
-        await session.initialize()
-        yield session
+async def http_session(url: str, revision: str = MODERN):
+    """An SDK 2 client of the streamable-HTTP server at ``url``, speaking protocol ``revision``."""
+    async with Client(url, mode=MODES[revision]) as client:
+        assert client.protocol_version == revision
+        yield client
 
 
 @dataclass(frozen=True)
@@ -118,28 +124,28 @@ def http_server(tmp_path_factory):
         yield running
 
 
-async def call(session: ClientSession, tool: str, **arguments):
+async def call(session: Client, tool: str, **arguments):
     return await session.call_tool(tool, arguments)
 
 
 def error_text(result) -> str:
-    assert result.isError, result
+    assert result.is_error, result
     return result.content[0].text
 
 
-async def exercise(session: ClientSession) -> None:
+async def exercise(session: Client) -> None:
     """What every transport must do: tools listed, a 2-hop question answered, hostile input refused, still alive."""
     listed = (await session.list_tools()).tools
     assert [t.name for t in listed] == TOOLS
     for tool in listed:
-        assert tool.outputSchema and tool.annotations.readOnlyHint, tool.name
-        assert all(p.get("description") for p in tool.inputSchema["properties"].values()), tool.name
-    ask_schema = next(t for t in listed if t.name == "ask").inputSchema
+        assert tool.output_schema and tool.annotations.read_only_hint, tool.name
+        assert all(p.get("description") for p in tool.input_schema["properties"].values()), tool.name
+    ask_schema = next(t for t in listed if t.name == "ask").input_schema
     assert ask_schema["properties"]["method"]["enum"] == ["rog", "tog", "tog-i", "tog2"]
 
     answer = await call(session, "ask", question=TWO_HOP)
-    assert not answer.isError, answer
-    result = answer.structuredContent
+    assert not answer.is_error, answer
+    result = answer.structured_content
     assert result["method"] == "rog" and [e["label"] for e in result["topic_entities"]] == ["Winston Groom"]
     assert result["answers"][0]["answer"] == "Robert Zemeckis" and result["answers"][0]["grounded"] is True
     assert result["answers"][0]["paths"][0] == "Winston Groom -> ^written_by -> Forrest Gump -> directed_by -> Robert Zemeckis"
@@ -148,7 +154,7 @@ async def exercise(session: ClientSession) -> None:
     assert json.loads(answer.content[0].text) == result  # the same result as text, for clients without structured content
 
     # this run's settings (RunSettings): a tighter time budget is applied and said; a bad setting is refused
-    late = (await call(session, "ask", question=TWO_HOP, settings={"max_seconds": 1e-9})).structuredContent
+    late = (await call(session, "ask", question=TWO_HOP, settings={"max_seconds": 1e-9})).structured_content
     assert late["answers"][0]["answer"] == "Robert Zemeckis" and any("answered late" in w for w in late["warnings"])
     assert "grounding" in error_text(await call(session, "ask", question=TWO_HOP, settings={"grounding": "sometimes"}))
 
@@ -165,13 +171,13 @@ async def exercise(session: ClientSession) -> None:
         await call(session, "retrieve_paths", entity="Big", relations=["directed_by", "flew_to"]))
     # SPARQL-looking text is a name like any other: nothing matches it
     injected = await call(session, "search_entities", text=SPARQL_TEXT)
-    assert not injected.isError and injected.structuredContent["entities"] == []
-    assert "is not an entity of the knowledge graph" in injected.structuredContent["note"]
+    assert not injected.is_error and injected.structured_content["entities"] == []
+    assert "is not an entity of the knowledge graph" in injected.structured_content["note"]
 
     # still serving, and the KG is unchanged
-    await session.send_ping()
+    assert len((await session.list_tools()).tools) == len(TOOLS)  # (ping is gone from 2026-07-28)
     found = await call(session, "neighbours", entity="Forrest Gump", relation="directed_by")
-    assert found.structuredContent["neighbours"] == [
+    assert found.structured_content["neighbours"] == [
         {"id": "https://kg-agent.dev/entity/Robert%20Zemeckis", "label": "Robert Zemeckis"}]
     summary = json.loads((await session.read_resource("kg-agent://kg/summary")).contents[0].text)
     assert summary["triples"] == 2935 and summary["relations"]["starred_actors"] == 378
@@ -179,26 +185,29 @@ async def exercise(session: ClientSession) -> None:
 
 # ---------------------------------------------------------------------------------------------- real servers
 @pytest.mark.server
-def test_stdio_server_answers_refuses_and_keeps_serving():
+@pytest.mark.parametrize("revision", [MODERN, HANDSHAKE])
+def test_stdio_server_answers_refuses_and_keeps_serving(revision):
     async def scenario():
-        async with stdio_session() as session:
+        async with stdio_session(revision=revision) as session:
             await exercise(session)
 
     anyio.run(scenario)
 
 
 @pytest.mark.server
-def test_streamable_http_server_answers_refuses_and_keeps_serving(http_server):
+@pytest.mark.parametrize("revision", [MODERN, HANDSHAKE])
+def test_streamable_http_server_answers_refuses_and_keeps_serving(http_server, revision):
     async def scenario():
-        async with http_session(http_server.url) as session:
+        async with http_session(http_server.url, revision) as session:
             await exercise(session)
-        async with http_session(http_server.url) as session:  # a second client after the first left
-            assert (await call(session, "search_entities", text="Forrest Gump", limit=1)).structuredContent[
+        async with http_session(http_server.url, revision) as session:  # a second client after the first left
+            assert (await call(session, "search_entities", text="Forrest Gump", limit=1)).structured_content[
                 "entities"][0]["label"] == "Forrest Gump"
 
     anyio.run(scenario)
     started = http_server.log.read_text()
-    assert "tool timeout 30 s, serving on http://127.0.0.1:" in started
+    assert "tool timeout 30 s, serving on http://127.0.0.1:" in started and (
+        "MCP protocol revisions 2026-07-28 and, by the initialize handshake, 2025-11-25 back to 2024-11-05") in started
     assert started.count("note: no token, so any program on this machine may call the tools; set KG_AGENT_MCP_TOKEN") == 1
 
 
@@ -228,9 +237,9 @@ def test_sparql_text_stays_a_literal_on_a_sparql_endpoint():
                                         ("entity_relations", {"entity": SPARQL_TEXT[:200]}),
                                         ("neighbours", {"entity": SPARQL_TEXT[:200], "relation": "directed_by"})]:
                     result = await call(session, tool, **arguments)
-                    assert result.isError == (tool != "search_entities"), result
+                    assert result.is_error == (tool != "search_entities"), result
                 directed = await call(session, "neighbours", entity="Big", relation="directed_by")
-                assert directed.structuredContent["neighbours"][0]["label"] == "Penny Marshall"
+                assert directed.structured_content["neighbours"][0]["label"] == "Penny Marshall"
 
         anyio.run(scenario)
         queries = list(endpoint.queries)
@@ -254,7 +263,7 @@ def test_tog2_answers_from_a_document_chunk_given_with_docs(tmp_path):
             assert methods["tog2_documents"] == "configured"
             result = await call(session, "ask", question="which prize was awarded to the author of [A Wizard of Earthsea]",
                                 method="tog2")
-            return result.structuredContent
+            return result.structured_content
 
     result = anyio.run(scenario)
     best = result["answers"][0]
@@ -280,16 +289,29 @@ def raw_session(client, url: str) -> dict[str, str]:
 
 
 def sse_result(response) -> dict:
-    """The JSON-RPC result of a streamable-HTTP reply (an SSE stream with one message)."""
+    """The JSON-RPC result of a streamable-HTTP reply (JSON, or an SSE stream whose last message is the reply)."""
     assert response.status_code == 200, response.text
+    if response.headers["content-type"].startswith("application/json"):
+        return response.json()["result"]
     data = [line.removeprefix("data:").strip() for line in response.text.splitlines() if line.startswith("data:")]
     return json.loads(data[-1])["result"]
 
 
+def modern_call(tool: str, arguments: str, number: int = 2) -> tuple[dict[str, str], bytes]:
+    """The headers and body of a 2026-07-28 ``tools/call`` in plain JSON-RPC over HTTP (no session, no handshake:
+    the revision and the client's capabilities ride in each request's ``_meta`` and headers)."""
+    headers = {**MCP_HEADERS, "MCP-Protocol-Version": MODERN, "Mcp-Method": "tools/call", "Mcp-Name": tool}
+    meta = '{"io.modelcontextprotocol/protocolVersion": "%s", "io.modelcontextprotocol/clientCapabilities": {}}' % MODERN
+    body = '{"jsonrpc": "2.0", "id": %d, "method": "tools/call", "params": {"name": "%s", "arguments": %s, "_meta": %s}}' % (
+        number, tool, arguments, meta)
+    return headers, body.encode("utf-8")
+
+
 @pytest.mark.server
 def test_a_lone_surrogate_in_an_argument_is_a_plain_tool_error(http_server):
-    """JSON's \\ud800 escape makes a string no reply can carry: each tool says so in plain words (it said
-    "Error serializing to JSON: UnicodeEncodeError ...")."""
+    """JSON's \\ud800 escape makes a string no reply can carry. On 2026-07-28 each tool says so in plain words (SDK 1
+    said "Error serializing to JSON: UnicodeEncodeError ..."); on the handshake era SDK 2's own JSON parser refuses
+    the request (HTTP 400, a JSON-RPC parse error), and the session keeps serving."""
     import httpx
 
     cases = [("search_entities", '{"text": "Big%s"}' % SURROGATE, "the text " + SURROGATE_ERROR.format(4)),
@@ -298,15 +320,22 @@ def test_a_lone_surrogate_in_an_argument_is_a_plain_tool_error(http_server):
               "the relation " + SURROGATE_ERROR.format(2)),
              ("ask", '{"question": "who directed [Big%s]"}' % SURROGATE, "the question " + SURROGATE_ERROR.format(18))]
     with httpx.Client(timeout=60) as client:
-        headers = raw_session(client, http_server.url)
         for number, (tool, arguments, message) in enumerate(cases, start=2):
-            body = '{"jsonrpc": "2.0", "id": %d, "method": "tools/call", "params": {"name": "%s", "arguments": %s}}' % (
-                number, tool, arguments)
-            result = sse_result(client.post(http_server.url, headers=headers, content=body.encode("utf-8")))
+            headers, body = modern_call(tool, arguments, number)
+            result = sse_result(client.post(http_server.url, headers=headers, content=body))
             assert result["isError"] is True and result["content"][0]["text"] == f"Error executing tool {tool}: {message}"
+        headers, body = modern_call("search_entities", '{"text": "Big"}')
+        assert sse_result(client.post(http_server.url, headers=headers, content=body))[
+            "structuredContent"]["entities"][0]["label"] == "Big"  # still serving
+
+        headers = raw_session(client, http_server.url)
+        tool, arguments, _ = cases[0]
+        body = '{"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "%s", "arguments": %s}}' % (tool, arguments)
+        refused = client.post(http_server.url, headers=headers, content=body.encode("utf-8"))
+        assert refused.status_code == 400 and refused.json()["error"]["code"] == -32700, refused.text
         found = sse_result(client.post(http_server.url, headers=headers, json={
             "jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": {"name": "search_entities", "arguments": {"text": "Big"}}}))
-        assert found["structuredContent"]["entities"][0]["label"] == "Big"  # still serving
+        assert found["structuredContent"]["entities"][0]["label"] == "Big"  # the session still serves
 
 
 @pytest.mark.server
@@ -331,6 +360,10 @@ def test_a_request_body_that_is_not_utf8_gets_400_and_the_server_keeps_serving(h
 
         found = sse_result(client.post(http_server.url, headers=headers, content=call_body.replace(b"\xc3", b"")))
         assert found["structuredContent"]["entities"][0]["label"] == "Big"
+
+        headers, body = modern_call("search_entities", '{"text": "Big"}')  # a 2026-07-28 request
+        refused = client.post(http_server.url, headers=headers, content=body.replace(b"Big", b"Big\xc3"))
+        assert refused.status_code == 400 and "not valid UTF-8 (byte 0xc3 at offset" in refused.json()["error"]["message"]
     log = http_server.log.read_text()
     assert "Error handling POST request" not in log and "UnicodeDecodeError" not in log
 
@@ -341,7 +374,7 @@ def test_clients_closing_their_sessions_log_no_error(http_server):
     async def scenario():
         for _ in range(3):
             async with http_session(http_server.url) as session:
-                assert not (await call(session, "search_entities", text="Big", limit=1)).isError
+                assert not (await call(session, "search_entities", text="Big", limit=1)).is_error
         await anyio.sleep(1)  # the server has seen the sessions end
 
     anyio.run(scenario)
@@ -448,8 +481,6 @@ def test_a_lookup_is_answered_while_a_method_runs(sample_kg):
     """Calls run in worker threads: a slow ``ask`` (its model waits for the lookup) does not hold up a lookup."""
     import threading
 
-    from mcp.shared.memory import create_connected_server_and_client_session
-
     from kg_agent.llm.scripted import ScriptedChatModel
     from tests.llm_responders import well_behaved
 
@@ -464,17 +495,17 @@ def test_a_lookup_is_answered_while_a_method_runs(sample_kg):
     finished: list[str] = []
 
     async def scenario():
-        async with create_connected_server_and_client_session(server._mcp_server) as session:
+        async with Client(server) as session:
             async def ask():
                 result = await session.call_tool("ask", {"question": "who directed [Forrest Gump]"})
-                assert not result.isError, result
-                assert result.structuredContent["answers"][0]["answer"] == "Robert Zemeckis"
-                assert result.structuredContent["usage"]["calls"] >= 1
+                assert not result.is_error, result
+                assert result.structured_content["answers"][0]["answer"] == "Robert Zemeckis"
+                assert result.structured_content["usage"]["calls"] >= 1
                 finished.append("ask")
 
             async def lookup():
                 result = await session.call_tool("neighbours", {"entity": "Forrest Gump", "relation": "directed_by"})
-                assert not result.isError, result
+                assert not result.is_error, result
                 finished.append("neighbours")
                 lookup_done.set()
 
@@ -491,7 +522,6 @@ def test_a_lone_surrogate_is_refused_in_arguments_and_in_kg_text(sample_kg):
     """Through the SDK client in process (its HTTP and stdio transports cannot even encode such a string): a lone
     surrogate in an argument, and one in a label of the KG (an endpoint's JSON or rdflib can hold one), are
     tool errors in plain words, not the serializer's."""
-    from mcp.shared.memory import create_connected_server_and_client_session
     from rdflib import RDFS, Literal, URIRef
 
     from kg_agent.kg import open_kg
@@ -500,7 +530,7 @@ def test_a_lone_surrogate_is_refused_in_arguments_and_in_kg_text(sample_kg):
     kg.graph.add((URIRef("https://kg-agent.dev/entity/Odd"), RDFS.label, Literal("Odd \ud800 Film")))
 
     async def scenario():
-        async with create_connected_server_and_client_session(create_server(kg)._mcp_server) as session:
+        async with Client(create_server(kg)) as session:
             refused = await session.call_tool("search_entities", {"text": "Big\ud800"})
             assert error_text(refused) == "Error executing tool search_entities: the text " + SURROGATE_ERROR.format(4)
             refused = await session.call_tool("search_entities", {"text": "Odd"})
@@ -509,6 +539,6 @@ def test_a_lone_surrogate_is_refused_in_arguments_and_in_kg_text(sample_kg):
                 "character (a lone UTF-16 surrogate), so it cannot be sent; fix that text in the KG or ask about other "
                 "entities")
             found = await session.call_tool("search_entities", {"text": "Big", "limit": 1})
-            assert found.structuredContent["entities"][0]["label"] == "Big"
+            assert found.structured_content["entities"][0]["label"] == "Big"
 
     anyio.run(scenario)
