@@ -288,3 +288,18 @@ def test_aggregate_flat_missing_keys_bools_and_values_above_one() -> None:
     result = aggregate([{"a": 1.0, "p": 2.0, "ok": True}, {"a": 0.0, "b": 1.0, "p": 0.0, "ok": False, "note": "x"}])
     assert result == approx({"a": 50.0, "b": 100.0, "p": 100.0, "ok": 50.0, "n": 2})
     assert aggregate([]) == {"n": 0}
+
+
+def test_selective_scores_reward_abstaining_on_unanswerable_questions_only():
+    from kg_agent.eval.metrics import aggregate, selective_scores
+
+    right = selective_scores(["Paris"], ["Paris"])
+    wrong = selective_scores(["Lyon"], ["Paris"])
+    abstained = selective_scores([], [])
+    answered_unanswerable = selective_scores(["Lyon"], [])
+    missed = selective_scores([], ["Paris"])
+    assert abstained == {"hits_at_1": 1.0, "coverage": 0.0, "abstained": 1.0}
+    assert answered_unanswerable["hits_at_1"] == 0.0 and answered_unanswerable["abstained"] == 0.0
+    total = aggregate([right, wrong, abstained, answered_unanswerable, missed])
+    assert total["hits_at_1"] == 40.0 and total["coverage"] == 60.0
+    assert round(total["answered_hits_at_1"], 1) == 33.3 and total["abstained"] == 50.0

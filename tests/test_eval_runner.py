@@ -87,7 +87,7 @@ def test_ceiling_results_schema_and_percent_metrics(kg, questions, tmp_path):
             "by_hop", "config"} <= set(result)
     assert result["dataset"] == "sample" and result["method"] == "ceiling" and result["model"] == "offline"
     assert result["n"] == len(questions) and result["errors"] == 0
-    assert set(result["metrics"]) == {"strict", "rog_legacy", "tog_em"} == set(result["conventions"]) == set(CONVENTIONS)
+    assert set(result["metrics"]) == {"strict", "selective", "rog_legacy", "tog_em"} == set(result["conventions"]) == set(CONVENTIONS)
     assert set(result["metrics"]["strict"]) == {"hits@1", "precision", "recall", "f1", "exact_match"}
     # gold answers are exactly the path ends, so the ceiling is perfect here -- and reported in percent
     assert result["metrics"]["strict"]["hits@1"] == 100.0

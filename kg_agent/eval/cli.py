@@ -296,6 +296,8 @@ COLUMNS = (
     ("file", None), ("method", None), ("dataset", None), ("model", None), ("n", None),
     ("H@1", ("strict", "hits@1")), ("F1", ("strict", "f1")), ("EM", ("strict", "exact_match")),
     ("RoG hit", ("rog_legacy", "hit")), ("RoG F1", ("rog_legacy", "f1")), ("ToG EM", ("tog_em", "em")),
+    ("sel H@1", ("selective", "hits_at_1")), ("cover", ("selective", "coverage")),
+    ("prec", ("selective", "answered_hits_at_1")), ("abstain", ("selective", "abstained")),
     ("seconds", None),
 )
 CHART_METRICS = (

@@ -130,6 +130,21 @@ def strict_scores(pred: Sequence[str], gold: Sequence[str]) -> dict[str, float]:
     }
 
 
+def selective_scores(pred: Sequence[str], gold: Sequence[str]) -> dict[str, float]:
+    """The selective convention for one question (fractions; :func:`aggregate` averages each key over the questions
+    that have it): ``hits_at_1`` as :func:`hits_at_1`, except that a question with no gold answer (unanswerable) is
+    right only when nothing is answered; ``coverage``: 1 when something is answered; ``answered_hits_at_1`` (only
+    for answered questions): their precision; ``abstained`` (only for unanswerable questions): 1 when nothing is
+    answered."""
+    answered = bool(_normalized_set(pred))
+    scores = {"hits_at_1": hits_at_1(pred, gold) if gold else float(not answered), "coverage": float(answered)}
+    if answered:
+        scores["answered_hits_at_1"] = scores["hits_at_1"]
+    if not gold:
+        scores["abstained"] = float(not answered)
+    return scores
+
+
 # --------------------------------------------------------------------------------------------- rog_legacy
 
 _ROG_PAD_RE = re.compile(r"\b(<pad>)\b")
@@ -330,11 +345,13 @@ def score_question(
         gold: Gold answers (aliases as separate entries).
 
     Returns:
-        ``{"strict": strict_scores(...), "rog_legacy": rog_scores(...), "tog_em": tog_scores(...)}``.
+        ``{"strict": strict_scores(...), "selective": selective_scores(...), "rog_legacy": rog_scores(...),
+        "tog_em": tog_scores(...)}``.
     """
     text = "\n".join(prediction_answers) if raw_output is None else raw_output
     return {
         "strict": strict_scores(prediction_answers, gold),
+        "selective": selective_scores(prediction_answers, gold),
         "rog_legacy": rog_scores(text, gold),
         "tog_em": tog_scores(text, gold),
     }

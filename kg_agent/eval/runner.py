@@ -63,6 +63,9 @@ METHODS = (*GRAPH_METHODS, "ceiling")
 CONVENTIONS: dict[str, str] = {
     "strict": "answers normalised SQuAD-style and compared as whole strings; hits@1 = first predicted answer is a "
     "gold answer; precision/recall/f1 over the sets of predicted and gold answers; exact_match = the sets are equal",
+    "selective": "strict hits@1, except that a question with no gold answer is right only when nothing is answered; "
+    "coverage = share of questions answered; answered_hits_at_1 = hits@1 of the answered ones (precision); abstained "
+    "= share of questions with no gold answer left unanswered",
     "rog_legacy": "Reasoning on Graphs' published evaluation on the answers, one per line: hit = any gold answer is a "
     "substring of them (RoG's 'Hits@1'); f1 with precision = gold answers found / answers (may exceed 100)",
     "tog_em": "Think-on-Graph's exact match on the answers, one per line: lower-cased without spaces, they contain or "
