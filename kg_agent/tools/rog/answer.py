@@ -27,6 +27,7 @@ from kg_agent.kg.walks import Walk
 from kg_agent.llm.parsing import parse_answer_list
 from kg_agent.settings import DEFAULT_GROUNDING, Grounding, StructuredMode, WhenUnsupported
 from kg_agent.steps import Decided, decide, decided, synchronous
+from kg_agent.tools.shared.answer_checks import walks_to_named
 from kg_agent.tools.shared.constraints import constrain_walks, note_constraints
 from kg_agent.tools.shared.decider import Candidates, Decider, LLMDecider, Outcome, fall_back
 from kg_agent.tools.shared.decision_schemas import Answers
@@ -393,7 +394,7 @@ def answer_steps(state: dict, *, answerer: Answerer, kg: KnowledgeGraph | None =
 
     question = state["question"]
     constrained = constrain_walks(question, state.get("topic_entities") or [], state.get("paths") or [], kg)
-    outcome = yield decide(answerer.answer, question, constrained.walks, state.get("plans") or [])
+    outcome = yield decide(answerer.answer, question, walks_to_named(constrained.walks, kg), state.get("plans") or [])
     outcome.answers = note_constraints(outcome.answers, constrained.applied)
     outcome.warnings = [*constrained.warnings, *outcome.warnings]
     return answer_update(outcome, state.get("stop_reason") or "", question=question, when_unsupported=when_unsupported,

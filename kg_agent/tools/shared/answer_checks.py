@@ -19,11 +19,12 @@ The question's grammar is read (English "how many"), never a data set's relation
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.terms import UNNAMED
+from kg_agent.kg.walks import Walk
 from kg_agent.settings import WhenUnsupported, current_run_settings
 
 ABSTAINED = "abstained"
@@ -60,20 +61,55 @@ def unsupported_policy(built: WhenUnsupported) -> WhenUnsupported:
     return current_run_settings().when_unsupported or built
 
 
+@dataclass
+class Nameless:
+    """Of some IRIs, those the KG gives no name: ``statements`` have facts of their own (statement nodes), ``pages``
+    have none and are no class (answered by their IRI)."""
+
+    statements: set[str]
+    pages: set[str]
+
+    @classmethod
+    def among(cls, kg: KnowledgeGraph, ids: Iterable[str]) -> Nameless:
+        iris = [key for key in dict.fromkeys(ids) if key and not key.startswith(('"', "_:"))]
+        if not iris:
+            return cls(set(), set())
+        nameless = {key for key, name in kg.store.labels_of(iris).items() if name is None}
+        at = kg.relations_at_each(nameless) if nameless else {}
+        facts = {key for key, relations in at.items() if any(not r.startswith("^") for r in relations)}
+        fan_outs = kg.class_fan_outs()
+        classes = {key for key, relations in at.items() if fan_outs.intersection(relations)}
+        return cls(facts - classes, nameless - facts - classes)
+
+
 def named_by_the_kg(answers: Sequence[dict], kg: KnowledgeGraph) -> list[dict]:
     """``answers`` with each IRI the KG gives no name shown as :data:`UNNAMED` when it has facts of its own (a
     statement node), else as its IRI (a page, a document) unless it is a class (something is an instance of it)."""
-    ids = [a["entity_id"] for a in answers if a.get("entity_id") and not a["entity_id"].startswith(('"', "_:"))]
-    if not ids:
-        return list(answers)
-    names = kg.store.labels_of(ids)
-    nameless = {key for key, name in names.items() if name is None}
-    at = kg.relations_at_each(nameless) if nameless else {}
-    facts = {key for key, relations in at.items() if any(not r.startswith("^") for r in relations)}
-    fan_outs = kg.class_fan_outs()
-    classes = {key for key, relations in at.items() if fan_outs.intersection(relations)}
-    return [{**a, "answer": UNNAMED if a["entity_id"] in facts else a["entity_id"]}
-            if a.get("entity_id") in nameless and a["entity_id"] not in classes else a for a in answers]
+    nameless = Nameless.among(kg, (a.get("entity_id") for a in answers))
+    return [{**a, "answer": UNNAMED} if a.get("entity_id") in nameless.statements
+            else {**a, "answer": a["entity_id"]} if a.get("entity_id") in nameless.pages else a for a in answers]
+
+
+def walks_to_named(walks: Sequence[dict], kg: KnowledgeGraph | None) -> list[dict]:
+    """The walks, but those ending at a statement node (unnamed, or a nameless IRI with facts of its own) when others
+    end at a named thing: a statement node is a step inside a fact, so the plan or chain that stops there answers
+    nothing, and the one that walks through it (``hasMembership -> role``) answers instead. When every walk ends at
+    one, all are kept (the answer check then abstains, saying why)."""
+    unnamed = statement_ends(walks, kg)
+    if not unnamed:
+        return list(walks)
+    kept = [w for w in walks if not w.get("steps") or Walk.end_of(w)["id"] not in unnamed]
+    return kept if any(w.get("steps") for w in kept) else list(walks)
+
+
+def statement_ends(walks: Sequence[dict], kg: KnowledgeGraph | None) -> set[str]:
+    """The ids of the walks' ends that are statement nodes: shown as :data:`UNNAMED`, or (with ``kg``) nameless IRIs
+    with facts of their own (:class:`Nameless`)."""
+    ends = [Walk.end_of(w) for w in walks if w.get("steps")]
+    found = {end["id"] for end in ends if end.get("label") == UNNAMED}
+    if kg is not None:
+        found |= Nameless.among(kg, (end["id"] for end in ends)).statements
+    return found
 
 
 def check_answers(question: str, answers: Sequence[dict], *, policy: WhenUnsupported = "abstain",

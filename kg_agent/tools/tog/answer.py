@@ -31,6 +31,7 @@ from kg_agent.llm.parsing import parse_answer_list
 from kg_agent.settings import DEFAULT_GROUNDING, Grounding, StructuredMode, WhenUnsupported
 from kg_agent.steps import Decided, decide, decided
 from kg_agent.tools.rog.answer import AnswerOutcome
+from kg_agent.tools.shared.answer_checks import walks_to_named
 from kg_agent.tools.shared.constraints import note_constraints, of_asked_type, reached_from_every_mention
 from kg_agent.tools.shared.decider import Ask, Asked, Decider, LLMDecider, fall_back
 from kg_agent.tools.shared.decision_schemas import Answers
@@ -327,7 +328,7 @@ def answer_steps(state: dict, *, answerer: ToGAnswerer, asked: Asked | None = No
     topics = state.get("topic_entities") or []
     if isinstance(answerer, LLMToGAnswerer):
         ahead["topic_entities"] = topics
-    outcome = yield decide(answerer.answer, question, round_chains(state),
+    outcome = yield decide(answerer.answer, question, walks_to_named(round_chains(state), kg),
                            verification=state.get("verification"), stop_reason=stop, **ahead)
     outcome = answers_of_every_mention(topics, round_chains(state), outcome,
                                        verified=bool((state.get("verification") or {}).get("sufficient")))

@@ -175,9 +175,9 @@ def verify_and_speculate(state: dict, *, verifier: Verifier, max_depth: int, bud
     else:
         ahead = answer_ahead(state, budget=budget, answerer=answerer) if _last_round(state) else None
     if ahead is None:
-        return (yield from verify_and_decide(state, verifier=verifier, max_depth=max_depth))
+        return (yield from verify_and_decide(state, verifier=verifier, max_depth=max_depth, kg=kg))
     verification, *outcomes = yield [verify_request(state, verifier=verifier), *ahead.requests]
-    update = with_stop_reason(state, verification_update(state, verification), max_depth=max_depth)
+    update = with_stop_reason(state, verification_update(state, verification), max_depth=max_depth, kg=kg)
     results = ahead.results(outcomes)
     if ahead.used(update):
         update[SPECULATED] = {step: {**_key(state, step), "result": result} for step, result in results.items()}

@@ -36,6 +36,7 @@ from kg_agent.kg.walks import Walk
 from kg_agent.llm.parsing import parse_yes_no
 from kg_agent.settings import DEFAULT_GROUNDING, Grounding, StructuredMode
 from kg_agent.steps import Decided, decide, decided, synchronous
+from kg_agent.tools.shared.answer_checks import statement_ends
 from kg_agent.tools.shared.decider import Candidates, Decider, LLMDecider, Outcome, fall_back
 from kg_agent.tools.shared.decision_schemas import Verification
 from kg_agent.tools.shared.grounding import RunGrounding, UnaskedAnswers
@@ -268,9 +269,15 @@ def verify_steps(state: dict, *, verifier: Verifier):
 verify_node = synchronous(verify_steps)
 
 
-def with_stop_reason(state: dict, update: dict, *, max_depth: int) -> dict:
+def with_stop_reason(state: dict, update: dict, *, max_depth: int, kg: KnowledgeGraph | None = None) -> dict:
     """A verification's ``update`` with the stop reason: ``verified``, ``max_depth`` or '' (explore on; once the call
-    budget is spent, the next exploration step stops, see :func:`~kg_agent.tools.shared.question_budget.budgeted`)."""
+    budget is spent, the next exploration step stops, see :func:`~kg_agent.tools.shared.question_budget.budgeted`).
+    With ``kg``, chains that all end at statement nodes (:func:`~kg_agent.tools.shared.answer_checks.walks_to_named`)
+    are never enough: a statement node is a step inside a fact, so the search walks on through it."""
+    if update["verification"]["sufficient"] and kg is not None and only_statement_ends(round_chains(state), kg):
+        update["verification"] = {**update["verification"], "sufficient": False}
+        update["warnings"] = [*update.get("warnings", []),
+                              "verify: every chain ends at an unnamed statement node; exploring on through it"]
     if update["verification"]["sufficient"]:
         stop = "verified"
     elif int(state.get("depth") or 0) >= max_depth:
@@ -281,7 +288,13 @@ def with_stop_reason(state: dict, update: dict, *, max_depth: int) -> dict:
     return update
 
 
-def verify_and_decide(state: dict, *, verifier: Verifier, max_depth: int):
+def verify_and_decide(state: dict, *, verifier: Verifier, max_depth: int, kg: KnowledgeGraph | None = None):
     """``verify``, then the stop reason (:func:`with_stop_reason`). Steps."""
     update = yield from verify_steps(state, verifier=verifier)
-    return with_stop_reason(state, update, max_depth=max_depth)
+    return with_stop_reason(state, update, max_depth=max_depth, kg=kg)
+
+
+def only_statement_ends(chains: Sequence[dict], kg: KnowledgeGraph) -> bool:
+    """Whether some chain was explored and every explored one ends at a statement node."""
+    explored = [c for c in chains if c.get("steps")]
+    return bool(explored) and {Walk.end_of(c)["id"] for c in explored} <= statement_ends(explored, kg)
