@@ -19,13 +19,14 @@ import warnings
 
 from langchain_core.messages import AIMessage
 from langchain_mcp_adapters.client import MultiServerMCPClient
+from langchain_mcp_adapters.sessions import Connection
 from langchain_mcp_adapters.tools import load_mcp_tools
 from langgraph.prebuilt import create_react_agent  # or langchain.agents.create_agent
 
 from kg_agent.llm.scripted import ScriptedChatModel
 
 # `kg-agent mcp` as an MCP client starts it (here through this Python, with this environment)
-SERVERS = {"kg-agent": {"transport": "stdio", "command": sys.executable, "args": ["-m", "kg_agent.cli", "mcp"],
+SERVERS: dict[str, Connection] = {"kg-agent": {"transport": "stdio", "command": sys.executable, "args": ["-m", "kg_agent.cli", "mcp"],
                         "env": dict(os.environ)}}
 
 
@@ -42,7 +43,7 @@ def call(name: str, **args) -> dict:  # a tool call the scripted model makes
 if os.environ.get("KG_AGENT_MODEL"):  # a model only when named, e.g. openai:gpt-4o-mini (an API key alone is not used)
     from kg_agent.llm.models import resolve_chat_model
 
-    model = resolve_chat_model(os.environ["KG_AGENT_MODEL"])
+    model = resolve_chat_model(os.environ["KG_AGENT_MODEL"]) or sys.exit("KG_AGENT_MODEL names no chat model")
 else:
     model = ScriptedChatModel([
         AIMessage("", tool_calls=[call("neighbours", entity="Winston Grom", relation="^written_by")]),

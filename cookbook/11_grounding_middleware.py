@@ -15,6 +15,7 @@ about where William Gibson was born. Run from the project root:
 """
 
 import os
+import sys
 
 from langchain.agents import create_agent
 
@@ -25,7 +26,7 @@ from kg_agent.llm.scripted import ScriptedChatModel
 if os.environ.get("KG_AGENT_MODEL"):  # a model only when named (an API key alone is not used)
     from kg_agent.llm.models import resolve_chat_model
 
-    model = resolve_chat_model(os.environ["KG_AGENT_MODEL"])
+    model = resolve_chat_model(os.environ["KG_AGENT_MODEL"]) or sys.exit("KG_AGENT_MODEL names no chat model")
 else:
     model = ScriptedChatModel(["Frank Herbert received the Hugo Award and the Nebula Award.",
                                "William Gibson was born in Vancouver."])

@@ -43,7 +43,7 @@ Example::
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Iterable
-from typing import Annotated, Any, NotRequired
+from typing import Annotated, Any, NotRequired, cast
 
 from langchain.agents.middleware import AgentMiddleware, AgentState, ModelRequest, ModelResponse
 from langchain.agents.middleware.types import PrivateStateAttr
@@ -146,7 +146,7 @@ class KGGroundingMiddleware(AgentMiddleware[KGGroundingState, Any]):
 
     def with_paths(self, request: ModelRequest[Any]) -> ModelRequest[Any]:
         """The request with the current question's reasoning paths at the end of its system message."""
-        context = request.state.get("kg_context")
+        context = cast("dict | None", request.state.get("kg_context"))
         if not context:
             return request
         lines, _ = path_lines(context["paths"], self.max_prompt_paths)
