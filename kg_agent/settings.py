@@ -119,6 +119,12 @@ class GraphSettings(BaseModel):
         default=None, ge=0, allow_inf_nan=False,
         description="seconds per question: past them no model call is made, exploration stops and the answer uses "
                     "what was found (default: none)")
+    ask_when_ambiguous: bool = Field(
+        default=False,
+        description="when several entities fit a mention of the question equally well, stop the run with LangGraph's "
+                    "interrupt showing them (label, classes, a fact telling each apart) and go on with the one the "
+                    'user resumes with, Command(resume={"id": ...}); needs a checkpointer (default: off, the linker '
+                    "keeps them all; kg_agent.tools.shared.ambiguity)")
 
     @field_validator("model", "embeddings")
     @classmethod
@@ -178,6 +184,7 @@ class GraphOptions(TypedDict, total=False):
     max_llm_calls: int | Literal["auto"] | None
     max_tokens: int | None
     max_seconds: float | None
+    ask_when_ambiguous: bool
 
 
 def _described(name: str, note: str = "") -> str:
@@ -304,7 +311,8 @@ def options_doc(model: type[BaseModel], group: str) -> str:
 
 
 # ---------------------------------------------------------------------------------------------- command lines
-#: The :class:`GraphSettings` fields a command line sets (embeddings are objects: Python only).
+#: The :class:`GraphSettings` fields a command line sets (embeddings are objects: Python only; ``ask_when_ambiguous``
+#: needs a caller that resumes an interrupted run).
 FLAG_SETTINGS = ("model", "structured_output", "grounding", "when_unsupported", "max_concurrency", "max_llm_calls", "max_tokens",
                  "max_seconds")
 #: What a flag says beyond its field's description.

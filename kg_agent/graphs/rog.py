@@ -87,7 +87,7 @@ def create_rog_graph(
                                 max_prompt_paths=max_prompt_paths, max_answers=max_answers, explain=explain)
     budget = question_budget(settings)
     nodes: dict[str, Node] = {
-        "link": timed(partial(link_node, kg=kg), budget),
+        "link": timed(partial(link_node, kg=kg, ask_when_ambiguous=settings.ask_when_ambiguous), budget),
         "plan": budgeted(partial(plan_steps, planner=deciders.planner, k=k), budget, step="plan", explore=False),
         "retrieve": partial(retrieve_steps, kg=kg, max_paths=max_paths,
                             use=path_use(deciders.answerer, max_prompt_paths=max_prompt_paths)),

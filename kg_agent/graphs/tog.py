@@ -49,7 +49,8 @@ from kg_agent.tools.tog.verify import verify_and_decide
 #: The options that make a ToG-family graph its offline run (:class:`OfflineMethod`): no model, and so no budget (it
 #: makes no call), and the library's offline deciders instead of any a caller gave (which may ask a model).
 OFFLINE_RUN: ToGGraphOptions = {"model": None, "max_llm_calls": None, "max_tokens": None, "max_seconds": None,
-               "relation_pruner": None, "entity_scorer": None, "verifier": None, "answerer": None}
+                                "relation_pruner": None, "entity_scorer": None, "verifier": None, "answerer": None,
+                                "ask_when_ambiguous": False}
 
 
 def tog_call_bound(width: int = DEFAULT_WIDTH, depth: int = DEFAULT_DEPTH) -> int:
@@ -75,7 +76,8 @@ def tog_family_graph(kg: KnowledgeGraph, settings: GraphSettings, exploration: T
     offline_run = OfflineMethod(name, offline_graph) if settings.model is not None else None
     deciders = default_deciders(kg, settings, exploration, offline_run=offline_run)
     budget = question_budget(settings, auto_calls=auto_calls, answer_reserve=ANSWER_RESERVE)
-    nodes = {"link": timed(partial(start_node, kg=kg), budget), **first_nodes(budget),
+    link = partial(start_node, kg=kg, ask_when_ambiguous=settings.ask_when_ambiguous)
+    nodes = {"link": timed(link, budget), **first_nodes(budget),
              **exploration_nodes(kg, deciders, budget, width=width, options=exploration, name=name,
                                  when_unsupported=settings.when_unsupported)}
     return wired_graph(ToGRunState, kg, settings, nodes, edges, input_schema=KGQuestionInput, output_schema=ToGState)

@@ -138,7 +138,7 @@ def create_tog2_graph(
                                 relation_pruner=relation_pruner, examiner=examiner)
     budget = question_budget(settings)
     nodes: dict[str, Node] = {
-        "link": timed(partial(start_node, kg=kg, notes=notes), budget),
+        "link": timed(partial(start_node, kg=kg, notes=notes, ask_when_ambiguous=settings.ask_when_ambiguous), budget),
         "topic_prune": budgeted(partial(topic_prune_steps, pruner=deciders.topic_pruner), budget, step="topic_prune", explore=False),
         "clue_query": budgeted(partial(clue_query_steps, writer=deciders.clue_writer), budget, step="clue_query", explore=False),
         "topic_documents": partial(topic_documents_node, scorer=scorer, top_k=top_k_chunks),
