@@ -303,6 +303,9 @@ def options_doc(model: type[BaseModel], group: str) -> str:
     """The ``Args`` lines of an options model's fields (for a factory's docstring; ``group``: the keyword taking a
     whole instance)."""
     header = f"Options of :class:`~{model.__module__}.{model.__name__}` (also as one object: ``{group}=``):"
+    if model is GraphSettings:
+        header += (" the graph's own ``grounding``, ``structured_output`` and budgets; a run may choose others through "
+                   "its LangGraph context (:class:`~kg_agent.settings.RunSettings`; budgets only tighter).")
     lines = textwrap.wrap(header, 116, initial_indent="    ", subsequent_indent="    ")
     for name, field in model.model_fields.items():
         lines += textwrap.wrap(f"{name}: {field.description}.", 116, initial_indent="        ",

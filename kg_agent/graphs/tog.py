@@ -133,8 +133,6 @@ def exploration_nodes(kg: KnowledgeGraph, deciders: ToGDeciders, budget: Questio
 def create_tog_graph(kg: KnowledgeGraph, *, width: int = DEFAULT_WIDTH, settings: GraphSettings | None = None,
                      exploration: ToGOptions | None = None, **options: Unpack[ToGGraphOptions]) -> KGStateGraph:
     """Create Think-on-Graph's graph. Returns an **uncompiled** ``StateGraph``.
-    Its ``grounding``, ``structured_output`` and budgets are the graph's own: a run may choose others through its
-    LangGraph context (:class:`~kg_agent.settings.RunSettings`; budgets only tighter).
 
     Args:
         kg: the knowledge graph to reason over.

@@ -90,8 +90,6 @@ def create_tog2_graph(
     **options: Unpack[GraphOptions],
 ) -> KGStateGraph:
     """Create ToG-2's graph. Returns an **uncompiled** ``StateGraph``.
-    Its ``grounding``, ``structured_output`` and budgets are the graph's own: a run may choose others through its
-    LangGraph context (:class:`~kg_agent.settings.RunSettings`; budgets only tighter).
 
     Args:
         kg: the knowledge graph to explore.
