@@ -98,3 +98,19 @@ def test_a_misspelt_or_wrong_option_does_not(tmp_path):
     assert 'Unexpected keyword argument "modle"' in report, report
     assert 'Argument "grounding" to "create_rog_graph" has incompatible type "Literal[\'loose\']"' in report, report
     assert 'Argument "depth" to "create_tog_graph" has incompatible type "str"; expected "int"' in report, report
+
+
+@pytest.mark.parametrize("package", ["kg_agent", "kg_agent.graphs", "kg_agent.kg", "kg_agent.llm"])
+def test_a_lazy_packages_names_are_what_type_checkers_read(package):
+    """A package whose names are imported on first use imports each under ``if TYPE_CHECKING:`` from the module it
+    is exported from at run time, so a type checker sees ``open_kg`` and ``create_rog_graph`` for what they are."""
+    import ast
+    import importlib
+
+    module = importlib.import_module(package)
+    exports = getattr(module, "_EXPORTS", None) or module._LAZY
+    tree = ast.parse(open(module.__file__, encoding="utf-8").read())
+    guarded = [node for node in tree.body if isinstance(node, ast.If) and getattr(node.test, "id", "") == "TYPE_CHECKING"]
+    typed = {alias.name: node.module for block in guarded for node in block.body if isinstance(node, ast.ImportFrom)
+             for alias in node.names}
+    assert typed == dict(exports)

@@ -35,7 +35,7 @@ _FACTORIES = {
 }
 
 if TYPE_CHECKING:  # LangGraph is imported with a method's graph, not with the list of methods (the CLI's flags)
-    from langgraph.graph import StateGraph
+    pass
 
 
 def method_name(name: str) -> str:
