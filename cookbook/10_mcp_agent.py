@@ -19,14 +19,13 @@ import warnings
 
 from langchain_core.messages import AIMessage
 from langchain_mcp_adapters.client import MultiServerMCPClient
-from langchain_mcp_adapters.sessions import Connection
 from langchain_mcp_adapters.tools import load_mcp_tools
 from langgraph.prebuilt import create_react_agent  # or langchain.agents.create_agent
 
 from kg_agent.llm.scripted import ScriptedChatModel
 
 # `kg-agent mcp` as an MCP client starts it (here through this Python, with this environment)
-SERVERS: dict[str, Connection] = {"kg-agent": {"transport": "stdio", "command": sys.executable, "args": ["-m", "kg_agent.cli", "mcp"],
+SERVERS: dict = {"kg-agent": {"transport": "stdio", "command": sys.executable, "args": ["-m", "kg_agent.cli", "mcp"],
                         "env": dict(os.environ)}}
 
 
