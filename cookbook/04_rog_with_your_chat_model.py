@@ -18,6 +18,7 @@ way a model would, so the recipe runs offline. Run from the project root:
 """
 
 import os
+import sys
 
 from kg_agent.graphs import create_rog_graph, with_rog_context
 from kg_agent.kg import open_kg
@@ -37,7 +38,7 @@ def stand_in(prompt: str) -> str:
 if os.environ.get("KG_AGENT_MODEL"):  # a model only when named, e.g. openai:gpt-4o-mini (an API key alone is not used)
     from kg_agent.llm.models import resolve_chat_model
 
-    chat_model = resolve_chat_model(os.environ["KG_AGENT_MODEL"])
+    chat_model = resolve_chat_model(os.environ["KG_AGENT_MODEL"]) or sys.exit("KG_AGENT_MODEL names no chat model")
 else:
     chat_model = ScriptedChatModel(responder=stand_in)
 print(f"Chat model: {type(chat_model).__name__}")

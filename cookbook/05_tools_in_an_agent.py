@@ -15,6 +15,7 @@ the calls a real model would make and answers from what the tools returned. Run 
 """
 
 import os
+import sys
 import warnings
 
 from langchain_core.messages import AIMessage
@@ -51,7 +52,7 @@ def call(name: str, **args) -> dict:
 if os.environ.get("KG_AGENT_MODEL"):  # a model only when named, e.g. openai:gpt-4o-mini (an API key alone is not used)
     from kg_agent.llm.models import resolve_chat_model
 
-    model = resolve_chat_model(os.environ["KG_AGENT_MODEL"])
+    model = resolve_chat_model(os.environ["KG_AGENT_MODEL"]) or sys.exit("KG_AGENT_MODEL names no chat model")
 else:
     model = ScriptedChatModel([
         AIMessage("", tool_calls=[call("search_entities", text="Tom Hanks")]),

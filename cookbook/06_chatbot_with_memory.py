@@ -12,6 +12,7 @@ Run from the project root (offline, bundled sample KG):
 """
 
 from langchain_core.messages import HumanMessage
+from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.graph import END, START, MessagesState, StateGraph
 
@@ -27,7 +28,7 @@ chatbot.add_edge(START, "kg")
 chatbot.add_edge("kg", END)
 app = chatbot.compile(checkpointer=InMemorySaver())
 
-config = {"configurable": {"thread_id": "movie-chat-1"}}
+config: RunnableConfig = {"configurable": {"thread_id": "movie-chat-1"}}
 for user_turn in ["what did [Winston Groom] write", "and who directed it?"]:
     state = app.invoke({"messages": [HumanMessage(user_turn)]}, config)  # only the new message: the thread has the rest
     reply = state["messages"][-1]

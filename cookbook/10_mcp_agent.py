@@ -20,7 +20,7 @@ import warnings
 from fastmcp.client.transports import StdioTransport
 from langchain.agents import create_agent
 from langchain_core._api import LangChainBetaWarning
-from langchain_core.messages import AIMessage
+from langchain_core.messages import AIMessage, HumanMessage
 
 from kg_agent.llm.scripted import ScriptedChatModel
 
@@ -44,7 +44,7 @@ def call(name: str, **args) -> dict:  # a tool call the scripted model makes
 if os.environ.get("KG_AGENT_MODEL"):  # a model only when named, e.g. openai:gpt-4o-mini (an API key alone is not used)
     from kg_agent.llm.models import resolve_chat_model
 
-    model = resolve_chat_model(os.environ["KG_AGENT_MODEL"])
+    model = resolve_chat_model(os.environ["KG_AGENT_MODEL"]) or sys.exit("KG_AGENT_MODEL names no chat model")
 else:
     model = ScriptedChatModel([
         AIMessage("", tool_calls=[call("neighbours", entity="Winston Grom", relation="^written_by")]),
@@ -68,7 +68,7 @@ async def main() -> None:
         tools = await adapter.list_tools()
         print("MCP tools:", ", ".join(tool.name for tool in tools))
         agent = create_agent(model, tools)
-        result = await agent.ainvoke({"messages": [("user", "Who directed the films written by Winston Groom?")]})
+        result = await agent.ainvoke({"messages": [HumanMessage("Who directed the films written by Winston Groom?")]})
     for message in result["messages"]:
         for tool_call in getattr(message, "tool_calls", None) or []:
             print(f"Agent calls {tool_call['name']}({tool_call['args']})")

@@ -1,5 +1,11 @@
 """kg-agent: knowledge-graph reasoning methods as LangGraph state machines (see README.md)."""
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # what type checkers read; at run time imported on first use (below)
+    from kg_agent.langchain.retriever import KGRetriever
+
+__all__ = ["KGRetriever"]
 _LAZY = {"KGRetriever": "kg_agent.langchain.retriever"}
 
 

@@ -4,7 +4,8 @@
 :class:`GraphSettings` holds what every method shares (model, embeddings, structured output, grounding, concurrency,
 budgets), each field documented here once. Every factory takes its fields as keyword options
 (``create_rog_graph(kg, model=..., grounding="strict")``) or as one object (``settings=GraphSettings(...)``), and
-validates them through it (:func:`takes_options`: a bad value is pydantic's ``ValidationError`` naming the field);
+validates them through it (:func:`chosen_options`: a bad value is pydantic's ``ValidationError`` naming the field;
+type checkers read the options from :class:`GraphOptions`, its fields as a ``TypedDict``);
 both command lines generate their flags from it (:func:`add_settings_args`).
 
 Every method graph takes ``RunSettings`` as its LangGraph *context schema*, so its fields travel with a run instead
@@ -33,17 +34,17 @@ from __future__ import annotations
 
 import argparse
 import contextvars
-import functools
 import inspect
 import sys
 import textwrap
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any, Literal, TypeVar, get_args, get_origin
+from typing import TYPE_CHECKING, Any, Literal, TypedDict, TypeVar, get_args, get_origin
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 if TYPE_CHECKING:  # LangChain is imported with a graph's deciders, not with the settings (the CLI's flags)
+    from langchain_core.embeddings import Embeddings
     from langchain_core.language_models import BaseChatModel
 
 #: What the model's answers become when no retrieved path supports them (:mod:`kg_agent.tools.shared.grounding`).
@@ -118,6 +119,12 @@ class GraphSettings(BaseModel):
         default=None, ge=0, allow_inf_nan=False,
         description="seconds per question: past them no model call is made, exploration stops and the answer uses "
                     "what was found (default: none)")
+    ask_when_ambiguous: bool = Field(
+        default=False,
+        description="when several entities fit a mention of the question equally well, stop the run with LangGraph's "
+                    "interrupt showing them (label, classes, a fact telling each apart) and go on with the one the "
+                    'user resumes with, Command(resume={"id": ...}); needs a checkpointer (default: off, the linker '
+                    "keeps them all; kg_agent.tools.shared.ambiguity)")
 
     @field_validator("model", "embeddings")
     @classmethod
@@ -160,9 +167,29 @@ class GraphSettings(BaseModel):
         return auto if self.max_llm_calls == "auto" else self.max_llm_calls
 
 
+class GraphOptions(TypedDict, total=False):
+    """:class:`GraphSettings`' fields as a factory's keyword options, for type checkers: every factory declares
+    ``**options: Unpack[GraphOptions]`` (ToG and ToG-I a subclass adding their own), so
+    ``create_rog_graph(kg, model="openai:gpt-4o-mini", grounding="strict")`` type-checks and a misspelt option or a
+    wrong type does not. Each field is typed as in :class:`GraphSettings`, where it is documented, but ``model`` and
+    ``embeddings``, which :class:`GraphSettings` holds as ``Any`` and checks without importing LangChain: here they
+    have their LangChain types. A test keeps the two equal (tests/test_typing.py)."""
+
+    model: BaseChatModel | str | None
+    embeddings: Embeddings | None
+    structured_output: StructuredMode
+    grounding: Grounding
+    when_unsupported: WhenUnsupported
+    max_concurrency: int
+    max_llm_calls: int | Literal["auto"] | None
+    max_tokens: int | None
+    max_seconds: float | None
+    ask_when_ambiguous: bool
+
+
 def _described(name: str, note: str = "") -> str:
     """A :class:`GraphSettings` field's description (the one place it is written), for a field sharing its meaning."""
-    return GraphSettings.model_fields[name].description + note
+    return f"{GraphSettings.model_fields[name].description}{note}"
 
 
 class RunSettings(BaseModel):
@@ -221,51 +248,64 @@ def tightened(built: float | None, run: float | None) -> float | None:
 
 # ---------------------------------------------------------------------------------------------- factories
 F = TypeVar("F", bound=Callable[..., Any])
+M = TypeVar("M", bound=BaseModel)
 
 
 def takes_options(**groups: type[BaseModel]) -> Callable[[F], F]:
-    """A factory taking each options model's fields as its own keyword options.
+    """Show a factory's options, as :func:`chosen_options` reads them, to the registry, the CLIs and ``help()``.
 
-    ``@takes_options(settings=GraphSettings)`` over ``def create_x_graph(kg, *, settings: GraphSettings, width=3)``
-    gives ``create_x_graph(kg, *, model=None, ..., width=3, settings=None)``: the fields of each model (``settings``:
-    :class:`GraphSettings`) are keyword options of the factory, in its signature (what the registry and the CLIs
-    read) and in its docstring (their descriptions, written once in the model); a call validates them into one
-    instance (pydantic's ``ValidationError`` naming a bad one) and hands it to the factory under the group's name.
-    A whole instance may be given under that name too; keywords given beside it replace its fields."""
+    A factory declares, once, what type checkers read: ``def create_x_graph(kg, *, width=3, settings:
+    GraphSettings | None = None, **options: Unpack[GraphOptions])`` (``GraphOptions``: the :class:`TypedDict` of
+    :class:`GraphSettings`' fields), and builds its settings with :func:`chosen_options`.
+    ``@takes_options(settings=GraphSettings)`` over it writes each options model's fields into its signature as
+    keyword options, before the whole-instance keyword (``create_x_graph(kg, *, width=3, model=None, ...,
+    settings=None)``: what :func:`~kg_agent.graphs.registry.method_options` and ``inspect.signature`` read), and
+    their descriptions, written once in the model, into its docstring. It returns the factory itself."""
 
     def decorate(factory: F) -> F:
         signature = inspect.signature(factory)
-        own = [p for name, p in signature.parameters.items() if name not in groups]
+        own = [p for name, p in signature.parameters.items()
+               if name not in groups and p.kind is not inspect.Parameter.VAR_KEYWORD]
         shared = [inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=field.default,
                                     annotation=field.annotation)
                   for model in groups.values() for name, field in model.model_fields.items()]
         whole = [inspect.Parameter(group, inspect.Parameter.KEYWORD_ONLY, default=None, annotation=f"{model.__name__} | None")
                  for group, model in groups.items()]
-
-        @functools.wraps(factory)
-        def build(*args: Any, **options: Any) -> Any:
-            for group, model in groups.items():
-                given = options.pop(group, None)
-                fields = {name: options.pop(name) for name in list(options) if name in model.model_fields}
-                if isinstance(given, Mapping):
-                    given = model(**given)
-                base = {name: getattr(given, name) for name in model.model_fields if name in given.model_fields_set} \
-                    if given is not None else {}
-                options[group] = model(**{**base, **fields})
-            return factory(*args, **options)
-
-        build.__signature__ = signature.replace(parameters=[*own[:1], *shared, *own[1:], *whole])  # type: ignore[attr-defined]
-        build.__doc__ = "\n\n".join([(factory.__doc__ or "").rstrip(),
-                                       *(options_doc(model, group) for group, model in groups.items())])
-        return build  # type: ignore[return-value]
+        factory.__signature__ = signature.replace(parameters=[*own[:1], *shared, *own[1:], *whole])  # type: ignore[attr-defined]
+        factory.__doc__ = "\n\n".join([(factory.__doc__ or "").rstrip(),
+                                        *(options_doc(model, group) for group, model in groups.items())])
+        return factory
 
     return decorate
+
+
+def chosen_options(model: type[M], given: M | Mapping[str, Any] | None, options: Mapping[str, Any]) -> M:
+    """The options of ``model`` a factory was called with: ``given`` (its whole-instance keyword: an instance, a
+    mapping of fields, or ``None``) with the keyword ``options`` among ``model``'s fields replacing its fields,
+    validated (pydantic's ``ValidationError`` naming a bad one). Keywords of no field are left for the factory's
+    other groups (:func:`refuse_unknown_options`)."""
+    if isinstance(given, Mapping):
+        given = model(**given)
+    base = {name: getattr(given, name) for name in model.model_fields if name in given.model_fields_set} \
+        if given is not None else {}
+    fields = {name: value for name, value in options.items() if name in model.model_fields}
+    return model(**{**base, **fields}) if fields or given is None else given
+
+
+def refuse_unknown_options(factory: str, options: Mapping[str, Any], *models: type[BaseModel]) -> None:
+    """A ``TypeError`` (as Python raises for an unknown keyword) for ``options`` that are no field of ``models``."""
+    unknown = sorted(name for name in options if not any(name in model.model_fields for model in models))
+    if unknown:
+        raise TypeError(f"{factory}() got an unexpected keyword argument {unknown[0]!r}")
 
 
 def options_doc(model: type[BaseModel], group: str) -> str:
     """The ``Args`` lines of an options model's fields (for a factory's docstring; ``group``: the keyword taking a
     whole instance)."""
     header = f"Options of :class:`~{model.__module__}.{model.__name__}` (also as one object: ``{group}=``):"
+    if model is GraphSettings:
+        header += (" the graph's own ``grounding``, ``structured_output`` and budgets; a run may choose others through "
+                   "its LangGraph context (:class:`~kg_agent.settings.RunSettings`; budgets only tighter).")
     lines = textwrap.wrap(header, 116, initial_indent="    ", subsequent_indent="    ")
     for name, field in model.model_fields.items():
         lines += textwrap.wrap(f"{name}: {field.description}.", 116, initial_indent="        ",
@@ -274,7 +314,8 @@ def options_doc(model: type[BaseModel], group: str) -> str:
 
 
 # ---------------------------------------------------------------------------------------------- command lines
-#: The :class:`GraphSettings` fields a command line sets (embeddings are objects: Python only).
+#: The :class:`GraphSettings` fields a command line sets (embeddings are objects: Python only; ``ask_when_ambiguous``
+#: needs a caller that resumes an interrupted run).
 FLAG_SETTINGS = ("model", "structured_output", "grounding", "when_unsupported", "max_concurrency", "max_llm_calls", "max_tokens",
                  "max_seconds")
 #: What a flag says beyond its field's description.
@@ -290,7 +331,7 @@ def add_settings_args(parser: argparse.ArgumentParser) -> None:
     for name in FLAG_SETTINGS:
         field = GraphSettings.model_fields[name]
         kinds = [kind for kind in get_args(field.annotation) if kind is not type(None)]
-        options: dict[str, Any] = {"default": None, "help": field.description + _FLAG_NOTES.get(name, "")}
+        options: dict[str, Any] = {"default": None, "help": f"{field.description}{_FLAG_NOTES.get(name, '')}"}
         if name == "model":
             options["metavar"] = "MODEL"
         elif kinds and get_origin(kinds[0]) is Literal:
@@ -304,7 +345,7 @@ def add_settings_args(parser: argparse.ArgumentParser) -> None:
 def _flag_value(name: str) -> Callable[[str], Any]:
     def parse(text: str) -> Any:
         try:
-            return getattr(GraphSettings(**{name: text}), name)
+            return getattr(GraphSettings.model_validate({name: text}), name)
         except ValidationError as exc:
             raise argparse.ArgumentTypeError(exc.errors()[0]["msg"].lower()) from None
 

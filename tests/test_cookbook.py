@@ -44,7 +44,7 @@ def run_recipe(name: str, *args: str, env: dict[str, str] | None = None, timeout
 
 # ---------------------------------------------------------------------------------------------- documentation
 def test_every_recipe_is_explained_short_and_listed():
-    assert len(RECIPES) == 10, RECIPES
+    assert len(RECIPES) == 11, RECIPES
     cookbook_readme = (COOKBOOK / "README.md").read_text(encoding="utf-8")
     main_readme = (PROJECT_ROOT / "README.md").read_text(encoding="utf-8")
     tested = Path(__file__).read_text(encoding="utf-8")
@@ -200,3 +200,14 @@ def test_10_mcp_agent_uses_the_server_through_langchain_mcp():
     assert "  ask -> answers: Robert Zemeckis (grounded: True)" in out
     assert out.rstrip().splitlines()[-1] == (
         "Agent: Robert Zemeckis. Because: Winston Groom -> ^written_by -> Forrest Gump -> directed_by -> Robert Zemeckis")
+
+
+def test_11_create_agent_with_the_grounding_middleware():
+    out = run_recipe("11_grounding_middleware.py")
+    assert "Chat model: ScriptedChatModel" in out
+    dune, neuromancer = out.split("\nUser:  ")[1:3]
+    assert "Agent: Frank Herbert received the Hugo Award and the Nebula Award.\n" in dune  # grounded: kept
+    assert "  'Hugo Award': grounded\n  'Nebula Award': grounded" in dune
+    assert ("Agent: Conway\nBecause: Neuromancer -> author -> William Gibson -> place_of_birth -> Conway\n"
+            "  'William Gibson was born in Vancouver': NOT supported by the KG\n"
+            "  (replaced the model's reply: 'William Gibson was born in Vancouver.')") in neuromancer

@@ -14,8 +14,10 @@ from kg_agent.kg import open_kg
 
 try:
     from local_llm import MODEL_ALIAS
+    from test_cookbook import run_recipe
 except ImportError:  # tests/ imported as a package
     from tests.local_llm import MODEL_ALIAS
+    from tests.test_cookbook import run_recipe
 
 pytestmark = [pytest.mark.real_llm, pytest.mark.server]
 
@@ -54,3 +56,20 @@ def test_default_policy_presents_no_ungrounded_answer(method, question, kg, mode
     for answer in answers:
         if answer["grounded"]:
             assert answer["paths"], answer  # a grounded answer cites the path it ends
+
+
+def test_grounding_middleware_recipe_on_the_real_model(local_server):
+    """cookbook/11_grounding_middleware.py with ``create_agent`` on the real model: whatever it replies, each reply
+    the middleware lets through names an answer the KG's paths support, or was replaced by one that does."""
+    out = run_recipe("11_grounding_middleware.py", timeout=900,
+                     env={"KG_AGENT_MODEL": f"openai:{MODEL_ALIAS}", "OPENAI_BASE_URL": local_server.base_url,
+                          "OPENAI_API_KEY": "sk-local"})
+    assert "Chat model: ChatOpenAI" in out
+    dune, neuromancer = out.split("\nUser:  ")[1:3]
+    for turn, answers in ((dune, ("Hugo Award", "Nebula Award")), (neuromancer, ("Conway",))):
+        reply = turn.split("Agent: ", 1)[1]
+        if "(replaced the model's reply" in turn:
+            assert set(reply.splitlines()[0].split(", ")) <= set(answers), turn  # RoG's answers from the paths
+            assert reply.splitlines()[1].startswith("Because: "), turn  # and the path behind the first
+        else:
+            assert any(f"'{a}': grounded" in turn for a in answers), turn

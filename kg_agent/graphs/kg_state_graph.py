@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import contextvars
 import threading
-from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from typing import Any, cast
 
 from langchain_core.runnables import RunnableLambda
 from langgraph.graph import StateGraph
@@ -43,8 +43,7 @@ def count_kg_requests(action: Node | RunnableLambda, kg: KnowledgeGraph) -> Node
     (:func:`kg_agent.steps.graph_node`); both paths are counted."""
     if not kg.batched:
         return action
-    func = action.func if isinstance(action, RunnableLambda) else action
-    afunc = action.afunc if isinstance(action, RunnableLambda) else None
+    func, afunc, name = _paths_of(action)
 
     def run(state: dict) -> Any:
         with tally_requests() as tally:
@@ -52,7 +51,7 @@ def count_kg_requests(action: Node | RunnableLambda, kg: KnowledgeGraph) -> Node
         return _with_requests(update, tally.requests)
 
     if afunc is None:
-        run.__name__ = getattr(action, "__name__", "node")
+        run.__name__ = name
         return run
 
     async def arun(state: dict) -> Any:
@@ -60,7 +59,14 @@ def count_kg_requests(action: Node | RunnableLambda, kg: KnowledgeGraph) -> Node
             update = await afunc(state)
         return _with_requests(update, tally.requests)
 
-    return RunnableLambda(run, afunc=arun, name=action.name)
+    return RunnableLambda(run, afunc=arun, name=name)
+
+
+def _paths_of(action: Node | RunnableLambda) -> tuple[Node, Callable[[dict], Awaitable[Any]] | None, str]:
+    """A node's sync function, its async one (``None`` for a plain function) and its name."""
+    if isinstance(action, RunnableLambda):
+        return cast(Node, action.func), cast("Callable[[dict], Awaitable[Any]] | None", action.afunc), action.get_name()
+    return action, None, getattr(action, "__name__", "node")
 
 
 def _run_context() -> RunSettings:
@@ -75,25 +81,24 @@ def _run_context() -> RunSettings:
 def with_run_settings(action: Node | RunnableLambda) -> Node | RunnableLambda:
     """``action`` (a node function or a :func:`~kg_agent.steps.graph_node`) with its run's settings
     current while it runs (:func:`~kg_agent.settings.current_run_settings`), on both paths."""
-    func = action.func if isinstance(action, RunnableLambda) else action
-    afunc = action.afunc if isinstance(action, RunnableLambda) else None
+    func, afunc, name = _paths_of(action)
 
     def run(state: dict) -> Any:
         with using_run_settings(_run_context()):
             return func(state)
 
     if afunc is None:
-        run.__name__ = getattr(action, "__name__", "node")
+        run.__name__ = name
         return run
 
     async def arun(state: dict) -> Any:
         with using_run_settings(_run_context()):
             return await afunc(state)
 
-    return RunnableLambda(run, afunc=arun, name=action.name)
+    return RunnableLambda(run, afunc=arun, name=name)
 
 
-class KGStateGraph(StateGraph):
+class KGStateGraph(StateGraph[Any, Any, Any, Any]):
     """A ``StateGraph`` over one KG whose nodes count their KG requests (:func:`count_kg_requests`) and see their
     run's settings (:func:`with_run_settings`; the context schema is :class:`~kg_agent.settings.RunSettings`), and
     whose offline deciders keep text vectors in the KG's vector cache file.

@@ -21,6 +21,9 @@ from typing import TYPE_CHECKING, Any
 
 from kg_agent.settings import add_settings_args, settings_from_args
 
+if TYPE_CHECKING:
+    from kg_agent.graphs.kg_state_graph import KGStateGraph
+
 #: The methods, by their one spelling (``tog-i``, not ``tog_i``).
 METHODS = ("rog", "tog", "tog-i", "tog2")
 
@@ -32,7 +35,7 @@ _FACTORIES = {
 }
 
 if TYPE_CHECKING:  # LangGraph is imported with a method's graph, not with the list of methods (the CLI's flags)
-    from langgraph.graph import StateGraph
+    pass
 
 
 def method_name(name: str) -> str:
@@ -61,7 +64,7 @@ def options_for(method: str, options: Mapping[str, Any]) -> dict[str, Any]:
     return {name: value for name, value in options.items() if name in accepted}
 
 
-def create_graph(method: str, kg, *, model=None, **options) -> StateGraph:
+def create_graph(method: str, kg, *, model=None, **options) -> KGStateGraph:
     """The uncompiled graph of ``method`` over ``kg``: ``create_<method>_graph(kg, model=model, **options)``.
 
     Args:

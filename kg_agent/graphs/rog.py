@@ -11,16 +11,16 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterable
 from functools import partial
-from typing import Any
+from typing import Any, Unpack
 
-from langgraph.graph import END, START, StateGraph
+from langgraph.graph import END, START
 
-from kg_agent.graphs.kg_state_graph import question_budget, wired_graph
+from kg_agent.graphs.kg_state_graph import KGStateGraph, Node, question_budget, wired_graph
 from kg_agent.graphs.state import KGQuestionInput, RoGState
 from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.paths import DEFAULT_MAX_PATHS
 from kg_agent.llm.budget import QuestionBudget
-from kg_agent.settings import GraphSettings, takes_options
+from kg_agent.settings import GraphOptions, GraphSettings, chosen_options, refuse_unknown_options, takes_options
 from kg_agent.steps import steps_of
 from kg_agent.tools.rog.answer import Answerer, path_use, respond_steps
 from kg_agent.tools.rog.deciders import default_deciders
@@ -43,11 +43,10 @@ def create_rog_graph(
     max_prompt_paths: int = 100,
     max_answers: int = 100,
     explain: bool = False,
-    settings: GraphSettings,
-) -> StateGraph:
+    settings: GraphSettings | None = None,
+    **options: Unpack[GraphOptions],
+) -> KGStateGraph:
     """Create RoG's graph: link -> plan -> retrieve -> answer. Returns an **uncompiled** ``StateGraph``.
-    Its ``grounding``, ``structured_output`` and budgets are the graph's own: a run may choose others through its
-    LangGraph context (:class:`~kg_agent.settings.RunSettings`; budgets only tighter).
 
     Args:
         kg: the knowledge graph to reason over.
@@ -80,12 +79,13 @@ def create_rog_graph(
         result = app.invoke({"question": "who directed the films that [Tom Hanks] starred in"})
         [a["answer"] for a in result["answers"]], result["paths"][0]["text"]
     """
-    settings = settings.resolved()
+    refuse_unknown_options("create_rog_graph", options, GraphSettings)
+    settings = chosen_options(GraphSettings, settings, options).resolved()
     deciders = default_deciders(kg, settings, planner=planner, exemplars=exemplars, answerer=answerer, max_hops=max_hops,
                                 max_prompt_paths=max_prompt_paths, max_answers=max_answers, explain=explain)
     budget = question_budget(settings)
-    nodes = {
-        "link": timed(partial(link_node, kg=kg), budget),
+    nodes: dict[str, Node] = {
+        "link": timed(partial(link_node, kg=kg, ask_when_ambiguous=settings.ask_when_ambiguous), budget),
         "plan": budgeted(partial(plan_steps, planner=deciders.planner, k=k), budget, step="plan", explore=False),
         "retrieve": partial(retrieve_steps, kg=kg, max_paths=max_paths,
                             use=path_use(deciders.answerer, max_prompt_paths=max_prompt_paths)),

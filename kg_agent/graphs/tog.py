@@ -28,18 +28,18 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import partial
-from typing import Literal
+from typing import Any, Literal, Unpack
 
 from langgraph.graph import END, START, StateGraph
 
-from kg_agent.graphs.kg_state_graph import OfflineMethod, question_budget, wired_graph
+from kg_agent.graphs.kg_state_graph import KGStateGraph, OfflineMethod, question_budget, wired_graph
 from kg_agent.graphs.state import KGQuestionInput, ToGRunState, ToGState
 from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.llm.budget import QuestionBudget
-from kg_agent.settings import GraphSettings, WhenUnsupported, takes_options
+from kg_agent.settings import GraphSettings, WhenUnsupported, chosen_options, refuse_unknown_options, takes_options
 from kg_agent.tools.shared.question_budget import budgeted, timed
 from kg_agent.tools.tog.answer import respond_steps
-from kg_agent.tools.tog.deciders import ToGDeciders, ToGOptions, default_deciders
+from kg_agent.tools.tog.deciders import ToGDeciders, ToGGraphOptions, ToGOptions, default_deciders
 from kg_agent.tools.tog.prune_entities import prune_entities_steps
 from kg_agent.tools.tog.prune_relations import DEFAULT_DEPTH, DEFAULT_WIDTH, prune_relations_steps
 from kg_agent.tools.tog.speculate import check_speculation, with_speculation
@@ -48,8 +48,9 @@ from kg_agent.tools.tog.verify import verify_and_decide
 
 #: The options that make a ToG-family graph its offline run (:class:`OfflineMethod`): no model, and so no budget (it
 #: makes no call), and the library's offline deciders instead of any a caller gave (which may ask a model).
-OFFLINE_RUN = {"model": None, "max_llm_calls": None, "max_tokens": None, "max_seconds": None,
-               "relation_pruner": None, "entity_scorer": None, "verifier": None, "answerer": None}
+OFFLINE_RUN: ToGGraphOptions = {"model": None, "max_llm_calls": None, "max_tokens": None, "max_seconds": None,
+                                "relation_pruner": None, "entity_scorer": None, "verifier": None, "answerer": None,
+                                "ask_when_ambiguous": False}
 
 
 def tog_call_bound(width: int = DEFAULT_WIDTH, depth: int = DEFAULT_DEPTH) -> int:
@@ -64,7 +65,7 @@ ANSWER_RESERVE = 1
 
 def tog_family_graph(kg: KnowledgeGraph, settings: GraphSettings, exploration: ToGOptions, *, name: str,
                      width: int | None, auto_calls: int, edges: dict, offline_graph: Callable[[], StateGraph],
-                     first_nodes: Callable[[QuestionBudget], dict] = lambda budget: {}) -> StateGraph:
+                     first_nodes: Callable[[QuestionBudget], dict] = lambda budget: {}) -> KGStateGraph:
     """The graph of ToG (``name`` ``"tog"``) or ToG-I (``"tog-i"``): ``first_nodes`` (of the question's budget: what
     runs between linking and the exploration), the exploration (:func:`exploration_nodes`) and ``edges``. The
     deciders are :func:`~kg_agent.tools.tog.deciders.default_deciders`; the question's budget keeps
@@ -75,7 +76,8 @@ def tog_family_graph(kg: KnowledgeGraph, settings: GraphSettings, exploration: T
     offline_run = OfflineMethod(name, offline_graph) if settings.model is not None else None
     deciders = default_deciders(kg, settings, exploration, offline_run=offline_run)
     budget = question_budget(settings, auto_calls=auto_calls, answer_reserve=ANSWER_RESERVE)
-    nodes = {"link": timed(partial(start_node, kg=kg), budget), **first_nodes(budget),
+    link = partial(start_node, kg=kg, ask_when_ambiguous=settings.ask_when_ambiguous)
+    nodes = {"link": timed(link, budget), **first_nodes(budget),
              **exploration_nodes(kg, deciders, budget, width=width, options=exploration, name=name,
                                  when_unsupported=settings.when_unsupported)}
     return wired_graph(ToGRunState, kg, settings, nodes, edges, input_schema=KGQuestionInput, output_schema=ToGState)
@@ -104,7 +106,7 @@ def exploration_nodes(kg: KnowledgeGraph, deciders: ToGDeciders, budget: Questio
     model), ``verify`` asks the next step's calls ahead (:mod:`kg_agent.tools.tog.speculate`)."""
     depth, ignored_relations, max_candidates = options.depth, options.ignored_relations, options.max_candidates
     speculate = options.speculate
-    steps = {
+    steps: dict[str, Callable[..., Any]] = {
         "prune_relations": partial(prune_relations_steps, kg=kg, pruner=deciders.relation_pruner, width=width,
                                    ignored_relations=tuple(ignored_relations)),
         "prune_entities": partial(prune_entities_steps, kg=kg, scorer=deciders.entity_scorer, width=width,
@@ -128,11 +130,9 @@ def exploration_nodes(kg: KnowledgeGraph, deciders: ToGDeciders, budget: Questio
 
 # ---------------------------------------------------------------------------------------------- factory
 @takes_options(settings=GraphSettings, exploration=ToGOptions)
-def create_tog_graph(kg: KnowledgeGraph, *, settings: GraphSettings, exploration: ToGOptions,
-                     width: int = DEFAULT_WIDTH) -> StateGraph:
+def create_tog_graph(kg: KnowledgeGraph, *, width: int = DEFAULT_WIDTH, settings: GraphSettings | None = None,
+                     exploration: ToGOptions | None = None, **options: Unpack[ToGGraphOptions]) -> KGStateGraph:
     """Create Think-on-Graph's graph. Returns an **uncompiled** ``StateGraph``.
-    Its ``grounding``, ``structured_output`` and budgets are the graph's own: a run may choose others through its
-    LangGraph context (:class:`~kg_agent.settings.RunSettings`; budgets only tighter).
 
     Args:
         kg: the knowledge graph to reason over.
@@ -160,6 +160,8 @@ def create_tog_graph(kg: KnowledgeGraph, *, settings: GraphSettings, exploration
     """
     if width < 1:
         raise ValueError(f"width must be >= 1 (got width={width})")
+    refuse_unknown_options("create_tog_graph", options, GraphSettings, ToGOptions)
+    settings, exploration = chosen_options(GraphSettings, settings, options), chosen_options(ToGOptions, exploration, options)
     return tog_family_graph(kg, settings, exploration, name="tog", width=width,
                             offline_graph=lambda: create_tog_graph(kg, settings=settings, exploration=exploration, width=width,
                                                                    **OFFLINE_RUN),

@@ -20,14 +20,14 @@ from __future__ import annotations
 
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, Unpack
 
-from langgraph.graph import END, START, StateGraph
+from langgraph.graph import END, START
 
-from kg_agent.graphs.kg_state_graph import question_budget, wired_graph
+from kg_agent.graphs.kg_state_graph import KGStateGraph, Node, question_budget, wired_graph
 from kg_agent.graphs.state import KGQuestionInput, ToG2State
 from kg_agent.kg.graph import KnowledgeGraph
-from kg_agent.settings import GraphSettings, takes_options
+from kg_agent.settings import GraphOptions, GraphSettings, chosen_options, refuse_unknown_options, takes_options
 from kg_agent.tools.shared.question_budget import budgeted, timed
 from kg_agent.tools.tog2.answer import answer_steps
 from kg_agent.tools.tog2.clue_query import ClueWriter, clue_query_steps
@@ -86,11 +86,10 @@ def create_tog2_graph(
     clue_writer: ClueWriter | None = None,
     relation_pruner: CombinedRelationPruner | None = None,
     examiner: Examiner | None = None,
-    settings: GraphSettings,
-) -> StateGraph:
+    settings: GraphSettings | None = None,
+    **options: Unpack[GraphOptions],
+) -> KGStateGraph:
     """Create ToG-2's graph. Returns an **uncompiled** ``StateGraph``.
-    Its ``grounding``, ``structured_output`` and budgets are the graph's own: a run may choose others through its
-    LangGraph context (:class:`~kg_agent.settings.RunSettings`; budgets only tighter).
 
     Args:
         kg: the knowledge graph to explore.
@@ -127,7 +126,8 @@ def create_tog2_graph(
         raise ValueError("width, depth, top_k_chunks and top_l must be >= 1")
     if top_l > top_k_chunks:
         raise ValueError(f"top_l (L={top_l}) must not exceed top_k_chunks (K={top_k_chunks}), as in the paper")
-    settings = settings.resolved()
+    refuse_unknown_options("create_tog2_graph", options, GraphSettings)
+    settings = chosen_options(GraphSettings, settings, options).resolved()
     from kg_agent.tools.tog2.documents import resolve_documents
 
     index, notes = resolve_documents(kg, documents, embeddings=settings.embeddings)
@@ -135,8 +135,8 @@ def create_tog2_graph(
     deciders = default_deciders(kg, settings, topic_pruner=topic_pruner, clue_writer=clue_writer,
                                 relation_pruner=relation_pruner, examiner=examiner)
     budget = question_budget(settings)
-    nodes = {
-        "link": timed(partial(start_node, kg=kg, notes=notes), budget),
+    nodes: dict[str, Node] = {
+        "link": timed(partial(start_node, kg=kg, notes=notes, ask_when_ambiguous=settings.ask_when_ambiguous), budget),
         "topic_prune": budgeted(partial(topic_prune_steps, pruner=deciders.topic_pruner), budget, step="topic_prune", explore=False),
         "clue_query": budgeted(partial(clue_query_steps, writer=deciders.clue_writer), budget, step="clue_query", explore=False),
         "topic_documents": partial(topic_documents_node, scorer=scorer, top_k=top_k_chunks),

@@ -20,15 +20,16 @@ The tools are ToG's (:mod:`kg_agent.tools.tog.prune_relations` ...); only the wi
 from __future__ import annotations
 
 from functools import partial
-from typing import Literal
+from typing import Literal, Unpack
 
-from langgraph.graph import END, START, StateGraph
+from langgraph.graph import END, START
 
+from kg_agent.graphs.kg_state_graph import KGStateGraph
 from kg_agent.graphs.tog import OFFLINE_RUN, tog_family_graph
 from kg_agent.kg.graph import KnowledgeGraph
-from kg_agent.settings import GraphSettings, takes_options
+from kg_agent.settings import GraphSettings, chosen_options, refuse_unknown_options, takes_options
 from kg_agent.tools.shared.question_budget import budgeted
-from kg_agent.tools.tog.deciders import ToGOptions, instruction_deciders
+from kg_agent.tools.tog.deciders import ToGGraphOptions, ToGOptions, instruction_deciders
 from kg_agent.tools.tog.instructions import (
     DEFAULT_MAX_INSTRUCTIONS,
     InstructionGenerator,
@@ -80,16 +81,15 @@ def _after_verify(state: dict) -> Literal["prune_relations", "integrate", "answe
 def create_tog_i_graph(
     kg: KnowledgeGraph,
     *,
-    settings: GraphSettings,
-    exploration: ToGOptions,
     max_instructions: int = DEFAULT_MAX_INSTRUCTIONS,
     width: int | None = None,
     instruction_generator: InstructionGenerator | None = None,
     integrator: InstructionIntegrator | None = None,
-) -> StateGraph:
+    settings: GraphSettings | None = None,
+    exploration: ToGOptions | None = None,
+    **options: Unpack[ToGGraphOptions],
+) -> KGStateGraph:
     """Create ToG-I's graph. Returns an **uncompiled** ``StateGraph``.
-    Its ``grounding``, ``structured_output`` and budgets are the graph's own: a run may choose others through its
-    LangGraph context (:class:`~kg_agent.settings.RunSettings`; budgets only tighter).
 
     Args:
         kg: the knowledge graph to reason over.
@@ -113,11 +113,14 @@ def create_tog_i_graph(
     """
     if max_instructions < 1 or (width is not None and width < 1):
         raise ValueError("max_instructions and width must be >= 1")
-    def offline_graph() -> StateGraph:
-        return create_tog_i_graph(kg, settings=settings, exploration=exploration, max_instructions=max_instructions,
+    refuse_unknown_options("create_tog_i_graph", options, GraphSettings, ToGOptions)
+    built, exploration = chosen_options(GraphSettings, settings, options), chosen_options(ToGOptions, exploration, options)
+
+    def offline_graph() -> KGStateGraph:
+        return create_tog_i_graph(kg, settings=built, exploration=exploration, max_instructions=max_instructions,
                                   width=width, **OFFLINE_RUN)
 
-    settings = settings.resolved()
+    settings = built.resolved()
     generator, integrator = instruction_deciders(kg, settings, exploration, generator=instruction_generator,
                                                  integrator=integrator)
 

@@ -3,7 +3,52 @@
 Names are imported on first use (:mod:`kg_agent.lazy_exports`).
 """
 
+from typing import TYPE_CHECKING
+
 from kg_agent.lazy_exports import lazy_exports
+
+if TYPE_CHECKING:  # what type checkers read; at run time each name is imported on first use (below)
+    from kg_agent.kg.errors import (
+        KGError,
+        KGLoadError,
+        KGQueryError,
+        ReadOnlyViolation,
+        UnknownEntityError,
+        UnknownRelationError,
+    )
+    from kg_agent.kg.graph import KnowledgeGraph
+    from kg_agent.kg.linking import (
+        NO_ENTITY_MESSAGE,
+        LinkedEntity,
+        LinkResult,
+        closest_labels,
+        link_entities,
+        search_entities,
+    )
+    from kg_agent.kg.loaders import (
+        build_oxigraph,
+        kg_from_triples,
+        load_kg,
+        open_kg,
+        open_oxigraph,
+        open_sparql,
+        parse_rdf,
+        sample_documents_path,
+        sample_kg_path,
+    )
+    from kg_agent.kg.paths import PathSearchResult, retrieve_many_paths, retrieve_paths, shortest_relation_paths
+    from kg_agent.kg.sparql import check_read_only, sparql_iri, sparql_literal
+    from kg_agent.kg.terms import entity_iri, normalize_label, relation_iri
+    from kg_agent.kg.types import (
+        INVERSE_PREFIX,
+        Entity,
+        Path,
+        Triple,
+        base_relation,
+        inverse,
+        is_inverse,
+        relation_path_text,
+    )
 
 _EXPORTS = {
     "KGError": "kg_agent.kg.errors",

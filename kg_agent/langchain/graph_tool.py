@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import uuid
-from typing import Any
+from typing import Any, Literal
 
 from langchain_core.callbacks import AsyncCallbackManagerForToolRun, CallbackManagerForToolRun
 from langchain_core.tools import BaseTool
@@ -75,7 +75,7 @@ class GraphTool(BaseTool):
     name: str = "answer_from_knowledge_graph"
     description: str = DEFAULT_AS_TOOL_DESCRIPTION
     args_schema: type[BaseModel] = QuestionInput
-    response_format: str = "content_and_artifact"
+    response_format: Literal["content", "content_and_artifact"] = "content_and_artifact"
     handle_tool_error: bool = True
     handle_validation_error: Any = validation_message
     graph: Any = Field(exclude=True)

@@ -34,7 +34,7 @@ from pydantic import ConfigDict, Field, PrivateAttr
 from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.paths import DEFAULT_MAX_PATHS
 from kg_agent.kg.walks import Walk
-from kg_agent.tools.rog.plan import DEFAULT_K, Planner, make_planner
+from kg_agent.tools.rog.plan import DEFAULT_K, Planner, PlannerChoice, make_planner
 from kg_agent.tools.rog.reasoning_paths import rog_reasoning_paths
 
 DEFAULT_MAX_DOCUMENTS = 20
@@ -96,7 +96,7 @@ class KGRetriever(BaseRetriever):
         """The planner in use (built on first use when none was given)."""
         with self._lock:
             if self._planner is None:
-                choice = self.planner if self.planner is not None else "auto"
+                choice: PlannerChoice | Planner = self.planner if self.planner is not None else "auto"
                 self._planner = make_planner(self.kg, planner=choice)
             return self._planner
 

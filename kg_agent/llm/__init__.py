@@ -14,7 +14,52 @@
 Names are imported on first use (:mod:`kg_agent.lazy_exports`).
 """
 
+from typing import TYPE_CHECKING
+
 from kg_agent.lazy_exports import lazy_exports
+
+if TYPE_CHECKING:  # what type checkers read; at run time each name is imported on first use (below)
+    from kg_agent.llm.budget import DEFAULT_MAX_LLM_ERRORS, QuestionBudget, question_allowance
+    from kg_agent.llm.cache import SQLiteLLMCache, disable_llm_cache, enable_llm_cache, llm_cache
+    from kg_agent.llm.errors import (
+        BudgetExceeded,
+        KGAgentLLMError,
+        LLMCallError,
+        LLMUnavailable,
+        ModelConfigurationError,
+        ScriptExhaustedError,
+    )
+    from kg_agent.llm.models import (
+        DEFAULT_OPENAI_MODEL,
+        default_model_from_env,
+        describe_chat_model,
+        is_offline_model_spec,
+        resolve_chat_model,
+    )
+    from kg_agent.llm.parsing import (
+        ScoredParse,
+        normalize_name,
+        parse_answer_list,
+        parse_json_object,
+        parse_relation_paths,
+        parse_scored_items,
+        parse_yes_no,
+    )
+    from kg_agent.llm.scripted import ScriptedChatModel
+    from kg_agent.llm.usage import (
+        CallLimit,
+        LLMCaller,
+        LLMReply,
+        PromptInput,
+        UsageTracker,
+        acall_llm,
+        acall_llm_reply,
+        call_llm,
+        call_llm_reply,
+        empty_usage,
+        estimate_tokens,
+        merge_usage,
+    )
 
 _EXPORTS = {
     "DEFAULT_MAX_LLM_ERRORS": "kg_agent.llm.budget",

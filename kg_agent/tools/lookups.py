@@ -35,11 +35,11 @@ class KGToolError(ToolException):
     """Bad tool input; the message says what to do instead. LangChain tools return it to the agent as text."""
 
 
-def capped(items: list, limit: int, what: str) -> tuple[list, str | None]:
+def capped(items: Sequence, limit: int, what: str) -> tuple[list, str | None]:
     """``items[:limit]`` and a note saying how many were left out (``None`` when none was)."""
     if len(items) <= limit:
-        return items, None
-    return items[:limit], f"showing the first {limit} of {len(items)} {what}"
+        return list(items), None
+    return list(items[:limit]), f"showing the first {limit} of {len(items)} {what}"
 
 
 def with_notes(result: dict, notes: Iterable[str | None]) -> dict:

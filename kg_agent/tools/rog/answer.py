@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
@@ -33,6 +33,7 @@ from kg_agent.tools.shared.decider import Candidates, Decider, LLMDecider, Outco
 from kg_agent.tools.shared.decision_schemas import Answers
 from kg_agent.tools.shared.grounding import (
     RunGrounding,
+    Settled,
     UnaskedAnswers,
     asked_for,
     ground_names,
@@ -246,22 +247,26 @@ class VoteAnswerer:
 
 
 def unasked_plans(question: str, paths: Sequence[dict], plans: Sequence[dict], *, scorer: RelationPathScorer,
-                  model_source: str, kg: KnowledgeGraph | None = None) -> set[int]:
+                  model_source: str | None, kg: KnowledgeGraph | None = None) -> set[int]:
     """The ranks of the model's plans the question does not ask for: their paths ground no answer.
 
     Only plans the model proposed (``source`` is ``model_source``) are judged; an offline planner's plan (the kept
     offline plan, or every plan when the model's planning fell back) stands as that planner's judgement, and a path
-    with no known plan is not judged. A model plan is asked for when
+    with no known plan is not judged. ``model_source`` ``None`` judges every plan (a reply written in sentences
+    names the entities a path passes on its way, and the end of a plan that stops there, "author" for "where was
+    the author of [Neuromancer] born", must not ground it: :mod:`kg_agent.langchain.middleware`). A plan is asked
+    for when
     :func:`~kg_agent.tools.shared.grounding.asked_for` says so among the plans that retrieved a path: for "which
     person directed [Working Girl]" a model plan ``has_genre`` does not ground "Comedy" when ``directed_by``
     retrieved paths too.
     """
     ranks = sorted({p["plan"] for p in paths if isinstance(p.get("plan"), int) and p["plan"] < len(plans)})
-    if all(plans[r].get("source") != model_source for r in ranks):
+    judged = {r for r in ranks if model_source is None or plans[r].get("source") == model_source}
+    if not judged:
         return set()
     starts = {p["start"]["id"]: p["start"] for p in paths if p.get("start")}
     asked = asked_for(question, starts.values(), [plans[r]["relations"] for r in ranks], scorer=scorer, kg=kg)
-    return {r for r, yes in zip(ranks, asked) if not yes and plans[r].get("source") == model_source}
+    return {r for r, yes in zip(ranks, asked) if not yes and r in judged}
 
 
 def path_lines(paths: Sequence[dict], limit: int) -> tuple[list[str], bool]:
@@ -333,7 +338,6 @@ class LLMAnswerer(LLMDecider, RunGrounding):
                             f"the prompt keeps the first {self.max_prompt_paths} (best plans first)")
         prompt = self.prompt.format(paths="\n".join(lines) or NO_PATHS_TEXT, question=question)
         unasked = unasked_plans(question, paths, plans, scorer=self.plan_scorer, model_source=self.model_source, kg=self.kg)
-        grounding_paths = [p for p in paths if p.get("plan") not in unasked]
         strict = self.grounding == "strict"
 
         def parse(reply: str):
@@ -341,19 +345,17 @@ class LLMAnswerer(LLMDecider, RunGrounding):
                 return [], ["answer: the model answered that no path end answers the question"]
             return parse_answer_list(reply.split("\n", 1)[0] if self.explain else reply) or None, []
 
+        grounding_paths = [p for p in paths if p.get("plan") not in unasked]
         candidates = self._path_ends(question, paths, plans, grounding_paths, set(lines)) if strict else None
         asked = yield self.decision.request(prompt, parse, candidates=candidates)
         if not asked.decided:
             return fall_back(asked, decided(self.fallback.answer, question, paths, plans), node="answer",
                              to=f"{self.fallback.name} answers", before=warnings)
         warnings.extend(asked.warnings)
-        left_out = sorted(relation_path_text(plans[r]["relations"]) for r in unasked)
-        if left_out:
-            warnings.append(f"answer: the question does not ask for the model's plan(s) {', '.join(left_out)}; "
-                            "their path ends do not ground an answer")
-        answers = ground_names(asked.value, path_evidence(grounding_paths), read_sentences=self.grounding != "off")
-        settled = settle(answers, policy=self.grounding, node="answer", offline_name=f"{self.fallback.name}",
-                         offline=lambda: decided(self.fallback.answer, question, paths, plans).answers)
+        checked = check_answers(asked.value, question, paths, plans, policy=self.grounding, fallback=self.fallback,
+                                unasked=unasked)
+        warnings.extend(checked.warnings)
+        settled = checked.settled
         kept = settled.answers[:self.max_answers]
         if len(settled.answers) > self.max_answers:
             warnings.append(f"answer: the model gave {len(settled.answers)} answers; kept the first {self.max_answers} "
@@ -372,6 +374,37 @@ class LLMAnswerer(LLMDecider, RunGrounding):
             return [NO_PATH_END, *(a["answer"] for a in decided(self.fallback.answer, question, paths, plans).answers)]
 
         return Candidates([*dict.fromkeys(ends), NO_PATH_END], rank=by_votes)
+
+
+@dataclass
+class CheckedAnswers:
+    """A model's answers checked against the reasoning paths: ``settled`` (what the grounding policy lets through,
+    :func:`~kg_agent.tools.shared.grounding.settle`), each answer as the model gave it checked (``answers``), and
+    what was said about the check beyond the policy's own warnings (``warnings``)."""
+
+    settled: Settled
+    answers: list[dict]
+    warnings: list[str]
+
+
+def check_answers(names: Sequence[str], question: str, paths: Sequence[dict], plans: Sequence[dict], *,
+                  policy: Grounding, fallback: Answerer, unasked: Collection[int] = (),
+                  node: str = "answer") -> CheckedAnswers:
+    """RoG's grounding check of a model's answers (``names``: the answers it gave, or sentences naming them) against
+    the reasoning ``paths``, settled by ``policy``: the paths of the plans in ``unasked`` (:func:`unasked_plans`)
+    ground nothing, and the ``fallback`` answerer's answers replace ungrounded ones where the policy says so
+    (:mod:`kg_agent.tools.shared.grounding`). What :class:`LLMAnswerer` and the agent middleware
+    (:mod:`kg_agent.langchain.middleware`) both apply to a reply."""
+    warnings: list[str] = []
+    left_out = sorted(relation_path_text(plans[r]["relations"]) for r in unasked)
+    if left_out:
+        warnings.append(f"{node}: the question does not ask for the plan(s) {', '.join(left_out)}; "
+                        "their path ends do not ground an answer")
+    grounding_paths = [p for p in paths if p.get("plan") not in unasked]
+    answers = ground_names(names, path_evidence(grounding_paths), read_sentences=policy != "off")
+    settled = settle(answers, policy=policy, node=node, offline_name=f"{fallback.name}",
+                     offline=lambda: decided(fallback.answer, question, paths, plans).answers)
+    return CheckedAnswers(settled, answers, warnings)
 
 
 def path_use(answerer: Answerer, *, max_prompt_paths: int) -> PathUse | None:

@@ -15,11 +15,13 @@ those either (a chat whose replies came from elsewhere), the user's own earlier 
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from langgraph.types import Overwrite
 
 from kg_agent.kg.graph import KnowledgeGraph
-from kg_agent.kg.linking import link_entities
+from kg_agent.kg.linking import LinkResult, link_entities
 from kg_agent.kg.types import Entity
 from kg_agent.kg.walks import Walk
 from kg_agent.tools.shared.updates import apply_update
@@ -59,13 +61,15 @@ def resolve_given_entities(kg: KnowledgeGraph, given: list) -> tuple[list[Entity
     return list(dict.fromkeys(entities)), warnings
 
 
-def link_node(state: dict, *, kg: KnowledgeGraph, max_entities: int = 5) -> dict:
+def link_node(state: dict, *, kg: KnowledgeGraph, max_entities: int = 5, ask_when_ambiguous: bool = False) -> dict:
     """Graph node: set ``question`` and ``topic_entities``; start this turn's warnings, usage and outputs (``warnings``
     and ``usage`` as ``Overwrite`` s: they replace the last turn's instead of being added to them; a direct caller
     applies the update with :func:`~kg_agent.tools.shared.updates.apply_update`).
 
     An entity linked from the question carries the text that matched it (``mention``), how (``how``: ``bracket``,
-    ``exact``, ``partial``, ``fuzzy``) and the match's ``score``; given ones and a follow-up's carried ones do not."""
+    ``exact``, ``partial``, ``fuzzy``) and the match's ``score``; given ones and a follow-up's carried ones do not.
+    With ``ask_when_ambiguous``, a mention that several entities fit equally well interrupts the run to ask the user
+    which one is meant (:mod:`kg_agent.tools.shared.ambiguity`); only that one is kept."""
     question = question_from_state(state)
     warnings: list[str] = []
     fresh = {"question": question, "plans": [], "paths": [], "chains": [], "documents": [], "answers": [],
@@ -79,6 +83,8 @@ def link_node(state: dict, *, kg: KnowledgeGraph, max_entities: int = 5) -> dict
         entities, warnings = resolve_given_entities(kg, given)
     else:
         result = link_entities(kg, question, max_entities=max_entities)
+        if ask_when_ambiguous:
+            result = chosen_links(kg, question, result)
         entities = result.entities
         linked = {item.entity.id: item.to_dict() for item in result.linked}
         previous, source = _previous_turn_entities(state, kg, max_entities=max_entities) if not entities else ([], "")
@@ -91,6 +97,20 @@ def link_node(state: dict, *, kg: KnowledgeGraph, max_entities: int = 5) -> dict
     stop = "" if entities else "no_topic_entity"
     topic_entities = [linked.get(e.id) or e.to_dict() for e in entities]
     return {**fresh, "topic_entities": topic_entities, "warnings": Overwrite(warnings), "stop_reason": stop}
+
+
+def chosen_links(kg: KnowledgeGraph, question: str, result: LinkResult) -> LinkResult:
+    """``result`` with each mention that several entities fit equally well narrowed to the one the user chooses
+    (:func:`~kg_agent.tools.shared.ambiguity.ask_which`: a LangGraph interrupt), mention by mention."""
+    from kg_agent.tools.shared.ambiguity import ambiguous_mentions, ask_which
+
+    dropped: set[str] = set()
+    for mention, candidates in ambiguous_mentions(result.linked).items():
+        chosen = ask_which(kg, question, mention, candidates)
+        dropped |= {item.entity.id for item in candidates if item.entity.id != chosen}
+    if not dropped:
+        return result
+    return replace(result, linked=[item for item in result.linked if item.entity.id not in dropped])
 
 
 def resolved_follow_up(question: str, entities: list[Entity]) -> str:

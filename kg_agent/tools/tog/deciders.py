@@ -2,7 +2,8 @@
 generator and integrator too), chosen once by :func:`default_deciders`: by the graphs and by the LangChain step tools.
 
 :class:`ToGOptions` holds what ToG and ToG-I explore with (depth, the deciders a caller gives, ...), documented once:
-both factories take its fields as keyword options."""
+both factories take its fields as keyword options (:class:`ToGGraphOptions`: with
+:class:`~kg_agent.settings.GraphSettings`' fields, as type checkers read them)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from dataclasses import dataclass
 from pydantic import BaseModel, ConfigDict, Field, SkipValidation
 
 from kg_agent.kg.graph import KnowledgeGraph
-from kg_agent.settings import GraphSettings
+from kg_agent.settings import GraphOptions, GraphSettings
 from kg_agent.tools.shared.scoring import DEFAULT_IGNORED_RELATIONS
 from kg_agent.tools.tog.answer import ChainAnswerer, LLMToGAnswerer, OfflineRun, ToGAnswerer
 from kg_agent.tools.tog.instructions import (
@@ -64,6 +65,22 @@ class ToGOptions(BaseModel):
                     "faster with a slow model, the same answers, chains and warnings; calls a Yes makes unnecessary "
                     "are wasted but counted in usage and the call budget. Only when the calls left cover it; not "
                     "with max_tokens / max_seconds (ValueError); no effect without a model")
+
+
+class ToGGraphOptions(GraphOptions, total=False):
+    """The keyword options of the ToG and ToG-I factories for type checkers: :class:`~kg_agent.settings.GraphOptions`
+    and :class:`ToGOptions`' fields, typed as there (where they are documented; tests/test_typing.py keeps them
+    equal)."""
+
+    depth: int
+    relation_pruner: RelationPruner | None
+    entity_scorer: EntityScorer | None
+    verifier: Verifier | None
+    answerer: ToGAnswerer | None
+    ignored_relations: tuple[str, ...]
+    max_candidates: int
+    verify_margin: float
+    speculate: bool
 
 
 @dataclass

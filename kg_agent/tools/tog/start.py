@@ -19,9 +19,10 @@ def prefer_exact_case(entities: list[dict], question: str) -> list[dict]:
     return [e for e in entities if kept.get(e["label"].casefold()) is e]
 
 
-def start_node(state: dict, *, kg: KnowledgeGraph) -> dict:
-    """``link``, then the beam: one empty chain per topic entity."""
-    update = link_node(state, kg=kg)
+def start_node(state: dict, *, kg: KnowledgeGraph, ask_when_ambiguous: bool = False) -> dict:
+    """``link`` (asking the user which entity an ambiguous mention means, with ``ask_when_ambiguous``), then the
+    beam: one empty chain per topic entity."""
+    update = link_node(state, kg=kg, ask_when_ambiguous=ask_when_ambiguous)
     update["topic_entities"] = prefer_exact_case(update["topic_entities"], update.get("question", ""))
     update.update({
         "depth": 0,

@@ -7,8 +7,9 @@ from kg_agent.tools.shared.link import link_node
 from kg_agent.tools.shared.updates import combined_updates
 
 
-def start_node(state: dict, *, kg: KnowledgeGraph, notes: list[str]) -> dict:
-    """``link``, the ``notes`` (e.g. no documents) as warnings, and an empty frontier."""
-    update = combined_updates(link_node(state, kg=kg), {"warnings": notes})
+def start_node(state: dict, *, kg: KnowledgeGraph, notes: list[str], ask_when_ambiguous: bool = False) -> dict:
+    """``link`` (asking the user which entity an ambiguous mention means, with ``ask_when_ambiguous``), the ``notes``
+    (e.g. no documents) as warnings, and an empty frontier."""
+    update = combined_updates(link_node(state, kg=kg, ask_when_ambiguous=ask_when_ambiguous), {"warnings": notes})
     update.update(frontier=[], depth=0, clue_queries=[], relations=[], candidates=[], references=[])
     return update
