@@ -91,15 +91,20 @@ def named_by_the_kg(answers: Sequence[dict], kg: KnowledgeGraph) -> list[dict]:
 
 
 def walks_to_named(walks: Sequence[dict], kg: KnowledgeGraph | None) -> list[dict]:
-    """The walks, but those ending at a statement node (unnamed, or a nameless IRI with facts of its own) when others
-    end at a named thing: a statement node is a step inside a fact, so the plan or chain that stops there answers
-    nothing, and the one that walks through it (``hasMembership -> role``) answers instead. When every walk ends at
-    one, all are kept (the answer check then abstains, saying why)."""
+    """The walks, but those ending at a statement node (unnamed, or a nameless IRI with facts of its own) that another
+    walk steps on from to one of the statement's values: a statement node is a step inside a fact, so the plan or
+    chain that stops there answers nothing, and the one that walks one step on through it (``hasMembership ->
+    role``) answers instead. The statement node's class is none of its values (a step over a class predicate does
+    not count). A walk ending at a statement node no walk steps on from is kept (the answer check then leaves it
+    out, and abstains, saying why, when nothing else is left)."""
     unnamed = statement_ends(walks, kg)
     if not unnamed:
         return list(walks)
-    kept = [w for w in walks if not w.get("steps") or Walk.end_of(w)["id"] not in unnamed]
-    return kept if any(w.get("steps") for w in kept) else list(walks)
+    classes = {r.lstrip("^") for r in kg.class_fan_outs()} if kg is not None else set()
+    through = {w["steps"][-2]["tail"]["id"] for w in walks
+               if len(w.get("steps") or ()) >= 2 and Walk.end_of(w)["id"] not in unnamed
+               and w["steps"][-1].get("relation") not in classes}
+    return [w for w in walks if not w.get("steps") or Walk.end_of(w)["id"] not in unnamed & through]
 
 
 def statement_ends(walks: Sequence[dict], kg: KnowledgeGraph | None) -> set[str]:
