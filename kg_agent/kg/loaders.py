@@ -564,7 +564,14 @@ def _build_locked(source: Path, store_path: Path, target: Path, fmt: str, lock: 
             build_label_sqlite(sidecar / LABEL_INDEX_FILE, store_names(store, naming), build=_label_build(build, naming))
             del store
         store = ox.Store.read_only(str(partial))
-        measure_name_predicates(oxigraph_texts(store), naming).save(sidecar / PROFILE_FILE)
+        profile = measure_name_predicates(oxigraph_texts(store), naming)
+        profile.save(sidecar / PROFILE_FILE)
+        profiled = profile.naming(naming)
+        if profiled != naming:  # the label file a reader opening the store with the found names will ask for
+            from kg_agent.kg.stores.oxigraph import store_names
+
+            build_label_sqlite(sidecar / LABEL_INDEX_FILE, store_names(store, profiled),
+                               build=_label_build(build, profiled))
         del store
         files = written_files(partial) + [f"{SIDECAR_DIR}/{COMPLETE_MARKER}"]  # the manifest: what this load wrote
         (sidecar / COMPLETE_MARKER).write_text(json.dumps({
