@@ -264,7 +264,8 @@ def _add_skipping_bad_lines(path: Path, fmt: str, rdf_format, add_quads: Callabl
             if not exc.lineno:
                 raise rdf_syntax_error(path, fmt, None, exc.msg) from None
             bad = start + exc.lineno  # 1-based line number in the file
-            skipped.append(f"line {bad}: {' '.join(str(exc.msg).split())[:160]}")
+            message = _PARSER_POSITION.sub("", " ".join(str(exc.msg).split()))  # its line is the slice's, not the file's
+            skipped.append(f"line {bad}: {message[:160]}")
             start = bad
     if skipped:
         shown = "; ".join(skipped[:LENIENT_REPORTED]) + (" ..." if len(skipped) > LENIENT_REPORTED else "")

@@ -7,6 +7,7 @@ their IRI's local name (:class:`RelationNames`); which predicates name things is
 
 from __future__ import annotations
 
+import logging
 import re
 import threading
 from urllib.parse import quote, unquote
@@ -46,6 +47,18 @@ def node_key(term: Node) -> str:
     if isinstance(term, URIRef):
         return str(term)
     return term.n3()
+
+
+class _ValueUnread(logging.Filter):
+    """Drops rdflib's log of a literal it cannot turn into a Python value (a BC date, ``"-0063-09-23"^^xsd:date``,
+    which Python's dates cannot hold): the literal stays valid and is kept as written, so the traceback rdflib logs
+    for each (at every parse, and every time a node id is read back, :func:`key_term`) says nothing wrong."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not str(record.msg).startswith("Failed to convert Literal lexical form to value")
+
+
+logging.getLogger("rdflib.term").addFilter(_ValueUnread())
 
 
 def key_term(key: str) -> Node:
