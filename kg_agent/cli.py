@@ -282,6 +282,10 @@ def why_unanswered(result: dict, kg) -> str:
         return "the budget ran out before an answer was found" + (f" ({reason})" if reason else "")
     if stop == "no_grounded_answer":
         return "no answer the model gave is supported by the knowledge graph (--grounding strict withholds them)"
+    if stop == "abstained":
+        reason = next((w.split("abstained: ", 1)[1] for w in warnings if "abstained: " in w), "")
+        return capped(f"the knowledge graph does not say: {reason} (--when-unsupported best_effort answers anyway)",
+                      where="cut short")
     entities = ", ".join(str(e.get("label")) for e in result.get("topic_entities") or [])
     return capped(f"no path in the knowledge graph led from {entities} to an answer", where="cut short")
 

@@ -11,7 +11,7 @@ import pytest
 from kg_agent.graphs import create_rog_graph, create_tog_graph, create_tog_i_graph
 from kg_agent.kg import open_kg
 from kg_agent.kg.terms import UNNAMED
-from kg_agent.tools.shared.answer_checks import ABSTAINED, asks_how_many, check_answers
+from kg_agent.tools.shared.answer_checks import ABSTAINED, asks_how_many, final_answers
 
 CATALOGUE = Path(__file__).parent / "fixtures" / "realkgs" / "catalogue.nt"
 
@@ -21,18 +21,18 @@ def record(answer, entity_id=None, grounded=True):
 
 
 def test_only_unnamed_nodes_reached_is_an_abstention_with_the_reason():
-    checked = check_answers("what is the membership of x", [record(UNNAMED, "_:b1"), record(UNNAMED, "_:b2")])
+    checked = final_answers("what is the membership of x", [record(UNNAMED, "_:b1"), record(UNNAMED, "_:b2")])
     assert checked.answers == [] and checked.stop_reason == ABSTAINED
     assert "only unnamed statement nodes were reached" in checked.warnings[0]
 
 
 def test_best_effort_keeps_unnamed_nodes_flagged_ungrounded():
-    checked = check_answers("q", [record(UNNAMED, "_:b1")], policy="best_effort")
+    checked = final_answers("q", [record(UNNAMED, "_:b1")], policy="best_effort")
     assert [a["grounded"] for a in checked.answers] == [False] and checked.stop_reason == ""
 
 
 def test_unnamed_nodes_are_dropped_beside_named_answers():
-    checked = check_answers("q", [record(UNNAMED, "_:b1"), record("Horror", "_:b2")])
+    checked = final_answers("q", [record(UNNAMED, "_:b1"), record("Horror", "_:b2")])
     assert [a["answer"] for a in checked.answers] == ["Horror"]
 
 
@@ -44,12 +44,12 @@ def test_count_questions_are_read_from_the_question(question):
 def test_how_many_counts_distinct_answers_with_the_counted_set_as_evidence():
     answers = [record("A", "http://x/a"), record("B", "http://x/b"), record("A", "http://x/a"),
                record("Horror", "_:s1"), record("Horror", "_:s2")]  # blank nodes count by their name
-    [count] = check_answers("How many things?", answers).answers
+    [count] = final_answers("How many things?", answers).answers
     assert count["answer"] == "3" and sorted(count["counted"]) == ["A", "B", "Horror"] and count["grounded"]
 
 
 def test_a_quantity_the_kg_states_is_kept_not_counted():
-    assert [a["answer"] for a in check_answers("How many times was it downloaded?", [record("11758")]).answers] == ["11758"]
+    assert [a["answer"] for a in final_answers("How many times was it downloaded?", [record("11758")]).answers] == ["11758"]
 
 
 NUMISMATICS = """@prefix ex: <http://example.org/> . @prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .
@@ -69,7 +69,7 @@ def numismatics(tmp_path):
 
 def test_a_nameless_iri_with_facts_is_a_statement_node_and_one_without_is_answered_by_its_iri(numismatics):
     page = "http://en.wikipedia.org/wiki/Augustus"
-    checked = check_answers("q", [record("m1", "http://example.org/m1"), record("Augustus", page),
+    checked = final_answers("q", [record("m1", "http://example.org/m1"), record("Augustus", page),
                                   record("Person", "http://example.org/Person")], kg=numismatics)
     assert [a["answer"] for a in checked.answers] == [page, "Person"]  # a nameless class keeps its IRI's name
 
@@ -118,3 +118,28 @@ def test_a_method_never_answers_a_blank_shelf_node_and_counts_by_name(factory):
     counted = app.invoke({"question": "How many bookshelves is Dracula on?"})
     [count] = counted["answers"]
     assert int(count["answer"]) == len(set(count["counted"])) >= 3
+
+
+ONTOLOGY = Path(__file__).parent / "fixtures" / "realkgs" / "ontology.nt"
+
+
+def test_rog_abstains_when_no_relation_of_the_kg_matches_what_is_asked():
+    app = create_rog_graph(open_kg(ONTOLOGY)).compile()
+    unanswerable = {"question": "What is the molecular weight of exon?"}
+    result = app.invoke(unanswerable)
+    assert result["answers"] == [] and result["stop_reason"] == ABSTAINED
+    assert any("no relation of the knowledge graph matches what the question asks for" in w for w in result["warnings"])
+    kept = app.invoke(unanswerable, context={"when_unsupported": "best_effort"})
+    assert kept["answers"] and any("answered as asked (best effort)" in w for w in kept["warnings"])
+    answerable = app.invoke({"question": "Which terms are direct subtypes of exon?"})
+    assert answerable["stop_reason"] != ABSTAINED and answerable["answers"]
+
+
+def test_the_cli_says_the_kg_does_not_say_and_exits_with_its_no_answer_status():
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-m", "kg_agent.cli", "ask", "What is the molecular weight of exon?",
+                           "--kg", str(ONTOLOGY)], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 1
+    assert "no answer: the knowledge graph does not say: no relation of the knowledge graph matches" in done.stderr

@@ -393,7 +393,7 @@ def garbage_model(data) -> ScriptedChatModel:
 
 
 STOP_REASONS = {"answered", "no_answer", "no_question", "no_topic_entity", "verified", "max_depth", "no_relations", "no_candidates",
-                "budget"}
+                "budget", "abstained"}
 
 
 def assert_says_what_it_knows(result: dict, *, reasons: tuple[str, ...] = ("answer:",)) -> None:

@@ -27,7 +27,7 @@ from kg_agent.kg.walks import Walk
 from kg_agent.llm.parsing import parse_answer_list
 from kg_agent.settings import DEFAULT_GROUNDING, Grounding, StructuredMode, WhenUnsupported
 from kg_agent.steps import Decided, decide, decided, synchronous
-from kg_agent.tools.shared.answer_checks import walks_to_named
+from kg_agent.tools.shared.answer_checks import ABSTAINED, plans_matching_nothing, unsupported_policy, walks_to_named
 from kg_agent.tools.shared.constraints import constrain_walks, note_constraints
 from kg_agent.tools.shared.decider import Candidates, Decider, LLMDecider, Outcome, fall_back
 from kg_agent.tools.shared.decision_schemas import Answers
@@ -426,10 +426,14 @@ def answer_steps(state: dict, *, answerer: Answerer, kg: KnowledgeGraph | None =
     from kg_agent.tools.shared.updates import answer_update
 
     question = state["question"]
+    unmatched = plans_matching_nothing(state.get("plans") or [])
+    if unmatched is not None and unsupported_policy(when_unsupported) == "abstain":
+        return answer_update(AnswerOutcome([], "", warnings=[f"answer: abstained: {unmatched}"], stop_reason=ABSTAINED))
     constrained = constrain_walks(question, state.get("topic_entities") or [], state.get("paths") or [], kg)
     outcome = yield decide(answerer.answer, question, walks_to_named(constrained.walks, kg), state.get("plans") or [])
     outcome.answers = note_constraints(outcome.answers, constrained.applied)
-    outcome.warnings = [*constrained.warnings, *outcome.warnings]
+    outcome.warnings = [*constrained.warnings, *outcome.warnings,
+                        *([f"answer: {unmatched}; answered as asked (best effort)"] if unmatched else [])]
     return answer_update(outcome, state.get("stop_reason") or "", question=question, when_unsupported=when_unsupported,
                          kg=kg)
 

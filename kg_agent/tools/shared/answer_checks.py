@@ -9,6 +9,11 @@
   its own (an ``org:Membership``, a place's ``#this`` location node) is a statement node: no answer, as above. One
   without facts that is no class (a web page a ``webpage`` relation points to) is answered by its IRI, which is what
   it is; a class keeps the name its IRI ends with.
+* **A question no relation of the KG matches is not answered.** When every plan comes from the offline relation-path
+  scorer (:class:`~kg_agent.tools.shared.path_scoring.RelationPathScorer`) and the best scores no more than zero --
+  no phrase of the question evidences its relations beyond what the scorer charges for them -- the KG has no relation
+  for what is asked ("the ISBN of [X]", "the molecular weight of [X]"): RoG abstains, saying so
+  (:func:`plans_matching_nothing`), unless ``"best_effort"`` is asked for.
 * **"How many" is counted.** A question asking how many things there are is answered by the number of distinct
   answers reached, one answer whose ``counted`` field lists them (the evidence), grounded when every counted answer
   is; a quantity the KG states itself (the answers are all numbers: a download count, a population) is kept as it is.
@@ -32,6 +37,23 @@ ONLY_UNNAMED = "only unnamed statement nodes were reached, none of them a thing 
 
 _HOW_MANY = re.compile(r"\bhow\s+many\b|\bnumber\s+of\b|\bcount\s+of\b", re.IGNORECASE)
 _NUMBER = re.compile(r"[-+]?\d+(?:[.,]\d+)?")
+
+
+#: The planner whose plans carry the relation-path scorer's scores (:class:`~kg_agent.tools.rog.plan.SimilarityPlanner`).
+SCORED_PLANS = "similarity"
+
+
+def plans_matching_nothing(plans: Sequence[dict]) -> str | None:
+    """Why the plans answer nothing the question asks for (every plan the scorer's, the best scoring no more than
+    zero), or None."""
+    if not plans or any(p.get("source") != SCORED_PLANS for p in plans):
+        return None
+    best = max(plans, key=lambda p: float(p.get("score") or 0.0))
+    if float(best.get("score") or 0.0) > 0.0:
+        return None
+    return (f"no relation of the knowledge graph matches what the question asks for (the best relation path, "
+            f"{' -> '.join(best.get('relations') or [])}, scores {float(best.get('score') or 0.0):.3f}: none of its "
+            "relations is named by the question)")
 
 
 def asks_how_many(question: str) -> bool:
@@ -117,7 +139,7 @@ def statement_ends(walks: Sequence[dict], kg: KnowledgeGraph | None) -> set[str]
     return found
 
 
-def check_answers(question: str, answers: Sequence[dict], *, policy: WhenUnsupported = "abstain",
+def final_answers(question: str, answers: Sequence[dict], *, policy: WhenUnsupported = "abstain",
                   kg: KnowledgeGraph | None = None) -> Checked:
     """Apply the module's checks to one method's answers (see the module docstring); without ``kg`` nameless IRIs
     are not looked at."""

@@ -18,7 +18,7 @@ from langgraph.types import Overwrite
 
 from kg_agent.llm.usage import merge_usage
 from kg_agent.settings import WhenUnsupported
-from kg_agent.tools.shared.answer_checks import check_answers, unsupported_policy
+from kg_agent.tools.shared.answer_checks import final_answers, unsupported_policy
 
 
 def append_warnings(current: list[str] | None, new: list[str] | None) -> list[str]:
@@ -94,10 +94,10 @@ def answer_update(outcome: Any, stop: str = "", *, question: str = "", when_unsu
                   kg: Any = None) -> dict:
     """An answer step's update from its answerer's ``outcome`` (``answers``, ``output``, ``stop_reason``, ``warnings``,
     ``usage``), its answers checked against what ``question`` asks for (:func:`~kg_agent.tools.shared.answer_checks.
-    check_answers`: no unnamed node, "how many" counted; ``when_unsupported`` is the graph's, a run's context may
+    final_answers`: no unnamed node, "how many" counted; ``when_unsupported`` is the graph's, a run's context may
     override it): the stop reason is the check's, else the outcome's, else ``stop``, else ``answered`` /
     ``no_answer``; emits the ``answer`` stream event."""
-    checked = check_answers(question, outcome.answers, policy=unsupported_policy(when_unsupported), kg=kg)
+    checked = final_answers(question, outcome.answers, policy=unsupported_policy(when_unsupported), kg=kg)
     answers = checked.answers
     output = outcome.output
     if answers != outcome.answers and (not outcome.output or outcome.output == "\n".join(a["answer"] for a in outcome.answers)):
