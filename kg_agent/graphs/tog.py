@@ -112,7 +112,8 @@ def exploration_nodes(kg: KnowledgeGraph, deciders: ToGDeciders, budget: Questio
         "prune_entities": partial(prune_entities_steps, kg=kg, scorer=deciders.entity_scorer, width=width,
                                   max_candidates=max_candidates),
         "verify": partial(verify_and_decide, verifier=deciders.verifier, max_depth=depth, kg=kg),
-        "answer": partial(respond_steps, answerer=deciders.answerer, name=name, kg=kg, when_unsupported=when_unsupported),
+        "answer": partial(respond_steps, answerer=deciders.answerer, name=name, kg=kg, when_unsupported=when_unsupported,
+                          chain_scorer=deciders.chain_scorer),
     }
     check_speculation(speculate, budget)
     if speculate and deciders.uses_llm:

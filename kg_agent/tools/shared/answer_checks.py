@@ -13,7 +13,8 @@
   scorer (:class:`~kg_agent.tools.shared.path_scoring.RelationPathScorer`) and the best scores no more than zero --
   no phrase of the question evidences its relations beyond what the scorer charges for them -- the KG has no relation
   for what is asked ("the ISBN of [X]", "the molecular weight of [X]"): RoG abstains, saying so
-  (:func:`plans_matching_nothing`), unless ``"best_effort"`` is asked for.
+  (:func:`plans_matching_nothing`), unless ``"best_effort"`` is asked for; offline ToG and ToG-I read their explored
+  chains' relation paths with the same scorer (:func:`chains_matching_nothing`).
 * **"How many" is counted.** A question asking how many things there are is answered by the number of distinct
   answers reached, one answer whose ``counted`` field lists them (the evidence), grounded when every counted answer
   is; a quantity the KG states itself (the answers are all numbers: a download count, a population) is kept as it is.
@@ -29,8 +30,11 @@ from dataclasses import dataclass, field
 
 from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.terms import UNNAMED
+from kg_agent.kg.types import Entity
 from kg_agent.kg.walks import Walk
 from kg_agent.settings import WhenUnsupported, current_run_settings
+from kg_agent.tools.shared.path_scoring import RelationPathScorer
+from kg_agent.tools.shared.scoring import mask_mentions
 
 ABSTAINED = "abstained"
 ONLY_UNNAMED = "only unnamed statement nodes were reached, none of them a thing the question asks for"
@@ -49,11 +53,26 @@ def plans_matching_nothing(plans: Sequence[dict]) -> str | None:
     if not plans or any(p.get("source") != SCORED_PLANS for p in plans):
         return None
     best = max(plans, key=lambda p: float(p.get("score") or 0.0))
-    if float(best.get("score") or 0.0) > 0.0:
+    score = float(best.get("score") or 0.0)
+    return None if score > 0.0 else _nothing_matches(best.get("relations") or [], score)
+
+
+def chains_matching_nothing(question: str, topic_entities: Sequence[dict], chains: Sequence[dict],
+                            scorer: RelationPathScorer, kg: KnowledgeGraph | None) -> str | None:
+    """Why the explored chains answer nothing the question asks for (the scorer's best score of their relation paths
+    no more than zero, as :func:`plans_matching_nothing` reads a plan's), or None (nothing explored: None too)."""
+    paths = list(dict.fromkeys(tuple(step["relation"] for step in c["steps"]) for c in chains if c.get("steps")))
+    if not paths:
         return None
+    entities = [Entity(t["id"], t.get("label") or t["id"]) for t in topic_entities if t.get("id")]
+    scores = scorer.score(mask_mentions(question, entities), paths, kg=kg)
+    best = max(range(len(paths)), key=scores.__getitem__)
+    return None if scores[best] > 0.0 else _nothing_matches(paths[best], scores[best])
+
+
+def _nothing_matches(relations: Sequence[str], score: float) -> str:
     return (f"no relation of the knowledge graph matches what the question asks for (the best relation path, "
-            f"{' -> '.join(best.get('relations') or [])}, scores {float(best.get('score') or 0.0):.3f}: none of its "
-            "relations is named by the question)")
+            f"{' -> '.join(relations)}, scores {score:.3f}: none of its relations is named by the question)")
 
 
 def asks_how_many(question: str) -> bool:

@@ -31,7 +31,12 @@ from kg_agent.llm.parsing import parse_answer_list
 from kg_agent.settings import DEFAULT_GROUNDING, Grounding, StructuredMode, WhenUnsupported
 from kg_agent.steps import Decided, decide, decided
 from kg_agent.tools.rog.answer import AnswerOutcome
-from kg_agent.tools.shared.answer_checks import walks_to_named
+from kg_agent.tools.shared.answer_checks import (
+    ABSTAINED,
+    chains_matching_nothing,
+    unsupported_policy,
+    walks_to_named,
+)
 from kg_agent.tools.shared.constraints import note_constraints, of_asked_type, reached_from_every_mention
 from kg_agent.tools.shared.decider import Ask, Asked, Decider, LLMDecider, fall_back
 from kg_agent.tools.shared.decision_schemas import Answers
@@ -317,7 +322,7 @@ class LLMToGAnswerer(LLMDecider, RunGrounding):
 
 
 def answer_steps(state: dict, *, answerer: ToGAnswerer, asked: Asked | None = None, kg: KnowledgeGraph | None = None,
-                 when_unsupported: WhenUnsupported = "abstain"):
+                 when_unsupported: WhenUnsupported = "abstain", chain_scorer: RelationPathScorer | None = None):
     """Graph node (as steps): answer from the explored chains (this round's, in ToG-I) and the verification.
 
     ``asked``: the answerer's model call, already asked (``speculate``; see :meth:`LLMToGAnswerer.answer_request`).
@@ -328,6 +333,10 @@ def answer_steps(state: dict, *, answerer: ToGAnswerer, asked: Asked | None = No
     topics = state.get("topic_entities") or []
     if isinstance(answerer, LLMToGAnswerer):
         ahead["topic_entities"] = topics
+    unmatched = (chains_matching_nothing(question, topics, round_chains(state), chain_scorer, kg)
+                 if chain_scorer is not None else None)
+    if unmatched is not None and unsupported_policy(when_unsupported) == "abstain":
+        return answer_update(AnswerOutcome([], "", warnings=[f"answer: abstained: {unmatched}"], stop_reason=ABSTAINED))
     outcome = yield decide(answerer.answer, question, walks_to_named(round_chains(state), kg),
                            verification=state.get("verification"), stop_reason=stop, **ahead)
     outcome = answers_of_every_mention(topics, round_chains(state), outcome,
@@ -383,7 +392,8 @@ def answers_of_asked_type(question: str, topic_entities: Sequence[dict], outcome
 
 def respond_steps(state: dict, *, answerer: ToGAnswerer, name: str = "tog",
                   asked: Asked | None = None, kg: KnowledgeGraph | None = None,
-                  when_unsupported: WhenUnsupported = "abstain"):
+                  when_unsupported: WhenUnsupported = "abstain", chain_scorer: RelationPathScorer | None = None):
     """``answer``, plus the chat reply when the question came as messages. Steps."""
-    update = yield from answer_steps(state, answerer=answerer, asked=asked, kg=kg, when_unsupported=when_unsupported)
+    update = yield from answer_steps(state, answerer=answerer, asked=asked, kg=kg, when_unsupported=when_unsupported,
+                                     chain_scorer=chain_scorer)
     return with_chat_reply(state, update, name=name)

@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field, SkipValidation
 
 from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.settings import GraphOptions, GraphSettings
+from kg_agent.tools.shared.path_scoring import RelationPathScorer
 from kg_agent.tools.shared.scoring import DEFAULT_IGNORED_RELATIONS
 from kg_agent.tools.tog.answer import ChainAnswerer, LLMToGAnswerer, OfflineRun, ToGAnswerer
 from kg_agent.tools.tog.instructions import (
@@ -92,6 +93,9 @@ class ToGDeciders:
     verifier: Verifier
     answerer: ToGAnswerer
     uses_llm: bool
+    #: Offline, the scorer the beam's relations were chosen by: the answer step reads from it whether any explored
+    #: chain's relations are what the question asks for (:func:`~kg_agent.tools.shared.answer_checks.chains_matching_nothing`).
+    chain_scorer: RelationPathScorer | None = None
 
 
 def default_deciders(kg: KnowledgeGraph, settings: GraphSettings | None = None,
@@ -120,7 +124,8 @@ def default_deciders(kg: KnowledgeGraph, settings: GraphSettings | None = None,
                                                   max_hops=options.depth, ignored_relations=options.ignored_relations)
         beam_entities = PathEntityScorer(beam_relations, text=offline_entities)
         return ToGDeciders(options.relation_pruner or beam_relations, options.entity_scorer or beam_entities,
-                           options.verifier or offline_verifier, options.answerer or offline_answerer, False)
+                           options.verifier or offline_verifier, options.answerer or offline_answerer, False,
+                           beam_relations.scorer if options.relation_pruner is None else None)
     return ToGDeciders(
         options.relation_pruner or LLMRelationPruner(model, fallback=offline_relations, structured_output=mode,
                                                      keep_offline_top=grounding != "off", kg=kg),

@@ -218,7 +218,7 @@ def with_speculation(steps: dict[str, Callable[..., Any]], *, budget: QuestionBu
     verify = steps["verify"]
     return {
         **steps,
-        "verify": partial(verify_and_speculate, **verify.keywords, budget=budget, kg=kg, pruner=pruner, scorer=scorer,
+        "verify": partial(verify_and_speculate, **{**verify.keywords, "kg": kg}, budget=budget, pruner=pruner, scorer=scorer,
                           answerer=answerer, width=width, ignored_relations=tuple(ignored_relations),
                           max_candidates=max_candidates),
         **{step: taking_speculated(steps[step], step=step) for step in TAKEN_AS},
