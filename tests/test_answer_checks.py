@@ -14,6 +14,7 @@ from kg_agent.kg.terms import UNNAMED
 from kg_agent.tools.shared.answer_checks import ABSTAINED, asks_how_many, final_answers
 
 CATALOGUE = Path(__file__).parent / "fixtures" / "realkgs" / "catalogue.nt"
+ONTOLOGY = Path(__file__).parent / "fixtures" / "realkgs" / "ontology.nt"
 
 
 def record(answer, entity_id=None, grounded=True):
@@ -118,9 +119,6 @@ def test_a_method_never_answers_a_blank_shelf_node_and_counts_by_name(factory):
     counted = app.invoke({"question": "How many bookshelves is Dracula on?"})
     [count] = counted["answers"]
     assert int(count["answer"]) == len(set(count["counted"])) >= 3
-
-
-ONTOLOGY = Path(__file__).parent / "fixtures" / "realkgs" / "ontology.nt"
 
 
 @pytest.mark.parametrize("factory", [create_rog_graph, create_tog_graph, create_tog_i_graph])
