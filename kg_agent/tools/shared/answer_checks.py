@@ -18,8 +18,12 @@
 * **"How many" is counted.** A question asking how many things there are is answered by the number of distinct
   answers reached, one answer whose ``counted`` field lists them (the evidence), grounded when every counted answer
   is; a quantity the KG states itself (the answers are all numbers: a download count, a population) is kept as it is.
+* **"The most / the earliest / more than N / before <year>" is compared.** The answers are ranked or filtered by
+  the number or date the KG gives each through the relation the question's words name
+  (:mod:`~kg_agent.tools.shared.aggregates`); the answers kept carry ``compared`` (each compared answer with its
+  value) and ``compared_by`` (the relation).
 
-The question's grammar is read (English "how many"), never a data set's relation names.
+The question's grammar is read (English "how many", "the most", "more than"), never a data set's relation names.
 """
 
 from __future__ import annotations
@@ -27,12 +31,14 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.terms import UNNAMED
 from kg_agent.kg.types import Entity
 from kg_agent.kg.walks import Walk
 from kg_agent.settings import WhenUnsupported, current_run_settings
+from kg_agent.tools.shared.aggregates import AnswerRanker
 from kg_agent.tools.shared.path_scoring import RelationPathScorer
 from kg_agent.tools.shared.scoring import mask_mentions
 
@@ -173,7 +179,15 @@ def final_answers(question: str, answers: Sequence[dict], *, policy: WhenUnsuppo
         answers = named
     if asks_how_many(question) and answers and not all(is_number(a) for a in answers):
         return Checked([counted(answers)])
+    ranked = _ranker().apply(question, answers, kg)
+    if ranked is not None:
+        return Checked(ranked)
     return Checked(answers)
+
+
+@lru_cache(maxsize=1)
+def _ranker() -> AnswerRanker:
+    return AnswerRanker()
 
 
 def counted(answers: Sequence[dict]) -> dict:

@@ -1,0 +1,201 @@
+"""Rank and compare a method's answers by a literal the KG gives each: "the earliest-born author of ...", "which of
+[X]'s books is the most downloaded", "authors born before 1800", "books with more than 1000 downloads".
+
+The question's English comparison grammar is read (a word list: most/least, -est adjectives, "more than N",
+"before/after <year>"); the attribute compared is never named by a word list: it is the relation, among those that
+reach a number or a date from the answers in one step, whose words the question uses most (the project's relation
+scorer, :class:`~kg_agent.tools.shared.path_scoring.RelationPathScorer`), or, when no word names one, whose words
+sit closest to the question's (the embeddings). Values are numbers or dates, BC ones included (``"-0063-09-23"``
+``xsd:date``, ``"-0027"`` ``xsd:gYear``); an answer with several values of the relation compares by its extreme in
+the asked direction. The answers kept carry the evidence: ``compared`` (every compared answer with its value, in
+order) and ``compared_by`` (the relation).
+
+Time words (earliest, oldest, first, latest, youngest, newest, last) compare dates or years: the oldest is the one
+with the earliest value. A relation stating an age in years reads the other way; a KG's relations are not read for
+that.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from kg_agent.kg.graph import KnowledgeGraph
+from kg_agent.kg.relation_paths import verbalize_relation
+from kg_agent.kg.terms import UNNAMED
+from kg_agent.kg.types import is_inverse
+from kg_agent.tools.shared.path_scoring import QuestionParts, RelationPathScorer
+
+MAX, MIN = "max", "min"
+#: Superlatives asking for the least value; any other superlative ("most", "-est", "-most") asks for the greatest.
+_LEAST = frozenset({"least", "fewest", "smallest", "lowest", "shortest", "earliest", "first", "oldest", "cheapest",
+                    "southernmost", "westernmost", "minimum", "lightest", "thinnest", "narrowest", "slowest"})
+#: -est words that are no superlative.
+_NOT_SUPERLATIVE = frozenset({"interest", "forest", "west", "test", "rest", "nest", "best-known", "guest", "honest",
+                              "modest", "contest", "priest", "harvest", "request", "quest", "chest", "protest",
+                              "digest", "arrest", "conquest", "manifest", "almost", "utmost", "best", "worst"})
+_SUPERLATIVE = re.compile(
+    r"\b(?:the\s+)(most|least|fewest|first|last|maximum|minimum|[a-z]+est|[a-z]+most)\b(?:[-\s]+([a-z]+))?",
+    re.IGNORECASE)
+_COMPARED_TO = re.compile(
+    r"\b(more|greater|higher|larger|bigger|over|above|at\s+least|fewer|less|lower|smaller|under|below|at\s+most)"
+    r"(?:\s+than)?\s+(-?\d[\d,]*(?:\.\d+)?)(?!\s*(?:BC|BCE)\b)", re.IGNORECASE)
+_IN_TIME = re.compile(r"\b(before|after|since|until|prior\s+to|earlier\s+than|later\s+than)\s+"
+                      r"(-?\d{1,4}(?:-\d\d(?:-\d\d)?)?)(\s*(?:BC|BCE)\b)?", re.IGNORECASE)
+_AT_MOST = re.compile(r"fewer|less|lower|smaller|under|below|at\s+most|before|until|prior|earlier", re.IGNORECASE)
+_LITERAL = re.compile(r'^"(.*)"(?:\^\^<[^>]*>|@[A-Za-z0-9-]+)?$', re.DOTALL)
+_DATE = re.compile(r"^(-?\d{1,6})(?:-(\d\d)(?:-(\d\d))?)?(?:T[\d:.]+)?(?:Z|[+-]\d\d:\d\d)?$")
+#: A question asking for a value itself ("when ...", "how long ...", "what is the highest number of ..."), not a thing.
+_ASKS_VALUE = re.compile(r"\s*(?:when|how)\b|\s*what\s+(?:is|was|are|were)\s+the\s+\w+\s+(?:date|year|number|"
+                         r"value|amount|count|time)\b", re.IGNORECASE)
+_NUMBER = re.compile(r"^[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?$")
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """What the question asks to compare: the extreme (``order`` max/min) or a bound (``bound`` with ``order``
+    max: at least/after it, min: at most/before it; ``strict``), and the words that name the attribute."""
+
+    order: str
+    bound: float | None = None
+    strict: bool = True
+    words: str = ""
+
+
+def asked_comparison(question: str) -> Comparison | None:
+    """The comparison the question's grammar asks for, or None."""
+    for match in _SUPERLATIVE.finditer(question):
+        word = match.group(1).lower()
+        if word in _NOT_SUPERLATIVE or len(word) < 4 and word not in ("most", "last"):
+            continue
+        return Comparison(MIN if word in _LEAST else MAX, words=f"{word} {match.group(2) or ''}".strip())
+    for pattern in (_IN_TIME, _COMPARED_TO):
+        match = pattern.search(question)
+        if match:
+            bound = (literal_value(match.group(2)) if pattern is _IN_TIME
+                     else float(match.group(2).replace(",", "")))
+            if pattern is _IN_TIME and match.group(3):
+                bound = -bound
+            least = _AT_MOST.match(match.group(1)) is not None
+            strict = not re.match(r"at\s+(?:least|most)|since|until", match.group(1), re.IGNORECASE)
+            return Comparison(MIN if least else MAX, bound=bound, strict=strict)
+    return None
+
+
+def literal_value(key: str) -> float | None:
+    """A number or a date (as a year with its fraction) from a literal's key (N3) or plain text; None otherwise."""
+    match = _LITERAL.match(key)
+    text = (match.group(1) if match else key).strip()
+    if _NUMBER.match(text):
+        return float(text)
+    date = _DATE.match(text)
+    if date:
+        year, month, day = int(date.group(1)), int(date.group(2) or 1), int(date.group(3) or 1)
+        return year + (month - 1) / 12 + (day - 1) / 372
+    return None
+
+
+def _shown(value: float) -> str:
+    return str(int(value)) if value == int(value) else f"{value:g}"
+
+
+class AnswerRanker:
+    """Ranks or filters answers by the literal attribute the question compares (module docstring)."""
+
+    def __init__(self, scorer: RelationPathScorer | None = None) -> None:
+        self.scorer = scorer or RelationPathScorer()
+
+    def compared_relation(self, question: str, candidates: Sequence[str], kg: KnowledgeGraph) -> str | None:
+        """The candidate relation the question's words name best (word evidence, then embeddings); None when two
+        are named equally."""
+        if len(candidates) == 1:
+            return candidates[0]
+        parts = QuestionParts.of(question)
+        evidence = self.scorer.unclipped_evidence(parts, list(candidates), kg.relation_names())
+        best = evidence.max(axis=1) if evidence.size else [0.0] * len(candidates)
+        if max(best) <= 0.0:
+            vectors = self.scorer.vectors
+            best = vectors.cosines(vectors.query(question), [verbalize_relation(r) for r in candidates])
+        ranked = sorted(zip(best, candidates), reverse=True)
+        if ranked[0][0] <= ranked[1][0]:
+            return None
+        return ranked[0][1]
+
+    def values(self, kg: KnowledgeGraph, ids: Sequence[str]) -> dict[str, dict[str, list[float]]]:
+        """``{relation: {id: [values]}}``: each outgoing relation reaching a number or a date from the ids."""
+        found: dict[str, dict[str, list[float]]] = {}
+        for key in ids:
+            for relation, targets in kg.edges(key).items():
+                if is_inverse(relation):
+                    continue
+                numbers = [v for t in targets if t.startswith('"') and (v := literal_value(t)) is not None]
+                if numbers:
+                    found.setdefault(relation, {})[key] = numbers
+        return found
+
+    def apply(self, question: str, answers: Sequence[dict], kg: KnowledgeGraph | None) -> list[dict] | None:
+        """The answers the comparison keeps, each with ``compared``/``compared_by``; None when the question
+        compares nothing or no attribute to compare is found (the answers then stand as they are).
+
+        What is compared: the answers that are things, by their values in the KG; and, for an answer that is a
+        number or a date a walk reached from a named thing ("[shelf] -> ^bookshelf -> Dracula -> downloads ->
+        11758") when the question asks for a thing (not "when", "how ..."), that thing by that value. When every
+        answer is a value and none steps back so, the values themselves."""
+        asked = asked_comparison(question)
+        if asked is None or not answers:
+            return None
+        items: dict[str, dict] = {}  # key -> {"record": answer, "values": {relation: [value]}}
+        values_asked = _ASKS_VALUE.match(question) is not None
+        own: dict[str, dict] = {}
+        for a in answers:
+            key = str(a.get("entity_id") or "")
+            value = literal_value(str(a.get("answer", ""))) if not key or key.startswith('"') else None
+            if value is None:
+                if key and not key.startswith('"'):
+                    items.setdefault(key, {"record": a, "values": {}})
+                continue
+            own.setdefault(key or str(a.get("answer")), {"record": a, "values": {"": [value]}})
+            last = _last_step(a)
+            if values_asked or last is None or is_inverse(last["relation"]):
+                continue
+            head = last["head"]
+            if head.get("label") in (None, "", UNNAMED) or str(head.get("id", "")).startswith(("_:", '"')):
+                continue
+            item = items.setdefault(head["id"], {"record": {**a, "answer": head["label"], "entity_id": head["id"]},
+                                                 "values": {}})
+            item["values"].setdefault(last["relation"], []).append(value)
+        if kg is not None:
+            for relation, of in self.values(kg, [k for k in items if not k.startswith("_:")]).items():
+                for key, found in of.items():
+                    items[key]["values"].setdefault(relation, []).extend(found)
+        candidates = sorted({r for item in items.values() for r in item["values"]})
+        if candidates:
+            relation = self.compared_relation(question, candidates, kg) if kg is not None or len(candidates) == 1 \
+                else None
+            if relation is None:
+                return None
+        elif own and len(own) == len(answers):
+            relation, items = "", own  # the answers are the values ("the latest start date of ...")
+        else:
+            return None
+        scored = {key: item["values"][relation] for key, item in items.items() if relation in item["values"]}
+        pick = max if asked.order == MAX else min
+        value = {key: pick(vs) for key, vs in scored.items()}
+        order = sorted(value, key=lambda k: value[k], reverse=asked.order == MAX)
+        if asked.bound is None:
+            kept = [k for k in order if value[k] == value[order[0]]]
+        elif asked.order == MAX:
+            kept = [k for k in order if value[k] > asked.bound or not asked.strict and value[k] == asked.bound]
+        else:
+            kept = [k for k in order if value[k] < asked.bound or not asked.strict and value[k] == asked.bound]
+        compared = [{"answer": str(items[k]["record"].get("answer")), "value": _shown(value[k])} for k in order]
+        return [{**items[k]["record"], "compared": compared, "compared_by": relation} for k in kept]
+
+
+def _last_step(answer: dict) -> dict | None:
+    for path in answer.get("paths") or ():
+        steps = path.get("steps") or ()
+        if steps and steps[-1].get("tail", {}).get("id") == answer.get("entity_id"):
+            return steps[-1]
+    return None
