@@ -52,6 +52,14 @@ def test_a_question_that_compares_nothing_keeps_its_answers(catalogue):
     assert len(check_answers("Who wrote these books?", authors(), kg=catalogue).answers) == len(AGENTS)
 
 
+def test_a_superlative_no_relation_of_the_answers_names_ranks_nothing(catalogue):
+    books = [record(title, f"http://www.gutenberg.org/ebooks/{key}") for key, title in
+             (("345", "Dracula"), ("84", "Frankenstein; Or, The Modern Prometheus"))]  # both have downloads, issued
+    kept = check_answers("Which of these books has the most readers among children?", books, kg=catalogue).answers
+    assert [a["answer"] for a in kept] == ["Dracula", "Frankenstein; Or, The Modern Prometheus"]
+    assert all("compared" not in a for a in kept)
+
+
 def test_a_method_ranks_the_books_it_reached_by_their_downloads(catalogue):
     app = create_rog_graph(catalogue).compile()
     [top] = app.invoke({"question": "Which book on the Gothic Fiction bookshelf is the most downloaded?"})["answers"]
@@ -99,6 +107,7 @@ def test_more_than_n_filters_by_the_number_the_question_names(emperors):
     ("Who is the earliest-born author?", "min", None), ("Which is the most downloaded book?", "max", None),
     ("Which Roman emperor reigned the longest?", "max", None), ("books with more than 1,000 downloads", "max", 1000),
     ("born before 44 BC", "min", -44), ("Who is the best known author?", None, None), ("Who wrote it?", None, None),
+    ("who starred in the movies whose writers also wrote The Last Kiss", None, None),  # a name, no superlative
 ])
 def test_the_comparison_is_read_from_english_grammar(question, order, bound):
     asked = asked_comparison(question)

@@ -4,11 +4,11 @@
 The question's English comparison grammar is read (a word list: most/least, -est adjectives, "more than N",
 "before/after <year>"); the attribute compared is never named by a word list: it is the relation, among those that
 reach a number or a date from the answers in one step, whose words the question uses most (the project's relation
-scorer, :class:`~kg_agent.tools.shared.path_scoring.RelationPathScorer`), or, when no word names one, whose words
-sit closest to the question's (the embeddings). Values are numbers or dates, BC ones included (``"-0063-09-23"``
-``xsd:date``, ``"-0027"`` ``xsd:gYear``); an answer with several values of the relation compares by its extreme in
-the asked direction. The answers kept carry the evidence: ``compared`` (every compared answer with its value, in
-order) and ``compared_by`` (the relation).
+scorer, :class:`~kg_agent.tools.shared.path_scoring.RelationPathScorer`: word stems, or the embeddings' cosine of a
+phrase with the relation's words); when no relation is named, nothing is ranked ("the most books" is a count).
+Values are numbers or dates, BC ones included (``"-0063-09-23"`` ``xsd:date``, ``"-0027"`` ``xsd:gYear``); an answer
+with several values of the relation compares by its extreme in the asked direction. The answers kept carry the
+evidence: ``compared`` (every compared answer with its value, in order) and ``compared_by`` (the relation).
 
 Time words (earliest, oldest, first, latest, youngest, newest, last) compare dates or years: the oldest is the one
 with the earliest value. A relation stating an age in years reads the other way; a KG's relations are not read for
@@ -22,7 +22,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from kg_agent.kg.graph import KnowledgeGraph
-from kg_agent.kg.relation_paths import verbalize_relation
 from kg_agent.kg.terms import UNNAMED
 from kg_agent.kg.types import is_inverse
 from kg_agent.tools.shared.path_scoring import QuestionParts, RelationPathScorer
@@ -67,6 +66,8 @@ def asked_comparison(question: str) -> Comparison | None:
     """The comparison the question's grammar asks for, or None."""
     for match in _SUPERLATIVE.finditer(question):
         word = match.group(1).lower()
+        if match.group(1)[:1].isupper():  # part of a name: "The Last Kiss"
+            continue
         if word in _NOT_SUPERLATIVE or len(word) < 4 and word not in ("most", "last"):
             continue
         return Comparison(MIN if word in _LEAST else MAX, words=f"{word} {match.group(2) or ''}".strip())
@@ -106,19 +107,16 @@ class AnswerRanker:
     def __init__(self, scorer: RelationPathScorer | None = None) -> None:
         self.scorer = scorer or RelationPathScorer()
 
-    def compared_relation(self, question: str, candidates: Sequence[str], kg: KnowledgeGraph) -> str | None:
-        """The candidate relation the question's words name best (word evidence, then embeddings); None when two
-        are named equally."""
-        if len(candidates) == 1:
-            return candidates[0]
+    def compared_relation(self, question: str, candidates: Sequence[str], kg: KnowledgeGraph | None) -> str | None:
+        """The candidate relation the question's words name best (word stems or the embeddings' phrase evidence,
+        :meth:`RelationPathScorer.unclipped_evidence`); None when none is named, or two are named equally: a
+        superlative over something no relation's words name ("the most books": a count) ranks nothing."""
         parts = QuestionParts.of(question)
-        evidence = self.scorer.unclipped_evidence(parts, list(candidates), kg.relation_names())
-        best = evidence.max(axis=1) if evidence.size else [0.0] * len(candidates)
-        if max(best) <= 0.0:
-            vectors = self.scorer.vectors
-            best = vectors.cosines(vectors.query(question), [verbalize_relation(r) for r in candidates])
-        ranked = sorted(zip(best, candidates), reverse=True)
-        if ranked[0][0] <= ranked[1][0]:
+        evidence = self.scorer.unclipped_evidence(parts, list(candidates), kg.relation_names() if kg else ())
+        if not evidence.size:
+            return None
+        ranked = sorted(zip(evidence.max(axis=1), candidates), reverse=True)
+        if ranked[0][0] <= 0.0 or len(ranked) > 1 and ranked[0][0] <= ranked[1][0]:
             return None
         return ranked[0][1]
 
@@ -171,8 +169,7 @@ class AnswerRanker:
                     items[key]["values"].setdefault(relation, []).extend(found)
         candidates = sorted({r for item in items.values() for r in item["values"]})
         if candidates:
-            relation = self.compared_relation(question, candidates, kg) if kg is not None or len(candidates) == 1 \
-                else None
+            relation = self.compared_relation(question, candidates, kg)
             if relation is None:
                 return None
         elif own and len(own) == len(answers):
