@@ -11,7 +11,7 @@ import pytest
 from kg_agent.graphs import create_rog_graph
 from kg_agent.kg import open_kg
 from kg_agent.tools.shared.aggregates import asked_comparison, literal_value
-from kg_agent.tools.shared.answer_checks import check_answers
+from kg_agent.tools.shared.answer_checks import final_answers
 
 CATALOGUE = Path(__file__).parent / "fixtures" / "realkgs" / "catalogue.nt"
 AGENTS = {"190": "Stoker, Bram", "61": "Shelley, Mary Wollstonecraft", "35": "Stevenson, Robert Louis",
@@ -32,30 +32,30 @@ def authors():
 
 
 def test_the_earliest_born_is_ranked_by_the_birth_date_not_the_death_date(catalogue):
-    [first] = check_answers("Who is the earliest-born of these authors?", authors(), kg=catalogue).answers
+    [first] = final_answers("Who is the earliest-born of these authors?", authors(), kg=catalogue).answers
     assert first["answer"] == "Shelley, Mary Wollstonecraft" and first["compared_by"] == "birthdate"
     assert first["compared"][0] == {"answer": "Shelley, Mary Wollstonecraft", "value": "1797"}
     assert [c["value"] for c in first["compared"]] == ["1797", "1832", "1835", "1847", "1850", "1861"]
 
 
 def test_the_one_who_died_last_is_ranked_by_the_death_date(catalogue):
-    [last] = check_answers("Which of these authors died the latest?", authors(), kg=catalogue).answers
+    [last] = final_answers("Which of these authors died the latest?", authors(), kg=catalogue).answers
     assert (last["answer"], last["compared_by"]) == ("Kemble, E. W. (Edward Windsor)", "deathdate")
 
 
 def test_born_before_a_year_keeps_those_born_earlier(catalogue):
-    kept = check_answers("Which of these authors were born before 1840?", authors(), kg=catalogue).answers
+    kept = final_answers("Which of these authors were born before 1840?", authors(), kg=catalogue).answers
     assert {a["answer"] for a in kept} == {"Shelley, Mary Wollstonecraft", "Carroll, Lewis", "Twain, Mark"}
 
 
 def test_a_question_that_compares_nothing_keeps_its_answers(catalogue):
-    assert len(check_answers("Who wrote these books?", authors(), kg=catalogue).answers) == len(AGENTS)
+    assert len(final_answers("Who wrote these books?", authors(), kg=catalogue).answers) == len(AGENTS)
 
 
 def test_a_superlative_no_relation_of_the_answers_names_ranks_nothing(catalogue):
     books = [record(title, f"http://www.gutenberg.org/ebooks/{key}") for key, title in
              (("345", "Dracula"), ("84", "Frankenstein; Or, The Modern Prometheus"))]  # both have downloads, issued
-    kept = check_answers("Which of these books has the most readers among children?", books, kg=catalogue).answers
+    kept = final_answers("Which of these books has the most readers among children?", books, kg=catalogue).answers
     assert [a["answer"] for a in kept] == ["Dracula", "Frankenstein; Or, The Modern Prometheus"]
     assert all("compared" not in a for a in kept)
 
@@ -91,15 +91,15 @@ def rulers():
 
 
 def test_bc_dates_compare_before_ad_ones(emperors):
-    assert [a["answer"] for a in check_answers("Who is the oldest emperor by birth?", rulers(), kg=emperors).answers] \
+    assert [a["answer"] for a in final_answers("Who is the oldest emperor by birth?", rulers(), kg=emperors).answers] \
         == ["Augustus"]
-    assert [a["answer"] for a in check_answers("Who was born the latest?", rulers(), kg=emperors).answers] == ["Nero"]
-    born = check_answers("Which emperors were born after 20 BC?", rulers(), kg=emperors).answers
+    assert [a["answer"] for a in final_answers("Who was born the latest?", rulers(), kg=emperors).answers] == ["Nero"]
+    born = final_answers("Which emperors were born after 20 BC?", rulers(), kg=emperors).answers
     assert {a["answer"] for a in born} == {"Claudius", "Nero"}
 
 
 def test_more_than_n_filters_by_the_number_the_question_names(emperors):
-    kept = check_answers("Which emperors struck more than 90 coins?", rulers(), kg=emperors).answers
+    kept = final_answers("Which emperors struck more than 90 coins?", rulers(), kg=emperors).answers
     assert [a["answer"] for a in kept] == ["Nero", "Augustus", "Claudius"]
 
 
