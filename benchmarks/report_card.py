@@ -75,10 +75,23 @@ def run_eval(name: str, method: str, args: list[str], out: Path) -> dict | None:
     return result
 
 
-def question_kind(record: dict) -> str:
-    kind = record.get("kind")
+def question_kinds(args: list[str]) -> dict[str, str]:
+    """``{question id: kind}`` from the JSONL question files an eval reads (``kind``, as realkgs' files give it)."""
+    kinds: dict[str, str] = {}
+    for flag, value in zip(args, args[1:]):
+        if flag == "--questions" and value.endswith(".jsonl"):
+            for line in Path(value).read_text(encoding="utf-8").splitlines():
+                if line.strip():
+                    question = json.loads(line)
+                    if question.get("kind"):
+                        kinds[str(question.get("id"))] = str(question["kind"])
+    return kinds
+
+
+def question_kind(record: dict, kinds: dict[str, str]) -> str:
+    kind = kinds.get(str(record.get("id")))
     if kind:
-        return str(kind)
+        return kind
     return "unanswerable" if not record.get("gold") else "all"
 
 
@@ -105,11 +118,11 @@ def is_right(record: dict) -> bool:
     return bool(record["scores"]["strict"]["hits_at_1"])
 
 
-def card_row(result: dict) -> dict:
+def card_row(result: dict, question_kinds: dict[str, str]) -> dict:
     records = result["per_question"]
     kinds: dict[str, list[dict]] = {}
     for record in records:
-        kinds.setdefault(question_kind(record), []).append(record)
+        kinds.setdefault(question_kind(record, question_kinds), []).append(record)
     return {"all": scores(records), "kinds": {kind: scores(rs) for kind, rs in sorted(kinds.items())},
             "seconds_per_question": round(result["wall_seconds"] / max(1, len(records)), 3)}
 
@@ -166,7 +179,7 @@ def main(argv: list[str] | None = None) -> int:
             if result is None:
                 failed.append(f"{name} {method}")
                 continue
-            card.setdefault(name, {})[method] = card_row(result)
+            card.setdefault(name, {})[method] = card_row(result, question_kinds(eval_args))
             print(f"{name} {method}: {card[name][method]['all']}", file=sys.stderr, flush=True)
     baseline = json.loads(BASELINE.read_text(encoding="utf-8")) if BASELINE.exists() else {}
     print(table(card, baseline))
