@@ -5,9 +5,11 @@ calls made in process (the protocol's overhead).
     python benchmarks/bench_mcp_server.py --kg ../shared/data/metaqa/kb.txt --repeat 20
 
 For each transport a fresh server process is started (``python -m kg_agent.cli mcp``, offline) and timed until
-the client's ``initialize`` returns; then each call below is made once to warm up and ``--repeat`` times timed
-with the official SDK client. "in process" is :class:`kg_agent.mcp_server.KGService` called directly (same
-checks, same result models, no transport). Prints a Markdown table of medians in milliseconds.
+the client is connected; then each call below is made once to warm up and ``--repeat`` times timed with the
+official SDK 2 client (``mcp.Client``, its default mode: protocol revision 2026-07-28 after ``server/discover``;
+``tools/list`` bypasses the client's response cache, so every listing is a round trip). "in process" is
+:class:`kg_agent.mcp_server.KGService` called directly (same checks, same result models, no transport). Prints a
+Markdown table of medians in milliseconds.
 """
 
 from __future__ import annotations
@@ -44,44 +46,40 @@ def kg_args(kg: str | None) -> list[str]:
     return ["--kg", kg] if kg else []
 
 
-async def timed_calls(session, repeat: int) -> dict[str, float]:
+async def timed_calls(client, repeat: int) -> dict[str, float]:
     medians = {}
     for label, arguments in CALLS:
         tool = label.split(" ")[0]
-        await session.call_tool(tool, arguments)  # warm-up (builds the method graph on the first ask)
+        await client.call_tool(tool, arguments)  # warm-up (builds the method graph on the first ask)
         times = []
         for _ in range(repeat):
             start = time.perf_counter()
-            await session.call_tool(tool, arguments)
+            await client.call_tool(tool, arguments)
             times.append(time.perf_counter() - start)
         medians[label] = statistics.median(times) * 1000
     start = time.perf_counter()
     for _ in range(repeat):
-        await session.list_tools()
+        await client.list_tools(cache_mode="bypass")  # a round trip each time, not the SDK's response cache
     medians["tools/list"] = (time.perf_counter() - start) / repeat * 1000
     return medians
 
 
 async def over_stdio(kg: str | None, repeat: int) -> tuple[float, dict[str, float]]:
-    from mcp import ClientSession, StdioServerParameters
-    from mcp.client.stdio import stdio_client
+    from mcp import Client, StdioServerParameters
 
     params = StdioServerParameters(command=sys.executable, args=["-m", "kg_agent.cli", "mcp", *kg_args(kg)],
                                    env=server_env(), cwd=str(ROOT))
     start = time.perf_counter()
-    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
-        await session.initialize()
+    async with Client(params) as client:  # entering spawns the server and connects (server/discover)
         startup = time.perf_counter() - start
-        return startup, await timed_calls(session, repeat)
+        return startup, await timed_calls(client, repeat)
 
 
 async def http_client(url: str, repeat: int) -> dict[str, float]:
-    from mcp import ClientSession
-    from mcp.client.streamable_http import streamable_http_client
+    from mcp import Client
 
-    async with streamable_http_client(url) as (read, write, _), ClientSession(read, write) as session:
-        await session.initialize()
-        return await timed_calls(session, repeat)
+    async with Client(url) as client:
+        return await timed_calls(client, repeat)
 
 
 def over_http(kg: str | None, repeat: int) -> tuple[float, dict[str, float]]:

@@ -13,7 +13,7 @@ Debian's ``virtuoso-t``) into which kg-agent's own loader's N-Triples are bulk-l
 For each backend and server the benchmark starts the server as a subprocess (``python -m kg_agent.cli mcp --kg KG
 --transport http`` with a bearer token from ``KG_AGENT_MCP_TOKEN``; ``python -m langgraph_cli dev --no-browser
 --no-reload --n-jobs-per-worker N`` in a temporary folder with ``KG_AGENT_KG=KG``), waits until it listens, makes
-one request of every kind to warm it up (not counted), then opens ``--clients`` sessions (MCP: the official SDK
+one request of every kind to warm it up (not counted), then opens ``--clients`` sessions (MCP: the official SDK 2
 client over streamable HTTP, one session each; LangGraph: one ``langgraph_sdk`` client each, stateless runs) and
 sends ``--requests`` requests spread evenly over ``--seconds``: request *j* is due at *j* · seconds / requests and
 goes to client *j* mod N, which sends it then, or as soon as its previous request has returned (no client has two
@@ -431,23 +431,25 @@ def describe(error: BaseException) -> str:
 
 
 class MCPClient:
-    """One SDK client session over streamable HTTP (generous httpx timeouts: the SDK's 5 s read timeout hangs)."""
+    """One SDK 2 client (``mcp.Client``, protocol revision 2026-07-28) over streamable HTTP, with the server's bearer
+    token on an ``httpx2`` client (generous timeouts: a short read timeout drops a slow reply). The tool listing is
+    fetched on opening, so a counted ``tools/call`` is never preceded by the client's re-list of an unlisted tool."""
 
     def __init__(self, server: RunningServer) -> None:
         self.server = server
 
     async def __aenter__(self):
-        import httpx
-        from mcp import ClientSession
+        import httpx2
+        from mcp import Client
         from mcp.client.streamable_http import streamable_http_client
 
         self._stack = AsyncExitStack()
         await self._stack.__aenter__()
-        http = await self._stack.enter_async_context(httpx.AsyncClient(headers=self.server.headers,
-                                                                       timeout=httpx.Timeout(30, read=600)))
-        read, write, _ = await self._stack.enter_async_context(streamable_http_client(self.server.url, http_client=http))
-        self.session = await self._stack.enter_async_context(ClientSession(read, write))
-        await self.session.initialize()
+        http = await self._stack.enter_async_context(httpx2.AsyncClient(headers=self.server.headers,
+                                                                        timeout=httpx2.Timeout(30, read=600)))
+        self.session = await self._stack.enter_async_context(
+            Client(streamable_http_client(self.server.url, http_client=http)))
+        await self.session.list_tools()
         return self
 
     async def __aexit__(self, *exc):
@@ -455,9 +457,9 @@ class MCPClient:
 
     async def send(self, request: Request) -> tuple[str, str]:
         result = await self.session.call_tool(request.target, request.arguments)
-        if result.isError:
+        if result.is_error:
             return "error", (result.content[0].text if result.content else "tool error")[:300]
-        problem = request.check(result.structuredContent or {})
+        problem = request.check(result.structured_content or {})
         return ("wrong", problem) if problem else ("ok", "")
 
 
