@@ -142,3 +142,13 @@ def test_the_cli_says_the_kg_does_not_say_and_exits_with_its_no_answer_status():
                            "--kg", str(ONTOLOGY)], capture_output=True, text=True, timeout=300)
     assert done.returncode == 1
     assert "no answer: the knowledge graph does not say: no relation of the knowledge graph matches" in done.stderr
+
+
+def test_how_many_counts_every_node_the_last_step_reaches_not_only_what_the_beam_kept():
+    kg = open_kg(CATALOGUE)
+    [shelf] = [e for e in kg.find_entities("Best Books Ever Listings")][:1]
+    beam = {"question": "How many books are on the [Best Books Ever Listings] bookshelf?"}
+    result = create_tog_graph(kg, width=1).compile().invoke(beam)
+    [count] = result["answers"]
+    every_book = {node for e in kg.find_entities("Best Books Ever Listings") for node in kg.neighbors(e.id, "^bookshelf")}
+    assert len(every_book) > 1 and count["answer"] == str(len(every_book)) and count["grounded"]

@@ -168,6 +168,9 @@ def final_answers(question: str, answers: Sequence[dict], *, policy: WhenUnsuppo
                   kg: KnowledgeGraph | None = None) -> Checked:
     """Apply the module's checks to one method's answers (see the module docstring); without ``kg`` nameless IRIs
     are not looked at."""
+    counting = asks_how_many(question) and bool(answers) and not all(is_number(a) for a in answers)
+    if counting and kg is not None:
+        answers = [*answers, *every_end_reached(answers, kg)]
     answers = named_by_the_kg(answers, kg) if kg is not None else list(answers)
     named = [a for a in answers if not is_unnamed(a)]
     if answers and not named:
@@ -177,12 +180,48 @@ def final_answers(question: str, answers: Sequence[dict], *, policy: WhenUnsuppo
         return Checked([], ABSTAINED, [f"answer: abstained: {ONLY_UNNAMED}"])
     if len(named) < len(answers):
         answers = named
-    if asks_how_many(question) and answers and not all(is_number(a) for a in answers):
+    if counting and answers:
         return Checked([counted(answers)])
     ranked = _ranker().apply(question, answers, kg)
     if ranked is not None:
         return Checked(ranked)
     return Checked(answers)
+
+
+#: Most nodes one counted step reads (a hub's millions are not counted one by one).
+MAX_COUNTED = 100_000
+
+
+def every_end_reached(answers: Sequence[dict], kg: KnowledgeGraph) -> list[dict]:
+    """For a count: every node the answers' last steps reach from the node they leave over the same relation, beyond
+    the answers themselves. A beam keeps W of them (ToG), an answer list its cap (RoG's ``max_answers``); the count
+    is of all. A blank node the step leaves stands for every blank node of its name (a value written once per use: the
+    shelf "Horror" under each book on it), as linking reads it. Each is grounded by its answer's path, its last step
+    ending there."""
+    have = {a.get("entity_id") for a in answers}
+    steps: dict[tuple[str, str], dict] = {}
+    for a in answers:
+        for path in (a.get("paths") or [])[:1]:
+            if path.get("steps") and a.get("grounded"):
+                last = path["steps"][-1]
+                steps.setdefault((last["head"]["id"], last["relation"]), path)
+    extra: list[dict] = []
+    for (head, relation), path in steps.items():
+        heads = [head]
+        if head.startswith("_:"):
+            name = path["steps"][-1]["head"].get("label")
+            heads += [e.id for e in kg.find_entities(name) if e.id.startswith("_:") and e.label == name and e.id != head]
+        ends = [n for n in dict.fromkeys(n for h in heads for n in kg.neighbors(h, relation))][:MAX_COUNTED]
+        ends = [n for n in ends if n not in have]
+        labels = kg.labels_by_id(ends)
+        for end in ends:
+            have.add(end)
+            tail = {"id": end, "label": labels[end]}
+            steps_to = [*path["steps"][:-1], {**path["steps"][-1], "tail": tail}]
+            extra.append({"answer": labels[end], "entity_id": end, "score": 0.0, "grounded": True,
+                          "paths": [{**path, "steps": steps_to, "text": path.get("text", "").rsplit(" -> ", 1)[0]
+                                     + f" -> {labels[end]}"}]})
+    return extra
 
 
 @lru_cache(maxsize=1)
