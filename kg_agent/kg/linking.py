@@ -119,6 +119,12 @@ def link_entities(kg: KnowledgeGraph, question: str, *, max_entities: int = 5, f
 MAX_VALUE_NODES = 10_000
 
 
+def value_nodes(kg: KnowledgeGraph, name: str) -> list[str]:
+    """The ids of the blank nodes named ``name`` (up to :data:`MAX_VALUE_NODES`): one value a KG writes as a node of
+    its own at each use, which linking and counting read as one thing."""
+    return [e.id for e in kg.find_entities(name) if e.id.startswith("_:") and e.label == name][:MAX_VALUE_NODES]
+
+
 def _ranked_things(kg: KnowledgeGraph, linked: Iterable[LinkedEntity], max_entities: int) -> list[LinkedEntity]:
     """The best ``max_entities`` things linked, best first. Blank nodes of one mention with one name are one thing:
     every blank node of that name is kept (up to :data:`MAX_VALUE_NODES`), and together they count once."""
@@ -131,9 +137,8 @@ def _ranked_things(kg: KnowledgeGraph, linked: Iterable[LinkedEntity], max_entit
         if key[0] == "value":
             best = items[0]
             seen = {item.entity.id for item in items}
-            items = items + [LinkedEntity(e, best.mention, best.score, best.how)
-                             for e in kg.find_entities(best.entity.label)[:MAX_VALUE_NODES]
-                             if e.id.startswith("_:") and e.label == best.entity.label and e.id not in seen]
+            items = items + [LinkedEntity(Entity(key, best.entity.label), best.mention, best.score, best.how)
+                             for key in value_nodes(kg, best.entity.label) if key not in seen]
         kept.extend(items)
     return kept
 

@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from kg_agent.kg.graph import KnowledgeGraph
+from kg_agent.kg.linking import value_nodes
 from kg_agent.kg.terms import UNNAMED
 from kg_agent.kg.types import Entity
 from kg_agent.kg.walks import Walk
@@ -178,8 +179,7 @@ def final_answers(question: str, answers: Sequence[dict], *, policy: WhenUnsuppo
             return Checked([{**a, "grounded": False} for a in answers],
                            warnings=[f"answer: {ONLY_UNNAMED}; kept as asked (best effort), flagged ungrounded"])
         return Checked([], ABSTAINED, [f"answer: abstained: {ONLY_UNNAMED}"])
-    if len(named) < len(answers):
-        answers = named
+    answers = named
     if counting and answers:
         return Checked([counted(answers)])
     ranked = _ranker().apply(question, answers, kg)
@@ -207,10 +207,8 @@ def every_end_reached(answers: Sequence[dict], kg: KnowledgeGraph) -> list[dict]
                 steps.setdefault((last["head"]["id"], last["relation"]), path)
     extra: list[dict] = []
     for (head, relation), path in steps.items():
-        heads = [head]
-        if head.startswith("_:"):
-            name = path["steps"][-1]["head"].get("label")
-            heads += [e.id for e in kg.find_entities(name) if e.id.startswith("_:") and e.label == name and e.id != head]
+        heads = dict.fromkeys([head, *value_nodes(kg, path["steps"][-1]["head"].get("label") or "")]
+                              if head.startswith("_:") else [head])
         ends = [n for n in dict.fromkeys(n for h in heads for n in kg.neighbors(h, relation))][:MAX_COUNTED]
         ends = [n for n in ends if n not in have]
         labels = kg.labels_by_id(ends)
