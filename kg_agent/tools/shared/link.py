@@ -25,6 +25,7 @@ from kg_agent.kg.linking import LinkResult, link_entities
 from kg_agent.kg.types import Entity
 from kg_agent.kg.walks import Walk
 from kg_agent.tools.shared.updates import apply_update
+from kg_agent.tools.shared.whole_graph import only_names_its_nouns, whole_graph_question
 
 MAX_CARRIED_ENTITIES = 5
 #: Earlier user messages linked, latest first, when no reply of the chat carries entities.
@@ -87,12 +88,23 @@ def link_node(state: dict, *, kg: KnowledgeGraph, max_entities: int = 5, ask_whe
             result = chosen_links(kg, question, result)
         entities = result.entities
         linked = {item.entity.id: item.to_dict() for item in result.linked}
-        previous, source = _previous_turn_entities(state, kg, max_entities=max_entities) if not entities else ([], "")
+        # "which bookshelf holds the most books": a question about the whole KG takes no entity from an earlier turn,
+        # nor one linked from the noun it counts or asks for
+        whole_graph = (whole_graph_question(question) is not None if not entities
+                       else only_names_its_nouns(question, [item.get("mention") or "" for item in linked.values()]))
+        dropped = whole_graph and bool(entities)
+        if dropped:
+            warnings.append("link: " + ", ".join(sorted({str(item.get("mention")) for item in linked.values()}))
+                            + " names what the question counts or asks for, not a thing it is about: a question about"
+                              " the whole knowledge graph")
+            entities, linked = [], {}
+        previous, source = (_previous_turn_entities(state, kg, max_entities=max_entities) if not entities
+                            and not whole_graph else ([], ""))
         if previous:
             entities = previous
             warnings.append(f"link: no entity in this question; using {source}: " + ", ".join(e.label for e in entities))
             fresh["question"] = resolved_follow_up(question, entities)
-        elif not entities:
+        elif not entities and not dropped:
             warnings.append(f"link: {result.message}")
     stop = "" if entities else "no_topic_entity"
     topic_entities = [linked.get(e.id) or e.to_dict() for e in entities]

@@ -19,6 +19,7 @@ from langgraph.types import Overwrite
 from kg_agent.llm.usage import merge_usage
 from kg_agent.settings import WhenUnsupported
 from kg_agent.tools.shared.answer_checks import final_answers, unsupported_policy
+from kg_agent.tools.shared.whole_graph import answer_over_whole_graph
 
 
 def append_warnings(current: list[str] | None, new: list[str] | None) -> list[str]:
@@ -96,7 +97,17 @@ def answer_update(outcome: Any, stop: str = "", *, question: str = "", when_unsu
     ``usage``), its answers checked against what ``question`` asks for (:func:`~kg_agent.tools.shared.answer_checks.
     final_answers`: no unnamed node, "how many" counted; ``when_unsupported`` is the graph's, a run's context may
     override it): the stop reason is the check's, else the outcome's, else ``stop``, else ``answered`` /
-    ``no_answer``; emits the ``answer`` stream event."""
+    ``no_answer``; emits the ``answer`` stream event. A question from which no entity was linked (``stop``
+    ``no_topic_entity``) that asks about the whole KG ("which author has the most books") is answered by
+    :func:`~kg_agent.tools.shared.whole_graph.answer_over_whole_graph` instead, its evidence on the answers."""
+    if stop == "no_topic_entity" and kg is not None and question:
+        whole = answer_over_whole_graph(kg, question)
+        if whole is not None:
+            answers, what = whole
+            emit_answers(answers, "answered")
+            return {"answers": answers, "output": "\n".join(a["answer"] for a in answers), "stop_reason": "answered",
+                    "warnings": [f"answer: a question about the whole knowledge graph: {what}"],
+                    "usage": outcome.usage}
     checked = final_answers(question, outcome.answers, policy=unsupported_policy(when_unsupported), kg=kg)
     answers = checked.answers
     output = outcome.output

@@ -1,0 +1,375 @@
+"""Questions about the whole KG rather than a thing it names: "which author has the most books", "which bookshelf
+holds the most books", "who created the most terms", "what is the most common subject heading among the books",
+"which is the most downloaded book". No entity is linked from them (there is none to link), so no method has a
+topic entity to start from; they are answered here by one aggregate query over the KG, with its evidence.
+
+**The question** (:func:`whole_graph_question`) is read with English grammar only: "the most / fewest / least"
+followed by what is counted ("the most books") or by a participle that names a compared attribute ("the most
+downloaded book"); "the most common / frequent X among Ys" counts Ys per X; what is answered is the noun after
+"which"/"what" ("which **author** has ...") or, after "who", a relation the question's verb names.
+
+**The KG decides the rest** (:class:`RelationSides`): for each relation, the classes the KG gives a sample of its
+subjects and of its objects (its measured domain and range). A count groups the relation's one side by the other:
+the relation and direction chosen are those whose answered side the answer noun names (by the side's classes'
+names, or the relation's own name where it names that side: ``creator`` names its objects, ``member of`` its
+subjects) and whose counted side the counted noun names, by the embeddings' cosine
+(:func:`~kg_agent.tools.shared.scoring.shared_text_vectors`); the side with more members per group is grouped when
+the nouns leave it open. A class the nouns named restricts its side in the query ("mints" per region: only the
+subjects of ``skos:broader`` that are mints). Groups that are blank nodes of one name (a shelf written once per
+book) count as one; unnamed groups (statement nodes) are never answers; groups of one member each answer nothing
+(no group stands out). An attribute superlative takes the relation reaching numbers or
+dates whose name the participle names best, over the members of the class the answer noun names.
+
+The answers carry the evidence (``compared``: the leading groups with their counts or values, ``compared_by``: what
+was counted over which relation) and the query reads at most :data:`MAX_ROWS` rows.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+import weakref
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from kg_agent.kg.errors import KGError
+from kg_agent.kg.graph import KnowledgeGraph
+from kg_agent.kg.sparql import sparql_iri
+from kg_agent.kg.terms import UNNAMED, node_key
+from kg_agent.tools.shared.aggregates import MAX, MIN, literal_value
+from kg_agent.tools.shared.answer_checks import Nameless
+from kg_agent.tools.shared.answer_classes import class_name_text, class_names
+from kg_agent.tools.shared.scoring import shared_text_vectors
+from kg_agent.tools.shared.similarity import TextVectors
+
+#: Words after "the most" that say the count is of how often something occurs ("the most common subject heading").
+_FREQUENCY = frozenset({"common", "frequent", "popular", "usual", "prevalent"})
+#: Words that end the noun phrase after "the most" ("the most books **in** the catalogue").
+_PHRASE_END = frozenset({"in", "on", "among", "amongst", "of", "the", "a", "an", "and", "or", "that", "which", "who",
+                         "whom", "per", "across", "at", "for", "by", "from", "to", "with", "than", "ever", "overall",
+                         "is", "are", "was", "were", "has", "have", "had", "do", "does", "did"})
+#: Auxiliaries after "which"/"what": "what **is** the most common ..." names no answer noun there.
+_AUXILIARIES = frozenset({"is", "are", "was", "were", "has", "have", "had", "do", "does", "did", "the", "a", "an"})
+_SUPERLATIVE = re.compile(r"\bthe\s+(most|fewest|least)\s+", re.IGNORECASE)
+_WORD = re.compile(r"[A-Za-z][A-Za-z0-9_'-]*")
+#: Most rows an aggregate query reads (its groups, or an attribute's values).
+MAX_ROWS = 200_000
+#: Subjects and objects sampled per relation for its classes.
+SIDE_SAMPLE = 50
+#: Least cosine by which a noun names a side (its classes or the relation's name): "author" / "creator" 0.63,
+#: "mints" / "Mint" 0.91; "author" / "bookshelf" 0.28.
+NAMES_SIDE = 0.45
+#: Groups shown in the evidence.
+EVIDENCE_GROUPS = 10
+
+
+@dataclass(frozen=True)
+class WholeGraphQuestion:
+    """What a question about the whole KG asks: ``order`` (max/min), the ``answer_noun`` ("author"; "" after "who",
+    then ``verb`` holds the words naming the relation), and either the ``counted_noun`` ("books") or the
+    ``attribute`` word ("downloaded")."""
+
+    order: str
+    answer_noun: str = ""
+    counted_noun: str = ""
+    attribute: str = ""
+    verb: str = ""
+
+
+def whole_graph_question(question: str) -> WholeGraphQuestion | None:
+    """The question's reading as a question about the whole KG (module docstring), or None."""
+    match = _SUPERLATIVE.search(question)
+    if match is None:
+        return None
+    order = MAX if match.group(1).lower() == "most" else MIN
+    before = [w.lower() for w in _WORD.findall(question[:match.start()])]
+    after = [w.lower() for w in _WORD.findall(question[match.end():])]
+    phrase: list[str] = []
+    for word in after:
+        if word in _PHRASE_END:
+            break
+        phrase.append(word)
+    rest = after[len(phrase):]
+    if not phrase or not before or before[0] not in ("which", "what", "who", "whom"):
+        return None
+    head = before[1] if len(before) > 1 and before[0] != "who" else ""
+    answer_noun = "" if head in _AUXILIARIES else head
+    verb = " ".join(w for w in before[1 if before[0] == "who" else 2:] if w not in _AUXILIARIES)
+    if phrase[0] in _FREQUENCY:
+        noun = " ".join(phrase[1:]) or answer_noun
+        counted = next((_noun_phrase(rest[i + 1:]) for i, w in enumerate(rest) if w in ("among", "amongst", "of", "in")),
+                       "")
+        return WholeGraphQuestion(order, noun, counted, verb=verb) if noun else None
+    if len(phrase) >= 2 and phrase[0].endswith("ed"):
+        return WholeGraphQuestion(order, " ".join(phrase[1:]), attribute=phrase[0], verb=verb)
+    if not answer_noun and not verb:
+        return None
+    return WholeGraphQuestion(order, answer_noun, " ".join(phrase), verb=verb)
+
+
+def _noun_phrase(words: Sequence[str]) -> str:
+    kept: list[str] = []
+    for word in words:
+        if word in ("the", "a", "an") and not kept:
+            continue
+        if word in _PHRASE_END:
+            break
+        kept.append(word)
+    return " ".join(kept)
+
+
+@dataclass
+class Side:
+    """One side of a relation: the classes of a sample of its nodes (``{class id: how many}``), how many were
+    sampled, and how many of them are literals."""
+
+    classes: dict[str, int] = field(default_factory=dict)
+    sampled: int = 0
+    literals: int = 0
+
+
+class RelationSides:
+    """The sampled subject and object classes of every relation of one KG, measured on first use and kept."""
+
+    def __init__(self, kg: KnowledgeGraph) -> None:
+        self.kg = kg
+        self._sides: dict[str, tuple[Side, Side]] | None = None
+        self._lock = threading.Lock()
+
+    def sides(self) -> dict[str, tuple[Side, Side]]:
+        """``{relation: (subjects' side, objects' side)}``."""
+        with self._lock:
+            if self._sides is None:
+                self._sides = self._measure()
+            return self._sides
+
+    def _measure(self) -> dict[str, tuple[Side, Side]]:
+        relations = self.kg.relation_names()
+        ends = self.kg.sample_ends([*relations, *(f"^{r}" for r in relations)], SIDE_SAMPLE)
+        nodes = list(dict.fromkeys(n for found in ends.values() for n in found if not n.startswith('"')))
+        classes = self.kg.classes_of(nodes)
+        found: dict[str, tuple[Side, Side]] = {}
+        for relation in relations:
+            sides = []
+            for key in (f"^{relation}", relation):
+                side = Side(sampled=len(ends.get(key, [])))
+                for node in ends.get(key, []):
+                    if node.startswith('"'):
+                        side.literals += 1
+                    for c in classes.get(node, ()):
+                        side.classes[c] = side.classes.get(c, 0) + 1
+                sides.append(side)
+            found[relation] = (sides[0], sides[1])
+        return found
+
+
+_SIDES: weakref.WeakKeyDictionary[KnowledgeGraph, RelationSides] = weakref.WeakKeyDictionary()
+_SIDES_LOCK = threading.Lock()
+
+
+def relation_sides(kg: KnowledgeGraph) -> RelationSides:
+    """The process-wide :class:`RelationSides` of a KG (kept as long as the KG is)."""
+    with _SIDES_LOCK:
+        found = _SIDES.get(kg)
+        if found is None:
+            found = _SIDES[kg] = RelationSides(kg)
+        return found
+
+
+def names_its_subjects(relation_text: str) -> bool:
+    """Whether a relation's name says what its *subjects* are ("member of", "sub class of", "part of": ``A member of
+    B`` makes A the member) rather than its objects ("creator", "bookshelf", "has exact synonym")."""
+    words = relation_text.split()
+    return len(words) >= 2 and words[-1] == "of"
+
+
+@dataclass(frozen=True)
+class Grouping:
+    """A relation read as groups: ``grouped`` is "object" (count subjects per object) or "subject"; ``answer_class``
+    / ``counted_class``: the class restricting each side ("" for none); ``score``: how well the nouns name it."""
+
+    relation: str
+    grouped: str
+    answer_class: str = ""
+    counted_class: str = ""
+    score: float = 0.0
+
+
+class WholeGraphAnswerer:
+    """Answers :class:`WholeGraphQuestion` s over one KG (module docstring)."""
+
+    def __init__(self, kg: KnowledgeGraph, vectors: TextVectors) -> None:
+        self.kg = kg
+        self.vectors = vectors
+        self.class_names = class_names(kg, vectors)
+
+    # ------------------------------------------------------------------ choosing the relation
+    def _fit(self, noun: str, texts: Sequence[str]) -> tuple[float, int]:
+        """The best cosine of ``noun`` with ``texts`` and its index (0.0, -1 for none)."""
+        if not noun or not texts:
+            return 0.0, -1
+        cosines = self.vectors.rank(noun, list(texts))
+        best = max(range(len(texts)), key=lambda i: cosines[i])
+        return float(cosines[best]), best
+
+    def _side_fit(self, noun: str, side: Side, relation_text: str, named: bool) -> tuple[float, str]:
+        """How well ``noun`` names a side: its classes' names (the class then restricts it), or the relation's name
+        when that names this side (``named``)."""
+        classes = [c for c, n in side.classes.items() if n >= 2 or n == side.sampled]
+        texts: list[str] = []
+        owners: list[str] = []
+        for c in classes:
+            for name in self.class_names.names(c):
+                texts.append(name)
+                owners.append(c)
+        if named:
+            texts.append(relation_text)
+            owners.append("")
+        score, at = self._fit(noun, texts)
+        return score, (owners[at] if at >= 0 else "")
+
+    def groupings(self, asked: WholeGraphQuestion) -> list[Grouping]:
+        """Every relation and direction, scored by how well the question's nouns name its sides, best first."""
+        found: list[Grouping] = []
+        for relation, (subjects, objects) in relation_sides(self.kg).sides().items():
+            text = class_name_text(relation.rsplit(".", 1)[-1])
+            by_subject = names_its_subjects(text)
+            for grouped, answered, counted in (("object", objects, subjects), ("subject", subjects, objects)):
+                if counted.sampled == 0 or answered.sampled == 0:
+                    continue
+                names_answered = by_subject == (grouped == "subject")
+                if asked.answer_noun:
+                    a_score, a_class = self._side_fit(asked.answer_noun, answered, text, names_answered)
+                else:  # "who created the most terms": the verb names the relation
+                    a_score, a_class = self._fit(asked.verb, [text])[0], ""
+                c_score, c_class = self._side_fit(asked.counted_noun, counted, text, not names_answered)
+                if max(a_score, c_score) < NAMES_SIDE or a_score + c_score < 2 * NAMES_SIDE:
+                    continue
+                found.append(Grouping(relation, grouped, a_class if a_score >= NAMES_SIDE else "",
+                                      c_class if c_score >= NAMES_SIDE else "", a_score + c_score))
+        return sorted(found, key=lambda g: -g.score)
+
+    # ------------------------------------------------------------------ counting
+    def _rows(self, sparql: str) -> list[tuple]:
+        try:
+            return [tuple(row) for row in self.kg.query(sparql)]
+        except (KGError, ValueError):
+            return []
+
+    def group_counts(self, grouping: Grouping) -> dict[str, int]:
+        """``{group id: how many distinct counted nodes}`` for a grouping, blank groups of one name merged."""
+        relation = sparql_iri(self.kg.relation_iri(grouping.relation))
+        group, member = ("?o", "?s") if grouping.grouped == "object" else ("?s", "?o")
+        where = [f"?s {relation} ?o ."]
+        if grouping.answer_class:
+            where.append(f"{group} a {sparql_iri(grouping.answer_class)} .")
+        if grouping.counted_class:
+            where.append(f"{member} a {sparql_iri(grouping.counted_class)} .")
+        rows = self._rows(f"SELECT {group} (COUNT(DISTINCT {member}) AS ?n) WHERE {{ {' '.join(where)} }} "
+                          f"GROUP BY {group} LIMIT {MAX_ROWS}")
+        counts: dict[str, int] = {}
+        for key, n in rows:
+            counts[node_key(key)] = int(n.toPython() if hasattr(n, "toPython") else n)
+        return counts
+
+    def answer(self, question: str) -> tuple[list[dict], str] | None:
+        """``(answers, what was done)`` for a question about the whole KG; None when it is none, or the KG has no
+        grouping or attribute the question's nouns name."""
+        asked = whole_graph_question(question)
+        if asked is None:
+            return None
+        if asked.attribute:
+            return self._attribute_answer(asked)
+        for grouping in self.groupings(asked)[:5]:
+            counts, labels = self._named_groups(self.group_counts(grouping))
+            if not counts or max(counts.values()) < 2 <= len(counts):  # one member each: nothing stands out
+                continue
+            ranked = sorted(counts.items(), key=lambda item: -item[1] if asked.order == MAX else item[1])
+            best = ranked[0][1]
+            what = (f"counted {asked.counted_noun or 'nodes'} per {asked.answer_noun or 'value'} over "
+                    f"{grouping.relation} ({'subjects per object' if grouping.grouped == 'object' else 'objects per subject'})")
+            compared = [{"answer": labels[key], "value": str(n)} for key, n in ranked[:EVIDENCE_GROUPS]]
+            answers = [_record(key, labels[key], compared, what) for key, n in ranked if n == best]
+            return answers, what
+        return None
+
+    def _named_groups(self, counts: dict[str, int]) -> tuple[dict[str, int], dict[str, str]]:
+        """``counts`` without unnamed groups, blank groups of one name merged (summed), and the groups' labels."""
+        labels = self.kg.labels_by_id([k for k in counts if not k.startswith('"')])
+        nameless = Nameless.among(self.kg, counts)
+        merged: dict[str, int] = {}
+        named: dict[str, str] = {}
+        first_of: dict[str, str] = {}
+        for key, n in counts.items():
+            label = (_literal_text(key) if key.startswith('"') else key if key in nameless.pages
+                     else labels.get(key) or "")
+            if not label or label == UNNAMED or key in nameless.statements:
+                continue
+            if key.startswith("_:"):
+                key = first_of.setdefault(label, key)
+            merged[key] = merged.get(key, 0) + n
+            named[key] = label
+        return merged, named
+
+    def _attribute_answer(self, asked: WholeGraphQuestion) -> tuple[list[dict], str] | None:
+        """"the most downloaded book": the relation reaching numbers or dates that the participle names best, over
+        the members of the class the answer noun names (when it names one)."""
+        candidates = []
+        for relation, (subjects, objects) in relation_sides(self.kg).sides().items():
+            if objects.sampled == 0 or objects.literals < objects.sampled / 2:
+                continue
+            text = class_name_text(relation.rsplit(".", 1)[-1])
+            score = self._fit(asked.attribute, [text])[0]
+            if score < NAMES_SIDE:
+                continue
+            s_score, s_class = self._side_fit(asked.answer_noun, subjects, text, False)
+            candidates.append((score + max(s_score, 0.0), relation, s_class if s_score >= NAMES_SIDE else ""))
+        for _, relation, subject_class in sorted(candidates, reverse=True)[:3]:
+            where = f"?s {sparql_iri(self.kg.relation_iri(relation))} ?v ."
+            if subject_class:
+                where += f" ?s a {sparql_iri(subject_class)} ."
+            values: dict[str, float] = {}
+            for s, v in self._rows(f"SELECT ?s ?v WHERE {{ {where} }} LIMIT {MAX_ROWS}"):
+                value = literal_value(node_key(v))
+                if value is not None:
+                    key = node_key(s)
+                    values[key] = max(value, values.get(key, value)) if asked.order == MAX else min(value, values.get(key, value))
+            named, labels = self._named_groups({key: 0 for key in values})
+            values = {key: values[key] for key in named if key in values}
+            if not values:
+                continue
+            ranked = sorted(values.items(), key=lambda item: -item[1] if asked.order == MAX else item[1])
+            what = f"compared {relation} over every {asked.answer_noun or 'subject'}"
+            compared = [{"answer": labels[key], "value": f"{value:g}"} for key, value in ranked[:EVIDENCE_GROUPS]]
+            return [_record(key, labels[key], compared, what) for key, value in ranked if value == ranked[0][1]], what
+        return None
+
+
+def only_names_its_nouns(question: str, mentions: Sequence[str]) -> bool:
+    """Whether the question is about the whole KG and each mention an entity was linked from is one of the words of its
+    answer or counted noun ("which **bookshelf** holds the most books" linked to the class ``Bookshelf``; "the most
+    exact **synonyms**" to a term named "synonymous"): what it counts or asks for, not a thing it is about."""
+    asked = whole_graph_question(question)
+    if asked is None or not mentions:
+        return False
+    nouns = set(f"{asked.answer_noun} {asked.counted_noun}".split())
+    return all(mention and set(_WORD.findall(mention.lower())) <= nouns for mention in mentions)
+
+
+def answer_over_whole_graph(kg: KnowledgeGraph, question: str,
+                            vectors: TextVectors | None = None) -> tuple[list[dict], str] | None:
+    """:meth:`WholeGraphAnswerer.answer` over ``kg`` with the offline deciders' shared text vectors by default; None
+    when the question is no question about the whole KG or the KG cannot answer it."""
+    if whole_graph_question(question) is None:
+        return None
+    return WholeGraphAnswerer(kg, vectors or shared_text_vectors()).answer(question)
+
+
+def _record(key: str, label: str, compared: list[dict], what: str) -> dict:
+    return {"answer": label, "entity_id": key, "score": 1.0, "grounded": True, "paths": [], "chunks": [],
+            "compared": compared, "compared_by": what}
+
+
+def _literal_text(key: str) -> str:
+    match = re.match(r'^"(.*)"(?:\^\^<[^>]*>|@[A-Za-z0-9-]+)?$', key, re.DOTALL)
+    return match.group(1) if match else key

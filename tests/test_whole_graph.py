@@ -1,0 +1,97 @@
+"""Questions about the whole KG (kg_agent/tools/shared/whole_graph.py): "which author has the most books", "which is
+the most downloaded book"; read from the KG's own relations and classes, answered by one aggregate query with its
+evidence, through every method; on fixtures cut from the report card's real KGs (tests/fixtures/realkgs/README.md)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from kg_agent.graphs import create_rog_graph, create_tog_graph, create_tog_i_graph
+from kg_agent.kg import open_kg
+from kg_agent.tools.shared.aggregates import MAX, MIN
+from kg_agent.tools.shared.whole_graph import (WholeGraphQuestion, answer_over_whole_graph, only_names_its_nouns,
+                                               whole_graph_question)
+
+CATALOGUE = Path(__file__).parent / "fixtures" / "realkgs" / "catalogue.nt"
+ONTOLOGY = Path(__file__).parent / "fixtures" / "realkgs" / "ontology.nt"
+
+
+@pytest.fixture(scope="module")
+def catalogue():
+    return open_kg(CATALOGUE)
+
+
+@pytest.fixture(scope="module")
+def ontology():
+    return open_kg(ONTOLOGY)
+
+
+@pytest.mark.parametrize(("question", "read"), [
+    ("Which author has the most books in the catalogue?", WholeGraphQuestion(MAX, "author", "books")),
+    ("Which region had the fewest mints?", WholeGraphQuestion(MIN, "region", "mints")),
+    ("Who created the most terms?", WholeGraphQuestion(MAX, "", "terms", verb="created")),
+    ("What is the most common subject heading among the books?", WholeGraphQuestion(MAX, "subject heading", "books")),
+    ("Which is the most downloaded book?", WholeGraphQuestion(MAX, "book", attribute="downloaded")),
+])
+def test_the_question_is_read_by_its_grammar(question, read):
+    assert whole_graph_question(question) == read
+
+
+@pytest.mark.parametrize("question", ["Who wrote Moby Dick?", "How many books are there?",
+                                      "What is the most?", "the most books"])
+def test_other_questions_are_not_about_the_whole_graph(question):
+    assert whole_graph_question(question) is None
+
+
+def test_a_count_groups_the_relation_the_nouns_name_and_carries_its_evidence(catalogue):
+    answers, what = answer_over_whole_graph(catalogue, "Which author has the most books in the catalogue?")
+    assert [a["answer"] for a in answers] == ["Twain, Mark"] and "creator" in what
+    assert answers[0]["compared"][:2] == [{"answer": "Twain, Mark", "value": "5"},
+                                          {"answer": "Stevenson, Robert Louis", "value": "2"}]
+    assert answers[0]["grounded"]
+
+
+def test_blank_groups_of_one_name_count_as_one_thing(catalogue):
+    # each book has its own blank "Children's Literature" shelf node (named by rdf:value): three books on it
+    answers, _ = answer_over_whole_graph(catalogue, "Which bookshelf holds the most books?")
+    assert "Children's Literature" in [a["answer"] for a in answers]
+    assert {"answer": "Children's Literature", "value": "3"} in answers[0]["compared"]
+
+
+@pytest.mark.parametrize(("question", "expected"), [
+    ("Which is the most downloaded book?", "Alice's Adventures in Wonderland"),
+    ("Which is the least downloaded book?", "A Tramp Abroad"),
+])
+def test_an_attribute_superlative_compares_the_relation_its_participle_names(catalogue, question, expected):
+    answers, what = answer_over_whole_graph(catalogue, question)
+    assert [a["answer"] for a in answers] == [expected] and "downloads" in what
+
+
+def test_an_ontology_counts_its_subclass_relation(ontology):
+    answers, _ = answer_over_whole_graph(ontology, "Which term has the most direct subtypes?")
+    assert [a["answer"] for a in answers] == ["biological_region"]
+    answers, _ = answer_over_whole_graph(ontology, "Which terms have the most exact synonyms?")
+    assert [a["answer"] for a in answers] == ["miRNA"]
+
+
+def test_nothing_the_kg_has_is_named_so_nothing_is_answered(catalogue):
+    assert answer_over_whole_graph(catalogue, "Which museum holds the most coins?") is None
+
+
+def test_a_mention_of_the_counted_or_asked_noun_is_no_topic_entity():
+    assert only_names_its_nouns("Which bookshelf holds the most books?", ["bookshelf"])
+    assert not only_names_its_nouns("Which bookshelf holds the most books by Mark Twain?", ["bookshelf", "Mark Twain"])
+    assert not only_names_its_nouns("Who wrote Moby Dick?", ["Moby Dick"])
+
+
+@pytest.mark.parametrize("factory", [create_rog_graph, create_tog_graph, create_tog_i_graph])
+def test_every_method_answers_a_whole_graph_question(catalogue, factory):
+    app = factory(catalogue).compile()
+    result = app.invoke({"question": "Which bookshelf holds the most books?"})  # "bookshelf" links the class Bookshelf
+    assert "Children's Literature" in [a["answer"] for a in result["answers"]]
+    assert result["stop_reason"] == "answered" and result["topic_entities"] == []
+    assert any("whole knowledge graph" in w for w in result["warnings"])
+    unanswerable = app.invoke({"question": "Which museum holds the most coins?"})
+    assert unanswerable["answers"] == [] and unanswerable["stop_reason"] == "no_topic_entity"
