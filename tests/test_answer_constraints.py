@@ -223,3 +223,39 @@ def test_classes_of_reads_the_same_on_memory_and_oxigraph(football, tmp_path):
     assert football.classes_of(keys) == want
     with open_oxigraph(build_oxigraph(FOOTBALL, tmp_path / "store")) as stored:
         assert stored.classes_of(keys) == want
+
+
+DYNASTY = """@prefix ex: <http://example.org/> . @prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .
+ex:dynasty rdfs:label "Julio-Claudian Dynasty" .
+ex:Membership rdfs:label "Membership" . ex:Person rdfs:label "Person" .
+ex:augustus rdfs:label "Augustus" ; a ex:Person ; ex:memberOf ex:dynasty ; ex:hasMembership ex:m1 .
+ex:tiberius rdfs:label "Tiberius" ; a ex:Person ; ex:memberOf ex:dynasty ; ex:hasMembership ex:m2 .
+ex:m1 a ex:Membership ; ex:role ex:emperor . ex:m2 a ex:Membership ; ex:role ex:emperor .
+ex:emperor rdfs:label "Roman Emperor" .
+"""
+
+
+def test_a_statement_nodes_class_is_no_answers_type(tmp_path):
+    # Nomisma's shape: "how many members" names the class of the membership statements (members ~ Membership); those
+    # nodes are steps inside a fact, never answers, so their class does not make the named members' plan drop out
+    path = tmp_path / "dynasty.ttl"
+    path.write_text(DYNASTY, encoding="utf-8")
+    kg = load_kg(path)
+    ex = "http://example.org/"
+    topics = [{"id": ex + "dynasty", "label": "Julio-Claudian Dynasty", "mention": "Julio-Claudian dynasty"}]
+
+    def node(key: str) -> Entity:
+        return Entity(ex + key, kg.label(ex + key))
+
+    def walk_over(*hops: tuple[str, str], plan: int) -> dict:
+        steps, head = [], node("dynasty")
+        for relation, tail in hops:
+            steps.append(Triple(head, relation, node(tail)))
+            head = steps[-1].tail
+        return Walk(node("dynasty"), tuple(steps), details={"plan": plan}).to_dict()
+
+    members = [walk_over(("^memberOf", m), plan=0) for m in ("augustus", "tiberius")]
+    memberships = [walk_over(("^memberOf", "augustus"), ("hasMembership", "m1"), plan=1)]
+    typed = of_asked_type("How many members of the Julio-Claudian dynasty are recorded?", topics,
+                          members + memberships, kg)
+    assert ends(typed.walks)[:2] == ["Augustus", "Tiberius"]

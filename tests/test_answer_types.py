@@ -97,7 +97,8 @@ def top_plan(kg, question: str, topic: str) -> tuple[str, ...]:
     ("who acted in [ent]", "person", ""),
     ("what kind of film is [ent]", "", "kind"),
     ("what is [ent] about", "", ""),
-    ("how many films did [ent] direct", "", ""),
+    ("how many films did [ent] direct", "", "films"),  # the noun counted is what the answers are
+    ("how many did [ent] direct", "", ""),
 ])
 def test_the_question_says_what_kind_of_answer_it_asks_for(question, kind, noun):
     asked = QuestionParts.of(question).asked

@@ -11,8 +11,7 @@ import pytest
 from kg_agent.graphs import create_rog_graph, create_tog_graph, create_tog_i_graph
 from kg_agent.kg import open_kg
 from kg_agent.tools.shared.aggregates import MAX, MIN
-from kg_agent.tools.shared.whole_graph import (WholeGraphQuestion, answer_over_whole_graph, only_names_its_nouns,
-                                               whole_graph_question)
+from kg_agent.tools.shared.whole_graph import WholeGraphQuestion, answer_over_whole_graph, only_names_its_nouns, whole_graph_question
 
 CATALOGUE = Path(__file__).parent / "fixtures" / "realkgs" / "catalogue.nt"
 ONTOLOGY = Path(__file__).parent / "fixtures" / "realkgs" / "ontology.nt"

@@ -122,8 +122,11 @@ class AskedType:
                     return cls()
                 kind = TIME if noun in TIME_NOUNS else PLACE if noun in PLACE_NOUNS else ""
                 return cls(kind, noun, index + 1)
-            if token == "how":
-                return cls()
+            if token == "how":  # "how many terms ...": the noun counted is what the answers are
+                noun = tokens[index + 2] if index + 2 < len(tokens) and tokens[index + 1] == "many" else ""
+                if not noun or noun in function_words or noun == "[ent]":
+                    return cls()
+                return cls(TIME if noun in TIME_NOUNS else PLACE if noun in PLACE_NOUNS else "", noun, index + 2)
         return cls()
 
     @property

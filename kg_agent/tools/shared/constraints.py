@@ -30,6 +30,7 @@ from typing import TypeVar
 from kg_agent.kg.errors import KGError
 from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.walks import Walk
+from kg_agent.tools.shared.answer_checks import Nameless
 from kg_agent.tools.shared.answer_classes import class_names
 from kg_agent.tools.shared.path_scoring import QuestionParts
 from kg_agent.tools.shared.scoring import mask_topic_mentions, shared_text_vectors
@@ -68,6 +69,8 @@ def of_asked_type(question: str, topic_entities: Iterable[dict], walks: Sequence
         return Constrained(list(walks))
     ends = {Walk.end_of(w)["id"] for w in explored}
     try:
+        # a statement node's class (a membership for "members") is no answer's: a statement node is never an answer
+        ends -= {end for end in ends if end.startswith("_:")} | Nameless.among(kg, ends).statements
         classes = kg.classes_of(ends)
         names = class_names(kg, shared_text_vectors(None))
         named = names.named(noun, {c for found in classes.values() for c in found})
