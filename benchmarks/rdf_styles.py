@@ -1319,7 +1319,7 @@ def rewrite_metaqa(out: Path, *, data: Path | None = None, seed: int = 0, sample
     """MetaQA's KB as ``metaqa_labels``, ``metaqa_opaque_properties`` and ``metaqa_multilingual`` (N-Triples), each with the
     same sampled 1-hop and 2-hop dev questions; returns the styles written (none when the data is absent)."""
     from kg_agent.eval.datasets import load_metaqa, sample_questions
-    from kg_agent.kg.loaders import iter_metaqa_triples
+    from kg_agent.kg.loading.plain_triples import iter_metaqa_triples
 
     data = data or data_root()
     kb = data / "metaqa" / "kb.txt"

@@ -382,9 +382,9 @@ def cmd_load(args: argparse.Namespace) -> int:
     import time
 
     from kg_agent.kg import build_oxigraph, open_oxigraph
-    from kg_agent.kg.loaders import PROFILE_FILE, SIDECAR_DIR, is_kg_agent_store
+    from kg_agent.kg.loading.oxigraph_build import is_kg_agent_store
     from kg_agent.kg.profile import KGProfile
-    from kg_agent.kg.store_folder import StoreBusy
+    from kg_agent.kg.store_folder import PROFILE_FILE, SIDECAR_DIR, StoreBusy
 
     had_store = False
     start = time.perf_counter()

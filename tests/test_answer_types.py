@@ -13,7 +13,8 @@ from kg_agent.kg.terms import node_key
 from kg_agent.kg.types import is_inverse
 from kg_agent.tools.rog.plan import SimilarityPlanner
 from kg_agent.tools.shared.answer_types import AskedType, ObjectKinds, RelationObjectKinds, relation_object_kinds
-from kg_agent.tools.shared.path_scoring import FUNCTION_WORDS, QuestionParts, RelationPathScorer
+from kg_agent.tools.shared.path_scoring import RelationPathScorer
+from kg_agent.tools.shared.question_parts import FUNCTION_WORDS, QuestionParts
 from kg_agent.tools.tog.prune_relations import SimilarityRelationPruner
 from kg_agent.tools.tog.verify import ScoreVerifier
 from tests.sparql_server import SparqlServer, store_from_graph

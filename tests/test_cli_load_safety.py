@@ -17,8 +17,8 @@ import pytest
 
 from kg_agent.cli import main
 from kg_agent.kg import KGLoadError, build_oxigraph, open_oxigraph
-from kg_agent.kg.loaders import COMPLETE_MARKER, SIDECAR_DIR, is_kg_agent_store
-from kg_agent.kg.store_folder import LOCK_FILE, lock_holder
+from kg_agent.kg.loading.oxigraph_build import is_kg_agent_store
+from kg_agent.kg.store_folder import COMPLETE_MARKER, LOCK_FILE, SIDECAR_DIR, lock_holder
 
 PYTHON_NAMES = ("overwrite=True", "build_oxigraph", "Traceback", "Oxigraph store already exists")
 

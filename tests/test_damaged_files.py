@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from kg_agent.cli import main
-from kg_agent.kg.loaders import sample_documents_path
+from kg_agent.kg.loading.samples import sample_documents_path
 
 QUESTION = "what movies did [Tom Hanks] star in"
 

@@ -267,7 +267,7 @@ def test_oxigraph_reads_only_the_name_predicates_it_has_and_sees_a_new_one():
     from rdflib import Literal, URIRef
     from rdflib.namespace import RDFS, SKOS
 
-    from kg_agent.kg.loaders import _oxigraph_graph
+    from kg_agent.kg.loading.oxigraph_open import _oxigraph_graph
     from kg_agent.kg.stores.oxigraph import OxigraphGraphStore
     from kg_agent.kg.terms import RelationNames
 

@@ -10,7 +10,7 @@ from rdflib import Literal, URIRef
 from rdflib.namespace import RDFS
 
 from kg_agent.kg import KGLoadError, build_oxigraph, entity_iri, kg_from_triples, load_kg, open_kg, relation_iri
-from kg_agent.kg.loaders import detect_format
+from kg_agent.kg.loading.plain_triples import detect_format
 from kg_agent.kg.terms import ENTITY_NS, RELATION_NS
 
 WD = "http://www.wikidata.org/entity/"
@@ -203,8 +203,8 @@ def test_a_broken_label_line_is_the_bulk_loaders_error_naming_the_line(tmp_path)
 
 
 def test_labels_read_from_the_file_are_the_stores_labels(tmp_path):
-    from kg_agent.kg.loaders import LABEL_INDEX_FILE, SIDECAR_DIR
     from kg_agent.kg.naming import DEFAULT_NAMING
+    from kg_agent.kg.store_folder import LABEL_INDEX_FILE, SIDECAR_DIR
     from kg_agent.kg.stores.oxigraph import store_names
 
     source = tmp_path / "labels.nt"
@@ -238,7 +238,7 @@ def test_labels_read_from_the_file_are_the_stores_labels(tmp_path):
 
 def test_a_store_whose_load_did_not_finish_is_refused(kg_dir, tmp_path):
     from kg_agent.kg import open_oxigraph
-    from kg_agent.kg.loaders import COMPLETE_MARKER, SIDECAR_DIR
+    from kg_agent.kg.store_folder import COMPLETE_MARKER, SIDECAR_DIR
 
     target = build_oxigraph(kg_dir / "metaqa_slice.txt", tmp_path / "store")
     with open_oxigraph(target) as kg:
@@ -263,7 +263,7 @@ def test_kg_agent_load_reports_the_count_and_time(kg_dir, tmp_path, capsys):
 def test_a_missing_or_stale_label_index_is_rebuilt_with_a_warning(kg_dir, tmp_path):
     from kg_agent.kg import open_oxigraph
     from kg_agent.kg.label_index import build_label_sqlite
-    from kg_agent.kg.loaders import LABEL_INDEX_FILE, SIDECAR_DIR
+    from kg_agent.kg.store_folder import LABEL_INDEX_FILE, SIDECAR_DIR
 
     target = build_oxigraph(kg_dir / "metaqa_slice.txt", tmp_path / "store")
     labels = target / SIDECAR_DIR / LABEL_INDEX_FILE
@@ -280,8 +280,8 @@ def test_a_missing_or_stale_label_index_is_rebuilt_with_a_warning(kg_dir, tmp_pa
 def test_the_ntriples_line_pass_gives_the_parsers_relation_index(tmp_path):
     # the N-Triples index pass splits lines (no parser objects); the same triples as Turtle go through
     # Oxigraph's parser: the same nodes, relations and counts either way, whatever the spacing
-    from kg_agent.kg.loaders import RELATION_INDEX_FILE, SIDECAR_DIR
     from kg_agent.kg.relation_index import RelationIndex
+    from kg_agent.kg.store_folder import RELATION_INDEX_FILE, SIDECAR_DIR
 
     label = "<http://www.w3.org/2000/01/rdf-schema#label>"
     lines = [
@@ -313,7 +313,7 @@ def test_the_ntriples_line_pass_reads_names_as_the_parser_does(tmp_path):
     # for the same triples as Turtle
     import pyoxigraph as ox
 
-    from kg_agent.kg.loaders import _index_triples
+    from kg_agent.kg.loading.oxigraph_index_pass import index_triples
     from kg_agent.kg.naming import DEFAULT_NAMING
     from kg_agent.kg.relation_index import RelationIndexBuilder
 
@@ -335,7 +335,7 @@ def test_the_ntriples_line_pass_reads_names_as_the_parser_does(tmp_path):
     for suffix, fmt in (("nt", ox.RdfFormat.N_TRIPLES), ("ttl", ox.RdfFormat.TURTLE)):
         path = tmp_path / f"kg.{suffix}"
         path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-        read[suffix] = _index_triples(RelationIndexBuilder(), ox, path, fmt, DEFAULT_NAMING, progress=False)
+        read[suffix] = index_triples(RelationIndexBuilder(), ox, path, fmt, DEFAULT_NAMING, progress=False)
     assert read["nt"] == read["ttl"]
     labels, _, names = read["nt"]
     assert ("http://example.org/a", 'Straße "Nord" é') in labels and ("http://example.org/a", "C# and F#") in labels
@@ -440,7 +440,7 @@ def test_every_format_read_by_oxigraph_gives_rdflibs_graph(tmp_path, name):
     from rdflib import Graph
     from rdflib.compare import isomorphic
 
-    from kg_agent.kg.loaders import parse_rdf
+    from kg_agent.kg.loading.rdf_parsing import parse_rdf
 
     path = tmp_path / name
     path.write_text(SAME_GRAPH[name], encoding="utf-8")

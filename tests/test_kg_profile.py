@@ -12,8 +12,9 @@ import pytest
 from kg_agent.graphs import create_rog_graph
 from kg_agent.kg import open_kg
 from kg_agent.kg.errors import KGLoadError
-from kg_agent.kg.loaders import PROFILE_FILE, SIDECAR_DIR, SkippedLinesWarning
+from kg_agent.kg.loading.rdf_parsing import SkippedLinesWarning
 from kg_agent.kg.profile import KGProfile
+from kg_agent.kg.store_folder import PROFILE_FILE, SIDECAR_DIR
 
 FIXTURES = Path(__file__).parent / "fixtures" / "realkgs"
 CATALOGUE = FIXTURES / "catalogue.nt"

@@ -24,7 +24,7 @@ from kg_agent.kg import kg_from_triples
 from kg_agent.kg.types import Entity
 from kg_agent.tools.rog.plan import SimilarityPlanner
 from kg_agent.tools.shared.answer_types import AskedType
-from kg_agent.tools.shared.path_scoring import FUNCTION_WORDS, QuestionParts, read_idioms
+from kg_agent.tools.shared.question_parts import FUNCTION_WORDS, QuestionParts, read_idioms
 from kg_agent.tools.shared.scoring import approximate_mention, mask_mentions
 
 SUBGRAPHS = Path(__file__).resolve().parent / "fixtures" / "webqsp" / "subgraphs.jsonl"

@@ -22,7 +22,7 @@ import pytest
 from kg_agent.kg import load_kg
 from kg_agent.tools.rog.plan import SimilarityPlanner
 from kg_agent.tools.shared.answer_types import AskedType, noun_only_modifies, object_name_words, subject_qualifier
-from kg_agent.tools.shared.path_scoring import FUNCTION_WORDS, QuestionParts
+from kg_agent.tools.shared.question_parts import FUNCTION_WORDS, QuestionParts
 
 STYLES = Path(__file__).resolve().parent / "fixtures" / "styles"
 

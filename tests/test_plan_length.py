@@ -15,7 +15,8 @@ import pytest
 from kg_agent.graphs import create_rog_graph, create_tog_graph, create_tog_i_graph
 from kg_agent.kg import kg_from_triples
 from kg_agent.tools.rog.plan import SimilarityPlanner
-from kg_agent.tools.shared.path_scoring import QuestionParts, RelationPathScorer
+from kg_agent.tools.shared.path_scoring import RelationPathScorer
+from kg_agent.tools.shared.question_parts import QuestionParts
 from kg_agent.tools.shared.scoring import mask_mentions
 
 FAMILY = [

@@ -18,7 +18,7 @@ import pytest
 from rdflib import Literal, URIRef
 
 from kg_agent.kg import KGQueryError, entity_iri, load_kg, open_kg, open_sparql, retrieve_many_paths, retrieve_paths
-from kg_agent.kg.loaders import MAX_GET_QUERY_CHARS
+from kg_agent.kg.loading.sparql_endpoint import MAX_GET_QUERY_CHARS
 from kg_agent.kg.relation_paths import walkable_relation_paths
 from kg_agent.kg.sparql import bind_values, check_read_only, values_block
 from tests.sparql_server import SparqlServer, store_from_graph
@@ -399,7 +399,7 @@ def test_json_result_rows_read_every_term_as_rdflibs_parser_does():
 
     from rdflib.query import Result
 
-    from kg_agent.kg.loaders import json_result_rows
+    from kg_agent.kg.loading.sparql_endpoint import json_result_rows
 
     document = {"head": {"vars": ["s", "o", "x"]}, "results": {"bindings": [
         {"s": {"type": "uri", "value": "http://e/a"}, "o": {"type": "literal", "value": "Ä", "xml:lang": "de"},

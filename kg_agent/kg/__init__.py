@@ -25,17 +25,13 @@ if TYPE_CHECKING:  # what type checkers read; at run time each name is imported 
         link_entities,
         search_entities,
     )
-    from kg_agent.kg.loaders import (
-        build_oxigraph,
-        kg_from_triples,
-        load_kg,
-        open_kg,
-        open_oxigraph,
-        open_sparql,
-        parse_rdf,
-        sample_documents_path,
-        sample_kg_path,
-    )
+    from kg_agent.kg.loading.in_memory import kg_from_triples, load_kg
+    from kg_agent.kg.loading.open_kg import open_kg
+    from kg_agent.kg.loading.oxigraph_build import build_oxigraph
+    from kg_agent.kg.loading.oxigraph_open import open_oxigraph
+    from kg_agent.kg.loading.rdf_parsing import parse_rdf
+    from kg_agent.kg.loading.samples import sample_documents_path, sample_kg_path
+    from kg_agent.kg.loading.sparql_endpoint import open_sparql
     from kg_agent.kg.paths import PathSearchResult, retrieve_many_paths, retrieve_paths, shortest_relation_paths
     from kg_agent.kg.sparql import check_read_only, sparql_iri, sparql_literal
     from kg_agent.kg.terms import entity_iri, normalize_label, relation_iri
@@ -64,15 +60,15 @@ _EXPORTS = {
     "closest_labels": "kg_agent.kg.linking",
     "link_entities": "kg_agent.kg.linking",
     "search_entities": "kg_agent.kg.linking",
-    "build_oxigraph": "kg_agent.kg.loaders",
-    "kg_from_triples": "kg_agent.kg.loaders",
-    "load_kg": "kg_agent.kg.loaders",
-    "open_kg": "kg_agent.kg.loaders",
-    "open_oxigraph": "kg_agent.kg.loaders",
-    "open_sparql": "kg_agent.kg.loaders",
-    "parse_rdf": "kg_agent.kg.loaders",
-    "sample_documents_path": "kg_agent.kg.loaders",
-    "sample_kg_path": "kg_agent.kg.loaders",
+    "build_oxigraph": "kg_agent.kg.loading.oxigraph_build",
+    "kg_from_triples": "kg_agent.kg.loading.in_memory",
+    "load_kg": "kg_agent.kg.loading.in_memory",
+    "open_kg": "kg_agent.kg.loading.open_kg",
+    "open_oxigraph": "kg_agent.kg.loading.oxigraph_open",
+    "open_sparql": "kg_agent.kg.loading.sparql_endpoint",
+    "parse_rdf": "kg_agent.kg.loading.rdf_parsing",
+    "sample_documents_path": "kg_agent.kg.loading.samples",
+    "sample_kg_path": "kg_agent.kg.loading.samples",
     "PathSearchResult": "kg_agent.kg.paths",
     "retrieve_many_paths": "kg_agent.kg.paths",
     "retrieve_paths": "kg_agent.kg.paths",

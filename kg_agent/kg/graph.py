@@ -1,6 +1,6 @@
 """The knowledge graph service: one read-only front over a backend (:mod:`kg_agent.kg.stores`).
 
-The backend is chosen by how the graph is opened (:mod:`kg_agent.kg.loaders`): an in-memory rdflib graph
+The backend is chosen by how the graph is opened (:mod:`kg_agent.kg.loading`): an in-memory rdflib graph
 (every edge indexed), an Oxigraph store on disk (read with pyoxigraph's API, neighbourhoods cached per
 entity) or a SPARQL endpoint (templated, batched, paged queries). The front is the same for all three.
 
@@ -37,7 +37,7 @@ SAMPLE_RELATIONS_PER_QUERY = 200
 class KnowledgeGraph:
     """Read-only queries over one knowledge graph, whatever its backend.
 
-    Build one with a loader (:mod:`kg_agent.kg.loaders`) or :func:`kg_agent.kg.open_kg`::
+    Build one with a loader (:mod:`kg_agent.kg.loading`) or :func:`kg_agent.kg.open_kg`::
 
         from kg_agent.kg import open_kg
         kg = open_kg("../shared/data/metaqa/kb.txt")

@@ -1,7 +1,7 @@
 """What kg-agent may do in an Oxigraph store folder: one writer at a time (a lock), and delete only its own files.
 
 The lock is ``<store>/kg-agent/write.lock``, held with ``flock`` by ``kg-agent load`` (:func:`build_oxigraph
-<kg_agent.kg.loaders.build_oxigraph>`) and by its bulk loader's process, which inherits it: the kernel releases it
+<kg_agent.kg.loading.oxigraph_build.build_oxigraph>`) and by its bulk loader's process, which inherits it: the kernel releases it
 when both have exited, however they ended (``kill -9`` too). The file says which process took it; a lock file left
 by a process that is gone holds no lock and is taken over. A second writer is refused at once with
 :class:`StoreBusy`, and a reader opening a store that is being built for the first time is told so.

@@ -680,7 +680,7 @@ def name_relations(naming: Naming, iris: Sequence[str], property_links: Iterable
     (:data:`~kg_agent.kg.naming.RANGE_PREDICATES`, read from ``?predicate rdfs:range ?class``, and
     ``DOMAIN_PREDICATES``; a range's names name the relation's values) -- and a
     ``name_literals(keys, predicates)`` reader (a store's; the load's index pass reads them from the file,
-    :func:`kg_agent.kg.loaders.build_oxigraph`)."""
+    :func:`kg_agent.kg.loading.oxigraph_build.build_oxigraph`)."""
     iris = list(iris)
     standing: dict[str, list[tuple[str, str]]] = {iri: [(iri, "")] for iri in iris}
     ranges: dict[str, list[str]] = {}

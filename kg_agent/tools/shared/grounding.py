@@ -40,7 +40,8 @@ from kg_agent.kg.terms import normalize_label
 from kg_agent.kg.walks import Walk
 from kg_agent.settings import DEFAULT_GROUNDING, Grounding, check_policy, current_run_settings
 from kg_agent.tools.shared.answer_types import contradicts_asked_type, relation_object_kinds
-from kg_agent.tools.shared.path_scoring import QuestionParts, RelationPathScorer
+from kg_agent.tools.shared.path_scoring import RelationPathScorer
+from kg_agent.tools.shared.question_parts import QuestionParts
 from kg_agent.tools.shared.scoring import mask_topic_mentions
 from kg_agent.tools.shared.updates import answer_record
 

@@ -25,9 +25,9 @@ evidenced by some phrase of the question, and how much of the question the path 
   noun names the answer, so it evidences the last hop only, and not by the words of a name that say what the
   relation's *subject* is ("original language **of film or TV show**") nor by a word that only modifies the name
   of a relation to persons ("**film** director"): "what films did [X] direct" stops at the films;
-* **idioms** (:func:`read_idioms`): a verb of no content that English uses to ask for a relation reads as the noun
-  it means: "what does [X] do (for a living)" asks for [X]'s occupation; a word opening a clause of time ("after [X]
-  died") names no hop;
+* **idioms** (:func:`~kg_agent.tools.shared.question_parts.read_idioms`): a verb of no content that English uses to
+  ask for a relation reads as the noun it means: "what does [X] do (for a living)" asks for [X]'s occupation; a
+  word opening a clause of time ("after [X] died") names no hop;
 * the whole verbalised path's cosine with the question (``path_weight``), and ``hop_penalty`` per extra hop,
   break ties towards short paths.
 
@@ -42,8 +42,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
-from functools import cached_property, lru_cache
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -51,12 +50,11 @@ from langchain_core.embeddings import Embeddings
 
 from kg_agent.kg.errors import KGError
 from kg_agent.kg.graph import KnowledgeGraph
-from kg_agent.kg.relation_paths import verbalize_relation, verbalize_relation_path
+from kg_agent.kg.relation_paths import verbalize_relation_path
 from kg_agent.kg.terms import UNNAMED
 from kg_agent.kg.types import base_relation, inverse, is_inverse
 from kg_agent.tools.shared.answer_classes import class_names
 from kg_agent.tools.shared.answer_types import (
-    AskedType,
     ObjectKinds,
     TypeMatch,
     answer_type_match,
@@ -65,110 +63,23 @@ from kg_agent.tools.shared.answer_types import (
     same_word,
     subject_qualifier,
 )
-from kg_agent.tools.shared.scoring import STEM_LETTERS, STOPWORDS, TextVectorsFromEmbeddings
+from kg_agent.tools.shared.question_parts import (
+    ENTITY_TOKEN,
+    FUNCTION_WORDS,
+    ROUND_TRIP_REACH,
+    QuestionParts,
+    content_words,
+)
+from kg_agent.tools.shared.relation_words import name_words, relation_words, word_match
+from kg_agent.tools.shared.scoring import TextVectorsFromEmbeddings
 
-ENTITY_TOKEN = "[ent]"
-#: Question words that carry no relation: wh-words, auxiliaries, articles, pronouns.
-FUNCTION_WORDS = frozenset({
-    "what", "which", "who", "whom", "whose", "when", "where", "why", "how", "did", "does", "do", "was", "were", "are",
-    "is", "be", "been", "being", "that", "this", "those", "these", "for", "with", "from", "at", "on", "as", "its",
-    "their", "his", "her", "they", "them", "it", "can", "could", "would", "will", "there", "any", "some", "all",
-    "name", "list", "tell", "give", "me", "about",
-    *STOPWORDS,
-})
-#: Words by which a question asks for a round trip through a shared neighbour ("films that share actors with [X]").
-ROUND_TRIP_WORDS = frozenset({"same", "share", "shared", "shares", "sharing", "also", "together", "other", "co", "fellow"})
-#: How many tokens from a round-trip word (or apart, for a relation evidenced twice) the relation may be matched.
-ROUND_TRIP_REACH = 4
 #: A relation whose subjects outnumber its objects this many times over has values many things share (a gender, a
 #: nationality, a genre, a year): a round trip through one is asked for only in words ("the same genre as [X]")
 SHARED_VALUE_RATIO = 4.0
 #: Trailing words of a relation name after which the relation's object is the agent, place or time
 #: ("directed_by": the director; "born_in": the place).
 OBJECT_PREPOSITIONS = frozenset({"by", "in", "at", "from", "of", "to", "on"})
-_TOKEN = re.compile(r"\[ent\]|[a-z0-9]+")
-
-
-#: How a question that lists its answer's possible values opens ("is [X] a man or a woman"), and the articles an
-#: alternative may start with
-CHOICE_OPENINGS = frozenset({"is", "was", "are", "were", "does", "did", "do", "has", "have"})
-ARTICLES = frozenset({"a", "an", "the"})
-#: The cosines of an alternative with a relation's value from none to full
 CHOICE_COSINE_RANGE = (0.45, 0.6)
-
-#: The auxiliaries of "what does [X] do".
-DO_AUXILIARIES = frozenset({"do", "does", "did"})
-#: The relational noun English means by "what does [X] do": the question for someone's occupation.
-DO_MEANS = "occupation"
-
-
-#: Words that open a clause of time when a subject and its verb follow ("after [X] died"); before a noun phrase
-#: they are prepositions, which DBpedia names relations by ("who is before [X]": ``dbp:before``).
-TIME_CLAUSE_OPENERS = frozenset({"after", "before", "since", "until", "till", "once", "while"})
-#: Subjects of such a clause: the entity or a personal pronoun.
-CLAUSE_SUBJECTS = frozenset({ENTITY_TOKEN, "he", "she", "they", "we", "i", "you", "it"})
-#: Words after the subject that make it a noun phrase, not a clause ("after [X] 's death", "before [X] and [Y]").
-NO_VERB_AFTER = frozenset({"s", "of", "and", "or", "in", "on", "at", "to", "by", "for", "with", "from"})
-
-
-def read_idioms(tokens: tuple[str, ...]) -> tuple[str, ...]:
-    """The question's tokens with an idiom that names a relation by a verb of no content read as the noun it means:
-    "what does [X] do (for a living)" and "what did [X] do before ..." ask for [X]'s occupation, so that "do" reads
-    as "occupation" (the main verb "do" after "what" + an auxiliary + the subject; not "what to do in [X]", which
-    has no subject, nor the auxiliary itself). A word that opens a clause of time ("who was vice president **after**
-    [X] died", :data:`TIME_CLAUSE_OPENERS`) reads as "when": it constrains the answer and names no hop (not Freebase's
-    ``named_after``); before a noun phrase ("who is after [X] 's reign", "before the successor of [X]") it stays."""
-    tokens = tuple("when" if token in TIME_CLAUSE_OPENERS and at + 2 < len(tokens) and tokens[at + 1] in CLAUSE_SUBJECTS
-                   and tokens[at + 2] not in NO_VERB_AFTER else token
-                   for at, token in enumerate(tokens))
-    for start, token in enumerate(tokens[:-2]):
-        if token != "what" or tokens[start + 1] not in DO_AUXILIARIES:
-            continue
-        for at in range(start + 3, len(tokens)):
-            if tokens[at] == "do":
-                return tokens[:at] + (DO_MEANS,) + tokens[at + 1:]
-        return tokens
-    return tokens
-
-
-def word_match(a: str, b: str) -> float:
-    """How surely two words share a root: 1.0 from a common prefix of ``STEM_LETTERS`` letters (or one word
-    whole: "directed"/"director", "released"/"release"), 0.8 from 3 letters ("acted"/"actors") or for the root
-    of ``a`` inside a longer ``b`` ("written"/"screenwriter")."""
-    if a == b:
-        return 1.0
-    common = 0
-    for x, y in zip(a, b):
-        if x != y:
-            break
-        common += 1
-    if common >= min(STEM_LETTERS, len(a), len(b)):
-        return 1.0
-    if common == 3 or (len(a) >= STEM_LETTERS and len(b) > len(a) + 2 and a[:STEM_LETTERS] in b):
-        return 0.8  # "acted"/"actors"; a relation word's root inside a longer word ("written" in "screenwriter")
-    return 0.0
-
-
-def relation_words(relation: str) -> list[str]:
-    """The words a relation's name carries, without the inverse marker: ``^film.film.directed_by`` ->
-    ``["film", "directed", "by"]``."""
-    return list(_relation_words(base_relation(relation)))
-
-
-@lru_cache(maxsize=1 << 16)
-def _relation_words(name: str) -> tuple[str, ...]:
-    return tuple(re.findall(r"[a-z0-9]+", verbalize_relation(name).lower()))
-
-
-def name_words(relation: str) -> list[str]:
-    """The words of a relation's own name, without its domain: ``people.person.place_of_death`` ->
-    ``["place", "of", "death"]``, ``dbo.birthPlace`` -> ``["birth", "place"]`` (a question saying "film" does not
-    evidence every ``film.*`` relation)."""
-    return re.findall(r"[a-z0-9]+", re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ", base_relation(relation).rsplit(".", 1)[-1]).lower())
-
-
-def content_words(words: Sequence[str]) -> list[str]:
-    return [w for w in words if w not in FUNCTION_WORDS and len(w) >= 3]
 
 
 #: A MiniLM cosine of a relation's words with a question phrase below ``COSINE_NONE`` is no evidence, above
@@ -200,141 +111,6 @@ MAX_COMPETING_RELATIONS = 2000
 def saturated(cosines: np.ndarray, none: float = COSINE_NONE, full: float = COSINE_FULL) -> np.ndarray:
     """Cosines mapped linearly to [0, 1] between ``none`` and ``full``."""
     return np.clip((cosines - none) / (full - none), 0.0, 1.0)
-
-
-@dataclass(frozen=True)
-class QuestionParts:
-    """A masked question cut into what the scorer aligns relations with."""
-
-    tokens: tuple[str, ...]
-    phrases: tuple[str, ...]  # 1-3-word spans of content words' neighbourhoods, no entity token
-    phrase_positions: tuple[float, ...]  # each phrase's centre (token index)
-    phrase_words: tuple[tuple[str, ...], ...]  # each phrase's content words
-    content: tuple[int, ...]  # indices into phrases of the single content words (the "explained" term)
-    entity_positions: tuple[int, ...]
-    cue_positions: tuple[int, ...]  # where the question says "same", "share", "also", ...
-    asked: AskedType = AskedType()  # what the question's wh-word or type noun asks for
-    phrase_spans: tuple[tuple[int, int], ...] = ()  # each phrase's first and last token
-    #: every occurrence of a content word, in order: ``(token index, index into phrases of the word)``; a word the
-    #: question says twice ("[X] 's wife 's wife") is two occurrences, each to be explained by a hop of its own
-    content_tokens: tuple[tuple[int, int], ...] = ()
-    #: per phrase: whether it stands where English puts a relational noun, before "of" or after a possessive
-    #: "'s" ("the sex of [X]", "[X] 's husband 's sex")
-    relational: tuple[bool, ...] = ()
-
-    @cached_property
-    def phrase_masks(self) -> tuple[int, ...]:
-        """Each phrase's tokens as the bits of an int."""
-        return tuple(((1 << (last + 1)) - 1) ^ ((1 << first) - 1) for first, last in self.phrase_spans)
-
-    @cached_property
-    def phrase_overlaps(self) -> tuple[tuple[int, ...], ...]:
-        """Per phrase: the phrases sharing a token with it (itself among them)."""
-        masks = self.phrase_masks
-        return tuple(tuple(k for k, other in enumerate(masks) if other & mask) for mask in masks)
-
-    @cached_property
-    def asks_relation(self) -> tuple[bool, ...]:
-        """Per token: whether it stands where a relation is asked for (:meth:`relational_token`,
-        :meth:`agent_participle`)."""
-        return tuple(self.relational_token(at) or self.agent_participle(at) for at in range(len(self.tokens)))
-
-    def restates(self, span: tuple[int, int], at: int) -> bool:
-        """Whether the token at ``at`` may restate what the phrase at ``span`` says: within
-        ``ROUND_TRIP_REACH - 1`` tokens of it, and no entity, "of", "by" or possessive "'s" between them ("the
-        director that directed [X]", not "the child of kid of [X]" or "the films directed by the director of
-        [X]", whose words are two hops). A function word at the phrase's edge away from the token does not stand
-        between them: "who wrote the screenplay of [X]" says ``screenwriter`` once, by "wrote" and "screenplay of"."""
-        first, last = span
-        while first < last and self.tokens[first] in FUNCTION_WORDS:
-            first += 1
-        while last > first and self.tokens[last] in FUNCTION_WORDS:
-            last -= 1
-        span = (first, last)
-        distance = at - span[1] if at > span[1] else span[0] - at
-        joined = self.tokens[min(span[0], at):max(span[1], at) + 1]  # the phrase, the token and what lies between
-        return 0 < distance <= ROUND_TRIP_REACH - 1 and not any(t in ("of", "by", "s", ENTITY_TOKEN) for t in joined)
-
-    @cached_property
-    def choices(self) -> tuple[tuple[int, int], ...]:
-        """The alternatives of a question that lists its answer's possible values ("is [X] 's heir **a man** or **a
-        woman**"): in a question that opens with an auxiliary, the words before and after "or" (an article and a
-        word each); none elsewhere."""
-        tokens = self.tokens
-        if not tokens or tokens[0] not in CHOICE_OPENINGS or "or" not in tokens:
-            return ()
-        at = tokens.index("or")
-        if at < 1 or at + 1 >= len(tokens) or tokens[at - 1] in ("s", ENTITY_TOKEN) or tokens[at + 1] == ENTITY_TOKEN:
-            return ()
-        left = at - 2 if at >= 2 and tokens[at - 2] in ARTICLES else at - 1
-        right = at + 2 if tokens[at + 1] in ARTICLES and at + 2 < len(tokens) else at + 1
-        return (left, at - 1), (at + 1, right)
-
-    def relational_token(self, at: int) -> bool:
-        """Whether the token stands where English puts a relational noun: in the words after a possessive "'s"
-        ("[X] 's husband 's sex", "[X] 's husband present address"), or right before "of" ("the sex of [X]"; not
-        "movie" in "movie co-writers of [X]", which says what kind of co-writers)."""
-        return self._noun_run_end(at, -1) == "s" or (at + 1 < len(self.tokens) and self.tokens[at + 1] == "of")
-
-    def agent_participle(self, at: int) -> bool:
-        """Whether the token is a participle with its agent after it ("the films **written** by [X]"): a word ending
-        like a past participle ("-ed", "-en") right before "by". Its relation is asked for as a relational noun's
-        is: a path that leaves it unexplained walks another relation ("films" also names ``film director``)."""
-        token = self.tokens[at]
-        return (at + 1 < len(self.tokens) and self.tokens[at + 1] == "by" and token not in FUNCTION_WORDS
-                and token.endswith(("ed", "en")))
-
-    def _noun_run_end(self, at: int, step: int) -> str:
-        """The first token from ``at`` in direction ``step`` that is not a content word ("present address" in
-        "[X] 's husband present address" runs back to "'s")."""
-        at += step
-        while 0 <= at < len(self.tokens) and self.tokens[at] not in (ENTITY_TOKEN, "s") and self.tokens[at] not in FUNCTION_WORDS:
-            at += step
-        return self.tokens[at] if 0 <= at < len(self.tokens) else ""
-
-    @property
-    def content_words(self) -> tuple[str, ...]:
-        return tuple(self.phrases[i] for i in self.content)
-
-    @classmethod
-    def of(cls, masked_question: str) -> QuestionParts:
-        tokens = read_idioms(tuple(_TOKEN.findall(masked_question.lower())))
-        phrases: list[str] = []
-        positions: list[float] = []
-        phrase_words: list[tuple[str, ...]] = []
-        content: list[int] = []
-        spans: list[tuple[int, int]] = []
-        seen: dict[str, int] = {}
-        single_at: dict[int, int] = {}  # token -> the one-word phrase at it
-        for size in (1, 2, 3):
-            for start in range(len(tokens) - size + 1):
-                span = tokens[start:start + size]
-                if ENTITY_TOKEN in span or all(w in FUNCTION_WORDS for w in span):
-                    continue
-                if span[0] in FUNCTION_WORDS and size > 1:  # "the director" adds nothing to "director"
-                    continue
-                text = " ".join(span)
-                if text in seen and size > 1:
-                    continue
-                # a word said twice is two phrases, one at each place: "[X] 's parents 's parents" is two hops
-                if size == 1:
-                    single_at[start] = len(phrases)
-                    if text not in seen and len(span[0]) >= 3 and span[0] not in ROUND_TRIP_WORDS:
-                        content.append(len(phrases))
-                seen.setdefault(text, len(phrases))
-                phrases.append(text)
-                positions.append(start + (size - 1) / 2)
-                spans.append((start, start + size - 1))
-                phrase_words.append(tuple(content_words(span)))
-        content_set = {phrases[i] for i in content}
-        occurrences = tuple((at, single_at[at]) for at, t in enumerate(tokens) if t in content_set)
-        parts = cls(tokens, tuple(phrases), tuple(positions), tuple(phrase_words), tuple(content),
-                   tuple(i for i, t in enumerate(tokens) if t == ENTITY_TOKEN),
-                   tuple(i for i, t in enumerate(tokens) if t in ROUND_TRIP_WORDS), AskedType.of(tokens, FUNCTION_WORDS),
-                   tuple(spans), occurrences,
-                   ())
-        return replace(parts, relational=tuple(parts.relational_token(first) or parts.relational_token(last)
-                                               for first, last in spans))
 
 
 @dataclass(frozen=True)
@@ -1003,12 +779,3 @@ def _least(items: list[int], keys: list) -> list[int]:
         return items
     least = min(keys)
     return [item for item, key in zip(items, keys) if key == least]
-
-
-def softmax_weights(scores: Sequence[float], temperature: float) -> list[float]:
-    """``exp((score - best) / temperature)``: positive weights for :func:`~kg_agent.tools.shared.scoring.top_normalised`
-    that keep the scorer's margins (its scores may be negative)."""
-    if not scores:
-        return []
-    best = max(scores)
-    return [float(np.exp((s - best) / temperature)) for s in scores]

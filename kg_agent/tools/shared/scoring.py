@@ -5,7 +5,8 @@
 * :func:`stems` / :func:`lexical_overlap` / :func:`relation_overlap`: the lexical bonus, with one stemmer (the
   first 4 letters of each content word: ``directed``/``director`` -> ``dire``), added to MiniLM cosines, which on
   their own barely tell "starred actors" from "directed by" for "who directed X";
-* :func:`top_normalised`: the best ``width`` scores rescaled to sum to 1;
+* :func:`top_normalised`: the best ``width`` scores rescaled to sum to 1; :func:`softmax_weights`: scores of any
+  sign as positive weights for it;
 * :data:`DEFAULT_IGNORED_RELATIONS` / :func:`is_ignored_relation` / :func:`filter_relations`: bookkeeping
   relations never explored;
 * :func:`shared_text_vectors` / :class:`TextVectorsFromEmbeddings`: one text-vector cache per embeddings object for
@@ -19,6 +20,7 @@ import functools
 import re
 from collections.abc import Iterable, Sequence
 
+import numpy as np
 from langchain_core.embeddings import Embeddings
 
 from kg_agent.kg.relation_paths import verbalize_relation
@@ -182,6 +184,15 @@ def top_normalised(items: Iterable[tuple[str, float]], width: int) -> list[tuple
     if total <= 1e-12:
         return [(name, round(1.0 / len(ranked), 6)) for name, _ in ranked]
     return [(name, round(score / total, 6)) for name, score in ranked]
+
+
+def softmax_weights(scores: Sequence[float], temperature: float) -> list[float]:
+    """``exp((score - best) / temperature)``: positive weights for :func:`top_normalised` that keep a scorer's
+    margins (its scores may be negative: :class:`~kg_agent.tools.shared.path_scoring.RelationPathScorer`)."""
+    if not scores:
+        return []
+    best = max(scores)
+    return [float(np.exp((s - best) / temperature)) for s in scores]
 
 
 _SHARED_VECTORS: dict[int, TextVectors] = {}

@@ -45,11 +45,12 @@ from kg_agent.steps import Decided, decide, decided, placed_warnings, synchronou
 from kg_agent.tools.shared.constraints import mention_of, shared_among_mentions
 from kg_agent.tools.shared.decider import Candidates, Decider, LLMDecider, Outcome, fall_back, relation_meanings
 from kg_agent.tools.shared.decision_schemas import ScoredNames
-from kg_agent.tools.shared.path_scoring import RelationPathScorer, softmax_weights
+from kg_agent.tools.shared.path_scoring import RelationPathScorer
 from kg_agent.tools.shared.scoring import (
     DEFAULT_IGNORED_RELATIONS,
     filter_relations,
     mask_mentions,
+    softmax_weights,
     top_normalised,
 )
 from kg_agent.tools.shared.updates import emit

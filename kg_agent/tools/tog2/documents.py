@@ -190,7 +190,7 @@ def open_document_index(kg: KnowledgeGraph, documents: DocumentIndex | str | Pat
 
 
 def _is_sample_kg(kg: KnowledgeGraph) -> bool:
-    from kg_agent.kg.loaders import sample_kg_path
+    from kg_agent.kg.loading.samples import sample_kg_path
 
     try:
         return Path(str(kg.name)).resolve() == sample_kg_path().resolve()
@@ -203,7 +203,7 @@ def resolve_documents(kg: KnowledgeGraph, documents, *, embeddings: Embeddings |
     if documents is not None:
         return open_document_index(kg, documents, embeddings=embeddings), []
     if _is_sample_kg(kg):
-        from kg_agent.kg.loaders import sample_documents_path
+        from kg_agent.kg.loading.samples import sample_documents_path
 
         return open_document_index(kg, sample_documents_path(), embeddings=embeddings), []
     return None, ["tog2: no documents given (documents=...); entities are ranked without document chunks (KG only)"]

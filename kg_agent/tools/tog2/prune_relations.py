@@ -41,11 +41,12 @@ from kg_agent.settings import StructuredMode
 from kg_agent.steps import Decided, decide, decided
 from kg_agent.tools.shared.decider import CandidatesBySubject, Decider, LLMDecider, Outcome, fall_back, relation_meanings
 from kg_agent.tools.shared.decision_schemas import RelationChoices
-from kg_agent.tools.shared.path_scoring import RelationPathScorer, softmax_weights
+from kg_agent.tools.shared.path_scoring import RelationPathScorer
 from kg_agent.tools.shared.scoring import (
     DEFAULT_IGNORED_RELATIONS,
     is_ignored_relation,
     mask_mentions,
+    softmax_weights,
     top_normalised,
 )
 from kg_agent.tools.shared.updates import emit

@@ -1,0 +1,194 @@
+"""The pass over a KG file that :func:`~kg_agent.kg.loading.oxigraph_build.build_oxigraph` runs beside Oxigraph's bulk
+loader: every fact fed to the relation index builder, and the label and alias literals and the links that name
+relations collected on the way (:func:`index_triples`; N-Triples read by split lines, no parser objects)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from kg_agent.kg.naming import DOMAIN_PREDICATES, RANGE_PREDICATES, WIKIBASE_PROPERTY_LINKS, Naming
+from kg_agent.kg.relation_index import RelationIndexBuilder
+from kg_agent.kg.stores.base import NameLiterals
+
+
+def index_triples(builder: RelationIndexBuilder, ox, path: Path, fmt, naming: Naming, *,
+                   progress: bool) -> tuple[list[tuple[str, str]], list[tuple[str, str, str]], dict[str, NameLiterals]]:
+    """Feed every fact of the file to the relation index builder; return the ``(entity id, name)`` pairs of its
+    label and alias literals met on the way (:class:`~kg_agent.kg.naming.Naming`), in file order, each once, and
+    what names its relations (:func:`~kg_agent.kg.stores.base.name_relations`): the ``(property entity, link,
+    predicate)`` Wikibase links and the name literals of the predicates and of those property entities."""
+    from kg_agent.kg.stores.oxigraph import ox_key
+
+    size = path.stat().st_size
+    handle = path.open("rb")
+    bar = None
+    if progress:
+        from tqdm import tqdm
+
+        bar = tqdm(total=size, unit="B", unit_scale=True, desc="indexing", mininterval=1.0)
+    add = builder.add
+    links: list[tuple[str, str, str]] = []
+    literals: list[tuple[str, str, str, str | None]] = []  # (entity id, name predicate, text, language)
+    try:
+        if fmt == ox.RdfFormat.N_TRIPLES:
+            literals, link_lines = _index_ntriples_lines(builder, ox, handle, naming, bar)
+            links = [link for t in ox.parse(b"".join(link_lines), format=fmt)
+                     if (link := _property_link(ox, t)) is not None]
+        else:
+            facts: dict[str, bool] = {}
+            reported = 0
+            for count, triple in enumerate(ox.parse(handle, format=fmt), start=1):
+                predicate = triple.predicate.value
+                fact = facts.get(predicate)
+                if fact is None:
+                    fact = facts[predicate] = naming.is_fact(predicate)
+                if not fact:
+                    builder.triples += 1  # counted, but a name is not an edge
+                    obj = triple.object
+                    if naming.is_label(predicate) and isinstance(obj, ox.Literal):
+                        literals.append((ox_key(triple.subject), predicate, obj.value, obj.language))
+                    elif (link := _property_link(ox, triple)) is not None:
+                        links.append(link)
+                    continue
+                obj = triple.object
+                if isinstance(obj, ox.Literal):
+                    if obj.value:  # a literal is an end
+                        add(_ox_node(triple.subject, ox), predicate, "", object_walks_on=False)
+                    else:
+                        builder.triples += 1  # an empty literal is no value
+                    continue
+                add(_ox_node(triple.subject, ox), predicate, _ox_node(obj, ox))
+                if bar is not None and not count % 50_000:
+                    position = handle.tell()
+                    bar.update(position - reported)
+                    reported = position
+            if bar is not None:
+                bar.update(size - reported)
+        wanted = set(builder.predicates()) | {prop for prop, _, _ in links}
+        names: dict[str, NameLiterals] = {}
+        for key, predicate, text, language in literals:
+            if key in wanted:
+                names.setdefault(key, []).append((predicate, text, language))
+        return _distinct([(key, text) for key, _, text, _ in literals]), links, names
+    finally:
+        handle.close()
+        if bar is not None:
+            bar.close()
+
+
+def _property_link(ox, triple) -> tuple[str, str, str] | None:
+    """The ``(node, link, predicate)`` a triple gives :func:`~kg_agent.kg.stores.base.name_relations`: a Wikibase
+    property entity standing for a predicate, or the class of a predicate's values or subjects (``rdfs:range``,
+    ``rdfs:domain``); None for any other triple."""
+    from kg_agent.kg.stores.oxigraph import ox_key
+
+    link = triple.predicate.value
+    if link in WIKIBASE_PROPERTY_LINKS and isinstance(triple.object, ox.NamedNode):
+        return ox_key(triple.subject), link, triple.object.value
+    if link in _CLASS_LINKS and isinstance(triple.subject, ox.NamedNode) and not isinstance(triple.object, ox.Literal):
+        return ox_key(triple.object), link, triple.subject.value
+    return None
+
+
+def _distinct(pairs: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """``pairs`` without repeats (a store holds a triple once), first-seen order."""
+    return list(dict.fromkeys(pairs))
+
+
+def _index_ntriples_lines(builder: RelationIndexBuilder, ox, handle, naming: Naming,
+                          bar) -> tuple[list[tuple[str, str, str, str | None]], list[bytes]]:
+    """The index pass over N-Triples: split lines, no parser objects. Returns the label and alias literals as
+    ``(entity id, name predicate, text, language)`` in file order, and the lines of Wikibase's property links and of
+    the ranges of properties (they name relations); other triples that are not facts (descriptions, schema) are
+    counted only.
+
+    Subject and predicate hold no whitespace, so ``split(None, 2)`` finds them; a node is keyed by its
+    N-Triples text (the index needs distinct nodes only). A name line is read by :func:`_name_literal`; a line
+    with an escape (``\\``) or a ``#`` (perhaps a comment) is parsed by Oxigraph's parser instead. The bulk loader checks the syntax of
+    the same file in the meantime.
+    """
+    from kg_agent.kg.stores.oxigraph import ox_key
+
+    signatures = builder.signatures
+    get = signatures.get
+    literals: list[tuple[str, str, str, str | None]] = []
+    name = literals.append
+    link_lines: list[bytes] = []
+    bits: dict[bytes, tuple] = {}
+    reported = 0
+    edges = 0
+    for number, line in enumerate(handle, start=1):
+        parts = line.split(None, 2)
+        if len(parts) < 3 or parts[0][0] == 35:  # 35: '#', a comment
+            continue
+        subject, predicate, rest = parts
+        pair = bits.get(predicate)
+        if pair is None:
+            if b"\\" in predicate:
+                iri = next(iter(ox.parse(line, format=ox.RdfFormat.N_TRIPLES))).predicate.value
+            else:
+                iri = predicate[1:-1].decode("utf-8")
+            if naming.is_fact(iri):
+                pair = builder.predicate_bits(iri)
+            elif naming.is_label(iri):
+                pair = (_NAME, iri)
+            else:
+                pair = _LINK if iri in WIKIBASE_PROPERTY_LINKS or iri in _CLASS_LINKS else _NOT_A_FACT
+            bits[predicate] = pair
+        if pair[0] < 0:  # a name, a Wikibase link, or neither a name nor a fact
+            builder.triples += 1
+            if pair[0] == _NAME:
+                if rest[:1] == b'"':  # a name is a literal
+                    if b"\\" in line or b"#" in rest:  # an escape, or a comment after the triple
+                        triple = next(iter(ox.parse(line, format=ox.RdfFormat.N_TRIPLES)))
+                        name((ox_key(triple.subject), pair[1], triple.object.value, triple.object.language))
+                    else:
+                        name(_name_literal(subject, pair[1], rest))
+            elif pair is _LINK:
+                link_lines.append(line if line.endswith(b"\n") else line + b"\n")
+            continue
+        out_bit, in_bit = pair
+        obj = rest.rstrip(b" \t\r\n.")  # a node never ends with '.': IRIs end with '>', literals with '"', a tag or '>'
+        edges += 1
+        if obj[:1] == b'"':  # a literal is an end (no in-bit); an empty one is no value at all
+            if obj[:2] != b'""' or obj[2:3] == b'"':
+                signatures[subject] = get(subject, 0) | out_bit
+            continue
+        signatures[subject] = get(subject, 0) | out_bit
+        signatures[obj] = get(obj, 0) | in_bit
+        if bar is not None and not number % 50_000:
+            position = handle.tell()
+            bar.update(position - reported)
+            reported = position
+    builder.triples += edges
+    if bar is not None:
+        bar.update(handle.tell() - reported)
+    return literals, link_lines
+
+
+def _name_literal(subject: bytes, predicate: str, rest: bytes) -> tuple[str, str, str, str | None]:
+    """``(entity id, predicate, text, language)`` of an N-Triples name line without escapes: ``subject`` is
+    ``<iri>`` or ``_:label``; ``rest`` the literal and the final dot (``"text"``, ``"text"@en``,
+    ``"text"^^<datatype>``). Without escapes the literal's last quote closes it (no tag or IRI holds one)."""
+    close = rest.rindex(b'"')
+    after = rest[close + 1:]
+    language = after[1:].split()[0].rstrip(b".").decode("ascii").lower() if after[:1] == b"@" else None
+    key = subject[1:-1].decode("utf-8") if subject[:1] == b"<" else subject.decode("utf-8")
+    return key, predicate, rest[1:close].decode("utf-8"), language
+
+
+#: What :func:`_index_ntriples_lines` keeps for a predicate that is a name (with its IRI), a Wikibase property
+#: link, or neither a name nor a fact
+_NAME = -1
+
+
+_LINK, _NOT_A_FACT = (-3, -3), (-2, -2)
+
+
+_CLASS_LINKS = frozenset(DOMAIN_PREDICATES + RANGE_PREDICATES)
+
+
+def _ox_node(term, ox) -> str:
+    if isinstance(term, ox.NamedNode):
+        return term.value
+    return str(term)  # the index needs distinct nodes, not kg-agent ids: N-Triples text is enough

@@ -1,0 +1,47 @@
+"""The words of a relation's name, and how surely two words share a root: the lexical half of the relation-path
+scorer's hop evidence (:class:`~kg_agent.tools.shared.path_scoring.RelationPathScorer`)."""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from kg_agent.kg.relation_paths import verbalize_relation
+from kg_agent.kg.types import base_relation
+from kg_agent.tools.shared.scoring import STEM_LETTERS
+
+
+def word_match(a: str, b: str) -> float:
+    """How surely two words share a root: 1.0 from a common prefix of ``STEM_LETTERS`` letters (or one word
+    whole: "directed"/"director", "released"/"release"), 0.8 from 3 letters ("acted"/"actors") or for the root
+    of ``a`` inside a longer ``b`` ("written"/"screenwriter")."""
+    if a == b:
+        return 1.0
+    common = 0
+    for x, y in zip(a, b):
+        if x != y:
+            break
+        common += 1
+    if common >= min(STEM_LETTERS, len(a), len(b)):
+        return 1.0
+    if common == 3 or (len(a) >= STEM_LETTERS and len(b) > len(a) + 2 and a[:STEM_LETTERS] in b):
+        return 0.8  # "acted"/"actors"; a relation word's root inside a longer word ("written" in "screenwriter")
+    return 0.0
+
+
+def relation_words(relation: str) -> list[str]:
+    """The words a relation's name carries, without the inverse marker: ``^film.film.directed_by`` ->
+    ``["film", "directed", "by"]``."""
+    return list(_relation_words(base_relation(relation)))
+
+
+@lru_cache(maxsize=1 << 16)
+def _relation_words(name: str) -> tuple[str, ...]:
+    return tuple(re.findall(r"[a-z0-9]+", verbalize_relation(name).lower()))
+
+
+def name_words(relation: str) -> list[str]:
+    """The words of a relation's own name, without its domain: ``people.person.place_of_death`` ->
+    ``["place", "of", "death"]``, ``dbo.birthPlace`` -> ``["birth", "place"]`` (a question saying "film" does not
+    evidence every ``film.*`` relation)."""
+    return re.findall(r"[a-z0-9]+", re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ", base_relation(relation).rsplit(".", 1)[-1]).lower())
