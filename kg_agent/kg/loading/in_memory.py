@@ -3,6 +3,7 @@ given in Python (:func:`kg_from_triples`)."""
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -13,9 +14,12 @@ from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.loading.plain_triples import PLAIN_FORMATS, NamedTriple, detect_format, iter_named_triples, named_triples_graph
 from kg_agent.kg.loading.rdf_parsing import parse_rdf
 from kg_agent.kg.naming import DEFAULT_NAMING, Naming
+from kg_agent.kg.owl_restrictions import add_restriction_edges
 from kg_agent.kg.profile import graph_texts, measure_name_predicates
 from kg_agent.kg.stores.memory import MemoryGraphStore
 from kg_agent.kg.terms import RelationNames
+
+logger = logging.getLogger(__name__)
 
 
 def load_kg(path: str | Path, *, format: str | None = None, question_ids: Iterable[str] | None = None,
@@ -23,7 +27,8 @@ def load_kg(path: str | Path, *, format: str | None = None, question_ids: Iterab
     """Load a KG file into memory (format from the extension and content unless given); ``naming`` says which
     predicates name things and which languages are shown (:class:`~kg_agent.kg.naming.Naming`). With
     ``discover_names`` the predicates the data names its things with are found too (:mod:`kg_agent.kg.profile`)
-    and read as labels after the naming's own. ``lenient``: skip bad lines (:func:`parse_rdf`)."""
+    and read as labels after the naming's own. ``lenient``: skip bad lines (:func:`parse_rdf`). An ontology's class
+    restrictions are read as the relation edges they state (:mod:`kg_agent.kg.owl_restrictions`)."""
     path = Path(path)
     if not path.exists():
         raise KGLoadError(f"{path}: no such file")
@@ -32,6 +37,9 @@ def load_kg(path: str | Path, *, format: str | None = None, question_ids: Iterab
         graph = named_triples_graph(iter_named_triples(path, fmt, question_ids=question_ids))
     else:
         graph = parse_rdf(path, format=fmt, lenient=lenient)
+        added = add_restriction_edges(graph)  # our own parse: the file is not changed
+        if added:
+            logger.info("%s: %d OWL class restrictions read as relation edges", path, added)
     if discover_names:
         naming = measure_name_predicates(graph_texts(graph), naming).naming(naming)
     return memory_kg(graph, name=str(path), naming=naming)
