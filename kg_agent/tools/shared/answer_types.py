@@ -39,7 +39,8 @@ WH_KINDS = {"when": TIME, "where": PLACE, "who": PERSON, "whom": PERSON}
 TIME_NOUNS = frozenset({"year", "years", "date", "dates", "day", "month", "decade", "century"})
 LARGE_PLACE_NOUNS = frozenset({"country", "countries", "nation", "nations", "continent", "continents"})
 SMALL_PLACE_NOUNS = frozenset({"city", "cities", "town", "towns", "village", "villages"})
-PLACE_NOUNS = LARGE_PLACE_NOUNS | SMALL_PLACE_NOUNS | {"place", "places", "location", "region", "state", "area"}
+PLACE_NOUNS = LARGE_PLACE_NOUNS | SMALL_PLACE_NOUNS | {"place", "places", "location", "locations", "region", "regions",
+                                                     "state", "area", "address"}
 #: Type nouns that stand for a family of words a relation may name its objects by: "what kind of film" is
 #: answered by a relation whose objects are genres, "what kind of government" by one whose objects are forms (of
 #: government: "form" is "kind" as "sort" and "variety" are), "what words describe [X]" by one whose objects are tags.
@@ -50,16 +51,14 @@ NOUN_FAMILIES = (
 #: Family words that in a relation's name mark schema bookkeeping (``common.topic.notable_types``,
 #: ``administrative_area_type``), not the kind of thing asked for: "what kind of government" is no cue for them.
 SCHEMA_TYPE_WORDS = frozenset({"type", "types", "kind", "kinds", "class", "classes"})
-#: Words by which the relations *arriving* at a node say it is a place or a person ("place_of_birth",
-#: "starred_actors"), and by which its *own* relations do ("located_in", "born_in", a ``people.person.*`` or
-#: ``location.location.*`` domain).
-PLACE_OBJECT_WORDS = frozenset({"place", "places", "location", "locations", "city", "country", "region", "address"})
-PERSON_OBJECT_WORDS = frozenset({"person", "people", "actor", "actors", "director", "directors", "writer", "writers",
-                                 "author", "authors", "founder", "founders", "member", "members", "spouse", "parents",
-                                 "children", "employee", "employees"})
-PLACE_SUBJECT_WORDS = frozenset({"location", "located", "containedby"})
-PERSON_SUBJECT_WORDS = frozenset({"person", "people", "born", "birth", "death", "died", "spouse", "gender",
-                                  "nationality", "educated", "parents", "children", "profession", "occupation"})
+#: Beginnings of words by which a node's *own* relations say it is a place ("located_in", Freebase's
+#: ``containedby``) or a person: only persons are born and die ("birth_date", "birthdate", "died_in"). Generic English.
+PLACE_SUBJECT_STEMS = ("locat", "contain")
+PERSON_SUBJECT_STEMS = ("born", "birth", "death", "died")
+#: Nouns by which a node's own relations say it is a person: what has a spouse, parents or children, or a dotted
+#: name's domain ``people.person``. Generic English.
+PERSON_SUBJECT_NOUNS = frozenset({"person", "people", "spouse", "spouses", "wife", "husband", "parent", "parents",
+                                  "child", "children", "mother", "father", "sibling", "siblings"})
 #: Type nouns that ask for persons without ending like an agent noun (:data:`AGENT_ENDINGS`: "director", "writer",
 #: "actress", "artist", "politician", "president"): generic English, nothing data-set specific.
 PERSON_NOUNS = frozenset({
@@ -78,6 +77,17 @@ PERSON_NOUNS = frozenset({
 #: "president", "employee"); a type noun ending so is never read as asking for something other than a person.
 AGENT_ENDINGS = ("er", "ers", "or", "ors", "ess", "esses", "ist", "ists", "ian", "ians", "ant", "ants", "ent", "ents",
                  "ee", "ees", "eur", "eurs", "ive", "ives", "ary", "aries", "ate", "ates")
+#: The agent-noun endings that name persons in a relation's name ("starred_actors", "author", "founders",
+#: "employee"); the weaker ones of :data:`AGENT_ENDINGS` ("-ate", "-ive", "-ary") end too many other words.
+PERSON_NAME_ENDINGS = ("er", "ers", "or", "ors", "ess", "ist", "ists", "ian", "ians", "ee", "ees")
+
+
+def names_persons(word: str) -> bool:
+    """Whether a word of a relation's name says its node is a person: a person noun (:data:`PERSON_NOUNS`) or an
+    agent noun (:data:`PERSON_NAME_ENDINGS`)."""
+    return word in PERSON_NOUNS or len(word) >= 5 and word.endswith(PERSON_NAME_ENDINGS)
+
+
 #: A relation ending in one of these has a place (or a time) as its object ("born_in", "educated_at"), in "by"
 #: an agent ("directed_by").
 PLACE_PREPOSITIONS = frozenset({"in", "at"})
@@ -136,7 +146,7 @@ class AskedType:
         with no wh-word kind. A noun that may name persons ("which screenwriters", "which actress") does not."""
         noun = self.noun
         return bool(noun) and not self.kind and noun not in PERSON_NOUNS and not noun.endswith(AGENT_ENDINGS) \
-            and not any(same_word(noun, word) for word in PERSON_OBJECT_WORDS)
+            and not names_persons(noun)
 
     def named_by(self, relation: str) -> bool:
         """Whether the relation names its objects with the type noun (or a word of its family): ``in_industry``
@@ -243,13 +253,14 @@ class ObjectKinds:
             outgoing = [t for t in traits if not t.incoming]
             as_object = set().union(*(t.own_words for t in incoming))
             as_subject = set().union(*(t.subject_words for t in outgoing))
-            place = (any(t.ending in PLACE_PREPOSITIONS for t in incoming) or bool(as_object & PLACE_OBJECT_WORDS)
-                     or bool(as_subject & PLACE_SUBJECT_WORDS))
-            person = (any(t.ending == AGENT_PREPOSITION for t in incoming) or bool(as_object & PERSON_OBJECT_WORDS)
-                      or bool(as_subject & PERSON_SUBJECT_WORDS))
+            place = (any(t.ending in PLACE_PREPOSITIONS for t in incoming) or bool(as_object & PLACE_NOUNS)
+                     or any(w.startswith(PLACE_SUBJECT_STEMS) for w in as_subject))
+            person = (any(t.ending == AGENT_PREPOSITION for t in incoming) or any(names_persons(w) for w in as_object)
+                      or any(w.startswith(PERSON_SUBJECT_STEMS) or w in PERSON_SUBJECT_NOUNS for w in as_subject))
             if place and not person:
                 places += 1
-                contained += any(t.ending in PLACE_PREPOSITIONS or PLACE_SUBJECT_WORDS & t.own_words for t in outgoing)
+                contained += any(t.ending in PLACE_PREPOSITIONS or any(w.startswith(PLACE_SUBJECT_STEMS) for w in t.own_words)
+                                 for t in outgoing)
             elif person and not place:
                 persons += 1
         n = len(labels)
