@@ -57,8 +57,9 @@ class EntityRelationsTool(KGTool):
 
 
 class NeighboursInput(BaseModel):
-    entity: str = Field(description="The entity's exact label (e.g. 'Tom Hanks') or id.")
-    relation: str = Field(description="A relation of the entity, e.g. 'directed_by', or '^starred_actors' to walk it backwards.")
+    entity: str = Field(description="The entity's exact label or id.")
+    relation: str = Field(description="A relation of the entity as `entity_relations` lists it; with '^' in front, walked "
+                                      "backwards (from the things that have it to the entity).")
     limit: int = Field(default=20, ge=1, le=MAX_LIMIT, description="Most entities to return.")
 
 
@@ -66,8 +67,8 @@ class NeighboursTool(KGTool):
     name: str = "neighbours"
     description: str = (
         "Follow one relation from an entity and return the entities it leads to (id and label), with their "
-        "total count. Example: entity='Tom Hanks', relation='^starred_actors' gives the films Tom Hanks starred "
-        "in; entity='Forrest Gump', relation='directed_by' gives its director. " + INVERSE_NOTE
+        "total count. The relation is one `entity_relations` lists for the entity; '^' in front walks it from its "
+        "objects back to its subjects. " + INVERSE_NOTE
     )
     args_schema: type[BaseModel] = NeighboursInput
 
@@ -77,7 +78,8 @@ class NeighboursTool(KGTool):
 
 class RetrieveInput(BaseModel):
     relations: list[str] | str = Field(
-        description="The relation path to follow, in order, e.g. ['^starred_actors', 'directed_by'] (a plan's relations)."
+        description="The relation path to follow, in order: relation names as the KG lists them, '^' in front of one "
+                    "walked backwards (a plan's relations)."
     )
     entity: str | None = Field(default=None, description="Start entity (exact label or id). Give this or `question`.")
     question: str | None = Field(default=None, description="A question whose entities are the start (when no `entity`).")

@@ -86,7 +86,7 @@ class PathsInput(BaseModel):
     question: str = Field(description="The question to answer.")
     paths: list[str] = Field(
         description="Reasoning paths as returned by `retrieve`, "
-        "e.g. ['Tom Hanks -> ^starred_actors -> Big -> directed_by -> Penny Marshall']."
+        "each 'entity -> relation -> entity -> ...' ('^' marks a relation walked backwards)."
     )
 
 
@@ -170,7 +170,8 @@ class PruneRelationsTool(DeciderTool):
 class PruneEntitiesInput(BaseModel):
     question: str = Field(description="The question being answered.")
     entity: str = Field(description="The entity to start from (exact label or id).")
-    relation: str = Field(description="The relation to follow from it, e.g. 'directed_by' or '^starred_actors'.")
+    relation: str = Field(description="The relation to follow from it, as the KG names it ('^' in front: walked "
+                                      "backwards).")
     width: int = Field(default=DEFAULT_WIDTH, ge=1, le=20, description="How many entities to keep (ToG's W).")
 
 

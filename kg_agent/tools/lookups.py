@@ -24,9 +24,9 @@ from kg_agent.llm.parsing import parse_relation_paths
 from kg_agent.tools.shared.link import link_node
 from kg_agent.tools.shared.updates import apply_update
 
-INVERSE_NOTE = "A relation starting with ^ is walked backwards (^starred_actors: from an actor to the films that list them)."
-PATH_NOTE = ("A reasoning path is written 'entity -> relation -> entity -> ...', "
-             "e.g. 'Tom Hanks -> ^starred_actors -> Big -> directed_by -> Penny Marshall'.")
+INVERSE_NOTE = ("A relation starting with ^ is walked backwards: ^r leads from an entity to the things that have r "
+                "pointing at it.")
+PATH_NOTE = "A reasoning path is written 'entity -> relation -> entity -> ...', '^' marking a relation walked backwards."
 #: The longest list any lookup returns, whatever limit is asked for.
 MAX_LIMIT = 200
 
