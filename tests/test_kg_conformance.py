@@ -72,6 +72,16 @@ wd:P58 skos:altLabel "writer"@en ; wikibase:directClaim wdt:P58 .
 wd:P31 rdfs:label "instance of"@en ; wikibase:directClaim wdt:P31 .
 """
 
+#: Wikidata as some exports write it: property labels on the property entities with no wikibase:directClaim link;
+#: Wikidata's own namespaces say which entity each predicate stands for (wdt:, p:, ps:, pq:).
+WIKIDATA_UNLINKED = PREFIXES + """
+wd:P57 rdfs:label "director"@en . wd:P161 rdfs:label "cast member"@en . wd:P580 rdfs:label "start time"@en .
+wd:Q100 rdfs:label "Heat Wave"@en ; wdt:P57 wd:Q200 ; wdt:P161 wd:Q201 ;
+    <http://www.wikidata.org/prop/P161> wd:Q100-s1 .
+wd:Q100-s1 <http://www.wikidata.org/prop/statement/P161> wd:Q201 ; <http://www.wikidata.org/prop/qualifier/P580> "1999" .
+wd:Q200 rdfs:label "Ann Lee"@en . wd:Q201 rdfs:label "Bo Chen"@en .
+"""
+
 #: schema.org: schema:name over http and https, alternateName aliases, opaque IRIs, a named blank node.
 SCHEMAORG = PREFIXES + """
 ex:movie001 schema:name "Heat Wave" ; schema:director ex:person001 ; schemas:actor ex:person002 .
@@ -125,7 +135,7 @@ WALKS_FROM_A_FILM = [
     ("genre", "^field_of_work", "^director"), ("genre", "^genre", "cast_member"), ("genre", "^genre", "director"),
     ("genre", "^genre", "genre")]  # not ("director", "field_of_work", "^field_of_work"): only straight back to Ann Lee
 
-STYLES = {"hub": HUB, "mixed": MIXED, "dbpedia": DBPEDIA, "wikidata": WIKIDATA, "schemaorg": SCHEMAORG, "skos": SKOS, "freebase": FREEBASE}
+STYLES = {"hub": HUB, "mixed": MIXED, "dbpedia": DBPEDIA, "wikidata": WIKIDATA, "wikidata_unlinked": WIKIDATA_UNLINKED, "schemaorg": SCHEMAORG, "skos": SKOS, "freebase": FREEBASE}
 
 
 @pytest.fixture(scope="module")
@@ -233,6 +243,15 @@ def test_relations_are_named_by_their_property_labels(open_style):
     assert kg.neighbors(WD + "Q100", "P57") == [WD + "Q200"]  # the IRI's local name finds it too
     assert kg.relation_iri("director") == "http://www.wikidata.org/prop/direct/P57"
     assert sorted(kg.neighbors(WD + "Q200", "^director")) == [WD + "Q100", WD + "Q101"]
+
+
+def test_wikidata_predicates_are_named_by_their_property_entities_without_a_link(open_style):
+    kg = open_style("wikidata_unlinked")
+    # the truthy claim and the statement's value both stand for P161: the colliding names keep their prefixes
+    assert kg.relation_names() == ["cast_member_statement", "director", "ps.cast_member", "start_time_qualifier",
+                                   "wdt.cast_member"]
+    assert kg.neighbors(WD + "Q100", "director") == [WD + "Q200"]
+    assert not kg.is_entity(WD + "P57")  # a property entity is schema, never an answer
 
 
 def test_relations_have_their_properties_aliases_in_the_callers_languages(open_style):

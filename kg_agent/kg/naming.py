@@ -87,6 +87,28 @@ WIKIBASE_PROPERTY_LINKS: dict[str, str] = {
     WIKIBASE + "qualifier": " qualifier",
 }
 
+#: Wikidata's namespaces of the predicates standing for a property ``P57``, each with what a relation name made from
+#: the label of the property entity ``wd:P57`` adds: Wikidata's own convention, so a dump that gives ``wd:P57`` its
+#: label without ``wikibase:directClaim`` (and friends) names ``wdt:P57`` "director" all the same.
+WIKIDATA_ENTITY = "http://www.wikidata.org/entity/"
+WIKIDATA_PROPERTY_NAMESPACES: dict[str, str] = {
+    WDT: "",
+    "http://www.wikidata.org/prop/statement/": "",
+    "http://www.wikidata.org/prop/qualifier/": " qualifier",
+    "http://www.wikidata.org/prop/": " statement",
+}
+
+
+def wikidata_property_entity(iri: str) -> tuple[str, str] | None:
+    """``(wd:P57, suffix)`` for a predicate in one of Wikidata's property namespaces (``wdt:P57``, ``p:P57`` ...),
+    else None (:data:`WIKIDATA_PROPERTY_NAMESPACES`)."""
+    for namespace, suffix in WIKIDATA_PROPERTY_NAMESPACES.items():
+        if iri.startswith(namespace):
+            local = iri[len(namespace):]
+            if local[:1] == "P" and local[1:].isdigit():
+                return WIKIDATA_ENTITY + local, suffix
+    return None
+
 
 @dataclass(frozen=True)
 class Naming:

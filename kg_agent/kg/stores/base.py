@@ -23,7 +23,14 @@ from rdflib.term import Node
 
 from kg_agent.kg.errors import KGQueryError
 from kg_agent.kg.label_index import SqliteLabelIndex
-from kg_agent.kg.naming import DEFAULT_NAMING, DOMAIN_PREDICATES, RANGE_PREDICATES, WIKIBASE_PROPERTY_LINKS, Naming
+from kg_agent.kg.naming import (
+    DEFAULT_NAMING,
+    DOMAIN_PREDICATES,
+    RANGE_PREDICATES,
+    WIKIBASE_PROPERTY_LINKS,
+    Naming,
+    wikidata_property_entity,
+)
 from kg_agent.kg.relation_index import RelationIndex
 from kg_agent.kg.sparql import check_read_only, sparql_iri, sparql_term
 from kg_agent.kg.terms import RelationNames, is_absolute_iri, key_term, node_key
@@ -694,6 +701,10 @@ def name_relations(naming: Naming, iris: Sequence[str], property_links: Iterable
             classes.append(node)
             if link in RANGE_PREDICATES:
                 ranges.setdefault(predicate, []).append(node)
+    for iri in iris:  # Wikidata's namespaces say which property entity a predicate stands for, linked or not
+        entity = wikidata_property_entity(iri)
+        if entity is not None and entity[0] not in (node for node, _ in standing[iri]):
+            standing[iri].append(entity)
     properties = list(dict.fromkeys(node for pairs in standing.values() for node, _ in pairs))
     names = name_literals(list(dict.fromkeys(properties + [node for found in ranges.values() for node in found])),
                           naming.label_predicates + naming.alias_predicates + naming.description_predicates)

@@ -11,7 +11,14 @@ from rdflib import BNode, Graph, Literal, URIRef
 from rdflib.term import Node
 
 from kg_agent.kg.errors import KGError, KGQueryError
-from kg_agent.kg.naming import DEFAULT_NAMING, DOMAIN_PREDICATES, RANGE_PREDICATES, WIKIBASE_PROPERTY_LINKS, Naming
+from kg_agent.kg.naming import (
+    DEFAULT_NAMING,
+    DOMAIN_PREDICATES,
+    RANGE_PREDICATES,
+    WIKIBASE_PROPERTY_LINKS,
+    Naming,
+    wikidata_property_entity,
+)
 from kg_agent.kg.request_tally import note_request
 from kg_agent.kg.sparql import check_read_only, sparql_iri, sparql_term
 from kg_agent.kg.stores.base import (
@@ -317,6 +324,12 @@ class EndpointGraphStore(LazyGraphStore):
             if link is not None:
                 links[(node, str(link), str(p))] = None
         iris = [iri for iri in known if self.naming.is_fact(iri)]
+        unlinked = [entity for iri in iris if (found := wikidata_property_entity(iri)) and (entity := found[0]) not in literals]
+        if unlinked:  # Wikidata's property entities its namespaces name, when no wikibase link says so
+            query = "SELECT ?prop ?lp ?l WHERE { VALUES ?prop { %s } VALUES ?lp { %s } ?prop ?lp ?l FILTER(isLiteral(?l)) }" % (
+                " ".join(sparql_iri(e) for e in dict.fromkeys(unlinked)), described)
+            for prop, lp, label in self.select(query, "?prop ?lp ?l", "the names of Wikidata's property entities"):
+                literals.setdefault(node_key(prop), []).append((str(lp), str(label), label.language))
         return name_relations(self.naming, iris, links, lambda nodes, _predicates: literals)
 
     def relations_at_each(self, keys: Sequence[str]) -> dict[str, list[str]]:
