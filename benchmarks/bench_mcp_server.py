@@ -8,7 +8,7 @@ For each transport a fresh server process is started (``python -m kg_agent.cli m
 the client is connected; then each call below is made once to warm up and ``--repeat`` times timed with the
 official SDK 2 client (``mcp.Client``, its default mode: protocol revision 2026-07-28 after ``server/discover``;
 ``tools/list`` bypasses the client's response cache, so every listing is a round trip). "in process" is
-:class:`kg_agent.mcp_server.KGService` called directly (same checks, same result models, no transport). Prints a
+:class:`kg_agent.mcp.service.KGService` called directly (same checks, same result models, no transport). Prints a
 Markdown table of medians in milliseconds.
 """
 
@@ -111,7 +111,7 @@ def over_http(kg: str | None, repeat: int) -> tuple[float, dict[str, float]]:
 
 def in_process(kg_source: str | None, repeat: int) -> tuple[float, dict[str, float]]:
     from kg_agent.kg import open_kg
-    from kg_agent.mcp_server import KGService
+    from kg_agent.mcp.service import KGService
     from kg_agent.tools.lookups import KGToolError
 
     start = time.perf_counter()

@@ -124,14 +124,14 @@ def _extra_commands():
 
 
 def _register_mcp(subparsers) -> None:
-    from kg_agent.mcp_command import add_mcp_parser
+    from kg_agent.mcp.flags import add_mcp_parser
 
     add_mcp_parser(subparsers).set_defaults(handler=cmd_mcp)
 
 
 def cmd_mcp(args: argparse.Namespace) -> int:
-    """``kg-agent mcp``: the server and what it serves are imported now (:mod:`kg_agent.mcp_server`)."""
-    from kg_agent.mcp_server import cmd_mcp as serve
+    """``kg-agent mcp``: the server and what it serves are imported now (:mod:`kg_agent.mcp`)."""
+    from kg_agent.mcp.command import cmd_mcp as serve
 
     return serve(args)
 

@@ -23,14 +23,14 @@ Configuration, read when a graph is first built (into the graph's :class:`~kg_ag
   separated by spaces): how the KG's nodes are named, as ``--language``, ``--label-predicate`` and
   ``--alias-predicate`` of the CLI (:func:`~kg_agent.kg.naming.make_naming`; defaults as there).
 * ``KG_AGENT_RUN_TIMEOUT``: each run's wall-clock deadline in seconds, as ``kg-agent mcp --tool-timeout`` gives each
-  ``ask`` (default :data:`~kg_agent.mcp_command.DEFAULT_TOOL_TIMEOUT`). It is the question's time budget
+  ``ask`` (default :data:`~kg_agent.mcp.flags.DEFAULT_TOOL_TIMEOUT`). It is the question's time budget
   (``max_seconds``, :mod:`kg_agent.llm.budget`): past it a graph makes no model call (its offline decider decides
   instead) and explores no further, answers from what it found, and says so in ``warnings`` (``stop_reason`` is
   ``"budget"`` when that cut anything); a step already running ends first (a model request is bounded by
   ``KG_AGENT_TIMEOUT``, a SPARQL request by its own timeout).
 
-Runs return what ``kg-agent mcp``'s ``ask`` returns at most: :data:`~kg_agent.mcp_server.MAX_ANSWERS` answers (RoG's
-``max_answers``; ToG's answerer keeps as many) with at most :data:`~kg_agent.mcp_server.MAX_ANSWER_PATHS` paths
+Runs return what ``kg-agent mcp``'s ``ask`` returns at most: :data:`~kg_agent.mcp.results.MAX_ANSWERS` answers (RoG's
+``max_answers``; ToG's answerer keeps as many) with at most :data:`~kg_agent.mcp.results.MAX_ANSWER_PATHS` paths
 each, and RoG's state keeps only the reasoning paths its answer step reads; RoG reports each cut in ``warnings``.
 
 Input: ``{"messages": [{"role": "user", "content": "..."}]}`` (a chat) or ``{"question": "..."}``.
@@ -52,8 +52,8 @@ from langgraph.graph.state import CompiledStateGraph
 from kg_agent.graphs.registry import METHODS, create_graph, method_name, options_for
 from kg_agent.kg.naming import DEFAULT_KG_TIMEOUT
 from kg_agent.llm.models import default_model_from_env, resolve_model_option
-from kg_agent.mcp_command import DEFAULT_TOOL_TIMEOUT
-from kg_agent.mcp_server import MAX_ANSWERS
+from kg_agent.mcp.flags import DEFAULT_TOOL_TIMEOUT
+from kg_agent.mcp.results import MAX_ANSWERS
 from kg_agent.settings import GraphSettings
 
 #: Environment variable holding each run's deadline in seconds (default :data:`DEFAULT_TOOL_TIMEOUT`, as MCP's).

@@ -20,8 +20,8 @@ import os
 
 from langgraph_sdk import Auth
 
-from kg_agent.mcp_command import MIN_TOKEN_CHARS
-from kg_agent.mcp_server import is_loopback
+from kg_agent.mcp.access import is_loopback
+from kg_agent.mcp.flags import MIN_TOKEN_CHARS
 
 #: Environment variable holding the bearer token every request must carry.
 TOKEN_ENV = "KG_AGENT_SERVER_TOKEN"

@@ -272,7 +272,7 @@ def test_other_methods_answer_without_a_thread(client, graph, question, expected
 def test_runs_get_the_caps_of_mcp_ask_results(client):
     """38 actors of Robert Zemeckis's films: a run returns at most MAX_ANSWERS answers with MAX_ANSWER_PATHS paths
     each, as ``kg-agent mcp``'s ``ask`` does, and says that it cut."""
-    from kg_agent.mcp_server import MAX_ANSWER_PATHS, MAX_ANSWERS
+    from kg_agent.mcp.results import MAX_ANSWER_PATHS, MAX_ANSWERS
 
     result = client.runs.wait(None, "rog", input={"question": "who starred in films directed by [Robert Zemeckis]"})
     assert len(result["answers"]) == MAX_ANSWERS and all(len(a["paths"]) <= MAX_ANSWER_PATHS for a in result["answers"])

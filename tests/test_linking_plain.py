@@ -134,7 +134,7 @@ def test_the_state_and_every_surface_say_which_words_linked_to_which_entity(tmp_
     from kg_agent.cli import print_result
     from kg_agent.graphs.registry import create_graph
     from kg_agent.kg import open_kg
-    from kg_agent.mcp_server import ask_result
+    from kg_agent.mcp.results import ask_result
     from kg_agent.tools.shared.link import link_node
 
     sample = open_kg(None)

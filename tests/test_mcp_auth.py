@@ -25,7 +25,9 @@ import httpx2
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
-from kg_agent.mcp_server import MAX_CLIENT_CALLS, MAX_CONCURRENT_CALLS, create_server, is_loopback
+from kg_agent.mcp.access import is_loopback
+from kg_agent.mcp.scheduling import MAX_CLIENT_CALLS, MAX_CONCURRENT_CALLS
+from kg_agent.mcp.server import create_server
 from tests.openai_server import OpenAICompatibleServer
 from tests.test_mcp_server import (
     HANDSHAKE,

@@ -4,7 +4,7 @@ The real command runs in a subprocess over a SPARQL endpoint (tests/sparql_serve
 library's HTTP server, in this process) holding a generated cast graph in which every actor is a hub, so that a
 six-relation walk (``^starred_actors, starred_actors`` x 3) takes the endpoint seconds, as it takes Virtuoso over the
 MetaQA KB (issue 30: there another session's ``search_entities`` waited 32-49 s behind twelve such walks, because all
-sessions shared one pool of 4 slots). The scheduler itself (:class:`kg_agent.mcp_server.CallScheduler`) is also
+sessions shared one pool of 4 slots). The scheduler itself (:class:`kg_agent.mcp.scheduling.CallScheduler`) is also
 tested in process, on real anyio tasks.
 """
 
@@ -18,7 +18,7 @@ import pytest
 
 pytest.importorskip("mcp.server.mcpserver", reason="the MCP SDK 2 is not installed (pip install 'mcp>=2.3,<3')")
 
-from kg_agent.mcp_server import MAX_CONCURRENT_CALLS, MAX_CLIENT_CALLS, CallScheduler
+from kg_agent.mcp.scheduling import MAX_CLIENT_CALLS, MAX_CONCURRENT_CALLS, CallScheduler
 from tests.test_mcp_server import HANDSHAKE, MODERN, call, error_text, http_session, serve_http
 
 HUB_WALK = ["^starred_actors", "starred_actors"] * 3
@@ -105,7 +105,7 @@ def test_heavy_calls_of_one_client_do_not_delay_another_clients_lookup(tmp_path,
 
 # ---------------------------------------------------------------------------------------------- in process
 class Client:
-    """What the scheduler keys a client's queue on (the server uses :func:`~kg_agent.mcp_server.client_key`): any
+    """What the scheduler keys a client's queue on (the server uses :func:`~kg_agent.mcp.scheduling.client_key`): any
     hashable value."""
 
 

@@ -1,10 +1,10 @@
-"""``kg-agent mcp`` (:mod:`kg_agent.mcp_server`) used through the official MCP SDK 2 client (``mcp.Client``), as an
+"""``kg-agent mcp`` (:mod:`kg_agent.mcp`) used through the official MCP SDK 2 client (``mcp.Client``), as an
 MCP client would: on protocol revision 2026-07-28 (the client's default: it probes ``server/discover``) and on the
 handshake era's 2025-11-25 (``mode="legacy"``, an older client's ``initialize``). tests/test_mcp_clients.py adds an
 SDK 1.x client and the MCP Inspector.
 
 The server tests start the real command in a subprocess (``python -m kg_agent.cli mcp`` over stdio, and
-``python -m kg_agent.mcp_server --transport http`` on a free port of 127.0.0.1) with no OpenAI key in its
+``python -m kg_agent.mcp --transport http`` on a free port of 127.0.0.1) with no OpenAI key in its
 environment, so every method runs offline over the bundled sample movie KG. The in-process tests check
 the pieces (result shaping, caps, the KG summary) without a transport.
 """
@@ -29,13 +29,10 @@ pytest.importorskip("mcp.server.mcpserver", reason="the MCP SDK 2 is not install
 
 from mcp import Client, StdioServerParameters
 
-from kg_agent.mcp_server import (
-    MAX_QUESTION_CHARS,
-    KGService,
-    ask_result,
-    create_server,
-    kg_summary,
-)
+from kg_agent.mcp.input_checks import MAX_QUESTION_CHARS
+from kg_agent.mcp.results import ask_result, kg_summary
+from kg_agent.mcp.server import create_server
+from kg_agent.mcp.service import KGService
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 TOOLS = ["search_entities", "entity_relations", "neighbours", "retrieve_paths", "ask"]
@@ -88,10 +85,10 @@ class HttpServer:
 
 @contextmanager
 def serve_http(log: Path, *args: str, env: dict[str, str] | None = None) -> Iterator[HttpServer]:
-    """``python -m kg_agent.mcp_server --transport http [args]`` on a free port of 127.0.0.1, once it accepts connections."""
+    """``python -m kg_agent.mcp --transport http [args]`` on a free port of 127.0.0.1, once it accepts connections."""
     port = free_port()
     with open(log, "wb") as out:
-        process = subprocess.Popen([sys.executable, "-m", "kg_agent.mcp_server", "--transport", "http",
+        process = subprocess.Popen([sys.executable, "-m", "kg_agent.mcp", "--transport", "http",
                                     "--host", "127.0.0.1", "--port", str(port), *args],
                                    cwd=PROJECT_ROOT, env=server_env() if env is None else env, stdout=out,
                                    stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
@@ -119,7 +116,7 @@ def serve_http(log: Path, *args: str, env: dict[str, str] | None = None) -> Iter
 
 @pytest.fixture(scope="module")
 def http_server(tmp_path_factory):
-    """``python -m kg_agent.mcp_server --transport http`` without a token (allowed on loopback)."""
+    """``python -m kg_agent.mcp --transport http`` without a token (allowed on loopback)."""
     with serve_http(tmp_path_factory.mktemp("mcp_http") / "server.log") as running:
         yield running
 
@@ -450,7 +447,7 @@ def test_question_length_is_capped_before_any_work(sample_kg):
 
 
 def test_a_method_the_server_does_not_know_is_a_tool_error(sample_kg):
-    from kg_agent.mcp_server import method_graph
+    from kg_agent.mcp.service import method_graph
     from kg_agent.tools.lookups import KGToolError
 
     with pytest.raises(KGToolError, match="unknown method 'gnn': use one of rog, tog, tog-i, tog2"):

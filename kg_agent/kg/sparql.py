@@ -102,6 +102,11 @@ _VARIABLE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _QUERY_FORM = re.compile(r"(?<![?$:\w])(SELECT|ASK|CONSTRUCT|DESCRIBE)\b(?!:)", re.IGNORECASE)
 
 
+def sparql_bool(flag) -> bool:
+    """An ``xsd:boolean`` result value as a Python bool."""
+    return bool(getattr(flag, "value", flag))
+
+
 def values_block(bindings) -> str:
     """``VALUES (?a ?b) { (term term) }`` for ``{name: rdflib term}``, every term escaped."""
     names = list(bindings)

@@ -17,10 +17,10 @@ from __future__ import annotations
 
 import re
 import threading
-import weakref
 from collections.abc import Iterable
 
 from kg_agent.kg.graph import KnowledgeGraph
+from kg_agent.kg.per_kg import PerKG
 from kg_agent.tools.shared.answer_types import noun_only_modifies, same_word
 from kg_agent.tools.shared.similarity import TextVectors
 
@@ -81,14 +81,9 @@ class ClassNames:
         return cosine >= CLASS_NAME_SIMILARITY and not noun_only_modifies(noun, [name])
 
 
-_BY_KG: weakref.WeakKeyDictionary[KnowledgeGraph, ClassNames] = weakref.WeakKeyDictionary()
-_BY_KG_LOCK = threading.Lock()
+_BY_KG: PerKG[ClassNames] = PerKG(ClassNames)
 
 
 def class_names(kg: KnowledgeGraph, vectors: TextVectors) -> ClassNames:
     """The process-wide :class:`ClassNames` of a KG (kept as long as the KG is)."""
-    with _BY_KG_LOCK:
-        found = _BY_KG.get(kg)
-        if found is None:
-            found = _BY_KG[kg] = ClassNames(kg, vectors)
-        return found
+    return _BY_KG.get(kg, vectors)

@@ -22,12 +22,12 @@ from __future__ import annotations
 import functools
 import re
 import threading
-import weakref
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 
 from kg_agent.kg.errors import KGError
 from kg_agent.kg.graph import SAMPLE_RELATIONS_PER_QUERY, KnowledgeGraph
+from kg_agent.kg.per_kg import PerKG
 from kg_agent.kg.terms import UNNAMED
 from kg_agent.kg.types import base_relation, is_inverse
 
@@ -336,17 +336,12 @@ class RelationObjectKinds:
         return self.kinds_of([relation])[relation]
 
 
-_BY_KG: weakref.WeakKeyDictionary[KnowledgeGraph, RelationObjectKinds] = weakref.WeakKeyDictionary()
-_BY_KG_LOCK = threading.Lock()
+_BY_KG: PerKG[RelationObjectKinds] = PerKG(RelationObjectKinds)
 
 
 def relation_object_kinds(kg: KnowledgeGraph) -> RelationObjectKinds:
     """The process-wide :class:`RelationObjectKinds` of a KG (kept as long as the KG is)."""
-    with _BY_KG_LOCK:
-        found = _BY_KG.get(kg)
-        if found is None:
-            found = _BY_KG[kg] = RelationObjectKinds(kg)
-        return found
+    return _BY_KG.get(kg)
 
 
 #: How strongly a question's wh-word or place/time noun evidences a last hop whose objects fit it ("where" for

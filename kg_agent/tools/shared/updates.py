@@ -66,6 +66,15 @@ def combined_updates(first: Mapping[str, Any], then: Mapping[str, Any]) -> dict:
     return combined
 
 
+def pruned_update(kept: list, stop: str, scored: Mapping[str, Any], **fields: Any) -> dict:
+    """A pruning step's update: ``fields``, then its scoring's (``scored``) ``warnings`` and ``usage``; and
+    ``stop_reason=stop`` when nothing was ``kept`` (ToG's relation and entity pruning)."""
+    update = {**fields, "warnings": scored["warnings"], "usage": scored["usage"]}
+    if not kept:
+        update["stop_reason"] = stop
+    return update
+
+
 def emit(event: str, **data) -> None:
     """Send a custom stream event ``{"event": event, **data}`` (``stream_mode="custom"``) from a graph node.
 

@@ -28,12 +28,12 @@ from __future__ import annotations
 
 import re
 import threading
-import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from kg_agent.kg.errors import KGError
 from kg_agent.kg.graph import KnowledgeGraph
+from kg_agent.kg.per_kg import PerKG
 from kg_agent.kg.sparql import sparql_iri
 from kg_agent.kg.terms import UNNAMED, node_key
 from kg_agent.tools.shared.aggregates import MAX, MIN, literal_value
@@ -163,17 +163,12 @@ class RelationSides:
         return found
 
 
-_SIDES: weakref.WeakKeyDictionary[KnowledgeGraph, RelationSides] = weakref.WeakKeyDictionary()
-_SIDES_LOCK = threading.Lock()
+_SIDES: PerKG[RelationSides] = PerKG(RelationSides)
 
 
 def relation_sides(kg: KnowledgeGraph) -> RelationSides:
     """The process-wide :class:`RelationSides` of a KG (kept as long as the KG is)."""
-    with _SIDES_LOCK:
-        found = _SIDES.get(kg)
-        if found is None:
-            found = _SIDES[kg] = RelationSides(kg)
-        return found
+    return _SIDES.get(kg)
 
 
 def names_its_subjects(relation_text: str) -> bool:

@@ -53,7 +53,7 @@ from kg_agent.tools.shared.constraints import mention_of, shared_among_mentions
 from kg_agent.tools.shared.decider import Candidates, Decider, LLMDecider, fall_back
 from kg_agent.tools.shared.decision_schemas import ScoredNames
 from kg_agent.tools.shared.scoring import TextVectorsFromEmbeddings, top_normalised
-from kg_agent.tools.shared.updates import emit
+from kg_agent.tools.shared.updates import emit, pruned_update
 from kg_agent.tools.tog.prune_relations import (
     DEFAULT_WIDTH,
     GUIDANCE_LINE,
@@ -359,17 +359,8 @@ def prune_entities_steps(
     new_chains = [extend_chain(frontier[i], Triple.from_dict(triple), score, depth, chain_score=chain_score, **extra)
                   for _, i, triple, score, chain_score in ranked]
     emit("prune_entities", depth=depth, kept=[{"chain": c["text"], "score": c["score"]} for c in new_chains])
-    update = {
-        "chains": [*(state.get("chains") or []), *new_chains],
-        "frontier": new_chains,
-        "depth": depth,
-        "candidate_relations": [],
-        "warnings": scored["warnings"],
-        "usage": scored["usage"],
-    }
-    if not new_chains:
-        update["stop_reason"] = "no_candidates"
-    return update
+    return pruned_update(new_chains, "no_candidates", scored, chains=[*(state.get("chains") or []), *new_chains],
+                         frontier=new_chains, depth=depth, candidate_relations=[])
 
 
 prune_entities_node = synchronous(prune_entities_steps)

@@ -53,7 +53,7 @@ from kg_agent.tools.shared.scoring import (
     softmax_weights,
     top_normalised,
 )
-from kg_agent.tools.shared.updates import emit
+from kg_agent.tools.shared.updates import emit, pruned_update
 
 DEFAULT_WIDTH = 3  # ToG's beam width W
 DEFAULT_DEPTH = 3  # ToG's maximum depth D
@@ -456,15 +456,7 @@ def prune_relations_steps(
     pairs = kept_pairs(scored, width, state.get("topic_entities") or [])
     emit("prune_relations", depth=int(state.get("depth") or 0) + 1,
          kept=[{"entity": p["entity"]["label"], "relation": p["relation"], "score": p["score"]} for p in pairs])
-    update = {
-        "candidate_relations": pairs,
-        "frontier": scored["frontier"],
-        "warnings": scored["warnings"],
-        "usage": scored["usage"],
-    }
-    if not pairs:
-        update["stop_reason"] = "no_relations"
-    return update
+    return pruned_update(pairs, "no_relations", scored, candidate_relations=pairs, frontier=scored["frontier"])
 
 
 prune_relations_node = synchronous(prune_relations_steps)

@@ -1,4 +1,4 @@
-"""The ``kg-agent mcp`` command line: its flags and the limits they name. The server (:mod:`kg_agent.mcp_server`,
+"""The ``kg-agent mcp`` command line: its flags and the limits they name. The server (:mod:`kg_agent.mcp.server`,
 the MCP SDK, the KG and the methods) is imported only when the command runs, so ``kg-agent --help`` does not load it.
 """
 
