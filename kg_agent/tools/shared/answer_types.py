@@ -53,7 +53,7 @@ NOUN_FAMILIES = (
 SCHEMA_TYPE_WORDS = frozenset({"type", "types", "kind", "kinds", "class", "classes"})
 #: Beginnings of words by which a node's *own* relations say it is a place ("located_in", Freebase's
 #: ``containedby``) or a person: only persons are born and die ("birth_date", "birthdate", "died_in"). Generic English.
-PLACE_SUBJECT_STEMS = ("locat", "contain")
+PLACE_SUBJECT_STEMS = ("located", "contained")
 PERSON_SUBJECT_STEMS = ("born", "birth", "death", "died")
 #: Nouns by which a node's own relations say it is a person: what has a spouse, parents or children, or a dotted
 #: name's domain ``people.person``. Generic English.
@@ -72,20 +72,20 @@ PERSON_NOUNS = frozenset({
     "candidate", "candidates", "nominee", "nominees", "ceo", "ceos", "cofounder", "cofounders", "alumni", "alumnus",
     "critic", "critics", "mom", "dad", "mum", "parent", "parents", "mother", "mothers", "father", "fathers", "brother", "brothers",
     "sister", "sisters", "uncle", "aunt", "cousin", "cousins", "grandson", "granddaughter", "offspring",
+    # agent nouns that name persons (by their -er/-or/-ist ending a question's type noun is read so too)
+    "actor", "actors", "actress", "actresses", "author", "authors", "writer", "writers", "director", "directors",
+    "producer", "producers", "creator", "creators", "founder", "founders", "member", "members", "employee",
+    "employees", "artist", "artists", "player", "players", "singer", "singers", "leader", "leaders", "owner", "owners",
+    "winner", "winners", "editor", "editors", "translator", "translators", "illustrator", "illustrators",
 })
 #: Endings of agent nouns, which may name persons ("screenwriters", "actor", "actress", "scientist", "politician",
 #: "president", "employee"); a type noun ending so is never read as asking for something other than a person.
 AGENT_ENDINGS = ("er", "ers", "or", "ors", "ess", "esses", "ist", "ists", "ian", "ians", "ant", "ants", "ent", "ents",
                  "ee", "ees", "eur", "eurs", "ive", "ives", "ary", "aries", "ate", "ates")
-#: The agent-noun endings that name persons in a relation's name ("starred_actors", "author", "founders",
-#: "employee"); the weaker ones of :data:`AGENT_ENDINGS` ("-ate", "-ive", "-ary") end too many other words.
-PERSON_NAME_ENDINGS = ("er", "ers", "or", "ors", "ess", "ist", "ists", "ian", "ians", "ee", "ees")
-
-
 def names_persons(word: str) -> bool:
-    """Whether a word of a relation's name says its node is a person: a person noun (:data:`PERSON_NOUNS`) or an
-    agent noun (:data:`PERSON_NAME_ENDINGS`)."""
-    return word in PERSON_NOUNS or len(word) >= 5 and word.endswith(PERSON_NAME_ENDINGS)
+    """Whether a word of a relation's name says its node is a person: a person noun (:data:`PERSON_NOUNS`, generic
+    English; agent-noun endings are no cue in a relation's name: "gender", "number", "risk_factors")."""
+    return word in PERSON_NOUNS
 
 
 #: A relation ending in one of these has a place (or a time) as its object ("born_in", "educated_at"), in "by"
@@ -251,17 +251,19 @@ class ObjectKinds:
             traits = [_traits(r) for r in relations]
             incoming = [t for t in traits if t.incoming]
             outgoing = [t for t in traits if not t.incoming]
-            as_object = set().union(*(t.own_words for t in incoming))
-            as_subject = set().union(*(t.subject_words for t in outgoing))
-            place = (any(t.ending in PLACE_PREPOSITIONS for t in incoming) or bool(as_object & PLACE_NOUNS)
-                     or any(w.startswith(PLACE_SUBJECT_STEMS) for w in as_subject))
-            person = (any(t.ending == AGENT_PREPOSITION for t in incoming) or any(names_persons(w) for w in as_object)
-                      or any(w.startswith(PERSON_SUBJECT_STEMS) or w in PERSON_SUBJECT_NOUNS for w in as_subject))
-            if place and not person:
+            # each relation at the node votes for what it says the node is; the kind more of them say wins
+            place = (sum(t.ending in PLACE_PREPOSITIONS or bool(t.own_words & PLACE_NOUNS) for t in incoming)
+                     + sum(any(w.startswith(PLACE_SUBJECT_STEMS) or w == "location" for w in t.subject_words)
+                           for t in outgoing))
+            person = (sum(t.ending == AGENT_PREPOSITION or any(names_persons(w) for w in t.own_words) for t in incoming)
+                      + sum(any(w.startswith(PERSON_SUBJECT_STEMS) or w in PERSON_SUBJECT_NOUNS for w in t.subject_words)
+                            for t in outgoing))
+            if place > person:
                 places += 1
-                contained += any(t.ending in PLACE_PREPOSITIONS or any(w.startswith(PLACE_SUBJECT_STEMS) for w in t.own_words)
+                contained += any(t.ending in PLACE_PREPOSITIONS
+                                 or any(w.startswith(PLACE_SUBJECT_STEMS) or w == "location" for w in t.own_words)
                                  for t in outgoing)
-            elif person and not place:
+            elif person > place:
                 persons += 1
         n = len(labels)
         held: dict[str, int] = {}
