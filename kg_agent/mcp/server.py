@@ -132,7 +132,8 @@ def create_server(kg: KnowledgeGraph, *, model=None, documents=None, host: str =
     async def retrieve_paths(
         entity: EntityArg,
         relations: Annotated[list[str], Field(description=f"the relation path to follow, in order (at most "
-                                              f"{MAX_PATH_RELATIONS}), e.g. ['^starred_actors', 'directed_by']")],
+                                              f"{MAX_PATH_RELATIONS}): relation names as entity_relations lists them, '^' "
+                                              "in front of one walked backwards")],
         limit: Limit = 20,
         ctx: Context | None = None,
     ) -> PathsResult:
