@@ -10,6 +10,7 @@ import pytest
 
 from kg_agent.graphs import create_rog_graph, create_tog_graph, create_tog_i_graph
 from kg_agent.kg import open_kg
+from kg_agent.tools.shared import whole_graph
 from kg_agent.tools.shared.aggregates import MAX, MIN
 from kg_agent.tools.shared.whole_graph import WholeGraphQuestion, answer_over_whole_graph, only_names_its_nouns, whole_graph_question
 
@@ -94,3 +95,9 @@ def test_every_method_answers_a_whole_graph_question(catalogue, factory):
     assert any("whole knowledge graph" in w for w in result["warnings"])
     unanswerable = app.invoke({"question": "Which museum holds the most coins?"})
     assert unanswerable["answers"] == [] and unanswerable["stop_reason"] == "no_topic_entity"
+
+
+def test_a_count_cut_at_its_bound_says_so_and_is_not_grounded(catalogue, monkeypatch):
+    monkeypatch.setattr(whole_graph, "MAX_EDGES", 5)
+    answers, what = answer_over_whole_graph(catalogue, "Which author has the most books in the catalogue?")
+    assert "first 5 edges only" in what and not any(a["grounded"] for a in answers)

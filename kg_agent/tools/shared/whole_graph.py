@@ -21,7 +21,7 @@ book) count as one; unnamed groups (statement nodes) are never answers; groups o
 dates whose name the participle names best, over the members of the class the answer noun names.
 
 The answers carry the evidence (``compared``: the leading groups with their counts or values, ``compared_by``: what
-was counted over which relation) and the query reads at most :data:`MAX_ROWS` rows.
+was counted over which relation); a query counts at most :data:`MAX_EDGES` edges and says so when it is cut.
 """
 
 from __future__ import annotations
@@ -52,8 +52,11 @@ _PHRASE_END = frozenset({"in", "on", "among", "amongst", "of", "the", "a", "an",
 _AUXILIARIES = frozenset({"is", "are", "was", "were", "has", "have", "had", "do", "does", "did", "the", "a", "an"})
 _SUPERLATIVE = re.compile(r"\bthe\s+(most|fewest|least)\s+", re.IGNORECASE)
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9_'-]*")
-#: Most rows an aggregate query reads (its groups, or an attribute's values).
-MAX_ROWS = 200_000
+#: Most edges an aggregate query counts, or attribute values it compares: beyond, the answer says it counted that many
+#: and is not marked grounded.
+MAX_EDGES = 1_000_000
+#: Leading groups whose names are checked (statement nodes and unnamed groups left out) before the best is taken.
+NAMED_CHECKED = 50
 #: Subjects and objects sampled per relation for its classes.
 SIDE_SAMPLE = 50
 #: Least cosine by which a noun names a side (its classes or the relation's name): "author" / "creator" 0.63,
@@ -251,8 +254,9 @@ class WholeGraphAnswerer:
         except (KGError, ValueError):
             return []
 
-    def group_counts(self, grouping: Grouping) -> dict[str, int]:
-        """``{group id: how many distinct counted nodes}`` for a grouping, blank groups of one name merged."""
+    def group_counts(self, grouping: Grouping) -> tuple[dict[str, int], bool]:
+        """``({group id: how many distinct counted nodes}, whether the relation has more than :data:`MAX_EDGES` edges,
+        of which only that many were counted)``."""
         relation = sparql_iri(self.kg.relation_iri(grouping.relation))
         group, member = ("?o", "?s") if grouping.grouped == "object" else ("?s", "?o")
         where = [f"?s {relation} ?o ."]
@@ -260,12 +264,14 @@ class WholeGraphAnswerer:
             where.append(f"{group} a {sparql_iri(grouping.answer_class)} .")
         if grouping.counted_class:
             where.append(f"{member} a {sparql_iri(grouping.counted_class)} .")
-        rows = self._rows(f"SELECT {group} (COUNT(DISTINCT {member}) AS ?n) WHERE {{ {' '.join(where)} }} "
-                          f"GROUP BY {group} LIMIT {MAX_ROWS}")
-        counts: dict[str, int] = {}
-        for key, n in rows:
-            counts[node_key(key)] = int(n.toPython() if hasattr(n, "toPython") else n)
-        return counts
+        edges = f"SELECT ?s ?o WHERE {{ {' '.join(where)} }} LIMIT {MAX_EDGES + 1}"
+        rows = self._rows(f"SELECT {group} (COUNT(DISTINCT {member}) AS ?n) WHERE {{ {{ {edges} }} }} GROUP BY {group}")
+        counts = {node_key(key): _number(n) for key, n in rows}
+        return counts, sum(counts.values()) > MAX_EDGES and self._more_than_max(edges)
+
+    def _more_than_max(self, edges: str) -> bool:
+        rows = self._rows(f"SELECT (COUNT(*) AS ?n) WHERE {{ {{ {edges} }} }}")
+        return bool(rows) and _number(rows[0][0]) > MAX_EDGES
 
     def answer(self, question: str) -> tuple[list[dict], str] | None:
         """``(answers, what was done)`` for a question about the whole KG; None when it is none, or the KG has no
@@ -276,35 +282,50 @@ class WholeGraphAnswerer:
         if asked.attribute:
             return self._attribute_answer(asked)
         for grouping in self.groupings(asked)[:5]:
-            counts, labels = self._named_groups(self.group_counts(grouping))
-            if not counts or max(counts.values()) < 2 <= len(counts):  # one member each: nothing stands out
+            counts, cut = self.group_counts(grouping)
+            ranked, labels = self._leading_named(counts, asked.order)
+            if not ranked or ranked[0][1] < 2 <= len(ranked):  # one member each: nothing stands out
                 continue
-            ranked = sorted(counts.items(), key=lambda item: -item[1] if asked.order == MAX else item[1])
             best = ranked[0][1]
             what = (f"counted {asked.counted_noun or 'nodes'} per {asked.answer_noun or 'value'} over "
-                    f"{grouping.relation} ({'subjects per object' if grouping.grouped == 'object' else 'objects per subject'})")
+                    f"{grouping.relation} ({'subjects per object' if grouping.grouped == 'object' else 'objects per subject'})"
+                    + (f", over its first {MAX_EDGES:,} edges only" if cut else ""))
             compared = [{"answer": labels[key], "value": str(n)} for key, n in ranked[:EVIDENCE_GROUPS]]
-            answers = [_record(key, labels[key], compared, what) for key, n in ranked if n == best]
-            return answers, what
+            return [_record(key, labels[key], compared, what, grounded=not cut) for key, n in ranked if n == best], what
         return None
 
-    def _named_groups(self, counts: dict[str, int]) -> tuple[dict[str, int], dict[str, str]]:
-        """``counts`` without unnamed groups, blank groups of one name merged (summed), and the groups' labels."""
-        labels = self.kg.labels_by_id([k for k in counts if not k.startswith('"')])
-        nameless = Nameless.among(self.kg, counts)
-        merged: dict[str, int] = {}
-        named: dict[str, str] = {}
+    def _leading_named(self, values: dict[str, float], order: str) -> tuple[list[tuple[str, float]], dict[str, str]]:
+        """The groups (or compared nodes) best first, each blank node of one name merged into one (counts summed), the
+        unnamed and statement nodes left out; of the leading :data:`NAMED_CHECKED` only, and their labels."""
+        blank = [key for key in values if key.startswith("_:")]
+        blank_labels = self.kg.labels_by_id(blank) if blank else {}
+        merged: dict[str, float] = {}
         first_of: dict[str, str] = {}
-        for key, n in counts.items():
-            label = (_literal_text(key) if key.startswith('"') else key if key in nameless.pages
-                     else labels.get(key) or "")
-            if not label or label == UNNAMED or key in nameless.statements:
-                continue
+        for key, value in values.items():
             if key.startswith("_:"):
+                label = blank_labels.get(key) or ""
+                if not label or label == UNNAMED:
+                    continue
                 key = first_of.setdefault(label, key)
-            merged[key] = merged.get(key, 0) + n
-            named[key] = label
-        return merged, named
+                merged[key] = merged.get(key, 0) + value
+            else:
+                merged[key] = value
+        leading = sorted(merged.items(), key=lambda item: (-item[1] if order == MAX else item[1], item[0]))
+        leading = leading[:NAMED_CHECKED]
+        iris = [key for key, _ in leading if not key.startswith(('"', "_:"))]
+        labels = self.kg.labels_by_id(iris) if iris else {}
+        nameless = Nameless.among(self.kg, iris)
+        named: dict[str, str] = {}
+        for key, _ in leading:
+            if key.startswith('"'):
+                named[key] = _literal_text(key)
+            elif key.startswith("_:"):
+                named[key] = blank_labels[key]  # the first blank node of its name stands for them all
+            elif key in nameless.pages:
+                named[key] = key
+            elif key not in nameless.statements and labels.get(key) not in (None, "", UNNAMED):
+                named[key] = labels[key]
+        return [(key, value) for key, value in leading if key in named], named
 
     def _attribute_answer(self, asked: WholeGraphQuestion) -> tuple[list[dict], str] | None:
         """"the most downloaded book": the relation reaching numbers or dates that the participle names best, over
@@ -324,19 +345,21 @@ class WholeGraphAnswerer:
             if subject_class:
                 where += f" ?s a {sparql_iri(subject_class)} ."
             values: dict[str, float] = {}
-            for s, v in self._rows(f"SELECT ?s ?v WHERE {{ {where} }} LIMIT {MAX_ROWS}"):
+            rows = self._rows(f"SELECT ?s ?v WHERE {{ {where} }} LIMIT {MAX_EDGES + 1}")
+            for s, v in rows[:MAX_EDGES]:
                 value = literal_value(node_key(v))
                 if value is not None:
                     key = node_key(s)
                     values[key] = max(value, values.get(key, value)) if asked.order == MAX else min(value, values.get(key, value))
-            named, labels = self._named_groups({key: 0 for key in values})
-            values = {key: values[key] for key in named if key in values}
-            if not values:
+            ranked, labels = self._leading_named(values, asked.order)
+            if not ranked:
                 continue
-            ranked = sorted(values.items(), key=lambda item: -item[1] if asked.order == MAX else item[1])
-            what = f"compared {relation} over every {asked.answer_noun or 'subject'}"
+            cut = len(rows) > MAX_EDGES
+            what = (f"compared {relation} over every {asked.answer_noun or 'subject'}"
+                    + (f", over its first {MAX_EDGES:,} values only" if cut else ""))
             compared = [{"answer": labels[key], "value": f"{value:g}"} for key, value in ranked[:EVIDENCE_GROUPS]]
-            return [_record(key, labels[key], compared, what) for key, value in ranked if value == ranked[0][1]], what
+            return [_record(key, labels[key], compared, what, grounded=not cut) for key, value in ranked
+                    if value == ranked[0][1]], what
         return None
 
 
@@ -360,9 +383,13 @@ def answer_over_whole_graph(kg: KnowledgeGraph, question: str,
     return WholeGraphAnswerer(kg, vectors or shared_text_vectors()).answer(question)
 
 
-def _record(key: str, label: str, compared: list[dict], what: str) -> dict:
-    return {"answer": label, "entity_id": key, "score": 1.0, "grounded": True, "paths": [], "chunks": [],
+def _record(key: str, label: str, compared: list[dict], what: str, *, grounded: bool = True) -> dict:
+    return {"answer": label, "entity_id": key, "score": 1.0, "grounded": grounded, "paths": [], "chunks": [],
             "compared": compared, "compared_by": what}
+
+
+def _number(term) -> int:
+    return int(term.toPython() if hasattr(term, "toPython") else term)
 
 
 def _literal_text(key: str) -> str:
