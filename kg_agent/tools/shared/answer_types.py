@@ -278,8 +278,8 @@ class ObjectKinds:
 
 
 #: The name of the kinds' table in an endpoint's persistent result cache (renamed when :class:`ObjectKinds` gained
-#: ``classes``, then ``values``: kinds stored before hold none).
-OBJECT_KINDS_CACHE = "object_kinds_with_values"
+#: ``classes``, then ``values``: kinds stored before hold none; and when the relations at a node began to vote).
+OBJECT_KINDS_CACHE = "object_kinds_voted"
 
 
 class RelationObjectKinds:
