@@ -23,6 +23,7 @@ from kg_agent.kg import kg_from_triples, load_kg
 from kg_agent.kg.types import Entity, Triple
 from kg_agent.kg.walks import Walk
 from kg_agent.tools.shared.answer_classes import class_name_text, class_names
+from kg_agent.tools.shared.answer_types import same_word
 from kg_agent.tools.shared.constraints import constrain_walks, of_asked_type, reached_from_every_mention
 from kg_agent.tools.shared.scoring import shared_text_vectors
 from kg_agent.tools.tog.prune_entities import kept_triples
@@ -168,6 +169,18 @@ def test_class_names_come_from_the_kg_and_a_modifier_does_not_name_a_class(footb
     assert names.named("clubs", [player, club]) == {club}
     assert names.named("football", [player, club]) == frozenset()  # "football player" is a player, not football
     assert class_name_text("AggregateRating") == "aggregate rating"
+
+
+def test_a_compound_class_name_is_named_by_its_last_part_only():
+    """Project Gutenberg's class ``pgterms:ebook`` is what "which books" asks for (an ebook is a book); its
+    ``pgterms:Bookshelf`` is not (a bookshelf is a shelf)."""
+    kg = kg_from_triples([("Moby Dick", "bookshelf", "Best Books"), ("Moby Dick", "type", "ebook"),
+                          ("Best Books", "type", "Bookshelf")])
+    names = class_names(kg, shared_text_vectors(None))
+    ebook, shelf = (kg.find_entities(name)[0].id for name in ("ebook", "Bookshelf"))
+    assert names.named("books", [ebook, shelf]) == {ebook}
+    assert same_word("genres", "genre") and same_word("industries", "industry") and same_word("members", "membership")
+    assert not same_word("books", "bookshelf") and not same_word("films", "filmography")
 
 
 def test_rog_and_tog_answer_films_for_what_films_on_schema_org():

@@ -2,7 +2,8 @@
 
 A question's type noun (:class:`~kg_agent.tools.shared.answer_types.AskedType`) names a class of the KG when one of
 the class's names (its labels and aliases in every language the KG gives, else its IRI's last segment, camelCase
-split: ``schema:Movie`` -> "movie", ``wd:Q11424`` -> "film", "movie") ends in the noun ("films" -> "feature film"),
+split: ``schema:Movie`` -> "movie", ``wd:Q11424`` -> "film", "movie") ends in the noun ("films" -> "feature film",
+"books" -> "ebook"),
 or is as close to it as :data:`CLASS_NAME_SIMILARITY` (MiniLM cosine: "films" and "Movie" 0.73) without holding the
 noun only as a modifier ("film genre" is a genre, not a film). The classes of an entity are the objects of the
 naming's class predicates (``rdf:type``, ``rdfs:subClassOf``, Wikidata's ``P31`` / ``P279``, Freebase's ``type.object.type``;
@@ -77,6 +78,9 @@ class ClassNames:
     def _names_it(noun: str, name: str, cosine: float) -> bool:
         words = name.split()
         if words and same_word(noun, words[-1]):
+            return True
+        head = noun.removesuffix("s")  # a compound is a kind of its last part: an "ebook" is a book, a "bookshelf" no
+        if words and len(head) >= 4 and words[-1].endswith(head):
             return True
         return cosine >= CLASS_NAME_SIMILARITY and not noun_only_modifies(noun, [name])
 

@@ -97,12 +97,26 @@ _YEAR_OR_DATE = re.compile(r"^\s*(\d{3,4}|\d{4}-\d{2}(-\d{2})?([t ].*)?|\d{1,2}[
                            r"([a-z]+\.? )?\d{1,2},? \d{4}|\d{1,2} [a-z]+\.? \d{4})\s*$", re.IGNORECASE)
 
 
+#: More letters than this after the part two words share make them a compound, not one word's endings
+#: ("book|shelf"; "member|ship" and "industr|ies" are endings).
+COMPOUND_REST = 4
+
+
 def _words(text: str) -> list[str]:
     return re.findall(r"[a-z0-9]+", text.lower())
 
 
 def same_word(a: str, b: str) -> bool:
-    """Whether two words are one up to an ending ("industries"/"industry", "genres"/"genre")."""
+    """Whether two words are one up to an ending ("industries"/"industry", "genres"/"genre"), not one word inside a
+    compound ("books"/"bookshelf": past the plural's "s", more than an ending follows the common part)."""
+    bare_a, bare_b = a.removesuffix("s"), b.removesuffix("s")
+    shared = 0
+    for x, y in zip(bare_a, bare_b):
+        if x != y:
+            break
+        shared += 1
+    if max(len(bare_a), len(bare_b)) - shared > COMPOUND_REST:
+        return False
     common = 0
     for x, y in zip(a, b):
         if x != y:
