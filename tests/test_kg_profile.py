@@ -86,3 +86,15 @@ def test_an_ontologys_terms_are_entities_and_its_hierarchy_is_walked():
     result = create_rog_graph(kg).compile().invoke({"question": "Which terms are direct subtypes of exon?"})
     answers = [a["answer"] for a in result["answers"]]
     assert {"coding_exon", "interior_exon", "exon_of_single_exon_gene"} <= set(answers[:4])
+
+
+def test_the_profile_reads_a_sample_of_the_triples_not_all():
+    from rdflib import Graph, Literal, URIRef
+
+    from kg_agent.kg.profile import graph_texts
+
+    graph = Graph()
+    for i in range(10):
+        graph.add((URIRef(f"http://example.org/{i}"), URIRef("http://example.org/name"), Literal(f"thing {i}")))
+    assert len(list(graph_texts(graph, sample=4))) == 4
+    assert len(list(graph_texts(graph))) == 10
