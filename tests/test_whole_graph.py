@@ -41,8 +41,7 @@ def test_the_question_is_read_by_its_grammar(question, read):
     assert whole_graph_question(question) == read
 
 
-@pytest.mark.parametrize("question", ["Who wrote Moby Dick?", "How many books are there?",
-                                      "What is the most?", "the most books"])
+@pytest.mark.parametrize("question", ["Who wrote Moby Dick?", "What is the most?", "the most books"])
 def test_other_questions_are_not_about_the_whole_graph(question):
     assert whole_graph_question(question) is None
 
@@ -127,3 +126,40 @@ def test_the_aggregate_query_answers_alike_on_a_store_and_an_endpoint(backend, t
         kg.close()
         if server is not None:
             server.__exit__(None, None, None)
+
+
+@pytest.mark.parametrize(("question", "read"), [
+    ("How many mints are there?", WholeGraphQuestion(whole_graph.COUNT, counted_noun="mints")),
+    ("How many terms are marked obsolete?", WholeGraphQuestion(whole_graph.COUNT, counted_noun="terms",
+                                                               attribute="obsolete")),
+])
+def test_a_count_over_the_whole_graph_is_read_by_its_grammar(question, read):
+    assert whole_graph_question(question) == read
+
+
+@pytest.mark.parametrize("question", ["How many ebooks are in French?", "How many films are there by Ann Lee?",
+                                      "How many books by Charles Dickens are in the catalogue?"])
+def test_a_count_naming_a_thing_or_a_value_is_not_about_the_whole_graph(question):
+    assert whole_graph_question(question) is None
+
+
+def test_how_many_members_a_class_has(catalogue):
+    [answer], what = answer_over_whole_graph(catalogue, "How many ebooks are there?")
+    assert answer["answer"] == "10" and "ebook" in what and "Treasure Island" in answer["counted"]
+
+
+OBSOLETE = """@prefix owl: <http://www.w3.org/2002/07/owl#> . @prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .
+@prefix xsd: <http://www.w3.org/2001/XMLSchema#> . @prefix ex: <http://example.org/so#> .
+ex:a a owl:Class ; rdfs:label "ribozyme_old" ; owl:deprecated "true"^^xsd:boolean .
+ex:b a owl:Class ; rdfs:label "snRNA_old" ; owl:deprecated "true"^^xsd:boolean .
+ex:c a owl:Class ; rdfs:label "gene" ; owl:deprecated "false"^^xsd:boolean .
+ex:d a owl:Class ; rdfs:label "exon" .
+"""
+
+
+def test_how_many_are_marked_so_counts_the_true_values_of_the_relation_the_word_names(tmp_path):
+    path = tmp_path / "obsolete.ttl"
+    path.write_text(OBSOLETE, encoding="utf-8")
+    [answer], what = answer_over_whole_graph(open_kg(path), "How many terms are marked obsolete?")
+    assert answer["answer"] == "2" and "deprecated" in what
+    assert sorted(answer["counted"]) == ["ribozyme_old", "snRNA_old"]

@@ -20,6 +20,11 @@ book) count as one; unnamed groups (statement nodes) are never answers; groups o
 (no group stands out). An attribute superlative takes the relation reaching numbers or
 dates whose name the participle names best, over the members of the class the answer noun names.
 
+A count over the whole KG ("how many mints are there", "how many terms are marked obsolete") counts the members of
+the class its noun names, or the subjects whose yes/no relation its last word names (``owl:deprecated`` for
+"obsolete") is true, with the first few counted as evidence (``counted``, ``counted_by``). A count that names a thing
+or a value ("how many films are there by X", "how many ebooks are in French") is not one.
+
 The answers carry the evidence (``compared``: the leading groups with their counts or values, ``compared_by``: what
 was counted over which relation); a query counts at most :data:`MAX_EDGES` edges and says so when it is cut.
 """
@@ -51,7 +56,13 @@ _PHRASE_END = frozenset({"in", "on", "among", "amongst", "of", "the", "a", "an",
 #: Auxiliaries after "which"/"what": "what **is** the most common ..." names no answer noun there.
 _AUXILIARIES = frozenset({"is", "are", "was", "were", "has", "have", "had", "do", "does", "did", "the", "a", "an"})
 _SUPERLATIVE = re.compile(r"\bthe\s+(most|fewest|least)\s+", re.IGNORECASE)
+_HOW_MANY = re.compile(r"\s*how\s+many\s+([A-Za-z][\w\s'-]*?)\s+(?:are|were|is|was|exist)\s+([^?.!]*)[?.!]?\s*$",
+                       re.IGNORECASE)
+#: The ``order`` of a count over the whole KG ("how many terms are marked obsolete").
+COUNT = "count"
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9_'-]*")
+_BOOLEAN = re.compile(r'^"(?:true|false|0|1)"\^\^<http://www\.w3\.org/2001/XMLSchema#boolean>$|^"(?:true|false)"$',
+                      re.IGNORECASE)
 #: Most edges an aggregate query counts, or attribute values it compares: beyond, the answer says it counted that many
 #: and is not marked grounded.
 MAX_EDGES = 1_000_000
@@ -83,7 +94,7 @@ def whole_graph_question(question: str) -> WholeGraphQuestion | None:
     """The question's reading as a question about the whole KG (module docstring), or None."""
     match = _SUPERLATIVE.search(question)
     if match is None:
-        return None
+        return _count_question(question)
     order = MAX if match.group(1).lower() == "most" else MIN
     before = [w.lower() for w in _WORD.findall(question[:match.start()])]
     after = [w.lower() for w in _WORD.findall(question[match.end():])]
@@ -110,6 +121,23 @@ def whole_graph_question(question: str) -> WholeGraphQuestion | None:
     return WholeGraphQuestion(order, answer_noun, " ".join(phrase), verb=verb)
 
 
+def _count_question(question: str) -> WholeGraphQuestion | None:
+    """"how many <noun> are there" (``attribute`` empty: the class's members), "how many <noun> are (marked)
+    <word>" (``attribute``: the word naming a yes/no relation)."""
+    match = _HOW_MANY.match(question)
+    if match is None:
+        return None
+    noun = " ".join(_WORD.findall(match.group(1).lower()))
+    rest = [w.lower() for w in _WORD.findall(match.group(2))]
+    if not noun or not rest:
+        return None
+    if rest in (["there"], ["in", "total"], ["there", "in", "total"]):  # "... are there by X" names a thing: not here
+        return WholeGraphQuestion(COUNT, counted_noun=noun)
+    if len(rest) > 2 or any(w in _PHRASE_END for w in rest):  # "in French", "on the shelf": a value, not a yes/no
+        return None
+    return WholeGraphQuestion(COUNT, counted_noun=noun, attribute=rest[-1])
+
+
 def _noun_phrase(words: Sequence[str]) -> str:
     kept: list[str] = []
     for word in words:
@@ -129,6 +157,7 @@ class Side:
     classes: dict[str, int] = field(default_factory=dict)
     sampled: int = 0
     literals: int = 0
+    booleans: int = 0  # literals reading true or false
 
 
 class RelationSides:
@@ -159,6 +188,7 @@ class RelationSides:
                 for node in ends.get(key, []):
                     if node.startswith('"'):
                         side.literals += 1
+                        side.booleans += _BOOLEAN.match(node) is not None
                     for c in classes.get(node, ()):
                         side.classes[c] = side.classes.get(c, 0) + 1
                 sides.append(side)
@@ -279,6 +309,8 @@ class WholeGraphAnswerer:
         asked = whole_graph_question(question)
         if asked is None:
             return None
+        if asked.order == COUNT:
+            return self._count_answer(asked)
         if asked.attribute:
             return self._attribute_answer(asked)
         for grouping in self.groupings(asked)[:5]:
@@ -326,6 +358,46 @@ class WholeGraphAnswerer:
             elif key not in nameless.statements and labels.get(key) not in (None, "", UNNAMED):
                 named[key] = labels[key]
         return [(key, value) for key, value in leading if key in named], named
+
+    def _count_answer(self, asked: WholeGraphQuestion) -> tuple[list[dict], str] | None:
+        """"how many terms are marked obsolete": the subjects with a true value of the yes/no relation the word names
+        best, of the class the noun names when it names one; "how many mints are there": the members of the class the
+        noun names."""
+        sides = relation_sides(self.kg).sides()
+        if asked.attribute:
+            candidates = []
+            for relation, (subjects, objects) in sides.items():
+                if objects.sampled == 0 or objects.booleans < objects.sampled / 2:
+                    continue
+                score = self._fit(asked.attribute, [class_name_text(relation.rsplit(".", 1)[-1])])[0]
+                if score >= NAMES_SIDE:
+                    s_score, s_class = self._side_fit(asked.counted_noun, subjects, "", False)
+                    candidates.append((score, relation, s_class if s_score >= NAMES_SIDE else ""))
+            if not candidates:
+                return None
+            _, relation, subject_class = max(candidates)
+            where = (f"?s {sparql_iri(self.kg.relation_iri(relation))} ?v . FILTER(LCASE(STR(?v)) IN (\"true\", \"1\"))"
+                     + (f" ?s a {sparql_iri(subject_class)} ." if subject_class else ""))
+            what = f"counted the {asked.counted_noun} whose {relation} is true"
+        else:
+            classes = list(dict.fromkeys(c for pair in sides.values() for side in pair for c in side.classes))
+            named = self.class_names.named(asked.counted_noun, classes)
+            if not named:
+                return None
+            counts = {c: sum(side.classes.get(c, 0) for pair in sides.values() for side in pair) for c in named}
+            chosen = max(sorted(counts), key=lambda c: counts[c])
+            predicates = " ".join(sparql_iri(p) for p in self.kg.naming.class_predicates)
+            where = f"VALUES ?class_of {{ {predicates} }} ?s ?class_of {sparql_iri(chosen)} ."
+            what = f"counted the members of the class {self.class_names.names(chosen)[0] if self.class_names.names(chosen) else chosen}"
+        rows = self._rows(f"SELECT (COUNT(DISTINCT ?s) AS ?n) WHERE {{ {where} }}")
+        if not rows or rows[0][0] is None:
+            return None
+        total = _number(rows[0][0])
+        shown = [node_key(row[0]) for row in self._rows(f"SELECT DISTINCT ?s WHERE {{ {where} }} LIMIT {EVIDENCE_GROUPS}")]
+        labels = self.kg.labels_by_id([k for k in shown if not k.startswith('"')])
+        answer = {"answer": str(total), "entity_id": None, "score": 1.0, "grounded": True, "paths": [], "chunks": [],
+                  "counted": [labels.get(k) or k for k in shown], "counted_by": what}
+        return [answer], what
 
     def _attribute_answer(self, asked: WholeGraphQuestion) -> tuple[list[dict], str] | None:
         """"the most downloaded book": the relation reaching numbers or dates that the participle names best, over
