@@ -730,6 +730,11 @@ def name_relations(naming: Naming, iris: Sequence[str], property_links: Iterable
     return RelationNaming(iris, labels, schema_nodes, aliases, descriptions)
 
 
+def wikidata_property_entities(iris: Iterable[str]) -> list[str]:
+    """The Wikidata property entities (``wd:P57``) that predicates in Wikidata's namespaces stand for, each once."""
+    return list(dict.fromkeys(found[0] for iri in iris if (found := wikidata_property_entity(iri))))
+
+
 def labels_only(naming, literals: Iterable[tuple[str, str, str | None]]) -> list[tuple[str, str, str | None]]:
     """The label literals among ``(predicate, text, language)`` name literals (a relation is named by a label only)."""
     labels = set(naming.label_predicates)

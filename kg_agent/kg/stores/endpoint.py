@@ -10,14 +10,7 @@ from rdflib import BNode, Graph, Literal, URIRef
 from rdflib.term import Node
 
 from kg_agent.kg.errors import KGError, KGQueryError
-from kg_agent.kg.naming import (
-    DEFAULT_NAMING,
-    DOMAIN_PREDICATES,
-    RANGE_PREDICATES,
-    WIKIBASE_PROPERTY_LINKS,
-    Naming,
-    wikidata_property_entity,
-)
+from kg_agent.kg.naming import DEFAULT_NAMING, DOMAIN_PREDICATES, RANGE_PREDICATES, WIKIBASE_PROPERTY_LINKS, Naming
 from kg_agent.kg.request_tally import note_request
 from kg_agent.kg.sparql import check_read_only, sparql_bool, sparql_iri, sparql_term
 from kg_agent.kg.stores.base import (
@@ -28,6 +21,7 @@ from kg_agent.kg.stores.base import (
     absolute_or_literal,
     name_relations,
     sample_ends_query,
+    wikidata_property_entities,
 )
 from kg_agent.kg.stores.endpoint_paths import EndpointRelationPaths
 from kg_agent.kg.terms import RelationNames, is_value, node_key
@@ -313,7 +307,7 @@ class EndpointGraphStore(EndpointRelationPaths):
             if link is not None:
                 links[(node, str(link), str(p))] = None
         iris = [iri for iri in known if self.naming.is_fact(iri)]
-        unlinked = [entity for iri in iris if (found := wikidata_property_entity(iri)) and (entity := found[0]) not in literals]
+        unlinked = [entity for entity in wikidata_property_entities(iris) if entity not in literals]
         if unlinked:  # Wikidata's property entities its namespaces name, when no wikibase link says so
             query = "SELECT ?prop ?lp ?l WHERE { VALUES ?prop { %s } VALUES ?lp { %s } ?prop ?lp ?l FILTER(isLiteral(?l)) }" % (
                 " ".join(sparql_iri(e) for e in dict.fromkeys(unlinked)), described)
