@@ -172,6 +172,23 @@ def linked_from(entity: dict) -> str:
     return f' (from "{capped(mention)}"{how})'
 
 
+#: Compared or counted things shown under an answer (``--json`` has them all).
+EVIDENCE_SHOWN = 5
+
+
+def print_evidence(answer: dict, out) -> None:
+    """Under an answer, what a comparison compared (``compared``, by ``compared_by``) or a count counted (``counted``)."""
+    compared = answer.get("compared") or []
+    if compared:
+        shown = ", ".join(f"{capped(str(item['answer']))} {item['value']}" for item in compared[:EVIDENCE_SHOWN])
+        more = f", ... ({len(compared)} compared)" if len(compared) > EVIDENCE_SHOWN else ""
+        print(f"      {capped(str(answer.get('compared_by') or 'compared'))}: {shown}{more}", file=out)
+    counted = answer.get("counted") or []
+    if counted:
+        more = ", ..." if len(counted) > EVIDENCE_SHOWN or str(answer.get("answer")) != str(len(counted)) else ""
+        print(f"      counted: {', '.join(capped(str(c)) for c in counted[:EVIDENCE_SHOWN])}{more}", file=out)
+
+
 def print_result(result: dict, *, out=None) -> None:
     """The result as text: question, topic entities, plans, answers with up to two paths each, notes and model use.
 
@@ -193,6 +210,7 @@ def print_result(result: dict, *, out=None) -> None:
         print(f"  - {capped(str(answer['answer']))}{flag}", file=out)
         for path in answer.get("paths", [])[:2]:
             print(f"      {capped(path['text'])}", file=out)
+        print_evidence(answer, out)
     if len(answers) > 20:
         print(f"  ... {len(answers) - 20} more", file=out)
     warnings = result.get("warnings") or []

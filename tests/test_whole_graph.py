@@ -163,3 +163,16 @@ def test_how_many_are_marked_so_counts_the_true_values_of_the_relation_the_word_
     [answer], what = answer_over_whole_graph(open_kg(path), "How many terms are marked obsolete?")
     assert answer["answer"] == "2" and "deprecated" in what
     assert sorted(answer["counted"]) == ["ribozyme_old", "snRNA_old"]
+
+
+def test_the_cli_shows_what_was_counted_or_compared(catalogue):
+    import io
+
+    from kg_agent.cli import print_result
+
+    result = create_rog_graph(catalogue).compile().invoke({"question": "Which author has the most books in the catalogue?"})
+    out = io.StringIO()
+    print_result(result, out=out)
+    text = out.getvalue()
+    assert "  - Twain, Mark\n      counted books per author over creator" in text and "Twain, Mark 5" in text
+    assert "Note: link: no entity named: a question about the whole knowledge graph" in text

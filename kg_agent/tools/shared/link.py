@@ -104,6 +104,8 @@ def link_node(state: dict, *, kg: KnowledgeGraph, max_entities: int = 5, ask_whe
             entities = previous
             warnings.append(f"link: no entity in this question; using {source}: " + ", ".join(e.label for e in entities))
             fresh["question"] = resolved_follow_up(question, entities)
+        elif whole_graph and not dropped:
+            warnings.append("link: no entity named: a question about the whole knowledge graph")
         elif not entities and not dropped:
             warnings.append(f"link: {result.message}")
     stop = "" if entities else "no_topic_entity"
