@@ -54,7 +54,9 @@ def create_server(kg: KnowledgeGraph, *, model=None, documents=None, host: str =
     from mcp.server.auth.settings import AuthSettings
     from mcp.server.mcpserver import Context, MCPServer
     from mcp.server.mcpserver.exceptions import ToolError
-    from mcp.types import ToolAnnotations
+    from mcp.types import InputRequiredResult, ToolAnnotations
+
+    from kg_agent.mcp.elicitation import answer_choosing, can_elicit, warn_ambiguous
 
     if isinstance(tool_timeout, bool) or not isinstance(tool_timeout, int | float) or not 0 < tool_timeout < math.inf:
         raise ValueError(f"tool_timeout must be a positive number of seconds, not {tool_timeout!r}")
@@ -151,10 +153,20 @@ def create_server(kg: KnowledgeGraph, *, model=None, documents=None, host: str =
             "this run's settings, each optional: grounding, structured_output, and budgets (max_llm_calls, "
             "max_tokens, max_seconds) that can only be tighter than the server's"))] = None,
         ctx: Context | None = None,
-    ) -> AskResult:
+    ) -> AskResult | InputRequiredResult:
         """Answer a question with one of kg-agent's reasoning methods: the answers with the reasoning paths (or
-        document chunks) behind them, grounded flags, the plans, warnings and LLM usage."""
-        return await run(ctx, "ask", "ask a narrower question", "heavy", service.ask, question, method, settings)
+        document chunks) behind them, grounded flags, the plans, warnings and LLM usage. A client that can elicit
+        is asked which entity a mention means when several fit it equally well (kg_agent.mcp.elicitation)."""
+        async def answer_all() -> AskResult:
+            return await run(ctx, "ask", "ask a narrower question", "heavy", service.ask, question, method, settings)
+
+        async def choose(choices: dict[str, str]) -> AskResult | dict:
+            return await run(ctx, "ask", "ask a narrower question", "heavy", service.ask_choosing, question, method,
+                             settings, choices)
+
+        if ctx is not None and can_elicit(ctx):
+            return await answer_choosing(ctx, choose, answer_all)
+        return warn_ambiguous(await answer_all())
 
     @server.resource(SUMMARY_URI, name="kg_summary", mime_type="application/json",
                      description="The knowledge graph: its size and its relations with their triple counts")
