@@ -1,10 +1,12 @@
 """The MCP ``ask`` tool asks the client's user which entity an ambiguous mention means (MCP form elicitation,
 kg_agent.mcp.elicitation), served as users run it (``python -m kg_agent.mcp --transport http``) over
-tests/fixtures/kg/ambiguous.ttl, where two cities are labelled "Paris" (one in France, one in the United States).
+tests/fixtures/kg/ambiguous.ttl, where two cities are labelled "Paris" (one in France, one in the United States) and
+two "Springfield" (one in the United States, one in Australia).
 
 The official SDK 2 client with an elicitation callback picks one: on revision 2026-07-28 the server answers with an
 ``InputRequiredResult`` and the client retries with the choice; on 2025-11-25 the server sends ``elicitation/create``
-mid-call. Either way the answer follows the chosen Paris. A decline keeps both with a warning, and a client that
+mid-call. Either way the answer follows the chosen Paris, and a question naming Paris and Springfield asks about
+each in turn (on 2026-07-28 the first choice rides the sealed requestState into the second round). A decline keeps both with a warning, and a client that
 declared no elicitation capability gets today's answer (both kept) with a warning.
 """
 
@@ -22,6 +24,7 @@ from tests.test_mcp_server import HANDSHAKE, MODERN, MODES, PROJECT_ROOT, serve_
 pytestmark = pytest.mark.server
 
 FRANCE, TEXAS = "https://example.org/geo/paris_fr", "https://example.org/geo/paris_tx"
+ILLINOIS, AUSTRALIA = "https://example.org/geo/springfield_il", "https://example.org/geo/springfield_au"
 QUESTION = "which country is [Paris] in"
 
 
@@ -42,10 +45,10 @@ def picking(entity_id: str | None, asked: list[types.ElicitRequestParams]):
     return callback
 
 
-async def ask(url: str, revision: str, callback=None) -> dict:
+async def ask(url: str, revision: str, callback=None, question: str = QUESTION) -> dict:
     async with Client(url, mode=MODES[revision], elicitation_callback=callback) as client:
         assert client.protocol_version == revision
-        result = await client.call_tool("ask", {"question": QUESTION})
+        result = await client.call_tool("ask", {"question": question})
     assert not result.is_error, result.content
     return result.structured_content
 
@@ -66,6 +69,21 @@ def test_the_user_picks_a_paris_and_the_answer_follows_it(paris_server, revision
     assert f"{TEXAS}: Paris (city; country -> United States)" in question.message
     assert [e["id"] for e in result["topic_entities"]] == [chosen]
     assert answers(result) == [country]
+
+
+@pytest.mark.parametrize("revision", [MODERN, HANDSHAKE])
+def test_two_ambiguous_mentions_are_asked_in_turn_and_both_choices_kept(paris_server, revision):
+    asked: list[str] = []
+
+    async def callback(context, params: types.ElicitRequestParams) -> types.ElicitResult:
+        asked.append(params.message)
+        return types.ElicitResult(action="accept", content={"id": TEXAS if "'Paris'" in params.message else AUSTRALIA})
+
+    result = anyio.run(ask, paris_server.url, revision, callback, "which country are [Paris] and [Springfield] in")
+    assert [message.split(" fits ")[0] for message in asked] == ["'Paris'", "'Springfield'"]
+    assert f"{ILLINOIS}: Springfield (city; country -> United States)" in asked[1]
+    assert [e["id"] for e in result["topic_entities"]] == [TEXAS, AUSTRALIA]
+    assert set(answers(result)) == {"United States", "Australia"}
 
 
 @pytest.mark.parametrize("revision", [MODERN, HANDSHAKE])

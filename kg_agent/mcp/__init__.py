@@ -13,7 +13,9 @@ result (an output schema):
 * ``search_entities(text)``, ``entity_relations(entity)``, ``neighbours(entity, relation)`` and
   ``retrieve_paths(entity, relations)``: the lookups of :mod:`kg_agent.tools.lookups`;
 * ``ask(question, method="rog")``: a whole method graph (offline unless the server was given ``--model``),
-  its answers with reasoning paths or document chunks, ``grounded`` flags, plans, warnings and usage.
+  its answers with reasoning paths or document chunks, ``grounded`` flags, plans, warnings and usage; a client
+  that can elicit is asked which entity a mention means when several fit it equally well
+  (:mod:`~kg_agent.mcp.elicitation`).
 
 Resources: ``kg-agent://kg/summary`` (size, relations with their triple counts) and ``kg-agent://methods``.
 
@@ -68,7 +70,8 @@ closed its session's event stream ("Error in standalone SSE writer", ``ClosedRes
 
 **Modules**, one job each: :mod:`~kg_agent.mcp.server` builds the server and its tools, :mod:`~kg_agent.mcp.service`
 runs the calls, :mod:`~kg_agent.mcp.results` and :mod:`~kg_agent.mcp.input_checks` shape and check what goes in and
-out, :mod:`~kg_agent.mcp.scheduling` (fairness), :mod:`~kg_agent.mcp.access` (tokens, loopback),
+out, :mod:`~kg_agent.mcp.elicitation` (asking the user which entity),
+:mod:`~kg_agent.mcp.scheduling` (fairness), :mod:`~kg_agent.mcp.access` (tokens, loopback),
 :mod:`~kg_agent.mcp.http_edge` (the streamable-HTTP app), :mod:`~kg_agent.mcp.command` and :mod:`~kg_agent.mcp.flags`
 (the ``kg-agent mcp`` command; ``python -m kg_agent.mcp`` is the same).
 """
