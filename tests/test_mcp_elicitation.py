@@ -6,8 +6,9 @@ two "Springfield" (one in the United States, one in Australia).
 The official SDK 2 client with an elicitation callback picks one: on revision 2026-07-28 the server answers with an
 ``InputRequiredResult`` and the client retries with the choice; on 2025-11-25 the server sends ``elicitation/create``
 mid-call. Either way the answer follows the chosen Paris, and a question naming Paris and Springfield asks about
-each in turn (on 2026-07-28 the first choice rides the sealed requestState into the second round). A decline keeps both with a warning, and a client that
-declared no elicitation capability gets today's answer (both kept) with a warning.
+each in turn (on 2026-07-28 the first choice rides the sealed requestState into the second round). A decline or an
+answer naming no candidate keeps both with a warning, and a client that declared no elicitation capability gets
+today's answer (both kept) with a warning.
 """
 
 from __future__ import annotations
@@ -94,6 +95,14 @@ def test_a_declined_question_keeps_both_with_a_warning(paris_server, revision):
     assert {e["id"] for e in result["topic_entities"]} == {FRANCE, TEXAS}
     assert set(answers(result)) == {"France", "United States"}
     assert any("'Paris' fits 2 entities equally well and all were kept" in w and "decline" in w
+               for w in result["warnings"])
+
+
+@pytest.mark.parametrize("revision", [MODERN, HANDSHAKE])
+def test_an_answer_naming_no_candidate_keeps_both_with_a_warning(paris_server, revision):
+    result = anyio.run(ask, paris_server.url, revision, picking("https://example.org/geo/lyon", []))
+    assert {e["id"] for e in result["topic_entities"]} == {FRANCE, TEXAS}
+    assert any("'Paris' fits 2 entities equally well and all were kept: the client's answer named none of them" in w
                for w in result["warnings"])
 
 

@@ -12,7 +12,8 @@ answer follows that entity. How the question reaches the client follows the prot
   (:meth:`~kg_agent.mcp.service.KGService.ask_choosing`), one round per ambiguous mention;
 * 2025-11-25 and older (a session): the server sends ``elicitation/create`` mid-call (``Context.elicit``).
 
-A decline, a cancel or an answer naming no candidate gives today's answer (every candidate kept) with a warning
+Each run of the graph has the tool's deadline; the time the user takes to answer is not counted (on 2026-07-28 each
+round is a call of its own). A decline, a cancel or an answer naming no candidate gives today's answer (every candidate kept) with a warning
 saying so. A client without the capability gets today's answer, with a warning naming each mention that several
 entities fit equally well (:func:`warn_ambiguous`).
 """
@@ -46,13 +47,10 @@ AnswerAll = Callable[[], Awaitable[AskResult]]
 
 def can_elicit(ctx: Context | None) -> bool:
     """Whether the calling client declared form elicitation (a bare ``elicitation: {}`` counts, URL-only not)."""
-    if ctx is None:
-        return False
     try:
-        capabilities = ctx.client_capabilities
+        elicitation = getattr(ctx and ctx.client_capabilities, "elicitation", None)
     except ValueError:  # a Context outside a request
-        return False
-    elicitation = capabilities.elicitation if capabilities is not None else None
+        elicitation = None
     return elicitation is not None and (elicitation.form is not None or elicitation.url is None)
 
 
