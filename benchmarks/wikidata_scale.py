@@ -118,6 +118,8 @@ class Sizes:
         self.cities = max(50, self.people // 500)
         self.countries = 60
         self.awards = 40
+        #: people's ids start above the films' (Q1000000 + films): Q5000000 up to 4M films (96M triples)
+        self.person_base = max(5_000_000, -(-(1_000_000 + self.films) // 1_000_000) * 1_000_000)
 
 
 class Writer:
@@ -180,12 +182,12 @@ class Naming:
     def award(self, index: int) -> str:
         return f"{word(index * 11 % 1600, 2)} Film Prize"
 
-
-def qid(kind: str, index: int) -> str:
-    """Item ids by kind: films Q1000000+, people Q5000000+, ... (Q5 human and Q11424 film are the classes)."""
-    base = {"film": 1_000_000, "person": 5_000_000, "city": 300_000, "country": 200_000, "award": 210_000,
-            "genre": 220_000, "language": 230_000}[kind]
-    return f"{WD}Q{base + index}"
+    def qid(self, kind: str, index: int) -> str:
+        """Item ids by kind: films Q1000000+, people Q5000000+ (or the first million above the films when there are
+        more than four million films), ... (Q5 human and Q11424 film are the classes)."""
+        base = {"film": 1_000_000, "person": self.sizes.person_base, "city": 300_000, "country": 200_000,
+                "award": 210_000, "genre": 220_000, "language": 230_000}[kind]
+        return f"{WD}Q{base + index}"
 
 
 def generate(out: Path, *, triples: int, seed: int = 0, per_kind: int = 12) -> dict:
@@ -220,44 +222,44 @@ def generate(out: Path, *, triples: int, seed: int = 0, per_kind: int = 12) -> d
          ("movie",))
     labels: dict[str, str] = {}  # the display label of every non-film, non-person item
     for index, genre in enumerate(GENRES):
-        item(qid("genre", index), {"en": genre, "de": genre.capitalize(), "fr": genre}, "film genre")
-        labels[qid("genre", index)] = genre
+        item(names.qid("genre", index), {"en": genre, "de": genre.capitalize(), "fr": genre}, "film genre")
+        labels[names.qid("genre", index)] = genre
     for index, language in enumerate(LANGUAGES):
-        item(qid("language", index), {"en": f"{language} language", "de": f"{language}e Sprache"}, "language")
-        labels[qid("language", index)] = f"{language} language"
+        item(names.qid("language", index), {"en": f"{language} language", "de": f"{language}e Sprache"}, "language")
+        labels[names.qid("language", index)] = f"{language} language"
     for index in range(sizes.countries):
         name = names.country(index)
-        item(qid("country", index), {"en": name, "de": name, "fr": name}, "sovereign state")
-        labels[qid("country", index)] = name
+        item(names.qid("country", index), {"en": name, "de": name, "fr": name}, "sovereign state")
+        labels[names.qid("country", index)] = name
     for index in range(sizes.awards):
         name = names.award(index)
-        item(qid("award", index), {"en": name, "de": name}, "film award")
-        labels[qid("award", index)] = name
+        item(names.qid("award", index), {"en": name, "de": name}, "film award")
+        labels[names.qid("award", index)] = name
     city_country = [rng.randrange(sizes.countries) for _ in range(sizes.cities)]
     for index in range(sizes.cities):
         name = names.city(index)
-        item(qid("city", index), {"en": name, "de": name, "fr": name}, "city")
-        w.iri(qid("city", index), WDT + "P17", qid("country", city_country[index]))
-        labels[qid("city", index)] = name
+        item(names.qid("city", index), {"en": name, "de": name, "fr": name}, "city")
+        w.iri(names.qid("city", index), WDT + "P17", names.qid("country", city_country[index]))
+        labels[names.qid("city", index)] = name
 
     # people: citizenship, birthplace, awards by statements; the facts questions need are kept for a sample
     sample_people = set(rng.sample(range(sizes.people), min(sizes.people, 40 * per_kind)))
     person_facts: dict[int, dict] = {}
     for index in range(sizes.people):
-        node, name = qid("person", index), names.person(index)
+        node, name = names.qid("person", index), names.person(index)
         item(node, {"en": name, "de": name}, "film professional", (f"{name.split()[-1]}, {name.split()[0]}",)
              if index % 5 == 0 else ())
         w.iri(node, WDT + "P31", human)
         birthplace = rng.randrange(sizes.cities)
-        w.iri(node, WDT + "P19", qid("city", birthplace))
-        w.iri(node, WDT + "P27", qid("country", city_country[birthplace]))
+        w.iri(node, WDT + "P19", names.qid("city", birthplace))
+        w.iri(node, WDT + "P27", names.qid("country", city_country[birthplace]))
         awards = []
         if index % 5 == 1:
             award, year = rng.randrange(sizes.awards), rng.randrange(1950, 2024)
-            statement = f"{WDS}Q{5_000_000 + index}-P166-{award}"
+            statement = f"{WDS}Q{sizes.person_base + index}-P166-{award}"
             w.iri(node, P + "P166", statement)
             w.iri(statement, RDF_TYPE, WIKIBASE + "Statement")
-            w.iri(statement, PS + "P166", qid("award", award))
+            w.iri(statement, PS + "P166", names.qid("award", award))
             w.typed(statement, PQ + "P585", f"{year}-01-01T00:00:00Z", DATE_TIME)
             awards.append(award)
         if index in sample_people:
@@ -271,7 +273,7 @@ def generate(out: Path, *, triples: int, seed: int = 0, per_kind: int = 12) -> d
         return rng.randrange(sizes.people // 20) if rng.random() < 0.3 else rng.randrange(sizes.people)
 
     for index in range(sizes.films):
-        node, titles = qid("film", index), names.film(index)
+        node, titles = names.qid("film", index), names.film(index)
         year = rng.randrange(1920, 2025)
         item(node, {lang: titles[lang] for lang in ("en", "de", "fr") if lang in titles}, f"{year} film",
              (titles["alias"],) if index % 3 == 0 else ())
@@ -279,16 +281,16 @@ def generate(out: Path, *, triples: int, seed: int = 0, per_kind: int = 12) -> d
         director, writer, cast = someone(), someone(), {someone() for _ in range(3)}
         genres = sorted({rng.randrange(len(GENRES)) for _ in range(rng.choice((1, 1, 2)))})
         language, country = rng.randrange(len(LANGUAGES)), rng.randrange(sizes.countries)
-        w.iri(node, WDT + "P57", qid("person", director))
-        w.iri(node, WDT + "P58", qid("person", writer))
+        w.iri(node, WDT + "P57", names.qid("person", director))
+        w.iri(node, WDT + "P58", names.qid("person", writer))
         for actor in sorted(cast):
-            w.iri(node, WDT + "P161", qid("person", actor))
+            w.iri(node, WDT + "P161", names.qid("person", actor))
             if actor in person_facts:
                 person_facts[actor]["films"].append((index, director, language))
         for genre in genres:
-            w.iri(node, WDT + "P136", qid("genre", genre))
-        w.iri(node, WDT + "P364", qid("language", language))
-        w.iri(node, WDT + "P495", qid("country", country))
+            w.iri(node, WDT + "P136", names.qid("genre", genre))
+        w.iri(node, WDT + "P364", names.qid("language", language))
+        w.iri(node, WDT + "P495", names.qid("country", country))
         w.typed(node, WDT + "P577", f"{year}-01-01T00:00:00Z", DATE_TIME)
         if index in sample_films:
             film_facts[index] = {"titles": titles, "director": director, "writer": writer, "genres": genres,
@@ -313,7 +315,7 @@ def generate(out: Path, *, triples: int, seed: int = 0, per_kind: int = 12) -> d
                    ["P58"]),
         lambda f: (f"what genre is {film_facts[f]['titles']['en']}", [GENRES[g] for g in film_facts[f]["genres"]], ["P136"]),
         lambda f: (f"what language is {film_facts[f]['titles']['en']} in",
-                   [labels[qid("language", film_facts[f]["language"])]], ["P364"]),
+                   [labels[names.qid("language", film_facts[f]["language"])]], ["P364"]),
     ]
     for n in range(per_kind):
         add("one-hop", *one_hop[n % len(one_hop)](english[n]))
@@ -327,11 +329,11 @@ def generate(out: Path, *, triples: int, seed: int = 0, per_kind: int = 12) -> d
         else:
             p = people[n]
             add("two-hop", f"which country was {person_label(p)} born in",
-                [labels[qid("country", city_country[person_facts[p]["birthplace"]])]], ["P19", "P17"])
+                [labels[names.qid("country", city_country[person_facts[p]["birthplace"]])]], ["P19", "P17"])
     awarded = [p for p in people if person_facts[p]["awards"]]
     for p in awarded[:per_kind]:
         add("statement", f"what award did {person_label(p)} receive",
-            [labels[qid("award", a)] for a in person_facts[p]["awards"]], ["P166", "P166 statement"])
+            [labels[names.qid("award", a)] for a in person_facts[p]["awards"]], ["P166", "P166 statement"])
     aliased = [f for f in films if f % 3 == 0]
     for f in aliased[:per_kind]:
         add("alias", f"who directed {film_facts[f]['titles']['alias']}", [person_label(film_facts[f]["director"])], ["P57"])
