@@ -267,15 +267,13 @@ def test_oxigraph_reads_only_the_name_predicates_it_has_and_sees_a_new_one():
     from rdflib import Literal, URIRef
     from rdflib.namespace import RDFS, SKOS
 
-    from kg_agent.kg.loading.oxigraph_open import _oxigraph_graph
     from kg_agent.kg.stores.oxigraph import OxigraphGraphStore
     from kg_agent.kg.terms import RelationNames
 
     raw = ox.Store()
     raw.add(ox.Quad(ox.NamedNode("http://ex.org/a"), ox.NamedNode("http://ex.org/p"), ox.NamedNode("http://ex.org/b")))
     raw.add(ox.Quad(ox.NamedNode("http://ex.org/a"), ox.NamedNode(str(RDFS.label)), ox.Literal("A")))
-    graph = _oxigraph_graph(raw)
-    store = OxigraphGraphStore(raw, graph, names=RelationNames(), name="names")
+    store = OxigraphGraphStore(raw, names=RelationNames(), name="names")
     lookups = []
     pattern = raw.quads_for_pattern
 
@@ -293,5 +291,5 @@ def test_oxigraph_reads_only_the_name_predicates_it_has_and_sees_a_new_one():
     lookups.clear()
     store.display_labels(["http://ex.org/a", "http://ex.org/b"])
     assert [p.value for p in lookups] == [str(RDFS.label)] * 2  # the other predicates are known to be absent
-    graph.add((URIRef("http://ex.org/b"), SKOS.prefLabel, Literal("B")))
+    store.graph.add((URIRef("http://ex.org/b"), SKOS.prefLabel, Literal("B")))
     assert store.display_labels(["http://ex.org/b"]) == {"http://ex.org/b": "B"}

@@ -36,6 +36,34 @@ def test_start_imports_no_heavy_library(code):
     assert top_level_modules(code) & set(HEAVY) == set()
 
 
+ASKED = """
+import json, sys
+from kg_agent.cli import main
+status = main(["ask", "who directed [5 Centimeters Per Second]", "--kg", sys.argv[1]])
+print(json.dumps({"status": status, "modules": sorted(sys.modules)}))
+"""
+
+
+def test_asking_over_a_store_imports_only_what_the_question_uses(tmp_path, fixtures_dir):
+    """``kg-agent ask`` over an Oxigraph store (offline): the method's graph (LangGraph) and MiniLM (onnxruntime),
+    not the rdflib view of the store (oxrdflib, rdflib's SPARQL engine: ~0.1 s), Chroma, the MCP SDK, LangChain's
+    agents, an OpenAI client or matplotlib."""
+    from kg_agent.cli import main
+
+    store = tmp_path / "store"
+    assert main(["load", str(fixtures_dir / "kg" / "metaqa_slice.txt"), "--store", str(store)]) == 0
+    done = subprocess.run([sys.executable, "-c", ASKED, str(store)], capture_output=True, text=True, timeout=120,
+                          cwd=Path(__file__).resolve().parents[1])
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout.strip().splitlines()[-1])
+    assert report["status"] == 0 and "Makoto Shinkai" in done.stdout
+    modules = set(report["modules"])
+    assert {"langgraph", "onnxruntime", "pyoxigraph"} <= modules
+    unused = {"oxrdflib", "rdflib.plugins.sparql", "chromadb", "mcp", "langchain", "langchain_openai", "openai",
+              "matplotlib"}
+    assert modules & unused == set()
+
+
 def test_names_are_still_there_when_asked_for():
     loaded = top_level_modules("from kg_agent.kg import open_kg; from kg_agent.llm import call_llm; "
                                "from kg_agent.graphs import create_rog_graph")

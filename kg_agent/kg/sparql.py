@@ -9,8 +9,6 @@ from __future__ import annotations
 import re
 import threading
 
-from rdflib.plugins.sparql.parser import expandUnicodeEscapes, parseQuery
-
 from kg_agent.kg.errors import ReadOnlyViolation
 
 #: rdflib's SPARQL grammar (pyparsing, with its packrat cache) is not thread-safe: two threads parsing at once
@@ -151,6 +149,9 @@ def check_read_only(query: str) -> None:
     The query is parsed with rdflib's SPARQL *query* grammar, which has no update forms; keywords of
     updates and ``SERVICE`` are also looked for outside strings, IRIs and comments.
     """
+    # rdflib's SPARQL grammar takes ~0.1 s to import: only a query someone runs needs it, not opening a KG
+    from rdflib.plugins.sparql.parser import expandUnicodeEscapes, parseQuery
+
     # rdflib (like the SPARQL spec) expands \uXXXX escapes before parsing: SERVIC\u0045 is SERVICE.
     try:
         code = _strip_strings(expandUnicodeEscapes(query))

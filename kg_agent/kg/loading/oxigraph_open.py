@@ -7,8 +7,6 @@ import json
 import warnings
 from pathlib import Path
 
-from rdflib import Graph
-
 from kg_agent.kg.errors import KGLoadError
 from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.label_index import SqliteLabelIndex, build_label_sqlite
@@ -25,13 +23,6 @@ from kg_agent.kg.store_folder import (
     lock_holder,
 )
 from kg_agent.kg.terms import RelationNames
-
-
-def _oxigraph_graph(store) -> Graph:
-    from oxrdflib import OxigraphStore
-    from rdflib.graph import DATASET_DEFAULT_GRAPH_ID
-
-    return Graph(store=OxigraphStore(store=store), identifier=DATASET_DEFAULT_GRAPH_ID)
 
 
 def label_build(build: str, naming: Naming) -> str:
@@ -115,7 +106,7 @@ def open_oxigraph(store_path: str | Path, *, cache_size: int = 50_000, naming: N
     if discover_names:
         naming = store_profile(store, sidecar, naming).naming(naming)
     labels = _open_label_index(store_path, store, build, naming)
-    return KnowledgeGraph(OxigraphGraphStore(store, _oxigraph_graph(store), names=RelationNames(),
+    return KnowledgeGraph(OxigraphGraphStore(store, names=RelationNames(),
                                              name=str(store_path), cache_size=cache_size, relation_index=index,
                                              label_index=labels, naming=naming),
                           vector_cache_path=sidecar / VECTOR_CACHE_FILE)

@@ -116,8 +116,9 @@ class GraphStore(ABC):
     #: one it leaves out is known to be cut); the default answers none.
     answers_complete_paths = False
 
-    def __init__(self, graph: Graph, *, names: RelationNames, name: str, naming: Naming = DEFAULT_NAMING) -> None:
-        self.graph = graph
+    def __init__(self, graph: Graph | None, *, names: RelationNames, name: str, naming: Naming = DEFAULT_NAMING) -> None:
+        if graph is not None:  # None: the subclass makes its ``graph`` itself (the Oxigraph store, at first use)
+            self.graph = graph
         self.names = names
         self.name = name
         self.naming = naming
@@ -420,7 +421,7 @@ class LazyGraphStore(GraphStore):
     #: Nodes per :meth:`walk_batch` call (one ``VALUES`` query)
     walk_batch_size = 1000
 
-    def __init__(self, graph: Graph, *, names: RelationNames, name: str, cache_size: int = 50_000,
+    def __init__(self, graph: Graph | None, *, names: RelationNames, name: str, cache_size: int = 50_000,
                  batch_size: int = 100, naming: Naming = DEFAULT_NAMING) -> None:
         super().__init__(graph, names=names, name=name, naming=naming)
         if batch_size < 1:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Iterable, Iterator, Sequence
 
@@ -88,21 +89,38 @@ class OxigraphGraphStore(LazyGraphStore):
 
     kind = "oxigraph"
 
-    def __init__(self, store: ox.Store, graph: Graph, *, names: RelationNames, name: str,
+    def __init__(self, store: ox.Store, *, names: RelationNames, name: str,
                  cache_size: int = 50_000, relation_index: RelationIndex | None = None,
                  label_index: SqliteLabelIndex | None = None, naming: Naming = DEFAULT_NAMING) -> None:
         self.store = store
-        super().__init__(graph, names=names, name=name, cache_size=cache_size, batch_size=1000, naming=naming)
+        self._view: Graph | None = None  # the rdflib view, made by the first use of :attr:`graph`
+        self._view_lock = threading.Lock()
+        super().__init__(None, names=names, name=name, cache_size=cache_size, batch_size=1000, naming=naming)
         self._facts: dict[str, bool] = {}
         self._in_store: dict[str, bool] = {}  # name predicate IRI -> whether the store has a triple of it
         self._relation_index = relation_index
         self._label_index = label_index
         self._path_queries: LRUCache = LRUCache(PATH_QUERIES_CACHED)  # relation path -> paths_query around its start
         self._bounded: LRUCache = LRUCache(HUBS_CACHED)  # hub -> (bound, bounded_edges)
-        dispatcher = getattr(graph.store, "dispatcher", None)
-        if dispatcher is not None:
-            dispatcher.subscribe(TripleAddedEvent, self._on_change)
-            dispatcher.subscribe(TripleRemovedEvent, self._on_change)
+
+    @property
+    def graph(self) -> Graph:
+        """The rdflib view of the store (``oxrdflib``), made at its first use: SPARQL through rdflib, rdflib's API.
+
+        The store's own reads go through pyoxigraph and never need it; importing ``oxrdflib`` imports rdflib's
+        SPARQL engine (~0.08 s), which a question need not wait for. Triples added or removed through the view
+        make the store forget what it cached of their nodes.
+        """
+        with self._view_lock:
+            if self._view is None:
+                from oxrdflib import OxigraphStore
+                from rdflib.graph import DATASET_DEFAULT_GRAPH_ID
+
+                view = Graph(store=OxigraphStore(store=self.store), identifier=DATASET_DEFAULT_GRAPH_ID)
+                view.store.dispatcher.subscribe(TripleAddedEvent, self._on_change)
+                view.store.dispatcher.subscribe(TripleRemovedEvent, self._on_change)
+                self._view = view
+            return self._view
 
     def _on_change(self, event) -> None:
         s, _, o = event.triple
@@ -534,5 +552,6 @@ class OxigraphGraphStore(LazyGraphStore):
     def close(self) -> None:
         if self._label_index is not None:
             self._label_index.close()
-        super().close()
+        if self._view is not None:
+            self._view.close()
         self.store = None
