@@ -1,8 +1,11 @@
 """Start fast (issue 48 item 2): importing kg_agent and building the command line's flags imports none of the heavy
-libraries; they are imported when used. A module list, not a time (speed is in docs/benchmarks.md section 16)."""
+libraries; they are imported when used, and a question imports only what it uses. The ``kg-agent`` program keeps what
+its set-up made out of the garbage collector's walks. Module lists and collector states, not times (speed is in
+docs/benchmarks.md section 16)."""
 
 from __future__ import annotations
 
+import gc
 import json
 import subprocess
 import sys
@@ -44,14 +47,19 @@ print(json.dumps({"status": status, "modules": sorted(sys.modules)}))
 """
 
 
-def test_asking_over_a_store_imports_only_what_the_question_uses(tmp_path, fixtures_dir):
+@pytest.fixture(scope="module")
+def store(tmp_path_factory, fixtures_dir) -> Path:
+    from kg_agent.cli import main
+
+    store = tmp_path_factory.mktemp("start") / "store"
+    assert main(["load", str(fixtures_dir / "kg" / "metaqa_slice.txt"), "--store", str(store)]) == 0
+    return store
+
+
+def test_asking_over_a_store_imports_only_what_the_question_uses(store):
     """``kg-agent ask`` over an Oxigraph store (offline): the method's graph (LangGraph) and MiniLM (onnxruntime),
     not the rdflib view of the store (oxrdflib, rdflib's SPARQL engine: ~0.1 s), Chroma, the MCP SDK, LangChain's
     agents, an OpenAI client or matplotlib."""
-    from kg_agent.cli import main
-
-    store = tmp_path / "store"
-    assert main(["load", str(fixtures_dir / "kg" / "metaqa_slice.txt"), "--store", str(store)]) == 0
     done = subprocess.run([sys.executable, "-c", ASKED, str(store)], capture_output=True, text=True, timeout=120,
                           cwd=Path(__file__).resolve().parents[1])
     assert done.returncode == 0, done.stderr
@@ -62,6 +70,29 @@ def test_asking_over_a_store_imports_only_what_the_question_uses(tmp_path, fixtu
     unused = {"oxrdflib", "rdflib.plugins.sparql", "chromadb", "mcp", "langchain", "langchain_openai", "openai",
               "matplotlib"}
     assert modules & unused == set()
+
+
+PROGRAM = """
+import gc, sys
+from kg_agent.cli import main
+sys.argv = ["kg-agent", "ask", "who directed [5 Centimeters Per Second]", "--kg", sys.argv[1]]
+status = main()
+print(status, gc.isenabled(), gc.get_freeze_count() > 0)
+"""
+
+
+def test_the_program_keeps_its_set_up_out_of_collections_and_a_call_from_code_leaves_them_alone(store):
+    """The ``kg-agent`` program freezes what its set-up made (modules, KG, graph: they live until it exits); a
+    program or test calling ``main([...])`` keeps its collector as it was."""
+    from kg_agent.cli import main
+
+    done = subprocess.run([sys.executable, "-c", PROGRAM, str(store)], capture_output=True, text=True, timeout=120,
+                          cwd=Path(__file__).resolve().parents[1])
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip().splitlines()[-1] == "0 True True"
+    frozen = gc.get_freeze_count()
+    assert main(["ask", "who directed [5 Centimeters Per Second]", "--kg", str(store)]) == 0
+    assert gc.isenabled() and gc.get_freeze_count() == frozen
 
 
 def test_names_are_still_there_when_asked_for():
