@@ -16,7 +16,8 @@ Two faces of the same model are provided:
   registered with Chroma so a persisted collection reopens without passing it again.
 
 The ONNX session is loaded lazily, once per process and model file, and shared between
-instances and threads (``InferenceSession.run`` is thread-safe).
+instances and threads (``InferenceSession.run`` is thread-safe). It is made from the graph as
+onnxruntime optimised it, kept in the user's cache folder by the first process (:func:`_new_session`).
 """
 
 from __future__ import annotations

@@ -6,7 +6,9 @@ It holds what is computed once and reused by later processes whatever the KG:
 * ``vectors.sqlite``: the offline deciders' text vectors, per embedding model
   (:func:`kg_agent.tools.shared.similarity.user_vector_file_path`);
 * ``documents/``: the Chroma index of each document file ToG-2 was given, per content and embedding model
-  (:func:`kg_agent.tools.tog2.documents.open_document_index`).
+  (:func:`kg_agent.tools.tog2.documents.open_document_index`);
+* ``onnx/``: MiniLM as onnxruntime optimised it, per onnxruntime version and machine
+  (:func:`kg_agent.embeddings.optimised_model_folder`).
 """
 
 from __future__ import annotations
