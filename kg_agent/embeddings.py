@@ -29,8 +29,9 @@ import queue
 import shutil
 import tempfile
 import threading
+import time
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -284,6 +285,10 @@ def _keep_optimised_model(model_path: Path, folder: Path, intra_op_num_threads: 
     import onnxruntime
 
     folder.parent.mkdir(parents=True, exist_ok=True)
+    for left in folder.parent.glob(f".{folder.name}-*"):  # half-made by a process killed an hour ago or more
+        with suppress(OSError):
+            if time.time() - left.stat().st_mtime > 3600:
+                shutil.rmtree(left, ignore_errors=True)
     building = Path(tempfile.mkdtemp(prefix=f".{folder.name}-", dir=folder.parent))
     try:
         options = _session_options(intra_op_num_threads)

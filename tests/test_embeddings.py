@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import shutil
 import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -268,8 +270,14 @@ def test_a_damaged_kept_model_is_made_again_and_an_unwritable_cache_folder_is_do
     assert vectors.tobytes() == expected.tobytes()
     assert weights.read_bytes() != damaged  # made again
     weights.write_bytes(b"")  # truncated: the sizes tell
+    left, building = folder.parent / f".{folder.name}-left", folder.parent / f".{folder.name}-building"
+    for half_made in (left, building):
+        half_made.mkdir()
+        (half_made / "model.data").write_bytes(b"\0" * 1000)
+    os.utime(left, (time.time() - 7200, time.time() - 7200))  # a process killed two hours ago; the other is at work
     vectors, _ = fresh_vectors(texts, monkeypatch)
     assert vectors.tobytes() == expected.tobytes() and weights.stat().st_size > 0
+    assert not left.exists() and building.exists()
     (tmp_path / "a file").write_text("not a folder", encoding="utf-8")
     monkeypatch.setenv("KG_AGENT_CACHE_DIR", str(tmp_path / "a file"))
     vectors, _ = fresh_vectors(texts, monkeypatch)
