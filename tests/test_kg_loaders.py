@@ -9,7 +9,7 @@ import pytest
 from rdflib import Literal, URIRef
 from rdflib.namespace import RDFS
 
-from kg_agent.kg import KGLoadError, build_oxigraph, entity_iri, kg_from_triples, load_kg, open_kg, relation_iri
+from kg_agent.kg import KGLoadError, build_oxigraph, entity_iri, kg_from_triples, load_kg, open_kg, open_oxigraph, relation_iri
 from kg_agent.kg.loading.plain_triples import detect_format
 from kg_agent.kg.terms import ENTITY_NS, RELATION_NS
 
@@ -211,7 +211,7 @@ def test_labels_read_from_the_file_are_the_stores_labels(tmp_path):
     label = "<http://www.w3.org/2000/01/rdf-schema#label>"
     source.write_text(
         f'<http://example.org/a> {label} "Caf\\u00E9 \\"Nord\\""@fr .\n'
-        f'<http://example.org/a> {label} "Caf\\u00E9 \\"Nord\\""@fr .\n'  # a repeated triple is one label
+        f'<http://example.org/a> {label} "Caf\\u00E9 \\"Nord\\""@fr .\n'  # a repeated triple: one label
         f'_:b1 {label} "a blank node" .\n'
         f'<http://example.org/b> {label} "B"^^<http://www.w3.org/2001/XMLSchema#string> .\n'
         "<http://example.org/a> <http://example.org/p> <http://example.org/b> .\n", encoding="utf-8")
@@ -233,7 +233,11 @@ def test_labels_read_from_the_file_are_the_stores_labels(tmp_path):
                                 if not line.startswith("_:")) + "\n", encoding="utf-8")
     target = build_oxigraph(source, tmp_path / "store", overwrite=True)
     with sqlite3.connect(target / SIDECAR_DIR / LABEL_INDEX_FILE) as db:
-        assert sorted(db.execute("SELECT node, norm FROM labels")) == from_file[1:]  # read from the file
+        read = sorted(db.execute("SELECT node, norm FROM labels"))  # read from the file, in the load's index pass
+    # the pass keeps names on disk, not a set in RAM: a repeated triple may give its row twice; lookups read distinct
+    assert sorted(set(read)) == from_file[1:]
+    with open_oxigraph(target) as kg:
+        assert [e.id for e in kg.find_entities('Café "Nord"')] == ["http://example.org/a"]
 
 
 def test_a_store_whose_load_did_not_finish_is_refused(kg_dir, tmp_path):
@@ -335,13 +339,51 @@ def test_the_ntriples_line_pass_reads_names_as_the_parser_does(tmp_path):
     for suffix, fmt in (("nt", ox.RdfFormat.N_TRIPLES), ("ttl", ox.RdfFormat.TURTLE)):
         path = tmp_path / f"kg.{suffix}"
         path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-        read[suffix] = index_triples(RelationIndexBuilder(), ox, path, fmt, DEFAULT_NAMING, progress=False)
+        literals, links, names = index_triples(RelationIndexBuilder(), ox, path, fmt, DEFAULT_NAMING, progress=False)
+        with literals:
+            read[suffix] = list(literals.pairs()), literals.blank, links, names
     assert read["nt"] == read["ttl"]
-    labels, _, names = read["nt"]
+    labels, blank, _, names = read["nt"]
+    assert blank  # _:x is named
     assert ("http://example.org/a", 'Straße "Nord" é') in labels and ("http://example.org/a", "C# and F#") in labels
     assert ("http://example.org/é", "é") in labels and ("http://example.org/b", "B") in labels
     assert names["http://example.org/p"] == [("http://www.w3.org/2000/01/rdf-schema#label", "directed by", "en-gb"),
                                              ("http://www.w3.org/2004/02/skos/core#altLabel", "director", "de")]
+
+
+@pytest.mark.parametrize("suffix", ["nt", "ttl"])
+def test_the_index_pass_keeps_names_on_disk_in_batches_and_reads_them_back_in_file_order(tmp_path, monkeypatch,
+                                                                                        suffix):
+    # the pass's name literals go to a temporary file in batches (a 100M-triple file has ~27M): batches of 2 give
+    # the same literals, in the same order, as one batch, read back as often as asked; closing deletes the file
+    import pyoxigraph as ox
+
+    from kg_agent.kg.loading.oxigraph_index_pass import SpilledNames, index_triples
+    from kg_agent.kg.naming import DEFAULT_NAMING
+    from kg_agent.kg.relation_index import RelationIndexBuilder
+
+    label = "<http://www.w3.org/2000/01/rdf-schema#label>"
+    lines = [f'<http://example.org/e{n}> {label} "name {n}"@en .' for n in range(7)]
+    lines += ["<http://example.org/e1> <http://example.org/p> <http://example.org/e2> .",
+              f'<http://example.org/e1> {label} "name 1"@en .',  # repeated: kept twice
+              f'<http://example.org/p> {label} "knows \\"well\\""@en .']
+    path = tmp_path / f"kg.{suffix}"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    fmt = ox.RdfFormat.N_TRIPLES if suffix == "nt" else ox.RdfFormat.TURTLE
+    read = {}
+    for batch in (SpilledNames.BATCH, 2):
+        monkeypatch.setattr(SpilledNames, "BATCH", batch)
+        literals, _, names = index_triples(RelationIndexBuilder(), ox, path, fmt, DEFAULT_NAMING, progress=False)
+        with literals:
+            read[batch] = list(literals), list(literals.pairs()), names, literals.blank
+            spilled = literals._file.seek(0, 2)
+        assert literals._file.closed
+        assert (spilled > 0) == (batch == 2)
+    assert read[2] == read[SpilledNames.BATCH]
+    literals, pairs, names, blank = read[2]
+    assert pairs == [(f"http://example.org/e{n}", f"name {n}") for n in range(7)] + [
+        ("http://example.org/e1", "name 1"), ("http://example.org/p", 'knows "well"')]
+    assert names == {"http://example.org/p": [(label[1:-1], 'knows "well"', "en")]} and not blank
 
 
 def test_beside_load_gets_the_relation_index_during_the_load_and_its_error_fails_it(kg_dir, tmp_path):

@@ -190,11 +190,12 @@ def _build_locked(source: Path, store_path: Path, target: Path, fmt: str, lock: 
         built: list[RelationIndex] = []
 
         def index_and_labels() -> None:
-            labels, links, names_of = index_triples(builder, ox, load_path, load_format, naming, progress=progress)
-            if any(key.startswith("_:") for key, _ in labels):  # the store renames blank nodes: ask it
-                blank_labels.append(True)
-            else:
-                build_label_sqlite(sidecar / LABEL_INDEX_FILE, labels, build=label_build(build, naming))
+            literals, links, names_of = index_triples(builder, ox, load_path, load_format, naming, progress=progress)
+            with literals:
+                if literals.blank:  # the store renames blank nodes: ask it
+                    blank_labels.append(True)
+                else:
+                    build_label_sqlite(sidecar / LABEL_INDEX_FILE, literals.pairs(), build=label_build(build, naming))
             built.append(builder.build())
             built[0].save(sidecar / RELATION_INDEX_FILE)
             if beside_load is not None:

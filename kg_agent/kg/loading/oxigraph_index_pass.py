@@ -4,6 +4,10 @@ relations collected on the way (:func:`index_triples`; N-Triples read by split l
 
 from __future__ import annotations
 
+import marshal
+import os
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 from kg_agent.kg.naming import DOMAIN_PREDICATES, RANGE_PREDICATES, WIKIBASE_PROPERTY_LINKS, Naming
@@ -11,12 +15,53 @@ from kg_agent.kg.relation_index import RelationIndexBuilder
 from kg_agent.kg.stores.base import NameLiterals
 
 
+class SpilledNames:
+    """The name literals ``(entity id, name predicate, text, language)`` of a load's index pass, in file order,
+    written to an unnamed temporary file in batches (``marshal``) instead of held as Python objects: a
+    100M-triple file has about 27M of them, some 9 GB as tuples. A triple the file repeats is kept twice (the
+    label file's lookups read distinct entities and keys). Iterating reads them back; :meth:`close` (or the
+    ``with`` block) deletes the file. :attr:`blank` says whether an entity id is a blank node's."""
+
+    BATCH = 100_000
+
+    def __init__(self) -> None:
+        self._file = tempfile.TemporaryFile()
+        self.pending: list[tuple[str, str, str, str | None]] = []  # appended to by the pass; :meth:`spill` empties it
+        self.blank = False
+
+    def spill(self) -> None:
+        """Write the pending literals to the file."""
+        self._file.seek(0, os.SEEK_END)
+        marshal.dump(self.pending, self._file)
+        self.pending.clear()
+
+    def __iter__(self) -> Iterator[tuple[str, str, str, str | None]]:
+        end = self._file.seek(0, os.SEEK_END)
+        self._file.seek(0)
+        while self._file.tell() < end:
+            yield from marshal.load(self._file)
+        yield from list(self.pending)
+
+    def pairs(self) -> Iterator[tuple[str, str]]:
+        """``(entity id, text)`` of each literal, in file order."""
+        return ((key, text) for key, _, text, _ in self)
+
+    def close(self) -> None:
+        self._file.close()
+
+    def __enter__(self) -> SpilledNames:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
 def index_triples(builder: RelationIndexBuilder, ox, path: Path, fmt, naming: Naming, *,
-                   progress: bool) -> tuple[list[tuple[str, str]], list[tuple[str, str, str]], dict[str, NameLiterals]]:
-    """Feed every fact of the file to the relation index builder; return the ``(entity id, name)`` pairs of its
-    label and alias literals met on the way (:class:`~kg_agent.kg.naming.Naming`), in file order, each once, and
-    what names its relations (:func:`~kg_agent.kg.stores.base.name_relations`): the ``(property entity, link,
-    predicate)`` Wikibase links and the name literals of the predicates and of those property entities."""
+                  progress: bool) -> tuple[SpilledNames, list[tuple[str, str, str]], dict[str, NameLiterals]]:
+    """Feed every fact of the file to the relation index builder; return its label and alias literals met on the
+    way (:class:`~kg_agent.kg.naming.Naming`) in file order, kept on disk (:class:`SpilledNames`: the caller closes
+    it), and what names its relations (:func:`~kg_agent.kg.stores.base.name_relations`): the ``(property entity,
+    link, predicate)`` Wikibase links and the name literals of the predicates and of those property entities."""
     from kg_agent.kg.stores.oxigraph import ox_key
 
     size = path.stat().st_size
@@ -28,10 +73,10 @@ def index_triples(builder: RelationIndexBuilder, ox, path: Path, fmt, naming: Na
         bar = tqdm(total=size, unit="B", unit_scale=True, desc="indexing", mininterval=1.0)
     add = builder.add
     links: list[tuple[str, str, str]] = []
-    literals: list[tuple[str, str, str, str | None]] = []  # (entity id, name predicate, text, language)
+    literals = SpilledNames()  # (entity id, name predicate, text, language)
     try:
         if fmt == ox.RdfFormat.N_TRIPLES:
-            literals, link_lines = _index_ntriples_lines(builder, ox, handle, naming, bar)
+            link_lines = _index_ntriples_lines(builder, ox, handle, naming, bar, literals)
             links = [link for t in ox.parse(b"".join(link_lines), format=fmt)
                      if (link := _property_link(ox, t)) is not None]
         else:
@@ -46,7 +91,9 @@ def index_triples(builder: RelationIndexBuilder, ox, path: Path, fmt, naming: Na
                     builder.triples += 1  # counted, but a name is not an edge
                     obj = triple.object
                     if naming.is_label(predicate) and isinstance(obj, ox.Literal):
-                        literals.append((ox_key(triple.subject), predicate, obj.value, obj.language))
+                        literals.pending.append((ox_key(triple.subject), predicate, obj.value, obj.language))
+                        if len(literals.pending) >= SpilledNames.BATCH:
+                            literals.spill()
                     elif (link := _property_link(ox, triple)) is not None:
                         links.append(link)
                     continue
@@ -66,10 +113,17 @@ def index_triples(builder: RelationIndexBuilder, ox, path: Path, fmt, naming: Na
                 bar.update(size - reported)
         wanted = set(builder.predicates()) | {prop for prop, _, _ in links}
         names: dict[str, NameLiterals] = {}
+        blank = False
         for key, predicate, text, language in literals:
             if key in wanted:
                 names.setdefault(key, []).append((predicate, text, language))
-        return _distinct([(key, text) for key, _, text, _ in literals]), links, names
+            if key[0] == "_" and not blank:
+                blank = key.startswith("_:")
+        literals.blank = blank
+        return literals, links, names
+    except BaseException:
+        literals.close()
+        raise
     finally:
         handle.close()
         if bar is not None:
@@ -90,17 +144,12 @@ def _property_link(ox, triple) -> tuple[str, str, str] | None:
     return None
 
 
-def _distinct(pairs: list[tuple[str, str]]) -> list[tuple[str, str]]:
-    """``pairs`` without repeats (a store holds a triple once), first-seen order."""
-    return list(dict.fromkeys(pairs))
-
-
-def _index_ntriples_lines(builder: RelationIndexBuilder, ox, handle, naming: Naming,
-                          bar) -> tuple[list[tuple[str, str, str, str | None]], list[bytes]]:
-    """The index pass over N-Triples: split lines, no parser objects. Returns the label and alias literals as
-    ``(entity id, name predicate, text, language)`` in file order, and the lines of Wikibase's property links and of
-    the ranges of properties (they name relations); other triples that are not facts (descriptions, schema) are
-    counted only.
+def _index_ntriples_lines(builder: RelationIndexBuilder, ox, handle, naming: Naming, bar,
+                          literals: SpilledNames) -> list[bytes]:
+    """The index pass over N-Triples: split lines, no parser objects. Puts the label and alias literals in
+    ``literals`` as ``(entity id, name predicate, text, language)`` in file order; returns the lines of Wikibase's
+    property links and of the ranges of properties (they name relations); other triples that are not facts
+    (descriptions, schema) are counted only.
 
     Subject and predicate hold no whitespace, so ``split(None, 2)`` finds them; a node is keyed by its
     N-Triples text (the index needs distinct nodes only). A name line is read by :func:`_name_literal`; a line
@@ -111,8 +160,8 @@ def _index_ntriples_lines(builder: RelationIndexBuilder, ox, handle, naming: Nam
 
     signatures = builder.signatures
     get = signatures.get
-    literals: list[tuple[str, str, str, str | None]] = []
-    name = literals.append
+    pending = literals.pending
+    name = pending.append
     link_lines: list[bytes] = []
     bits: dict[bytes, tuple] = {}
     reported = 0
@@ -144,6 +193,8 @@ def _index_ntriples_lines(builder: RelationIndexBuilder, ox, handle, naming: Nam
                         name((ox_key(triple.subject), pair[1], triple.object.value, triple.object.language))
                     else:
                         name(_name_literal(subject, pair[1], rest))
+                    if len(pending) >= SpilledNames.BATCH:
+                        literals.spill()
             elif pair is _LINK:
                 link_lines.append(line if line.endswith(b"\n") else line + b"\n")
             continue
@@ -163,7 +214,7 @@ def _index_ntriples_lines(builder: RelationIndexBuilder, ox, handle, naming: Nam
     builder.triples += edges
     if bar is not None:
         bar.update(handle.tell() - reported)
-    return literals, link_lines
+    return link_lines
 
 
 def _name_literal(subject: bytes, predicate: str, rest: bytes) -> tuple[str, str, str, str | None]:
