@@ -14,8 +14,9 @@ from pathlib import Path
 
 import pytest
 
+from kg_agent.embeddings import MiniLMEmbeddings
 from kg_agent.kg import build_oxigraph, open_oxigraph, sample_kg_path
-from kg_agent.tools.shared.similarity import TextVectors, VectorFile, use_vector_file
+from kg_agent.tools.shared.similarity import TextVectors, VectorFile, embedding_model_key, use_vector_file
 
 # A process that answers questions with RoG's similarity planner over the store, with MiniLM behind an
 # embeddings object that counts the texts it is asked to embed (queries apart: questions are not cached).
@@ -90,7 +91,8 @@ def test_a_second_store_reuses_the_user_file_and_a_disabled_one_is_not_written(t
     assert first["embedded"] > 20
     with sqlite3.connect(user_cache / "vectors.sqlite") as db:
         models = {model for (model,) in db.execute("SELECT DISTINCT model FROM vectors")}
-    assert models == {"CountingEmbeddings:all-MiniLM-L6-v2 (counted)"}
+    # the user's model, and the bundled MiniLM's vectors of the texts it was calibrated on (tools/shared/cosine_scale.py)
+    assert models == {"CountingEmbeddings:all-MiniLM-L6-v2 (counted)", embedding_model_key(MiniLMEmbeddings())}
     second = run_process(str(build_oxigraph(sample_kg_path(), tmp_path / "b")), *QUESTIONS, user_cache=user_cache)
     assert second == {"embedded": 0, "answers": first["answers"], "texts": []}
     alone = run_process(str(build_oxigraph(sample_kg_path(), tmp_path / "c")), *QUESTIONS)

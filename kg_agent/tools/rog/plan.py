@@ -542,7 +542,7 @@ class LLMPlanner(LLMDecider):
             return None
         options = sorted(known)
         vectors = self._text_vectors()
-        scores = vectors.matrix([verbalize_relation(r) for r in options]) @ vectors.query(verbalize_relation(relation))
+        scores = vectors.similarity(vectors.matrix([verbalize_relation(r) for r in options]), vectors.query(verbalize_relation(relation)))
         best = int(np.argmax(scores))
         if float(scores[best]) >= self.map_threshold and is_inverse(options[best]) == is_inverse(relation):
             return options[best]

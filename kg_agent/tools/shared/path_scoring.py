@@ -255,10 +255,11 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
         """``len(texts) x len(phrases)``: how well each phrase evidences each name of a relation (its text's cosine, or
         its content words' stems and cosines)."""
         phrases = self.vectors.matrix(list(parts.phrases))
-        cosines = self.vectors.matrix(list(texts)) @ phrases.T
+        cosines = self.vectors.similarity(self.vectors.matrix(list(texts)), phrases)
         vocabulary = sorted({w for words in words_of for w in words})
         row = {w: i for i, w in enumerate(vocabulary)}
-        word_cosines = saturated(self.vectors.matrix(vocabulary) @ phrases.T, *WORD_COSINE_RANGE) if vocabulary else None
+        word_cosines = (saturated(self.vectors.similarity(self.vectors.matrix(vocabulary), phrases), *WORD_COSINE_RANGE)
+                        if vocabulary else None)
         by_words = np.zeros_like(cosines)
         for i, words in enumerate(words_of):
             if not words:
@@ -292,7 +293,7 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
         if len(texts) < 2 or not usable:
             return out
         phrases = self.vectors.matrix(["someone's " + parts.phrases[j] for j in usable])
-        cosines = self.vectors.matrix(texts) @ phrases.T  # texts x usable phrases
+        cosines = self.vectors.similarity(self.vectors.matrix(texts), phrases)  # texts x usable phrases
         top2 = np.sort(cosines, axis=0)[-2:]  # second best, best
         for i, relation in enumerate(relations):
             own = cosines[row[text[relation]]]
@@ -483,7 +484,7 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
         for relation, kinds in last_kinds.items():
             labels = [label for label in kinds.values if label != UNNAMED]
             if labels:
-                weakest = float((alternatives @ self.vectors.matrix(labels).T).max(axis=1).min())
+                weakest = float(self.vectors.similarity(alternatives, self.vectors.matrix(labels)).max(axis=1).min())
                 found[relation] = float(saturated(np.array([weakest]), *CHOICE_COSINE_RANGE)[0])
         return columns, found
 

@@ -30,6 +30,7 @@ import numpy as np
 from langchain_core.embeddings import Embeddings
 
 from kg_agent._sqlite import open_cache_database
+from kg_agent.tools.shared.cosine_scale import CosineScale, scale_for
 from kg_agent.user_cache import user_cache_dir
 
 logger = logging.getLogger(__name__)
@@ -192,6 +193,21 @@ class TextVectors:
         self._cache: dict[str, np.ndarray] = {}
         self._lock = threading.Lock()
         self.model_key = embedding_model_key(self.embeddings)
+        self._scale: CosineScale | None = None
+
+    @property
+    def scale(self) -> CosineScale:
+        """The embeddings' cosines on the bundled MiniLM's scale (:mod:`~kg_agent.tools.shared.cosine_scale`):
+        every cosine this object returns is read through it, so the deciders' thresholds mean the same for any
+        model; the identity for MiniLM."""
+        if self._scale is None:
+            self._scale = scale_for(self)
+        return self._scale
+
+    def similarity(self, rows: np.ndarray, columns: np.ndarray) -> np.ndarray:
+        """``len(rows) x len(columns)`` cosines of unit vectors (from :meth:`matrix` / :meth:`query`), on the
+        MiniLM scale (:attr:`scale`)."""
+        return self.scale(rows @ columns.T)
 
     def matrix(self, texts: Sequence[str]) -> np.ndarray:
         """``len(texts) x dim`` unit vectors."""
@@ -223,10 +239,10 @@ class TextVectors:
         it), so scoring a subset of candidates gives each the score it has among all of them."""
         if not texts:
             return []
-        return np.multiply(self.matrix(texts), query_vector, dtype=np.float64).sum(axis=1).tolist()
+        return self.scale(np.multiply(self.matrix(texts), query_vector, dtype=np.float64).sum(axis=1)).tolist()
 
     def rank(self, query: str, texts: Sequence[str]) -> list[float]:
         """Cosine similarity of ``query`` to each text."""
         if not texts:
             return []
-        return [float(x) for x in self.matrix(texts) @ self.query(query)]
+        return [float(x) for x in self.scale(self.matrix(texts) @ self.query(query))]
