@@ -98,3 +98,32 @@ def test_the_profile_reads_a_sample_of_the_triples_not_all():
         graph.add((URIRef(f"http://example.org/{i}"), URIRef("http://example.org/name"), Literal(f"thing {i}")))
     assert len(list(graph_texts(graph, sample=4))) == 4
     assert len(list(graph_texts(graph))) == 10
+
+
+def test_a_sparql_endpoint_is_profiled_with_one_request_when_opened_and_kept_in_its_cache(tmp_path):
+    import pyoxigraph as ox
+
+    from tests.sparql_server import SparqlServer, store_from_file
+
+    with SparqlServer(store_from_file(CATALOGUE, ox.RdfFormat.N_TRIPLES)) as server:
+        cache = tmp_path / "kg-cache.sqlite"
+        kg = open_kg(server.url, cache_path=cache)
+        assert PG_NAME in kg.naming.label_predicates
+        assert [e.id for e in kg.find_entities("Twain, Mark")] == [TWAIN]
+        sampled = [q for q in server.queries if "isLiteral(?o)" in q and "LIMIT 10000" in q]
+        assert len(sampled) == 1
+        again = open_kg(server.url, cache_path=cache)  # a later process: the profile is read from the cache
+        assert again.naming.label_predicates == kg.naming.label_predicates
+        assert [q for q in server.queries if "isLiteral(?o)" in q and "LIMIT 10000" in q] == sampled
+        given = open_kg(server.url, label_predicates=[PG_NAME])  # given predicates: nothing is measured
+        assert given.naming.label_predicates == (PG_NAME,)
+        assert len([q for q in server.queries if "isLiteral(?o)" in q and "LIMIT 10000" in q]) == 1
+
+
+def test_an_endpoint_that_cannot_be_profiled_opens_with_the_known_label_predicates(caplog):
+    import logging
+
+    with caplog.at_level(logging.WARNING):
+        kg = open_kg("http://127.0.0.1:9/sparql", timeout=2)  # port 9 (discard): nothing listens
+    assert PG_NAME not in kg.naming.label_predicates
+    assert "were not measured" in caplog.text

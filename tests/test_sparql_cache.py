@@ -89,7 +89,7 @@ def test_cache_is_keyed_by_endpoint_and_default_graph(server, tmp_path):
         other.relations(E("Big"))  # another scope: asked again (the test server ignores default-graph-uri)
     asked = server.queries[before:]
     assert len([q for q in asked if "<https://kg-agent.dev/entity/Big>" in q]) == 1
-    assert len(asked) == 2  # and the relations with their names
+    assert len(asked) == 3  # and the relations with their names, and the sample of text literals names are found in
     rows = sqlite3.connect(cache).execute("SELECT scope, kind, key, value FROM sparql_cache").fetchall()
     assert {scope for scope, *_ in rows} == {f"{server.url} ", f"{server.url} urn:x-other"}
     [(value,)] = [(v,) for scope, kind, key, v in rows if kind == "edges" and key == E("Big") and scope.endswith(" ")]

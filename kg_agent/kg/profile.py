@@ -136,6 +136,28 @@ def graph_texts(graph, sample: int = PROFILE_SAMPLE) -> Iterable[tuple[str, str,
             yield node_key(subject), str(predicate), str(obj), obj.language or ""
 
 
+#: Literal triples a SPARQL endpoint is asked for when it is opened (one request; below Virtuoso's default cap of
+#: 10,000 rows per result, ``ResultSetMaxRows``).
+ENDPOINT_PROFILE_SAMPLE = 10_000
+
+
+def endpoint_texts_query(sample: int = ENDPOINT_PROFILE_SAMPLE) -> str:
+    """The one SELECT that samples an endpoint's text literals for :func:`measure_name_predicates`."""
+    return ("SELECT ?s ?p ?o WHERE { ?s ?p ?o FILTER(isLiteral(?o) && (lang(?o) != \"\" || datatype(?o) = <%s>)) } "
+            "LIMIT %d" % (_XSD_STRING, sample))
+
+
+def endpoint_texts(rows: Iterable[tuple]) -> Iterable[tuple[str, str, str, str]]:
+    """The rows of :func:`endpoint_texts_query` (rdflib terms) as :func:`measure_name_predicates` reads them."""
+    from rdflib import Literal
+
+    from kg_agent.kg.terms import node_key
+
+    for row in rows:  # a server may answer another shape: such rows are no sample
+        if len(row) == 3 and row[0] is not None and row[1] is not None and isinstance(row[2], Literal):
+            yield node_key(row[0]), str(row[1]), str(row[2]), row[2].language or ""
+
+
 def oxigraph_texts(store, sample: int = PROFILE_SAMPLE) -> Iterable[tuple[str, str, str, str]]:
     """The text literals among the first ``sample`` triples of a pyoxigraph store's default graph, as
     :func:`measure_name_predicates` reads them."""

@@ -55,7 +55,7 @@ def open_kg(
         source = sample_kg_path()
     text = str(source)
     if re.match(r"^https?://", text):
-        return open_sparql(text, timeout=timeout, cache_path=cache_path, naming=naming)
+        return open_sparql(text, timeout=timeout, cache_path=cache_path, naming=naming, discover_names=discover)
     if cache_path is not None:
         raise ValueError(f"a KG cache (cache_path, --kg-cache) is for SPARQL endpoints; {text} is not an http(s) URL")
     path = Path(text)

@@ -156,6 +156,7 @@ def open_sparql(
     page_size: int = 5_000,
     cache_path: str | Path | None = None,
     naming: Naming = DEFAULT_NAMING,
+    discover_names: bool = True,
 ) -> KnowledgeGraph:
     """A read-only view of a remote SPARQL endpoint (rdflib ``SPARQLStore``).
 
@@ -173,6 +174,9 @@ def open_sparql(
         cache_path: a SQLite file keeping fetched neighbourhoods, labels, the label index and the relation
             list across runs (:mod:`kg_agent.kg.sparql_cache`), keyed by endpoint and default graph.
         naming: which predicates name things, which languages are shown (:class:`~kg_agent.kg.naming.Naming`).
+        discover_names: also find the predicates the data names its things with (:mod:`kg_agent.kg.profile`) from
+            one request for a sample of its text literals when opened (kept in ``cache_path`` when given), and read
+            them as labels after the naming's own. A failed request leaves the naming as it is, with a warning.
     """
     from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
@@ -198,6 +202,32 @@ def open_sparql(
         store_cache = SparqlCache(cache_path, f"{url} {default_graph or ''}")
     from kg_agent.kg.stores.endpoint import EndpointGraphStore
 
+    if discover_names:
+        naming = _discovered_naming(store, graph, naming, store_cache, url)
+
     return KnowledgeGraph(EndpointGraphStore(graph, names=RelationNames(), name=endpoint, cache_size=cache_size,
                                              batch_size=batch_size, page_size=page_size, store_cache=store_cache,
                                              naming=naming))
+
+
+def _discovered_naming(store, graph: Graph, naming: Naming, store_cache, url: str) -> Naming:
+    """``naming`` with the label predicates the endpoint's data names its things with (module
+    :mod:`kg_agent.kg.profile`), measured on one sample of its text literals, or read from the cache."""
+    import logging
+
+    from kg_agent.kg.errors import KGError
+    from kg_agent.kg.profile import KGProfile, endpoint_texts, endpoint_texts_query, measure_name_predicates
+
+    cached = store_cache.get("profile", repr(naming)) if store_cache is not None else None
+    if cached is not None:
+        return KGProfile(tuple(cached[0]), tuple(cached[1])).naming(naming)
+    try:
+        rows, _ = store.select_rows(endpoint_texts_query(), queryGraph=graph.identifier)
+    except (KGError, SPARQLEndpointError, OSError, ValueError) as exc:  # a dead or refusing endpoint: the known label predicates only
+        logging.getLogger(__name__).warning("%s: the predicates its things are named with were not measured (%s); "
+                                            "the known label predicates are read", url, exc)
+        return naming
+    profile = measure_name_predicates(endpoint_texts(rows), naming)
+    if store_cache is not None:
+        store_cache.put("profile", repr(naming), [list(profile.label_predicates), list(profile.named_subjects)])
+    return profile.naming(naming)
