@@ -176,3 +176,24 @@ def test_the_cli_shows_what_was_counted_or_compared(catalogue):
     text = out.getvalue()
     assert "  - Twain, Mark\n      counted books per author over creator" in text and "Twain, Mark 5" in text
     assert "Note: link: no entity named: a question about the whole knowledge graph" in text
+
+
+@pytest.mark.parametrize("factory", [create_rog_graph, create_tog_graph, create_tog_i_graph])
+def test_with_a_model_a_whole_graph_question_spends_no_answer_call(catalogue, factory, monkeypatch):
+    """The aggregate answers it: the answerer's model is not asked to answer from no paths (a real HTTP server)."""
+    from kg_agent.llm import resolve_chat_model
+    from kg_agent.tools.prompts import prompt_node
+    from tests.llm_responders import well_behaved
+    from tests.openai_server import OpenAICompatibleServer
+
+    for variable in ("HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy", "ALL_PROXY", "all_proxy"):
+        monkeypatch.delenv(variable, raising=False)
+    monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
+    with OpenAICompatibleServer(responder=well_behaved("Project Gutenberg", "publisher"), api_key="sk-test") as server:
+        monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+        monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+        model = resolve_chat_model("openai:test-model", timeout=5.0, max_retries=0)
+        result = factory(catalogue, model=model).compile().invoke({"question": "Which bookshelf holds the most books?"})
+        nodes = [prompt_node(r.prompt_text) for r in server.chat_requests]
+    assert "Children's Literature" in [a["answer"] for a in result["answers"]]
+    assert "answer" not in nodes, nodes

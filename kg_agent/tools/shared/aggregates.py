@@ -85,10 +85,15 @@ def asked_comparison(question: str) -> Comparison | None:
     return None
 
 
+def literal_text(key: str) -> str:
+    """A literal's lexical form from its key (N3: ``"5"^^<...#integer>`` -> ``5``); any other text as it is."""
+    match = _LITERAL.match(key)
+    return match.group(1) if match else key
+
+
 def literal_value(key: str) -> float | None:
     """A number or a date (as a year with its fraction) from a literal's key (N3) or plain text; None otherwise."""
-    match = _LITERAL.match(key)
-    text = (match.group(1) if match else key).strip()
+    text = literal_text(key).strip()
     if _NUMBER.match(text):
         return float(text)
     date = _DATE.match(text)

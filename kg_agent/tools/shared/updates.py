@@ -100,23 +100,29 @@ def emit_answers(answers: list[dict], stop_reason: str = "") -> None:
          answers=[{k: a.get(k) for k in keys} for a in answers[:EMITTED_ANSWERS]])
 
 
+def whole_graph_update(stop: str, question: str, kg: Any) -> dict | None:
+    """The answer step's update for a question from which no entity was linked (``stop`` ``no_topic_entity``) that
+    asks about the whole KG ("which author has the most books"), answered by
+    :func:`~kg_agent.tools.shared.whole_graph.answer_over_whole_graph` with its evidence on the answers; None for any
+    other question (the answerer is asked: no model call is spent on a question answered here)."""
+    if stop != "no_topic_entity" or kg is None or not question:
+        return None
+    whole = answer_over_whole_graph(kg, question)
+    if whole is None:
+        return None
+    answers, what = whole
+    emit_answers(answers, "answered")
+    return {"answers": answers, "output": "\n".join(a["answer"] for a in answers), "stop_reason": "answered",
+            "warnings": [f"answer: a question about the whole knowledge graph: {what}"]}
+
+
 def answer_update(outcome: Any, stop: str = "", *, question: str = "", when_unsupported: WhenUnsupported = "abstain",
                   kg: Any = None) -> dict:
     """An answer step's update from its answerer's ``outcome`` (``answers``, ``output``, ``stop_reason``, ``warnings``,
     ``usage``), its answers checked against what ``question`` asks for (:func:`~kg_agent.tools.shared.answer_checks.
     final_answers`: no unnamed node, "how many" counted; ``when_unsupported`` is the graph's, a run's context may
     override it): the stop reason is the check's, else the outcome's, else ``stop``, else ``answered`` /
-    ``no_answer``; emits the ``answer`` stream event. A question from which no entity was linked (``stop``
-    ``no_topic_entity``) that asks about the whole KG ("which author has the most books") is answered by
-    :func:`~kg_agent.tools.shared.whole_graph.answer_over_whole_graph` instead, its evidence on the answers."""
-    if stop == "no_topic_entity" and kg is not None and question:
-        whole = answer_over_whole_graph(kg, question)
-        if whole is not None:
-            answers, what = whole
-            emit_answers(answers, "answered")
-            return {"answers": answers, "output": "\n".join(a["answer"] for a in answers), "stop_reason": "answered",
-                    "warnings": [f"answer: a question about the whole knowledge graph: {what}"],
-                    "usage": outcome.usage}
+    ``no_answer``; emits the ``answer`` stream event."""
     checked = final_answers(question, outcome.answers, policy=unsupported_policy(when_unsupported), kg=kg)
     answers = checked.answers
     output = outcome.output

@@ -41,7 +41,7 @@ from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.per_kg import PerKG
 from kg_agent.kg.sparql import sparql_iri
 from kg_agent.kg.terms import UNNAMED, node_key
-from kg_agent.tools.shared.aggregates import MAX, MIN, literal_value
+from kg_agent.tools.shared.aggregates import MAX, MIN, literal_text, literal_value
 from kg_agent.tools.shared.answer_checks import Nameless
 from kg_agent.tools.shared.answer_classes import class_name_text, class_names
 from kg_agent.tools.shared.scoring import shared_text_vectors
@@ -350,7 +350,7 @@ class WholeGraphAnswerer:
         named: dict[str, str] = {}
         for key, _ in leading:
             if key.startswith('"'):
-                named[key] = _literal_text(key)
+                named[key] = literal_text(key)
             elif key.startswith("_:"):
                 named[key] = blank_labels[key]  # the first blank node of its name stands for them all
             elif key in nameless.pages:
@@ -464,6 +464,3 @@ def _number(term) -> int:
     return int(term.toPython() if hasattr(term, "toPython") else term)
 
 
-def _literal_text(key: str) -> str:
-    match = re.match(r'^"(.*)"(?:\^\^<[^>]*>|@[A-Za-z0-9-]+)?$', key, re.DOTALL)
-    return match.group(1) if match else key

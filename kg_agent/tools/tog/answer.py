@@ -43,7 +43,7 @@ from kg_agent.tools.shared.decision_schemas import Answers
 from kg_agent.tools.shared.grounding import NO_GROUNDED_ANSWER, Evidence, RunGrounding, asked_for, ground_names, settle
 from kg_agent.tools.shared.link import with_chat_reply
 from kg_agent.tools.shared.path_scoring import RelationPathScorer
-from kg_agent.tools.shared.updates import answer_record, answer_update
+from kg_agent.tools.shared.updates import answer_record, answer_update, whole_graph_update
 from kg_agent.tools.tog.prune_entities import chain_triplets
 from kg_agent.tools.tog.verify import Verifier, answerable_chains, best_chain, round_chains
 
@@ -333,6 +333,9 @@ def answer_steps(state: dict, *, answerer: ToGAnswerer, asked: Asked | None = No
     topics = state.get("topic_entities") or []
     if isinstance(answerer, LLMToGAnswerer):
         ahead["topic_entities"] = topics
+    whole = whole_graph_update(stop, question, kg)
+    if whole is not None:
+        return whole
     unmatched = (chains_matching_nothing(question, topics, round_chains(state), chain_scorer, kg)
                  if chain_scorer is not None else None)
     if unmatched is not None and unsupported_policy(when_unsupported) == "abstain":
