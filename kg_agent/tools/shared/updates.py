@@ -18,7 +18,8 @@ from langgraph.types import Overwrite
 
 from kg_agent.llm.usage import merge_usage
 from kg_agent.settings import WhenUnsupported
-from kg_agent.tools.shared.answer_checks import final_answers, unsupported_policy
+from kg_agent.tools.shared.answer_checks import ABSTAINED, final_answers, unsupported_policy
+from kg_agent.tools.shared.name_questions import answer_from_names
 from kg_agent.tools.shared.whole_graph import answer_over_whole_graph
 
 
@@ -114,6 +115,27 @@ def whole_graph_update(stop: str, question: str, kg: Any) -> dict | None:
     emit_answers(answers, "answered")
     return {"answers": answers, "output": "\n".join(a["answer"] for a in answers), "stop_reason": "answered",
             "warnings": [f"answer: a question about the whole knowledge graph: {what}"]}
+
+
+def names_update(question: str, topic_entities: Any, kg: Any, *, when_unsupported: WhenUnsupported = "abstain") -> dict | None:
+    """The answer step's update for a question about a linked thing's names ("what is X called in German", "X's
+    other names", "in how many languages is X named"), answered from the KG's label and alias literals by
+    :func:`~kg_agent.tools.shared.name_questions.answer_from_names`, the evidence on the answers; when the KG has no
+    such name, no answer (``stop_reason`` ``abstained``, the reason in ``warnings``), unless the run asks for
+    ``"best_effort"`` (then None: the answerer is asked as for any question). None for any other question."""
+    if kg is None or not question or not topic_entities:
+        return None
+    found = answer_from_names(kg, question, topic_entities)
+    if found is None:
+        return None
+    if not found.answers:
+        if unsupported_policy(when_unsupported) == "best_effort":
+            return None
+        emit_answers([], ABSTAINED)
+        return {"answers": [], "output": "", "stop_reason": ABSTAINED, "warnings": [f"answer: abstained: {found.what}"]}
+    emit_answers(found.answers, "answered")
+    return {"answers": found.answers, "output": "\n".join(a["answer"] for a in found.answers), "stop_reason": "answered",
+            "warnings": [f"answer: a question about names: {found.what}"]}
 
 
 def answer_update(outcome: Any, stop: str = "", *, question: str = "", when_unsupported: WhenUnsupported = "abstain",

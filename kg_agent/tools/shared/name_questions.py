@@ -1,0 +1,197 @@
+"""Questions about a thing's names as the KG writes them: "what is the denarius called in Spanish", "the German name
+of Jupiter", "by what other name is Messalina known", "in how many languages is Jupiter named".
+
+Real KGs name things in many languages (Nomisma's ``skos:prefLabel`` in 172 language tags; Wikidata, DBpedia alike)
+and give them other names (``skos:altLabel``, ``schema:alternateName`` ...). These names are no facts a walk goes
+over (:meth:`~kg_agent.kg.naming.Naming.is_fact`), so no relation path answers such a question; it is answered here
+from the literals of the linked thing's label and alias predicates (:class:`~kg_agent.kg.naming.Naming`, with the
+label predicates the KG profile found), on every backend (:meth:`~kg_agent.kg.stores.base.GraphStore.name_literals`).
+
+**The question** (:func:`name_question`) is read with English grammar only: a word of naming ("called", "named",
+"name", "label", "known", "say", "word" ...) with a language ("in German" ending the question; "the German name
+of"), a request for other names ("other / another / alternative name", "alias", "also known as", "nickname"), or
+"how many languages" with a word of naming. The language is any language's English name or its own name, read from
+published data (:mod:`~kg_agent.tools.shared.language_names`), and matched to the KG's language tags whatever their
+form (``de``, ``de-AT``, ``ger``).
+
+**The answer** (:func:`answer_from_names`): the thing's labels in the asked language (those of its most preferred
+label predicate that has one; its aliases in that language when it has no label in it); its aliases (those in the
+caller's languages, else all, its display label left out; with none, the question is left to the relation
+paths, as the KG may state other names as facts, ``pgterms:alias``); or the number of distinct language tags on its labels,
+with the tags counted as evidence (``counted``, ``counted_by``). Each answer carries its evidence: a one-step path
+from the thing to the literal, the step naming the ``predicate`` and the ``language`` tag. When the KG has no such
+name, the method abstains with a plain reason ("the KG has no German name for Jupiter").
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from rdflib import Literal, URIRef
+
+from kg_agent.kg.graph import KnowledgeGraph
+from kg_agent.kg.terms import default_label, node_key
+from kg_agent.tools.shared.language_names import language_name, language_tag, tag_language
+
+#: What a name question asks (:attr:`NameQuestion.asks`).
+IN_LANGUAGE = "in_language"
+OTHER_NAMES = "other_names"
+LANGUAGE_COUNT = "language_count"
+
+_WORD = r"[^\W\d_][\w'-]*"
+_NAMING = re.compile(r"\b(?:call(?:ed|s)?|nam(?:e|ed|es)|label(?:l?ed|s)?|known|say|said|spell(?:ed|s)?|spelt|"
+                     r"translat(?:e|ed|es|ion|ions)|words?|terms?)\b", re.IGNORECASE)
+_OTHER_NAMES = re.compile(r"\b(?:(?:other|another|alternative|alternate|different)\s+(?:names?|labels?)|"
+                          r"alias(?:es)?|also\s+(?:known|called|named)|nicknames?|synonyms?)\b", re.IGNORECASE)
+_HOW_MANY_LANGUAGES = re.compile(r"\bhow\s+many\s+(?:different\s+)?languages\b", re.IGNORECASE)
+#: "... in German?" ending the question (up to three words, tried longest first: "in Ancient Greek").
+_IN_LANGUAGE = re.compile(rf"\bin\s+({_WORD}(?:\s+{_WORD}){{0,2}})\s*[?.!]*\s*$", re.IGNORECASE)
+#: "the German name of ...", "Jupiter's Spanish label".
+_LANGUAGE_BEFORE_NAME = re.compile(rf"\b({_WORD}(?:\s+{_WORD})?)\s+(?:names?|labels?|words?|terms?|translations?)\b",
+                                   re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class NameQuestion:
+    """What a question about names asks: ``asks`` (:data:`IN_LANGUAGE`, :data:`OTHER_NAMES`,
+    :data:`LANGUAGE_COUNT`), the ``language`` subtag asked for (``"de"``; empty when none) and the words that named it
+    (``language_words``: "German")."""
+
+    asks: str
+    language: str = ""
+    language_words: str = ""
+
+
+def name_question(question: str) -> NameQuestion | None:
+    """The question's reading as a question about names (module docstring), or None."""
+    if _HOW_MANY_LANGUAGES.search(question):
+        return NameQuestion(LANGUAGE_COUNT) if _NAMING.search(question) else None
+    language, words = _asked_language(question)
+    if _OTHER_NAMES.search(question):
+        return NameQuestion(OTHER_NAMES, language, words)
+    if language and _NAMING.search(question.replace(words, " ")):
+        return NameQuestion(IN_LANGUAGE, language, words)
+    return None
+
+
+def _asked_language(question: str) -> tuple[str, str]:
+    """``(subtag, words)`` of the language the question names ("in German" at its end, or "the German name"), else
+    ``("", "")``."""
+    found = _IN_LANGUAGE.search(question)
+    if found:
+        hit = _longest_language(found.group(1).split())
+        if hit:
+            return hit
+    for found in _LANGUAGE_BEFORE_NAME.finditer(question):
+        hit = _longest_language(found.group(1).split())
+        if hit:
+            return hit
+    return "", ""
+
+
+def _longest_language(words: Sequence[str]) -> tuple[str, str] | None:
+    for start in range(len(words)):
+        text = " ".join(words[start:])
+        tag = language_tag(text)
+        if tag:
+            return tag, text
+    return None
+
+
+@dataclass
+class NamesAnswer:
+    """What :func:`answer_from_names` found: the ``answers`` (none: abstained) and ``what`` was done or why nothing
+    was answered, in plain words."""
+
+    answers: list[dict]
+    what: str
+
+
+def answer_from_names(kg: KnowledgeGraph, question: str, topic_entities: Sequence[dict]) -> NamesAnswer | None:
+    """The answer to a question about a linked thing's names (module docstring) from the KG's name literals; None
+    when the question is no such question or no thing was linked (beyond the language's own name)."""
+    asked = name_question(question)
+    if asked is None:
+        return None
+    words = asked.language_words.casefold()
+    topics = [t for t in topic_entities if t.get("id") and not t["id"].startswith('"')
+              and not (words and str(t.get("mention") or "").casefold() in words)]
+    if not topics:
+        return None
+    naming = kg.naming
+    key, literals = _named_thing(kg, topics)
+    if not literals:  # the thing's names are under predicates the naming does not read: nothing to say of them
+        return None
+    label = kg.label(key) or key
+    start = {"id": key, "label": label}
+    label_rank = {iri: at for at, iri in enumerate(naming.label_predicates)}
+    labels = sorted((label_rank[p], p, text, tag or "") for p, text, tag in literals if p in label_rank and text.strip())
+    aliases = sorted((at, p, text, tag or "") for at, p in enumerate(naming.alias_predicates)
+                     for q, text, tag in literals if q == p and p not in label_rank and text.strip())
+
+    def record(predicate: str, text: str, tag: str) -> dict:
+        step = {"head": start, "relation": default_label(URIRef(predicate)), "predicate": predicate, "language": tag,
+                "tail": {"id": node_key(Literal(text, lang=tag or None)), "label": text}}
+        path = {"text": f"{label} -> {step['relation']}{'@' + tag if tag else ''} -> {text}", "start": start,
+                "steps": [step]}
+        return {"answer": text, "entity_id": step["tail"]["id"], "score": 1.0, "grounded": True, "paths": [path]}
+
+    if asked.asks == LANGUAGE_COUNT:
+        tagged: dict[str, tuple] = {}
+        for _, predicate, text, tag in labels:
+            if tag:
+                tagged.setdefault(tag.lower(), (predicate, text, tag))
+        if not tagged:
+            return NamesAnswer([], f"the KG gives {label} no label in a tagged language")
+        paths = [record(*found)["paths"][0] for found in tagged.values()]
+        by = sorted({default_label(URIRef(p)) for p, _, _ in tagged.values()})
+        return NamesAnswer([{"answer": str(len(tagged)), "entity_id": None, "score": 1.0, "grounded": True,
+                             "paths": paths, "counted": sorted(tagged), "counted_by": f"the language tags of "
+                             f"{label}'s labels ({', '.join(by)})"}],
+                           f"{label} is named in {len(tagged)} languages (distinct language tags of its labels)")
+    wanted = asked.language
+    in_language = [n for n in (aliases if asked.asks == OTHER_NAMES else labels)
+                   if not wanted or tag_language(n[3]) == wanted]
+    language = language_name(wanted) if wanted else ""
+    if asked.asks == IN_LANGUAGE:
+        found = [n for n in in_language if n[1] == in_language[0][1]] if in_language else []
+        if not found:
+            found = [n for n in aliases if tag_language(n[3]) == wanted]
+            found = [n for n in found if n[1] == found[0][1]]
+        if not found:
+            return NamesAnswer([], f"the KG has no {language} name for {label}")
+        answers = _distinct(record(p, text, tag) for _, p, text, tag in found)
+        return NamesAnswer(answers, f"{label}'s {language} name, read from its labels")
+    others = [n for n in in_language if n[2].strip().casefold() != (label or "").casefold()]
+    shown = [n for n in others if naming.in_languages(n[3] or None)] or others
+    if not shown:  # no alias literal: the KG may state other names as facts (``pgterms:alias``), walked as any
+        return None
+    return NamesAnswer(_distinct(record(p, text, tag) for _, p, text, tag in shown),
+                       f"{label}'s other names, read from its aliases")
+
+
+def _named_thing(kg: KnowledgeGraph, topics: Sequence[dict]) -> tuple[str, list]:
+    """The thing asked about and its name literals: the first linked thing the KG gives a name literal, looked for
+    among the linked things and then the things the KG names with the same words (a nameless IRI whose local name
+    matched, ``.../currency/denarius``, is not what a question about names is about); the first linked thing when
+    none has a name."""
+    candidates = [t["id"] for t in topics]
+    for topic in topics:
+        mention = str(topic.get("mention") or "").strip()
+        if mention:
+            candidates.extend(e.id for e in kg.find_entities(mention))
+    candidates = list(dict.fromkeys(candidates))
+    literals = kg.store.name_literals(candidates, kg.naming.name_predicates)
+    for key in candidates:
+        if literals.get(key):
+            return key, literals[key]
+    return candidates[0], []
+
+
+def _distinct(answers) -> list[dict]:
+    kept: dict[str, dict] = {}
+    for answer in answers:
+        kept.setdefault(answer["answer"], answer)
+    return list(kept.values())
