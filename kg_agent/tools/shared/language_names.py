@@ -54,3 +54,11 @@ def language_name(subtag: str) -> str:
         return langcodes.Language.get(subtag).display_name("en")
     except (LookupError, ValueError):
         return subtag
+
+
+def language_autonym(subtag: str) -> str:
+    """The language's own name for itself (``"de"`` -> ``"Deutsch"``, ``"es"`` -> ``"español"``); ``""`` when unknown."""
+    try:
+        return langcodes.Language.get(subtag).autonym()
+    except (LookupError, ValueError):
+        return ""

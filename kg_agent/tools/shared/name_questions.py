@@ -33,7 +33,7 @@ from rdflib import Literal, URIRef
 
 from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.terms import default_label, node_key
-from kg_agent.tools.shared.language_names import language_name, language_tag, tag_language
+from kg_agent.tools.shared.language_names import language_autonym, language_name, language_tag, tag_language
 
 #: What a name question asks (:attr:`NameQuestion.asks`).
 IN_LANGUAGE = "in_language"
@@ -79,23 +79,34 @@ def name_question(question: str) -> NameQuestion | None:
 def _asked_language(question: str) -> tuple[str, str]:
     """``(subtag, words)`` of the language the question names ("in German" at its end, or "the German name"), else
     ``("", "")``."""
+    cased = any(c.isupper() for c in question[1:])
     found = _IN_LANGUAGE.search(question)
     if found:
-        hit = _longest_language(found.group(1).split())
+        hit = _longest_language(found.group(1).split(), cased=cased)
         if hit:
             return hit
     for found in _LANGUAGE_BEFORE_NAME.finditer(question):
-        hit = _longest_language(found.group(1).split())
+        hit = _longest_language(found.group(1).split(), cased=cased)
         if hit:
             return hit
     return "", ""
 
 
-def _longest_language(words: Sequence[str]) -> tuple[str, str] | None:
+#: English determiners: never part of a language's name in a question ("the name of ..."; "The" is a language of Laos).
+_DETERMINERS = frozenset({"the", "a", "an", "this", "that", "these", "those", "its", "his", "her", "their", "my",
+                          "your", "our", "what", "which", "whose", "another", "other"})
+
+
+def _longest_language(words: Sequence[str], *, cased: bool) -> tuple[str, str] | None:
+    """The longest tail of ``words`` that names a language; in a ``cased`` question (one with capitals past its first
+    letter) written as English writes a language's name, capitalised, or as the language writes its own name."""
     for start in range(len(words)):
-        text = " ".join(words[start:])
+        tail = words[start:]
+        if any(w.lower() in _DETERMINERS for w in tail):
+            continue
+        text = " ".join(tail)
         tag = language_tag(text)
-        if tag:
+        if tag and (not cased or text[:1].isupper() or text == language_autonym(tag)):
             return tag, text
     return None
 

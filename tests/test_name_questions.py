@@ -1,0 +1,115 @@
+"""Questions about a thing's names as the KG writes them (kg_agent/tools/shared/name_questions.py): "what is X
+called in German", "X's other names", "in how many languages is X named"; answered from the label and alias
+literals with their language tags, on every backend, through every method; abstained, saying why, when the KG has no
+such name. Fixture cut from Nomisma (tests/fixtures/realkgs/README.md)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from kg_agent.graphs import create_rog_graph, create_tog_graph, create_tog_i_graph
+from kg_agent.kg import build_oxigraph, open_kg, open_oxigraph, open_sparql
+from kg_agent.tools.shared.language_names import language_tag, tag_language
+from kg_agent.tools.shared.name_questions import (
+    IN_LANGUAGE,
+    LANGUAGE_COUNT,
+    OTHER_NAMES,
+    NameQuestion,
+    name_question,
+)
+from tests.sparql_server import SparqlServer, store_from_file
+
+NAMES = Path(__file__).parent / "fixtures" / "realkgs" / "names.nt"
+SKOS = "http://www.w3.org/2004/02/skos/core#"
+METHODS = [create_rog_graph, create_tog_graph, create_tog_i_graph]
+
+
+@pytest.mark.parametrize(("name", "tag"), [
+    ("German", "de"), ("german", "de"), ("Deutsch", "de"), ("español", "es"), ("Ancient Greek", "grc"),
+    ("Latin", "la"), ("Norwegian Bokmål", "nb"),
+    ("Roman", None), ("Jupiter", None), ("", None),  # "Roman" names Romany in some other language only
+])
+def test_a_language_is_known_by_its_english_name_or_its_own(name, tag):
+    assert language_tag(name) == tag
+
+
+def test_a_kgs_tags_are_read_in_any_form():
+    assert [tag_language(t) for t in ("de", "de-AT", "DE", "ger", "deu", "", None)] == ["de"] * 5 + ["", ""]
+
+
+@pytest.mark.parametrize(("question", "read"), [
+    ("What is the denarius called in Spanish?", NameQuestion(IN_LANGUAGE, "es", "Spanish")),
+    ("What is Jupiter called in German?", NameQuestion(IN_LANGUAGE, "de", "German")),
+    ("What is the German name of Jupiter?", NameQuestion(IN_LANGUAGE, "de", "German")),
+    ("How do you say denarius in Ancient Greek?", NameQuestion(IN_LANGUAGE, "grc", "Ancient Greek")),
+    ("What is the Latin word for Jupiter?", NameQuestion(IN_LANGUAGE, "la", "Latin")),
+    ("By what other name is Messalina known?", NameQuestion(OTHER_NAMES)),
+    ("What other names is Mark Twain known by?", NameQuestion(OTHER_NAMES)),
+    ("What are the aliases of Messalina in Latin?", NameQuestion(OTHER_NAMES, "la", "Latin")),
+    ("In how many languages is Jupiter named?", NameQuestion(LANGUAGE_COUNT)),
+])
+def test_the_question_is_read_by_its_grammar(question, read):
+    assert name_question(question) == read
+
+
+@pytest.mark.parametrize("question", [
+    "Which ebooks are in French?", "How many ebooks are in French?", "How many languages are spoken in Gaul?",
+    "What is the Roman name of Zeus?", "Who wrote Moby Dick?", "In which language is the ebook Moby Dick?",
+    "What is the name of the mint?", "what is the name of the mint",  # "The" is a language of Laos: not here
+])
+def test_other_questions_are_not_about_names(question):
+    assert name_question(question) is None
+
+
+@pytest.fixture(scope="module", params=["memory", "oxigraph", "sparql"])
+def kg(request, tmp_path_factory):
+    server = None
+    if request.param == "memory":
+        graph = open_kg(NAMES)
+    elif request.param == "oxigraph":
+        graph = open_oxigraph(build_oxigraph(NAMES, tmp_path_factory.mktemp("names") / "store"))
+    else:
+        server = SparqlServer(store_from_file(NAMES))
+        server.__enter__()
+        graph = open_sparql(server.url)
+    yield graph
+    graph.close()
+    if server is not None:
+        server.__exit__(None, None, None)
+
+
+def _ask(kg, factory, question):
+    return factory(kg).compile().invoke({"question": question})
+
+
+@pytest.mark.parametrize("factory", METHODS)
+def test_a_name_in_a_language_is_its_label_in_that_language_with_its_evidence(kg, factory):
+    result = _ask(kg, factory, "What is the denarius called in Spanish?")
+    assert [a["answer"] for a in result["answers"]] == ["Denario"] and result["stop_reason"] == "answered"
+    [answer] = result["answers"]
+    [step] = answer["paths"][0]["steps"]
+    assert answer["grounded"] and step["head"]["id"] == "http://nomisma.org/id/denarius"  # not the nameless match
+    assert step["predicate"] == SKOS + "prefLabel" and step["language"] == "es"
+    assert [a["answer"] for a in _ask(kg, factory, "What is the German name of Jupiter?")["answers"]] == ["Jupiter"]
+
+
+@pytest.mark.parametrize("factory", METHODS)
+def test_other_names_are_the_aliases(kg, factory):
+    result = _ask(kg, factory, "By what other name is Messalina known?")
+    assert [a["answer"] for a in result["answers"]] == ["Valeria Messalina"]
+    assert result["answers"][0]["paths"][0]["steps"][0]["predicate"] == SKOS + "altLabel"
+
+
+@pytest.mark.parametrize("factory", METHODS)
+def test_how_many_languages_counts_the_language_tags_of_the_labels(kg, factory):
+    [answer] = _ask(kg, factory, "In how many languages is Jupiter named?")["answers"]
+    assert answer["answer"] == "5" and answer["counted"] == ["de", "en", "es", "fr", "la"]
+
+
+@pytest.mark.parametrize("factory", METHODS)
+def test_no_name_in_the_asked_language_abstains_saying_so(kg, factory):
+    result = _ask(kg, factory, "What is Messalina called in Italian?")
+    assert result["answers"] == [] and result["stop_reason"] == "abstained"
+    assert any("the KG has no Italian name for Messalina" in w for w in result["warnings"])
