@@ -113,3 +113,32 @@ def test_no_name_in_the_asked_language_abstains_saying_so(kg, factory):
     result = _ask(kg, factory, "What is Messalina called in Italian?")
     assert result["answers"] == [] and result["stop_reason"] == "abstained"
     assert any("the KG has no Italian name for Messalina" in w for w in result["warnings"])
+
+
+@pytest.mark.parametrize("factory", METHODS)
+def test_with_a_model_the_names_found_are_its_evidence(factory, monkeypatch):
+    """The answerer's model is asked with the names found as its reasoning paths, and its answer is checked against
+    them (a real HTTP server); a count is computed, the model not asked to count."""
+    from kg_agent.llm import resolve_chat_model
+    from kg_agent.tools.prompts import prompt_node
+    from tests.llm_responders import well_behaved
+    from tests.openai_server import OpenAICompatibleServer
+
+    for variable in ("HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy", "ALL_PROXY", "all_proxy"):
+        monkeypatch.delenv(variable, raising=False)
+    monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
+    kg = open_kg(NAMES)
+    with OpenAICompatibleServer(responder=well_behaved("Denario", "prefLabel"), api_key="sk-test") as server:
+        monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+        monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+        model = resolve_chat_model("openai:test-model", timeout=5.0, max_retries=0)
+        app = factory(kg, model=model).compile()
+        result = app.invoke({"question": "What is the denarius called in Spanish?"})
+        asked = [r.prompt_text for r in server.chat_requests if prompt_node(r.prompt_text) == "answer"]
+        before = len(server.chat_requests)
+        counted = app.invoke({"question": "In how many languages is Jupiter named?"})
+        counting = [r.prompt_text for r in server.chat_requests[before:] if prompt_node(r.prompt_text) == "answer"]
+    assert [a["answer"] for a in result["answers"]] == ["Denario"] and result["answers"][0]["grounded"]
+    assert asked and "Denario" in asked[-1] and "prefLabel" in asked[-1]
+    assert any("the model answered from them" in w for w in result["warnings"])
+    assert [a["answer"] for a in counted["answers"]] == ["5"] and not counting

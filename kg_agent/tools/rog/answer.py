@@ -423,15 +423,20 @@ def answer_steps(state: dict, *, answerer: Answerer, kg: KnowledgeGraph | None =
     (:func:`~kg_agent.tools.shared.constraints.constrain_walks`: the ends reached from every entity the question
     names, of the type it asks for when ``kg`` gives the answers' classes); each answer's record says which it
     satisfies (``constraints``), and ``warnings`` which could not be checked."""
-    from kg_agent.tools.shared.updates import answer_update, names_update, whole_graph_update
+    from kg_agent.tools.shared.updates import answer_update, names_answered, names_update, whole_graph_update
 
     question = state["question"]
     whole = whole_graph_update(state.get("stop_reason") or "", question, kg)
     if whole is not None:
         return whole
-    names = names_update(question, state.get("topic_entities") or [], kg, when_unsupported=when_unsupported)
+    names = names_answered(question, state.get("topic_entities") or [], kg)
     if names is not None:
-        return names
+        told = None
+        if names.for_a_model and isinstance(answerer, LLMAnswerer):  # the names found are the model's evidence
+            told = yield decide(answerer.answer, question, names.evidence, [])
+        update = names_update(names, when_unsupported=when_unsupported, outcome=told)
+        if update is not None:
+            return update
     unmatched = plans_matching_nothing(state.get("plans") or [])
     if unmatched is not None and unsupported_policy(when_unsupported) == "abstain":
         return answer_update(AnswerOutcome([], "", warnings=[f"answer: abstained: {unmatched}"], stop_reason=ABSTAINED))

@@ -21,6 +21,9 @@ paths, as the KG may state other names as facts, ``pgterms:alias``); or the numb
 with the tags counted as evidence (``counted``, ``counted_by``). Each answer carries its evidence: a one-step path
 from the thing to the literal, the step naming the ``predicate`` and the ``language`` tag. When the KG has no such
 name, the method abstains with a plain reason ("the KG has no German name for Jupiter").
+
+**With a model**, the names found are its evidence: RoG's and ToG's answerers are asked with them as the reasoning
+paths (chains), and their grounding checks the reply against them; a count is computed, not asked.
 """
 
 from __future__ import annotations
@@ -118,6 +121,17 @@ class NamesAnswer:
 
     answers: list[dict]
     what: str
+    asks: str = IN_LANGUAGE
+
+    @property
+    def evidence(self) -> list[dict]:
+        """The names found, as one-step paths from the thing to each literal (a model's reasoning paths)."""
+        return [a["paths"][0] for a in self.answers if a.get("paths")]
+
+    @property
+    def for_a_model(self) -> bool:
+        """Whether a model answers from the names found (some were found, and no count: a count is computed)."""
+        return bool(self.answers) and self.asks != LANGUAGE_COUNT
 
 
 def answer_from_names(kg: KnowledgeGraph, question: str, topic_entities: Sequence[dict]) -> NamesAnswer | None:
@@ -155,13 +169,14 @@ def answer_from_names(kg: KnowledgeGraph, question: str, topic_entities: Sequenc
             if tag:
                 tagged.setdefault(tag.lower(), (predicate, text, tag))
         if not tagged:
-            return NamesAnswer([], f"the KG gives {label} no label in a tagged language")
+            return NamesAnswer([], f"the KG gives {label} no label in a tagged language", LANGUAGE_COUNT)
         paths = [record(*found)["paths"][0] for found in tagged.values()]
         by = sorted({default_label(URIRef(p)) for p, _, _ in tagged.values()})
         return NamesAnswer([{"answer": str(len(tagged)), "entity_id": None, "score": 1.0, "grounded": True,
                              "paths": paths, "counted": sorted(tagged), "counted_by": f"the language tags of "
                              f"{label}'s labels ({', '.join(by)})"}],
-                           f"{label} is named in {len(tagged)} languages (distinct language tags of its labels)")
+                           f"{label} is named in {len(tagged)} languages (distinct language tags of its labels)",
+                           LANGUAGE_COUNT)
     wanted = asked.language
     in_language = [n for n in (aliases if asked.asks == OTHER_NAMES else labels)
                    if not wanted or tag_language(n[3]) == wanted]
@@ -180,7 +195,7 @@ def answer_from_names(kg: KnowledgeGraph, question: str, topic_entities: Sequenc
     if not shown:  # no alias literal: the KG may state other names as facts (``pgterms:alias``), walked as any
         return None
     return NamesAnswer(_distinct(record(p, text, tag) for _, p, text, tag in shown),
-                       f"{label}'s other names, read from its aliases")
+                       f"{label}'s other names, read from its aliases", OTHER_NAMES)
 
 
 def _named_thing(kg: KnowledgeGraph, topics: Sequence[dict]) -> tuple[str, list]:

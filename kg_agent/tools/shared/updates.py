@@ -19,7 +19,7 @@ from langgraph.types import Overwrite
 from kg_agent.llm.usage import merge_usage
 from kg_agent.settings import WhenUnsupported
 from kg_agent.tools.shared.answer_checks import ABSTAINED, final_answers, unsupported_policy
-from kg_agent.tools.shared.name_questions import answer_from_names
+from kg_agent.tools.shared.name_questions import NamesAnswer, answer_from_names
 from kg_agent.tools.shared.whole_graph import answer_over_whole_graph
 
 
@@ -117,17 +117,25 @@ def whole_graph_update(stop: str, question: str, kg: Any) -> dict | None:
             "warnings": [f"answer: a question about the whole knowledge graph: {what}"]}
 
 
-def names_update(question: str, topic_entities: Any, kg: Any, *, when_unsupported: WhenUnsupported = "abstain") -> dict | None:
-    """The answer step's update for a question about a linked thing's names ("what is X called in German", "X's
-    other names", "in how many languages is X named"), answered from the KG's label and alias literals by
-    :func:`~kg_agent.tools.shared.name_questions.answer_from_names`, the evidence on the answers; when the KG has no
-    such name, no answer (``stop_reason`` ``abstained``, the reason in ``warnings``), unless the run asks for
-    ``"best_effort"`` (then None: the answerer is asked as for any question). None for any other question."""
+def names_answered(question: str, topic_entities: Any, kg: Any) -> NamesAnswer | None:
+    """What the KG's label and alias literals answer to a question about a linked thing's names ("what is X called in
+    German", "X's other names", "in how many languages is X named";
+    :func:`~kg_agent.tools.shared.name_questions.answer_from_names`); None for any other question."""
     if kg is None or not question or not topic_entities:
         return None
-    found = answer_from_names(kg, question, topic_entities)
-    if found is None:
-        return None
+    return answer_from_names(kg, question, topic_entities)
+
+
+def names_update(found: NamesAnswer, *, when_unsupported: WhenUnsupported = "abstain",
+                 outcome: Any = None) -> dict | None:
+    """The answer step's update for a question about names: the names ``found``, the evidence on the answers, or
+    the answers of a model's ``outcome`` when it was asked with them as its evidence (checked as any answer, by
+    :func:`answer_update`). When the KG has no such name, no answer (``stop_reason`` ``abstained``, the reason in
+    ``warnings``), unless the run asks for ``"best_effort"`` (then None: the answerer is asked as for any question)."""
+    said = f"answer: a question about names: {found.what}"
+    if outcome is not None:
+        outcome.warnings = [f"{said}; the model answered from them", *outcome.warnings]
+        return answer_update(outcome, question="", when_unsupported=when_unsupported)
     if not found.answers:
         if unsupported_policy(when_unsupported) == "best_effort":
             return None
@@ -135,7 +143,7 @@ def names_update(question: str, topic_entities: Any, kg: Any, *, when_unsupporte
         return {"answers": [], "output": "", "stop_reason": ABSTAINED, "warnings": [f"answer: abstained: {found.what}"]}
     emit_answers(found.answers, "answered")
     return {"answers": found.answers, "output": "\n".join(a["answer"] for a in found.answers), "stop_reason": "answered",
-            "warnings": [f"answer: a question about names: {found.what}"]}
+            "warnings": [said]}
 
 
 def answer_update(outcome: Any, stop: str = "", *, question: str = "", when_unsupported: WhenUnsupported = "abstain",

@@ -43,7 +43,7 @@ from kg_agent.tools.shared.decision_schemas import Answers
 from kg_agent.tools.shared.grounding import NO_GROUNDED_ANSWER, Evidence, RunGrounding, asked_for, ground_names, settle
 from kg_agent.tools.shared.link import with_chat_reply
 from kg_agent.tools.shared.path_scoring import RelationPathScorer
-from kg_agent.tools.shared.updates import answer_record, answer_update, names_update, whole_graph_update
+from kg_agent.tools.shared.updates import answer_record, answer_update, names_answered, names_update, whole_graph_update
 from kg_agent.tools.tog.prune_entities import chain_triplets
 from kg_agent.tools.tog.verify import Verifier, answerable_chains, best_chain, round_chains
 
@@ -336,9 +336,16 @@ def answer_steps(state: dict, *, answerer: ToGAnswerer, asked: Asked | None = No
     whole = whole_graph_update(stop, question, kg)
     if whole is not None:
         return whole
-    names = names_update(question, topics, kg, when_unsupported=when_unsupported)
+    names = names_answered(question, topics, kg)
     if names is not None:
-        return names
+        told = None
+        if names.for_a_model and isinstance(answerer, LLMToGAnswerer) and asked is None:  # the names are its evidence
+            chains = [{**path, "score": 1.0, "depth": 1} for path in names.evidence]
+            told = yield decide(answerer.answer, question, chains, verification={"sufficient": True, "depth": 1},
+                                stop_reason="", topic_entities=topics)
+        update = names_update(names, when_unsupported=when_unsupported, outcome=told)
+        if update is not None:
+            return update
     unmatched = (chains_matching_nothing(question, topics, round_chains(state), chain_scorer, kg)
                  if chain_scorer is not None else None)
     if unmatched is not None and unsupported_policy(when_unsupported) == "abstain":
