@@ -16,6 +16,7 @@ from kg_agent.tools.shared.name_questions import (
     IN_LANGUAGE,
     LANGUAGE_COUNT,
     OTHER_NAMES,
+    OTHER_NAMES_COUNT,
     NameQuestion,
     name_question,
 )
@@ -49,6 +50,7 @@ def test_a_kgs_tags_are_read_in_any_form():
     ("What other names is Mark Twain known by?", NameQuestion(OTHER_NAMES)),
     ("What are the aliases of Messalina in Latin?", NameQuestion(OTHER_NAMES, "la", "Latin")),
     ("In how many languages is Jupiter named?", NameQuestion(LANGUAGE_COUNT)),
+    ("How many other names does Messalina have?", NameQuestion(OTHER_NAMES_COUNT)),
 ])
 def test_the_question_is_read_by_its_grammar(question, read):
     assert name_question(question) == read
@@ -58,6 +60,8 @@ def test_the_question_is_read_by_its_grammar(question, read):
     "Which ebooks are in French?", "How many ebooks are in French?", "How many languages are spoken in Gaul?",
     "What is the Roman name of Zeus?", "Who wrote Moby Dick?", "In which language is the ebook Moby Dick?",
     "What is the name of the mint?", "what is the name of the mint",  # "The" is a language of Laos: not here
+    "What are the synonyms of the parent term of miRNA?", "What is the German name of the father of Jupiter?",
+    "Which terms have the most exact synonyms?",  # names of a thing reached through another; a superlative
 ])
 def test_other_questions_are_not_about_names(question):
     assert name_question(question) is None
@@ -106,6 +110,12 @@ def test_other_names_are_the_aliases(kg, factory):
 def test_how_many_languages_counts_the_language_tags_of_the_labels(kg, factory):
     [answer] = _ask(kg, factory, "In how many languages is Jupiter named?")["answers"]
     assert answer["answer"] == "5" and answer["counted"] == ["de", "en", "es", "fr", "la"]
+
+
+@pytest.mark.parametrize("factory", METHODS)
+def test_how_many_other_names_counts_the_aliases(kg, factory):
+    [answer] = _ask(kg, factory, "How many other names does Messalina have?")["answers"]
+    assert answer["answer"] == "1" and answer["counted"] == ["Valeria Messalina"]
 
 
 @pytest.mark.parametrize("factory", METHODS)

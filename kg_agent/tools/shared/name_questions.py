@@ -10,17 +10,19 @@ label predicates the KG profile found), on every backend (:meth:`~kg_agent.kg.st
 **The question** (:func:`name_question`) is read with English grammar only: a word of naming ("called", "named",
 "name", "label", "known", "say", "word" ...) with a language ("in German" ending the question; "the German name
 of"), a request for other names ("other / another / alternative name", "alias", "also known as", "nickname"), or
-"how many languages" with a word of naming. The language is any language's English name or its own name, read from
+"how many languages" with a word of naming; not the names of a thing reached through another ("the synonyms of the
+parent term of X") nor a superlative. The language is any language's English name or its own name, read from
 published data (:mod:`~kg_agent.tools.shared.language_names`), and matched to the KG's language tags whatever their
 form (``de``, ``de-AT``, ``ger``).
 
 **The answer** (:func:`answer_from_names`): the thing's labels in the asked language (those of its most preferred
 label predicate that has one; its aliases in that language when it has no label in it); its aliases (those in the
-caller's languages, else all, its display label left out; with none, the question is left to the relation
-paths, as the KG may state other names as facts, ``pgterms:alias``); or the number of distinct language tags on its labels,
-with the tags counted as evidence (``counted``, ``counted_by``). Each answer carries its evidence: a one-step path
-from the thing to the literal, the step naming the ``predicate`` and the ``language`` tag. When the KG has no such
-name, the method abstains with a plain reason ("the KG has no German name for Jupiter").
+caller's languages, else all, its display label left out; "how many other names": their number, counted; with
+none, the question is left to the relation paths, as the KG may state other names as facts, ``pgterms:alias``); or
+the number of distinct language tags on its labels, with the tags counted as evidence (``counted``,
+``counted_by``). Each answer carries its evidence: a one-step path from the thing to the literal, the step naming
+the ``predicate`` and the ``language`` tag. When the KG has no such name, the method abstains with a plain reason
+("the KG has no German name for Jupiter").
 
 **With a model**, the names found are its evidence: RoG's and ToG's answerers are asked with them as the reasoning
 paths (chains), and their grounding checks the reply against them; a count is computed, not asked.
@@ -41,6 +43,7 @@ from kg_agent.tools.shared.language_names import language_autonym, language_name
 #: What a name question asks (:attr:`NameQuestion.asks`).
 IN_LANGUAGE = "in_language"
 OTHER_NAMES = "other_names"
+OTHER_NAMES_COUNT = "other_names_count"
 LANGUAGE_COUNT = "language_count"
 
 _WORD = r"[^\W\d_][\w'-]*"
@@ -48,6 +51,10 @@ _NAMING = re.compile(r"\b(?:call(?:ed|s)?|nam(?:e|ed|es)|label(?:l?ed|s)?|known|
                      r"translat(?:e|ed|es|ion|ions)|words?|terms?)\b", re.IGNORECASE)
 _OTHER_NAMES = re.compile(r"\b(?:(?:other|another|alternative|alternate|different)\s+(?:names?|labels?)|"
                           r"alias(?:es)?|also\s+(?:known|called|named)|nicknames?|synonyms?)\b", re.IGNORECASE)
+_HOW_MANY = re.compile(r"\bhow\s+many\b|\bnumber\s+of\b", re.IGNORECASE)
+_SUPERLATIVE = re.compile(r"\bthe\s+(?:most|fewest|least)\b", re.IGNORECASE)
+#: "... of the parent term of miRNA": the names asked are of a thing reached from the one named.
+_THROUGH_ANOTHER = re.compile(rf"\s+(?:of|for)\s+(?:the|a|an)\s+{_WORD}(?:\s+{_WORD}){{0,3}}?\s+of\b", re.IGNORECASE)
 _HOW_MANY_LANGUAGES = re.compile(r"\bhow\s+many\s+(?:different\s+)?languages\b", re.IGNORECASE)
 #: "... in German?" ending the question (up to three words, tried longest first: "in Ancient Greek").
 _IN_LANGUAGE = re.compile(rf"\bin\s+({_WORD}(?:\s+{_WORD}){{0,2}})\s*[?.!]*\s*$", re.IGNORECASE)
@@ -68,12 +75,22 @@ class NameQuestion:
 
 
 def name_question(question: str) -> NameQuestion | None:
-    """The question's reading as a question about names (module docstring), or None."""
+    """The question's reading as a question about names (module docstring), or None: also for names of a thing
+    the question reaches through another ("the synonyms of the parent term of miRNA": ``of the ... of``) and for
+    a superlative ("which terms have the most synonyms"), which the relation paths and aggregates answer."""
+    if _SUPERLATIVE.search(question):
+        return None
     if _HOW_MANY_LANGUAGES.search(question):
         return NameQuestion(LANGUAGE_COUNT) if _NAMING.search(question) else None
     language, words = _asked_language(question)
-    if _OTHER_NAMES.search(question):
-        return NameQuestion(OTHER_NAMES, language, words)
+    other = _OTHER_NAMES.search(question)
+    if other:
+        if _THROUGH_ANOTHER.match(question, other.end()):
+            return None
+        return NameQuestion(OTHER_NAMES_COUNT if _HOW_MANY.search(question) else OTHER_NAMES, language, words)
+    naming = _NAMING.search(question.replace(words, " ")) if language else None
+    if naming and _THROUGH_ANOTHER.search(question, naming.end()):
+        return None
     if language and _NAMING.search(question.replace(words, " ")):
         return NameQuestion(IN_LANGUAGE, language, words)
     return None
@@ -131,7 +148,7 @@ class NamesAnswer:
     @property
     def for_a_model(self) -> bool:
         """Whether a model answers from the names found (some were found, and no count: a count is computed)."""
-        return bool(self.answers) and self.asks != LANGUAGE_COUNT
+        return bool(self.answers) and self.asks not in (LANGUAGE_COUNT, OTHER_NAMES_COUNT)
 
 
 def answer_from_names(kg: KnowledgeGraph, question: str, topic_entities: Sequence[dict]) -> NamesAnswer | None:
@@ -178,7 +195,7 @@ def answer_from_names(kg: KnowledgeGraph, question: str, topic_entities: Sequenc
                            f"{label} is named in {len(tagged)} languages (distinct language tags of its labels)",
                            LANGUAGE_COUNT)
     wanted = asked.language
-    in_language = [n for n in (aliases if asked.asks == OTHER_NAMES else labels)
+    in_language = [n for n in (labels if asked.asks == IN_LANGUAGE else aliases)
                    if not wanted or tag_language(n[3]) == wanted]
     language = language_name(wanted) if wanted else ""
     if asked.asks == IN_LANGUAGE:
@@ -191,6 +208,15 @@ def answer_from_names(kg: KnowledgeGraph, question: str, topic_entities: Sequenc
         answers = _distinct(record(p, text, tag) for _, p, text, tag in found)
         return NamesAnswer(answers, f"{label}'s {language} name, read from its labels")
     others = [n for n in in_language if n[2].strip().casefold() != (label or "").casefold()]
+    if asked.asks == OTHER_NAMES_COUNT:
+        if not others:
+            return None
+        names = _distinct(record(p, text, tag) for _, p, text, tag in others)
+        by = sorted({default_label(URIRef(n[1])) for n in others})
+        return NamesAnswer([{"answer": str(len(names)), "entity_id": None, "score": 1.0, "grounded": True,
+                             "paths": [a["paths"][0] for a in names], "counted": [a["answer"] for a in names],
+                             "counted_by": f"{label}'s aliases ({', '.join(by)})"}],
+                           f"{label} has {len(names)} other names (distinct texts of its aliases)", OTHER_NAMES_COUNT)
     shown = [n for n in others if naming.in_languages(n[3] or None)] or others
     if not shown:  # no alias literal: the KG may state other names as facts (``pgterms:alias``), walked as any
         return None
