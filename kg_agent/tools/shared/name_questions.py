@@ -174,11 +174,11 @@ def answer_from_names(kg: KnowledgeGraph, question: str, topic_entities: Sequenc
                      for q, text, tag in literals if q == p and p not in label_rank and text.strip())
 
     def record(predicate: str, text: str, tag: str) -> dict:
-        step = {"head": start, "relation": default_label(URIRef(predicate)), "predicate": predicate, "language": tag,
-                "tail": {"id": node_key(Literal(text, lang=tag or None)), "label": text}}
-        path = {"text": f"{label} -> {step['relation']}{'@' + tag if tag else ''} -> {text}", "start": start,
-                "steps": [step]}
-        return {"answer": text, "entity_id": step["tail"]["id"], "score": 1.0, "grounded": True, "paths": [path]}
+        relation, end = default_label(URIRef(predicate)), node_key(Literal(text, lang=tag or None))
+        step = {"head": start, "relation": relation, "predicate": predicate, "language": tag,
+                "tail": {"id": end, "label": text}}
+        path = {"text": f"{label} -> {relation}{'@' + tag if tag else ''} -> {text}", "start": start, "steps": [step]}
+        return {"answer": text, "entity_id": end, "score": 1.0, "grounded": True, "paths": [path]}
 
     if asked.asks == LANGUAGE_COUNT:
         tagged: dict[str, tuple] = {}
