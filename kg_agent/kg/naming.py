@@ -66,6 +66,17 @@ DEFAULT_CLASS_PREDICATES: tuple[str, ...] = (RDF + "type", RDFS + "subClassOf", 
 #: known only by its place in such a hierarchy (no member in the graph) is what an ontology's questions are about
 #: (the Sequence Ontology's ``gene``): it stays an entity, and walks may go on to its subclasses.
 SUBCLASS_PREDICATES: tuple[str, ...] = (RDFS + "subClassOf", WDT + "P279")
+#: How English names each direction of the W3C vocabularies' hierarchy properties, which the KG itself rarely names
+#: (``{property IRI: (names of the object seen from the subject, names of the subject seen from the object)}``):
+#: "C1 rdfs:subClassOf C2 states that ... C1 is a subclass of C2" (RDF Schema 1.1, section 3.4), so C2 is C1's
+#: superclass; "broader concepts are typically rendered as parents in a concept hierarchy" (SKOS Reference,
+#: section 8.1); Wikidata's P279 is "subclass of". Read by the relation-path scorer as other names of each direction.
+HIERARCHY_NAMES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    RDFS + "subClassOf": (("superclass", "parent class", "broader class"), ("subclass", "subtype", "child class")),
+    WDT + "P279": (("superclass", "parent class", "broader class"), ("subclass", "subtype", "child class")),
+    SKOS + "broader": (("broader concept", "parent concept"), ("narrower concept", "child concept")),
+    SKOS + "narrower": (("narrower concept", "child concept"), ("broader concept", "parent concept")),
+}
 #: Namespaces of schema statements, never walked (``wd:P57 wikibase:directClaim wdt:P57``).
 DEFAULT_SCHEMA_NAMESPACES: tuple[str, ...] = (WIKIBASE,)
 #: Predicates giving the class of a property's values (``dbo:starring rdfs:range dbo:Actor``): the class's labels and

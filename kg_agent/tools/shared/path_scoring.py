@@ -50,6 +50,7 @@ from langchain_core.embeddings import Embeddings
 
 from kg_agent.kg.errors import KGError
 from kg_agent.kg.graph import KnowledgeGraph
+from kg_agent.kg.naming import HIERARCHY_NAMES
 from kg_agent.kg.relation_paths import verbalize_relation_path
 from kg_agent.kg.terms import UNNAMED
 from kg_agent.kg.types import base_relation, inverse, is_inverse
@@ -70,7 +71,7 @@ from kg_agent.tools.shared.question_parts import (
     QuestionParts,
     content_words,
 )
-from kg_agent.tools.shared.relation_words import name_words, relation_words, word_match
+from kg_agent.tools.shared.relation_words import meaning_words, name_words, relation_words, word_match
 from kg_agent.tools.shared.scoring import TextVectorsFromEmbeddings
 
 #: A relation whose subjects outnumber its objects this many times over has values many things share (a gender, a
@@ -200,9 +201,10 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
         name is; one with a description, by it at most ``description_weight``."""
         if not relations or not parts.phrases:
             return np.zeros((len(relations), len(parts.phrases)), dtype=np.float32)
-        named = [(i, " ".join(relation_words(r)), content_words(name_words(r))) for i, r in enumerate(relations)]
+        named = [(i, " ".join(meaning_words(relation_words(r))), content_words(meaning_words(name_words(r))))
+                 for i, r in enumerate(relations)]
         for i, r in enumerate(relations):
-            for alias in (aliases or {}).get(base_relation(r), ()):
+            for alias in (aliases or {}).get(r if r in (aliases or {}) else base_relation(r), ()):
                 words = re.findall(r"[a-z0-9]+", alias.lower())
                 named.append((i, " ".join(words), content_words(words)))
         described = len(named)
@@ -285,7 +287,7 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
         out = np.zeros((len(relations), len(parts.phrases)), dtype=np.float32)
         if not relations or not parts.phrases:
             return out
-        text = {r: "someone's " + " ".join(content_words(name_words(r)) or relation_words(r)) for r in
+        text = {r: "someone's " + " ".join(content_words(meaning_words(name_words(r))) or relation_words(r)) for r in
                 dict.fromkeys([*relations, *competitors])}
         texts = list(dict.fromkeys(text.values()))
         row = {t: i for i, t in enumerate(texts)}
@@ -412,8 +414,14 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
         parts = QuestionParts.of(masked_question)
         competitors = self._competitors(kg)
         names = sorted({base_relation(r) for path in paths for r in path} | set(competitors))
-        row = {name: i for i, name in enumerate(names)}
         aliases = self._relation_facts(kg.relation_aliases, names) if kg is not None else {}
+        # a hierarchy property's names differ by direction: its walk backwards is scored as a relation of its own
+        hierarchy = _hierarchy_names(kg, {r for path in paths for r in path}) if kg is not None else {}
+        for relation, more in hierarchy.items():
+            aliases[relation] = (*aliases.get(base_relation(relation), ()), *more)
+        names += sorted(r for r in hierarchy if r not in names)
+        both_ways = frozenset(base_relation(r) for r in hierarchy)
+        row = {name: i for i, name in enumerate(names)}
         descriptions = (self._relation_facts(kg.relation_description, names)
                         if kg is not None and self.description_weight else {})
         unclipped = self.unclipped_evidence(parts, names, competitors, aliases, descriptions)
@@ -442,7 +450,7 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
                                         ) if kg is not None else frozenset()
         scores = []
         for path in paths:
-            rows = [row[base_relation(r)] for r in path]
+            rows = [row[r] if r in row else row[base_relation(r)] for r in path]
             typed = answer_type_match(parts.asked, path, kinds, named_classes) if kinds is not None else TypeMatch()
             through = frozenset(i for i, r in enumerate(path[:-1]) if r in last_kinds and last_kinds[r].unnamed >= 0.5)
             hop_evidence, hop_unclipped = evidence[rows], unclipped[rows]
@@ -456,7 +464,8 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
             if unasked:
                 hop_evidence[np.ix_(unasked, noun_columns)] = 0.0
                 hop_unclipped[np.ix_(unasked, noun_columns)] = 0.0
-            total = (self._aligned(parts, path, hop_evidence, typed, slots, hop_unclipped, through, shared, unnamed)
+            total = (self._aligned(parts, path, hop_evidence, typed, slots, hop_unclipped, through, shared, unnamed,
+                                   both_ways)
                      - self.hop_penalty * (len(path) - 1))
             total += self.type_weight * typed.fit
             last = last_kinds.get(path[-1]) if path else None
@@ -515,7 +524,7 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
     def _aligned(self, parts: QuestionParts, path: Sequence[str], evidence: np.ndarray, typed: TypeMatch,
                  slots: np.ndarray | None = None, unclipped: np.ndarray | None = None,
                  through: frozenset[int] = frozenset(), shared: frozenset[str] = frozenset(),
-                 unnamed: Mapping[int, float] | None = None) -> float:
+                 unnamed: Mapping[int, float] | None = None, named_both_ways: frozenset[str] = frozenset()) -> float:
         if not parts.phrases or not len(path):
             return 0.0
         round_trip = self._round_trip(parts, path, evidence)
@@ -536,7 +545,11 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
         total = self.coverage_weight * coverage
         total -= self.unevidenced_penalty * (sum(level < self.evidence_floor for level in levels) + unexplained)
         total += self.explained_weight * explained
-        total += self.direction_weight * (self._direction(parts, path[0], hops[0]) - self._nouns_backwards(parts, path, spans))
+        # a relation named for each direction (a hierarchy's "superclass" / "subclass") is read the way its names say;
+        # the wording around the entity tells its direction only where the question uses the relation's own name
+        direction = (0.0 if base_relation(path[0]) in named_both_ways and not _uses_own_name(parts, path[0], spans[0])
+                     else self._direction(parts, path[0], hops[0]))
+        total += self.direction_weight * (direction - self._nouns_backwards(parts, path, spans))
         total += self.round_trip_weight * round_trip
         total += self.order_weight * self._order(parts, hops)
         return total
@@ -689,7 +702,9 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
         [X]", "who was born in [X]"), or, for ``..._by``, when the relation's word comes after the entity ("what
         did [X] direct"); it is the subject when the relation's word comes before the entity without the
         preposition ("the director of [X]", "who directed [X]") or, for other prepositions, after it ("where
-        was [X] born").
+        was [X] born"). A relation named ``<noun> of`` (``part_of``, ``subClassOf``) names its subject with the
+        noun: the relation's word before the entity asks for such subjects ("how many parts does [X] have", "which
+        subtypes does [X] have"), so the entity is the object there too.
         """
         words = relation_words(relation)
         if not parts.entity_positions or not words or words[-1] not in OBJECT_PREPOSITIONS or hop.evidence < 0.5:
@@ -701,8 +716,8 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
             entity_is_object = True
         elif hop.position > entity:
             entity_is_object = preposition == "by"
-        else:
-            entity_is_object = False
+        else:  # the relation's word before the entity: "who directed [X]"; "how many parts does [X] have"
+            entity_is_object = preposition == "of" and _names_its_subject(words)
         return 1.0 if entity_is_object == is_inverse(relation) else -1.0
 
     @staticmethod
@@ -753,6 +768,34 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
         if any(step < -0.5 for step in steps):
             return -1.0
         return 1.0 if all(step > 0.5 for step in steps) else 0.0
+
+
+def _hierarchy_names(kg: KnowledgeGraph, relations: Iterable[str]) -> dict[str, tuple[str, ...]]:
+    """``{relation: names}`` for both directions of the hierarchy properties among ``relations``
+    (:data:`~kg_agent.kg.naming.HIERARCHY_NAMES`: ``subClassOf`` "superclass", ``^subClassOf`` "subclass")."""
+    found: dict[str, tuple[str, ...]] = {}
+    for name in {base_relation(r) for r in relations}:
+        try:
+            names = HIERARCHY_NAMES.get(kg.relation_iri(name))
+        except Exception:  # a backend without relation IRIs, or a name it does not know
+            continue
+        if names is not None:
+            found[name], found[inverse(name)] = names
+    return found
+
+
+def _uses_own_name(parts: QuestionParts, relation: str, span: tuple[int, int] | None) -> bool:
+    """Whether the question's words the hop took share a root with a word of the relation's own name."""
+    if span is None:
+        return False
+    own = content_words(name_words(relation))
+    return any(word_match(w, t) >= 1.0 for w in own for t in parts.tokens[span[0]:span[1] + 1])
+
+
+def _names_its_subject(words: Sequence[str]) -> bool:
+    """Whether a relation named ``... <noun> of`` (``part_of``, ``sub class of``, ``member of``) names its subject by
+    the noun: the word before "of" is no participle ("made of", "composed of") nor a verb in "-s" ("consists of")."""
+    return len(words) >= 2 and words[-1] == "of" and not words[-2].endswith(("ed", "en", "ts", "es"))
 
 
 def shared_value_relations(kg: KnowledgeGraph, relations: Iterable[str]) -> frozenset[str]:

@@ -10,11 +10,16 @@ from kg_agent.kg.relation_paths import verbalize_relation
 from kg_agent.kg.types import base_relation
 from kg_agent.tools.shared.scoring import STEM_LETTERS
 
+#: English prefixes of three letters: two words that share only one of them share no root ("subtypes"/"subset",
+#: "prequel"/"premiere", "disease"/"discount").
+PREFIXES = frozenset({"sub", "pre", "pro", "con", "com", "dis", "mis", "non", "out", "per", "syn", "sym", "uni", "tri"})
+
 
 def word_match(a: str, b: str) -> float:
     """How surely two words share a root: 1.0 from a common prefix of ``STEM_LETTERS`` letters (or one word
-    whole: "directed"/"director", "released"/"release"), 0.8 from 3 letters ("acted"/"actors") or for the root
-    of ``a`` inside a longer ``b`` ("written"/"screenwriter")."""
+    whole: "directed"/"director", "released"/"release"), 0.8 from 3 letters that are no English prefix
+    (:data:`PREFIXES`: "acted"/"actors", not "subtypes"/"subset") or for the root of ``a`` inside a longer ``b``
+    ("written"/"screenwriter")."""
     if a == b:
         return 1.0
     common = 0
@@ -24,7 +29,7 @@ def word_match(a: str, b: str) -> float:
         common += 1
     if common >= min(STEM_LETTERS, len(a), len(b)):
         return 1.0
-    if common == 3 or (len(a) >= STEM_LETTERS and len(b) > len(a) + 2 and a[:STEM_LETTERS] in b):
+    if (common == 3 and a[:3] not in PREFIXES) or (len(a) >= STEM_LETTERS and len(b) > len(a) + 2 and a[:STEM_LETTERS] in b):
         return 0.8  # "acted"/"actors"; a relation word's root inside a longer word ("written" in "screenwriter")
     return 0.0
 
@@ -45,3 +50,17 @@ def name_words(relation: str) -> list[str]:
     ``["place", "of", "death"]``, ``dbo.birthPlace`` -> ``["birth", "place"]`` (a question saying "film" does not
     evidence every ``film.*`` relation)."""
     return re.findall(r"[a-z0-9]+", re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ", base_relation(relation).rsplit(".", 1)[-1]).lower())
+
+
+#: Prepositions after a participle that end a relation's name ("replaced by", "derived from").
+PARTICIPLE_PREPOSITIONS = frozenset({"by", "of", "from", "to", "in", "at", "on", "with", "as", "into"})
+
+
+def meaning_words(words: list[str]) -> list[str]:
+    """A relation name's words without the noun before its participle, which says what its *subject* is, as a
+    dotted name's domain does: ``term replaced by`` -> ``replaced by`` (a term replaced by another: "which terms
+    ..." asks for no such hop), ``gene encoded by`` -> ``encoded by``; other names as they are."""
+    if len(words) >= 3 and words[-1] in PARTICIPLE_PREPOSITIONS and len(words[-2]) > 4 \
+            and words[-2].endswith(("ed", "en")) and not words[-3].endswith(("ed", "en", "ly")):
+        return words[-2:]
+    return words
