@@ -194,7 +194,8 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
 
     def unclipped_evidence(self, parts: QuestionParts, relations: Sequence[str],
                            competitors: Sequence[str] = (), aliases: Mapping[str, Sequence[str]] | None = None,
-                           descriptions: Mapping[str, str] | None = None) -> np.ndarray:
+                           descriptions: Mapping[str, str] | None = None,
+                           named_both_ways: frozenset[str] = frozenset()) -> np.ndarray:
         """:meth:`relation_evidence` before it is capped at 1: above 1 it still tells a phrase that names all of
         a relation's words ("place of death") from one that names one of them ("place"). A relation with
         ``aliases`` (its property's other names in the KG: "actor" for cast member) is evidenced as well as its best
@@ -203,9 +204,12 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
             return np.zeros((len(relations), len(parts.phrases)), dtype=np.float32)
         named = [(i, " ".join(meaning_words(relation_words(r))), content_words(meaning_words(name_words(r))))
                  for i, r in enumerate(relations)]
+        exact = set()
         for i, r in enumerate(relations):
             for alias in (aliases or {}).get(r if r in (aliases or {}) else base_relation(r), ()):
                 words = re.findall(r"[a-z0-9]+", alias.lower())
+                if base_relation(r) in named_both_ways:
+                    exact.add(len(named))
                 named.append((i, " ".join(words), content_words(words)))
         described = len(named)
         if self.description_weight:
@@ -214,7 +218,8 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
                 if text:
                     words = re.findall(r"[a-z0-9]+", text.lower())
                     named.append((i, " ".join(words), content_words(words)))
-        found = self._named_evidence(parts, [text for _, text, _ in named], [words for _, _, words in named])
+        found = self._named_evidence(parts, [text for _, text, _ in named], [words for _, _, words in named],
+                                     frozenset(exact))
         found = self._type_noun_as_subject(parts, named, found)
         found[described:] *= self.description_weight
         if len(named) > len(relations):
@@ -222,7 +227,11 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
             np.maximum.at(best, np.array([i for i, _, _ in named]), found)
             found = best
         if self.relative_evidence:
-            found = np.maximum(found, self.relative_relation_evidence(parts, relations, competitors))
+            relative = self.relative_relation_evidence(parts, relations, competitors)
+            # a relation named for each direction is evidenced by those names, not by a paraphrase of its own name,
+            # which cannot tell its directions apart ("someone's parent" is as close to either "sub class of")
+            relative[[i for i, r in enumerate(relations) if base_relation(r) in named_both_ways]] = 0.0
+            found = np.maximum(found, relative)
         return found
 
     def _type_noun_as_subject(self, parts: QuestionParts, named: Sequence[tuple[int, str, Sequence[str]]],
@@ -253,9 +262,11 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
         found[np.ix_(rows, columns)] = again[:, columns]
         return found
 
-    def _named_evidence(self, parts: QuestionParts, texts: Sequence[str], words_of: Sequence[Sequence[str]]) -> np.ndarray:
+    def _named_evidence(self, parts: QuestionParts, texts: Sequence[str], words_of: Sequence[Sequence[str]],
+                        exact: frozenset[int] = frozenset()) -> np.ndarray:
         """``len(texts) x len(phrases)``: how well each phrase evidences each name of a relation (its text's cosine, or
-        its content words' stems and cosines)."""
+        its content words' stems and cosines; for the names numbered in ``exact``, their stems only: a hierarchy's
+        "child class" must not be read from "parent", which embeddings put close to it)."""
         phrases = self.vectors.matrix(list(parts.phrases))
         cosines = self.vectors.similarity(self.vectors.matrix(list(texts)), phrases)
         vocabulary = sorted({w for words in words_of for w in words})
@@ -268,9 +279,12 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
                 continue
             for j, phrase_words in enumerate(parts.phrase_words):
                 if phrase_words:
-                    matches = [max(word_cosines[row[w], j], *(word_match(w, q) for q in phrase_words)) for w in words]
+                    matches = [max(0.0 if i in exact else word_cosines[row[w], j],
+                                   *(word_match(w, q) for q in phrase_words)) for w in words]
                     by_words[i, j] = 0.75 * max(matches) + 0.25 * sum(matches) / len(matches)
-        return np.maximum(saturated(cosines), by_words / LEXICAL_FULL)
+        whole = saturated(cosines)
+        whole[sorted(exact)] = 0.0
+        return np.maximum(whole, by_words / LEXICAL_FULL)
 
     def relative_relation_evidence(self, parts: QuestionParts, relations: Sequence[str],
                                    competitors: Sequence[str] = ()) -> np.ndarray:
@@ -417,14 +431,15 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
         aliases = self._relation_facts(kg.relation_aliases, names) if kg is not None else {}
         # a hierarchy property's names differ by direction: its walk backwards is scored as a relation of its own
         hierarchy = _hierarchy_names(kg, {r for path in paths for r in path}) if kg is not None else {}
+        own_aliases = dict(aliases)
         for relation, more in hierarchy.items():
-            aliases[relation] = (*aliases.get(base_relation(relation), ()), *more)
+            aliases[relation] = (*own_aliases.get(base_relation(relation), ()), *more)
         names += sorted(r for r in hierarchy if r not in names)
         both_ways = frozenset(base_relation(r) for r in hierarchy)
         row = {name: i for i, name in enumerate(names)}
         descriptions = (self._relation_facts(kg.relation_description, names)
                         if kg is not None and self.description_weight else {})
-        unclipped = self.unclipped_evidence(parts, names, competitors, aliases, descriptions)
+        unclipped = self.unclipped_evidence(parts, names, competitors, aliases, descriptions, both_ways)
         evidence = np.minimum(1.0, unclipped)
         # how strongly each phrase names some relation of the KG: a content word that does is a hop to walk
         slots = evidence.max(axis=0) if len(names) else np.zeros(len(parts.phrases), dtype=np.float32)
@@ -547,8 +562,9 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
         total += self.explained_weight * explained
         # a relation named for each direction (a hierarchy's "superclass" / "subclass") is read the way its names say;
         # the wording around the entity tells its direction only where the question uses the relation's own name
-        direction = (0.0 if base_relation(path[0]) in named_both_ways and not _uses_own_name(parts, path[0], spans[0])
-                     else self._direction(parts, path[0], hops[0]))
+        own_name = _uses_own_name(parts, path[0], spans[0])
+        direction = (0.0 if base_relation(path[0]) in named_both_ways and not own_name
+                     else self._direction(parts, path[0], hops[0], own_name))
         total += self.direction_weight * (direction - self._nouns_backwards(parts, path, spans))
         total += self.round_trip_weight * round_trip
         total += self.order_weight * self._order(parts, hops)
@@ -693,7 +709,7 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
 
     # ------------------------------------------------------------------------------------------ structure
     @staticmethod
-    def _direction(parts: QuestionParts, relation: str, hop: HopMatch) -> float:
+    def _direction(parts: QuestionParts, relation: str, hop: HopMatch, own_name: bool = False) -> float:
         """+1 when the question's wording around the entity agrees with the first hop's direction, -1 when it
         disagrees, 0 when it does not show.
 
@@ -703,8 +719,9 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
         did [X] direct"); it is the subject when the relation's word comes before the entity without the
         preposition ("the director of [X]", "who directed [X]") or, for other prepositions, after it ("where
         was [X] born"). A relation named ``<noun> of`` (``part_of``, ``subClassOf``) names its subject with the
-        noun: the relation's word before the entity asks for such subjects ("how many parts does [X] have", "which
-        subtypes does [X] have"), so the entity is the object there too.
+        noun: the noun before the entity (``own_name``: the question uses it) asks for such subjects ("how many
+        parts does [X] have", "which subtypes does [X] have"), so the entity is the object there too; other words
+        before it keep the rule above ("the company that owns [X]" is ``subsidiary_of``).
         """
         words = relation_words(relation)
         if not parts.entity_positions or not words or words[-1] not in OBJECT_PREPOSITIONS or hop.evidence < 0.5:
@@ -717,7 +734,7 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
         elif hop.position > entity:
             entity_is_object = preposition == "by"
         else:  # the relation's word before the entity: "who directed [X]"; "how many parts does [X] have"
-            entity_is_object = preposition == "of" and _names_its_subject(words)
+            entity_is_object = preposition == "of" and own_name and _names_its_subject(words)
         return 1.0 if entity_is_object == is_inverse(relation) else -1.0
 
     @staticmethod

@@ -57,9 +57,10 @@ PARTICIPLE_PREPOSITIONS = frozenset({"by", "of", "from", "to", "in", "at", "on",
 
 
 def meaning_words(words: list[str]) -> list[str]:
-    """A relation name's words without the noun before its participle, which says what its *subject* is, as a
-    dotted name's domain does: ``term replaced by`` -> ``replaced by`` (a term replaced by another: "which terms
-    ..." asks for no such hop), ``gene encoded by`` -> ``encoded by``; other names as they are."""
+    """A relation name's words without the noun before its participle, which names one of its sides (as a dotted
+    name's domain does), not what the relation says: ``term replaced by`` -> ``replaced by`` (a term replaced by
+    another: "which terms ..." asks for no such hop), ``countries spoken in`` -> ``spoken in`` ("what do they
+    speak"); other names as they are."""
     if len(words) >= 3 and words[-1] in PARTICIPLE_PREPOSITIONS and len(words[-2]) > 4 \
             and words[-2].endswith(("ed", "en")) and not words[-3].endswith(("ed", "en", "ly")):
         return words[-2:]
