@@ -15,6 +15,15 @@
   for what is asked ("the ISBN of [X]", "the molecular weight of [X]"): RoG abstains, saying so
   (:func:`plans_matching_nothing`), unless ``"best_effort"`` is asked for; offline ToG and ToG-I read their explored
   chains' relation paths with the same scorer (:func:`chains_matching_nothing`).
+* **The relation asked.** Each answer's walk must end in a relation the question asks for
+  (:meth:`~kg_agent.tools.shared.path_scoring.RelationPathScorer.asked_paths`: a word evidences it, or its values
+  are of the kind the wh-word or type noun asks for); the answers over other walks are left out, and when none is
+  left the method abstains, saying which words the KG has no relation for ("the knowledge graph has no relation for
+  'isbn'"; "the knowledge graph has 'ill' for 'illustrated', but no walk from the question's entity reaches it"),
+  unless ``"best_effort"`` is asked for.
+* **The kind asked.** A question asking for a time ("when", "what year") or a quantity ("how much", "how heavy")
+  is not answered by a literal of another kind: a literal's datatype says what it is (``xsd:integer`` downloads are
+  no release date; integers that are all years are years), an untyped one its form (:func:`of_another_kind`).
 * **"How many" is counted.** A question asking how many things there are is answered by the number of distinct
   answers reached, one answer whose ``counted`` field lists them (the evidence), grounded when every counted answer
   is; a quantity the KG states itself (the answers are all numbers: a download count, a population) is kept as it is.
@@ -40,7 +49,9 @@ from kg_agent.kg.types import Entity
 from kg_agent.kg.walks import Walk
 from kg_agent.settings import WhenUnsupported, current_run_settings
 from kg_agent.tools.shared.aggregates import AnswerRanker
+from kg_agent.tools.shared.answer_types import NUMBER, TIME, literal_kind, looks_like_time, relation_object_kinds
 from kg_agent.tools.shared.path_scoring import RelationPathScorer
+from kg_agent.tools.shared.question_parts import QuestionParts
 from kg_agent.tools.shared.scoring import mask_mentions
 
 ABSTAINED = "abstained"
@@ -180,12 +191,107 @@ def final_answers(question: str, answers: Sequence[dict], *, policy: WhenUnsuppo
                            warnings=[f"answer: {ONLY_UNNAMED}; kept as asked (best effort), flagged ungrounded"])
         return Checked([], ABSTAINED, [f"answer: abstained: {ONLY_UNNAMED}"])
     answers = named
+    narrowed = narrowed_or_abstained(answers, not_asked_for(question, answers, kg) if kg is not None and answers
+                                     else None, policy)
+    if isinstance(narrowed, Checked):
+        return narrowed
+    answers = narrowed
     if counting and answers:
         return Checked([counted(answers)])
+    narrowed = narrowed_or_abstained(answers, of_another_kind(question, answers, kg)
+                                     if answers and not asks_how_many(question) else None, policy)
+    if isinstance(narrowed, Checked):
+        return narrowed
+    answers = narrowed
     ranked = _ranker().apply(question, answers, kg)
     if ranked is not None:
         return Checked(ranked)
     return Checked(answers)
+
+
+def narrowed_or_abstained(answers: list[dict], found: tuple[list[dict], str] | None,
+                          policy: WhenUnsupported) -> list[dict] | Checked:
+    """The answers a check left (``found``: those kept and why the others went; None: all), or, when it left none,
+    the abstention with the reason -- under ``"best_effort"`` every answer, flagged ungrounded."""
+    if found is None:
+        return answers
+    kept, reason = found
+    if kept:
+        return kept
+    if policy == "best_effort":
+        return Checked([{**a, "grounded": False} for a in answers],
+                       warnings=[f"answer: {reason}; kept as asked (best effort), flagged ungrounded"])
+    return Checked([], ABSTAINED, [f"answer: abstained: {reason}"])
+
+
+def answer_relation_paths(answer: dict) -> list[tuple[str, ...]]:
+    """The relation paths of the walks that reach an answer (none for an answer without a walk)."""
+    return [tuple(step["relation"] for step in path["steps"]) for path in answer.get("paths") or () if path.get("steps")]
+
+
+def not_asked_for(question: str, answers: Sequence[dict], kg: KnowledgeGraph) -> tuple[list[dict], str] | None:
+    """When some answers are reached by walks whose last relation the question does not ask for
+    (:meth:`~kg_agent.tools.shared.path_scoring.RelationPathScorer.asked_paths`: no word names it, its values are
+    not of the kind asked, "the ISBN of [X]" answered over ``bookshelf``): the answers some asked-for walk reaches
+    (the best plan's or chain's whose answers fit), or none with the reason (the KG has no relation for what is
+    asked); None when every answer with a walk is reached by an asked-for one. Answers without a walk are kept."""
+    walked = [answer_relation_paths(a) for a in answers]
+    paths = [p for ps in walked for p in ps]
+    if not paths:
+        return None
+    heads = {path["steps"][0]["head"]["id"]: path["steps"][0]["head"].get("label") or ""
+             for a in answers for path in a.get("paths") or () if path.get("steps")}
+    masked = mask_mentions(question, [Entity(key, label) for key, label in heads.items()])
+    found = _scorer().asked_paths(masked, paths, kg=kg)
+    kept = [a for a, ps in zip(answers, walked) if not ps or found.asked.intersection(ps)]
+    if len(kept) == len(answers):
+        return None
+    return kept, found.reason or "the walks to some answers end in a relation the question does not ask for"
+
+
+@lru_cache(maxsize=1)
+def _scorer() -> RelationPathScorer:
+    return RelationPathScorer()
+
+
+def literal_answer_kind(answer: dict) -> str:
+    """What a literal answer is: its datatype's kind (:func:`~kg_agent.tools.shared.answer_types.literal_kind`), else
+    for an untyped literal :data:`TIME` when it reads as a year or date, :data:`NUMBER` as a number, ``"text"``
+    otherwise; "" for an answer that is no literal (a thing, judged by its relations elsewhere)."""
+    key = str(answer.get("entity_id") or "")
+    if not key.startswith('"'):
+        return ""
+    kind = literal_kind(key)
+    if kind:
+        return kind
+    text = str(answer.get("answer", "")).strip()
+    return TIME if looks_like_time(text) else NUMBER if _NUMBER.fullmatch(text) else "text"
+
+
+def of_another_kind(question: str, answers: Sequence[dict],
+                    kg: KnowledgeGraph | None = None) -> tuple[list[dict], str] | None:
+    """When the question asks for a time ("when", "what year") or a quantity ("how much", "how heavy") and some
+    answers are literals of another kind (a download count, ``xsd:integer``, for "when was [X] released"): the
+    answers of the asked kind, or none, with the reason; None when no answer is of a wrong kind. An answer that is no
+    literal is not judged here; with ``kg``, a number reached over a relation whose values are years (a year of birth
+    typed ``xsd:integer``, :class:`~kg_agent.tools.shared.answer_types.ObjectKinds`) is a time."""
+    asked = QuestionParts.of(question).asked.kind
+    if asked not in (TIME, NUMBER):
+        return None
+    kinds = [literal_answer_kind(a) for a in answers]
+    if kg is not None and asked == TIME and NUMBER in kinds:  # numbers of a relation whose values are years
+        last = {a.get("answer"): paths[0][-1] for a in answers if (paths := answer_relation_paths(a))}
+        profiled = relation_object_kinds(kg).kinds_of(set(last.values()))
+        kinds = [TIME if kind == NUMBER and a.get("answer") in last and profiled[last[a.get("answer")]].time >= 0.5
+                 else kind for a, kind in zip(answers, kinds)]
+    wrong = [a for a, kind in zip(answers, kinds) if kind and kind != asked]
+    if not wrong:
+        return None
+    kept = [a for a, kind in zip(answers, kinds) if not kind or kind == asked]
+    what = "a time" if asked == TIME else "a quantity"
+    shown = ", ".join(repr(str(a.get("answer"))) for a in wrong[:3])
+    return kept, (f"the question asks for {what}, and {len(wrong)} answer(s) reached ({shown}) are "
+                  f"{'no time' if asked == TIME else 'no number'} (their datatype or form says so)")
 
 
 #: Most nodes one counted step reads (a hub's millions are not counted one by one).

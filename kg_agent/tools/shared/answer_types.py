@@ -5,13 +5,14 @@ question, but some questions name no relation at all ("what kind of film is [X]"
 study"): their wh-word or type noun says what the *answer* is, and the knowledge graph says what a
 relation's objects are. :func:`answer_type_match` scores a path's last hop against that cue.
 
-* **The question** (:class:`AskedType`): "when" / "what year" ask for a time, "where" / "which country" for a
-  place, "who" for a person; the noun after "what"/"which" ("industries", "genres", "kind of", "words") is
+* **The question** (:class:`AskedType`): "when" / "what year" ask for a time, "how much" / "how heavy" a number,
+  "where" / "which country" for a place, "who" for a person; the noun after "what"/"which" ("industries", "genres", "kind of", "words") is
   the type noun. The word lists are generic English type words, nothing data-set specific.
 * **The graph** (:class:`ObjectKinds`, one per relation and KG, cached): a few objects of the relation are
   sampled with bounded SPARQL sub-selects (:meth:`~kg_agent.kg.graph.KnowledgeGraph.sample_ends`: many relations
   per query, so memory, Oxigraph and endpoint graphs answer alike and an endpoint is asked once per scoring call,
-  not once per relation) and read from the backend's interface: their labels' shape (years and dates), and the
+  not once per relation) and read from the backend's interface: a literal's datatype (``xsd:date``, ``xsd:gYear``:
+  a time; ``xsd:integer``: a number), else their labels' shape (years and dates), and the
   relations at them — an object others are born / located / headquartered *in* or educated *at* is a place, one
   that things are directed / written / founded *by*, or that is born, is a person; a place with a relation *in*
   another place (a city ``located_in`` a country) is contained in a larger one.
@@ -31,7 +32,7 @@ from kg_agent.kg.per_kg import PerKG
 from kg_agent.kg.terms import UNNAMED
 from kg_agent.kg.types import base_relation, is_inverse
 
-TIME, PLACE, PERSON = "time", "place", "person"
+TIME, PLACE, PERSON, NUMBER = "time", "place", "person", "number"
 
 #: What a wh-word asks for.
 WH_KINDS = {"when": TIME, "where": PLACE, "who": PERSON, "whom": PERSON}
@@ -41,6 +42,10 @@ LARGE_PLACE_NOUNS = frozenset({"country", "countries", "nation", "nations", "con
 SMALL_PLACE_NOUNS = frozenset({"city", "cities", "town", "towns", "village", "villages"})
 PLACE_NOUNS = LARGE_PLACE_NOUNS | SMALL_PLACE_NOUNS | {"place", "places", "location", "locations", "region", "regions",
                                                      "state", "area", "address"}
+#: Words after "how" that ask for a quantity, a number ("how much", "how heavy", "how long"); "how many" counts things
+#: (:func:`~kg_agent.tools.shared.answer_checks.asks_how_many`). Generic English.
+MEASURE_WORDS = frozenset({"much", "heavy", "tall", "high", "long", "old", "far", "big", "large", "deep", "wide",
+                           "fast", "expensive", "hot", "cold", "thick", "small", "short", "low"})
 #: Type nouns that stand for a family of words a relation may name its objects by: "what kind of film" is
 #: answered by a relation whose objects are genres, "what kind of government" by one whose objects are forms (of
 #: government: "form" is "kind" as "sort" and "variety" are), "what words describe [X]" by one whose objects are tags.
@@ -93,8 +98,34 @@ def names_persons(word: str) -> bool:
 PLACE_PREPOSITIONS = frozenset({"in", "at"})
 AGENT_PREPOSITION = "by"
 
+#: XML Schema datatypes whose values are times (dates, years, moments) and numbers: a literal's datatype says what its
+#: value is, where its lexical form may not (``"858"^^xsd:integer`` looks like a year, ``"-0063-09-23"^^xsd:date`` like
+#: nothing its shape rule reads).
+XSD = "http://www.w3.org/2001/XMLSchema#"
+TIME_DATATYPES = frozenset(XSD + name for name in ("date", "dateTime", "dateTimeStamp", "gYear", "gYearMonth", "time"))
+NUMBER_DATATYPES = frozenset(XSD + name for name in (
+    "integer", "decimal", "double", "float", "int", "long", "short", "byte", "nonNegativeInteger", "positiveInteger",
+    "nonPositiveInteger", "negativeInteger", "unsignedInt", "unsignedLong", "unsignedShort", "unsignedByte"))
+_DATATYPE = re.compile(r'^".*"\^\^<([^>]*)>$', re.DOTALL)
+
+
+def literal_kind(node: str) -> str:
+    """What a node's datatype says it is: :data:`TIME` for a literal typed as a date, year or moment, :data:`NUMBER` for
+    one typed as a number, "" for anything else (an IRI, a plain or language-tagged string, another datatype)."""
+    match = _DATATYPE.match(node) if node.startswith('"') else None
+    if match is None:
+        return ""
+    datatype = match.group(1)
+    return TIME if datatype in TIME_DATATYPES else NUMBER if datatype in NUMBER_DATATYPES else ""
+
+
 _YEAR_OR_DATE = re.compile(r"^\s*(\d{3,4}|\d{4}-\d{2}(-\d{2})?([t ].*)?|\d{1,2}[/.]\d{1,2}[/.]\d{2,4}|"
                            r"([a-z]+\.? )?\d{1,2},? \d{4}|\d{1,2} [a-z]+\.? \d{4})\s*$", re.IGNORECASE)
+
+
+def looks_like_time(label: str) -> bool:
+    """Whether a label reads as a year or a date ("1850", "2008-06-27", "June 27, 2008")."""
+    return _YEAR_OR_DATE.match(label) is not None
 
 
 #: More letters than this after the part two words share make them a compound, not one word's endings
@@ -146,6 +177,8 @@ class AskedType:
                     return cls()
                 kind = TIME if noun in TIME_NOUNS else PLACE if noun in PLACE_NOUNS else ""
                 return cls(kind, noun, index + 1)
+            if token == "how" and index + 1 < len(tokens) and tokens[index + 1] in MEASURE_WORDS:
+                return cls(NUMBER, position=index + 1)  # "how much", "how heavy": a quantity
             if token == "how":  # "how many terms ...": the noun counted is what the answers are
                 noun = tokens[index + 2] if index + 2 < len(tokens) and tokens[index + 1] == "many" else ""
                 if not noun or noun in function_words or noun == "[ent]":
@@ -248,16 +281,23 @@ class ObjectKinds:
     unnamed: float = 0.0
     classes: tuple[str, ...] = ()  # the KG's classes (``rdf:type``, ``instance of``) of at least half the sampled objects
     values: tuple[str, ...] = ()  # the sampled objects' labels, sorted, each once ("is [X] a man or a woman": *male*, *female*)
+    number: float = 0.0  # the share that are literals typed as numbers (:func:`literal_kind`)
 
     @classmethod
     def of(cls, labels: Sequence[str], signatures: Sequence[Sequence[str]],
-           classes: Sequence[Sequence[str]] = ()) -> ObjectKinds:
-        """From the sampled objects' labels, the relations at each of them (``^r`` for incoming) and, when the KG
-        has class facts, each object's classes."""
+           classes: Sequence[Sequence[str]] = (), nodes: Sequence[str] = ()) -> ObjectKinds:
+        """From the sampled objects' labels, the relations at each of them (``^r`` for incoming), when the KG
+        has class facts each object's classes, and the objects' ids (``nodes``: a typed literal's datatype says
+        whether it is a time or a number, :func:`literal_kind`, before its label's shape is read; numbers that all
+        read as years are years, as a KG may type a year of birth ``xsd:integer``)."""
         if not labels:
             return cls()
         unnamed = sum(label == UNNAMED for label in labels) / len(labels)
-        times = [bool(_YEAR_OR_DATE.match(label)) for label in labels]
+        typed = [literal_kind(node) for node in nodes] if nodes else [""] * len(labels)
+        if NUMBER in typed and all(looks_like_time(label) for label, kind in zip(labels, typed) if kind == NUMBER):
+            typed = [TIME if kind == NUMBER else kind for kind in typed]  # integers that are all years: 1812, 1870
+        times = [kind == TIME or (not kind and bool(_YEAR_OR_DATE.match(label))) for label, kind in zip(labels, typed)]
+        numbers = sum(kind == NUMBER for kind in typed)
         places = persons = contained = 0
         for is_time, relations in zip(times, signatures):
             if is_time:
@@ -286,14 +326,15 @@ class ObjectKinds:
                 held[name] = held.get(name, 0) + 1
         common = tuple(sorted(name for name, count in held.items() if 2 * count >= n))
         return cls(n, sum(times) / n, places / n, persons / n, contained / places if places else 0.0, unnamed, common,
-                   tuple(sorted(set(labels))))
+                   tuple(sorted(set(labels))), numbers / n)
 
 
 
 
 #: The name of the kinds' table in an endpoint's persistent result cache (renamed when :class:`ObjectKinds` gained
-#: ``classes``, then ``values``: kinds stored before hold none; and when the relations at a node began to vote).
-OBJECT_KINDS_CACHE = "object_kinds_voted"
+#: ``classes``, then ``values``: kinds stored before hold none; when the relations at a node began to vote; and when
+#: a literal's datatype began to say whether it is a time, and ``number`` was added).
+OBJECT_KINDS_CACHE = "object_kinds_typed"
 
 
 class RelationObjectKinds:
@@ -338,7 +379,8 @@ class RelationObjectKinds:
                 return {**found, **{relation: ObjectKinds() for relation in todo}}
             profiled = {relation: ObjectKinds.of([labels[node] for node in objects[relation]],
                                                  [relations_at[node] for node in objects[relation]],
-                                                 [classes.get(node, ()) for node in objects[relation]])
+                                                 [classes.get(node, ()) for node in objects[relation]],
+                                                 objects[relation])
                         for relation in todo}
             if cache is not None:
                 cache.put_many(OBJECT_KINDS_CACHE, {relation: asdict(kinds) for relation, kinds in profiled.items()})
@@ -419,6 +461,7 @@ def answer_type_match(asked: AskedType, path: Sequence[str], kinds: RelationObje
     * a place asked: +1 for places, -1 for times and persons; for "which country" +0.5 when the places are
       not contained in another place and -0.5 when they are (a city), the other way round for "which city";
     * a person asked ("who"): +1 for persons, -1 for times and places;
+    * a quantity asked ("how much", "how heavy"): +1 for numbers (literals typed so), -1 for times, places, persons;
     * a type noun: +1 when the last relation names its objects by it (``in_industry`` for "what industries") or its
       sampled objects are of a class the noun names (``named_classes``, the KG's classes the noun names:
       :mod:`~kg_agent.tools.shared.answer_classes`; "what films" and ``instance of`` *film*), -1 when an earlier
@@ -441,6 +484,11 @@ def answer_type_match(asked: AskedType, path: Sequence[str], kinds: RelationObje
             fit += 1.0 + size
             evidence = TYPE_EVIDENCE if size >= 0 else 0.0
         elif last.time >= 0.5 or last.person >= 0.5:
+            fit -= 1.0
+    elif asked.kind == NUMBER:  # a quantity: numbers fit, though many relations give one (no evidence)
+        if last.number >= 0.5:
+            fit += 1.0
+        elif last.time >= 0.5 or last.place >= 0.5 or last.person >= 0.5:
             fit -= 1.0
     elif asked.kind == PERSON:
         if last.person >= 0.5:

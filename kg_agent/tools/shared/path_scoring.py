@@ -56,6 +56,9 @@ from kg_agent.kg.terms import UNNAMED
 from kg_agent.kg.types import base_relation, inverse, is_inverse
 from kg_agent.tools.shared.answer_classes import class_names
 from kg_agent.tools.shared.answer_types import (
+    PERSON,
+    PLACE,
+    TIME,
     ObjectKinds,
     TypeMatch,
     answer_type_match,
@@ -112,6 +115,15 @@ MAX_COMPETING_RELATIONS = 2000
 def saturated(cosines: np.ndarray, none: float = COSINE_NONE, full: float = COSINE_FULL) -> np.ndarray:
     """Cosines mapped linearly to [0, 1] between ``none`` and ``full``."""
     return np.clip((cosines - none) / (full - none), 0.0, 1.0)
+
+
+@dataclass(frozen=True)
+class AskedPaths:
+    """Of some relation paths, those ending in a relation the question asks for (:meth:`RelationPathScorer.asked_paths`),
+    and, when none does, why (``reason``)."""
+
+    asked: frozenset[tuple[str, ...]]
+    reason: str | None = None
 
 
 @dataclass(frozen=True)
@@ -488,6 +500,85 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
                 total -= self.mediator_penalty
             scores.append(float(total))
         return scores
+
+    def asked_paths(self, masked_question: str, paths: Sequence[Sequence[str]], *,
+                    kg: KnowledgeGraph | None = None) -> AskedPaths:
+        """Which of ``paths`` end in a relation the question asks for, and why none does.
+
+        A path's last hop is asked for when a phrase of the question evidences it (or the hop before it, which may
+        enter a statement node whose values the last hop reads: "the membership of [X]", ``hasMembership -> role``)
+        as a hop (the scorer's evidence at ``evidence_floor``: its words' stems, a cosine between
+        :data:`COSINE_NONE` and :data:`COSINE_FULL`, or a paraphrase closer to it than to any other relation of the
+        KG) or its objects are of the kind the wh-word or
+        type noun asks for (a time for "when", persons for "who", a place for "where", the class "films" names, the
+        values the alternatives of "a man or a woman" name:
+        :func:`~kg_agent.tools.shared.answer_types.answer_type_match`). Two ways a question asks for what the
+        walks do not reach:
+
+        * a word where English asks for a relation (a relational noun, the verb after "who") names by its stem a
+          relation of the KG that no path walks, while no phrase names the paths' last hops in full and the type
+          noun names neither them nor their objects' class ("who **illustrated** the first edition of [X]": the
+          KG has ``ill``, but not at [X]; ``creator`` fits
+          "who" only by its persons, "edition" is only near ``publisher``);
+        * it asks for a relation by a relational noun ("the **ISBN** of [X]", "[X] 's **population**":
+          :attr:`QuestionParts.relational`) and no path's last hop is asked for: the KG has no relation for it
+          (``bookshelf`` is 0.45 from "ISBN", both about books: less than the scorer's floor of a hop).
+
+        A question without a relational noun whose paths are not asked for is not judged (every path is kept):
+        a verb may name a relation in words no embedding puts near it."""
+        paths = list(dict.fromkeys(tuple(p) for p in paths if p))
+        parts = QuestionParts.of(masked_question)
+        content = [j for j, words in enumerate(parts.phrase_words) if words]
+        if not paths or not content:
+            return AskedPaths(frozenset(paths))
+        competitors = self._competitors(kg)
+        names = sorted({base_relation(r) for p in paths for r in p[-2:]} | set(competitors))
+        row = {name: i for i, name in enumerate(names)}
+        aliases = self._relation_facts(kg.relation_aliases, names) if kg is not None else {}
+        evidence = np.minimum(1.0, self.unclipped_evidence(parts, names, competitors, aliases))[:, content]
+        walked = {row[base_relation(p[-1])] for p in paths}
+        # the last hop evidenced, or the one before it (into a statement node: ``hasMembership -> role``)
+        by_words = {p for p in paths if max(evidence[row[base_relation(r)]].max() for r in p[-2:]) >= self.evidence_floor}
+        by_noun: set[tuple[str, ...]] = set()  # the type noun names the relation or its objects' class
+        by_kind: set[tuple[str, ...]] = set()  # the wh-word's kind fits its objects (a time, a place, persons)
+        kinds = relation_object_kinds(kg) if kg is not None else None
+        if kinds is not None:
+            last_kinds = kinds.kinds_of(dict.fromkeys(p[-1] for p in paths))
+            named_classes = (class_names(kg, self.vectors).named(parts.asked.noun, {c for k in last_kinds.values() for c in k.classes})
+                             if parts.asked.noun else frozenset())
+            asked_kind = parts.asked.kind in (TIME, PLACE, PERSON)
+            # "is [X] 's heir a man or a woman": the alternatives name the last hop's values
+            _, choice = self._choice_evidence(parts, {r: last_kinds[r] for r in last_kinds})
+            for path in paths:
+                typed = answer_type_match(parts.asked, path, kinds, named_classes)
+                if typed.evidence >= 1.0 or choice.get(path[-1], 0.0) > 0.0:
+                    by_noun.add(path)
+                elif typed.evidence > 0.0 or (asked_kind and typed.fit > 0.0):
+                    by_kind.add(path)
+        named_in_full = any(max(evidence[row[base_relation(r)]].max() for r in p[-2:]) >= 1.0 for p in paths)
+        if not named_in_full and not by_noun:
+            # a word naming by its stem a relation no path walks (not the type noun, which names a kind of thing)
+            on_paths = {base_relation(r) for p in paths for r in p}
+            for j in parts.content:
+                word, at = parts.phrases[j], parts.phrase_spans[j][0]
+                # only a word where English asks for a relation: a relational noun ("the illustrator of [X]") or
+                # the verb after "who" ("who illustrated [X]"), not a word naming a kind of thing ("which books")
+                if not parts.relational[j] and not (at > 0 and parts.tokens[at - 1] in ("who", "whom")):
+                    continue
+                stem = [r for r in names if r not in on_paths
+                        and any(word_match(w, word) == 1.0 for w in content_words(name_words(r)))]
+                if stem:
+                    return AskedPaths(frozenset(), f"the knowledge graph has {stem[0]!r} for {word!r}, but no walk "
+                                      f"from the question's entity reaches it")
+        if by_words or by_noun or by_kind:
+            return AskedPaths(frozenset(by_words | by_noun | by_kind))
+        relational = [j for j in parts.content if parts.relational[j]]
+        if not relational:
+            return AskedPaths(frozenset(paths))
+        words = " ".join(parts.phrases[j] for j in relational)
+        return AskedPaths(frozenset(), f"the knowledge graph has no relation for {words!r} (no word of the question "
+                          f"names the relations the walks end in, {', '.join(names[i] for i in sorted(walked)[:3])}, nor "
+                          f"are their values of the kind asked for)")
 
     def _choice_evidence(self, parts: QuestionParts,
                          last_kinds: Mapping[str, ObjectKinds]) -> tuple[list[int], dict[str, float]]:
