@@ -446,7 +446,7 @@ def answer_steps(state: dict, *, answerer: Answerer, kg: KnowledgeGraph | None =
     outcome.warnings = [*constrained.warnings, *outcome.warnings,
                         *([f"answer: {unmatched}; answered as asked (best effort)"] if unmatched else [])]
     return answer_update(outcome, state.get("stop_reason") or "", question=question, when_unsupported=when_unsupported,
-                         kg=kg)
+                         kg=kg, as_given=getattr(answerer, "grounding", None) == "off")
 
 
 answer_node = synchronous(answer_steps)

@@ -234,8 +234,9 @@ def not_asked_for(question: str, answers: Sequence[dict], kg: KnowledgeGraph) ->
     (:meth:`~kg_agent.tools.shared.path_scoring.RelationPathScorer.asked_paths`: no word names it, its values are
     not of the kind asked, "the ISBN of [X]" answered over ``bookshelf``): the answers some asked-for walk reaches
     (the best plan's or chain's whose answers fit), or none with the reason (the KG has no relation for what is
-    asked); None when every answer with a walk is reached by an asked-for one. Answers without a walk are kept."""
-    walked = [answer_relation_paths(a) for a in answers]
+    asked); None when every answer with a walk is reached by an asked-for one. Answers without a walk are kept, and so
+    are answers already flagged ungrounded (a model's under grounding ``"off"``: as given)."""
+    walked = [answer_relation_paths(a) if a.get("grounded", True) else [] for a in answers]
     paths = [p for ps in walked for p in ps]
     if not paths:
         return None
@@ -278,7 +279,7 @@ def of_another_kind(question: str, answers: Sequence[dict],
     asked = QuestionParts.of(question).asked.kind
     if asked not in (TIME, NUMBER):
         return None
-    kinds = [literal_answer_kind(a) for a in answers]
+    kinds = [literal_answer_kind(a) if a.get("grounded", True) else "" for a in answers]  # ungrounded: as given
     if kg is not None and asked == TIME and NUMBER in kinds:  # numbers of a relation whose values are years
         last = {a.get("answer"): paths[0][-1] for a in answers if (paths := answer_relation_paths(a))}
         profiled = relation_object_kinds(kg).kinds_of(set(last.values()))

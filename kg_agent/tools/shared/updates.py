@@ -147,13 +147,15 @@ def names_update(found: NamesAnswer, *, when_unsupported: WhenUnsupported = "abs
 
 
 def answer_update(outcome: Any, stop: str = "", *, question: str = "", when_unsupported: WhenUnsupported = "abstain",
-                  kg: Any = None) -> dict:
+                  kg: Any = None, as_given: bool = False) -> dict:
     """An answer step's update from its answerer's ``outcome`` (``answers``, ``output``, ``stop_reason``, ``warnings``,
     ``usage``), its answers checked against what ``question`` asks for (:func:`~kg_agent.tools.shared.answer_checks.
     final_answers`: no unnamed node, "how many" counted; ``when_unsupported`` is the graph's, a run's context may
     override it): the stop reason is the check's, else the outcome's, else ``stop``, else ``answered`` /
     ``no_answer``; emits the ``answer`` stream event."""
-    checked = final_answers(question, outcome.answers, policy=unsupported_policy(when_unsupported), kg=kg)
+    # a model's answers under grounding "off" are kept as given: what the checks would leave out stays, flagged
+    checked = final_answers(question, outcome.answers, kg=kg,
+                            policy="best_effort" if as_given else unsupported_policy(when_unsupported))
     answers = checked.answers
     output = outcome.output
     if answers != outcome.answers and (not outcome.output or outcome.output == "\n".join(a["answer"] for a in outcome.answers)):

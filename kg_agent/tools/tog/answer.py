@@ -356,7 +356,8 @@ def answer_steps(state: dict, *, answerer: ToGAnswerer, asked: Asked | None = No
                                        verified=bool((state.get("verification") or {}).get("sufficient")))
     if kg is not None:
         outcome = answers_of_asked_type(question, topics, outcome, kg)
-    return answer_update(outcome, stop, question=question, when_unsupported=when_unsupported, kg=kg)
+    return answer_update(outcome, stop, question=question, when_unsupported=when_unsupported, kg=kg,
+                         as_given=getattr(answerer, "grounding", None) == "off")
 
 
 def answers_of_every_mention(topic_entities: Sequence[dict], chains: Sequence[dict], outcome: AnswerOutcome, *,
