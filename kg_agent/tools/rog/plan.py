@@ -123,11 +123,14 @@ class PlanningExample:
 
 @dataclass
 class Exemplar:
-    """A training question with its answers (labels or ids) and, optionally, its topic entities."""
+    """A training question with its answers (labels or ids) and, optionally, its topic entities and the relation
+    paths that answer it (known for questions taught by the KG, :mod:`~kg_agent.tools.rog.taught_exemplars`; the
+    exemplar planner's teacher finds them otherwise)."""
 
     question: str
     answers: Sequence[str]
     topic_entities: Sequence[str] = ()
+    relation_paths: Sequence[Sequence[str]] = ()
 
 
 def _resolve(kg: KnowledgeGraph, names: Iterable[str]) -> list[str]:
@@ -246,7 +249,10 @@ class ExemplarPlanner:
         self.skipped: list[str] = []
 
     def relation_paths_for(self, exemplar: Exemplar) -> list[tuple[tuple[str, ...], float]]:
-        """The teacher's weighted relation paths for one training question ([] when none reaches an answer)."""
+        """The teacher's weighted relation paths for one training question ([] when none reaches an answer); the
+        exemplar's own relation paths, each of weight 1, when it has them."""
+        if exemplar.relation_paths:
+            return [(tuple(p), 1.0) for p in exemplar.relation_paths]
         if exemplar.topic_entities:
             starts = _resolve(self.kg, exemplar.topic_entities)
         else:
@@ -344,6 +350,34 @@ class ExemplarPlanner:
         total = sum(walkable.values()) or 1.0
         ranked = sorted(walkable.items(), key=lambda pair: (-pair[1], pair[0]))[:k]
         return PlanOutcome([Plan(rels, v / total, self.name) for rels, v in ranked], warnings=warnings)
+
+
+class TaughtPlanner:
+    """The similarity planner's top ``k`` plans re-ranked with the votes of an exemplar planner fitted on questions
+    the KG taught (:func:`~kg_agent.tools.rog.taught_exemplars.teach_exemplars`): each plan's rank among the
+    similarity planner's plus its rank among the taught exemplars' votes (a plan they do not vote for ranks last),
+    the similarity rank breaking ties. The plans stay the similarity planner's (scores, source), so the answer
+    checks read them as they read its own; only their order changes."""
+
+    name = "taught"
+
+    def __init__(self, kg: KnowledgeGraph, *, embeddings: Embeddings | None = None, max_hops: int = 3,
+                 exemplars: Iterable[Exemplar] | None = None) -> None:
+        from kg_agent.tools.rog.taught_exemplars import teach_exemplars
+
+        self.similarity = SimilarityPlanner(kg, embeddings=embeddings, max_hops=max_hops)
+        self.exemplars = ExemplarPlanner(kg, embeddings=embeddings, max_hops=max_hops).fit(
+            teach_exemplars(kg) if exemplars is None else exemplars)
+
+    def plan(self, question: str, topic_entities: Sequence[Entity], *, k: int = DEFAULT_K) -> PlanOutcome:
+        scored = self.similarity.plan(question, topic_entities, k=k)
+        if len(scored.plans) < 2:
+            return scored
+        voted = self.exemplars.plan(question, topic_entities, k=4 * k)
+        votes = {plan.relations: rank for rank, plan in enumerate(voted.plans)}
+        order = sorted(range(len(scored.plans)),
+                       key=lambda i: (i + votes.get(scored.plans[i].relations, len(voted.plans)), i))
+        return PlanOutcome([scored.plans[i] for i in order], warnings=scored.warnings)
 
 
 def _with_offline_top(model_paths: Sequence[tuple[str, ...]], offline: Sequence[Plan], offline_name: str,
@@ -570,7 +604,7 @@ plan_node = synchronous(plan_steps)
 
 
 # ---------------------------------------------------------------------------------------------- choice
-PlannerChoice = Literal["auto", "llm", "exemplar", "similarity"]
+PlannerChoice = Literal["auto", "llm", "exemplar", "taught", "similarity"]
 
 
 def make_planner(
@@ -597,6 +631,8 @@ def make_planner(
     offline: Planner
     if exemplars is not None and planner in {"auto", "exemplar", "llm"}:
         offline = ExemplarPlanner(kg, embeddings=embeddings, max_hops=max_hops).fit(exemplars)
+    elif planner == "taught":
+        offline = TaughtPlanner(kg, embeddings=embeddings, max_hops=max_hops)
     elif planner == "exemplar":
         raise ValueError("the exemplar planner needs training questions: pass exemplars=[Exemplar(question, answers), ...]")
     else:
@@ -607,6 +643,6 @@ def make_planner(
         return LLMPlanner(kg, model, fallback=offline, embeddings=embeddings, max_hops=max_hops,
                           structured_output=structured_output, keep_offline_plan=keep_offline_plan,
                           examples=offline if isinstance(offline, ExemplarPlanner) else None)
-    if planner not in {"auto", "exemplar", "similarity"}:
-        raise ValueError(f"unknown planner {planner!r}: use 'auto', 'llm', 'exemplar', 'similarity' or a Planner")
+    if planner not in {"auto", "exemplar", "taught", "similarity"}:
+        raise ValueError(f"unknown planner {planner!r}: use 'auto', 'llm', 'exemplar', 'taught', 'similarity' or a Planner")
     return offline
