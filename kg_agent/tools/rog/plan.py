@@ -355,7 +355,7 @@ class ExemplarPlanner:
 class TaughtPlanner:
     """The similarity planner's top ``k`` plans re-ranked with the votes of an exemplar planner fitted on questions
     the KG taught (:func:`~kg_agent.tools.rog.taught_exemplars.teach_exemplars`): each plan's rank among the
-    similarity planner's plus its rank among the taught exemplars' votes (a plan they do not vote for ranks last),
+    similarity planner's plus its rank among the taught exemplars' votes (a plan they do not vote for ranks as if ``k``-th),
     the similarity rank breaking ties. The plans stay the similarity planner's (scores, source), so the answer
     checks read them as they read its own; only their order changes."""
 
@@ -376,7 +376,7 @@ class TaughtPlanner:
         voted = self.exemplars.plan(question, topic_entities, k=4 * k)
         votes = {plan.relations: rank for rank, plan in enumerate(voted.plans)}
         order = sorted(range(len(scored.plans)),
-                       key=lambda i: (i + votes.get(scored.plans[i].relations, len(voted.plans)), i))
+                       key=lambda i: (i + votes.get(scored.plans[i].relations, len(scored.plans)), i))
         return PlanOutcome([scored.plans[i] for i in order], warnings=scored.warnings)
 
 

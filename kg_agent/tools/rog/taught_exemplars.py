@@ -26,6 +26,7 @@ from dataclasses import dataclass
 
 from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.relation_paths import verbalize_relation
+from kg_agent.kg.terms import is_generated_id
 from kg_agent.kg.types import base_relation, inverse, is_inverse
 from kg_agent.tools.rog.plan import Exemplar
 
@@ -35,9 +36,10 @@ DEFAULT_PER_RELATION = 3
 DEFAULT_MAX_QUESTIONS = 2000
 #: Candidates read per relation direction to sample the starts from (the sample is seeded, so deterministic).
 _CANDIDATES_PER_START = 8
-#: End entities of a first hop walked on for a second hop, and second relations tried per walk.
+#: Second relations taught after each first one (two-hop paths), and the first hop's ends read to tell whether they
+#: are statement nodes (unnamed).
+_SECOND_RELATIONS = 16
 _MIDDLES = 3
-_SECOND_RELATIONS = 2
 #: Most answers a taught question keeps (a hub's thousands of members teach no more than a few).
 _MAX_ANSWERS = 50
 
@@ -60,7 +62,7 @@ def teach_exemplars(kg: KnowledgeGraph, *, per_relation: int = DEFAULT_PER_RELAT
     for direction in directions:
         candidates = [s for s in starts.get(inverse(direction), []) if teacher.name(s) is not None]
         chosen = sorted(candidates) if len(candidates) <= per_relation else sorted(teacher.rng.sample(sorted(candidates), per_relation))
-        per_direction.append(teacher.walks(direction, chosen, max_hops))
+        per_direction.append(teacher.walks(direction, chosen, candidates, max_hops))
     taught: list[Exemplar] = []
     while per_direction and len(taught) < max_questions:
         still: list[Iterator[Exemplar]] = []
@@ -90,6 +92,11 @@ class _Teacher:
             self._names[key] = None if key.startswith('"') else self.kg.label(key, default=None)
         return self._names[key]
 
+    def answerable(self, key: str) -> bool:
+        """Whether a node can be an answer: a literal, a named node, or an IRI of its own (a web page); not an
+        unnamed node (a statement node)."""
+        return key.startswith('"') or not is_generated_id(key) or self.name(key) is not None
+
     def step(self, relation: str) -> _Step:
         if relation not in self._steps:
             words = verbalize_relation(base_relation(relation)).lower()
@@ -115,46 +122,50 @@ class _Teacher:
                     found[end] = None
         return sorted(found)
 
-    def walks(self, first: str, starts: Sequence[str], max_hops: int) -> Iterator[Exemplar]:
+    def walks(self, first: str, starts: Sequence[str], candidates: Sequence[str], max_hops: int) -> Iterator[Exemplar]:
+        """The questions of one relation direction: its one-hop walk from each start, then (``max_hops`` 2) a
+        two-hop walk per relation that follows it (at most :data:`_SECOND_RELATIONS`, each from the first start, or
+        else candidate, that reaches it)."""
+        step = self.step(first)
         for start in starts:
             label = self.name(start)
             assert label is not None
-            mention = f"[{label}]"
             ends = self.ends([start], first, {start})
             if not ends:
                 continue
-            step = self.step(first)
-            named_ends = [e for e in ends if e.startswith('"') or self.name(e) is not None]
+            mention = f"[{label}]"
+            named_ends = [e for e in ends if self.answerable(e)]
             if named_ends:
                 for question in self._questions(step, mention, self.class_name(named_ends)):
                     yield Exemplar(question, named_ends[:_MAX_ANSWERS], (start,), ((first,),))
-            if max_hops < 2:
-                continue
-            yield from self._second_hops(start, mention, step, ends)
-
-    def _second_hops(self, start: str, mention: str, step: _Step, middles: Sequence[str]) -> Iterator[Exemplar]:
-        walkable = [m for m in middles if not m.startswith('"')]
-        if not walkable:
+        if max_hops < 2:
             return
-        middle_class = self.class_name(walkable)
-        chosen = walkable if len(walkable) <= _MIDDLES else self.rng.sample(walkable, _MIDDLES)
-        seconds = sorted({r for m in chosen for r in self.kg.relations(m)} - {inverse(step.relation)} - self.fan_outs)
-        if len(seconds) > _SECOND_RELATIONS:
-            seconds = sorted(self.rng.sample(seconds, _SECOND_RELATIONS))
-        unnamed_middle = all(self.name(m) is None for m in chosen)
-        for second in seconds:
-            ends = [e for e in self.ends(walkable[:_MAX_ANSWERS], second, {start})
-                    if e.startswith('"') or self.name(e) is not None]
-            if not ends:
-                continue
-            path = (step.relation, second)
-            answer_class = self.class_name(ends)
-            phrase = _noun_phrase(step, mention, middle_class)
-            for question in self._questions(self.step(second), phrase, answer_class):
+        # the relations that follow this one anywhere in the KG (the relation index), each taught from the first
+        # sampled start (then the other candidates) whose walk reaches it
+        following = [r for r in self.kg.relations_following(first) if r != inverse(first) and r not in self.fan_outs]
+        if len(following) > _SECOND_RELATIONS:
+            following = sorted(self.rng.sample(following, _SECOND_RELATIONS))
+        for second in following:
+            for start in [*starts, *(c for c in candidates if c not in starts)]:
+                middles = [m for m in self.ends([start], first, {start}) if not m.startswith('"')]
+                taught = list(self._second_hop(step, second, start, f"[{self.name(start)}]", middles))
+                if taught:
+                    yield from taught
+                    break
+
+    def _second_hop(self, step: _Step, second: str, start: str, mention: str, middles: Sequence[str]) -> Iterator[Exemplar]:
+        ends = [e for e in self.ends(middles[:_MAX_ANSWERS], second, {start}) if self.answerable(e)]
+        ends = [e for e in ends if e not in middles]
+        if not ends:
+            return
+        path = (step.relation, second)
+        answer_class = self.class_name(ends)
+        phrase = _noun_phrase(step, mention, self.class_name(middles))
+        for question in self._questions(self.step(second), phrase, answer_class):
+            yield Exemplar(question, ends[:_MAX_ANSWERS], (start,), (path,))
+        if all(self.name(m) is None for m in middles[:_MIDDLES]):  # statement nodes: asking for the first relation asks for their values
+            for question in self._questions(step, mention, answer_class):
                 yield Exemplar(question, ends[:_MAX_ANSWERS], (start,), (path,))
-            if unnamed_middle:  # a statement node: asking for the first relation asks for its values
-                for question in self._questions(step, mention, answer_class):
-                    yield Exemplar(question, ends[:_MAX_ANSWERS], (start,), (path,))
 
     def _questions(self, step: _Step, about: str, answer_class: str | None) -> list[str]:
         questions: list[str] = []
