@@ -203,7 +203,9 @@ class ExemplarPlanner:
     questions' embeddings (entity mentions abstracted to ``[ENT]``) in a Chroma collection. ``plan``
     finds the ``neighbours`` nearest training questions and returns the relation paths they vote for,
     each vote weighted by ``exp(sharpness x cosine similarity)`` x the teacher's weight; paths whose
-    first relation cannot be walked from the topic entities are skipped.
+    first relation cannot be walked from the topic entities are skipped; with ``walkable_only`` only the training
+    questions whose best path starts with a relation at the topic entities are asked (for questions taught by the KG,
+    about every kind of entity, where the nearest wording alone is often about another kind).
 
     Example::
 
@@ -225,6 +227,7 @@ class ExemplarPlanner:
         teacher: str = "answer_f1",
         client=None,
         collection: str | None = None,
+        walkable_only: bool = False,
     ) -> None:
         if teacher not in {"answer_f1", "shortest"}:
             raise ValueError(f"teacher must be 'answer_f1' or 'shortest', not {teacher!r}")
@@ -234,6 +237,7 @@ class ExemplarPlanner:
         self.sharpness = sharpness
         self.max_hops = max_hops
         self.teacher = teacher
+        self.walkable_only = walkable_only
         if client is None:
             import chromadb
 
@@ -276,7 +280,9 @@ class ExemplarPlanner:
                 self.skipped.append(exemplar.question)
                 continue
             text = mask_mentions(exemplar.question)
-            record = {"paths": json.dumps([[list(p), round(w, 4)] for p, w in weighted]), "question": exemplar.question}
+            best = max(weighted, key=lambda pair: pair[1])[0]
+            record = {"paths": json.dumps([[list(p), round(w, 4)] for p, w in weighted]), "question": exemplar.question,
+                      "first": best[0]}
             batch.append((f"ex-{self._collection.count() + len(batch)}", text, record))
             if len(batch) >= batch_size:
                 self._add(batch)
@@ -333,8 +339,14 @@ class ExemplarPlanner:
         walkable: dict[tuple[str, ...], float] = {}
         # Ask the nearest neighbours first; when none of their paths can be walked from these topic
         # entities (a template seen only with other entity types), widen the neighbourhood once.
+        where = None
+        if self.walkable_only:
+            at = sorted({r for relations in self.kg.relations_at_each(starts).values() for r in relations})
+            if not at:
+                return PlanOutcome([], warnings=["no relation can be walked from the topic entities"])
+            where = {"first": {"$in": at}}
         for n in (self.neighbours, self.neighbours * 8):
-            result = self._collection.query(query_embeddings=[vector], n_results=min(n, len(self)))
+            result = self._collection.query(query_embeddings=[vector], n_results=min(n, len(self)), where=where)
             votes: dict[tuple[str, ...], float] = {}
             for distance, meta in zip(result["distances"][0], result["metadatas"][0]):
                 similarity = max(0.0, 1.0 - float(distance))
@@ -366,7 +378,7 @@ class TaughtPlanner:
         from kg_agent.tools.rog.taught_exemplars import teach_exemplars
 
         self.similarity = SimilarityPlanner(kg, embeddings=embeddings, max_hops=max_hops)
-        self.exemplars = ExemplarPlanner(kg, embeddings=embeddings, max_hops=max_hops).fit(
+        self.exemplars = ExemplarPlanner(kg, embeddings=embeddings, max_hops=max_hops, walkable_only=True).fit(
             teach_exemplars(kg) if exemplars is None else exemplars)
 
     def plan(self, question: str, topic_entities: Sequence[Entity], *, k: int = DEFAULT_K) -> PlanOutcome:

@@ -81,7 +81,10 @@ class _Teacher:
     def __init__(self, kg: KnowledgeGraph, seed: int) -> None:
         self.kg = kg
         self.rng = random.Random(seed)
-        self.fan_outs = kg.class_fan_outs()
+        # the class predicates, both ways: every node has its class, so questions on it would vote everywhere (and
+        # the class is in the wording already: "Which <class> ...")
+        fan_outs = kg.class_fan_outs()
+        self.fan_outs = fan_outs | {inverse(r) for r in fan_outs}
         self._names: dict[str, str | None] = {}
         self._steps: dict[str, _Step] = {}
         self._class_names: dict[str, str] = {}
