@@ -4,7 +4,7 @@ KG x method x question kind with Hits@1, coverage, precision of the answered, ab
 questions and seconds per question, compared with the committed baseline (``benchmarks/report_card_baseline.json``).
 
     python benchmarks/report_card.py [--data DIR] [--out DIR] [--only KG ...] [--methods rog,tog,tog-i]
-                                     [--write-baseline] [--check]
+                                     [--planner NAME] [--write-baseline] [--check]
 
 ``--check`` exits 1 when any KG x method answers more than ``--slack`` (default 1) question fewer right than the
 baseline: offline answers are deterministic, but floats differ a little between CPUs. A KG that is new to the
@@ -60,11 +60,13 @@ def suites(data: Path) -> dict[str, list[str]]:
     return found
 
 
-def run_eval(name: str, method: str, args: list[str], out: Path) -> dict | None:
+def run_eval(name: str, method: str, args: list[str], out: Path, planner: str | None = None) -> dict | None:
     """The results of one ``kg-agent eval`` run; None (with the error printed) when it wrote none."""
     target = out / f"{name}-{method}.json"
     target.unlink(missing_ok=True)
     command = ["kg-agent", "eval", *args, "--method", method, "--model", "none", "--no-progress", "--out", str(target)]
+    if planner:
+        command += ["--planner", planner]
     began = time.perf_counter()
     done = subprocess.run(command, capture_output=True, text=True)
     if not target.exists():
@@ -158,10 +160,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", default="report-card")
     parser.add_argument("--only", action="append", default=None, metavar="KG", help="only this KG (repeatable)")
     parser.add_argument("--methods", default=",".join(METHODS))
+    parser.add_argument("--planner", default=None, help="RoG's planner (kg-agent eval --planner), to measure one that is "
+                        "not the default; the baseline is the default's")
     parser.add_argument("--slack", type=int, default=1)
     parser.add_argument("--check", action="store_true", help="exit 1 when a KG x method lost more than --slack questions")
     parser.add_argument("--write-baseline", action="store_true")
     args = parser.parse_args(argv)
+    if args.planner and args.write_baseline:
+        parser.error("--write-baseline records the default planner's card: leave out --planner")
     data = Path(args.data)
     found = suites(data)
     if not found:
@@ -175,7 +181,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.only and name not in args.only:
             continue
         for method in args.methods.split(","):
-            result = run_eval(name, method, eval_args, out)
+            result = run_eval(name, method, eval_args, out, args.planner)
             if result is None:
                 failed.append(f"{name} {method}")
                 continue

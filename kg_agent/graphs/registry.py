@@ -103,7 +103,7 @@ def add_method_args(parser: argparse.ArgumentParser) -> None:
 
     add_settings_args(parser)
     add_model_request_args(parser)
-    parser.add_argument("--planner", choices=("auto", "llm", "exemplar", "similarity"), default="auto", help="RoG planner")
+    parser.add_argument("--planner", choices=("auto", "llm", "exemplar", "taught", "similarity"), default="auto", help="RoG planner")
     parser.add_argument("--k", type=int, default=3, help="RoG: number of relation-path plans (default 3)")
     parser.add_argument("--width", type=int, default=3, help="ToG: beam width W (default 3)")
     parser.add_argument("--depth", type=int, default=3, help="ToG: maximum depth D (default 3)")

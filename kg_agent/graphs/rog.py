@@ -50,7 +50,9 @@ def create_rog_graph(
 
     Args:
         kg: the knowledge graph to reason over.
-        planner: ``"auto"``, ``"llm"``, ``"exemplar"``, ``"similarity"`` or any :class:`Planner`.
+        planner: ``"auto"``, ``"llm"``, ``"exemplar"``, ``"taught"`` (opt-in: the similarity planner re-ranked by
+            questions the KG taught, see :class:`~kg_agent.tools.rog.plan.TaughtPlanner`), ``"similarity"`` or any
+            :class:`Planner`.
         exemplars: training questions with answers, for the exemplar planner; with a model, the LLM planner's
             prompt also shows the three nearest of them with their relation paths.
         answerer: overrides the answer step (default: the LLM answerer with a model, else votes).

@@ -123,11 +123,14 @@ class PlanningExample:
 
 @dataclass
 class Exemplar:
-    """A training question with its answers (labels or ids) and, optionally, its topic entities."""
+    """A training question with its answers (labels or ids) and, optionally, its topic entities and the relation
+    paths that answer it (known for questions taught by the KG, :mod:`~kg_agent.tools.rog.taught_exemplars`; the
+    exemplar planner's teacher finds them otherwise)."""
 
     question: str
     answers: Sequence[str]
     topic_entities: Sequence[str] = ()
+    relation_paths: Sequence[Sequence[str]] = ()
 
 
 def _resolve(kg: KnowledgeGraph, names: Iterable[str]) -> list[str]:
@@ -200,7 +203,9 @@ class ExemplarPlanner:
     questions' embeddings (entity mentions abstracted to ``[ENT]``) in a Chroma collection. ``plan``
     finds the ``neighbours`` nearest training questions and returns the relation paths they vote for,
     each vote weighted by ``exp(sharpness x cosine similarity)`` x the teacher's weight; paths whose
-    first relation cannot be walked from the topic entities are skipped.
+    first relation cannot be walked from the topic entities are skipped; with ``walkable_only`` only the training
+    questions whose best path starts with a relation at the topic entities are asked (for questions taught by the KG,
+    about every kind of entity, where the nearest wording alone is often about another kind).
 
     Example::
 
@@ -222,6 +227,7 @@ class ExemplarPlanner:
         teacher: str = "answer_f1",
         client=None,
         collection: str | None = None,
+        walkable_only: bool = False,
     ) -> None:
         if teacher not in {"answer_f1", "shortest"}:
             raise ValueError(f"teacher must be 'answer_f1' or 'shortest', not {teacher!r}")
@@ -231,6 +237,7 @@ class ExemplarPlanner:
         self.sharpness = sharpness
         self.max_hops = max_hops
         self.teacher = teacher
+        self.walkable_only = walkable_only
         if client is None:
             import chromadb
 
@@ -246,7 +253,10 @@ class ExemplarPlanner:
         self.skipped: list[str] = []
 
     def relation_paths_for(self, exemplar: Exemplar) -> list[tuple[tuple[str, ...], float]]:
-        """The teacher's weighted relation paths for one training question ([] when none reaches an answer)."""
+        """The teacher's weighted relation paths for one training question ([] when none reaches an answer); the
+        exemplar's own relation paths, each of weight 1, when it has them."""
+        if exemplar.relation_paths:
+            return [(tuple(p), 1.0) for p in exemplar.relation_paths]
         if exemplar.topic_entities:
             starts = _resolve(self.kg, exemplar.topic_entities)
         else:
@@ -270,7 +280,9 @@ class ExemplarPlanner:
                 self.skipped.append(exemplar.question)
                 continue
             text = mask_mentions(exemplar.question)
-            record = {"paths": json.dumps([[list(p), round(w, 4)] for p, w in weighted]), "question": exemplar.question}
+            best = max(weighted, key=lambda pair: pair[1])[0]
+            record = {"paths": json.dumps([[list(p), round(w, 4)] for p, w in weighted]), "question": exemplar.question,
+                      "first": best[0]}
             batch.append((f"ex-{self._collection.count() + len(batch)}", text, record))
             if len(batch) >= batch_size:
                 self._add(batch)
@@ -327,8 +339,14 @@ class ExemplarPlanner:
         walkable: dict[tuple[str, ...], float] = {}
         # Ask the nearest neighbours first; when none of their paths can be walked from these topic
         # entities (a template seen only with other entity types), widen the neighbourhood once.
+        where = None
+        if self.walkable_only:
+            at = sorted({r for relations in self.kg.relations_at_each(starts).values() for r in relations})
+            if not at:
+                return PlanOutcome([], warnings=["no relation can be walked from the topic entities"])
+            where = {"first": {"$in": at}}
         for n in (self.neighbours, self.neighbours * 8):
-            result = self._collection.query(query_embeddings=[vector], n_results=min(n, len(self)))
+            result = self._collection.query(query_embeddings=[vector], n_results=min(n, len(self)), where=where)
             votes: dict[tuple[str, ...], float] = {}
             for distance, meta in zip(result["distances"][0], result["metadatas"][0]):
                 similarity = max(0.0, 1.0 - float(distance))
@@ -344,6 +362,34 @@ class ExemplarPlanner:
         total = sum(walkable.values()) or 1.0
         ranked = sorted(walkable.items(), key=lambda pair: (-pair[1], pair[0]))[:k]
         return PlanOutcome([Plan(rels, v / total, self.name) for rels, v in ranked], warnings=warnings)
+
+
+class TaughtPlanner:
+    """The similarity planner's top ``k`` plans re-ranked with the votes of an exemplar planner fitted on questions
+    the KG taught (:func:`~kg_agent.tools.rog.taught_exemplars.teach_exemplars`): each plan's rank among the
+    similarity planner's plus its rank among the taught exemplars' votes (a plan they do not vote for ranks as if ``k``-th),
+    the similarity rank breaking ties. The plans stay the similarity planner's (scores, source), so the answer
+    checks read them as they read its own; only their order changes."""
+
+    name = "taught"
+
+    def __init__(self, kg: KnowledgeGraph, *, embeddings: Embeddings | None = None, max_hops: int = 3,
+                 exemplars: Iterable[Exemplar] | None = None) -> None:
+        from kg_agent.tools.rog.taught_exemplars import teach_exemplars
+
+        self.similarity = SimilarityPlanner(kg, embeddings=embeddings, max_hops=max_hops)
+        self.exemplars = ExemplarPlanner(kg, embeddings=embeddings, max_hops=max_hops, walkable_only=True).fit(
+            teach_exemplars(kg) if exemplars is None else exemplars)
+
+    def plan(self, question: str, topic_entities: Sequence[Entity], *, k: int = DEFAULT_K) -> PlanOutcome:
+        scored = self.similarity.plan(question, topic_entities, k=k)
+        if len(scored.plans) < 2:
+            return scored
+        voted = self.exemplars.plan(question, topic_entities, k=4 * k)
+        votes = {plan.relations: rank for rank, plan in enumerate(voted.plans)}
+        order = sorted(range(len(scored.plans)),
+                       key=lambda i: (i + votes.get(scored.plans[i].relations, len(scored.plans)), i))
+        return PlanOutcome([scored.plans[i] for i in order], warnings=scored.warnings)
 
 
 def _with_offline_top(model_paths: Sequence[tuple[str, ...]], offline: Sequence[Plan], offline_name: str,
@@ -570,7 +616,7 @@ plan_node = synchronous(plan_steps)
 
 
 # ---------------------------------------------------------------------------------------------- choice
-PlannerChoice = Literal["auto", "llm", "exemplar", "similarity"]
+PlannerChoice = Literal["auto", "llm", "exemplar", "taught", "similarity"]
 
 
 def make_planner(
@@ -597,6 +643,8 @@ def make_planner(
     offline: Planner
     if exemplars is not None and planner in {"auto", "exemplar", "llm"}:
         offline = ExemplarPlanner(kg, embeddings=embeddings, max_hops=max_hops).fit(exemplars)
+    elif planner == "taught":
+        offline = TaughtPlanner(kg, embeddings=embeddings, max_hops=max_hops)
     elif planner == "exemplar":
         raise ValueError("the exemplar planner needs training questions: pass exemplars=[Exemplar(question, answers), ...]")
     else:
@@ -607,6 +655,6 @@ def make_planner(
         return LLMPlanner(kg, model, fallback=offline, embeddings=embeddings, max_hops=max_hops,
                           structured_output=structured_output, keep_offline_plan=keep_offline_plan,
                           examples=offline if isinstance(offline, ExemplarPlanner) else None)
-    if planner not in {"auto", "exemplar", "similarity"}:
-        raise ValueError(f"unknown planner {planner!r}: use 'auto', 'llm', 'exemplar', 'similarity' or a Planner")
+    if planner not in {"auto", "exemplar", "taught", "similarity"}:
+        raise ValueError(f"unknown planner {planner!r}: use 'auto', 'llm', 'exemplar', 'taught', 'similarity' or a Planner")
     return offline
