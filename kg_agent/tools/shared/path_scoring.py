@@ -160,8 +160,8 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
       step inside one fact, so the path stops a hop short of its answer (WebQSP's ``people.person.spouse_s``);
     * ``round_trip_penalty`` — a path that walks no round trip ``r, ^r`` where the question asks for one in so many
       words (:attr:`~kg_agent.tools.shared.question_parts.QuestionParts.round_trip_cue`: "the same dynasty as [X]",
-      "who else", "what other books" when a round trip ends at books) and some scored path walks one: it answers the
-      shared value (the dynasty), not the things that share it;
+      "who else"; "what other books" when a scored round trip ends at books): it answers the shared value (the
+      dynasty), not the things that share it;
     * ``description_weight`` — how much a relation's description in the KG (``rdfs:comment``, ``schema:description``:
       "actor in the subject production") evidences it, against its names' 1: below ``evidence_floor``, so prose,
       which also names the things around a relation ("director(s) of film, TV-series ..."), never evidences a hop
@@ -603,13 +603,14 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
                           kg: KnowledgeGraph | None) -> tuple[bool, list[int], frozenset[str]]:
         """Whether the question asks in so many words for a round trip (:attr:`QuestionParts.round_trip_cue`) that
         some of ``paths`` walks (``trips``: where each walks one), so that a path walking none answers something
-        else ("who else belonged to the same dynasty as [X]" is not answered by the dynasty); with "same <noun>", the
+        else ("who else belonged to the same dynasty as [X]" is not answered by the dynasty), whichever paths are
+        scored with it (ToG's verifier scores the chain it has apart from its extensions); with "same <noun>", the
         noun's phrase columns and the KG's classes it names among the values the round trips pass through.
         "other <noun>" asks for one only when a round trip ends at things of a class the noun names
         (``named_classes``): "what other books did the author of [X] write" (books, as [X] is), not "what other names
         is [X] known by"."""
         cue = parts.round_trip_cue
-        if cue is None or all(trip is None for trip in trips):
+        if cue is None:
             return False, [], frozenset()
         if cue.word == OTHER:
             return any(trip is not None and named_classes.intersection(getattr(last_kinds.get(path[-1]), "classes", ()))
