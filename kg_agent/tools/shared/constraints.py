@@ -29,6 +29,7 @@ from typing import TypeVar
 
 from kg_agent.kg.errors import KGError
 from kg_agent.kg.graph import KnowledgeGraph
+from kg_agent.kg.paths import retrieve_many_paths
 from kg_agent.kg.walks import Walk
 from kg_agent.tools.shared.answer_checks import Nameless
 from kg_agent.tools.shared.answer_classes import class_names
@@ -38,11 +39,14 @@ from kg_agent.tools.shared.scoring import mask_topic_mentions, shared_text_vecto
 
 @dataclass
 class Constrained:
-    """What the constraints keep of a question's walks (paths or chains), with what they applied and could not."""
+    """What the constraints keep of a question's walks (paths or chains), with what they applied and could not;
+    ``unmet``: why no walk satisfies them all (the mentions' answers meet nowhere), "" when some does or none was
+    checked."""
 
     walks: list[dict]
     applied: dict[str, str] = field(default_factory=dict)  # answer id -> what it satisfies, in words
     warnings: list[str] = field(default_factory=list)
+    unmet: str = ""
 
 
 def _topics(topic_entities: Iterable[dict]) -> list[dict]:
@@ -174,23 +178,84 @@ def reached_from_every_mention(topic_entities: Iterable[dict], walks: Sequence[d
     common = set.intersection(*(ends_from[m] for m in reaching))
     named = " and ".join(repr(m) for m in reaching)
     if not common:
-        return Constrained(list(walks), warnings=[*warnings, f"constraints: no answer is reached from both {named}; "
-                                                  "the answers reached from each are kept"])
+        return Constrained(list(walks), warnings=warnings, unmet=f"no answer is reached from both {named}")
     kept = [w for w in walks if not w.get("steps") or Walk.end_of(w)["id"] in common]
     return Constrained(kept, {end: f"reached from {named}" for end in common}, warnings)
 
 
+#: The most walks each relation path a beam explored is walked out to (:func:`walked_out`).
+MAX_WALKED_OUT = 2000
+
+
+def walked_out(kg: KnowledgeGraph, topic_entities: Iterable[dict], walks: Sequence[dict], *,
+               max_paths: int = MAX_WALKED_OUT) -> list[dict]:
+    """Every walk from each mention's entities along the relation paths ``walks`` explored from them (at most
+    ``max_paths`` each): a beam keeps a few of a relation's ends (ToG's width), so the ends two mentions' beams
+    reached may miss the answers both reach ("books by [A]": three of forty; "on the [B] bookshelf": three of thirty).
+    Give it :func:`with_same_unnamed` of the topic entities to walk from every blank node that says a mention's value."""
+    out: list[dict] = []
+    for ids in _mention_groups(topic_entities).values():
+        first: dict[tuple[str, ...], dict] = {}  # relation path -> the first walk along it (its plan, score, depth)
+        for walk in walks:
+            if walk.get("steps") and walk["start"]["id"] in ids:
+                first.setdefault(Walk.from_dict(walk).relations, walk)
+        if not first:
+            continue
+        try:
+            results = retrieve_many_paths(kg, sorted(ids), list(first), max_paths=max_paths)
+        except KGError:
+            return list(walks)
+        for relations, result in zip(first, results):
+            details = {k: v for k, v in first[relations].items() if k not in ("text", "start", "steps")}
+            out.extend({**details, **Walk.of(path).to_dict()} for path in result.paths)
+    return out
+
+
+def with_same_unnamed(kg: KnowledgeGraph, topic_entities: Sequence[dict]) -> list[dict]:
+    """The topic entities with, for each blank node among them, the KG's other blank nodes of its label, linked from
+    the same mention: an unnamed node is nothing but what it says, so those that say the same value are one (Project
+    Gutenberg writes a book's shelf as a blank node of its own, ``rdf:value`` "Science Fiction", for each book)."""
+    found = list(topic_entities)
+    known = {e["id"] for e in found}
+    for entity in topic_entities:
+        label = entity.get("label") or ""
+        if not entity["id"].startswith("_:") or not label:
+            continue
+        try:
+            same = [e for e in kg.find_entities(label) if e.id.startswith("_:") and e.label == label]
+        except KGError:
+            continue
+        for other in same:
+            if other.id not in known:
+                known.add(other.id)
+                found.append({**other.to_dict(), "mention": entity.get("mention")})
+    return found
+
+
+def unmet_warning(unmet: str) -> str:
+    """The warning of an answer given although the mentions' answers meet nowhere (best effort)."""
+    return f"constraints: {unmet}; the answers reached from each are kept"
+
+
 def constrain_walks(question: str, topic_entities: Iterable[dict], walks: Sequence[dict], kg: KnowledgeGraph | None, *,
-                    intersect: bool = True) -> Constrained:
-    """Both constraints in turn: the ends reached from every mention (``intersect``), then the type asked."""
+                    intersect: bool = True, type_check: bool = True) -> Constrained:
+    """Both constraints in turn: the ends reached from every mention (``intersect``; when the walks' ends meet
+    nowhere, over their relation paths walked out from each mention's entities and the blank nodes saying the same
+    value, :func:`walked_out`), then the type asked. ``unmet`` says when the
+    mentions' answers meet nowhere even so: the caller abstains, or answers with :func:`unmet_warning`. Without
+    ``type_check`` the type is left to the caller (ToG checks its answers' own chains)."""
     topics = _topics(topic_entities)
     joined = reached_from_every_mention(topics, walks) if intersect else Constrained(list(walks))
-    if kg is None:
+    if joined.unmet and kg is not None:  # the walks kept a few ends of each relation: walk them all out
+        expanded = with_same_unnamed(kg, topics)
+        walked = reached_from_every_mention(expanded, walked_out(kg, expanded, walks))
+        joined = joined if walked.unmet else walked
+    if kg is None or not type_check:
         return joined
     typed = of_asked_type(question, topics, joined.walks, kg)
     applied = {end: "; ".join(filter(None, (joined.applied.get(end), typed.applied.get(end))))
                for end in {*joined.applied, *typed.applied}}
-    return Constrained(typed.walks, applied, [*joined.warnings, *typed.warnings])
+    return Constrained(typed.walks, applied, [*joined.warnings, *typed.warnings], joined.unmet)
 
 
 def note_constraints(answers: Sequence[dict], applied: dict[str, str]) -> list[dict]:
