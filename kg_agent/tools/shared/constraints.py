@@ -29,7 +29,9 @@ from typing import TypeVar
 
 from kg_agent.kg.errors import KGError
 from kg_agent.kg.graph import KnowledgeGraph
+from kg_agent.kg.linking import value_nodes
 from kg_agent.kg.paths import retrieve_many_paths
+from kg_agent.kg.terms import UNNAMED
 from kg_agent.kg.walks import Walk
 from kg_agent.tools.shared.answer_checks import Nameless
 from kg_agent.tools.shared.answer_classes import class_names
@@ -136,18 +138,34 @@ def shared_among_mentions(ranked: Sequence[T], width: int, mention: Callable[[T]
     return [ranked[i] for i in sorted([*chosen, *rest])]
 
 
-def _bridges(groups: dict[str, set[str]], walks: Sequence[dict]) -> Constrained | None:
+def _statements(nodes: Iterable[dict], kg: KnowledgeGraph | None) -> set[str]:
+    """The ids of ``nodes`` (``{"id", "label"}``) that are statement nodes: shown unnamed, or (with ``kg``) nameless
+    IRIs with facts of their own (:class:`~kg_agent.tools.shared.answer_checks.Nameless`)."""
+    nodes = list(nodes)
+    found = {node["id"] for node in nodes if node.get("label") == UNNAMED}
+    if kg is not None:
+        try:
+            found |= Nameless.among(kg, (node["id"] for node in nodes)).statements
+        except KGError:
+            pass
+    return found
+
+
+def _bridges(groups: dict[str, set[str]], walks: Sequence[dict], kg: KnowledgeGraph | None = None) -> Constrained | None:
     """The walks from one mention's entities that end at another mention's entity, cut before that last step: the
     answer is what links the two ("Forward" <- ``position`` - *the player* - ``plays_for`` -> "Club X"); None when no
-    walk of two steps or more does."""
+    walk of two steps or more does. A statement node is no such link ("[dynasty] <- ``organization`` - *a
+    membership* - ``role`` -> [Emperor]": the person behind it is, which the ends reached from both give)."""
     mention_of = {entity: mention for mention, ids in groups.items() for entity in ids}
+    cuts = [w["steps"][-2]["tail"] for w in walks if len(w.get("steps") or []) >= 2]
+    statements = _statements(cuts, kg)
     kept: list[dict] = []
     applied: dict[str, str] = {}
     for walk in walks:
         steps = walk.get("steps") or []
         start = mention_of.get(walk["start"]["id"])
         end = mention_of.get(steps[-1]["tail"]["id"]) if steps else None
-        if len(steps) < 2 or start is None or end is None or end == start:
+        if len(steps) < 2 or start is None or end is None or end == start or steps[-2]["tail"]["id"] in statements:
             continue
         found = Walk.from_dict(walk)
         cut = Walk(found.start, found.steps[:-1], score=found.score, depth=found.depth, round=found.round,
@@ -157,13 +175,15 @@ def _bridges(groups: dict[str, set[str]], walks: Sequence[dict]) -> Constrained 
     return Constrained(kept, applied) if kept else None
 
 
-def reached_from_every_mention(topic_entities: Iterable[dict], walks: Sequence[dict]) -> Constrained:
+def reached_from_every_mention(topic_entities: Iterable[dict], walks: Sequence[dict],
+                               kg: KnowledgeGraph | None = None) -> Constrained:
     """The walks ending where the walks of every mention's entities end, when there are such ends (module docstring);
-    first, the nodes that link one mention's entity to another's, when a walk does."""
+    first, the nodes that link one mention's entity to another's, when a walk does. Statement nodes are never such
+    ends (``kg``: also nameless IRIs with facts of their own): two mentions meet on the named values behind them."""
     groups = _mention_groups(topic_entities)
     if len(groups) < 2:
         return Constrained(list(walks))
-    bridged = _bridges(groups, walks)
+    bridged = _bridges(groups, walks, kg)
     if bridged is not None:
         return bridged
     ends_from: dict[str, set[str]] = {}
@@ -176,6 +196,7 @@ def reached_from_every_mention(topic_entities: Iterable[dict], walks: Sequence[d
     if len(reaching) < 2:
         return Constrained(list(walks), warnings=warnings)
     common = set.intersection(*(ends_from[m] for m in reaching))
+    common -= _statements((Walk.end_of(w) for w in walks if w.get("steps") and Walk.end_of(w)["id"] in common), kg)
     named = " and ".join(repr(m) for m in reaching)
     if not common:
         return Constrained(list(walks), warnings=warnings, unmet=f"no answer is reached from both {named}")
@@ -213,8 +234,8 @@ def walked_out(kg: KnowledgeGraph, topic_entities: Iterable[dict], walks: Sequen
 
 def with_same_unnamed(kg: KnowledgeGraph, topic_entities: Sequence[dict]) -> list[dict]:
     """The topic entities with, for each blank node among them, the KG's other blank nodes of its label, linked from
-    the same mention: an unnamed node is nothing but what it says, so those that say the same value are one (Project
-    Gutenberg writes a book's shelf as a blank node of its own, ``rdf:value`` "Science Fiction", for each book)."""
+    the same mention (:func:`~kg_agent.kg.linking.value_nodes`: one value a KG writes as a node of its own at each
+    use, a catalogue's shelf ``[ rdf:value "Science Fiction" ]`` under every book on it, is one thing)."""
     found = list(topic_entities)
     known = {e["id"] for e in found}
     for entity in topic_entities:
@@ -222,13 +243,13 @@ def with_same_unnamed(kg: KnowledgeGraph, topic_entities: Sequence[dict]) -> lis
         if not entity["id"].startswith("_:") or not label:
             continue
         try:
-            same = [e for e in kg.find_entities(label) if e.id.startswith("_:") and e.label == label]
+            same = value_nodes(kg, label)
         except KGError:
             continue
         for other in same:
-            if other.id not in known:
-                known.add(other.id)
-                found.append({**other.to_dict(), "mention": entity.get("mention")})
+            if other not in known:
+                known.add(other)
+                found.append({"id": other, "label": label, "mention": entity.get("mention")})
     return found
 
 
@@ -245,10 +266,10 @@ def constrain_walks(question: str, topic_entities: Iterable[dict], walks: Sequen
     mentions' answers meet nowhere even so: the caller abstains, or answers with :func:`unmet_warning`. Without
     ``type_check`` the type is left to the caller (ToG checks its answers' own chains)."""
     topics = _topics(topic_entities)
-    joined = reached_from_every_mention(topics, walks) if intersect else Constrained(list(walks))
+    joined = reached_from_every_mention(topics, walks, kg) if intersect else Constrained(list(walks))
     if joined.unmet and kg is not None:  # the walks kept a few ends of each relation: walk them all out
         expanded = with_same_unnamed(kg, topics)
-        walked = reached_from_every_mention(expanded, walked_out(kg, expanded, walks))
+        walked = reached_from_every_mention(expanded, walked_out(kg, expanded, walks), kg)
         joined = joined if walked.unmet else walked
     if kg is None or not type_check:
         return joined

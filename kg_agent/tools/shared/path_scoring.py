@@ -158,10 +158,11 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
     * ``mediator_penalty`` — a path whose last hop ends at unnamed nodes (most of its sampled objects: a Freebase
       marriage or government position, a Wikidata statement), when :meth:`score` is given the KG: such a node is a
       step inside one fact, so the path stops a hop short of its answer (WebQSP's ``people.person.spouse_s``);
-    * ``round_trip_penalty`` — a path that walks no round trip ``r, ^r`` where the question asks for one in so many
-      words (:attr:`~kg_agent.tools.shared.question_parts.QuestionParts.round_trip_cue`: "the same dynasty as [X]",
-      "who else"; "what other books" when a scored round trip ends at books): it answers the shared value (the
-      dynasty), not the things that share it;
+    * ``round_trip_penalty`` — a path that goes out to no neighbour and back (:func:`walks_out_and_back`: ``r, ^r``,
+      or ``written_by, ^directed_by``) where the question asks for a round trip in so many
+      words (:attr:`~kg_agent.tools.shared.question_parts.QuestionParts.round_trip_cue`: "the same dynasty as [X]";
+      "what other books" when a scored round trip ends at books): it answers the shared value (the dynasty), not
+      the things that share it;
     * ``description_weight`` — how much a relation's description in the KG (``rdfs:comment``, ``schema:description``:
       "actor in the subject production") evidences it, against its names' 1: below ``evidence_floor``, so prose,
       which also names the things around a relation ("director(s) of film, TV-series ..."), never evidences a hop
@@ -514,7 +515,7 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
             last = last_kinds.get(path[-1]) if path else None
             if last is not None and last.unnamed >= 0.5:
                 total -= self.mediator_penalty
-            if asked_trip and trip is None:
+            if asked_trip and not walks_out_and_back(path):
                 total -= self.round_trip_penalty
             scores.append(float(total))
         return scores
@@ -958,6 +959,13 @@ def round_trip_at(path: Sequence[str]) -> int | None:
         if base_relation(a) == base_relation(b) and is_inverse(a) != is_inverse(b):
             return hop
     return None
+
+
+def walks_out_and_back(path: Sequence[str]) -> bool:
+    """Whether a relation path goes out to a neighbour and back in from it, to what shares it: two hops in turn of
+    opposite directions (``memberOf, ^memberOf``; ``written_by, ^directed_by``, where a KG reaches a film's director
+    by either)."""
+    return any(is_inverse(a) != is_inverse(b) for a, b in zip(path, path[1:]))
 
 
 def shared_value_relations(kg: KnowledgeGraph, relations: Iterable[str]) -> frozenset[str]:
