@@ -150,3 +150,18 @@ def test_rog_plans_each_named_thing_on_its_own(catalog):
     plans = plan_node(state, planner=SimilarityPlanner(catalog), k=1)["plans"]
     assert {(p["text"], p["mention"]) for p in plans} == {("<PATH> ^creator </PATH>", "ada marlow"),
                                                           ("<PATH> ^bookshelf </PATH>", "young readers")}
+
+
+def test_a_value_reached_from_one_thing_is_not_intersected_with_another(catalog):
+    """"Who published The Salt Road in the Adventure shelf" style: from the book only a value (a literal) is reached,
+    which is that book's own; the shelf qualifies the book, so the value is kept, with a warning, not abstained on
+    (Gutenberg: "when was [X] released on Project Gutenberg")."""
+    shelf = next(o for o in catalog.edges(CATALOG + "b1")["bookshelf"])
+    topics = [{"id": CATALOG + "b1", "label": "The Salt Road", "mention": "the salt road"},
+              {"id": shelf, "label": "Adventure", "mention": "adventure"}]
+    book = Entity(CATALOG + "b1", "The Salt Road")
+    value = Walk(book, (Triple(book, "publisher", Entity('"Open Shelf Press"', "Open Shelf Press")),)).to_dict()
+    joined = constrain_walks("", topics, [value, _walk(catalog, shelf, "^bookshelf", CATALOG + "b1")], catalog,
+                             type_check=False)
+    assert not joined.unmet and value in joined.walks
+    assert any("no answer is reached from both" in w for w in joined.warnings)

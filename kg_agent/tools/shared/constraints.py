@@ -199,7 +199,12 @@ def reached_from_every_mention(topic_entities: Iterable[dict], walks: Sequence[d
     common -= _statements((Walk.end_of(w) for w in walks if w.get("steps") and Walk.end_of(w)["id"] in common), kg)
     named = " and ".join(repr(m) for m in reaching)
     if not common:
-        return Constrained(list(walks), warnings=warnings, unmet=f"no answer is reached from both {named}")
+        unmet = f"no answer is reached from both {named}"
+        if any(all(end.startswith('"') for end in ends_from[m]) for m in reaching):
+            # a value (a date, a number) is one thing's: a second thing named qualifies that one ("when was [X]
+            # released on [Project Gutenberg]"), so values reached from it are not what the answer must meet
+            return Constrained(list(walks), warnings=[*warnings, unmet_warning(unmet)])
+        return Constrained(list(walks), warnings=warnings, unmet=unmet)
     kept = [w for w in walks if not w.get("steps") or Walk.end_of(w)["id"] in common]
     return Constrained(kept, {end: f"reached from {named}" for end in common}, warnings)
 
