@@ -102,8 +102,9 @@ class GraphSettings(BaseModel):
     when_unsupported: WhenUnsupported = Field(
         default="abstain",
         description='what a method returns when what it reached is not what the question asks for (only unnamed '
-                    'statement nodes): "abstain" (no answer, stop_reason "abstained" and the reason in warnings; the '
-                    'default) or "best_effort" (those answers, flagged ungrounded)')
+                    'statement nodes; no answer reached from every thing the question names): "abstain" (no answer, '
+                    'stop_reason "abstained" and the reason in warnings; the default) or "best_effort" (those answers, '
+                    'flagged ungrounded, or the answers reached from each, with a warning)')
     max_concurrency: int = Field(
         default=DEFAULT_MAX_CONCURRENCY, ge=1,
         description="independent LLM calls of one step asked at once (default 4; 1: one after the other); invoke "

@@ -111,7 +111,7 @@ def test_relation_pruning_keeps_a_relation_for_each_named_thing(football):
     assert [p["relation"] for p in kept_pairs(scored, 2, topics[:1])] == ["^plays_for", "based_in"]
 
 
-def test_answers_reached_from_both_mentions_are_kept_and_none_in_common_is_a_warning(football):
+def test_answers_reached_from_both_mentions_are_kept_and_none_in_common_is_unmet(football):
     topics = [{**entity(football, "northport").to_dict(), "mention": "Northport Rovers"},
               {**entity(football, "forward").to_dict(), "mention": "Forward"}]
     from_club = [walk(football, "northport", ("^plays_for", p)) for p in ("p1", "p2", "p3")]
@@ -121,7 +121,7 @@ def test_answers_reached_from_both_mentions_are_kept_and_none_in_common_is_a_war
     assert both.applied == {EX + "p2": "reached from 'northport rovers' and 'forward'"}
     apart = reached_from_every_mention(topics, from_club[:1] + from_position[1:])
     assert ends(apart.walks) == ["Aldo Brenner", "Dario Esposo", "Emil Farren"]  # kept: each mention's answers
-    assert apart.warnings and "no answer is reached from both" in apart.warnings[0]
+    assert apart.unmet == "no answer is reached from both 'northport rovers' and 'forward'" and not apart.warnings
     silent = reached_from_every_mention(topics, from_club)
     assert ends(silent.walks) == ends(from_club) and "nothing was retrieved from 'forward'" in silent.warnings[0]
 

@@ -28,7 +28,7 @@ from kg_agent.llm.parsing import parse_answer_list
 from kg_agent.settings import DEFAULT_GROUNDING, Grounding, StructuredMode, WhenUnsupported
 from kg_agent.steps import Decided, decide, decided, synchronous
 from kg_agent.tools.shared.answer_checks import ABSTAINED, plans_matching_nothing, unsupported_policy, walks_to_named
-from kg_agent.tools.shared.constraints import constrain_walks, note_constraints
+from kg_agent.tools.shared.constraints import constrain_walks, note_constraints, unmet_warning
 from kg_agent.tools.shared.decider import Candidates, Decider, LLMDecider, Outcome, fall_back
 from kg_agent.tools.shared.decision_schemas import Answers
 from kg_agent.tools.shared.grounding import (
@@ -422,7 +422,9 @@ def answer_steps(state: dict, *, answerer: Answerer, kg: KnowledgeGraph | None =
     """Graph node (as steps): answer the question from the state's reasoning paths that satisfy its constraints
     (:func:`~kg_agent.tools.shared.constraints.constrain_walks`: the ends reached from every entity the question
     names, of the type it asks for when ``kg`` gives the answers' classes); each answer's record says which it
-    satisfies (``constraints``), and ``warnings`` which could not be checked."""
+    satisfies (``constraints``), and ``warnings`` which could not be checked. When the answers reached from the
+    things the question names meet nowhere, no answer, and the reason (``when_unsupported="best_effort"``: the
+    answers reached from each, with a warning)."""
     from kg_agent.tools.shared.updates import answer_update, names_answered, names_update, whole_graph_update
 
     question = state["question"]
@@ -441,9 +443,13 @@ def answer_steps(state: dict, *, answerer: Answerer, kg: KnowledgeGraph | None =
     if unmatched is not None and unsupported_policy(when_unsupported) == "abstain":
         return answer_update(AnswerOutcome([], "", warnings=[f"answer: abstained: {unmatched}"], stop_reason=ABSTAINED))
     constrained = constrain_walks(question, state.get("topic_entities") or [], state.get("paths") or [], kg)
+    if constrained.unmet and unsupported_policy(when_unsupported) == "abstain":
+        return answer_update(AnswerOutcome([], "", warnings=[*constrained.warnings, f"answer: abstained: {constrained.unmet}"],
+                                           stop_reason=ABSTAINED))
     outcome = yield decide(answerer.answer, question, walks_to_named(constrained.walks, kg), state.get("plans") or [])
     outcome.answers = note_constraints(outcome.answers, constrained.applied)
-    outcome.warnings = [*constrained.warnings, *outcome.warnings,
+    outcome.warnings = [*constrained.warnings, *([unmet_warning(constrained.unmet)] if constrained.unmet else []),
+                        *outcome.warnings,
                         *([f"answer: {unmatched}; answered as asked (best effort)"] if unmatched else [])]
     return answer_update(outcome, state.get("stop_reason") or "", question=question, when_unsupported=when_unsupported,
                          kg=kg, as_given=getattr(answerer, "grounding", None) == "off")

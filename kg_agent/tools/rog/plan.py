@@ -14,6 +14,7 @@ Three planners share one interface (:class:`Planner`), so the graph does not kno
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 from collections.abc import Iterable, Sequence
@@ -30,8 +31,10 @@ from kg_agent.kg.paths import shortest_relation_paths
 from kg_agent.kg.relation_paths import verbalize_relation, walkable_relation_paths
 from kg_agent.kg.types import Entity, base_relation, inverse, is_inverse, relation_path_text
 from kg_agent.llm.parsing import parse_relation_paths
+from kg_agent.llm.usage import merge_usage
 from kg_agent.settings import StructuredMode
 from kg_agent.steps import Decided, decide, decided, synchronous
+from kg_agent.tools.shared.constraints import mention_of
 from kg_agent.tools.shared.decider import MAX_ENUM_VALUES, Candidates, Decider, LLMDecider, Outcome, fall_back
 from kg_agent.tools.shared.decision_schemas import RelationPaths, path_choice
 from kg_agent.tools.shared.path_scoring import RelationPathScorer
@@ -597,18 +600,41 @@ class LLMPlanner(LLMDecider):
 
 # ---------------------------------------------------------------------------------------------- node
 def plan_steps(state: dict, *, planner: Planner, k: int = DEFAULT_K):
-    """Graph node (as steps): plan relation paths for the state's question and topic entities."""
+    """Graph node (as steps): plan relation paths for the state's question and topic entities. When they were linked
+    from two or more mentions of the question (:func:`~kg_agent.tools.shared.constraints.mention_of`), each mention's
+    entities get ``k`` plans of their own (the question's other mentions masked), merged by score, each plan saying
+    its ``mention``: a plan walkable only from the shelf would otherwise crowd out the author's ("which books by [A]
+    are on the [B] bookshelf"), and the answer step keeps the answers reached from every mention."""
     from kg_agent.tools.shared.updates import emit
 
-    entities = [Entity.from_dict(e) for e in state.get("topic_entities") or []]
+    topics = state.get("topic_entities") or []
+    entities = [Entity.from_dict(e) for e in topics]
     if not entities:
         return {"plans": [], "warnings": ["plan: no topic entity, nothing to plan"]}
-    outcome = yield decide(planner.plan, state["question"], entities, k=k)
-    emit("plan", plans=[p.to_dict() for p in outcome.plans])
+    mentions = mention_of(topics)
+    if not mentions:
+        outcome = yield decide(planner.plan, state["question"], entities, k=k)
+        plans = [p.to_dict() for p in outcome.plans]
+        emit("plan", plans=plans)
+        return {"plans": plans, "warnings": outcome.warnings, "usage": outcome.usage}
+    # the question names two things or more ("books by [A] on the [B] bookshelf"): each one's own relation to the
+    # answers is planned from it, the question's other mentions masked; the answer step keeps what every one reaches
+    named = list(dict.fromkeys(mentions.values()))
+    groups = [[e for e in entities if mentions.get(e.id) in (mention, None)] for mention in named]
+    outcomes = yield [decide(planner.plan, mask_mentions(state["question"], [e for e in entities if e not in group]),
+                             group, k=k) for group in groups]
+    best: dict[tuple[str, ...], tuple[Plan, str]] = {}
+    for mention, outcome in zip(named, outcomes):
+        for plan in outcome.plans:
+            if plan.relations not in best or plan.score > best[plan.relations][0].score:
+                best[plan.relations] = (plan, mention)
+    ranked = sorted(best.values(), key=lambda found: -found[0].score)
+    plans = [{**plan.to_dict(), "mention": mention} for plan, mention in ranked]
+    emit("plan", plans=plans)
     return {
-        "plans": [p.to_dict() for p in outcome.plans],
-        "warnings": outcome.warnings,
-        "usage": outcome.usage,
+        "plans": plans,
+        "warnings": [w for outcome in outcomes for w in outcome.warnings],
+        "usage": functools.reduce(merge_usage, (outcome.usage for outcome in outcomes), {}),
     }
 
 

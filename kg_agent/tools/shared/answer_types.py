@@ -34,6 +34,8 @@ from kg_agent.kg.types import base_relation, is_inverse
 
 TIME, PLACE, PERSON, NUMBER = "time", "place", "person", "number"
 
+#: The determiner of "which other mints", "what other books": the noun after it is the type noun.
+OTHER = "other"
 #: What a wh-word asks for.
 WH_KINDS = {"when": TIME, "where": PLACE, "who": PERSON, "whom": PERSON}
 #: Type nouns (after "what"/"which") that ask for a time or a place.
@@ -172,11 +174,13 @@ class AskedType:
             if token in WH_KINDS:
                 return cls(WH_KINDS[token], position=index)
             if token in ("what", "which"):
-                noun = tokens[index + 1] if index + 1 < len(tokens) else ""
+                # "which other mints": the noun after the determiner "other" is what the answers are
+                at = index + 2 if index + 2 < len(tokens) and tokens[index + 1] == OTHER else index + 1
+                noun = tokens[at] if at < len(tokens) else ""
                 if not noun or noun in function_words or noun == "[ent]":
                     return cls()
                 kind = TIME if noun in TIME_NOUNS else PLACE if noun in PLACE_NOUNS else ""
-                return cls(kind, noun, index + 1)
+                return cls(kind, noun, at)
             if token == "how" and index + 1 < len(tokens) and tokens[index + 1] in MEASURE_WORDS:
                 return cls(NUMBER, position=index + 1)  # "how much", "how heavy": a quantity
             if token == "how":  # "how many terms ...": the noun counted is what the answers are

@@ -29,6 +29,9 @@ from typing import TypeVar
 
 from kg_agent.kg.errors import KGError
 from kg_agent.kg.graph import KnowledgeGraph
+from kg_agent.kg.linking import value_nodes
+from kg_agent.kg.paths import retrieve_many_paths
+from kg_agent.kg.terms import UNNAMED
 from kg_agent.kg.walks import Walk
 from kg_agent.tools.shared.answer_checks import Nameless
 from kg_agent.tools.shared.answer_classes import class_names
@@ -38,11 +41,14 @@ from kg_agent.tools.shared.scoring import mask_topic_mentions, shared_text_vecto
 
 @dataclass
 class Constrained:
-    """What the constraints keep of a question's walks (paths or chains), with what they applied and could not."""
+    """What the constraints keep of a question's walks (paths or chains), with what they applied and could not;
+    ``unmet``: why no walk satisfies them all (the mentions' answers meet nowhere), "" when some does or none was
+    checked."""
 
     walks: list[dict]
     applied: dict[str, str] = field(default_factory=dict)  # answer id -> what it satisfies, in words
     warnings: list[str] = field(default_factory=list)
+    unmet: str = ""
 
 
 def _topics(topic_entities: Iterable[dict]) -> list[dict]:
@@ -132,18 +138,34 @@ def shared_among_mentions(ranked: Sequence[T], width: int, mention: Callable[[T]
     return [ranked[i] for i in sorted([*chosen, *rest])]
 
 
-def _bridges(groups: dict[str, set[str]], walks: Sequence[dict]) -> Constrained | None:
+def _statements(nodes: Iterable[dict], kg: KnowledgeGraph | None) -> set[str]:
+    """The ids of ``nodes`` (``{"id", "label"}``) that are statement nodes: shown unnamed, or (with ``kg``) nameless
+    IRIs with facts of their own (:class:`~kg_agent.tools.shared.answer_checks.Nameless`)."""
+    nodes = list(nodes)
+    found = {node["id"] for node in nodes if node.get("label") == UNNAMED}
+    if kg is not None:
+        try:
+            found |= Nameless.among(kg, (node["id"] for node in nodes)).statements
+        except KGError:
+            pass
+    return found
+
+
+def _bridges(groups: dict[str, set[str]], walks: Sequence[dict], kg: KnowledgeGraph | None = None) -> Constrained | None:
     """The walks from one mention's entities that end at another mention's entity, cut before that last step: the
     answer is what links the two ("Forward" <- ``position`` - *the player* - ``plays_for`` -> "Club X"); None when no
-    walk of two steps or more does."""
+    walk of two steps or more does. A statement node is no such link ("[dynasty] <- ``organization`` - *a
+    membership* - ``role`` -> [Emperor]": the person behind it is, which the ends reached from both give)."""
     mention_of = {entity: mention for mention, ids in groups.items() for entity in ids}
+    cuts = [w["steps"][-2]["tail"] for w in walks if len(w.get("steps") or []) >= 2]
+    statements = _statements(cuts, kg)
     kept: list[dict] = []
     applied: dict[str, str] = {}
     for walk in walks:
         steps = walk.get("steps") or []
         start = mention_of.get(walk["start"]["id"])
         end = mention_of.get(steps[-1]["tail"]["id"]) if steps else None
-        if len(steps) < 2 or start is None or end is None or end == start:
+        if len(steps) < 2 or start is None or end is None or end == start or steps[-2]["tail"]["id"] in statements:
             continue
         found = Walk.from_dict(walk)
         cut = Walk(found.start, found.steps[:-1], score=found.score, depth=found.depth, round=found.round,
@@ -153,13 +175,15 @@ def _bridges(groups: dict[str, set[str]], walks: Sequence[dict]) -> Constrained 
     return Constrained(kept, applied) if kept else None
 
 
-def reached_from_every_mention(topic_entities: Iterable[dict], walks: Sequence[dict]) -> Constrained:
+def reached_from_every_mention(topic_entities: Iterable[dict], walks: Sequence[dict],
+                               kg: KnowledgeGraph | None = None) -> Constrained:
     """The walks ending where the walks of every mention's entities end, when there are such ends (module docstring);
-    first, the nodes that link one mention's entity to another's, when a walk does."""
+    first, the nodes that link one mention's entity to another's, when a walk does. Statement nodes are never such
+    ends (``kg``: also nameless IRIs with facts of their own): two mentions meet on the named values behind them."""
     groups = _mention_groups(topic_entities)
     if len(groups) < 2:
         return Constrained(list(walks))
-    bridged = _bridges(groups, walks)
+    bridged = _bridges(groups, walks, kg)
     if bridged is not None:
         return bridged
     ends_from: dict[str, set[str]] = {}
@@ -172,25 +196,92 @@ def reached_from_every_mention(topic_entities: Iterable[dict], walks: Sequence[d
     if len(reaching) < 2:
         return Constrained(list(walks), warnings=warnings)
     common = set.intersection(*(ends_from[m] for m in reaching))
+    common -= _statements((Walk.end_of(w) for w in walks if w.get("steps") and Walk.end_of(w)["id"] in common), kg)
     named = " and ".join(repr(m) for m in reaching)
     if not common:
-        return Constrained(list(walks), warnings=[*warnings, f"constraints: no answer is reached from both {named}; "
-                                                  "the answers reached from each are kept"])
+        unmet = f"no answer is reached from both {named}"
+        if any(all(end.startswith('"') for end in ends_from[m]) for m in reaching):
+            # a value (a date, a number) is one thing's: a second thing named qualifies that one ("when was [X]
+            # released on [Project Gutenberg]"), so values reached from it are not what the answer must meet
+            return Constrained(list(walks), warnings=[*warnings, unmet_warning(unmet)])
+        return Constrained(list(walks), warnings=warnings, unmet=unmet)
     kept = [w for w in walks if not w.get("steps") or Walk.end_of(w)["id"] in common]
     return Constrained(kept, {end: f"reached from {named}" for end in common}, warnings)
 
 
+#: The most walks each relation path a beam explored is walked out to (:func:`walked_out`).
+MAX_WALKED_OUT = 2000
+
+
+def walked_out(kg: KnowledgeGraph, topic_entities: Iterable[dict], walks: Sequence[dict], *,
+               max_paths: int = MAX_WALKED_OUT) -> list[dict]:
+    """Every walk from each mention's entities along the relation paths ``walks`` explored from them (at most
+    ``max_paths`` each): a beam keeps a few of a relation's ends (ToG's width), so the ends two mentions' beams
+    reached may miss the answers both reach ("books by [A]": three of forty; "on the [B] bookshelf": three of thirty).
+    Give it :func:`with_same_unnamed` of the topic entities to walk from every blank node that says a mention's value."""
+    out: list[dict] = []
+    for ids in _mention_groups(topic_entities).values():
+        first: dict[tuple[str, ...], dict] = {}  # relation path -> the first walk along it (its plan, score, depth)
+        for walk in walks:
+            if walk.get("steps") and walk["start"]["id"] in ids:
+                first.setdefault(Walk.from_dict(walk).relations, walk)
+        if not first:
+            continue
+        try:
+            results = retrieve_many_paths(kg, sorted(ids), list(first), max_paths=max_paths)
+        except KGError:
+            return list(walks)
+        for relations, result in zip(first, results):
+            details = {k: v for k, v in first[relations].items() if k not in ("text", "start", "steps")}
+            out.extend({**details, **Walk.of(path).to_dict()} for path in result.paths)
+    return out
+
+
+def with_same_unnamed(kg: KnowledgeGraph, topic_entities: Sequence[dict]) -> list[dict]:
+    """The topic entities with, for each blank node among them, the KG's other blank nodes of its label, linked from
+    the same mention (:func:`~kg_agent.kg.linking.value_nodes`: one value a KG writes as a node of its own at each
+    use, a catalogue's shelf ``[ rdf:value "Science Fiction" ]`` under every book on it, is one thing)."""
+    found = list(topic_entities)
+    known = {e["id"] for e in found}
+    for entity in topic_entities:
+        label = entity.get("label") or ""
+        if not entity["id"].startswith("_:") or not label:
+            continue
+        try:
+            same = value_nodes(kg, label)
+        except KGError:
+            continue
+        for other in same:
+            if other not in known:
+                known.add(other)
+                found.append({"id": other, "label": label, "mention": entity.get("mention")})
+    return found
+
+
+def unmet_warning(unmet: str) -> str:
+    """The warning of an answer given although the mentions' answers meet nowhere (best effort)."""
+    return f"constraints: {unmet}; the answers reached from each are kept"
+
+
 def constrain_walks(question: str, topic_entities: Iterable[dict], walks: Sequence[dict], kg: KnowledgeGraph | None, *,
-                    intersect: bool = True) -> Constrained:
-    """Both constraints in turn: the ends reached from every mention (``intersect``), then the type asked."""
+                    intersect: bool = True, type_check: bool = True) -> Constrained:
+    """Both constraints in turn: the ends reached from every mention (``intersect``; when the walks' ends meet
+    nowhere, over their relation paths walked out from each mention's entities and the blank nodes saying the same
+    value, :func:`walked_out`), then the type asked. ``unmet`` says when the
+    mentions' answers meet nowhere even so: the caller abstains, or answers with :func:`unmet_warning`. Without
+    ``type_check`` the type is left to the caller (ToG checks its answers' own chains)."""
     topics = _topics(topic_entities)
-    joined = reached_from_every_mention(topics, walks) if intersect else Constrained(list(walks))
-    if kg is None:
+    joined = reached_from_every_mention(topics, walks, kg) if intersect else Constrained(list(walks))
+    if joined.unmet and kg is not None:  # the walks kept a few ends of each relation: walk them all out
+        expanded = with_same_unnamed(kg, topics)
+        walked = reached_from_every_mention(expanded, walked_out(kg, expanded, walks), kg)
+        joined = joined if walked.unmet else walked
+    if kg is None or not type_check:
         return joined
     typed = of_asked_type(question, topics, joined.walks, kg)
     applied = {end: "; ".join(filter(None, (joined.applied.get(end), typed.applied.get(end))))
                for end in {*joined.applied, *typed.applied}}
-    return Constrained(typed.walks, applied, [*joined.warnings, *typed.warnings])
+    return Constrained(typed.walks, applied, [*joined.warnings, *typed.warnings], joined.unmet)
 
 
 def note_constraints(answers: Sequence[dict], applied: dict[str, str]) -> list[dict]:

@@ -56,6 +56,7 @@ from kg_agent.kg.terms import UNNAMED
 from kg_agent.kg.types import base_relation, inverse, is_inverse
 from kg_agent.tools.shared.answer_classes import class_names
 from kg_agent.tools.shared.answer_types import (
+    OTHER,
     PERSON,
     PLACE,
     TIME,
@@ -71,6 +72,7 @@ from kg_agent.tools.shared.question_parts import (
     ENTITY_TOKEN,
     FUNCTION_WORDS,
     ROUND_TRIP_REACH,
+    SAME,
     QuestionParts,
     content_words,
 )
@@ -156,6 +158,11 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
     * ``mediator_penalty`` — a path whose last hop ends at unnamed nodes (most of its sampled objects: a Freebase
       marriage or government position, a Wikidata statement), when :meth:`score` is given the KG: such a node is a
       step inside one fact, so the path stops a hop short of its answer (WebQSP's ``people.person.spouse_s``);
+    * ``round_trip_penalty`` — a path that goes out to no neighbour and back (:func:`walks_out_and_back`: ``r, ^r``,
+      or ``written_by, ^directed_by``) where the question asks for a round trip in so many
+      words (:attr:`~kg_agent.tools.shared.question_parts.QuestionParts.round_trip_cue`: "the same dynasty as [X]";
+      "what other books" when a scored round trip ends at books): it answers the shared value (the dynasty), not
+      the things that share it;
     * ``description_weight`` — how much a relation's description in the KG (``rdfs:comment``, ``schema:description``:
       "actor in the subject production") evidences it, against its names' 1: below ``evidence_floor``, so prose,
       which also names the things around a relation ("director(s) of film, TV-series ..."), never evidences a hop
@@ -177,6 +184,7 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
         hop_penalty: float = 0.03,
         type_weight: float = 0.15,
         mediator_penalty: float = 1.0,
+        round_trip_penalty: float = 1.0,
         unaligned_share: float = 0.5,
         relative_evidence: bool = True,
         description_weight: float = 0.4,
@@ -193,6 +201,7 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
         self.hop_penalty = hop_penalty
         self.type_weight = type_weight
         self.mediator_penalty = mediator_penalty
+        self.round_trip_penalty = round_trip_penalty
         self.unaligned_share = unaligned_share
         self.relative_evidence = relative_evidence
         self.description_weight = description_weight
@@ -475,8 +484,10 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
         # which relations of the round trips r, ^r (the only hops the rule changes) have values many things share
         shared = shared_value_relations(kg, {a for path in paths for a, b in zip(path, path[1:]) if b == inverse(a)}
                                         ) if kg is not None else frozenset()
+        trips = [round_trip_at(path) for path in paths]
+        asked_trip, same_columns, same_named = self._asked_round_trip(parts, paths, trips, last_kinds, named_classes, kg)
         scores = []
-        for path in paths:
+        for path, trip in zip(paths, trips):
             rows = [row[r] if r in row else row[base_relation(r)] for r in path]
             typed = answer_type_match(parts.asked, path, kinds, named_classes) if kinds is not None else TypeMatch()
             through = frozenset(i for i, r in enumerate(path[:-1]) if r in last_kinds and last_kinds[r].unnamed >= 0.5)
@@ -491,6 +502,12 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
             if unasked:
                 hop_evidence[np.ix_(unasked, noun_columns)] = 0.0
                 hop_unclipped[np.ix_(unasked, noun_columns)] = 0.0
+            # "the same region as [X]": the noun names the value shared, so it evidences both hops of a round trip
+            # through values of a class it names (``broader, ^broader`` through a *Region*)
+            if trip is not None and same_columns and same_named.intersection(getattr(last_kinds.get(path[trip]), "classes", ())):
+                hop_evidence[np.ix_([trip, trip + 1], same_columns)] = 1.0
+                hop_unclipped[np.ix_([trip, trip + 1], same_columns)] = np.maximum(
+                    hop_unclipped[np.ix_([trip, trip + 1], same_columns)], 1.0)
             total = (self._aligned(parts, path, hop_evidence, typed, slots, hop_unclipped, through, shared, unnamed,
                                    both_ways)
                      - self.hop_penalty * (len(path) - 1))
@@ -498,6 +515,8 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
             last = last_kinds.get(path[-1]) if path else None
             if last is not None and last.unnamed >= 0.5:
                 total -= self.mediator_penalty
+            if asked_trip and not walks_out_and_back(path):
+                total -= self.round_trip_penalty
             scores.append(float(total))
         return scores
 
@@ -579,6 +598,34 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
         return AskedPaths(frozenset(), f"the knowledge graph has no relation for {words!r} (no word of the question "
                           f"names the relations the walks end in, {', '.join(names[i] for i in sorted(walked)[:3])}, nor "
                           f"are their values of the kind asked for)")
+
+    def _asked_round_trip(self, parts: QuestionParts, paths: Sequence[Sequence[str]], trips: Sequence[int | None],
+                          last_kinds: Mapping[str, ObjectKinds], named_classes: frozenset[str],
+                          kg: KnowledgeGraph | None) -> tuple[bool, list[int], frozenset[str]]:
+        """Whether the question asks in so many words for a round trip (:attr:`QuestionParts.round_trip_cue`) that
+        some of ``paths`` walks (``trips``: where each walks one), so that a path walking none answers something
+        else ("who else belonged to the same dynasty as [X]" is not answered by the dynasty), whichever paths are
+        scored with it (ToG's verifier scores the chain it has apart from its extensions); with "same <noun>", the
+        noun's phrase columns and the KG's classes it names among the values the round trips pass through.
+        "other <noun>" asks for one only when a round trip ends at things of a class the noun names
+        (``named_classes``): "what other books did the author of [X] write" (books, as [X] is), not "what other names
+        is [X] known by"."""
+        cue = parts.round_trip_cue
+        if cue is None:
+            return False, [], frozenset()
+        if cue.word == OTHER:
+            return any(trip is not None and named_classes.intersection(getattr(last_kinds.get(path[-1]), "classes", ()))
+                       for path, trip in zip(paths, trips)), [], frozenset()
+        if cue.word != SAME or kg is None:
+            return True, [], frozenset()
+        values = {c for path, trip in zip(paths, trips) if trip is not None
+                  for c in getattr(last_kinds.get(path[trip]), "classes", ())}
+        try:
+            named = class_names(kg, self.vectors).named(cue.noun, values) if values else frozenset()
+        except KGError:
+            named = frozenset()
+        columns = [j for j, span in enumerate(parts.phrase_spans) if span == (cue.position, cue.position)]
+        return True, columns, named
 
     def _choice_evidence(self, parts: QuestionParts,
                          last_kinds: Mapping[str, ObjectKinds]) -> tuple[list[int], dict[str, float]]:
@@ -904,6 +951,21 @@ def _names_its_subject(words: Sequence[str]) -> bool:
     """Whether a relation named ``... <noun> of`` (``part_of``, ``sub class of``, ``member of``) names its subject by
     the noun: the word before "of" is no participle ("made of", "composed of") nor a verb in "-s" ("consists of")."""
     return len(words) >= 2 and words[-1] == "of" and not words[-2].endswith(("ed", "en", "ts", "es"))
+
+
+def round_trip_at(path: Sequence[str]) -> int | None:
+    """Where a relation path first walks a round trip ``r, ^r`` (the index of ``r``), None when it walks none."""
+    for hop, (a, b) in enumerate(zip(path, path[1:])):
+        if base_relation(a) == base_relation(b) and is_inverse(a) != is_inverse(b):
+            return hop
+    return None
+
+
+def walks_out_and_back(path: Sequence[str]) -> bool:
+    """Whether a relation path goes out to a neighbour and back in from it, to what shares it: two hops in turn of
+    opposite directions (``memberOf, ^memberOf``; ``written_by, ^directed_by``, where a KG reaches a film's director
+    by either)."""
+    return any(is_inverse(a) != is_inverse(b) for a, b in zip(path, path[1:]))
 
 
 def shared_value_relations(kg: KnowledgeGraph, relations: Iterable[str]) -> frozenset[str]:

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property
 
-from kg_agent.tools.shared.answer_types import AskedType
+from kg_agent.tools.shared.answer_types import OTHER, AskedType
 from kg_agent.tools.shared.scoring import STOPWORDS
 
 ENTITY_TOKEN = "[ent]"
@@ -29,6 +29,10 @@ FUNCTION_WORDS = frozenset({
 })
 #: Words by which a question asks for a round trip through a shared neighbour ("films that share actors with [X]").
 ROUND_TRIP_WORDS = frozenset({"same", "share", "shared", "shares", "sharing", "also", "together", "other", "co", "fellow"})
+#: The word by which a question asks, in so many words, for the things that share a value with the one it names,
+#: not for the value: "the **same** dynasty as [X]" (:class:`RoundTripCue`; "other" is the other). "Else" is not one:
+#: "what else did [X] invent" asks for more of [X]'s inventions, not for other inventors (WebQSP).
+SAME = "same"
 #: How many tokens from a round-trip word (or apart, for a relation evidenced twice) the relation may be matched.
 ROUND_TRIP_REACH = 4
 _TOKEN = re.compile(r"\[ent\]|[a-z0-9]+")
@@ -72,6 +76,18 @@ def read_idioms(tokens: tuple[str, ...]) -> tuple[str, ...]:
                 return tokens[:at] + (DO_MEANS,) + tokens[at + 1:]
         return tokens
     return tokens
+
+
+@dataclass(frozen=True)
+class RoundTripCue:
+    """Where a question asks, in so many words, for the things that share a value with the one it names: "the
+    **same** dynasty as [X]" (``word`` "same", ``noun`` "dynasty": what the shared value is), "what **other** books"
+    (the type noun: what the answers are, which a round trip answers only when it ends at things of a class the noun
+    names, as [X] is; "what other names is [X] known by" asks for none)."""
+
+    word: str
+    noun: str = ""
+    position: int = 0
 
 
 def content_words(words: Sequence[str]) -> list[str]:
@@ -167,6 +183,22 @@ class QuestionParts:
         while 0 <= at < len(self.tokens) and self.tokens[at] not in (ENTITY_TOKEN, "s") and self.tokens[at] not in FUNCTION_WORDS:
             at += step
         return self.tokens[at] if 0 <= at < len(self.tokens) else ""
+
+    @cached_property
+    def round_trip_cue(self) -> RoundTripCue | None:
+        """How the question asks in so many words for the things that share a value with the one it names
+        (:class:`RoundTripCue`): "same" before a content word, "other" before the type noun; "same" first (it names
+        the shared value). None when it does not (a round trip it asks for by the same
+        relation said twice, "the films written by the screenwriter of [X]", is read by the scorer's evidence)."""
+        tokens = self.tokens
+        found: list[RoundTripCue] = []
+        for at, token in enumerate(tokens):
+            after = tokens[at + 1] if at + 1 < len(tokens) else ""
+            if token == SAME and after and after != ENTITY_TOKEN and after not in FUNCTION_WORDS and len(after) >= 3:
+                found.append(RoundTripCue(SAME, after, at + 1))
+            elif token == OTHER and self.asked.noun and self.asked.position == at + 1:
+                found.append(RoundTripCue(OTHER, self.asked.noun, at + 1))
+        return min(found, key=lambda cue: cue.word != SAME) if found else None
 
     @property
     def content_words(self) -> tuple[str, ...]:

@@ -37,7 +37,7 @@ from kg_agent.tools.shared.answer_checks import (
     unsupported_policy,
     walks_to_named,
 )
-from kg_agent.tools.shared.constraints import note_constraints, of_asked_type, reached_from_every_mention
+from kg_agent.tools.shared.constraints import constrain_walks, note_constraints, of_asked_type, unmet_warning
 from kg_agent.tools.shared.decider import Ask, Asked, Decider, LLMDecider, fall_back
 from kg_agent.tools.shared.decision_schemas import Answers
 from kg_agent.tools.shared.grounding import NO_GROUNDED_ANSWER, Evidence, RunGrounding, asked_for, ground_names, settle
@@ -353,7 +353,8 @@ def answer_steps(state: dict, *, answerer: ToGAnswerer, asked: Asked | None = No
     outcome = yield decide(answerer.answer, question, walks_to_named(round_chains(state), kg),
                            verification=state.get("verification"), stop_reason=stop, **ahead)
     outcome = answers_of_every_mention(topics, round_chains(state), outcome,
-                                       verified=bool((state.get("verification") or {}).get("sufficient")))
+                                       verified=bool((state.get("verification") or {}).get("sufficient")), kg=kg,
+                                       abstain=unsupported_policy(when_unsupported) == "abstain")
     if kg is not None:
         outcome = answers_of_asked_type(question, topics, outcome, kg)
     return answer_update(outcome, stop, question=question, when_unsupported=when_unsupported, kg=kg,
@@ -361,14 +362,19 @@ def answer_steps(state: dict, *, answerer: ToGAnswerer, asked: Asked | None = No
 
 
 def answers_of_every_mention(topic_entities: Sequence[dict], chains: Sequence[dict], outcome: AnswerOutcome, *,
-                             verified: bool) -> AnswerOutcome:
+                             verified: bool, kg: KnowledgeGraph | None = None, abstain: bool = False) -> AnswerOutcome:
     """The outcome's answers that satisfy every entity the question names
-    (:func:`~kg_agent.tools.shared.constraints.reached_from_every_mention` over the explored chains: the node an
-    explored chain passes on its way from one mention's entity to another's, else an end reached from each); when none
-    of its answers does, the ends that do, best chains first (grounded when verification said Yes). Unchanged when the
-    question names fewer than two things or no chain satisfies them all; ``warnings`` say what was not checked."""
-    joined = reached_from_every_mention(topic_entities, [c for c in chains if c.get("steps")])
-    outcome.warnings = [*joined.warnings, *outcome.warnings]
+    (:func:`~kg_agent.tools.shared.constraints.constrain_walks` over the explored chains: the node an explored chain
+    passes on its way from one mention's entity to another's, else an end reached from each, the chains' relation
+    paths walked out in ``kg`` when their ends meet nowhere); when none of its answers does, the ends that do, best
+    chains first (grounded when verification said Yes). When the mentions' answers meet nowhere: no answer with
+    ``abstain`` (stop reason ``abstained``), else the outcome with a warning. Unchanged when the question names fewer
+    than two things; ``warnings`` say what was not checked."""
+    joined = constrain_walks("", topic_entities, [c for c in chains if c.get("steps")], kg, type_check=False)
+    if joined.unmet and abstain:
+        return AnswerOutcome([], "", warnings=[*joined.warnings, f"answer: abstained: {joined.unmet}"],
+                             usage=outcome.usage, stop_reason=ABSTAINED)
+    outcome.warnings = [*joined.warnings, *([unmet_warning(joined.unmet)] if joined.unmet else []), *outcome.warnings]
     if not joined.applied:
         return outcome
     satisfying = [a for a in outcome.answers if a.get("entity_id") in joined.applied]
