@@ -29,6 +29,7 @@ from dataclasses import asdict, dataclass
 from kg_agent.kg.errors import KGError
 from kg_agent.kg.graph import SAMPLE_RELATIONS_PER_QUERY, KnowledgeGraph
 from kg_agent.kg.per_kg import PerKG
+from kg_agent.kg.profile import MAX_NAME_CHARACTERS
 from kg_agent.kg.terms import UNNAMED
 from kg_agent.kg.types import base_relation, is_inverse
 
@@ -286,6 +287,10 @@ class ObjectKinds:
     classes: tuple[str, ...] = ()  # the KG's classes (``rdf:type``, ``instance of``) of at least half the sampled objects
     values: tuple[str, ...] = ()  # the sampled objects' labels, sorted, each once ("is [X] a man or a woman": *male*, *female*)
     number: float = 0.0  # the share that are literals typed as numbers (:func:`literal_kind`)
+    #: the share that are prose: text literals, when they are longer on average than names are
+    #: (:data:`~kg_agent.kg.profile.MAX_NAME_CHARACTERS`): a definition, a comment, an abstract, which a question asks
+    #: for by its relation's name, never by a paraphrase
+    prose: float = 0.0
 
     @classmethod
     def of(cls, labels: Sequence[str], signatures: Sequence[Sequence[str]],
@@ -329,16 +334,19 @@ class ObjectKinds:
             for name in set(of_object):
                 held[name] = held.get(name, 0) + 1
         common = tuple(sorted(name for name, count in held.items() if 2 * count >= n))
+        # prose: text literals longer on average than names are, as the KG profile reads a naming predicate's texts
+        texts = [len(label) for node, label, kind in zip(nodes, labels, typed) if node.startswith('"') and not kind]
+        prose = len(texts) if texts and sum(texts) > MAX_NAME_CHARACTERS * len(texts) else 0
         return cls(n, sum(times) / n, places / n, persons / n, contained / places if places else 0.0, unnamed, common,
-                   tuple(sorted(set(labels))), numbers / n)
+                   tuple(sorted(set(labels))), numbers / n, prose / n)
 
 
 
 
 #: The name of the kinds' table in an endpoint's persistent result cache (renamed when :class:`ObjectKinds` gained
 #: ``classes``, then ``values``: kinds stored before hold none; when the relations at a node began to vote; and when
-#: a literal's datatype began to say whether it is a time, and ``number`` was added).
-OBJECT_KINDS_CACHE = "object_kinds_typed"
+#: a literal's datatype began to say whether it is a time, and ``number`` was added; and ``prose``).
+OBJECT_KINDS_CACHE = "object_kinds_prose"
 
 
 class RelationObjectKinds:

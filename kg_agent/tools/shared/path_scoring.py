@@ -216,20 +216,24 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
     def unclipped_evidence(self, parts: QuestionParts, relations: Sequence[str],
                            competitors: Sequence[str] = (), aliases: Mapping[str, Sequence[str]] | None = None,
                            descriptions: Mapping[str, str] | None = None,
-                           named_both_ways: frozenset[str] = frozenset()) -> np.ndarray:
+                           named_both_ways: frozenset[str] = frozenset(),
+                           by_word_only: frozenset[str] = frozenset()) -> np.ndarray:
         """:meth:`relation_evidence` before it is capped at 1: above 1 it still tells a phrase that names all of
         a relation's words ("place of death") from one that names one of them ("place"). A relation with
         ``aliases`` (its property's other names in the KG: "actor" for cast member) is evidenced as well as its best
-        name is; one with a description, by it at most ``description_weight``."""
+        name is; one with a description, by it at most ``description_weight``. The relations ``by_word_only`` (and
+        the names of ``named_both_ways``) are evidenced by their names' stems only, never by a cosine: a relation
+        whose values are prose (a definition, a comment) is asked for by its name, and embeddings put every word a
+        definition may hold close to it (the "term" of "the parent term of [X]" to ``definition``)."""
         if not relations or not parts.phrases:
             return np.zeros((len(relations), len(parts.phrases)), dtype=np.float32)
         named = [(i, " ".join(meaning_words(relation_words(r))), content_words(meaning_words(name_words(r))))
                  for i, r in enumerate(relations)]
-        exact = set()
+        exact = {i for i, r in enumerate(relations) if base_relation(r) in by_word_only}
         for i, r in enumerate(relations):
             for alias in (aliases or {}).get(r if r in (aliases or {}) else base_relation(r), ()):
                 words = re.findall(r"[a-z0-9]+", alias.lower())
-                if base_relation(r) in named_both_ways:
+                if base_relation(r) in named_both_ways or base_relation(r) in by_word_only:
                     exact.add(len(named))
                 named.append((i, " ".join(words), content_words(words)))
         described = len(named)
@@ -238,6 +242,8 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
                 text = (descriptions or {}).get(base_relation(r))
                 if text:
                     words = re.findall(r"[a-z0-9]+", text.lower())
+                    if base_relation(r) in by_word_only:
+                        exact.add(len(named))
                     named.append((i, " ".join(words), content_words(words)))
         found = self._named_evidence(parts, [text for _, text, _ in named], [words for _, _, words in named],
                                      frozenset(exact))
@@ -251,7 +257,8 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
             relative = self.relative_relation_evidence(parts, relations, competitors)
             # a relation named for each direction is evidenced by those names, not by a paraphrase of its own name,
             # which cannot tell its directions apart ("someone's parent" is as close to either "sub class of")
-            relative[[i for i, r in enumerate(relations) if base_relation(r) in named_both_ways]] = 0.0
+            relative[[i for i, r in enumerate(relations)
+                      if base_relation(r) in named_both_ways or base_relation(r) in by_word_only]] = 0.0
             found = np.maximum(found, relative)
         return found
 
@@ -460,16 +467,17 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
         row = {name: i for i, name in enumerate(names)}
         descriptions = (self._relation_facts(kg.relation_description, names)
                         if kg is not None and self.description_weight else {})
-        unclipped = self.unclipped_evidence(parts, names, competitors, aliases, descriptions, both_ways)
+        kinds = relation_object_kinds(kg) if kg is not None and (self.type_weight or self.mediator_penalty) else None
+        # every last hop profiled at once (two requests to an endpoint)
+        # (and every earlier hop, for the mediators a hop walks through)
+        last_kinds = kinds.kinds_of(dict.fromkeys(r for path in paths for r in path)) if kinds is not None else {}
+        unclipped = self.unclipped_evidence(parts, names, competitors, aliases, descriptions, both_ways,
+                                            prose_relations(last_kinds))
         evidence = np.minimum(1.0, unclipped)
         # how strongly each phrase names some relation of the KG: a content word that does is a hop to walk
         slots = evidence.max(axis=0) if len(names) else np.zeros(len(parts.phrases), dtype=np.float32)
         # relation words no relation of the KG clearly names ("heir", "darling"): each still asks for a hop
         unnamed = self._unnamed_relation_words(parts, slots)
-        kinds = relation_object_kinds(kg) if kg is not None and (self.type_weight or self.mediator_penalty) else None
-        # every last hop profiled at once (two requests to an endpoint)
-        # (and every earlier hop, for the mediators a hop walks through)
-        last_kinds = kinds.kinds_of(dict.fromkeys(r for path in paths for r in path)) if kinds is not None else {}
         # hops to persons whose names hold a type noun that asks for no person only as a modifier ("film director")
         noun_columns = ([j for j, (first, last) in enumerate(parts.phrase_spans) if first <= parts.asked.position <= last]
                         if parts.asked.noun else [])
@@ -554,15 +562,16 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
         names = sorted({base_relation(r) for p in paths for r in p[-2:]} | set(competitors))
         row = {name: i for i, name in enumerate(names)}
         aliases = self._relation_facts(kg.relation_aliases, names) if kg is not None else {}
-        evidence = np.minimum(1.0, self.unclipped_evidence(parts, names, competitors, aliases))[:, content]
+        kinds = relation_object_kinds(kg) if kg is not None else None
+        last_kinds = kinds.kinds_of(dict.fromkeys(p[-1] for p in paths)) if kinds is not None else {}
+        evidence = np.minimum(1.0, self.unclipped_evidence(parts, names, competitors, aliases,
+                                                           by_word_only=prose_relations(last_kinds)))[:, content]
         walked = {row[base_relation(p[-1])] for p in paths}
         # the last hop evidenced, or the one before it (into a statement node: ``hasMembership -> role``)
         by_words = {p for p in paths if max(evidence[row[base_relation(r)]].max() for r in p[-2:]) >= self.evidence_floor}
         by_noun: set[tuple[str, ...]] = set()  # the type noun names the relation or its objects' class
         by_kind: set[tuple[str, ...]] = set()  # the wh-word's kind fits its objects (a time, a place, persons)
-        kinds = relation_object_kinds(kg) if kg is not None else None
         if kinds is not None:
-            last_kinds = kinds.kinds_of(dict.fromkeys(p[-1] for p in paths))
             named_classes = (class_names(kg, self.vectors).named(parts.asked.noun, {c for k in last_kinds.values() for c in k.classes})
                              if parts.asked.noun else frozenset())
             asked_kind = parts.asked.kind in (TIME, PLACE, PERSON)
@@ -923,6 +932,12 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
         if any(step < -0.5 for step in steps):
             return -1.0
         return 1.0 if all(step > 0.5 for step in steps) else 0.0
+
+
+def prose_relations(kinds: Mapping[str, ObjectKinds]) -> frozenset[str]:
+    """The relations among ``kinds`` (walked forward) whose sampled values are mostly prose
+    (:attr:`~kg_agent.tools.shared.answer_types.ObjectKinds.prose`): evidenced by their names' words only."""
+    return frozenset(r for r, k in kinds.items() if not is_inverse(r) and k.prose >= 0.5)
 
 
 def _hierarchy_names(kg: KnowledgeGraph, relations: Iterable[str]) -> dict[str, tuple[str, ...]]:

@@ -18,8 +18,9 @@ PREFIXES = frozenset({"sub", "pre", "pro", "con", "com", "dis", "mis", "non", "o
 def word_match(a: str, b: str) -> float:
     """How surely two words share a root: 1.0 from a common prefix of ``STEM_LETTERS`` letters (or one word
     whole: "directed"/"director", "released"/"release"), 0.8 from 3 letters that are no English prefix
-    (:data:`PREFIXES`: "acted"/"actors", not "subtypes"/"subset") or for the root of ``a`` inside a longer ``b``
-    ("written"/"screenwriter")."""
+    (:data:`PREFIXES`: "acted"/"actors", not "subtypes"/"subset") nor all but the last consonant of a four-letter word
+    ("part"/"parent"; "bury"/"burial", "acts"/"acting" share their root), or for the root of ``a`` inside a longer
+    ``b`` ("written"/"screenwriter")."""
     if a == b:
         return 1.0
     common = 0
@@ -29,7 +30,9 @@ def word_match(a: str, b: str) -> float:
         common += 1
     if common >= min(STEM_LETTERS, len(a), len(b)):
         return 1.0
-    if (common == 3 and a[:3] not in PREFIXES) or (len(a) >= STEM_LETTERS and len(b) > len(a) + 2 and a[:STEM_LETTERS] in b):
+    shorter = a if len(a) <= len(b) else b
+    if (common == 3 and a[:3] not in PREFIXES and not (len(shorter) == 4 and shorter[3] not in "esy")) \
+            or (len(a) >= STEM_LETTERS and len(b) > len(a) + 2 and a[:STEM_LETTERS] in b):
         return 0.8  # "acted"/"actors"; a relation word's root inside a longer word ("written" in "screenwriter")
     return 0.0
 
