@@ -126,6 +126,18 @@ _YEAR_OR_DATE = re.compile(r"^\s*(\d{3,4}|\d{4}-\d{2}(-\d{2})?([t ].*)?|\d{1,2}[
                            r"([a-z]+\.? )?\d{1,2},? \d{4}|\d{1,2} [a-z]+\.? \d{4})\s*$", re.IGNORECASE)
 
 
+#: Fewest words of a sentence (:func:`is_prose`).
+SENTENCE_WORDS = 4
+
+
+def is_prose(text: str) -> bool:
+    """Whether a text literal is prose rather than a name: longer than names are
+    (:data:`~kg_agent.kg.profile.MAX_NAME_CHARACTERS`), or a sentence, :data:`SENTENCE_WORDS` words or more ending
+    in a full stop ("A gene from nuclear sequence.")."""
+    text = text.strip()
+    return len(text) > MAX_NAME_CHARACTERS or (text.endswith(".") and len(text.split()) >= SENTENCE_WORDS)
+
+
 def looks_like_time(label: str) -> bool:
     """Whether a label reads as a year or a date ("1850", "2008-06-27", "June 27, 2008")."""
     return _YEAR_OR_DATE.match(label) is not None
@@ -287,9 +299,8 @@ class ObjectKinds:
     classes: tuple[str, ...] = ()  # the KG's classes (``rdf:type``, ``instance of``) of at least half the sampled objects
     values: tuple[str, ...] = ()  # the sampled objects' labels, sorted, each once ("is [X] a man or a woman": *male*, *female*)
     number: float = 0.0  # the share that are literals typed as numbers (:func:`literal_kind`)
-    #: the share that are prose: text literals, when they are longer on average than names are
-    #: (:data:`~kg_agent.kg.profile.MAX_NAME_CHARACTERS`): a definition, a comment, an abstract, which a question asks
-    #: for by its relation's name, never by a paraphrase
+    #: the share that are prose (:func:`is_prose`): a definition, a comment, an abstract, which a question asks for by
+    #: its relation's name, never by a paraphrase
     prose: float = 0.0
 
     @classmethod
@@ -334,9 +345,7 @@ class ObjectKinds:
             for name in set(of_object):
                 held[name] = held.get(name, 0) + 1
         common = tuple(sorted(name for name, count in held.items() if 2 * count >= n))
-        # prose: text literals longer on average than names are, as the KG profile reads a naming predicate's texts
-        texts = [len(label) for node, label, kind in zip(nodes, labels, typed) if node.startswith('"') and not kind]
-        prose = len(texts) if texts and sum(texts) > MAX_NAME_CHARACTERS * len(texts) else 0
+        prose = sum(node.startswith('"') and not kind and is_prose(label) for node, label, kind in zip(nodes, labels, typed))
         return cls(n, sum(times) / n, places / n, persons / n, contained / places if places else 0.0, unnamed, common,
                    tuple(sorted(set(labels))), numbers / n, prose / n)
 

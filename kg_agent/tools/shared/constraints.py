@@ -36,7 +36,8 @@ from kg_agent.kg.walks import Walk
 from kg_agent.tools.shared.answer_checks import Nameless
 from kg_agent.tools.shared.answer_classes import class_names
 from kg_agent.tools.shared.question_parts import QuestionParts
-from kg_agent.tools.shared.scoring import mask_topic_mentions, shared_text_vectors
+from kg_agent.tools.shared.scoring import mask_topic_mentions
+from kg_agent.tools.shared.similarity import shared_text_vectors
 
 
 @dataclass

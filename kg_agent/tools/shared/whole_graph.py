@@ -44,8 +44,7 @@ from kg_agent.kg.terms import UNNAMED, node_key
 from kg_agent.tools.shared.aggregates import MAX, MIN, literal_text, literal_value
 from kg_agent.tools.shared.answer_checks import Nameless
 from kg_agent.tools.shared.answer_classes import class_name_text, class_names
-from kg_agent.tools.shared.scoring import shared_text_vectors
-from kg_agent.tools.shared.similarity import TextVectors
+from kg_agent.tools.shared.similarity import TextVectors, shared_text_vectors
 
 #: Words after "the most" that say the count is of how often something occurs ("the most common subject heading").
 _FREQUENCY = frozenset({"common", "frequent", "popular", "usual", "prevalent"})
