@@ -96,3 +96,41 @@ def test_relations_named_otherwise_are_still_answered(catalogue, factory):
     assert [a["answer"] for a in app.invoke({"question": "Who wrote Dracula?"})["answers"]][:1] == ["Stoker, Bram"]
     released = app.invoke({"question": "When was Dracula released?"})
     assert [a["answer"] for a in released["answers"]][:1] == ["1995-10-01"]
+
+
+# ------------------------------------------------------------------ prose is no thing
+ONTOLOGY = Path(__file__).parent / "fixtures" / "realkgs" / "ontology.nt"
+
+
+def test_prose_and_sentences_are_told_from_names():
+    from kg_agent.tools.shared.answer_types import is_prose
+    assert is_prose("A gene from nuclear sequence.") and is_prose("x" * 81)
+    assert not is_prose("Twain, Mark") and not is_prose("The Adventures of Tom Sawyer") and not is_prose("Jr.")
+
+
+def _prose_answer(relation: str) -> dict:
+    text = "A region (or regions) that includes all of the sequence elements necessary to encode a functional transcript."
+    step = {"head": {"id": "http://x/gene", "label": "gene"}, "relation": relation, "tail": {"id": f'"{text}"', "label": text}}
+    return {"answer": text, "entity_id": f'"{text}"', "score": 1.0, "grounded": True, "paths": [{"steps": [step]}]}
+
+
+def test_a_thing_asked_for_is_never_a_definition_reached():
+    """A definition a walk reaches is a text, not a laboratory: abstained with the reason (best effort: kept,
+    flagged); asked for by its relation's name ("which definition"), it is the answer."""
+    checked = final_answers("Which laboratory first described gene?", [_prose_answer("definition")])
+    assert checked.answers == [] and checked.stop_reason == ABSTAINED
+    assert any("prose (a text, not a laboratory)" in w for w in checked.warnings)
+    kept = final_answers("Which laboratory first described gene?", [_prose_answer("definition")], policy="best_effort")
+    assert [a["grounded"] for a in kept.answers] == [False]
+    assert final_answers("Which definition does gene have?", [_prose_answer("definition")]).answers
+    assert final_answers("What does gene mean?", [_prose_answer("definition")]).answers  # no thing asked for
+
+
+@pytest.mark.parametrize("factory", [create_rog_graph, create_tog_graph])
+def test_a_definition_asked_for_by_its_name_is_answered_and_a_laboratory_is_not(factory):
+    kg = open_kg(ONTOLOGY)
+    graph = factory(kg).compile()
+    result = graph.invoke({"question": "Which laboratory first described gene?"})
+    assert result["answers"] == [] and result["stop_reason"] == ABSTAINED
+    [answer] = graph.invoke({"question": "What is the definition of gene?"})["answers"]
+    assert answer["answer"].startswith("A region (or regions) that includes all of the sequence elements")

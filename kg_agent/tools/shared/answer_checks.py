@@ -49,7 +49,17 @@ from kg_agent.kg.types import Entity
 from kg_agent.kg.walks import Walk
 from kg_agent.settings import WhenUnsupported, current_run_settings
 from kg_agent.tools.shared.aggregates import AnswerRanker
-from kg_agent.tools.shared.answer_types import NUMBER, TIME, literal_kind, looks_like_time, relation_object_kinds
+from kg_agent.tools.shared.answer_types import (
+    NUMBER,
+    PERSON,
+    PLACE,
+    TIME,
+    AskedType,
+    is_prose,
+    literal_kind,
+    looks_like_time,
+    relation_object_kinds,
+)
 from kg_agent.tools.shared.path_scoring import RelationPathScorer
 from kg_agent.tools.shared.question_parts import QuestionParts
 from kg_agent.tools.shared.scoring import mask_mentions
@@ -276,9 +286,10 @@ def of_another_kind(question: str, answers: Sequence[dict],
     answers of the asked kind, or none, with the reason; None when no answer is of a wrong kind. An answer that is no
     literal is not judged here; with ``kg``, a number reached over a relation whose values are years (a year of birth
     typed ``xsd:integer``, :class:`~kg_agent.tools.shared.answer_types.ObjectKinds`) is a time."""
-    asked = QuestionParts.of(question).asked.kind
+    parts = QuestionParts.of(question).asked
+    asked = parts.kind
     if asked not in (TIME, NUMBER):
-        return None
+        return _prose_for_a_thing(parts, answers)
     kinds = [literal_answer_kind(a) if a.get("grounded", True) else "" for a in answers]  # ungrounded: as given
     if kg is not None and asked == TIME and NUMBER in kinds:  # numbers of a relation whose values are years
         last = {a.get("answer"): paths[0][-1] for a in answers if (paths := answer_relation_paths(a))}
@@ -293,6 +304,22 @@ def of_another_kind(question: str, answers: Sequence[dict],
     shown = ", ".join(repr(str(a.get("answer"))) for a in wrong[:3])
     return kept, (f"the question asks for {what}, and {len(wrong)} answer(s) reached ({shown}) are "
                   f"{'no time' if asked == TIME else 'no number'} (their datatype or form says so)")
+
+
+def _prose_for_a_thing(asked: AskedType, answers: Sequence[dict]) -> tuple[list[dict], str] | None:
+    """For a question asking for a person, a place or things its type noun names ("who", "where", "which
+    laboratory"): the answers that are no prose (:func:`~kg_agent.tools.shared.answer_types.is_prose`: a definition
+    reached for "which laboratory first described [X]" is a text, no laboratory) unless the walk's last relation is
+    named by the type noun ("which definition"); None when no answer is such prose."""
+    if not (asked.noun or asked.kind in (PERSON, PLACE)):
+        return None
+    wrong = [a for a in answers if a.get("grounded", True) and literal_answer_kind(a) == "text"
+             and is_prose(str(a.get("answer", ""))) and not any(asked.named_by(path[-1]) for path in answer_relation_paths(a))]
+    if not wrong:
+        return None
+    what = f"a {asked.noun}" if asked.noun else "a person" if asked.kind == PERSON else "a place"
+    return ([a for a in answers if not any(a is w for w in wrong)],
+            f"the question asks for {what}, and {len(wrong)} answer(s) reached are prose (a text, not {what})")
 
 
 #: Most nodes one counted step reads (a hub's millions are not counted one by one).

@@ -455,15 +455,9 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
         """Every term of :meth:`score` but the whole verbalised path's cosine, one per path."""
         parts = QuestionParts.of(masked_question)
         competitors = self._competitors(kg)
-        names = sorted({base_relation(r) for path in paths for r in path} | set(competitors))
-        aliases = self._relation_facts(kg.relation_aliases, names) if kg is not None else {}
-        # a hierarchy property's names differ by direction: its walk backwards is scored as a relation of its own
-        hierarchy = _hierarchy_names(kg, {r for path in paths for r in path}) if kg is not None else {}
-        own_aliases = dict(aliases)
-        for relation, more in hierarchy.items():
-            aliases[relation] = (*own_aliases.get(base_relation(relation), ()), *more)
-        names += sorted(r for r in hierarchy if r not in names)
-        both_ways = frozenset(base_relation(r) for r in hierarchy)
+        names, aliases, both_ways = self._named_relations(
+            kg, sorted({base_relation(r) for path in paths for r in path} | set(competitors)),
+            {r for path in paths for r in path})
         row = {name: i for i, name in enumerate(names)}
         descriptions = (self._relation_facts(kg.relation_description, names)
                         if kg is not None and self.description_weight else {})
@@ -528,6 +522,20 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
             scores.append(float(total))
         return scores
 
+    def _named_relations(self, kg: KnowledgeGraph | None, names: list[str], walked: set[str]
+                         ) -> tuple[list[str], dict[str, tuple[str, ...]], frozenset[str]]:
+        """``names`` with the directions of the hierarchy properties among the ``walked`` relations added (their
+        names differ by direction: a walk backwards is scored as a relation of its own, :func:`_hierarchy_names`),
+        every name's aliases in the KG (the hierarchy's English names for each direction among them), and the
+        hierarchy properties so named."""
+        aliases = dict(self._relation_facts(kg.relation_aliases, names)) if kg is not None else {}
+        hierarchy = _hierarchy_names(kg, walked) if kg is not None else {}
+        own_aliases = dict(aliases)
+        for relation, more in hierarchy.items():
+            aliases[relation] = (*own_aliases.get(base_relation(relation), ()), *more)
+        names = names + sorted(r for r in hierarchy if r not in names)
+        return names, aliases, frozenset(base_relation(r) for r in hierarchy)
+
     def asked_paths(self, masked_question: str, paths: Sequence[Sequence[str]], *,
                     kg: KnowledgeGraph | None = None) -> AskedPaths:
         """Which of ``paths`` end in a relation the question asks for, and why none does.
@@ -559,16 +567,21 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
         if not paths or not content:
             return AskedPaths(frozenset(paths))
         competitors = self._competitors(kg)
-        names = sorted({base_relation(r) for p in paths for r in p[-2:]} | set(competitors))
+        names, aliases, both_ways = self._named_relations(
+            kg, sorted({base_relation(r) for p in paths for r in p[-2:]} | set(competitors)),
+            {r for p in paths for r in p[-2:]})
         row = {name: i for i, name in enumerate(names)}
-        aliases = self._relation_facts(kg.relation_aliases, names) if kg is not None else {}
+
+        def row_of(relation: str) -> int:
+            return row[relation] if relation in row else row[base_relation(relation)]
+
         kinds = relation_object_kinds(kg) if kg is not None else None
         last_kinds = kinds.kinds_of(dict.fromkeys(p[-1] for p in paths)) if kinds is not None else {}
-        evidence = np.minimum(1.0, self.unclipped_evidence(parts, names, competitors, aliases,
+        evidence = np.minimum(1.0, self.unclipped_evidence(parts, names, competitors, aliases, named_both_ways=both_ways,
                                                            by_word_only=prose_relations(last_kinds)))[:, content]
-        walked = {row[base_relation(p[-1])] for p in paths}
+        walked = {row_of(p[-1]) for p in paths}
         # the last hop evidenced, or the one before it (into a statement node: ``hasMembership -> role``)
-        by_words = {p for p in paths if max(evidence[row[base_relation(r)]].max() for r in p[-2:]) >= self.evidence_floor}
+        by_words = {p for p in paths if max(evidence[row_of(r)].max() for r in p[-2:]) >= self.evidence_floor}
         by_noun: set[tuple[str, ...]] = set()  # the type noun names the relation or its objects' class
         by_kind: set[tuple[str, ...]] = set()  # the wh-word's kind fits its objects (a time, a place, persons)
         if kinds is not None:
@@ -583,7 +596,7 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
                     by_noun.add(path)
                 elif typed.evidence > 0.0 or (asked_kind and typed.fit > 0.0):
                     by_kind.add(path)
-        named_in_full = any(max(evidence[row[base_relation(r)]].max() for r in p[-2:]) >= 1.0 for p in paths)
+        named_in_full = any(max(evidence[row_of(r)].max() for r in p[-2:]) >= 1.0 for p in paths)
         if not named_in_full and not by_noun:
             # a word naming by its stem a relation no path walks (not the type noun, which names a kind of thing)
             on_paths = {base_relation(r) for p in paths for r in p}
@@ -593,8 +606,8 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
                 # the verb after "who" ("who illustrated [X]"), not a word naming a kind of thing ("which books")
                 if not parts.relational[j] and not (at > 0 and parts.tokens[at - 1] in ("who", "whom")):
                     continue
-                stem = [r for r in names if r not in on_paths
-                        and any(word_match(w, word) == 1.0 for w in content_words(name_words(r)))]
+                stem = [r for r in names if base_relation(r) not in on_paths
+                        and any(word_match(w, word) == 1.0 for w in content_words(meaning_words(name_words(r))))]
                 if stem:
                     return AskedPaths(frozenset(), f"the knowledge graph has {stem[0]!r} for {word!r}, but no walk "
                                       f"from the question's entity reaches it")
