@@ -119,3 +119,12 @@ def test_a_relation_whose_values_are_prose_is_asked_for_by_its_name_only():
 def test_a_four_letter_word_sharing_all_but_its_last_consonant_shares_no_root():
     assert word_match("part", "parent") == 0.0 and word_match("parent", "part") == 0.0
     assert word_match("acts", "acting") > 0 and word_match("acted", "actors") > 0  # an ending, not another word
+
+
+def test_the_ontology_languages_own_terms_are_no_answer():
+    """``rdf:type owl:Class`` says how the ontology models exon's subtypes, not what they are: "the subtypes of the
+    subtypes" walks the hierarchy twice, not to ``owl:Class``."""
+    kg = open_kg(ONTOLOGY)
+    question = "Which terms are subtypes of the subtypes of exon?"
+    plans = SimilarityPlanner(kg).plan(question, link_entities(kg, question).entities[:1], k=3).plans
+    assert list(plans[0].relations) == ["^subClassOf", "^subClassOf"], plans

@@ -126,6 +126,10 @@ _YEAR_OR_DATE = re.compile(r"^\s*(\d{3,4}|\d{4}-\d{2}(-\d{2})?([t ].*)?|\d{1,2}[
                            r"([a-z]+\.? )?\d{1,2},? \d{4}|\d{1,2} [a-z]+\.? \d{4})\s*$", re.IGNORECASE)
 
 
+#: The namespaces of the languages RDF data is written in (RDF 1.1, RDF Schema 1.1, OWL 2): their terms as values
+#: (``x rdf:type owl:Class``) say how a node is modelled, not what it is.
+LANGUAGE_VOCABULARIES = ("http://www.w3.org/1999/02/22-rdf-syntax-ns#", "http://www.w3.org/2000/01/rdf-schema#",
+                         "http://www.w3.org/2002/07/owl#")
 #: Fewest words of a sentence (:func:`is_prose`).
 SENTENCE_WORDS = 4
 
@@ -302,6 +306,10 @@ class ObjectKinds:
     #: the share that are prose (:func:`is_prose`): a definition, a comment, an abstract, which a question asks for by
     #: its relation's name, never by a paraphrase
     prose: float = 0.0
+    #: the share that are terms of the RDF, RDFS and OWL vocabularies themselves (:data:`LANGUAGE_VOCABULARIES`:
+    #: ``owl:Class``, ``owl:NamedIndividual``): what kind of node the ontology language makes a thing, nothing the KG
+    #: says about it
+    vocabulary: float = 0.0
 
     @classmethod
     def of(cls, labels: Sequence[str], signatures: Sequence[Sequence[str]],
@@ -346,16 +354,17 @@ class ObjectKinds:
                 held[name] = held.get(name, 0) + 1
         common = tuple(sorted(name for name, count in held.items() if 2 * count >= n))
         prose = sum(node.startswith('"') and not kind and is_prose(label) for node, label, kind in zip(nodes, labels, typed))
+        vocabulary = sum(node.startswith(LANGUAGE_VOCABULARIES) for node in nodes)
         return cls(n, sum(times) / n, places / n, persons / n, contained / places if places else 0.0, unnamed, common,
-                   tuple(sorted(set(labels))), numbers / n, prose / n)
+                   tuple(sorted(set(labels))), numbers / n, prose / n, vocabulary / n)
 
 
 
 
 #: The name of the kinds' table in an endpoint's persistent result cache (renamed when :class:`ObjectKinds` gained
 #: ``classes``, then ``values``: kinds stored before hold none; when the relations at a node began to vote; and when
-#: a literal's datatype began to say whether it is a time, and ``number`` was added; and ``prose``).
-OBJECT_KINDS_CACHE = "object_kinds_prose"
+#: a literal's datatype began to say whether it is a time, and ``number`` was added; and ``prose``, ``vocabulary``).
+OBJECT_KINDS_CACHE = "object_kinds_vocabulary"
 
 
 class RelationObjectKinds:

@@ -157,7 +157,9 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
       counts as evidenced by the cue;
     * ``mediator_penalty`` — a path whose last hop ends at unnamed nodes (most of its sampled objects: a Freebase
       marriage or government position, a Wikidata statement), when :meth:`score` is given the KG: such a node is a
-      step inside one fact, so the path stops a hop short of its answer (WebQSP's ``people.person.spouse_s``);
+      step inside one fact, so the path stops a hop short of its answer (WebQSP's ``people.person.spouse_s``); and
+      one whose last hop ends at terms of the RDF, RDFS or OWL vocabularies (``rdf:type owl:Class``: how the
+      ontology language models a thing, never what a question asks);
     * ``round_trip_penalty`` — a path that goes out to no neighbour and back (:func:`walks_out_and_back`: ``r, ^r``,
       or ``written_by, ^directed_by``) where the question asks for a round trip in so many
       words (:attr:`~kg_agent.tools.shared.question_parts.QuestionParts.round_trip_cue`: "the same dynasty as [X]";
@@ -515,8 +517,8 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
                      - self.hop_penalty * (len(path) - 1))
             total += self.type_weight * typed.fit
             last = last_kinds.get(path[-1]) if path else None
-            if last is not None and last.unnamed >= 0.5:
-                total -= self.mediator_penalty
+            if last is not None and (last.unnamed >= 0.5 or last.vocabulary >= 0.5):
+                total -= self.mediator_penalty  # a statement node, or how the ontology language models a thing
             if asked_trip and not walks_out_and_back(path):
                 total -= self.round_trip_penalty
             scores.append(float(total))
