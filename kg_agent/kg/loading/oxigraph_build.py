@@ -128,6 +128,11 @@ def build_oxigraph(source: str | Path, store_path: str | Path, *, format: str | 
     ``naming`` says which predicates name things (their literals go to the label file, not to the relation
     index); a store opened with other name predicates rebuilds its label file.
 
+    The edges the file's OWL class restrictions state (:mod:`kg_agent.kg.owl_restrictions`) are derived from the
+    loaded store with one SPARQL query and kept in its named graph
+    :data:`~kg_agent.kg.owl_restrictions.RESTRICTION_GRAPH` (the file's triples stay in the default graph); the
+    relation index learns their relations and the profile counts them.
+
     ``lenient`` skips the file's bad lines (:func:`parse_rdf`; the file is then parsed in Python and loaded from a
     clean copy).
 
@@ -136,7 +141,8 @@ def build_oxigraph(source: str | Path, store_path: str | Path, *, format: str | 
     ``<sidecar_folder>``; ``names`` names the relations as the finished store will (by their
     properties' labels where the file gives them, :meth:`GraphStore.relation_naming
     <kg_agent.kg.stores.base.GraphStore.relation_naming>`), read from the file by the same pass. Its error fails
-    the load like any other.
+    the load like any other. That index holds the file's facts: the restriction edges, read from the loaded store,
+    are added to the index saved with the store afterwards.
 
     One load writes a store at a time: the load holds ``<store>/kg-agent/write.lock``
     (:func:`~kg_agent.kg.store_folder.write_lock`) until it ends, however it ends; another load of the same store
