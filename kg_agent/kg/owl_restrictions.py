@@ -14,7 +14,10 @@ edge ``class property value``: the relation graph OBO tools (ROBOT's and the OBO
 edges) derive the same way. An intersection's named classes are its class's superclasses (``rdfs:subClassOf`` edges).
 
 :func:`add_restriction_edges` adds them to a graph kg-agent parsed from a file itself (the file is not changed, a
-graph given by the caller never is); the KG profile says how many were added.
+graph given by the caller never is). A store or an endpoint reads the same edges with one SPARQL query,
+:data:`RESTRICTION_EDGES_QUERY` (tests hold the two readings identical): ``kg-agent load`` keeps them in a named
+graph of the store it builds (:data:`RESTRICTION_GRAPH`), never in the file's default graph. Edges the graph states
+already are left out. The KG profile says how many were derived (:attr:`kg_agent.kg.profile.KGProfile.restriction_edges`).
 """
 
 from __future__ import annotations
@@ -25,6 +28,31 @@ from rdflib.namespace import OWL, RDFS
 
 #: The restriction predicates whose object is the related class or value.
 RESTRICTION_VALUES = (OWL.someValuesFrom, OWL.allValuesFrom, OWL.hasValue)
+
+#: The named graph of an Oxigraph store ``kg-agent load`` builds that holds the edges derived from the file's
+#: restrictions (kg-agent's own: the file's triples stay in the default graph, as they were).
+RESTRICTION_GRAPH = "urn:kg-agent:derived:owl-restrictions"
+
+#: ``SELECT ?c ?p ?v``: :func:`restriction_edges` as one SPARQL query, for a store or an endpoint (a restriction on
+#: a named class under ``rdfs:subClassOf`` or in an ``owl:equivalentClass`` intersection; an intersection's named
+#: classes as superclasses; an edge the graph states already left out). Written so Virtuoso compiles it too (its
+#: SPARQL compiler fails on a ``BIND`` of a constant here, error SP031; a one-row ``VALUES`` is the same).
+RESTRICTION_EDGES_QUERY = """PREFIX rdfs: <http://www.w3.org/2000/01/rdf-schema#>
+PREFIX owl: <http://www.w3.org/2002/07/owl#>
+PREFIX rdf: <http://www.w3.org/1999/02/22-rdf-syntax-ns#>
+SELECT DISTINCT ?c ?p ?v WHERE {
+  { ?c rdfs:subClassOf ?r . ?r owl:onProperty ?p ; ?vp ?v .
+    FILTER(isBlank(?r) && ?vp IN (owl:someValuesFrom, owl:allValuesFrom, owl:hasValue)) }
+  UNION
+  { ?c owl:equivalentClass ?e . ?e owl:intersectionOf ?list . ?list rdf:rest*/rdf:first ?r .
+    ?r owl:onProperty ?p ; ?vp ?v .
+    FILTER(isBlank(?e) && isBlank(?r) && ?vp IN (owl:someValuesFrom, owl:allValuesFrom, owl:hasValue)) }
+  UNION
+  { ?c owl:equivalentClass ?e . ?e owl:intersectionOf ?list . ?list rdf:rest*/rdf:first ?v .
+    FILTER(isBlank(?e) && isIRI(?v)) VALUES ?p { rdfs:subClassOf } }
+  FILTER(isIRI(?c) && isIRI(?p) && !isBlank(?v))
+  FILTER NOT EXISTS { ?c ?p ?v }
+}"""
 
 
 def _restriction(graph: Graph, node: BNode) -> tuple[URIRef, URIRef] | None:

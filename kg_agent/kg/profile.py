@@ -53,6 +53,8 @@ class KGProfile:
 
     label_predicates: tuple[str, ...] = ()
     named_subjects: tuple[int, ...] = ()
+    #: edges read from the KG's OWL class restrictions (:mod:`kg_agent.kg.owl_restrictions`), not stated as triples
+    restriction_edges: int = 0
     version: int = PROFILE_VERSION
 
     def naming(self, naming: Naming) -> Naming:
@@ -63,8 +65,12 @@ class KGProfile:
     def describe(self) -> list[str]:
         """Lines for a person: what was found."""
         if not self.label_predicates:
-            return ["names: the known label predicates name the KG's things"]
-        return [f"names: {iri} names {n} things" for iri, n in zip(self.label_predicates, self.named_subjects)]
+            lines = ["names: the known label predicates name the KG's things"]
+        else:
+            lines = [f"names: {iri} names {n} things" for iri, n in zip(self.label_predicates, self.named_subjects)]
+        if self.restriction_edges:
+            lines.append(f"OWL restrictions: {self.restriction_edges} relation edges read from class restrictions")
+        return lines
 
     def save(self, path: str | Path) -> None:
         Path(path).write_text(json.dumps(asdict(self), indent=1), encoding="utf-8")
@@ -76,7 +82,8 @@ class KGProfile:
             data = json.loads(Path(path).read_text(encoding="utf-8"))
             if data.get("version") != PROFILE_VERSION:
                 return None
-            return cls(tuple(data["label_predicates"]), tuple(int(n) for n in data["named_subjects"]))
+            return cls(tuple(data["label_predicates"]), tuple(int(n) for n in data["named_subjects"]),
+                       int(data.get("restriction_edges", 0)))
         except (OSError, ValueError, KeyError, TypeError, AttributeError):
             return None
 

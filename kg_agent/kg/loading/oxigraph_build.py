@@ -10,15 +10,17 @@ import subprocess
 import sys
 import warnings
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 from kg_agent.kg.errors import KGLoadError
 from kg_agent.kg.label_index import build_label_sqlite
-from kg_agent.kg.loading.oxigraph_index_pass import index_triples
+from kg_agent.kg.loading.oxigraph_index_pass import index_derived_edges, index_triples
 from kg_agent.kg.loading.oxigraph_open import label_build
 from kg_agent.kg.loading.plain_triples import PLAIN_FORMATS, detect_format, iter_named_triples, named_triples_graph
 from kg_agent.kg.loading.rdf_parsing import OXIGRAPH_FORMATS, parse_rdf, rdf_syntax_error, too_long_term_error
 from kg_agent.kg.naming import DEFAULT_NAMING, Naming
+from kg_agent.kg.owl_restrictions import RESTRICTION_EDGES_QUERY, RESTRICTION_GRAPH
 from kg_agent.kg.profile import measure_name_predicates, oxigraph_texts
 from kg_agent.kg.relation_index import RelationIndex, RelationIndexBuilder
 from kg_agent.kg.store_folder import (
@@ -126,6 +128,11 @@ def build_oxigraph(source: str | Path, store_path: str | Path, *, format: str | 
     ``naming`` says which predicates name things (their literals go to the label file, not to the relation
     index); a store opened with other name predicates rebuilds its label file.
 
+    The edges the file's OWL class restrictions state (:mod:`kg_agent.kg.owl_restrictions`) are derived from the
+    loaded store with one SPARQL query and kept in its named graph
+    :data:`~kg_agent.kg.owl_restrictions.RESTRICTION_GRAPH` (the file's triples stay in the default graph); the
+    relation index learns their relations and the profile counts them.
+
     ``lenient`` skips the file's bad lines (:func:`parse_rdf`; the file is then parsed in Python and loaded from a
     clean copy).
 
@@ -134,7 +141,8 @@ def build_oxigraph(source: str | Path, store_path: str | Path, *, format: str | 
     ``<sidecar_folder>``; ``names`` names the relations as the finished store will (by their
     properties' labels where the file gives them, :meth:`GraphStore.relation_naming
     <kg_agent.kg.stores.base.GraphStore.relation_naming>`), read from the file by the same pass. Its error fails
-    the load like any other.
+    the load like any other. That index holds the file's facts: the restriction edges, read from the loaded store,
+    are added to the index saved with the store afterwards.
 
     One load writes a store at a time: the load holds ``<store>/kg-agent/write.lock``
     (:func:`~kg_agent.kg.store_folder.write_lock`) until it ends, however it ends; another load of the same store
@@ -214,8 +222,13 @@ def _build_locked(source: Path, store_path: Path, target: Path, fmt: str, lock: 
             store = ox.Store(str(partial))
             build_label_sqlite(sidecar / LABEL_INDEX_FILE, store_names(store, naming), build=label_build(build, naming))
             del store
+        derived = _keep_restriction_edges(ox, partial)
+        if derived:  # the relation index learns the relations they state
+            index_derived_edges(builder, ox, derived, ntriples=load_format == ox.RdfFormat.N_TRIPLES)
+            built[0] = builder.build()
+            built[0].save(sidecar / RELATION_INDEX_FILE)
         store = ox.Store.read_only(str(partial))
-        profile = measure_name_predicates(oxigraph_texts(store), naming)
+        profile = replace(measure_name_predicates(oxigraph_texts(store), naming), restriction_edges=len(derived))
         profile.save(sidecar / PROFILE_FILE)
         profiled = profile.naming(naming)
         if profiled != naming:  # the label file a reader opening the store with the found names will ask for
@@ -232,6 +245,22 @@ def _build_locked(source: Path, store_path: Path, target: Path, fmt: str, lock: 
     except BaseException:
         shutil.rmtree(partial, ignore_errors=True)
         raise
+
+
+def _keep_restriction_edges(ox, store_path: Path) -> list[tuple]:
+    """The edges the loaded store's OWL class restrictions state (:data:`RESTRICTION_EDGES_QUERY`), kept in the store's
+    named graph :data:`RESTRICTION_GRAPH` (kg-agent's own; the file's triples stay in the default graph as they
+    were), as ``(subject, predicate, object)`` pyoxigraph terms."""
+    store = ox.Store(str(store_path))
+    try:
+        edges = [(row[0], row[1], row[2]) for row in store.query(RESTRICTION_EDGES_QUERY)]
+        if edges:
+            graph = ox.NamedNode(RESTRICTION_GRAPH)
+            store.extend([ox.Quad(s, p, o, graph) for s, p, o in edges])
+            store.flush()
+    finally:
+        del store
+    return edges
 
 
 def _replace_folder(target: Path, partial: Path, build: str, store_path: Path) -> None:

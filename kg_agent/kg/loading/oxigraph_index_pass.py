@@ -244,3 +244,18 @@ def _ox_node(term, ox) -> str:
     if isinstance(term, ox.NamedNode):
         return term.value
     return str(term)  # the index needs distinct nodes, not kg-agent ids: N-Triples text is enough
+
+
+def index_derived_edges(builder: RelationIndexBuilder, ox, edges, *, ntriples: bool) -> None:
+    """Feed edges kg-agent derived from the file (pyoxigraph ``(subject, predicate, object)`` terms, their subjects
+    named: :mod:`kg_agent.kg.owl_restrictions`) to the relation index builder, each node keyed as the pass over the
+    file keyed it (``ntriples``: by its N-Triples text), so a derived edge's ends are the nodes the file's facts
+    reached; they are not triples of the file (:attr:`~RelationIndexBuilder.triples` is left as it was)."""
+    triples = builder.triples
+    for subject, predicate, obj in edges:
+        key = f"<{subject.value}>".encode() if ntriples else subject.value
+        if isinstance(obj, ox.Literal):
+            builder.add(key, predicate.value, "", object_walks_on=False)
+        else:
+            builder.add(key, predicate.value, f"<{obj.value}>".encode() if ntriples else obj.value)
+    builder.triples = triples

@@ -5,6 +5,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Iterable, Iterator, Sequence
+from itertools import chain
 
 import pyoxigraph as ox
 from rdflib import BNode, Graph, Literal, URIRef
@@ -16,6 +17,7 @@ from kg_agent.kg.deadline import check_deadline, read_deadline
 from kg_agent.kg.errors import KGQueryError
 from kg_agent.kg.label_index import SqliteLabelIndex
 from kg_agent.kg.naming import DEFAULT_NAMING, DOMAIN_PREDICATES, RANGE_PREDICATES, WIKIBASE_PROPERTY_LINKS, Naming
+from kg_agent.kg.owl_restrictions import RESTRICTION_GRAPH
 from kg_agent.kg.relation_index import RelationIndex
 from kg_agent.kg.sparql import sparql_iri, sparql_term
 from kg_agent.kg.stores.base import (
@@ -84,7 +86,10 @@ def ox_term(term: Node):
 class OxigraphGraphStore(LazyGraphStore):
     """An Oxigraph store (``pyoxigraph.Store``) with an rdflib view (``oxrdflib``) for SPARQL and ``skos`` labels.
 
-    Only the default graph is read. Neighbourhoods come from ``quads_for_pattern`` in both directions.
+    The default graph is read, and the edges ``kg-agent load`` derived from the file's OWL class restrictions, kept
+    in the named graph :data:`~kg_agent.kg.owl_restrictions.RESTRICTION_GRAPH`: the walks, paths and counts read
+    both as one graph. Neighbourhoods come from ``quads_for_pattern`` in both directions. The rdflib view
+    (:meth:`query`, the user's SPARQL) is the default graph, the KG as the file has it.
     """
 
     kind = "oxigraph"
@@ -102,6 +107,10 @@ class OxigraphGraphStore(LazyGraphStore):
         self._label_index = label_index
         self._path_queries: LRUCache = LRUCache(PATH_QUERIES_CACHED)  # relation path -> paths_query around its start
         self._bounded: LRUCache = LRUCache(HUBS_CACHED)  # hub -> (bound, bounded_edges)
+        derived = ox.NamedNode(RESTRICTION_GRAPH)
+        #: the graphs whose facts are walked: the default graph, and the derived edges' graph when the store has one
+        self._fact_graphs = [_DEFAULT, derived] if store.contains_named_graph(derived) else [_DEFAULT]
+        self._graphs_kw = {"default_graph": self._fact_graphs} if len(self._fact_graphs) > 1 else {}
 
     @property
     def graph(self) -> Graph:
@@ -152,6 +161,13 @@ class OxigraphGraphStore(LazyGraphStore):
             fact = self._facts[predicate] = self.naming.is_fact(predicate)
         return fact
 
+    def _fact_quads(self, subject, predicate, obj) -> Iterable:
+        """The quads of the pattern in the graphs whose facts are walked (:attr:`_fact_graphs`)."""
+        if len(self._fact_graphs) == 1:
+            return self.store.quads_for_pattern(subject, predicate, obj, _DEFAULT)
+        return chain.from_iterable(self.store.quads_for_pattern(subject, predicate, obj, graph)
+                                   for graph in self._fact_graphs)
+
     def fetch_neighbourhoods(self, keys: Sequence[str]) -> dict[str, Edges]:
         found: dict[str, Edges] = {}
         try:
@@ -165,14 +181,14 @@ class OxigraphGraphStore(LazyGraphStore):
         """The node's edges in both directions by pattern lookup (its label remembered on the way); None, the rest
         left unread, once more than ``max_edges`` edges were read."""
         name, is_fact, is_label = self.names.name, self._is_fact, self.naming.is_label
-        quads = self.store.quads_for_pattern
+        quads = self._fact_quads
         term = self._ox(key)
         rels: Edges = {}
         read = 0
         deadline = read_deadline()
         if not isinstance(term, ox.Literal):
             literals: NameLiterals = []
-            for quad in quads(term, None, None, _DEFAULT):
+            for quad in quads(term, None, None):
                 predicate = quad.predicate.value
                 obj = quad.object
                 if not is_fact(predicate):
@@ -188,7 +204,7 @@ class OxigraphGraphStore(LazyGraphStore):
                     check_deadline(deadline, f"{self.name}: the neighbours of {key}")
                 rels.setdefault(name(predicate), []).append(ox_key(obj))
             self.remember_label(key, self.naming.display(literals))
-            incoming = quads(None, None, term, _DEFAULT)
+            incoming = quads(None, None, term)
         else:
             incoming = ()  # a literal is an end: no path goes on from it
         for quad in incoming:
@@ -248,17 +264,17 @@ class OxigraphGraphStore(LazyGraphStore):
                 sizes[(row[0].value, row[1].value == "true")] = int(row[2].value)
         targets: Edges = {}
         wide: dict[str, int] = {}
-        quads = self.store.quads_for_pattern
+        quads = self._fact_quads
         for (predicate, back), count in sizes.items():
             relation = inverse(self.names.name(predicate)) if back else self.names.name(predicate)
             if count > bound:
                 wide[relation] = wide.get(relation, 0) + count
             elif back:
                 targets.setdefault(relation, []).extend(
-                    ox_key(quad.subject) for quad in quads(None, ox.NamedNode(predicate), term, _DEFAULT))
+                    ox_key(quad.subject) for quad in quads(None, ox.NamedNode(predicate), term))
             else:
                 targets.setdefault(relation, []).extend(
-                    ox_key(quad.object) for quad in quads(term, ox.NamedNode(predicate), None, _DEFAULT)
+                    ox_key(quad.object) for quad in quads(term, ox.NamedNode(predicate), None)
                     if not (isinstance(quad.object, ox.Literal) and not quad.object.value))
         return BoundedEdges({rel: sorted(set(found)) for rel, found in targets.items() if found}, wide)
 
@@ -490,7 +506,7 @@ class OxigraphGraphStore(LazyGraphStore):
             here = there
         query = "ASK { VALUES ?x0 { %s } %s %s }" % (values, " ".join(steps), " ".join(filters))
         try:
-            return bool(self.store.query(query))
+            return bool(self.store.query(query, **self._graphs_kw))
         except (OSError, RuntimeError, SyntaxError) as exc:
             raise KGQueryError(f"{self.name}: query failed: {exc}") from exc
 
@@ -508,7 +524,7 @@ class OxigraphGraphStore(LazyGraphStore):
         the call's deadline (:func:`~kg_agent.kg.deadline.reads_until`) has passed, checked before each row."""
         deadline = read_deadline()
         try:
-            rows = self.store.query(sparql, use_default_graph_as_union=False)
+            rows = self.store.query(sparql, **self._graphs_kw)
             if deadline is None:
                 yield from rows
                 return
