@@ -152,3 +152,26 @@ def test_the_state_and_every_surface_say_which_words_linked_to_which_entity(tmp_
     assert 'Tom Hanks (from "tom hanks", exact' in out.getvalue()
     [topic] = [e for e in ask_result(result, method="rog").topic_entities if e.label == "Tom Hanks"]
     assert topic.mention == "tom hanks" and topic.how == "exact" and topic.score == linked["score"]
+
+
+# ------------------------------------------------------------------ a name whose last word the question makes plural
+ROLES = """@prefix skos: <http://www.w3.org/2004/02/skos/core#> .
+@prefix org: <http://www.w3.org/ns/org#> .
+@prefix ex: <http://example.org/> .
+ex:roman_emperor skos:prefLabel "Roman Emperor"@en .
+ex:severan_dynasty skos:prefLabel "Severan Dynasty"@en .
+ex:mint skos:prefLabel "Mint"@en .
+ex:caracalla skos:prefLabel "Caracalla"@en ; org:memberOf ex:severan_dynasty ; org:role ex:roman_emperor .
+ex:lugdunum skos:prefLabel "Lugdunum"@en ; org:role ex:mint .
+"""
+
+
+def test_a_name_of_several_words_is_found_with_its_last_word_in_the_plural(tmp_path):
+    """Nomisma-shaped roles (names ours): "Roman emperors" is the role "Roman Emperor", after the exact names; a
+    single plural word is no name ("mints" is not the thing "Mint")."""
+    path = tmp_path / "roles.ttl"
+    path.write_text(ROLES, encoding="utf-8")
+    kg = load_kg(path)
+    result = link_entities(kg, "Which members of the Severan dynasty were Roman emperors?")
+    assert ids(result) == ["http://example.org/severan_dynasty", "http://example.org/roman_emperor"]
+    assert "http://example.org/mint" not in ids(link_entities(kg, "Which mints did Caracalla use?"))

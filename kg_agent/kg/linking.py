@@ -250,18 +250,43 @@ def _link_ngrams(kg: KnowledgeGraph, question: str, cutoff: float) -> list[Linke
             if all(w in STOPWORDS or len(w) < 2 for w in words) and not q.capitalised_inside(begin):
                 continue
             text = " ".join(words)
-            if text not in known:  # one lookup per distinct text, however often the question repeats it
-                known[text] = kg.entities_among(index.get(text, [])) if text in index else {}
-            found = known[text]
+            quality = 1.0
+            for form in (text, *([singular] if size >= 2 and (singular := _singular(text)) else [])):
+                if form not in known:  # one lookup per distinct text, however often the question repeats it
+                    known[form] = kg.entities_among(index.get(form, [])) if form in index else {}
+                if known[form]:
+                    break
+                quality = PLURAL_QUALITY  # "roman emperors": the role "Roman Emperor"
+            found = known[form]
             if not found:  # the name of a relation, a class or a literal: the words stay free
                 continue
             for i in span:
                 claimed[i] = True
-            candidates.append(_score_candidate(kg, q, begin, size, "exact", 1.0, found))
+            candidates.append(_score_candidate(kg, q, begin, size, "exact", quality, found))
     partial = _partial_candidates(kg, q)
     if not candidates:  # typos compete with partial names ("ben franklin": Benjamin Franklin, not "Bite-size Ben ...")
         partial += _fuzzy_candidates(kg, q, cutoff)
     return _select(_with_partial_names(candidates, partial))
+
+
+#: How well a name of several words matches when the question writes its last word in the plural ("Roman emperors"
+#: for "Roman Emperor"): below the exact form.
+PLURAL_QUALITY = 0.9
+
+
+def _singular(text: str) -> str | None:
+    """``text`` with its last word in the singular by English spelling ("roman emperors" -> "roman emperor",
+    "dynasties" -> "dynasty", "churches" -> "church"); None when the last word reads as no plural."""
+    head, _, last = text.rpartition(" ")
+    if len(last) <= 3 or not last.endswith("s") or last.endswith(("ss", "us", "is")):
+        return None
+    if last.endswith("ies"):
+        last = last[:-3] + "y"
+    elif last.endswith(("ches", "shes", "xes", "sses", "zes")):
+        last = last[:-2]
+    else:
+        last = last[:-1]
+    return f"{head} {last}" if head else last
 
 
 def _with_partial_names(exact: list[_Candidate], partial: list[_Candidate]) -> list[_Candidate]:
