@@ -1,5 +1,7 @@
 """The report card across KGs: RoG, ToG and ToG-I, offline, over every real third-party KG in
-``<data>/realkgs/`` (all questions) and seeded samples of MetaQA, PathQuestion and WebQSP; one table of
+``<data>/realkgs/`` and in ``benchmarks/realkgs/`` (committed with the repository, so they run on a fresh clone
+without the data folder; same layout: one folder per KG with its KG file, ``questions.jsonl`` and ``ORIGIN.md``; a
+name in both is read from ``<data>``), all questions, and seeded samples of MetaQA, PathQuestion and WebQSP; one table of
 KG x method x question kind with Hits@1, coverage, precision of the answered, abstention on unanswerable
 questions and seconds per question, compared with the committed baseline (``benchmarks/report_card_baseline.json``).
 
@@ -29,18 +31,19 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 BASELINE = HERE / "report_card_baseline.json"
+COMMITTED_REALKGS = HERE / "realkgs"
 METHODS = ("rog", "tog", "tog-i")
 
 
 def suites(data: Path) -> dict[str, list[str]]:
     """``{KG name: kg-agent eval arguments}`` for every KG of the card present under ``data``."""
     found: dict[str, list[str]] = {}
-    realkgs = data / "realkgs"
-    for folder in sorted(p for p in realkgs.iterdir() if p.is_dir()) if realkgs.is_dir() else ():
-        questions = folder / "questions.jsonl"
-        kg = [p for p in sorted(folder.iterdir()) if p.suffix in (".nt", ".ttl", ".owl", ".rdf", ".nq", ".jsonld")]
-        if questions.exists() and kg:
-            found[folder.name] = ["jsonl", "--questions", str(questions), "--kg", str(kg[0]), "--lenient"]
+    for realkgs in (data / "realkgs", COMMITTED_REALKGS):
+        for folder in sorted(p for p in realkgs.iterdir() if p.is_dir()) if realkgs.is_dir() else ():
+            questions = folder / "questions.jsonl"
+            kg = [p for p in sorted(folder.iterdir()) if p.suffix in (".nt", ".ttl", ".owl", ".rdf", ".nq", ".jsonld")]
+            if questions.exists() and kg and folder.name not in found:
+                found[folder.name] = ["jsonl", "--questions", str(questions), "--kg", str(kg[0]), "--lenient"]
     metaqa = data / "metaqa"
     if (metaqa / "kb.txt").exists():
         args = ["metaqa"]

@@ -21,3 +21,29 @@ def test_no_kg_of_the_report_card_falls_below_its_baseline(data_dir, tmp_path):
     done = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "report_card.py"), "--data", str(data_dir),
                            "--out", str(tmp_path), "--check"], capture_output=True, text=True, timeout=3600)
     assert done.returncode == 0, done.stderr[-3000:] + "\n" + done.stdout
+
+
+def _report_card():
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        import report_card
+    finally:
+        sys.path.pop(0)
+    return report_card
+
+
+def test_real_kgs_committed_under_benchmarks_are_on_the_card_without_the_data_folder(tmp_path):
+    found = _report_card().suites(tmp_path)  # an empty data folder: a fresh clone without ../shared
+    committed = sorted(p.name for p in (ROOT / "benchmarks" / "realkgs").iterdir() if (p / "questions.jsonl").exists())
+    assert committed and sorted(found) == committed
+    for name in committed:
+        args = found[name]
+        assert args[args.index("--questions") + 1] == str(ROOT / "benchmarks" / "realkgs" / name / "questions.jsonl")
+        assert Path(args[args.index("--kg") + 1]).parent == ROOT / "benchmarks" / "realkgs" / name
+
+
+@pytest.mark.parametrize("make_gold", sorted((ROOT / "benchmarks" / "realkgs").glob("*/make_gold.py")),
+                         ids=lambda p: p.parent.name)
+def test_committed_real_kg_answers_are_what_their_sparql_gives_on_the_kg_file(make_gold):
+    done = subprocess.run([sys.executable, str(make_gold)], capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
