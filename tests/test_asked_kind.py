@@ -119,11 +119,22 @@ def test_a_thing_asked_for_is_never_a_definition_reached():
     flagged); asked for by its relation's name ("which definition"), it is the answer."""
     checked = final_answers("Which laboratory first described gene?", [_prose_answer("definition")])
     assert checked.answers == [] and checked.stop_reason == ABSTAINED
-    assert any("prose (a text, not a laboratory)" in w for w in checked.warnings)
+    assert any("are prose, not a laboratory" in w for w in checked.warnings)
     kept = final_answers("Which laboratory first described gene?", [_prose_answer("definition")], policy="best_effort")
     assert [a["grounded"] for a in kept.answers] == [False]
     assert final_answers("Which definition does gene have?", [_prose_answer("definition")]).answers
     assert final_answers("What does gene mean?", [_prose_answer("definition")]).answers  # no thing asked for
+
+
+def test_who_and_where_are_never_answered_with_a_number_or_a_time():
+    """A talk's ``orderInSession`` reached for "who chaired the session" is a number, no person."""
+    order = {**typed("4", "integer"), "paths": [{"steps": [{"head": {"id": "http://x/talk", "label": "talk"},
+                                                            "relation": "orderInSession", "tail": {"id": "4"}}]}]}
+    checked = final_answers("Who chaired the session?", [order])
+    assert checked.answers == [] and checked.stop_reason == ABSTAINED
+    assert any("are a number, not a person" in w for w in checked.warnings)
+    assert final_answers("Where was it held?", [typed("2004-11-08", "date")]).stop_reason == ABSTAINED
+    assert final_answers("Which number did he wear?", [typed("4", "integer")]).answers  # a thing named "number"
 
 
 @pytest.mark.parametrize("factory", [create_rog_graph, create_tog_graph])

@@ -289,7 +289,7 @@ def of_another_kind(question: str, answers: Sequence[dict],
     parts = QuestionParts.of(question).asked
     asked = parts.kind
     if asked not in (TIME, NUMBER):
-        return _prose_for_a_thing(parts, answers)
+        return _value_for_a_thing(parts, answers)
     kinds = [literal_answer_kind(a) if a.get("grounded", True) else "" for a in answers]  # ungrounded: as given
     if kg is not None and asked == TIME and NUMBER in kinds:  # numbers of a relation whose values are years
         last = {a.get("answer"): paths[0][-1] for a in answers if (paths := answer_relation_paths(a))}
@@ -306,20 +306,36 @@ def of_another_kind(question: str, answers: Sequence[dict],
                   f"{'no time' if asked == TIME else 'no number'} (their datatype or form says so)")
 
 
-def _prose_for_a_thing(asked: AskedType, answers: Sequence[dict]) -> tuple[list[dict], str] | None:
-    """For a question asking for a person, a place or things its type noun names ("who", "where", "which
-    laboratory"): the answers that are no prose (:func:`~kg_agent.tools.shared.answer_types.is_prose`: a definition
-    reached for "which laboratory first described [X]" is a text, no laboratory) unless the walk's last relation is
-    named by the type noun ("which definition"); None when no answer is such prose."""
+def _value_for_a_thing(asked: AskedType, answers: Sequence[dict]) -> tuple[list[dict], str] | None:
+    """For a question asking for a person or a place ("who", "where"): the answers that are no number or time (the
+    "4" of a talk's ``orderInSession`` for "who chaired the session"); for one asking for a person, a place or things
+    its type noun names ("which laboratory"): the answers that are no prose either
+    (:func:`~kg_agent.tools.shared.answer_types.is_prose`: a definition reached for "which laboratory first described
+    [X]" is a text, no laboratory) unless the walk's last relation is named by the type noun ("which definition");
+    None when no answer is of such a kind."""
     if not (asked.noun or asked.kind in (PERSON, PLACE)):
         return None
-    wrong = [a for a in answers if a.get("grounded", True) and literal_answer_kind(a) == "text"
-             and is_prose(str(a.get("answer", ""))) and not any(asked.named_by(path[-1]) for path in answer_relation_paths(a))]
-    if not wrong:
+
+    def wrong(answer: dict) -> str:
+        if not answer.get("grounded", True):
+            return ""
+        kind = literal_answer_kind(answer)
+        if kind in (TIME, NUMBER) and asked.kind in (PERSON, PLACE):
+            return "a number" if kind == NUMBER else "a time"
+        if kind == "text" and is_prose(str(answer.get("answer", ""))) \
+                and not any(asked.named_by(path[-1]) for path in answer_relation_paths(answer)):
+            return "prose"
+        return ""
+
+    kinds = [wrong(a) for a in answers]
+    if not any(kinds):
         return None
     what = f"a {asked.noun}" if asked.noun else "a person" if asked.kind == PERSON else "a place"
-    return ([a for a in answers if not any(a is w for w in wrong)],
-            f"the question asks for {what}, and {len(wrong)} answer(s) reached are prose (a text, not {what})")
+    found = sorted(set(k for k in kinds if k))
+    shown = ", ".join(repr(str(a.get("answer")))[:60] for a, k in zip(answers, kinds) if k)
+    return ([a for a, k in zip(answers, kinds) if not k],
+            f"the question asks for {what}, and {sum(map(bool, kinds))} answer(s) reached ({shown}) are "
+            f"{' or '.join(found)}, not {what}")
 
 
 #: Most nodes one counted step reads (a hub's millions are not counted one by one).
