@@ -116,8 +116,9 @@ def test_a_relation_whose_values_are_prose_is_asked_for_by_its_name_only():
         assert [name.rsplit("/", 1)[-1] for name in plans[0].relations] == best, (question, plans)
 
 
-def test_a_four_letter_word_sharing_all_but_its_last_consonant_shares_no_root():
+def test_three_shared_letters_are_a_root_only_before_an_english_ending():
     assert word_match("part", "parent") == 0.0 and word_match("parent", "part") == 0.0
+    assert word_match("match", "material") == 0.0  # "mat|ch" is a word of its own, not an ending
     assert word_match("acts", "acting") > 0 and word_match("acted", "actors") > 0  # an ending, not another word
 
 
