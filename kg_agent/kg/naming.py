@@ -6,7 +6,8 @@ Real graphs name things in many ways: ``rdfs:label`` (DBpedia, Wikidata), ``skos
 
 * which predicates give **labels** (a node's names, the displayed one chosen among them) and **aliases** (also
   searchable, shown only when a node has no label), and which give **descriptions** (prose about a node or property);
-  none of them is a fact the reasoning walks over;
+  labels and descriptions are no facts the reasoning walks over, aliases are (a thing's other names are statements
+  about it: "by what other name is Messalina known");
 * which **languages** the caller reads: the display label is the first label in those languages (a regional tag such
   as ``en-GB`` counts as ``en``), then an untagged one, then the rest by language tag; among equals, the predicate
   listed first, then the text in code-point order. So the same data gives the same label in every process and on
@@ -182,8 +183,10 @@ class Naming:
 
     @property
     def not_fact_predicates(self) -> tuple[str, ...]:
-        """Names, descriptions and statements about properties (:data:`SCHEMA_PREDICATES`): never walked."""
-        return tuple(dict.fromkeys(self.names_and_descriptions + SCHEMA_PREDICATES))
+        """Labels, descriptions and statements about properties (:data:`SCHEMA_PREDICATES`): never walked. Aliases
+        are: a thing's other names are statements about it ("what other names is Mark Twain known by"), besides
+        being searchable (a predicate that is both a label and an alias predicate is a label)."""
+        return tuple(dict.fromkeys(self.label_predicates + self.description_predicates + SCHEMA_PREDICATES))
 
     def is_fact(self, predicate: str) -> bool:
         """Whether triples of the predicate are facts to walk over (not names, descriptions or schema)."""
