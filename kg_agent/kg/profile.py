@@ -30,8 +30,9 @@ known ones): a predicate is an alias predicate (Project Gutenberg's ``pgterms:al
   beside a title almost never).
 
 The found aliases are searchable (entity linking finds a thing by them, ranked below a thing whose label the
-question names: :data:`~kg_agent.kg.linking.ALIAS_PENALTY`) and stay facts a walk goes over ("what other names is
-Mark Twain known by"). A caller's own ``alias_predicates`` replace them.
+question names: :data:`~kg_agent.kg.linking.ALIAS_PENALTY`) and stay the facts they were, walked
+(:attr:`~kg_agent.kg.naming.Naming.stated_alias_predicates`: "what other names is Mark Twain known by", "how many
+exact synonyms does stop_codon have"). A caller's own ``alias_predicates`` replace them.
 
 The profile is measured when a KG file is loaded into memory, and once per Oxigraph store (kept in
 ``<store>/kg-agent/profile.json``); ``kg-agent load`` prints it.
@@ -94,8 +95,9 @@ class KGProfile:
             settings["label_predicates"] = naming.label_predicates + labels
         if naming.alias_predicates == DEFAULT_ALIAS_PREDICATES:
             aliases = tuple(p for p in self.alias_predicates if p not in naming.name_predicates)
-            if aliases:
+            if aliases:  # found among the facts, they stay facts
                 settings["alias_predicates"] = naming.alias_predicates + aliases
+                settings["stated_alias_predicates"] = naming.stated_alias_predicates + aliases
         return replace(naming, **settings) if settings else naming
 
     def describe(self) -> list[str]:
