@@ -108,12 +108,15 @@ def test_a_sparql_endpoint_is_profiled_with_one_request_when_opened_and_kept_in_
     with SparqlServer(store_from_file(CATALOGUE, ox.RdfFormat.N_TRIPLES)) as server:
         cache = tmp_path / "kg-cache.sqlite"
         kg = open_kg(server.url, cache_path=cache)
-        assert PG_NAME in kg.naming.label_predicates
+        assert PG_NAME in kg.naming.label_predicates and PG_ALIAS in kg.naming.alias_predicates
         assert [e.id for e in kg.find_entities("Twain, Mark")] == [TWAIN]
+        assert [e.id for e in kg.find_entities("Samuel Langhorne Clemens")] == [TWAIN]  # by its alias
+        assert "alias" in kg.relations(TWAIN)  # a fact too
         sampled = [q for q in server.queries if "isLiteral(?o)" in q and "LIMIT 10000" in q]
         assert len(sampled) == 1
         again = open_kg(server.url, cache_path=cache)  # a later process: the profile is read from the cache
         assert again.naming.label_predicates == kg.naming.label_predicates
+        assert again.naming.alias_predicates == kg.naming.alias_predicates
         assert [q for q in server.queries if "isLiteral(?o)" in q and "LIMIT 10000" in q] == sampled
         given = open_kg(server.url, label_predicates=[PG_NAME])  # given predicates: nothing is measured
         assert given.naming.label_predicates == (PG_NAME,)
@@ -127,3 +130,72 @@ def test_an_endpoint_that_cannot_be_profiled_opens_with_the_known_label_predicat
         kg = open_kg("http://127.0.0.1:9/sparql", timeout=2)  # port 9 (discard): nothing listens
     assert PG_NAME not in kg.naming.label_predicates
     assert "were not measured" in caplog.text
+
+
+# ---------------------------------------------------------------- aliases found from the data, catalogue names
+ONTOLOGY = FIXTURES / "ontology.nt"
+NAMESAKES = FIXTURES / "namesakes.nt"
+EXACT_SYNONYM = "http://www.geneontology.org/formats/oboInOwl#hasExactSynonym"
+DC_TITLE = "http://purl.org/dc/terms/title"
+DC_ALTERNATIVE = "http://purl.org/dc/terms/alternative"
+STEVENSON = "http://www.gutenberg.org/2009/agents/35"
+BOOK_ABOUT_STEVENSON = "http://www.gutenberg.org/ebooks/333"
+
+
+def test_the_predicates_a_kg_gives_its_things_other_names_with_are_found_from_the_data():
+    catalogue = open_kg(CATALOGUE)
+    assert PG_ALIAS in catalogue.naming.alias_predicates and PG_ALIAS not in catalogue.naming.label_predicates
+    # "Clemens, Samuel Langhorne" is one of Twain's pgterms:alias texts: found, in reading order too
+    assert [e.id for e in catalogue.find_entities("Samuel Langhorne Clemens")] == [TWAIN]
+    assert catalogue.label(TWAIN) == "Twain, Mark"  # an alias is shown only where there is no label
+    assert "alias" in catalogue.relations(TWAIN)  # and it stays a fact: "what other names is Mark Twain known by"
+    ontology = open_kg(ONTOLOGY)
+    assert EXACT_SYNONYM in ontology.naming.alias_predicates
+    assert [e.label for e in ontology.find_entities("three prime coding exon")] == ["three_prime_coding_exon"]
+    # the definitions (long texts) and the rdf:type classes are no aliases
+    assert not any("IAO_0000115" in p for p in ontology.naming.alias_predicates)
+
+
+def test_alias_predicates_found_are_kept_with_an_oxigraph_store_and_its_label_file(tmp_path):
+    store = tmp_path / "catalogue.oxigraph"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the label file the load wrote holds the aliases: no rebuild
+        kg = open_kg(CATALOGUE, backend="oxigraph", store_path=store)
+    profile = KGProfile.load(store / SIDECAR_DIR / PROFILE_FILE)
+    assert profile is not None and profile.alias_predicates == (PG_ALIAS,)
+    assert any(line.startswith("aliases: " + PG_ALIAS) for line in profile.describe())
+    assert [e.id for e in kg.find_entities("Samuel Langhorne Clemens")] == [TWAIN]
+    assert "alias" in kg.relations(TWAIN)
+    assert kg.naming.alias_predicates == open_kg(CATALOGUE).naming.alias_predicates
+
+
+def test_alias_predicates_given_by_the_caller_replace_the_found_ones():
+    kg = open_kg(CATALOGUE, alias_predicates=["http://www.w3.org/2004/02/skos/core#altLabel"])
+    assert kg.naming.alias_predicates == ("http://www.w3.org/2004/02/skos/core#altLabel",)
+    assert kg.find_entities("Samuel Langhorne Clemens") == []
+
+
+def test_a_mention_that_is_one_things_label_and_anothers_alias_links_the_labelled_thing_first():
+    from kg_agent.kg.linking import link_entities
+
+    # ebook 232 is titled "The Georgics"; ebook 231, "Georgicon", has it as its dcterms:alternative
+    kg = open_kg(NAMESAKES, label_predicates=[DC_TITLE, PG_NAME, RDF_VALUE], alias_predicates=[DC_ALTERNATIVE, PG_ALIAS])
+    assert {e.id for e in kg.find_entities("The Georgics")} == {"http://www.gutenberg.org/ebooks/231",
+                                                                 "http://www.gutenberg.org/ebooks/232"}
+    for question in ("Who wrote The Georgics?", "Who wrote the Georgics?"):  # the second writes neither as the KG
+        linked = link_entities(kg, question).entities
+        assert linked[0].id == "http://www.gutenberg.org/ebooks/232"
+        assert "http://www.gutenberg.org/ebooks/231" not in [e.id for e in linked]
+    # found by its alias alone, it is linked
+    assert link_entities(kg, "Who wrote Georgica. English?").entities[0].id == "http://www.gutenberg.org/ebooks/232"
+
+
+def test_a_person_a_catalogue_names_surname_first_is_linked_beside_a_book_titled_with_the_name_in_reading_order():
+    from kg_agent.kg.linking import link_entities
+
+    # ebook 333 is titled "Robert Louis Stevenson"; the man is "Stevenson, Robert Louis": the question writes both
+    # names as the KG does, so neither drops the other
+    kg = open_kg(NAMESAKES, label_predicates=[DC_TITLE, PG_NAME, RDF_VALUE])
+    linked = [e.id for e in link_entities(kg, "Which books by Robert Louis Stevenson are on the Children's "
+                                               "Literature bookshelf?").entities]
+    assert STEVENSON in linked and BOOK_ABOUT_STEVENSON in linked

@@ -34,7 +34,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from kg_agent.kg.graph import KnowledgeGraph
-from kg_agent.kg.terms import has_word_character, label_key, normalize_label
+from kg_agent.kg.terms import has_word_character, label_key, label_keys, normalize_label, reading_order
 from kg_agent.kg.types import Entity
 
 NO_ENTITY_MESSAGE = "no entity of the knowledge graph found in the question"
@@ -164,6 +164,10 @@ def _link_mention(kg: KnowledgeGraph, mention: str, cutoff: float, *, how: str) 
 CASE_BONUS = 0.5
 FIT_WEIGHT = 0.5
 DEGREE_WEIGHT = 0.05
+#: Taken off a candidate the mention names by an alias only (not by one of its labels): a thing whose label the
+#: question writes ranks above one that is also called so, by more than :data:`TWIN_MARGIN` (so it is dropped unless
+#: its relations fit the question better).
+ALIAS_PENALTY = 0.5
 #: Entities of one mention kept when they score this close to its best (twins: the film "Philadelphia" and the
 #: tag "philadelphia"; the one written as in the question, or whose relations the question names, wins).
 TWIN_MARGIN = 0.4
@@ -385,10 +389,15 @@ def _score_candidate(kg: KnowledgeGraph, q: _Question, begin: int, size: int, ho
         label = kg.label(key) or key
         # where the label would be written: the mention and as many characters around it as the label has
         around = q.written(begin, size, slack=len(label)) if how == "exact" else ""
-        # a question in lower case says nothing by its case, only by its punctuation ("hush!")
-        verbatim = bool(around) and (_written_as(around, label) if q.cased else _written_as(around.lower(), label.lower()))
+        # a question in lower case says nothing by its case, only by its punctuation ("hush!"); a name a catalogue
+        # writes surname first is written as the KG writes it when the question has it in reading order
+        verbatim = bool(around) and any(
+            _written_as(around, written) if q.cased else _written_as(around.lower(), written.lower())
+            for written in (label, reading_order(label)) if written)
         all_capitalised = all_capitalised and any(ch.isupper() for ch in label)
         score = size * quality + DEGREE_WEIGHT * math.log1p(len(relations)) + FIT_WEIGHT * _fit(relations, q.roots, inside)
+        if how == "exact" and not _named_by_label(kg, key, label, " ".join(words)):
+            score -= ALIAS_PENALTY
         if verbatim:
             score += CASE_BONUS + 1e-3 * len(label)  # "Hush!" before "Hush" when the question writes "Hush!"
         scored.append((score, Entity(key, label)))
@@ -396,6 +405,16 @@ def _score_candidate(kg: KnowledgeGraph, q: _Question, begin: int, size: int, ho
     relational = bool(content) and all(_root(w) in q.relation_roots for w in content)
     lowered = q.cased and bool(written) and written == written.lower() and all_capitalised
     return _Candidate(begin, size, " ".join(words), how, quality, scored, relational, lowered)
+
+
+def _named_by_label(kg: KnowledgeGraph, key: str, label: str, text: str) -> bool:
+    """Whether the mention ``text`` (normalized) is one of the entity's labels, not only one of its aliases: its
+    display label, else any label under the naming's label predicates, in any language (a thing with no label at
+    all is named by whatever names it)."""
+    if text in label_keys(label):
+        return True
+    literals = kg.store.name_literals([key], kg.naming.label_predicates).get(key, [])
+    return not literals or any(text in label_keys(name) for _, name, _ in literals)
 
 
 def _written_as(question: str, label: str) -> bool:

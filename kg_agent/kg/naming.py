@@ -6,7 +6,9 @@ Real graphs name things in many ways: ``rdfs:label`` (DBpedia, Wikidata), ``skos
 
 * which predicates give **labels** (a node's names, the displayed one chosen among them) and **aliases** (also
   searchable, shown only when a node has no label), and which give **descriptions** (prose about a node or property);
-  none of them is a fact the reasoning walks over;
+  none of them is a fact the reasoning walks over, but for the alias predicates the KG profile found among its
+  facts (:attr:`Naming.stated_alias_predicates`: Project Gutenberg's ``pgterms:alias``, OBO's
+  ``oboInOwl:hasExactSynonym``), which stay facts as well ("how many exact synonyms does stop_codon have");
 * which **languages** the caller reads: the display label is the first label in those languages (a regional tag such
   as ``en-GB`` counts as ``en``), then an untagged one, then the rest by language tag; among equals, the predicate
   listed first, then the text in code-point order. So the same data gives the same label in every process and on
@@ -133,6 +135,8 @@ class Naming:
         description_predicates: IRIs of the predicates giving descriptions.
         class_predicates: IRIs of the predicates whose objects are classes.
         schema_namespaces: namespaces whose predicates are schema statements, not facts.
+        stated_alias_predicates: alias predicates whose triples are facts too, walked as well as searched (those
+            the KG profile finds in the data, :mod:`kg_agent.kg.profile`; the known ones are names only).
     """
 
     languages: tuple[str, ...] = ("en",)
@@ -141,12 +145,13 @@ class Naming:
     description_predicates: tuple[str, ...] = DEFAULT_DESCRIPTION_PREDICATES
     class_predicates: tuple[str, ...] = DEFAULT_CLASS_PREDICATES
     schema_namespaces: tuple[str, ...] = DEFAULT_SCHEMA_NAMESPACES
+    stated_alias_predicates: tuple[str, ...] = ()
     _predicate_rank: dict[str, int] = field(init=False, repr=False, compare=False)
     _not_facts: frozenset[str] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         for name in ("languages", "label_predicates", "alias_predicates", "description_predicates",
-                     "class_predicates", "schema_namespaces"):
+                     "class_predicates", "schema_namespaces", "stated_alias_predicates"):
             value = getattr(self, name)
             if isinstance(value, str) or not all(isinstance(v, str) and v.strip() for v in value):
                 raise ValueError(f"{name} must be a sequence of non-empty strings, not {value!r}")
@@ -162,7 +167,7 @@ class Naming:
     def key(self) -> str:
         """A short stable digest of the settings (what a cache of display labels depends on)."""
         text = repr((self.languages, self.label_predicates, self.alias_predicates, self.description_predicates,
-                     self.class_predicates, self.schema_namespaces))
+                     self.class_predicates, self.schema_namespaces, self.stated_alias_predicates))
         return hashlib.sha256(text.encode()).hexdigest()[:12]
 
     @property
@@ -182,8 +187,10 @@ class Naming:
 
     @property
     def not_fact_predicates(self) -> tuple[str, ...]:
-        """Names, descriptions and statements about properties (:data:`SCHEMA_PREDICATES`): never walked."""
-        return tuple(dict.fromkeys(self.names_and_descriptions + SCHEMA_PREDICATES))
+        """Names, descriptions and statements about properties (:data:`SCHEMA_PREDICATES`): never walked, but for
+        the :attr:`stated_alias_predicates`."""
+        return tuple(p for p in dict.fromkeys(self.names_and_descriptions + SCHEMA_PREDICATES)
+                     if p not in self.stated_alias_predicates or p in self.label_predicates)
 
     def is_fact(self, predicate: str) -> bool:
         """Whether triples of the predicate are facts to walk over (not names, descriptions or schema)."""

@@ -17,6 +17,23 @@ per subject: a name before a list of aliases). The chosen predicates become labe
 predicates after the known ones (:meth:`KGProfile.naming`), so the known ones still win where both name a node.
 A caller's own ``label_predicates`` replace this (the measurement is not run).
 
+**Aliases** are found the same way, after the labels (:data:`~kg_agent.kg.naming.DEFAULT_ALIAS_PREDICATES` are the
+known ones): a predicate is an alias predicate (Project Gutenberg's ``pgterms:alias``, OBO's
+``oboInOwl:hasExactSynonym``, ``dcterms:alternative``) when its texts are
+
+* **short**, on **many subjects, apart**, as names are (several a subject allowed: a thing has many other names);
+* **on things already named** — at least :data:`MIN_ALIASED_SHARE` of its subjects have a label (known or found);
+* **names of the same thing** — at least :data:`MIN_SHARED_WORD_SHARE` of its texts on a labelled subject share a
+  word of three letters or more with one of that subject's labels ("Clemens, Samuel Langhorne" beside "Twain, Mark"
+  shares none, "Twain, Mark (Samuel Clemens)" does; a synonym "micro RNA" of "miRNA" none, "stop codon" of
+  ``stop_codon`` does: most of a real alias predicate's texts do, a publisher, a rights statement or an identifier
+  beside a title almost never).
+
+The found aliases are searchable (entity linking finds a thing by them, ranked below a thing whose label the
+question names: :data:`~kg_agent.kg.linking.ALIAS_PENALTY`) and stay the facts they were, walked
+(:attr:`~kg_agent.kg.naming.Naming.stated_alias_predicates`: "what other names is Mark Twain known by", "how many
+exact synonyms does stop_codon have"). A caller's own ``alias_predicates`` replace them.
+
 The profile is measured when a KG file is loaded into memory, and once per Oxigraph store (kept in
 ``<store>/kg-agent/profile.json``); ``kg-agent load`` prints it.
 """
@@ -28,7 +45,8 @@ from collections.abc import Iterable
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
-from kg_agent.kg.naming import Naming
+from kg_agent.kg.naming import DEFAULT_ALIAS_PREDICATES, Naming
+from kg_agent.kg.terms import normalize_label
 
 #: Average length, in characters, above which a predicate's texts are prose, not names.
 MAX_NAME_CHARACTERS = 80
@@ -38,36 +56,56 @@ MAX_NAMES_PER_SUBJECT = 1.5
 MIN_NAMED_SUBJECTS = 5
 #: Share of a candidate's subjects that must be unnamed so far for it to be a naming predicate.
 MIN_NEW_SHARE = 0.5
+#: Share of an alias predicate's subjects that must have a label already (an alias is another name of a named thing).
+MIN_ALIASED_SHARE = 0.5
+#: Share of an alias predicate's texts on labelled subjects that must share a word with the subject's label.
+MIN_SHARED_WORD_SHARE = 0.5
+#: Words shorter than this say nothing of two names being of one thing ("de", "of").
+MIN_SHARED_WORD_LETTERS = 3
+#: Longest text kept per subject to compare labels and aliases (a longer one is no name).
+MAX_COMPARED_CHARACTERS = 200
 
 #: Triples read to measure the profile: the first this many a store or graph gives (every predicate of each subject
 #: it reaches, so whole subjects are seen). Names are about one per subject, so this sample finds them; reading every
 #: triple of a 2M-triple store cost 15 s of a 30 s load.
 PROFILE_SAMPLE = 250_000
 
-PROFILE_VERSION = 1
+PROFILE_VERSION = 2
 
 
 @dataclass(frozen=True)
 class KGProfile:
-    """The measured profile: the label predicates found beyond the known ones, with how many subjects each names."""
+    """The measured profile: the label predicates found beyond the known ones, with how many subjects each names,
+    and the alias predicates found, with how many subjects each gives other names to."""
 
     label_predicates: tuple[str, ...] = ()
     named_subjects: tuple[int, ...] = ()
+    alias_predicates: tuple[str, ...] = ()
+    aliased_subjects: tuple[int, ...] = ()
     #: edges read from the KG's OWL class restrictions (:mod:`kg_agent.kg.owl_restrictions`), not stated as triples
     restriction_edges: int = 0
     version: int = PROFILE_VERSION
 
     def naming(self, naming: Naming) -> Naming:
-        """``naming`` with the found label predicates after its own (unchanged when none was found)."""
-        extra = tuple(p for p in self.label_predicates if p not in naming.label_predicates)
-        return replace(naming, label_predicates=naming.label_predicates + extra) if extra else naming
+        """``naming`` with the found label predicates after its own, and the found alias predicates after its own
+        unless the caller chose the alias predicates (anything but the defaults); unchanged when none was found."""
+        settings: dict[str, tuple[str, ...]] = {}
+        labels = tuple(p for p in self.label_predicates if p not in naming.label_predicates)
+        if labels:
+            settings["label_predicates"] = naming.label_predicates + labels
+        if naming.alias_predicates == DEFAULT_ALIAS_PREDICATES:
+            aliases = tuple(p for p in self.alias_predicates if p not in naming.name_predicates)
+            if aliases:  # found among the facts, they stay facts
+                settings["alias_predicates"] = naming.alias_predicates + aliases
+                settings["stated_alias_predicates"] = naming.stated_alias_predicates + aliases
+        return replace(naming, **settings) if settings else naming
 
     def describe(self) -> list[str]:
         """Lines for a person: what was found."""
-        if not self.label_predicates:
-            lines = ["names: the known label predicates name the KG's things"]
-        else:
-            lines = [f"names: {iri} names {n} things" for iri, n in zip(self.label_predicates, self.named_subjects)]
+        lines = [f"names: {iri} names {n} things" for iri, n in zip(self.label_predicates, self.named_subjects)]
+        lines = lines or ["names: the known label predicates name the KG's things"]
+        lines += [f"aliases: {iri} gives {n} things other names"
+                  for iri, n in zip(self.alias_predicates, self.aliased_subjects)]
         if self.restriction_edges:
             lines.append(f"OWL restrictions: {self.restriction_edges} relation edges read from class restrictions")
         return lines
@@ -79,12 +117,20 @@ class KGProfile:
     def load(cls, path: str | Path) -> KGProfile | None:
         """The profile saved at ``path``; None when missing, unreadable or of another version."""
         try:
-            data = json.loads(Path(path).read_text(encoding="utf-8"))
+            return cls.from_dict(json.loads(Path(path).read_text(encoding="utf-8")))
+        except (OSError, ValueError):
+            return None
+
+    @classmethod
+    def from_dict(cls, data) -> KGProfile | None:
+        """The profile of :func:`dataclasses.asdict`'s form; None when it is of another version or malformed."""
+        try:
             if data.get("version") != PROFILE_VERSION:
                 return None
             return cls(tuple(data["label_predicates"]), tuple(int(n) for n in data["named_subjects"]),
+                       tuple(data["alias_predicates"]), tuple(int(n) for n in data["aliased_subjects"]),
                        int(data.get("restriction_edges", 0)))
-        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        except (ValueError, KeyError, TypeError, AttributeError):
             return None
 
 
@@ -95,13 +141,16 @@ def measure_name_predicates(texts: Iterable[tuple[str, str, str, str]], naming: 
     named already."""
     named: set[str] = set()
     stats: dict[str, list] = {}  # predicate -> [subjects, (subject, language) pairs, texts, characters, distinct texts]
+    # predicate -> subject -> its short texts: to compare an alias candidate's texts with its subjects' labels
+    short: dict[str, dict[str, list[str]]] = {}
     known = set(naming.names_and_descriptions)
-    labels = set(naming.label_predicates) | set(naming.alias_predicates)
+    label_predicates = set(naming.label_predicates) | set(naming.alias_predicates)
     for subject, predicate, text, language in texts:
-        if predicate in labels:
+        if predicate in label_predicates:
             named.add(subject)
-            continue
-        if predicate in known or subject.startswith('"'):
+        if len(text) <= MAX_COMPARED_CHARACTERS and (predicate in label_predicates or predicate not in known):
+            short.setdefault(predicate, {}).setdefault(subject, []).append(text)
+        if predicate in label_predicates or predicate in known or subject.startswith('"'):
             continue
         entry = stats.get(predicate)
         if entry is None:
@@ -112,17 +161,45 @@ def measure_name_predicates(texts: Iterable[tuple[str, str, str, str]], naming: 
         entry[3] += len(text)
         if len(entry[4]) < MIN_NAMED_SUBJECTS:
             entry[4].add(text)
-    candidates = [(predicate, subjects, count / len(pairs)) for predicate, (subjects, pairs, count, characters, texts) in stats.items()
-                  if len(subjects) >= MIN_NAMED_SUBJECTS and len(texts) >= MIN_NAMED_SUBJECTS
-                  and characters / count <= MAX_NAME_CHARACTERS
-                  and count / len(pairs) <= MAX_NAMES_PER_SUBJECT]
+    names_like = [(predicate, subjects, count / len(pairs)) for predicate, (subjects, pairs, count, characters, texts)
+                  in stats.items() if len(subjects) >= MIN_NAMED_SUBJECTS and len(texts) >= MIN_NAMED_SUBJECTS
+                  and characters / count <= MAX_NAME_CHARACTERS]
     chosen: list[tuple[str, int]] = []
-    for predicate, subjects, _ in sorted(candidates, key=lambda c: (-len(c[1]), c[2], c[0])):
+    for predicate, subjects, per_subject in sorted(names_like, key=lambda c: (-len(c[1]), c[2], c[0])):
+        if per_subject > MAX_NAMES_PER_SUBJECT:
+            continue
         new = len(subjects - named)
         if new >= MIN_NAMED_SUBJECTS and new >= MIN_NEW_SHARE * len(subjects):
             chosen.append((predicate, new))
             named |= subjects
-    return KGProfile(tuple(p for p, _ in chosen), tuple(n for _, n in chosen))
+    labels: dict[str, list[str]] = {}  # every labelled subject's labels, known and found
+    for predicate in label_predicates | {p for p, _ in chosen}:
+        for subject, found in short.get(predicate, {}).items():
+            labels.setdefault(subject, []).extend(found)
+    taken = {p for p, _ in chosen}
+    aliases = [(predicate, len(subjects)) for predicate, subjects, _ in sorted(names_like, key=lambda c: (-len(c[1]), c[0]))
+               if predicate not in taken and _names_the_labelled(short.get(predicate, {}), subjects, labels)]
+    return KGProfile(tuple(p for p, _ in chosen), tuple(n for _, n in chosen),
+                     tuple(p for p, _ in aliases), tuple(n for _, n in aliases))
+
+
+def _words(text: str) -> set[str]:
+    return {word for word in normalize_label(text).replace("_", " ").split() if len(word) >= MIN_SHARED_WORD_LETTERS}
+
+
+def _names_the_labelled(texts: dict[str, list[str]], subjects: set[str], labels: dict[str, list[str]]) -> bool:
+    """Whether a predicate's texts (``{subject: texts}``) are other names of labelled things: most of its subjects
+    have a label, and most of its texts on them share a word with one of their labels (module docstring)."""
+    labelled = [subject for subject in subjects if subject in labels]
+    if len(labelled) < MIN_NAMED_SUBJECTS or len(labelled) < MIN_ALIASED_SHARE * len(subjects):
+        return False
+    compared = shared = 0
+    for subject in labelled:
+        words = set().union(*(_words(label) for label in labels[subject]))
+        for text in texts.get(subject, ()):
+            compared += 1
+            shared += bool(words & _words(text))
+    return compared > 0 and shared >= MIN_SHARED_WORD_SHARE * compared
 
 
 _XSD_STRING = "http://www.w3.org/2001/XMLSchema#string"

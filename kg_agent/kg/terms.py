@@ -132,11 +132,18 @@ def label_keys(text: str) -> list[str]:
     """The keys a label is indexed by: its :func:`label_key`, and for a name written surname first ("Twain, Mark")
     the key of the name in reading order too ("mark twain"), so a question's "Mark Twain" finds it."""
     key = label_key(text)
-    inverted = _INVERTED_NAME.match(text)
-    if inverted is None:
+    written = reading_order(text)
+    if written is None:
         return [key]
-    reading = label_key(f"{inverted.group(2)} {inverted.group(1)}")
+    reading = label_key(written)
     return [key, reading] if reading and reading != key else [key]
+
+
+def reading_order(text: str) -> str | None:
+    """A name written surname first, as catalogues write people ("Stevenson, Robert Louis"), in reading order
+    ("Robert Louis Stevenson"); None for any other text."""
+    inverted = _INVERTED_NAME.match(text)
+    return None if inverted is None else f"{inverted.group(2)} {inverted.group(1)}"
 
 
 def has_word_character(text: str) -> bool:

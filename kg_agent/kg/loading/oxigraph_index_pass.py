@@ -88,6 +88,11 @@ def index_triples(builder: RelationIndexBuilder, ox, path: Path, fmt, naming: Na
                 fact = facts.get(predicate)
                 if fact is None:
                     fact = facts[predicate] = naming.is_fact(predicate)
+                if fact and naming.is_label(predicate) and isinstance(triple.object, ox.Literal):  # an alias
+                    literals.pending.append((ox_key(triple.subject), predicate, triple.object.value,
+                                             triple.object.language))
+                    if len(literals.pending) >= SpilledNames.BATCH:
+                        literals.spill()
                 if not fact:
                     builder.triples += 1  # counted, but a name is not an edge
                     obj = triple.object
@@ -180,6 +185,8 @@ def _index_ntriples_lines(builder: RelationIndexBuilder, ox, handle, naming: Nam
                 iri = predicate[1:-1].decode("utf-8")
             if naming.is_fact(iri):
                 pair = builder.predicate_bits(iri)
+                if naming.is_label(iri):  # an alias: a fact, and a name too
+                    pair = (*pair, iri)
             elif naming.is_label(iri):
                 pair = (_NAME, iri)
             else:
@@ -199,7 +206,15 @@ def _index_ntriples_lines(builder: RelationIndexBuilder, ox, handle, naming: Nam
             elif pair is _LINK:
                 link_lines.append(line if line.endswith(b"\n") else line + b"\n")
             continue
-        out_bit, in_bit = pair
+        out_bit, in_bit = pair[0], pair[1]
+        if len(pair) == 3 and rest[:1] == b'"':  # an alias's literal: a name too
+            if b"\\" in line or b"#" in rest:
+                triple = next(iter(ox.parse(line, format=ox.RdfFormat.N_TRIPLES)))
+                name((ox_key(triple.subject), pair[2], triple.object.value, triple.object.language))
+            else:
+                name(_name_literal(subject, pair[2], rest))
+            if len(pending) >= SpilledNames.BATCH:
+                literals.spill()
         obj = rest.rstrip(b" \t\r\n.")  # a node never ends with '.': IRIs end with '>', literals with '"', a tag or '>'
         edges += 1
         if obj[:1] == b'"':  # a literal is an end (no in-bit); an empty one is no value at all

@@ -214,13 +214,15 @@ def _discovered_naming(store, graph: Graph, naming: Naming, store_cache, url: st
     """``naming`` with the label predicates the endpoint's data names its things with (module
     :mod:`kg_agent.kg.profile`), measured on one sample of its text literals, or read from the cache."""
     import logging
+    from dataclasses import asdict
 
     from kg_agent.kg.errors import KGError
     from kg_agent.kg.profile import KGProfile, endpoint_texts, endpoint_texts_query, measure_name_predicates
 
     cached = store_cache.get("profile", repr(naming)) if store_cache is not None else None
-    if cached is not None:
-        return KGProfile(tuple(cached[0]), tuple(cached[1])).naming(naming)
+    profile = KGProfile.from_dict(cached) if isinstance(cached, dict) else None  # a cache of another version: measured
+    if profile is not None:
+        return profile.naming(naming)
     try:
         rows, _ = store.select_rows(endpoint_texts_query(), queryGraph=graph.identifier)
     except (KGError, SPARQLEndpointError, OSError, ValueError) as exc:  # a dead or refusing endpoint: the known label predicates only
@@ -229,5 +231,5 @@ def _discovered_naming(store, graph: Graph, naming: Naming, store_cache, url: st
         return naming
     profile = measure_name_predicates(endpoint_texts(rows), naming)
     if store_cache is not None:
-        store_cache.put("profile", repr(naming), [list(profile.label_predicates), list(profile.named_subjects)])
+        store_cache.put("profile", repr(naming), asdict(profile))
     return profile.naming(naming)

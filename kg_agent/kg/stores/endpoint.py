@@ -208,9 +208,9 @@ class EndpointGraphStore(EndpointRelationPaths):
                     continue
             rels = found[key]
             predicate = str(p)
+            if o is not None and is_label(predicate) and isinstance(o, Literal):  # a label or an alias (a fact too)
+                literals.setdefault(key, []).append((predicate, str(o), o.language))
             if not is_fact(predicate):
-                if o is not None and is_label(predicate) and isinstance(o, Literal):
-                    literals.setdefault(key, []).append((predicate, str(o), o.language))
                 continue
             if o is not None:
                 if is_value(o):

@@ -76,13 +76,16 @@ class MemoryGraphStore(GraphStore):
         s, p, o = event.triple
         with self._lock:
             predicate = str(p)
+            named = self.naming.is_label(predicate) and isinstance(o, Literal)
+            if named:  # a label or an alias (an alias is a fact too)
+                key = node_key(s)
+                self._names.setdefault(key, []).append((predicate, str(o), o.language))
+                self._labels[key] = self.naming.display(self._names[key])
             if not self._is_fact(predicate):
-                if self.naming.is_label(predicate) and isinstance(o, Literal):
-                    key = node_key(s)
-                    self._names.setdefault(key, []).append((predicate, str(o), o.language))
-                    self._labels[key] = self.naming.display(self._names[key])
                 self.on_label_change()
                 return
+            if named:
+                self.on_label_change()
             if not is_value(o):
                 return
             rel = self.names.name(p)
@@ -107,9 +110,9 @@ class MemoryGraphStore(GraphStore):
         name, is_fact, is_label = self.names.name, self._is_fact, self.naming.is_label
         for s, p, o in self.graph.triples((None, None, None)):
             predicate = str(p)
+            if is_label(predicate) and isinstance(o, Literal):  # a label or an alias (an alias is a fact too)
+                names.setdefault(node_key(s), []).append((predicate, str(o), o.language))
             if not is_fact(predicate):
-                if is_label(predicate) and isinstance(o, Literal):
-                    names.setdefault(node_key(s), []).append((predicate, str(o), o.language))
                 continue
             if not is_value(o):
                 continue

@@ -191,9 +191,9 @@ class OxigraphGraphStore(LazyGraphStore):
             for quad in quads(term, None, None):
                 predicate = quad.predicate.value
                 obj = quad.object
+                if is_label(predicate) and isinstance(obj, ox.Literal):  # a label or an alias (a fact too)
+                    literals.append((predicate, obj.value, obj.language))
                 if not is_fact(predicate):
-                    if is_label(predicate) and isinstance(obj, ox.Literal):
-                        literals.append((predicate, obj.value, obj.language))
                     continue
                 if isinstance(obj, ox.Literal) and not obj.value:
                     continue  # an empty literal is no value
