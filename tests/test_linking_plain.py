@@ -198,3 +198,27 @@ def test_a_thing_named_by_an_acronym_is_found_by_the_words_it_stands_for(tmp_pat
     result = link_entities(kg, "What is the Library of Congress Classification of Frankenstein?")
     assert set(ids(result)) == {"http://example.org/frankenstein", "http://purl.org/dc/terms/LCC"}
     assert ids(link_entities(kg, "Who wrote National Aeronautics?")) == ["http://example.org/nasa_book"]
+
+
+NUMBERED = """@prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .
+@prefix ex: <http://example.org/> .
+ex:chromosome rdfs:label "chromosome" .
+ex:gene rdfs:label "gene" ; ex:part_of ex:chromosome .
+ex:apollo rdfs:label "Apollo" .
+ex:apollo13 rdfs:label "Apollo 13" ; ex:part_of ex:apollo .
+"""
+
+
+def test_a_name_with_a_number_the_kg_lacks_links_nothing(tmp_path):
+    """Sequence-Ontology-shaped terms (names ours): "chromosome 7" is a numbered thing the KG does not name, not the
+    term "chromosome"; nothing is linked and the message says so. A name holding its number links as it is, and a
+    year after a name qualifies it (not checked here: it links)."""
+    path = tmp_path / "numbered.ttl"
+    path.write_text(NUMBERED, encoding="utf-8")
+    kg = load_kg(path)
+    result = link_entities(kg, "Which genes are located on chromosome 7?")
+    assert ids(result) == [] and "'chromosome 7'" in result.message
+    assert ids(link_entities(kg, "Which genes are part of the chromosome?")) == ["http://example.org/chromosome"]
+    assert ids(link_entities(kg, "What is Apollo 13 part of?")) == ["http://example.org/apollo13"]
+    assert ids(link_entities(kg, "What was Apollo in 1969?")) == ["http://example.org/apollo"]
+    assert ids(link_entities(kg, "Which missions were part of Apollo 1969?")) == ["http://example.org/apollo"]
