@@ -145,3 +145,33 @@ def test_a_definition_asked_for_by_its_name_is_answered_and_a_laboratory_is_not(
     assert result["answers"] == [] and result["stop_reason"] == ABSTAINED
     [answer] = graph.invoke({"question": "What is the definition of gene?"})["answers"]
     assert answer["answer"].startswith("A region (or regions) that includes all of the sequence elements")
+
+
+CONFERENCE = """@prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .
+@prefix ex: <http://example.org/> .
+ex:iswc2004 rdfs:label "ISWC 2004" ; ex:chaired_by ex:frank ; ex:located_in ex:hiroshima .
+ex:iswc2005 rdfs:label "ISWC 2005" ; ex:chaired_by ex:yolanda ; ex:located_in ex:galway .
+ex:frank rdfs:label "Frank" . ex:yolanda rdfs:label "Yolanda" .
+ex:hiroshima rdfs:label "Hiroshima" . ex:galway rdfs:label "Galway" .
+"""
+
+
+def test_where_is_never_answered_with_persons_nor_who_with_places(tmp_path):
+    """Conference-shaped (names ours): the values of ``chaired_by`` are persons (an agent's "by"), those of
+    ``located_in`` places; "where was [X] held" answered with its chair is abstained on, with the reason."""
+    path = tmp_path / "conference.ttl"
+    path.write_text(CONFERENCE, encoding="utf-8")
+    kg = open_kg(path)
+
+    def reached(relation: str, key: str, label: str) -> dict:
+        step = {"head": {"id": "http://example.org/iswc2004", "label": "ISWC 2004"}, "relation": relation,
+                "tail": {"id": key, "label": label}}
+        return {"answer": label, "entity_id": key, "score": 1.0, "grounded": True, "paths": [{"steps": [step]}]}
+
+    chair, city = reached("chaired_by", "http://example.org/frank", "Frank"), \
+        reached("located_in", "http://example.org/hiroshima", "Hiroshima")
+    checked = final_answers("Where was ISWC 2004 held?", [chair], kg=kg)
+    assert checked.answers == [] and any("are persons, not a place" in w for w in checked.warnings)
+    assert [a["answer"] for a in final_answers("Where was ISWC 2004 held?", [chair, city], kg=kg).answers] == ["Hiroshima"]
+    assert final_answers("Who chaired ISWC 2004?", [city], kg=kg).stop_reason == ABSTAINED
+    assert [a["answer"] for a in final_answers("Who chaired ISWC 2004?", [chair], kg=kg).answers] == ["Frank"]

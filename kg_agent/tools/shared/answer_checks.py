@@ -289,7 +289,7 @@ def of_another_kind(question: str, answers: Sequence[dict],
     parts = QuestionParts.of(question).asked
     asked = parts.kind
     if asked not in (TIME, NUMBER):
-        return _value_for_a_thing(parts, answers)
+        return _value_for_a_thing(parts, answers, kg)
     kinds = [literal_answer_kind(a) if a.get("grounded", True) else "" for a in answers]  # ungrounded: as given
     if kg is not None and asked == TIME and NUMBER in kinds:  # numbers of a relation whose values are years
         last = {a.get("answer"): paths[0][-1] for a in answers if (paths := answer_relation_paths(a))}
@@ -306,15 +306,22 @@ def of_another_kind(question: str, answers: Sequence[dict],
                   f"{'no time' if asked == TIME else 'no number'} (their datatype or form says so)")
 
 
-def _value_for_a_thing(asked: AskedType, answers: Sequence[dict]) -> tuple[list[dict], str] | None:
+def _value_for_a_thing(asked: AskedType, answers: Sequence[dict],
+                       kg: KnowledgeGraph | None = None) -> tuple[list[dict], str] | None:
     """For a question asking for a person or a place ("who", "where"): the answers that are no number or time (the
     "4" of a talk's ``orderInSession`` for "who chaired the session"); for one asking for a person, a place or things
     its type noun names ("which laboratory"): the answers that are no prose either
     (:func:`~kg_agent.tools.shared.answer_types.is_prose`: a definition reached for "which laboratory first described
     [X]" is a text, no laboratory) unless the walk's last relation is named by the type noun ("which definition");
-    None when no answer is of such a kind."""
+    with ``kg``, for "where" the things a walk's last relation reaches when they are persons, not places, and for "who"
+    places or times, not persons (as the relation's sampled values say:
+    :class:`~kg_agent.tools.shared.answer_types.ObjectKinds`; the people holding a conference's roles for "where was
+    [X] held"). None when no answer is of such a kind."""
     if not (asked.noun or asked.kind in (PERSON, PLACE)):
         return None
+    last = {a.get("entity_id"): paths[0][-1] for a in answers if (paths := answer_relation_paths(a))}
+    profiled = (relation_object_kinds(kg).kinds_of(set(last.values()))
+                if kg is not None and last and asked.kind in (PERSON, PLACE) else {})
 
     def wrong(answer: dict) -> str:
         if not answer.get("grounded", True):
@@ -322,6 +329,12 @@ def _value_for_a_thing(asked: AskedType, answers: Sequence[dict]) -> tuple[list[
         kind = literal_answer_kind(answer)
         if kind in (TIME, NUMBER) and asked.kind in (PERSON, PLACE):
             return "a number" if kind == NUMBER else "a time"
+        reached = profiled.get(last.get(answer.get("entity_id")) or "")
+        if not kind and reached is not None:
+            if asked.kind == PLACE and reached.person >= 0.5 and reached.place < 0.5:
+                return "persons"
+            if asked.kind == PERSON and (reached.place >= 0.5 or reached.time >= 0.5) and reached.person < 0.5:
+                return "places" if reached.place >= 0.5 else "times"
         if kind == "text" and is_prose(str(answer.get("answer", ""))) \
                 and not any(asked.named_by(path[-1]) for path in answer_relation_paths(answer)):
             return "prose"
