@@ -197,3 +197,44 @@ def test_with_a_model_a_whole_graph_question_spends_no_answer_call(catalogue, fa
         nodes = [prompt_node(r.prompt_text) for r in server.chat_requests]
     assert "Children's Literature" in [a["answer"] for a in result["answers"]]
     assert "answer" not in nodes, nodes
+
+
+MINTS = Path(__file__).parent / "fixtures" / "realkgs" / "mints.nt"
+
+
+@pytest.mark.parametrize(("question", "read"), [
+    ("Which is the northernmost mint?", WholeGraphQuestion(MAX, "mint", attribute=whole_graph.LATITUDE)),
+    ("Which mint is the westernmost?", WholeGraphQuestion(MIN, "mint", attribute=whole_graph.LONGITUDE)),
+    ("What is the southernmost region?", WholeGraphQuestion(MIN, "region", attribute=whole_graph.LATITUDE)),
+])
+def test_a_compass_superlative_is_read_as_a_latitude_or_longitude(question, read):
+    assert whole_graph_question(question) == read
+
+
+@pytest.mark.parametrize(("question", "expected", "value"), [
+    ("Which is the northernmost mint?", "Camulodunum", "51.8899"),
+    ("Which is the southernmost mint?", "Ebora", "38.5708"),
+    ("Which is the easternmost mint?", "Lugdunum", "4.81944"),
+    ("Which is the westernmost mint?", "Ebora", "-7.90961"),
+])
+def test_a_compass_superlative_compares_the_coordinate_one_step_from_the_class_members(question, expected, value):
+    """Nomisma's mints hold no latitude: their ``geo:location`` does (``geo:lat``, ``geo:long``); the mints are
+    compared by it and answered with the compared values as evidence."""
+    answers, what = answer_over_whole_graph(open_kg(MINTS), question)
+    assert [a["answer"] for a in answers] == [expected]
+    assert answers[0]["compared"][0] == {"answer": expected, "value": value}
+    assert len(answers[0]["compared"]) == 4 and "through" in what
+
+
+def test_a_coordinate_is_named_by_the_relation_s_own_name():
+    assert whole_graph.names_coordinate("lat", whole_graph.LATITUDE)
+    assert whole_graph.names_coordinate("has latitude", whole_graph.LATITUDE)
+    assert whole_graph.names_coordinate("long", whole_graph.LONGITUDE)
+    assert not whole_graph.names_coordinate("latest date", whole_graph.LATITUDE)
+    assert not whole_graph.names_coordinate("downloads", whole_graph.LONGITUDE)
+
+
+@pytest.mark.parametrize("factory", [create_rog_graph, create_tog_graph])
+def test_every_method_answers_a_compass_superlative(factory):
+    result = factory(open_kg(MINTS)).compile().invoke({"question": "Which is the northernmost mint?"})
+    assert [a["answer"] for a in result["answers"]] == ["Camulodunum"] and result["stop_reason"] == "answered"

@@ -20,6 +20,13 @@ book) count as one; unnamed groups (statement nodes) are never answers; groups o
 (no group stands out). An attribute superlative takes the relation reaching numbers or
 dates whose name the participle names best, over the members of the class the answer noun names.
 
+**Compass superlatives** ("which is the northernmost mint", "the westernmost"; generic geography: north is the greatest
+latitude, east the greatest longitude) compare the relation whose own name says latitude or longitude (the word or its
+usual abbreviations "lat", "long", "lon", "lng": :func:`names_coordinate`), its values within the coordinate's range.
+When the class the answer noun names holds no such value itself but reaches one over one relation (a mint's
+``geo:location`` holds its ``geo:lat``), the class's members are compared by the value they reach so; so is any
+attribute superlative.
+
 A count over the whole KG ("how many mints are there", "how many terms are marked obsolete") counts the members of
 the class its noun names, or the subjects whose yes/no relation its last word names (``owl:deprecated`` for
 "obsolete") is true, with the first few counted as evidence (``counted``, ``counted_by``). A count that names a thing
@@ -58,6 +65,17 @@ _AUXILIARIES = frozenset({"is", "are", "was", "were", "has", "have", "had", "do"
 _SUPERLATIVE = re.compile(r"\bthe\s+(most|fewest|least)\s+", re.IGNORECASE)
 _HOW_MANY = re.compile(r"\s*how\s+many\s+([A-Za-z][\w\s'-]*?)\s+(?:are|were|is|was|exist)\s+([^?.!]*)[?.!]?\s*$",
                        re.IGNORECASE)
+#: "the northernmost", "the westernmost": a compass superlative (generic geography: north is the greatest latitude,
+#: east the greatest longitude).
+_COMPASS = re.compile(r"\bthe\s+(north|south|east|west)(?:ern)?most\b", re.IGNORECASE)
+#: The ``attribute`` of a compass superlative, read on a relation whose own name says latitude or longitude
+#: (:func:`names_coordinate`).
+LATITUDE, LONGITUDE = "latitude", "longitude"
+#: How a relation's name says it is a latitude or a longitude: the word or its usual abbreviations (WGS84 ``geo:lat``
+#: / ``geo:long``, GeoNames ``lat`` / ``lng``, schema.org ``latitude``); generic geography, no KG's vocabulary.
+_COORDINATE_WORDS = {LATITUDE: frozenset({"latitude", "lat"}), LONGITUDE: frozenset({"longitude", "long", "lon", "lng"})}
+#: The range of each coordinate in degrees: a relation whose values leave it is no coordinate.
+_COORDINATE_RANGE = {LATITUDE: 90.0, LONGITUDE: 180.0}
 #: The ``order`` of a count over the whole KG ("how many terms are marked obsolete").
 COUNT = "count"
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9_'-]*")
@@ -94,7 +112,7 @@ def whole_graph_question(question: str) -> WholeGraphQuestion | None:
     """The question's reading as a question about the whole KG (module docstring), or None."""
     match = _SUPERLATIVE.search(question)
     if match is None:
-        return _count_question(question)
+        return _compass_question(question) or _count_question(question)
     order = MAX if match.group(1).lower() == "most" else MIN
     before = [w.lower() for w in _WORD.findall(question[:match.start()])]
     after = [w.lower() for w in _WORD.findall(question[match.end():])]
@@ -119,6 +137,25 @@ def whole_graph_question(question: str) -> WholeGraphQuestion | None:
     if not answer_noun and not verb:
         return None
     return WholeGraphQuestion(order, answer_noun, " ".join(phrase), verb=verb)
+
+
+def _compass_question(question: str) -> WholeGraphQuestion | None:
+    """"which is the northernmost mint", "which mint is the westernmost": the greatest or least latitude or longitude
+    (``attribute`` :data:`LATITUDE` / :data:`LONGITUDE`) over the things the noun names."""
+    match = _COMPASS.search(question)
+    if match is None:
+        return None
+    before = [w.lower() for w in _WORD.findall(question[:match.start()])]
+    if not before or before[0] not in ("which", "what"):
+        return None
+    after = _noun_phrase([w.lower() for w in _WORD.findall(question[match.end():])])
+    head = before[1] if len(before) > 1 and before[1] not in _AUXILIARIES else ""
+    noun = after or head
+    if not noun:
+        return None
+    direction = match.group(1).lower()
+    axis = LATITUDE if direction in ("north", "south") else LONGITUDE
+    return WholeGraphQuestion(MAX if direction in ("north", "east") else MIN, noun, attribute=axis)
 
 
 def _count_question(question: str) -> WholeGraphQuestion | None:
@@ -399,40 +436,76 @@ class WholeGraphAnswerer:
                   "counted": [labels.get(k) or k for k in shown], "counted_by": what}
         return [answer], what
 
-    def _attribute_answer(self, asked: WholeGraphQuestion) -> tuple[list[dict], str] | None:
-        """"the most downloaded book": the relation reaching numbers or dates that the participle names best, over
-        the members of the class the answer noun names (when it names one)."""
+    def _attribute_candidates(self, asked: WholeGraphQuestion) -> list[tuple[float, str, str]]:
+        """``(score, relation, subject class)`` of each relation reaching numbers or dates that the attribute names:
+        by its words' cosine ("downloaded" / ``downloads``), or for a compass superlative by its own name saying
+        latitude or longitude (:func:`names_coordinate`); the subject class is the one the answer noun names."""
         candidates = []
         for relation, (subjects, objects) in relation_sides(self.kg).sides().items():
             if objects.sampled == 0 or objects.literals < objects.sampled / 2:
                 continue
             text = class_name_text(relation.rsplit(".", 1)[-1])
-            score = self._fit(asked.attribute, [text])[0]
+            if asked.attribute in _COORDINATE_WORDS:
+                score = 1.0 if names_coordinate(text, asked.attribute) else 0.0
+            else:
+                score = self._fit(asked.attribute, [text])[0]
             if score < NAMES_SIDE:
                 continue
             s_score, s_class = self._side_fit(asked.answer_noun, subjects, text, False)
             candidates.append((score + max(s_score, 0.0), relation, s_class if s_score >= NAMES_SIDE else ""))
-        for _, relation, subject_class in sorted(candidates, reverse=True)[:3]:
-            where = f"?s {sparql_iri(self.kg.relation_iri(relation))} ?v ."
-            if subject_class:
-                where += f" ?s a {sparql_iri(subject_class)} ."
+        return sorted(candidates, reverse=True)
+
+    def _class_named(self, noun: str) -> str:
+        """The class of the KG the noun names with the most members sampled on the relations' sides ("" for none)."""
+        sides = relation_sides(self.kg).sides()
+        classes = list(dict.fromkeys(c for pair in sides.values() for side in pair for c in side.classes))
+        named = self.class_names.named(noun, classes) if noun else frozenset()
+        if not named:
+            return ""
+        counts = {c: sum(side.classes.get(c, 0) for pair in sides.values() for side in pair) for c in named}
+        return max(sorted(counts), key=lambda c: counts[c])
+
+    def _attribute_answer(self, asked: WholeGraphQuestion) -> tuple[list[dict], str] | None:
+        """"the most downloaded book": the relation reaching numbers or dates that the participle names best, over
+        the members of the class the answer noun names (when it names one); "the northernmost mint": the relation
+        whose name says latitude. When the noun names a class whose members do not hold the value themselves, the
+        value is read one relation away (a mint's location, whose latitude the KG gives): the things compared are
+        the class's members, each by the extreme of the values it reaches so."""
+        candidates = self._attribute_candidates(asked)
+        noun_class = self._class_named(asked.answer_noun)
+        for _, relation, subject_class in candidates[:3]:
+            attribute = sparql_iri(self.kg.relation_iri(relation))
+            through = ""
+            if subject_class or not noun_class:
+                where = f"?s {attribute} ?v ." + (f" ?s a {sparql_iri(subject_class)} ." if subject_class else "")
+            else:  # the value is the named class's members' one step away
+                where = f"?s a {sparql_iri(noun_class)} . ?s ?through ?x . ?x {attribute} ?v ."
+                through = " through the things its members reach"
             values: dict[str, float] = {}
             rows = self._rows(f"SELECT ?s ?v WHERE {{ {where} }} LIMIT {MAX_EDGES + 1}")
+            bound = _COORDINATE_RANGE.get(asked.attribute)
             for s, v in rows[:MAX_EDGES]:
                 value = literal_value(node_key(v))
-                if value is not None:
-                    key = node_key(s)
-                    values[key] = max(value, values.get(key, value)) if asked.order == MAX else min(value, values.get(key, value))
+                if value is None or bound is not None and abs(value) > bound:
+                    continue
+                key = node_key(s)
+                values[key] = max(value, values.get(key, value)) if asked.order == MAX else min(value, values.get(key, value))
             ranked, labels = self._leading_named(values, asked.order)
             if not ranked:
                 continue
             cut = len(rows) > MAX_EDGES
-            what = (f"compared {relation} over every {asked.answer_noun or 'subject'}"
+            what = (f"compared {relation}{through} over every {asked.answer_noun or 'subject'}"
                     + (f", over its first {MAX_EDGES:,} values only" if cut else ""))
             compared = [{"answer": labels[key], "value": f"{value:g}"} for key, value in ranked[:EVIDENCE_GROUPS]]
             return [_record(key, labels[key], compared, what, grounded=not cut) for key, value in ranked
                     if value == ranked[0][1]], what
         return None
+
+
+def names_coordinate(relation_text: str, axis: str) -> bool:
+    """Whether a relation's own name says it is a latitude (``axis`` :data:`LATITUDE`) or a longitude: one of its
+    words is the word or a usual abbreviation of it ("lat", "geo lat", "has latitude", "lng")."""
+    return bool(set(relation_text.lower().split()) & _COORDINATE_WORDS[axis])
 
 
 def only_names_its_nouns(question: str, mentions: Sequence[str]) -> bool:
