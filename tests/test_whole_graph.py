@@ -137,7 +137,7 @@ def test_a_count_over_the_whole_graph_is_read_by_its_grammar(question, read):
     assert whole_graph_question(question) == read
 
 
-@pytest.mark.parametrize("question", ["How many ebooks are in French?", "How many films are there by Ann Lee?",
+@pytest.mark.parametrize("question", ["How many ebooks are in Frenchy?", "How many films are there by Ann Lee?",
                                       "How many books by Charles Dickens are in the catalogue?"])
 def test_a_count_naming_a_thing_or_a_value_is_not_about_the_whole_graph(question):
     assert whole_graph_question(question) is None
@@ -238,3 +238,20 @@ def test_a_coordinate_is_named_by_the_relation_s_own_name():
 def test_every_method_answers_a_compass_superlative(factory):
     result = factory(open_kg(MINTS)).compile().invoke({"question": "Which is the northernmost mint?"})
     assert [a["answer"] for a in result["answers"]] == ["Camulodunum"] and result["stop_reason"] == "answered"
+
+
+@pytest.mark.parametrize(("question", "read"), [
+    ("How many ebooks are in French?", WholeGraphQuestion(whole_graph.COUNT, counted_noun="ebooks", language="fr")),
+    ("How many books are written in Ancient Greek?", WholeGraphQuestion(whole_graph.COUNT, counted_noun="books",
+                                                                        language="grc")),
+])
+def test_a_count_of_the_things_in_a_language_is_read_by_its_grammar(question, read):
+    assert whole_graph_question(question) == read
+
+
+def test_a_count_in_a_language_counts_the_things_reaching_a_node_named_by_its_code(catalogue):
+    """The catalogue writes a book's language as a blank node whose rdf:value is "en": "English" is read as its code."""
+    [answer], what = answer_over_whole_graph(catalogue, "How many ebooks are in English?")
+    assert answer["answer"] == "10" and "Treasure Island" in answer["counted"]
+    assert "language" in what and "written en" in what
+    assert answer_over_whole_graph(catalogue, "How many ebooks are in French?") is None  # none is: nothing counted

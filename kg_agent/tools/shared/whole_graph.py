@@ -51,6 +51,7 @@ from kg_agent.kg.terms import UNNAMED, node_key
 from kg_agent.tools.shared.aggregates import MAX, MIN, literal_text, literal_value
 from kg_agent.tools.shared.answer_checks import Nameless
 from kg_agent.tools.shared.answer_classes import class_name_text, class_names
+from kg_agent.tools.shared.language_names import language_name, language_tag, tag_language
 from kg_agent.tools.shared.scoring import shared_text_vectors
 from kg_agent.tools.shared.similarity import TextVectors
 
@@ -99,13 +100,15 @@ EVIDENCE_GROUPS = 10
 class WholeGraphQuestion:
     """What a question about the whole KG asks: ``order`` (max/min), the ``answer_noun`` ("author"; "" after "who",
     then ``verb`` holds the words naming the relation), and either the ``counted_noun`` ("books") or the
-    ``attribute`` word ("downloaded")."""
+    ``attribute`` word ("downloaded"); for a count of the things in a language ("how many ebooks are in French"),
+    ``language`` the language's subtag ("fr")."""
 
     order: str
     answer_noun: str = ""
     counted_noun: str = ""
     attribute: str = ""
     verb: str = ""
+    language: str = ""
 
 
 def whole_graph_question(question: str) -> WholeGraphQuestion | None:
@@ -170,7 +173,11 @@ def _count_question(question: str) -> WholeGraphQuestion | None:
         return None
     if rest in (["there"], ["in", "total"], ["there", "in", "total"]):  # "... are there by X" names a thing: not here
         return WholeGraphQuestion(COUNT, counted_noun=noun)
-    if len(rest) > 2 or any(w in _PHRASE_END for w in rest):  # "in French", "on the shelf": a value, not a yes/no
+    if "in" in rest:  # "how many ebooks are (written) in French": the things whose language it is
+        at = len(rest) - 1 - rest[::-1].index("in")
+        tag = language_tag(" ".join(rest[at + 1:]))
+        return WholeGraphQuestion(COUNT, counted_noun=noun, language=tag) if tag else None
+    if len(rest) > 2 or any(w in _PHRASE_END for w in rest):  # "on the shelf": a thing, not a yes/no
         return None
     return WholeGraphQuestion(COUNT, counted_noun=noun, attribute=rest[-1])
 
@@ -347,7 +354,7 @@ class WholeGraphAnswerer:
         if asked is None:
             return None
         if asked.order == COUNT:
-            return self._count_answer(asked)
+            return self._language_count_answer(asked) if asked.language else self._count_answer(asked)
         if asked.attribute:
             return self._attribute_answer(asked)
         for grouping in self.groupings(asked)[:5]:
@@ -395,6 +402,38 @@ class WholeGraphAnswerer:
             elif key not in nameless.statements and labels.get(key) not in (None, "", UNNAMED):
                 named[key] = labels[key]
         return [(key, value) for key, value in leading if key in named], named
+
+    def _language_count_answer(self, asked: WholeGraphQuestion) -> tuple[list[dict], str] | None:
+        """"how many ebooks are in French": the nodes the KG names by a code of the language (``fr``, ``fra``, ``fre``;
+        a literal's or a blank node's value, as catalogues write a language), and the things of the class the noun
+        names that reach one of them over one relation (the relation reaching most of them), counted."""
+        codes = _language_codes(asked.language)
+        nodes = list(dict.fromkeys(e.id for code in codes for e in self.kg.find_entities(code)
+                                   if tag_language(e.label) == asked.language and e.label.casefold() in codes))
+        if not nodes:
+            return None
+        noun_class = self._class_named(asked.counted_noun)
+        by_relation: dict[str, set[str]] = {}
+        written: dict[str, set[str]] = {}  # relation -> the codes of the language it reaches
+        for node in nodes:
+            for relation, subjects in self.kg.edges(node).items():
+                if relation.startswith("^"):
+                    by_relation.setdefault(relation[1:], set()).update(s for s in subjects if not s.startswith('"'))
+                    written.setdefault(relation[1:], set()).add(self.kg.label(node) or "")
+        if noun_class:
+            members = self.kg.classes_of(sorted({s for found in by_relation.values() for s in found}))
+            by_relation = {r: {s for s in found if noun_class in members.get(s, ())} for r, found in by_relation.items()}
+        by_relation = {r: found for r, found in by_relation.items() if found}
+        if not by_relation:
+            return None
+        relation = max(sorted(by_relation), key=lambda r: len(by_relation[r]))
+        counted = sorted(by_relation[relation])
+        labels = self.kg.labels_by_id(counted[:EVIDENCE_GROUPS])
+        what = (f"counted the {asked.counted_noun} whose {relation} is {language_name(asked.language)} "
+                f"(written {', '.join(sorted(written[relation]))})")
+        answer = {"answer": str(len(counted)), "entity_id": None, "score": 1.0, "grounded": True, "paths": [],
+                  "chunks": [], "counted": [labels.get(k) or k for k in counted[:EVIDENCE_GROUPS]], "counted_by": what}
+        return [answer], what
 
     def _count_answer(self, asked: WholeGraphQuestion) -> tuple[list[dict], str] | None:
         """"how many terms are marked obsolete": the subjects with a true value of the yes/no relation the word names
@@ -500,6 +539,19 @@ class WholeGraphAnswerer:
             return [_record(key, labels[key], compared, what, grounded=not cut) for key, value in ranked
                     if value == ranked[0][1]], what
         return None
+
+
+def _language_codes(subtag: str) -> set[str]:
+    """The codes a KG may write a language by: its subtag and its ISO 639-2 codes (``fr``, ``fra``, ``fre``)."""
+    import langcodes
+
+    codes = {subtag}
+    try:
+        language = langcodes.Language.get(subtag)
+        codes |= {language.to_alpha3(), language.to_alpha3(variant="B")}
+    except (LookupError, ValueError):
+        pass
+    return {c.casefold() for c in codes if c}
 
 
 def names_coordinate(relation_text: str, axis: str) -> bool:
