@@ -152,3 +152,28 @@ def test_how_many_counts_every_node_the_last_step_reaches_not_only_what_the_beam
     [count] = result["answers"]
     every_book = {node for e in kg.find_entities("Best Books Ever Listings") for node in kg.neighbors(e.id, "^bookshelf")}
     assert len(every_book) > 1 and count["answer"] == str(len(every_book)) and count["grounded"]
+
+
+MEMBERSHIPS = Path(__file__).parent / "fixtures" / "realkgs" / "memberships.nt"
+
+
+@pytest.mark.parametrize(("factory", "options"), [(create_rog_graph, {}), (create_tog_graph, {"width": 1})])
+def test_a_count_reaching_statement_nodes_counts_the_things_of_the_asked_class_behind_them(factory, options):
+    """Nomisma: a role is held through memberships (``[role] -^role-> membership -^hasMembership-> person``); "how many
+    people" counts the persons behind every membership, not the memberships (unnamed) nor the organisation they also
+    join; ToG with a beam of one counts every membership the step before reached."""
+    result = factory(open_kg(MEMBERSHIPS), **options).compile().invoke(
+        {"question": "How many people held the role of Roman emperor?"})
+    [count] = result["answers"]
+    assert count["answer"] == "3" and sorted(count["counted"]) == ["Augustus", "Nero", "Tiberius"]
+    assert count["grounded"] and result["stop_reason"] in ("answered", "verified")
+
+
+def test_people_names_the_class_person():
+    from kg_agent.tools.shared.answer_classes import class_names
+    from kg_agent.tools.shared.scoring import shared_text_vectors
+
+    kg = open_kg(MEMBERSHIPS)
+    named = class_names(kg, shared_text_vectors(None)).named("people", ["http://xmlns.com/foaf/0.1/Person",
+                                                                         "http://xmlns.com/foaf/0.1/Organization"])
+    assert named == {"http://xmlns.com/foaf/0.1/Person"}

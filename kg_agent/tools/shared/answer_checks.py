@@ -27,6 +27,10 @@
 * **"How many" is counted.** A question asking how many things there are is answered by the number of distinct
   answers reached, one answer whose ``counted`` field lists them (the evidence), grounded when every counted answer
   is; a quantity the KG states itself (the answers are all numbers: a download count, a population) is kept as it is.
+  A count that reached only statement nodes ("how many people held the role of [X]": the memberships) counts the
+  things of the class the question's type noun names that the statements are about, one relation on
+  (:func:`through_statements`); a walk stepping out of a statement node counts every statement the step before
+  reached, each through its own step on (:func:`every_end_reached`).
 * **"The most / the earliest / more than N / before <year>" is compared.** The answers are ranked or filtered by
   the number or date the KG gives each through the relation the question's words name
   (:mod:`~kg_agent.tools.shared.aggregates`); the answers kept carry ``compared`` (each compared answer with its
@@ -184,6 +188,8 @@ def final_answers(question: str, answers: Sequence[dict], *, policy: WhenUnsuppo
     if counting and kg is not None:
         answers = [*answers, *every_end_reached(answers, kg)]
     answers = named_by_the_kg(answers, kg) if kg is not None else list(answers)
+    if counting and kg is not None and answers and all(is_unnamed(a) for a in answers):
+        answers = through_statements(question, answers, kg) or answers
     named = [a for a in answers if not is_unnamed(a)]
     if answers and not named:
         if policy == "best_effort":
@@ -316,6 +322,12 @@ def every_end_reached(answers: Sequence[dict], kg: KnowledgeGraph) -> list[dict]
     for (head, relation), path in steps.items():
         heads = dict.fromkeys([head, *value_nodes(kg, path["steps"][-1]["head"].get("label") or "")]
                               if head.startswith("_:") else [head])
+        if len(path["steps"]) >= 2 and (path["steps"][-1]["head"].get("label") == UNNAMED
+                                        or head in Nameless.among(kg, [head]).statements):
+            # a step out of a statement node ("[role] -^role-> membership -^hasMembership-> person"): every statement
+            # the step before reaches from its node counts, each through its own step on
+            before = path["steps"][-2]
+            heads.update(dict.fromkeys(kg.neighbors(before["head"]["id"], before["relation"])[:MAX_COUNTED]))
         ends = [n for n in dict.fromkeys(n for h in heads for n in kg.neighbors(h, relation))][:MAX_COUNTED]
         ends = [n for n in ends if n not in have]
         labels = kg.labels_by_id(ends)
@@ -327,6 +339,53 @@ def every_end_reached(answers: Sequence[dict], kg: KnowledgeGraph) -> list[dict]
                           "paths": [{**path, "steps": steps_to, "text": path.get("text", "").rsplit(" -> ", 1)[0]
                                      + f" -> {labels[end]}"}]})
     return extra
+
+
+def through_statements(question: str, answers: Sequence[dict], kg: KnowledgeGraph) -> list[dict]:
+    """For a count that reached only statement nodes ("how many people held the role of [X]": ``^role`` reaches the
+    memberships): the things of the class the question's type noun names ("people": a class named Person) that the
+    statements are about, one relation on from each (the relation reaching most of them; the walk's own previous
+    node left out), each with its walk stepped on. ``[]`` when the question names no type, or no statement reaches
+    a thing of a class it names."""
+    from kg_agent.tools.shared.answer_classes import class_names
+    from kg_agent.tools.shared.scoring import shared_text_vectors
+
+    noun = QuestionParts.of(question).asked.noun
+    if not noun:
+        return []
+    came_from: dict[str, tuple[dict, dict]] = {}  # statement -> (its answer, its walk)
+    for a in answers:
+        for path in (a.get("paths") or [])[:1]:
+            if a.get("entity_id") and path.get("steps"):
+                came_from.setdefault(a["entity_id"], (a, path))
+    reached: dict[str, dict[str, str]] = {}  # relation -> {thing: the statement reaching it}
+    for statement, (_, path) in list(came_from.items())[:MAX_COUNTED]:
+        previous = path["steps"][-1]["head"]["id"]
+        for relation, targets in kg.edges(statement).items():
+            for target in targets:
+                if target != previous and not target.startswith(('"', "_:")):
+                    reached.setdefault(relation, {}).setdefault(target, statement)
+    if not reached:
+        return []
+    things = sorted({t for found in reached.values() for t in found})
+    classes = kg.classes_of(things)
+    named = class_names(kg, shared_text_vectors(None)).named(noun, {c for found in classes.values() for c in found})
+    if not named:
+        return []
+    of_class = {r: {t: s for t, s in found.items() if named.intersection(classes.get(t, ()))} for r, found in reached.items()}
+    relation = max(sorted(of_class), key=lambda r: len(of_class[r]))
+    if not of_class[relation]:
+        return []
+    labels = kg.labels_by_id(list(of_class[relation]))
+    stepped = []
+    for thing, statement in of_class[relation].items():
+        answer, path = came_from[statement]
+        head = path["steps"][-1]["tail"]
+        tail = {"id": thing, "label": labels.get(thing) or thing}
+        steps = [*path["steps"], {"head": head, "relation": relation, "tail": tail}]
+        stepped.append({**answer, "answer": tail["label"], "entity_id": thing,
+                        "paths": [{**path, "steps": steps, "text": f"{path.get('text', '')} -> {relation} -> {tail['label']}"}]})
+    return stepped
 
 
 @lru_cache(maxsize=1)

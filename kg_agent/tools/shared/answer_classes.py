@@ -30,6 +30,10 @@ from kg_agent.tools.shared.similarity import TextVectors
 #: "Person" 0.62 (a person is asked for by "who", which the answer types read from the relations).
 CLASS_NAME_SIMILARITY = 0.7
 
+#: English plurals not made by an ending ("people" names the class Person): generic English, no KG's vocabulary.
+IRREGULAR_PLURALS = {"people": "person", "men": "man", "women": "woman", "children": "child", "persons": "person",
+                     "mice": "mouse", "geese": "goose", "teeth": "tooth", "feet": "foot", "oxen": "ox"}
+
 _CAMEL_HUMP = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 
 
@@ -77,7 +81,7 @@ class ClassNames:
     @staticmethod
     def _names_it(noun: str, name: str, cosine: float) -> bool:
         words = name.split()
-        if words and same_word(noun, words[-1]):
+        if words and (same_word(noun, words[-1]) or IRREGULAR_PLURALS.get(noun) == words[-1]):
             return True
         head = noun.removesuffix("s")  # a compound is a kind of its last part: an "ebook" is a book, a "bookshelf" no
         if words and len(head) >= 4 and words[-1].endswith(head):
