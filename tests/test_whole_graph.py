@@ -255,3 +255,41 @@ def test_a_count_in_a_language_counts_the_things_reaching_a_node_named_by_its_co
     assert answer["answer"] == "10" and "Treasure Island" in answer["counted"]
     assert "language" in what and "written en" in what
     assert answer_over_whole_graph(catalogue, "How many ebooks are in French?") is None  # none is: nothing counted
+
+
+# In the Sequence Ontology's form (realkgs/sequence-ontology/so.owl): classes restricted on object properties, two of
+# them also transitive
+RESTRICTIONS = """@prefix owl: <http://www.w3.org/2002/07/owl#> . @prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .
+@prefix so: <http://example.org/so#> .
+so:has_quality a owl:ObjectProperty ; rdfs:label "has_quality" .
+so:part_of a owl:ObjectProperty, owl:TransitiveProperty ; rdfs:label "part_of" .
+so:derives_from a owl:ObjectProperty, owl:TransitiveProperty ; rdfs:label "derives_from" .
+so:a a owl:Class ; rdfs:label "circular" .
+so:b a owl:Class ; rdfs:label "linear" .
+so:c a owl:Class ; rdfs:label "circular_plasmid" ;
+  rdfs:subClassOf [ a owl:Restriction ; owl:onProperty so:has_quality ; owl:someValuesFrom so:a ] ,
+                  [ a owl:Restriction ; owl:onProperty so:part_of ; owl:someValuesFrom so:b ] .
+so:d a owl:Class ; rdfs:label "linear_plasmid" ;
+  rdfs:subClassOf [ a owl:Restriction ; owl:onProperty so:has_quality ; owl:someValuesFrom so:b ] .
+so:e a owl:Class ; rdfs:label "circular_chromosome" ;
+  rdfs:subClassOf [ a owl:Restriction ; owl:onProperty so:has_quality ; owl:someValuesFrom so:a ] ,
+                  [ a owl:Restriction ; owl:onProperty so:derives_from ; owl:someValuesFrom so:d ] .
+"""
+
+
+@pytest.mark.parametrize(("question", "read"), [
+    ("Which relation is used most often in class restrictions?", WholeGraphQuestion(MAX, "relation", "class restrictions")),
+    ("What subject occurs least frequently among the books?", WholeGraphQuestion(MIN, "subject", "books")),
+])
+def test_most_often_is_read_as_a_count_per_answer(question, read):
+    assert whole_graph_question(question) == read
+
+
+def test_the_answers_are_restricted_only_to_a_class_their_noun_names(tmp_path):
+    """"relation" is closest to the name TransitiveProperty (cosine 0.50) but names no class as a type noun does: the
+    properties are not restricted to the transitive ones, and has_quality, on three restrictions, is the answer."""
+    path = tmp_path / "restrictions.ttl"
+    path.write_text(RESTRICTIONS, encoding="utf-8")
+    answers, what = answer_over_whole_graph(open_kg(path), "Which relation is used most often in class restrictions?")
+    assert [a["answer"] for a in answers] == ["has_quality"] and "onProperty" in what
+    assert answers[0]["compared"][0] == {"answer": "has_quality", "value": "3"}

@@ -6,7 +6,8 @@ topic entity to start from; they are answered here by one aggregate query over t
 **The question** (:func:`whole_graph_question`) is read with English grammar only: "the most / fewest / least"
 followed by what is counted ("the most books") or by a participle that names a compared attribute ("the most
 downloaded book"); "the most common / frequent X among Ys" counts Ys per X; what is answered is the noun after
-"which"/"what" ("which **author** has ...") or, after "who", a relation the question's verb names.
+"which"/"what" ("which **author** has ...") or, after "who", a relation the question's verb names; "which relation is
+used most often in class restrictions" counts per the answer noun too ("most / least often / frequently / commonly").
 
 **The KG decides the rest** (:class:`RelationSides`): for each relation, the classes the KG gives a sample of its
 subjects and of its objects (its measured domain and range). A count groups the relation's one side by the other:
@@ -15,10 +16,12 @@ names, or the relation's own name where it names that side: ``creator`` names it
 subjects) and whose counted side the counted noun names, by the embeddings' cosine
 (:func:`~kg_agent.tools.shared.scoring.shared_text_vectors`); the side with more members per group is grouped when
 the nouns leave it open. A class the nouns named restricts its side in the query ("mints" per region: only the
-subjects of ``skos:broader`` that are mints). Groups that are blank nodes of one name (a shelf written once per
-book) count as one; unnamed groups (statement nodes) are never answers; groups of one member each answer nothing
-(no group stands out). An attribute superlative takes the relation reaching numbers or
-dates whose name the participle names best, over the members of the class the answer noun names.
+subjects of ``skos:broader`` that are mints); the answered side only to a class its noun names as a type noun names a
+class (:meth:`~kg_agent.tools.shared.answer_classes.ClassNames.named`: "region" names Region), not to the class whose
+name is merely the closest ("relation" / TransitiveProperty, a part of the properties restrictions are on).
+Groups that are blank nodes of one name (a shelf written once per book) count as one; unnamed groups (statement
+nodes) are never answers; groups of one member each answer nothing (no group stands out). An attribute superlative
+takes the relation reaching numbers or dates whose name the participle names best, over the members of the class the answer noun names.
 
 **Compass superlatives** ("which is the northernmost mint", "the westernmost"; generic geography: north is the greatest
 latitude, east the greatest longitude) compare the relation whose own name says latitude or longitude (the word or its
@@ -66,6 +69,9 @@ _AUXILIARIES = frozenset({"is", "are", "was", "were", "has", "have", "had", "do"
 _SUPERLATIVE = re.compile(r"\bthe\s+(most|fewest|least)\s+", re.IGNORECASE)
 _HOW_MANY = re.compile(r"\s*how\s+many\s+([A-Za-z][\w\s'-]*?)\s+(?:are|were|is|was|exist)\s+([^?.!]*)[?.!]?\s*$",
                        re.IGNORECASE)
+#: "which <noun> is used most often / least frequently ...": how often each occurs is counted.
+_MOST_OFTEN = re.compile(r"\s*(which|what)\s+([A-Za-z][\w\s'-]*?)\s+(?:is|are|was|were|occurs?|appears?)\b[\w\s]*?"
+                         r"\b(most|least)\s+(?:often|frequently|commonly)\b([^?.!]*)", re.IGNORECASE)
 #: "the northernmost", "the westernmost": a compass superlative (generic geography: north is the greatest latitude,
 #: east the greatest longitude).
 _COMPASS = re.compile(r"\bthe\s+(north|south|east|west)(?:ern)?most\b", re.IGNORECASE)
@@ -115,7 +121,7 @@ def whole_graph_question(question: str) -> WholeGraphQuestion | None:
     """The question's reading as a question about the whole KG (module docstring), or None."""
     match = _SUPERLATIVE.search(question)
     if match is None:
-        return _compass_question(question) or _count_question(question)
+        return _compass_question(question) or _frequency_question(question) or _count_question(question)
     order = MAX if match.group(1).lower() == "most" else MIN
     before = [w.lower() for w in _WORD.findall(question[:match.start()])]
     after = [w.lower() for w in _WORD.findall(question[match.end():])]
@@ -140,6 +146,20 @@ def whole_graph_question(question: str) -> WholeGraphQuestion | None:
     if not answer_noun and not verb:
         return None
     return WholeGraphQuestion(order, answer_noun, " ".join(phrase), verb=verb)
+
+
+def _frequency_question(question: str) -> WholeGraphQuestion | None:
+    """"which relation is used most often in class restrictions", "what subject occurs least frequently among the
+    books": the answer noun after "which"/"what", counted per the noun after "in"/"among"/"of"."""
+    match = _MOST_OFTEN.match(question)
+    if match is None:
+        return None
+    noun = " ".join(w for w in _WORD.findall(match.group(2).lower()) if w not in _AUXILIARIES)
+    rest = [w.lower() for w in _WORD.findall(match.group(4))]
+    counted = next((_noun_phrase(rest[i + 1:]) for i, w in enumerate(rest) if w in ("among", "amongst", "of", "in")), "")
+    if not noun:
+        return None
+    return WholeGraphQuestion(MAX if match.group(3).lower() == "most" else MIN, noun, counted)
 
 
 def _compass_question(question: str) -> WholeGraphQuestion | None:
@@ -317,6 +337,11 @@ class WholeGraphAnswerer:
                 c_score, c_class = self._side_fit(asked.counted_noun, counted, text, not names_answered)
                 if max(a_score, c_score) < NAMES_SIDE or a_score + c_score < 2 * NAMES_SIDE:
                     continue
+                # the answers are restricted to a class only when the noun names it as a type noun names a class
+                # ("region": Region), not when its name is merely closest ("relation": TransitiveProperty, a part of
+                # the object properties an ontology's restrictions are on)
+                if a_class and not self.class_names.named(asked.answer_noun, [a_class]):
+                    a_class = ""
                 found.append(Grouping(relation, grouped, a_class if a_score >= NAMES_SIDE else "",
                                       c_class if c_score >= NAMES_SIDE else "", a_score + c_score))
         return sorted(found, key=lambda g: -g.score)
