@@ -177,3 +177,25 @@ def test_people_names_the_class_person():
     named = class_names(kg, shared_text_vectors(None)).named("people", ["http://xmlns.com/foaf/0.1/Person",
                                                                          "http://xmlns.com/foaf/0.1/Organization"])
     assert named == {"http://xmlns.com/foaf/0.1/Person"}
+
+
+FORMATS = Path(__file__).parent / "fixtures" / "realkgs" / "formats.nt"
+MOBY_DICK = "http://www.gutenberg.org/ebooks/15"
+
+
+def stated(number, relation):
+    step = {"head": {"id": MOBY_DICK, "label": "Moby Dick"}, "relation": relation,
+            "tail": {"id": f'"{number}"', "label": number}}
+    return {**record(number, f'"{number}"'), "paths": [{"steps": [step], "text": f"Moby Dick -> {relation} -> {number}"}]}
+
+
+def test_how_many_things_of_a_class_counts_them_not_a_number_the_kg_states():
+    """Gutenberg: Moby Dick states 858 ``downloads``; "how many downloadable files" names the class ``pgterms:file`` of
+    what its ``hasFormat`` reaches: those are counted; "how many times" names no class, and the number stands."""
+    kg = open_kg(FORMATS)
+    checked = final_answers("How many downloadable files are listed for Moby Dick?", [stated("858", "downloads")], kg=kg)
+    [count] = checked.answers
+    assert count["answer"] == "3" and len(count["counted"]) == 3 and count["grounded"]
+    assert "hasFormat" in count["paths"][0]["text"] and any("'files' names the class" in w for w in checked.warnings)
+    kept = final_answers("How many times has Moby Dick been downloaded?", [stated("858", "downloads")], kg=kg)
+    assert [a["answer"] for a in kept.answers] == ["858"]
