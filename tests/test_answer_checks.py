@@ -157,26 +157,43 @@ def test_how_many_counts_every_node_the_last_step_reaches_not_only_what_the_beam
 MEMBERSHIPS = Path(__file__).parent / "fixtures" / "realkgs" / "memberships.nt"
 
 
-@pytest.mark.parametrize(("factory", "options"), [(create_rog_graph, {}), (create_tog_graph, {"width": 1})])
-def test_a_count_reaching_statement_nodes_counts_the_things_of_the_asked_class_behind_them(factory, options):
-    """Nomisma: a role is held through memberships (``[role] -^role-> membership -^hasMembership-> person``); "how many
-    people" counts the persons behind every membership, not the memberships (unnamed) nor the organisation they also
-    join; ToG with a beam of one counts every membership the step before reached."""
-    result = factory(open_kg(MEMBERSHIPS), **options).compile().invoke(
-        {"question": "How many people held the role of Roman emperor?"})
-    [count] = result["answers"]
-    assert count["answer"] == "3" and sorted(count["counted"]) == ["Augustus", "Nero", "Tiberius"]
-    assert count["grounded"] and result["stop_reason"] in ("answered", "verified")
+EMPEROR = {"id": "http://nomisma.org/id/roman_emperor", "label": "Roman Emperor"}
+HELD = {"augustus": "348ddaf09df067abdbdd6ed4516a1f53", "tiberius": "d29f0bf574bbea77d5c6c614a466e364",
+        "nero": "e6acaf0a1cab55cfcd08b3a9b977ff29"}
 
 
-def test_people_names_the_class_person():
-    from kg_agent.tools.shared.answer_classes import class_names
-    from kg_agent.tools.shared.scoring import shared_text_vectors
+def membership(person):
+    return {"id": f"http://nomisma.org/id/{person}#membership_{HELD[person]}", "label": UNNAMED}
+
+
+def walk(*steps):
+    text = " -> ".join([steps[0][0]["label"], *(f"{r} -> {t['label']}" for _, r, t in steps)])
+    return {"steps": [{"head": h, "relation": r, "tail": t} for h, r, t in steps], "text": text}
+
+
+def test_a_count_reaching_only_statement_nodes_counts_the_things_of_the_asked_class_behind_them():
+    """Nomisma: a role is held through memberships (``[role] -^role-> membership``); "how many people" counts the
+    persons (class foaf:Person: "people" read as "person") behind the memberships, not the memberships (unnamed) nor
+    the organisation they also join."""
+    kg = open_kg(MEMBERSHIPS)
+    answers = [{**record(UNNAMED, membership(p)["id"]), "paths": [walk((EMPEROR, "^role", membership(p)))]}
+               for p in HELD]
+    [count] = final_answers("How many people held the role of Roman emperor?", answers, kg=kg).answers
+    assert count["answer"] == "3" and sorted(count["counted"]) == ["Augustus", "Nero", "Tiberius"] and count["grounded"]
+    assert all(len(p["steps"]) == 2 for p in count["paths"])  # each walk stepped on from its membership
+    abstained = final_answers("How many coins held the role of Roman emperor?", answers, kg=kg)  # no class named
+    assert abstained.answers == [] and abstained.stop_reason == ABSTAINED
+
+
+def test_a_count_stepping_out_of_a_statement_node_counts_every_statement_the_step_before_reached():
+    """A beam that kept one membership and its person counts every membership of the role, each through its step on."""
+    from kg_agent.tools.shared.answer_checks import every_end_reached
 
     kg = open_kg(MEMBERSHIPS)
-    named = class_names(kg, shared_text_vectors(None)).named("people", ["http://xmlns.com/foaf/0.1/Person",
-                                                                         "http://xmlns.com/foaf/0.1/Organization"])
-    assert named == {"http://xmlns.com/foaf/0.1/Person"}
+    augustus = {"id": "http://nomisma.org/id/augustus", "label": "Augustus"}
+    kept = [{**record("Augustus", augustus["id"]),
+             "paths": [walk((EMPEROR, "^role", membership("augustus")), (membership("augustus"), "^hasMembership", augustus))]}]
+    assert sorted(a["answer"] for a in every_end_reached(kept, kg)) == ["Nero", "Tiberius"]
 
 
 FORMATS = Path(__file__).parent / "fixtures" / "realkgs" / "formats.nt"

@@ -406,12 +406,13 @@ def through_statements(question: str, answers: Sequence[dict], kg: KnowledgeGrap
     statements are about, one relation on from each (the relation reaching most of them; the walk's own previous
     node left out), each with its walk stepped on. ``[]`` when the question names no type, or no statement reaches
     a thing of a class it names."""
-    from kg_agent.tools.shared.answer_classes import class_names
+    from kg_agent.tools.shared.answer_classes import IRREGULAR_PLURALS, class_names
     from kg_agent.tools.shared.scoring import shared_text_vectors
 
-    noun = QuestionParts.of(question).asked.noun
+    noun = QuestionParts.of(question).asked.noun.lower()
     if not noun:
         return []
+    noun = IRREGULAR_PLURALS.get(noun, noun)  # "people" counts persons
     came_from: dict[str, tuple[dict, dict]] = {}  # statement -> (its answer, its walk)
     for a in answers:
         for path in (a.get("paths") or [])[:1]:

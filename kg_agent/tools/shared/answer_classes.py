@@ -30,7 +30,9 @@ from kg_agent.tools.shared.similarity import TextVectors
 #: "Person" 0.62 (a person is asked for by "who", which the answer types read from the relations).
 CLASS_NAME_SIMILARITY = 0.7
 
-#: English plurals not made by an ending ("people" names the class Person): generic English, no KG's vocabulary.
+#: English plurals not made by an ending: generic English, no KG's vocabulary. Read where a count names what it counts
+#: (:func:`~kg_agent.tools.shared.answer_checks.through_statements`: "how many people" counts Persons), not by
+#: :meth:`ClassNames.named` itself, which the planner's and the constraints' type cues also read.
 IRREGULAR_PLURALS = {"people": "person", "men": "man", "women": "woman", "children": "child", "persons": "person",
                      "mice": "mouse", "geese": "goose", "teeth": "tooth", "feet": "foot", "oxen": "ox"}
 
@@ -81,7 +83,7 @@ class ClassNames:
     @staticmethod
     def _names_it(noun: str, name: str, cosine: float) -> bool:
         words = name.split()
-        if words and (same_word(noun, words[-1]) or IRREGULAR_PLURALS.get(noun) == words[-1]):
+        if words and same_word(noun, words[-1]):
             return True
         head = noun.removesuffix("s")  # a compound is a kind of its last part: an "ebook" is a book, a "bookshelf" no
         if words and len(head) >= 4 and words[-1].endswith(head):
