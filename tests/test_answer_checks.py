@@ -152,3 +152,67 @@ def test_how_many_counts_every_node_the_last_step_reaches_not_only_what_the_beam
     [count] = result["answers"]
     every_book = {node for e in kg.find_entities("Best Books Ever Listings") for node in kg.neighbors(e.id, "^bookshelf")}
     assert len(every_book) > 1 and count["answer"] == str(len(every_book)) and count["grounded"]
+
+
+MEMBERSHIPS = Path(__file__).parent / "fixtures" / "realkgs" / "memberships.nt"
+
+
+EMPEROR = {"id": "http://nomisma.org/id/roman_emperor", "label": "Roman Emperor"}
+HELD = {"augustus": "348ddaf09df067abdbdd6ed4516a1f53", "tiberius": "d29f0bf574bbea77d5c6c614a466e364",
+        "nero": "e6acaf0a1cab55cfcd08b3a9b977ff29"}
+
+
+def membership(person):
+    return {"id": f"http://nomisma.org/id/{person}#membership_{HELD[person]}", "label": UNNAMED}
+
+
+def walk(*steps):
+    text = " -> ".join([steps[0][0]["label"], *(f"{r} -> {t['label']}" for _, r, t in steps)])
+    return {"steps": [{"head": h, "relation": r, "tail": t} for h, r, t in steps], "text": text}
+
+
+def test_a_count_reaching_only_statement_nodes_counts_the_things_of_the_asked_class_behind_them():
+    """Nomisma: a role is held through memberships (``[role] -^role-> membership``); "how many people" counts the
+    persons (class foaf:Person: "people" read as "person") behind the memberships, not the memberships (unnamed) nor
+    the organisation they also join."""
+    kg = open_kg(MEMBERSHIPS)
+    answers = [{**record(UNNAMED, membership(p)["id"]), "paths": [walk((EMPEROR, "^role", membership(p)))]}
+               for p in HELD]
+    [count] = final_answers("How many people held the role of Roman emperor?", answers, kg=kg).answers
+    assert count["answer"] == "3" and sorted(count["counted"]) == ["Augustus", "Nero", "Tiberius"] and count["grounded"]
+    assert all(len(p["steps"]) == 2 for p in count["paths"])  # each walk stepped on from its membership
+    abstained = final_answers("How many coins held the role of Roman emperor?", answers, kg=kg)  # no class named
+    assert abstained.answers == [] and abstained.stop_reason == ABSTAINED
+
+
+def test_a_count_stepping_out_of_a_statement_node_counts_every_statement_the_step_before_reached():
+    """A beam that kept one membership and its person counts every membership of the role, each through its step on."""
+    from kg_agent.tools.shared.answer_checks import every_end_reached
+
+    kg = open_kg(MEMBERSHIPS)
+    augustus = {"id": "http://nomisma.org/id/augustus", "label": "Augustus"}
+    kept = [{**record("Augustus", augustus["id"]),
+             "paths": [walk((EMPEROR, "^role", membership("augustus")), (membership("augustus"), "^hasMembership", augustus))]}]
+    assert sorted(a["answer"] for a in every_end_reached(kept, kg)) == ["Nero", "Tiberius"]
+
+
+FORMATS = Path(__file__).parent / "fixtures" / "realkgs" / "formats.nt"
+MOBY_DICK = "http://www.gutenberg.org/ebooks/15"
+
+
+def stated(number, relation):
+    step = {"head": {"id": MOBY_DICK, "label": "Moby Dick"}, "relation": relation,
+            "tail": {"id": f'"{number}"', "label": number}}
+    return {**record(number, f'"{number}"'), "paths": [{"steps": [step], "text": f"Moby Dick -> {relation} -> {number}"}]}
+
+
+def test_how_many_things_of_a_class_counts_them_not_a_number_the_kg_states():
+    """Gutenberg: Moby Dick states 858 ``downloads``; "how many downloadable files" names the class ``pgterms:file`` of
+    what its ``hasFormat`` reaches: those are counted; "how many times" names no class, and the number stands."""
+    kg = open_kg(FORMATS)
+    checked = final_answers("How many downloadable files are listed for Moby Dick?", [stated("858", "downloads")], kg=kg)
+    [count] = checked.answers
+    assert count["answer"] == "3" and len(count["counted"]) == 3 and count["grounded"]
+    assert "hasFormat" in count["paths"][0]["text"] and any("'files' names the class" in w for w in checked.warnings)
+    kept = final_answers("How many times has Moby Dick been downloaded?", [stated("858", "downloads")], kg=kg)
+    assert [a["answer"] for a in kept.answers] == ["858"]

@@ -27,6 +27,13 @@
 * **"How many" is counted.** A question asking how many things there are is answered by the number of distinct
   answers reached, one answer whose ``counted`` field lists them (the evidence), grounded when every counted answer
   is; a quantity the KG states itself (the answers are all numbers: a download count, a population) is kept as it is.
+  A count that reached only statement nodes ("how many people held the role of [X]": the memberships) counts the
+  things of the class the question's type noun names that the statements are about, one relation on
+  (:func:`through_statements`); a walk stepping out of a statement node counts every statement the step before
+  reached, each through its own step on (:func:`every_end_reached`). A number the KG states of a thing answers
+  "how many <noun>" only when no relation of that thing reaches things of a class the noun names ("how many
+  downloadable **files** are listed for [X]": its ``hasFormat`` files are counted, not its ``downloads``;
+  :func:`things_of_the_counted_class`).
 * **"The most / the earliest / more than N / before <year>" is compared.** The answers are ranked or filtered by
   the number or date the KG gives each through the relation the question's words name
   (:mod:`~kg_agent.tools.shared.aggregates`); the answers kept carry ``compared`` (each compared answer with its
@@ -191,9 +198,15 @@ def final_answers(question: str, answers: Sequence[dict], *, policy: WhenUnsuppo
     """Apply the module's checks to one method's answers (see the module docstring); without ``kg`` nameless IRIs
     are not looked at."""
     counting = asks_how_many(question) and bool(answers) and not all(is_number(a) for a in answers)
+    if asks_how_many(question) and answers and not counting and kg is not None:
+        instead = things_of_the_counted_class(question, answers, kg)
+        if instead is not None:
+            return Checked([counted(instead[0])], warnings=[f"answer: {instead[1]}"])
     if counting and kg is not None:
         answers = [*answers, *every_end_reached(answers, kg)]
     answers = named_by_the_kg(answers, kg) if kg is not None else list(answers)
+    if counting and kg is not None and answers and all(is_unnamed(a) for a in answers):
+        answers = through_statements(question, answers, kg) or answers
     named = [a for a in answers if not is_unnamed(a)]
     if answers and not named:
         if policy == "best_effort":
@@ -372,6 +385,12 @@ def every_end_reached(answers: Sequence[dict], kg: KnowledgeGraph) -> list[dict]
     for (head, relation), path in steps.items():
         heads = dict.fromkeys([head, *value_nodes(kg, path["steps"][-1]["head"].get("label") or "")]
                               if head.startswith("_:") else [head])
+        if len(path["steps"]) >= 2 and (path["steps"][-1]["head"].get("label") == UNNAMED
+                                        or head in Nameless.among(kg, [head]).statements):
+            # a step out of a statement node ("[role] -^role-> membership -^hasMembership-> person"): every statement
+            # the step before reaches from its node counts, each through its own step on
+            before = path["steps"][-2]
+            heads.update(dict.fromkeys(kg.neighbors(before["head"]["id"], before["relation"])[:MAX_COUNTED]))
         ends = [n for n in dict.fromkeys(n for h in heads for n in kg.neighbors(h, relation))][:MAX_COUNTED]
         ends = [n for n in ends if n not in have]
         labels = kg.labels_by_id(ends)
@@ -383,6 +402,106 @@ def every_end_reached(answers: Sequence[dict], kg: KnowledgeGraph) -> list[dict]
                           "paths": [{**path, "steps": steps_to, "text": path.get("text", "").rsplit(" -> ", 1)[0]
                                      + f" -> {labels[end]}"}]})
     return extra
+
+
+_HOW_MANY_NOUN = re.compile(r"\bhow\s+many\s+((?:[A-Za-z][\w'-]*\s+){0,3}?[A-Za-z][\w'-]*?)\s+(?:are|is|were|was|do|does|"
+                            r"did|has|have|had|can|could|will|would|exist)\b", re.IGNORECASE)
+
+
+def counted_noun(question: str) -> str:
+    """The head noun of "how many <noun phrase> <verb>" ("how many downloadable **files** are listed"), or ""."""
+    match = _HOW_MANY_NOUN.search(question)
+    return match.group(1).split()[-1].lower() if match else ""
+
+
+def things_of_the_counted_class(question: str, answers: Sequence[dict], kg: KnowledgeGraph) -> tuple[list[dict], str] | None:
+    """For "how many <noun>" answered by numbers the KG states of a thing ("[Moby Dick] -downloads-> 858"): when a
+    relation of that thing reaches things of a class the noun names ("files": Moby Dick's ``hasFormat`` reaches
+    ``pgterms:file`` s), those things, each with its walk, and why; the number is another quantity. None when the noun
+    names no class of what the thing reaches ("how many **times** has [X] been downloaded": the number stands)."""
+    from kg_agent.tools.shared.answer_classes import class_names
+    from kg_agent.tools.shared.similarity import shared_text_vectors
+
+    noun = counted_noun(question)
+    heads = {}
+    for a in answers:
+        for path in (a.get("paths") or [])[:1]:
+            if path.get("steps"):
+                head = path["steps"][-1]["head"]
+                if not str(head.get("id", "")).startswith(('"', "_:")):
+                    heads.setdefault(head["id"], head)
+    if not noun or len(heads) != 1:
+        return None
+    [(head_id, head)] = heads.items()
+    reached = {r: [t for t in targets if not t.startswith('"')][:MAX_COUNTED] for r, targets in kg.edges(head_id).items()}
+    things = sorted({t for found in reached.values() for t in found})
+    if not things:
+        return None
+    classes = kg.classes_of(things)
+    named = class_names(kg, shared_text_vectors(None)).named(noun, {c for found in classes.values() for c in found})
+    if not named:
+        return None
+    of_class = {r: [t for t in found if named.intersection(classes.get(t, ()))] for r, found in reached.items()}
+    relation = max(sorted(of_class), key=lambda r: (len(of_class[r]), not r.startswith("^")))  # a tie: the forward one
+    if not of_class[relation]:
+        return None
+    labels = kg.labels_by_id(of_class[relation])
+    found = []
+    for thing in of_class[relation]:
+        label = labels.get(thing) or thing
+        step = {"head": head, "relation": relation, "tail": {"id": thing, "label": label}}
+        found.append({"answer": label, "entity_id": thing, "score": 0.0, "grounded": True,
+                      "paths": [{"steps": [step], "text": f"{head.get('label')} -> {relation} -> {label}"}]})
+    return found, (f"'{noun}' names the class of what {head.get('label')}'s {relation} reaches: those are counted, "
+                   f"not the number the KG states")
+
+
+def through_statements(question: str, answers: Sequence[dict], kg: KnowledgeGraph) -> list[dict]:
+    """For a count that reached only statement nodes ("how many people held the role of [X]": ``^role`` reaches the
+    memberships): the things of the class the question's type noun names ("people": a class named Person) that the
+    statements are about, one relation on from each (the relation reaching most of them; the walk's own previous
+    node left out), each with its walk stepped on. ``[]`` when the question names no type, or no statement reaches
+    a thing of a class it names."""
+    from kg_agent.tools.shared.answer_classes import IRREGULAR_PLURALS, class_names
+    from kg_agent.tools.shared.similarity import shared_text_vectors
+
+    noun = QuestionParts.of(question).asked.noun.lower()
+    if not noun:
+        return []
+    noun = IRREGULAR_PLURALS.get(noun, noun)  # "people" counts persons
+    came_from: dict[str, tuple[dict, dict]] = {}  # statement -> (its answer, its walk)
+    for a in answers:
+        for path in (a.get("paths") or [])[:1]:
+            if a.get("entity_id") and path.get("steps"):
+                came_from.setdefault(a["entity_id"], (a, path))
+    reached: dict[str, dict[str, str]] = {}  # relation -> {thing: the statement reaching it}
+    for statement, (_, path) in list(came_from.items())[:MAX_COUNTED]:
+        previous = path["steps"][-1]["head"]["id"]
+        for relation, targets in kg.edges(statement).items():
+            for target in targets:
+                if target != previous and not target.startswith(('"', "_:")):
+                    reached.setdefault(relation, {}).setdefault(target, statement)
+    if not reached:
+        return []
+    things = sorted({t for found in reached.values() for t in found})
+    classes = kg.classes_of(things)
+    named = class_names(kg, shared_text_vectors(None)).named(noun, {c for found in classes.values() for c in found})
+    if not named:
+        return []
+    of_class = {r: {t: s for t, s in found.items() if named.intersection(classes.get(t, ()))} for r, found in reached.items()}
+    relation = max(sorted(of_class), key=lambda r: len(of_class[r]))
+    if not of_class[relation]:
+        return []
+    labels = kg.labels_by_id(list(of_class[relation]))
+    stepped = []
+    for thing, statement in of_class[relation].items():
+        answer, path = came_from[statement]
+        head = path["steps"][-1]["tail"]
+        tail = {"id": thing, "label": labels.get(thing) or thing}
+        steps = [*path["steps"], {"head": head, "relation": relation, "tail": tail}]
+        stepped.append({**answer, "answer": tail["label"], "entity_id": thing,
+                        "paths": [{**path, "steps": steps, "text": f"{path.get('text', '')} -> {relation} -> {tail['label']}"}]})
+    return stepped
 
 
 @lru_cache(maxsize=1)

@@ -30,6 +30,12 @@ from kg_agent.tools.shared.similarity import TextVectors
 #: "Person" 0.62 (a person is asked for by "who", which the answer types read from the relations).
 CLASS_NAME_SIMILARITY = 0.7
 
+#: English plurals not made by an ending: generic English, no KG's vocabulary. Read where a count names what it counts
+#: (:func:`~kg_agent.tools.shared.answer_checks.through_statements`: "how many people" counts Persons), not by
+#: :meth:`ClassNames.named` itself, which the planner's and the constraints' type cues also read.
+IRREGULAR_PLURALS = {"people": "person", "men": "man", "women": "woman", "children": "child", "persons": "person",
+                     "mice": "mouse", "geese": "goose", "teeth": "tooth", "feet": "foot", "oxen": "ox"}
+
 _CAMEL_HUMP = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 
 

@@ -6,7 +6,8 @@ topic entity to start from; they are answered here by one aggregate query over t
 **The question** (:func:`whole_graph_question`) is read with English grammar only: "the most / fewest / least"
 followed by what is counted ("the most books") or by a participle that names a compared attribute ("the most
 downloaded book"); "the most common / frequent X among Ys" counts Ys per X; what is answered is the noun after
-"which"/"what" ("which **author** has ...") or, after "who", a relation the question's verb names.
+"which"/"what" ("which **author** has ...") or, after "who", a relation the question's verb names; "which relation is
+used most often in class restrictions" counts per the answer noun too ("most / least often / frequently / commonly").
 
 **The KG decides the rest** (:class:`RelationSides`): for each relation, the classes the KG gives a sample of its
 subjects and of its objects (its measured domain and range). A count groups the relation's one side by the other:
@@ -15,10 +16,19 @@ names, or the relation's own name where it names that side: ``creator`` names it
 subjects) and whose counted side the counted noun names, by the embeddings' cosine
 (:func:`~kg_agent.tools.shared.scoring.shared_text_vectors`); the side with more members per group is grouped when
 the nouns leave it open. A class the nouns named restricts its side in the query ("mints" per region: only the
-subjects of ``skos:broader`` that are mints). Groups that are blank nodes of one name (a shelf written once per
-book) count as one; unnamed groups (statement nodes) are never answers; groups of one member each answer nothing
-(no group stands out). An attribute superlative takes the relation reaching numbers or
-dates whose name the participle names best, over the members of the class the answer noun names.
+subjects of ``skos:broader`` that are mints); the answered side only to a class its noun names as a type noun names a
+class (:meth:`~kg_agent.tools.shared.answer_classes.ClassNames.named`: "region" names Region), not to the class whose
+name is merely the closest ("relation" / TransitiveProperty, a part of the properties restrictions are on).
+Groups that are blank nodes of one name (a shelf written once per book) count as one; unnamed groups (statement
+nodes) are never answers; groups of one member each answer nothing (no group stands out). An attribute superlative
+takes the relation reaching numbers or dates whose name the participle names best, over the members of the class the answer noun names.
+
+**Compass superlatives** ("which is the northernmost mint", "the westernmost"; generic geography: north is the greatest
+latitude, east the greatest longitude) compare the relation whose own name says latitude or longitude (the word or its
+usual abbreviations "lat", "long", "lon", "lng": :func:`names_coordinate`), its values within the coordinate's range.
+When the class the answer noun names holds no such value itself but reaches one over one relation (a mint's
+``geo:location`` holds its ``geo:lat``), the class's members are compared by the value they reach so; so is any
+attribute superlative.
 
 A count over the whole KG ("how many mints are there", "how many terms are marked obsolete") counts the members of
 the class its noun names, or the subjects whose yes/no relation its last word names (``owl:deprecated`` for
@@ -44,6 +54,7 @@ from kg_agent.kg.terms import UNNAMED, node_key
 from kg_agent.tools.shared.aggregates import MAX, MIN, literal_text, literal_value
 from kg_agent.tools.shared.answer_checks import Nameless
 from kg_agent.tools.shared.answer_classes import class_name_text, class_names
+from kg_agent.tools.shared.language_names import language_name, language_tag, tag_language
 from kg_agent.tools.shared.similarity import TextVectors, shared_text_vectors
 
 #: Words after "the most" that say the count is of how often something occurs ("the most common subject heading").
@@ -57,6 +68,20 @@ _AUXILIARIES = frozenset({"is", "are", "was", "were", "has", "have", "had", "do"
 _SUPERLATIVE = re.compile(r"\bthe\s+(most|fewest|least)\s+", re.IGNORECASE)
 _HOW_MANY = re.compile(r"\s*how\s+many\s+([A-Za-z][\w\s'-]*?)\s+(?:are|were|is|was|exist)\s+([^?.!]*)[?.!]?\s*$",
                        re.IGNORECASE)
+#: "which <noun> is used most often / least frequently ...": how often each occurs is counted.
+_MOST_OFTEN = re.compile(r"\s*(which|what)\s+([A-Za-z][\w\s'-]*?)\s+(?:is|are|was|were|occurs?|appears?)\b[\w\s]*?"
+                         r"\b(most|least)\s+(?:often|frequently|commonly)\b([^?.!]*)", re.IGNORECASE)
+#: "the northernmost", "the westernmost": a compass superlative (generic geography: north is the greatest latitude,
+#: east the greatest longitude).
+_COMPASS = re.compile(r"\bthe\s+(north|south|east|west)(?:ern)?most\b", re.IGNORECASE)
+#: The ``attribute`` of a compass superlative, read on a relation whose own name says latitude or longitude
+#: (:func:`names_coordinate`).
+LATITUDE, LONGITUDE = "latitude", "longitude"
+#: How a relation's name says it is a latitude or a longitude: the word or its usual abbreviations (WGS84 ``geo:lat``
+#: / ``geo:long``, GeoNames ``lat`` / ``lng``, schema.org ``latitude``); generic geography, no KG's vocabulary.
+_COORDINATE_WORDS = {LATITUDE: frozenset({"latitude", "lat"}), LONGITUDE: frozenset({"longitude", "long", "lon", "lng"})}
+#: The range of each coordinate in degrees: a relation whose values leave it is no coordinate.
+_COORDINATE_RANGE = {LATITUDE: 90.0, LONGITUDE: 180.0}
 #: The ``order`` of a count over the whole KG ("how many terms are marked obsolete").
 COUNT = "count"
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9_'-]*")
@@ -80,20 +105,22 @@ EVIDENCE_GROUPS = 10
 class WholeGraphQuestion:
     """What a question about the whole KG asks: ``order`` (max/min), the ``answer_noun`` ("author"; "" after "who",
     then ``verb`` holds the words naming the relation), and either the ``counted_noun`` ("books") or the
-    ``attribute`` word ("downloaded")."""
+    ``attribute`` word ("downloaded"); for a count of the things in a language ("how many ebooks are in French"),
+    ``language`` the language's subtag ("fr")."""
 
     order: str
     answer_noun: str = ""
     counted_noun: str = ""
     attribute: str = ""
     verb: str = ""
+    language: str = ""
 
 
 def whole_graph_question(question: str) -> WholeGraphQuestion | None:
     """The question's reading as a question about the whole KG (module docstring), or None."""
     match = _SUPERLATIVE.search(question)
     if match is None:
-        return _count_question(question)
+        return _compass_question(question) or _frequency_question(question) or _count_question(question)
     order = MAX if match.group(1).lower() == "most" else MIN
     before = [w.lower() for w in _WORD.findall(question[:match.start()])]
     after = [w.lower() for w in _WORD.findall(question[match.end():])]
@@ -120,6 +147,39 @@ def whole_graph_question(question: str) -> WholeGraphQuestion | None:
     return WholeGraphQuestion(order, answer_noun, " ".join(phrase), verb=verb)
 
 
+def _frequency_question(question: str) -> WholeGraphQuestion | None:
+    """"which relation is used most often in class restrictions", "what subject occurs least frequently among the
+    books": the answer noun after "which"/"what", counted per the noun after "in"/"among"/"of"."""
+    match = _MOST_OFTEN.match(question)
+    if match is None:
+        return None
+    noun = " ".join(w for w in _WORD.findall(match.group(2).lower()) if w not in _AUXILIARIES)
+    rest = [w.lower() for w in _WORD.findall(match.group(4))]
+    counted = next((_noun_phrase(rest[i + 1:]) for i, w in enumerate(rest) if w in ("among", "amongst", "of", "in")), "")
+    if not noun:
+        return None
+    return WholeGraphQuestion(MAX if match.group(3).lower() == "most" else MIN, noun, counted)
+
+
+def _compass_question(question: str) -> WholeGraphQuestion | None:
+    """"which is the northernmost mint", "which mint is the westernmost": the greatest or least latitude or longitude
+    (``attribute`` :data:`LATITUDE` / :data:`LONGITUDE`) over the things the noun names."""
+    match = _COMPASS.search(question)
+    if match is None:
+        return None
+    before = [w.lower() for w in _WORD.findall(question[:match.start()])]
+    if not before or before[0] not in ("which", "what"):
+        return None
+    after = _noun_phrase([w.lower() for w in _WORD.findall(question[match.end():])])
+    head = before[1] if len(before) > 1 and before[1] not in _AUXILIARIES else ""
+    noun = after or head
+    if not noun:
+        return None
+    direction = match.group(1).lower()
+    axis = LATITUDE if direction in ("north", "south") else LONGITUDE
+    return WholeGraphQuestion(MAX if direction in ("north", "east") else MIN, noun, attribute=axis)
+
+
 def _count_question(question: str) -> WholeGraphQuestion | None:
     """"how many <noun> are there" (``attribute`` empty: the class's members), "how many <noun> are (marked)
     <word>" (``attribute``: the word naming a yes/no relation)."""
@@ -132,7 +192,11 @@ def _count_question(question: str) -> WholeGraphQuestion | None:
         return None
     if rest in (["there"], ["in", "total"], ["there", "in", "total"]):  # "... are there by X" names a thing: not here
         return WholeGraphQuestion(COUNT, counted_noun=noun)
-    if len(rest) > 2 or any(w in _PHRASE_END for w in rest):  # "in French", "on the shelf": a value, not a yes/no
+    if "in" in rest:  # "how many ebooks are (written) in French": the things whose language it is
+        at = len(rest) - 1 - rest[::-1].index("in")
+        tag = language_tag(" ".join(rest[at + 1:]))
+        return WholeGraphQuestion(COUNT, counted_noun=noun, language=tag) if tag else None
+    if len(rest) > 2 or any(w in _PHRASE_END for w in rest):  # "on the shelf": a thing, not a yes/no
         return None
     return WholeGraphQuestion(COUNT, counted_noun=noun, attribute=rest[-1])
 
@@ -272,6 +336,11 @@ class WholeGraphAnswerer:
                 c_score, c_class = self._side_fit(asked.counted_noun, counted, text, not names_answered)
                 if max(a_score, c_score) < NAMES_SIDE or a_score + c_score < 2 * NAMES_SIDE:
                     continue
+                # the answers are restricted to a class only when the noun names it as a type noun names a class
+                # ("region": Region), not when its name is merely closest ("relation": TransitiveProperty, a part of
+                # the object properties an ontology's restrictions are on)
+                if a_class and not self.class_names.named(asked.answer_noun, [a_class]):
+                    a_class = ""
                 found.append(Grouping(relation, grouped, a_class if a_score >= NAMES_SIDE else "",
                                       c_class if c_score >= NAMES_SIDE else "", a_score + c_score))
         return sorted(found, key=lambda g: -g.score)
@@ -309,7 +378,7 @@ class WholeGraphAnswerer:
         if asked is None:
             return None
         if asked.order == COUNT:
-            return self._count_answer(asked)
+            return self._language_count_answer(asked) if asked.language else self._count_answer(asked)
         if asked.attribute:
             return self._attribute_answer(asked)
         for grouping in self.groupings(asked)[:5]:
@@ -358,6 +427,38 @@ class WholeGraphAnswerer:
                 named[key] = labels[key]
         return [(key, value) for key, value in leading if key in named], named
 
+    def _language_count_answer(self, asked: WholeGraphQuestion) -> tuple[list[dict], str] | None:
+        """"how many ebooks are in French": the nodes the KG names by a code of the language (``fr``, ``fra``, ``fre``;
+        a literal's or a blank node's value, as catalogues write a language), and the things of the class the noun
+        names that reach one of them over one relation (the relation reaching most of them), counted."""
+        codes = _language_codes(asked.language)
+        nodes = list(dict.fromkeys(e.id for code in codes for e in self.kg.find_entities(code)
+                                   if tag_language(e.label) == asked.language and e.label.casefold() in codes))
+        if not nodes:
+            return None
+        noun_class = self._class_named(asked.counted_noun)
+        by_relation: dict[str, set[str]] = {}
+        written: dict[str, set[str]] = {}  # relation -> the codes of the language it reaches
+        for node in nodes:
+            for relation, subjects in self.kg.edges(node).items():
+                if relation.startswith("^"):
+                    by_relation.setdefault(relation[1:], set()).update(s for s in subjects if not s.startswith('"'))
+                    written.setdefault(relation[1:], set()).add(self.kg.label(node) or "")
+        if noun_class:
+            members = self.kg.classes_of(sorted({s for found in by_relation.values() for s in found}))
+            by_relation = {r: {s for s in found if noun_class in members.get(s, ())} for r, found in by_relation.items()}
+        by_relation = {r: found for r, found in by_relation.items() if found}
+        if not by_relation:
+            return None
+        relation = max(sorted(by_relation), key=lambda r: len(by_relation[r]))
+        counted = sorted(by_relation[relation])
+        labels = self.kg.labels_by_id(counted[:EVIDENCE_GROUPS])
+        what = (f"counted the {asked.counted_noun} whose {relation} is {language_name(asked.language)} "
+                f"(written {', '.join(sorted(written[relation]))})")
+        answer = {"answer": str(len(counted)), "entity_id": None, "score": 1.0, "grounded": True, "paths": [],
+                  "chunks": [], "counted": [labels.get(k) or k for k in counted[:EVIDENCE_GROUPS]], "counted_by": what}
+        return [answer], what
+
     def _count_answer(self, asked: WholeGraphQuestion) -> tuple[list[dict], str] | None:
         """"how many terms are marked obsolete": the subjects with a true value of the yes/no relation the word names
         best, of the class the noun names when it names one; "how many mints are there": the members of the class the
@@ -398,40 +499,89 @@ class WholeGraphAnswerer:
                   "counted": [labels.get(k) or k for k in shown], "counted_by": what}
         return [answer], what
 
-    def _attribute_answer(self, asked: WholeGraphQuestion) -> tuple[list[dict], str] | None:
-        """"the most downloaded book": the relation reaching numbers or dates that the participle names best, over
-        the members of the class the answer noun names (when it names one)."""
+    def _attribute_candidates(self, asked: WholeGraphQuestion) -> list[tuple[float, str, str]]:
+        """``(score, relation, subject class)`` of each relation reaching numbers or dates that the attribute names:
+        by its words' cosine ("downloaded" / ``downloads``), or for a compass superlative by its own name saying
+        latitude or longitude (:func:`names_coordinate`); the subject class is the one the answer noun names."""
         candidates = []
         for relation, (subjects, objects) in relation_sides(self.kg).sides().items():
             if objects.sampled == 0 or objects.literals < objects.sampled / 2:
                 continue
             text = class_name_text(relation.rsplit(".", 1)[-1])
-            score = self._fit(asked.attribute, [text])[0]
+            if asked.attribute in _COORDINATE_WORDS:
+                score = 1.0 if names_coordinate(text, asked.attribute) else 0.0
+            else:
+                score = self._fit(asked.attribute, [text])[0]
             if score < NAMES_SIDE:
                 continue
             s_score, s_class = self._side_fit(asked.answer_noun, subjects, text, False)
             candidates.append((score + max(s_score, 0.0), relation, s_class if s_score >= NAMES_SIDE else ""))
-        for _, relation, subject_class in sorted(candidates, reverse=True)[:3]:
-            where = f"?s {sparql_iri(self.kg.relation_iri(relation))} ?v ."
-            if subject_class:
-                where += f" ?s a {sparql_iri(subject_class)} ."
+        return sorted(candidates, reverse=True)
+
+    def _class_named(self, noun: str) -> str:
+        """The class of the KG the noun names with the most members sampled on the relations' sides ("" for none)."""
+        sides = relation_sides(self.kg).sides()
+        classes = list(dict.fromkeys(c for pair in sides.values() for side in pair for c in side.classes))
+        named = self.class_names.named(noun, classes) if noun else frozenset()
+        if not named:
+            return ""
+        counts = {c: sum(side.classes.get(c, 0) for pair in sides.values() for side in pair) for c in named}
+        return max(sorted(counts), key=lambda c: counts[c])
+
+    def _attribute_answer(self, asked: WholeGraphQuestion) -> tuple[list[dict], str] | None:
+        """"the most downloaded book": the relation reaching numbers or dates that the participle names best, over
+        the members of the class the answer noun names (when it names one); "the northernmost mint": the relation
+        whose name says latitude. When the noun names a class whose members do not hold the value themselves, the
+        value is read one relation away (a mint's location, whose latitude the KG gives): the things compared are
+        the class's members, each by the extreme of the values it reaches so."""
+        candidates = self._attribute_candidates(asked)
+        noun_class = self._class_named(asked.answer_noun)
+        for _, relation, subject_class in candidates[:3]:
+            attribute = sparql_iri(self.kg.relation_iri(relation))
+            through = ""
+            if subject_class or not noun_class:
+                where = f"?s {attribute} ?v ." + (f" ?s a {sparql_iri(subject_class)} ." if subject_class else "")
+            else:  # the value is the named class's members' one step away
+                where = f"?s a {sparql_iri(noun_class)} . ?s ?through ?x . ?x {attribute} ?v ."
+                through = " through the things its members reach"
             values: dict[str, float] = {}
             rows = self._rows(f"SELECT ?s ?v WHERE {{ {where} }} LIMIT {MAX_EDGES + 1}")
+            bound = _COORDINATE_RANGE.get(asked.attribute)
             for s, v in rows[:MAX_EDGES]:
                 value = literal_value(node_key(v))
-                if value is not None:
-                    key = node_key(s)
-                    values[key] = max(value, values.get(key, value)) if asked.order == MAX else min(value, values.get(key, value))
+                if value is None or bound is not None and abs(value) > bound:
+                    continue
+                key = node_key(s)
+                values[key] = max(value, values.get(key, value)) if asked.order == MAX else min(value, values.get(key, value))
             ranked, labels = self._leading_named(values, asked.order)
             if not ranked:
                 continue
             cut = len(rows) > MAX_EDGES
-            what = (f"compared {relation} over every {asked.answer_noun or 'subject'}"
+            what = (f"compared {relation}{through} over every {asked.answer_noun or 'subject'}"
                     + (f", over its first {MAX_EDGES:,} values only" if cut else ""))
             compared = [{"answer": labels[key], "value": f"{value:g}"} for key, value in ranked[:EVIDENCE_GROUPS]]
             return [_record(key, labels[key], compared, what, grounded=not cut) for key, value in ranked
                     if value == ranked[0][1]], what
         return None
+
+
+def _language_codes(subtag: str) -> set[str]:
+    """The codes a KG may write a language by: its subtag and its ISO 639-2 codes (``fr``, ``fra``, ``fre``)."""
+    import langcodes
+
+    codes = {subtag}
+    try:
+        language = langcodes.Language.get(subtag)
+        codes |= {language.to_alpha3(), language.to_alpha3(variant="B")}
+    except (LookupError, ValueError):
+        pass
+    return {c.casefold() for c in codes if c}
+
+
+def names_coordinate(relation_text: str, axis: str) -> bool:
+    """Whether a relation's own name says it is a latitude (``axis`` :data:`LATITUDE`) or a longitude: one of its
+    words is the word or a usual abbreviation of it ("lat", "geo lat", "has latitude", "lng")."""
+    return bool(set(relation_text.lower().split()) & _COORDINATE_WORDS[axis])
 
 
 def only_names_its_nouns(question: str, mentions: Sequence[str]) -> bool:
