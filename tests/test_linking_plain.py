@@ -177,29 +177,6 @@ def test_a_name_of_several_words_is_found_with_its_last_word_in_the_plural(tmp_p
     assert "http://example.org/mint" not in ids(link_entities(kg, "Which mints did Caracalla use?"))
 
 
-CLASSIFIED = """@prefix dcterms: <http://purl.org/dc/terms/> .
-@prefix dcam: <http://purl.org/dc/dcam/> .
-@prefix rdf: <http://www.w3.org/1999/02/22-rdf-syntax-ns#> .
-@prefix ex: <http://example.org/> .
-ex:frankenstein dcterms:title "Frankenstein" ; dcterms:subject [ rdf:value "PR" ; dcam:memberOf dcterms:LCC ] .
-ex:loc dcterms:title "Library of Congress" .
-ex:nasa dcterms:title "NASA" .
-ex:nasa_book dcterms:title "National Aeronautics" .
-"""
-
-
-def test_a_thing_named_by_an_acronym_is_found_by_the_words_it_stands_for(tmp_path):
-    """Gutenberg-shaped (names ours): the classification scheme ``dcterms:LCC``, named by its IRI's last segment, is
-    what "Library of Congress Classification" stands for, over the shorter exact name "Library of Congress"; a name
-    written out in full still links what it names ("National Aeronautics", not "NA...")."""
-    path = tmp_path / "classified.ttl"
-    path.write_text(CLASSIFIED, encoding="utf-8")
-    kg = load_kg(path)
-    result = link_entities(kg, "What is the Library of Congress Classification of Frankenstein?")
-    assert set(ids(result)) == {"http://example.org/frankenstein", "http://purl.org/dc/terms/LCC"}
-    assert ids(link_entities(kg, "Who wrote National Aeronautics?")) == ["http://example.org/nasa_book"]
-
-
 NUMBERED = """@prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .
 @prefix ex: <http://example.org/> .
 ex:chromosome rdfs:label "chromosome" .

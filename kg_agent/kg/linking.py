@@ -274,8 +274,6 @@ def _link_ngrams(kg: KnowledgeGraph, question: str, cutoff: float) -> tuple[list
                     break
                 quality = PLURAL_QUALITY  # "roman emperors": the role "Roman Emperor"
             found = known[form]
-            if not found and size >= 2:  # "library of congress classification": the thing the KG calls "LCC"
-                found, quality = _acronym_named(kg, index, words), ACRONYM_QUALITY
             if not found:  # the name of a relation, a class or a literal: the words stay free
                 continue
             for i in span:
@@ -290,26 +288,6 @@ def _link_ngrams(kg: KnowledgeGraph, question: str, cutoff: float) -> tuple[list
     if not candidates:  # typos compete with partial names ("ben franklin": Benjamin Franklin, not "Bite-size Ben ...")
         partial += _fuzzy_candidates(kg, q, cutoff)
     return _select(_with_partial_names(candidates, partial)), []
-
-
-#: How well a name matches that is the initials of the question's words ("Library of Congress Classification" for
-#: "LCC"): below a plural's.
-ACRONYM_QUALITY = 0.8
-
-
-def _acronym_named(kg: KnowledgeGraph, index, words: list[str]) -> dict[str, list[str]]:
-    """The entities whose label is the initials of ``words``' content words, written in capitals as acronyms are
-    ("library of congress classification": a thing labelled "LCC"); two to six letters, every word spelt out (no
-    word of one letter, which may be an initial itself)."""
-    content = [w for w in words if w not in FUNCTION_WORDS]
-    if not 2 <= len(content) <= 6 or any(len(w) < 2 or not w[0].isalpha() for w in content) \
-            or words[0] in FUNCTION_WORDS or words[-1] in FUNCTION_WORDS:
-        return {}
-    initials = "".join(w[0] for w in content)
-    if initials not in index:
-        return {}
-    found = kg.entities_among(index.get(initials, []))
-    return {key: relations for key, relations in found.items() if (kg.label(key) or "") == initials.upper()}
 
 
 #: How well a name of several words matches when the question writes its last word in the plural ("Roman emperors"
