@@ -67,21 +67,26 @@ def test_other_questions_are_not_about_names(question):
     assert name_question(question) is None
 
 
-@pytest.fixture(scope="module", params=["memory", "oxigraph", "sparql"])
-def kg(request, tmp_path_factory):
+def _on_backend(backend: str, path: Path, tmp_path_factory):
+    """The KG file ``path`` opened on ``backend`` (memory, an Oxigraph store, a SPARQL endpoint), closed after."""
     server = None
-    if request.param == "memory":
-        graph = open_kg(NAMES)
-    elif request.param == "oxigraph":
-        graph = open_oxigraph(build_oxigraph(NAMES, tmp_path_factory.mktemp("names") / "store"))
+    if backend == "memory":
+        graph = open_kg(path)
+    elif backend == "oxigraph":
+        graph = open_oxigraph(build_oxigraph(path, tmp_path_factory.mktemp(path.stem) / "store"))
     else:
-        server = SparqlServer(store_from_file(NAMES))
+        server = SparqlServer(store_from_file(path))
         server.__enter__()
         graph = open_sparql(server.url)
     yield graph
     graph.close()
     if server is not None:
         server.__exit__(None, None, None)
+
+
+@pytest.fixture(scope="module", params=["memory", "oxigraph", "sparql"])
+def kg(request, tmp_path_factory):
+    yield from _on_backend(request.param, NAMES, tmp_path_factory)
 
 
 def _ask(kg, factory, question):
@@ -160,19 +165,7 @@ ONTOLOGY = Path(__file__).parent / "fixtures" / "realkgs" / "ontology.nt"
 
 @pytest.fixture(scope="module", params=["memory", "oxigraph", "sparql"])
 def ontology(request, tmp_path_factory):
-    server = None
-    if request.param == "memory":
-        graph = open_kg(ONTOLOGY)
-    elif request.param == "oxigraph":
-        graph = open_oxigraph(build_oxigraph(ONTOLOGY, tmp_path_factory.mktemp("ontology") / "store"))
-    else:
-        server = SparqlServer(store_from_file(ONTOLOGY))
-        server.__enter__()
-        graph = open_sparql(server.url)
-    yield graph
-    graph.close()
-    if server is not None:
-        server.__exit__(None, None, None)
+    yield from _on_backend(request.param, ONTOLOGY, tmp_path_factory)
 
 
 @pytest.mark.parametrize("factory", METHODS)
