@@ -175,3 +175,6 @@ def test_where_is_never_answered_with_persons_nor_who_with_places(tmp_path):
     assert [a["answer"] for a in final_answers("Where was ISWC 2004 held?", [chair, city], kg=kg).answers] == ["Hiroshima"]
     assert final_answers("Who chaired ISWC 2004?", [city], kg=kg).stop_reason == ABSTAINED
     assert [a["answer"] for a in final_answers("Who chaired ISWC 2004?", [chair], kg=kg).answers] == ["Frank"]
+    # a relation the question names in full is what it asks for, whatever its wh-word (PathQuestion's "who is the
+    # place of death of ...")
+    assert [a["answer"] for a in final_answers("Who is the location of ISWC 2004?", [city], kg=kg).answers] == ["Hiroshima"]

@@ -66,9 +66,11 @@ from kg_agent.tools.shared.answer_types import (
     literal_kind,
     looks_like_time,
     relation_object_kinds,
+    same_word,
 )
 from kg_agent.tools.shared.path_scoring import RelationPathScorer
 from kg_agent.tools.shared.question_parts import QuestionParts
+from kg_agent.tools.shared.relation_words import name_words
 from kg_agent.tools.shared.scoring import mask_mentions
 
 ABSTAINED = "abstained"
@@ -302,7 +304,7 @@ def of_another_kind(question: str, answers: Sequence[dict],
     parts = QuestionParts.of(question).asked
     asked = parts.kind
     if asked not in (TIME, NUMBER):
-        return _value_for_a_thing(parts, answers, kg)
+        return _value_for_a_thing(parts, answers, kg, question)
     kinds = [literal_answer_kind(a) if a.get("grounded", True) else "" for a in answers]  # ungrounded: as given
     if kg is not None and asked == TIME and NUMBER in kinds:  # numbers of a relation whose values are years
         last = {a.get("answer"): paths[0][-1] for a in answers if (paths := answer_relation_paths(a))}
@@ -319,8 +321,16 @@ def of_another_kind(question: str, answers: Sequence[dict],
                   f"{'no time' if asked == TIME else 'no number'} (their datatype or form says so)")
 
 
-def _value_for_a_thing(asked: AskedType, answers: Sequence[dict],
-                       kg: KnowledgeGraph | None = None) -> tuple[list[dict], str] | None:
+def _named_in_full(relation: str, question: str) -> bool:
+    """Whether every content word of the relation's own name shares a root with a word of the question
+    (``place_of_death`` in "who is the place of death of [X]")."""
+    words = [w for w in name_words(relation) if len(w) >= 3 and w not in ("has", "the", "and", "was", "for")]
+    asked = re.findall(r"[a-z0-9]+", question.lower())
+    return bool(words) and all(any(same_word(w, q) for q in asked) for w in words)
+
+
+def _value_for_a_thing(asked: AskedType, answers: Sequence[dict], kg: KnowledgeGraph | None = None,
+                       question: str = "") -> tuple[list[dict], str] | None:
     """For a question asking for a person or a place ("who", "where"): the answers that are no number or time (the
     "4" of a talk's ``orderInSession`` for "who chaired the session"); for one asking for a person, a place or things
     its type noun names ("which laboratory"): the answers that are no prose either
@@ -329,7 +339,8 @@ def _value_for_a_thing(asked: AskedType, answers: Sequence[dict],
     with ``kg``, for "where" the things a walk's last relation reaches when they are persons, not places, and for "who"
     places or times, not persons (as the relation's sampled values say:
     :class:`~kg_agent.tools.shared.answer_types.ObjectKinds`; the people holding a conference's roles for "where was
-    [X] held"). None when no answer is of such a kind."""
+    [X] held"), unless the question names that relation in full ("who is the place of death of [X]" asks for the
+    place its words name, whatever its wh-word). None when no answer is of such a kind."""
     if not (asked.noun or asked.kind in (PERSON, PLACE)):
         return None
     last = {a.get("entity_id"): paths[0][-1] for a in answers if (paths := answer_relation_paths(a))}
@@ -342,8 +353,9 @@ def _value_for_a_thing(asked: AskedType, answers: Sequence[dict],
         kind = literal_answer_kind(answer)
         if kind in (TIME, NUMBER) and asked.kind in (PERSON, PLACE):
             return "a number" if kind == NUMBER else "a time"
-        reached = profiled.get(last.get(answer.get("entity_id")) or "")
-        if not kind and reached is not None:
+        relation = last.get(answer.get("entity_id")) or ""
+        reached = profiled.get(relation)
+        if not kind and reached is not None and not _named_in_full(relation, question):
             if asked.kind == PLACE and reached.person >= 0.5 and reached.place < 0.5:
                 return "persons"
             if asked.kind == PERSON and (reached.place >= 0.5 or reached.time >= 0.5) and reached.person < 0.5:
