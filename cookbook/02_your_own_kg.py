@@ -18,7 +18,7 @@ from pathlib import Path
 
 from kg_agent.graphs import create_rog_graph
 from kg_agent.kg import build_oxigraph, open_kg, open_oxigraph
-from kg_agent.tools.rog.plan import Exemplar
+from kg_agent.tools.rog.exemplar import Exemplar
 
 ttl = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(__file__).parent / "data" / "my_kg.ttl"
 question = sys.argv[2] if len(sys.argv) > 2 else "where was the author of [Dune] born"

@@ -148,7 +148,7 @@ def open_cli_kg(args: argparse.Namespace):
 def load_exemplars(files: Sequence[str]):
     """Training questions for the exemplar planner from MetaQA or JSONL question files."""
     from kg_agent.eval.datasets import load_dataset
-    from kg_agent.tools.rog.plan import Exemplar
+    from kg_agent.tools.rog.exemplar import Exemplar
 
     exemplars = []
     for file in files:

@@ -25,7 +25,7 @@ from kg_agent.kg.walks import Walk
 from kg_agent.tools.shared.answer_classes import class_name_text, class_names
 from kg_agent.tools.shared.answer_types import same_word
 from kg_agent.tools.shared.constraints import constrain_walks, of_asked_type, reached_from_every_mention
-from kg_agent.tools.shared.scoring import shared_text_vectors
+from kg_agent.tools.shared.similarity import shared_text_vectors
 from kg_agent.tools.tog.prune_entities import kept_triples
 from kg_agent.tools.tog.prune_relations import kept_pairs
 

@@ -96,3 +96,85 @@ def test_relations_named_otherwise_are_still_answered(catalogue, factory):
     assert [a["answer"] for a in app.invoke({"question": "Who wrote Dracula?"})["answers"]][:1] == ["Stoker, Bram"]
     released = app.invoke({"question": "When was Dracula released?"})
     assert [a["answer"] for a in released["answers"]][:1] == ["1995-10-01"]
+
+
+# ------------------------------------------------------------------ prose is no thing
+ONTOLOGY = Path(__file__).parent / "fixtures" / "realkgs" / "ontology.nt"
+
+
+def test_prose_and_sentences_are_told_from_names():
+    from kg_agent.tools.shared.answer_types import is_prose
+    assert is_prose("A gene from nuclear sequence.") and is_prose("x" * 81)
+    assert not is_prose("Twain, Mark") and not is_prose("The Adventures of Tom Sawyer") and not is_prose("Jr.")
+
+
+def _prose_answer(relation: str) -> dict:
+    text = "A region (or regions) that includes all of the sequence elements necessary to encode a functional transcript."
+    step = {"head": {"id": "http://x/gene", "label": "gene"}, "relation": relation, "tail": {"id": f'"{text}"', "label": text}}
+    return {"answer": text, "entity_id": f'"{text}"', "score": 1.0, "grounded": True, "paths": [{"steps": [step]}]}
+
+
+def test_a_thing_asked_for_is_never_a_definition_reached():
+    """A definition a walk reaches is a text, not a laboratory: abstained with the reason (best effort: kept,
+    flagged); asked for by its relation's name ("which definition"), it is the answer."""
+    checked = final_answers("Which laboratory first described gene?", [_prose_answer("definition")])
+    assert checked.answers == [] and checked.stop_reason == ABSTAINED
+    assert any("are prose, not a laboratory" in w for w in checked.warnings)
+    kept = final_answers("Which laboratory first described gene?", [_prose_answer("definition")], policy="best_effort")
+    assert [a["grounded"] for a in kept.answers] == [False]
+    assert final_answers("Which definition does gene have?", [_prose_answer("definition")]).answers
+    assert final_answers("What does gene mean?", [_prose_answer("definition")]).answers  # no thing asked for
+
+
+def test_who_and_where_are_never_answered_with_a_number_or_a_time():
+    """A talk's ``orderInSession`` reached for "who chaired the session" is a number, no person."""
+    order = {**typed("4", "integer"), "paths": [{"steps": [{"head": {"id": "http://x/talk", "label": "talk"},
+                                                            "relation": "orderInSession", "tail": {"id": "4"}}]}]}
+    checked = final_answers("Who chaired the session?", [order])
+    assert checked.answers == [] and checked.stop_reason == ABSTAINED
+    assert any("are a number, not a person" in w for w in checked.warnings)
+    assert final_answers("Where was it held?", [typed("2004-11-08", "date")]).stop_reason == ABSTAINED
+    assert final_answers("Which number did he wear?", [typed("4", "integer")]).answers  # a thing named "number"
+
+
+@pytest.mark.parametrize("factory", [create_rog_graph, create_tog_graph])
+def test_a_definition_asked_for_by_its_name_is_answered_and_a_laboratory_is_not(factory):
+    kg = open_kg(ONTOLOGY)
+    graph = factory(kg).compile()
+    result = graph.invoke({"question": "Which laboratory first described gene?"})
+    assert result["answers"] == [] and result["stop_reason"] == ABSTAINED
+    [answer] = graph.invoke({"question": "What is the definition of gene?"})["answers"]
+    assert answer["answer"].startswith("A region (or regions) that includes all of the sequence elements")
+
+
+CONFERENCE = """@prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .
+@prefix ex: <http://example.org/> .
+ex:iswc2004 rdfs:label "ISWC 2004" ; ex:chaired_by ex:frank ; ex:located_in ex:hiroshima .
+ex:iswc2005 rdfs:label "ISWC 2005" ; ex:chaired_by ex:yolanda ; ex:located_in ex:galway .
+ex:frank rdfs:label "Frank" . ex:yolanda rdfs:label "Yolanda" .
+ex:hiroshima rdfs:label "Hiroshima" . ex:galway rdfs:label "Galway" .
+"""
+
+
+def test_where_is_never_answered_with_persons_nor_who_with_places(tmp_path):
+    """Conference-shaped (names ours): the values of ``chaired_by`` are persons (an agent's "by"), those of
+    ``located_in`` places; "where was [X] held" answered with its chair is abstained on, with the reason."""
+    path = tmp_path / "conference.ttl"
+    path.write_text(CONFERENCE, encoding="utf-8")
+    kg = open_kg(path)
+
+    def reached(relation: str, key: str, label: str) -> dict:
+        step = {"head": {"id": "http://example.org/iswc2004", "label": "ISWC 2004"}, "relation": relation,
+                "tail": {"id": key, "label": label}}
+        return {"answer": label, "entity_id": key, "score": 1.0, "grounded": True, "paths": [{"steps": [step]}]}
+
+    chair, city = reached("chaired_by", "http://example.org/frank", "Frank"), \
+        reached("located_in", "http://example.org/hiroshima", "Hiroshima")
+    checked = final_answers("Where was ISWC 2004 held?", [chair], kg=kg)
+    assert checked.answers == [] and any("are persons, not a place" in w for w in checked.warnings)
+    assert [a["answer"] for a in final_answers("Where was ISWC 2004 held?", [chair, city], kg=kg).answers] == ["Hiroshima"]
+    assert final_answers("Who chaired ISWC 2004?", [city], kg=kg).stop_reason == ABSTAINED
+    assert [a["answer"] for a in final_answers("Who chaired ISWC 2004?", [chair], kg=kg).answers] == ["Frank"]
+    # a relation the question names in full is what it asks for, whatever its wh-word (PathQuestion's "who is the
+    # place of death of ...")
+    assert [a["answer"] for a in final_answers("Who is the location of ISWC 2004?", [city], kg=kg).answers] == ["Hiroshima"]

@@ -22,9 +22,8 @@ from kg_agent.kg import open_kg
 from kg_agent.kg.linking import link_entities
 from kg_agent.tools.rog.plan import SimilarityPlanner
 from kg_agent.tools.shared import cosine_scale
-from kg_agent.tools.shared.cosine_scale import IDENTITY, calibration_texts, fit_scale, pair_cosines, scale_for
-from kg_agent.tools.shared.scoring import shared_text_vectors
-from kg_agent.tools.shared.similarity import TextVectors
+from kg_agent.tools.shared.cosine_scale import IDENTITY, calibration_texts, fit_scale, pair_cosines
+from kg_agent.tools.shared.similarity import TextVectors, scale_for, shared_text_vectors
 
 CATALOGUE = Path(__file__).parent / "fixtures" / "realkgs" / "catalogue.nt"
 QUESTIONS = ["Who published Dracula?", "Who is the author of Kidnapped?", "How many times was Dracula downloaded?",

@@ -16,7 +16,7 @@ from kg_agent.eval import Question, load_dataset
 from kg_agent.eval import runner as runner_module
 from kg_agent.eval.runner import CONVENTIONS, evaluate, metaqa_gold_relation_path
 from kg_agent.kg import retrieve_paths
-from kg_agent.tools.rog.plan import Exemplar
+from kg_agent.tools.rog.exemplar import Exemplar
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "eval"
 

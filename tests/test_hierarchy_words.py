@@ -100,3 +100,32 @@ def test_an_english_prefix_is_no_shared_root():
     assert word_match("subtypes", "subset") == 0.0 and word_match("prequel", "premiere") == 0.0
     assert word_match("acted", "actors") == 0.8  # a shared three-letter root still counts
     assert word_match("sub", "subtypes") == 1.0  # one word whole
+
+
+# ------------------------------------------------------------------ relations whose values are prose
+def test_a_relation_whose_values_are_prose_is_asked_for_by_its_name_only():
+    """The definitions (``obo:IAO_0000115``, named "definition") are prose: "the parent term of gene" asks for
+    gene's superclass and no more, although "term" sits close to "definition" for an embedding; "the definition of
+    gene" still asks for it."""
+    kg = open_kg(ONTOLOGY)
+    planner = SimilarityPlanner(kg)
+    for question, best in [("What is the parent term of gene?", ["subClassOf"]),
+                           ("What is the definition of gene?", ["definition"])]:
+        entities = link_entities(kg, question).entities[:1]
+        plans = planner.plan(question, entities, k=3).plans
+        assert [name.rsplit("/", 1)[-1] for name in plans[0].relations] == best, (question, plans)
+
+
+def test_three_shared_letters_are_a_root_only_before_an_english_ending():
+    assert word_match("part", "parent") == 0.0 and word_match("parent", "part") == 0.0
+    assert word_match("match", "material") == 0.0  # "mat|ch" is a word of its own, not an ending
+    assert word_match("acts", "acting") > 0 and word_match("acted", "actors") > 0  # an ending, not another word
+
+
+def test_the_ontology_languages_own_terms_are_no_answer():
+    """``rdf:type owl:Class`` says how the ontology models exon's subtypes, not what they are: "the subtypes of the
+    subtypes" walks the hierarchy twice, not to ``owl:Class``."""
+    kg = open_kg(ONTOLOGY)
+    question = "Which terms are subtypes of the subtypes of exon?"
+    plans = SimilarityPlanner(kg).plan(question, link_entities(kg, question).entities[:1], k=3).plans
+    assert list(plans[0].relations) == ["^subClassOf", "^subClassOf"], plans

@@ -305,8 +305,8 @@ from kg_agent.tools.tog.answer import parse_tog_answers  # noqa: E402
 from kg_agent.tools.tog.instructions import parse_instructions  # noqa: E402
 from kg_agent.tools.tog.prune_entities import parse_score_list  # noqa: E402
 from kg_agent.tools.tog2.clue_query import _parse_clue_lines  # noqa: E402
-from kg_agent.tools.tog2.prune_relations import _sections  # noqa: E402
 from kg_agent.tools.tog2.examine import _parse_examine, find_dates  # noqa: E402
+from kg_agent.tools.tog2.prune_relations import _sections  # noqa: E402
 
 structured_garbage = st.recursive(
     st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=True), hostile_text),

@@ -199,3 +199,15 @@ def test_a_person_a_catalogue_names_surname_first_is_linked_beside_a_book_titled
     linked = [e.id for e in link_entities(kg, "Which books by Robert Louis Stevenson are on the Children's "
                                                "Literature bookshelf?").entities]
     assert STEVENSON in linked and BOOK_ABOUT_STEVENSON in linked
+
+
+def test_cross_references_name_nothing():
+    """OBO-shaped axiom nodes (the Sequence Ontology reifies its definitions' references on blank ``owl:Axiom``
+    nodes) carry ``hasDbXref`` identifiers, one each: short, new, apart, yet no names."""
+    from kg_agent.kg.naming import Naming
+    from kg_agent.kg.profile import measure_name_predicates
+    xref = "http://www.geneontology.org/formats/oboInOwl#hasDbXref"
+    texts = [(f"_:axiom{i}", xref, f"PMID:{11081512 + i}", "") for i in range(20)]
+    texts += [(f"_:shelf{i}", RDF_VALUE, f"Shelf number {i}", "") for i in range(20)]
+    profile = measure_name_predicates(texts, Naming())
+    assert profile.label_predicates == (RDF_VALUE,)

@@ -255,7 +255,8 @@ def test_model_given_makes_the_deciding_tools_ask_it(kg):
 
 
 def test_a_given_planner_is_used(kg):
-    from kg_agent.tools.rog.plan import Exemplar, ExemplarPlanner
+    from kg_agent.tools.rog.exemplar import Exemplar
+    from kg_agent.tools.rog.plan import ExemplarPlanner
 
     planner = ExemplarPlanner(kg).fit([Exemplar("what films did [Meg Ryan] act in", ["Sleepless in Seattle", "You've Got Mail"])])
     [plan_tool] = kg_tools(kg, planner=planner, include=["plan"])

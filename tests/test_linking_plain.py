@@ -152,3 +152,50 @@ def test_the_state_and_every_surface_say_which_words_linked_to_which_entity(tmp_
     assert 'Tom Hanks (from "tom hanks", exact' in out.getvalue()
     [topic] = [e for e in ask_result(result, method="rog").topic_entities if e.label == "Tom Hanks"]
     assert topic.mention == "tom hanks" and topic.how == "exact" and topic.score == linked["score"]
+
+
+# ------------------------------------------------------------------ a name whose last word the question makes plural
+ROLES = """@prefix skos: <http://www.w3.org/2004/02/skos/core#> .
+@prefix org: <http://www.w3.org/ns/org#> .
+@prefix ex: <http://example.org/> .
+ex:roman_emperor skos:prefLabel "Roman Emperor"@en .
+ex:severan_dynasty skos:prefLabel "Severan Dynasty"@en .
+ex:mint skos:prefLabel "Mint"@en .
+ex:caracalla skos:prefLabel "Caracalla"@en ; org:memberOf ex:severan_dynasty ; org:role ex:roman_emperor .
+ex:lugdunum skos:prefLabel "Lugdunum"@en ; org:role ex:mint .
+"""
+
+
+def test_a_name_of_several_words_is_found_with_its_last_word_in_the_plural(tmp_path):
+    """Nomisma-shaped roles (names ours): "Roman emperors" is the role "Roman Emperor", after the exact names; a
+    single plural word is no name ("mints" is not the thing "Mint")."""
+    path = tmp_path / "roles.ttl"
+    path.write_text(ROLES, encoding="utf-8")
+    kg = load_kg(path)
+    result = link_entities(kg, "Which members of the Severan dynasty were Roman emperors?")
+    assert ids(result) == ["http://example.org/severan_dynasty", "http://example.org/roman_emperor"]
+    assert "http://example.org/mint" not in ids(link_entities(kg, "Which mints did Caracalla use?"))
+
+
+NUMBERED = """@prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .
+@prefix ex: <http://example.org/> .
+ex:chromosome rdfs:label "chromosome" .
+ex:gene rdfs:label "gene" ; ex:part_of ex:chromosome .
+ex:apollo rdfs:label "Apollo" .
+ex:apollo13 rdfs:label "Apollo 13" ; ex:part_of ex:apollo .
+"""
+
+
+def test_a_name_with_a_number_the_kg_lacks_links_nothing(tmp_path):
+    """Sequence-Ontology-shaped terms (names ours): "chromosome 7" is a numbered thing the KG does not name, not the
+    term "chromosome"; nothing is linked and the message says so. A name holding its number links as it is, and a
+    year after a name qualifies it (not checked here: it links)."""
+    path = tmp_path / "numbered.ttl"
+    path.write_text(NUMBERED, encoding="utf-8")
+    kg = load_kg(path)
+    result = link_entities(kg, "Which genes are located on chromosome 7?")
+    assert ids(result) == [] and "'chromosome 7'" in result.message
+    assert ids(link_entities(kg, "Which genes are part of the chromosome?")) == ["http://example.org/chromosome"]
+    assert ids(link_entities(kg, "What is Apollo 13 part of?")) == ["http://example.org/apollo13"]
+    assert ids(link_entities(kg, "What was Apollo in 1969?")) == ["http://example.org/apollo"]
+    assert ids(link_entities(kg, "Which missions were part of Apollo 1969?")) == ["http://example.org/apollo"]

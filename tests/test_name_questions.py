@@ -67,21 +67,26 @@ def test_other_questions_are_not_about_names(question):
     assert name_question(question) is None
 
 
-@pytest.fixture(scope="module", params=["memory", "oxigraph", "sparql"])
-def kg(request, tmp_path_factory):
+def _on_backend(backend: str, path: Path, tmp_path_factory):
+    """The KG file ``path`` opened on ``backend`` (memory, an Oxigraph store, a SPARQL endpoint), closed after."""
     server = None
-    if request.param == "memory":
-        graph = open_kg(NAMES)
-    elif request.param == "oxigraph":
-        graph = open_oxigraph(build_oxigraph(NAMES, tmp_path_factory.mktemp("names") / "store"))
+    if backend == "memory":
+        graph = open_kg(path)
+    elif backend == "oxigraph":
+        graph = open_oxigraph(build_oxigraph(path, tmp_path_factory.mktemp(path.stem) / "store"))
     else:
-        server = SparqlServer(store_from_file(NAMES))
+        server = SparqlServer(store_from_file(path))
         server.__enter__()
         graph = open_sparql(server.url)
     yield graph
     graph.close()
     if server is not None:
         server.__exit__(None, None, None)
+
+
+@pytest.fixture(scope="module", params=["memory", "oxigraph", "sparql"])
+def kg(request, tmp_path_factory):
+    yield from _on_backend(request.param, NAMES, tmp_path_factory)
 
 
 def _ask(kg, factory, question):
@@ -152,3 +157,33 @@ def test_with_a_model_the_names_found_are_its_evidence(factory, monkeypatch):
     assert asked and "Denario" in asked[-1] and "prefLabel" in asked[-1]
     assert any("the model answered from them" in w for w in result["warnings"])
     assert [a["answer"] for a in counted["answers"]] == ["5"] and not counting
+
+
+# ------------------------------------------------------------------ descriptions asked for by their predicate's name
+ONTOLOGY = Path(__file__).parent / "fixtures" / "realkgs" / "ontology.nt"
+
+
+@pytest.fixture(scope="module", params=["memory", "oxigraph", "sparql"])
+def ontology(request, tmp_path_factory):
+    yield from _on_backend(request.param, ONTOLOGY, tmp_path_factory)
+
+
+@pytest.mark.parametrize("factory", METHODS)
+def test_a_description_asked_for_by_its_predicates_name_is_read_from_the_thing(ontology, factory):
+    """``rdfs:comment`` is a description (never walked); "the comment on [X]" asks for it by its name."""
+    for question in ("What is the comment on the term gene?", "What is gene's comment?"):
+        result = _ask(ontology, factory, question)
+        [answer] = result["answers"]
+        assert answer["answer"].startswith("This term is mapped to MGED.") and result["stop_reason"] == "answered"
+        [step] = answer["paths"][0]["steps"]
+        assert step["head"]["id"] == "http://purl.obolibrary.org/obo/SO_0000704"
+        assert step["predicate"] == "http://www.w3.org/2000/01/rdf-schema#comment"
+
+
+def test_a_description_word_that_is_not_the_noun_asked_for_is_no_description_question():
+    from kg_agent.tools.shared.name_questions import description_asked
+    kg = open_kg(ONTOLOGY)
+    assert description_asked(kg, "What is the comment on gene?") == "http://www.w3.org/2000/01/rdf-schema#comment"
+    for question in ("Which references support the comment on gene?", "What is the comment on the parent of gene?",
+                     "What is the parent term of gene?", "Who commented on gene?"):
+        assert description_asked(kg, question) is None, question

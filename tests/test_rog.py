@@ -13,7 +13,8 @@ from kg_agent.kg import kg_from_triples
 from kg_agent.llm.scripted import ScriptedChatModel
 from kg_agent.tools.prompts import prompt_node
 from kg_agent.tools.rog.answer import VoteAnswerer
-from kg_agent.tools.rog.plan import Exemplar, ExemplarPlanner, Plan, PlanOutcome, SimilarityPlanner
+from kg_agent.tools.rog.exemplar import Exemplar
+from kg_agent.tools.rog.plan import ExemplarPlanner, Plan, PlanOutcome, SimilarityPlanner
 from kg_agent.tools.rog.retrieve import retrieve_node
 
 QUESTION = "who directed the films that [Tom Hanks] starred in"

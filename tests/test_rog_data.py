@@ -16,7 +16,8 @@ from kg_agent.graphs.rog import create_rog_graph
 from kg_agent.kg import kg_from_triples, load_kg
 from kg_agent.llm.scripted import ScriptedChatModel
 from kg_agent.tools.prompts import prompt_node
-from kg_agent.tools.rog.plan import Exemplar, ExemplarPlanner, SimilarityPlanner
+from kg_agent.tools.rog.exemplar import Exemplar
+from kg_agent.tools.rog.plan import ExemplarPlanner, SimilarityPlanner
 
 pytestmark = pytest.mark.full_data
 

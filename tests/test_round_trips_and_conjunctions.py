@@ -165,3 +165,21 @@ def test_a_value_reached_from_one_thing_is_not_intersected_with_another(catalog)
                              type_check=False)
     assert not joined.unmet and value in joined.walks
     assert any("no answer is reached from both" in w for w in joined.warnings)
+
+
+def test_things_named_side_by_side_are_each_asked_about_and_both_asks_for_what_they_share():
+    from kg_agent.tools.shared.constraints import coordinated
+    topics = [{"id": "a", "label": "Aurex"}, {"id": "b", "label": "Brutan"}]
+    assert coordinated("Which dynasty were Aurex and Brutan members of?", topics)
+    assert coordinated("Which dynasty were Aurex, Brutan members of?", topics)
+    assert not coordinated("Which dynasty were both Aurex and Brutan members of?", topics)
+    assert not coordinated("Which dynasty did Aurex and Brutan share?", topics)
+    assert not coordinated("Which books by Aurex are on the Brutan bookshelf?", topics)
+
+
+@pytest.mark.parametrize("create", METHODS)
+def test_two_things_of_one_class_share_no_answer_by_it(dynasties, create):
+    """"the Velarian Dynasty" and "the Corvan Dynasty" are both of the class Dynasty: a class is no value two things
+    meet on; named side by side, each is asked about ("which members do A and B have": the members of each)."""
+    found, result = answers(dynasties, create, "Which members do the Velarian Dynasty and the Corvan Dynasty have?")
+    assert "Dynasty" not in found

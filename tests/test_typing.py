@@ -23,7 +23,6 @@ from kg_agent.settings import GraphOptions, GraphSettings
 from kg_agent.tools.tog.deciders import ToGGraphOptions, ToGOptions
 from tests.conftest import PROJECT_ROOT
 
-
 #: GraphSettings holds these as Any (checked by its validator without importing LangChain); the options type them.
 LANGCHAIN_TYPED = {"model": BaseChatModel | str | None, "embeddings": Embeddings | None}
 

@@ -145,7 +145,7 @@ def _answer_in_subgraph(q: Question) -> bool:
 
 
 def _exemplars(train: list[Question]):
-    from kg_agent.tools.rog.plan import Exemplar
+    from kg_agent.tools.rog.exemplar import Exemplar
 
     return [Exemplar(q.extra.get("raw", q.question), list(q.answers), list(q.topic_entities)) for q in train]
 

@@ -457,7 +457,7 @@ def evaluate(
             JSONL with per-question subgraphs); the graph is then built per question, nothing cached.
             When neither is given and the questions carry ``extra["graph"]``, that is used.
         model: A chat model (or ``"openai:..."``) for LLM methods; ``None`` runs offline.
-        exemplars: Training questions for RoG's exemplar planner (:class:`kg_agent.tools.rog.plan.Exemplar`).
+        exemplars: Training questions for RoG's exemplar planner (:class:`kg_agent.tools.rog.exemplar.Exemplar`).
         workers: Questions run in parallel in a thread pool when > 1.
         out: ``results.json`` path: resumed from when it exists, rewritten atomically every
             ``save_every`` questions and at the end.

@@ -24,7 +24,8 @@ from kg_agent.settings import GraphOptions, GraphSettings, chosen_options, refus
 from kg_agent.steps import steps_of
 from kg_agent.tools.rog.answer import Answerer, path_use, respond_steps
 from kg_agent.tools.rog.deciders import default_deciders
-from kg_agent.tools.rog.plan import DEFAULT_K, Exemplar, Planner, PlannerChoice, plan_steps
+from kg_agent.tools.rog.exemplar import Exemplar
+from kg_agent.tools.rog.plan import DEFAULT_K, Planner, PlannerChoice, plan_steps
 from kg_agent.tools.rog.retrieve import retrieve_steps
 from kg_agent.tools.shared.link import link_node
 from kg_agent.tools.shared.question_budget import BUDGET_STOP, budgeted, run_budget, timed

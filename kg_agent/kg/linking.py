@@ -38,6 +38,8 @@ from kg_agent.kg.terms import has_word_character, label_key, label_keys, normali
 from kg_agent.kg.types import Entity
 
 NO_ENTITY_MESSAGE = "no entity of the knowledge graph found in the question"
+NUMBERED_MESSAGE = ("the question names {}, which the knowledge graph does not name: it names the words without the "
+                    "number")
 
 #: English function words: never a mention on their own, and not the words of a relation's name.
 FUNCTION_WORDS = frozenset(
@@ -101,7 +103,9 @@ def link_entities(kg: KnowledgeGraph, question: str, *, max_entities: int = 5, f
         for mention in bracketed:
             linked.extend(_link_mention(kg, mention, fuzzy_cutoff, how="bracket"))
     else:
-        linked = _link_ngrams(kg, question, fuzzy_cutoff)
+        linked, numbered = _link_ngrams(kg, question, fuzzy_cutoff)
+        if numbered:  # "chromosome 7" where the KG names only "chromosome": the question is about what it lacks
+            return LinkResult([], [], NUMBERED_MESSAGE.format(", ".join(repr(m) for m in numbered)))
     unique: dict[str, LinkedEntity] = {}
     for item in linked:
         if item.entity.id not in unique or unique[item.entity.id].score < item.score:
@@ -234,11 +238,19 @@ class _Candidate:
         return self.scored[0][0]
 
 
-def _link_ngrams(kg: KnowledgeGraph, question: str, cutoff: float) -> list[LinkedEntity]:
+def _is_designation(token: str) -> bool:
+    """Whether a word is a number that completes a name ("chromosome 7", "apollo 13"): one or two digits. A year
+    ("ISWC 2005", "the Nobel Prize 2001") more often qualifies the thing named than names another."""
+    return token.isdigit() and len(token) <= 2
+
+
+def _link_ngrams(kg: KnowledgeGraph, question: str, cutoff: float) -> tuple[list[LinkedEntity], list[str]]:
     """Mentions of a plain question: every n-gram that is a label or alias (longest first, non-overlapping), each
     entity scored by :data:`CASE_BONUS` and the others; a mention whose words only name relations of the KG, or
     that a cased question writes in lower case against a capitalised label, is dropped when a better mention is
-    left; nothing found: typos (fuzzy) and partial names."""
+    left; nothing found: typos (fuzzy) and partial names. Also the mentions written with a number right after
+    them that their names lack (:func:`_is_designation`: "chromosome 7" against the term "chromosome"): a numbered
+    thing the KG does not name; then nothing is linked."""
     q = _Question.of(kg, question)
     tokens = q.tokens
     index = kg.label_index()
@@ -254,18 +266,48 @@ def _link_ngrams(kg: KnowledgeGraph, question: str, cutoff: float) -> list[Linke
             if all(w in STOPWORDS or len(w) < 2 for w in words) and not q.capitalised_inside(begin):
                 continue
             text = " ".join(words)
-            if text not in known:  # one lookup per distinct text, however often the question repeats it
-                known[text] = kg.entities_among(index.get(text, [])) if text in index else {}
-            found = known[text]
+            quality = 1.0
+            for form in (text, *([singular] if size >= 2 and (singular := _singular(text)) else [])):
+                if form not in known:  # one lookup per distinct text, however often the question repeats it
+                    known[form] = kg.entities_among(index.get(form, [])) if form in index else {}
+                if known[form]:
+                    break
+                quality = PLURAL_QUALITY  # "roman emperors": the role "Roman Emperor"
+            found = known[form]
             if not found:  # the name of a relation, a class or a literal: the words stay free
                 continue
             for i in span:
                 claimed[i] = True
-            candidates.append(_score_candidate(kg, q, begin, size, "exact", 1.0, found))
+            candidates.append(_score_candidate(kg, q, begin, size, "exact", quality, found))
+    numbered = [f"{c.text} {tokens[c.begin + c.size]}" for c in candidates
+                if c.begin + c.size < len(tokens) and _is_designation(tokens[c.begin + c.size])
+                and not any(e.label.split()[-1:] == [tokens[c.begin + c.size]] for _, e in c.scored)]
+    if numbered:
+        return [], numbered
     partial = _partial_candidates(kg, q)
     if not candidates:  # typos compete with partial names ("ben franklin": Benjamin Franklin, not "Bite-size Ben ...")
         partial += _fuzzy_candidates(kg, q, cutoff)
-    return _select(_with_partial_names(candidates, partial))
+    return _select(_with_partial_names(candidates, partial)), []
+
+
+#: How well a name of several words matches when the question writes its last word in the plural ("Roman emperors"
+#: for "Roman Emperor"): below the exact form.
+PLURAL_QUALITY = 0.9
+
+
+def _singular(text: str) -> str | None:
+    """``text`` with its last word in the singular by English spelling ("roman emperors" -> "roman emperor",
+    "dynasties" -> "dynasty", "churches" -> "church"); None when the last word reads as no plural."""
+    head, _, last = text.rpartition(" ")
+    if len(last) <= 3 or not last.endswith("s") or last.endswith(("ss", "us", "is")):
+        return None
+    if last.endswith("ies"):
+        last = last[:-3] + "y"
+    elif last.endswith(("ches", "shes", "xes", "sses", "zes")):
+        last = last[:-2]
+    else:
+        last = last[:-1]
+    return f"{head} {last}" if head else last
 
 
 def _with_partial_names(exact: list[_Candidate], partial: list[_Candidate]) -> list[_Candidate]:

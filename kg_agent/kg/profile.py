@@ -6,6 +6,8 @@ A user's graph names its things with whatever predicate its publisher chose (``p
 whose object is a text literal, by what a name looks like in data:
 
 * **short** — a name, not a sentence (its texts are on average at most :data:`MAX_NAME_CHARACTERS` long);
+* **words, not references** — fewer than half its texts compact identifiers or links (``PMID:11081512``: OBO's
+  ``hasDbXref`` on axiom nodes names nothing);
 * **about one per subject** — at most :data:`MAX_NAMES_PER_SUBJECT` texts a subject and language;
 * **naming what nothing else names** — most of its subjects have no label under the known predicates nor under
   a predicate chosen before it (a title beside a label adds nothing; an alias beside a name is an alias);
@@ -41,6 +43,7 @@ The profile is measured when a KG file is loaded into memory, and once per Oxigr
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
@@ -134,6 +137,11 @@ class KGProfile:
             return None
 
 
+#: A compact identifier or a link, no name: ``PMID:11081512``, ``GO:0005634``, ``https://...`` (a prefix, a colon,
+#: no space). A predicate whose texts are mostly such cross-references (OBO's ``oboInOwl:hasDbXref``) names nothing.
+_IDENTIFIER = re.compile(r"^[A-Za-z][\w.+-]*:\S+$")
+
+
 def measure_name_predicates(texts: Iterable[tuple[str, str, str, str]], naming: Naming) -> KGProfile:
     """The profile of the text literals ``(subject, predicate, text, language)`` of a KG (see the module docstring).
 
@@ -154,16 +162,18 @@ def measure_name_predicates(texts: Iterable[tuple[str, str, str, str]], naming: 
             continue
         entry = stats.get(predicate)
         if entry is None:
-            entry = stats[predicate] = [set(), set(), 0, 0, set()]
+            entry = stats[predicate] = [set(), set(), 0, 0, set(), 0]
         entry[0].add(subject)
         entry[1].add((subject, language))
         entry[2] += 1
         entry[3] += len(text)
         if len(entry[4]) < MIN_NAMED_SUBJECTS:
             entry[4].add(text)
-    names_like = [(predicate, subjects, count / len(pairs)) for predicate, (subjects, pairs, count, characters, texts)
-                  in stats.items() if len(subjects) >= MIN_NAMED_SUBJECTS and len(texts) >= MIN_NAMED_SUBJECTS
-                  and characters / count <= MAX_NAME_CHARACTERS]
+        entry[5] += _IDENTIFIER.match(text) is not None
+    names_like = [(predicate, subjects, count / len(pairs))
+                  for predicate, (subjects, pairs, count, characters, texts, identifiers) in stats.items()
+                  if len(subjects) >= MIN_NAMED_SUBJECTS and len(texts) >= MIN_NAMED_SUBJECTS
+                  and characters / count <= MAX_NAME_CHARACTERS and 2 * identifiers < count]
     chosen: list[tuple[str, int]] = []
     for predicate, subjects, per_subject in sorted(names_like, key=lambda c: (-len(c[1]), c[2], c[0])):
         if per_subject > MAX_NAMES_PER_SUBJECT:

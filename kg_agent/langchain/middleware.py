@@ -59,7 +59,8 @@ from kg_agent.langchain.rog_context import CONTEXT_PREAMBLE, with_system_text
 from kg_agent.llm.parsing import parse_answer_list
 from kg_agent.settings import DEFAULT_GROUNDING, Grounding, check_policy
 from kg_agent.tools.rog.answer import VoteAnswerer, check_answers, path_lines, unasked_plans
-from kg_agent.tools.rog.plan import DEFAULT_K, Exemplar, Planner, PlannerChoice, make_planner
+from kg_agent.tools.rog.exemplar import Exemplar
+from kg_agent.tools.rog.plan import DEFAULT_K, Planner, PlannerChoice, make_planner
 from kg_agent.tools.rog.reasoning_paths import rog_reasoning_paths
 from kg_agent.tools.shared.constraints import constrain_walks
 from kg_agent.tools.shared.link import METADATA_KEY, chat_reply_text, question_from_state

@@ -10,7 +10,8 @@ from langchain_core.messages import BaseMessage
 
 from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.tools.rog.answer import path_lines
-from kg_agent.tools.rog.plan import DEFAULT_K, Exemplar, Planner, PlannerChoice, make_planner
+from kg_agent.tools.rog.exemplar import Exemplar
+from kg_agent.tools.rog.plan import DEFAULT_K, Planner, PlannerChoice, make_planner
 from kg_agent.tools.rog.reasoning_paths import rog_reasoning_paths
 
 CONTEXT_PREAMBLE = (

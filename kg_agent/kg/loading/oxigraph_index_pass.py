@@ -168,6 +168,17 @@ def _index_ntriples_lines(builder: RelationIndexBuilder, ox, handle, naming: Nam
     get = signatures.get
     pending = literals.pending
     name = pending.append
+
+    def read_name(line: bytes, subject: bytes, predicate: str, rest: bytes) -> None:
+        """Keep one name literal (spilled to disk in batches)."""
+        if b"\\" in line or b"#" in rest:  # an escape, or a comment after the triple: parsed in full
+            triple = next(iter(ox.parse(line, format=ox.RdfFormat.N_TRIPLES)))
+            name((ox_key(triple.subject), predicate, triple.object.value, triple.object.language))
+        else:
+            name(_name_literal(subject, predicate, rest))
+        if len(pending) >= SpilledNames.BATCH:
+            literals.spill()
+
     link_lines: list[bytes] = []
     bits: dict[bytes, tuple] = {}
     reported = 0
@@ -196,25 +207,13 @@ def _index_ntriples_lines(builder: RelationIndexBuilder, ox, handle, naming: Nam
             builder.triples += 1
             if pair[0] == _NAME:
                 if rest[:1] == b'"':  # a name is a literal
-                    if b"\\" in line or b"#" in rest:  # an escape, or a comment after the triple
-                        triple = next(iter(ox.parse(line, format=ox.RdfFormat.N_TRIPLES)))
-                        name((ox_key(triple.subject), pair[1], triple.object.value, triple.object.language))
-                    else:
-                        name(_name_literal(subject, pair[1], rest))
-                    if len(pending) >= SpilledNames.BATCH:
-                        literals.spill()
+                    read_name(line, subject, pair[1], rest)
             elif pair is _LINK:
                 link_lines.append(line if line.endswith(b"\n") else line + b"\n")
             continue
         out_bit, in_bit = pair[0], pair[1]
         if len(pair) == 3 and rest[:1] == b'"':  # an alias's literal: a name too
-            if b"\\" in line or b"#" in rest:
-                triple = next(iter(ox.parse(line, format=ox.RdfFormat.N_TRIPLES)))
-                name((ox_key(triple.subject), pair[2], triple.object.value, triple.object.language))
-            else:
-                name(_name_literal(subject, pair[2], rest))
-            if len(pending) >= SpilledNames.BATCH:
-                literals.spill()
+            read_name(line, subject, pair[2], rest)
         obj = rest.rstrip(b" \t\r\n.")  # a node never ends with '.': IRIs end with '>', literals with '"', a tag or '>'
         edges += 1
         if obj[:1] == b'"':  # a literal is an end (no in-bit); an empty one is no value at all

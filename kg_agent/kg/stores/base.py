@@ -22,6 +22,7 @@ from rdflib import Graph, Literal, URIRef
 from rdflib.term import Node
 
 from kg_agent.kg.errors import KGQueryError
+from kg_agent.kg.known_vocabularies import published_names
 from kg_agent.kg.label_index import SqliteLabelIndex
 from kg_agent.kg.naming import (
     DEFAULT_NAMING,
@@ -720,6 +721,8 @@ def name_relations(naming: Naming, iris: Sequence[str], property_links: Iterable
                 break
         own = [literal for node, _ in pairs for literal in names.get(node, ())]
         found = alias_texts(naming, own)
+        if naming.in_languages("en"):  # a published vocabulary's English names of its codes ("trl": "translator")
+            found += published_names(iri)
         found += alias_texts(naming, [literal for node in ranges.get(iri, ()) for literal in names.get(node, ())],
                              labels_too=True)
         if found:

@@ -8,7 +8,8 @@ from dataclasses import dataclass
 from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.settings import GraphSettings
 from kg_agent.tools.rog.answer import Answerer, LLMAnswerer, VoteAnswerer
-from kg_agent.tools.rog.plan import Exemplar, Planner, PlannerChoice, make_planner
+from kg_agent.tools.rog.exemplar import Exemplar
+from kg_agent.tools.rog.plan import Planner, PlannerChoice, make_planner
 from kg_agent.tools.shared.path_scoring import RelationPathScorer
 
 

@@ -34,6 +34,8 @@ from kg_agent.llm.parsing import parse_relation_paths
 from kg_agent.llm.usage import merge_usage
 from kg_agent.settings import StructuredMode
 from kg_agent.steps import Decided, decide, decided, synchronous
+from kg_agent.tools.rog.exemplar import Exemplar
+from kg_agent.tools.rog.taught_exemplars import teach_exemplars
 from kg_agent.tools.shared.constraints import mention_of
 from kg_agent.tools.shared.decider import MAX_ENUM_VALUES, Candidates, Decider, LLMDecider, Outcome, fall_back
 from kg_agent.tools.shared.decision_schemas import RelationPaths, path_choice
@@ -122,18 +124,6 @@ class PlanningExample:
 
     def text(self) -> str:
         return "\n".join([f"Question: {self.question}", *(relation_path_text(p) for p in self.paths)])
-
-
-@dataclass
-class Exemplar:
-    """A training question with its answers (labels or ids) and, optionally, its topic entities and the relation
-    paths that answer it (known for questions taught by the KG, :mod:`~kg_agent.tools.rog.taught_exemplars`; the
-    exemplar planner's teacher finds them otherwise)."""
-
-    question: str
-    answers: Sequence[str]
-    topic_entities: Sequence[str] = ()
-    relation_paths: Sequence[Sequence[str]] = ()
 
 
 def _resolve(kg: KnowledgeGraph, names: Iterable[str]) -> list[str]:
@@ -378,8 +368,6 @@ class TaughtPlanner:
 
     def __init__(self, kg: KnowledgeGraph, *, embeddings: Embeddings | None = None, max_hops: int = 3,
                  exemplars: Iterable[Exemplar] | None = None) -> None:
-        from kg_agent.tools.rog.taught_exemplars import teach_exemplars
-
         self.similarity = SimilarityPlanner(kg, embeddings=embeddings, max_hops=max_hops)
         self.exemplars = ExemplarPlanner(kg, embeddings=embeddings, max_hops=max_hops, walkable_only=True).fit(
             teach_exemplars(kg) if exemplars is None else exemplars)

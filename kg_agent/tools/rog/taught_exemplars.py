@@ -28,7 +28,7 @@ from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.relation_paths import verbalize_relation
 from kg_agent.kg.terms import is_generated_id
 from kg_agent.kg.types import base_relation, inverse, is_inverse
-from kg_agent.tools.rog.plan import Exemplar
+from kg_agent.tools.rog.exemplar import Exemplar
 
 #: Start entities sampled per relation direction.
 DEFAULT_PER_RELATION = 3

@@ -56,9 +56,21 @@ from kg_agent.kg.types import Entity
 from kg_agent.kg.walks import Walk
 from kg_agent.settings import WhenUnsupported, current_run_settings
 from kg_agent.tools.shared.aggregates import AnswerRanker
-from kg_agent.tools.shared.answer_types import NUMBER, TIME, literal_kind, looks_like_time, relation_object_kinds
+from kg_agent.tools.shared.answer_types import (
+    NUMBER,
+    PERSON,
+    PLACE,
+    TIME,
+    AskedType,
+    is_prose,
+    literal_kind,
+    looks_like_time,
+    relation_object_kinds,
+    same_word,
+)
 from kg_agent.tools.shared.path_scoring import RelationPathScorer
 from kg_agent.tools.shared.question_parts import QuestionParts
+from kg_agent.tools.shared.relation_words import name_words
 from kg_agent.tools.shared.scoring import mask_mentions
 
 ABSTAINED = "abstained"
@@ -289,9 +301,10 @@ def of_another_kind(question: str, answers: Sequence[dict],
     answers of the asked kind, or none, with the reason; None when no answer is of a wrong kind. An answer that is no
     literal is not judged here; with ``kg``, a number reached over a relation whose values are years (a year of birth
     typed ``xsd:integer``, :class:`~kg_agent.tools.shared.answer_types.ObjectKinds`) is a time."""
-    asked = QuestionParts.of(question).asked.kind
+    parts = QuestionParts.of(question).asked
+    asked = parts.kind
     if asked not in (TIME, NUMBER):
-        return None
+        return _value_for_a_thing(parts, answers, kg, question)
     kinds = [literal_answer_kind(a) if a.get("grounded", True) else "" for a in answers]  # ungrounded: as given
     if kg is not None and asked == TIME and NUMBER in kinds:  # numbers of a relation whose values are years
         last = {a.get("answer"): paths[0][-1] for a in answers if (paths := answer_relation_paths(a))}
@@ -306,6 +319,61 @@ def of_another_kind(question: str, answers: Sequence[dict],
     shown = ", ".join(repr(str(a.get("answer"))) for a in wrong[:3])
     return kept, (f"the question asks for {what}, and {len(wrong)} answer(s) reached ({shown}) are "
                   f"{'no time' if asked == TIME else 'no number'} (their datatype or form says so)")
+
+
+def _named_in_full(relation: str, question: str) -> bool:
+    """Whether every content word of the relation's own name shares a root with a word of the question
+    (``place_of_death`` in "who is the place of death of [X]")."""
+    words = [w for w in name_words(relation) if len(w) >= 3 and w not in ("has", "the", "and", "was", "for")]
+    asked = re.findall(r"[a-z0-9]+", question.lower())
+    return bool(words) and all(any(same_word(w, q) for q in asked) for w in words)
+
+
+def _value_for_a_thing(asked: AskedType, answers: Sequence[dict], kg: KnowledgeGraph | None = None,
+                       question: str = "") -> tuple[list[dict], str] | None:
+    """For a question asking for a person or a place ("who", "where"): the answers that are no number or time (the
+    "4" of a talk's ``orderInSession`` for "who chaired the session"); for one asking for a person, a place or things
+    its type noun names ("which laboratory"): the answers that are no prose either
+    (:func:`~kg_agent.tools.shared.answer_types.is_prose`: a definition reached for "which laboratory first described
+    [X]" is a text, no laboratory) unless the walk's last relation is named by the type noun ("which definition");
+    with ``kg``, for "where" the things a walk's last relation reaches when they are persons, not places, and for "who"
+    places or times, not persons (as the relation's sampled values say:
+    :class:`~kg_agent.tools.shared.answer_types.ObjectKinds`; the people holding a conference's roles for "where was
+    [X] held"), unless the question names that relation in full ("who is the place of death of [X]" asks for the
+    place its words name, whatever its wh-word). None when no answer is of such a kind."""
+    if not (asked.noun or asked.kind in (PERSON, PLACE)):
+        return None
+    last = {a.get("entity_id"): paths[0][-1] for a in answers if (paths := answer_relation_paths(a))}
+    profiled = (relation_object_kinds(kg).kinds_of(set(last.values()))
+                if kg is not None and last and asked.kind in (PERSON, PLACE) else {})
+
+    def wrong(answer: dict) -> str:
+        if not answer.get("grounded", True):
+            return ""
+        kind = literal_answer_kind(answer)
+        if kind in (TIME, NUMBER) and asked.kind in (PERSON, PLACE):
+            return "a number" if kind == NUMBER else "a time"
+        relation = last.get(answer.get("entity_id")) or ""
+        reached = profiled.get(relation)
+        if not kind and reached is not None and not _named_in_full(relation, question):
+            if asked.kind == PLACE and reached.person >= 0.5 and reached.place < 0.5:
+                return "persons"
+            if asked.kind == PERSON and (reached.place >= 0.5 or reached.time >= 0.5) and reached.person < 0.5:
+                return "places" if reached.place >= 0.5 else "times"
+        if kind == "text" and is_prose(str(answer.get("answer", ""))) \
+                and not any(asked.named_by(path[-1]) for path in answer_relation_paths(answer)):
+            return "prose"
+        return ""
+
+    kinds = [wrong(a) for a in answers]
+    if not any(kinds):
+        return None
+    what = f"a {asked.noun}" if asked.noun else "a person" if asked.kind == PERSON else "a place"
+    found = sorted(set(k for k in kinds if k))
+    shown = ", ".join(repr(str(a.get("answer")))[:60] for a, k in zip(answers, kinds) if k)
+    return ([a for a, k in zip(answers, kinds) if not k],
+            f"the question asks for {what}, and {sum(map(bool, kinds))} answer(s) reached ({shown}) are "
+            f"{' or '.join(found)}, not {what}")
 
 
 #: Most nodes one counted step reads (a hub's millions are not counted one by one).
@@ -364,7 +432,7 @@ def things_of_the_counted_class(question: str, answers: Sequence[dict], kg: Know
     ``pgterms:file`` s), those things, each with its walk, and why; the number is another quantity. None when the noun
     names no class of what the thing reaches ("how many **times** has [X] been downloaded": the number stands)."""
     from kg_agent.tools.shared.answer_classes import class_names
-    from kg_agent.tools.shared.scoring import shared_text_vectors
+    from kg_agent.tools.shared.similarity import shared_text_vectors
 
     noun = counted_noun(question)
     heads = {}
@@ -407,7 +475,7 @@ def through_statements(question: str, answers: Sequence[dict], kg: KnowledgeGrap
     node left out), each with its walk stepped on. ``[]`` when the question names no type, or no statement reaches
     a thing of a class it names."""
     from kg_agent.tools.shared.answer_classes import IRREGULAR_PLURALS, class_names
-    from kg_agent.tools.shared.scoring import shared_text_vectors
+    from kg_agent.tools.shared.similarity import shared_text_vectors
 
     noun = QuestionParts.of(question).asked.noun.lower()
     if not noun:

@@ -29,6 +29,7 @@ from dataclasses import asdict, dataclass
 from kg_agent.kg.errors import KGError
 from kg_agent.kg.graph import SAMPLE_RELATIONS_PER_QUERY, KnowledgeGraph
 from kg_agent.kg.per_kg import PerKG
+from kg_agent.kg.profile import MAX_NAME_CHARACTERS
 from kg_agent.kg.terms import UNNAMED
 from kg_agent.kg.types import base_relation, is_inverse
 
@@ -123,6 +124,22 @@ def literal_kind(node: str) -> str:
 
 _YEAR_OR_DATE = re.compile(r"^\s*(\d{3,4}|\d{4}-\d{2}(-\d{2})?([t ].*)?|\d{1,2}[/.]\d{1,2}[/.]\d{2,4}|"
                            r"([a-z]+\.? )?\d{1,2},? \d{4}|\d{1,2} [a-z]+\.? \d{4})\s*$", re.IGNORECASE)
+
+
+#: The namespaces of the languages RDF data is written in (RDF 1.1, RDF Schema 1.1, OWL 2): their terms as values
+#: (``x rdf:type owl:Class``) say how a node is modelled, not what it is.
+LANGUAGE_VOCABULARIES = ("http://www.w3.org/1999/02/22-rdf-syntax-ns#", "http://www.w3.org/2000/01/rdf-schema#",
+                         "http://www.w3.org/2002/07/owl#")
+#: Fewest words of a sentence (:func:`is_prose`).
+SENTENCE_WORDS = 4
+
+
+def is_prose(text: str) -> bool:
+    """Whether a text literal is prose rather than a name: longer than names are
+    (:data:`~kg_agent.kg.profile.MAX_NAME_CHARACTERS`), or a sentence, :data:`SENTENCE_WORDS` words or more ending
+    in a full stop ("A gene from nuclear sequence.")."""
+    text = text.strip()
+    return len(text) > MAX_NAME_CHARACTERS or (text.endswith(".") and len(text.split()) >= SENTENCE_WORDS)
 
 
 def looks_like_time(label: str) -> bool:
@@ -286,6 +303,13 @@ class ObjectKinds:
     classes: tuple[str, ...] = ()  # the KG's classes (``rdf:type``, ``instance of``) of at least half the sampled objects
     values: tuple[str, ...] = ()  # the sampled objects' labels, sorted, each once ("is [X] a man or a woman": *male*, *female*)
     number: float = 0.0  # the share that are literals typed as numbers (:func:`literal_kind`)
+    #: the share that are prose (:func:`is_prose`): a definition, a comment, an abstract, which a question asks for by
+    #: its relation's name, never by a paraphrase
+    prose: float = 0.0
+    #: the share that are terms of the RDF, RDFS and OWL vocabularies themselves (:data:`LANGUAGE_VOCABULARIES`:
+    #: ``owl:Class``, ``owl:NamedIndividual``): what kind of node the ontology language makes a thing, nothing the KG
+    #: says about it
+    vocabulary: float = 0.0
 
     @classmethod
     def of(cls, labels: Sequence[str], signatures: Sequence[Sequence[str]],
@@ -329,16 +353,18 @@ class ObjectKinds:
             for name in set(of_object):
                 held[name] = held.get(name, 0) + 1
         common = tuple(sorted(name for name, count in held.items() if 2 * count >= n))
+        prose = sum(node.startswith('"') and not kind and is_prose(label) for node, label, kind in zip(nodes, labels, typed))
+        vocabulary = sum(node.startswith(LANGUAGE_VOCABULARIES) for node in nodes)
         return cls(n, sum(times) / n, places / n, persons / n, contained / places if places else 0.0, unnamed, common,
-                   tuple(sorted(set(labels))), numbers / n)
+                   tuple(sorted(set(labels))), numbers / n, prose / n, vocabulary / n)
 
 
 
 
 #: The name of the kinds' table in an endpoint's persistent result cache (renamed when :class:`ObjectKinds` gained
 #: ``classes``, then ``values``: kinds stored before hold none; when the relations at a node began to vote; and when
-#: a literal's datatype began to say whether it is a time, and ``number`` was added).
-OBJECT_KINDS_CACHE = "object_kinds_typed"
+#: a literal's datatype began to say whether it is a time, and ``number`` was added; and ``prose``, ``vocabulary``).
+OBJECT_KINDS_CACHE = "object_kinds_vocabulary"
 
 
 class RelationObjectKinds:

@@ -23,6 +23,7 @@ Each kept answer says what it satisfies in its record's ``constraints`` (:func:`
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TypeVar
@@ -36,7 +37,8 @@ from kg_agent.kg.walks import Walk
 from kg_agent.tools.shared.answer_checks import Nameless
 from kg_agent.tools.shared.answer_classes import class_names
 from kg_agent.tools.shared.question_parts import QuestionParts
-from kg_agent.tools.shared.scoring import mask_topic_mentions, shared_text_vectors
+from kg_agent.tools.shared.scoring import mask_topic_mentions
+from kg_agent.tools.shared.similarity import shared_text_vectors
 
 
 @dataclass
@@ -151,6 +153,18 @@ def _statements(nodes: Iterable[dict], kg: KnowledgeGraph | None) -> set[str]:
     return found
 
 
+def _classes(keys: set[str], kg: KnowledgeGraph | None) -> set[str]:
+    """The IRIs among ``keys`` that are classes or properties (no entity: :meth:`~kg_agent.kg.graph.KnowledgeGraph.
+    entities_among`): two things of one class (two cities) share it as they share no value."""
+    iris = [key for key in keys if not key.startswith(('"', "_:"))]
+    if kg is None or not iris:
+        return set()
+    try:
+        return set(iris) - set(kg.entities_among(iris))
+    except KGError:
+        return set()
+
+
 def _bridges(groups: dict[str, set[str]], walks: Sequence[dict], kg: KnowledgeGraph | None = None) -> Constrained | None:
     """The walks from one mention's entities that end at another mention's entity, cut before that last step: the
     answer is what links the two ("Forward" <- ``position`` - *the player* - ``plays_for`` -> "Club X"); None when no
@@ -197,6 +211,7 @@ def reached_from_every_mention(topic_entities: Iterable[dict], walks: Sequence[d
         return Constrained(list(walks), warnings=warnings)
     common = set.intersection(*(ends_from[m] for m in reaching))
     common -= _statements((Walk.end_of(w) for w in walks if w.get("steps") and Walk.end_of(w)["id"] in common), kg)
+    common -= _classes(common, kg)
     named = " and ".join(repr(m) for m in reaching)
     if not common:
         unmet = f"no answer is reached from both {named}"
@@ -258,6 +273,19 @@ def with_same_unnamed(kg: KnowledgeGraph, topic_entities: Sequence[dict]) -> lis
     return found
 
 
+_COORDINATED = re.compile(r"\[ENT\]\s*(?:,\s*(?:and\s+|or\s+)?|and\s+|or\s+|&\s*)\[ENT\]", re.IGNORECASE)
+#: Words by which English says two things named together share what is asked ("both", "together", "in common").
+_SHARED = re.compile(r"\b(?:both|together|jointly|common|share|shared|shares|each\s+other)\b", re.IGNORECASE)
+
+
+def coordinated(question: str, topic_entities: Sequence[dict]) -> bool:
+    """Whether the question names its things side by side ("which country are [Paris] and [Springfield] in", "[A],
+    [B] or [C]") and so asks the same of each, not for what they share; "both", "together", "in common", "shared"
+    ask for what they share ("the films both [A] and [B] starred in")."""
+    masked = mask_topic_mentions(question, list(topic_entities))
+    return bool(_COORDINATED.search(masked)) and not _SHARED.search(masked)
+
+
 def unmet_warning(unmet: str) -> str:
     """The warning of an answer given although the mentions' answers meet nowhere (best effort)."""
     return f"constraints: {unmet}; the answers reached from each are kept"
@@ -271,6 +299,7 @@ def constrain_walks(question: str, topic_entities: Iterable[dict], walks: Sequen
     mentions' answers meet nowhere even so: the caller abstains, or answers with :func:`unmet_warning`. Without
     ``type_check`` the type is left to the caller (ToG checks its answers' own chains)."""
     topics = _topics(topic_entities)
+    intersect = intersect and not coordinated(question, topics)
     joined = reached_from_every_mention(topics, walks, kg) if intersect else Constrained(list(walks))
     if joined.unmet and kg is not None:  # the walks kept a few ends of each relation: walk them all out
         expanded = with_same_unnamed(kg, topics)

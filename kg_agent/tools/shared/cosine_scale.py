@@ -16,8 +16,6 @@ related as MiniLM's 0.7". The bundled MiniLM itself gets the identity, exactly.
 from __future__ import annotations
 
 import json
-import logging
-import threading
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
@@ -27,9 +25,7 @@ import numpy as np
 from langchain_core.embeddings import Embeddings
 
 if TYPE_CHECKING:
-    from kg_agent.tools.shared.similarity import TextVectors
-
-logger = logging.getLogger(__name__)
+    from kg_agent.tools.shared.similarity import TextVectors  # typing only: similarity imports this module
 
 #: How many vocabulary words the calibration embeds (each model embeds them and ~2.5 variants each, ~1,000 texts).
 CALIBRATION_WORDS = 300
@@ -75,12 +71,17 @@ def calibration_texts() -> tuple[str, ...]:
     return tuple(dict.fromkeys([*chosen, *(f"the {w}" for w in chosen), *(f"{w}s" for w in chosen), *phrases]))
 
 
+def unit_vectors(vectors) -> np.ndarray:
+    """Each row scaled to length 1 (a zero row stays zero)."""
+    array = np.asarray(vectors, dtype=np.float32)
+    norms = np.linalg.norm(array, axis=-1, keepdims=True)
+    return array / np.where(norms == 0, 1, norms)
+
+
 def pair_cosines(model: Embeddings | TextVectors, texts: tuple[str, ...]) -> np.ndarray:
     """The cosines of every pair of ``texts`` under ``model`` (upper triangle, fixed order); a
     :class:`~kg_agent.tools.shared.similarity.TextVectors` reads and keeps its vectors in the attached vector files,
     so a later process embeds nothing."""
-    from kg_agent.tools.shared.similarity import unit_vectors
-
     matrix = model.matrix(list(texts)) if hasattr(model, "matrix") else unit_vectors(model.embed_documents(list(texts)))
     vectors = np.asarray(matrix, dtype=np.float64)
     return (vectors @ vectors.T)[np.triu_indices(len(texts), k=1)]
@@ -99,31 +100,3 @@ def fit_scale(embeddings: Embeddings | TextVectors, reference: Embeddings | Text
     xs = [min(-1.0, float(model[0]) - 1e-6), *model.tolist(), max(1.0, float(model[-1]) + 1e-6)]
     ys = [-1.0, *target.tolist(), 1.0]
     return CosineScale(tuple(xs), tuple(ys))
-
-
-_scales: dict[int | str, CosineScale] = {}
-_lock = threading.Lock()
-
-
-def scale_for(vectors: TextVectors) -> CosineScale:
-    """The :class:`CosineScale` of ``vectors``' embeddings against the bundled MiniLM, fitted once per process and
-    model (its ``model_key``, else the embeddings object); the identity for MiniLM itself. A model that fails to
-    embed the calibration texts keeps its raw cosines (logged)."""
-    from kg_agent.embeddings import MiniLMEmbeddings
-    from kg_agent.tools.shared.scoring import shared_text_vectors
-
-    embeddings, model_key = vectors.embeddings, vectors.model_key
-    if isinstance(embeddings, MiniLMEmbeddings):
-        return IDENTITY
-    key: int | str = model_key or id(embeddings)
-    with _lock:
-        if key in _scales:
-            return _scales[key]
-    try:
-        scale = fit_scale(vectors, shared_text_vectors(None))
-    except Exception as exc:  # a user's model or service: its failure must not stop the reasoning
-        logger.warning("embeddings %s: not calibrated against MiniLM (%s: %s); raw cosines are used",
-                       model_key or type(embeddings).__name__, type(exc).__name__, exc)
-        scale = IDENTITY
-    with _lock:
-        return _scales.setdefault(key, scale)

@@ -1,5 +1,6 @@
-"""Questions about a thing's names as the KG writes them: "what is the denarius called in Spanish", "the German name
-of Jupiter", "by what other name is Messalina known", "in how many languages is Jupiter named".
+"""Questions about a thing's names and descriptions as the KG writes them: "what is the denarius called in Spanish",
+"the German name of Jupiter", "by what other name is Messalina known", "in how many languages is Jupiter named", "what
+is the comment on gene".
 
 Real KGs name things in many languages (Nomisma's ``skos:prefLabel`` in 172 language tags; Wikidata, DBpedia alike)
 and give them other names (``skos:altLabel``, ``schema:alternateName`` ...). These names are no facts a walk goes
@@ -24,6 +25,11 @@ the number of distinct language tags on its labels, with the tags counted as evi
 the ``predicate`` and the ``language`` tag. When the KG has no such name, the method abstains with a plain reason
 ("the KG has no German name for Jupiter").
 
+**Descriptions** (``rdfs:comment``, ``schema:description`` ...: the naming's description predicates, prose no walk
+goes over either) are answered when the noun the question asks for is a description predicate's name
+(:func:`description_asked`: "what is the **comment** on [X]", "[X]'s **description**", "describe [X]"), from the
+linked thing's literals under it (:func:`answer_from_description`); when it has none, the relation paths are tried.
+
 **With a model**, the names found are its evidence: RoG's and ToG's answerers are asked with them as the reasoning
 paths (chains), and their grounding checks the reply against them; a count is computed, not asked.
 """
@@ -38,6 +44,7 @@ from rdflib import Literal, URIRef
 
 from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.terms import default_label, node_key
+from kg_agent.tools.shared.answer_types import same_word
 from kg_agent.tools.shared.language_names import language_autonym, language_name, language_tag, tag_language
 
 #: What a name question asks (:attr:`NameQuestion.asks`).
@@ -45,6 +52,7 @@ IN_LANGUAGE = "in_language"
 OTHER_NAMES = "other_names"
 OTHER_NAMES_COUNT = "other_names_count"
 LANGUAGE_COUNT = "language_count"
+DESCRIPTION = "description"
 
 _WORD = r"[^\W\d_][\w'-]*"
 _NAMING = re.compile(r"\b(?:call(?:ed|s)?|nam(?:e|ed|es)|label(?:l?ed|s)?|known|say|said|spell(?:ed|s)?|spelt|"
@@ -151,12 +159,73 @@ class NamesAnswer:
         return bool(self.answers) and self.asks not in (LANGUAGE_COUNT, OTHER_NAMES_COUNT)
 
 
+#: "what is the comment on ...", "give me the definition of ...", "[X]'s description": the word at ``(?P<word>)`` is
+#: the thing asked for, with one or two modifiers before it ("the official definition of").
+_ASKED_NOUN = re.compile(rf"^\s*(?:(?:what|which)(?:'s|\s+is|\s+are|\s+was|\s+were)|(?:give|show|tell|read)\s+me)\s+"
+                         rf"(?:the|its|his|her|their|a|an)\s+(?:{_WORD}\s+){{0,2}}?(?P<word>{_WORD})\s+"
+                         rf"(?:of|on|for|about|in)\b|'s\s+(?P<own>{_WORD})\s*[?.!]*\s*$", re.IGNORECASE)
+_DESCRIBE = re.compile(r"^\s*(?:please\s+)?(?P<word>describe)\b", re.IGNORECASE)
+#: "... on the parent of gene": the description asked is of a thing reached from the one named.
+_DESCRIBED_THROUGH = re.compile(rf"\s+(?:of|on|for|about|in)\s+(?:the|a|an)\s+{_WORD}(?:\s+{_WORD}){{0,3}}?\s+of\b",
+                                re.IGNORECASE)
+
+
+def description_asked(kg: KnowledgeGraph, question: str) -> str | None:
+    """The description predicate (:attr:`~kg_agent.kg.naming.Naming.description_predicates`) whose name the question
+    asks for ("what is the **comment** on [X]" and ``rdfs:comment``; "**describe** [X]" and a ``description``), by
+    its name's stem (:func:`~kg_agent.tools.shared.answer_types.same_word`), the word being the noun asked for, not
+    one further on ("which references support the definition of [X]" asks for references); None for any other
+    question, and for a description of a thing reached through another ("the comment on the parent of [X]")."""
+    found = _ASKED_NOUN.search(question) or _DESCRIBE.search(question)
+    if found is None:
+        return None
+    word = (found.group("word") or found.group("own") or "").casefold()
+    if found.group("word") and _DESCRIBED_THROUGH.match(question, found.end("word")):
+        return None
+    for predicate in kg.naming.description_predicates:
+        names = {default_label(URIRef(predicate)), kg.label(predicate) or ""}
+        if any(same_word(word, w) for name in names for w in re.findall(r"[a-z]+", _split_camel(name).casefold())
+               if len(w) > 3):
+            return predicate
+    return None
+
+
+def _split_camel(name: str) -> str:
+    return re.sub(r"(?<=[a-z])(?=[A-Z])", " ", name)
+
+
+def answer_from_description(kg: KnowledgeGraph, question: str, topics: Sequence[dict], predicate: str) -> NamesAnswer | None:
+    """The linked thing's literals under the description ``predicate`` the question asks for (in the caller's
+    languages when it has any there), each with its one-step path; None when it has none (the relation paths are
+    tried: the KG may state it as a fact)."""
+    candidates = [t["id"] for t in topics]
+    literals = kg.store.name_literals(candidates, [predicate])
+    key = next((k for k in candidates if literals.get(k)), None)
+    if key is None:
+        return None
+    texts = [(p, text, tag or "") for p, text, tag in literals[key] if text.strip()]
+    shown = [n for n in texts if kg.naming.in_languages(n[2] or None)] or texts
+    label = kg.label(key) or key
+    start = {"id": key, "label": label}
+    relation = default_label(URIRef(predicate))
+    answers = []
+    for p, text, tag in shown:
+        end = node_key(Literal(text, lang=tag or None))
+        step = {"head": start, "relation": relation, "predicate": p, "language": tag, "tail": {"id": end, "label": text}}
+        path = {"text": f"{label} -> {relation} -> {text}", "start": start, "steps": [step]}
+        answers.append({"answer": text, "entity_id": end, "score": 1.0, "grounded": True, "paths": [path]})
+    return NamesAnswer(_distinct(answers), f"{label}'s {relation}, read from its descriptions", DESCRIPTION)
+
+
 def answer_from_names(kg: KnowledgeGraph, question: str, topic_entities: Sequence[dict]) -> NamesAnswer | None:
-    """The answer to a question about a linked thing's names (module docstring) from the KG's name literals; None
-    when the question is no such question or no thing was linked (beyond the language's own name)."""
+    """The answer to a question about a linked thing's names or its description (module docstring) from the KG's
+    name and description literals; None when the question is no such question or no thing was linked (beyond the
+    language's own name)."""
     asked = name_question(question)
     if asked is None:
-        return None
+        described = description_asked(kg, question)
+        topics = [t for t in topic_entities if t.get("id") and not t["id"].startswith('"')]
+        return answer_from_description(kg, question, topics, described) if described and topics else None
     words = asked.language_words.casefold()
     topics = [t for t in topic_entities if t.get("id") and not t["id"].startswith('"')
               and not (words and str(t.get("mention") or "").casefold() in words)]

@@ -157,7 +157,9 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
       counts as evidenced by the cue;
     * ``mediator_penalty`` — a path whose last hop ends at unnamed nodes (most of its sampled objects: a Freebase
       marriage or government position, a Wikidata statement), when :meth:`score` is given the KG: such a node is a
-      step inside one fact, so the path stops a hop short of its answer (WebQSP's ``people.person.spouse_s``);
+      step inside one fact, so the path stops a hop short of its answer (WebQSP's ``people.person.spouse_s``); and
+      one whose last hop ends at terms of the RDF, RDFS or OWL vocabularies (``rdf:type owl:Class``: how the
+      ontology language models a thing, never what a question asks);
     * ``round_trip_penalty`` — a path that goes out to no neighbour and back (:func:`walks_out_and_back`: ``r, ^r``,
       or ``written_by, ^directed_by``) where the question asks for a round trip in so many
       words (:attr:`~kg_agent.tools.shared.question_parts.QuestionParts.round_trip_cue`: "the same dynasty as [X]";
@@ -216,20 +218,24 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
     def unclipped_evidence(self, parts: QuestionParts, relations: Sequence[str],
                            competitors: Sequence[str] = (), aliases: Mapping[str, Sequence[str]] | None = None,
                            descriptions: Mapping[str, str] | None = None,
-                           named_both_ways: frozenset[str] = frozenset()) -> np.ndarray:
+                           named_both_ways: frozenset[str] = frozenset(),
+                           by_word_only: frozenset[str] = frozenset()) -> np.ndarray:
         """:meth:`relation_evidence` before it is capped at 1: above 1 it still tells a phrase that names all of
         a relation's words ("place of death") from one that names one of them ("place"). A relation with
         ``aliases`` (its property's other names in the KG: "actor" for cast member) is evidenced as well as its best
-        name is; one with a description, by it at most ``description_weight``."""
+        name is; one with a description, by it at most ``description_weight``. The relations ``by_word_only`` (and
+        the names of ``named_both_ways``) are evidenced by their names' stems only, never by a cosine: a relation
+        whose values are prose (a definition, a comment) is asked for by its name, and embeddings put every word a
+        definition may hold close to it (the "term" of "the parent term of [X]" to ``definition``)."""
         if not relations or not parts.phrases:
             return np.zeros((len(relations), len(parts.phrases)), dtype=np.float32)
         named = [(i, " ".join(meaning_words(relation_words(r))), content_words(meaning_words(name_words(r))))
                  for i, r in enumerate(relations)]
-        exact = set()
+        exact = {i for i, r in enumerate(relations) if base_relation(r) in by_word_only}
         for i, r in enumerate(relations):
             for alias in (aliases or {}).get(r if r in (aliases or {}) else base_relation(r), ()):
                 words = re.findall(r"[a-z0-9]+", alias.lower())
-                if base_relation(r) in named_both_ways:
+                if base_relation(r) in named_both_ways or base_relation(r) in by_word_only:
                     exact.add(len(named))
                 named.append((i, " ".join(words), content_words(words)))
         described = len(named)
@@ -238,6 +244,8 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
                 text = (descriptions or {}).get(base_relation(r))
                 if text:
                     words = re.findall(r"[a-z0-9]+", text.lower())
+                    if base_relation(r) in by_word_only:
+                        exact.add(len(named))
                     named.append((i, " ".join(words), content_words(words)))
         found = self._named_evidence(parts, [text for _, text, _ in named], [words for _, _, words in named],
                                      frozenset(exact))
@@ -251,7 +259,8 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
             relative = self.relative_relation_evidence(parts, relations, competitors)
             # a relation named for each direction is evidenced by those names, not by a paraphrase of its own name,
             # which cannot tell its directions apart ("someone's parent" is as close to either "sub class of")
-            relative[[i for i, r in enumerate(relations) if base_relation(r) in named_both_ways]] = 0.0
+            relative[[i for i, r in enumerate(relations)
+                      if base_relation(r) in named_both_ways or base_relation(r) in by_word_only]] = 0.0
             found = np.maximum(found, relative)
         return found
 
@@ -448,28 +457,23 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
         """Every term of :meth:`score` but the whole verbalised path's cosine, one per path."""
         parts = QuestionParts.of(masked_question)
         competitors = self._competitors(kg)
-        names = sorted({base_relation(r) for path in paths for r in path} | set(competitors))
-        aliases = self._relation_facts(kg.relation_aliases, names) if kg is not None else {}
-        # a hierarchy property's names differ by direction: its walk backwards is scored as a relation of its own
-        hierarchy = _hierarchy_names(kg, {r for path in paths for r in path}) if kg is not None else {}
-        own_aliases = dict(aliases)
-        for relation, more in hierarchy.items():
-            aliases[relation] = (*own_aliases.get(base_relation(relation), ()), *more)
-        names += sorted(r for r in hierarchy if r not in names)
-        both_ways = frozenset(base_relation(r) for r in hierarchy)
+        names, aliases, both_ways = self._named_relations(
+            kg, sorted({base_relation(r) for path in paths for r in path} | set(competitors)),
+            {r for path in paths for r in path})
         row = {name: i for i, name in enumerate(names)}
         descriptions = (self._relation_facts(kg.relation_description, names)
                         if kg is not None and self.description_weight else {})
-        unclipped = self.unclipped_evidence(parts, names, competitors, aliases, descriptions, both_ways)
+        kinds = relation_object_kinds(kg) if kg is not None and (self.type_weight or self.mediator_penalty) else None
+        # every last hop profiled at once (two requests to an endpoint)
+        # (and every earlier hop, for the mediators a hop walks through)
+        last_kinds = kinds.kinds_of(dict.fromkeys(r for path in paths for r in path)) if kinds is not None else {}
+        unclipped = self.unclipped_evidence(parts, names, competitors, aliases, descriptions, both_ways,
+                                            prose_relations(last_kinds))
         evidence = np.minimum(1.0, unclipped)
         # how strongly each phrase names some relation of the KG: a content word that does is a hop to walk
         slots = evidence.max(axis=0) if len(names) else np.zeros(len(parts.phrases), dtype=np.float32)
         # relation words no relation of the KG clearly names ("heir", "darling"): each still asks for a hop
         unnamed = self._unnamed_relation_words(parts, slots)
-        kinds = relation_object_kinds(kg) if kg is not None and (self.type_weight or self.mediator_penalty) else None
-        # every last hop profiled at once (two requests to an endpoint)
-        # (and every earlier hop, for the mediators a hop walks through)
-        last_kinds = kinds.kinds_of(dict.fromkeys(r for path in paths for r in path)) if kinds is not None else {}
         # hops to persons whose names hold a type noun that asks for no person only as a modifier ("film director")
         noun_columns = ([j for j, (first, last) in enumerate(parts.phrase_spans) if first <= parts.asked.position <= last]
                         if parts.asked.noun else [])
@@ -513,12 +517,26 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
                      - self.hop_penalty * (len(path) - 1))
             total += self.type_weight * typed.fit
             last = last_kinds.get(path[-1]) if path else None
-            if last is not None and last.unnamed >= 0.5:
-                total -= self.mediator_penalty
+            if last is not None and (last.unnamed >= 0.5 or last.vocabulary >= 0.5):
+                total -= self.mediator_penalty  # a statement node, or how the ontology language models a thing
             if asked_trip and not walks_out_and_back(path):
                 total -= self.round_trip_penalty
             scores.append(float(total))
         return scores
+
+    def _named_relations(self, kg: KnowledgeGraph | None, names: list[str], walked: set[str]
+                         ) -> tuple[list[str], dict[str, tuple[str, ...]], frozenset[str]]:
+        """``names`` with the directions of the hierarchy properties among the ``walked`` relations added (their
+        names differ by direction: a walk backwards is scored as a relation of its own, :func:`_hierarchy_names`),
+        every name's aliases in the KG (the hierarchy's English names for each direction among them), and the
+        hierarchy properties so named."""
+        aliases = dict(self._relation_facts(kg.relation_aliases, names)) if kg is not None else {}
+        hierarchy = _hierarchy_names(kg, walked) if kg is not None else {}
+        own_aliases = dict(aliases)
+        for relation, more in hierarchy.items():
+            aliases[relation] = (*own_aliases.get(base_relation(relation), ()), *more)
+        names = names + sorted(r for r in hierarchy if r not in names)
+        return names, aliases, frozenset(base_relation(r) for r in hierarchy)
 
     def asked_paths(self, masked_question: str, paths: Sequence[Sequence[str]], *,
                     kg: KnowledgeGraph | None = None) -> AskedPaths:
@@ -551,18 +569,24 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
         if not paths or not content:
             return AskedPaths(frozenset(paths))
         competitors = self._competitors(kg)
-        names = sorted({base_relation(r) for p in paths for r in p[-2:]} | set(competitors))
+        names, aliases, both_ways = self._named_relations(
+            kg, sorted({base_relation(r) for p in paths for r in p[-2:]} | set(competitors)),
+            {r for p in paths for r in p[-2:]})
         row = {name: i for i, name in enumerate(names)}
-        aliases = self._relation_facts(kg.relation_aliases, names) if kg is not None else {}
-        evidence = np.minimum(1.0, self.unclipped_evidence(parts, names, competitors, aliases))[:, content]
-        walked = {row[base_relation(p[-1])] for p in paths}
+
+        def row_of(relation: str) -> int:
+            return row[relation] if relation in row else row[base_relation(relation)]
+
+        kinds = relation_object_kinds(kg) if kg is not None else None
+        last_kinds = kinds.kinds_of(dict.fromkeys(p[-1] for p in paths)) if kinds is not None else {}
+        evidence = np.minimum(1.0, self.unclipped_evidence(parts, names, competitors, aliases, named_both_ways=both_ways,
+                                                           by_word_only=prose_relations(last_kinds)))[:, content]
+        walked = {row_of(p[-1]) for p in paths}
         # the last hop evidenced, or the one before it (into a statement node: ``hasMembership -> role``)
-        by_words = {p for p in paths if max(evidence[row[base_relation(r)]].max() for r in p[-2:]) >= self.evidence_floor}
+        by_words = {p for p in paths if max(evidence[row_of(r)].max() for r in p[-2:]) >= self.evidence_floor}
         by_noun: set[tuple[str, ...]] = set()  # the type noun names the relation or its objects' class
         by_kind: set[tuple[str, ...]] = set()  # the wh-word's kind fits its objects (a time, a place, persons)
-        kinds = relation_object_kinds(kg) if kg is not None else None
         if kinds is not None:
-            last_kinds = kinds.kinds_of(dict.fromkeys(p[-1] for p in paths))
             named_classes = (class_names(kg, self.vectors).named(parts.asked.noun, {c for k in last_kinds.values() for c in k.classes})
                              if parts.asked.noun else frozenset())
             asked_kind = parts.asked.kind in (TIME, PLACE, PERSON)
@@ -574,7 +598,7 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
                     by_noun.add(path)
                 elif typed.evidence > 0.0 or (asked_kind and typed.fit > 0.0):
                     by_kind.add(path)
-        named_in_full = any(max(evidence[row[base_relation(r)]].max() for r in p[-2:]) >= 1.0 for p in paths)
+        named_in_full = any(max(evidence[row_of(r)].max() for r in p[-2:]) >= 1.0 for p in paths)
         if not named_in_full and not by_noun:
             # a word naming by its stem a relation no path walks (not the type noun, which names a kind of thing)
             on_paths = {base_relation(r) for p in paths for r in p}
@@ -584,8 +608,8 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
                 # the verb after "who" ("who illustrated [X]"), not a word naming a kind of thing ("which books")
                 if not parts.relational[j] and not (at > 0 and parts.tokens[at - 1] in ("who", "whom")):
                     continue
-                stem = [r for r in names if r not in on_paths
-                        and any(word_match(w, word) == 1.0 for w in content_words(name_words(r)))]
+                stem = [r for r in names if base_relation(r) not in on_paths
+                        and any(word_match(w, word) == 1.0 for w in content_words(meaning_words(name_words(r))))]
                 if stem:
                     return AskedPaths(frozenset(), f"the knowledge graph has {stem[0]!r} for {word!r}, but no walk "
                                       f"from the question's entity reaches it")
@@ -923,6 +947,12 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
         if any(step < -0.5 for step in steps):
             return -1.0
         return 1.0 if all(step > 0.5 for step in steps) else 0.0
+
+
+def prose_relations(kinds: Mapping[str, ObjectKinds]) -> frozenset[str]:
+    """The relations among ``kinds`` (walked forward) whose sampled values are mostly prose
+    (:attr:`~kg_agent.tools.shared.answer_types.ObjectKinds.prose`): evidenced by their names' words only."""
+    return frozenset(r for r, k in kinds.items() if not is_inverse(r) and k.prose >= 0.5)
 
 
 def _hierarchy_names(kg: KnowledgeGraph, relations: Iterable[str]) -> dict[str, tuple[str, ...]]:

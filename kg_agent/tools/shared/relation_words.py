@@ -15,11 +15,18 @@ from kg_agent.tools.shared.scoring import STEM_LETTERS
 PREFIXES = frozenset({"sub", "pre", "pro", "con", "com", "dis", "mis", "non", "out", "per", "syn", "sym", "uni", "tri"})
 
 
+#: English inflectional and derivational endings: a word of 3 letters and one of these is those 3 letters' root
+#: ("act|ed", "act|or", "bur|y"); with any other rest it is a word of its own ("par|t", "mat|ch").
+ENDINGS = frozenset({"", "e", "s", "es", "ed", "er", "ers", "or", "ors", "ing", "ings", "y", "ies", "ied", "ion",
+                     "ions", "ive", "ives", "al", "ly", "ment", "ments", "ress", "ist", "ists", "ism"})
+
+
 def word_match(a: str, b: str) -> float:
     """How surely two words share a root: 1.0 from a common prefix of ``STEM_LETTERS`` letters (or one word
     whole: "directed"/"director", "released"/"release"), 0.8 from 3 letters that are no English prefix
-    (:data:`PREFIXES`: "acted"/"actors", not "subtypes"/"subset") or for the root of ``a`` inside a longer ``b``
-    ("written"/"screenwriter")."""
+    (:data:`PREFIXES`: "acted"/"actors", not "subtypes"/"subset") when the shorter word is those 3 letters and an
+    English ending (:data:`ENDINGS`: "acted"/"actors", "bury"/"burial"; not "part"/"parent", "match"/"material"), or
+    for the root of ``a`` inside a longer ``b`` ("written"/"screenwriter")."""
     if a == b:
         return 1.0
     common = 0
@@ -29,7 +36,9 @@ def word_match(a: str, b: str) -> float:
         common += 1
     if common >= min(STEM_LETTERS, len(a), len(b)):
         return 1.0
-    if (common == 3 and a[:3] not in PREFIXES) or (len(a) >= STEM_LETTERS and len(b) > len(a) + 2 and a[:STEM_LETTERS] in b):
+    shorter = a if len(a) <= len(b) else b
+    if (common == 3 and a[:3] not in PREFIXES and shorter[3:] in ENDINGS) \
+            or (len(a) >= STEM_LETTERS and len(b) > len(a) + 2 and a[:STEM_LETTERS] in b):
         return 0.8  # "acted"/"actors"; a relation word's root inside a longer word ("written" in "screenwriter")
     return 0.0
 

@@ -9,7 +9,7 @@
   sign as positive weights for it;
 * :data:`DEFAULT_IGNORED_RELATIONS` / :func:`is_ignored_relation` / :func:`filter_relations`: bookkeeping
   relations never explored;
-* :func:`shared_text_vectors` / :class:`TextVectorsFromEmbeddings`: one text-vector cache per embeddings object for
+* :class:`TextVectorsFromEmbeddings`: the deciders' text vectors, one cache per embeddings object for
   the whole process.
 """
 
@@ -25,7 +25,7 @@ from langchain_core.embeddings import Embeddings
 
 from kg_agent.kg.relation_paths import verbalize_relation
 from kg_agent.kg.types import Entity, base_relation
-from kg_agent.tools.shared.similarity import TextVectors, default_embeddings
+from kg_agent.tools.shared.similarity import TextVectors, shared_text_vectors
 
 #: Bookkeeping relations never offered to a pruner (``fnmatch`` patterns over the relation name without
 #: ``^``). ToG drops ``type.object.type``, ``type.object.name``, ``common.*``, ``freebase.*`` and
@@ -193,18 +193,6 @@ def softmax_weights(scores: Sequence[float], temperature: float) -> list[float]:
         return []
     best = max(scores)
     return [float(np.exp((s - best) / temperature)) for s in scores]
-
-
-_SHARED_VECTORS: dict[int, TextVectors] = {}
-
-
-def shared_text_vectors(embeddings: Embeddings | None = None) -> TextVectors:
-    """One :class:`TextVectors` cache per embeddings object, shared by the offline deciders of every graph."""
-    embeddings = embeddings or default_embeddings()
-    vectors = _SHARED_VECTORS.get(id(embeddings))
-    if vectors is None or vectors.embeddings is not embeddings:
-        vectors = _SHARED_VECTORS[id(embeddings)] = TextVectors(embeddings)
-    return vectors
 
 
 class TextVectorsFromEmbeddings:

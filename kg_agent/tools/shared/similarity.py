@@ -30,7 +30,7 @@ import numpy as np
 from langchain_core.embeddings import Embeddings
 
 from kg_agent._sqlite import open_cache_database
-from kg_agent.tools.shared.cosine_scale import CosineScale, scale_for
+from kg_agent.tools.shared.cosine_scale import IDENTITY, CosineScale, fit_scale, unit_vectors
 from kg_agent.user_cache import user_cache_dir
 
 logger = logging.getLogger(__name__)
@@ -41,12 +41,6 @@ def default_embeddings() -> Embeddings:
     from kg_agent.embeddings import default_embeddings as _default
 
     return _default()
-
-
-def unit_vectors(vectors) -> np.ndarray:
-    array = np.asarray(vectors, dtype=np.float32)
-    norms = np.linalg.norm(array, axis=-1, keepdims=True)
-    return array / np.where(norms == 0, 1, norms)
 
 
 def embedding_model_key(embeddings: Embeddings) -> str | None:
@@ -246,3 +240,42 @@ class TextVectors:
         if not texts:
             return []
         return [float(x) for x in self.scale(self.matrix(texts) @ self.query(query))]
+
+
+_SHARED_VECTORS: dict[int, TextVectors] = {}
+
+
+def shared_text_vectors(embeddings: Embeddings | None = None) -> TextVectors:
+    """One :class:`TextVectors` cache per embeddings object, shared by the offline deciders of every graph."""
+    embeddings = embeddings or default_embeddings()
+    vectors = _SHARED_VECTORS.get(id(embeddings))
+    if vectors is None or vectors.embeddings is not embeddings:
+        vectors = _SHARED_VECTORS[id(embeddings)] = TextVectors(embeddings)
+    return vectors
+
+
+_scales: dict[int | str, CosineScale] = {}
+_scales_lock = threading.Lock()
+
+
+def scale_for(vectors: TextVectors) -> CosineScale:
+    """The :class:`~kg_agent.tools.shared.cosine_scale.CosineScale` of ``vectors``' embeddings against the bundled
+    MiniLM, fitted once per process and model (its ``model_key``, else the embeddings object); the identity for MiniLM
+    itself. A model that fails to embed the calibration texts keeps its raw cosines (logged)."""
+    from kg_agent.embeddings import MiniLMEmbeddings  # onnxruntime: imported when first used
+
+    embeddings, model_key = vectors.embeddings, vectors.model_key
+    if isinstance(embeddings, MiniLMEmbeddings):
+        return IDENTITY
+    key: int | str = model_key or id(embeddings)
+    with _scales_lock:
+        if key in _scales:
+            return _scales[key]
+    try:
+        scale = fit_scale(vectors, shared_text_vectors(None))
+    except Exception as exc:  # a user's model or service: its failure must not stop the reasoning
+        logger.warning("embeddings %s: not calibrated against MiniLM (%s: %s); raw cosines are used",
+                       model_key or type(embeddings).__name__, type(exc).__name__, exc)
+        scale = IDENTITY
+    with _scales_lock:
+        return _scales.setdefault(key, scale)

@@ -55,8 +55,7 @@ from kg_agent.tools.shared.aggregates import MAX, MIN, literal_text, literal_val
 from kg_agent.tools.shared.answer_checks import Nameless
 from kg_agent.tools.shared.answer_classes import class_name_text, class_names
 from kg_agent.tools.shared.language_names import language_name, language_tag, tag_language
-from kg_agent.tools.shared.scoring import shared_text_vectors
-from kg_agent.tools.shared.similarity import TextVectors
+from kg_agent.tools.shared.similarity import TextVectors, shared_text_vectors
 
 #: Words after "the most" that say the count is of how often something occurs ("the most common subject heading").
 _FREQUENCY = frozenset({"common", "frequent", "popular", "usual", "prevalent"})

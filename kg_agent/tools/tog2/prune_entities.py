@@ -35,7 +35,7 @@ import numpy as np
 from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.types import Entity, Triple
 from kg_agent.kg.walks import Walk
-from kg_agent.tools.shared.similarity import unit_vectors
+from kg_agent.tools.shared.cosine_scale import unit_vectors
 from kg_agent.tools.shared.updates import emit
 from kg_agent.tools.tog2.frontier import triple_text
 
