@@ -50,7 +50,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from kg_agent.kg.graph import KnowledgeGraph
-from kg_agent.kg.linking import value_nodes
+from kg_agent.kg.linking import FUNCTION_WORDS, value_nodes
 from kg_agent.kg.terms import UNNAMED
 from kg_agent.kg.types import Entity
 from kg_agent.kg.walks import Walk
@@ -324,7 +324,7 @@ def of_another_kind(question: str, answers: Sequence[dict],
 def _named_in_full(relation: str, question: str) -> bool:
     """Whether every content word of the relation's own name shares a root with a word of the question
     (``place_of_death`` in "who is the place of death of [X]")."""
-    words = [w for w in name_words(relation) if len(w) >= 3 and w not in ("has", "the", "and", "was", "for")]
+    words = [w for w in name_words(relation) if len(w) >= 3 and w not in FUNCTION_WORDS]
     asked = re.findall(r"[a-z0-9]+", question.lower())
     return bool(words) and all(any(same_word(w, q) for q in asked) for w in words)
 

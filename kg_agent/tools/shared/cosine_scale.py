@@ -19,13 +19,18 @@ import json
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import numpy as np
 from langchain_core.embeddings import Embeddings
 
-if TYPE_CHECKING:
-    from kg_agent.tools.shared.similarity import TextVectors  # typing only: similarity imports this module
+
+class TextMatrix(Protocol):
+    """What gives unit vectors of texts itself (:class:`~kg_agent.tools.shared.similarity.TextVectors`, whose
+    vectors are kept in its vector files)."""
+
+    def matrix(self, texts: list[str]) -> np.ndarray: ...
+
 
 #: How many vocabulary words the calibration embeds (each model embeds them and ~2.5 variants each, ~1,000 texts).
 CALIBRATION_WORDS = 300
@@ -78,7 +83,7 @@ def unit_vectors(vectors) -> np.ndarray:
     return array / np.where(norms == 0, 1, norms)
 
 
-def pair_cosines(model: Embeddings | TextVectors, texts: tuple[str, ...]) -> np.ndarray:
+def pair_cosines(model: Embeddings | TextMatrix, texts: tuple[str, ...]) -> np.ndarray:
     """The cosines of every pair of ``texts`` under ``model`` (upper triangle, fixed order); a
     :class:`~kg_agent.tools.shared.similarity.TextVectors` reads and keeps its vectors in the attached vector files,
     so a later process embeds nothing."""
@@ -87,7 +92,7 @@ def pair_cosines(model: Embeddings | TextVectors, texts: tuple[str, ...]) -> np.
     return (vectors @ vectors.T)[np.triu_indices(len(texts), k=1)]
 
 
-def fit_scale(embeddings: Embeddings | TextVectors, reference: Embeddings | TextVectors,
+def fit_scale(embeddings: Embeddings | TextMatrix, reference: Embeddings | TextMatrix,
               texts: tuple[str, ...] | None = None) -> CosineScale:
     """The map from ``embeddings``' cosines to ``reference``'s, matched at :data:`QUANTILES` of all pairs of
     ``texts`` (default :func:`calibration_texts`), extended to -1 and 1 at the ends."""
