@@ -31,3 +31,36 @@ def test_the_most_people_affiliated_counts_over_the_affiliation_not_another_rela
     assert [a["answer"] for a in answers] == ["St Mary Hospital"] and "affiliation" in what
     answers, what = answer_over_whole_graph(hospital, "Which hospital has the most people treated?")
     assert [a["answer"] for a in answers] == ["City General Hospital"] and "treatedAt" in what
+
+
+EX = "http://example.org/hospital/"
+
+
+def test_a_container_and_a_collection_are_read_as_their_members_in_order(hospital):
+    from kg_agent.kg.containers import list_members
+
+    seq = list_members(hospital, EX + "op-1-surgeons")
+    assert [steps[-1][1] for steps in seq] == [EX + "ana-ruiz", EX + "ben-okafor", EX + "chen-li"]
+    [rota] = hospital.neighbors(EX + "night-rota", "onCall")  # ( chen-li dara-walsh ): rdf:first / rdf:rest cells
+    assert [steps[-1][1] for steps in list_members(hospital, rota)] == [EX + "chen-li", EX + "dara-walsh"]
+    assert list_members(hospital, EX + "op-1") is None
+
+
+@pytest.mark.parametrize("method", ["rog", "tog", "tog-i"])
+def test_a_count_of_members_counts_the_things_not_the_list_node_nor_the_string_naming_them(hospital, method):
+    from kg_agent.graphs.registry import create_graph
+
+    app = create_graph(method, hospital).compile()
+    result = app.invoke({"question": 'How many surgeons does the operation "Heart Valve Repair of March 3" have?'})
+    [answer] = result["answers"]
+    assert answer["answer"] == "3"
+    assert sorted(answer["counted"]) == ["Ana Ruiz", "Ben Okafor", "Chen Li"]
+
+
+@pytest.mark.parametrize("method", ["rog", "tog", "tog-i"])
+def test_a_walk_into_a_collection_reaches_its_members(hospital, method):
+    from kg_agent.graphs.registry import create_graph
+
+    app = create_graph(method, hospital).compile()
+    result = app.invoke({"question": "Who is on call on the Night Rota?"})
+    assert sorted(a["answer"] for a in result["answers"]) == ["Chen Li", "Dara Walsh"]

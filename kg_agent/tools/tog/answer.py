@@ -24,6 +24,7 @@ from typing import Protocol, runtime_checkable
 
 from langchain_core.language_models import BaseChatModel
 
+from kg_agent.kg.containers import membership_relations, walks_into_lists, without_list_steps
 from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.types import relation_path_text
 from kg_agent.kg.walks import Walk
@@ -144,9 +145,12 @@ class ChainAnswerer(RunGrounding):
         best = best_chain(explored, (verification or {}).get("depth") if verified or named is not None else None)
         if best is None:
             return AnswerOutcome([], "", warnings=[f"answer: nothing explored ({stop_reason or 'no chain'}), so no answer"])
-        relations = Walk.from_dict(best).relations
+        # the chains to each member of one list (authorList -> rdf:_1, -> rdf:_2 ...) share one relation path
+        inside = membership_relations(self.kg, {s["relation"] for c in chains for s in c.get("steps") or ()}) if self.kg else set()
+        relations = without_list_steps(Walk.from_dict(best).relations, inside)
         kept = {id(c) for c in answerable}
-        same = sorted((c for c in chains if c.get("depth") == best["depth"] and Walk.from_dict(c).relations == relations),
+        same = sorted((c for c in chains if c.get("depth") == best["depth"]
+                       and without_list_steps(Walk.from_dict(c).relations, inside) == relations),
                       key=lambda c: (id(c) not in kept, -c.get("score", 0.0)))
         answers: dict[str, dict] = {}
         note = None if verified else OFFLINE_UNVERIFIED_NOTE.format(reason=stop_reason or "not verified")
@@ -346,13 +350,14 @@ def answer_steps(state: dict, *, answerer: ToGAnswerer, asked: Asked | None = No
         update = names_update(names, when_unsupported=when_unsupported, outcome=told)
         if update is not None:
             return update
-    unmatched = (chains_matching_nothing(question, topics, round_chains(state), chain_scorer, kg)
+    chains = walks_into_lists(round_chains(state), kg)  # a chain to an author list reaches its authors
+    unmatched = (chains_matching_nothing(question, topics, chains, chain_scorer, kg)
                  if chain_scorer is not None else None)
     if unmatched is not None and unsupported_policy(when_unsupported) == "abstain":
         return answer_update(AnswerOutcome([], "", warnings=[f"answer: abstained: {unmatched}"], stop_reason=ABSTAINED))
-    outcome = yield decide(answerer.answer, question, walks_to_named(round_chains(state), kg),
+    outcome = yield decide(answerer.answer, question, walks_to_named(chains, kg),
                            verification=state.get("verification"), stop_reason=stop, **ahead)
-    outcome = answers_of_every_mention(topics, round_chains(state), outcome,
+    outcome = answers_of_every_mention(topics, chains, outcome,
                                        verified=bool((state.get("verification") or {}).get("sufficient")), kg=kg,
                                        abstain=unsupported_policy(when_unsupported) == "abstain")
     if kg is not None:
