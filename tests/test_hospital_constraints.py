@@ -64,3 +64,24 @@ def test_a_walk_into_a_collection_reaches_its_members(hospital, method):
     app = create_graph(method, hospital).compile()
     result = app.invoke({"question": "Who is on call on the Night Rota?"})
     assert sorted(a["answer"] for a in result["answers"]) == ["Chen Li", "Dara Walsh"]
+
+
+def test_the_noun_phrase_after_which_is_read_with_its_modifiers():
+    from kg_agent.tools.shared.constraints import asked_phrase
+
+    topic = [{"id": EX + "ana-ruiz", "label": "Ana Ruiz", "mention": "ana ruiz"}]
+    assert asked_phrase("Which emergency operations did Ana Ruiz perform?", topic) == ["emergency", "operations"]
+    assert asked_phrase("What operations did Ana Ruiz perform?", topic) == ["operations"]
+
+
+@pytest.mark.parametrize("method", ["rog", "tog", "tog-i"])
+def test_a_modifier_naming_a_literal_kind_of_the_answers_keeps_those_of_that_kind(hospital, method):
+    from kg_agent.graphs.registry import create_graph
+
+    app = create_graph(method, hospital).compile()
+    result = app.invoke({"question": "Which emergency operations had Ana Ruiz as surgeon?"})
+    # op-2 is her elective operation: its category "Elective Operation" is not what "emergency operations" names
+    assert sorted(a["answer"] for a in result["answers"]) == ["Appendectomy of May 21", "Heart Valve Repair of March 3"]
+    assert all("Emergency Operation" in a["constraints"] for a in result["answers"])
+    every = app.invoke({"question": "Which operations had Ana Ruiz as surgeon?"})  # no modifier: no kind kept
+    assert every["answers"] and not any("category" in (a.get("constraints") or "") for a in every["answers"])

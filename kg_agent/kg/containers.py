@@ -112,9 +112,13 @@ def walks_into_lists(walks: Sequence[dict], kg: KnowledgeGraph | None) -> list[d
     except KGError:
         return list(walks)
     walks = [_to_the_list(w, inside) for w in walks] if inside else list(walks)
-    ends = {Walk.end_of(w)["id"] for w in walks if w.get("steps")}
+    ends = sorted({Walk.end_of(w)["id"] for w in walks if w.get("steps")} - {""})
     try:
-        members = {end: found for end in ends if (found := list_members(kg, end)) is not None}
+        # the ends with a step inside a list of their own, read in one batch: a list is read only where one is
+        at = kg.relations_at_each(end for end in ends if not end.startswith('"'))
+        steps_in = membership_relations(kg, {r for found in at.values() for r in found})
+        lists = [end for end, found in at.items() if steps_in.intersection(found)]
+        members = {end: found for end in lists if (found := list_members(kg, end)) is not None}
         labels = kg.labels_by_id({node for found in members.values() for steps in found for _, node in steps})
     except KGError:
         return list(walks)

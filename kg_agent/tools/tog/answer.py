@@ -38,7 +38,15 @@ from kg_agent.tools.shared.answer_checks import (
     unsupported_policy,
     walks_to_named,
 )
-from kg_agent.tools.shared.constraints import constrain_walks, note_constraints, of_asked_type, unmet_warning
+from kg_agent.tools.shared.constraints import (
+    asked_phrase,
+    constrain_walks,
+    note_constraints,
+    of_asked_type,
+    of_named_kind,
+    unmet_warning,
+    walked_out,
+)
 from kg_agent.tools.shared.decider import Ask, Asked, Decider, LLMDecider, fall_back
 from kg_agent.tools.shared.decision_schemas import Answers
 from kg_agent.tools.shared.grounding import NO_GROUNDED_ANSWER, Evidence, RunGrounding, asked_for, ground_names, settle
@@ -362,6 +370,7 @@ def answer_steps(state: dict, *, answerer: ToGAnswerer, asked: Asked | None = No
                                        abstain=unsupported_policy(when_unsupported) == "abstain")
     if kg is not None:
         outcome = answers_of_asked_type(question, topics, outcome, kg)
+        outcome = answers_of_named_kind(question, topics, outcome, kg)
     return answer_update(outcome, stop, question=question, when_unsupported=when_unsupported, kg=kg,
                          as_given=getattr(answerer, "grounding", None) == "off")
 
@@ -412,6 +421,32 @@ def answers_of_asked_type(question: str, topic_entities: Sequence[dict], outcome
         outcome.output = "\n".join(a["answer"] for a in answers)
     outcome.answers = note_constraints(answers, typed.applied)
     outcome.warnings = [*typed.warnings, *outcome.warnings]
+    return outcome
+
+
+def answers_of_named_kind(question: str, topic_entities: Sequence[dict], outcome: AnswerOutcome,
+                          kg: KnowledgeGraph) -> AnswerOutcome:
+    """The outcome's answers of the kind the question's noun phrase names by a modifier ("which **research track**
+    papers", :func:`~kg_agent.tools.shared.constraints.of_named_kind`), over every end of the answers' relation
+    paths from the entities they start at (:func:`~kg_agent.tools.shared.constraints.walked_out`: a beam kept a few
+    of [X]'s papers, maybe none of that kind); unchanged when no end or every end is of it."""
+    chains = [a["paths"][0] for a in outcome.answers if a.get("entity_id") and a.get("paths")]
+    if not chains or len(asked_phrase(question, topic_entities)) < 2:
+        return outcome
+    kind = of_named_kind(question, topic_entities, walked_out(kg, topic_entities, chains) or chains, kg)
+    if not kind.applied:
+        return outcome
+    grounded = any(a.get("grounded") for a in outcome.answers)
+    found: dict[str, dict] = {}
+    for chain in kind.walks:
+        end = Walk.end_of(chain)
+        if chain.get("steps") and end["id"] in kind.applied and end["id"] not in found:
+            found[end["id"]] = answer_record(end["label"], entity_id=end["id"], score=chain.get("score") or 0.0,
+                                             grounded=grounded, paths=[chain])
+    answers = list(found.values())
+    if outcome.output == "\n".join(a["answer"] for a in outcome.answers):  # an offline output: the answers listed
+        outcome.output = "\n".join(a["answer"] for a in answers)
+    outcome.answers = note_constraints(answers, kind.applied)
     return outcome
 
 
