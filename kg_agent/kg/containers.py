@@ -103,16 +103,23 @@ def _to_the_list(walk: dict, inside: set[str]) -> dict:
 def walks_into_lists(walks: Sequence[dict], kg: KnowledgeGraph | None) -> list[dict]:
     """The walks, each ending at a list (module docstring) replaced by one walk to each of its members, stepping
     through it (``authorList -> rdf:_1``); a list with no member ends no walk. A walk that steps inside a list to one
-    member (a beam keeps a few of ``rdf:_1``, ``rdf:_2`` ...) stands for the list: it reaches all of them. Other
-    walks as they are; no walk twice."""
+    member (a beam keeps a few of ``rdf:_1``, ``rdf:_2`` ...) stands for the list: it reaches all of them. A walk up
+    from a member to its list (``^rdf:_2``) is not stepped on (the list is then a step inside a fact, as a statement
+    node is). Other walks as they are; no walk twice."""
     if kg is None:
         return list(walks)
     try:
-        inside = membership_relations(kg, {s["relation"] for w in walks for s in w.get("steps") or ()})
+        inside = membership_relations(kg, {s["relation"].lstrip("^") for w in walks for s in w.get("steps") or ()})
     except KGError:
         return list(walks)
     walks = [_to_the_list(w, inside) for w in walks] if inside else list(walks)
-    ends = sorted({Walk.end_of(w)["id"] for w in walks if w.get("steps")} - {""})
+    # a walk up from a member to its list (^rdf:_2: "the author list [X] is on") is inside the list: its members are
+    # the member's fellows, not what the walk reached
+    def up_into(walk: dict) -> bool:
+        relation = walk["steps"][-1]["relation"]
+        return relation.startswith("^") and relation[1:] in inside
+
+    ends = sorted({Walk.end_of(w)["id"] for w in walks if w.get("steps") and not up_into(w)} - {""})
     try:
         # the ends with a step inside a list of their own, read in one batch: a list is read only where one is
         at = kg.relations_at_each(end for end in ends if not end.startswith('"'))
@@ -128,7 +135,7 @@ def walks_into_lists(walks: Sequence[dict], kg: KnowledgeGraph | None) -> list[d
     expanded: set[str] = set()
     for data in walks:
         end = Walk.end_of(data)["id"] if data.get("steps") else None
-        if end not in members:
+        if end not in members or up_into(data):
             out.append(data)
             continue
         walk = Walk.from_dict(data)
