@@ -391,18 +391,28 @@ def answers_of_every_mention(topic_entities: Sequence[dict], chains: Sequence[di
     outcome.warnings = [*joined.warnings, *([unmet_warning(joined.unmet)] if joined.unmet else []), *outcome.warnings]
     if not joined.applied:
         return outcome
-    satisfying = [a for a in outcome.answers if a.get("entity_id") in joined.applied]
-    if not satisfying:
-        found: dict[str, dict] = {}
-        for chain in sorted(joined.walks, key=lambda c: -(c.get("score") or 0.0)):
-            end = Walk.end_of(chain)
-            if end["id"] in joined.applied and end["id"] not in found:
-                found[end["id"]] = answer_record(end["label"], entity_id=end["id"], score=chain.get("score") or 0.0,
-                                                 grounded=verified, paths=[chain])
-        satisfying = list(found.values())
-    if outcome.output == "\n".join(a["answer"] for a in outcome.answers):  # an offline output: the answers listed
-        outcome.output = "\n".join(a["answer"] for a in satisfying)
-    outcome.answers = note_constraints(satisfying, joined.applied)
+    satisfying = ([a for a in outcome.answers if a.get("entity_id") in joined.applied]
+                  or _records_of_ends(joined.walks, joined.applied, grounded=verified))
+    return _answered_with(outcome, satisfying, joined.applied)
+
+
+def _records_of_ends(walks: Sequence[dict], applied: dict[str, str], *, grounded: bool) -> list[dict]:
+    """One answer record per end of ``walks`` that a constraint kept (``applied``), best-scored walks first."""
+    found: dict[str, dict] = {}
+    for chain in sorted(walks, key=lambda c: -(c.get("score") or 0.0)):
+        end = Walk.end_of(chain)
+        if chain.get("steps") and end["id"] in applied and end["id"] not in found:
+            found[end["id"]] = answer_record(end["label"], entity_id=end["id"], score=chain.get("score") or 0.0,
+                                             grounded=grounded, paths=[chain])
+    return list(found.values())
+
+
+def _answered_with(outcome: AnswerOutcome, answers: list[dict], applied: dict[str, str]) -> AnswerOutcome:
+    """The outcome with ``answers`` (each noting the constraints it satisfies); an offline output, which lists the
+    answers, lists these."""
+    if outcome.output == "\n".join(a["answer"] for a in outcome.answers):
+        outcome.output = "\n".join(a["answer"] for a in answers)
+    outcome.answers = note_constraints(answers, applied)
     return outcome
 
 
@@ -417,9 +427,7 @@ def answers_of_asked_type(question: str, topic_entities: Sequence[dict], outcome
     typed = of_asked_type(question, topic_entities, chains, kg)
     kept_ends = {Walk.end_of(c)["id"] for c in typed.walks}
     answers = [a for a in outcome.answers if not (a.get("entity_id") and a.get("paths")) or a["entity_id"] in kept_ends]
-    if outcome.output == "\n".join(a["answer"] for a in outcome.answers):  # an offline output: the answers listed
-        outcome.output = "\n".join(a["answer"] for a in answers)
-    outcome.answers = note_constraints(answers, typed.applied)
+    outcome = _answered_with(outcome, answers, typed.applied)
     outcome.warnings = [*typed.warnings, *outcome.warnings]
     return outcome
 
@@ -437,17 +445,7 @@ def answers_of_named_kind(question: str, topic_entities: Sequence[dict], outcome
     if not kind.applied:
         return outcome
     grounded = any(a.get("grounded") for a in outcome.answers)
-    found: dict[str, dict] = {}
-    for chain in kind.walks:
-        end = Walk.end_of(chain)
-        if chain.get("steps") and end["id"] in kind.applied and end["id"] not in found:
-            found[end["id"]] = answer_record(end["label"], entity_id=end["id"], score=chain.get("score") or 0.0,
-                                             grounded=grounded, paths=[chain])
-    answers = list(found.values())
-    if outcome.output == "\n".join(a["answer"] for a in outcome.answers):  # an offline output: the answers listed
-        outcome.output = "\n".join(a["answer"] for a in answers)
-    outcome.answers = note_constraints(answers, kind.applied)
-    return outcome
+    return _answered_with(outcome, _records_of_ends(kind.walks, kind.applied, grounded=grounded), kind.applied)
 
 
 def respond_steps(state: dict, *, answerer: ToGAnswerer, name: str = "tog",
