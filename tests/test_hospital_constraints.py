@@ -122,3 +122,17 @@ def test_a_walk_up_from_a_member_to_its_list_does_not_reach_the_members_fellows(
                 (Triple(Entity(EX + "op-1", "Heart Valve Repair of March 3"), "surgeonList", seq),)).to_dict()
     assert [w["text"].rsplit(" -> ", 1)[-1] for w in walks_into_lists([down], hospital)] == [
         "Ana Ruiz", "Ben Okafor", "Chen Li"]
+
+
+def test_lists_read_alike_from_an_oxigraph_store(tmp_path_factory):
+    from kg_agent.graphs.registry import create_graph
+    from kg_agent.kg import build_oxigraph, open_oxigraph
+    from kg_agent.kg.containers import list_members
+
+    store = open_oxigraph(build_oxigraph(HOSPITAL, tmp_path_factory.mktemp("hospital") / "store"))
+    try:
+        assert [s[-1][1] for s in list_members(store, EX + "op-2-surgeons")] == [EX + "ana-ruiz", EX + "dara-walsh"]
+        result = create_graph("rog", store).compile().invoke({"question": "Who is on call on the Night Rota?"})
+        assert sorted(a["answer"] for a in result["answers"]) == ["Chen Li", "Dara Walsh"]
+    finally:
+        store.close()
