@@ -106,6 +106,7 @@ def link_entities(kg: KnowledgeGraph, question: str, *, max_entities: int = 5, f
         linked, numbered = _link_ngrams(kg, question, fuzzy_cutoff)
         if numbered:  # "chromosome 7" where the KG names only "chromosome": the question is about what it lacks
             return LinkResult([], [], NUMBERED_MESSAGE.format(", ".join(repr(m) for m in numbered)))
+    linked = _with_same_names(kg, linked)
     unique: dict[str, LinkedEntity] = {}
     for item in linked:
         if item.entity.id not in unique or unique[item.entity.id].score < item.score:
@@ -116,6 +117,46 @@ def link_entities(kg: KnowledgeGraph, question: str, *, max_entities: int = 5, f
     closest = _closest_to_question(kg, bracketed or [question])
     hint = f"; closest labels: {', '.join(closest)}" if closest else ""
     return LinkResult([], closest, NO_ENTITY_MESSAGE + hint)
+
+
+#: Labels holding a linked name's longest word read for the same name written with or without initials.
+SAME_NAME_LABELS = 200
+
+
+def _without_initials(label: str) -> tuple[str, ...]:
+    """A normalised label's words but its one-letter ones (initials: "peter f patel schneider")."""
+    return tuple(w for w in label.split() if len(w) > 1)
+
+
+def _with_same_names(kg: KnowledgeGraph, linked: list[LinkedEntity]) -> list[LinkedEntity]:
+    """The linked entities, each with the KG's other entities of the same name but for initials ("Peter
+    Patel-Schneider" and "Peter F. Patel-Schneider") that share a neighbour with it other than a class (an
+    affiliation, a co-author): one person the KG writes under two IRIs, linked from the same mention (alternatives,
+    as two things of one label are). A same name with no neighbour in common is another person, and is left out."""
+    index = kg.label_index()
+    classes = {r.lstrip("^") for r in kg.class_fan_outs()}
+    neighbours: dict[str, set[str]] = {}
+
+    def around(key: str) -> set[str]:
+        if key not in neighbours:
+            neighbours[key] = {n for r, ts in kg.edges(key).items() if r.lstrip("^") not in classes
+                               for n in ts if not n.startswith('"')}
+        return neighbours[key]
+
+    known = {item.entity.id for item in linked}
+    out = list(linked)
+    for item in linked:
+        name = _without_initials(normalize_label(item.entity.label))
+        if len(name) < 2 or item.entity.id.startswith("_:"):
+            continue
+        for label in index.labels_with_word(max(name, key=len), limit=SAME_NAME_LABELS):
+            if label == normalize_label(item.entity.label) or _without_initials(label) != name:
+                continue
+            for twin in kg.find_entities(label):
+                if twin.id not in known and not twin.id.startswith("_:") and around(twin.id) & around(item.entity.id):
+                    known.add(twin.id)
+                    out.append(LinkedEntity(twin, item.mention, item.score, item.how))
+    return out
 
 
 #: Blank nodes one mention stands for at most: a value a KG writes as a node of its own at each use (a catalogue's

@@ -21,6 +21,7 @@ from typing import Protocol, runtime_checkable
 
 from langchain_core.language_models import BaseChatModel
 
+from kg_agent.kg.containers import walks_into_lists
 from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.types import relation_path_text
 from kg_agent.kg.walks import Walk
@@ -442,7 +443,8 @@ def answer_steps(state: dict, *, answerer: Answerer, kg: KnowledgeGraph | None =
     unmatched = plans_matching_nothing(state.get("plans") or [])
     if unmatched is not None and unsupported_policy(when_unsupported) == "abstain":
         return answer_update(AnswerOutcome([], "", warnings=[f"answer: abstained: {unmatched}"], stop_reason=ABSTAINED))
-    constrained = constrain_walks(question, state.get("topic_entities") or [], state.get("paths") or [], kg)
+    paths = walks_into_lists(state.get("paths") or [], kg)  # a path to an author list reaches its authors
+    constrained = constrain_walks(question, state.get("topic_entities") or [], paths, kg)
     if constrained.unmet and unsupported_policy(when_unsupported) == "abstain":
         return answer_update(AnswerOutcome([], "", warnings=[*constrained.warnings, f"answer: abstained: {constrained.unmet}"],
                                            stop_reason=ABSTAINED))

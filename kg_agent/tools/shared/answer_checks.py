@@ -49,6 +49,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from kg_agent.kg.containers import membership_relations
 from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.linking import FUNCTION_WORDS, value_nodes
 from kg_agent.kg.terms import UNNAMED
@@ -97,8 +98,12 @@ def plans_matching_nothing(plans: Sequence[dict]) -> str | None:
 def chains_matching_nothing(question: str, topic_entities: Sequence[dict], chains: Sequence[dict],
                             scorer: RelationPathScorer, kg: KnowledgeGraph | None) -> str | None:
     """Why the explored chains answer nothing the question asks for (the scorer's best score of their relation paths
-    no more than zero, as :func:`plans_matching_nothing` reads a plan's), or None (nothing explored: None too)."""
-    paths = list(dict.fromkeys(tuple(step["relation"] for step in c["steps"]) for c in chains if c.get("steps")))
+    no more than zero, as :func:`plans_matching_nothing` reads a plan's; steps inside an RDF list left out: they name
+    nothing), or None (nothing explored: None too)."""
+    inside = membership_relations(kg, {s["relation"] for c in chains for s in c.get("steps") or ()}) if kg else set()
+    paths = list(dict.fromkeys(tuple(step["relation"] for step in c["steps"] if step["relation"] not in inside)
+                               for c in chains if c.get("steps")))
+    paths = [p for p in paths if p]
     if not paths:
         return None
     entities = [Entity(t["id"], t.get("label") or t["id"]) for t in topic_entities if t.get("id")]
@@ -524,9 +529,11 @@ def _ranker() -> AnswerRanker:
 def counted(answers: Sequence[dict]) -> dict:
     """One answer: how many distinct things ``answers`` are, with them as its evidence (``counted``). Nodes without
     an IRI of their own (blank nodes: a structured value written once per use, a shelf named "Horror" under each
-    book) count by their name."""
+    book) count by their name. When some answers are things (nodes), the literals beside them are not counted: a
+    string the KG writes of the things (a paper's authors' names in one string) is no further thing."""
+    things = [a for a in answers if not str(a.get("entity_id") or '"').startswith('"')]
     distinct: dict[str, dict] = {}
-    for a in answers:
+    for a in things or answers:
         key = a.get("entity_id") or ""
         distinct.setdefault(str(a.get("answer")) if not key or key.startswith("_:") else key, a)
     paths = [p for a in distinct.values() for p in (a.get("paths") or [])[:1]]

@@ -34,9 +34,11 @@ from kg_agent.kg.linking import value_nodes
 from kg_agent.kg.paths import retrieve_many_paths
 from kg_agent.kg.terms import UNNAMED
 from kg_agent.kg.walks import Walk
+from kg_agent.tools.shared.aggregates import literal_text
 from kg_agent.tools.shared.answer_checks import Nameless
-from kg_agent.tools.shared.answer_classes import class_names
-from kg_agent.tools.shared.question_parts import QuestionParts
+from kg_agent.tools.shared.answer_classes import class_name_text, class_names
+from kg_agent.tools.shared.answer_types import same_word
+from kg_agent.tools.shared.question_parts import ENTITY_TOKEN, FUNCTION_WORDS, QuestionParts
 from kg_agent.tools.shared.scoring import mask_topic_mentions
 from kg_agent.tools.shared.similarity import shared_text_vectors
 
@@ -100,6 +102,73 @@ def of_asked_type(question: str, topic_entities: Iterable[dict], walks: Sequence
     applied = {Walk.end_of(w)["id"]: f"of class {label} (the question asks for '{noun}')"
                for w in kept if Walk.end_of(w)["id"] in of_type}
     return Constrained(kept, applied)
+
+
+#: Most candidate answers whose literal values and classes are read for the kind the question's noun phrase names.
+MAX_KIND_READ = 500
+#: Longest literal (in words) read as a kind ("Research Track Paper"): a longer one is prose, not a kind.
+MAX_KIND_WORDS = 6
+_WORDS = re.compile(r"\[ent\]|[a-z0-9]+")
+
+
+def asked_phrase(question: str, topic_entities: Iterable[dict]) -> list[str]:
+    """The noun phrase after the question's first "which"/"what" (or "how many"), its mentions masked, up to the first
+    function word: ``["research", "track", "papers"]`` in "which research track papers did [X] write"; [] when none."""
+    tokens = _WORDS.findall(mask_topic_mentions(question, _topics(topic_entities)).lower())
+    for at, token in enumerate(tokens):
+        if token in ("which", "what") or token == "how" and tokens[at + 1:at + 2] == ["many"]:
+            phrase: list[str] = []
+            for word in tokens[at + (2 if token == "how" else 1):]:
+                if word in FUNCTION_WORDS or word == ENTITY_TOKEN:
+                    break
+                phrase.append(word)
+            return phrase
+    return []
+
+
+def _names_the_kind(value: str, phrase: Sequence[str]) -> bool:
+    """Whether a literal or class name says the kind the noun phrase names: every word of it is one of the phrase's
+    (up to an ending) and every modifier of the phrase is one of its words ("Research Track Paper", or "Research
+    Track", for "research track papers"; not "Poster Paper")."""
+    words = _WORDS.findall(value.lower())
+    if not words or len(words) > min(len(phrase), MAX_KIND_WORDS):
+        return False
+    return (all(any(same_word(w, p) for p in phrase) for w in words)
+            and all(any(same_word(m, w) for w in words) for m in phrase[:-1]))
+
+
+def of_named_kind(question: str, topic_entities: Iterable[dict], walks: Sequence[dict], kg: KnowledgeGraph) -> Constrained:
+    """The walks whose ends are of the kind the question's noun phrase names by a modifier ("which **research track**
+    papers did [X] write"): when some of the ends (not all) have a literal value or a class whose name is that phrase
+    (``category "Research Track Paper"``, read from the ends themselves), the walks to the others leave. Nothing is
+    removed when the phrase is one word, or none or every end has such a value."""
+    phrase = asked_phrase(question, topic_entities)
+    explored = [w for w in walks if w.get("steps")]
+    if len(phrase) < 2 or not explored:
+        return Constrained(list(walks))
+    ends = [e for e in dict.fromkeys(Walk.end_of(w)["id"] for w in explored) if not e.startswith('"')][:MAX_KIND_READ]
+    said: dict[str, str] = {}  # end -> what says its kind
+    try:
+        classes = kg.classes_of(ends)
+        names = class_names(kg, shared_text_vectors(None))
+        for end in ends:
+            for relation, targets in kg.edges(end).items():
+                value = next((t for t in targets if t.startswith('"') and not relation.startswith("^")
+                              and _names_the_kind(literal_text(t), phrase)), None)
+                if value is not None:
+                    said[end] = f"its {relation} is {value}"
+                    break
+            for c in classes.get(end, ()) if end not in said else ():
+                if any(_names_the_kind(n, phrase) for n in [*names.names(c), class_name_text(c.rsplit("/", 1)[-1].rsplit("#", 1)[-1])]):
+                    said[end] = f"of class {(names.names(c) or [c])[0]}"
+                    break
+    except KGError as exc:
+        return Constrained(list(walks), warnings=[f"constraints: the answers' values could not be read ({exc}); "
+                                                  f"'{' '.join(phrase)}' is not checked"])
+    if not said or len(said) == len(ends):
+        return Constrained(list(walks))
+    kept = [w for w in walks if not w.get("steps") or Walk.end_of(w)["id"] in said]
+    return Constrained(kept, {end: f"{why} (the question asks for '{' '.join(phrase)}')" for end, why in said.items()})
 
 
 def _mention_groups(topic_entities: Iterable[dict]) -> dict[str, set[str]]:
@@ -308,9 +377,10 @@ def constrain_walks(question: str, topic_entities: Iterable[dict], walks: Sequen
     if kg is None or not type_check:
         return joined
     typed = of_asked_type(question, topics, joined.walks, kg)
-    applied = {end: "; ".join(filter(None, (joined.applied.get(end), typed.applied.get(end))))
-               for end in {*joined.applied, *typed.applied}}
-    return Constrained(typed.walks, applied, [*joined.warnings, *typed.warnings], joined.unmet)
+    kind = of_named_kind(question, topics, typed.walks, kg)
+    applied = {end: "; ".join(filter(None, (joined.applied.get(end), typed.applied.get(end), kind.applied.get(end))))
+               for end in {*joined.applied, *typed.applied, *kind.applied}}
+    return Constrained(kind.walks, applied, [*joined.warnings, *typed.warnings, *kind.warnings], joined.unmet)
 
 
 def note_constraints(answers: Sequence[dict], applied: dict[str, str]) -> list[dict]:

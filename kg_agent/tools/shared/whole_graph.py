@@ -4,8 +4,9 @@ holds the most books", "who created the most terms", "what is the most common su
 topic entity to start from; they are answered here by one aggregate query over the KG, with its evidence.
 
 **The question** (:func:`whole_graph_question`) is read with English grammar only: "the most / fewest / least"
-followed by what is counted ("the most books") or by a participle that names a compared attribute ("the most
-downloaded book"); "the most common / frequent X among Ys" counts Ys per X; what is answered is the noun after
+followed by what is counted ("the most books", "the most people affiliated with it": a participle after the counted
+noun names the relation counted over) or by a participle that names a compared attribute ("the most downloaded
+book"); "the most common / frequent X among Ys" counts Ys per X; what is answered is the noun after
 "which"/"what" ("which **author** has ...") or, after "who", a relation the question's verb names; "which relation is
 used most often in class restrictions" counts per the answer noun too ("most / least often / frequently / commonly").
 
@@ -106,7 +107,8 @@ class WholeGraphQuestion:
     """What a question about the whole KG asks: ``order`` (max/min), the ``answer_noun`` ("author"; "" after "who",
     then ``verb`` holds the words naming the relation), and either the ``counted_noun`` ("books") or the
     ``attribute`` word ("downloaded"); for a count of the things in a language ("how many ebooks are in French"),
-    ``language`` the language's subtag ("fr")."""
+    ``language`` the language's subtag ("fr"); ``relation_words``: a participle after the counted noun that names the
+    relation counted over ("the most people **affiliated** with it")."""
 
     order: str
     answer_noun: str = ""
@@ -114,6 +116,7 @@ class WholeGraphQuestion:
     attribute: str = ""
     verb: str = ""
     language: str = ""
+    relation_words: str = ""
 
 
 def whole_graph_question(question: str) -> WholeGraphQuestion | None:
@@ -144,6 +147,8 @@ def whole_graph_question(question: str) -> WholeGraphQuestion | None:
         return WholeGraphQuestion(order, " ".join(phrase[1:]), attribute=phrase[0], verb=verb)
     if not answer_noun and not verb:
         return None
+    if len(phrase) >= 2 and phrase[-1].endswith("ed"):  # "the most people affiliated": the participle names the relation
+        return WholeGraphQuestion(order, answer_noun, " ".join(phrase[:-1]), verb=verb, relation_words=phrase[-1])
     return WholeGraphQuestion(order, answer_noun, " ".join(phrase), verb=verb)
 
 
@@ -336,13 +341,14 @@ class WholeGraphAnswerer:
                 c_score, c_class = self._side_fit(asked.counted_noun, counted, text, not names_answered)
                 if max(a_score, c_score) < NAMES_SIDE or a_score + c_score < 2 * NAMES_SIDE:
                     continue
+                named_relation = self._fit(asked.relation_words, [text])[0] if asked.relation_words else 0.0
                 # the answers are restricted to a class only when the noun names it as a type noun names a class
                 # ("region": Region), not when its name is merely closest ("relation": TransitiveProperty, a part of
                 # the object properties an ontology's restrictions are on)
                 if a_class and not self.class_names.named(asked.answer_noun, [a_class]):
                     a_class = ""
                 found.append(Grouping(relation, grouped, a_class if a_score >= NAMES_SIDE else "",
-                                      c_class if c_score >= NAMES_SIDE else "", a_score + c_score))
+                                      c_class if c_score >= NAMES_SIDE else "", a_score + c_score + named_relation))
         return sorted(found, key=lambda g: -g.score)
 
     # ------------------------------------------------------------------ counting

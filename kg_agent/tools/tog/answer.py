@@ -24,6 +24,7 @@ from typing import Protocol, runtime_checkable
 
 from langchain_core.language_models import BaseChatModel
 
+from kg_agent.kg.containers import membership_relations, walks_into_lists, without_list_steps
 from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.types import relation_path_text
 from kg_agent.kg.walks import Walk
@@ -37,7 +38,15 @@ from kg_agent.tools.shared.answer_checks import (
     unsupported_policy,
     walks_to_named,
 )
-from kg_agent.tools.shared.constraints import constrain_walks, note_constraints, of_asked_type, unmet_warning
+from kg_agent.tools.shared.constraints import (
+    asked_phrase,
+    constrain_walks,
+    note_constraints,
+    of_asked_type,
+    of_named_kind,
+    unmet_warning,
+    walked_out,
+)
 from kg_agent.tools.shared.decider import Ask, Asked, Decider, LLMDecider, fall_back
 from kg_agent.tools.shared.decision_schemas import Answers
 from kg_agent.tools.shared.grounding import NO_GROUNDED_ANSWER, Evidence, RunGrounding, asked_for, ground_names, settle
@@ -144,9 +153,12 @@ class ChainAnswerer(RunGrounding):
         best = best_chain(explored, (verification or {}).get("depth") if verified or named is not None else None)
         if best is None:
             return AnswerOutcome([], "", warnings=[f"answer: nothing explored ({stop_reason or 'no chain'}), so no answer"])
-        relations = Walk.from_dict(best).relations
+        # the chains to each member of one list (authorList -> rdf:_1, -> rdf:_2 ...) share one relation path
+        inside = membership_relations(self.kg, {s["relation"] for c in chains for s in c.get("steps") or ()}) if self.kg else set()
+        relations = without_list_steps(Walk.from_dict(best).relations, inside)
         kept = {id(c) for c in answerable}
-        same = sorted((c for c in chains if c.get("depth") == best["depth"] and Walk.from_dict(c).relations == relations),
+        same = sorted((c for c in chains if c.get("depth") == best["depth"]
+                       and without_list_steps(Walk.from_dict(c).relations, inside) == relations),
                       key=lambda c: (id(c) not in kept, -c.get("score", 0.0)))
         answers: dict[str, dict] = {}
         note = None if verified else OFFLINE_UNVERIFIED_NOTE.format(reason=stop_reason or "not verified")
@@ -346,17 +358,19 @@ def answer_steps(state: dict, *, answerer: ToGAnswerer, asked: Asked | None = No
         update = names_update(names, when_unsupported=when_unsupported, outcome=told)
         if update is not None:
             return update
-    unmatched = (chains_matching_nothing(question, topics, round_chains(state), chain_scorer, kg)
+    chains = walks_into_lists(round_chains(state), kg)  # a chain to an author list reaches its authors
+    unmatched = (chains_matching_nothing(question, topics, chains, chain_scorer, kg)
                  if chain_scorer is not None else None)
     if unmatched is not None and unsupported_policy(when_unsupported) == "abstain":
         return answer_update(AnswerOutcome([], "", warnings=[f"answer: abstained: {unmatched}"], stop_reason=ABSTAINED))
-    outcome = yield decide(answerer.answer, question, walks_to_named(round_chains(state), kg),
+    outcome = yield decide(answerer.answer, question, walks_to_named(chains, kg),
                            verification=state.get("verification"), stop_reason=stop, **ahead)
-    outcome = answers_of_every_mention(topics, round_chains(state), outcome,
+    outcome = answers_of_every_mention(topics, chains, outcome,
                                        verified=bool((state.get("verification") or {}).get("sufficient")), kg=kg,
                                        abstain=unsupported_policy(when_unsupported) == "abstain")
     if kg is not None:
         outcome = answers_of_asked_type(question, topics, outcome, kg)
+        outcome = answers_of_named_kind(question, topics, outcome, kg)
     return answer_update(outcome, stop, question=question, when_unsupported=when_unsupported, kg=kg,
                          as_given=getattr(answerer, "grounding", None) == "off")
 
@@ -377,18 +391,28 @@ def answers_of_every_mention(topic_entities: Sequence[dict], chains: Sequence[di
     outcome.warnings = [*joined.warnings, *([unmet_warning(joined.unmet)] if joined.unmet else []), *outcome.warnings]
     if not joined.applied:
         return outcome
-    satisfying = [a for a in outcome.answers if a.get("entity_id") in joined.applied]
-    if not satisfying:
-        found: dict[str, dict] = {}
-        for chain in sorted(joined.walks, key=lambda c: -(c.get("score") or 0.0)):
-            end = Walk.end_of(chain)
-            if end["id"] in joined.applied and end["id"] not in found:
-                found[end["id"]] = answer_record(end["label"], entity_id=end["id"], score=chain.get("score") or 0.0,
-                                                 grounded=verified, paths=[chain])
-        satisfying = list(found.values())
-    if outcome.output == "\n".join(a["answer"] for a in outcome.answers):  # an offline output: the answers listed
-        outcome.output = "\n".join(a["answer"] for a in satisfying)
-    outcome.answers = note_constraints(satisfying, joined.applied)
+    satisfying = ([a for a in outcome.answers if a.get("entity_id") in joined.applied]
+                  or _records_of_ends(joined.walks, joined.applied, grounded=verified))
+    return _answered_with(outcome, satisfying, joined.applied)
+
+
+def _records_of_ends(walks: Sequence[dict], applied: dict[str, str], *, grounded: bool) -> list[dict]:
+    """One answer record per end of ``walks`` that a constraint kept (``applied``), best-scored walks first."""
+    found: dict[str, dict] = {}
+    for chain in sorted(walks, key=lambda c: -(c.get("score") or 0.0)):
+        end = Walk.end_of(chain)
+        if chain.get("steps") and end["id"] in applied and end["id"] not in found:
+            found[end["id"]] = answer_record(end["label"], entity_id=end["id"], score=chain.get("score") or 0.0,
+                                             grounded=grounded, paths=[chain])
+    return list(found.values())
+
+
+def _answered_with(outcome: AnswerOutcome, answers: list[dict], applied: dict[str, str]) -> AnswerOutcome:
+    """The outcome with ``answers`` (each noting the constraints it satisfies); an offline output, which lists the
+    answers, lists these."""
+    if outcome.output == "\n".join(a["answer"] for a in outcome.answers):
+        outcome.output = "\n".join(a["answer"] for a in answers)
+    outcome.answers = note_constraints(answers, applied)
     return outcome
 
 
@@ -403,11 +427,25 @@ def answers_of_asked_type(question: str, topic_entities: Sequence[dict], outcome
     typed = of_asked_type(question, topic_entities, chains, kg)
     kept_ends = {Walk.end_of(c)["id"] for c in typed.walks}
     answers = [a for a in outcome.answers if not (a.get("entity_id") and a.get("paths")) or a["entity_id"] in kept_ends]
-    if outcome.output == "\n".join(a["answer"] for a in outcome.answers):  # an offline output: the answers listed
-        outcome.output = "\n".join(a["answer"] for a in answers)
-    outcome.answers = note_constraints(answers, typed.applied)
+    outcome = _answered_with(outcome, answers, typed.applied)
     outcome.warnings = [*typed.warnings, *outcome.warnings]
     return outcome
+
+
+def answers_of_named_kind(question: str, topic_entities: Sequence[dict], outcome: AnswerOutcome,
+                          kg: KnowledgeGraph) -> AnswerOutcome:
+    """The outcome's answers of the kind the question's noun phrase names by a modifier ("which **research track**
+    papers", :func:`~kg_agent.tools.shared.constraints.of_named_kind`), over every end of the answers' relation
+    paths from the entities they start at (:func:`~kg_agent.tools.shared.constraints.walked_out`: a beam kept a few
+    of [X]'s papers, maybe none of that kind); unchanged when no end or every end is of it."""
+    chains = [a["paths"][0] for a in outcome.answers if a.get("entity_id") and a.get("paths")]
+    if not chains or len(asked_phrase(question, topic_entities)) < 2:
+        return outcome
+    kind = of_named_kind(question, topic_entities, walked_out(kg, topic_entities, chains) or chains, kg)
+    if not kind.applied:
+        return outcome
+    grounded = any(a.get("grounded") for a in outcome.answers)
+    return _answered_with(outcome, _records_of_ends(kind.walks, kind.applied, grounded=grounded), kind.applied)
 
 
 def respond_steps(state: dict, *, answerer: ToGAnswerer, name: str = "tog",
