@@ -199,3 +199,12 @@ def test_a_name_with_a_number_the_kg_lacks_links_nothing(tmp_path):
     assert ids(link_entities(kg, "What is Apollo 13 part of?")) == ["http://example.org/apollo13"]
     assert ids(link_entities(kg, "What was Apollo in 1969?")) == ["http://example.org/apollo"]
     assert ids(link_entities(kg, "Which missions were part of Apollo 1969?")) == ["http://example.org/apollo"]
+
+
+def test_a_misspelt_name_is_matched_without_the_question_words_after_it():
+    # a railway, not a film: the fuzzy span keeps the words that spell the name, not "run" after it
+    railway = kg_from_triples([("Kilimanjaro Express", "runs_between", "Dar es Salaam"),
+                               ("Kilimanjaro Express", "operated_by", "Tanzania Railways")])
+    result = link_entities(railway, "where does the Kilimanjro Expres run")
+    assert ids(result) == [E("Kilimanjaro Express")]
+    assert result.linked[0].how == "fuzzy" and result.linked[0].mention == "kilimanjro expres"

@@ -537,13 +537,29 @@ def _fuzzy_candidates(kg: KnowledgeGraph, q: _Question, cutoff: float) -> list[_
                 continue
             mention = " ".join(words)
             for label in closest_labels(kg, mention, limit=3, cutoff=cutoff):
-                ratio = difflib.SequenceMatcher(None, mention, normalize_label(label)).ratio()
                 entities = kg.entities_among(kg.label_index().get(label_key(label), []))
                 if entities:
-                    found.append(_score_candidate(kg, q, begin, size, "fuzzy", ratio, entities))
+                    first, last, ratio = _closest_stretch(words, normalize_label(label))
+                    found.append(_score_candidate(kg, q, begin + first, last - first, "fuzzy", ratio, entities))
         if found:
             return found
     return []
+
+
+def _closest_stretch(words: list[str], label: str) -> tuple[int, int, float]:
+    """The words of a span that spell ``label`` best: the span less the words at either end that only lower the
+    likeness ("temuera morison act" -> "temuera morison" for "temuera morrison"), as ``(first, end, ratio)``."""
+    def ratio(first: int, end: int) -> float:
+        return difflib.SequenceMatcher(None, " ".join(words[first:end]), label).ratio()
+
+    first, end = 0, len(words)
+    best = ratio(first, end)
+    while end - first > 1:
+        trimmed = max(((first + 1, end), (first, end - 1)), key=lambda span: ratio(*span))
+        if ratio(*trimmed) <= best:
+            break
+        (first, end), best = trimmed, ratio(*trimmed)
+    return first, end, best
 
 
 def _closest_to_question(kg: KnowledgeGraph, texts: list[str], limit: int = 5) -> list[str]:
