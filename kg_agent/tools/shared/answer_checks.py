@@ -100,7 +100,7 @@ def chains_matching_nothing(question: str, topic_entities: Sequence[dict], chain
     """Why the explored chains answer nothing the question asks for (the scorer's best score of their relation paths
     no more than zero, as :func:`plans_matching_nothing` reads a plan's; steps inside an RDF list left out: they name
     nothing), or None (nothing explored: None too)."""
-    inside = membership_relations(kg, {s["relation"] for c in chains for s in c.get("steps") or ()}) if kg else set()
+    inside = membership_relations(kg, {s["relation"] for c in chains for s in c.get("steps") or ()}) if kg is not None else set()
     paths = list(dict.fromkeys(tuple(step["relation"] for step in c["steps"] if step["relation"] not in inside)
                                for c in chains if c.get("steps")))
     paths = [p for p in paths if p]

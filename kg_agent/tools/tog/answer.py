@@ -154,7 +154,8 @@ class ChainAnswerer(RunGrounding):
         if best is None:
             return AnswerOutcome([], "", warnings=[f"answer: nothing explored ({stop_reason or 'no chain'}), so no answer"])
         # the chains to each member of one list (authorList -> rdf:_1, -> rdf:_2 ...) share one relation path
-        inside = membership_relations(self.kg, {s["relation"] for c in chains for s in c.get("steps") or ()}) if self.kg else set()
+        relations = {s["relation"] for c in chains for s in c.get("steps") or ()}
+        inside = membership_relations(self.kg, relations) if self.kg is not None else set()
         relations = without_list_steps(Walk.from_dict(best).relations, inside)
         kept = {id(c) for c in answerable}
         same = sorted((c for c in chains if c.get("depth") == best["depth"]
