@@ -52,6 +52,7 @@ from functools import lru_cache
 from kg_agent.kg.containers import membership_relations
 from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.linking import FUNCTION_WORDS, value_nodes
+from kg_agent.kg.role_nodes import role_nodes
 from kg_agent.kg.terms import UNNAMED
 from kg_agent.kg.types import Entity
 from kg_agent.kg.walks import Walk
@@ -72,6 +73,7 @@ from kg_agent.tools.shared.answer_types import (
 from kg_agent.tools.shared.path_scoring import RelationPathScorer
 from kg_agent.tools.shared.question_parts import QuestionParts
 from kg_agent.tools.shared.relation_words import name_words
+from kg_agent.tools.shared.role_qualifiers import qualified_by_role
 from kg_agent.tools.shared.scoring import mask_mentions
 
 ABSTAINED = "abstained"
@@ -147,7 +149,9 @@ def unsupported_policy(built: WhenUnsupported) -> WhenUnsupported:
 @dataclass
 class Nameless:
     """Of some IRIs, those the KG gives no name: ``statements`` have facts of their own (statement nodes), ``pages``
-    have none and are no class (answered by their IRI)."""
+    have none and are no class (answered by their IRI). Named role nodes (:mod:`~kg_agent.kg.role_nodes`: a node
+    labelled "General Chair" of a class whose members' labels repeat, each joining a few entities) are statements
+    too."""
 
     statements: set[str]
     pages: set[str]
@@ -162,7 +166,8 @@ class Nameless:
         facts = {key for key, relations in at.items() if any(not r.startswith("^") for r in relations)}
         fan_outs = kg.class_fan_outs()
         classes = {key for key, relations in at.items() if fan_outs.intersection(relations)}
-        return cls(facts - classes, nameless - facts - classes)
+        roles = role_nodes(kg).among(key for key in iris if key not in nameless)
+        return cls((facts - classes) | roles, nameless - facts - classes)
 
 
 def named_by_the_kg(answers: Sequence[dict], kg: KnowledgeGraph) -> list[dict]:
@@ -204,6 +209,9 @@ def final_answers(question: str, answers: Sequence[dict], *, policy: WhenUnsuppo
                   kg: KnowledgeGraph | None = None) -> Checked:
     """Apply the module's checks to one method's answers (see the module docstring); without ``kg`` nameless IRIs
     are not looked at."""
+    qualified = qualified_by_role(question, answers, kg) if kg is not None and answers else None
+    if qualified is not None and qualified[0]:
+        answers = qualified[0]  # "the general chair of [X]": through the role nodes labelled so only
     counting = asks_how_many(question) and bool(answers) and not all(is_number(a) for a in answers)
     if asks_how_many(question) and answers and not counting and kg is not None:
         instead = things_of_the_counted_class(question, answers, kg)

@@ -467,6 +467,9 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
         # every last hop profiled at once (two requests to an endpoint)
         # (and every earlier hop, for the mediators a hop walks through)
         last_kinds = kinds.kinds_of(dict.fromkeys(r for path in paths for r in path)) if kinds is not None else {}
+        if any(k.role_labels for k in last_kinds.values()):  # the hops out of role nodes too (their subjects')
+            aliases = with_role_labels(aliases, {**last_kinds, **kinds.kinds_of(  # type: ignore[union-attr]
+                dict.fromkeys(inverse(r) for path in paths for r in path))})
         unclipped = self.unclipped_evidence(parts, names, competitors, aliases, descriptions, both_ways,
                                             prose_relations(last_kinds))
         evidence = np.minimum(1.0, unclipped)
@@ -1023,3 +1026,17 @@ def _least(items: list[int], keys: list) -> list[int]:
         return items
     least = min(keys)
     return [item for item, key in zip(items, keys) if key == least]
+
+
+def with_role_labels(aliases: Mapping[str, tuple[str, ...]], kinds: Mapping[str, ObjectKinds]) -> dict[str, tuple[str, ...]]:
+    """``aliases`` with, for each relation leading to or from role nodes (:mod:`~kg_agent.kg.role_nodes`; ``kinds``
+    of ``^r`` say what ``r``'s subjects are), their labels as names of the relation: "the **general chair** of [X]"
+    names ``hasRole`` by the label of the role node it reaches, as "the director of [X]" names ``director``, and the
+    hop out of the role node to its holder (``heldBy``) by the same label, as a hop into a statement node and the
+    hop out of it are one fact that one phrase names."""
+    found = dict(aliases)
+    for relation, of_relation in kinds.items():
+        if of_relation.role_labels:
+            name = base_relation(relation)
+            found[name] = tuple(dict.fromkeys((*found.get(name, ()), *of_relation.role_labels)))
+    return found
