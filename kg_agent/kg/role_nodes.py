@@ -16,7 +16,9 @@ A class of the KG is a **role class** when, over a sample of :data:`ROLE_SAMPLE`
 * most of them (:data:`MIN_JOINING_SHARE`) **join two or more entities that vary** from member to member: the
   entities a member reaches over any relation but a class predicate, in either direction, leaving out literals and
   the entities at least half of the sampled members reach (a scheme, a vocabulary every member points to: a
-  catalogue's blank subject node "Fiction" that joins a book to the LCSH scheme is a value of the book, not a role).
+  catalogue's blank subject node "Fiction" that joins a book to the LCSH scheme is a value of the book, not a role);
+  a relation with more than :data:`EDGE_BOUND` targets at a member (a "PC member" role held by a hundred persons)
+  counts as one varying entity, unread.
 
 A node is a role node when one of its classes (``rdf:type``, ``instance of`` ...) is a role class. Measured lazily,
 once per class and per KG, through :class:`~kg_agent.kg.graph.KnowledgeGraph`'s own reads (a class's members by
@@ -116,14 +118,16 @@ class RoleNodes:
             return False
         typing = {base_relation(r) for r in kg.class_fan_outs()}
         joined: dict[str, set[str]] = {}
+        many: dict[str, int] = {}  # relations with more than EDGE_BOUND targets: those vary by themselves
         kg.prefetch(labels)
         for member in labels:
-            targets = kg.bounded_edges(member, EDGE_BOUND).targets
-            joined[member] = {node for relation, nodes in targets.items() if base_relation(relation) not in typing
+            edges = kg.bounded_edges(member, EDGE_BOUND)
+            joined[member] = {node for relation, nodes in edges.targets.items() if base_relation(relation) not in typing
                               for node in nodes if node != member and not node.startswith('"')}
+            many[member] = sum(base_relation(relation) not in typing for relation in edges.wide)
         shared = Counter(node for nodes in joined.values() for node in nodes)
         common = {node for node, n in shared.items() if 2 * n >= len(joined)}
-        joining = sum(len(nodes - common) >= 2 for nodes in joined.values())
+        joining = sum(len(nodes - common) + many[member] >= 2 for member, nodes in joined.items())
         if joining < MIN_JOINING_SHARE * len(joined):
             return False
         by_key: dict[str, str] = {}

@@ -73,7 +73,6 @@ from kg_agent.tools.shared.answer_types import (
 from kg_agent.tools.shared.path_scoring import RelationPathScorer
 from kg_agent.tools.shared.question_parts import QuestionParts
 from kg_agent.tools.shared.relation_words import name_words
-from kg_agent.tools.shared.role_qualifiers import qualified_by_role
 from kg_agent.tools.shared.scoring import mask_mentions
 
 ABSTAINED = "abstained"
@@ -209,9 +208,6 @@ def final_answers(question: str, answers: Sequence[dict], *, policy: WhenUnsuppo
                   kg: KnowledgeGraph | None = None) -> Checked:
     """Apply the module's checks to one method's answers (see the module docstring); without ``kg`` nameless IRIs
     are not looked at."""
-    qualified = qualified_by_role(question, answers, kg) if kg is not None and answers else None
-    if qualified is not None and qualified[0]:
-        answers = qualified[0]  # "the general chair of [X]": through the role nodes labelled so only
     counting = asks_how_many(question) and bool(answers) and not all(is_number(a) for a in answers)
     if asks_how_many(question) and answers and not counting and kg is not None:
         instead = things_of_the_counted_class(question, answers, kg)
