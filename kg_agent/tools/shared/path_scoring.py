@@ -61,6 +61,7 @@ from kg_agent.tools.shared.answer_types import (
     PLACE,
     TIME,
     ObjectKinds,
+    RelationObjectKinds,
     TypeMatch,
     answer_type_match,
     persons_named_by_modifier,
@@ -467,9 +468,7 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
         # every last hop profiled at once (two requests to an endpoint)
         # (and every earlier hop, for the mediators a hop walks through)
         last_kinds = kinds.kinds_of(dict.fromkeys(r for path in paths for r in path)) if kinds is not None else {}
-        if any(k.role_labels for k in last_kinds.values()):  # the hops out of role nodes too (their subjects')
-            aliases = with_role_labels(aliases, {**last_kinds, **kinds.kinds_of(  # type: ignore[union-attr]
-                dict.fromkeys(inverse(r) for path in paths for r in path))})
+        aliases = role_named(aliases, kinds, last_kinds)
         unclipped = self.unclipped_evidence(parts, names, competitors, aliases, descriptions, both_ways,
                                             prose_relations(last_kinds))
         evidence = np.minimum(1.0, unclipped)
@@ -582,6 +581,8 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
 
         kinds = relation_object_kinds(kg) if kg is not None else None
         last_kinds = kinds.kinds_of(dict.fromkeys(p[-1] for p in paths)) if kinds is not None else {}
+        if kinds is not None:  # the role labels of the hop into role nodes before the last, and of the last
+            aliases = role_named(aliases, kinds, kinds.kinds_of(dict.fromkeys(r for p in paths for r in p[-2:])))
         evidence = np.minimum(1.0, self.unclipped_evidence(parts, names, competitors, aliases, named_both_ways=both_ways,
                                                            by_word_only=prose_relations(last_kinds)))[:, content]
         walked = {row_of(p[-1]) for p in paths}
@@ -1026,6 +1027,16 @@ def _least(items: list[int], keys: list) -> list[int]:
         return items
     least = min(keys)
     return [item for item, key in zip(items, keys) if key == least]
+
+
+def role_named(aliases: Mapping[str, tuple[str, ...]], kinds: RelationObjectKinds | None,
+               walked: Mapping[str, ObjectKinds]) -> Mapping[str, tuple[str, ...]]:
+    """``aliases`` with the role labels of the ``walked`` relations (their :class:`ObjectKinds`) and of the hops out
+    of role nodes among them (:func:`with_role_labels`); unchanged, at no cost, when no walked relation leads to role
+    nodes."""
+    if kinds is None or not any(k.role_labels for k in walked.values()):
+        return aliases
+    return with_role_labels(aliases, {**walked, **kinds.kinds_of(dict.fromkeys(inverse(r) for r in walked))})
 
 
 def with_role_labels(aliases: Mapping[str, tuple[str, ...]], kinds: Mapping[str, ObjectKinds]) -> dict[str, tuple[str, ...]]:
