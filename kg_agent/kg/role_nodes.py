@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import threading
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 
 from kg_agent.kg.errors import KGError
 from kg_agent.kg.graph import KnowledgeGraph
@@ -79,19 +79,20 @@ class RoleNodes:
             self._by_relation[relation] = labels
         return labels
 
-    def among(self, ids: Iterable[str]) -> set[str]:
-        """The ids among ``ids`` that are role nodes (named nodes of a role class)."""
+    def among(self, ids: Iterable[str], classes: Mapping[str, Sequence[str]] | None = None) -> set[str]:
+        """The ids among ``ids`` that are role nodes (named nodes of a role class); ``classes``: their classes when
+        the caller read them already (:meth:`~kg_agent.kg.graph.KnowledgeGraph.classes_of`)."""
         keys = [key for key in dict.fromkeys(ids) if key and not key.startswith('"')]
         if not keys:
             return set()
         try:
-            classes = self.kg.classes_of(keys)
+            classes = self.kg.classes_of(keys) if classes is None else classes
         except KGError:
             return set()
-        roles = {c for found in classes.values() for c in found if self.is_role_class(c)}
+        roles = {c for key in keys for c in classes.get(key, ()) if self.is_role_class(c)}
         if not roles:
             return set()
-        named = self.kg.store.labels_of([key for key, found in classes.items() if roles.intersection(found)])
+        named = self.kg.store.labels_of([key for key in keys if roles.intersection(classes.get(key, ()))])
         return {key for key, label in named.items() if label}
 
     def is_role_class(self, class_id: str) -> bool:

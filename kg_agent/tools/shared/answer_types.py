@@ -412,7 +412,7 @@ class RelationObjectKinds:
                 labels = self.kg.labels_by_id(every)
                 classes = self.kg.classes_of(every)
                 # a named role node ("General Chair") is a statement node, a step inside one fact, as unnamed ones are
-                roles = role_nodes(self.kg).among(every)
+                roles = role_nodes(self.kg).among(every, classes)
                 labels.update(dict.fromkeys(roles, UNNAMED))
                 role_labels = {relation: role_nodes(self.kg).labels_reached_by(relation) for relation in todo
                                if roles.intersection(objects[relation])}
