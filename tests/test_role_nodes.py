@@ -18,7 +18,6 @@ from kg_agent.graphs.tog import create_tog_graph
 from kg_agent.graphs.tog_i import create_tog_i_graph
 from kg_agent.kg import build_oxigraph, load_kg, open_oxigraph, open_sparql
 from kg_agent.kg.role_nodes import role_nodes
-from kg_agent.kg.terms import UNNAMED
 from kg_agent.kg.types import Entity, Triple
 from kg_agent.kg.walks import Walk
 from kg_agent.tools.shared.answer_checks import Nameless, final_answers

@@ -69,6 +69,8 @@ def named_role_candidates(question: str, candidates: Sequence[Entity], mentioned
                           kg: KnowledgeGraph | None) -> list[Entity]:
     """Of the next nodes a walk may step to (ToG's candidate entities), only the role nodes the question names when
     it names some (the middle node's constraint as :func:`qualified_walks` reads it); all of them otherwise."""
+    if len(candidates) < 2:
+        return list(candidates)
     _, chosen = named_roles(question, {c.id: c.label for c in candidates}, mentioned, kg)
     return [c for c in candidates if c.id in chosen] if chosen else list(candidates)
 
