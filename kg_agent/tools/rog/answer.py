@@ -45,6 +45,7 @@ from kg_agent.tools.shared.grounding import (
 )
 from kg_agent.tools.shared.link import with_chat_reply
 from kg_agent.tools.shared.path_scoring import RelationPathScorer
+from kg_agent.tools.shared.role_qualifiers import qualified_walks
 from kg_agent.tools.shared.updates import answer_record
 
 REASONING_PROMPT = (
@@ -448,7 +449,8 @@ def answer_steps(state: dict, *, answerer: Answerer, kg: KnowledgeGraph | None =
     if constrained.unmet and unsupported_policy(when_unsupported) == "abstain":
         return answer_update(AnswerOutcome([], "", warnings=[*constrained.warnings, f"answer: abstained: {constrained.unmet}"],
                                            stop_reason=ABSTAINED))
-    outcome = yield decide(answerer.answer, question, walks_to_named(constrained.walks, kg), state.get("plans") or [])
+    walks = walks_to_named(qualified_walks(question, constrained.walks, kg), kg)  # through the role the question names
+    outcome = yield decide(answerer.answer, question, walks, state.get("plans") or [])
     outcome.answers = note_constraints(outcome.answers, constrained.applied)
     outcome.warnings = [*constrained.warnings, *([unmet_warning(constrained.unmet)] if constrained.unmet else []),
                         *outcome.warnings,

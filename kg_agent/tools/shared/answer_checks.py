@@ -52,6 +52,7 @@ from functools import lru_cache
 from kg_agent.kg.containers import membership_relations
 from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.linking import FUNCTION_WORDS, value_nodes
+from kg_agent.kg.role_nodes import role_nodes
 from kg_agent.kg.terms import UNNAMED
 from kg_agent.kg.types import Entity
 from kg_agent.kg.walks import Walk
@@ -147,7 +148,9 @@ def unsupported_policy(built: WhenUnsupported) -> WhenUnsupported:
 @dataclass
 class Nameless:
     """Of some IRIs, those the KG gives no name: ``statements`` have facts of their own (statement nodes), ``pages``
-    have none and are no class (answered by their IRI)."""
+    have none and are no class (answered by their IRI). Named role nodes (:mod:`~kg_agent.kg.role_nodes`: a node
+    labelled "General Chair" of a class whose members' labels repeat, each joining a few entities) are statements
+    too."""
 
     statements: set[str]
     pages: set[str]
@@ -162,7 +165,8 @@ class Nameless:
         facts = {key for key, relations in at.items() if any(not r.startswith("^") for r in relations)}
         fan_outs = kg.class_fan_outs()
         classes = {key for key, relations in at.items() if fan_outs.intersection(relations)}
-        return cls(facts - classes, nameless - facts - classes)
+        roles = role_nodes(kg).among(key for key in iris if key not in nameless)
+        return cls((facts - classes) | roles, nameless - facts - classes)
 
 
 def named_by_the_kg(answers: Sequence[dict], kg: KnowledgeGraph) -> list[dict]:

@@ -30,6 +30,7 @@ from kg_agent.kg.errors import KGError
 from kg_agent.kg.graph import SAMPLE_RELATIONS_PER_QUERY, KnowledgeGraph
 from kg_agent.kg.per_kg import PerKG
 from kg_agent.kg.profile import MAX_NAME_CHARACTERS
+from kg_agent.kg.role_nodes import role_nodes
 from kg_agent.kg.terms import UNNAMED
 from kg_agent.kg.types import base_relation, is_inverse
 
@@ -310,10 +311,14 @@ class ObjectKinds:
     #: ``owl:Class``, ``owl:NamedIndividual``): what kind of node the ontology language makes a thing, nothing the KG
     #: says about it
     vocabulary: float = 0.0
+    #: the labels of the role nodes the relation leads to (:meth:`~kg_agent.kg.role_nodes.RoleNodes.labels_reached_by`:
+    #: "General Chair", "Gold Sponsor" for ``hasRole``): the names a question asks for one of them by
+    role_labels: tuple[str, ...] = ()
 
     @classmethod
     def of(cls, labels: Sequence[str], signatures: Sequence[Sequence[str]],
-           classes: Sequence[Sequence[str]] = (), nodes: Sequence[str] = ()) -> ObjectKinds:
+           classes: Sequence[Sequence[str]] = (), nodes: Sequence[str] = (),
+           role_labels: Sequence[str] = ()) -> ObjectKinds:
         """From the sampled objects' labels, the relations at each of them (``^r`` for incoming), when the KG
         has class facts each object's classes, and the objects' ids (``nodes``: a typed literal's datatype says
         whether it is a time or a number, :func:`literal_kind`, before its label's shape is read; numbers that all
@@ -356,7 +361,7 @@ class ObjectKinds:
         prose = sum(node.startswith('"') and not kind and is_prose(label) for node, label, kind in zip(nodes, labels, typed))
         vocabulary = sum(node.startswith(LANGUAGE_VOCABULARIES) for node in nodes)
         return cls(n, sum(times) / n, places / n, persons / n, contained / places if places else 0.0, unnamed, common,
-                   tuple(sorted(set(labels))), numbers / n, prose / n, vocabulary / n)
+                   tuple(sorted(set(labels))), numbers / n, prose / n, vocabulary / n, tuple(role_labels))
 
 
 
@@ -395,7 +400,8 @@ class RelationObjectKinds:
         if cache is not None and todo:  # an endpoint's persistent cache: a re-run asks the endpoint nothing
             stored = cache.get_many(OBJECT_KINDS_CACHE, todo)
             found.update({relation: ObjectKinds(**{**kinds, "classes": tuple(kinds.get("classes", ())),
-                                                   "values": tuple(kinds.get("values", ()))})
+                                                   "values": tuple(kinds.get("values", ())),
+                                                   "role_labels": tuple(kinds.get("role_labels", ()))})
                           for relation, kinds in stored.items()})
             todo = [relation for relation in todo if relation not in stored]
         if todo:
@@ -405,12 +411,17 @@ class RelationObjectKinds:
                 relations_at = self.kg.relations_at_each(every)
                 labels = self.kg.labels_by_id(every)
                 classes = self.kg.classes_of(every)
+                # a named role node ("General Chair") is a statement node, a step inside one fact, as unnamed ones are
+                roles = role_nodes(self.kg).among(every, classes)
+                labels.update(dict.fromkeys(roles, UNNAMED))
+                role_labels = {relation: role_nodes(self.kg).labels_reached_by(relation) for relation in todo
+                               if roles.intersection(objects[relation])}
             except KGError:
                 return {**found, **{relation: ObjectKinds() for relation in todo}}
             profiled = {relation: ObjectKinds.of([labels[node] for node in objects[relation]],
                                                  [relations_at[node] for node in objects[relation]],
                                                  [classes.get(node, ()) for node in objects[relation]],
-                                                 objects[relation])
+                                                 objects[relation], role_labels.get(relation, ()))
                         for relation in todo}
             if cache is not None:
                 cache.put_many(OBJECT_KINDS_CACHE, {relation: asdict(kinds) for relation, kinds in profiled.items()})

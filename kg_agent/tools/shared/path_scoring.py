@@ -61,6 +61,7 @@ from kg_agent.tools.shared.answer_types import (
     PLACE,
     TIME,
     ObjectKinds,
+    RelationObjectKinds,
     TypeMatch,
     answer_type_match,
     persons_named_by_modifier,
@@ -77,7 +78,7 @@ from kg_agent.tools.shared.question_parts import (
     content_words,
 )
 from kg_agent.tools.shared.relation_words import meaning_words, name_words, relation_words, word_match
-from kg_agent.tools.shared.scoring import TextVectorsFromEmbeddings
+from kg_agent.tools.shared.scoring import TextVectorsFromEmbeddings, stems
 
 #: A relation whose subjects outnumber its objects this many times over has values many things share (a gender, a
 #: nationality, a genre, a year): a round trip through one is asked for only in words ("the same genre as [X]")
@@ -467,6 +468,7 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
         # every last hop profiled at once (two requests to an endpoint)
         # (and every earlier hop, for the mediators a hop walks through)
         last_kinds = kinds.kinds_of(dict.fromkeys(r for path in paths for r in path)) if kinds is not None else {}
+        aliases = role_named(aliases, kinds, last_kinds, masked_question)
         unclipped = self.unclipped_evidence(parts, names, competitors, aliases, descriptions, both_ways,
                                             prose_relations(last_kinds))
         evidence = np.minimum(1.0, unclipped)
@@ -579,6 +581,9 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
 
         kinds = relation_object_kinds(kg) if kg is not None else None
         last_kinds = kinds.kinds_of(dict.fromkeys(p[-1] for p in paths)) if kinds is not None else {}
+        if kinds is not None:  # the role labels of the hop into role nodes before the last, and of the last
+            aliases = role_named(aliases, kinds, kinds.kinds_of(dict.fromkeys(r for p in paths for r in p[-2:])),
+                                 masked_question)
         evidence = np.minimum(1.0, self.unclipped_evidence(parts, names, competitors, aliases, named_both_ways=both_ways,
                                                            by_word_only=prose_relations(last_kinds)))[:, content]
         walked = {row_of(p[-1]) for p in paths}
@@ -1023,3 +1028,34 @@ def _least(items: list[int], keys: list) -> list[int]:
         return items
     least = min(keys)
     return [item for item, key in zip(items, keys) if key == least]
+
+
+def role_named(aliases: Mapping[str, tuple[str, ...]], kinds: RelationObjectKinds | None,
+               walked: Mapping[str, ObjectKinds], question: str) -> Mapping[str, tuple[str, ...]]:
+    """``aliases`` with the role labels the question names (every stem of the label among the question's, as
+    :mod:`~kg_agent.tools.shared.role_qualifiers` reads them: a label the question does not name is no evidence, so
+    "research track papers" is not read near "Tutorial Track") of the ``walked`` relations (their
+    :class:`ObjectKinds`) and of the hops out of role nodes among them (:func:`with_role_labels`); unchanged, at no
+    cost, when no walked relation leads to role nodes."""
+    asked = stems(question)
+    if kinds is None or not any((words := stems(label)) and words <= asked
+                                for k in walked.values() for label in k.role_labels):
+        return aliases
+    return with_role_labels(aliases, {**walked, **kinds.kinds_of(dict.fromkeys(inverse(r) for r in walked))}, asked)
+
+
+def with_role_labels(aliases: Mapping[str, tuple[str, ...]], kinds: Mapping[str, ObjectKinds],
+                     asked: set[str]) -> dict[str, tuple[str, ...]]:
+    """``aliases`` with, for each relation leading to or from role nodes (:mod:`~kg_agent.kg.role_nodes`; ``kinds``
+    of ``^r`` say what ``r``'s subjects are), their labels that the question names (all their stems among
+    ``asked``) as names of the relation: "the **general chair** of [X]"
+    names ``hasRole`` by the label of the role node it reaches, as "the director of [X]" names ``director``, and the
+    hop out of the role node to its holder (``heldBy``) by the same label, as a hop into a statement node and the
+    hop out of it are one fact that one phrase names."""
+    found = dict(aliases)
+    for relation, of_relation in kinds.items():
+        named = [label for label in of_relation.role_labels if (words := stems(label)) and words <= asked]
+        if named:
+            name = base_relation(relation)
+            found[name] = tuple(dict.fromkeys((*found.get(name, ()), *named)))
+    return found

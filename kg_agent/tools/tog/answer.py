@@ -52,6 +52,7 @@ from kg_agent.tools.shared.decision_schemas import Answers
 from kg_agent.tools.shared.grounding import NO_GROUNDED_ANSWER, Evidence, RunGrounding, asked_for, ground_names, settle
 from kg_agent.tools.shared.link import with_chat_reply
 from kg_agent.tools.shared.path_scoring import RelationPathScorer
+from kg_agent.tools.shared.role_qualifiers import qualified_walks
 from kg_agent.tools.shared.updates import answer_record, answer_update, names_answered, names_update, whole_graph_update
 from kg_agent.tools.tog.prune_entities import chain_triplets
 from kg_agent.tools.tog.verify import Verifier, answerable_chains, best_chain, round_chains
@@ -364,7 +365,8 @@ def answer_steps(state: dict, *, answerer: ToGAnswerer, asked: Asked | None = No
                  if chain_scorer is not None else None)
     if unmatched is not None and unsupported_policy(when_unsupported) == "abstain":
         return answer_update(AnswerOutcome([], "", warnings=[f"answer: abstained: {unmatched}"], stop_reason=ABSTAINED))
-    outcome = yield decide(answerer.answer, question, walks_to_named(chains, kg),
+    walks = walks_to_named(qualified_walks(question, chains, kg), kg)  # through the role the question names
+    outcome = yield decide(answerer.answer, question, walks,
                            verification=state.get("verification"), stop_reason=stop, **ahead)
     outcome = answers_of_every_mention(topics, chains, outcome,
                                        verified=bool((state.get("verification") or {}).get("sufficient")), kg=kg,

@@ -52,6 +52,7 @@ from kg_agent.steps import Decided, decide, decided, placed_warnings, synchronou
 from kg_agent.tools.shared.constraints import mention_of, shared_among_mentions
 from kg_agent.tools.shared.decider import Candidates, Decider, LLMDecider, fall_back
 from kg_agent.tools.shared.decision_schemas import ScoredNames
+from kg_agent.tools.shared.role_qualifiers import named_role_candidates
 from kg_agent.tools.shared.scoring import TextVectorsFromEmbeddings, top_normalised
 from kg_agent.tools.shared.updates import emit, pruned_update
 from kg_agent.tools.tog.prune_relations import (
@@ -266,6 +267,10 @@ class EntityScoring:
     decisions: int = 0  # requests that ask the entity scorer
 
 
+def topic_entities(state: dict) -> list[Entity]:
+    return [Entity(t["id"], t.get("label") or "") for t in state.get("topic_entities") or [] if t.get("id")]
+
+
 def plan_entity_scoring(state: dict, *, kg: KnowledgeGraph, scorer: EntityScorer, max_candidates: int) -> EntityScoring:
     """The entity-scoring requests of the state's ``candidate_relations``."""
     frontier = state.get("frontier") or []
@@ -275,6 +280,8 @@ def plan_entity_scoring(state: dict, *, kg: KnowledgeGraph, scorer: EntityScorer
         head = Walk.from_dict(chain).end
         relation = pair["relation"]
         candidates, total, revisits = candidate_entities(kg, chain, relation, max_candidates=max_candidates)
+        # "the general chair of [X]": of [X]'s role nodes, those labelled so (kg_agent.tools.shared.role_qualifiers)
+        candidates = named_role_candidates(state.get("question") or "", candidates, topic_entities(state), kg)
         if total > len(candidates):
             scoring.warnings.append(f"prune_entities: {head.label} -{relation}-> has {total} candidate entities; "
                                     f"scoring the first {len(candidates)} by label")

@@ -1,0 +1,147 @@
+"""Role nodes: named statement nodes, recognised from the data.
+
+Many KGs model an n-ary relation with a node of its own that is *named*, but whose name says which role it is, not
+which individual: a conference's ``hasRole`` node labelled "General Chair" that ``heldBy`` a person, a W3C
+``org:Post`` labelled "Treasurer" that ``org:heldBy`` a person of an organisation, a schema.org ``Role``, a club's
+"Captain" position that joins a season and a player. The label repeats on one such node per fact ("General Chair" of
+each year's conference), so it names no one: it qualifies the relation (which of the conference's roles), and the
+answer is what the node joins (its holder), never the node.
+
+A class of the KG is a **role class** when, over a sample of :data:`ROLE_SAMPLE` of its members
+(:meth:`RoleNodes.is_role_class`):
+
+* at least :data:`MIN_ROLE_NODES` members are named, and their labels **repeat**: at most :data:`MAX_LABEL_SHARE`
+  distinct labels (compared as :func:`~kg_agent.kg.terms.label_key` writes them) per named member -- a class of
+  individuals (persons, papers, films) has about one label each;
+* most of them (:data:`MIN_JOINING_SHARE`) **join two or more entities that vary** from member to member: the
+  entities a member reaches over any relation but a class predicate, in either direction, leaving out literals and
+  the entities at least half of the sampled members reach (a scheme, a vocabulary every member points to: a
+  catalogue's blank subject node "Fiction" that joins a book to the LCSH scheme is a value of the book, not a role);
+  a relation with more than :data:`EDGE_BOUND` targets at a member (a "PC member" role held by a hundred persons)
+  counts as one varying entity, unread.
+
+A node is a role node when one of its classes (``rdf:type``, ``instance of`` ...) is a role class. Measured lazily,
+once per class and per KG, through :class:`~kg_agent.kg.graph.KnowledgeGraph`'s own reads (a class's members by
+one bounded walk, their labels and edges in a batch), so an rdflib file, an Oxigraph store and a SPARQL endpoint
+answer alike. Unnamed statement nodes (blank nodes, nameless IRIs) are no role nodes: they are statements already.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+
+from kg_agent.kg.errors import KGError
+from kg_agent.kg.graph import KnowledgeGraph
+from kg_agent.kg.per_kg import PerKG
+from kg_agent.kg.terms import label_key
+from kg_agent.kg.types import base_relation
+
+#: Fewest named members a class needs before its labels can be said to repeat.
+MIN_ROLE_NODES = 5
+#: Most distinct labels per named member of a role class (a class of individuals has about one each).
+MAX_LABEL_SHARE = 0.5
+#: Least share of the sampled members that must join two or more varying entities.
+MIN_JOINING_SHARE = 0.5
+#: Members of a class read to measure it.
+ROLE_SAMPLE = 200
+#: Edges read per relation of a sampled member (a role node has a few; a hub's many are not needed to tell).
+EDGE_BOUND = 20
+
+
+class RoleNodes:
+    """The role classes of one KG, measured on first use of each class (module docstring)."""
+
+    def __init__(self, kg: KnowledgeGraph) -> None:
+        self.kg = kg
+        self._classes: dict[str, bool] = {}
+        self._labels: dict[str, tuple[str, ...]] = {}  # role class -> its members' distinct labels (sampled)
+        self._by_relation: dict[str, tuple[str, ...]] = {}
+        self._lock = threading.Lock()
+
+    def labels_reached_by(self, relation: str) -> tuple[str, ...]:
+        """The labels of the role nodes ``relation`` leads to (``^r``: from its objects to its subjects), sorted:
+        what a question names to ask for one of them ("the general chair of [X]" for ``hasRole``). Read from
+        :data:`ROLE_SAMPLE` of the relation's objects and their role classes' sampled members; measured once."""
+        with self._lock:
+            known = self._by_relation.get(relation)
+        if known is not None:
+            return known
+        try:
+            ends = self.kg.sample_ends([relation], ROLE_SAMPLE).get(relation, [])
+            classes = self.kg.classes_of(ends) if ends else {}
+        except KGError:
+            return ()
+        found = {c for of_end in classes.values() for c in of_end if self.is_role_class(c)}
+        labels = tuple(sorted({label for c in found for label in self._labels.get(c, ())}))
+        with self._lock:
+            self._by_relation[relation] = labels
+        return labels
+
+    def among(self, ids: Iterable[str], classes: Mapping[str, Sequence[str]] | None = None) -> set[str]:
+        """The ids among ``ids`` that are role nodes (named nodes of a role class); ``classes``: their classes when
+        the caller read them already (:meth:`~kg_agent.kg.graph.KnowledgeGraph.classes_of`)."""
+        keys = [key for key in dict.fromkeys(ids) if key and not key.startswith('"')]
+        if not keys:
+            return set()
+        try:
+            classes = self.kg.classes_of(keys) if classes is None else classes
+        except KGError:
+            return set()
+        roles = {c for key in keys for c in classes.get(key, ()) if self.is_role_class(c)}
+        if not roles:
+            return set()
+        named = self.kg.store.labels_of([key for key in keys if roles.intersection(classes.get(key, ()))])
+        return {key for key, label in named.items() if label}
+
+    def is_role_class(self, class_id: str) -> bool:
+        """Whether ``class_id``'s members are role nodes (module docstring); measured once."""
+        with self._lock:
+            known = self._classes.get(class_id)
+        if known is None:
+            try:
+                known = self._measure(class_id)
+            except KGError:
+                return False  # asked again next time (a dead endpoint)
+            with self._lock:
+                self._classes[class_id] = known
+        return known
+
+    def _measure(self, class_id: str) -> bool:
+        kg = self.kg
+        members: list[str] = []
+        for fan_out in sorted(kg.class_fan_outs()):
+            members += kg.walk([class_id], fan_out, limit=ROLE_SAMPLE).get(class_id, ())
+        members = [m for m in dict.fromkeys(members) if not m.startswith('"')][:ROLE_SAMPLE]
+        labels = {key: label for key, label in kg.store.labels_of(members).items() if label}
+        if len(labels) < MIN_ROLE_NODES or len({label_key(label) for label in labels.values()}) > MAX_LABEL_SHARE * len(labels):
+            return False
+        typing = {base_relation(r) for r in kg.class_fan_outs()}
+        joined: dict[str, set[str]] = {}
+        many: dict[str, int] = {}  # relations with more than EDGE_BOUND targets: those vary by themselves
+        kg.prefetch(labels)
+        for member in labels:
+            edges = kg.bounded_edges(member, EDGE_BOUND)
+            joined[member] = {node for relation, nodes in edges.targets.items() if base_relation(relation) not in typing
+                              for node in nodes if node != member and not node.startswith('"')}
+            many[member] = sum(base_relation(relation) not in typing for relation in edges.wide)
+        shared = Counter(node for nodes in joined.values() for node in nodes)
+        common = {node for node, n in shared.items() if 2 * n >= len(joined)}
+        joining = sum(len(nodes - common) + many[member] >= 2 for member, nodes in joined.items())
+        if joining < MIN_JOINING_SHARE * len(joined):
+            return False
+        by_key: dict[str, str] = {}
+        for label in sorted(labels.values()):
+            by_key.setdefault(label_key(label), label)
+        with self._lock:
+            self._labels[class_id] = tuple(sorted(by_key.values()))
+        return True
+
+
+_BY_KG: PerKG[RoleNodes] = PerKG(RoleNodes)
+
+
+def role_nodes(kg: KnowledgeGraph) -> RoleNodes:
+    """The process-wide :class:`RoleNodes` of a KG (kept as long as the KG is)."""
+    return _BY_KG.get(kg)
