@@ -183,6 +183,7 @@ def _index_ntriples_lines(builder: RelationIndexBuilder, ox, handle, naming: Nam
     bits: dict[bytes, tuple] = {}
     reported = 0
     edges = 0
+    literal_bits = 0  # the predicates met with a literal object
     for number, line in enumerate(handle, start=1):
         parts = line.split(None, 2)
         if len(parts) < 3 or parts[0][0] == 35:  # 35: '#', a comment
@@ -219,6 +220,7 @@ def _index_ntriples_lines(builder: RelationIndexBuilder, ox, handle, naming: Nam
         if obj[:1] == b'"':  # a literal is an end (no in-bit); an empty one is no value at all
             if obj[:2] != b'""' or obj[2:3] == b'"':
                 signatures[subject] = get(subject, 0) | out_bit
+                literal_bits |= out_bit
             continue
         signatures[subject] = get(subject, 0) | out_bit
         signatures[obj] = get(obj, 0) | in_bit
@@ -227,6 +229,8 @@ def _index_ntriples_lines(builder: RelationIndexBuilder, ox, handle, naming: Nam
             bar.update(position - reported)
             reported = position
     builder.triples += edges
+    if builder.literal_bits is not None:
+        builder.literal_bits |= literal_bits
     if bar is not None:
         bar.update(handle.tell() - reported)
     return link_lines
