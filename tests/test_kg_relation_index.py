@@ -150,22 +150,29 @@ def test_the_index_keeps_which_predicates_reach_literals_and_when_every_walk_goe
     builder.add("x", "born", "city1")
     index = builder.build()
     assert index.literal_objects == {"note"}
+    assert index.repeated == {"^born", "note"}  # city1 is the birthplace of two; film1 has two notes
     assert index.always_follows("dir", "born")  # every director has a birthplace
     assert not index.always_follows("dir", "^dir")  # walking back must reach another film: not known from counts
     assert not index.always_follows("^dir", "dir")  # the same step back from a film
     assert not index.always_follows("^born", "dir")  # x was born somewhere and directed nothing
     assert not index.always_follows("note", "born")  # every node over note has born, but a note may be a literal
+    # no director has a second film, so no walk goes from a film to its director and on to another of theirs;
+    # city1 has two people born there, so one may go from a person to their birthplace and on to someone else
+    assert index.never_follows("dir", "^dir") and not index.never_follows("born", "^born")
+    assert index.never_follows("dir", "note") and not index.never_follows("^dir", "note")
     path = tmp_path / "index.json"
     index.save(path)
-    assert RelationIndex.load(path).literal_objects == {"note"}
+    assert RelationIndex.load(path).literal_objects == {"note"} and RelationIndex.load(path).repeated == index.repeated
     # an index saved before literal objects were kept, or built from nodes' relations, does not know them
     old = index.to_json()
-    del old["literal_objects"]
+    del old["literal_objects"], old["repeated"]
     path.write_text(__import__("json").dumps(old), encoding="utf-8")
-    assert RelationIndex.load(path).literal_objects is None and not RelationIndex.load(path).always_follows("dir", "born")
+    older = RelationIndex.load(path)
+    assert older.literal_objects is None and older.repeated is None
+    assert not older.always_follows("dir", "born") and not older.never_follows("dir", "^dir")
     signatures = RelationIndexBuilder()
     signatures.add_signature(["dir"])
-    assert signatures.build().literal_objects is None
+    assert signatures.build().literal_objects is None and signatures.build().repeated is None
 
 
 class CountedStore:
@@ -227,6 +234,12 @@ def test_walkable_paths_read_what_every_walk_does_from_the_index_and_ask_the_res
     assert depot in index.literal_objects and index.follows[depot][in_city] == index.nodes["^" + depot]
     assert ("depot", "inCity") not in walkable_relation_paths(oxigraph, [rail + "train3"])
     assert ("depot", "inCity") in walkable_relation_paths(oxigraph, [rail + "train0"])
+    # a station on two lines: from a station of the other line, to its line, to that station, to its other line;
+    # no station is in two cities, so none goes on from the stations of a city to another city
+    assert rail + "onLine" in index.repeated and "^" + rail + "onLine" in index.repeated
+    assert rail + "inCity" not in index.repeated
+    assert ("onLine", "^onLine", "onLine") in walkable_relation_paths(oxigraph, [rail + "station1"])
+    assert ("inCity", "^inCity", "inCity") not in walkable_relation_paths(oxigraph, [rail + "station1"])
 
 
 def test_relations_at_a_hub_are_looked_up_per_predicate_and_equal_every_edge_read(railway, monkeypatch):

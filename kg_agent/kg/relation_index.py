@@ -7,7 +7,10 @@ are grown from it, so their cost does not depend on how many edges a hub has; ea
 checked against the graph from the actual start entities, but where the index shows that *every* node reached
 over ``a`` has ``b`` (:meth:`RelationIndex.always_follows`: then a walk that reached a node over ``a`` goes on
 over ``b``, whatever the start). For that the index also keeps which predicates have a literal object
-(``literal_objects``: a walk that ends on a literal goes on nowhere).
+(``literal_objects``: a walk that ends on a literal goes on nowhere). And it keeps which relations some node has
+more than once (``repeated``): a walk that steps back over the relation it came by must reach another node than the
+one it came from, which no walk can where every node has the relation at most once (the other films in a film's
+language, then *their* other language: :meth:`RelationIndex.never_follows`), however many nodes it would have to try.
 
 Built once when a KG is loaded (``kg-agent load``, :func:`kg_agent.kg.build_oxigraph`) and kept beside the
 store as JSON (``<store>/kg-agent/relation_index.json``); the memory backend builds it from its own index
@@ -42,6 +45,9 @@ class RelationIndexBuilder:
         #: bit set of the predicates with a (non-empty) literal object; None once a node was fed by
         #: :meth:`add_signature`, which does not say
         self.literal_bits: int | None = 0
+        #: bit set of the signed predicates some node has more than once (a subject with two objects of ``p``, an
+        #: object with two subjects: ``^p``); None once a node was fed by :meth:`add_signature`
+        self.repeated_bits: int | None = 0
 
     def _bit(self, signed: str) -> int:
         bit = self._ids.get(signed)
@@ -53,17 +59,30 @@ class RelationIndexBuilder:
         """One fact; ``object_walks_on=False`` for a literal object, from which no path goes on."""
         signatures = self._signatures
         bit = self._bit(predicate)
-        signatures[subject] = signatures.get(subject, 0) | bit
+        had = signatures.get(subject, 0)
+        signatures[subject] = had | bit
+        repeated = had & bit
         if object_walks_on:
-            signatures[obj] = signatures.get(obj, 0) | self._bit("^" + predicate)
+            back = self._bit("^" + predicate)
+            had = signatures.get(obj, 0)
+            signatures[obj] = had | back
+            repeated |= had & back
         elif self.literal_bits is not None:
             self.literal_bits |= bit
+        if self.repeated_bits is not None:
+            self.repeated_bits |= repeated
         self.triples += 1
+
+    def mark_repeated(self, predicate: str) -> None:
+        """Take it that some node has ``predicate`` (and some its inverse) more than once: for facts fed under keys
+        that may name a node another way than the file's facts did."""
+        if self.repeated_bits is not None:
+            self.repeated_bits |= self._bit(predicate) | self._bit("^" + predicate)
 
     def predicate_bits(self, predicate: str) -> tuple[int, int]:
         """The bits of ``predicate`` and of its inverse, for a caller that fills :attr:`signatures` itself
         (the load's line pass: one dict update per node, no call per triple; it adds the bits of the predicates
-        it met with a literal object to :attr:`literal_bits`)."""
+        it met with a literal object to :attr:`literal_bits`, and those a node had already to :attr:`repeated_bits`)."""
         return self._bit(predicate), self._bit("^" + predicate)
 
     def predicates(self) -> list[str]:
@@ -81,7 +100,7 @@ class RelationIndexBuilder:
         for signed in relations:
             bits |= self._bit(signed)
         self._signatures[f"\x00{len(self._signatures)}"] = bits
-        self.literal_bits = None
+        self.literal_bits = self.repeated_bits = None
 
     def build(self) -> RelationIndex:
         by_bit = {bit: signed for signed, bit in self._ids.items()}
@@ -100,20 +119,24 @@ class RelationIndexBuilder:
                     row[leaving] = row.get(leaving, 0) + count
         literal_objects = None if self.literal_bits is None else [
             signed for signed, bit in self._ids.items() if self.literal_bits & bit]
-        return RelationIndex(follows, nodes, triples=self.triples, literal_objects=literal_objects)
+        repeated = None if self.repeated_bits is None else [
+            signed for signed, bit in self._ids.items() if self.repeated_bits & bit]
+        return RelationIndex(follows, nodes, triples=self.triples, literal_objects=literal_objects, repeated=repeated)
 
 
 class RelationIndex:
     """``follows[a][b]``: nodes reached over ``a`` that have ``b`` (signed predicate IRIs), node counts, and the
-    predicates with a literal object (``literal_objects``; None when not known: an index saved before it was kept,
-    or built from nodes' relations alone)."""
+    predicates with a literal object (``literal_objects``) and the signed predicates some node has more than once
+    (``repeated``); each None when not known (an index saved before it was kept, or built from nodes' relations
+    alone)."""
 
     def __init__(self, follows: Mapping[str, Mapping[str, int]], nodes: Mapping[str, int], *, triples: int = 0,
-                 literal_objects: Iterable[str] | None = None) -> None:
+                 literal_objects: Iterable[str] | None = None, repeated: Iterable[str] | None = None) -> None:
         self.follows = {a: dict(row) for a, row in follows.items()}
         self.nodes = dict(nodes)
         self.triples = triples
         self.literal_objects = None if literal_objects is None else frozenset(literal_objects)
+        self.repeated = None if repeated is None else frozenset(repeated)
 
     def predicates(self) -> list[str]:
         """Every (unsigned) predicate IRI seen."""
@@ -134,10 +157,20 @@ class RelationIndex:
             return False
         return signed.startswith("^") or (self.literal_objects is not None and signed not in self.literal_objects)
 
+    def never_follows(self, signed: str, following: str) -> bool:
+        """Whether no walk that reached a node over ``signed`` can go on over ``following``: no node reached over it
+        has ``following``, or ``following`` is ``signed`` walked back (which must reach another node than the one
+        before) and no node has ``following`` more than once."""
+        if not self.follows.get(signed, {}).get(following, 0):
+            return True
+        return following == inverse(signed) and self.repeated is not None and following not in self.repeated
+
     def to_json(self) -> dict:
         data = {"version": FORMAT_VERSION, "triples": self.triples, "nodes": self.nodes, "follows": self.follows}
         if self.literal_objects is not None:
             data["literal_objects"] = sorted(self.literal_objects)
+        if self.repeated is not None:
+            data["repeated"] = sorted(self.repeated)
         return data
 
     def save(self, path: str | Path) -> None:
@@ -154,9 +187,10 @@ class RelationIndex:
             data = json.loads(path.read_text(encoding="utf-8"))
             if data.get("version") != FORMAT_VERSION:
                 raise ValueError(f"format version {data.get('version')!r}, expected {FORMAT_VERSION}")
-            literal_objects = data.get("literal_objects")  # not in an index saved before it was kept
+            literal_objects, repeated = data.get("literal_objects"), data.get("repeated")  # not in older indexes
             return cls(data["follows"], data["nodes"], triples=int(data.get("triples", 0)),
-                       literal_objects=None if literal_objects is None else [str(p) for p in literal_objects])
+                       literal_objects=None if literal_objects is None else [str(p) for p in literal_objects],
+                       repeated=None if repeated is None else [str(p) for p in repeated])
         except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
             raise KGLoadError(f"{path}: not a usable relation index ({exc}); rebuild the store with "
                               "`kg-agent load --overwrite`") from exc

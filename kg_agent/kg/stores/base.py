@@ -260,7 +260,8 @@ class GraphStore(ABC):
         that can follow its last relation (:meth:`relations_following`), each checked with :meth:`walkable` but where
         the relation index shows that every walk over the prefix's last relation goes on over it
         (:meth:`~kg_agent.kg.relation_index.RelationIndex.always_follows`: a film's genre after the films of a
-        director), which needs no look at the graph. A backend that can answer a whole layer of prefixes in one
+        director) or that none does (:meth:`~kg_agent.kg.relation_index.RelationIndex.never_follows`: the other
+        films in a film's language, then their other language), which needs no look at the graph. A backend that can answer a whole layer of prefixes in one
         engine call overrides this.
         """
         index = self.current_relation_index()
@@ -272,10 +273,13 @@ class GraphStore(ABC):
                 found[prefix] = options
                 continue
             last = signed(prefix[-1]) if index is not None else None
-            found[prefix] = [rel for rel in options
-                             if (last is not None and (following := signed(rel)) is not None
-                                 and index.always_follows(last, following))
-                             or self.walkable(starts, (*prefix, rel))]
+            found[prefix] = []
+            for rel in options:
+                following = signed(rel) if last is not None else None
+                if following is not None and index.never_follows(last, following):
+                    continue
+                if (following is not None and index.always_follows(last, following)) or self.walkable(starts, (*prefix, rel)):
+                    found[prefix].append(rel)
         return found
 
     def extension_options(self, starts: Sequence[str], prefix: tuple[str, ...]) -> list[str]:
