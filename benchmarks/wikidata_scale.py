@@ -28,7 +28,8 @@ label asked by its German title). Answers are the display labels kg-agent should
 ``run`` answers every question offline (no model, zero-shot) in a fresh interpreter per method over the store:
 the first question after opening it, then the others warm, and reports median / p90 seconds, Hits@1 (the first
 answer is a gold one) per kind, the process's CPU seconds and Oxigraph SPARQL queries and pattern lookups per
-question (median of the warm ones: what a busy machine's wall time hides) and the process's peak RSS. Numbers go to docs/benchmarks.md with the command.
+question (median of the warm ones: what a busy machine's wall time hides) and the process's peak RSS. Numbers go to
+docs/benchmarks.md with the command.
 """
 
 from __future__ import annotations

@@ -261,8 +261,8 @@ class GraphStore(ABC):
         the relation index shows that every walk over the prefix's last relation goes on over it
         (:meth:`~kg_agent.kg.relation_index.RelationIndex.always_follows`: a film's genre after the films of a
         director) or that none does (:meth:`~kg_agent.kg.relation_index.RelationIndex.never_follows`: the other
-        films in a film's language, then their other language), which needs no look at the graph. A backend that can answer a whole layer of prefixes in one
-        engine call overrides this.
+        films in a film's language, then their other language), which needs no look at the graph. A backend that
+        can answer a whole layer of prefixes in one engine call overrides this.
         """
         index = self.current_relation_index()
         signed = self.names.signed_iri
@@ -272,13 +272,17 @@ class GraphStore(ABC):
             if not prefix:
                 found[prefix] = options
                 continue
-            last = signed(prefix[-1]) if index is not None else None
+            last = signed(prefix[-1])
             found[prefix] = []
             for rel in options:
-                following = signed(rel) if last is not None else None
-                if following is not None and index.never_follows(last, following):
-                    continue
-                if (following is not None and index.always_follows(last, following)) or self.walkable(starts, (*prefix, rel)):
+                following = signed(rel)
+                if index is not None and last is not None and following is not None:
+                    if index.never_follows(last, following):
+                        continue
+                    if index.always_follows(last, following):
+                        found[prefix].append(rel)
+                        continue
+                if self.walkable(starts, (*prefix, rel)):
                     found[prefix].append(rel)
         return found
 
