@@ -27,7 +27,9 @@ label asked by its German title). Answers are the display labels kg-agent should
 
 ``run`` answers every question offline (no model, zero-shot) in a fresh interpreter per method over the store:
 the first question after opening it, then the others warm, and reports median / p90 seconds, Hits@1 (the first
-answer is a gold one) per kind and the process's peak RSS. Numbers go to docs/benchmarks.md with the command.
+answer is a gold one) per kind, the process's CPU seconds and Oxigraph SPARQL queries and pattern lookups per
+question (median of the warm ones: what a busy machine's wall time hides) and the process's peak RSS. Numbers go to
+docs/benchmarks.md with the command.
 """
 
 from __future__ import annotations
@@ -378,14 +380,36 @@ from kg_agent.kg import open_oxigraph
 store, method, path = sys.argv[1:4]
 questions = [json.loads(line) for line in open(path, encoding="utf-8")]
 kg = open_oxigraph(store)
+
+
+class Counted:
+    """The Oxigraph store with its SPARQL queries and pattern lookups counted."""
+
+    def __init__(self, inner):
+        self.inner, self.queries, self.lookups = inner, 0, 0
+
+    def query(self, *args, **kwargs):
+        self.queries += 1
+        return self.inner.query(*args, **kwargs)
+
+    def quads_for_pattern(self, *args, **kwargs):
+        self.lookups += 1
+        return self.inner.quads_for_pattern(*args, **kwargs)
+
+    def __getattr__(self, name):
+        return getattr(self.inner, name)
+
+
+counted = kg.store.store = Counted(kg.store.store)
 app = create_graph(method, kg).compile()
 opened = time.perf_counter() - began
 for record in questions:
-    start = time.perf_counter()
+    start, cpu, queries, lookups = time.perf_counter(), time.process_time(), counted.queries, counted.lookups
     result = app.invoke({"question": record["question"]})
-    seconds = time.perf_counter() - start
+    seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
     answers = [a["answer"] for a in result.get("answers") or []]
-    print(json.dumps({"id": record["id"], "kind": record["kind"], "seconds": seconds, "answers": answers[:5],
+    print(json.dumps({"id": record["id"], "kind": record["kind"], "seconds": seconds, "cpu_s": cpu, "answers": answers[:5],
+                      "queries": counted.queries - queries, "lookups": counted.lookups - lookups,
                       "topics": [e.get("label") for e in result.get("topic_entities") or []],
                       "plan": [p.get("text") for p in (result.get("plans") or [])[:1]] or [c.get("text") for c in (result.get("chains") or [])[:1]],
                       "hit": bool(answers) and answers[0].casefold() in {a.casefold() for a in record["answers"]}}), flush=True)
@@ -417,6 +441,10 @@ def run(out: Path, methods: list[str], *, limit: int | None = None) -> dict:
         summary[method] = {"questions": len(answered), "first_s": round(answered[0]["seconds"], 2),
                            "opened_s": round(tail["opened_s"], 2),
                            "warm_median_s": round(statistics.median(warm), 3), "warm_p90_s": round(percentile(warm, 0.9), 3),
+                           "warm_median_cpu_s": round(statistics.median(r["cpu_s"] for r in answered[1:]), 3),
+                           "warm_p90_cpu_s": round(percentile([r["cpu_s"] for r in answered[1:]], 0.9), 3),
+                           "warm_median_queries": statistics.median(r["queries"] for r in answered[1:]),
+                           "warm_median_lookups": statistics.median(r["lookups"] for r in answered[1:]),
                            "hits_at_1": round(100 * statistics.mean(r["hit"] for r in answered), 1), "per_kind": per_kind,
                            "rss_mb": round(tail["rss_mb"])}
         (out / f"answers.{method}.jsonl").write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in answered),

@@ -183,6 +183,8 @@ def _index_ntriples_lines(builder: RelationIndexBuilder, ox, handle, naming: Nam
     bits: dict[bytes, tuple] = {}
     reported = 0
     edges = 0
+    literal_bits = 0  # the predicates met with a literal object
+    repeated = 0  # the signed predicates met at a node that had them already
     for number, line in enumerate(handle, start=1):
         parts = line.split(None, 2)
         if len(parts) < 3 or parts[0][0] == 35:  # 35: '#', a comment
@@ -216,17 +218,30 @@ def _index_ntriples_lines(builder: RelationIndexBuilder, ox, handle, naming: Nam
             read_name(line, subject, pair[2], rest)
         obj = rest.rstrip(b" \t\r\n.")  # a node never ends with '.': IRIs end with '>', literals with '"', a tag or '>'
         edges += 1
+        if b"\\" in subject or (b"\\" in obj and obj[:1] != b'"'):  # an escaped IRI: the node may be keyed another way
+            repeated |= out_bit | in_bit
         if obj[:1] == b'"':  # a literal is an end (no in-bit); an empty one is no value at all
             if obj[:2] != b'""' or obj[2:3] == b'"':
-                signatures[subject] = get(subject, 0) | out_bit
+                had = get(subject, 0)
+                signatures[subject] = had | out_bit
+                repeated |= had & out_bit
+                literal_bits |= out_bit
             continue
-        signatures[subject] = get(subject, 0) | out_bit
-        signatures[obj] = get(obj, 0) | in_bit
+        had = get(subject, 0)
+        signatures[subject] = had | out_bit
+        repeated |= had & out_bit
+        had = get(obj, 0)
+        signatures[obj] = had | in_bit
+        repeated |= had & in_bit
         if bar is not None and not number % 50_000:
             position = handle.tell()
             bar.update(position - reported)
             reported = position
     builder.triples += edges
+    if builder.literal_bits is not None:
+        builder.literal_bits |= literal_bits
+    if builder.repeated_bits is not None:
+        builder.repeated_bits |= repeated
     if bar is not None:
         bar.update(handle.tell() - reported)
     return link_lines
@@ -267,6 +282,7 @@ def index_derived_edges(builder: RelationIndexBuilder, ox, edges, *, ntriples: b
     reached; they are not triples of the file (:attr:`~RelationIndexBuilder.triples` is left as it was)."""
     triples = builder.triples
     for subject, predicate, obj in edges:
+        builder.mark_repeated(predicate.value)  # keyed by its IRI, which the file may have written another way
         key = f"<{subject.value}>".encode() if ntriples else subject.value
         if isinstance(obj, ox.Literal):
             builder.add(key, predicate.value, "", object_walks_on=False)

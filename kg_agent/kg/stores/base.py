@@ -207,6 +207,11 @@ class GraphStore(ABC):
         """The schema-level relation index (:mod:`kg_agent.kg.relation_index`), None when there is none."""
         return None
 
+    def current_relation_index(self) -> RelationIndex | None:
+        """:meth:`relation_index` while it describes the graph as it is (what is true of *every* node is taken from
+        it); None when there is none or the graph changed since it was built."""
+        return self.relation_index()
+
     def following(self, signed_iri: str) -> Iterable[str]:
         """Signed predicate IRIs that some node reached over ``signed_iri`` has (the relation index's row)."""
         index = self.relation_index()
@@ -248,14 +253,38 @@ class GraphStore(ABC):
 
     def walkable_extensions(self, starts: Sequence[str],
                             prefixes: Sequence[tuple[str, ...]]) -> dict[tuple[str, ...], list[str]]:
-        """``{prefix: relations (sorted)}``: the relations that extend each relation path to one walkable from ``starts``.
+        """``{prefix: relations (sorted)}``: the relations that extend each relation path to one walkable from ``starts``
+        (each prefix walkable from them, as the layer before found it).
 
-        The empty prefix is extended by the relations at the starts, a longer one by those that can follow its
-        last relation (:meth:`relations_following`); each extension is checked with :meth:`walkable`. A backend
-        that can answer a whole layer of prefixes in one engine call overrides this.
+        The empty prefix is extended by the relations at the starts, each walkable as read; a longer one by those
+        that can follow its last relation (:meth:`relations_following`), each checked with :meth:`walkable` but where
+        the relation index shows that every walk over the prefix's last relation goes on over it
+        (:meth:`~kg_agent.kg.relation_index.RelationIndex.always_follows`: a film's genre after the films of a
+        director) or that none does (:meth:`~kg_agent.kg.relation_index.RelationIndex.never_follows`: the other
+        films in a film's language, then their other language), which needs no look at the graph. A backend that
+        can answer a whole layer of prefixes in one engine call overrides this.
         """
-        return {prefix: [rel for rel in self.extension_options(starts, prefix) if self.walkable(starts, (*prefix, rel))]
-                for prefix in prefixes}
+        index = self.current_relation_index()
+        signed = self.names.signed_iri
+        found: dict[tuple[str, ...], list[str]] = {}
+        for prefix in prefixes:
+            options = self.extension_options(starts, prefix)
+            if not prefix:
+                found[prefix] = options
+                continue
+            last = signed(prefix[-1])
+            found[prefix] = []
+            for rel in options:
+                following = signed(rel)
+                if index is not None and last is not None and following is not None:
+                    if index.never_follows(last, following):
+                        continue
+                    if index.always_follows(last, following):
+                        found[prefix].append(rel)
+                        continue
+                if self.walkable(starts, (*prefix, rel)):
+                    found[prefix].append(rel)
+        return found
 
     def extension_options(self, starts: Sequence[str], prefix: tuple[str, ...]) -> list[str]:
         """The relations that may extend ``prefix`` (sorted), before any is checked: those at the starts for the empty

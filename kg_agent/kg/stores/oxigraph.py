@@ -41,6 +41,9 @@ _XSD_STRING = str(XSD.string)
 PATH_QUERIES_CACHED = 1024
 #: Hubs (nodes of more edges than a :meth:`OxigraphGraphStore.bounded_edges` bound) whose bounded edges a store keeps
 HUBS_CACHED = 4096
+#: Edges of a node read in one direction before its relations are looked up predicate by predicate
+#: (:meth:`OxigraphGraphStore.relations_at` of a hub)
+RELATIONS_READ = 256
 #: Rows of a relation path's paths read before its sizes are counted in the engine
 #: (:meth:`OxigraphGraphStore.fits`)
 PROBE_AFTER_ROWS = 1000
@@ -104,6 +107,7 @@ class OxigraphGraphStore(LazyGraphStore):
         self._facts: dict[str, bool] = {}
         self._in_store: dict[str, bool] = {}  # name predicate IRI -> whether the store has a triple of it
         self._relation_index = relation_index
+        self._changed = False  # whether triples were added or removed through the rdflib view since the store opened
         self._label_index = label_index
         self._path_queries: LRUCache = LRUCache(PATH_QUERIES_CACHED)  # relation path -> paths_query around its start
         self._bounded: LRUCache = LRUCache(HUBS_CACHED)  # hub -> (bound, bounded_edges)
@@ -132,6 +136,7 @@ class OxigraphGraphStore(LazyGraphStore):
             return self._view
 
     def _on_change(self, event) -> None:
+        self._changed = True
         s, _, o = event.triple
         if s is None or o is None:
             self.clear()
@@ -329,6 +334,9 @@ class OxigraphGraphStore(LazyGraphStore):
     def relation_index(self) -> RelationIndex | None:
         return self._relation_index
 
+    def current_relation_index(self) -> RelationIndex | None:
+        return None if self._changed else self._relation_index
+
     def label_index(self) -> SqliteLabelIndex | None:
         return self._label_index
 
@@ -349,13 +357,50 @@ class OxigraphGraphStore(LazyGraphStore):
             return []  # a literal is an end: no path goes on from it
         if key.startswith("_:"):  # a blank node cannot be named in a query: its edges by pattern lookup
             return list(self.edges(key))
-        node = sparql_term(self.term(key))
         name = self.names.name
-        found = [name(row[0].value) for row in self._select(
-            'SELECT DISTINCT ?p WHERE { %s ?p ?o FILTER(!isLiteral(?o) || STR(?o) != "") }' % node)
-            if self._is_fact(row[0].value)]
-        found += ["^" + name(row[0].value) for row in self._select("SELECT DISTINCT ?p WHERE { ?s ?p %s }" % node)
-                  if self._is_fact(row[0].value)]
+        try:
+            term = self._ox(key)
+            found = [name(iri) for iri in self._predicates_at(key, term, outgoing=True)]
+            found += ["^" + name(iri) for iri in self._predicates_at(key, term, outgoing=False)]
+        except (OSError, RuntimeError) as exc:
+            raise KGQueryError(f"{self.name}: could not read the relations at {key}: {exc}") from exc
+        return found
+
+    def _predicates_at(self, key: str, term, *, outgoing: bool) -> list[str]:
+        """The fact predicates of the node's outgoing (an empty literal is no value) or incoming edges: read by pattern
+        lookup up to :data:`RELATIONS_READ` edges; past that (a hub: a genre's films, a country's people) each
+        predicate the relation index has in that direction is looked up once instead (the first edge of it, if any),
+        so a hub costs as many lookups as the KG has predicates, not as it has edges. Without a current relation
+        index the engine reads every edge (``SELECT DISTINCT``)."""
+        edges = self._fact_quads(term, None, None) if outgoing else self._fact_quads(None, None, term)
+        seen: dict[str, None] = {}
+        for read, quad in enumerate(edges, start=1):
+            if read > RELATIONS_READ:
+                return self._predicates_of_hub(key, term, seen, outgoing=outgoing)
+            obj = quad.object
+            if outgoing and isinstance(obj, ox.Literal) and not obj.value:
+                continue
+            seen[quad.predicate.value] = None
+        return [iri for iri in seen if self._is_fact(iri)]
+
+    def _predicates_of_hub(self, key: str, term, seen: dict[str, None], *, outgoing: bool) -> list[str]:
+        index = self.current_relation_index()
+        if index is None:
+            node = sparql_term(self.term(key))
+            query = ('SELECT DISTINCT ?p WHERE { %s ?p ?o FILTER(!isLiteral(?o) || STR(?o) != "") }' % node if outgoing
+                     else "SELECT DISTINCT ?p WHERE { ?s ?p %s }" % node)
+            return [row[0].value for row in self._select(query) if self._is_fact(row[0].value)]
+        found = [iri for iri in seen if self._is_fact(iri)]
+        for signed in index.nodes:
+            if signed.startswith("^") == outgoing:
+                continue
+            iri = signed if outgoing else signed[1:]
+            if iri in seen or not self._is_fact(iri):
+                continue
+            predicate = ox.NamedNode(iri)
+            edges = self._fact_quads(term, predicate, None) if outgoing else self._fact_quads(None, predicate, term)
+            if any(not (outgoing and isinstance(quad.object, ox.Literal) and not quad.object.value) for quad in edges):
+                found.append(iri)
         return found
 
     def walk_batch(self, keys: Sequence[str], relation: str, limit: int | None) -> dict[str, list[str]]:
