@@ -118,7 +118,7 @@ class AnswerRanker:
         :meth:`RelationPathScorer.unclipped_evidence`); None when none is named, or two are named equally: a
         superlative over something no relation's words name ("the most books": a count) ranks nothing."""
         parts = QuestionParts.of(question)
-        evidence = self.scorer.unclipped_evidence(parts, list(candidates), kg.relation_names() if kg else ())
+        evidence = self.scorer.unclipped_evidence(parts, list(candidates), kg.relation_names() if kg is not None else ())
         if not evidence.size:
             return None
         ranked = sorted(zip(evidence.max(axis=1), candidates), reverse=True)
