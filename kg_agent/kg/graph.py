@@ -97,8 +97,12 @@ class KnowledgeGraph:
         return self.store.batched
 
     def __len__(self) -> int:
-        """Number of triples in the graph."""
+        """Number of triples in the graph (over an endpoint: a ``COUNT`` query)."""
         return self.store.triple_count()
+
+    def __bool__(self) -> bool:
+        """A KG is always true, empty or not: ``if kg`` never counts its triples (a query to an endpoint)."""
+        return True
 
     def __contains__(self, entity_id: str) -> bool:
         return self.has_entity(entity_id)
