@@ -34,6 +34,7 @@ from kg_agent.steps import Decided, decide, decided
 from kg_agent.tools.rog.answer import AnswerOutcome
 from kg_agent.tools.shared.answer_checks import (
     ABSTAINED,
+    asks_how_many,
     chains_matching_nothing,
     unsupported_policy,
     walks_to_named,
@@ -363,7 +364,7 @@ def answer_steps(state: dict, *, answerer: ToGAnswerer, asked: Asked | None = No
                  if chain_scorer is not None else None)
     if unmatched is not None and unsupported_policy(when_unsupported) == "abstain":
         return answer_update(AnswerOutcome([], "", warnings=[f"answer: abstained: {unmatched}"], stop_reason=ABSTAINED))
-    outcome = yield decide(answerer.answer, question, walks_to_named(chains, kg),
+    outcome = yield decide(answerer.answer, question, chains_answered(question, chains, state.get("verification"), kg),
                            verification=state.get("verification"), stop_reason=stop, **ahead)
     outcome = answers_of_every_mention(topics, chains, outcome,
                                        verified=bool((state.get("verification") or {}).get("sufficient")), kg=kg,
@@ -373,6 +374,25 @@ def answer_steps(state: dict, *, answerer: ToGAnswerer, asked: Asked | None = No
         outcome = answers_of_named_kind(question, topics, outcome, kg)
     return answer_update(outcome, stop, question=question, when_unsupported=when_unsupported, kg=kg,
                          as_given=getattr(answerer, "grounding", None) == "off")
+
+
+def chains_answered(question: str, chains: Sequence[dict], verification: dict | None,
+                    kg: KnowledgeGraph | None) -> list[dict]:
+    """The chains the answer is read from: those not ending at a statement node that another chain walks on through
+    (:func:`~kg_agent.tools.shared.answer_checks.walks_to_named`). But for a count ("how many people held the role of
+    [X]"), when the verifier judged a relation path best whose chains all end at statement nodes (``^role``: the
+    memberships) and the beam's steps on left them (to the membership's ``organization``, one of the statement's
+    values the question does not ask for, the verifier's own judgement says), that path's chains: the count counts the
+    things behind those statements (:func:`~kg_agent.tools.shared.answer_checks.through_statements`), as RoG's plan
+    of the same path does."""
+    kept = walks_to_named(chains, kg)
+    named = (verification or {}).get("relations")
+    if not named or not asks_how_many(question):
+        return kept
+    judged = [c for c in chains if c.get("steps") and list(Walk.from_dict(c).relations) == list(named)]
+    if not judged or any(list(Walk.from_dict(c).relations) == list(named) for c in kept if c.get("steps")):
+        return kept
+    return judged
 
 
 def answers_of_every_mention(topic_entities: Sequence[dict], chains: Sequence[dict], outcome: AnswerOutcome, *,
