@@ -73,7 +73,7 @@ def test_tog_i_explores_from_every_named_entity_from_its_first_round(football):
         {"question": "which player plays at the Forward position at Northport Rovers"})
     assert result["round"] == 1 and result["width"] == 2
     first = [c["text"] for c in result["chains"] if c["depth"] == 1]
-    assert first == ["Northport Rovers -> ^plays_for -> Bruno Castell", "Forward -> ^position -> Bruno Castell"]
+    assert sorted(first) == ["Forward -> ^position -> Bruno Castell", "Northport Rovers -> ^plays_for -> Bruno Castell"]
     assert not any("nothing was retrieved" in w for w in result["warnings"])
 
 

@@ -25,15 +25,20 @@ from typing import Protocol, runtime_checkable
 from langchain_core.language_models import BaseChatModel
 
 from kg_agent.kg.containers import membership_relations, walks_into_lists, without_list_steps
+from kg_agent.kg.errors import KGError
 from kg_agent.kg.graph import KnowledgeGraph
+from kg_agent.kg.linking import value_nodes
+from kg_agent.kg.paths import retrieve_many_paths
 from kg_agent.kg.types import relation_path_text
 from kg_agent.kg.walks import Walk
 from kg_agent.llm.parsing import parse_answer_list
 from kg_agent.settings import DEFAULT_GROUNDING, Grounding, StructuredMode, WhenUnsupported
 from kg_agent.steps import Decided, decide, decided
 from kg_agent.tools.rog.answer import AnswerOutcome
+from kg_agent.tools.shared.aggregates import AnswerRanker, asked_comparison
 from kg_agent.tools.shared.answer_checks import (
     ABSTAINED,
+    asks_how_many,
     chains_matching_nothing,
     unsupported_policy,
     walks_to_named,
@@ -365,17 +370,88 @@ def answer_steps(state: dict, *, answerer: ToGAnswerer, asked: Asked | None = No
                  if chain_scorer is not None else None)
     if unmatched is not None and unsupported_policy(when_unsupported) == "abstain":
         return answer_update(AnswerOutcome([], "", warnings=[f"answer: abstained: {unmatched}"], stop_reason=ABSTAINED))
-    walks = walks_to_named(qualified_walks(question, chains, kg), kg)  # through the role the question names
+    walks = chains_answered(question, qualified_walks(question, chains, kg), state.get("verification"), kg)
     outcome = yield decide(answerer.answer, question, walks,
                            verification=state.get("verification"), stop_reason=stop, **ahead)
     outcome = answers_of_every_mention(topics, chains, outcome,
                                        verified=bool((state.get("verification") or {}).get("sufficient")), kg=kg,
                                        abstain=unsupported_policy(when_unsupported) == "abstain")
     if kg is not None:
+        outcome = compared_over_every_end(question, chains, state.get("verification"), outcome, kg, chain_scorer)
         outcome = answers_of_asked_type(question, topics, outcome, kg)
         outcome = answers_of_named_kind(question, topics, outcome, kg)
     return answer_update(outcome, stop, question=question, when_unsupported=when_unsupported, kg=kg,
                          as_given=getattr(answerer, "grounding", None) == "off")
+
+
+def chains_answered(question: str, chains: Sequence[dict], verification: dict | None,
+                    kg: KnowledgeGraph | None) -> list[dict]:
+    """The chains the answer is read from: those not ending at a statement node that another chain walks on through
+    (:func:`~kg_agent.tools.shared.answer_checks.walks_to_named`). But for a count ("how many people held the role of
+    [X]"), when the verifier judged a relation path best whose chains all end at statement nodes (``^role``: the
+    memberships) and the beam's steps on left them (to the membership's ``organization``, one of the statement's
+    values the question does not ask for, the verifier's own judgement says), that path's chains: the count counts the
+    things behind those statements (:func:`~kg_agent.tools.shared.answer_checks.through_statements`), as RoG's plan
+    of the same path does."""
+    kept = walks_to_named(chains, kg)
+    named = (verification or {}).get("relations")
+    if not named or not asks_how_many(question):
+        return kept
+    judged = [c for c in chains if c.get("steps") and list(Walk.from_dict(c).relations) == list(named)]
+    if not judged or any(list(Walk.from_dict(c).relations) == list(named) for c in kept if c.get("steps")):
+        return kept
+    return judged
+
+
+#: The most walks one relation path is walked out to for a comparison (:func:`compared_over_every_end`).
+MAX_COMPARED = 2000
+
+
+def compared_over_every_end(question: str, chains: Sequence[dict], verification: dict | None, outcome: AnswerOutcome,
+                            kg: KnowledgeGraph, scorer: RelationPathScorer | None = None) -> AnswerOutcome:
+    """For a question that compares ("the earliest-born author of a book on [shelf]", "the most downloaded book of
+    [X]", :func:`~kg_agent.tools.shared.aggregates.asked_comparison`): the answers of the first explored relation path
+    whose ends, walked out from the chains' starts (every end, not the beam's ``W``: a comparison is over all of them,
+    as a count is; a blank node standing for each blank node of its name, as linking reads it), have a value the
+    question compares (:class:`~kg_agent.tools.shared.aggregates.AnswerRanker`); the verifier's judged path is tried
+    first, then the others by their best chain's score, answerable chains only. A path whose ends have nothing to
+    compare (a publisher's name, for "the earliest-born author") answers nothing compared. The outcome is unchanged
+    when the question compares nothing, or no explored path's ends have a value it compares. The answers are grounded
+    as the verification says; the answer check then ranks them (their ``compared`` evidence)."""
+    if asked_comparison(question) is None or not outcome.answers:
+        return outcome
+    explored = answerable_chains(question, [c for c in chains if c.get("steps")], kg=kg)
+    by_path: dict[tuple[str, ...], list[dict]] = {}
+    for chain in sorted(explored, key=lambda c: -(c.get("score") or 0.0)):
+        by_path.setdefault(tuple(Walk.from_dict(chain).relations), []).append(chain)
+    named = tuple((verification or {}).get("relations") or ())
+    order = sorted(by_path, key=lambda path: path != named)  # stable: the judged path first, then by score
+    ranker = AnswerRanker(scorer)
+    verified = bool((verification or {}).get("sufficient"))
+    for path in order:
+        starts: dict[str, None] = {}
+        for chain in by_path[path]:
+            start = chain["start"]
+            starts[start["id"]] = None
+            if start["id"].startswith("_:"):
+                starts.update(dict.fromkeys(value_nodes(kg, start.get("label") or "")))
+        try:
+            [found] = retrieve_many_paths(kg, list(starts), [path], max_paths=MAX_COMPARED)
+        except KGError:
+            return outcome
+        records: dict[str, dict] = {}
+        for walk in (Walk.of(p).to_dict() for p in found.paths):
+            end = Walk.end_of(walk)
+            if end["id"] not in records and end["id"] not in starts:
+                records[end["id"]] = answer_record(end["label"], entity_id=end["id"], score=by_path[path][0].get("score") or 0.0,
+                                                   grounded=verified, paths=[walk])
+        if records and ranker.apply(question, list(records.values()), kg) is not None:
+            answers = list(records.values())
+            if outcome.output == "\n".join(a["answer"] for a in outcome.answers):  # an offline output: the answers listed
+                outcome.output = "\n".join(a["answer"] for a in answers)
+            outcome.answers = answers
+            return outcome
+    return outcome
 
 
 def answers_of_every_mention(topic_entities: Sequence[dict], chains: Sequence[dict], outcome: AnswerOutcome, *,

@@ -346,9 +346,13 @@ def scores_whole_paths(decider) -> bool:
 
 def beam_question(state: dict, chain: dict, decider) -> str:
     """The question a decider is asked about ``chain``: for one that scores whole chains, with the chain's topic
-    entity masked (its scores are compared across chains, so every chain's query must be the same)."""
+    entity and every other thing the question names masked (its scores are compared across chains, so every chain's
+    query must be the same; and a name is no relation word: with "the Roman Empire" left in "what role did [X] hold
+    in the Roman Empire", ``memberOf`` outscored ``hasMembership -> role``, as RoG's plans, which mask the other
+    mentions too, do not)."""
     if scores_whole_paths(decider):
-        return mask_mentions(state["question"], [Entity.from_dict(chain["start"])])
+        named = [Entity.from_dict(e) for e in state.get("topic_entities") or () if e.get("label")]
+        return mask_mentions(state["question"], [Entity.from_dict(chain["start"]), *named])
     return state["question"]
 
 
