@@ -34,7 +34,15 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from kg_agent.kg.graph import KnowledgeGraph
-from kg_agent.kg.terms import has_word_character, label_key, label_keys, normalize_label, reading_order
+from kg_agent.kg.terms import (
+    has_word_character,
+    joined_key,
+    label_key,
+    label_keys,
+    lookup_keys,
+    normalize_label,
+    reading_order,
+)
 from kg_agent.kg.types import Entity
 
 NO_ENTITY_MESSAGE = "no entity of the knowledge graph found in the question"
@@ -307,14 +315,19 @@ def _link_ngrams(kg: KnowledgeGraph, question: str, cutoff: float) -> tuple[list
             if all(w in STOPWORDS or len(w) < 2 for w in words) and not q.capitalised_inside(begin):
                 continue
             text = " ".join(words)
-            quality = 1.0
-            for form in (text, *([singular] if size >= 2 and (singular := _singular(text)) else [])):
+            # as written, then without a space between a letter and a digit ("iswc 2005": "ISWC2005"), then with the
+            # last word in the singular ("roman emperors": the role "Roman Emperor"), which matches less well
+            forms = dict.fromkeys(lookup_keys(text), 1.0)
+            singular = _singular(text) if size >= 2 else None
+            for form in lookup_keys(singular) if singular else ():
+                forms.setdefault(form, PLURAL_QUALITY)
+            found, quality = {}, 1.0
+            for form, form_quality in forms.items():
                 if form not in known:  # one lookup per distinct text, however often the question repeats it
                     known[form] = kg.entities_among(index.get(form, [])) if form in index else {}
-                if known[form]:
+                found, quality = known[form], form_quality
+                if found:
                     break
-                quality = PLURAL_QUALITY  # "roman emperors": the role "Roman Emperor"
-            found = known[form]
             if not found:  # the name of a relation, a class or a literal: the words stay free
                 continue
             for i in span:
@@ -469,10 +482,11 @@ def _named_by_label(kg: KnowledgeGraph, key: str, label: str, text: str) -> bool
     """Whether the mention ``text`` (normalized) is one of the entity's labels, not only one of its aliases: its
     display label, else any label under the naming's label predicates, in any language (a thing with no label at
     all is named by whatever names it)."""
-    if text in label_keys(label):
+    forms = set(lookup_keys(text))
+    if forms.intersection(label_keys(label)):
         return True
     literals = kg.store.name_literals([key], kg.naming.label_predicates).get(key, [])
-    return not literals or any(text in label_keys(name) for _, name, _ in literals)
+    return not literals or any(forms.intersection(label_keys(name)) for _, name, _ in literals)
 
 
 def _written_as(question: str, label: str) -> bool:
@@ -643,7 +657,7 @@ def search_entities(kg: KnowledgeGraph, text: str, *, limit: int = 10) -> list[E
         # entities spelt alike: the one whose label contains the text as written first, then by id
         return sorted(ids, key=lambda k: (written not in (kg.label(k) or ""), k))
 
-    found: list[str] = group(index.get(wanted, []))
+    found: list[str] = group(index.get(wanted, []) or index.get(joined_key(wanted), []))
     if len(found) < limit:
         # labels holding the text as whole words: among those with its first word, shortest first
         pattern = re.compile(r"\b" + re.escape(wanted) + r"\b")
