@@ -235,7 +235,7 @@ def final_answers(question: str, answers: Sequence[dict], *, policy: WhenUnsuppo
         if instead is not None:
             return Checked([counted(instead[0])], warnings=[f"answer: {instead[1]}"])
     if counting and kg is not None:
-        answers = [*answers, *every_end_reached(answers, kg)]
+        answers = [*answers, *every_end_reached(answers, kg, question)]
     answers = named_by_the_kg(answers, kg) if kg is not None else list(answers)
     if counting and kg is not None and answers and all(is_unnamed(a) for a in answers):
         answers = through_statements(question, answers, kg) or answers
@@ -410,13 +410,16 @@ def _value_for_a_thing(asked: AskedType, answers: Sequence[dict], kg: KnowledgeG
 MAX_COUNTED = 100_000
 
 
-def every_end_reached(answers: Sequence[dict], kg: KnowledgeGraph) -> list[dict]:
+def every_end_reached(answers: Sequence[dict], kg: KnowledgeGraph, question: str = "") -> list[dict]:
     """For a count: every node the answers' last steps reach from the node they leave over the same relation, beyond
     the answers themselves. A beam keeps W of them (ToG), an answer list its cap (RoG's ``max_answers``); the count
     is of all. A blank node the step leaves stands for every blank node of its name (a value written once per use: the
     shelf "Horror" under each book on it), as linking reads it. Each is grounded by its answer's path, its last step
-    ending there."""
+    ending there. When every answer is of a class the question's type noun names (the constraints kept those: "how
+    many **invited talks** were given at [X]", of the sub-events), only the nodes of such a class count
+    (:func:`_of_counted_class`)."""
     have = {a.get("entity_id") for a in answers}
+    of_class = _of_counted_class(question, [a.get("entity_id") for a in answers if a.get("entity_id")], kg)
     steps: dict[tuple[str, str], dict] = {}
     for a in answers:
         for path in (a.get("paths") or [])[:1]:
@@ -435,6 +438,8 @@ def every_end_reached(answers: Sequence[dict], kg: KnowledgeGraph) -> list[dict]
             heads.update(dict.fromkeys(kg.neighbors(before["head"]["id"], before["relation"])[:MAX_COUNTED]))
         ends = [n for n in dict.fromkeys(n for h in heads for n in kg.neighbors(h, relation))][:MAX_COUNTED]
         ends = [n for n in ends if n not in have]
+        if of_class is not None:
+            ends = of_class(ends)
         labels = kg.labels_by_id(ends)
         for end in ends:
             have.add(end)
@@ -444,6 +449,30 @@ def every_end_reached(answers: Sequence[dict], kg: KnowledgeGraph) -> list[dict]
                           "paths": [{**path, "steps": steps_to, "text": path.get("text", "").rsplit(" -> ", 1)[0]
                                      + f" -> {labels[end]}"}]})
     return extra
+
+
+def _of_counted_class(question: str, ids: Sequence[str], kg: KnowledgeGraph):
+    """When every one of ``ids`` (a count's answers) is of a class the question's type noun with its modifiers names,
+    a filter keeping the nodes of such a class; else None."""
+    from kg_agent.tools.shared.answer_classes import class_names
+    from kg_agent.tools.shared.similarity import shared_text_vectors
+
+    phrase = QuestionParts.of(question).asked.phrase if question else ""
+    if not phrase or not ids:
+        return None
+    classes = kg.classes_of(ids)
+    if len(classes) < len(set(ids)):
+        return None
+    names = class_names(kg, shared_text_vectors(None))
+    named = names.named(phrase, {c for found in classes.values() for c in found})
+    if not named or not all(named.intersection(found) for found in classes.values()):
+        return None
+
+    def keep(nodes: list[str]) -> list[str]:
+        found = kg.classes_of(nodes)
+        return [n for n in nodes if named.intersection(found.get(n, ()))]
+
+    return keep
 
 
 _HOW_MANY_NOUN = re.compile(r"\bhow\s+many\s+((?:[A-Za-z][\w'-]*\s+){0,3}?[A-Za-z][\w'-]*?)\s+(?:are|is|were|was|do|does|"
@@ -507,7 +536,7 @@ def through_statements(question: str, answers: Sequence[dict], kg: KnowledgeGrap
     from kg_agent.tools.shared.answer_classes import IRREGULAR_PLURALS, class_names
     from kg_agent.tools.shared.similarity import shared_text_vectors
 
-    noun = QuestionParts.of(question).asked.noun.lower()
+    noun = QuestionParts.of(question).asked.phrase.lower()
     if not noun:
         return []
     noun = IRREGULAR_PLURALS.get(noun, noun)  # "people" counts persons
