@@ -7,7 +7,9 @@
    by the mention's length, whether the question writes the label exactly as the KG does (a cased question's
    "primary" is a word, its "Hush!" the film), how well one of its relations fits the rest of the question's words
    ("the actors in Philadelphia": the film, with ``starred_actors``, not the tag "philadelphia") and its number of
-   relations; a mention whose words only name relations of the KG (the tag "actors", "writer") is dropped when
+   relations; a mention whose words only name relations or classes of the KG (the tag "actors", "writer"; a page
+   labelled "proceedings" where the KG has the class ``Proceedings``: the question's "which proceedings" asks for
+   one, it is not about that page) is dropped when
    another mention is left, and so is one a cased question writes in lower case against a capitalised label.
    Several mentions link several entities ("... first, Blind Shaft or The Mask of Fu Manchu?").
 3. A mention without a letter or a digit (``[!!!]``, ``[🎬]``) names no entity and links to nothing.
@@ -40,6 +42,7 @@ from kg_agent.kg.terms import (
     label_key,
     label_keys,
     lookup_keys,
+    node_key,
     normalize_label,
     reading_order,
 )
@@ -244,7 +247,7 @@ class _Question:
     tokens: list[str]
     raw: list[tuple[int, int]]  # each token's span in ``text``; empty when lower() changed the tokens (no case cues)
     cased: bool  # capitals beyond the first letter: its case says something
-    relation_roots: frozenset[str]
+    vocabulary_roots: frozenset[str]  # the KG's relation and class names' word roots
     shouted: bool = False  # all in capitals
     roots: collections.Counter = field(default_factory=collections.Counter)
 
@@ -253,7 +256,7 @@ class _Question:
         tokens = normalize_label(question).split()
         raw = [(m.start(), m.end()) for m in _WORD.finditer(question)]
         found = cls(question, tokens, raw if len(raw) == len(tokens) else [], any(ch.isupper() for ch in question[1:]),
-                    _relation_roots(kg), question.isupper())
+                    _vocabulary_roots(kg), question.isupper())
         found.roots.update(_root(t) for t in tokens if t not in FUNCTION_WORDS and len(t) >= 3)
         return found
 
@@ -279,7 +282,7 @@ class _Candidate:
     how: str
     quality: float
     scored: list[tuple[float, Entity]]
-    relational: bool = False  # every content word names a relation of the KG ("actors", "writer")
+    relational: bool = False  # every content word names a relation or class of the KG ("actors", "writer")
     lowered: bool = False  # a cased question writes it in lower case while every label is capitalised ("primary")
 
     @property
@@ -295,7 +298,7 @@ def _is_designation(token: str) -> bool:
 
 def _link_ngrams(kg: KnowledgeGraph, question: str, cutoff: float) -> tuple[list[LinkedEntity], list[str]]:
     """Mentions of a plain question: every n-gram that is a label or alias (longest first, non-overlapping), each
-    entity scored by :data:`CASE_BONUS` and the others; a mention whose words only name relations of the KG, or
+    entity scored by :data:`CASE_BONUS` and the others; a mention whose words only name relations or classes of the KG, or
     that a cased question writes in lower case against a capitalised label, is dropped when a better mention is
     left; nothing found: typos (fuzzy) and partial names. Also the mentions written with a number right after
     them that their names lack (:func:`_is_designation`: "chromosome 7" against the term "chromosome"): a numbered
@@ -473,7 +476,7 @@ def _score_candidate(kg: KnowledgeGraph, q: _Question, begin: int, size: int, ho
             score += CASE_BONUS + 1e-3 * len(label)  # "Hush!" before "Hush" when the question writes "Hush!"
         scored.append((score, Entity(key, label)))
     scored.sort(key=lambda pair: (-pair[0], pair[1].id))
-    relational = bool(content) and all(_root(w) in q.relation_roots for w in content)
+    relational = bool(content) and all(_root(w) in q.vocabulary_roots for w in content)
     lowered = q.cased and bool(written) and written == written.lower() and all_capitalised
     return _Candidate(begin, size, " ".join(words), how, quality, scored, relational, lowered)
 
@@ -499,15 +502,16 @@ def _root(word: str) -> str:
     return word[:ROOT_LETTERS]
 
 
-def _relation_roots(kg: KnowledgeGraph) -> frozenset[str]:
+def _vocabulary_roots(kg: KnowledgeGraph) -> frozenset[str]:
     """Roots of the content words of the KG's relation names (``people.person.place_of_birth``: its own name,
-    ``place of birth``; ``dbo.birthPlace``: ``birth place``), computed once per graph."""
+    ``place of birth``; ``dbo.birthPlace``: ``birth place``) and class names (``swrc:Proceedings``: "proceedings",
+    its labels or its IRI's last segment: :func:`_class_names`), computed once per graph."""
     try:
         return _relation_words_cache[kg]
     except (KeyError, TypeError):
         pass
     roots = set()
-    for name in kg.relation_names():
+    for name in [*kg.relation_names(), *_class_names(kg)]:
         for word in _name_words(name):
             if word not in FUNCTION_WORDS and len(word) >= 3:
                 roots.add(_root(word))
@@ -517,6 +521,29 @@ def _relation_roots(kg: KnowledgeGraph) -> frozenset[str]:
     except TypeError:
         pass
     return found
+
+
+#: Classes read for their names (the objects of the naming's class predicates, one query each).
+MAX_CLASSES = 1000
+
+
+def _class_names(kg: KnowledgeGraph) -> list[str]:
+    """The names of the KG's classes: the objects of its class predicates (``rdf:type`` ...; not those of a class
+    hierarchy, whose terms are what an ontology's questions are about), each by its display label."""
+    from kg_agent.kg.errors import KGError
+    from kg_agent.kg.naming import SUBCLASS_PREDICATES
+
+    found: list[str] = []
+    for iri in kg.naming.class_predicates:
+        if iri in SUBCLASS_PREDICATES:
+            continue
+        try:
+            rows = kg.query(f"SELECT DISTINCT ?c WHERE {{ ?s <{iri}> ?c FILTER(isIRI(?c)) }} LIMIT {MAX_CLASSES}")
+            found.extend(node_key(row[0]) for row in rows)
+        except KGError:
+            continue
+    labels = kg.labels_by_id(found)
+    return [labels.get(c) or c for c in found]
 
 
 def _name_words(relation: str) -> list[str]:

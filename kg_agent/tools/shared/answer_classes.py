@@ -21,6 +21,7 @@ import threading
 from collections.abc import Iterable
 
 from kg_agent.kg.graph import KnowledgeGraph
+from kg_agent.kg.linking import FUNCTION_WORDS
 from kg_agent.kg.per_kg import PerKG
 from kg_agent.tools.shared.answer_types import noun_only_modifies, same_word
 from kg_agent.tools.shared.similarity import TextVectors
@@ -83,6 +84,8 @@ class ClassNames:
     @staticmethod
     def _names_it(noun: str, name: str, cosine: float) -> bool:
         words = name.split()
+        if words and words[0] in FUNCTION_WORDS:  # "in proceedings" (``swrc:InProceedings``) is a paper, in them
+            return cosine >= CLASS_NAME_SIMILARITY and not same_word(noun, words[-1])
         if words and same_word(noun, words[-1]):
             return True
         head = noun.removesuffix("s")  # a compound is a kind of its last part: an "ebook" is a book, a "bookshelf" no
