@@ -157,7 +157,7 @@ class AnswerRanker:
         points in time, or among several (a start and an end) the first by name of those that pick the same answer
         first; None when none is, or they disagree."""
         if asked.bound is not None or asked.words.split()[:1] == [] or asked.words.split()[0] not in TIME_SUPERLATIVES:
-            return None
+            return None  # (:func:`~kg_agent.tools.shared.answer_checks.ranks_in_time` reads the same)
         pick = max if asked.order == MAX else min
         firsts: dict[str, frozenset[str]] = {}
         for relation in sorted(timed):

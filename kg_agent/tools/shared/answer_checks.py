@@ -57,12 +57,13 @@ from kg_agent.kg.terms import UNNAMED
 from kg_agent.kg.types import Entity
 from kg_agent.kg.walks import Walk
 from kg_agent.settings import WhenUnsupported, current_run_settings
-from kg_agent.tools.shared.aggregates import AnswerRanker
+from kg_agent.tools.shared.aggregates import AnswerRanker, asked_comparison
 from kg_agent.tools.shared.answer_types import (
     NUMBER,
     PERSON,
     PLACE,
     TIME,
+    TIME_SUPERLATIVES,
     AskedType,
     is_prose,
     literal_kind,
@@ -116,6 +117,13 @@ def chains_matching_nothing(question: str, topic_entities: Sequence[dict], chain
 def _nothing_matches(relations: Sequence[str], score: float) -> str:
     return (f"no relation of the knowledge graph matches what the question asks for (the best relation path, "
             f"{' -> '.join(relations)}, scores {score:.3f}: none of its relations is named by the question)")
+
+
+def ranks_in_time(question: str) -> bool:
+    """Whether the question asks for the first / last / earliest / latest of something."""
+    asked = asked_comparison(question)
+    return asked is not None and asked.bound is None and asked.words.split()[:1] != [] \
+        and asked.words.split()[0] in TIME_SUPERLATIVES
 
 
 def asks_how_many(question: str) -> bool:
@@ -258,6 +266,10 @@ def final_answers(question: str, answers: Sequence[dict], *, policy: WhenUnsuppo
     if isinstance(narrowed, Checked):
         return narrowed
     answers = narrowed
+    if kg is not None and answers and ranks_in_time(question) and _of_counted_class(
+            question, [a["entity_id"] for a in answers if a.get("entity_id")], kg) is not None:
+        # "the first invited talk at [X]": first among all of [X]'s invited talks, not among those a beam kept
+        answers = [*answers, *every_end_reached(answers, kg, question)]
     ranked = _ranker().apply(question, answers, kg)
     if ranked is not None:
         return Checked(ranked)

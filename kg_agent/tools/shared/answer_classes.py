@@ -5,7 +5,10 @@ the class's names (its labels and aliases in every language the KG gives, else i
 split: ``schema:Movie`` -> "movie", ``wd:Q11424`` -> "film", "movie") ends in the noun ("films" -> "feature film",
 "books" -> "ebook"),
 or is as close to it as :data:`CLASS_NAME_SIMILARITY` (MiniLM cosine: "films" and "Movie" 0.73) without holding the
-noun only as a modifier ("film genre" is a genre, not a film). The classes of an entity are the objects of the
+noun only as a modifier ("film genre" is a genre, not a film). A noun with modifiers ("how many **invited talks**")
+names a class whose name holds each of its words (``swc:InvitedTalkEvent``, "invited talk event"; not
+``swc:TalkEvent``); a name starting with a function word ("in proceedings", ``swrc:InProceedings``: a paper) is not
+named by its last word. The classes of an entity are the objects of the
 naming's class predicates (``rdf:type``, ``rdfs:subClassOf``, Wikidata's ``P31`` / ``P279``, Freebase's ``type.object.type``;
 :meth:`~kg_agent.kg.graph.KnowledgeGraph.classes_of`). Nothing here is a word list: the names are the KG's.
 
@@ -66,7 +69,8 @@ class ClassNames:
         return found
 
     def named(self, noun: str, class_ids: Iterable[str]) -> frozenset[str]:
-        """The classes among ``class_ids`` that the type noun names (module docstring)."""
+        """The classes among ``class_ids`` that the type noun names (module docstring); a noun with modifiers
+        ("invited talks") names a class whose name holds each of its words ("invited talk event")."""
         noun = noun.lower()
         wanted = list(dict.fromkeys(class_ids))
         with self._lock:
@@ -84,6 +88,9 @@ class ClassNames:
     @staticmethod
     def _names_it(noun: str, name: str, cosine: float) -> bool:
         words = name.split()
+        phrase = noun.split()
+        if len(phrase) > 1:  # "invited talks": every word of the phrase is a word of the name ("invited talk event")
+            return all(any(same_word(word, other) for other in words) for word in phrase)
         if words and words[0] in FUNCTION_WORDS:  # "in proceedings" (``swrc:InProceedings``) is a paper, in them
             return cosine >= CLASS_NAME_SIMILARITY and not same_word(noun, words[-1])
         if words and same_word(noun, words[-1]):
