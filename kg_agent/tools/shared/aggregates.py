@@ -12,7 +12,10 @@ evidence: ``compared`` (every compared answer with its value, in order) and ``co
 
 Time words (earliest, oldest, first, latest, youngest, newest, last) compare dates or years: the oldest is the one
 with the earliest value. A relation stating an age in years reads the other way; a KG's relations are not read for
-that.
+that. "The first / last / earliest / latest <noun> at [X]" that names no relation ranks by the relation whose values
+are typed points in time (``xsd:dateTime``, ``xsd:date``, ``xsd:gYear`` ...; :meth:`AnswerRanker.time_line`): a
+talk's ``ical:dtstart``; when several are (a start and an end), only if they put the same answer first. A
+``dateTime`` compares with its time of day.
 """
 
 from __future__ import annotations

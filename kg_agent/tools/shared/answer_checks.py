@@ -33,7 +33,9 @@
   reached, each through its own step on (:func:`every_end_reached`). A number the KG states of a thing answers
   "how many <noun>" only when no relation of that thing reaches things of a class the noun names ("how many
   downloadable **files** are listed for [X]": its ``hasFormat`` files are counted, not its ``downloads``;
-  :func:`things_of_the_counted_class`).
+  :func:`things_of_the_counted_class`). When the type noun with its modifiers names the answers' class ("how many
+  **invited talks** were given at [X]": the sub-events of the class *invited talk event*), only the things of that
+  class count, beyond the answer list too; "the first / last <noun> at [X]" is ranked among all of them.
 * **"The most / the earliest / more than N / before <year>" is compared.** The answers are ranked or filtered by
   the number or date the KG gives each through the relation the question's words name
   (:mod:`~kg_agent.tools.shared.aggregates`); the answers kept carry ``compared`` (each compared answer with its

@@ -6,7 +6,9 @@
   of whose ends is leaves the answers, and so does an end of another class (an end with no class fact stays, on a
   path whose other ends have the class). When no candidate answer has a class fact, or none has a class the noun
   names, nothing is removed and a warning says so. RoG filters its paths before answering; ToG and ToG-I their final
-  answers (:func:`kg_agent.tools.tog.answer.answers_of_asked_type`).
+  answers (:func:`kg_agent.tools.tog.answer.answers_of_asked_type`); when the beam kept none of the class, the
+  nodes of the class its last steps reach beside it (:func:`of_asked_type_beside`). The noun is read with its
+  modifiers ("invited talks", :attr:`~kg_agent.tools.shared.answer_types.AskedType.phrase`).
 * **Every entity the question names** (RoG over its retrieved paths; ToG and ToG-I over their explored chains,
   :func:`kg_agent.tools.tog.answer.answers_of_every_mention`): when entities are linked from two or more different
   mentions of the question ("a player at the **Forward** position at **Club X**"), a walk from one that ends at
