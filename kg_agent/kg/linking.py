@@ -527,9 +527,17 @@ def _vocabulary_roots(kg: KnowledgeGraph) -> frozenset[str]:
 MAX_CLASSES = 1000
 
 
-def _class_names(kg: KnowledgeGraph) -> list[str]:
-    """The names of the KG's classes: the objects of its class predicates (``rdf:type`` ...; not those of a class
-    hierarchy, whose terms are what an ontology's questions are about), each by its display label."""
+_classes_cache: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def kg_classes(kg: KnowledgeGraph) -> tuple[str, ...]:
+    """The KG's classes: the objects of its class predicates (``rdf:type`` ...; not those of a class hierarchy, whose
+    terms are what an ontology's questions are about), at most :data:`MAX_CLASSES` per predicate, one query each,
+    read once per graph."""
+    try:
+        return _classes_cache[kg]
+    except (KeyError, TypeError):
+        pass
     from kg_agent.kg.errors import KGError
     from kg_agent.kg.naming import SUBCLASS_PREDICATES
 
@@ -542,8 +550,19 @@ def _class_names(kg: KnowledgeGraph) -> list[str]:
             found.extend(node_key(row[0]) for row in rows)
         except KGError:
             continue
-    labels = kg.labels_by_id(found)
-    return [labels.get(c) or c for c in found]
+    classes = tuple(dict.fromkeys(found))
+    try:
+        _classes_cache[kg] = classes
+    except TypeError:
+        pass
+    return classes
+
+
+def _class_names(kg: KnowledgeGraph) -> list[str]:
+    """The names of the KG's classes (:func:`kg_classes`), each by its display label."""
+    classes = list(kg_classes(kg))
+    labels = kg.labels_by_id(classes)
+    return [labels.get(c) or c for c in classes]
 
 
 def _name_words(relation: str) -> list[str]:

@@ -23,6 +23,7 @@ import re
 import threading
 from collections.abc import Iterable
 
+from kg_agent.kg.errors import KGError
 from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.linking import FUNCTION_WORDS
 from kg_agent.kg.per_kg import PerKG
@@ -40,6 +41,12 @@ CLASS_NAME_SIMILARITY = 0.7
 IRREGULAR_PLURALS = {"people": "person", "men": "man", "women": "woman", "children": "child", "persons": "person",
                      "mice": "mouse", "geese": "goose", "teeth": "tooth", "feet": "foot", "oxen": "ox"}
 
+#: Objects of a relation sampled to read the classes its range holds (:meth:`ClassNames.range_classes`), and how many
+#: relations one request samples: a class a few of its objects have (an invited talk among a conference's sub-events)
+#: is seen where the eight objects read for a relation's usual kinds miss it.
+RANGE_SAMPLE = 40
+RANGE_RELATIONS_PER_QUERY = 1
+
 _CAMEL_HUMP = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 
 
@@ -56,6 +63,7 @@ class ClassNames:
         self.vectors = vectors
         self._names: dict[str, tuple[str, ...]] = {}
         self._named: dict[tuple[str, str], bool] = {}
+        self._ranges: dict[str, frozenset[str]] = {}
         self._lock = threading.Lock()
 
     def names(self, class_id: str) -> tuple[str, ...]:
@@ -84,6 +92,25 @@ class ClassNames:
                 self._named.update({(noun, c): yes for c, yes in decided.items()})
         with self._lock:
             return frozenset(c for c in wanted if self._named.get((noun, c)))
+
+    def range_classes(self, relations: list[str]) -> dict[str, frozenset[str]]:
+        """``{relation: the classes of up to RANGE_SAMPLE of its objects}`` (``^r``: its subjects'), sampled once per
+        relation (:meth:`~kg_agent.kg.graph.KnowledgeGraph.sample_ends`, then the classes of all sampled nodes);
+        a relation the KG cannot sample gets none."""
+        with self._lock:
+            todo = [r for r in dict.fromkeys(relations) if r not in self._ranges]
+        if todo:
+            try:
+                ends = self.kg.sample_ends(todo, RANGE_SAMPLE, per_query=RANGE_RELATIONS_PER_QUERY)
+                nodes = [n for found in ends.values() for n in found if not n.startswith('"')]
+                classes = self.kg.classes_of(nodes)
+            except KGError:
+                ends, classes = {}, {}
+            measured = {r: frozenset(c for n in ends.get(r, ()) for c in classes.get(n, ())) for r in todo}
+            with self._lock:
+                self._ranges.update(measured)
+        with self._lock:
+            return {r: self._ranges[r] for r in relations if r in self._ranges}
 
     @staticmethod
     def _names_it(noun: str, name: str, cosine: float) -> bool:

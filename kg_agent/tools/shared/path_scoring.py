@@ -50,6 +50,7 @@ from langchain_core.embeddings import Embeddings
 
 from kg_agent.kg.errors import KGError
 from kg_agent.kg.graph import KnowledgeGraph
+from kg_agent.kg.linking import kg_classes
 from kg_agent.kg.naming import HIERARCHY_NAMES
 from kg_agent.kg.relation_paths import verbalize_relation_path
 from kg_agent.kg.terms import UNNAMED
@@ -532,17 +533,17 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
                               named_classes: frozenset[str]) -> frozenset[str]:
         """The last hops whose measured range holds a class the type noun names, though few of their objects are of
         it ("how many **invited talks** were given at [X]": ``^isSubEventOf`` reaches sessions, breaks and talks,
-        some of the class *invited talk event*), when no hop's usual class is named: the classes of a sample of
-        each relation's objects (:func:`~kg_agent.tools.shared.whole_graph.relation_sides`). The answers are then
-        those of the class (:func:`~kg_agent.tools.shared.constraints.of_asked_type`)."""
+        some of the class *invited talk event*), when no hop's usual class is named but the noun names some class of
+        the KG (:func:`~kg_agent.kg.linking.kg_classes`): the classes of a larger sample of each hop's objects
+        (:meth:`~kg_agent.tools.shared.answer_classes.ClassNames.range_classes`). The answers are then those of the
+        class (:func:`~kg_agent.tools.shared.constraints.of_asked_type`)."""
         if kg is None or not parts.asked.noun or named_classes or not last_kinds:
             return frozenset()
-        from kg_agent.tools.shared.whole_graph import relation_sides
-
-        sides = relation_sides(kg).sides()
-        ranges = {r: sides[base_relation(r)][0 if is_inverse(r) else 1].classes for r in last_kinds
-                  if base_relation(r) in sides}
-        named = class_names(kg, self.vectors).named(parts.asked.phrase, {c for found in ranges.values() for c in found})
+        names = class_names(kg, self.vectors)
+        if not names.named(parts.asked.phrase, kg_classes(kg)):
+            return frozenset()
+        ranges = names.range_classes(list(last_kinds))
+        named = names.named(parts.asked.phrase, {c for found in ranges.values() for c in found})
         return frozenset(r for r, found in ranges.items() if named.intersection(found))
 
     def _named_relations(self, kg: KnowledgeGraph | None, names: list[str], walked: set[str]
