@@ -26,7 +26,7 @@ from kg_agent.kg.naming import SUBCLASS_PREDICATES, Naming
 from kg_agent.kg.relation_index import RelationIndex
 from kg_agent.kg.sparql import sparql_iri
 from kg_agent.kg.stores.base import BoundedEdges, GraphStore
-from kg_agent.kg.terms import default_label, key_term, label_key
+from kg_agent.kg.terms import default_label, key_term, lookup_keys
 from kg_agent.kg.types import Entity, base_relation, is_inverse
 
 #: Relations one :meth:`KnowledgeGraph.sample_ends` query samples (a ``UNION`` branch each), so a Freebase-sized
@@ -393,13 +393,19 @@ class KnowledgeGraph:
             return self._label_index
 
     def find_entities(self, text: str) -> list[Entity]:
-        """Entities whose label equals ``text`` (case, punctuation and spacing ignored).
+        """Entities whose label equals ``text`` (case, punctuation and spacing ignored; a space between a letter and a
+        digit too, :func:`~kg_agent.kg.terms.joined_key`).
 
         Only entities count (:meth:`is_entity`: no literal, property or class). Ranked: labels equal to ``text``
         as written first, then by number of relations (a film before a
         tag spelt the same way), then by id.
         """
-        entities = self.entities_among(self.label_index().get(label_key(text), []))
+        index = self.label_index()
+        entities: dict[str, list[str]] = {}
+        for key in lookup_keys(text):  # "ISWC 2005" finds "ISWC2005" when no label is written with the space
+            entities = self.entities_among(index.get(key, []))
+            if entities:
+                break
         found = [Entity(k, self.label(k) or k) for k in entities]
         if len(found) > 1:
             stripped = text.strip()

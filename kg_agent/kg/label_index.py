@@ -23,6 +23,10 @@ from pathlib import Path
 from kg_agent.kg.errors import KGLoadError
 from kg_agent.kg.terms import label_keys
 
+#: The version of the keys :func:`~kg_agent.kg.terms.label_keys` gives a label (2: also its joined form, "iswc2005"
+#: for "ISWC 2005"): a label file built with other keys is rebuilt when its store is opened.
+LABEL_KEYS_VERSION = 2
+
 
 class DictLabelIndex(dict):
     """``{normalized label: [entity ids]}`` with the word lookups linking needs (token map built on first use)."""

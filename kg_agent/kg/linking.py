@@ -7,7 +7,9 @@
    by the mention's length, whether the question writes the label exactly as the KG does (a cased question's
    "primary" is a word, its "Hush!" the film), how well one of its relations fits the rest of the question's words
    ("the actors in Philadelphia": the film, with ``starred_actors``, not the tag "philadelphia") and its number of
-   relations; a mention whose words only name relations of the KG (the tag "actors", "writer") is dropped when
+   relations; a mention whose words only name relations or classes of the KG (the tag "actors", "writer"; a page
+   labelled "proceedings" where the KG has the class ``Proceedings``: the question's "which proceedings" asks for
+   one, it is not about that page) is dropped when
    another mention is left, and so is one a cased question writes in lower case against a capitalised label.
    Several mentions link several entities ("... first, Blind Shaft or The Mask of Fu Manchu?").
 3. A mention without a letter or a digit (``[!!!]``, ``[🎬]``) names no entity and links to nothing.
@@ -34,7 +36,16 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from kg_agent.kg.graph import KnowledgeGraph
-from kg_agent.kg.terms import has_word_character, label_key, label_keys, normalize_label, reading_order
+from kg_agent.kg.terms import (
+    has_word_character,
+    joined_key,
+    label_key,
+    label_keys,
+    lookup_keys,
+    node_key,
+    normalize_label,
+    reading_order,
+)
 from kg_agent.kg.types import Entity
 
 NO_ENTITY_MESSAGE = "no entity of the knowledge graph found in the question"
@@ -236,7 +247,7 @@ class _Question:
     tokens: list[str]
     raw: list[tuple[int, int]]  # each token's span in ``text``; empty when lower() changed the tokens (no case cues)
     cased: bool  # capitals beyond the first letter: its case says something
-    relation_roots: frozenset[str]
+    vocabulary_roots: frozenset[str]  # the KG's relation and class names' word roots
     shouted: bool = False  # all in capitals
     roots: collections.Counter = field(default_factory=collections.Counter)
 
@@ -245,7 +256,7 @@ class _Question:
         tokens = normalize_label(question).split()
         raw = [(m.start(), m.end()) for m in _WORD.finditer(question)]
         found = cls(question, tokens, raw if len(raw) == len(tokens) else [], any(ch.isupper() for ch in question[1:]),
-                    _relation_roots(kg), question.isupper())
+                    _vocabulary_roots(kg), question.isupper())
         found.roots.update(_root(t) for t in tokens if t not in FUNCTION_WORDS and len(t) >= 3)
         return found
 
@@ -271,7 +282,7 @@ class _Candidate:
     how: str
     quality: float
     scored: list[tuple[float, Entity]]
-    relational: bool = False  # every content word names a relation of the KG ("actors", "writer")
+    relational: bool = False  # every content word names a relation or class of the KG ("actors", "writer")
     lowered: bool = False  # a cased question writes it in lower case while every label is capitalised ("primary")
 
     @property
@@ -287,7 +298,7 @@ def _is_designation(token: str) -> bool:
 
 def _link_ngrams(kg: KnowledgeGraph, question: str, cutoff: float) -> tuple[list[LinkedEntity], list[str]]:
     """Mentions of a plain question: every n-gram that is a label or alias (longest first, non-overlapping), each
-    entity scored by :data:`CASE_BONUS` and the others; a mention whose words only name relations of the KG, or
+    entity scored by :data:`CASE_BONUS` and the others; a mention whose words only name relations or classes of the KG, or
     that a cased question writes in lower case against a capitalised label, is dropped when a better mention is
     left; nothing found: typos (fuzzy) and partial names. Also the mentions written with a number right after
     them that their names lack (:func:`_is_designation`: "chromosome 7" against the term "chromosome"): a numbered
@@ -307,14 +318,19 @@ def _link_ngrams(kg: KnowledgeGraph, question: str, cutoff: float) -> tuple[list
             if all(w in STOPWORDS or len(w) < 2 for w in words) and not q.capitalised_inside(begin):
                 continue
             text = " ".join(words)
-            quality = 1.0
-            for form in (text, *([singular] if size >= 2 and (singular := _singular(text)) else [])):
+            # as written, then without a space between a letter and a digit ("iswc 2005": "ISWC2005"), then with the
+            # last word in the singular ("roman emperors": the role "Roman Emperor"), which matches less well
+            forms = dict.fromkeys(lookup_keys(text), 1.0)
+            singular = _singular(text) if size >= 2 else None
+            for form in lookup_keys(singular) if singular else ():
+                forms.setdefault(form, PLURAL_QUALITY)
+            found, quality = {}, 1.0
+            for form, form_quality in forms.items():
                 if form not in known:  # one lookup per distinct text, however often the question repeats it
                     known[form] = kg.entities_among(index.get(form, [])) if form in index else {}
-                if known[form]:
+                found, quality = known[form], form_quality
+                if found:
                     break
-                quality = PLURAL_QUALITY  # "roman emperors": the role "Roman Emperor"
-            found = known[form]
             if not found:  # the name of a relation, a class or a literal: the words stay free
                 continue
             for i in span:
@@ -460,7 +476,7 @@ def _score_candidate(kg: KnowledgeGraph, q: _Question, begin: int, size: int, ho
             score += CASE_BONUS + 1e-3 * len(label)  # "Hush!" before "Hush" when the question writes "Hush!"
         scored.append((score, Entity(key, label)))
     scored.sort(key=lambda pair: (-pair[0], pair[1].id))
-    relational = bool(content) and all(_root(w) in q.relation_roots for w in content)
+    relational = bool(content) and all(_root(w) in q.vocabulary_roots for w in content)
     lowered = q.cased and bool(written) and written == written.lower() and all_capitalised
     return _Candidate(begin, size, " ".join(words), how, quality, scored, relational, lowered)
 
@@ -469,10 +485,11 @@ def _named_by_label(kg: KnowledgeGraph, key: str, label: str, text: str) -> bool
     """Whether the mention ``text`` (normalized) is one of the entity's labels, not only one of its aliases: its
     display label, else any label under the naming's label predicates, in any language (a thing with no label at
     all is named by whatever names it)."""
-    if text in label_keys(label):
+    forms = set(lookup_keys(text))
+    if forms.intersection(label_keys(label)):
         return True
     literals = kg.store.name_literals([key], kg.naming.label_predicates).get(key, [])
-    return not literals or any(text in label_keys(name) for _, name, _ in literals)
+    return not literals or any(forms.intersection(label_keys(name)) for _, name, _ in literals)
 
 
 def _written_as(question: str, label: str) -> bool:
@@ -485,15 +502,16 @@ def _root(word: str) -> str:
     return word[:ROOT_LETTERS]
 
 
-def _relation_roots(kg: KnowledgeGraph) -> frozenset[str]:
+def _vocabulary_roots(kg: KnowledgeGraph) -> frozenset[str]:
     """Roots of the content words of the KG's relation names (``people.person.place_of_birth``: its own name,
-    ``place of birth``; ``dbo.birthPlace``: ``birth place``), computed once per graph."""
+    ``place of birth``; ``dbo.birthPlace``: ``birth place``) and class names (``swrc:Proceedings``: "proceedings",
+    its labels or its IRI's last segment: :func:`_class_names`), computed once per graph."""
     try:
         return _relation_words_cache[kg]
     except (KeyError, TypeError):
         pass
     roots = set()
-    for name in kg.relation_names():
+    for name in [*kg.relation_names(), *_class_names(kg)]:
         for word in _name_words(name):
             if word not in FUNCTION_WORDS and len(word) >= 3:
                 roots.add(_root(word))
@@ -503,6 +521,48 @@ def _relation_roots(kg: KnowledgeGraph) -> frozenset[str]:
     except TypeError:
         pass
     return found
+
+
+#: Classes read for their names (the objects of the naming's class predicates, one query each).
+MAX_CLASSES = 1000
+
+
+_classes_cache: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def kg_classes(kg: KnowledgeGraph) -> tuple[str, ...]:
+    """The KG's classes: the objects of its class predicates (``rdf:type`` ...; not those of a class hierarchy, whose
+    terms are what an ontology's questions are about), at most :data:`MAX_CLASSES` per predicate, one query each,
+    read once per graph."""
+    try:
+        return _classes_cache[kg]
+    except (KeyError, TypeError):
+        pass
+    from kg_agent.kg.errors import KGError
+    from kg_agent.kg.naming import SUBCLASS_PREDICATES
+
+    found: list[str] = []
+    for iri in kg.naming.class_predicates:
+        if iri in SUBCLASS_PREDICATES:
+            continue
+        try:
+            rows = kg.query(f"SELECT DISTINCT ?c WHERE {{ ?s <{iri}> ?c FILTER(isIRI(?c)) }} LIMIT {MAX_CLASSES}")
+            found.extend(node_key(row[0]) for row in rows)
+        except KGError:
+            continue
+    classes = tuple(dict.fromkeys(found))
+    try:
+        _classes_cache[kg] = classes
+    except TypeError:
+        pass
+    return classes
+
+
+def _class_names(kg: KnowledgeGraph) -> list[str]:
+    """The names of the KG's classes (:func:`kg_classes`), each by its display label."""
+    classes = list(kg_classes(kg))
+    labels = kg.labels_by_id(classes)
+    return [labels.get(c) or c for c in classes]
 
 
 def _name_words(relation: str) -> list[str]:
@@ -643,7 +703,7 @@ def search_entities(kg: KnowledgeGraph, text: str, *, limit: int = 10) -> list[E
         # entities spelt alike: the one whose label contains the text as written first, then by id
         return sorted(ids, key=lambda k: (written not in (kg.label(k) or ""), k))
 
-    found: list[str] = group(index.get(wanted, []))
+    found: list[str] = group(index.get(wanted, []) or index.get(joined_key(wanted), []))
     if len(found) < limit:
         # labels holding the text as whole words: among those with its first word, shortest first
         pattern = re.compile(r"\b" + re.escape(wanted) + r"\b")

@@ -31,6 +31,13 @@ known ones): a predicate is an alias predicate (Project Gutenberg's ``pgterms:al
   ``stop_codon`` does: most of a real alias predicate's texts do, a publisher, a rights statement or an identifier
   beside a title almost never).
 
+**Codes** are aliases too: a predicate whose texts are each one word holding a letter (no space; not a compact
+identifier with a prefix, nor a link), **one per subject and each on one subject only**, on at least
+:data:`MIN_NAMED_SUBJECTS` subjects most of which are labelled (a conference's ``swc:hasAcronym "ISWC2004"``
+beside its label "The Third International Semantic Web Conference", a festival's ``ex:code "ROCKFEST2019"``): a
+text that names exactly one thing identifies it, though it shares no word with its label. A value many subjects
+share (a status, a room) or several a subject has (keywords) is no code.
+
 The found aliases are searchable (entity linking finds a thing by them, ranked below a thing whose label the
 question names: :data:`~kg_agent.kg.linking.ALIAS_PENALTY`) and stay the facts they were, walked
 (:attr:`~kg_agent.kg.naming.Naming.stated_alias_predicates`: "what other names is Mark Twain known by", "how many
@@ -65,6 +72,8 @@ MIN_ALIASED_SHARE = 0.5
 MIN_SHARED_WORD_SHARE = 0.5
 #: Words shorter than this say nothing of two names being of one thing ("de", "of").
 MIN_SHARED_WORD_LETTERS = 3
+#: Longest code (a one-word alias that identifies one subject: an acronym, a catalogue code).
+MAX_CODE_CHARACTERS = 40
 #: Longest text kept per subject to compare labels and aliases (a longer one is no name).
 MAX_COMPARED_CHARACTERS = 200
 
@@ -73,7 +82,7 @@ MAX_COMPARED_CHARACTERS = 200
 #: triple of a 2M-triple store cost 15 s of a 30 s load.
 PROFILE_SAMPLE = 250_000
 
-PROFILE_VERSION = 2
+PROFILE_VERSION = 3
 
 
 @dataclass(frozen=True)
@@ -153,7 +162,10 @@ def measure_name_predicates(texts: Iterable[tuple[str, str, str, str]], naming: 
     short: dict[str, dict[str, list[str]]] = {}
     known = set(naming.names_and_descriptions)
     label_predicates = set(naming.label_predicates) | set(naming.alias_predicates)
+    codes: dict[str, dict[str, str] | None] = {}  # predicate -> {subject: its one code}; None once it is no code
     for subject, predicate, text, language in texts:
+        if predicate not in known and not subject.startswith('"'):
+            _note_code(codes, predicate, subject, text)
         if predicate in label_predicates:
             named.add(subject)
         if len(text) <= MAX_COMPARED_CHARACTERS and (predicate in label_predicates or predicate not in known):
@@ -189,8 +201,36 @@ def measure_name_predicates(texts: Iterable[tuple[str, str, str, str]], naming: 
     taken = {p for p, _ in chosen}
     aliases = [(predicate, len(subjects)) for predicate, subjects, _ in sorted(names_like, key=lambda c: (-len(c[1]), c[0]))
                if predicate not in taken and _names_the_labelled(short.get(predicate, {}), subjects, labels)]
+    found = taken | {p for p, _ in aliases}
+    aliases += [(predicate, len(coded)) for predicate, coded in sorted(codes.items())
+                if coded is not None and predicate not in found and _is_code(coded, labels)]
     return KGProfile(tuple(p for p, _ in chosen), tuple(n for _, n in chosen),
                      tuple(p for p, _ in aliases), tuple(n for _, n in aliases))
+
+
+def _note_code(codes: dict[str, dict[str, str] | None], predicate: str, subject: str, text: str) -> None:
+    """Count one text literal towards its predicate being a code (module docstring): one word with a letter, not a
+    prefixed identifier, one per subject."""
+    coded = codes.get(predicate, {})
+    if coded is None:
+        return
+    word = text.strip()
+    if (not word or len(word) > MAX_CODE_CHARACTERS or any(ch.isspace() for ch in word)
+            or not any(ch.isalpha() for ch in word) or _IDENTIFIER.match(word) or coded.get(subject, word) != word):
+        codes[predicate] = None
+        return
+    coded[subject] = word
+    codes[predicate] = coded
+
+
+def _is_code(coded: dict[str, str], labels: dict[str, list[str]]) -> bool:
+    """Whether a predicate's one word per subject (``{subject: text}``) identifies its subjects: enough of them,
+    most labelled, no text on two subjects (case and punctuation aside)."""
+    if len(coded) < MIN_NAMED_SUBJECTS:
+        return False
+    if sum(subject in labels for subject in coded) < MIN_ALIASED_SHARE * len(coded):
+        return False
+    return len({normalize_label(text) for text in coded.values()}) == len(coded)
 
 
 def _words(text: str) -> set[str]:

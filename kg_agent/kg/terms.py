@@ -129,14 +129,35 @@ _INVERTED_NAME = re.compile(r"^\s*([^\W\d_][\w.'’-]*(?:\s+[\w.'’-]+){0,3}),\
 
 
 def label_keys(text: str) -> list[str]:
-    """The keys a label is indexed by: its :func:`label_key`, and for a name written surname first ("Twain, Mark")
-    the key of the name in reading order too ("mark twain"), so a question's "Mark Twain" finds it."""
+    """The keys a label is indexed by: its :func:`label_key`, for a name written surname first ("Twain, Mark")
+    the key of the name in reading order too ("mark twain"), so a question's "Mark Twain" finds it, and each of
+    these in its :func:`joined_key` form ("ISWC 2005" is also indexed as "iswc2005")."""
     key = label_key(text)
     written = reading_order(text)
-    if written is None:
-        return [key]
-    reading = label_key(written)
-    return [key, reading] if reading and reading != key else [key]
+    keys = [key]
+    if written is not None and (reading := label_key(written)):
+        keys.append(reading)
+    return list(dict.fromkeys(keys + [joined_key(k) for k in keys]))
+
+
+#: A space between a letter and a digit, either way round ("iswc 2005", "2005 b").
+_LETTER_DIGIT_SPACE = re.compile(r"(?<=[^\W\d_]) (?=\d)|(?<=\d) (?=[^\W\d_])")
+
+
+def joined_key(key: str) -> str:
+    """A normalized key with no space between a letter and a digit: the form under which names written with or
+    without that space, or with a hyphen or other punctuation there, meet ("ISWC 2005", "ISWC2005", "iswc-2005": all
+    ``iswc2005``; "ROCKFEST 2019" and "Rockfest2019"). Indexed beside each label's key (:func:`label_keys`) and
+    looked up when a mention's own key finds nothing (:func:`lookup_keys`)."""
+    return _LETTER_DIGIT_SPACE.sub("", key)
+
+
+def lookup_keys(text: str) -> list[str]:
+    """The keys a mention is looked up by, in order: its :func:`label_key`, then its :func:`joined_key` form when
+    that differs."""
+    key = label_key(text)
+    joined = joined_key(key)
+    return [key, joined] if joined != key else [key]
 
 
 def reading_order(text: str) -> str | None:

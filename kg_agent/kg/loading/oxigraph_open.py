@@ -9,7 +9,7 @@ from pathlib import Path
 
 from kg_agent.kg.errors import KGLoadError
 from kg_agent.kg.graph import KnowledgeGraph
-from kg_agent.kg.label_index import SqliteLabelIndex, build_label_sqlite
+from kg_agent.kg.label_index import LABEL_KEYS_VERSION, SqliteLabelIndex, build_label_sqlite
 from kg_agent.kg.naming import DEFAULT_NAMING, Naming
 from kg_agent.kg.profile import KGProfile, measure_name_predicates, oxigraph_texts
 from kg_agent.kg.relation_index import RelationIndex
@@ -26,8 +26,9 @@ from kg_agent.kg.terms import RelationNames
 
 
 def label_build(build: str, naming: Naming) -> str:
-    """What a label file is built for: one load of the store, with one set of name predicates."""
-    return f"{build} {naming.names_key}"
+    """What a label file is built for: one load of the store, with one set of name predicates, its labels keyed as
+    this version of :func:`~kg_agent.kg.terms.label_keys` keys them."""
+    return f"{build} {naming.names_key} keys-{LABEL_KEYS_VERSION}"
 
 
 def store_profile(store, sidecar: Path, naming: Naming) -> KGProfile:

@@ -12,7 +12,10 @@ evidence: ``compared`` (every compared answer with its value, in order) and ``co
 
 Time words (earliest, oldest, first, latest, youngest, newest, last) compare dates or years: the oldest is the one
 with the earliest value. A relation stating an age in years reads the other way; a KG's relations are not read for
-that.
+that. "The first / last / earliest / latest <noun> at [X]" that names no relation ranks by the relation whose values
+are typed points in time (``xsd:dateTime``, ``xsd:date``, ``xsd:gYear`` ...; :meth:`AnswerRanker.time_line`): a
+talk's ``ical:dtstart``; when several are (a start and an end), only if they put the same answer first. A
+``dateTime`` compares with its time of day.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from dataclasses import dataclass
 from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.terms import UNNAMED
 from kg_agent.kg.types import is_inverse
+from kg_agent.tools.shared.answer_types import TIME_SUPERLATIVES
 from kg_agent.tools.shared.path_scoring import RelationPathScorer
 from kg_agent.tools.shared.question_parts import QuestionParts
 
@@ -45,7 +49,10 @@ _IN_TIME = re.compile(r"\b(before|after|since|until|prior\s+to|earlier\s+than|la
                       r"(-?\d{1,4}(?:-\d\d(?:-\d\d)?)?)(\s*(?:BC|BCE)\b)?", re.IGNORECASE)
 _AT_MOST = re.compile(r"fewer|less|lower|smaller|under|below|at\s+most|before|until|prior|earlier", re.IGNORECASE)
 _LITERAL = re.compile(r'^"(.*)"(?:\^\^<[^>]*>|@[A-Za-z0-9-]+)?$', re.DOTALL)
-_DATE = re.compile(r"^(-?\d{1,6})(?:-(\d\d)(?:-(\d\d))?)?(?:T[\d:.]+)?(?:Z|[+-]\d\d:\d\d)?$")
+_DATE = re.compile(r"^(-?\d{1,6})(?:-(\d\d)(?:-(\d\d))?)?(?:T(\d\d):(\d\d)(?::(\d\d(?:\.\d+)?))?)?"
+                   r"(?:Z|[+-]\d\d:\d\d)?$")
+#: Datatypes of points in time: a relation whose values are of one is a time line "first" and "latest" rank on.
+_TIME_DATATYPES = ("date>", "dateTime>", "dateTimeStamp>", "gYear>", "gYearMonth>")
 #: A question asking for a value itself ("when ...", "how long ...", "what is the highest number of ..."), not a thing.
 _ASKS_VALUE = re.compile(r"\s*(?:when|how)\b|\s*what\s+(?:is|was|are|were)\s+the\s+\w+\s+(?:date|year|number|"
                          r"value|amount|count|time)\b", re.IGNORECASE)
@@ -99,7 +106,8 @@ def literal_value(key: str) -> float | None:
     date = _DATE.match(text)
     if date:
         year, month, day = int(date.group(1)), int(date.group(2) or 1), int(date.group(3) or 1)
-        return year + (month - 1) / 12 + (day - 1) / 372
+        seconds = int(date.group(4) or 0) * 3600 + int(date.group(5) or 0) * 60 + float(date.group(6) or 0)
+        return year + (month - 1) / 12 + (day - 1) / 372 + seconds / (372 * 86400)
     return None
 
 
@@ -128,7 +136,14 @@ class AnswerRanker:
 
     def values(self, kg: KnowledgeGraph, ids: Sequence[str]) -> dict[str, dict[str, list[float]]]:
         """``{relation: {id: [values]}}``: each outgoing relation reaching a number or a date from the ids."""
+        return self._values(kg, ids)[0]
+
+    @staticmethod
+    def _values(kg: KnowledgeGraph, ids: Sequence[str]) -> tuple[dict[str, dict[str, list[float]]], set[str]]:
+        """:meth:`values`, and the relations whose every value is typed a point in time (``xsd:dateTime``,
+        ``xsd:date``, ``xsd:gYear`` ...)."""
         found: dict[str, dict[str, list[float]]] = {}
+        untimed: set[str] = set()
         for key in ids:
             for relation, targets in kg.edges(key).items():
                 if is_inverse(relation):
@@ -136,7 +151,24 @@ class AnswerRanker:
                 numbers = [v for t in targets if t.startswith('"') and (v := literal_value(t)) is not None]
                 if numbers:
                     found.setdefault(relation, {})[key] = numbers
-        return found
+                    if not all(t.endswith(_TIME_DATATYPES) for t in targets if t.startswith('"')):
+                        untimed.add(relation)
+        return found, set(found) - untimed
+
+    def time_line(self, asked: Comparison, timed: set[str], items: dict[str, dict]) -> str | None:
+        """For "the first / last / earliest / latest" that names no relation: the one relation whose values are
+        points in time, or among several (a start and an end) the first by name of those that pick the same answer
+        first; None when none is, or they disagree."""
+        if asked.bound is not None or asked.words.split()[:1] == [] or asked.words.split()[0] not in TIME_SUPERLATIVES:
+            return None  # (:func:`~kg_agent.tools.shared.answer_checks.ranks_in_time` reads the same)
+        pick = max if asked.order == MAX else min
+        firsts: dict[str, frozenset[str]] = {}
+        for relation in sorted(timed):
+            value = {key: pick(item["values"][relation]) for key, item in items.items() if relation in item["values"]}
+            if value:
+                best = pick(value.values())
+                firsts[relation] = frozenset(k for k, v in value.items() if v == best)
+        return next(iter(firsts)) if firsts and len(set(firsts.values())) == 1 else None
 
     def apply(self, question: str, answers: Sequence[dict], kg: KnowledgeGraph | None) -> list[dict] | None:
         """The answers the comparison keeps, each with ``compared``/``compared_by``; None when the question
@@ -169,13 +201,15 @@ class AnswerRanker:
             item = items.setdefault(head["id"], {"record": {**a, "answer": head["label"], "entity_id": head["id"]},
                                                  "values": {}})
             item["values"].setdefault(last["relation"], []).append(value)
+        timed: set[str] = set()
         if kg is not None:
-            for relation, of in self.values(kg, [k for k in items if not k.startswith("_:")]).items():
+            of_relation, timed = self._values(kg, [k for k in items if not k.startswith("_:")])
+            for relation, of in of_relation.items():
                 for key, found in of.items():
                     items[key]["values"].setdefault(relation, []).extend(found)
         candidates = sorted({r for item in items.values() for r in item["values"]})
         if candidates:
-            relation = self.compared_relation(question, candidates, kg)
+            relation = self.compared_relation(question, candidates, kg) or self.time_line(asked, timed, items)
             if relation is None:
                 return None
         elif own and len(own) == len(answers):

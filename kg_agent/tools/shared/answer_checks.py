@@ -33,7 +33,9 @@
   reached, each through its own step on (:func:`every_end_reached`). A number the KG states of a thing answers
   "how many <noun>" only when no relation of that thing reaches things of a class the noun names ("how many
   downloadable **files** are listed for [X]": its ``hasFormat`` files are counted, not its ``downloads``;
-  :func:`things_of_the_counted_class`).
+  :func:`things_of_the_counted_class`). When the type noun with its modifiers names the answers' class ("how many
+  **invited talks** were given at [X]": the sub-events of the class *invited talk event*), only the things of that
+  class count, beyond the answer list too; "the first / last <noun> at [X]" is ranked among all of them.
 * **"The most / the earliest / more than N / before <year>" is compared.** The answers are ranked or filtered by
   the number or date the KG gives each through the relation the question's words name
   (:mod:`~kg_agent.tools.shared.aggregates`); the answers kept carry ``compared`` (each compared answer with its
@@ -57,12 +59,13 @@ from kg_agent.kg.terms import UNNAMED
 from kg_agent.kg.types import Entity
 from kg_agent.kg.walks import Walk
 from kg_agent.settings import WhenUnsupported, current_run_settings
-from kg_agent.tools.shared.aggregates import AnswerRanker
+from kg_agent.tools.shared.aggregates import AnswerRanker, asked_comparison
 from kg_agent.tools.shared.answer_types import (
     NUMBER,
     PERSON,
     PLACE,
     TIME,
+    TIME_SUPERLATIVES,
     AskedType,
     is_prose,
     literal_kind,
@@ -116,6 +119,13 @@ def chains_matching_nothing(question: str, topic_entities: Sequence[dict], chain
 def _nothing_matches(relations: Sequence[str], score: float) -> str:
     return (f"no relation of the knowledge graph matches what the question asks for (the best relation path, "
             f"{' -> '.join(relations)}, scores {score:.3f}: none of its relations is named by the question)")
+
+
+def ranks_in_time(question: str) -> bool:
+    """Whether the question asks for the first / last / earliest / latest of something."""
+    asked = asked_comparison(question)
+    return asked is not None and asked.bound is None and asked.words.split()[:1] != [] \
+        and asked.words.split()[0] in TIME_SUPERLATIVES
 
 
 def asks_how_many(question: str) -> bool:
@@ -235,7 +245,7 @@ def final_answers(question: str, answers: Sequence[dict], *, policy: WhenUnsuppo
         if instead is not None:
             return Checked([counted(instead[0])], warnings=[f"answer: {instead[1]}"])
     if counting and kg is not None:
-        answers = [*answers, *every_end_reached(answers, kg)]
+        answers = [*answers, *every_end_reached(answers, kg, question)]
     answers = named_by_the_kg(answers, kg) if kg is not None else list(answers)
     if counting and kg is not None and answers and all(is_unnamed(a) for a in answers):
         answers = through_statements(question, answers, kg) or answers
@@ -258,6 +268,10 @@ def final_answers(question: str, answers: Sequence[dict], *, policy: WhenUnsuppo
     if isinstance(narrowed, Checked):
         return narrowed
     answers = narrowed
+    if kg is not None and answers and ranks_in_time(question) and _of_counted_class(
+            question, [a["entity_id"] for a in answers if a.get("entity_id")], kg) is not None:
+        # "the first invited talk at [X]": first among all of [X]'s invited talks, not among those a beam kept
+        answers = [*answers, *every_end_reached(answers, kg, question)]
     ranked = _ranker().apply(question, answers, kg)
     if ranked is not None:
         return Checked(ranked)
@@ -410,13 +424,16 @@ def _value_for_a_thing(asked: AskedType, answers: Sequence[dict], kg: KnowledgeG
 MAX_COUNTED = 100_000
 
 
-def every_end_reached(answers: Sequence[dict], kg: KnowledgeGraph) -> list[dict]:
+def every_end_reached(answers: Sequence[dict], kg: KnowledgeGraph, question: str = "") -> list[dict]:
     """For a count: every node the answers' last steps reach from the node they leave over the same relation, beyond
     the answers themselves. A beam keeps W of them (ToG), an answer list its cap (RoG's ``max_answers``); the count
     is of all. A blank node the step leaves stands for every blank node of its name (a value written once per use: the
     shelf "Horror" under each book on it), as linking reads it. Each is grounded by its answer's path, its last step
-    ending there."""
+    ending there. When every answer is of a class the question's type noun names (the constraints kept those: "how
+    many **invited talks** were given at [X]", of the sub-events), only the nodes of such a class count
+    (:func:`_of_counted_class`)."""
     have = {a.get("entity_id") for a in answers}
+    of_class = _of_counted_class(question, [a.get("entity_id") for a in answers if a.get("entity_id")], kg)
     steps: dict[tuple[str, str], dict] = {}
     for a in answers:
         for path in (a.get("paths") or [])[:1]:
@@ -435,6 +452,8 @@ def every_end_reached(answers: Sequence[dict], kg: KnowledgeGraph) -> list[dict]
             heads.update(dict.fromkeys(kg.neighbors(before["head"]["id"], before["relation"])[:MAX_COUNTED]))
         ends = [n for n in dict.fromkeys(n for h in heads for n in kg.neighbors(h, relation))][:MAX_COUNTED]
         ends = [n for n in ends if n not in have]
+        if of_class is not None:
+            ends = of_class(ends)
         labels = kg.labels_by_id(ends)
         for end in ends:
             have.add(end)
@@ -444,6 +463,30 @@ def every_end_reached(answers: Sequence[dict], kg: KnowledgeGraph) -> list[dict]
                           "paths": [{**path, "steps": steps_to, "text": path.get("text", "").rsplit(" -> ", 1)[0]
                                      + f" -> {labels[end]}"}]})
     return extra
+
+
+def _of_counted_class(question: str, ids: Sequence[str], kg: KnowledgeGraph):
+    """When every one of ``ids`` (a count's answers) is of a class the question's type noun with its modifiers names,
+    a filter keeping the nodes of such a class; else None."""
+    from kg_agent.tools.shared.answer_classes import class_names
+    from kg_agent.tools.shared.similarity import shared_text_vectors
+
+    phrase = QuestionParts.of(question).asked.phrase if question else ""
+    if not phrase or not ids:
+        return None
+    classes = kg.classes_of(ids)
+    if len(classes) < len(set(ids)):
+        return None
+    names = class_names(kg, shared_text_vectors(None))
+    named = names.named(phrase, {c for found in classes.values() for c in found})
+    if not named or not all(named.intersection(found) for found in classes.values()):
+        return None
+
+    def keep(nodes: list[str]) -> list[str]:
+        found = kg.classes_of(nodes)
+        return [n for n in nodes if named.intersection(found.get(n, ()))]
+
+    return keep
 
 
 _HOW_MANY_NOUN = re.compile(r"\bhow\s+many\s+((?:[A-Za-z][\w'-]*\s+){0,3}?[A-Za-z][\w'-]*?)\s+(?:are|is|were|was|do|does|"
@@ -507,7 +550,7 @@ def through_statements(question: str, answers: Sequence[dict], kg: KnowledgeGrap
     from kg_agent.tools.shared.answer_classes import IRREGULAR_PLURALS, class_names
     from kg_agent.tools.shared.similarity import shared_text_vectors
 
-    noun = QuestionParts.of(question).asked.noun.lower()
+    noun = QuestionParts.of(question).asked.phrase.lower()
     if not noun:
         return []
     noun = IRREGULAR_PLURALS.get(noun, noun)  # "people" counts persons

@@ -5,7 +5,10 @@ the class's names (its labels and aliases in every language the KG gives, else i
 split: ``schema:Movie`` -> "movie", ``wd:Q11424`` -> "film", "movie") ends in the noun ("films" -> "feature film",
 "books" -> "ebook"),
 or is as close to it as :data:`CLASS_NAME_SIMILARITY` (MiniLM cosine: "films" and "Movie" 0.73) without holding the
-noun only as a modifier ("film genre" is a genre, not a film). The classes of an entity are the objects of the
+noun only as a modifier ("film genre" is a genre, not a film). A noun with modifiers ("how many **invited talks**")
+names a class whose name holds each of its words (``swc:InvitedTalkEvent``, "invited talk event"; not
+``swc:TalkEvent``); a name starting with a function word ("in proceedings", ``swrc:InProceedings``: a paper) is not
+named by its last word. The classes of an entity are the objects of the
 naming's class predicates (``rdf:type``, ``rdfs:subClassOf``, Wikidata's ``P31`` / ``P279``, Freebase's ``type.object.type``;
 :meth:`~kg_agent.kg.graph.KnowledgeGraph.classes_of`). Nothing here is a word list: the names are the KG's.
 
@@ -20,7 +23,9 @@ import re
 import threading
 from collections.abc import Iterable
 
+from kg_agent.kg.errors import KGError
 from kg_agent.kg.graph import KnowledgeGraph
+from kg_agent.kg.linking import FUNCTION_WORDS
 from kg_agent.kg.per_kg import PerKG
 from kg_agent.tools.shared.answer_types import noun_only_modifies, same_word
 from kg_agent.tools.shared.similarity import TextVectors
@@ -35,6 +40,12 @@ CLASS_NAME_SIMILARITY = 0.7
 #: :meth:`ClassNames.named` itself, which the planner's and the constraints' type cues also read.
 IRREGULAR_PLURALS = {"people": "person", "men": "man", "women": "woman", "children": "child", "persons": "person",
                      "mice": "mouse", "geese": "goose", "teeth": "tooth", "feet": "foot", "oxen": "ox"}
+
+#: Objects of a relation sampled to read the classes its range holds (:meth:`ClassNames.range_classes`), and how many
+#: relations one request samples: a class a few of its objects have (an invited talk among a conference's sub-events)
+#: is seen where the eight objects read for a relation's usual kinds miss it.
+RANGE_SAMPLE = 40
+RANGE_RELATIONS_PER_QUERY = 1
 
 _CAMEL_HUMP = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 
@@ -52,6 +63,7 @@ class ClassNames:
         self.vectors = vectors
         self._names: dict[str, tuple[str, ...]] = {}
         self._named: dict[tuple[str, str], bool] = {}
+        self._ranges: dict[str, frozenset[str]] = {}
         self._lock = threading.Lock()
 
     def names(self, class_id: str) -> tuple[str, ...]:
@@ -65,7 +77,8 @@ class ClassNames:
         return found
 
     def named(self, noun: str, class_ids: Iterable[str]) -> frozenset[str]:
-        """The classes among ``class_ids`` that the type noun names (module docstring)."""
+        """The classes among ``class_ids`` that the type noun names (module docstring); a noun with modifiers
+        ("invited talks") names a class whose name holds each of its words ("invited talk event")."""
         noun = noun.lower()
         wanted = list(dict.fromkeys(class_ids))
         with self._lock:
@@ -80,9 +93,33 @@ class ClassNames:
         with self._lock:
             return frozenset(c for c in wanted if self._named.get((noun, c)))
 
+    def range_classes(self, relations: list[str]) -> dict[str, frozenset[str]]:
+        """``{relation: the classes of up to RANGE_SAMPLE of its objects}`` (``^r``: its subjects'), sampled once per
+        relation (:meth:`~kg_agent.kg.graph.KnowledgeGraph.sample_ends`, then the classes of all sampled nodes);
+        a relation the KG cannot sample gets none."""
+        with self._lock:
+            todo = [r for r in dict.fromkeys(relations) if r not in self._ranges]
+        if todo:
+            try:
+                ends = self.kg.sample_ends(todo, RANGE_SAMPLE, per_query=RANGE_RELATIONS_PER_QUERY)
+                nodes = [n for found in ends.values() for n in found if not n.startswith('"')]
+                classes = self.kg.classes_of(nodes)
+            except KGError:
+                ends, classes = {}, {}
+            measured = {r: frozenset(c for n in ends.get(r, ()) for c in classes.get(n, ())) for r in todo}
+            with self._lock:
+                self._ranges.update(measured)
+        with self._lock:
+            return {r: self._ranges[r] for r in relations if r in self._ranges}
+
     @staticmethod
     def _names_it(noun: str, name: str, cosine: float) -> bool:
         words = name.split()
+        phrase = noun.split()
+        if len(phrase) > 1:  # "invited talks": every word of the phrase is a word of the name ("invited talk event")
+            return all(any(same_word(word, other) for other in words) for word in phrase)
+        if words and words[0] in FUNCTION_WORDS:  # "in proceedings" (``swrc:InProceedings``) is a paper, in them
+            return cosine >= CLASS_NAME_SIMILARITY and not same_word(noun, words[-1])
         if words and same_word(noun, words[-1]):
             return True
         head = noun.removesuffix("s")  # a compound is a kind of its last part: an "ebook" is a book, a "bookshelf" no

@@ -46,6 +46,11 @@ LARGE_PLACE_NOUNS = frozenset({"country", "countries", "nation", "nations", "con
 SMALL_PLACE_NOUNS = frozenset({"city", "cities", "town", "towns", "village", "villages"})
 PLACE_NOUNS = LARGE_PLACE_NOUNS | SMALL_PLACE_NOUNS | {"place", "places", "location", "locations", "region", "regions",
                                                      "state", "area", "address"}
+#: Forms of "to be" ("what **was** the first ...").
+BE_WORDS = frozenset({"is", "are", "was", "were"})
+#: Superlatives of time order: "what was the **first** invited talk at [X]" asks for a thing of the noun's kind, the
+#: one first in time (:mod:`~kg_agent.tools.shared.aggregates` ranks them).
+TIME_SUPERLATIVES = frozenset({"first", "last", "earliest", "latest"})
 #: Words after "how" that ask for a quantity, a number ("how much", "how heavy", "how long"); "how many" counts things
 #: (:func:`~kg_agent.tools.shared.answer_checks.asks_how_many`). Generic English.
 MEASURE_WORDS = frozenset({"much", "heavy", "tall", "high", "long", "old", "far", "big", "large", "deep", "wide",
@@ -184,29 +189,50 @@ class AskedType:
     kind: str = ""
     noun: str = ""
     position: int = 0
+    #: words before the noun that say which of its kind ("invited" in "how many invited talks")
+    modifiers: tuple[str, ...] = ()
+
+    @property
+    def phrase(self) -> str:
+        """The type noun with its modifiers ("invited talks"): what names a class of the KG."""
+        return " ".join((*self.modifiers, self.noun)) if self.noun else ""
 
     @classmethod
     def of(cls, tokens: Sequence[str], function_words: frozenset[str]) -> AskedType:
-        """From the question's first wh-word: its kind, or for "what"/"which" the noun that follows."""
+        """From the question's first wh-word: its kind, or for "what"/"which" the noun that follows (also after
+        "what was the first / last / earliest / latest": "what was the first invited talk at [X]")."""
         for index, token in enumerate(tokens):
             if token in WH_KINDS:
                 return cls(WH_KINDS[token], position=index)
             if token in ("what", "which"):
                 # "which other mints": the noun after the determiner "other" is what the answers are
                 at = index + 2 if index + 2 < len(tokens) and tokens[index + 1] == OTHER else index + 1
-                noun = tokens[at] if at < len(tokens) else ""
-                if not noun or noun in function_words or noun == "[ent]":
-                    return cls()
-                kind = TIME if noun in TIME_NOUNS else PLACE if noun in PLACE_NOUNS else ""
-                return cls(kind, noun, at)
+                if (at + 3 < len(tokens) and tokens[at] in BE_WORDS and tokens[at + 1] == "the"
+                        and tokens[at + 2] in TIME_SUPERLATIVES):
+                    at += 3  # "what was the first <noun>": the things ranked are of the noun's kind
+                return cls._noun_at(tokens, at, function_words)
             if token == "how" and index + 1 < len(tokens) and tokens[index + 1] in MEASURE_WORDS:
                 return cls(NUMBER, position=index + 1)  # "how much", "how heavy": a quantity
             if token == "how":  # "how many terms ...": the noun counted is what the answers are
-                noun = tokens[index + 2] if index + 2 < len(tokens) and tokens[index + 1] == "many" else ""
-                if not noun or noun in function_words or noun == "[ent]":
-                    return cls()
-                return cls(TIME if noun in TIME_NOUNS else PLACE if noun in PLACE_NOUNS else "", noun, index + 2)
+                if index + 1 < len(tokens) and tokens[index + 1] == "many":
+                    return cls._noun_at(tokens, index + 2, function_words)
+                return cls()
         return cls()
+
+    @classmethod
+    def _noun_at(cls, tokens: Sequence[str], at: int, function_words: frozenset[str]) -> AskedType:
+        """The type noun at token ``at``; a participle there ("invited talks", "published papers") modifies the
+        content word after it, which is the noun."""
+        noun = tokens[at] if at < len(tokens) else ""
+        if not noun or noun in function_words or noun == "[ent]":
+            return cls()
+        modifiers: tuple[str, ...] = ()
+        after = tokens[at + 1] if at + 1 < len(tokens) else ""
+        if (len(noun) > 4 and noun.endswith("ed") and after and after not in function_words and after != "[ent]"
+                and after.isalpha()):
+            modifiers, noun, at = (noun,), after, at + 1
+        kind = TIME if noun in TIME_NOUNS else PLACE if noun in PLACE_NOUNS else ""
+        return cls(kind, noun, at, modifiers)
 
     @property
     def excludes_persons(self) -> bool:
@@ -493,7 +519,7 @@ def contradicts_asked_type(asked: AskedType, path: Sequence[str], kinds: Relatio
 
 
 def answer_type_match(asked: AskedType, path: Sequence[str], kinds: RelationObjectKinds,
-                      named_classes: frozenset[str] = frozenset()) -> TypeMatch:
+                      named_classes: frozenset[str] = frozenset(), reaching: frozenset[str] = frozenset()) -> TypeMatch:
     """How well the path's answers (the last hop's objects) fit what the question asks for.
 
     ``fit``:
@@ -505,7 +531,9 @@ def answer_type_match(asked: AskedType, path: Sequence[str], kinds: RelationObje
     * a quantity asked ("how much", "how heavy"): +1 for numbers (literals typed so), -1 for times, places, persons;
     * a type noun: +1 when the last relation names its objects by it (``in_industry`` for "what industries") or its
       sampled objects are of a class the noun names (``named_classes``, the KG's classes the noun names:
-      :mod:`~kg_agent.tools.shared.answer_classes`; "what films" and ``instance of`` *film*), -1 when an earlier
+      :mod:`~kg_agent.tools.shared.answer_classes`; "what films" and ``instance of`` *film*), or the last relation is
+      among ``reaching``, those whose measured range holds such a class though few of their objects are of it
+      ("invited talks" and ``^isSubEventOf``), -1 when an earlier
       hop names it and the path walks on past it.
 
     ``evidence``: 1.0 when the last relation or its objects' class names the type noun, :data:`TYPE_EVIDENCE` when a time or place
@@ -536,7 +564,7 @@ def answer_type_match(asked: AskedType, path: Sequence[str], kinds: RelationObje
             fit += 1.0
         elif last.time >= 0.5 or last.place >= 0.5:
             fit -= 1.0
-    of_named_class = bool(named_classes.intersection(last.classes))
+    of_named_class = bool(named_classes.intersection(last.classes)) or path[-1] in reaching
     if of_named_class or (asked.named_by(path[-1])
                           and not persons_named_by_modifier(asked, path[-1], kinds, [_own_name(path[-1])])):
         fit += 1.0

@@ -6,7 +6,9 @@
   of whose ends is leaves the answers, and so does an end of another class (an end with no class fact stays, on a
   path whose other ends have the class). When no candidate answer has a class fact, or none has a class the noun
   names, nothing is removed and a warning says so. RoG filters its paths before answering; ToG and ToG-I their final
-  answers (:func:`kg_agent.tools.tog.answer.answers_of_asked_type`).
+  answers (:func:`kg_agent.tools.tog.answer.answers_of_asked_type`); when the beam kept none of the class, the
+  nodes of the class its last steps reach beside it (:func:`of_asked_type_beside`). The noun is read with its
+  modifiers ("invited talks", :attr:`~kg_agent.tools.shared.answer_types.AskedType.phrase`).
 * **Every entity the question names** (RoG over its retrieved paths; ToG and ToG-I over their explored chains,
   :func:`kg_agent.tools.tog.answer.answers_of_every_mention`): when entities are linked from two or more different
   mentions of the question ("a player at the **Forward** position at **Club X**"), a walk from one that ends at
@@ -60,10 +62,11 @@ def _topics(topic_entities: Iterable[dict]) -> list[dict]:
 
 
 def asked_noun(question: str, topic_entities: Iterable[dict]) -> str:
-    """The question's type noun ("films" in "what films did [X] act in"), its mentions masked; "" when it has none."""
+    """The question's type noun with its modifiers ("films" in "what films did [X] act in", "invited talks" in "how
+    many invited talks were given at [X]"), its mentions masked; "" when it has none."""
     topics = _topics(topic_entities)
     masked = mask_topic_mentions(question, topics)
-    return QuestionParts.of(masked).asked.noun
+    return QuestionParts.of(masked).asked.phrase
 
 
 def _group_key(walk: dict) -> object:
@@ -169,6 +172,42 @@ def of_named_kind(question: str, topic_entities: Iterable[dict], walks: Sequence
         return Constrained(list(walks))
     kept = [w for w in walks if not w.get("steps") or Walk.end_of(w)["id"] in said]
     return Constrained(kept, {end: f"{why} (the question asks for '{' '.join(phrase)}')" for end, why in said.items()})
+
+
+#: Nodes one step of a walk is read for when the beam kept none of the class asked (:func:`of_asked_type_beside`).
+MAX_BESIDE = 1000
+
+
+def of_asked_type_beside(question: str, topic_entities: Iterable[dict], walks: Sequence[dict],
+                         kg: KnowledgeGraph) -> list[dict]:
+    """When none of the walks' ends is of a class the question's type noun names, the nodes their last steps reach
+    from the same node over the same relation that are ("how many **invited talks** were given at [X]": a beam kept
+    three of [X]'s sub-events, breaks; the invited talks among the others): each as the walk with that end. ``[]``
+    when the question names no type or no such node is."""
+    noun = asked_noun(question, topic_entities)
+    steps: dict[tuple[str, str], dict] = {}
+    for walk in walks:
+        if walk.get("steps"):
+            last = walk["steps"][-1]
+            steps.setdefault((last["head"]["id"], last["relation"]), walk)
+    if not noun or not steps:
+        return []
+    reached = {key: kg.neighbors(*key)[:MAX_BESIDE] for key in steps}
+    try:
+        classes = kg.classes_of({n for found in reached.values() for n in found if not n.startswith(('"', "_:"))})
+        named = class_names(kg, shared_text_vectors(None)).named(noun, {c for found in classes.values() for c in found})
+    except KGError:
+        return []
+    if not named:
+        return []
+    out: list[dict] = []
+    for key, walk in steps.items():
+        ends = [n for n in reached[key] if named.intersection(classes.get(n, ()))]
+        labels = kg.labels_by_id(ends)
+        for end in ends:
+            tail = {"id": end, "label": labels.get(end) or end}
+            out.append({**walk, "steps": [*walk["steps"][:-1], {**walk["steps"][-1], "tail": tail}]})
+    return out
 
 
 def _mention_groups(topic_entities: Iterable[dict]) -> dict[str, set[str]]:

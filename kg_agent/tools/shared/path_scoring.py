@@ -50,6 +50,7 @@ from langchain_core.embeddings import Embeddings
 
 from kg_agent.kg.errors import KGError
 from kg_agent.kg.graph import KnowledgeGraph
+from kg_agent.kg.linking import kg_classes
 from kg_agent.kg.naming import HIERARCHY_NAMES
 from kg_agent.kg.relation_paths import verbalize_relation_path
 from kg_agent.kg.terms import UNNAMED
@@ -482,8 +483,9 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
         modifying = {r for r in last_kinds if parts.asked.noun and noun_columns and persons_named_by_modifier(
             parts.asked, r, kinds, [" ".join(relation_words(r)), *aliases.get(base_relation(r), ())])}
         # the KG's classes of the hops' objects that the type noun names ("films" and ``instance of`` *film*)
-        named_classes = (class_names(kg, self.vectors).named(parts.asked.noun, {c for k in last_kinds.values() for c in k.classes})
+        named_classes = (class_names(kg, self.vectors).named(parts.asked.phrase, {c for k in last_kinds.values() for c in k.classes})
                          if kg is not None and parts.asked.noun else frozenset())
+        reaching = self._reaching_named_class(kg, parts, last_kinds, named_classes)
         # "is [X] 's heir a man or a woman": the words of the alternatives evidence a last hop whose values they name
         choice_columns, choice = self._choice_evidence(
             parts, {path[-1]: last_kinds[path[-1]] for path in paths if path and path[-1] in last_kinds})
@@ -495,7 +497,8 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
         scores = []
         for path, trip in zip(paths, trips):
             rows = [row[r] if r in row else row[base_relation(r)] for r in path]
-            typed = answer_type_match(parts.asked, path, kinds, named_classes) if kinds is not None else TypeMatch()
+            typed = (answer_type_match(parts.asked, path, kinds, named_classes, reaching) if kinds is not None
+                     else TypeMatch())
             through = frozenset(i for i, r in enumerate(path[:-1]) if r in last_kinds and last_kinds[r].unnamed >= 0.5)
             hop_evidence, hop_unclipped = evidence[rows], unclipped[rows]
             if choice.get(path[-1], 0.0) > 0:  # the question lists the answer's possible values: the last hop's
@@ -525,6 +528,23 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
                 total -= self.round_trip_penalty
             scores.append(float(total))
         return scores
+
+    def _reaching_named_class(self, kg: KnowledgeGraph | None, parts: QuestionParts, last_kinds: dict,
+                              named_classes: frozenset[str]) -> frozenset[str]:
+        """The last hops whose measured range holds a class the type noun names, though few of their objects are of
+        it ("how many **invited talks** were given at [X]": ``^isSubEventOf`` reaches sessions, breaks and talks,
+        some of the class *invited talk event*), when no hop's usual class is named but the noun names some class of
+        the KG (:func:`~kg_agent.kg.linking.kg_classes`): the classes of a larger sample of each hop's objects
+        (:meth:`~kg_agent.tools.shared.answer_classes.ClassNames.range_classes`). The answers are then those of the
+        class (:func:`~kg_agent.tools.shared.constraints.of_asked_type`)."""
+        if kg is None or not parts.asked.noun or named_classes or not last_kinds:
+            return frozenset()
+        names = class_names(kg, self.vectors)
+        if not names.named(parts.asked.phrase, kg_classes(kg)):
+            return frozenset()
+        ranges = names.range_classes(list(last_kinds))
+        named = names.named(parts.asked.phrase, {c for found in ranges.values() for c in found})
+        return frozenset(r for r, found in ranges.items() if named.intersection(found))
 
     def _named_relations(self, kg: KnowledgeGraph | None, names: list[str], walked: set[str]
                          ) -> tuple[list[str], dict[str, tuple[str, ...]], frozenset[str]]:
@@ -592,13 +612,14 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
         by_noun: set[tuple[str, ...]] = set()  # the type noun names the relation or its objects' class
         by_kind: set[tuple[str, ...]] = set()  # the wh-word's kind fits its objects (a time, a place, persons)
         if kinds is not None:
-            named_classes = (class_names(kg, self.vectors).named(parts.asked.noun, {c for k in last_kinds.values() for c in k.classes})
+            named_classes = (class_names(kg, self.vectors).named(parts.asked.phrase, {c for k in last_kinds.values() for c in k.classes})
                              if parts.asked.noun else frozenset())
+            reaching = self._reaching_named_class(kg, parts, last_kinds, named_classes)
             asked_kind = parts.asked.kind in (TIME, PLACE, PERSON)
             # "is [X] 's heir a man or a woman": the alternatives name the last hop's values
             _, choice = self._choice_evidence(parts, {r: last_kinds[r] for r in last_kinds})
             for path in paths:
-                typed = answer_type_match(parts.asked, path, kinds, named_classes)
+                typed = answer_type_match(parts.asked, path, kinds, named_classes, reaching)
                 if typed.evidence >= 1.0 or choice.get(path[-1], 0.0) > 0.0:
                     by_noun.add(path)
                 elif typed.evidence > 0.0 or (asked_kind and typed.fit > 0.0):

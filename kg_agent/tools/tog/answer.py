@@ -48,6 +48,7 @@ from kg_agent.tools.shared.constraints import (
     constrain_walks,
     note_constraints,
     of_asked_type,
+    of_asked_type_beside,
     of_named_kind,
     unmet_warning,
     walked_out,
@@ -506,6 +507,13 @@ def answers_of_asked_type(question: str, topic_entities: Sequence[dict], outcome
     typed = of_asked_type(question, topic_entities, chains, kg)
     kept_ends = {Walk.end_of(c)["id"] for c in typed.walks}
     answers = [a for a in outcome.answers if not (a.get("entity_id") and a.get("paths")) or a["entity_id"] in kept_ends]
+    beside = [] if typed.applied else of_asked_type_beside(question, topic_entities, chains, kg)
+    if beside:  # the beam kept none of the class asked: those its last steps reach beside them
+        grounded = {Walk.end_of(c)["id"]: a.get("grounded", False) for a, c in zip(
+            [a for a in outcome.answers if a.get("entity_id") and a.get("paths")], chains)}
+        typed = of_asked_type(question, topic_entities, beside, kg)
+        answers = [answer_record(Walk.end_of(c)["label"], entity_id=Walk.end_of(c)["id"], score=c.get("score") or 0.0,
+                                 grounded=any(grounded.values()), paths=[c]) for c in typed.walks]
     outcome = _answered_with(outcome, answers, typed.applied)
     outcome.warnings = [*typed.warnings, *outcome.warnings]
     return outcome
