@@ -168,8 +168,9 @@ def reading_order(text: str) -> str | None:
     return None if inverted is None else f"{inverted.group(2)} {inverted.group(1)}"
 
 
-#: Letters of a name written as an acronym ("LCC", "LCSH", "UNESCO"): what :func:`initials_span` spells.
-ACRONYM_LETTERS = (2, 6)
+#: Letters of a name written as an acronym ("LCC", "LCSH", "UNESCO"), as :func:`initials_spans` spells them: three
+#: at least, as any two words' initials spell some two-letter code ("holds most": a class code *HM*).
+ACRONYM_LETTERS = (3, 6)
 
 
 def is_acronym(label: str) -> bool:
@@ -183,9 +184,9 @@ def initials(words: Sequence[str], function_words: Collection[str]) -> str:
 
 
 def initials_spans(words: Sequence[str], function_words: Collection[str]) -> Iterator[tuple[int, int, str]]:
-    """``(begin, end, initials)`` of every run of ``words`` (normalised tokens) of two content words or more that
-    begins and ends with a content word, spelling at most :data:`ACRONYM_LETTERS` letters: the runs that may name a
-    thing by the initials an acronym takes ("Library of Congress classification" for *LCC*)."""
+    """``(begin, end, initials)`` of every run of ``words`` (normalised tokens) that begins and ends with a content
+    word and spells :data:`ACRONYM_LETTERS` letters (one a content word): the runs that may name a thing by the
+    initials an acronym takes ("Library of Congress classification" for *LCC*)."""
     longest = ACRONYM_LETTERS[1]
     for begin, first in enumerate(words):
         if first in function_words:
@@ -197,7 +198,8 @@ def initials_spans(words: Sequence[str], function_words: Collection[str]) -> Ite
             letters += 1
             if letters > longest:
                 break
-            yield begin, end + 1, initials(words[begin:end + 1], function_words)
+            if letters >= ACRONYM_LETTERS[0]:
+                yield begin, end + 1, initials(words[begin:end + 1], function_words)
 
 
 def has_word_character(text: str) -> bool:
