@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from kg_agent.graphs import create_rog_graph
+from kg_agent.graphs import create_rog_graph, create_tog_graph, create_tog_i_graph
 from kg_agent.kg import open_kg
 from kg_agent.tools.shared.answer_types import AskedType
 from kg_agent.tools.shared.path_scoring import RelationPathScorer
@@ -39,16 +39,26 @@ def test_the_path_to_persons_ranks_first_for_a_person_noun(kg):
     assert ranked[0][1] == ("^programme", "composer")
 
 
-def test_without_persons_in_reach_no_path_is_held_back(kg):
-    """No path ends at persons: the rule does not apply, the scores are the plain ones."""
-    paths = [("^programme",), ("^programme", "programme"), ("^programme", "publisher")]
+def test_a_walk_that_reaches_no_persons_is_not_held_back(kg):
+    """The programmes and the publishers' names lead to no person: the rule does not apply, the scores are the
+    plain ones."""
+    paths = [("^programme", "programme"), ("^programme", "publisher")]
     question = "Which artists have pieces on the [ENT] programme?"
     assert RelationPathScorer().score(question, paths, kg=kg) == RelationPathScorer(asked_kind_penalty=0.0).score(
         question, paths, kg=kg)
 
 
-def test_rog_answers_the_composers_of_the_pieces_on_the_programme(kg):
-    result = create_rog_graph(kg).compile().invoke(
-        {"question": "Which artists have pieces on the Summer Festival programme?"})
-    assert sorted(a["answer"] for a in result["answers"]) == ["Antonio Vivaldi", "Johann Sebastian Bach",
-                                                             "Maurice Ravel"]
+def test_a_path_stopping_a_hop_short_of_persons_is_held_back_alone(kg):
+    """ToG's verifier scores the walk so far on its own: the pieces, from which the KG reaches persons one hop on
+    (``composer``), are held back without the longer path beside them."""
+    question = "Which artists have pieces on the [ENT] programme?"
+    held, plain = (RelationPathScorer(asked_kind_penalty=penalty).score(question, [("^programme",)], kg=kg)[0]
+                   for penalty in (1.0, 0.0))
+    assert held == pytest.approx(plain - 1.0)
+
+
+@pytest.mark.parametrize("factory", [create_rog_graph, create_tog_graph, create_tog_i_graph])
+def test_every_method_answers_a_composer_of_the_pieces_on_the_programme(kg, factory):
+    result = factory(kg).compile().invoke({"question": "Which artists have pieces on the Summer Festival programme?"})
+    answers = [a["answer"] for a in result["answers"]]
+    assert answers and set(answers) <= {"Antonio Vivaldi", "Johann Sebastian Bach", "Maurice Ravel"}
