@@ -441,7 +441,7 @@ def _initials_candidates(kg: KnowledgeGraph, q: _Question) -> list[_Candidate]:
     for begin, end, letters in initials_spans(q.tokens[:MAX_FUZZY_TOKENS], FUNCTION_WORDS):
         if letters not in index:
             continue
-        keys = [key for key in index.get(letters, []) if is_acronym(kg.label(key) or "") and _groups_many(kg, key)]
+        keys = [key for key in index.get(letters) or () if is_acronym(kg.label(key) or "") and _groups_many(kg, key)]
         entities = kg.entities_among(keys) if keys else {}
         if entities:
             found.append(_score_candidate(kg, q, begin, end - begin, "initials", 1.0, entities))

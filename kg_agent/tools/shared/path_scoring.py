@@ -508,7 +508,7 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
         persons_after = {tuple(path[:-1]) for path in paths if persons_asked and path and path[-1] in last_kinds
                          and last_kinds[path[-1]].person >= 0.5}  # walks whose next hop reaches persons
         persons_next: set[str] = set()  # last hops one hop on from whose objects the KG reaches persons
-        if persons_asked:
+        if persons_asked and kg is not None and kinds is not None:
             ends = {path[-1] for path in paths if path and path[-1] in last_kinds and last_kinds[path[-1]].person < 0.5}
             following = {r: kg.relations_following(r) for r in ends}
             next_kinds = kinds.kinds_of(dict.fromkeys(f for fs in following.values() for f in fs))
