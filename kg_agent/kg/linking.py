@@ -11,7 +11,9 @@
    labelled "proceedings" where the KG has the class ``Proceedings``: the question's "which proceedings" asks for
    one, it is not about that page) is dropped when
    another mention is left, and so is one a cased question writes in lower case against a capitalised label.
-   Several mentions link several entities ("... first, Blind Shaft or The Mask of Fu Manchu?").
+   Several mentions link several entities ("... first, Blind Shaft or The Mask of Fu Manchu?"). A scheme or class
+   the KG names by an acronym (*LCC*, a node many things point to) is also linked from the words it stands for
+   ("Library of Congress classification"), when they cover more of the question than an exact mention inside them.
 3. A mention without a letter or a digit (``[!!!]``, ``[🎬]``) names no entity and links to nothing.
 4. Nothing found: the result says so (``no entity of the knowledge graph found in the question``) and
    lists the closest labels, so a user can rephrase.
