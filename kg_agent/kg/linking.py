@@ -11,7 +11,9 @@
    labelled "proceedings" where the KG has the class ``Proceedings``: the question's "which proceedings" asks for
    one, it is not about that page) is dropped when
    another mention is left, and so is one a cased question writes in lower case against a capitalised label.
-   Several mentions link several entities ("... first, Blind Shaft or The Mask of Fu Manchu?").
+   Several mentions link several entities ("... first, Blind Shaft or The Mask of Fu Manchu?"). A scheme or class
+   the KG names by an acronym (*LCC*, a node many things point to) is also linked from the words it stands for
+   ("Library of Congress classification"), when they cover more of the question than an exact mention inside them.
 3. A mention without a letter or a digit (``[!!!]``, ``[🎬]``) names no entity and links to nothing.
 4. Nothing found: the result says so (``no entity of the knowledge graph found in the question``) and
    lists the closest labels, so a user can rephrase.
@@ -38,6 +40,8 @@ from dataclasses import dataclass, field
 from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.terms import (
     has_word_character,
+    initials_spans,
+    is_acronym,
     joined_key,
     label_key,
     label_keys,
@@ -83,7 +87,7 @@ class LinkedEntity:
     entity: Entity
     mention: str
     score: float
-    how: str  # "bracket", "exact", "partial" or "fuzzy"
+    how: str  # "bracket", "exact", "partial", "initials" or "fuzzy"
 
     def to_dict(self) -> dict:
         return {**self.entity.to_dict(), "mention": self.mention, "score": round(self.score, 4), "how": self.how}
@@ -341,7 +345,7 @@ def _link_ngrams(kg: KnowledgeGraph, question: str, cutoff: float) -> tuple[list
                 and not any(e.label.split()[-1:] == [tokens[c.begin + c.size]] for _, e in c.scored)]
     if numbered:
         return [], numbered
-    partial = _partial_candidates(kg, q)
+    partial = _partial_candidates(kg, q) + _initials_candidates(kg, q)
     if not candidates:  # typos compete with partial names ("ben franklin": Benjamin Franklin, not "Bite-size Ben ...")
         partial += _fuzzy_candidates(kg, q, cutoff)
     return _select(_with_partial_names(candidates, partial)), []
@@ -420,6 +424,35 @@ def _partial_candidates(kg: KnowledgeGraph, q: _Question) -> list[_Candidate]:
             if entities:
                 found[key] = _score_candidate(kg, q, begin, end - begin, "partial", quality, entities)
     return list(found.values())
+
+
+#: Things an acronym-named node must group (the subjects of one relation to it: a class's members, a scheme's
+#: concepts) for its initials to name it: a handful of notes is no scheme (as few name no naming predicate,
+#: :data:`kg_agent.kg.profile.MIN_NAMED_SUBJECTS`).
+INITIALS_MIN_MEMBERS = 5
+
+
+def _initials_candidates(kg: KnowledgeGraph, q: _Question) -> list[_Candidate]:
+    """A class or scheme the KG names by an acronym, which the question names by the words it stands for: "Library
+    of Congress classification" for a node labelled *LCC* that many nodes are members of (``dcam:memberOf``,
+    ``rdf:type``: more than :data:`INITIALS_MIN_MEMBERS` subjects under one relation to it). Only acronym labels
+    (:func:`~kg_agent.kg.terms.is_acronym`) of such nodes: the initials of a question's words are never matched
+    against every label."""
+    index = kg.label_index()
+    found: list[_Candidate] = []
+    for begin, end, letters in initials_spans(q.tokens[:MAX_FUZZY_TOKENS], FUNCTION_WORDS):
+        if letters not in index:
+            continue
+        keys = [key for key in index.get(letters) or () if is_acronym(kg.label(key) or "") and _groups_many(kg, key)]
+        entities = kg.entities_among(keys) if keys else {}
+        if entities:
+            found.append(_score_candidate(kg, q, begin, end - begin, "initials", 1.0, entities))
+    return found
+
+
+def _groups_many(kg: KnowledgeGraph, key: str) -> bool:
+    """Whether more than :data:`INITIALS_MIN_MEMBERS` subjects point to the node by one relation (a class, a scheme)."""
+    return any(relation.startswith("^") for relation in kg.bounded_edges(key, INITIALS_MIN_MEMBERS).wide)
 
 
 def _cluster(hits: list[int], anchor: int, content: list[int]) -> list[int]:

@@ -11,7 +11,9 @@ relation asked, ``part_of``, is nowhere on the path. :func:`restriction_edges` r
 (``rdfs:subClassOf`` it, or ``owl:equivalentClass`` an ``owl:intersectionOf`` holding it, the OBO "genus and
 differentia" form) with ``owl:someValuesFrom``, ``owl:allValuesFrom`` or ``owl:hasValue`` a named class or value, as one
 edge ``class property value``: the relation graph OBO tools (ROBOT's and the OBO Graphs' "existential restriction"
-edges) derive the same way. An intersection's named classes are its class's superclasses (``rdfs:subClassOf`` edges).
+edges) derive the same way. An intersection's named class (its genus) is not made an ``rdfs:subClassOf`` edge: the
+class hierarchy stays the one the ontology asserts, so "the direct subtypes of gene" are the classes stated
+``rdfs:subClassOf`` it (what the ontology's own SPARQL users count), not also the classes defined from it.
 
 :func:`add_restriction_edges` adds them to a graph kg-agent parsed from a file itself (the file is not changed, a
 graph given by the caller never is). A store or an endpoint reads the same edges with one SPARQL query,
@@ -34,9 +36,8 @@ RESTRICTION_VALUES = (OWL.someValuesFrom, OWL.allValuesFrom, OWL.hasValue)
 RESTRICTION_GRAPH = "urn:kg-agent:derived:owl-restrictions"
 
 #: ``SELECT ?c ?p ?v``: :func:`restriction_edges` as one SPARQL query, for a store or an endpoint (a restriction on
-#: a named class under ``rdfs:subClassOf`` or in an ``owl:equivalentClass`` intersection; an intersection's named
-#: classes as superclasses; an edge the graph states already left out). Written so Virtuoso compiles it too (its
-#: SPARQL compiler fails on a ``BIND`` of a constant here, error SP031; a one-row ``VALUES`` is the same).
+#: a named class under ``rdfs:subClassOf`` or in an ``owl:equivalentClass`` intersection; an edge the graph states
+#: already left out).
 RESTRICTION_EDGES_QUERY = """PREFIX rdfs: <http://www.w3.org/2000/01/rdf-schema#>
 PREFIX owl: <http://www.w3.org/2002/07/owl#>
 PREFIX rdf: <http://www.w3.org/1999/02/22-rdf-syntax-ns#>
@@ -47,9 +48,6 @@ SELECT DISTINCT ?c ?p ?v WHERE {
   { ?c owl:equivalentClass ?e . ?e owl:intersectionOf ?list . ?list rdf:rest*/rdf:first ?r .
     ?r owl:onProperty ?p ; ?vp ?v .
     FILTER(isBlank(?e) && isBlank(?r) && ?vp IN (owl:someValuesFrom, owl:allValuesFrom, owl:hasValue)) }
-  UNION
-  { ?c owl:equivalentClass ?e . ?e owl:intersectionOf ?list . ?list rdf:rest*/rdf:first ?v .
-    FILTER(isBlank(?e) && isIRI(?v)) VALUES ?p { rdfs:subClassOf } }
   FILTER(isIRI(?c) && isIRI(?p) && !isBlank(?v))
   FILTER NOT EXISTS { ?c ?p ?v }
 }"""
@@ -82,9 +80,7 @@ def restriction_edges(graph: Graph) -> set[tuple[URIRef, URIRef, URIRef]]:
         if members is None:
             continue
         for member in Collection(graph, members):
-            if isinstance(member, URIRef):
-                found.add((cls, RDFS.subClassOf, member))
-            elif isinstance(member, BNode):
+            if isinstance(member, BNode):
                 stated = _restriction(graph, member)
                 if stated is not None:
                     found.add((cls, *stated))

@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 import re
 import threading
+from collections.abc import Collection, Iterator, Sequence
 from urllib.parse import quote, unquote
 
 from rdflib import Literal, URIRef
@@ -165,6 +166,40 @@ def reading_order(text: str) -> str | None:
     ("Robert Louis Stevenson"); None for any other text."""
     inverted = _INVERTED_NAME.match(text)
     return None if inverted is None else f"{inverted.group(2)} {inverted.group(1)}"
+
+
+#: Letters of a name written as an acronym ("LCC", "LCSH", "UNESCO"), as :func:`initials_spans` spells them: three
+#: at least, as any two words' initials spell some two-letter code ("holds most": a class code *HM*).
+ACRONYM_LETTERS = (3, 6)
+
+
+def is_acronym(label: str) -> bool:
+    """Whether a label is written as an acronym: one word of :data:`ACRONYM_LETTERS` capital letters."""
+    return ACRONYM_LETTERS[0] <= len(label) <= ACRONYM_LETTERS[1] and label.isalpha() and label.isupper()
+
+
+def initials(words: Sequence[str], function_words: Collection[str]) -> str:
+    """The initials of the words that are not function words ("library of congress classification": "lcc")."""
+    return "".join(word[0] for word in words if word not in function_words and word)
+
+
+def initials_spans(words: Sequence[str], function_words: Collection[str]) -> Iterator[tuple[int, int, str]]:
+    """``(begin, end, initials)`` of every run of ``words`` (normalised tokens) that begins and ends with a content
+    word and spells :data:`ACRONYM_LETTERS` letters (one a content word): the runs that may name a thing by the
+    initials an acronym takes ("Library of Congress classification" for *LCC*)."""
+    longest = ACRONYM_LETTERS[1]
+    for begin, first in enumerate(words):
+        if first in function_words:
+            continue
+        letters = 1
+        for end in range(begin + 1, len(words)):
+            if words[end] in function_words:
+                continue
+            letters += 1
+            if letters > longest:
+                break
+            if letters >= ACRONYM_LETTERS[0]:
+                yield begin, end + 1, initials(words[begin:end + 1], function_words)
 
 
 def has_word_character(text: str) -> bool:

@@ -243,6 +243,12 @@ class AskedType:
         return bool(noun) and not self.kind and noun not in PERSON_NOUNS and not noun.endswith(AGENT_ENDINGS) \
             and not names_persons(noun)
 
+    @property
+    def asks_persons(self) -> bool:
+        """Whether the question asks for persons: "who", or a type noun that names persons (:func:`names_persons`:
+        "which authors", "which actors")."""
+        return self.kind == PERSON or (not self.kind and names_persons(self.noun))
+
     def named_by(self, relation: str) -> bool:
         """Whether the relation names its objects with the type noun (or a word of its family): ``in_industry``
         for "industries", ``has_genre`` for "kind", ``release_year`` for "year"."""
@@ -527,7 +533,8 @@ def answer_type_match(asked: AskedType, path: Sequence[str], kinds: RelationObje
     * a time asked: +1 when the objects are times, -1 when not;
     * a place asked: +1 for places, -1 for times and persons; for "which country" +0.5 when the places are
       not contained in another place and -0.5 when they are (a city), the other way round for "which city";
-    * a person asked ("who"): +1 for persons, -1 for times and places;
+    * a person asked ("who", or a type noun that names persons: "which authors"): +1 for persons, -1 for times and
+      places;
     * a quantity asked ("how much", "how heavy"): +1 for numbers (literals typed so), -1 for times, places, persons;
     * a type noun: +1 when the last relation names its objects by it (``in_industry`` for "what industries") or its
       sampled objects are of a class the noun names (``named_classes``, the KG's classes the noun names:
@@ -542,7 +549,7 @@ def answer_type_match(asked: AskedType, path: Sequence[str], kinds: RelationObje
     if not path or (not asked.kind and not asked.noun):
         return TypeMatch()
     fit = evidence = 0.0
-    last = kinds.kinds(path[-1]) if asked.kind or named_classes else ObjectKinds()
+    last = kinds.kinds(path[-1]) if asked.kind or asked.asks_persons or named_classes else ObjectKinds()
     if asked.kind == TIME:
         fit += 1.0 if last.time >= 0.5 else -1.0
         evidence = TYPE_EVIDENCE if last.time >= 0.5 else 0.0
@@ -559,7 +566,7 @@ def answer_type_match(asked: AskedType, path: Sequence[str], kinds: RelationObje
             fit += 1.0
         elif last.time >= 0.5 or last.place >= 0.5 or last.person >= 0.5:
             fit -= 1.0
-    elif asked.kind == PERSON:
+    elif asked.asks_persons:
         if last.person >= 0.5:
             fit += 1.0
         elif last.time >= 0.5 or last.place >= 0.5:

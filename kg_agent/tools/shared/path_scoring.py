@@ -170,7 +170,15 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
     * ``description_weight`` — how much a relation's description in the KG (``rdfs:comment``, ``schema:description``:
       "actor in the subject production") evidences it, against its names' 1: below ``evidence_floor``, so prose,
       which also names the things around a relation ("director(s) of film, TV-series ..."), never evidences a hop
-      on its own, and tells relations apart only where no name of theirs is evidenced.
+      on its own, and tells relations apart only where no name of theirs is evidenced;
+    * ``asked_kind_penalty`` — a path whose last hop does not end at persons where the question's type noun names
+      persons ("which authors", :attr:`~kg_agent.tools.shared.answer_types.AskedType.asks_persons`) and the KG reaches
+      nodes it says are persons along the same walk (when :meth:`score` is given the KG): one hop on from the path's
+      end (a candidate one hop longer, or a relation that follows its last one) or by another last hop after the
+      same hops. The kind asked decides the last hop: "which authors have books on [X] bookshelf" is ``^bookshelf,
+      creator``, not ``^bookshelf`` (the books) nor ``^bookshelf, bookshelf`` (the shelves); a path along another
+      walk is not held back ("which members of [X] were [Y]": ``^memberOf``, whatever ``^role`` reaches). Not for
+      "who", which a KG may answer with an organisation (a publisher).
     """
 
     def __init__(
@@ -192,6 +200,7 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
         unaligned_share: float = 0.5,
         relative_evidence: bool = True,
         description_weight: float = 0.4,
+        asked_kind_penalty: float = 1.0,
     ) -> None:
         self._embeddings = embeddings
         self.coverage_weight = coverage_weight
@@ -209,6 +218,7 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
         self.unaligned_share = unaligned_share
         self.relative_evidence = relative_evidence
         self.description_weight = description_weight
+        self.asked_kind_penalty = asked_kind_penalty
 
     # ------------------------------------------------------------------------------------------ evidence
     def relation_evidence(self, parts: QuestionParts, relations: Sequence[str],
@@ -492,6 +502,17 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
         # which relations of the round trips r, ^r (the only hops the rule changes) have values many things share
         shared = shared_value_relations(kg, {a for path in paths for a, b in zip(path, path[1:]) if b == inverse(a)}
                                         ) if kg is not None else frozenset()
+        # "which authors have books on [X]": the type noun names persons; a path that stops short of the persons the
+        # KG reaches along the same walk, or takes another last hop there, answers another kind (the books, the shelf)
+        persons_asked = bool(parts.asked.noun) and parts.asked.asks_persons and kinds is not None and kg is not None
+        persons_after = {tuple(path[:-1]) for path in paths if persons_asked and path and path[-1] in last_kinds
+                         and last_kinds[path[-1]].person >= 0.5}  # walks whose next hop reaches persons
+        persons_next: set[str] = set()  # last hops one hop on from whose objects the KG reaches persons
+        if persons_asked and kg is not None and kinds is not None:
+            ends = {path[-1] for path in paths if path and path[-1] in last_kinds and last_kinds[path[-1]].person < 0.5}
+            following = {r: kg.relations_following(r) for r in ends}
+            next_kinds = kinds.kinds_of(dict.fromkeys(f for fs in following.values() for f in fs))
+            persons_next = {r for r, fs in following.items() if any(next_kinds[f].person >= 0.5 for f in fs)}
         trips = [round_trip_at(path) for path in paths]
         asked_trip, same_columns, same_named = self._asked_round_trip(parts, paths, trips, last_kinds, named_classes, kg)
         scores = []
@@ -526,6 +547,9 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
                 total -= self.mediator_penalty  # a statement node, or how the ontology language models a thing
             if asked_trip and not walks_out_and_back(path):
                 total -= self.round_trip_penalty
+            if persons_asked and path and (last is None or last.person < 0.5) and (
+                    tuple(path) in persons_after or tuple(path[:-1]) in persons_after or path[-1] in persons_next):
+                total -= self.asked_kind_penalty
             scores.append(float(total))
         return scores
 

@@ -23,7 +23,9 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 from langchain_core.embeddings import Embeddings
 
+from kg_agent.kg.linking import FUNCTION_WORDS
 from kg_agent.kg.relation_paths import verbalize_relation
+from kg_agent.kg.terms import initials_spans, is_acronym
 from kg_agent.kg.types import Entity, base_relation
 from kg_agent.tools.shared.similarity import TextVectors, shared_text_vectors
 
@@ -120,6 +122,8 @@ def approximate_mention(question: str, label: str) -> tuple[int, int] | None:
     begin or end with one; a parenthesised qualifier of the label ("Henry King (director)") is not matched. Natural
     questions shorten names, punctuate them differently and inflect them; left unmasked, the name's words read as
     relation words ("nuclear plant" is evidence for ``nuclear_power_station.reactors``)."""
+    if is_acronym(label.strip()):
+        return _initials_mention(question, label.strip())
     # a parenthesised qualifier is no part of the name: nobody writes "Henry King (director)", and its words are the
     # question's relation words ("the director of ...")
     name = [w.casefold() for w in re.findall(r"\w+", _QUALIFIER.sub(" ", label))][:MAX_NAME_WORDS]
@@ -148,6 +152,20 @@ def approximate_mention(question: str, label: str) -> tuple[int, int] | None:
     if best is None:
         return None
     return words[best[1]][0], words[best[2] - 1][1]
+
+
+def _initials_mention(question: str, acronym: str) -> tuple[int, int] | None:
+    """Where the question names an acronym-labelled entity by the words it stands for ("Library of Congress
+    classification" for *LCC*, as entity linking found it: :func:`~kg_agent.kg.terms.initials_spans`), the longest
+    such run; ``None`` when none spells it."""
+    words = [(m.start(), m.end(), m.group().casefold()) for m in _QUESTION_WORD.finditer(question)]
+    wanted = acronym.casefold()
+    runs = [(begin, end) for begin, end, letters in initials_spans([w for _, _, w in words], FUNCTION_WORDS)
+            if letters == wanted]
+    if not runs:
+        return None
+    begin, end = max(runs, key=lambda run: run[1] - run[0])
+    return words[begin][0], words[end - 1][1]
 
 
 STOPWORDS = frozenset({"by", "in", "has", "of", "the", "then", "reverse", "a", "an", "to", "is", "and"})
