@@ -605,9 +605,13 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
           "who" only by its persons, "edition" is only near ``publisher``);
         * it asks for a relation by a relational noun ("the **ISBN** of [X]", "[X] 's **population**":
           :attr:`QuestionParts.relational`) and no path's last hop is asked for: the KG has no relation for it
-          (``bookshelf`` is 0.45 from "ISBN", both about books: less than the scorer's floor of a hop).
+          (``bookshelf`` is 0.45 from "ISBN", both about books: less than the scorer's floor of a hop);
+        * its type noun names a kind of thing that is no person ("**which award** did [X] win") and nothing in the KG
+          is of that kind: no path is asked for, no relation of the KG is named by the noun or evidenced by it at the
+          floor, and none of the KG's classes is named so (:meth:`~kg_agent.tools.shared.answer_classes.ClassNames.every_class`;
+          a KG without class facts, or with too many, is not judged so: "which films" may name its untyped things).
 
-        A question without a relational noun whose paths are not asked for is not judged (every path is kept):
+        Any other question without a relational noun whose paths are not asked for is not judged (every path is kept):
         a verb may name a relation in words no embedding puts near it."""
         paths = list(dict.fromkeys(tuple(p) for p in paths if p))
         parts = QuestionParts.of(masked_question)
@@ -665,6 +669,15 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
                                       f"from the question's entity reaches it")
         if by_words or by_noun or by_kind:
             return AskedPaths(frozenset(by_words | by_noun | by_kind))
+        if kg is not None and competitors and parts.asked.excludes_persons:
+            noun = parts.asked.noun
+            columns = [k for k, j in enumerate(content) if parts.phrase_spans[j] == (parts.asked.position,) * 2]
+            by_relation = any(parts.asked.named_by(name) for name in names) or bool(
+                columns and evidence[:, columns].max() >= self.evidence_floor)
+            every = class_names(kg, self.vectors).every_class() if not by_relation else None
+            if every is not None and not class_names(kg, self.vectors).named(noun, every):
+                return AskedPaths(frozenset(), f"the knowledge graph has no relation or class for {noun!r} (no "
+                                  f"relation's name is near it, none of its {len(every)} classes is named so)")
         relational = [j for j in parts.content if parts.relational[j]]
         if not relational:
             return AskedPaths(frozenset(paths))
