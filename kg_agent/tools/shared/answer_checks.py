@@ -262,7 +262,11 @@ def final_answers(question: str, answers: Sequence[dict], *, policy: WhenUnsuppo
         return narrowed
     answers = narrowed
     if counting and answers:
-        return Checked([counted(answers)])
+        narrowed = narrowed_or_abstained(answers, counted_of_another_thing(question, answers, kg)
+                                         if kg is not None else None, policy)
+        if isinstance(narrowed, Checked):
+            return narrowed
+        return Checked([counted(narrowed)])
     narrowed = narrowed_or_abstained(answers, of_another_kind(question, answers, kg)
                                      if answers and not asks_how_many(question) else None, policy)
     if isinstance(narrowed, Checked):
@@ -309,14 +313,56 @@ def not_asked_for(question: str, answers: Sequence[dict], kg: KnowledgeGraph) ->
     paths = [p for ps in walked for p in ps]
     if not paths:
         return None
-    heads = {path["steps"][0]["head"]["id"]: path["steps"][0]["head"].get("label") or ""
-             for a in answers for path in a.get("paths") or () if path.get("steps")}
-    masked = mask_mentions(question, [Entity(key, label) for key, label in heads.items()])
-    found = _scorer().asked_paths(masked, paths, kg=kg)
+    found = _scorer().asked_paths(_masked(question, answers), paths, kg=kg)
     kept = [a for a, ps in zip(answers, walked) if not ps or found.asked.intersection(ps)]
     if len(kept) == len(answers):
         return None
     return kept, found.reason or "the walks to some answers end in a relation the question does not ask for"
+
+
+def _masked(question: str, answers: Sequence[dict]) -> str:
+    """The question with the names of the entities the answers' walks start from masked."""
+    heads = {path["steps"][0]["head"]["id"]: path["steps"][0]["head"].get("label") or ""
+             for a in answers for path in a.get("paths") or () if path.get("steps")}
+    return mask_mentions(question, [Entity(key, label) for key, label in heads.items()])
+
+
+def counted_of_another_thing(question: str, answers: Sequence[dict],
+                             kg: KnowledgeGraph) -> tuple[list[dict], str] | None:
+    """For a count ("how many pages does [X] have"): the answers some walk reaches that does not first step from
+    [X] to another named thing over a relation no phrase of the question names
+    (:meth:`~kg_agent.tools.shared.path_scoring.RelationPathScorer.named_hops`): ``[X] -creator-> [Y] -webpage->``
+    reaches [Y]'s pages, and counting them says how many [Y] has, not [X]. A first step into an unnamed statement
+    node or a blank node (a value of [X] written as a node) stays inside [X]'s own facts and is kept; so are answers
+    without a walk. None when no answer is reached so; else the answers kept and why the others went (none kept: the
+    method abstains, saying so)."""
+    walked = [answer_relation_paths(a) if a.get("grounded", True) else [] for a in answers]
+    firsts = {path["steps"][0]["relation"] for a in answers for path in a.get("paths") or ()
+              if len(path.get("steps") or ()) >= 2 and _names_a_thing(path["steps"][0]["tail"])}
+    if not firsts:
+        return None
+    named = _scorer().named_hops(_masked(question, answers), sorted(firsts), kg=kg)
+    unnamed = firsts - named
+    if not unnamed:
+        return None
+
+    def elsewhere(answer: dict) -> bool:
+        paths = [p for p in answer.get("paths") or () if p.get("steps")]
+        return bool(paths) and answer.get("grounded", True) and all(
+            len(p["steps"]) >= 2 and p["steps"][0]["relation"] in unnamed and _names_a_thing(p["steps"][0]["tail"])
+            for p in paths)
+
+    kept = [a for a, ps in zip(answers, walked) if not elsewhere(a)]
+    if len(kept) == len(answers):
+        return None
+    via = ", ".join(repr(r) for r in sorted(unnamed))
+    return kept, (f"the question counts what its entity has; the walks reach things of another node, through {via}, "
+                  f"which no word of the question names")
+
+
+def _names_a_thing(node: dict) -> bool:
+    """Whether a walk's node is a thing of its own: no blank node, no unnamed statement node."""
+    return not str(node.get("id", "")).startswith("_:") and node.get("label") != UNNAMED
 
 
 @lru_cache(maxsize=1)

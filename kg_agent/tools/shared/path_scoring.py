@@ -584,6 +584,23 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
         names = names + sorted(r for r in hierarchy if r not in names)
         return names, aliases, frozenset(base_relation(r) for r in hierarchy)
 
+    def named_hops(self, masked_question: str, relations: Sequence[str], *,
+                   kg: KnowledgeGraph | None = None) -> frozenset[str]:
+        """Those of ``relations`` that a phrase of the question evidences as a hop (at ``evidence_floor``, as
+        :meth:`asked_paths` reads a last hop's words), or its type noun names (:meth:`AskedType.named_by`)."""
+        relations = list(dict.fromkeys(relations))
+        parts = QuestionParts.of(masked_question)
+        content = [j for j, words in enumerate(parts.phrase_words) if words]
+        if not relations or not content:
+            return frozenset(r for r in relations if parts.asked.named_by(r))
+        competitors = self._competitors(kg)
+        names, aliases, both_ways = self._named_relations(
+            kg, sorted({base_relation(r) for r in relations} | set(competitors)), set(relations))
+        row = {name: i for i, name in enumerate(names)}
+        evidence = self.unclipped_evidence(parts, names, competitors, aliases, named_both_ways=both_ways)[:, content]
+        return frozenset(r for r in relations if parts.asked.named_by(r)
+                         or evidence[row.get(r, row.get(base_relation(r), 0))].max() >= self.evidence_floor)
+
     def asked_paths(self, masked_question: str, paths: Sequence[Sequence[str]], *,
                     kg: KnowledgeGraph | None = None) -> AskedPaths:
         """Which of ``paths`` end in a relation the question asks for, and why none does.
@@ -595,7 +612,7 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
         KG) or its objects are of the kind the wh-word or
         type noun asks for (a time for "when", persons for "who", a place for "where", the class "films" names, the
         values the alternatives of "a man or a woman" name:
-        :func:`~kg_agent.tools.shared.answer_types.answer_type_match`). Two ways a question asks for what the
+        :func:`~kg_agent.tools.shared.answer_types.answer_type_match`). Three ways a question asks for what the
         walks do not reach:
 
         * a word where English asks for a relation (a relational noun, the verb after "who") names by its stem a
