@@ -66,6 +66,7 @@ from kg_agent.tools.shared.answer_types import (
     PLACE,
     TIME,
     TIME_SUPERLATIVES,
+    XSD,
     AskedType,
     is_prose,
     literal_kind,
@@ -74,7 +75,8 @@ from kg_agent.tools.shared.answer_types import (
     same_word,
 )
 from kg_agent.tools.shared.path_scoring import RelationPathScorer
-from kg_agent.tools.shared.question_parts import QuestionParts
+from kg_agent.tools.shared.question_parts import ENTITY_TOKEN, QuestionParts
+from kg_agent.tools.shared.question_parts import FUNCTION_WORDS as QUESTION_FUNCTION_WORDS
 from kg_agent.tools.shared.relation_words import name_words
 from kg_agent.tools.shared.scoring import mask_mentions
 
@@ -255,7 +257,7 @@ def final_answers(question: str, answers: Sequence[dict], *, policy: WhenUnsuppo
             return Checked([{**a, "grounded": False} for a in answers],
                            warnings=[f"answer: {ONLY_UNNAMED}; kept as asked (best effort), flagged ungrounded"])
         return Checked([], ABSTAINED, [f"answer: abstained: {ONLY_UNNAMED}"])
-    answers = named
+    answers = of_the_kind_named(question, named, kg) if kg is not None else named
     narrowed = narrowed_or_abstained(answers, not_asked_for(question, answers, kg) if kg is not None and answers
                                      else None, policy)
     if isinstance(narrowed, Checked):
@@ -276,6 +278,7 @@ def final_answers(question: str, answers: Sequence[dict], *, policy: WhenUnsuppo
             question, [a["entity_id"] for a in answers if a.get("entity_id")], kg) is not None:
         # "the first invited talk at [X]": first among all of [X]'s invited talks, not among those a beam kept
         answers = [*answers, *every_end_reached(answers, kg, question)]
+    answers = finest_times_first(question, answers)
     ranked = _ranker().apply(question, answers, kg)
     if ranked is not None:
         return Checked(ranked)
@@ -325,6 +328,51 @@ def _masked(question: str, answers: Sequence[dict]) -> str:
     heads = {path["steps"][0]["head"]["id"]: path["steps"][0]["head"].get("label") or ""
              for a in answers for path in a.get("paths") or () if path.get("steps")}
     return mask_mentions(question, [Entity(key, label) for key, label in heads.items()])
+
+
+def kind_before_mention(masked_question: str) -> list[str]:
+    """The words right before the first masked mention that are no function word: the noun phrase naming the kind
+    of the thing mentioned ("When did the **invited talk** [ENT] start?"), or []."""
+    tokens = QuestionParts.of(masked_question).tokens
+    if ENTITY_TOKEN not in tokens:
+        return []
+    words: list[str] = []
+    for token in reversed(tokens[:tokens.index(ENTITY_TOKEN)]):
+        if token in QUESTION_FUNCTION_WORDS or not token.isalpha():
+            break
+        words.insert(0, token)
+    return words
+
+
+def of_the_kind_named(question: str, answers: list[dict], kg: KnowledgeGraph) -> list[dict]:
+    """The answers whose walks start at the thing of the kind the question names it by, when its name is shared:
+    "the **invited talk** [X]" where a talk and a paper are both called [X], the walks from the talk (a class of it,
+    *InvitedTalkEvent*, is named by the words before the mention: :meth:`~kg_agent.tools.shared.answer_classes.
+    ClassNames.named`, by the words or their last one), not the paper's year. Unchanged when the answers' walks start
+    at one node per name, when the words name the classes of all or none of the nodes of one name, or no answer
+    would be left."""
+    from kg_agent.tools.shared.answer_classes import class_names
+    from kg_agent.tools.shared.similarity import shared_text_vectors
+
+    starts = {path["steps"][0]["head"]["id"]: str(path["steps"][0]["head"].get("label") or "")
+              for a in answers for path in a.get("paths") or () if path.get("steps")}
+    shared = {key for key, label in starts.items() if label and sum(other == label for other in starts.values()) > 1}
+    if not shared:
+        return answers
+    words = kind_before_mention(_masked(question, answers))
+    if not words:
+        return answers
+    classes = kg.classes_of(sorted(shared))
+    names = class_names(kg, shared_text_vectors(None))
+    every = {c for found in classes.values() for c in found}
+    named = names.named(" ".join(words), every) | names.named(words[-1], every)
+    of_kind = {key for key in shared if named.intersection(classes.get(key, ()))}
+    other = {key for key in shared if key not in of_kind and starts[key] in {starts[k] for k in of_kind}}
+    if not of_kind or not other:
+        return answers
+    kept = [a for a in answers if not (paths := [p for p in a.get("paths") or () if p.get("steps")])
+            or any(p["steps"][0]["head"]["id"] not in other for p in paths)]
+    return kept or answers
 
 
 def counted_of_another_thing(question: str, answers: Sequence[dict],
@@ -409,6 +457,42 @@ def of_another_kind(question: str, answers: Sequence[dict],
     shown = ", ".join(repr(str(a.get("answer"))) for a in wrong[:3])
     return kept, (f"the question asks for {what}, and {len(wrong)} answer(s) reached ({shown}) are "
                   f"{'no time' if asked == TIME else 'no number'} (their datatype or form says so)")
+
+
+#: How finely a time literal says when (its datatype; an untyped one by its form): a moment, a day, a month, a year.
+TIME_PRECISION = {XSD + "dateTime": 4, XSD + "dateTimeStamp": 4, XSD + "date": 3, XSD + "gYearMonth": 2, XSD + "gYear": 1}
+_UNTYPED_PRECISION = ((re.compile(r"-?\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}.*"), 4), (re.compile(r"-?\d{4}-\d{2}-\d{2}"), 3),
+                      (re.compile(r"-?\d{4}-\d{2}"), 2), (re.compile(r"-?\d{3,4}"), 1))
+
+
+def time_precision(answer: dict) -> int:
+    """How finely a literal answer says when (:data:`TIME_PRECISION`: its datatype, else its form); 0 for no time."""
+    key = str(answer.get("entity_id") or "")
+    if not key.startswith('"'):
+        return 0
+    datatype = key.rsplit("^^<", 1)[1].rstrip(">") if "^^<" in key else ""
+    if datatype:
+        return TIME_PRECISION.get(datatype, 0)
+    text = str(answer.get("answer", "")).strip()
+    return next((precision for form, precision in _UNTYPED_PRECISION if form.fullmatch(text)), 0)
+
+
+def finest_times_first(question: str, answers: list[dict]) -> list[dict]:
+    """For "when ..." (a time asked by its wh-word, no noun such as "which year"): of the times one node has (the
+    answers whose walks' last step leaves the same node: a talk's ``year`` "2004" and its start
+    ``"2004-11-10T09:00:00"^^xsd:dateTime``), the finest first (:func:`time_precision`), each in the place one of them
+    held; answers of different nodes keep their order."""
+    asked = QuestionParts.of(question).asked
+    if asked.kind != TIME or asked.noun or len(answers) < 2:
+        return answers
+    node = [next((p["steps"][-1]["head"]["id"] for p in a.get("paths") or () if p.get("steps")), None) for a in answers]
+    order = list(answers)
+    for head in {h for h in node if h is not None}:
+        at = [i for i, h in enumerate(node) if h == head]
+        finest = sorted((answers[i] for i in at), key=time_precision, reverse=True)
+        for i, answer in zip(at, finest):
+            order[i] = answer
+    return order
 
 
 def _named_in_full(relation: str, question: str) -> bool:
