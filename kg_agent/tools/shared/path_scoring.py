@@ -623,10 +623,12 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
         * it asks for a relation by a relational noun ("the **ISBN** of [X]", "[X] 's **population**":
           :attr:`QuestionParts.relational`) and no path's last hop is asked for: the KG has no relation for it
           (``bookshelf`` is 0.45 from "ISBN", both about books: less than the scorer's floor of a hop);
-        * its type noun names a kind of thing that is no person ("**which award** did [X] win") and nothing in the KG
-          is of that kind: no path is asked for, no relation of the KG is named by the noun or evidenced by it at the
-          floor, and none of the KG's classes is named so (:meth:`~kg_agent.tools.shared.answer_classes.ClassNames.every_class`;
-          a KG without class facts, or with too many, is not judged so: "which films" may name its untyped things).
+        * no path is asked for, and its type noun names a kind of thing that is no person while the KG's relations
+          that the noun names or evidences at the floor are on none of the paths ("how many **pages** does [X]
+          have", answered over a catalogue number: the KG has ``homepage``, not at [X]), or the KG has no such
+          relation and none of its classes is named so ("**which award** did [X] win";
+          :meth:`~kg_agent.tools.shared.answer_classes.ClassNames.every_class`: a KG without class facts, or with
+          too many, is not judged so, as "which films" may name its untyped things).
 
         Any other question without a relational noun whose paths are not asked for is not judged (every path is kept):
         a verb may name a relation in words no embedding puts near it."""
@@ -689,9 +691,12 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
         if kg is not None and competitors and parts.asked.excludes_persons:
             noun = parts.asked.noun
             columns = [k for k, j in enumerate(content) if parts.phrase_spans[j] == (parts.asked.position,) * 2]
-            by_relation = any(parts.asked.named_by(name) for name in names) or bool(
-                columns and evidence[:, columns].max() >= self.evidence_floor)
-            every = class_names(kg, self.vectors).every_class() if not by_relation else None
+            by_relation = [name for i, name in enumerate(names) if parts.asked.named_by(name)
+                           or (columns and evidence[i, columns].max() >= self.evidence_floor)]
+            if by_relation:
+                return AskedPaths(frozenset(), f"the knowledge graph has {by_relation[0]!r} for {noun!r}, but no walk "
+                                  f"from the question's entity ends in it")
+            every = class_names(kg, self.vectors).every_class()
             if every is not None and not class_names(kg, self.vectors).named(noun, every):
                 return AskedPaths(frozenset(), f"the knowledge graph has no relation or class for {noun!r} (no "
                                   f"relation's name is near it, none of its {len(every)} classes is named so)")
