@@ -289,3 +289,23 @@ def test_the_kind_before_a_shared_name_picks_the_thing_of_that_kind(orchestra):
     recorded = final_answers("In which year was the recording Night Music made?", answers, kg=orchestra)
     assert [a["answer"] for a in recorded.answers] == ["1971"]
     assert len(final_answers("When was Night Music made?", answers, kg=orchestra).answers) == 2
+
+
+@pytest.mark.parametrize("factory", [create_rog_graph, create_tog_graph, create_tog_i_graph])
+def test_the_concert_named_so_is_linked_not_the_recording_of_the_same_name(orchestra, factory):
+    """Linking keeps, of the two things called "Night Music", the concert the words before the name ask about; its
+    start (``xsd:dateTime``) answers "when", not the recording's year."""
+    result = factory(orchestra).compile().invoke({"question": "When did the concert Night Music start?"})
+    assert [t["id"] for t in result["topic_entities"]] == [EX + "night"]
+    assert [a["answer"] for a in result["answers"]][:1] == ["1970-05-01T20:00:00"]
+
+
+def test_linking_keeps_every_thing_of_a_name_when_no_word_names_a_kind(orchestra):
+    from kg_agent.kg.linking import link_entities
+    from kg_agent.tools.shared.link import links_of_the_kind_named
+
+    def linked(question: str) -> set[str]:
+        return {e.id for e in links_of_the_kind_named(orchestra, question, link_entities(orchestra, question)).entities}
+
+    assert linked("When was Night Music made?") == {EX + "night", EX + "night_lp"}
+    assert linked("Who played on the recording Night Music?") == {EX + "night_lp"}

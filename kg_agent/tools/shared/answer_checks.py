@@ -75,8 +75,7 @@ from kg_agent.tools.shared.answer_types import (
     same_word,
 )
 from kg_agent.tools.shared.path_scoring import RelationPathScorer
-from kg_agent.tools.shared.question_parts import ENTITY_TOKEN, QuestionParts
-from kg_agent.tools.shared.question_parts import FUNCTION_WORDS as QUESTION_FUNCTION_WORDS
+from kg_agent.tools.shared.question_parts import QuestionParts, kind_before_mention
 from kg_agent.tools.shared.relation_words import name_words
 from kg_agent.tools.shared.scoring import mask_mentions
 
@@ -257,7 +256,7 @@ def final_answers(question: str, answers: Sequence[dict], *, policy: WhenUnsuppo
             return Checked([{**a, "grounded": False} for a in answers],
                            warnings=[f"answer: {ONLY_UNNAMED}; kept as asked (best effort), flagged ungrounded"])
         return Checked([], ABSTAINED, [f"answer: abstained: {ONLY_UNNAMED}"])
-    answers = of_the_kind_named(question, named, kg) if kg is not None else named
+    answers = started_at_the_kind_named(question, named, kg) if kg is not None else named
     narrowed = narrowed_or_abstained(answers, not_asked_for(question, answers, kg) if kg is not None and answers
                                      else None, policy)
     if isinstance(narrowed, Checked):
@@ -330,28 +329,14 @@ def _masked(question: str, answers: Sequence[dict]) -> str:
     return mask_mentions(question, [Entity(key, label) for key, label in heads.items()])
 
 
-def kind_before_mention(masked_question: str) -> list[str]:
-    """The words right before the first masked mention that are no function word: the noun phrase naming the kind
-    of the thing mentioned ("When did the **invited talk** [ENT] start?"), or []."""
-    tokens = QuestionParts.of(masked_question).tokens
-    if ENTITY_TOKEN not in tokens:
-        return []
-    words: list[str] = []
-    for token in reversed(tokens[:tokens.index(ENTITY_TOKEN)]):
-        if token in QUESTION_FUNCTION_WORDS or not token.isalpha():
-            break
-        words.insert(0, token)
-    return words
-
-
-def of_the_kind_named(question: str, answers: list[dict], kg: KnowledgeGraph) -> list[dict]:
+def started_at_the_kind_named(question: str, answers: list[dict], kg: KnowledgeGraph) -> list[dict]:
     """The answers whose walks start at the thing of the kind the question names it by, when its name is shared:
     "the **invited talk** [X]" where a talk and a paper are both called [X], the walks from the talk (a class of it,
     *InvitedTalkEvent*, is named by the words before the mention: :meth:`~kg_agent.tools.shared.answer_classes.
     ClassNames.named`, by the words or their last one), not the paper's year. Unchanged when the answers' walks start
     at one node per name, when the words name the classes of all or none of the nodes of one name, or no answer
     would be left."""
-    from kg_agent.tools.shared.answer_classes import class_names
+    from kg_agent.tools.shared.answer_classes import of_the_kind_named as named_kind
     from kg_agent.tools.shared.similarity import shared_text_vectors
 
     starts = {path["steps"][0]["head"]["id"]: str(path["steps"][0]["head"].get("label") or "")
@@ -359,14 +344,7 @@ def of_the_kind_named(question: str, answers: list[dict], kg: KnowledgeGraph) ->
     shared = {key for key, label in starts.items() if label and sum(other == label for other in starts.values()) > 1}
     if not shared:
         return answers
-    words = kind_before_mention(_masked(question, answers))
-    if not words:
-        return answers
-    classes = kg.classes_of(sorted(shared))
-    names = class_names(kg, shared_text_vectors(None))
-    every = {c for found in classes.values() for c in found}
-    named = names.named(" ".join(words), every) | names.named(words[-1], every)
-    of_kind = {key for key in shared if named.intersection(classes.get(key, ()))}
+    of_kind = named_kind(kg, shared_text_vectors(None), kind_before_mention(_masked(question, answers)), sorted(shared))
     other = {key for key in shared if key not in of_kind and starts[key] in {starts[k] for k in of_kind}}
     if not of_kind or not other:
         return answers

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from kg_agent.kg.errors import KGError
 from kg_agent.kg.graph import KnowledgeGraph
@@ -158,3 +158,16 @@ _BY_KG: PerKG[ClassNames] = PerKG(ClassNames)
 def class_names(kg: KnowledgeGraph, vectors: TextVectors) -> ClassNames:
     """The process-wide :class:`ClassNames` of a KG (kept as long as the KG is)."""
     return _BY_KG.get(kg, vectors)
+
+
+def of_the_kind_named(kg: KnowledgeGraph, vectors: TextVectors, words: Sequence[str], ids: Iterable[str]) -> frozenset[str]:
+    """Those of ``ids`` of a class that ``words`` name, all together or by their last one ("invited talk":
+    *InvitedTalkEvent*; :meth:`ClassNames.named`); none without words."""
+    ids = list(dict.fromkeys(ids))
+    if not words or not ids:
+        return frozenset()
+    classes = kg.classes_of(ids)
+    every = {c for found in classes.values() for c in found}
+    names = class_names(kg, vectors)
+    named = names.named(" ".join(words), every) | names.named(words[-1], every)
+    return frozenset(key for key in ids if named.intersection(classes.get(key, ())))
