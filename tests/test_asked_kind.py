@@ -309,3 +309,16 @@ def test_linking_keeps_every_thing_of_a_name_when_no_word_names_a_kind(orchestra
 
     assert linked("When was Night Music made?") == {EX + "night", EX + "night_lp"}
     assert linked("Who played on the recording Night Music?") == {EX + "night_lp"}
+
+
+def test_a_superlative_answered_by_texts_with_nothing_to_compare_is_abstained_on(orchestra):
+    """"The earliest-founded orchestra ..." reached only a catalogue number (a text, no number or date): nothing was
+    compared, so it is no answer; a year (a value) or a thing is left to the ranker."""
+    number = walked(("moonlight", "catalogue_number", '"DG-2531"', "DG-2531"), value="DG-2531")
+    checked = final_answers("Which is the earliest-founded orchestra on Moonlight Sessions?", [number], kg=orchestra)
+    assert checked.answers == [] and checked.stop_reason == ABSTAINED
+    assert any("texts with no number or date to compare" in w for w in checked.warnings), checked.warnings
+    assert final_answers("What is the catalogue number of Moonlight Sessions?", [number], kg=orchestra).answers
+    orchestra_found = walked(("moonlight", "performer", EX + "vienna", "Vienna Phil"))
+    assert final_answers("Which is the earliest-founded orchestra on Moonlight Sessions?", [orchestra_found],
+                         kg=orchestra).answers

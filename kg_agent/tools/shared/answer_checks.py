@@ -281,7 +281,22 @@ def final_answers(question: str, answers: Sequence[dict], *, policy: WhenUnsuppo
     ranked = _ranker().apply(question, answers, kg)
     if ranked is not None:
         return Checked(ranked)
-    return Checked(answers)
+    narrowed = narrowed_or_abstained(answers, uncompared_texts(question, answers), policy)
+    return narrowed if isinstance(narrowed, Checked) else Checked(narrowed)
+
+
+def uncompared_texts(question: str, answers: Sequence[dict]) -> tuple[list[dict], str] | None:
+    """For a superlative ("the earliest-born author of ...") answered only by text literals, none a number or a date
+    (a publisher's name ``"Project Gutenberg"`` a walk reached): nothing was compared, so none is "the earliest"; no
+    answer, with the reason. None for any other question or answers (things are compared by the ranker, or stand)."""
+    asked = asked_comparison(question)
+    if asked is None or asked.bound is not None or not answers:
+        return None
+    if not all(literal_answer_kind(a) == "text" and a.get("grounded", True) for a in answers):
+        return None
+    shown = ", ".join(repr(str(a.get("answer")))[:60] for a in answers[:3])
+    return [], (f"the question asks for the {asked.words}, and the answers reached ({shown}) are texts with no number "
+                f"or date to compare")
 
 
 def narrowed_or_abstained(answers: list[dict], found: tuple[list[dict], str] | None,
