@@ -21,6 +21,10 @@
   left the method abstains, saying which words the KG has no relation for ("the knowledge graph has no relation for
   'isbn'"; "the knowledge graph has 'ill' for 'illustrated', but no walk from the question's entity reaches it"),
   unless ``"best_effort"`` is asked for.
+* **The thing of the kind named.** When a name the question uses is shared by several things the walks start from,
+  and the words before it name the class of some ("the **invited talk** [X]", a talk and a paper of one title), the
+  answers from the others are left out (:func:`started_at_the_kind_named`; the link step does the same,
+  :func:`~kg_agent.tools.shared.link.links_of_the_kind_named`).
 * **The kind asked.** A question asking for a time ("when", "what year") or a quantity ("how much", "how heavy")
   is not answered by a literal of another kind: a literal's datatype says what it is (``xsd:integer`` downloads are
   no release date; integers that are all years are years), an untyped one its form (:func:`of_another_kind`).
@@ -36,10 +40,16 @@
   :func:`things_of_the_counted_class`). When the type noun with its modifiers names the answers' class ("how many
   **invited talks** were given at [X]": the sub-events of the class *invited talk event*), only the things of that
   class count, beyond the answer list too; "the first / last <noun> at [X]" is ranked among all of them.
+  A count counts what the question's entity has: walks that first step to another named thing over a relation
+  no word of the question names ("how many pages does [X] have" over ``creator -> webpage``) are left out, and
+  with none left the method abstains (:func:`counted_of_another_thing`).
+* **"When" is answered by the finest time first**: of one node's times, a moment (``xsd:dateTime``) before a day, a
+  month or a year (datatype, else form; :func:`finest_times_first`); "which year" keeps the order.
 * **"The most / the earliest / more than N / before <year>" is compared.** The answers are ranked or filtered by
   the number or date the KG gives each through the relation the question's words name
   (:mod:`~kg_agent.tools.shared.aggregates`); the answers kept carry ``compared`` (each compared answer with its
-  value) and ``compared_by`` (the relation).
+  value) and ``compared_by`` (the relation). A superlative answered only by text literals, none a number or a
+  date, compared nothing: abstained on (:func:`uncompared_texts`).
 
 The question's grammar is read (English "how many", "the most", "more than"), never a data set's relation names.
 """
