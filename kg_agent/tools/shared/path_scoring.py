@@ -623,7 +623,8 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
         * it asks for a relation by a relational noun ("the **ISBN** of [X]", "[X] 's **population**":
           :attr:`QuestionParts.relational`) and no path's last hop is asked for: the KG has no relation for it
           (``bookshelf`` is 0.45 from "ISBN", both about books: less than the scorer's floor of a hop);
-        * no path is asked for, and its type noun names a kind of thing that is no person while the KG's relations
+        * no path is asked for, and its type noun, the head of its phrase ("which **award** did", not "which research
+          track papers"), names a kind of thing that is no person while the KG's relations
           that the noun names or evidences at the floor are on none of the paths ("how many **pages** does [X]
           have", answered over a catalogue number: the KG has ``homepage``, not at [X]), or the KG has no such
           relation and none of its classes is named so ("**which award** did [X] win";
@@ -688,7 +689,8 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
                                       f"from the question's entity reaches it")
         if by_words or by_noun or by_kind:
             return AskedPaths(frozenset(by_words | by_noun | by_kind))
-        if kg is not None and competitors and parts.asked.excludes_persons:
+        head_noun = parts.asked.position + 1 >= len(parts.tokens) or parts.tokens[parts.asked.position + 1] in FUNCTION_WORDS
+        if kg is not None and competitors and parts.asked.excludes_persons and head_noun:
             noun = parts.asked.noun
             columns = [k for k, j in enumerate(content) if parts.phrase_spans[j] == (parts.asked.position,) * 2]
             by_relation = [name for i, name in enumerate(names) if parts.asked.named_by(name)
