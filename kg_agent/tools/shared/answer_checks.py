@@ -21,6 +21,10 @@
   left the method abstains, saying which words the KG has no relation for ("the knowledge graph has no relation for
   'isbn'"; "the knowledge graph has 'ill' for 'illustrated', but no walk from the question's entity reaches it"),
   unless ``"best_effort"`` is asked for.
+* **The thing of the kind named.** When a name the question uses is shared by several things the walks start from,
+  and the words before it name the class of some ("the **invited talk** [X]", a talk and a paper of one title), the
+  answers from the others are left out (:func:`started_at_the_kind_named`; the link step does the same,
+  :func:`~kg_agent.tools.shared.link.links_of_the_kind_named`).
 * **The kind asked.** A question asking for a time ("when", "what year") or a quantity ("how much", "how heavy")
   is not answered by a literal of another kind: a literal's datatype says what it is (``xsd:integer`` downloads are
   no release date; integers that are all years are years), an untyped one its form (:func:`of_another_kind`).
@@ -36,10 +40,16 @@
   :func:`things_of_the_counted_class`). When the type noun with its modifiers names the answers' class ("how many
   **invited talks** were given at [X]": the sub-events of the class *invited talk event*), only the things of that
   class count, beyond the answer list too; "the first / last <noun> at [X]" is ranked among all of them.
+  A count counts what the question's entity has: walks that first step to another named thing over a relation
+  no word of the question names ("how many pages does [X] have" over ``creator -> webpage``) are left out, and
+  with none left the method abstains (:func:`counted_of_another_thing`).
+* **"When" is answered by the finest time first**: of one node's times, a moment (``xsd:dateTime``) before a day, a
+  month or a year (datatype, else form; :func:`finest_times_first`); "which year" keeps the order.
 * **"The most / the earliest / more than N / before <year>" is compared.** The answers are ranked or filtered by
   the number or date the KG gives each through the relation the question's words name
   (:mod:`~kg_agent.tools.shared.aggregates`); the answers kept carry ``compared`` (each compared answer with its
-  value) and ``compared_by`` (the relation).
+  value) and ``compared_by`` (the relation). A superlative answered only by text literals, none a number or a
+  date, compared nothing: abstained on (:func:`uncompared_texts`).
 
 The question's grammar is read (English "how many", "the most", "more than"), never a data set's relation names.
 """
@@ -66,6 +76,7 @@ from kg_agent.tools.shared.answer_types import (
     PLACE,
     TIME,
     TIME_SUPERLATIVES,
+    XSD,
     AskedType,
     is_prose,
     literal_kind,
@@ -74,7 +85,7 @@ from kg_agent.tools.shared.answer_types import (
     same_word,
 )
 from kg_agent.tools.shared.path_scoring import RelationPathScorer
-from kg_agent.tools.shared.question_parts import QuestionParts
+from kg_agent.tools.shared.question_parts import QuestionParts, kind_before_mention
 from kg_agent.tools.shared.relation_words import name_words
 from kg_agent.tools.shared.scoring import mask_mentions
 
@@ -255,14 +266,18 @@ def final_answers(question: str, answers: Sequence[dict], *, policy: WhenUnsuppo
             return Checked([{**a, "grounded": False} for a in answers],
                            warnings=[f"answer: {ONLY_UNNAMED}; kept as asked (best effort), flagged ungrounded"])
         return Checked([], ABSTAINED, [f"answer: abstained: {ONLY_UNNAMED}"])
-    answers = named
+    answers = started_at_the_kind_named(question, named, kg) if kg is not None else named
     narrowed = narrowed_or_abstained(answers, not_asked_for(question, answers, kg) if kg is not None and answers
                                      else None, policy)
     if isinstance(narrowed, Checked):
         return narrowed
     answers = narrowed
     if counting and answers:
-        return Checked([counted(answers)])
+        narrowed = narrowed_or_abstained(answers, counted_of_another_thing(question, answers, kg)
+                                         if kg is not None else None, policy)
+        if isinstance(narrowed, Checked):
+            return narrowed
+        return Checked([counted(narrowed)])
     narrowed = narrowed_or_abstained(answers, of_another_kind(question, answers, kg)
                                      if answers and not asks_how_many(question) else None, policy)
     if isinstance(narrowed, Checked):
@@ -272,10 +287,26 @@ def final_answers(question: str, answers: Sequence[dict], *, policy: WhenUnsuppo
             question, [a["entity_id"] for a in answers if a.get("entity_id")], kg) is not None:
         # "the first invited talk at [X]": first among all of [X]'s invited talks, not among those a beam kept
         answers = [*answers, *every_end_reached(answers, kg, question)]
+    answers = finest_times_first(question, answers)
     ranked = _ranker().apply(question, answers, kg)
     if ranked is not None:
         return Checked(ranked)
-    return Checked(answers)
+    narrowed = narrowed_or_abstained(answers, uncompared_texts(question, answers), policy)
+    return narrowed if isinstance(narrowed, Checked) else Checked(narrowed)
+
+
+def uncompared_texts(question: str, answers: Sequence[dict]) -> tuple[list[dict], str] | None:
+    """For a superlative ("the earliest-born author of ...") answered only by text literals, none a number or a date
+    (a publisher's name ``"Project Gutenberg"`` a walk reached): nothing was compared, so none is "the earliest"; no
+    answer, with the reason. None for any other question or answers (things are compared by the ranker, or stand)."""
+    asked = asked_comparison(question)
+    if asked is None or asked.bound is not None or not answers:
+        return None
+    if not all(literal_answer_kind(a) == "text" and a.get("grounded", True) for a in answers):
+        return None
+    shown = ", ".join(repr(str(a.get("answer")))[:60] for a in answers[:3])
+    return [], (f"the question asks for the {asked.words}, and the answers reached ({shown}) are texts with no number "
+                f"or date to compare")
 
 
 def narrowed_or_abstained(answers: list[dict], found: tuple[list[dict], str] | None,
@@ -309,14 +340,80 @@ def not_asked_for(question: str, answers: Sequence[dict], kg: KnowledgeGraph) ->
     paths = [p for ps in walked for p in ps]
     if not paths:
         return None
-    heads = {path["steps"][0]["head"]["id"]: path["steps"][0]["head"].get("label") or ""
-             for a in answers for path in a.get("paths") or () if path.get("steps")}
-    masked = mask_mentions(question, [Entity(key, label) for key, label in heads.items()])
-    found = _scorer().asked_paths(masked, paths, kg=kg)
+    found = _scorer().asked_paths(_masked(question, answers), paths, kg=kg)
     kept = [a for a, ps in zip(answers, walked) if not ps or found.asked.intersection(ps)]
     if len(kept) == len(answers):
         return None
     return kept, found.reason or "the walks to some answers end in a relation the question does not ask for"
+
+
+def _masked(question: str, answers: Sequence[dict]) -> str:
+    """The question with the names of the entities the answers' walks start from masked."""
+    heads = {path["steps"][0]["head"]["id"]: path["steps"][0]["head"].get("label") or ""
+             for a in answers for path in a.get("paths") or () if path.get("steps")}
+    return mask_mentions(question, [Entity(key, label) for key, label in heads.items()])
+
+
+def started_at_the_kind_named(question: str, answers: list[dict], kg: KnowledgeGraph) -> list[dict]:
+    """The answers whose walks start at the thing of the kind the question names it by, when its name is shared:
+    "the **invited talk** [X]" where a talk and a paper are both called [X], the walks from the talk (a class of it,
+    *InvitedTalkEvent*, is named by the words before the mention: :meth:`~kg_agent.tools.shared.answer_classes.
+    ClassNames.named`, by the words or their last one), not the paper's year. Unchanged when the answers' walks start
+    at one node per name, when the words name the classes of all or none of the nodes of one name, or no answer
+    would be left."""
+    from kg_agent.tools.shared.answer_classes import of_the_kind_named as named_kind
+    from kg_agent.tools.shared.similarity import shared_text_vectors
+
+    starts = {path["steps"][0]["head"]["id"]: str(path["steps"][0]["head"].get("label") or "")
+              for a in answers for path in a.get("paths") or () if path.get("steps")}
+    shared = {key for key, label in starts.items() if label and sum(other == label for other in starts.values()) > 1}
+    if not shared:
+        return answers
+    of_kind = named_kind(kg, shared_text_vectors(None), kind_before_mention(_masked(question, answers)), sorted(shared))
+    other = {key for key in shared if key not in of_kind and starts[key] in {starts[k] for k in of_kind}}
+    if not of_kind or not other:
+        return answers
+    kept = [a for a in answers if not (paths := [p for p in a.get("paths") or () if p.get("steps")])
+            or any(p["steps"][0]["head"]["id"] not in other for p in paths)]
+    return kept or answers
+
+
+def counted_of_another_thing(question: str, answers: Sequence[dict],
+                             kg: KnowledgeGraph) -> tuple[list[dict], str] | None:
+    """For a count ("how many pages does [X] have"): the answers some walk reaches that does not first step from
+    [X] to another named thing over a relation no phrase of the question names
+    (:meth:`~kg_agent.tools.shared.path_scoring.RelationPathScorer.named_hops`): ``[X] -creator-> [Y] -webpage->``
+    reaches [Y]'s pages, and counting them says how many [Y] has, not [X]. A first step into an unnamed statement
+    node or a blank node (a value of [X] written as a node) stays inside [X]'s own facts and is kept; so are answers
+    without a walk. None when no answer is reached so; else the answers kept and why the others went (none kept: the
+    method abstains, saying so)."""
+    walked = [answer_relation_paths(a) if a.get("grounded", True) else [] for a in answers]
+    firsts = {path["steps"][0]["relation"] for a in answers for path in a.get("paths") or ()
+              if len(path.get("steps") or ()) >= 2 and _names_a_thing(path["steps"][0]["tail"])}
+    if not firsts:
+        return None
+    named = _scorer().named_hops(_masked(question, answers), sorted(firsts), kg=kg)
+    unnamed = firsts - named
+    if not unnamed:
+        return None
+
+    def elsewhere(answer: dict) -> bool:
+        paths = [p for p in answer.get("paths") or () if p.get("steps")]
+        return bool(paths) and answer.get("grounded", True) and all(
+            len(p["steps"]) >= 2 and p["steps"][0]["relation"] in unnamed and _names_a_thing(p["steps"][0]["tail"])
+            for p in paths)
+
+    kept = [a for a, ps in zip(answers, walked) if not elsewhere(a)]
+    if len(kept) == len(answers):
+        return None
+    via = ", ".join(repr(r) for r in sorted(unnamed))
+    return kept, (f"the question counts what its entity has; the walks reach things of another node, through {via}, "
+                  f"which no word of the question names")
+
+
+def _names_a_thing(node: dict) -> bool:
+    """Whether a walk's node is a thing of its own: no blank node, no unnamed statement node."""
+    return not str(node.get("id", "")).startswith("_:") and node.get("label") != UNNAMED
 
 
 @lru_cache(maxsize=1)
@@ -363,6 +460,42 @@ def of_another_kind(question: str, answers: Sequence[dict],
     shown = ", ".join(repr(str(a.get("answer"))) for a in wrong[:3])
     return kept, (f"the question asks for {what}, and {len(wrong)} answer(s) reached ({shown}) are "
                   f"{'no time' if asked == TIME else 'no number'} (their datatype or form says so)")
+
+
+#: How finely a time literal says when (its datatype; an untyped one by its form): a moment, a day, a month, a year.
+TIME_PRECISION = {XSD + "dateTime": 4, XSD + "dateTimeStamp": 4, XSD + "date": 3, XSD + "gYearMonth": 2, XSD + "gYear": 1}
+_UNTYPED_PRECISION = ((re.compile(r"-?\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}.*"), 4), (re.compile(r"-?\d{4}-\d{2}-\d{2}"), 3),
+                      (re.compile(r"-?\d{4}-\d{2}"), 2), (re.compile(r"-?\d{3,4}"), 1))
+
+
+def time_precision(answer: dict) -> int:
+    """How finely a literal answer says when (:data:`TIME_PRECISION`: its datatype, else its form); 0 for no time."""
+    key = str(answer.get("entity_id") or "")
+    if not key.startswith('"'):
+        return 0
+    datatype = key.rsplit("^^<", 1)[1].rstrip(">") if "^^<" in key else ""
+    if datatype:
+        return TIME_PRECISION.get(datatype, 0)
+    text = str(answer.get("answer", "")).strip()
+    return next((precision for form, precision in _UNTYPED_PRECISION if form.fullmatch(text)), 0)
+
+
+def finest_times_first(question: str, answers: list[dict]) -> list[dict]:
+    """For "when ..." (a time asked by its wh-word, no noun such as "which year"): of the times one node has (the
+    answers whose walks' last step leaves the same node: a talk's ``year`` "2004" and its start
+    ``"2004-11-10T09:00:00"^^xsd:dateTime``), the finest first (:func:`time_precision`), each in the place one of them
+    held; answers of different nodes keep their order."""
+    asked = QuestionParts.of(question).asked
+    if asked.kind != TIME or asked.noun or len(answers) < 2:
+        return answers
+    node = [next((p["steps"][-1]["head"]["id"] for p in a.get("paths") or () if p.get("steps")), None) for a in answers]
+    order = list(answers)
+    for head in {h for h in node if h is not None}:
+        at = [i for i, h in enumerate(node) if h == head]
+        finest = sorted((answers[i] for i in at), key=time_precision, reverse=True)
+        for i, answer in zip(at, finest):
+            order[i] = answer
+    return order
 
 
 def _named_in_full(relation: str, question: str) -> bool:

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from kg_agent.kg.errors import KGError
 from kg_agent.kg.graph import KnowledgeGraph
@@ -34,6 +34,9 @@ from kg_agent.tools.shared.similarity import TextVectors
 #: "films" / "film" 0.91, "languages" / "Language" 0.93; "films" / "human" 0.27, "city" / "Place" 0.55, "people" /
 #: "Person" 0.62 (a person is asked for by "who", which the answer types read from the relations).
 CLASS_NAME_SIMILARITY = 0.7
+#: Most classes :meth:`ClassNames.every_class` reads per class predicate; a KG with more is not told to have no class
+#: a noun names (None).
+MAX_CLASSES = 2000
 
 #: English plurals not made by an ending: generic English, no KG's vocabulary. Read where a count names what it counts
 #: (:func:`~kg_agent.tools.shared.answer_checks.through_statements`: "how many people" counts Persons), not by
@@ -64,7 +67,28 @@ class ClassNames:
         self._names: dict[str, tuple[str, ...]] = {}
         self._named: dict[tuple[str, str], bool] = {}
         self._ranges: dict[str, frozenset[str]] = {}
+        self._every: frozenset[str] | None = None
+        self._every_read = False
         self._lock = threading.Lock()
+
+    def every_class(self) -> frozenset[str] | None:
+        """Every class of the KG (the objects of its class predicates: ``rdf:type``, ``instance of``; read once), or
+        None when it has none or more than :data:`MAX_CLASSES` per predicate, or the graph cannot answer: then no
+        noun can be said to name none of them."""
+        with self._lock:
+            if self._every_read:
+                return self._every
+        try:
+            forward = [r.removeprefix("^") for r in self.kg.class_fan_outs()]
+            sampled = self.kg.sample_ends(forward, MAX_CLASSES + 1) if forward else {}
+        except KGError:
+            return None
+        found = {c for classes in sampled.values() for c in classes if not c.startswith('"')}
+        capped = any(len(classes) > MAX_CLASSES for classes in sampled.values())
+        every = frozenset(found) if found and not capped else None
+        with self._lock:
+            self._every, self._every_read = every, True
+        return every
 
     def names(self, class_id: str) -> tuple[str, ...]:
         """The class's names as words (labels and aliases; the IRI's last segment when it has none)."""
@@ -134,3 +158,16 @@ _BY_KG: PerKG[ClassNames] = PerKG(ClassNames)
 def class_names(kg: KnowledgeGraph, vectors: TextVectors) -> ClassNames:
     """The process-wide :class:`ClassNames` of a KG (kept as long as the KG is)."""
     return _BY_KG.get(kg, vectors)
+
+
+def of_the_kind_named(kg: KnowledgeGraph, vectors: TextVectors, words: Sequence[str], ids: Iterable[str]) -> frozenset[str]:
+    """Those of ``ids`` of a class that ``words`` name, all together or by their last one ("invited talk":
+    *InvitedTalkEvent*; :meth:`ClassNames.named`); none without words."""
+    ids = list(dict.fromkeys(ids))
+    if not words or not ids:
+        return frozenset()
+    classes = kg.classes_of(ids)
+    every = {c for found in classes.values() for c in found}
+    names = class_names(kg, vectors)
+    named = names.named(" ".join(words), every) | names.named(words[-1], every)
+    return frozenset(key for key in ids if named.intersection(classes.get(key, ())))

@@ -24,6 +24,7 @@ from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.linking import LinkResult, link_entities
 from kg_agent.kg.types import Entity
 from kg_agent.kg.walks import Walk
+from kg_agent.tools.shared.scoring import mask_mentions
 from kg_agent.tools.shared.updates import apply_update
 from kg_agent.tools.shared.whole_graph import only_names_its_nouns, whole_graph_question
 
@@ -83,7 +84,7 @@ def link_node(state: dict, *, kg: KnowledgeGraph, max_entities: int = 5, ask_whe
     if given:
         entities, warnings = resolve_given_entities(kg, given)
     else:
-        result = link_entities(kg, question, max_entities=max_entities)
+        result = links_of_the_kind_named(kg, question, link_entities(kg, question, max_entities=max_entities))
         if ask_when_ambiguous:
             result = chosen_links(kg, question, result)
         entities = result.entities
@@ -111,6 +112,32 @@ def link_node(state: dict, *, kg: KnowledgeGraph, max_entities: int = 5, ask_whe
     stop = "" if entities else "no_topic_entity"
     topic_entities = [linked.get(e.id) or e.to_dict() for e in entities]
     return {**fresh, "topic_entities": topic_entities, "warnings": Overwrite(warnings), "stop_reason": stop}
+
+
+def links_of_the_kind_named(kg: KnowledgeGraph, question: str, result: LinkResult) -> LinkResult:
+    """``result`` with each mention that several entities were linked from narrowed to those of the kind the words
+    right before the mention name ("the **invited talk** [X]", a talk and a paper both called [X]: the talk, whose
+    class *InvitedTalkEvent* those words name; :func:`~kg_agent.tools.shared.answer_classes.of_the_kind_named`);
+    a mention whose words name the classes of all or none of its entities keeps them all."""
+    from kg_agent.tools.shared.answer_classes import of_the_kind_named
+    from kg_agent.tools.shared.question_parts import kind_before_mention
+    from kg_agent.tools.shared.similarity import shared_text_vectors
+
+    by_mention: dict[str, list[Entity]] = {}
+    for item in result.linked:
+        by_mention.setdefault(item.mention, []).append(item.entity)
+    dropped: set[str] = set()
+    for candidates in by_mention.values():
+        if len(candidates) < 2:
+            continue
+        words = kind_before_mention(mask_mentions(question, candidates))
+        ids = [entity.id for entity in candidates]
+        named = of_the_kind_named(kg, shared_text_vectors(None), words, ids) if words else frozenset()
+        if named and len(named) < len(ids):
+            dropped |= set(ids) - named
+    if not dropped:
+        return result
+    return replace(result, linked=[item for item in result.linked if item.entity.id not in dropped])
 
 
 def chosen_links(kg: KnowledgeGraph, question: str, result: LinkResult) -> LinkResult:

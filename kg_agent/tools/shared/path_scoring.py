@@ -584,6 +584,23 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
         names = names + sorted(r for r in hierarchy if r not in names)
         return names, aliases, frozenset(base_relation(r) for r in hierarchy)
 
+    def named_hops(self, masked_question: str, relations: Sequence[str], *,
+                   kg: KnowledgeGraph | None = None) -> frozenset[str]:
+        """Those of ``relations`` that a phrase of the question evidences as a hop (at ``evidence_floor``, as
+        :meth:`asked_paths` reads a last hop's words), or its type noun names (:meth:`AskedType.named_by`)."""
+        relations = list(dict.fromkeys(relations))
+        parts = QuestionParts.of(masked_question)
+        content = [j for j, words in enumerate(parts.phrase_words) if words]
+        if not relations or not content:
+            return frozenset(r for r in relations if parts.asked.named_by(r))
+        competitors = self._competitors(kg)
+        names, aliases, both_ways = self._named_relations(
+            kg, sorted({base_relation(r) for r in relations} | set(competitors)), set(relations))
+        row = {name: i for i, name in enumerate(names)}
+        evidence = self.unclipped_evidence(parts, names, competitors, aliases, named_both_ways=both_ways)[:, content]
+        return frozenset(r for r in relations if parts.asked.named_by(r)
+                         or evidence[row.get(r, row.get(base_relation(r), 0))].max() >= self.evidence_floor)
+
     def asked_paths(self, masked_question: str, paths: Sequence[Sequence[str]], *,
                     kg: KnowledgeGraph | None = None) -> AskedPaths:
         """Which of ``paths`` end in a relation the question asks for, and why none does.
@@ -595,7 +612,7 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
         KG) or its objects are of the kind the wh-word or
         type noun asks for (a time for "when", persons for "who", a place for "where", the class "films" names, the
         values the alternatives of "a man or a woman" name:
-        :func:`~kg_agent.tools.shared.answer_types.answer_type_match`). Two ways a question asks for what the
+        :func:`~kg_agent.tools.shared.answer_types.answer_type_match`). Three ways a question asks for what the
         walks do not reach:
 
         * a word where English asks for a relation (a relational noun, the verb after "who") names by its stem a
@@ -605,9 +622,16 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
           "who" only by its persons, "edition" is only near ``publisher``);
         * it asks for a relation by a relational noun ("the **ISBN** of [X]", "[X] 's **population**":
           :attr:`QuestionParts.relational`) and no path's last hop is asked for: the KG has no relation for it
-          (``bookshelf`` is 0.45 from "ISBN", both about books: less than the scorer's floor of a hop).
+          (``bookshelf`` is 0.45 from "ISBN", both about books: less than the scorer's floor of a hop);
+        * no path is asked for, and its type noun, the head of its phrase ("which **award** did", not "which research
+          track papers"), names a kind of thing that is no person while the KG's relations
+          that the noun names or evidences at the floor are on none of the paths ("how many **pages** does [X]
+          have", answered over a catalogue number: the KG has ``homepage``, not at [X]), or the KG has no such
+          relation and none of its classes is named so ("**which award** did [X] win";
+          :meth:`~kg_agent.tools.shared.answer_classes.ClassNames.every_class`: a KG without class facts, or with
+          too many, is not judged so, as "which films" may name its untyped things).
 
-        A question without a relational noun whose paths are not asked for is not judged (every path is kept):
+        Any other question without a relational noun whose paths are not asked for is not judged (every path is kept):
         a verb may name a relation in words no embedding puts near it."""
         paths = list(dict.fromkeys(tuple(p) for p in paths if p))
         parts = QuestionParts.of(masked_question)
@@ -665,6 +689,19 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
                                       f"from the question's entity reaches it")
         if by_words or by_noun or by_kind:
             return AskedPaths(frozenset(by_words | by_noun | by_kind))
+        head_noun = parts.asked.position + 1 >= len(parts.tokens) or parts.tokens[parts.asked.position + 1] in FUNCTION_WORDS
+        if kg is not None and competitors and parts.asked.excludes_persons and head_noun:
+            noun = parts.asked.noun
+            columns = [k for k, j in enumerate(content) if parts.phrase_spans[j] == (parts.asked.position,) * 2]
+            by_relation = [name for i, name in enumerate(names) if parts.asked.named_by(name)
+                           or (columns and evidence[i, columns].max() >= self.evidence_floor)]
+            if by_relation:
+                return AskedPaths(frozenset(), f"the knowledge graph has {by_relation[0]!r} for {noun!r}, but no walk "
+                                  f"from the question's entity ends in it")
+            every = class_names(kg, self.vectors).every_class()
+            if every is not None and not class_names(kg, self.vectors).named(noun, every):
+                return AskedPaths(frozenset(), f"the knowledge graph has no relation or class for {noun!r} (no "
+                                  f"relation's name is near it, none of its {len(every)} classes is named so)")
         relational = [j for j in parts.content if parts.relational[j]]
         if not relational:
             return AskedPaths(frozenset(paths))

@@ -243,3 +243,17 @@ class QuestionParts:
                    ())
         return replace(parts, relational=tuple(parts.relational_token(first) or parts.relational_token(last)
                                                for first, last in spans))
+
+
+def kind_before_mention(masked_question: str) -> list[str]:
+    """The words right before the first masked mention that are no function word: the noun phrase naming the kind
+    of the thing mentioned ("When did the **invited talk** [ENT] start?"), or []."""
+    tokens = QuestionParts.of(masked_question).tokens
+    if ENTITY_TOKEN not in tokens:
+        return []
+    words: list[str] = []
+    for token in reversed(tokens[:tokens.index(ENTITY_TOKEN)]):
+        if token in FUNCTION_WORDS or not token.isalpha():
+            break
+        words.insert(0, token)
+    return words
