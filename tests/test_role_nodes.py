@@ -104,3 +104,34 @@ def test_the_planner_walks_through_the_role_node_the_question_names(orchestra):
 def test_every_method_answers_the_holder_of_the_named_role(orchestra, create, question, gold):
     result = create(orchestra).compile().invoke({"question": question})
     assert [a["answer"] for a in result["answers"]] == gold
+
+
+LEAGUE = """@prefix ex: <http://example.org/league/> .
+@prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .
+ex:s2021 a ex:Season ; rdfs:label "2021 season" ; ex:hasPart ex:s2021n, ex:s2021s .
+ex:s2022 a ex:Season ; rdfs:label "2022 season" ; ex:hasPart ex:s2022n, ex:s2022s .
+ex:s2023 a ex:Season ; rdfs:label "2023 season" ; ex:hasPart ex:s2023n, ex:s2023s .
+ex:s2021n a ex:Division ; rdfs:label "North Division" ; ex:hasPart ex:harbour, ex:millers .
+ex:s2021s a ex:Division ; rdfs:label "South Division" ; ex:hasPart ex:rovers, ex:vale .
+ex:s2022n a ex:Division ; rdfs:label "North Division" ; ex:hasPart ex:wharf, ex:rangers .
+ex:s2022s a ex:Division ; rdfs:label "South Division" ; ex:hasPart ex:albion, ex:city .
+ex:s2023n a ex:Division ; rdfs:label "North Division" ; ex:hasPart ex:harbour, ex:wharf .
+ex:s2023s a ex:Division ; rdfs:label "South Division" ; ex:hasPart ex:albion, ex:vale .
+ex:harbour a ex:Club ; rdfs:label "Harbour FC" .
+ex:millers a ex:Club ; rdfs:label "Millers United" .
+ex:rovers a ex:Club ; rdfs:label "Rovers" .
+ex:vale a ex:Club ; rdfs:label "Vale Athletic" .
+ex:wharf a ex:Club ; rdfs:label "Wharf Town" .
+ex:rangers a ex:Club ; rdfs:label "Rangers" .
+ex:albion a ex:Club ; rdfs:label "Albion" .
+ex:city a ex:Club ; rdfs:label "City" .
+"""
+
+
+def test_a_level_of_a_hierarchy_with_repeated_labels_is_no_role_class(tmp_path):
+    # each season's "North Division" joins the season to its clubs, but by the relation that also leads into it:
+    # a part of the season with parts of its own, a thing, not a statement (its clubs are no holders of it)
+    path = tmp_path / "league.ttl"
+    path.write_text(LEAGUE, encoding="utf-8")
+    league = load_kg(path)
+    assert not role_nodes(league).is_role_class("http://example.org/league/Division")

@@ -18,7 +18,9 @@ A class of the KG is a **role class** when, over a sample of :data:`ROLE_SAMPLE`
   the entities at least half of the sampled members reach (a scheme, a vocabulary every member points to: a
   catalogue's blank subject node "Fiction" that joins a book to the LCSH scheme is a value of the book, not a role);
   a relation with more than :data:`EDGE_BOUND` targets at a member (a "PC member" role held by a hundred persons)
-  counts as one varying entity, unread.
+  counts as one varying entity, unread. A member that some relation leads both into and out of is a level of a
+  hierarchy (a league's "North Division" of each season, part of the season, with its clubs as parts), a thing of
+  its own, not a statement joining others: it does not count.
 
 A node is a role node when one of its classes (``rdf:type``, ``instance of`` ...) is a role class. Measured lazily,
 once per class and per KG, through :class:`~kg_agent.kg.graph.KnowledgeGraph`'s own reads (a class's members by
@@ -120,15 +122,20 @@ class RoleNodes:
         typing = {base_relation(r) for r in kg.class_fan_outs()}
         joined: dict[str, set[str]] = {}
         many: dict[str, int] = {}  # relations with more than EDGE_BOUND targets: those vary by themselves
+        chained: set[str] = set()  # members that are a level of a hierarchy: one relation both into and out of them
         kg.prefetch(labels)
         for member in labels:
             edges = kg.bounded_edges(member, EDGE_BOUND)
+            held = {relation for relation in (*edges.targets, *edges.wide) if base_relation(relation) not in typing}
+            if any(relation.startswith("^") and relation[1:] in held for relation in held):
+                chained.add(member)
             joined[member] = {node for relation, nodes in edges.targets.items() if base_relation(relation) not in typing
                               for node in nodes if node != member and not node.startswith('"')}
             many[member] = sum(base_relation(relation) not in typing for relation in edges.wide)
         shared = Counter(node for nodes in joined.values() for node in nodes)
         common = {node for node, n in shared.items() if 2 * n >= len(joined)}
-        joining = sum(len(nodes - common) + many[member] >= 2 for member, nodes in joined.items())
+        joining = sum(len(nodes - common) + many[member] >= 2 and member not in chained
+                      for member, nodes in joined.items())
         if joining < MIN_JOINING_SHARE * len(joined):
             return False
         by_key: dict[str, str] = {}
