@@ -253,8 +253,7 @@ class GraphStore(ABC):
 
     def walkable_extensions(self, starts: Sequence[str],
                             prefixes: Sequence[tuple[str, ...]]) -> dict[tuple[str, ...], list[str]]:
-        """``{prefix: relations (sorted)}``: the relations that extend each relation path to one walkable from ``starts``
-        (each prefix walkable from them, as the layer before found it).
+        """``{prefix: relations (sorted)}``: the relations that extend each relation path to one walkable from ``starts``.
 
         The empty prefix is extended by the relations at the starts, each walkable as read; a longer one by those
         that can follow its last relation (:meth:`relations_following`), each checked with :meth:`walkable` but where
@@ -267,6 +266,7 @@ class GraphStore(ABC):
         index = self.current_relation_index()
         signed = self.names.signed_iri
         found: dict[tuple[str, ...], list[str]] = {}
+        at_starts: list[str] | None = None
         for prefix in prefixes:
             options = self.extension_options(starts, prefix)
             if not prefix:
@@ -274,13 +274,24 @@ class GraphStore(ABC):
                 continue
             last = signed(prefix[-1])
             found[prefix] = []
+            prefix_walkable: bool | None = None  # looked at once, when an index shortcut would take an extension
             for rel in options:
                 following = signed(rel)
                 if index is not None and last is not None and following is not None:
                     if index.never_follows(last, following):
                         continue
                     if index.always_follows(last, following):
-                        found[prefix].append(rel)
+                        if prefix_walkable is None:
+                            # a prefix of one relation is walkable when the starts have it (as read); a longer one
+                            # is asked once: a caller may pass a prefix no walk takes
+                            if len(prefix) == 1:
+                                if at_starts is None:
+                                    at_starts = self.extension_options(starts, ())
+                                prefix_walkable = prefix[0] in at_starts
+                            else:
+                                prefix_walkable = self.walkable(starts, prefix)
+                        if prefix_walkable:
+                            found[prefix].append(rel)
                         continue
                 if self.walkable(starts, (*prefix, rel)):
                     found[prefix].append(rel)
