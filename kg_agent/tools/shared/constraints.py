@@ -154,6 +154,7 @@ def of_named_kind(question: str, topic_entities: Iterable[dict], walks: Sequence
     try:
         classes = kg.classes_of(ends)
         names = class_names(kg, shared_text_vectors(None))
+        kg.prefetch(ends)  # their edges in batches, not one request each over an endpoint
         for end in ends:
             for relation, targets in kg.edges(end).items():
                 value = next((t for t in targets if t.startswith('"') and not relation.startswith("^")
