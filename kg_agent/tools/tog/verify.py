@@ -302,13 +302,23 @@ def verify_and_decide(state: dict, *, verifier: Verifier, max_depth: int, kg: Kn
 
 
 def judged_ends_uncompared(question: str, chains: Sequence[dict], verification: dict, kg: KnowledgeGraph) -> bool:
-    """Whether the question compares ("the earliest-born author of a book on [shelf]",
-    :func:`~kg_agent.tools.shared.aggregates.asked_comparison`) and the ends of the chains along the relation path the
-    offline verifier judged best have no value the comparison ranks them by
-    (:class:`~kg_agent.tools.shared.aggregates.AnswerRanker`: the books' publisher, a name with no date): such chains
-    answer no comparison, so the search goes on (ToG-I to its next, wider round)."""
+    """Whether the question compares by an attribute its words name among the KG's relations ("the earliest-born
+    author of a book on [shelf]": a birth date; :func:`~kg_agent.tools.shared.aggregates.asked_comparison`,
+    :meth:`~kg_agent.tools.shared.aggregates.AnswerRanker.compared_relation`), the relation path the offline verifier
+    judged best does not walk that relation, and its chains' ends have no value the comparison ranks them by (the
+    books' publisher, a name with no date): such chains answer no comparison, so the search goes on (ToG-I to its
+    next, wider round). A comparison whose words name no relation ("the most books": a count), or the judged path's
+    own ("the first edition" naming the publisher's), stops as before."""
     judged = verification.get("relations")
-    if not judged or asked_comparison(question) is None:
+    asked = asked_comparison(question)
+    if not judged or asked is None:
+        return False
+    ranker = AnswerRanker()
+    try:  # the attribute compared: the KG's relation the comparison's own words name ("earliest-born": a birth date)
+        attribute = ranker.compared_relation(asked.words, [r for r in kg.relation_names() if not r.startswith("^")], kg)
+    except KGError:
+        return False
+    if attribute is None or attribute in judged:  # none named ("the most books"), or the judged path walks it
         return False
     ends = {(end := Walk.end_of(c))["id"]: (end, c) for c in chains
             if c.get("steps") and list(Walk.from_dict(c).relations) == list(judged)}
@@ -316,7 +326,7 @@ def judged_ends_uncompared(question: str, chains: Sequence[dict], verification: 
         return False
     records = [{"answer": end.get("label") or key, "entity_id": key, "paths": [chain]} for key, (end, chain) in ends.items()]
     try:
-        return AnswerRanker().apply(question, records, kg) is None
+        return ranker.apply(question, records, kg) is None
     except KGError:
         return False
 
