@@ -16,9 +16,14 @@
   player); else, when each mention's entities reach answers, the answers are those reached from every mention (each
   by its own plan); when none is, the answers of each are kept and a warning says so. Entities linked from one
   mention (a person and a tag spelt alike) are alternatives, not constraints; entities given by the caller carry no
-  mention and are not intersected. So that each mention is explored, ToG's and ToG-I's beams keep each one's best
-  chain, and an entity reached from more of them first (:func:`shared_among_mentions`; ToG-I widens W = T to their
-  number).
+  mention and are not intersected. When the ends meet nowhere, the mentions may meet through a node
+  (:func:`met_through_statements`, issue 46 item 4): a walk ending at a statement node goes on to the named values
+  behind it (a membership's person), a walk through a statement node joined to another mention's entity (a
+  membership whose organisation is the empire named) reaches its end from that mention too, and so does a walk
+  ending one edge from it; never on the statement node itself. So that each mention is explored, ToG's and ToG-I's
+  beams keep each one's best chain, and an entity reached from more of them first (:func:`shared_among_mentions`;
+  a node one edge from another mention's entity counts as reached from it, and is scored first of many tails,
+  :func:`kg_agent.tools.tog.prune_entities.joining_nodes`; ToG-I widens W = T to their number).
 
 Each kept answer says what it satisfies in its record's ``constraints`` (:func:`note_constraints`).
 """
