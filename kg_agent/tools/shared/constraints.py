@@ -16,9 +16,14 @@
   player); else, when each mention's entities reach answers, the answers are those reached from every mention (each
   by its own plan); when none is, the answers of each are kept and a warning says so. Entities linked from one
   mention (a person and a tag spelt alike) are alternatives, not constraints; entities given by the caller carry no
-  mention and are not intersected. So that each mention is explored, ToG's and ToG-I's beams keep each one's best
-  chain, and an entity reached from more of them first (:func:`shared_among_mentions`; ToG-I widens W = T to their
-  number).
+  mention and are not intersected. When the ends meet nowhere, the mentions may meet through a node
+  (:func:`met_through_statements`, issue 46 item 4): a walk ending at a statement node goes on to the named values
+  behind it (a membership's person), a walk through a statement node joined to another mention's entity (a
+  membership whose organisation is the empire named) reaches its end from that mention too, and so does a walk
+  ending one edge from it; never on the statement node itself. So that each mention is explored, ToG's and ToG-I's
+  beams keep each one's best chain, and an entity reached from more of them first (:func:`shared_among_mentions`;
+  a node one edge from another mention's entity counts as reached from it, and is scored first of many tails,
+  :func:`kg_agent.tools.tog.prune_entities.joining_nodes`; ToG-I widens W = T to their number).
 
 Each kept answer says what it satisfies in its record's ``constraints`` (:func:`note_constraints`).
 """
@@ -211,7 +216,7 @@ def of_asked_type_beside(question: str, topic_entities: Iterable[dict], walks: S
     return out
 
 
-def _mention_groups(topic_entities: Iterable[dict]) -> dict[str, set[str]]:
+def mention_groups(topic_entities: Iterable[dict]) -> dict[str, set[str]]:
     """Topic entity ids by the mention of the question they were linked from (normalised); given entities left out."""
     groups: dict[str, set[str]] = {}
     for entity in _topics(topic_entities):
@@ -224,7 +229,7 @@ def _mention_groups(topic_entities: Iterable[dict]) -> dict[str, set[str]]:
 def mention_of(topic_entities: Iterable[dict]) -> dict[str, str]:
     """The mention each topic entity was linked from, by entity id, when the question names two or more things (else
     empty: nothing to share a beam among)."""
-    groups = _mention_groups(topic_entities)
+    groups = mention_groups(topic_entities)
     if len(groups) < 2:
         return {}
     return {entity: mention for mention, ids in groups.items() for entity in sorted(ids)}
@@ -303,7 +308,7 @@ def reached_from_every_mention(topic_entities: Iterable[dict], walks: Sequence[d
     """The walks ending where the walks of every mention's entities end, when there are such ends (module docstring);
     first, the nodes that link one mention's entity to another's, when a walk does. Statement nodes are never such
     ends (``kg``: also nameless IRIs with facts of their own): two mentions meet on the named values behind them."""
-    groups = _mention_groups(topic_entities)
+    groups = mention_groups(topic_entities)
     if len(groups) < 2:
         return Constrained(list(walks))
     bridged = _bridges(groups, walks, kg)
@@ -318,9 +323,15 @@ def reached_from_every_mention(topic_entities: Iterable[dict], walks: Sequence[d
                  "what the question says of it is not checked"] if silent else [])
     if len(reaching) < 2:
         return Constrained(list(walks), warnings=warnings)
-    common = set.intersection(*(ends_from[m] for m in reaching))
-    common -= _statements((Walk.end_of(w) for w in walks if w.get("steps") and Walk.end_of(w)["id"] in common), kg)
-    common -= _classes(common, kg)
+    common = _named_common(ends_from, reaching, walks, kg)
+    if not common and kg is not None:  # the mentions may meet through a statement node: on the values behind it
+        met = met_through_statements(groups, walks, kg)
+        if met.ends_from:
+            walks = [*walks, *met.walks]
+            for mention, ends in met.ends_from.items():
+                ends_from.setdefault(mention, set()).update(ends)
+            reaching = [m for m, ends in ends_from.items() if ends]
+            common = _named_common(ends_from, reaching, walks, kg)
     named = " and ".join(repr(m) for m in reaching)
     if not common:
         unmet = f"no answer is reached from both {named}"
@@ -331,6 +342,110 @@ def reached_from_every_mention(topic_entities: Iterable[dict], walks: Sequence[d
         return Constrained(list(walks), warnings=warnings, unmet=unmet)
     kept = [w for w in walks if not w.get("steps") or Walk.end_of(w)["id"] in common]
     return Constrained(kept, {end: f"reached from {named}" for end in common}, warnings)
+
+
+def _named_common(ends_from: dict[str, set[str]], reaching: Sequence[str], walks: Sequence[dict],
+                  kg: KnowledgeGraph | None) -> set[str]:
+    """The ends reached from every mention in ``reaching``, but statement nodes and classes."""
+    common = set.intersection(*(ends_from[m] for m in reaching))
+    common -= _statements((Walk.end_of(w) for w in walks if w.get("steps") and Walk.end_of(w)["id"] in common), kg)
+    return common - _classes(common, kg)
+
+
+@dataclass
+class MetThrough:
+    """What :func:`met_through_statements` finds: the walks stepped on from statement nodes to the values behind
+    them, and the ends each mention reaches so (beside the ends of its own walks)."""
+
+    walks: list[dict] = field(default_factory=list)
+    ends_from: dict[str, set[str]] = field(default_factory=dict)
+
+
+#: Statement nodes whose values :func:`met_through_statements` steps on to, at most (a walked-out relation path).
+MAX_STEPPED_ON = 2000
+
+
+def met_through_statements(groups: dict[str, set[str]], walks: Sequence[dict], kg: KnowledgeGraph) -> MetThrough:
+    """Where two mentions' walks meet through a node of the KG rather than at a common end (issue 46 item 4; the
+    KG's shape, not its names: a statement node is an unnamed node with facts of its own, :func:`_statements`):
+
+    * a walk from one mention's entity ending at a statement node ("[Emperor] <- ``role`` - *a membership*") is
+      stepped on to the named values behind it (the membership's person, its organisation; not its class, not the
+      node it came from): those are the mention's ends too, so "which members of [dynasty] were [Emperor]s" meets on
+      the persons, never on the membership;
+    * a walk that passes a statement node joined by an edge to another mention's entity ("[person] - ``hasMembership``
+      -> *a membership* - ``role`` -> X", the membership's ``organization`` [Empire]) reaches its end from that
+      mention too: "what role did [person] hold in [Empire]" is the membership's role;
+    * a walk ending at a named node joined by an edge to another mention's entity reaches that node from it too (a
+      bridge one step short: "[classification] <- ``memberOf`` - *its entry "PR"* <- ``subject`` - [book]").
+    """
+    mention_of = {entity: mention for mention, ids in groups.items() for entity in ids}
+    explored = [w for w in walks if w.get("steps") and w["start"]["id"] in mention_of]
+    met = MetThrough()
+    if not explored:
+        return met
+    try:
+        statements = _statements((node for w in explored for node in (step["tail"] for step in w["steps"])), kg)
+        near = neighbours_of_mentions(groups, kg)
+        met.walks = _stepped_on(explored, statements, kg)
+    except KGError:
+        return MetThrough()
+    for walk in [*explored, *met.walks]:
+        own = mention_of[walk["start"]["id"]]
+        steps = walk["steps"]
+        end = steps[-1]["tail"]["id"]
+        if end in statements or end in mention_of:
+            continue
+        joined = {mention for step in steps[:-1] if step["tail"]["id"] in statements
+                  for mention in near.get(step["tail"]["id"], ())}
+        joined |= near.get(end, set())
+        met.ends_from.setdefault(own, set()).add(end)
+        for mention in joined - {own}:
+            met.ends_from.setdefault(mention, set()).add(end)
+    return met
+
+
+def neighbours_of_mentions(groups: dict[str, set[str]], kg: KnowledgeGraph) -> dict[str, set[str]]:
+    """``{node: the mentions}`` of every node joined by one edge (either way) to an entity linked from a mention
+    (``groups``: :func:`mention_groups`), but the mentions' own entities."""
+    near: dict[str, set[str]] = {}
+    for mention, ids in groups.items():
+        for entity in sorted(ids):
+            for targets in kg.edges(entity).values():
+                for target in targets:
+                    near.setdefault(target, set()).add(mention)
+    for ids in groups.values():
+        for entity in ids:
+            near.pop(entity, None)
+    return near
+
+
+def _stepped_on(walks: Sequence[dict], statements: set[str], kg: KnowledgeGraph) -> list[dict]:
+    """The walks ending at a statement node, each stepped on to every named value behind it (module's
+    :func:`met_through_statements`): one walk per (relation, value), the class and the node it came from left out."""
+    ending = [w for w in walks if w["steps"][-1]["tail"]["id"] in statements][:MAX_STEPPED_ON]
+    if not ending:
+        return []
+    classes = {r.lstrip("^") for r in kg.class_fan_outs()}
+    kg.prefetch(dict.fromkeys(w["steps"][-1]["tail"]["id"] for w in ending))
+    behind: dict[str, list[tuple[str, str]]] = {}
+    for walk in ending:
+        node = walk["steps"][-1]["tail"]["id"]
+        if node not in behind:
+            behind[node] = [(relation, target) for relation, targets in kg.edges(node).items() if relation not in classes
+                            for target in targets if not target.startswith('"') and target not in statements]
+    labels = kg.labels_by_id({target for found in behind.values() for _, target in found})
+    unnamed = _statements(({"id": target, "label": label} for target, label in labels.items()), kg)
+    out: list[dict] = []
+    for walk in ending:
+        last = walk["steps"][-1]
+        for relation, target in behind[last["tail"]["id"]]:
+            if target == last["head"]["id"] or target in unnamed or not labels.get(target):
+                continue
+            tail = {"id": target, "label": labels[target]}
+            out.append({**walk, "steps": [*walk["steps"], {"head": last["tail"], "relation": relation, "tail": tail}],
+                        "text": f"{walk.get('text', '')} -> {relation} -> {tail['label']}"})
+    return out
 
 
 #: The most walks each relation path a beam explored is walked out to (:func:`walked_out`).
@@ -344,7 +459,7 @@ def walked_out(kg: KnowledgeGraph, topic_entities: Iterable[dict], walks: Sequen
     reached may miss the answers both reach ("books by [A]": three of forty; "on the [B] bookshelf": three of thirty).
     Give it :func:`with_same_unnamed` of the topic entities to walk from every blank node that says a mention's value."""
     out: list[dict] = []
-    for ids in _mention_groups(topic_entities).values():
+    for ids in mention_groups(topic_entities).values():
         first: dict[tuple[str, ...], dict] = {}  # relation path -> the first walk along it (its plan, score, depth)
         for walk in walks:
             if walk.get("steps") and walk["start"]["id"] in ids:

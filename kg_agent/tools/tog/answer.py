@@ -415,8 +415,10 @@ def compared_over_every_end(question: str, chains: Sequence[dict], verification:
     whose ends, walked out from the chains' starts (every end, not the beam's ``W``: a comparison is over all of them,
     as a count is; a blank node standing for each blank node of its name, as linking reads it), have a value the
     question compares (:class:`~kg_agent.tools.shared.aggregates.AnswerRanker`); the verifier's judged path is tried
-    first, then the others by their best chain's score, answerable chains only. A path whose ends have nothing to
-    compare (a publisher's name, for "the earliest-born author") answers nothing compared. The outcome is unchanged
+    first, then the others by their best chain's score, answerable chains only; a path whose ends are compared by a
+    relation the question names (``birthdate`` for "earliest-born") before one whose ends are compared only by their
+    time line (a book's ``issued``). A path whose ends have nothing to compare (a publisher's name, for "the
+    earliest-born author") answers nothing compared. The outcome is unchanged
     when the question compares nothing, or no explored path's ends have a value it compares. The answers are grounded
     as the verification says; the answer check then ranks them (their ``compared`` evidence)."""
     if asked_comparison(question) is None or not outcome.answers:
@@ -429,6 +431,7 @@ def compared_over_every_end(question: str, chains: Sequence[dict], verification:
     order = sorted(by_path, key=lambda path: path != named)  # stable: the judged path first, then by score
     ranker = AnswerRanker(scorer)
     verified = bool((verification or {}).get("sufficient"))
+    fallback: list[dict] | None = None  # the first path's answers compared by a relation the question does not name
     for path in order:
         starts: dict[str, None] = {}
         for chain in by_path[path]:
@@ -446,12 +449,20 @@ def compared_over_every_end(question: str, chains: Sequence[dict], verification:
             if end["id"] not in records and end["id"] not in starts:
                 records[end["id"]] = answer_record(end["label"], entity_id=end["id"], score=by_path[path][0].get("score") or 0.0,
                                                    grounded=verified, paths=[walk])
-        if records and ranker.apply(question, list(records.values()), kg) is not None:
-            answers = list(records.values())
-            if outcome.output == "\n".join(a["answer"] for a in outcome.answers):  # an offline output: the answers listed
-                outcome.output = "\n".join(a["answer"] for a in answers)
-            outcome.answers = answers
-            return outcome
+        ranked = ranker.apply(question, list(records.values()), kg) if records else None
+        if ranked is None:
+            continue
+        if ranker.compared_relation(question, [ranked[0].get("compared_by") or ""], kg) is not None:
+            return _compared(outcome, list(records.values()))
+        fallback = fallback or list(records.values())
+    return outcome if fallback is None else _compared(outcome, fallback)
+
+
+def _compared(outcome: AnswerOutcome, answers: list[dict]) -> AnswerOutcome:
+    """The outcome answering ``answers`` (the ends of the path a comparison ranks; the answer check ranks them)."""
+    if outcome.output == "\n".join(a["answer"] for a in outcome.answers):  # an offline output: the answers listed
+        outcome.output = "\n".join(a["answer"] for a in answers)
+    outcome.answers = answers
     return outcome
 
 

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
@@ -41,6 +41,7 @@ import numpy as np
 from langchain_core.embeddings import Embeddings
 from langchain_core.language_models import BaseChatModel
 
+from kg_agent.kg.errors import KGError
 from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.relation_paths import verbalize_relation
 from kg_agent.kg.types import Entity, Triple
@@ -49,7 +50,7 @@ from kg_agent.llm.parsing import parse_scored_items
 from kg_agent.llm.usage import merge_usage
 from kg_agent.settings import StructuredMode
 from kg_agent.steps import Decided, decide, decided, placed_warnings, synchronous
-from kg_agent.tools.shared.constraints import mention_of, shared_among_mentions
+from kg_agent.tools.shared.constraints import mention_groups, mention_of, neighbours_of_mentions, shared_among_mentions
 from kg_agent.tools.shared.decider import Candidates, Decider, LLMDecider, fall_back
 from kg_agent.tools.shared.decision_schemas import ScoredNames
 from kg_agent.tools.shared.role_qualifiers import named_role_candidates
@@ -244,14 +245,16 @@ class LLMEntityScorer(LLMDecider):
 
 
 # ---------------------------------------------------------------------------------------------- node
-def candidate_entities(kg: KnowledgeGraph, chain: dict, relation: str, *, max_candidates: int) -> tuple[list[Entity], int, int]:
-    """``(candidates, total, revisits)``: the neighbours the chain may step to (:meth:`Walk.denied`), sorted by
+def candidate_entities(kg: KnowledgeGraph, chain: dict, relation: str, *, max_candidates: int,
+                       joining: Collection[str] = ()) -> tuple[list[Entity], int, int]:
+    """``(candidates, total, revisits)``: the neighbours the chain may step to (:meth:`Walk.denied`), those in
+    ``joining`` first (the nodes joined to another thing the question names, :func:`joining_nodes`), then sorted by
     (label, id), capped."""
     walk = Walk.from_dict(chain)
     denied = walk.denied(relation)
     ids = kg.neighbors(walk.end.id, relation)
     fresh = [i for i in dict.fromkeys(ids) if i != denied]
-    entities = sorted((Entity(i, kg.label(i) or i) for i in fresh), key=lambda e: (e.label, e.id))
+    entities = sorted((Entity(i, kg.label(i) or i) for i in fresh), key=lambda e: (e.id not in joining, e.label, e.id))
     return entities[:max_candidates], len(entities), len(ids) - len(fresh)
 
 
@@ -271,15 +274,36 @@ def topic_entities(state: dict) -> list[Entity]:
     return [Entity(t["id"], t.get("label") or "") for t in state.get("topic_entities") or [] if t.get("id")]
 
 
+def joining_nodes(kg: KnowledgeGraph, topic_entities: Sequence[dict]) -> dict[str, set[str]]:
+    """``{node: mentions}``: when the question names several things, the nodes joined by one edge to an entity linked
+    from each mention (:func:`~kg_agent.tools.shared.constraints.neighbours_of_mentions`: a membership whose
+    ``organization`` is the empire the question names, a book's catalogue entry in the classification it names);
+    empty when it names fewer than two, or the KG cannot be read."""
+    groups = mention_groups(topic_entities)
+    if len(groups) < 2:
+        return {}
+    try:
+        return neighbours_of_mentions(groups, kg)
+    except KGError:
+        return {}
+
+
 def plan_entity_scoring(state: dict, *, kg: KnowledgeGraph, scorer: EntityScorer, max_candidates: int) -> EntityScoring:
-    """The entity-scoring requests of the state's ``candidate_relations``."""
+    """The entity-scoring requests of the state's ``candidate_relations``; of a relation's many tails, those joined to
+    another thing the question names (:func:`joining_nodes`) are scored first."""
     frontier = state.get("frontier") or []
     scoring = EntityScoring([], [], [])
-    for pair in state.get("candidate_relations") or []:
+    pairs = state.get("candidate_relations") or []
+    near = joining_nodes(kg, state.get("topic_entities") or []) if pairs else {}
+    mentions = mention_of(state.get("topic_entities") or [])
+    for pair in pairs:
         chain = frontier[pair["chain"]]
         head = Walk.from_dict(chain).end
         relation = pair["relation"]
-        candidates, total, revisits = candidate_entities(kg, chain, relation, max_candidates=max_candidates)
+        own = mentions.get(chain["start"]["id"])
+        joining = {node for node, found in near.items() if found - {own}}
+        candidates, total, revisits = candidate_entities(kg, chain, relation, max_candidates=max_candidates,
+                                                         joining=joining)
         # "the general chair of [X]": of [X]'s role nodes, those labelled so (kg_agent.tools.shared.role_qualifiers)
         candidates = named_role_candidates(state.get("question") or "", candidates, topic_entities(state), kg)
         if total > len(candidates):
@@ -320,11 +344,14 @@ def scored_entities(scoring: EntityScoring, outcomes: Sequence[ScoredOutcome]) -
     return {"triples": scored_triples, "warnings": placed_warnings(scoring.warnings, outcomes), "usage": usage}
 
 
-def kept_triples(triples: Sequence[list], frontier: Sequence[dict], width: int, topic_entities: Sequence[dict]) -> list[list]:
+def kept_triples(triples: Sequence[list], frontier: Sequence[dict], width: int, topic_entities: Sequence[dict],
+                 joining: Mapping[str, set[str]] | None = None) -> list[list]:
     """The top-``width`` of :func:`scored_entities`' triples, best first. When the question names several things
     (``topic_entities``' mentions), an entity reached from more of them ranks first (the answer must satisfy them
-    all), and each one's best triple is kept (:func:`~kg_agent.tools.shared.constraints.shared_among_mentions`)."""
+    all; an entity joined by one edge to a mention's entity, ``joining`` of :func:`joining_nodes`, is reached from
+    it), and each one's best triple is kept (:func:`~kg_agent.tools.shared.constraints.shared_among_mentions`)."""
     mentions = mention_of(topic_entities)
+    joining = joining or {}
 
     def mention(item: list) -> str | None:
         return mentions.get(frontier[item[1]]["start"]["id"])
@@ -332,7 +359,7 @@ def kept_triples(triples: Sequence[list], frontier: Sequence[dict], width: int, 
     reached: dict[str, set[str]] = {}
     for item in triples:
         if (found := mention(item)) is not None:
-            reached.setdefault(item[2]["tail"]["id"], set()).add(found)
+            reached.setdefault(item[2]["tail"]["id"], set()).update({found, *joining.get(item[2]["tail"]["id"], ())})
     ranked = sorted(triples, key=lambda item: (-len(reached.get(item[2]["tail"]["id"], ())), -item[0]))
     return shared_among_mentions(ranked, width, mention)
 
@@ -361,7 +388,8 @@ def prune_entities_steps(
     if scored is None:
         scoring = plan_entity_scoring(state, kg=kg, scorer=scorer, max_candidates=max_candidates)
         scored = scored_entities(scoring, (yield scoring.requests))
-    ranked = kept_triples(scored["triples"], frontier, width, state.get("topic_entities") or [])
+    topics = state.get("topic_entities") or []
+    ranked = kept_triples(scored["triples"], frontier, width, topics, joining_nodes(kg, topics))
     extra = {"round": state["round"]} if state.get("round") else {}
     new_chains = [extend_chain(frontier[i], Triple.from_dict(triple), score, depth, chain_score=chain_score, **extra)
                   for _, i, triple, score, chain_score in ranked]

@@ -30,12 +30,14 @@ from typing import Protocol, runtime_checkable
 from langchain_core.embeddings import Embeddings
 from langchain_core.language_models import BaseChatModel
 
+from kg_agent.kg.errors import KGError
 from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.types import Entity
 from kg_agent.kg.walks import Walk
 from kg_agent.llm.parsing import parse_yes_no
 from kg_agent.settings import DEFAULT_GROUNDING, Grounding, StructuredMode
 from kg_agent.steps import Decided, decide, decided, synchronous
+from kg_agent.tools.shared.aggregates import AnswerRanker, asked_comparison
 from kg_agent.tools.shared.answer_checks import statement_ends
 from kg_agent.tools.shared.decider import Candidates, Decider, LLMDecider, Outcome, fall_back
 from kg_agent.tools.shared.decision_schemas import Verification
@@ -278,6 +280,11 @@ def with_stop_reason(state: dict, update: dict, *, max_depth: int, kg: Knowledge
         update["verification"] = {**update["verification"], "sufficient": False}
         update["warnings"] = [*update.get("warnings", []),
                               "verify: every chain ends at an unnamed statement node; exploring on through it"]
+    if update["verification"]["sufficient"] and kg is not None and judged_ends_uncompared(
+            state.get("question") or "", round_chains(state), update["verification"], kg):
+        update["verification"] = {**update["verification"], "sufficient": False}
+        update["warnings"] = [*update.get("warnings", []), "verify: the question compares, and the ends of the chains "
+                              "judged best have no value to compare; exploring on"]
     if update["verification"]["sufficient"]:
         stop = "verified"
     elif int(state.get("depth") or 0) >= max_depth:
@@ -292,6 +299,36 @@ def verify_and_decide(state: dict, *, verifier: Verifier, max_depth: int, kg: Kn
     """``verify``, then the stop reason (:func:`with_stop_reason`). Steps."""
     update = yield from verify_steps(state, verifier=verifier)
     return with_stop_reason(state, update, max_depth=max_depth, kg=kg)
+
+
+def judged_ends_uncompared(question: str, chains: Sequence[dict], verification: dict, kg: KnowledgeGraph) -> bool:
+    """Whether the question compares by an attribute its words name among the KG's relations ("the earliest-born
+    author of a book on [shelf]": a birth date; :func:`~kg_agent.tools.shared.aggregates.asked_comparison`,
+    :meth:`~kg_agent.tools.shared.aggregates.AnswerRanker.compared_relation`), the relation path the offline verifier
+    judged best does not walk that relation, and its chains' ends have no value the comparison ranks them by (the
+    books' publisher, a name with no date): such chains answer no comparison, so the search goes on (ToG-I to its
+    next, wider round). A comparison whose words name no relation ("the most books": a count), or the judged path's
+    own ("the first edition" naming the publisher's), stops as before."""
+    judged = verification.get("relations")
+    asked = asked_comparison(question)
+    if not judged or asked is None:
+        return False
+    ranker = AnswerRanker()
+    try:  # the attribute compared: the KG's relation the comparison's own words name ("earliest-born": a birth date)
+        attribute = ranker.compared_relation(asked.words, [r for r in kg.relation_names() if not r.startswith("^")], kg)
+    except KGError:
+        return False
+    if attribute is None or attribute in judged:  # none named ("the most books"), or the judged path walks it
+        return False
+    ends = {(end := Walk.end_of(c))["id"]: (end, c) for c in chains
+            if c.get("steps") and list(Walk.from_dict(c).relations) == list(judged)}
+    if not ends:
+        return False
+    records = [{"answer": end.get("label") or key, "entity_id": key, "paths": [chain]} for key, (end, chain) in ends.items()]
+    try:
+        return ranker.apply(question, records, kg) is None
+    except KGError:
+        return False
 
 
 def only_statement_ends(chains: Sequence[dict], kg: KnowledgeGraph) -> bool:
