@@ -1,7 +1,9 @@
 """The report card across KGs: RoG, ToG and ToG-I, offline, over every real third-party KG in
 ``<data>/realkgs/`` and in ``benchmarks/realkgs/`` (committed with the repository, so they run on a fresh clone
 without the data folder; same layout: one folder per KG with its KG file, ``questions.jsonl`` and ``ORIGIN.md``; a
-name in both is read from ``<data>``), all questions, and seeded samples of MetaQA, PathQuestion and WebQSP; one table of
+name in both is read from ``<data>``), all questions, the seven RDF style fixtures (``tests/fixtures/styles``, their
+plain-language questions: one domain written as DBpedia, Wikidata, schema.org, SKOS, Freebase and others write it;
+committed too), and seeded samples of MetaQA, PathQuestion and WebQSP; one table of
 KG x method x question kind with Hits@1, coverage, precision of the answered, abstention on unanswerable
 questions and seconds per question, compared with the committed baseline (``benchmarks/report_card_baseline.json``).
 
@@ -32,6 +34,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 BASELINE = HERE / "report_card_baseline.json"
 COMMITTED_REALKGS = HERE / "realkgs"
+STYLE_FIXTURES = HERE.parent / "tests" / "fixtures" / "styles"
 METHODS = ("rog", "tog", "tog-i")
 
 
@@ -44,6 +47,11 @@ def suites(data: Path) -> dict[str, list[str]]:
             kg = [p for p in sorted(folder.iterdir()) if p.suffix in (".nt", ".ttl", ".owl", ".rdf", ".nq", ".jsonld")]
             if questions.exists() and kg and folder.name not in found:
                 found[folder.name] = ["jsonl", "--questions", str(questions), "--kg", str(kg[0]), "--lenient"]
+    for folder in sorted(p for p in STYLE_FIXTURES.iterdir() if p.is_dir()) if STYLE_FIXTURES.is_dir() else ():
+        questions, meta = folder / "questions_plain.jsonl", folder / "meta.json"
+        if questions.exists() and meta.exists():
+            kg = folder / json.loads(meta.read_text(encoding="utf-8"))["kg"]
+            found[f"style-{folder.name}"] = ["jsonl", "--questions", str(questions), "--kg", str(kg)]
     metaqa = data / "metaqa"
     if (metaqa / "kb.txt").exists():
         args = ["metaqa"]
@@ -81,7 +89,8 @@ def run_eval(name: str, method: str, args: list[str], out: Path, planner: str | 
 
 
 def question_kinds(args: list[str]) -> dict[str, str]:
-    """``{question id: kind}`` from the JSONL question files an eval reads (``kind``, as realkgs' files give it)."""
+    """``{question id: kind}`` from the JSONL question files an eval reads (``kind``, as realkgs' files give it, else
+    ``N-hop`` from a ``hop`` field, as the style fixtures give it)."""
     kinds: dict[str, str] = {}
     for flag, value in zip(args, args[1:]):
         if flag == "--questions" and value.endswith(".jsonl"):
@@ -90,6 +99,8 @@ def question_kinds(args: list[str]) -> dict[str, str]:
                     question = json.loads(line)
                     if question.get("kind"):
                         kinds[str(question.get("id"))] = str(question["kind"])
+                    elif question.get("hop"):
+                        kinds[str(question.get("id"))] = f"{question['hop']}-hop"
     return kinds
 
 

@@ -32,10 +32,14 @@ def _report_card():
     return report_card
 
 
-def test_real_kgs_committed_under_benchmarks_are_on_the_card_without_the_data_folder(tmp_path):
+def test_real_kgs_and_style_fixtures_committed_are_on_the_card_without_the_data_folder(tmp_path):
     found = _report_card().suites(tmp_path)  # an empty data folder: a fresh clone without ../shared
     committed = sorted(p.name for p in (ROOT / "benchmarks" / "realkgs").iterdir() if (p / "questions.jsonl").exists())
-    assert committed and sorted(found) == committed
+    styles = sorted(f"style-{p.name}" for p in (ROOT / "tests" / "fixtures" / "styles").iterdir() if p.is_dir())
+    assert committed and len(styles) == 7 and sorted(found) == sorted(committed + styles)
+    for style in styles:
+        args = found[style]
+        assert args[args.index("--questions") + 1].endswith("questions_plain.jsonl")
     for name in committed:
         args = found[name]
         assert args[args.index("--questions") + 1] == str(ROOT / "benchmarks" / "realkgs" / name / "questions.jsonl")
