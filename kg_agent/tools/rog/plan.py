@@ -358,11 +358,16 @@ class ExemplarPlanner:
 
 
 class TaughtPlanner:
-    """The similarity planner's top ``k`` plans re-ranked with the votes of an exemplar planner fitted on questions
-    the KG taught (:func:`~kg_agent.tools.rog.taught_exemplars.teach_exemplars`): each plan's rank among the
-    similarity planner's plus its rank among the taught exemplars' votes (a plan they do not vote for ranks as if ``k``-th),
-    the similarity rank breaking ties. The plans stay the similarity planner's (scores, source), so the answer
-    checks read them as they read its own; only their order changes."""
+    """The similarity planner's plans, its leading plans of one length re-ordered by the votes of an exemplar planner
+    fitted on questions the KG taught (:func:`~kg_agent.tools.rog.taught_exemplars.teach_exemplars`).
+
+    The scorer says how many hops a question asks for (it aligns each hop with a phrase of the question); the taught
+    questions do not (MiniLM puts a two-hop question near the one-hop templates of its first relation). So the votes
+    only choose among the scorer's leading plans that have as many hops as its top plan (those before the first
+    plan of another length): each such plan ranks by its rank among the scorer's plus its rank among the taught votes
+    (a plan they do not vote for ranks as if last), the scorer's rank breaking ties; the plans after them keep their
+    places. The plans stay the similarity planner's (scores, source), so the answer checks read them as they read its
+    own; only their order changes."""
 
     name = "taught"
 
@@ -374,13 +379,15 @@ class TaughtPlanner:
 
     def plan(self, question: str, topic_entities: Sequence[Entity], *, k: int = DEFAULT_K) -> PlanOutcome:
         scored = self.similarity.plan(question, topic_entities, k=k)
-        if len(scored.plans) < 2:
+        plans = scored.plans
+        hops = len(plans[0].relations) if plans else 0
+        leading = next((i for i, p in enumerate(plans) if len(p.relations) != hops), len(plans))
+        if leading < 2:
             return scored
         voted = self.exemplars.plan(question, topic_entities, k=4 * k)
-        votes = {plan.relations: rank for rank, plan in enumerate(voted.plans)}
-        order = sorted(range(len(scored.plans)),
-                       key=lambda i: (i + votes.get(scored.plans[i].relations, len(scored.plans)), i))
-        return PlanOutcome([scored.plans[i] for i in order], warnings=scored.warnings)
+        votes = {plan.relations: rank for rank, plan in enumerate(p for p in voted.plans if len(p.relations) == hops)}
+        order = sorted(range(leading), key=lambda i: (i + votes.get(plans[i].relations, leading), i))
+        return PlanOutcome([*(plans[i] for i in order), *plans[leading:]], warnings=scored.warnings)
 
 
 def _with_offline_top(model_paths: Sequence[tuple[str, ...]], offline: Sequence[Plan], offline_name: str,
