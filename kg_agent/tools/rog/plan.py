@@ -35,13 +35,13 @@ from kg_agent.llm.usage import merge_usage
 from kg_agent.settings import StructuredMode
 from kg_agent.steps import Decided, decide, decided, synchronous
 from kg_agent.tools.rog.exemplar import Exemplar
-from kg_agent.tools.rog.taught_exemplars import teach_exemplars
+from kg_agent.tools.rog.taught_store import kept_exemplars
 from kg_agent.tools.shared.constraints import mention_of
 from kg_agent.tools.shared.decider import MAX_ENUM_VALUES, Candidates, Decider, LLMDecider, Outcome, fall_back
 from kg_agent.tools.shared.decision_schemas import RelationPaths, path_choice
 from kg_agent.tools.shared.path_scoring import RelationPathScorer
 from kg_agent.tools.shared.scoring import mask_mentions
-from kg_agent.tools.shared.similarity import TextVectors, default_embeddings
+from kg_agent.tools.shared.similarity import TextVectors, default_embeddings, shared_text_vectors
 
 DEFAULT_K = 3  # RoG's top-K plans
 
@@ -285,7 +285,9 @@ class ExemplarPlanner:
         return self
 
     def _add(self, batch: list[tuple[str, str, dict]]) -> None:
-        vectors = self.embeddings.embed_documents([text for _, text, _ in batch])
+        # the vectors of the process's text vectors, read from and kept in the KG's and the user's vector files
+        # (taught questions repeat across processes)
+        vectors = shared_text_vectors(self.embeddings).matrix([text for _, text, _ in batch])
         self._collection.add(
             ids=[i for i, _, _ in batch],
             documents=[text for _, text, _ in batch],
@@ -375,7 +377,7 @@ class TaughtPlanner:
                  exemplars: Iterable[Exemplar] | None = None) -> None:
         self.similarity = SimilarityPlanner(kg, embeddings=embeddings, max_hops=max_hops)
         self.exemplars = ExemplarPlanner(kg, embeddings=embeddings, max_hops=max_hops, walkable_only=True).fit(
-            teach_exemplars(kg) if exemplars is None else exemplars)
+            kept_exemplars(kg) if exemplars is None else exemplars)
 
     def plan(self, question: str, topic_entities: Sequence[Entity], *, k: int = DEFAULT_K) -> PlanOutcome:
         scored = self.similarity.plan(question, topic_entities, k=k)
