@@ -366,8 +366,9 @@ class TaughtPlanner:
     The scorer says how many hops a question asks for (it aligns each hop with a phrase of the question); the taught
     questions do not (MiniLM puts a two-hop question near the one-hop templates of its first relation). So the votes
     only choose among the scorer's leading plans that have as many hops as its top plan (those before the first
-    plan of another length): each such plan ranks by its rank among the scorer's plus its rank among the taught votes
-    (a plan they do not vote for ranks as if last), the scorer's rank breaking ties; the plans after them keep their
+    plan of another length): each such plan ranks by its rank among the scorer's plus its rank among them by the taught
+    votes (equal votes share a rank; a plan they do not vote for ranks after those they do), the scorer's rank breaking
+    ties, so a plan overtakes one before it only when the votes put it at least two places higher; the plans after them keep their
     places. The plans stay the similarity planner's (scores, source), so the answer checks read them as they read its
     own; only their order changes."""
 
@@ -386,9 +387,11 @@ class TaughtPlanner:
         leading = next((i for i, p in enumerate(plans) if len(p.relations) != hops), len(plans))
         if leading < 2:
             return scored
-        voted = self.exemplars.plan(question, topic_entities, k=4 * k)
-        votes = {plan.relations: rank for rank, plan in enumerate(p for p in voted.plans if len(p.relations) == hops)}
-        order = sorted(range(leading), key=lambda i: (i + votes.get(plans[i].relations, leading), i))
+        voted = {p.relations: p.score for p in self.exemplars.plan(question, topic_entities, k=4 * k).plans}
+        # each leading plan's rank among the leading plans by its votes (equal votes share a rank; no vote is last)
+        shares = sorted({voted.get(p.relations, 0.0) for p in plans[:leading]}, reverse=True)
+        votes = [shares.index(voted.get(p.relations, 0.0)) for p in plans[:leading]]
+        order = sorted(range(leading), key=lambda i: (i + votes[i], i))
         return PlanOutcome([*(plans[i] for i in order), *plans[leading:]], warnings=scored.warnings)
 
 
