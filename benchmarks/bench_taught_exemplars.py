@@ -3,7 +3,7 @@
     python benchmarks/bench_taught_exemplars.py KG [KG ...] [--backend memory|oxigraph] [--lenient]
 
 Per KG: the time to open it, to read its fingerprint (:func:`~kg_agent.tools.rog.taught_store.kg_fingerprint`), to
-get its taught questions (:func:`~kg_agent.tools.rog.taught_store.kept_exemplars`: taught, walked and worded, by the
+get its taught questions (the fingerprint read again included) (:func:`~kg_agent.tools.rog.taught_store.kept_exemplars`: taught, walked and worded, by the
 first process; read where they are kept by later ones), to fit the exemplar planner on them (their embeddings with
 the bundled MiniLM: computed by the first process, read from the vector files by later ones; indexing them in
 Chroma), how many questions and relation paths were taught, and the process's peak RSS. Run it twice: the first

@@ -118,3 +118,11 @@ def test_taught_votes_reorder_the_scorers_leading_plans_of_its_top_hop_count_onl
     assert _plans(TaughtPlanner(kg, exemplars=votes[:1] + [
         Exemplar("Which stations are on [Valley Line] today?", ['"x"'], [RAIL + "line1"], [("^onLine",)])]),
         one_hop, "line0")[:2] == scored[:2]
+
+
+def test_a_kg_built_from_triples_is_named_by_all_its_triples_in_any_order():
+    from kg_agent.kg import kg_from_triples
+
+    triples = [("Ash Road", "on line", "Coast Line"), ("Birch Halt", "on line", "Valley Line")]
+    assert kg_fingerprint(kg_from_triples(triples)) == kg_fingerprint(kg_from_triples(triples[::-1]))
+    assert kg_fingerprint(kg_from_triples(triples)) != kg_fingerprint(kg_from_triples(triples[:1]))

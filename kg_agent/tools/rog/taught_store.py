@@ -8,6 +8,8 @@ reuses them instead of teaching again (on an endpoint teaching is a few hundred 
   (``<user cache>/taught/<fingerprint>.json``, :func:`kg_agent.user_cache.user_cache_dir`), named by the KG's
   fingerprint (:func:`kg_fingerprint`): a KG that changed gets another name, so it teaches again.
 
+Teaching an in-memory KG is cheap (~0.5 s for 65k triples); what a second process saves is mostly its embeddings.
+
 Their embeddings are kept as every offline decider's text vectors are, per embedding model, in the KG's vector file
 and the user's (:mod:`kg_agent.tools.shared.similarity`; the exemplar planner reads them there). A file that cannot
 be read or written is not used: the KG teaches in this process, as without one.
@@ -34,12 +36,18 @@ from kg_agent.user_cache import user_cache_dir
 
 logger = logging.getLogger(__name__)
 
+#: Triples digested of an in-memory KG read from a file (with the file's size and time and the KG's triple count).
+_FILE_SAMPLE = 1000
+
 
 def kg_fingerprint(kg: KnowledgeGraph) -> str:
     """What names a KG's taught questions: an Oxigraph store's load (the build its ``complete.json`` records); an
-    in-memory KG's triples (an order-free digest of every triple, ~0.2 s per 100k triples); a SPARQL endpoint's
+    in-memory KG's file or triples (below); a SPARQL endpoint's
     address, name predicates and relation names (its data is not read whole: an endpoint whose triples change under
-    the same relations keeps its taught questions until the user's cache is cleared)."""
+    the same relations keeps its taught questions until the user's cache is cleared). An in-memory KG loaded from a
+    file is named by the file (path, size, modification time), its triple count and a digest of its first triples (a
+    load may keep part of a file); one built otherwise by an order-free digest of every triple (~1 s per 100k
+    triples: about what teaching it costs)."""
     if kg.backend == "oxigraph":
         marker = json.loads((Path(kg.name) / SIDECAR_DIR / COMPLETE_MARKER).read_text(encoding="utf-8"))
         return f"oxigraph {marker['build']}"
@@ -50,10 +58,19 @@ def kg_fingerprint(kg: KnowledgeGraph) -> str:
         return f"sparql {digest.hexdigest()[:32]}"
     import xxhash
 
+    source = Path(kg.name)
+    from_file = source.is_file()
+    # from a file: the file as it is now (path, size, modification time) and the KG read from it (its triple count
+    # and its first triples: a load may keep part of a file, e.g. one question's subgraph); else every triple
     total, count = 0, 0
     for triple in kg.graph:
+        if from_file and count == _FILE_SAMPLE:
+            break
         total = (total + xxhash.xxh3_64_intdigest(" ".join(term.n3() for term in triple).encode())) % (1 << 64)
         count += 1
+    if from_file:
+        stat = source.stat()
+        return f"file {source.resolve()} {stat.st_size} {stat.st_mtime_ns} {len(kg)} {total:016x} {kg.naming.names_key}"
     return f"memory {count} {total:016x} {kg.naming.names_key}"
 
 
