@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from kg_agent.kg import build_oxigraph, open_kg, open_oxigraph
+from kg_agent.kg import build_oxigraph, open_kg, open_oxigraph, open_sparql
 from kg_agent.kg.store_folder import SIDECAR_DIR, TAUGHT_FILE, foreign_files
 from kg_agent.tools.rog.exemplar import Exemplar
 from kg_agent.tools.rog.plan import SimilarityPlanner, TaughtPlanner
@@ -17,6 +17,7 @@ from kg_agent.tools.rog.taught_exemplars import teach_exemplars
 from kg_agent.tools.rog.taught_store import kept_exemplars, kg_fingerprint, taught_file
 from kg_agent.tools.shared.scoring import mask_mentions
 from kg_agent.tools.shared.similarity import VectorFile, embedding_model_key, shared_text_vectors, use_vector_file
+from tests.sparql_server import SparqlServer, store_from_graph
 
 RAILWAY = Path(__file__).parent / "fixtures" / "kg" / "railway.nt"
 RAIL = "http://example.org/rail/"
@@ -126,3 +127,17 @@ def test_a_kg_built_from_triples_is_named_by_all_its_triples_in_any_order():
     triples = [("Ash Road", "on line", "Coast Line"), ("Birch Halt", "on line", "Valley Line")]
     assert kg_fingerprint(kg_from_triples(triples)) == kg_fingerprint(kg_from_triples(triples[::-1]))
     assert kg_fingerprint(kg_from_triples(triples)) != kg_fingerprint(kg_from_triples(triples[:1]))
+
+
+def test_an_endpoint_keeps_its_taught_questions_in_the_user_cache(user_cache):
+    with SparqlServer(store_from_graph(open_kg(RAILWAY).graph)) as server:
+        endpoint = open_sparql(server.url)
+        taught = kept_exemplars(endpoint)
+        requests = endpoint.request_count()
+        assert taught and any("[Coast Line]" in e.question for e in taught)
+        path = taught_file(endpoint, kg_fingerprint(endpoint))
+        assert path.is_relative_to(user_cache) and path.exists()
+        _mark_kept(path)
+        again = open_sparql(server.url)
+        assert kept_exemplars(again)[0].question == "Kept, not taught again: [Ash Road]?"
+        assert again.request_count() < requests  # the fingerprint's relation names, not the walks teaching asks for
