@@ -9,6 +9,8 @@ It holds what is computed once and reused by later processes whatever the KG:
   (:func:`kg_agent.tools.tog2.documents.open_document_index`);
 * ``onnx/``: MiniLM as onnxruntime optimised it, per onnxruntime version and machine
   (:func:`kg_agent.embeddings.optimised_model_folder`).
+* ``taught/``: the questions an in-memory KG or an endpoint taught the ``taught`` planner, per KG fingerprint
+  (:mod:`kg_agent.tools.rog.taught_store`).
 """
 
 from __future__ import annotations

@@ -71,7 +71,7 @@ def test_the_planner_fitted_on_taught_questions_plans_unseen_ones(kg, taught, qu
     assert planner.plan(question, [kg.entity(entity)]).plans[0].relations == relations
 
 
-def test_the_taught_planner_reorders_the_similarity_planners_plans_only(kg):
+def test_the_taught_planner_reorders_the_similarity_planners_plans_only_not_their_hop_count(kg):
     planner = make_planner(kg, planner="taught")
     assert isinstance(planner, TaughtPlanner)
     entity = kg.entity(TWAIN)
@@ -81,4 +81,6 @@ def test_the_taught_planner_reorders_the_similarity_planners_plans_only(kg):
     assert similar[0].relations != ("^creator",)  # the hand scorer alone puts a longer path first
     assert sorted(plans, key=lambda p: p.relations) == sorted(similar, key=lambda p: p.relations)
     assert {p.source for p in plans} == {"similarity"}  # the answer checks read the scorer's scores as before
-    assert plans[0].relations == ("^creator",)
+    # the votes (for the one-hop '^creator') do not change how many hops the scorer reads in the question (they pulled
+    # MetaQA's and PathQuestion's two-hop questions to their one-hop prefix)
+    assert len(plans[0].relations) == len(similar[0].relations) == 2

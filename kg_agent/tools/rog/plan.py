@@ -35,13 +35,13 @@ from kg_agent.llm.usage import merge_usage
 from kg_agent.settings import StructuredMode
 from kg_agent.steps import Decided, decide, decided, synchronous
 from kg_agent.tools.rog.exemplar import Exemplar
-from kg_agent.tools.rog.taught_exemplars import teach_exemplars
+from kg_agent.tools.rog.taught_store import kept_exemplars
 from kg_agent.tools.shared.constraints import mention_of
 from kg_agent.tools.shared.decider import MAX_ENUM_VALUES, Candidates, Decider, LLMDecider, Outcome, fall_back
 from kg_agent.tools.shared.decision_schemas import RelationPaths, path_choice
 from kg_agent.tools.shared.path_scoring import RelationPathScorer
 from kg_agent.tools.shared.scoring import mask_mentions
-from kg_agent.tools.shared.similarity import TextVectors, default_embeddings
+from kg_agent.tools.shared.similarity import TextVectors, default_embeddings, shared_text_vectors
 
 DEFAULT_K = 3  # RoG's top-K plans
 
@@ -285,7 +285,9 @@ class ExemplarPlanner:
         return self
 
     def _add(self, batch: list[tuple[str, str, dict]]) -> None:
-        vectors = self.embeddings.embed_documents([text for _, text, _ in batch])
+        # the vectors of the process's text vectors, read from and kept in the KG's and the user's vector files
+        # (taught questions repeat across processes)
+        vectors = shared_text_vectors(self.embeddings).matrix([text for _, text, _ in batch])
         self._collection.add(
             ids=[i for i, _, _ in batch],
             documents=[text for _, text, _ in batch],
@@ -358,11 +360,17 @@ class ExemplarPlanner:
 
 
 class TaughtPlanner:
-    """The similarity planner's top ``k`` plans re-ranked with the votes of an exemplar planner fitted on questions
-    the KG taught (:func:`~kg_agent.tools.rog.taught_exemplars.teach_exemplars`): each plan's rank among the
-    similarity planner's plus its rank among the taught exemplars' votes (a plan they do not vote for ranks as if ``k``-th),
-    the similarity rank breaking ties. The plans stay the similarity planner's (scores, source), so the answer
-    checks read them as they read its own; only their order changes."""
+    """The similarity planner's plans, its leading plans of one length re-ordered by the votes of an exemplar planner
+    fitted on questions the KG taught (:func:`~kg_agent.tools.rog.taught_exemplars.teach_exemplars`).
+
+    The scorer says how many hops a question asks for (it aligns each hop with a phrase of the question); the taught
+    questions do not (MiniLM puts a two-hop question near the one-hop templates of its first relation). So the votes
+    only choose among the scorer's leading plans that have as many hops as its top plan (those before the first
+    plan of another length): each such plan ranks by its rank among the scorer's plus its rank among them by the taught
+    votes (equal votes share a rank; a plan they do not vote for ranks after those they do), the scorer's rank breaking
+    ties, so a plan overtakes one before it only when the votes put it at least two places higher; the plans after them keep their
+    places. The plans stay the similarity planner's (scores, source), so the answer checks read them as they read its
+    own; only their order changes."""
 
     name = "taught"
 
@@ -370,17 +378,21 @@ class TaughtPlanner:
                  exemplars: Iterable[Exemplar] | None = None) -> None:
         self.similarity = SimilarityPlanner(kg, embeddings=embeddings, max_hops=max_hops)
         self.exemplars = ExemplarPlanner(kg, embeddings=embeddings, max_hops=max_hops, walkable_only=True).fit(
-            teach_exemplars(kg) if exemplars is None else exemplars)
+            kept_exemplars(kg) if exemplars is None else exemplars)
 
     def plan(self, question: str, topic_entities: Sequence[Entity], *, k: int = DEFAULT_K) -> PlanOutcome:
         scored = self.similarity.plan(question, topic_entities, k=k)
-        if len(scored.plans) < 2:
+        plans = scored.plans
+        hops = len(plans[0].relations) if plans else 0
+        leading = next((i for i, p in enumerate(plans) if len(p.relations) != hops), len(plans))
+        if leading < 2:
             return scored
-        voted = self.exemplars.plan(question, topic_entities, k=4 * k)
-        votes = {plan.relations: rank for rank, plan in enumerate(voted.plans)}
-        order = sorted(range(len(scored.plans)),
-                       key=lambda i: (i + votes.get(scored.plans[i].relations, len(scored.plans)), i))
-        return PlanOutcome([scored.plans[i] for i in order], warnings=scored.warnings)
+        voted = {p.relations: p.score for p in self.exemplars.plan(question, topic_entities, k=4 * k).plans}
+        # each leading plan's rank among the leading plans by its votes (equal votes share a rank; no vote is last)
+        shares = sorted({voted.get(p.relations, 0.0) for p in plans[:leading]}, reverse=True)
+        votes = [shares.index(voted.get(p.relations, 0.0)) for p in plans[:leading]]
+        order = sorted(range(leading), key=lambda i: (i + votes[i], i))
+        return PlanOutcome([*(plans[i] for i in order), *plans[leading:]], warnings=scored.warnings)
 
 
 def _with_offline_top(model_paths: Sequence[tuple[str, ...]], offline: Sequence[Plan], offline_name: str,

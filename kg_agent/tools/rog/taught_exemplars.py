@@ -30,6 +30,8 @@ from kg_agent.kg.terms import is_generated_id
 from kg_agent.kg.types import base_relation, inverse, is_inverse
 from kg_agent.tools.rog.exemplar import Exemplar
 
+#: Changed whenever the teacher words or walks otherwise: questions kept by an older teacher are taught again.
+TEACHING_VERSION = 1
 #: Start entities sampled per relation direction.
 DEFAULT_PER_RELATION = 3
 #: Most taught questions in all (their embedding is most of the build time: ~1,000 a few seconds with MiniLM).
