@@ -135,7 +135,37 @@ WALKS_FROM_A_FILM = [
     ("genre", "^field_of_work", "^director"), ("genre", "^genre", "cast_member"), ("genre", "^genre", "director"),
     ("genre", "^genre", "genre")]  # not ("director", "field_of_work", "^field_of_work"): only straight back to Ann Lee
 
-STYLES = {"hub": HUB, "mixed": MIXED, "dbpedia": DBPEDIA, "wikidata": WIKIDATA, "wikidata_unlinked": WIKIDATA_UNLINKED, "schemaorg": SCHEMAORG, "skos": SKOS, "freebase": FREEBASE}
+#: OWL: relations stated as class restrictions ("a station has some platform"), in both forms ontologies use
+#: (``rdfs:subClassOf`` a restriction; ``owl:equivalentClass`` an intersection of a named class and restrictions), with
+#: ``someValuesFrom``, ``allValuesFrom`` and ``hasValue``; an edge stated as a triple too (a depot's track) is one
+#: edge; a restriction on an unnamed class states none. ``ends_at`` is used in restrictions only.
+RAILWAY = PREFIXES + """
+@prefix owl: <http://www.w3.org/2002/07/owl#> .
+@prefix rail: <http://example.org/railway#> .
+rail:has_part a owl:ObjectProperty ; rdfs:label "has part"@en .
+rail:ends_at a owl:ObjectProperty ; rdfs:label "ends at"@en .
+rail:operated_by a owl:ObjectProperty ; rdfs:label "operated by"@en .
+rail:Stop a owl:Class ; rdfs:label "stop"@en .
+rail:Station a owl:Class ; rdfs:label "station"@en ; rdfs:subClassOf rail:Stop ,
+    [ a owl:Restriction ; owl:onProperty rail:has_part ; owl:someValuesFrom rail:Platform ] .
+rail:Platform a owl:Class ; rdfs:label "platform"@en ;
+    rdfs:subClassOf [ a owl:Restriction ; owl:onProperty rail:has_part ; owl:allValuesFrom rail:Track ] .
+rail:Track a owl:Class ; rdfs:label "track"@en .
+rail:Line a owl:Class ; rdfs:label "railway line"@en .
+rail:Branch_line a owl:Class ; rdfs:label "branch line"@en ; rdfs:subClassOf rail:Line ;
+    owl:equivalentClass [ owl:intersectionOf ( rail:Line
+        [ a owl:Restriction ; owl:onProperty rail:ends_at ; owl:someValuesFrom rail:Terminus ] ) ] .
+rail:Terminus a owl:Class ; rdfs:label "terminus"@en ; rdfs:subClassOf rail:Station .
+rail:Heritage_line a owl:Class ; rdfs:label "heritage line"@en ; rdfs:subClassOf rail:Line ,
+    [ a owl:Restriction ; owl:onProperty rail:operated_by ; owl:hasValue rail:Volunteer_society ] .
+rail:Volunteer_society rdfs:label "Volunteer Society"@en .
+rail:Depot a owl:Class ; rdfs:label "depot"@en ; rail:has_part rail:Track ;
+    rdfs:subClassOf [ a owl:Restriction ; owl:onProperty rail:has_part ; owl:someValuesFrom rail:Track ] .
+[ owl:unionOf ( rail:Station rail:Depot ) ] rdfs:subClassOf
+    [ a owl:Restriction ; owl:onProperty rail:operated_by ; owl:someValuesFrom rail:Line ] .
+"""
+
+STYLES = {"railway": RAILWAY, "hub": HUB, "mixed": MIXED, "dbpedia": DBPEDIA, "wikidata": WIKIDATA, "wikidata_unlinked": WIKIDATA_UNLINKED, "schemaorg": SCHEMAORG, "skos": SKOS, "freebase": FREEBASE}
 
 
 @pytest.fixture(scope="module")
@@ -400,6 +430,38 @@ def test_a_named_blank_node_is_named_wherever_it_is_reached(open_style):
     result = create_graph("rog", kg).compile().invoke({"question": "what award did [Ann Lee] win"})
     assert [a["answer"] for a in result["answers"]] == ["Golden Reel"]
     assert result["answers"][0]["paths"][0]["text"] == "Ann Lee -> award -> Golden Reel"
+
+
+RAIL = "http://example.org/railway#"
+
+
+def test_relations_stated_by_owl_class_restrictions_are_walked_alike(open_style):
+    """An ontology's class restrictions are the relations its users ask (issue 45): read as edges in memory, kept in a
+    named graph of an Oxigraph store, matched by their shape in every query to an endpoint, which is never written
+    to; edges, relations, walks, counts, relation paths, samples and answers are the same on every backend."""
+    from kg_agent.kg.relation_paths import walkable_relation_paths
+
+    kg = open_style("railway")
+    station, platform, track, depot = RAIL + "Station", RAIL + "Platform", RAIL + "Track", RAIL + "Depot"
+    branch, terminus, heritage = RAIL + "Branch_line", RAIL + "Terminus", RAIL + "Heritage_line"
+    assert kg.neighbors(station, "has_part") == [platform] and kg.neighbors(platform, "has_part") == [track]
+    assert kg.neighbors(track, "^has_part") == [depot, platform]  # the depot's edge once: stated and restricted
+    assert kg.neighbors(branch, "ends_at") == [terminus] and kg.neighbors(terminus, "^ends_at") == [branch]
+    assert kg.neighbors(heritage, "operated_by") == [RAIL + "Volunteer_society"]
+    assert kg.neighbors(RAIL + "Line", "^operated_by") == []  # the restriction on an unnamed class: no edge
+    assert {"has_part", "subClassOf"} <= set(kg.relations(station)) and "^has_part" in kg.relations(platform)
+    assert kg.walk([station, platform], "has_part") == {station: [platform], platform: [track]}
+    assert kg.walkable([track], ["^has_part", "^has_part"]) and not kg.walkable([depot], ["has_part", "has_part"])
+    assert kg.subjects_per_object(["has_part", "ends_at"]) == {"has_part": 1.5, "ends_at": 1.0}
+    assert kg.relations_following("has_part") == [
+        "^allValuesFrom", "^has_part", "^someValuesFrom", "has_part", "subClassOf", "type"]
+    assert kg.sample_ends(["ends_at"], 8) == {"ends_at": [terminus]}
+    paths = walkable_relation_paths(kg, [station], max_hops=2)
+    assert ("has_part", "has_part") in paths and ("^subClassOf", "^ends_at") in paths
+    assert [e.id for e in retrieve_paths(kg, [station], ["has_part", "has_part"]).answers] == [track]
+    assert [e.id for e in retrieve_paths(kg, [branch], ["ends_at", "subClassOf"]).answers] == [station]
+    result = create_graph("rog", kg).compile().invoke({"question": "what does a [branch line] end at"})
+    assert [a["answer"] for a in result["answers"]] == ["terminus"]
 
 
 def test_mixed_styles_other_scripts_and_many_labels_answer(open_style):

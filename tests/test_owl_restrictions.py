@@ -157,3 +157,32 @@ def test_a_sparql_endpoint_answers_the_query_with_the_same_edges(ontology):
         finally:
             kg.close()
     assert {(row[0], row[1], row[2]) for row in rows} == EDGES
+
+
+def test_the_sequence_ontology_behind_virtuoso_walks_every_restriction_edge_memory_walks(data_dir, tmp_path):
+    """so.owl's own triples in Virtuoso (nothing derived is written to it): every relation its restrictions state
+    walks from every class to the classes memory reaches (hundreds of edges), and learning which relations those
+    are costs no request of its own (it comes with the relations' names)."""
+    reason = skip_reason()
+    if reason:
+        pytest.skip(reason)
+    path = data_dir / "realkgs" / "sequence-ontology" / "so.owl"
+    if not path.exists():
+        pytest.skip(f"{path} not found")
+    raw = Graph().parse(path)
+    edges = restriction_edges(raw)
+    raw.serialize(tmp_path / "so.nt", format="nt", encoding="utf-8")
+    memory = open_kg(path)
+    with VirtuosoServer() as server:
+        kg = open_kg(server.endpoint(server.load(tmp_path / "so.nt", graph_iri("so"))))
+        try:
+            names = {memory.store.names.name(p) for _, p, _ in edges}
+            assert len(edges) > 600 and len(names) > 10
+            sent = kg.store.request_count()
+            for name in sorted(names):
+                classes = sorted({str(c) for c, p, _ in edges if memory.store.names.name(p) == name})
+                assert kg.walk(classes, name) == memory.walk(classes, name), name
+            assert kg.store.request_count() - sent == 1 + len(names)  # the relations with their names, one walk each
+        finally:
+            kg.close()
+            memory.close()

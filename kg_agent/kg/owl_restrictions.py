@@ -16,17 +16,20 @@ class hierarchy stays the one the ontology asserts, so "the direct subtypes of g
 ``rdfs:subClassOf`` it (what the ontology's own SPARQL users count), not also the classes defined from it.
 
 :func:`add_restriction_edges` adds them to a graph kg-agent parsed from a file itself (the file is not changed, a
-graph given by the caller never is). A store or an endpoint reads the same edges with one SPARQL query,
+graph given by the caller never is). A store reads the same edges with one SPARQL query,
 :data:`RESTRICTION_EDGES_QUERY` (tests hold the two readings identical): ``kg-agent load`` keeps them in a named
-graph of the store it builds (:data:`RESTRICTION_GRAPH`), never in the file's default graph. Edges the graph states
-already are left out. The KG profile says how many were derived (:attr:`kg_agent.kg.profile.KGProfile.restriction_edges`).
+graph of the store it builds (:data:`RESTRICTION_GRAPH`), never in the file's default graph, and the KG profile says
+how many were derived (:attr:`kg_agent.kg.profile.KGProfile.restriction_edges`). An endpoint, which kg-agent never
+writes to, matches them where it reads facts: its patterns join :func:`restriction_edge_pattern` (the query's
+pattern) to their triples (:class:`~kg_agent.kg.stores.endpoint.EndpointGraphStore`). Edges the graph states already
+are left out.
 """
 
 from __future__ import annotations
 
 from rdflib import BNode, Graph, URIRef
 from rdflib.collection import Collection
-from rdflib.namespace import OWL, RDFS
+from rdflib.namespace import OWL, RDF, RDFS
 
 #: The restriction predicates whose object is the related class or value.
 RESTRICTION_VALUES = (OWL.someValuesFrom, OWL.allValuesFrom, OWL.hasValue)
@@ -35,22 +38,40 @@ RESTRICTION_VALUES = (OWL.someValuesFrom, OWL.allValuesFrom, OWL.hasValue)
 #: restrictions (kg-agent's own: the file's triples stay in the default graph, as they were).
 RESTRICTION_GRAPH = "urn:kg-agent:derived:owl-restrictions"
 
+def restriction_edge_pattern(subject: str, predicate: str, value: str, *, tag: str = "", unstated: bool = True) -> str:
+    """A SPARQL group matching the edges ``subject predicate value`` the graph's class restrictions state and its
+    triples do not (:func:`restriction_edges` as a pattern): each a variable or a SPARQL term. ``tag`` ends the names
+    of the group's own variables (``?owl_r<tag>``...), so that several groups can stand in one query. ``unstated``
+    False keeps the edges the graph states too (cheaper, for a query that reads distinct rows). A store reads
+    the edges with it (:data:`RESTRICTION_EDGES_QUERY`); an endpoint's walks, which cannot keep derived edges in the
+    KG, join it to their own patterns."""
+    r, e, members, vp = (f"?owl_{v}{tag}" for v in ("r", "e", "list", "vp"))
+    values = ", ".join(f"<{iri}>" for iri in RESTRICTION_VALUES)
+    return (f"{{ {{ {subject} <{RDFS.subClassOf}> {r} . {r} <{OWL.onProperty}> {predicate} ; {vp} {value} . "
+            f"FILTER(isBlank({r}) && {vp} IN ({values})) }} UNION "
+            f"{{ {subject} <{OWL.equivalentClass}> {e} . {e} <{OWL.intersectionOf}> {members} . "
+            f"{members} <{RDF.rest}>*/<{RDF.first}> {r} . {r} <{OWL.onProperty}> {predicate} ; {vp} {value} . "
+            f"FILTER(isBlank({e}) && isBlank({r}) && {vp} IN ({values})) }} "
+            f"FILTER(isIRI({subject}) && isIRI({predicate}) && !isBlank({value})) "
+            + (f"FILTER NOT EXISTS {{ {subject} {predicate} {value} }} }}" if unstated else "}"))
+
+
+def restriction_end_filter(node: str) -> str:
+    """A SPARQL ``FILTER`` keeping the nodes a restriction may state an edge of: a class with an unnamed superclass or
+    equivalent (a restriction, an intersection), or the value of a restriction. Cheap (no property path, no
+    negation): a query asks it of the nodes its walk reaches, and the edges themselves are read once
+    (:data:`RESTRICTION_EDGES_QUERY`)."""
+    b, vp = "?owl_b", "?owl_vp"
+    values = " ".join(f"<{iri}>" for iri in RESTRICTION_VALUES)
+    return (f"FILTER EXISTS {{ {{ {node} <{RDFS.subClassOf}> {b} FILTER(isBlank({b})) }} UNION "
+            f"{{ {node} <{OWL.equivalentClass}> {b} FILTER(isBlank({b})) }} UNION "
+            f"{{ VALUES {vp} {{ {values} }} {b} {vp} {node} }} }}")
+
+
 #: ``SELECT ?c ?p ?v``: :func:`restriction_edges` as one SPARQL query, for a store or an endpoint (a restriction on
 #: a named class under ``rdfs:subClassOf`` or in an ``owl:equivalentClass`` intersection; an edge the graph states
 #: already left out).
-RESTRICTION_EDGES_QUERY = """PREFIX rdfs: <http://www.w3.org/2000/01/rdf-schema#>
-PREFIX owl: <http://www.w3.org/2002/07/owl#>
-PREFIX rdf: <http://www.w3.org/1999/02/22-rdf-syntax-ns#>
-SELECT DISTINCT ?c ?p ?v WHERE {
-  { ?c rdfs:subClassOf ?r . ?r owl:onProperty ?p ; ?vp ?v .
-    FILTER(isBlank(?r) && ?vp IN (owl:someValuesFrom, owl:allValuesFrom, owl:hasValue)) }
-  UNION
-  { ?c owl:equivalentClass ?e . ?e owl:intersectionOf ?list . ?list rdf:rest*/rdf:first ?r .
-    ?r owl:onProperty ?p ; ?vp ?v .
-    FILTER(isBlank(?e) && isBlank(?r) && ?vp IN (owl:someValuesFrom, owl:allValuesFrom, owl:hasValue)) }
-  FILTER(isIRI(?c) && isIRI(?p) && !isBlank(?v))
-  FILTER NOT EXISTS { ?c ?p ?v }
-}"""
+RESTRICTION_EDGES_QUERY = "SELECT DISTINCT ?c ?p ?v WHERE %s" % restriction_edge_pattern("?c", "?p", "?v")
 
 
 def _restriction(graph: Graph, node: BNode) -> tuple[URIRef, URIRef] | None:

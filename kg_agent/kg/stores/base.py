@@ -46,14 +46,17 @@ SAMPLE_SCAN = 5_000
 
 
 def sample_ends_query(predicates: Sequence[tuple[str, bool]], limit: int, *, with_ends: str = "",
-                      projected: str = "?r ?x") -> str:
+                      projected: str = "?r ?x", facts: Callable[[str, str, str], str] | None = None) -> str:
     """``SELECT ?r ?x``: a ``UNION`` of one sub-select per ``(iri, subjects)`` binding its number ``?r``: the distinct
     ends ``?x`` (objects, or subjects when ``subjects``) among the predicate's first :data:`SAMPLE_SCAN` triples, at
     most ``limit`` (ValueError: an IRI that could break out of ``<...>``). ``with_ends``: a group joined to each
-    branch's ends (an endpoint's names of blank ends), its variables added to ``projected``."""
+    branch's ends (an endpoint's names of blank ends), its variables added to ``projected``. ``facts(subject,
+    predicate, object)``: the pattern matching a predicate's facts (an endpoint's, with the edges class restrictions
+    state); a triple pattern without it."""
     branches = []
     for number, (iri, subjects) in enumerate(predicates):
-        pattern = f"?x {sparql_iri(iri)} ?y" if subjects else f"?y {sparql_iri(iri)} ?x"
+        ends = ("?x", sparql_iri(iri), "?y") if subjects else ("?y", sparql_iri(iri), "?x")
+        pattern = facts(*ends) if facts is not None else " ".join(ends)
         branches.append("{ { SELECT DISTINCT ?x WHERE { { SELECT ?x WHERE { %s } LIMIT %d } } LIMIT %d } %s BIND(%d AS ?r) }"
                         % (pattern, SAMPLE_SCAN, int(limit), with_ends, number))
     return "SELECT %s WHERE { %s }" % (projected, " UNION ".join(branches))

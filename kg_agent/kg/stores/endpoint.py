@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import logging
 import threading
+import zlib
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from functools import partial
 from typing import TYPE_CHECKING
 
 from rdflib import BNode, Graph, Literal, URIRef
@@ -11,6 +14,7 @@ from rdflib.term import Node
 
 from kg_agent.kg.errors import KGError, KGQueryError
 from kg_agent.kg.naming import DEFAULT_NAMING, DOMAIN_PREDICATES, RANGE_PREDICATES, WIKIBASE_PROPERTY_LINKS, Naming
+from kg_agent.kg.owl_restrictions import RESTRICTION_EDGES_QUERY, restriction_edge_pattern, restriction_end_filter
 from kg_agent.kg.request_tally import note_request
 from kg_agent.kg.sparql import check_read_only, sparql_bool, sparql_iri, sparql_term
 from kg_agent.kg.stores.base import (
@@ -34,6 +38,16 @@ if TYPE_CHECKING:
 #: Relation paths whose complete node paths a client keeps (a retrieval asked again sends nothing).
 COMPLETE_PATHS_CACHED = 256
 
+#: The store cache's kinds for the predicates the KG's OWL class restrictions state edges of, and for those edges
+RESTRICTED_KIND = "restriction_relations"
+DERIVED_KIND = "restriction_edges"
+
+#: The edges an endpoint's class restrictions state that a client reads and keeps (an ontology states thousands; the
+#: Gene Ontology, about 100,000)
+MAX_DERIVED_EDGES = 200_000
+
+logger = logging.getLogger(__name__)
+
 
 class EndpointGraphStore(EndpointRelationPaths):
     """A remote SPARQL endpoint through rdflib's ``SPARQLStore`` (read-only).
@@ -47,6 +61,16 @@ class EndpointGraphStore(EndpointRelationPaths):
     RoG's work on a question is a few requests (docs/benchmarks.md, section 2): a whole layer of candidate
     relation paths in one query (:meth:`walkable_extensions`), and every plan's reasoning paths with their
     labels in one more (:meth:`complete_paths`).
+
+    The edges an ontology's OWL class restrictions state (:mod:`kg_agent.kg.owl_restrictions`: "a Station has some
+    Platform" read as ``Station has_part Platform``), which memory adds to its own parse and an Oxigraph store keeps
+    in a named graph, cannot be written to an endpoint (the agent never writes to the KG). Which predicates they are
+    is learnt with the relations (:meth:`_restricted_iris`, no request of its own); the edges themselves are read
+    once (:meth:`_derived_edges`, one request) and added to the neighbourhoods, relations at nodes and relation index
+    rows read; a walk over such a predicate matches them in the engine too (:meth:`_facts`, a ``UNION`` with the
+    restriction's shape), and the relation paths a layer or a plan asks find them at the nodes they reach
+    (:func:`~kg_agent.kg.owl_restrictions.restriction_end_filter`). For a KG without restrictions every query stays
+    as it was.
     """
 
     kind = "sparql"
@@ -70,6 +94,9 @@ class EndpointGraphStore(EndpointRelationPaths):
         self._following: dict[str, list[str]] = {}
         self._shares: dict[str, float] = {}  # predicate IRI -> subjects per object (subjects_per_object)
         self._predicates: list[str] | None = None
+        #: the predicates the KG's OWL class restrictions state edges of (None: not known yet), and those edges
+        self._restricted: frozenset[str] | None = None
+        self._derived: dict[str, Edges] | None = None
         self._relations_at: LRUCache = LRUCache(cache_size)  # key -> relation names, read without the edges
         #: (starts, relation path, max_paths, max_partial) -> node paths, for a repeated retrieval
         self._complete_paths: LRUCache = LRUCache(COMPLETE_PATHS_CACHED)
@@ -96,6 +123,85 @@ class EndpointGraphStore(EndpointRelationPaths):
         with self._count_lock:
             self._requests += 1
             note_request()
+
+    # ---------------------------------------------------------------- edges OWL class restrictions state
+    def _restricted_iris(self) -> frozenset[str]:
+        """The predicates the KG's OWL class restrictions state edges of: learnt with the relations and their names
+        (:meth:`_query_relation_naming`, once per client, kept in the store cache), asked on their own (one
+        request) only when the relations came from a store cache written without them."""
+        if self._restricted is None:
+            stored = self.store_cache.get(RESTRICTED_KIND) if self.store_cache is not None else None
+            if stored is None:
+                self.names.resolve()  # asks the relations with their names, and these with them
+                if self._restricted is not None:
+                    return self._restricted
+                rows = self.select("SELECT DISTINCT ?p WHERE %s" % restriction_edge_pattern("?c", "?p", "?v"), "?p",
+                                   "the relations OWL class restrictions state")
+                stored = self._keep_restricted(str(p) for (p,) in rows)
+            self._restricted = frozenset(stored)
+        return self._restricted
+
+    def _keep_restricted(self, iris: Iterable[str]) -> list[str]:
+        """Keep the predicates restrictions state edges of (for this client and in the store cache)."""
+        stored = sorted(set(iris))
+        self._restricted = frozenset(stored)
+        if self.store_cache is not None:
+            self.store_cache.put(RESTRICTED_KIND, "", stored)
+        return stored
+
+    def _derived_edges(self) -> Mapping[str, Edges]:
+        """``{node: {relation name: targets}}``: the edges the KG's class restrictions state (both directions, as
+        :meth:`fetch_neighbourhoods` gives them), read once per client (:data:`RESTRICTION_EDGES_QUERY`, paged) and
+        kept in the store cache; empty, without a request, for a KG without restrictions. At most
+        :data:`MAX_DERIVED_EDGES` are kept (a warning says when an ontology states more)."""
+        if self._derived is not None:
+            return self._derived
+        if not self._restricted_iris():
+            self._derived = {}
+            return self._derived
+        stored = self.store_cache.get(DERIVED_KIND) if self.store_cache is not None else None
+        if stored is None:
+            query = "SELECT ?c ?p ?v WHERE { { %s LIMIT %d } }" % (RESTRICTION_EDGES_QUERY, MAX_DERIVED_EDGES + 1)
+            rows = self.select(query, "?c ?p ?v", "the edges OWL class restrictions state", ordered=True)
+            if len(rows) > MAX_DERIVED_EDGES:
+                logger.warning("%s: its OWL class restrictions state more than %d edges; the first %d are walked",
+                               self.name, MAX_DERIVED_EDGES, MAX_DERIVED_EDGES)
+            stored = [[node_key(c), str(p), node_key(v)] for c, p, v in rows[:MAX_DERIVED_EDGES]]
+            if self.store_cache is not None:
+                self.store_cache.put(DERIVED_KIND, "", stored)
+        derived: dict[str, Edges] = {}
+        for subject, predicate, value in stored:
+            name = self.names.name(URIRef(predicate))
+            derived.setdefault(subject, {}).setdefault(name, []).append(value)
+            if not value.startswith('"'):  # no path goes on from a literal
+                derived.setdefault(value, {}).setdefault(inverse(name), []).append(subject)
+        self._derived = {key: {rel: sorted(set(targets)) for rel, targets in rels.items()}
+                         for key, rels in derived.items()}
+        return self._derived
+
+    def _facts(self, subject: str, predicate: str, obj: str, *, distinct: bool = False) -> str:
+        """A group matching the facts ``subject predicate obj`` (variables or SPARQL terms; the predicate a term): the
+        triples, and when the KG's class restrictions state edges of the predicate, those edges too (a ``UNION``
+        with :func:`~kg_agent.kg.owl_restrictions.restriction_edge_pattern`, its own variables named after the
+        group's terms). ``distinct``: for a query that reads distinct rows, where an edge both stated and derived may
+        match twice (the check that it is not stated costs an engine such as Virtuoso three times the time)."""
+        restricted = self._restricted_iris()
+        if predicate[1:-1] not in restricted:
+            return "{ %s %s %s }" % (subject, predicate, obj)
+        tag = "%x" % zlib.crc32(f"{subject} {predicate} {obj}".encode())
+        return "{ { %s %s %s } UNION %s }" % (subject, predicate, obj, restriction_edge_pattern(
+            subject, predicate, obj, tag=tag, unstated=not distinct))
+
+    def relation_pattern(self, relation: str, here: str, there: str, *, distinct: bool = False) -> str:
+        """:meth:`GraphStore.relation_pattern`, with the edges class restrictions state (:meth:`_facts`; ``distinct``:
+        for a query that reads distinct rows)."""
+        signed = self.signed_iri(relation)
+        if signed is None:
+            raise KeyError(relation)
+        predicate = sparql_iri(signed.lstrip("^"))
+        if signed.startswith("^"):
+            return f"{self._facts(there, predicate, here, distinct=distinct)} FILTER(!isLiteral({here}))"
+        return f'{self._facts(here, predicate, there, distinct=distinct)} FILTER(!isLiteral({there}) || STR({there}) != "")'
 
     def queryable(self, key: str) -> bool:
         # an endpoint refuses a relative IRI (HTTP 400): a bare name such as "Big" cannot be in it
@@ -217,8 +323,11 @@ class EndpointGraphStore(EndpointRelationPaths):
                     rels.setdefault(name(p), []).append(node_key(o))
             elif s is not None and not isinstance(terms[key], Literal):  # no path goes on from a literal
                 rels.setdefault(inverse(name(p)), []).append(node_key(s))
+        derived = self._derived_edges()
         labelled: dict[str, str | None] = {}
         for key, rels in found.items():
+            for rel, targets in derived.get(key, {}).items():
+                rels.setdefault(rel, []).extend(targets)
             for rel, targets in rels.items():
                 rels[rel] = sorted(set(targets))
             if not isinstance(terms[key], Literal):
@@ -282,20 +391,26 @@ class EndpointGraphStore(EndpointRelationPaths):
         known = self._predicates
         if known is None and self.store_cache is not None:
             known = self.store_cache.get("relations")
-        if known is None:  # the predicates and their names at once
-            query = ("SELECT ?p ?prop ?link ?lp ?l WHERE { { SELECT DISTINCT ?p WHERE { ?s ?p ?o } } "
-                     "OPTIONAL { %s FILTER(isLiteral(?l)) } }" % labelled)
+        if known is None:  # the predicates and their names at once, and which ones class restrictions state edges of
+            restricted = restriction_edge_pattern("?c", "?p", "?v")
+            query = ("SELECT ?p ?d ?prop ?link ?lp ?l WHERE { { { SELECT DISTINCT ?p WHERE { { ?s ?p ?o } UNION %s } } "
+                     "OPTIONAL { %s FILTER(isLiteral(?l)) } } UNION { SELECT DISTINCT ?p (1 AS ?d) WHERE %s } }"
+                     % (restricted, labelled, restricted))
         else:
             iris = [iri for iri in known if self.naming.is_fact(iri)]
             if not iris:
                 return RelationNaming(iris, {}, [], {}, {})
             query = "SELECT ?p ?prop ?link ?lp ?l WHERE { VALUES ?p { %s } { %s } FILTER(isLiteral(?l)) }" % (
                 " ".join(sparql_iri(iri) for iri in iris), labelled)
-        rows = self.select(query, "?p ?prop ?link ?lp ?l", "the relations and their names", ordered=known is None)
         if known is None:
+            rows = self.select(query, "?p ?d ?prop ?link ?lp ?l", "the relations and their names", ordered=True)
+            self._keep_restricted(str(p) for p, d, *_ in rows if d is not None)
+            rows = [(p, *rest) for p, d, *rest in rows if d is None]
             known = list(dict.fromkeys(str(p) for p, *_ in rows if isinstance(p, URIRef)))
             if self.store_cache is not None:
                 self.store_cache.put("relations", "", known)
+        else:
+            rows = self.select(query, "?p ?prop ?link ?lp ?l", "the relations and their names")
         self._predicates = known
         literals: dict[str, NameLiterals] = {}
         links: dict[tuple[str, str, str], None] = {}
@@ -372,6 +487,9 @@ class EndpointGraphStore(EndpointRelationPaths):
                     found[key][inverse(name(q))] = None
             elif isinstance(label, Literal) and key in literals:
                 literals[key].append((str(lp), str(label), label.language))
+        derived = self._derived_edges()
+        for key, relations in found.items():
+            relations.update(dict.fromkeys(derived.get(key, ())))
         labels = {key: self.naming.display(named) for key, named in literals.items()}
         for key, label in labels.items():
             self.remember_label(key, label)
@@ -406,8 +524,10 @@ class EndpointGraphStore(EndpointRelationPaths):
         if not predicates:
             return []
         what = f"the ends of {len(predicates)} relations"
-        rows = self._select_naming_blanks(sample_ends_query(predicates, limit), "?r ?x", lambda: sample_ends_query(
-            predicates, limit, with_ends=self._blank_names("?x", "?bp", "?bl"), projected="?r ?x ?bp ?bl"), what)
+        distinct_facts = partial(self._facts, distinct=True)  # each branch reads distinct ends
+        rows = self._select_naming_blanks(sample_ends_query(predicates, limit, facts=distinct_facts), "?r ?x", lambda: (
+            sample_ends_query(predicates, limit, with_ends=self._blank_names("?x", "?bp", "?bl"),
+                              projected="?r ?x ?bp ?bl", facts=distinct_facts)), what)
         names: dict[str, NameLiterals] = {}
         for number, node, predicate, name in rows:
             if number is None or node is None:  # an engine's malformed row
@@ -478,9 +598,12 @@ class EndpointGraphStore(EndpointRelationPaths):
         if self._predicates is not None:
             return self._predicates
         stored = self.store_cache.get("relations") if self.store_cache is not None else None
-        if stored is None:
-            rows = self.select("SELECT DISTINCT ?p WHERE { ?s ?p ?o }", "?p", "the relations")
-            stored = [str(p) for (p,) in rows if isinstance(p, URIRef)]
+        if stored is None:  # with those class restrictions state edges of
+            restricted = restriction_edge_pattern("?c", "?p", "?v")
+            rows = self.select("SELECT DISTINCT ?p ?d WHERE { { ?s ?p ?o } UNION %s UNION { SELECT DISTINCT ?p (1 AS ?d) "
+                               "WHERE %s } }" % (restricted, restricted), "?p ?d", "the relations", ordered=True)
+            self._keep_restricted(str(p) for p, d in rows if d is not None)
+            stored = list(dict.fromkeys(str(p) for p, d in rows if d is None and isinstance(p, URIRef)))
             if self.store_cache is not None:
                 self.store_cache.put("relations", "", stored)
         self._predicates = stored
@@ -501,14 +624,25 @@ class EndpointGraphStore(EndpointRelationPaths):
             predicate = sparql_iri(URIRef(signed_iri[1:] if incoming else signed_iri))
             # the distinct nodes reached first: joined pair by pair, a hub (a genre of 54k films) is expanded
             # once per edge into it, which times out on a 1M-triple Virtuoso
-            arrive = "{ SELECT DISTINCT ?x WHERE { %s } }" % (f"?x {predicate} ?a" if incoming else f"?a {predicate} ?x")
+            reached = (self._facts("?x", predicate, "?a", distinct=True) if incoming
+                       else self._facts("?a", predicate, "?x", distinct=True))
+            arrive = "{ SELECT DISTINCT ?x WHERE { %s } }" % reached
             query = ("SELECT DISTINCT ?q ?in WHERE { %s "
                      '{ ?x ?q ?o FILTER(!isLiteral(?o) || STR(?o) != "") BIND(false AS ?in) } UNION '
                      "{ ?o ?q ?x FILTER(!isLiteral(?x)) BIND(true AS ?in) } FILTER(?q NOT IN (%s)) }"
                      % (arrive, self._not_facts))
-            rows = self.select(query, "?q ?in", f"the relations that can follow {signed_iri}")
+            derived = self._derived_edges()
+            if derived:  # and the nodes reached that restrictions may state edges of, whose edges are known
+                query = "SELECT ?q ?in ?end WHERE { { %s } UNION { SELECT DISTINCT (?x AS ?end) WHERE { %s %s } } }" % (
+                    query, reached, restriction_end_filter("?x"))
+                rows = self.select(query, "?q ?in ?end", f"the relations that can follow {signed_iri}")
+            else:
+                rows = [(*row, None) for row in self.select(query, "?q ?in", f"the relations that can follow {signed_iri}")]
+            signed_iri_of = self.names.signed_iri
             cached = sorted({("^" if sparql_bool(flag) else "") + str(q)
-                             for q, flag in rows if isinstance(q, URIRef) and self.naming.is_fact(str(q))})
+                             for q, flag, _ in rows if isinstance(q, URIRef) and self.naming.is_fact(str(q))}
+                            | {signed_iri_of(rel) or "" for _, _, end in rows if end is not None
+                               for rel in derived.get(node_key(end), ())} - {""})
             if self.store_cache is not None:
                 self.store_cache.put("following", signed_iri, cached)
         with self._count_lock:
@@ -529,10 +663,11 @@ class EndpointGraphStore(EndpointRelationPaths):
             branches = []
             for index, iri in enumerate(todo):
                 predicate = sparql_iri(URIRef(iri))
-                branches.append('{ { SELECT (COUNT(DISTINCT ?s) AS ?n) WHERE { ?s %s ?o FILTER(!isLiteral(?o) || STR(?o) != "") } } '
-                                "BIND(%d AS ?c) BIND(0 AS ?k) }" % (predicate, index))
-                branches.append("{ { SELECT (COUNT(DISTINCT ?o) AS ?n) WHERE { ?s %s ?o FILTER(!isLiteral(?o)) } } "
-                                "BIND(%d AS ?c) BIND(1 AS ?k) }" % (predicate, index))
+                facts = self._facts("?s", predicate, "?o", distinct=True)
+                branches.append('{ { SELECT (COUNT(DISTINCT ?s) AS ?n) WHERE { %s FILTER(!isLiteral(?o) || STR(?o) != "") } } '
+                                "BIND(%d AS ?c) BIND(0 AS ?k) }" % (facts, index))
+                branches.append("{ { SELECT (COUNT(DISTINCT ?o) AS ?n) WHERE { %s FILTER(!isLiteral(?o)) } } "
+                                "BIND(%d AS ?c) BIND(1 AS ?k) }" % (facts, index))
             try:
                 rows = self.select("SELECT ?c ?k ?n WHERE { %s }" % " UNION ".join(branches), "?c ?k ?n",
                                    f"how many subjects the objects of {len(todo)} relations have")
@@ -570,7 +705,7 @@ class EndpointGraphStore(EndpointRelationPaths):
         with self._lock:
             self._complete_paths.clear()
             self._relations_at.clear()
-            self._predicates = None
+            self._predicates = None  # the relations' names stay, and which of them restrictions state
 
     # ---------------------------------------------------------------- SPARQL and lifecycle
     def query(self, sparql: str, *, bindings: Mapping[str, Node] | None = None, timeout: float | None = None):

@@ -13,10 +13,11 @@ from typing import TYPE_CHECKING
 
 from rdflib import BNode, URIRef
 
+from kg_agent.kg.owl_restrictions import restriction_end_filter
 from kg_agent.kg.sparql import sparql_bool, sparql_iri, sparql_term
 from kg_agent.kg.stores.base import CompletePaths, LazyGraphStore, LRUCache, NameLiterals, breadth_first
 from kg_agent.kg.terms import node_key
-from kg_agent.kg.types import base_relation, is_inverse, turns_back
+from kg_agent.kg.types import base_relation, inverse, is_inverse, turns_back
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -27,6 +28,9 @@ if TYPE_CHECKING:
 #: The store cache's kinds for the answers that depend on how a walk may go (suffixed when that rule changes, so
 #: that a cache file written under an older rule is not read: ``.2``, a walk may come back to its start)
 WALKS_KIND = {"extensions": "extensions.2", "complete_paths": "complete_paths.2"}
+
+#: Relation paths with a step over a relation class restrictions state asked in one request
+RESTRICTED_PER_REQUEST = 4
 
 
 class EndpointRelationPaths(LazyGraphStore):
@@ -48,6 +52,9 @@ class EndpointRelationPaths(LazyGraphStore):
         def _remember_blank_labels(self, names: Mapping[str, NameLiterals],
                                    keys: Iterable[str]) -> dict[str, str | None]: ...
         def _cached(self, key: str) -> bool: ...
+        def _derived_edges(self) -> Mapping[str, dict[str, list[str]]]: ...
+        def _restricted_iris(self) -> frozenset[str]: ...
+        def relation_pattern(self, relation: str, here: str, there: str, *, distinct: bool = False) -> str: ...
 
     def _walk_pattern(self, relations: Sequence[str]) -> str | None:
         """Triple patterns walking ``relations`` (names) from ``?x0`` to ``?x<len>``, no step walking the one before it
@@ -56,7 +63,7 @@ class EndpointRelationPaths(LazyGraphStore):
         parts = []
         for depth, relation in enumerate(relations, start=1):
             try:
-                parts.append(self.relation_pattern(relation, f"?x{depth - 1}", f"?x{depth}") + " .")
+                parts.append(self.relation_pattern(relation, f"?x{depth - 1}", f"?x{depth}", distinct=True) + " .")
             except KeyError:
                 return None
             if turns_back(relations, depth - 1):  # Virtuoso 7 gets !sameTerm wrong over an inverse step
@@ -103,18 +110,50 @@ class EndpointRelationPaths(LazyGraphStore):
                " BIND(?y AS ?back)" if turn and not turn[0] else "", self._not_facts,
                f" && (!BOUND(?back) || ?q != {turn[1]} || ?back != ?x{len(prefix) - 1})" if turn else "", index)
             for index, (prefix, pattern) in enumerate(asked) for turn in [self._turn_back(prefix)]]
-        query = "SELECT ?c ?q ?in WHERE { %s }" % " UNION ".join(branches)
-        rows = self.select(query, "?c ?q ?in", f"the relations that extend {len(asked)} relation paths")
+        derived = self._derived_edges()
+        if derived:  # and the nodes each prefix reaches that restrictions may state edges of (whose edges are known)
+            branches = [branch + " UNION { { SELECT DISTINCT (?x%d AS ?end) (%s AS ?before) WHERE { VALUES ?x0 { %s } "
+                        "%s %s } } BIND(%d AS ?c) }" % (len(prefix), f"?x{len(prefix) - 1}" if prefix else "?x0", values,
+                                                       pattern, restriction_end_filter(f"?x{len(prefix)}"), index)
+                        for branch, (index, (prefix, pattern)) in zip(branches, enumerate(asked), strict=True)]
+        rows = []
+        for group in self._request_groups([prefix for prefix, _ in asked]):
+            query = " UNION ".join(branches[index] for index in group)
+            what = f"the relations that extend {len(group)} relation paths"
+            if derived:
+                rows += self.select("SELECT ?c ?q ?in ?end ?before WHERE { %s }" % query, "?c ?q ?in ?end ?before", what)
+            else:
+                rows += [(*row, None, None) for row in self.select("SELECT ?c ?q ?in WHERE { %s }" % query, "?c ?q ?in", what)]
         extended: dict[int, set[str]] = {index: set() for index in range(len(asked))}
-        for index, q, flag in rows:
+        for index, q, flag, end, before in rows:
             if isinstance(q, URIRef) and self.naming.is_fact(str(q)):
                 extended[int(index)].add(("^" if sparql_bool(flag) else "") + str(q))
+            elif end is not None:  # a walk over the prefix goes on over the edges restrictions state at its end
+                prefix = asked[int(index)][0]
+                back = inverse(prefix[-1]) if prefix else None
+                for rel, targets in derived.get(node_key(end), {}).items():
+                    signed = self.names.signed_iri(rel)
+                    if signed is not None and (rel != back or any(t != node_key(before) for t in targets)):
+                        extended[int(index)].add(signed)
         for index, (prefix, _) in enumerate(asked):
             found[prefix] = sorted(self.names.signed_name(signed) for signed in extended[index])
         if self.store_cache is not None:
             self.store_cache.put_many(WALKS_KIND["extensions"], {stored_as[prefix]: sorted(extended[index])
                                                      for index, (prefix, _) in enumerate(asked)})
         return found
+
+    def _request_groups(self, relation_paths: Sequence[tuple[str, ...]]) -> list[list[int]]:
+        """The relation paths (their indexes) asked in each request: all in one, but those with a step over a relation
+        class restrictions state (a ``UNION`` with the restriction's shape: a query of many such patterns is one an
+        engine refuses, Virtuoso's "abnormally long" SQL) :data:`RESTRICTED_PER_REQUEST` a request."""
+        restricted = self._restricted_iris()
+        plain: list[int] = []
+        over: list[int] = []
+        for index, relations in enumerate(relation_paths):
+            signed = (self.signed_iri(relation) for relation in relations)
+            (over if any((iri or "").lstrip("^") in restricted for iri in signed) else plain).append(index)
+        return ([plain] if plain else []) + [over[at:at + RESTRICTED_PER_REQUEST]
+                                             for at in range(0, len(over), RESTRICTED_PER_REQUEST)]
 
     def _turn_back(self, prefix: tuple[str, ...]) -> tuple[bool, str] | None:
         """The extension of ``prefix`` that walks its last step backwards, for :meth:`walkable_extensions`: whether it
@@ -196,6 +235,26 @@ class EndpointRelationPaths(LazyGraphStore):
                     for index, (relations, _) in enumerate(asked) if index not in cut and len(paths[index]) <= max_paths}
         return CompletePaths(complete, labels), self._remember_blank_labels(names, blank)
 
+    def _ask_complete_paths(self, starts: Sequence[str], asked: Sequence[tuple[tuple[str, ...], str]], *, max_paths: int,
+                            max_partial: int) -> tuple[CompletePaths, dict[str, str | None]]:
+        """:meth:`_read_complete_paths` of one request (:meth:`_complete_paths_query`), and of one more for the relation
+        paths through blank nodes, asked again with their names."""
+        query, variables = self._complete_paths_query(starts, asked, max_paths=max_paths, max_partial=max_partial)
+        rows = self.select(query, variables, f"the paths of {len(asked)} relation paths",
+                           ordered=len(asked) * max_paths > self.page_size)
+        read, blank_labels = self._read_complete_paths(rows, starts, asked, max_paths=max_paths, max_partial=max_partial)
+        blank = [(relations, pattern) for relations, pattern in asked
+                 if any(node.startswith("_:") for path in read.paths.get(relations, ()) for node in path)]
+        if blank:  # their paths asked again with the names of their blank nodes, whose ids hold for one answer only
+            query, variables = self._complete_paths_query(starts, blank, max_paths=max_paths, max_partial=max_partial,
+                                                          blank_names=True)
+            rows = self.select(query, variables, f"the paths of {len(blank)} relation paths through blank nodes",
+                               ordered=len(blank) * max_paths > self.page_size)
+            again, blank_labels = self._read_complete_paths(rows, starts, blank, max_paths=max_paths,
+                                                            max_partial=max_partial)
+            read = CompletePaths({**read.paths, **again.paths}, {**read.labels, **again.labels})
+        return read, blank_labels
+
     def complete_paths(self, starts: Sequence[str], relation_paths: Sequence[tuple[str, ...]], *, max_paths: int,
                        max_partial: int) -> CompletePaths:
         """Every relation path's node paths in one request, with the labels of their nodes
@@ -231,20 +290,12 @@ class EndpointRelationPaths(LazyGraphStore):
             complete.update(held)
         if not asked:
             return CompletePaths(complete, labels)
-        query, variables = self._complete_paths_query(starts, asked, max_paths=max_paths, max_partial=max_partial)
-        rows = self.select(query, variables, f"the paths of {len(asked)} relation paths",
-                           ordered=len(asked) * max_paths > self.page_size)
-        read, blank_labels = self._read_complete_paths(rows, starts, asked, max_paths=max_paths, max_partial=max_partial)
-        blank = [(relations, pattern) for relations, pattern in asked
-                 if any(node.startswith("_:") for path in read.paths.get(relations, ()) for node in path)]
-        if blank:  # their paths asked again with the names of their blank nodes, whose ids hold for one answer only
-            query, variables = self._complete_paths_query(starts, blank, max_paths=max_paths, max_partial=max_partial,
-                                                          blank_names=True)
-            rows = self.select(query, variables, f"the paths of {len(blank)} relation paths through blank nodes",
-                               ordered=len(blank) * max_paths > self.page_size)
-            again, blank_labels = self._read_complete_paths(rows, starts, blank, max_paths=max_paths,
-                                                            max_partial=max_partial)
-            read = CompletePaths({**read.paths, **again.paths}, {**read.labels, **again.labels})
+        read, blank_labels = CompletePaths({}, {}), {}
+        for group in self._request_groups([relations for relations, _ in asked]):
+            some, some_blank = self._ask_complete_paths(starts, [asked[index] for index in group], max_paths=max_paths,
+                                                        max_partial=max_partial)
+            read = CompletePaths({**read.paths, **some.paths}, {**read.labels, **some.labels})
+            blank_labels.update(some_blank)
         read = CompletePaths(read.paths, self.labels_of(read.labels))
         labels.update(read.labels)
         labels.update(blank_labels)
