@@ -38,6 +38,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from kg_agent.kg.graph import KnowledgeGraph
+from kg_agent.kg.sparql import sparql_iri
 from kg_agent.kg.terms import (
     has_word_character,
     initials_spans,
@@ -565,25 +566,23 @@ _classes_cache: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 def kg_classes(kg: KnowledgeGraph) -> tuple[str, ...]:
     """The KG's classes: the objects of its class predicates (``rdf:type`` ...; not those of a class hierarchy, whose
-    terms are what an ontology's questions are about), at most :data:`MAX_CLASSES` per predicate, one query each,
-    read once per graph."""
+    terms are what an ontology's questions are about), at most :data:`MAX_CLASSES` per predicate, read once per graph
+    in one query over the class predicates the graph has (:meth:`~kg_agent.kg.graph.KnowledgeGraph.class_fan_outs`;
+    none asked of a graph with none). Empty when the graph cannot answer (kept too: not asked again per question)."""
     try:
         return _classes_cache[kg]
     except (KeyError, TypeError):
         pass
     from kg_agent.kg.errors import KGError
-    from kg_agent.kg.naming import SUBCLASS_PREDICATES
 
-    found: list[str] = []
-    for iri in kg.naming.class_predicates:
-        if iri in SUBCLASS_PREDICATES:
-            continue
-        try:
-            rows = kg.query(f"SELECT DISTINCT ?c WHERE {{ ?s <{iri}> ?c FILTER(isIRI(?c)) }} LIMIT {MAX_CLASSES}")
-            found.extend(node_key(row[0]) for row in rows)
-        except KGError:
-            continue
-    classes = tuple(dict.fromkeys(found))
+    try:
+        predicates = [kg.relation_iri(fan_out.removeprefix("^")) for fan_out in sorted(kg.class_fan_outs())]
+        rows = kg.query("SELECT ?c WHERE { %s }" % " UNION ".join(
+            f"{{ SELECT DISTINCT ?c WHERE {{ ?s {sparql_iri(iri)} ?c FILTER(isIRI(?c)) }} LIMIT {MAX_CLASSES} }}"
+            for iri in predicates)) if predicates else []
+        classes = tuple(dict.fromkeys(node_key(row[0]) for row in rows))
+    except (KGError, ValueError):
+        classes = ()
     try:
         _classes_cache[kg] = classes
     except TypeError:
