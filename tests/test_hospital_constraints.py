@@ -72,6 +72,8 @@ def test_the_noun_phrase_after_which_is_read_with_its_modifiers():
     topic = [{"id": EX + "ana-ruiz", "label": "Ana Ruiz", "mention": "ana ruiz"}]
     assert asked_phrase("Which emergency operations did Ana Ruiz perform?", topic) == ["emergency", "operations"]
     assert asked_phrase("What operations did Ana Ruiz perform?", topic) == ["operations"]
+    # a round-trip cue is the verb, not a modifier: no answer's kind is read for "surgeons share"
+    assert asked_phrase("Which surgeons share operations with Ana Ruiz?", topic) == ["surgeons"]
 
 
 @pytest.mark.parametrize("method", ["rog", "tog", "tog-i"])
@@ -136,3 +138,28 @@ def test_lists_read_alike_from_an_oxigraph_store(tmp_path_factory):
         assert sorted(a["answer"] for a in result["answers"]) == ["Chen Li", "Dara Walsh"]
     finally:
         store.close()
+
+
+def test_over_an_endpoint_lists_are_stepped_into_and_a_kg_without_lists_is_not_read_for_them(hospital, kg):
+    """A walk to the surgeon list reaches its members over a SPARQL endpoint as in memory; over a KG with no membership
+    property (the sample movie KG) the walks' ends are not read for lists: no request."""
+    from kg_agent.kg import entity_iri, open_sparql
+    from kg_agent.kg.containers import walks_into_lists
+    from kg_agent.kg.types import Entity, Triple
+    from kg_agent.kg.walks import Walk
+    from tests.sparql_server import SparqlServer, store_from_graph
+
+    op = Entity(EX + "op-1", "Heart Valve Repair of March 3")
+    down = Walk(op, (Triple(op, "surgeonList", Entity(EX + "op-1-surgeons", "op-1-surgeons")),)).to_dict()
+    with SparqlServer(store_from_graph(hospital.graph)) as server:
+        remote = open_sparql(server.url)
+        assert walks_into_lists([down], remote) == walks_into_lists([down], hospital)
+        assert len(walks_into_lists([down], remote)) == 3
+    film = Entity(str(entity_iri("Forrest Gump")), "Forrest Gump")
+    walk = Walk(film, (Triple(film, "directed_by", Entity(str(entity_iri("Robert Zemeckis")), "Robert Zemeckis")),))
+    with SparqlServer(store_from_graph(kg.graph)) as server:
+        remote = open_sparql(server.url)
+        remote.relation_names()  # asked once per client, with the linking of any question
+        before = remote.request_count()
+        assert walks_into_lists([walk.to_dict()], remote) == [walk.to_dict()]
+        assert remote.request_count() == before

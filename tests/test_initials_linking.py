@@ -68,3 +68,38 @@ def test_the_mention_is_masked_as_linked():
 def test_rog_answers_the_code_in_the_scheme_named(kg):
     result = create_rog_graph(kg).compile().invoke({"question": ICD_CODE})
     assert [a["answer"] for a in result["answers"]] == ["J45"]
+
+
+
+def test_over_an_endpoint_the_acronym_nodes_are_read_in_one_batch(tmp_path):
+    """Four more nodes labelled "ICD" (a physician's notes, grouping nothing) cost no more requests than none: the
+    acronym nodes' edges are read together (KnowledgeGraph.bounded_edges_each), not one request per node; the links
+    are memory's."""
+    from rdflib import Graph, Literal, URIRef
+    from rdflib.namespace import RDFS
+
+    from kg_agent.kg import load_kg, open_sparql
+    from tests.sparql_server import SparqlServer, store_from_graph
+
+    plain = Graph().parse(FIXTURES / "kg" / "hospital_codes.ttl")
+    # labelled: an endpoint's label index holds the nodes with a name literal (the fixture names ICD by its IRI)
+    plain.add((URIRef(HOSPITAL + "ICD"), RDFS.label, Literal("ICD")))
+    notes = Graph()
+    notes += plain
+    for n in range(4):
+        note = URIRef(f"{HOSPITAL}note_{n}")
+        notes.add((note, RDFS.label, Literal("ICD")))
+        notes.add((URIRef(HOSPITAL + "dr_classification"), URIRef(HOSPITAL + "wrote"), note))
+    sent = []
+    for name, graph in (("plain", plain), ("notes", notes)):
+        graph.serialize(tmp_path / f"{name}.nt", format="nt", encoding="utf-8")
+        memory = load_kg(tmp_path / f"{name}.nt")
+        with SparqlServer(store_from_graph(graph)) as server:
+            remote = open_sparql(server.url)
+            remote.label_index()  # linking by label reads the label index first (not what is counted)
+            before = remote.request_count()
+            linked = [(item.entity.id, item.how) for item in link_entities(remote, ICD_CODE).linked]
+            sent.append(remote.request_count() - before)
+        assert linked == [(item.entity.id, item.how) for item in link_entities(memory, ICD_CODE).linked], name
+        assert (HOSPITAL + "ICD", "initials") in linked, name
+    assert sent[1] == sent[0], sent

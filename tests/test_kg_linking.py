@@ -73,3 +73,22 @@ def test_a_typo_in_a_short_word_still_gets_the_closest_label_in_every_interface(
 def test_closest_labels(kg):
     assert closest_labels(kg, "Once Were Warrior")[0] == "Once Were Warriors"
     assert closest_labels(kg, "") == []
+
+
+def test_the_class_list_is_one_request_over_the_class_predicates_the_kg_has(kg, fixtures_dir):
+    """linking.kg_classes over a SPARQL endpoint: one query for a KG with classes (the same classes as in memory), none
+    for a KG with no class predicate (the sample movie KG)."""
+    from kg_agent.kg import load_kg, open_sparql
+    from kg_agent.kg.linking import kg_classes
+    from tests.sparql_server import SparqlServer, store_from_graph
+
+    orchestra = load_kg(fixtures_dir / "kg" / "orchestra.ttl")
+    for memory, requests in ((orchestra, 1), (kg, 0)):
+        with SparqlServer(store_from_graph(memory.graph)) as server:
+            remote = open_sparql(server.url)
+            remote.relation_names()  # asked once per client, with the linking of any question
+            before = remote.request_count()
+            assert sorted(kg_classes(remote)) == sorted(kg_classes(memory))
+            assert kg_classes(remote) and memory is orchestra or not kg_classes(remote)
+            kg_classes(remote)  # kept per KG
+            assert remote.request_count() - before == requests

@@ -177,7 +177,7 @@ def test_the_answer_type_profile_is_two_requests_and_samples_as_one_query_per_re
     assert kinds == {r: RelationObjectKinds(remote).kinds_of([r])[r] for r in relations}
 
 
-def test_rog_sends_at_most_sixteen_requests_per_question_on_a_cold_client(server, memory):
+def test_rog_sends_at_most_eleven_requests_per_question_on_a_cold_client(server, memory):
     """Linking given ids, one query per layer of candidate relation paths, one for every plan's paths and labels, one
     that counts the subjects per object of the candidate round trips' relations (docs/benchmarks.md section 13k): the
     count in usage is what Virtuoso's HTTP log received, and the result is the memory backend's."""
@@ -193,7 +193,7 @@ def test_rog_sends_at_most_sixteen_requests_per_question_on_a_cold_client(server
         assert _state(got) == _state(want), question
         sent.append(got["usage"]["kg_requests"])
         assert server.settled_sparql_count(at_least=before + sent[-1]) - before == sent[-1], question
-    assert max(sent) <= 16, sent  # 11 until 29 Nov: the class list (once per KG), the answers' edges for a kind modifier (to win back)
+    assert max(sent) <= 11, sent
     assert min(sent) >= 1
 
 
@@ -367,7 +367,7 @@ def test_the_bulk_loader_loads_a_million_generated_triples(million):
     assert srv.loaded[graph_iri("million")] >= 1_000_000
 
 
-def test_rog_on_a_million_triples_sends_at_most_sixteen_requests_per_question(million):
+def test_rog_on_a_million_triples_sends_at_most_eleven_requests_per_question(million):
     # a cold client per question, topics given as ids (linking by label would download the label index);
     # usage["kg_requests"] is exactly what Virtuoso's HTTP log received, at most 11 (docs/benchmarks.md
     # sections 2 and 13k), and the retrieved paths are those of Algorithm 1 walked step by step
@@ -383,7 +383,7 @@ def test_rog_on_a_million_triples_sends_at_most_sixteen_requests_per_question(mi
         before = srv.settled_sparql_count()
         result = app.invoke({"question": question["raw"], "topic_entities": question["topic_ids"]})
         sent = result["usage"]["kg_requests"]
-        assert 0 < sent <= 16, (question["raw"], sent)  # 11 until 29 Nov, see the cold-client test
+        assert 0 < sent <= 11, (question["raw"], sent)
         assert srv.settled_sparql_count(at_least=before + sent) - before == sent
         relevance = label_relevance(result["question"], [Entity.from_dict(e) for e in result["topic_entities"]])
         # the offline answerer's defaults: a plan whose answers are not kept gets at most max_prompt_paths paths, and

@@ -102,13 +102,17 @@ def _to_the_list(walk: dict, inside: set[str]) -> dict:
 
 def walks_into_lists(walks: Sequence[dict], kg: KnowledgeGraph | None) -> list[dict]:
     """The walks, each ending at a list (module docstring) replaced by one walk to each of its members, stepping
-    through it (``authorList -> rdf:_1``); a list with no member ends no walk. A walk that steps inside a list to one
+    through it (``authorList -> rdf:_1``); a list with no member ends no walk. Nothing is read when the KG has no
+    membership property (``rdf:_n``, ``rdf:first``) at all. A walk that steps inside a list to one
     member (a beam keeps a few of ``rdf:_1``, ``rdf:_2`` ...) stands for the list: it reaches all of them. A walk up
     from a member to its list (``^rdf:_2``) is not stepped on (the list is then a step inside a fact, as a statement
     node is). Other walks as they are; no walk twice."""
     if kg is None:
         return list(walks)
     try:
+        # a KG with no membership property anywhere has no list: nothing is read of the walks' ends
+        if not membership_relations(kg, kg.relation_names()):
+            return list(walks)
         inside = membership_relations(kg, {s["relation"].lstrip("^") for w in walks for s in w.get("steps") or ()})
     except KGError:
         return list(walks)

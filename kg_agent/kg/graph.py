@@ -220,6 +220,11 @@ class KnowledgeGraph:
         does not read: a hub (a genre's films, a country's citizens) costs a count in the engine, not its edges."""
         return self.store.bounded_edges(entity_id, bound)
 
+    def bounded_edges_each(self, entity_ids: Iterable[str], bound: int) -> dict[str, BoundedEdges]:
+        """:meth:`bounded_edges` of many entities, ``{id: its bounded edges}``: over an endpoint, their edges in batches
+        (one request for many nodes, not one each)."""
+        return self.store.bounded_edges_each(list(entity_ids), bound)
+
     def edges(self, entity_id: str) -> Mapping[str, Sequence[str]]:
         """All of an entity's edges as ``{relation: [neighbour, ...]}`` (read-only view; do not mutate)."""
         return self.store.edges(entity_id)

@@ -38,6 +38,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from kg_agent.kg.graph import KnowledgeGraph
+from kg_agent.kg.sparql import sparql_iri
+from kg_agent.kg.stores.base import BoundedEdges
 from kg_agent.kg.terms import (
     has_word_character,
     initials_spans,
@@ -439,20 +441,28 @@ def _initials_candidates(kg: KnowledgeGraph, q: _Question) -> list[_Candidate]:
     (:func:`~kg_agent.kg.terms.is_acronym`) of such nodes: the initials of a question's words are never matched
     against every label."""
     index = kg.label_index()
+    spans = [(begin, end, list(index.get(letters) or ()))
+             for begin, end, letters in initials_spans(q.tokens[:MAX_FUZZY_TOKENS], FUNCTION_WORDS) if letters in index]
+    named = list(dict.fromkeys(key for *_, keys in spans for key in keys))
+    if not named:
+        return []
+    kg.prefetch_labels(named)
+    acronyms = [key for key in named if is_acronym(kg.label(key) or "")]
+    # every acronym-labelled node's edges at once (over an endpoint: in batches, not one request each)
+    groups = {key for key, edges in kg.bounded_edges_each(acronyms, INITIALS_MIN_MEMBERS).items() if _groups_many(edges)}
     found: list[_Candidate] = []
-    for begin, end, letters in initials_spans(q.tokens[:MAX_FUZZY_TOKENS], FUNCTION_WORDS):
-        if letters not in index:
-            continue
-        keys = [key for key in index.get(letters) or () if is_acronym(kg.label(key) or "") and _groups_many(kg, key)]
+    for begin, end, keys in spans:
+        keys = [key for key in keys if key in groups]
         entities = kg.entities_among(keys) if keys else {}
         if entities:
             found.append(_score_candidate(kg, q, begin, end - begin, "initials", 1.0, entities))
     return found
 
 
-def _groups_many(kg: KnowledgeGraph, key: str) -> bool:
-    """Whether more than :data:`INITIALS_MIN_MEMBERS` subjects point to the node by one relation (a class, a scheme)."""
-    return any(relation.startswith("^") for relation in kg.bounded_edges(key, INITIALS_MIN_MEMBERS).wide)
+def _groups_many(edges: BoundedEdges) -> bool:
+    """Whether more than :data:`INITIALS_MIN_MEMBERS` subjects point to a node by one relation (a class, a scheme):
+    its edges bounded by that many (:meth:`~kg_agent.kg.graph.KnowledgeGraph.bounded_edges`)."""
+    return any(relation.startswith("^") for relation in edges.wide)
 
 
 def _cluster(hits: list[int], anchor: int, content: list[int]) -> list[int]:
@@ -565,25 +575,23 @@ _classes_cache: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 def kg_classes(kg: KnowledgeGraph) -> tuple[str, ...]:
     """The KG's classes: the objects of its class predicates (``rdf:type`` ...; not those of a class hierarchy, whose
-    terms are what an ontology's questions are about), at most :data:`MAX_CLASSES` per predicate, one query each,
-    read once per graph."""
+    terms are what an ontology's questions are about), at most :data:`MAX_CLASSES` per predicate, read once per graph
+    in one query over the class predicates the graph has (:meth:`~kg_agent.kg.graph.KnowledgeGraph.class_fan_outs`;
+    none asked of a graph with none). Empty when the graph cannot answer (kept too: not asked again per question)."""
     try:
         return _classes_cache[kg]
     except (KeyError, TypeError):
         pass
     from kg_agent.kg.errors import KGError
-    from kg_agent.kg.naming import SUBCLASS_PREDICATES
 
-    found: list[str] = []
-    for iri in kg.naming.class_predicates:
-        if iri in SUBCLASS_PREDICATES:
-            continue
-        try:
-            rows = kg.query(f"SELECT DISTINCT ?c WHERE {{ ?s <{iri}> ?c FILTER(isIRI(?c)) }} LIMIT {MAX_CLASSES}")
-            found.extend(node_key(row[0]) for row in rows)
-        except KGError:
-            continue
-    classes = tuple(dict.fromkeys(found))
+    try:
+        predicates = [kg.relation_iri(fan_out.removeprefix("^")) for fan_out in sorted(kg.class_fan_outs())]
+        rows = kg.query("SELECT ?c WHERE { %s }" % " UNION ".join(
+            f"{{ SELECT DISTINCT ?c WHERE {{ ?s {sparql_iri(iri)} ?c FILTER(isIRI(?c)) }} LIMIT {MAX_CLASSES} }}"
+            for iri in predicates)) if predicates else []
+        classes = tuple(dict.fromkeys(node_key(row[0]) for row in rows))
+    except (KGError, ValueError):
+        classes = ()
     try:
         _classes_cache[kg] = classes
     except TypeError:

@@ -182,6 +182,10 @@ class GraphStore(ABC):
         this so that their targets are never read. The same answer on every backend: :meth:`edges` split by size."""
         return split_edges(self.edges(key), bound)
 
+    def bounded_edges_each(self, keys: Sequence[str], bound: int) -> dict[str, BoundedEdges]:
+        """:meth:`bounded_edges` of many nodes: ``{key: its bounded edges}``; a remote store reads them in batches."""
+        return {key: self.bounded_edges(key, bound) for key in dict.fromkeys(keys)}
+
     @abstractmethod
     def label(self, key: str) -> str | None:
         """The node's display label (:class:`~kg_agent.kg.naming.Naming`), None when it has no name."""

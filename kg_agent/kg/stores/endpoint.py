@@ -18,6 +18,7 @@ from kg_agent.kg.owl_restrictions import RESTRICTION_EDGES_QUERY, restriction_ed
 from kg_agent.kg.request_tally import note_request
 from kg_agent.kg.sparql import check_read_only, sparql_bool, sparql_iri, sparql_term
 from kg_agent.kg.stores.base import (
+    BoundedEdges,
     Edges,
     LRUCache,
     NameLiterals,
@@ -202,6 +203,12 @@ class EndpointGraphStore(EndpointRelationPaths):
         if signed.startswith("^"):
             return f"{self._facts(there, predicate, here, distinct=distinct)} FILTER(!isLiteral({here}))"
         return f'{self._facts(here, predicate, there, distinct=distinct)} FILTER(!isLiteral({there}) || STR({there}) != "")'
+
+    def bounded_edges_each(self, keys: Sequence[str], bound: int) -> dict[str, BoundedEdges]:
+        """The nodes' edges fetched in batches first (:meth:`prefetch`: one request per ``batch_size`` nodes), then
+        split by size as :meth:`bounded_edges` splits them."""
+        self.prefetch(keys)
+        return super().bounded_edges_each(keys, bound)
 
     def queryable(self, key: str) -> bool:
         # an endpoint refuses a relative IRI (HTTP 400): a bare name such as "Big" cannot be in it

@@ -45,7 +45,7 @@ from kg_agent.tools.shared.aggregates import literal_text
 from kg_agent.tools.shared.answer_checks import Nameless
 from kg_agent.tools.shared.answer_classes import class_name_text, class_names
 from kg_agent.tools.shared.answer_types import same_word
-from kg_agent.tools.shared.question_parts import ENTITY_TOKEN, FUNCTION_WORDS, QuestionParts
+from kg_agent.tools.shared.question_parts import ENTITY_TOKEN, FUNCTION_WORDS, ROUND_TRIP_WORDS, QuestionParts
 from kg_agent.tools.shared.scoring import mask_topic_mentions
 from kg_agent.tools.shared.similarity import shared_text_vectors
 
@@ -121,13 +121,14 @@ _WORDS = re.compile(r"\[ent\]|[a-z0-9]+")
 
 def asked_phrase(question: str, topic_entities: Iterable[dict]) -> list[str]:
     """The noun phrase after the question's first "which"/"what" (or "how many"), its mentions masked, up to the first
-    function word: ``["research", "track", "papers"]`` in "which research track papers did [X] write"; [] when none."""
+    function word: ``["research", "track", "papers"]`` in "which research track papers did [X] write"; [] when none.
+    A round-trip cue after its first word ends it too: "which films **share** actors with [X]" names films."""
     tokens = _WORDS.findall(mask_topic_mentions(question, _topics(topic_entities)).lower())
     for at, token in enumerate(tokens):
         if token in ("which", "what") or token == "how" and tokens[at + 1:at + 2] == ["many"]:
             phrase: list[str] = []
             for word in tokens[at + (2 if token == "how" else 1):]:
-                if word in FUNCTION_WORDS or word == ENTITY_TOKEN:
+                if word in FUNCTION_WORDS or word == ENTITY_TOKEN or (phrase and word in ROUND_TRIP_WORDS):
                     break
                 phrase.append(word)
             return phrase
