@@ -37,7 +37,9 @@ import weakref
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from kg_agent.kg.errors import KGError
 from kg_agent.kg.graph import KnowledgeGraph
+from kg_agent.kg.naming import HIERARCHY_NAMES
 from kg_agent.kg.terms import (
     has_word_character,
     initials_spans,
@@ -63,11 +65,7 @@ FUNCTION_WORDS = frozenset(
     there their they them he she his her him i me my we our you your can could would should will shall
     may might must has have had not no yes also same other""".split()
 )
-STOPWORDS = FUNCTION_WORDS | frozenset(
-    """films film movies movie act acted appear
-    appears star starred starring direct directed write wrote written release released type types
-    genre genres language languages year years kind often tags tag describe described""".split()
-)
+STOPWORDS = FUNCTION_WORDS
 
 MAX_NGRAM = 12
 #: Bracketed mentions looked up per question (MetaQA questions have one).
@@ -287,6 +285,9 @@ class _Candidate:
     quality: float
     scored: list[tuple[float, Entity]]
     relational: bool = False  # every content word names a relation or class of the KG ("actors", "writer")
+    #: the word right after it when that word names a relation or class of the KG ("direct **subtypes**"): the
+    #: mention may modify that noun rather than name a thing the question is about (:func:`_modifiers`)
+    before_noun: str = ""
     lowered: bool = False  # a cased question writes it in lower case while every label is capitalised ("primary")
 
     @property
@@ -348,7 +349,7 @@ def _link_ngrams(kg: KnowledgeGraph, question: str, cutoff: float) -> tuple[list
     partial = _partial_candidates(kg, q) + _initials_candidates(kg, q)
     if not candidates:  # typos compete with partial names ("ben franklin": Benjamin Franklin, not "Bite-size Ben ...")
         partial += _fuzzy_candidates(kg, q, cutoff)
-    return _select(_with_partial_names(candidates, partial)), []
+    return _select(kg, _with_partial_names(candidates, partial)), []
 
 
 #: How well a name of several words matches when the question writes its last word in the plural ("Roman emperors"
@@ -472,16 +473,85 @@ def _cluster(hits: list[int], anchor: int, content: list[int]) -> list[int]:
     return cluster
 
 
-def _select(candidates: list[_Candidate]) -> list[LinkedEntity]:
+def _select(kg: KnowledgeGraph, candidates: list[_Candidate]) -> list[LinkedEntity]:
     """The linked entities of the candidates that stay (see :func:`_link_ngrams`), best first."""
     kept = [c for c in candidates if not c.relational] or candidates
     kept = [c for c in kept if not c.lowered] or kept
+    modifiers = _modifiers(kg, kept)
+    kept = [c for c in kept if c not in modifiers] or kept
     linked: list[LinkedEntity] = []
     for candidate in sorted(kept, key=lambda c: -c.best):
-        for score, entity in candidate.scored:
-            if score >= candidate.best - TWIN_MARGIN:
-                linked.append(LinkedEntity(entity, candidate.text, score, candidate.how))
+        linked.extend(LinkedEntity(entity, candidate.text, score, candidate.how) for score, entity in _linked(candidate))
     return linked
+
+
+def _linked(candidate: _Candidate) -> list[tuple[float, Entity]]:
+    """The entities a candidate links: those scoring within :data:`TWIN_MARGIN` of its best."""
+    return [(score, entity) for score, entity in candidate.scored if score >= candidate.best - TWIN_MARGIN]
+
+
+#: Nodes read around an entity when :func:`_meets` looks for a node two mentions share: its neighbours, and those
+#: of its unnamed neighbours (a blank statement or list node between a person and the paper) up to this many.
+MAX_MEETING_NODES = 2000
+
+
+def _modifiers(kg: KnowledgeGraph, candidates: list[_Candidate]) -> list[_Candidate]:
+    """The candidates read as a modifier of the noun right after them, not as a thing the question is about: the
+    noun names a relation or class of the KG ("which terms are **direct subtypes** of exon": ``^subClassOf``), none
+    of the mention's entities is a member of a class the noun names ("the ISWC 2005 **conference**" names the
+    conference), and none meets an entity of another mention (is its neighbour or shares a named node with it, also
+    through an unnamed node: "a player at the **Forward position** at Club X" meets Club X at the player). What the
+    KG says decides, no word list: a term labelled "direct" links in that question, but it has no subtype and
+    meets exon nowhere, so "direct" says which subtypes."""
+    found = [c for c in candidates if c.before_noun and len(candidates) > 1]
+    if not found:
+        return []
+    around: dict[str, set[str]] = {}
+    out = []
+    for candidate in found:
+        ids = [entity.id for _, entity in _linked(candidate)]
+        others = [entity.id for other in candidates if other is not candidate for _, entity in _linked(other)]
+        if not _of_class_named(kg, ids, candidate.before_noun) and not _meets(kg, ids, others, around):
+            out.append(candidate)
+    return out
+
+
+def _of_class_named(kg: KnowledgeGraph, ids: list[str], noun: str) -> bool:
+    """Whether one of the entities is a member of a class of the KG whose name has a word of ``noun``'s root."""
+    classes = kg.classes_of(ids)
+    if not classes:
+        return False
+    members = {c for found in classes.values() for c in found}
+    labels = kg.labels_by_id(sorted(members))
+    return any(_root(noun) in {_root(w) for w in _name_words(labels.get(c) or c)} for c in members)
+
+
+def _meets(kg: KnowledgeGraph, ids: list[str], others: list[str], around: dict[str, set[str]]) -> bool:
+    """Whether an entity of ``ids`` is a neighbour of one of ``others`` or shares a node with it (an entity, not a
+    class, a property or a literal), through an unnamed node too (:data:`MAX_MEETING_NODES`)."""
+    classes = {r.lstrip("^") for r in kg.class_fan_outs()}
+
+    def near(key: str) -> set[str]:
+        if key not in around:
+            found = {n for r, ts in kg.edges(key).items() if r.lstrip("^") not in classes for n in ts
+                     if not n.startswith('"')}
+            unnamed = [n for n in found if n.startswith("_:")][:MAX_MEETING_NODES]
+            kg.prefetch(unnamed)
+            for node in unnamed:
+                found.update(n for r, ts in kg.edges(node).items() if r.lstrip("^") not in classes for n in ts
+                             if not n.startswith(('"', "_:")) and n != key)
+                if len(found) > MAX_MEETING_NODES:
+                    break
+            around[key] = found
+        return around[key]
+
+    kg.prefetch([*ids, *others])
+    mine = set().union(*(near(key) for key in ids))
+    if mine.intersection(others):
+        return True
+    shared = mine.intersection(*[set().union(*(near(key) for key in others))])
+    # a blank node both reach is a statement or a list joining them; a named one must be an entity
+    return any(n.startswith("_:") for n in shared) or bool(kg.entities_among(shared))
 
 
 def _score_candidate(kg: KnowledgeGraph, q: _Question, begin: int, size: int, how: str, quality: float,
@@ -511,7 +581,9 @@ def _score_candidate(kg: KnowledgeGraph, q: _Question, begin: int, size: int, ho
     scored.sort(key=lambda pair: (-pair[0], pair[1].id))
     relational = bool(content) and all(_root(w) in q.vocabulary_roots for w in content)
     lowered = q.cased and bool(written) and written == written.lower() and all_capitalised
-    return _Candidate(begin, size, " ".join(words), how, quality, scored, relational, lowered)
+    after = q.tokens[begin + size] if begin + size < len(q.tokens) else ""
+    noun = after if after not in FUNCTION_WORDS and len(after) >= 3 and _root(after) in q.vocabulary_roots else ""
+    return _Candidate(begin, size, " ".join(words), how, quality, scored, relational, lowered=lowered, before_noun=noun)
 
 
 def _named_by_label(kg: KnowledgeGraph, key: str, label: str, text: str) -> bool:
@@ -544,7 +616,8 @@ def _vocabulary_roots(kg: KnowledgeGraph) -> frozenset[str]:
     except (KeyError, TypeError):
         pass
     roots = set()
-    for name in [*kg.relation_names(), *_class_names(kg)]:
+    relations = kg.relation_names()
+    for name in [*relations, *_class_names(kg), *_hierarchy_names(kg, relations)]:
         for word in _name_words(name):
             if word not in FUNCTION_WORDS and len(word) >= 3:
                 roots.add(_root(word))
@@ -553,6 +626,21 @@ def _vocabulary_roots(kg: KnowledgeGraph) -> frozenset[str]:
         _relation_words_cache[kg] = found
     except TypeError:
         pass
+    return found
+
+
+def _hierarchy_names(kg: KnowledgeGraph, relations: list[str]) -> list[str]:
+    """The English names of both directions of the W3C hierarchy properties among ``relations``
+    (:data:`~kg_agent.kg.naming.HIERARCHY_NAMES`: ``rdfs:subClassOf`` is named "superclass" and "subtype"), which
+    the KG itself rarely names."""
+    found: list[str] = []
+    for name in relations:
+        try:
+            names = HIERARCHY_NAMES.get(kg.relation_iri(name))
+        except KGError:
+            continue
+        if names is not None:
+            found.extend(itertools.chain(*names))
     return found
 
 
