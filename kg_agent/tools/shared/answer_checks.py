@@ -75,7 +75,6 @@ from kg_agent.tools.shared.answer_types import (
     PERSON,
     PLACE,
     TIME,
-    TIME_SUPERLATIVES,
     XSD,
     AskedType,
     is_prose,
@@ -84,6 +83,7 @@ from kg_agent.tools.shared.answer_types import (
     relation_object_kinds,
     same_word,
 )
+from kg_agent.tools.shared.english_words import TIME_SUPERLATIVES
 from kg_agent.tools.shared.path_scoring import RelationPathScorer
 from kg_agent.tools.shared.question_parts import QuestionParts, kind_before_mention
 from kg_agent.tools.shared.relation_words import name_words
