@@ -65,7 +65,6 @@ FUNCTION_WORDS = frozenset(
     there their they them he she his her him i me my we our you your can could would should will shall
     may might must has have had not no yes also same other""".split()
 )
-STOPWORDS = FUNCTION_WORDS
 
 MAX_NGRAM = 12
 #: Bracketed mentions looked up per question (MetaQA questions have one).
@@ -320,7 +319,7 @@ def _link_ngrams(kg: KnowledgeGraph, question: str, cutoff: float) -> tuple[list
             if any(claimed[i] for i in span):
                 continue
             words = tokens[begin : begin + size]
-            if all(w in STOPWORDS or len(w) < 2 for w in words) and not q.capitalised_inside(begin):
+            if all(w in FUNCTION_WORDS or len(w) < 2 for w in words) and not q.capitalised_inside(begin):
                 continue
             text = " ".join(words)
             # as written, then without a space between a letter and a digit ("iswc 2005": "ISWC2005"), then with the
@@ -714,7 +713,7 @@ def _fuzzy_candidates(kg: KnowledgeGraph, q: _Question, cutoff: float) -> list[_
         found: list[_Candidate] = []
         for begin in range(0, len(tokens) - size + 1):
             words = tokens[begin : begin + size]
-            if words[0] in STOPWORDS or words[-1] in STOPWORDS or (size == 1 and len(words[0]) < 5):
+            if words[0] in FUNCTION_WORDS or words[-1] in FUNCTION_WORDS or (size == 1 and len(words[0]) < 5):
                 continue
             mention = " ".join(words)
             for label in closest_labels(kg, mention, limit=3, cutoff=cutoff):
@@ -751,7 +750,7 @@ def _closest_to_question(kg: KnowledgeGraph, texts: list[str], limit: int = 5) -
         for size in (3, 2, 1):
             for begin in range(0, len(tokens) - size + 1):
                 words = tokens[begin : begin + size]
-                if words[0] in STOPWORDS or words[-1] in STOPWORDS:
+                if words[0] in FUNCTION_WORDS or words[-1] in FUNCTION_WORDS:
                     continue
                 span = " ".join(words)
                 for label in closest_labels(kg, span, limit=3, cutoff=0.5):
@@ -774,7 +773,7 @@ def _respelt_closest(kg: KnowledgeGraph, texts: list[str], *, limit: int = 5, cu
     index = kg.label_index()
     scored: dict[str, float] = {}
     for mention in [normalize_label(text) for text in texts][:RESPELT_WORDS]:
-        words = [w for w in mention.split() if w not in STOPWORDS and len(w) >= 3][:RESPELT_WORDS]
+        words = [w for w in mention.split() if w not in FUNCTION_WORDS and len(w) >= 3][:RESPELT_WORDS]
         candidates: set[str] = set()
         for word in words:
             alike = [token for token in index.words_with_prefix(word[:3]) if abs(len(token) - len(word)) <= 2]
@@ -796,7 +795,7 @@ def closest_labels(kg: KnowledgeGraph, text: str, *, limit: int = 5, cutoff: flo
         return []
     index = kg.label_index()
     candidates: set[str] = set()
-    words = ([w for w in wanted.split() if w not in STOPWORDS] or wanted.split())[:MAX_FUZZY_WORDS]
+    words = ([w for w in wanted.split() if w not in FUNCTION_WORDS] or wanted.split())[:MAX_FUZZY_WORDS]
     for word in words:
         candidates.update(index.labels_with_word(word, limit=2000))
         if len(word) >= 4:
