@@ -30,18 +30,28 @@ def test_linking_skips_english_function_words_only():
 
 
 def test_a_name_before_a_relation_noun_meeting_no_other_mention_is_a_modifier(packages):
-    # the package "direct" depends on sockets and shares nothing with the parser: "direct" says which dependencies
-    assert _linked(packages, "Which packages are direct dependencies of parser?") == ["parser"]
+    # "dependencies" names dependsOn, which parser has; the package "direct" depends on sockets and shares nothing
+    # with the parser: "direct" says which dependencies, and the result says how it was read
+    result = link_entities(packages, "Which packages are direct dependencies of parser?")
+    assert [item.entity.label for item in result.linked] == ["parser"]
+    assert result.notes == ["'direct' read as a modifier of 'dependencies', not as a thing the question is about: the "
+                            "thing of that name meets no other thing the question names"]
+    assert _linked(packages, "How many direct dependencies does linter have?") == ["linter"]
 
 
 def test_a_lone_mention_before_a_relation_noun_stays_the_topic(packages):
     assert _linked(packages, "What does direct depend on?") == ["direct"]
 
 
-def test_a_name_before_a_class_noun_that_meets_the_other_mention_stays_a_topic(packages):
-    # Alice Moreau stands before "packages" (the class Package) and is no package, but she maintains the packages
-    # that depend on lexer: a real second topic
-    assert _linked(packages, "Which Alice Moreau packages depend on lexer?") == ["Alice Moreau", "lexer"]
+def test_a_name_before_a_relation_noun_that_meets_the_other_mention_stays_a_topic(packages):
+    # Alice Moreau stands before "dependencies", which linter has, but she maintains linter: a real second topic
+    assert _linked(packages, "Which Alice Moreau dependencies does linter have?") == ["Alice Moreau", "linter"]
+
+
+def test_a_name_before_a_noun_no_other_mention_has_stays_a_topic(packages):
+    # "packages" is the answers' class, said of no other mention: Chiara Conti's packages depend on no lexer, so the
+    # question has no answer; it is not answered with every package depending on lexer
+    assert _linked(packages, "Which Chiara Conti packages depend on lexer?") == ["Chiara Conti", "lexer"]
 
 
 def test_a_member_of_the_class_the_noun_names_is_that_thing_not_a_modifier(packages):
@@ -57,11 +67,15 @@ def test_the_modified_question_is_answered_from_the_one_topic(packages, method):
     result = create_graph(method, packages).compile().invoke({"question": "Which packages are direct dependencies of parser?"})
     answers = {a["answer"] for a in result["answers"]}
     assert answers & {"lexer", "tokens"} and "sockets" not in answers
+    assert any(w.startswith("link: 'direct' read as a modifier of 'dependencies'") for w in result["warnings"])
 
 
 def test_a_real_two_topic_question_still_intersects(packages):
     from kg_agent.graphs.registry import create_graph
 
-    result = create_graph("rog", packages).compile().invoke({"question": "Which Alice Moreau packages depend on lexer?"})
-    # maintained by Alice Moreau and depending on lexer: not formatter (Bruno Silva's), not lexer itself
-    assert sorted(a["answer"] for a in result["answers"]) == ["linter", "parser"]
+    app = create_graph("rog", packages).compile()
+    result = app.invoke({"question": "Which Alice Moreau dependencies does linter have?"})
+    # linter depends on lexer and parser, maintained by Alice Moreau, and on tokens, maintained by Bruno Silva
+    assert sorted(a["answer"] for a in result["answers"]) == ["lexer", "parser"]
+    result = app.invoke({"question": "Which Chiara Conti packages depend on lexer?"})
+    assert result["answers"] == [] and result["stop_reason"] == "abstained"

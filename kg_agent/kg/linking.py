@@ -55,6 +55,8 @@ from kg_agent.kg.terms import (
 from kg_agent.kg.types import Entity
 
 NO_ENTITY_MESSAGE = "no entity of the knowledge graph found in the question"
+MODIFIER_NOTE = ("{!r} read as a modifier of {!r}, not as a thing the question is about: the thing of that name meets "
+                 "no other thing the question names")
 NUMBERED_MESSAGE = ("the question names {}, which the knowledge graph does not name: it names the words without the "
                     "number")
 
@@ -97,6 +99,8 @@ class LinkResult:
     linked: list[LinkedEntity] = field(default_factory=list)
     closest: list[str] = field(default_factory=list)
     message: str | None = None
+    #: what linking read otherwise than as a thing named ("'direct' read as a modifier of 'subtypes' ...")
+    notes: list[str] = field(default_factory=list)
 
     @property
     def entities(self) -> list[Entity]:
@@ -110,12 +114,13 @@ class LinkResult:
 def link_entities(kg: KnowledgeGraph, question: str, *, max_entities: int = 5, fuzzy_cutoff: float = 0.8) -> LinkResult:
     """Find the topic entities of ``question`` in ``kg`` (see the module docstring for the rules)."""
     linked: list[LinkedEntity] = []
+    notes: list[str] = []
     bracketed = _BRACKETS.findall(question)[:MAX_BRACKETS]
     if bracketed:
         for mention in bracketed:
             linked.extend(_link_mention(kg, mention, fuzzy_cutoff, how="bracket"))
     else:
-        linked, numbered = _link_ngrams(kg, question, fuzzy_cutoff)
+        linked, numbered, notes = _link_ngrams(kg, question, fuzzy_cutoff)
         if numbered:  # "chromosome 7" where the KG names only "chromosome": the question is about what it lacks
             return LinkResult([], [], NUMBERED_MESSAGE.format(", ".join(repr(m) for m in numbered)))
     linked = _with_same_names(kg, linked)
@@ -125,7 +130,7 @@ def link_entities(kg: KnowledgeGraph, question: str, *, max_entities: int = 5, f
             unique[item.entity.id] = item
     ranked = _ranked_things(kg, unique.values(), max_entities)
     if ranked:
-        return LinkResult(ranked)
+        return LinkResult(ranked, notes=notes)
     closest = _closest_to_question(kg, bracketed or [question])
     hint = f"; closest labels: {', '.join(closest)}" if closest else ""
     return LinkResult([], closest, NO_ENTITY_MESSAGE + hint)
@@ -300,13 +305,13 @@ def _is_designation(token: str) -> bool:
     return token.isdigit() and len(token) <= 2
 
 
-def _link_ngrams(kg: KnowledgeGraph, question: str, cutoff: float) -> tuple[list[LinkedEntity], list[str]]:
+def _link_ngrams(kg: KnowledgeGraph, question: str, cutoff: float) -> tuple[list[LinkedEntity], list[str], list[str]]:
     """Mentions of a plain question: every n-gram that is a label or alias (longest first, non-overlapping), each
     entity scored by :data:`CASE_BONUS` and the others; a mention whose words only name relations or classes of the KG, or
     that a cased question writes in lower case against a capitalised label, is dropped when a better mention is
     left; nothing found: typos (fuzzy) and partial names. Also the mentions written with a number right after
     them that their names lack (:func:`_is_designation`: "chromosome 7" against the term "chromosome"): a numbered
-    thing the KG does not name; then nothing is linked."""
+    thing the KG does not name; then nothing is linked. Last, a note for each mention read as a modifier."""
     q = _Question.of(kg, question)
     tokens = q.tokens
     index = kg.label_index()
@@ -344,11 +349,12 @@ def _link_ngrams(kg: KnowledgeGraph, question: str, cutoff: float) -> tuple[list
                 if c.begin + c.size < len(tokens) and _is_designation(tokens[c.begin + c.size])
                 and not any(e.label.split()[-1:] == [tokens[c.begin + c.size]] for _, e in c.scored)]
     if numbered:
-        return [], numbered
+        return [], numbered, []
     partial = _partial_candidates(kg, q) + _initials_candidates(kg, q)
     if not candidates:  # typos compete with partial names ("ben franklin": Benjamin Franklin, not "Bite-size Ben ...")
         partial += _fuzzy_candidates(kg, q, cutoff)
-    return _select(kg, _with_partial_names(candidates, partial)), []
+    linked, notes = _select(kg, _with_partial_names(candidates, partial))
+    return linked, [], notes
 
 
 #: How well a name of several words matches when the question writes its last word in the plural ("Roman emperors"
@@ -472,8 +478,9 @@ def _cluster(hits: list[int], anchor: int, content: list[int]) -> list[int]:
     return cluster
 
 
-def _select(kg: KnowledgeGraph, candidates: list[_Candidate]) -> list[LinkedEntity]:
-    """The linked entities of the candidates that stay (see :func:`_link_ngrams`), best first."""
+def _select(kg: KnowledgeGraph, candidates: list[_Candidate]) -> tuple[list[LinkedEntity], list[str]]:
+    """The linked entities of the candidates that stay (see :func:`_link_ngrams`), best first, and a note for each
+    mention read as a modifier (:func:`_modifiers`)."""
     kept = [c for c in candidates if not c.relational] or candidates
     kept = [c for c in kept if not c.lowered] or kept
     modifiers = _modifiers(kg, kept)
@@ -481,7 +488,8 @@ def _select(kg: KnowledgeGraph, candidates: list[_Candidate]) -> list[LinkedEnti
     linked: list[LinkedEntity] = []
     for candidate in sorted(kept, key=lambda c: -c.best):
         linked.extend(LinkedEntity(entity, candidate.text, score, candidate.how) for score, entity in _linked(candidate))
-    return linked
+    notes = [MODIFIER_NOTE.format(c.text, c.before_noun) for c in modifiers if c not in kept]
+    return linked, notes
 
 
 def _linked(candidate: _Candidate) -> list[tuple[float, Entity]]:
@@ -495,13 +503,17 @@ MAX_MEETING_NODES = 2000
 
 
 def _modifiers(kg: KnowledgeGraph, candidates: list[_Candidate]) -> list[_Candidate]:
-    """The candidates read as a modifier of the noun right after them, not as a thing the question is about: the
-    noun names a relation or class of the KG ("which terms are **direct subtypes** of exon": ``^subClassOf``), none
-    of the mention's entities is a member of a class the noun names ("the ISWC 2005 **conference**" names the
-    conference), and none meets an entity of another mention (is its neighbour or shares a named node with it, also
-    through an unnamed node: "a player at the **Forward position** at Club X" meets Club X at the player). What the
-    KG says decides, no word list: a term labelled "direct" links in that question, but it has no subtype and
-    meets exon nowhere, so "direct" says which subtypes."""
+    """The candidates read as a modifier of the noun right after them, not as a thing the question is about. The noun
+    names a relation of the KG that another mention's entity has ("which terms are **direct subtypes** of
+    exon": ``^subClassOf``, which exon has; "how many direct subtypes does gene have"), so that mention is what the
+    noun is said of; none of the candidate's entities is a member of a class the noun names ("the ISWC 2005
+    **conference**" names the conference); and none meets an entity of another mention (is its neighbour or shares a
+    named node with it, also through an unnamed node: "which **Alice Moreau** dependencies does linter have": linter
+    is maintained by her). What the KG says decides, no word list: a term labelled "direct" links in that
+    question, but it meets exon nowhere, so "direct" says which subtypes. A noun no other mention has stays the
+    candidate's ("books by Ada Marlow on the **Poetry bookshelf**": Ada Marlow has no bookshelf; if her books are on
+    none of that shelf, the two meet nowhere and the question has no answer). A class noun ("which Chiara Conti
+    **packages** ...") is the answers' type, said of no other mention: a name before it stays."""
     found = [c for c in candidates if c.before_noun and len(candidates) > 1]
     if not found:
         return []
@@ -510,9 +522,25 @@ def _modifiers(kg: KnowledgeGraph, candidates: list[_Candidate]) -> list[_Candid
     for candidate in found:
         ids = [entity.id for _, entity in _linked(candidate)]
         others = [entity.id for other in candidates if other is not candidate for _, entity in _linked(other)]
-        if not _of_class_named(kg, ids, candidate.before_noun) and not _meets(kg, ids, others, around):
+        noun = candidate.before_noun
+        if _has_relation_named(kg, others, noun) and not _of_class_named(kg, ids, noun) \
+                and not _meets(kg, ids, others, around):
             out.append(candidate)
     return out
+
+
+def _relation_roots(kg: KnowledgeGraph, relation: str) -> set[str]:
+    """The roots of the words naming a relation: its own name's, and for a W3C hierarchy property the English names
+    of either direction (:data:`~kg_agent.kg.naming.HIERARCHY_NAMES`: ``rdfs:subClassOf`` "subtype", "superclass")."""
+    words = [*_name_words(relation), *(w for name in _hierarchy_names(kg, [relation]) for w in name.split())]
+    return {_root(w) for w in words if w not in FUNCTION_WORDS and len(w) >= 3}
+
+
+def _has_relation_named(kg: KnowledgeGraph, ids: list[str], noun: str) -> bool:
+    """Whether one of the entities has a relation (either way) that ``noun`` names (a word of its root)."""
+    kg.prefetch(ids)
+    names = {r.lstrip("^") for key in ids for r in kg.relations(key)}
+    return any(_root(noun) in _relation_roots(kg, name) for name in names)
 
 
 def _of_class_named(kg: KnowledgeGraph, ids: list[str], noun: str) -> bool:

@@ -27,9 +27,9 @@ from dataclasses import dataclass
 from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.terms import UNNAMED
 from kg_agent.kg.types import is_inverse
-from kg_agent.tools.shared.english_words import EARLIEST_WORDS, TIME_SUPERLATIVES
 from kg_agent.tools.shared.path_scoring import RelationPathScorer
 from kg_agent.tools.shared.question_parts import QuestionParts
+from kg_agent.tools.shared.relation_words import EARLIEST_WORDS, TIME_SUPERLATIVES
 
 MAX, MIN = "max", "min"
 #: Superlatives asking for the least value; any other superlative ("most", "-est", "-most") asks for the greatest.

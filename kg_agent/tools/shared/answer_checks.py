@@ -83,10 +83,9 @@ from kg_agent.tools.shared.answer_types import (
     relation_object_kinds,
     same_word,
 )
-from kg_agent.tools.shared.english_words import TIME_SUPERLATIVES
 from kg_agent.tools.shared.path_scoring import RelationPathScorer
 from kg_agent.tools.shared.question_parts import QuestionParts, kind_before_mention
-from kg_agent.tools.shared.relation_words import name_words
+from kg_agent.tools.shared.relation_words import TIME_SUPERLATIVES, name_words
 from kg_agent.tools.shared.scoring import mask_mentions
 
 ABSTAINED = "abstained"

@@ -34,7 +34,7 @@ from kg_agent.kg.profile import MAX_NAME_CHARACTERS
 from kg_agent.kg.role_nodes import role_nodes
 from kg_agent.kg.terms import UNNAMED
 from kg_agent.kg.types import base_relation, is_inverse
-from kg_agent.tools.shared.english_words import BE_WORDS, TIME_SUPERLATIVES
+from kg_agent.tools.shared.relation_words import BE_WORDS, TIME_SUPERLATIVES
 
 TIME, PLACE, PERSON, NUMBER = "time", "place", "person", "number"
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 from functools import cached_property
 
 from kg_agent.tools.shared.answer_types import OTHER, AskedType
-from kg_agent.tools.shared.english_words import ARTICLES, AUXILIARIES, DO_WORDS
+from kg_agent.tools.shared.relation_words import ARTICLES, AUXILIARIES, DO_WORDS
 from kg_agent.tools.shared.scoring import STOPWORDS
 
 ENTITY_TOKEN = "[ent]"

@@ -55,8 +55,8 @@ from kg_agent.kg.terms import UNNAMED, node_key
 from kg_agent.tools.shared.aggregates import MAX, MIN, literal_text, literal_value
 from kg_agent.tools.shared.answer_checks import Nameless
 from kg_agent.tools.shared.answer_classes import class_name_text, class_names
-from kg_agent.tools.shared.english_words import ARTICLES, AUXILIARIES
 from kg_agent.tools.shared.language_names import language_name, language_tag, tag_language
+from kg_agent.tools.shared.relation_words import ARTICLES, AUXILIARIES
 from kg_agent.tools.shared.similarity import TextVectors, shared_text_vectors
 
 #: Words after "the most" that say the count is of how often something occurs ("the most common subject heading").
