@@ -67,13 +67,18 @@ def test_a_walk_into_a_collection_reaches_its_members(hospital, method):
 
 
 def test_the_noun_phrase_after_which_is_read_with_its_modifiers():
-    from kg_agent.tools.shared.constraints import asked_phrase
+    from kg_agent.tools.shared.constraints import asked_type
 
     topic = [{"id": EX + "ana-ruiz", "label": "Ana Ruiz", "mention": "ana ruiz"}]
-    assert asked_phrase("Which emergency operations did Ana Ruiz perform?", topic) == ["emergency", "operations"]
-    assert asked_phrase("What operations did Ana Ruiz perform?", topic) == ["operations"]
+    asked = asked_type("Which emergency operations did Ana Ruiz perform?", topic)
+    assert asked.noun_phrase == ("emergency", "operations")
+    assert asked_type("What operations did Ana Ruiz perform?", topic).noun_phrase == ("operations",)
+    # one reader: after "what was the first" and "which other" the noun phrase is the type noun's, as is the phrase
+    assert asked_type("What was the first emergency operation?", topic).noun_phrase == ("emergency", "operation")
+    assert asked_type("Which other surgeons did Ana Ruiz train?", topic).noun_phrase == ("surgeons",)
+    assert asked_type("How many scheduled operations did Ana Ruiz perform?", topic).phrase == "scheduled operations"
     # a round-trip cue is the verb, not a modifier: no answer's kind is read for "surgeons share"
-    assert asked_phrase("Which surgeons share operations with Ana Ruiz?", topic) == ["surgeons"]
+    assert asked_type("Which surgeons share operations with Ana Ruiz?", topic).noun_phrase == ("surgeons",)
 
 
 @pytest.mark.parametrize("method", ["rog", "tog", "tog-i"])

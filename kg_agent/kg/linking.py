@@ -37,7 +37,9 @@ import weakref
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from kg_agent.kg.errors import KGError
 from kg_agent.kg.graph import KnowledgeGraph
+from kg_agent.kg.naming import HIERARCHY_NAMES
 from kg_agent.kg.sparql import sparql_iri
 from kg_agent.kg.stores.base import BoundedEdges
 from kg_agent.kg.terms import (
@@ -55,6 +57,8 @@ from kg_agent.kg.terms import (
 from kg_agent.kg.types import Entity
 
 NO_ENTITY_MESSAGE = "no entity of the knowledge graph found in the question"
+MODIFIER_NOTE = ("{!r} read as a modifier of {!r}, not as a thing the question is about: the thing of that name meets "
+                 "no other thing the question names")
 NUMBERED_MESSAGE = ("the question names {}, which the knowledge graph does not name: it names the words without the "
                     "number")
 
@@ -64,11 +68,6 @@ FUNCTION_WORDS = frozenset(
     what which who whom whose when where why how that this these those it its as into about than then
     there their they them he she his her him i me my we our you your can could would should will shall
     may might must has have had not no yes also same other""".split()
-)
-STOPWORDS = FUNCTION_WORDS | frozenset(
-    """films film movies movie act acted appear
-    appears star starred starring direct directed write wrote written release released type types
-    genre genres language languages year years kind often tags tag describe described""".split()
 )
 
 MAX_NGRAM = 12
@@ -102,6 +101,8 @@ class LinkResult:
     linked: list[LinkedEntity] = field(default_factory=list)
     closest: list[str] = field(default_factory=list)
     message: str | None = None
+    #: what linking read otherwise than as a thing named ("'direct' read as a modifier of 'subtypes' ...")
+    notes: list[str] = field(default_factory=list)
 
     @property
     def entities(self) -> list[Entity]:
@@ -115,12 +116,13 @@ class LinkResult:
 def link_entities(kg: KnowledgeGraph, question: str, *, max_entities: int = 5, fuzzy_cutoff: float = 0.8) -> LinkResult:
     """Find the topic entities of ``question`` in ``kg`` (see the module docstring for the rules)."""
     linked: list[LinkedEntity] = []
+    notes: list[str] = []
     bracketed = _BRACKETS.findall(question)[:MAX_BRACKETS]
     if bracketed:
         for mention in bracketed:
             linked.extend(_link_mention(kg, mention, fuzzy_cutoff, how="bracket"))
     else:
-        linked, numbered = _link_ngrams(kg, question, fuzzy_cutoff)
+        linked, numbered, notes = _link_ngrams(kg, question, fuzzy_cutoff)
         if numbered:  # "chromosome 7" where the KG names only "chromosome": the question is about what it lacks
             return LinkResult([], [], NUMBERED_MESSAGE.format(", ".join(repr(m) for m in numbered)))
     linked = _with_same_names(kg, linked)
@@ -130,7 +132,7 @@ def link_entities(kg: KnowledgeGraph, question: str, *, max_entities: int = 5, f
             unique[item.entity.id] = item
     ranked = _ranked_things(kg, unique.values(), max_entities)
     if ranked:
-        return LinkResult(ranked)
+        return LinkResult(ranked, notes=notes)
     closest = _closest_to_question(kg, bracketed or [question])
     hint = f"; closest labels: {', '.join(closest)}" if closest else ""
     return LinkResult([], closest, NO_ENTITY_MESSAGE + hint)
@@ -289,6 +291,9 @@ class _Candidate:
     quality: float
     scored: list[tuple[float, Entity]]
     relational: bool = False  # every content word names a relation or class of the KG ("actors", "writer")
+    #: the word right after it when that word names a relation or class of the KG ("direct **subtypes**"): the
+    #: mention may modify that noun rather than name a thing the question is about (:func:`_modifiers`)
+    before_noun: str = ""
     lowered: bool = False  # a cased question writes it in lower case while every label is capitalised ("primary")
 
     @property
@@ -302,13 +307,13 @@ def _is_designation(token: str) -> bool:
     return token.isdigit() and len(token) <= 2
 
 
-def _link_ngrams(kg: KnowledgeGraph, question: str, cutoff: float) -> tuple[list[LinkedEntity], list[str]]:
+def _link_ngrams(kg: KnowledgeGraph, question: str, cutoff: float) -> tuple[list[LinkedEntity], list[str], list[str]]:
     """Mentions of a plain question: every n-gram that is a label or alias (longest first, non-overlapping), each
     entity scored by :data:`CASE_BONUS` and the others; a mention whose words only name relations or classes of the KG, or
     that a cased question writes in lower case against a capitalised label, is dropped when a better mention is
     left; nothing found: typos (fuzzy) and partial names. Also the mentions written with a number right after
     them that their names lack (:func:`_is_designation`: "chromosome 7" against the term "chromosome"): a numbered
-    thing the KG does not name; then nothing is linked."""
+    thing the KG does not name; then nothing is linked. Last, a note for each mention read as a modifier."""
     q = _Question.of(kg, question)
     tokens = q.tokens
     index = kg.label_index()
@@ -321,7 +326,7 @@ def _link_ngrams(kg: KnowledgeGraph, question: str, cutoff: float) -> tuple[list
             if any(claimed[i] for i in span):
                 continue
             words = tokens[begin : begin + size]
-            if all(w in STOPWORDS or len(w) < 2 for w in words) and not q.capitalised_inside(begin):
+            if all(w in FUNCTION_WORDS or len(w) < 2 for w in words) and not q.capitalised_inside(begin):
                 continue
             text = " ".join(words)
             # as written, then without a space between a letter and a digit ("iswc 2005": "ISWC2005"), then with the
@@ -346,11 +351,12 @@ def _link_ngrams(kg: KnowledgeGraph, question: str, cutoff: float) -> tuple[list
                 if c.begin + c.size < len(tokens) and _is_designation(tokens[c.begin + c.size])
                 and not any(e.label.split()[-1:] == [tokens[c.begin + c.size]] for _, e in c.scored)]
     if numbered:
-        return [], numbered
+        return [], numbered, []
     partial = _partial_candidates(kg, q) + _initials_candidates(kg, q)
     if not candidates:  # typos compete with partial names ("ben franklin": Benjamin Franklin, not "Bite-size Ben ...")
         partial += _fuzzy_candidates(kg, q, cutoff)
-    return _select(_with_partial_names(candidates, partial)), []
+    linked, notes = _select(kg, _with_partial_names(candidates, partial))
+    return linked, [], notes
 
 
 #: How well a name of several words matches when the question writes its last word in the plural ("Roman emperors"
@@ -482,16 +488,107 @@ def _cluster(hits: list[int], anchor: int, content: list[int]) -> list[int]:
     return cluster
 
 
-def _select(candidates: list[_Candidate]) -> list[LinkedEntity]:
-    """The linked entities of the candidates that stay (see :func:`_link_ngrams`), best first."""
+def _select(kg: KnowledgeGraph, candidates: list[_Candidate]) -> tuple[list[LinkedEntity], list[str]]:
+    """The linked entities of the candidates that stay (see :func:`_link_ngrams`), best first, and a note for each
+    mention read as a modifier (:func:`_modifiers`)."""
     kept = [c for c in candidates if not c.relational] or candidates
     kept = [c for c in kept if not c.lowered] or kept
+    modifiers = _modifiers(kg, kept)
+    kept = [c for c in kept if c not in modifiers] or kept
     linked: list[LinkedEntity] = []
     for candidate in sorted(kept, key=lambda c: -c.best):
-        for score, entity in candidate.scored:
-            if score >= candidate.best - TWIN_MARGIN:
-                linked.append(LinkedEntity(entity, candidate.text, score, candidate.how))
-    return linked
+        linked.extend(LinkedEntity(entity, candidate.text, score, candidate.how) for score, entity in _linked(candidate))
+    notes = [MODIFIER_NOTE.format(c.text, c.before_noun) for c in modifiers if c not in kept]
+    return linked, notes
+
+
+def _linked(candidate: _Candidate) -> list[tuple[float, Entity]]:
+    """The entities a candidate links: those scoring within :data:`TWIN_MARGIN` of its best."""
+    return [(score, entity) for score, entity in candidate.scored if score >= candidate.best - TWIN_MARGIN]
+
+
+#: Nodes read around an entity when :func:`_meets` looks for a node two mentions share: its neighbours, and those
+#: of its unnamed neighbours (a blank statement or list node between a person and the paper) up to this many.
+MAX_MEETING_NODES = 2000
+
+
+def _modifiers(kg: KnowledgeGraph, candidates: list[_Candidate]) -> list[_Candidate]:
+    """The candidates read as a modifier of the noun right after them, not as a thing the question is about. The noun
+    names a relation of the KG that another mention's entity has ("which terms are **direct subtypes** of
+    exon": ``^subClassOf``, which exon has; "how many direct subtypes does gene have"), so that mention is what the
+    noun is said of; none of the candidate's entities is a member of a class the noun names ("the ISWC 2005
+    **conference**" names the conference); and none meets an entity of another mention (is its neighbour or shares a
+    named node with it, also through an unnamed node: "which **Alice Moreau** dependencies does linter have": linter
+    is maintained by her). What the KG says decides, no word list: a term labelled "direct" links in that
+    question, but it meets exon nowhere, so "direct" says which subtypes. A noun no other mention has stays the
+    candidate's ("books by Ada Marlow on the **Poetry bookshelf**": Ada Marlow has no bookshelf; if her books are on
+    none of that shelf, the two meet nowhere and the question has no answer). A class noun ("which Chiara Conti
+    **packages** ...") is the answers' type, said of no other mention: a name before it stays."""
+    found = [c for c in candidates if c.before_noun and len(candidates) > 1]
+    if not found:
+        return []
+    around: dict[str, set[str]] = {}
+    out = []
+    for candidate in found:
+        ids = [entity.id for _, entity in _linked(candidate)]
+        others = [entity.id for other in candidates if other is not candidate for _, entity in _linked(other)]
+        noun = candidate.before_noun
+        if _has_relation_named(kg, others, noun) and not _of_class_named(kg, ids, noun) \
+                and not _meets(kg, ids, others, around):
+            out.append(candidate)
+    return out
+
+
+def _relation_roots(kg: KnowledgeGraph, relation: str) -> set[str]:
+    """The roots of the words naming a relation: its own name's, and for a W3C hierarchy property the English names
+    of either direction (:data:`~kg_agent.kg.naming.HIERARCHY_NAMES`: ``rdfs:subClassOf`` "subtype", "superclass")."""
+    words = [*_name_words(relation), *(w for name in _hierarchy_names(kg, [relation]) for w in name.split())]
+    return {_root(w) for w in words if w not in FUNCTION_WORDS and len(w) >= 3}
+
+
+def _has_relation_named(kg: KnowledgeGraph, ids: list[str], noun: str) -> bool:
+    """Whether one of the entities has a relation (either way) that ``noun`` names (a word of its root)."""
+    kg.prefetch(ids)
+    names = {r.lstrip("^") for key in ids for r in kg.relations(key)}
+    return any(_root(noun) in _relation_roots(kg, name) for name in names)
+
+
+def _of_class_named(kg: KnowledgeGraph, ids: list[str], noun: str) -> bool:
+    """Whether one of the entities is a member of a class of the KG whose name has a word of ``noun``'s root."""
+    classes = kg.classes_of(ids)
+    if not classes:
+        return False
+    members = {c for found in classes.values() for c in found}
+    labels = kg.labels_by_id(sorted(members))
+    return any(_root(noun) in {_root(w) for w in _name_words(labels.get(c) or c)} for c in members)
+
+
+def _meets(kg: KnowledgeGraph, ids: list[str], others: list[str], around: dict[str, set[str]]) -> bool:
+    """Whether an entity of ``ids`` is a neighbour of one of ``others`` or shares a node with it (an entity, not a
+    class, a property or a literal), through an unnamed node too (:data:`MAX_MEETING_NODES`)."""
+    classes = {r.lstrip("^") for r in kg.class_fan_outs()}
+
+    def near(key: str) -> set[str]:
+        if key not in around:
+            found = {n for r, ts in kg.edges(key).items() if r.lstrip("^") not in classes for n in ts
+                     if not n.startswith('"')}
+            unnamed = [n for n in found if n.startswith("_:")][:MAX_MEETING_NODES]
+            kg.prefetch(unnamed)
+            for node in unnamed:
+                found.update(n for r, ts in kg.edges(node).items() if r.lstrip("^") not in classes for n in ts
+                             if not n.startswith(('"', "_:")) and n != key)
+                if len(found) > MAX_MEETING_NODES:
+                    break
+            around[key] = found
+        return around[key]
+
+    kg.prefetch([*ids, *others])
+    mine = set().union(*(near(key) for key in ids))
+    if mine.intersection(others):
+        return True
+    shared = mine.intersection(*[set().union(*(near(key) for key in others))])
+    # a blank node both reach is a statement or a list joining them; a named one must be an entity
+    return any(n.startswith("_:") for n in shared) or bool(kg.entities_among(shared))
 
 
 def _score_candidate(kg: KnowledgeGraph, q: _Question, begin: int, size: int, how: str, quality: float,
@@ -521,7 +618,9 @@ def _score_candidate(kg: KnowledgeGraph, q: _Question, begin: int, size: int, ho
     scored.sort(key=lambda pair: (-pair[0], pair[1].id))
     relational = bool(content) and all(_root(w) in q.vocabulary_roots for w in content)
     lowered = q.cased and bool(written) and written == written.lower() and all_capitalised
-    return _Candidate(begin, size, " ".join(words), how, quality, scored, relational, lowered)
+    after = q.tokens[begin + size] if begin + size < len(q.tokens) else ""
+    noun = after if after not in FUNCTION_WORDS and len(after) >= 3 and _root(after) in q.vocabulary_roots else ""
+    return _Candidate(begin, size, " ".join(words), how, quality, scored, relational, lowered=lowered, before_noun=noun)
 
 
 def _named_by_label(kg: KnowledgeGraph, key: str, label: str, text: str) -> bool:
@@ -554,7 +653,8 @@ def _vocabulary_roots(kg: KnowledgeGraph) -> frozenset[str]:
     except (KeyError, TypeError):
         pass
     roots = set()
-    for name in [*kg.relation_names(), *_class_names(kg)]:
+    relations = kg.relation_names()
+    for name in [*relations, *_class_names(kg), *_hierarchy_names(kg, relations)]:
         for word in _name_words(name):
             if word not in FUNCTION_WORDS and len(word) >= 3:
                 roots.add(_root(word))
@@ -563,6 +663,21 @@ def _vocabulary_roots(kg: KnowledgeGraph) -> frozenset[str]:
         _relation_words_cache[kg] = found
     except TypeError:
         pass
+    return found
+
+
+def _hierarchy_names(kg: KnowledgeGraph, relations: list[str]) -> list[str]:
+    """The English names of both directions of the W3C hierarchy properties among ``relations``
+    (:data:`~kg_agent.kg.naming.HIERARCHY_NAMES`: ``rdfs:subClassOf`` is named "superclass" and "subtype"), which
+    the KG itself rarely names."""
+    found: list[str] = []
+    for name in relations:
+        try:
+            names = HIERARCHY_NAMES.get(kg.relation_iri(name))
+        except KGError:
+            continue
+        if names is not None:
+            found.extend(itertools.chain(*names))
     return found
 
 
@@ -634,7 +749,7 @@ def _fuzzy_candidates(kg: KnowledgeGraph, q: _Question, cutoff: float) -> list[_
         found: list[_Candidate] = []
         for begin in range(0, len(tokens) - size + 1):
             words = tokens[begin : begin + size]
-            if words[0] in STOPWORDS or words[-1] in STOPWORDS or (size == 1 and len(words[0]) < 5):
+            if words[0] in FUNCTION_WORDS or words[-1] in FUNCTION_WORDS or (size == 1 and len(words[0]) < 5):
                 continue
             mention = " ".join(words)
             for label in closest_labels(kg, mention, limit=3, cutoff=cutoff):
@@ -671,7 +786,7 @@ def _closest_to_question(kg: KnowledgeGraph, texts: list[str], limit: int = 5) -
         for size in (3, 2, 1):
             for begin in range(0, len(tokens) - size + 1):
                 words = tokens[begin : begin + size]
-                if words[0] in STOPWORDS or words[-1] in STOPWORDS:
+                if words[0] in FUNCTION_WORDS or words[-1] in FUNCTION_WORDS:
                     continue
                 span = " ".join(words)
                 for label in closest_labels(kg, span, limit=3, cutoff=0.5):
@@ -694,7 +809,7 @@ def _respelt_closest(kg: KnowledgeGraph, texts: list[str], *, limit: int = 5, cu
     index = kg.label_index()
     scored: dict[str, float] = {}
     for mention in [normalize_label(text) for text in texts][:RESPELT_WORDS]:
-        words = [w for w in mention.split() if w not in STOPWORDS and len(w) >= 3][:RESPELT_WORDS]
+        words = [w for w in mention.split() if w not in FUNCTION_WORDS and len(w) >= 3][:RESPELT_WORDS]
         candidates: set[str] = set()
         for word in words:
             alike = [token for token in index.words_with_prefix(word[:3]) if abs(len(token) - len(word)) <= 2]
@@ -716,7 +831,7 @@ def closest_labels(kg: KnowledgeGraph, text: str, *, limit: int = 5, cutoff: flo
         return []
     index = kg.label_index()
     candidates: set[str] = set()
-    words = ([w for w in wanted.split() if w not in STOPWORDS] or wanted.split())[:MAX_FUZZY_WORDS]
+    words = ([w for w in wanted.split() if w not in FUNCTION_WORDS] or wanted.split())[:MAX_FUZZY_WORDS]
     for word in words:
         candidates.update(index.labels_with_word(word, limit=2000))
         if len(word) >= 4:

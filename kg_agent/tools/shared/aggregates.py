@@ -27,14 +27,14 @@ from dataclasses import dataclass
 from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.terms import UNNAMED
 from kg_agent.kg.types import is_inverse
-from kg_agent.tools.shared.answer_types import TIME_SUPERLATIVES
 from kg_agent.tools.shared.path_scoring import RelationPathScorer
 from kg_agent.tools.shared.question_parts import QuestionParts
+from kg_agent.tools.shared.relation_words import EARLIEST_WORDS, TIME_SUPERLATIVES
 
 MAX, MIN = "max", "min"
 #: Superlatives asking for the least value; any other superlative ("most", "-est", "-most") asks for the greatest.
-_LEAST = frozenset({"least", "fewest", "smallest", "lowest", "shortest", "earliest", "first", "oldest", "cheapest",
-                    "southernmost", "westernmost", "minimum", "lightest", "thinnest", "narrowest", "slowest"})
+_LEAST = EARLIEST_WORDS | {"least", "fewest", "smallest", "lowest", "shortest", "oldest", "cheapest", "southernmost",
+                           "westernmost", "minimum", "lightest", "thinnest", "narrowest", "slowest"}
 #: -est words that are no superlative.
 _NOT_SUPERLATIVE = frozenset({"interest", "forest", "west", "test", "rest", "nest", "best-known", "guest", "honest",
                               "modest", "contest", "priest", "harvest", "request", "quest", "chest", "protest",

@@ -75,7 +75,6 @@ from kg_agent.tools.shared.answer_types import (
     PERSON,
     PLACE,
     TIME,
-    TIME_SUPERLATIVES,
     XSD,
     AskedType,
     is_prose,
@@ -86,7 +85,7 @@ from kg_agent.tools.shared.answer_types import (
 )
 from kg_agent.tools.shared.path_scoring import RelationPathScorer
 from kg_agent.tools.shared.question_parts import QuestionParts, kind_before_mention
-from kg_agent.tools.shared.relation_words import name_words
+from kg_agent.tools.shared.relation_words import TIME_SUPERLATIVES, name_words
 from kg_agent.tools.shared.scoring import mask_mentions
 
 ABSTAINED = "abstained"

@@ -33,6 +33,7 @@ from kg_agent.kg.profile import MAX_NAME_CHARACTERS
 from kg_agent.kg.role_nodes import role_nodes
 from kg_agent.kg.terms import UNNAMED
 from kg_agent.kg.types import base_relation, is_inverse
+from kg_agent.tools.shared.relation_words import BE_WORDS, ROUND_TRIP_WORDS, TIME_SUPERLATIVES
 
 TIME, PLACE, PERSON, NUMBER = "time", "place", "person", "number"
 
@@ -46,11 +47,6 @@ LARGE_PLACE_NOUNS = frozenset({"country", "countries", "nation", "nations", "con
 SMALL_PLACE_NOUNS = frozenset({"city", "cities", "town", "towns", "village", "villages"})
 PLACE_NOUNS = LARGE_PLACE_NOUNS | SMALL_PLACE_NOUNS | {"place", "places", "location", "locations", "region", "regions",
                                                      "state", "area", "address"}
-#: Forms of "to be" ("what **was** the first ...").
-BE_WORDS = frozenset({"is", "are", "was", "were"})
-#: Superlatives of time order: "what was the **first** invited talk at [X]" asks for a thing of the noun's kind, the
-#: one first in time (:mod:`~kg_agent.tools.shared.aggregates` ranks them).
-TIME_SUPERLATIVES = frozenset({"first", "last", "earliest", "latest"})
 #: Words after "how" that ask for a quantity, a number ("how much", "how heavy", "how long"); "how many" counts things
 #: (:func:`~kg_agent.tools.shared.answer_checks.asks_how_many`). Generic English.
 MEASURE_WORDS = frozenset({"much", "heavy", "tall", "high", "long", "old", "far", "big", "large", "deep", "wide",
@@ -191,6 +187,10 @@ class AskedType:
     position: int = 0
     #: words before the noun that say which of its kind ("invited" in "how many invited talks")
     modifiers: tuple[str, ...] = ()
+    #: the noun phrase as the question writes it, from its first word up to the first function word or mention:
+    #: ``("research", "track", "papers")`` in "which research track papers did [X] write" (what a literal value or
+    #: a class of some answers may name whole: :func:`~kg_agent.tools.shared.constraints.of_named_kind`)
+    noun_phrase: tuple[str, ...] = ()
 
     @property
     def phrase(self) -> str:
@@ -226,13 +226,18 @@ class AskedType:
         noun = tokens[at] if at < len(tokens) else ""
         if not noun or noun in function_words or noun == "[ent]":
             return cls()
+        written: list[str] = []  # a round-trip cue after its first word ends it too: "which films **share** actors"
+        for word in tokens[at:]:
+            if word in function_words or word == "[ent]" or (written and word in ROUND_TRIP_WORDS):
+                break
+            written.append(word)
         modifiers: tuple[str, ...] = ()
         after = tokens[at + 1] if at + 1 < len(tokens) else ""
         if (len(noun) > 4 and noun.endswith("ed") and after and after not in function_words and after != "[ent]"
                 and after.isalpha()):
             modifiers, noun, at = (noun,), after, at + 1
         kind = TIME if noun in TIME_NOUNS else PLACE if noun in PLACE_NOUNS else ""
-        return cls(kind, noun, at, modifiers)
+        return cls(kind, noun, at, modifiers, tuple(written))
 
     @property
     def excludes_persons(self) -> bool:

@@ -44,8 +44,8 @@ from kg_agent.kg.walks import Walk
 from kg_agent.tools.shared.aggregates import literal_text
 from kg_agent.tools.shared.answer_checks import Nameless
 from kg_agent.tools.shared.answer_classes import class_name_text, class_names
-from kg_agent.tools.shared.answer_types import same_word
-from kg_agent.tools.shared.question_parts import ENTITY_TOKEN, FUNCTION_WORDS, ROUND_TRIP_WORDS, QuestionParts
+from kg_agent.tools.shared.answer_types import AskedType, same_word
+from kg_agent.tools.shared.question_parts import QuestionParts
 from kg_agent.tools.shared.scoring import mask_topic_mentions
 from kg_agent.tools.shared.similarity import shared_text_vectors
 
@@ -66,12 +66,11 @@ def _topics(topic_entities: Iterable[dict]) -> list[dict]:
     return [e for e in topic_entities if isinstance(e, dict) and e.get("id")]
 
 
-def asked_noun(question: str, topic_entities: Iterable[dict]) -> str:
-    """The question's type noun with its modifiers ("films" in "what films did [X] act in", "invited talks" in "how
-    many invited talks were given at [X]"), its mentions masked; "" when it has none."""
-    topics = _topics(topic_entities)
-    masked = mask_topic_mentions(question, topics)
-    return QuestionParts.of(masked).asked.phrase
+def asked_type(question: str, topic_entities: Iterable[dict]) -> AskedType:
+    """What the question asks for, its mentions masked (:class:`~kg_agent.tools.shared.answer_types.AskedType`): the
+    type noun with its modifiers (``phrase``: "films" in "what films did [X] act in", "invited talks" in "how many
+    invited talks were given at [X]") and the noun phrase as written (``noun_phrase``)."""
+    return QuestionParts.of(mask_topic_mentions(question, _topics(topic_entities))).asked
 
 
 def _group_key(walk: dict) -> object:
@@ -81,7 +80,7 @@ def _group_key(walk: dict) -> object:
 
 def of_asked_type(question: str, topic_entities: Iterable[dict], walks: Sequence[dict], kg: KnowledgeGraph) -> Constrained:
     """The walks whose ends may be of the type the question asks for (module docstring)."""
-    noun = asked_noun(question, topic_entities)
+    noun = asked_type(question, topic_entities).phrase
     explored = [w for w in walks if w.get("steps")]
     if not noun or not explored:
         return Constrained(list(walks))
@@ -116,23 +115,7 @@ def of_asked_type(question: str, topic_entities: Iterable[dict], walks: Sequence
 MAX_KIND_READ = 500
 #: Longest literal (in words) read as a kind ("Research Track Paper"): a longer one is prose, not a kind.
 MAX_KIND_WORDS = 6
-_WORDS = re.compile(r"\[ent\]|[a-z0-9]+")
-
-
-def asked_phrase(question: str, topic_entities: Iterable[dict]) -> list[str]:
-    """The noun phrase after the question's first "which"/"what" (or "how many"), its mentions masked, up to the first
-    function word: ``["research", "track", "papers"]`` in "which research track papers did [X] write"; [] when none.
-    A round-trip cue after its first word ends it too: "which films **share** actors with [X]" names films."""
-    tokens = _WORDS.findall(mask_topic_mentions(question, _topics(topic_entities)).lower())
-    for at, token in enumerate(tokens):
-        if token in ("which", "what") or token == "how" and tokens[at + 1:at + 2] == ["many"]:
-            phrase: list[str] = []
-            for word in tokens[at + (2 if token == "how" else 1):]:
-                if word in FUNCTION_WORDS or word == ENTITY_TOKEN or (phrase and word in ROUND_TRIP_WORDS):
-                    break
-                phrase.append(word)
-            return phrase
-    return []
+_WORDS = re.compile(r"[a-z0-9]+")
 
 
 def _names_the_kind(value: str, phrase: Sequence[str]) -> bool:
@@ -151,7 +134,7 @@ def of_named_kind(question: str, topic_entities: Iterable[dict], walks: Sequence
     papers did [X] write"): when some of the ends (not all) have a literal value or a class whose name is that phrase
     (``category "Research Track Paper"``, read from the ends themselves), the walks to the others leave. Nothing is
     removed when the phrase is one word, or none or every end has such a value."""
-    phrase = asked_phrase(question, topic_entities)
+    phrase = asked_type(question, topic_entities).noun_phrase
     explored = [w for w in walks if w.get("steps")]
     if len(phrase) < 2 or not explored:
         return Constrained(list(walks))
@@ -191,7 +174,7 @@ def of_asked_type_beside(question: str, topic_entities: Iterable[dict], walks: S
     from the same node over the same relation that are ("how many **invited talks** were given at [X]": a beam kept
     three of [X]'s sub-events, breaks; the invited talks among the others): each as the walk with that end. ``[]``
     when the question names no type or no such node is."""
-    noun = asked_noun(question, topic_entities)
+    noun = asked_type(question, topic_entities).phrase
     steps: dict[tuple[str, str], dict] = {}
     for walk in walks:
         if walk.get("steps"):

@@ -88,6 +88,7 @@ def link_node(state: dict, *, kg: KnowledgeGraph, max_entities: int = 5, ask_whe
         if ask_when_ambiguous:
             result = chosen_links(kg, question, result)
         entities = result.entities
+        warnings.extend(f"link: {note}" for note in result.notes)
         linked = {item.entity.id: item.to_dict() for item in result.linked}
         # "which bookshelf holds the most books": a question about the whole KG takes no entity from an earlier turn,
         # nor one linked from the noun it counts or asks for

@@ -16,6 +16,7 @@ from dataclasses import dataclass, replace
 from functools import cached_property
 
 from kg_agent.tools.shared.answer_types import OTHER, AskedType
+from kg_agent.tools.shared.relation_words import ARTICLES, AUXILIARIES, DO_WORDS, ROUND_TRIP_WORDS
 from kg_agent.tools.shared.scoring import STOPWORDS
 
 ENTITY_TOKEN = "[ent]"
@@ -27,8 +28,6 @@ FUNCTION_WORDS = frozenset({
     "name", "list", "tell", "give", "me", "about",
     *STOPWORDS,
 })
-#: Words by which a question asks for a round trip through a shared neighbour ("films that share actors with [X]").
-ROUND_TRIP_WORDS = frozenset({"same", "share", "shared", "shares", "sharing", "also", "together", "other", "co", "fellow"})
 #: The word by which a question asks, in so many words, for the things that share a value with the one it names,
 #: not for the value: "the **same** dynasty as [X]" (:class:`RoundTripCue`; "other" is the other). "Else" is not one:
 #: "what else did [X] invent" asks for more of [X]'s inventions, not for other inventors (WebQSP).
@@ -39,12 +38,9 @@ _TOKEN = re.compile(r"\[ent\]|[a-z0-9]+")
 
 #: How a question that lists its answer's possible values opens ("is [X] a man or a woman"), and the articles an
 #: alternative may start with
-CHOICE_OPENINGS = frozenset({"is", "was", "are", "were", "does", "did", "do", "has", "have"})
-ARTICLES = frozenset({"a", "an", "the"})
+CHOICE_OPENINGS = AUXILIARIES
 #: The cosines of an alternative with a relation's value from none to full
 
-#: The auxiliaries of "what does [X] do".
-DO_AUXILIARIES = frozenset({"do", "does", "did"})
 #: The relational noun English means by "what does [X] do": the question for someone's occupation.
 DO_MEANS = "occupation"
 
@@ -69,7 +65,7 @@ def read_idioms(tokens: tuple[str, ...]) -> tuple[str, ...]:
                    and tokens[at + 2] not in NO_VERB_AFTER else token
                    for at, token in enumerate(tokens))
     for start, token in enumerate(tokens[:-2]):
-        if token != "what" or tokens[start + 1] not in DO_AUXILIARIES:
+        if token != "what" or tokens[start + 1] not in DO_WORDS:
             continue
         for at in range(start + 3, len(tokens)):
             if tokens[at] == "do":

@@ -1,5 +1,9 @@
-"""The words of a relation's name, and how surely two words share a root: the lexical half of the relation-path
-scorer's hop evidence (:class:`~kg_agent.tools.shared.path_scoring.RelationPathScorer`)."""
+"""The text kit of the question readers: the words of a relation's name, how surely two words share a root (the
+lexical half of the relation-path scorer's hop evidence,
+:class:`~kg_agent.tools.shared.path_scoring.RelationPathScorer`), and the closed-class English words they share,
+one copy each (forms of "be", "have" and "do", the articles, the superlatives of time order): generic English
+grammar, nothing of a data set; a reader needing a set of them builds it from these (``AUXILIARIES | ARTICLES``)
+rather than spelling the words again."""
 
 from __future__ import annotations
 
@@ -9,6 +13,24 @@ from functools import lru_cache
 from kg_agent.kg.relation_paths import verbalize_relation
 from kg_agent.kg.types import base_relation
 from kg_agent.tools.shared.scoring import STEM_LETTERS
+
+#: Forms of "to be" ("what **was** the first ...").
+BE_WORDS = frozenset({"is", "are", "was", "were"})
+#: Forms of "to have" ("which term **has** the most ...").
+HAVE_WORDS = frozenset({"has", "have", "had"})
+#: Forms of "to do" ("what **does** [X] do").
+DO_WORDS = frozenset({"do", "does", "did"})
+#: The auxiliaries a question opens a clause with ("what **is** the most common ...", "**does** [X] ...").
+AUXILIARIES = BE_WORDS | HAVE_WORDS | DO_WORDS
+ARTICLES = frozenset({"a", "an", "the"})
+#: Superlatives of time order asking for the earliest thing, and for the latest: "what was the **first** invited
+#: talk at [X]" asks for a thing of the noun's kind, the one first in time.
+EARLIEST_WORDS = frozenset({"first", "earliest"})
+LATEST_WORDS = frozenset({"last", "latest"})
+TIME_SUPERLATIVES = EARLIEST_WORDS | LATEST_WORDS
+
+#: Words by which a question asks for a round trip through a shared neighbour ("films that share actors with [X]").
+ROUND_TRIP_WORDS = frozenset({"same", "share", "shared", "shares", "sharing", "also", "together", "other", "co", "fellow"})
 
 #: English prefixes of three letters: two words that share only one of them share no root ("subtypes"/"subset",
 #: "prequel"/"premiere", "disease"/"discount").

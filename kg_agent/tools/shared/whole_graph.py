@@ -56,16 +56,17 @@ from kg_agent.tools.shared.aggregates import MAX, MIN, literal_text, literal_val
 from kg_agent.tools.shared.answer_checks import Nameless
 from kg_agent.tools.shared.answer_classes import class_name_text, class_names
 from kg_agent.tools.shared.language_names import language_name, language_tag, tag_language
+from kg_agent.tools.shared.relation_words import ARTICLES, AUXILIARIES
 from kg_agent.tools.shared.similarity import TextVectors, shared_text_vectors
 
 #: Words after "the most" that say the count is of how often something occurs ("the most common subject heading").
 _FREQUENCY = frozenset({"common", "frequent", "popular", "usual", "prevalent"})
 #: Words that end the noun phrase after "the most" ("the most books **in** the catalogue").
-_PHRASE_END = frozenset({"in", "on", "among", "amongst", "of", "the", "a", "an", "and", "or", "that", "which", "who",
-                         "whom", "per", "across", "at", "for", "by", "from", "to", "with", "than", "ever", "overall",
-                         "is", "are", "was", "were", "has", "have", "had", "do", "does", "did"})
-#: Auxiliaries after "which"/"what": "what **is** the most common ..." names no answer noun there.
-_AUXILIARIES = frozenset({"is", "are", "was", "were", "has", "have", "had", "do", "does", "did", "the", "a", "an"})
+_PHRASE_END = AUXILIARIES | ARTICLES | {"in", "on", "among", "amongst", "of", "and", "or", "that", "which", "who", "whom",
+                                        "per", "across", "at", "for", "by", "from", "to", "with", "than", "ever",
+                                        "overall"}
+#: Words after "which"/"what" that are no answer noun: "what **is** the most common ..." names none there.
+_NO_NOUN = AUXILIARIES | ARTICLES
 _SUPERLATIVE = re.compile(r"\bthe\s+(most|fewest|least)\s+", re.IGNORECASE)
 _HOW_MANY = re.compile(r"\s*how\s+many\s+([A-Za-z][\w\s'-]*?)\s+(?:are|were|is|was|exist)\s+([^?.!]*)[?.!]?\s*$",
                        re.IGNORECASE)
@@ -136,8 +137,8 @@ def whole_graph_question(question: str) -> WholeGraphQuestion | None:
     if not phrase or not before or before[0] not in ("which", "what", "who", "whom"):
         return None
     head = before[1] if len(before) > 1 and before[0] != "who" else ""
-    answer_noun = "" if head in _AUXILIARIES else head
-    verb = " ".join(w for w in before[1 if before[0] == "who" else 2:] if w not in _AUXILIARIES)
+    answer_noun = "" if head in _NO_NOUN else head
+    verb = " ".join(w for w in before[1 if before[0] == "who" else 2:] if w not in _NO_NOUN)
     if phrase[0] in _FREQUENCY:
         noun = " ".join(phrase[1:]) or answer_noun
         counted = next((_noun_phrase(rest[i + 1:]) for i, w in enumerate(rest) if w in ("among", "amongst", "of", "in")),
@@ -158,7 +159,7 @@ def _frequency_question(question: str) -> WholeGraphQuestion | None:
     match = _MOST_OFTEN.match(question)
     if match is None:
         return None
-    noun = " ".join(w for w in _WORD.findall(match.group(2).lower()) if w not in _AUXILIARIES)
+    noun = " ".join(w for w in _WORD.findall(match.group(2).lower()) if w not in _NO_NOUN)
     rest = [w.lower() for w in _WORD.findall(match.group(4))]
     counted = next((_noun_phrase(rest[i + 1:]) for i, w in enumerate(rest) if w in ("among", "amongst", "of", "in")), "")
     if not noun:
@@ -176,7 +177,7 @@ def _compass_question(question: str) -> WholeGraphQuestion | None:
     if not before or before[0] not in ("which", "what"):
         return None
     after = _noun_phrase([w.lower() for w in _WORD.findall(question[match.end():])])
-    head = before[1] if len(before) > 1 and before[1] not in _AUXILIARIES else ""
+    head = before[1] if len(before) > 1 and before[1] not in _NO_NOUN else ""
     noun = after or head
     if not noun:
         return None

@@ -44,7 +44,7 @@ from kg_agent.tools.shared.answer_checks import (
     walks_to_named,
 )
 from kg_agent.tools.shared.constraints import (
-    asked_phrase,
+    asked_type,
     constrain_walks,
     note_constraints,
     of_asked_type,
@@ -537,7 +537,7 @@ def answers_of_named_kind(question: str, topic_entities: Sequence[dict], outcome
     paths from the entities they start at (:func:`~kg_agent.tools.shared.constraints.walked_out`: a beam kept a few
     of [X]'s papers, maybe none of that kind); unchanged when no end or every end is of it."""
     chains = [a["paths"][0] for a in outcome.answers if a.get("entity_id") and a.get("paths")]
-    if not chains or len(asked_phrase(question, topic_entities)) < 2:
+    if not chains or len(asked_type(question, topic_entities).noun_phrase) < 2:
         return outcome
     kind = of_named_kind(question, topic_entities, walked_out(kg, topic_entities, chains) or chains, kg)
     if not kind.applied:
