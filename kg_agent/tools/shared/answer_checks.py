@@ -70,6 +70,7 @@ from kg_agent.kg.types import Entity
 from kg_agent.kg.walks import Walk
 from kg_agent.settings import WhenUnsupported, current_run_settings
 from kg_agent.tools.shared.aggregates import AnswerRanker, asked_comparison
+from kg_agent.tools.shared.answer_classes import class_names
 from kg_agent.tools.shared.answer_types import (
     NUMBER,
     PERSON,
@@ -81,6 +82,7 @@ from kg_agent.tools.shared.answer_types import (
     is_prose,
     literal_kind,
     looks_like_time,
+    names_persons,
     relation_object_kinds,
     same_word,
 )
@@ -272,6 +274,11 @@ def final_answers(question: str, answers: Sequence[dict], *, policy: WhenUnsuppo
     if isinstance(narrowed, Checked):
         return narrowed
     answers = narrowed
+    if not counting and answers and kg is not None:
+        narrowed = narrowed_or_abstained(answers, attribute_of_another_thing(question, answers, kg), policy)
+        if isinstance(narrowed, Checked):
+            return narrowed
+        answers = narrowed
     if counting and answers:
         narrowed = narrowed_or_abstained(answers, counted_of_another_thing(question, answers, kg)
                                          if kg is not None else None, policy)
@@ -411,6 +418,47 @@ def counted_of_another_thing(question: str, answers: Sequence[dict],
                   f"which no word of the question names")
 
 
+def attribute_of_another_thing(question: str, answers: Sequence[dict],
+                               kg: KnowledgeGraph) -> tuple[list[dict], str] | None:
+    """For a value asked of the question's entity ("[X] 's email address"): the literal answers some walk reads off
+    [X] itself, or off a node that only stands for a fact of [X] (a blank node, an unnamed statement node, a named
+    role node: :mod:`~kg_agent.kg.role_nodes`), or off another named thing the walk reached over a relation some
+    phrase of the question names (:meth:`~kg_agent.tools.shared.path_scoring.RelationPathScorer.named_hops`: "the
+    birth date of [X] 's **author**"). A walk ``[X] -^heldBy-> [role] -isRoleAt-> [event] -address->`` reads the
+    address of the event one of [X]'s roles belongs to, over relations no word of the question names: that is the
+    event's, not [X]'s, and is no answer. Answers that are no literal, or without a walk, are not judged here. None
+    when no answer is reached so only; else the answers kept and why the others went (none kept: the method
+    abstains, saying so)."""
+    literal = [a for a in answers if str(a.get("entity_id") or "").startswith('"') and a.get("grounded", True)
+               and any(len(p.get("steps") or ()) >= 2 for p in a.get("paths") or ())]
+    if not literal:
+        return None
+    holders = {p["steps"][-1]["head"]["id"] for a in literal for p in a.get("paths") or ()
+               if len(p.get("steps") or ()) >= 2 and _names_a_thing(p["steps"][-1]["head"])}
+    holders -= role_nodes(kg).among(holders)
+    if not holders:
+        return None
+    before = {r for a in literal for p in a.get("paths") or () if len(p.get("steps") or ()) >= 2
+              and p["steps"][-1]["head"]["id"] in holders for r in (s["relation"] for s in p["steps"][:-1])}
+    named = _scorer().named_hops(_masked(question, answers), sorted(before), kg=kg)
+
+    def elsewhere(path: dict) -> bool:
+        steps = path.get("steps") or ()
+        return len(steps) >= 2 and steps[-1]["head"]["id"] in holders - {steps[0]["head"]["id"]} and not named.intersection(
+            s["relation"] for s in steps[:-1])
+
+    off = [a for a in literal if all(elsewhere(p) for p in a.get("paths") or () if p.get("steps"))]
+    if not off:
+        return None
+    kept = [a for a in answers if not any(a is o for o in off)]
+    via = sorted({p["steps"][-1]["relation"] for a in off for p in a.get("paths") or () if p.get("steps")})
+    things = sorted({str(p["steps"][-1]["head"].get("label") or p["steps"][-1]["head"]["id"])
+                     for a in off for p in a.get("paths") or () if p.get("steps")})
+    return kept, (f"the walks read {', '.join(repr(r) for r in via)} off another thing "
+                  f"({', '.join(repr(t)[:60] for t in things[:3])}), reached over relations no word of the question "
+                  f"names, not off the question's entity")
+
+
 def _names_a_thing(node: dict) -> bool:
     """Whether a walk's node is a thing of its own: no blank node, no unnamed statement node."""
     return not str(node.get("id", "")).startswith("_:") and node.get("label") != UNNAMED
@@ -523,6 +571,11 @@ def _value_for_a_thing(asked: AskedType, answers: Sequence[dict], kg: KnowledgeG
     last = {a.get("entity_id"): paths[0][-1] for a in answers if (paths := answer_relation_paths(a))}
     profiled = (relation_object_kinds(kg).kinds_of(set(last.values()))
                 if kg is not None and last and asked.kind in (PERSON, PLACE) else {})
+    of_persons = _persons_by_class(kg, last) if kg is not None and asked.kind == PLACE else frozenset()
+    texts = {last[a.get("entity_id")] for a in answers if asked.kind == PERSON and a.get("grounded", True)
+             and a.get("entity_id") in last and literal_answer_kind(a) == "text"}
+    # a text literal answers "who" only over a relation some phrase names ("who wrote [X]": a ``creator`` string)
+    unnamed_texts = texts - _scorer().named_hops(_masked(question, answers), sorted(texts), kg=kg) if texts else set()
 
     def wrong(answer: dict) -> str:
         if not answer.get("grounded", True):
@@ -533,10 +586,12 @@ def _value_for_a_thing(asked: AskedType, answers: Sequence[dict], kg: KnowledgeG
         relation = last.get(answer.get("entity_id")) or ""
         reached = profiled.get(relation)
         if not kind and reached is not None and not _named_in_full(relation, question):
-            if asked.kind == PLACE and reached.person >= 0.5 and reached.place < 0.5:
+            if asked.kind == PLACE and (reached.person >= 0.5 or relation in of_persons) and reached.place < 0.5:
                 return "persons"
             if asked.kind == PERSON and (reached.place >= 0.5 or reached.time >= 0.5) and reached.person < 0.5:
                 return "places" if reached.place >= 0.5 else "times"
+        if kind == "text" and relation in unnamed_texts:
+            return "texts no word of the question names as a person's"
         if kind == "text" and is_prose(str(answer.get("answer", ""))) \
                 and not any(asked.named_by(path[-1]) for path in answer_relation_paths(answer)):
             return "prose"
@@ -547,10 +602,29 @@ def _value_for_a_thing(asked: AskedType, answers: Sequence[dict], kg: KnowledgeG
         return None
     what = f"a {asked.noun}" if asked.noun else "a person" if asked.kind == PERSON else "a place"
     found = sorted(set(k for k in kinds if k))
-    shown = ", ".join(repr(str(a.get("answer")))[:60] for a, k in zip(answers, kinds) if k)
+    shown = ", ".join([repr(str(a.get("answer")))[:60] for a, k in zip(answers, kinds) if k][:5])
+    shown += ", ..." if sum(map(bool, kinds)) > 5 else ""
     return ([a for a, k in zip(answers, kinds) if not k],
             f"the question asks for {what}, and {sum(map(bool, kinds))} answer(s) reached ({shown}) are "
             f"{' or '.join(found)}, not {what}")
+
+
+def _persons_by_class(kg: KnowledgeGraph, last: dict) -> frozenset[str]:
+    """Of the last relations of the answers' walks (``last``: answer id -> relation), those over which most answers
+    reached are of a class the KG names a person (a class whose name ends in a person noun: ``foaf:Person``,
+    "human"; :func:`~kg_agent.tools.shared.answer_types.names_persons`): the answers themselves as the relation's
+    sample, where its sampled objects were of other kinds (a role's holders, organisations and persons)."""
+    things = [key for key in last if key and not str(key).startswith('"')]
+    if not things:
+        return frozenset()
+    classes = kg.classes_of(things)
+    names = class_names(kg, _scorer().vectors)
+    persons = {c for c in {c for of in classes.values() for c in of}
+               if any(name.split() and names_persons(name.split()[-1]) for name in names.names(c))}
+    by_relation: dict[str, list[bool]] = {}
+    for key in things:
+        by_relation.setdefault(last[key], []).append(bool(persons.intersection(classes.get(key, ()))))
+    return frozenset(r for r, found in by_relation.items() if 2 * sum(found) >= len(found))
 
 
 #: Most nodes one counted step reads (a hub's millions are not counted one by one).
