@@ -25,9 +25,17 @@
   and the words before it name the class of some ("the **invited talk** [X]", a talk and a paper of one title), the
   answers from the others are left out (:func:`started_at_the_kind_named`; the link step does the same,
   :func:`~kg_agent.tools.shared.link.links_of_the_kind_named`).
+* **A value of the thing asked about.** A value asked of the question's entity ("[X] 's email address") is not read
+  off another named thing a walk reached over relations no word of the question names (``[X] -^heldBy-> [role]
+  -isRoleAt-> [event] -address->``: the event's address); values of [X], of the statement or role nodes standing for
+  its facts, and of a thing the question names the way to ("the address of the season in which [X] held ...") stand
+  (:func:`attribute_of_another_thing`).
 * **The kind asked.** A question asking for a time ("when", "what year") or a quantity ("how much", "how heavy")
   is not answered by a literal of another kind: a literal's datatype says what it is (``xsd:integer`` downloads are
   no release date; integers that are all years are years), an untyped one its form (:func:`of_another_kind`).
+  "Where" is not answered by persons (a relation's sampled objects, or the answers' own classes when one is named
+  a person: ``foaf:Person``), nor "who" by a plain text over a relation no phrase of the question names (a room's
+  name for "who gave the talk [X]").
 * **"How many" is counted.** A question asking how many things there are is answered by the number of distinct
   answers reached, one answer whose ``counted`` field lists them (the evidence), grounded when every counted answer
   is; a quantity the KG states itself (the answers are all numbers: a download count, a population) is kept as it is.
@@ -565,7 +573,11 @@ def _value_for_a_thing(asked: AskedType, answers: Sequence[dict], kg: KnowledgeG
     places or times, not persons (as the relation's sampled values say:
     :class:`~kg_agent.tools.shared.answer_types.ObjectKinds`; the people holding a conference's roles for "where was
     [X] held"), unless the question names that relation in full ("who is the place of death of [X]" asks for the
-    place its words name, whatever its wh-word). None when no answer is of such a kind."""
+    place its words name, whatever its wh-word); for "where" also the things over a relation most of whose answers
+    reached are of a class the KG names a person (:func:`_persons_by_class`: a role's holders, sampled as
+    organisations); for "who" a plain text literal (no time, number or prose) over a relation no phrase of the
+    question names (:meth:`~kg_agent.tools.shared.path_scoring.RelationPathScorer.named_hops`: the room of "who gave
+    the talk [X]"; a ``creator`` string for "who wrote [X]" stands). None when no answer is of such a kind."""
     if not (asked.noun or asked.kind in (PERSON, PLACE)):
         return None
     last = {a.get("entity_id"): paths[0][-1] for a in answers if (paths := answer_relation_paths(a))}
