@@ -74,6 +74,26 @@ def test_the_entitys_own_value_and_values_behind_its_role_nodes_are_kept(club):
     assert attribute_of_another_thing("What is Marta Lind's position?", [of_role], club) is None
 
 
+def test_a_position_of_a_class_too_small_to_measure_is_read_as_the_role_beside_it(club):
+    """Marta's "Volunteer" node (its class has one member) is reached over the relations her captaincy is: a
+    statement too, so the season's address read through it is no answer either."""
+    volunteer = {"id": EX + "s2021_volunteer", "label": "Volunteer"}
+    beside = answer((MARTA, "holdsPosition", volunteer), (volunteer, "positionAt", SEASON),
+                    (SEASON, "address", literal(ADDRESS)))
+    alone = attribute_of_another_thing("What is Marta Lind's address?", [beside], club)
+    assert alone is None  # alone, nothing says the node is a statement
+    kept, _ = attribute_of_another_thing("What is Marta Lind's address?", [beside, through_her_position()], club)
+    assert kept == []
+
+
+def test_a_value_of_a_thing_the_entity_reaches_directly_is_kept(club):
+    """No statement between [X] and the thing: "the address of Elin Dahl's debut season" is not told from "Elin
+    Dahl's address" by its walk, and is left to the relation checks."""
+    season = {"id": EX + "s2023", "label": "2023 Season"}
+    direct = answer((ELIN, "debutSeason", season), (season, "address", literal("Harbour Arena, 9 Quay Street, Gothenburg")))
+    assert attribute_of_another_thing("What is Elin Dahl's address?", [direct], club) is None
+
+
 def test_where_is_not_answered_by_things_of_a_person_class(club):
     """No relation names the holders persons ("by" endings, person nouns): their class does, ``Person``."""
     holders = [answer((SEASON, "^positionAt", role), (role, "^holdsPosition", person))

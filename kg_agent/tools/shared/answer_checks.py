@@ -26,10 +26,10 @@
   answers from the others are left out (:func:`started_at_the_kind_named`; the link step does the same,
   :func:`~kg_agent.tools.shared.link.links_of_the_kind_named`).
 * **A value of the thing asked about.** A value asked of the question's entity ("[X] 's email address") is not read
-  off another named thing a walk reached over relations no word of the question names (``[X] -^heldBy-> [role]
-  -isRoleAt-> [event] -address->``: the event's address); values of [X], of the statement or role nodes standing for
-  its facts, and of a thing the question names the way to ("the address of the season in which [X] held ...") stand
-  (:func:`attribute_of_another_thing`).
+  off another named thing that a statement of [X] joins it to, reached over relations no word of the question names
+  (``[X] -^heldBy-> [role] -isRoleAt-> [event] -address->``: the event's address); values of [X], of the statement
+  or role nodes standing for its facts, and of a thing the question names the way to ("the address of the season in
+  which [X] held ...") stand (:func:`attribute_of_another_thing`).
 * **The kind asked.** A question asking for a time ("when", "what year") or a quantity ("how much", "how heavy")
   is not answered by a literal of another kind: a literal's datatype says what it is (``xsd:integer`` downloads are
   no release date; integers that are all years are years), an untyped one its form (:func:`of_another_kind`).
@@ -428,32 +428,40 @@ def counted_of_another_thing(question: str, answers: Sequence[dict],
 
 def attribute_of_another_thing(question: str, answers: Sequence[dict],
                                kg: KnowledgeGraph) -> tuple[list[dict], str] | None:
-    """For a value asked of the question's entity ("[X] 's email address"): the literal answers some walk reads off
-    [X] itself, or off a node that only stands for a fact of [X] (a blank node, an unnamed statement node, a named
-    role node: :mod:`~kg_agent.kg.role_nodes`), or off another named thing the walk reached over a relation some
-    phrase of the question names (:meth:`~kg_agent.tools.shared.path_scoring.RelationPathScorer.named_hops`: "the
-    birth date of [X] 's **author**"). A walk ``[X] -^heldBy-> [role] -isRoleAt-> [event] -address->`` reads the
-    address of the event one of [X]'s roles belongs to, over relations no word of the question names: that is the
-    event's, not [X]'s, and is no answer. Answers that are no literal, or without a walk, are not judged here. None
+    """For a value asked of the question's entity ("[X] 's email address"): the literals a walk reads off another
+    named thing that a statement of [X] joins it to (a role node, :mod:`~kg_agent.kg.role_nodes`, an unnamed or
+    nameless statement node: :class:`Nameless`), reached over relations no phrase of the question names
+    (:meth:`~kg_agent.tools.shared.path_scoring.RelationPathScorer.named_hops`), are no answer: a walk ``[X]
+    -^heldBy-> [role] -isRoleAt-> [event] -address->`` reads the address of the event one of [X]'s roles belongs
+    to, the event's, not [X]'s. Values of [X] itself, of its statement nodes (a membership's start date, a place's
+    ``#this`` location), of a thing [X] reaches directly, and of one the question names the way to ("the address of
+    the season in which [X] held ...") stand. Answers that are no literal, or without a walk, are not judged here. None
     when no answer is reached so only; else the answers kept and why the others went (none kept: the method
     abstains, saying so)."""
     literal = [a for a in answers if str(a.get("entity_id") or "").startswith('"') and a.get("grounded", True)
-               and any(len(p.get("steps") or ()) >= 2 for p in a.get("paths") or ())]
+               and any(len(p.get("steps") or ()) >= 3 for p in a.get("paths") or ())]
     if not literal:
         return None
-    holders = {p["steps"][-1]["head"]["id"] for a in literal for p in a.get("paths") or ()
-               if len(p.get("steps") or ()) >= 2 and _names_a_thing(p["steps"][-1]["head"])}
-    holders -= role_nodes(kg).among(holders)
+    walked = [p["steps"] for a in literal for p in a.get("paths") or () if len(p.get("steps") or ()) >= 3]
+    inner = {step["tail"]["id"]: step["tail"] for steps in walked for step in steps[:-1]}
+    statements = {key for key, node in inner.items() if not _names_a_thing(node)}
+    statements |= Nameless.among(kg, [key for key in inner if key not in statements]).statements
+    holders = {steps[-1]["head"]["id"] for steps in walked} - statements
     if not holders:
         return None
-    before = {r for a in literal for p in a.get("paths") or () if len(p.get("steps") or ()) >= 2
-              and p["steps"][-1]["head"]["id"] in holders for r in (s["relation"] for s in p["steps"][:-1])}
+    # where one walk passes a statement node, a walk from the same start over the same relations passes one too
+    # (a role node of a class too small to be measured, "Participant", beside the "PC Member" ones)
+    through = {(steps[0]["head"]["id"], tuple(step["relation"] for step in steps[:i + 1]))
+               for steps in walked for i, step in enumerate(steps[:-2]) if step["tail"]["id"] in statements}
+    before = {step["relation"] for steps in walked if steps[-1]["head"]["id"] in holders for step in steps[:-1]}
     named = _scorer().named_hops(_masked(question, answers), sorted(before), kg=kg)
 
     def elsewhere(path: dict) -> bool:
         steps = path.get("steps") or ()
-        return len(steps) >= 2 and steps[-1]["head"]["id"] in holders - {steps[0]["head"]["id"]} and not named.intersection(
-            s["relation"] for s in steps[:-1])
+        return (len(steps) >= 3 and steps[-1]["head"]["id"] in holders - {steps[0]["head"]["id"]}
+                and any((steps[0]["head"]["id"], tuple(step["relation"] for step in steps[:i + 1])) in through
+                        for i in range(len(steps) - 2))
+                and not named.intersection(step["relation"] for step in steps[:-1]))
 
     off = [a for a in literal if all(elsewhere(p) for p in a.get("paths") or () if p.get("steps"))]
     if not off:
