@@ -25,9 +25,17 @@
   and the words before it name the class of some ("the **invited talk** [X]", a talk and a paper of one title), the
   answers from the others are left out (:func:`started_at_the_kind_named`; the link step does the same,
   :func:`~kg_agent.tools.shared.link.links_of_the_kind_named`).
+* **A value of the thing asked about.** A value asked of the question's entity ("[X] 's email address") is not read
+  off another named thing that a statement of [X] joins it to, reached over relations no word of the question names
+  (``[X] -^heldBy-> [role] -isRoleAt-> [event] -address->``: the event's address); values of [X], of the statement
+  or role nodes standing for its facts, and of a thing the question names the way to ("the address of the season in
+  which [X] held ...") stand (:func:`attribute_of_another_thing`).
 * **The kind asked.** A question asking for a time ("when", "what year") or a quantity ("how much", "how heavy")
   is not answered by a literal of another kind: a literal's datatype says what it is (``xsd:integer`` downloads are
   no release date; integers that are all years are years), an untyped one its form (:func:`of_another_kind`).
+  "Where" is not answered by persons (a relation's sampled objects, or the answers' own classes when one is named
+  a person: ``foaf:Person``), nor "who" by a plain text over a relation no phrase of the question names (a room's
+  name for "who gave the talk [X]").
 * **"How many" is counted.** A question asking how many things there are is answered by the number of distinct
   answers reached, one answer whose ``counted`` field lists them (the evidence), grounded when every counted answer
   is; a quantity the KG states itself (the answers are all numbers: a download count, a population) is kept as it is.
@@ -70,6 +78,7 @@ from kg_agent.kg.types import Entity
 from kg_agent.kg.walks import Walk
 from kg_agent.settings import WhenUnsupported, current_run_settings
 from kg_agent.tools.shared.aggregates import AnswerRanker, asked_comparison
+from kg_agent.tools.shared.answer_classes import class_names
 from kg_agent.tools.shared.answer_types import (
     NUMBER,
     PERSON,
@@ -80,6 +89,7 @@ from kg_agent.tools.shared.answer_types import (
     is_prose,
     literal_kind,
     looks_like_time,
+    names_persons,
     relation_object_kinds,
     same_word,
 )
@@ -271,6 +281,11 @@ def final_answers(question: str, answers: Sequence[dict], *, policy: WhenUnsuppo
     if isinstance(narrowed, Checked):
         return narrowed
     answers = narrowed
+    if not counting and answers and kg is not None:
+        narrowed = narrowed_or_abstained(answers, attribute_of_another_thing(question, answers, kg), policy)
+        if isinstance(narrowed, Checked):
+            return narrowed
+        answers = narrowed
     if counting and answers:
         narrowed = narrowed_or_abstained(answers, counted_of_another_thing(question, answers, kg)
                                          if kg is not None else None, policy)
@@ -410,6 +425,55 @@ def counted_of_another_thing(question: str, answers: Sequence[dict],
                   f"which no word of the question names")
 
 
+def attribute_of_another_thing(question: str, answers: Sequence[dict],
+                               kg: KnowledgeGraph) -> tuple[list[dict], str] | None:
+    """For a value asked of the question's entity ("[X] 's email address"): the literals a walk reads off another
+    named thing that a statement of [X] joins it to (a role node, :mod:`~kg_agent.kg.role_nodes`, an unnamed or
+    nameless statement node: :class:`Nameless`), reached over relations no phrase of the question names
+    (:meth:`~kg_agent.tools.shared.path_scoring.RelationPathScorer.named_hops`), are no answer: a walk ``[X]
+    -^heldBy-> [role] -isRoleAt-> [event] -address->`` reads the address of the event one of [X]'s roles belongs
+    to, the event's, not [X]'s. Values of [X] itself, of its statement nodes (a membership's start date, a place's
+    ``#this`` location), of a thing [X] reaches directly, and of one the question names the way to ("the address of
+    the season in which [X] held ...") stand. Answers that are no literal, or without a walk, are not judged here. None
+    when no answer is reached so only; else the answers kept and why the others went (none kept: the method
+    abstains, saying so)."""
+    literal = [a for a in answers if str(a.get("entity_id") or "").startswith('"') and a.get("grounded", True)
+               and any(len(p.get("steps") or ()) >= 3 for p in a.get("paths") or ())]
+    if not literal:
+        return None
+    walked = [p["steps"] for a in literal for p in a.get("paths") or () if len(p.get("steps") or ()) >= 3]
+    inner = {step["tail"]["id"]: step["tail"] for steps in walked for step in steps[:-1]}
+    statements = {key for key, node in inner.items() if not _names_a_thing(node)}
+    statements |= Nameless.among(kg, [key for key in inner if key not in statements]).statements
+    holders = {steps[-1]["head"]["id"] for steps in walked} - statements
+    if not holders:
+        return None
+    # where one walk passes a statement node, a walk from the same start over the same relations passes one too
+    # (a role node of a class too small to be measured, "Participant", beside the "PC Member" ones)
+    through = {(steps[0]["head"]["id"], tuple(step["relation"] for step in steps[:i + 1]))
+               for steps in walked for i, step in enumerate(steps[:-2]) if step["tail"]["id"] in statements}
+    before = {step["relation"] for steps in walked if steps[-1]["head"]["id"] in holders for step in steps[:-1]}
+    named = _scorer().named_hops(_masked(question, answers), sorted(before), kg=kg)
+
+    def elsewhere(path: dict) -> bool:
+        steps = path.get("steps") or ()
+        return (len(steps) >= 3 and steps[-1]["head"]["id"] in holders - {steps[0]["head"]["id"]}
+                and any((steps[0]["head"]["id"], tuple(step["relation"] for step in steps[:i + 1])) in through
+                        for i in range(len(steps) - 2))
+                and not named.intersection(step["relation"] for step in steps[:-1]))
+
+    off = [a for a in literal if all(elsewhere(p) for p in a.get("paths") or () if p.get("steps"))]
+    if not off:
+        return None
+    kept = [a for a in answers if not any(a is o for o in off)]
+    via = sorted({p["steps"][-1]["relation"] for a in off for p in a.get("paths") or () if p.get("steps")})
+    things = sorted({str(p["steps"][-1]["head"].get("label") or p["steps"][-1]["head"]["id"])
+                     for a in off for p in a.get("paths") or () if p.get("steps")})
+    return kept, (f"the walks read {', '.join(repr(r) for r in via)} off another thing "
+                  f"({', '.join(repr(t)[:60] for t in things[:3])}), reached over relations no word of the question "
+                  f"names, not off the question's entity")
+
+
 def _names_a_thing(node: dict) -> bool:
     """Whether a walk's node is a thing of its own: no blank node, no unnamed statement node."""
     return not str(node.get("id", "")).startswith("_:") and node.get("label") != UNNAMED
@@ -516,12 +580,21 @@ def _value_for_a_thing(asked: AskedType, answers: Sequence[dict], kg: KnowledgeG
     places or times, not persons (as the relation's sampled values say:
     :class:`~kg_agent.tools.shared.answer_types.ObjectKinds`; the people holding a conference's roles for "where was
     [X] held"), unless the question names that relation in full ("who is the place of death of [X]" asks for the
-    place its words name, whatever its wh-word). None when no answer is of such a kind."""
+    place its words name, whatever its wh-word); for "where" also the things over a relation most of whose answers
+    reached are of a class the KG names a person (:func:`_persons_by_class`: a role's holders, sampled as
+    organisations); for "who" a plain text literal (no time, number or prose) over a relation no phrase of the
+    question names (:meth:`~kg_agent.tools.shared.path_scoring.RelationPathScorer.named_hops`: the room of "who gave
+    the talk [X]"; a ``creator`` string for "who wrote [X]" stands). None when no answer is of such a kind."""
     if not (asked.noun or asked.kind in (PERSON, PLACE)):
         return None
     last = {a.get("entity_id"): paths[0][-1] for a in answers if (paths := answer_relation_paths(a))}
     profiled = (relation_object_kinds(kg).kinds_of(set(last.values()))
                 if kg is not None and last and asked.kind in (PERSON, PLACE) else {})
+    of_persons = _persons_by_class(kg, last) if kg is not None and asked.kind == PLACE else frozenset()
+    texts = {last[a.get("entity_id")] for a in answers if asked.kind == PERSON and a.get("grounded", True)
+             and a.get("entity_id") in last and literal_answer_kind(a) == "text"}
+    # a text literal answers "who" only over a relation some phrase names ("who wrote [X]": a ``creator`` string)
+    unnamed_texts = texts - _scorer().named_hops(_masked(question, answers), sorted(texts), kg=kg) if texts else set()
 
     def wrong(answer: dict) -> str:
         if not answer.get("grounded", True):
@@ -532,10 +605,12 @@ def _value_for_a_thing(asked: AskedType, answers: Sequence[dict], kg: KnowledgeG
         relation = last.get(answer.get("entity_id")) or ""
         reached = profiled.get(relation)
         if not kind and reached is not None and not _named_in_full(relation, question):
-            if asked.kind == PLACE and reached.person >= 0.5 and reached.place < 0.5:
+            if asked.kind == PLACE and (reached.person >= 0.5 or relation in of_persons) and reached.place < 0.5:
                 return "persons"
             if asked.kind == PERSON and (reached.place >= 0.5 or reached.time >= 0.5) and reached.person < 0.5:
                 return "places" if reached.place >= 0.5 else "times"
+        if kind == "text" and relation in unnamed_texts:
+            return "texts no word of the question names as a person's"
         if kind == "text" and is_prose(str(answer.get("answer", ""))) \
                 and not any(asked.named_by(path[-1]) for path in answer_relation_paths(answer)):
             return "prose"
@@ -546,10 +621,29 @@ def _value_for_a_thing(asked: AskedType, answers: Sequence[dict], kg: KnowledgeG
         return None
     what = f"a {asked.noun}" if asked.noun else "a person" if asked.kind == PERSON else "a place"
     found = sorted(set(k for k in kinds if k))
-    shown = ", ".join(repr(str(a.get("answer")))[:60] for a, k in zip(answers, kinds) if k)
+    shown = ", ".join([repr(str(a.get("answer")))[:60] for a, k in zip(answers, kinds) if k][:5])
+    shown += ", ..." if sum(map(bool, kinds)) > 5 else ""
     return ([a for a, k in zip(answers, kinds) if not k],
             f"the question asks for {what}, and {sum(map(bool, kinds))} answer(s) reached ({shown}) are "
             f"{' or '.join(found)}, not {what}")
+
+
+def _persons_by_class(kg: KnowledgeGraph, last: dict) -> frozenset[str]:
+    """Of the last relations of the answers' walks (``last``: answer id -> relation), those over which most answers
+    reached are of a class the KG names a person (a class whose name ends in a person noun: ``foaf:Person``,
+    "human"; :func:`~kg_agent.tools.shared.answer_types.names_persons`): the answers themselves as the relation's
+    sample, where its sampled objects were of other kinds (a role's holders, organisations and persons)."""
+    things = [key for key in last if key and not str(key).startswith('"')]
+    if not things:
+        return frozenset()
+    classes = kg.classes_of(things)
+    names = class_names(kg, _scorer().vectors)
+    persons = {c for c in {c for of in classes.values() for c in of}
+               if any(name.split() and names_persons(name.split()[-1]) for name in names.names(c))}
+    by_relation: dict[str, list[bool]] = {}
+    for key in things:
+        by_relation.setdefault(last[key], []).append(bool(persons.intersection(classes.get(key, ()))))
+    return frozenset(r for r, found in by_relation.items() if 2 * sum(found) >= len(found))
 
 
 #: Most nodes one counted step reads (a hub's millions are not counted one by one).
