@@ -270,6 +270,13 @@ class KnowledgeGraph:
         """
         return self.store.walk(list(entity_ids), relation, limit=limit)
 
+    def sample_targets(self, entity_id: str, relation: str, count: int) -> list[str]:
+        """Up to ``count`` neighbours of one entity over ``relation``, sorted: a sample, the first the backend reads
+        (``LIMIT`` inside the engine, its index order), not the first ``count`` by id as :meth:`walk` cuts them, so
+        a class with millions of members is sampled without reading (or counting) them all; the same on every
+        backend when the entity has at most ``count``."""
+        return self.store.sample_targets(entity_id, relation, count)
+
     def walkable(self, starts: Sequence[str], relations: Sequence[str]) -> bool:
         """Whether the relation path can be walked from some start (as :func:`~kg_agent.kg.paths.retrieve_paths`
         walks: no step walks the one before it backwards to where that began)."""

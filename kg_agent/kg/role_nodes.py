@@ -23,8 +23,9 @@ A class of the KG is a **role class** when, over a sample of :data:`ROLE_SAMPLE`
   its own, not a statement joining others: it does not count.
 
 A node is a role node when one of its classes (``rdf:type``, ``instance of`` ...) is a role class. Measured lazily,
-once per class and per KG, through :class:`~kg_agent.kg.graph.KnowledgeGraph`'s own reads (a class's members by
-one bounded walk, their labels and edges in a batch), so an rdflib file, an Oxigraph store and a SPARQL endpoint
+once per class and per KG, through :class:`~kg_agent.kg.graph.KnowledgeGraph`'s own reads (a sample of a class's
+members as the backend reads them first, :meth:`~kg_agent.kg.graph.KnowledgeGraph.sample_targets`: a class of millions
+is not read whole; their labels and edges in a batch), so an rdflib file, an Oxigraph store and a SPARQL endpoint
 answer alike. Unnamed statement nodes (blank nodes, nameless IRIs) are no role nodes: they are statements already.
 """
 
@@ -114,7 +115,7 @@ class RoleNodes:
         kg = self.kg
         members: list[str] = []
         for fan_out in sorted(kg.class_fan_outs()):
-            members += kg.walk([class_id], fan_out, limit=ROLE_SAMPLE).get(class_id, ())
+            members += kg.sample_targets(class_id, fan_out, ROLE_SAMPLE)
         members = [m for m in dict.fromkeys(members) if not m.startswith('"')][:ROLE_SAMPLE]
         labels = {key: label for key, label in kg.store.labels_of(members).items() if label}
         if len(labels) < MIN_ROLE_NODES or len({label_key(label) for label in labels.values()}) > MAX_LABEL_SHARE * len(labels):

@@ -343,6 +343,10 @@ class GraphStore(ABC):
         self.prefetch(keys)
         return targets_until(keys, lambda key: self.edges(key).get(relation), limit)
 
+    def sample_targets(self, key: str, relation: str, count: int) -> list[str]:
+        """:meth:`~kg_agent.kg.graph.KnowledgeGraph.sample_targets`; here the walk's first ``count``."""
+        return sorted(set(self.walk([key], relation, limit=count).get(key, ())))[:count]
+
     def walkable(self, starts: Sequence[str], relations: Sequence[str], *, budget: int = WALK_BUDGET) -> bool:
         """Whether ``relations`` can be walked from some start (no step walking the one before it backwards to where that
         began: :func:`~kg_agent.kg.types.turns_back`).
@@ -554,6 +558,12 @@ class LazyGraphStore(GraphStore):
         for key, targets in walked.items():
             found[key] = sorted(set(targets))
         return self._cut_in_order(keys, found, limit)
+
+    def sample_targets(self, key: str, relation: str, count: int) -> list[str]:
+        """The first ``count`` rows the engine gives (``LIMIT``), sorted: no count and no second read at a cut."""
+        if key.startswith("_:") or not self.queryable(key) or self.signed_iri(relation) is None:
+            return super().sample_targets(key, relation, count)
+        return sorted(set(self.walk_batch([key], relation, count).get(key, ())))[:count]
 
     def _whole_before_cut(self, keys: Sequence[str], found: Mapping[str, Sequence[str]], walked: Mapping[str, list[str]],
                           batch: Sequence[str], read: Mapping[str, list[str]], relation: str,
