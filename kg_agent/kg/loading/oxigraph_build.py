@@ -198,12 +198,15 @@ def _build_locked(source: Path, store_path: Path, target: Path, fmt: str, lock: 
         built: list[RelationIndex] = []
 
         def index_and_labels() -> None:
+            from kg_agent.kg.stores.oxigraph import with_default_names
+
             literals, links, names_of = index_triples(builder, ox, load_path, load_format, naming, progress=progress)
             with literals:
                 if literals.blank:  # the store renames blank nodes: ask it
                     blank_labels.append(True)
                 else:
-                    build_label_sqlite(sidecar / LABEL_INDEX_FILE, literals.pairs(), build=label_build(build, naming))
+                    build_label_sqlite(sidecar / LABEL_INDEX_FILE, with_default_names(literals.pairs(), builder.signatures),
+                                       build=label_build(build, naming))
             built.append(builder.build())
             built[0].save(sidecar / RELATION_INDEX_FILE)
             if beside_load is not None:
@@ -220,7 +223,8 @@ def _build_locked(source: Path, store_path: Path, target: Path, fmt: str, lock: 
             from kg_agent.kg.stores.oxigraph import store_names
 
             store = ox.Store(str(partial))
-            build_label_sqlite(sidecar / LABEL_INDEX_FILE, store_names(store, naming), build=label_build(build, naming))
+            build_label_sqlite(sidecar / LABEL_INDEX_FILE, store_names(store, naming, builder.signatures),
+                               build=label_build(build, naming))
             del store
         derived = _keep_restriction_edges(ox, partial)
         if derived:  # the relation index learns the relations they state
@@ -234,7 +238,7 @@ def _build_locked(source: Path, store_path: Path, target: Path, fmt: str, lock: 
         if profiled != naming:  # the label file a reader opening the store with the found names will ask for
             from kg_agent.kg.stores.oxigraph import store_names
 
-            build_label_sqlite(sidecar / LABEL_INDEX_FILE, store_names(store, profiled),
+            build_label_sqlite(sidecar / LABEL_INDEX_FILE, store_names(store, profiled, builder.signatures),
                                build=label_build(build, profiled))
         del store
         files = written_files(partial) + [f"{SIDECAR_DIR}/{COMPLETE_MARKER}"]  # the manifest: what this load wrote

@@ -32,7 +32,7 @@ from kg_agent.kg.stores.base import (
     sample_ends_query,
     split_edges,
 )
-from kg_agent.kg.terms import RelationNames, key_term, node_key
+from kg_agent.kg.terms import RelationNames, default_label, is_generated_id, key_term, node_key
 from kg_agent.kg.types import inverse, turns_back
 
 _DEFAULT = ox.DefaultGraph()
@@ -63,12 +63,44 @@ def ox_key(term) -> str:
     return str(term)
 
 
-def store_names(store: ox.Store, naming: Naming) -> Iterator[tuple[str, str]]:
-    """``(node id, name)`` of every label and alias literal of an Oxigraph store, in the store's order."""
-    for iri in naming.name_predicates:
-        for quad in store.quads_for_pattern(None, ox.NamedNode(iri), None, _DEFAULT):
-            if isinstance(quad.object, ox.Literal):
-                yield ox_key(quad.subject), quad.object.value
+def store_names(store: ox.Store, naming: Naming, nodes: Iterable | None = None) -> Iterator[tuple[str, str]]:
+    """``(node id, name)`` of every label and alias literal of an Oxigraph store, in the store's order, then the
+    default names of its facts' IRIs that have none (:func:`with_default_names`); ``nodes``: those IRIs' nodes when
+    the caller holds them (the load's node signatures), else read from the store."""
+    names = ((ox_key(quad.subject), quad.object.value) for iri in naming.name_predicates
+             for quad in store.quads_for_pattern(None, ox.NamedNode(iri), None, _DEFAULT)
+             if isinstance(quad.object, ox.Literal))
+    return with_default_names(names, _fact_nodes(store, naming) if nodes is None else nodes)
+
+
+def with_default_names(names: Iterable[tuple[str, str]], nodes: Iterable) -> Iterator[tuple[str, str]]:
+    """``names``, then ``(iri, its default label)`` for each IRI among ``nodes`` that no name was given for, as the
+    memory backend lists them (:meth:`~kg_agent.kg.stores.base.GraphStore.labelled_nodes`): a node named only by its
+    IRI (``.../so#SOFA``) is found by its last segment in an Oxigraph store too. ``nodes``: ids, or the load's
+    N-Triples keys (``b"<iri>"``; an escaped one is skipped); blank nodes and generated ids get none."""
+    named: set[str] = set()
+    for key, text in names:
+        named.add(key)
+        yield key, text
+    for node in nodes:
+        if isinstance(node, bytes):
+            if node[:1] != b"<" or b"\\" in node:
+                continue
+            node = node[1:-1].decode("utf-8")
+        if isinstance(node, str) and node not in named and not node.startswith(('"', "\x00")) \
+                and not is_generated_id(node):
+            yield node, default_label(URIRef(node))
+
+
+def _fact_nodes(store: ox.Store, naming: Naming) -> Iterator[str]:
+    """The IRIs that are subjects or objects of the store's facts (its predicates that are no names or schema)."""
+    predicates = [ox_key(row[0]) for row in store.query("SELECT DISTINCT ?p WHERE { ?s ?p ?o }")]
+    facts = [p for p in predicates if naming.is_fact(p)]
+    if facts:
+        query = "SELECT DISTINCT ?n WHERE { VALUES ?p { %s } { ?n ?p ?o } UNION { ?s ?p ?n } FILTER(isIRI(?n)) }" % (
+            " ".join(sparql_iri(p) for p in facts))
+        for row in store.query(query):
+            yield row[0].value
 
 
 def ox_term(term: Node):
