@@ -618,7 +618,7 @@ class OxigraphGraphStore(LazyGraphStore):
         return [row[0].value for row in self._select("SELECT DISTINCT ?p WHERE { ?s ?p ?o }")]
 
     def labelled_nodes(self) -> Iterable[tuple[str, str]]:
-        return list(store_names(self.store, self.naming))
+        return list(store_names(self.store, self.naming, self.node_ids()))
 
     def node_ids(self) -> Iterator[str]:
         # Same nodes as the memory index: subjects and objects of facts, not of names or schema.
