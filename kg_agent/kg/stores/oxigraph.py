@@ -93,14 +93,18 @@ def with_default_names(names: Iterable[tuple[str, str]], nodes: Iterable) -> Ite
 
 
 def _fact_nodes(store: ox.Store, naming: Naming) -> Iterator[str]:
-    """The IRIs that are subjects or objects of the store's facts (its predicates that are no names or schema)."""
+    """The ids of the nodes of the store's facts (its predicates that are no names or schema), for a caller that has
+    no :class:`OxigraphGraphStore` (:meth:`~OxigraphGraphStore.node_ids` reads its cached predicates)."""
     predicates = [ox_key(row[0]) for row in store.query("SELECT DISTINCT ?p WHERE { ?s ?p ?o }")]
     facts = [p for p in predicates if naming.is_fact(p)]
     if facts:
-        query = "SELECT DISTINCT ?n WHERE { VALUES ?p { %s } { ?n ?p ?o } UNION { ?s ?p ?n } FILTER(isIRI(?n)) }" % (
-            " ".join(sparql_iri(p) for p in facts))
-        for row in store.query(query):
-            yield row[0].value
+        yield from (ox_key(row[0]) for row in store.query(fact_nodes_query(facts)))
+
+
+def fact_nodes_query(facts: Sequence[str]) -> str:
+    """``SELECT ?n``: the subjects and objects of the fact predicates ``facts``, each once (the memory index's nodes)."""
+    return "SELECT DISTINCT ?n WHERE { VALUES ?p { %s } { ?n ?p ?o } UNION { ?s ?p ?n } }" % " ".join(
+        sparql_iri(p) for p in facts)
 
 
 def ox_term(term: Node):
@@ -624,9 +628,7 @@ class OxigraphGraphStore(LazyGraphStore):
         # Same nodes as the memory index: subjects and objects of facts, not of names or schema.
         facts = [p for p in self.predicate_iris() if self._is_fact(p)]
         if facts:
-            query = "SELECT DISTINCT ?n WHERE { VALUES ?p { %s } { ?n ?p ?o } UNION { ?s ?p ?n } }" % " ".join(
-                sparql_iri(p) for p in facts)
-            for row in self._select(query):
+            for row in self._select(fact_nodes_query(facts)):
                 yield ox_key(row[0])
 
     def forget(self, key: str) -> None:
