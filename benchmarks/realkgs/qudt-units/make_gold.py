@@ -7,7 +7,8 @@
 (rdflib's result order changes from one process to the next); an unanswerable question's query returns nothing
 and its ``answers`` is ``[]``. rdflib, not pyoxigraph as for the other KGs: pyoxigraph returns an ``xsd:decimal``
 in its canonical form (``299792458`` for the KG's ``299792458.0``), not as the KG writes it, and one multiplier of
-this KG (4.6e113) overflows its decimals.
+this KG (4.6e113) overflows its decimals. (rdflib prints a number from its value too, but for every number in
+``answers`` that is the form the file writes.)
 """
 
 from __future__ import annotations
