@@ -78,7 +78,8 @@ from kg_agent.kg.terms import UNNAMED
 from kg_agent.kg.types import Entity
 from kg_agent.kg.walks import Walk
 from kg_agent.settings import WhenUnsupported, current_run_settings
-from kg_agent.text import content_words
+from kg_agent.text import content_words, same_word
+from kg_agent.text import words as text_words
 from kg_agent.tools.shared.aggregates import AnswerRanker, asked_comparison
 from kg_agent.tools.shared.answer_classes import class_names
 from kg_agent.tools.shared.answer_types import (
@@ -93,7 +94,6 @@ from kg_agent.tools.shared.answer_types import (
     looks_like_time,
     names_persons,
     relation_object_kinds,
-    same_word,
 )
 from kg_agent.tools.shared.path_scoring import RelationPathScorer
 from kg_agent.tools.shared.question_parts import QuestionParts, kind_before_mention
@@ -567,7 +567,7 @@ def _named_in_full(relation: str, question: str) -> bool:
     """Whether every content word of the relation's own name shares a root with a word of the question
     (``place_of_death`` in "who is the place of death of [X]")."""
     words = content_words(own_name_words(relation))
-    asked = re.findall(r"[a-z0-9]+", question.lower())
+    asked = text_words(question)
     return bool(words) and all(any(same_word(w, q) for q in asked) for w in words)
 
 

@@ -42,6 +42,7 @@ from kg_agent.kg.paths import retrieve_many_paths
 from kg_agent.kg.terms import UNNAMED
 from kg_agent.kg.walks import Walk
 from kg_agent.text import name_phrase, same_word
+from kg_agent.text import words as text_words
 from kg_agent.tools.shared.aggregates import literal_text
 from kg_agent.tools.shared.answer_checks import Nameless
 from kg_agent.tools.shared.answer_classes import class_names
@@ -116,14 +117,13 @@ def of_asked_type(question: str, topic_entities: Iterable[dict], walks: Sequence
 MAX_KIND_READ = 500
 #: Longest literal (in words) read as a kind ("Research Track Paper"): a longer one is prose, not a kind.
 MAX_KIND_WORDS = 6
-_WORDS = re.compile(r"[a-z0-9]+")
 
 
 def _names_the_kind(value: str, phrase: Sequence[str]) -> bool:
     """Whether a literal or class name says the kind the noun phrase names: every word of it is one of the phrase's
     (up to an ending) and every modifier of the phrase is one of its words ("Research Track Paper", or "Research
     Track", for "research track papers"; not "Poster Paper")."""
-    words = _WORDS.findall(value.lower())
+    words = text_words(value)
     if not words or len(words) > min(len(phrase), MAX_KIND_WORDS):
         return False
     return (all(any(same_word(w, p) for p in phrase) for w in words)

@@ -40,7 +40,6 @@ from the shared vector cache (``self.vectors``), so every text is embedded once 
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -56,6 +55,7 @@ from kg_agent.kg.relation_paths import own_name_words, verbalize_relation_path
 from kg_agent.kg.terms import UNNAMED
 from kg_agent.kg.types import base_relation, inverse, is_inverse
 from kg_agent.text import content_words, same_word, stems, word_match
+from kg_agent.text import words as text_words
 from kg_agent.tools.shared.answer_classes import class_names
 from kg_agent.tools.shared.answer_types import (
     OTHER,
@@ -245,7 +245,7 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
         exact = {i for i, r in enumerate(relations) if base_relation(r) in by_word_only}
         for i, r in enumerate(relations):
             for alias in (aliases or {}).get(r if r in (aliases or {}) else base_relation(r), ()):
-                words = re.findall(r"[a-z0-9]+", alias.lower())
+                words = text_words(alias)
                 if base_relation(r) in named_both_ways or base_relation(r) in by_word_only:
                     exact.add(len(named))
                 named.append((i, " ".join(words), content_words(words, NO_RELATION_WORDS)))
@@ -254,7 +254,7 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
             for i, r in enumerate(relations):
                 text = (descriptions or {}).get(base_relation(r))
                 if text:
-                    words = re.findall(r"[a-z0-9]+", text.lower())
+                    words = text_words(text)
                     if base_relation(r) in by_word_only:
                         exact.add(len(named))
                     named.append((i, " ".join(words), content_words(words, NO_RELATION_WORDS)))
