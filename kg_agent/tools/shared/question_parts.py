@@ -20,8 +20,10 @@ from kg_agent.tools.shared.relation_words import ROUND_TRIP_WORDS
 
 ENTITY_TOKEN = "[ent]"
 #: The words of a question that name no relation: English function words (wh-words, auxiliaries, articles, pronouns)
-#: and the verbs a request opens with ("name", "list", "tell", "give").
-NO_RELATION_WORDS = FUNCTION_WORDS | REQUEST_VERBS
+#: and the verbs a request opens with ("name", "list", "tell", "give"); not the function words that are round-trip
+#: cues ("same", "other", "also"), which this reader reads itself (:class:`RoundTripCue`) and which stay words of the
+#: question's phrases ("[X] 's other half" is evidence for a spouse).
+NO_RELATION_WORDS = (FUNCTION_WORDS - ROUND_TRIP_WORDS) | REQUEST_VERBS
 #: The word by which a question asks, in so many words, for the things that share a value with the one it names,
 #: not for the value: "the **same** dynasty as [X]" (:class:`RoundTripCue`; "other" is the other). "Else" is not one:
 #: "what else did [X] invent" asks for more of [X]'s inventions, not for other inventors (WebQSP).
