@@ -90,3 +90,11 @@ def test_content_words_drop_function_words_and_short_words_in_order():
     tokens = "which river does the ob flow into".split()
     assert content_words(tokens) == ["river", "flow"]
     assert content_words(["name", "the", "river"], FUNCTION_WORDS | REQUEST_VERBS) == ["river"]
+
+
+def test_the_question_reader_keeps_round_trip_words_in_its_phrases():
+    from kg_agent.tools.shared.question_parts import NO_RELATION_WORDS, QuestionParts
+
+    assert REQUEST_VERBS <= NO_RELATION_WORDS and not {"same", "other", "also"} & NO_RELATION_WORDS
+    parts = QuestionParts.of("which station is [ent] 's other half")
+    assert "other half" in parts.phrases and "station" in parts.content_words
