@@ -22,8 +22,8 @@ from kg_agent.graphs.tog_i import create_tog_i_graph
 from kg_agent.kg import kg_from_triples, load_kg
 from kg_agent.kg.types import Entity, Triple
 from kg_agent.kg.walks import Walk
-from kg_agent.tools.shared.answer_classes import class_name_text, class_names
-from kg_agent.tools.shared.answer_types import same_word
+from kg_agent.text import name_phrase, same_word
+from kg_agent.tools.shared.answer_classes import class_names
 from kg_agent.tools.shared.constraints import constrain_walks, of_asked_type, reached_from_every_mention
 from kg_agent.tools.shared.similarity import shared_text_vectors
 from kg_agent.tools.tog.prune_entities import kept_triples
@@ -168,7 +168,7 @@ def test_class_names_come_from_the_kg_and_a_modifier_does_not_name_a_class(footb
     assert names.named("players", [player, club]) == {player}
     assert names.named("clubs", [player, club]) == {club}
     assert names.named("football", [player, club]) == frozenset()  # "football player" is a player, not football
-    assert class_name_text("AggregateRating") == "aggregate rating"
+    assert name_phrase("AggregateRating") == "aggregate rating"
 
 
 def test_a_compound_class_name_is_named_by_its_last_part_only():

@@ -14,7 +14,7 @@ from kg_agent.kg.types import is_inverse
 from kg_agent.tools.rog.plan import SimilarityPlanner
 from kg_agent.tools.shared.answer_types import AskedType, ObjectKinds, RelationObjectKinds, relation_object_kinds
 from kg_agent.tools.shared.path_scoring import RelationPathScorer
-from kg_agent.tools.shared.question_parts import FUNCTION_WORDS, QuestionParts
+from kg_agent.tools.shared.question_parts import NO_RELATION_WORDS, QuestionParts
 from kg_agent.tools.tog.prune_relations import SimilarityRelationPruner
 from kg_agent.tools.tog.verify import ScoreVerifier
 from tests.sparql_server import SparqlServer, store_from_graph
@@ -113,7 +113,7 @@ def test_a_type_noun_is_named_by_the_relation_whose_objects_it_describes():
     assert not AskedType(noun="kind").named_by("common.topic.notable_types")  # schema bookkeeping, not a kind asked
     assert not AskedType(noun="industries").named_by("^in_industry")  # walked back: its objects are companies
     assert AskedType(noun="films").named_by("^film.film.directed_by")  # a dotted name's domain
-    assert AskedType.of(("what", "is", "[ent]"), FUNCTION_WORDS) == AskedType()
+    assert AskedType.of(("what", "is", "[ent]"), NO_RELATION_WORDS) == AskedType()
 
 
 def test_what_a_relations_objects_are_is_read_from_the_graph(company_kg):

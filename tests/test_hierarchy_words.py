@@ -11,9 +11,10 @@ import pytest
 
 from kg_agent.kg import open_kg
 from kg_agent.kg.linking import link_entities
+from kg_agent.text import word_match
 from kg_agent.tools.rog.plan import SimilarityPlanner
 from kg_agent.tools.shared.path_scoring import RelationPathScorer
-from kg_agent.tools.shared.relation_words import meaning_words, word_match
+from kg_agent.tools.shared.relation_words import meaning_words
 from kg_agent.tools.shared.scoring import mask_mentions
 
 ONTOLOGY = Path(__file__).parent / "fixtures" / "realkgs" / "ontology.nt"

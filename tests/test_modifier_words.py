@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from kg_agent.kg import load_kg
-from kg_agent.kg.linking import FUNCTION_WORDS, link_entities
+from kg_agent.kg.linking import link_entities
+from kg_agent.text import FUNCTION_WORDS
 
 PACKAGES = Path(__file__).resolve().parent / "fixtures" / "linking" / "software_packages.ttl"
 

@@ -24,7 +24,7 @@ from kg_agent.kg import kg_from_triples
 from kg_agent.kg.types import Entity
 from kg_agent.tools.rog.plan import SimilarityPlanner
 from kg_agent.tools.shared.answer_types import AskedType
-from kg_agent.tools.shared.question_parts import FUNCTION_WORDS, QuestionParts, read_idioms
+from kg_agent.tools.shared.question_parts import NO_RELATION_WORDS, QuestionParts, read_idioms
 from kg_agent.tools.shared.scoring import approximate_mention, mask_mentions
 
 SUBGRAPHS = Path(__file__).resolve().parent / "fixtures" / "webqsp" / "subgraphs.jsonl"
@@ -96,7 +96,7 @@ def test_other_questions_with_do_are_read_as_written(question):
 
 def test_what_kind_of_government_is_named_by_form_of_government():
     asked = QuestionParts.of("what kind government does [ENT] have").asked
-    assert asked == AskedType.of(("what", "kind", "government", "does", "[ent]", "have"), FUNCTION_WORDS)
+    assert asked == AskedType.of(("what", "kind", "government", "does", "[ent]", "have"), NO_RELATION_WORDS)
     assert asked.named_by("location.country.form_of_government")
     assert not asked.named_by("^government.government.government_for")
 

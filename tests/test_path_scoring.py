@@ -12,10 +12,10 @@ from kg_agent.graphs import create_rog_graph, create_tog_graph
 from kg_agent.kg import kg_from_triples
 from kg_agent.kg.relation_paths import verbalize_relation_path, walkable_relation_paths
 from kg_agent.kg.types import Entity
+from kg_agent.text import word_match
 from kg_agent.tools.rog.plan import SimilarityPlanner
 from kg_agent.tools.shared.path_scoring import RelationPathScorer
 from kg_agent.tools.shared.question_parts import QuestionParts
-from kg_agent.tools.shared.relation_words import word_match
 from kg_agent.tools.shared.scoring import mask_mentions
 from kg_agent.tools.tog.prune_relations import SimilarityRelationPruner
 from kg_agent.tools.tog.verify import ScoreVerifier

@@ -22,7 +22,7 @@ import pytest
 from kg_agent.kg import load_kg
 from kg_agent.tools.rog.plan import SimilarityPlanner
 from kg_agent.tools.shared.answer_types import AskedType, noun_only_modifies, object_name_words, subject_qualifier
-from kg_agent.tools.shared.question_parts import FUNCTION_WORDS, QuestionParts
+from kg_agent.tools.shared.question_parts import NO_RELATION_WORDS, QuestionParts
 
 STYLES = Path(__file__).resolve().parent / "fixtures" / "styles"
 
@@ -120,7 +120,7 @@ def test_the_type_noun_names_the_head_of_a_label_not_its_subject_or_modifier():
     assert object_name_words("member_of_sports_team") == ["member", "sports", "team"]
     films = QuestionParts.of("what films did [ENT] direct").asked
     assert not films.named_by("original_language_of_film_or_TV_show")
-    assert AskedType.of(("what", "languages"), FUNCTION_WORDS).named_by("original_language_of_film_or_TV_show")
+    assert AskedType.of(("what", "languages"), NO_RELATION_WORDS).named_by("original_language_of_film_or_TV_show")
     assert noun_only_modifies("films", ["film director"])
     assert not noun_only_modifies("films", ["director"])
     assert not noun_only_modifies("monks", ["monks"])

@@ -18,7 +18,7 @@ from kg_agent.graphs import create_rog_graph, create_tog_graph, create_tog_i_gra
 from kg_agent.tools.rog.answer import VoteAnswerer
 from kg_agent.tools.shared.answer_types import AskedType, contradicts_asked_type, relation_object_kinds
 from kg_agent.tools.shared.grounding import UnaskedAnswers, asks_for_topic_kind, names_a_topic, topic_names
-from kg_agent.tools.shared.question_parts import FUNCTION_WORDS
+from kg_agent.tools.shared.question_parts import NO_RELATION_WORDS
 from kg_agent.tools.tog.answer import ChainAnswerer
 from kg_agent.tools.tog.verify import ScoreVerifier, answerable_chains
 
@@ -101,7 +101,7 @@ def test_the_question_may_ask_for_the_kind_its_topic_is():
 
 
 def asked(question: str) -> AskedType:
-    return AskedType.of(question.lower().split(), FUNCTION_WORDS)
+    return AskedType.of(question.lower().split(), NO_RELATION_WORDS)
 
 
 def test_type_nouns_that_name_something_other_than_persons():

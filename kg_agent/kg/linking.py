@@ -40,6 +40,7 @@ from dataclasses import dataclass, field
 from kg_agent.kg.errors import KGError
 from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.naming import HIERARCHY_NAMES
+from kg_agent.kg.relation_paths import own_name_words
 from kg_agent.kg.sparql import sparql_iri
 from kg_agent.kg.stores.base import BoundedEdges
 from kg_agent.kg.terms import (
@@ -55,20 +56,13 @@ from kg_agent.kg.terms import (
     reading_order,
 )
 from kg_agent.kg.types import Entity
+from kg_agent.text import FUNCTION_WORDS, content_words, stem
 
 NO_ENTITY_MESSAGE = "no entity of the knowledge graph found in the question"
 MODIFIER_NOTE = ("{!r} read as a modifier of {!r}, not as a thing the question is about: the thing of that name meets "
                  "no other thing the question names")
 NUMBERED_MESSAGE = ("the question names {}, which the knowledge graph does not name: it names the words without the "
                     "number")
-
-#: English function words: never a mention on their own, and not the words of a relation's name.
-FUNCTION_WORDS = frozenset(
-    """a an the of in on at to for from by with and or but is are was were be been being do does did
-    what which who whom whose when where why how that this these those it its as into about than then
-    there their they them he she his her him i me my we our you your can could would should will shall
-    may might must has have had not no yes also same other""".split()
-)
 
 MAX_NGRAM = 12
 #: Bracketed mentions looked up per question (MetaQA questions have one).
@@ -241,8 +235,6 @@ TWIN_MARGIN = 0.4
 PARTIAL_ANCHOR_LABELS = 200
 PARTIAL_GAP = 2
 PARTIAL_MIN = 0.7
-#: Words sharing this many first letters share a root ("writer" / "written_by", "actors" / "starred_actors").
-ROOT_LETTERS = 4
 _WORD = re.compile(r"\w+")
 _relation_words_cache: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
@@ -265,7 +257,7 @@ class _Question:
         raw = [(m.start(), m.end()) for m in _WORD.finditer(question)]
         found = cls(question, tokens, raw if len(raw) == len(tokens) else [], any(ch.isupper() for ch in question[1:]),
                     _vocabulary_roots(kg), question.isupper())
-        found.roots.update(_root(t) for t in tokens if t not in FUNCTION_WORDS and len(t) >= 3)
+        found.roots.update(stem(t) for t in content_words(tokens))
         return found
 
     def capitalised_inside(self, begin: int) -> bool:
@@ -542,15 +534,15 @@ def _modifiers(kg: KnowledgeGraph, candidates: list[_Candidate]) -> list[_Candid
 def _relation_roots(kg: KnowledgeGraph, relation: str) -> set[str]:
     """The roots of the words naming a relation: its own name's, and for a W3C hierarchy property the English names
     of either direction (:data:`~kg_agent.kg.naming.HIERARCHY_NAMES`: ``rdfs:subClassOf`` "subtype", "superclass")."""
-    words = [*_name_words(relation), *(w for name in _hierarchy_names(kg, [relation]) for w in name.split())]
-    return {_root(w) for w in words if w not in FUNCTION_WORDS and len(w) >= 3}
+    words = [*own_name_words(relation), *(w for name in _hierarchy_names(kg, [relation]) for w in name.split())]
+    return {stem(w) for w in content_words(words)}
 
 
 def _has_relation_named(kg: KnowledgeGraph, ids: list[str], noun: str) -> bool:
     """Whether one of the entities has a relation (either way) that ``noun`` names (a word of its root)."""
     kg.prefetch(ids)
     names = {r.lstrip("^") for key in ids for r in kg.relations(key)}
-    return any(_root(noun) in _relation_roots(kg, name) for name in names)
+    return any(stem(noun) in _relation_roots(kg, name) for name in names)
 
 
 def _of_class_named(kg: KnowledgeGraph, ids: list[str], noun: str) -> bool:
@@ -560,7 +552,7 @@ def _of_class_named(kg: KnowledgeGraph, ids: list[str], noun: str) -> bool:
         return False
     members = {c for found in classes.values() for c in found}
     labels = kg.labels_by_id(sorted(members))
-    return any(_root(noun) in {_root(w) for w in _name_words(labels.get(c) or c)} for c in members)
+    return any(stem(noun) in {stem(w) for w in own_name_words(labels.get(c) or c)} for c in members)
 
 
 def _meets(kg: KnowledgeGraph, ids: list[str], others: list[str], around: dict[str, set[str]]) -> bool:
@@ -594,8 +586,8 @@ def _meets(kg: KnowledgeGraph, ids: list[str], others: list[str], around: dict[s
 def _score_candidate(kg: KnowledgeGraph, q: _Question, begin: int, size: int, how: str, quality: float,
                      found: dict[str, list[str]]) -> _Candidate:
     words = q.tokens[begin : begin + size]
-    content = [w for w in words if w not in FUNCTION_WORDS and len(w) >= 3]
-    inside = collections.Counter(_root(w) for w in content)
+    content = content_words(words)
+    inside = collections.Counter(stem(w) for w in content)
     written = q.written(begin, size)
     scored = []
     all_capitalised = True
@@ -616,10 +608,10 @@ def _score_candidate(kg: KnowledgeGraph, q: _Question, begin: int, size: int, ho
             score += CASE_BONUS + 1e-3 * len(label)  # "Hush!" before "Hush" when the question writes "Hush!"
         scored.append((score, Entity(key, label)))
     scored.sort(key=lambda pair: (-pair[0], pair[1].id))
-    relational = bool(content) and all(_root(w) in q.vocabulary_roots for w in content)
+    relational = bool(content) and all(stem(w) in q.vocabulary_roots for w in content)
     lowered = q.cased and bool(written) and written == written.lower() and all_capitalised
     after = q.tokens[begin + size] if begin + size < len(q.tokens) else ""
-    noun = after if after not in FUNCTION_WORDS and len(after) >= 3 and _root(after) in q.vocabulary_roots else ""
+    noun = after if after not in FUNCTION_WORDS and len(after) >= 3 and stem(after) in q.vocabulary_roots else ""
     return _Candidate(begin, size, " ".join(words), how, quality, scored, relational, lowered=lowered, before_noun=noun)
 
 
@@ -640,10 +632,6 @@ def _written_as(question: str, label: str) -> bool:
     return bool(label) and re.search(r"(?<!\w)" + re.escape(label) + r"(?!\w)", question) is not None
 
 
-def _root(word: str) -> str:
-    return word[:ROOT_LETTERS]
-
-
 def _vocabulary_roots(kg: KnowledgeGraph) -> frozenset[str]:
     """Roots of the content words of the KG's relation names (``people.person.place_of_birth``: its own name,
     ``place of birth``; ``dbo.birthPlace``: ``birth place``) and class names (``swrc:Proceedings``: "proceedings",
@@ -655,9 +643,7 @@ def _vocabulary_roots(kg: KnowledgeGraph) -> frozenset[str]:
     roots = set()
     relations = kg.relation_names()
     for name in [*relations, *_class_names(kg), *_hierarchy_names(kg, relations)]:
-        for word in _name_words(name):
-            if word not in FUNCTION_WORDS and len(word) >= 3:
-                roots.add(_root(word))
+        roots.update(stem(word) for word in content_words(own_name_words(name)))
     found = frozenset(roots)
     try:
         _relation_words_cache[kg] = found
@@ -721,11 +707,6 @@ def _class_names(kg: KnowledgeGraph) -> list[str]:
     return [labels.get(c) or c for c in classes]
 
 
-def _name_words(relation: str) -> list[str]:
-    name = relation.lstrip("^").rsplit(".", 1)[-1]
-    return re.findall(r"[a-z0-9]+", re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ", name).lower())
-
-
 def _fit(relations: list[str], roots: collections.Counter, inside: collections.Counter) -> float:
     """The best share of one relation's content words whose root the question has outside the mention (``roots``:
     the question's content-word roots, ``inside``: the mention's)."""
@@ -733,9 +714,9 @@ def _fit(relations: list[str], roots: collections.Counter, inside: collections.C
         return 0.0
     best = 0.0
     for relation in relations:
-        words = [w for w in _name_words(relation) if w not in FUNCTION_WORDS and len(w) >= 3]
+        words = content_words(own_name_words(relation))
         if words:
-            best = max(best, sum(roots[_root(w)] > inside[_root(w)] for w in words) / len(words))
+            best = max(best, sum(roots[stem(w)] > inside[stem(w)] for w in words) / len(words))
             if best == 1.0:
                 break
     return best
@@ -809,7 +790,7 @@ def _respelt_closest(kg: KnowledgeGraph, texts: list[str], *, limit: int = 5, cu
     index = kg.label_index()
     scored: dict[str, float] = {}
     for mention in [normalize_label(text) for text in texts][:RESPELT_WORDS]:
-        words = [w for w in mention.split() if w not in FUNCTION_WORDS and len(w) >= 3][:RESPELT_WORDS]
+        words = content_words(mention.split())[:RESPELT_WORDS]
         candidates: set[str] = set()
         for word in words:
             alike = [token for token in index.words_with_prefix(word[:3]) if abs(len(token) - len(word)) <= 2]

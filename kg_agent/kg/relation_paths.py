@@ -7,15 +7,13 @@ walkable path by the answers it reaches).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 
 from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.terms import KNOWN_PREFIXES
 from kg_agent.kg.types import base_relation, is_inverse
+from kg_agent.text import name_words, separate_words
 
-#: Where a camelCase name (DBpedia's ``birthPlace``) changes word
-_CAMEL_HUMP = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 #: The prefixes that qualify colliding relation names (``dbp.language``): not words of the relation
 _QUALIFIERS = frozenset(KNOWN_PREFIXES.values())
 
@@ -67,11 +65,18 @@ def verbalize_relation(relation: str) -> str:
     if dot and qualifier in _QUALIFIERS and "." not in rest:  # dbp.language: the name qualified by its namespace
         name = rest
     words = name.rsplit(".", 2)[-1] if "." in name else name
-    words = _CAMEL_HUMP.sub(" ", words).replace("_", " ").replace("-", " ").strip()
+    words = separate_words(words).strip()
     if "." in name:
         domain = name.split(".")[-2].replace("_", " ")
         words = f"{domain} {words}"
     return f"{words} (reverse)" if is_inverse(relation) else words
+
+
+def own_name_words(relation: str) -> list[str]:
+    """The words of a relation's own name, without its domain and inverse marker: ``people.person.place_of_death`` ->
+    ``["place", "of", "death"]``, ``^dbo.birthPlace`` -> ``["birth", "place"]`` (a question saying "film" does not
+    evidence every ``film.*`` relation); also a class's name or label (its part after a last ".")."""
+    return name_words(base_relation(relation).rsplit(".", 1)[-1])
 
 
 def verbalize_relation_path(relations: Iterable[str], *, subject: str = "[ENT]") -> str:

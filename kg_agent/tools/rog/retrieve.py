@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from functools import partial
 
@@ -11,14 +10,15 @@ from kg_agent.kg.paths import DEFAULT_MAX_PATHS, RANKED_POOL_FACTOR, PathSearchR
 from kg_agent.kg.types import Entity
 from kg_agent.kg.walks import Walk
 from kg_agent.steps import synchronous
+from kg_agent.text import content_words, label_words
 from kg_agent.tools.rog.answer import PathUse
-from kg_agent.tools.shared.scoring import STOPWORDS, mask_mentions
-
-_WORD = re.compile(r"[^\W_]+")
+from kg_agent.tools.shared.scoring import mask_mentions
 
 
 def _words(text: str) -> set[str]:
-    return {w for w in _WORD.findall(text.lower()) if w not in STOPWORDS and (len(w) >= 3 or w.isdigit())}
+    """A label's or a question's words (any script): its content words, and its numbers however short ("7")."""
+    words = label_words(text)
+    return set(content_words(words)) | {w for w in words if w.isdigit()}
 
 
 def label_relevance(question: str, topic_entities: list[Entity]) -> Callable[[Entity], float]:

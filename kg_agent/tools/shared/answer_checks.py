@@ -71,12 +71,15 @@ from functools import lru_cache
 
 from kg_agent.kg.containers import membership_relations
 from kg_agent.kg.graph import KnowledgeGraph
-from kg_agent.kg.linking import FUNCTION_WORDS, value_nodes
+from kg_agent.kg.linking import value_nodes
+from kg_agent.kg.relation_paths import own_name_words
 from kg_agent.kg.role_nodes import role_nodes
 from kg_agent.kg.terms import UNNAMED
 from kg_agent.kg.types import Entity
 from kg_agent.kg.walks import Walk
 from kg_agent.settings import WhenUnsupported, current_run_settings
+from kg_agent.text import content_words, same_word
+from kg_agent.text import words as text_words
 from kg_agent.tools.shared.aggregates import AnswerRanker, asked_comparison
 from kg_agent.tools.shared.answer_classes import class_names
 from kg_agent.tools.shared.answer_types import (
@@ -91,11 +94,10 @@ from kg_agent.tools.shared.answer_types import (
     looks_like_time,
     names_persons,
     relation_object_kinds,
-    same_word,
 )
 from kg_agent.tools.shared.path_scoring import RelationPathScorer
 from kg_agent.tools.shared.question_parts import QuestionParts, kind_before_mention
-from kg_agent.tools.shared.relation_words import TIME_SUPERLATIVES, name_words
+from kg_agent.tools.shared.relation_words import TIME_SUPERLATIVES
 from kg_agent.tools.shared.scoring import mask_mentions
 
 ABSTAINED = "abstained"
@@ -564,8 +566,8 @@ def finest_times_first(question: str, answers: list[dict]) -> list[dict]:
 def _named_in_full(relation: str, question: str) -> bool:
     """Whether every content word of the relation's own name shares a root with a word of the question
     (``place_of_death`` in "who is the place of death of [X]")."""
-    words = [w for w in name_words(relation) if len(w) >= 3 and w not in FUNCTION_WORDS]
-    asked = re.findall(r"[a-z0-9]+", question.lower())
+    words = content_words(own_name_words(relation))
+    asked = text_words(question)
     return bool(words) and all(any(same_word(w, q) for q in asked) for w in words)
 
 

@@ -19,15 +19,14 @@ noun, :func:`~kg_agent.tools.shared.answer_types.answer_type_match`) and the ans
 
 from __future__ import annotations
 
-import re
 import threading
 from collections.abc import Iterable, Sequence
 
 from kg_agent.kg.errors import KGError
 from kg_agent.kg.graph import KnowledgeGraph
-from kg_agent.kg.linking import FUNCTION_WORDS
 from kg_agent.kg.per_kg import PerKG
-from kg_agent.tools.shared.answer_types import noun_only_modifies, same_word
+from kg_agent.text import FUNCTION_WORDS, name_phrase, same_word
+from kg_agent.tools.shared.answer_types import noun_only_modifies
 from kg_agent.tools.shared.similarity import TextVectors
 
 #: How close (MiniLM cosine) a type noun must be to a class's name to name the class: "films" / "Movie" 0.73,
@@ -49,14 +48,6 @@ IRREGULAR_PLURALS = {"people": "person", "men": "man", "women": "woman", "childr
 #: is seen where the eight objects read for a relation's usual kinds miss it.
 RANGE_SAMPLE = 40
 RANGE_RELATIONS_PER_QUERY = 1
-
-_CAMEL_HUMP = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
-
-
-def class_name_text(name: str) -> str:
-    """A class name as words: ``AggregateRating`` -> "aggregate rating", ``film_genre`` -> "film genre"."""
-    return " ".join(_CAMEL_HUMP.sub(" ", name).replace("_", " ").replace("-", " ").lower().split())
-
 
 class ClassNames:
     """The names of one KG's classes, and which of them a type noun names (both kept per KG and noun)."""
@@ -95,7 +86,7 @@ class ClassNames:
         with self._lock:
             found = self._names.get(class_id)
         if found is None:
-            found = tuple(dict.fromkeys(text for name in self.kg.labels(class_id) if (text := class_name_text(name))))
+            found = tuple(dict.fromkeys(text for name in self.kg.labels(class_id) if (text := name_phrase(name))))
             with self._lock:
                 self._names[class_id] = found
         return found

@@ -33,7 +33,9 @@ from kg_agent.kg.profile import MAX_NAME_CHARACTERS
 from kg_agent.kg.role_nodes import role_nodes
 from kg_agent.kg.terms import UNNAMED
 from kg_agent.kg.types import base_relation, is_inverse
-from kg_agent.tools.shared.relation_words import BE_WORDS, ROUND_TRIP_WORDS, TIME_SUPERLATIVES
+from kg_agent.text import BE_WORDS, content_words, same_word
+from kg_agent.text import words as text_words
+from kg_agent.tools.shared.relation_words import ROUND_TRIP_WORDS, TIME_SUPERLATIVES
 
 TIME, PLACE, PERSON, NUMBER = "time", "place", "person", "number"
 
@@ -149,34 +151,6 @@ def looks_like_time(label: str) -> bool:
     return _YEAR_OR_DATE.match(label) is not None
 
 
-#: More letters than this after the part two words share make them a compound, not one word's endings
-#: ("book|shelf"; "member|ship" and "industr|ies" are endings).
-COMPOUND_REST = 4
-
-
-def _words(text: str) -> list[str]:
-    return re.findall(r"[a-z0-9]+", text.lower())
-
-
-def same_word(a: str, b: str) -> bool:
-    """Whether two words are one up to an ending ("industries"/"industry", "genres"/"genre"), not one word inside a
-    compound ("books"/"bookshelf": past the plural's "s", more than an ending follows the common part)."""
-    bare_a, bare_b = a.removesuffix("s"), b.removesuffix("s")
-    shared = 0
-    for x, y in zip(bare_a, bare_b):
-        if x != y:
-            break
-        shared += 1
-    if max(len(bare_a), len(bare_b)) - shared > COMPOUND_REST:
-        return False
-    common = 0
-    for x, y in zip(a, b):
-        if x != y:
-            break
-        common += 1
-    return common >= min(len(a), len(b)) or common >= 5 or (common >= 4 and min(len(a), len(b)) <= 5)
-
-
 @dataclass(frozen=True)
 class AskedType:
     """What a question asks for: ``kind`` (:data:`TIME`, :data:`PLACE`, :data:`PERSON` or ""), the type noun, and
@@ -275,10 +249,10 @@ def object_name_words(relation: str) -> list[str]:
     name = base_relation(relation)
     if is_inverse(relation):
         parts = name.split(".")
-        return _words(parts[-2]) if len(parts) >= 3 else []
-    words = _words(name.rsplit(".", 1)[-1])
+        return text_words(parts[-2]) if len(parts) >= 3 else []
+    words = text_words(name.rsplit(".", 1)[-1])
     qualifier = len(subject_qualifier(words))
-    return [w for w in words[:len(words) - qualifier] if len(w) >= 3 and w not in ("has", "the", "and")]
+    return content_words(words[:len(words) - qualifier])
 
 
 def subject_qualifier(words: Sequence[str]) -> list[str]:
@@ -306,7 +280,7 @@ def _subject_words(relation: str) -> list[str]:
     """What a relation says of its subject: the domain's type of a dotted name (``people.person.*`` -> person,
     people), else the name's words (``born_in`` -> born, in)."""
     parts = base_relation(relation).split(".")
-    return _words(parts[-2]) + _words(parts[0]) if len(parts) >= 3 else _words(parts[-1])
+    return text_words(parts[-2]) + text_words(parts[0]) if len(parts) >= 3 else text_words(parts[-1])
 
 
 @dataclass(frozen=True)
@@ -321,7 +295,7 @@ class _Traits:
 
 @functools.lru_cache(maxsize=65_536)
 def _traits(relation: str) -> _Traits:
-    own = _words(_own_name(relation))
+    own = text_words(_own_name(relation))
     return _Traits(is_inverse(relation), frozenset(own), frozenset(_subject_words(relation)), own[-1] if own else "")
 
 
@@ -499,7 +473,7 @@ def noun_only_modifies(noun: str, names: Iterable[str]) -> bool:
     before its last word, as a modifier: "**film** director" is a director (of films), not a film."""
     found = False
     for name in names:
-        words = _words(name)
+        words = text_words(name)
         hits = [i for i, word in enumerate(words) if same_word(noun, word)]
         if not hits:
             continue

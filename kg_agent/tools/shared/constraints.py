@@ -41,10 +41,12 @@ from kg_agent.kg.linking import value_nodes
 from kg_agent.kg.paths import retrieve_many_paths
 from kg_agent.kg.terms import UNNAMED
 from kg_agent.kg.walks import Walk
+from kg_agent.text import name_phrase, same_word
+from kg_agent.text import words as text_words
 from kg_agent.tools.shared.aggregates import literal_text
 from kg_agent.tools.shared.answer_checks import Nameless
-from kg_agent.tools.shared.answer_classes import class_name_text, class_names
-from kg_agent.tools.shared.answer_types import AskedType, same_word
+from kg_agent.tools.shared.answer_classes import class_names
+from kg_agent.tools.shared.answer_types import AskedType
 from kg_agent.tools.shared.question_parts import QuestionParts
 from kg_agent.tools.shared.scoring import mask_topic_mentions
 from kg_agent.tools.shared.similarity import shared_text_vectors
@@ -115,14 +117,13 @@ def of_asked_type(question: str, topic_entities: Iterable[dict], walks: Sequence
 MAX_KIND_READ = 500
 #: Longest literal (in words) read as a kind ("Research Track Paper"): a longer one is prose, not a kind.
 MAX_KIND_WORDS = 6
-_WORDS = re.compile(r"[a-z0-9]+")
 
 
 def _names_the_kind(value: str, phrase: Sequence[str]) -> bool:
     """Whether a literal or class name says the kind the noun phrase names: every word of it is one of the phrase's
     (up to an ending) and every modifier of the phrase is one of its words ("Research Track Paper", or "Research
     Track", for "research track papers"; not "Poster Paper")."""
-    words = _WORDS.findall(value.lower())
+    words = text_words(value)
     if not words or len(words) > min(len(phrase), MAX_KIND_WORDS):
         return False
     return (all(any(same_word(w, p) for p in phrase) for w in words)
@@ -152,7 +153,7 @@ def of_named_kind(question: str, topic_entities: Iterable[dict], walks: Sequence
                     said[end] = f"its {relation} is {value}"
                     break
             for c in classes.get(end, ()) if end not in said else ():
-                if any(_names_the_kind(n, phrase) for n in [*names.names(c), class_name_text(c.rsplit("/", 1)[-1].rsplit("#", 1)[-1])]):
+                if any(_names_the_kind(n, phrase) for n in [*names.names(c), name_phrase(c.rsplit("/", 1)[-1].rsplit("#", 1)[-1])]):
                     said[end] = f"of class {(names.names(c) or [c])[0]}"
                     break
     except KGError as exc:

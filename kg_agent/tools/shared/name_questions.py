@@ -44,7 +44,7 @@ from rdflib import Literal, URIRef
 
 from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.terms import default_label, node_key
-from kg_agent.tools.shared.answer_types import same_word
+from kg_agent.text import name_words, same_word
 from kg_agent.tools.shared.language_names import language_autonym, language_name, language_tag, tag_language
 
 #: What a name question asks (:attr:`NameQuestion.asks`).
@@ -173,7 +173,7 @@ _DESCRIBED_THROUGH = re.compile(rf"\s+(?:of|on|for|about|in)\s+(?:the|a|an)\s+{_
 def description_asked(kg: KnowledgeGraph, question: str) -> str | None:
     """The description predicate (:attr:`~kg_agent.kg.naming.Naming.description_predicates`) whose name the question
     asks for ("what is the **comment** on [X]" and ``rdfs:comment``; "**describe** [X]" and a ``description``), by
-    its name's stem (:func:`~kg_agent.tools.shared.answer_types.same_word`), the word being the noun asked for, not
+    its name's stem (:func:`~kg_agent.text.same_word`), the word being the noun asked for, not
     one further on ("which references support the definition of [X]" asks for references); None for any other
     question, and for a description of a thing reached through another ("the comment on the parent of [X]")."""
     found = _ASKED_NOUN.search(question) or _DESCRIBE.search(question)
@@ -184,14 +184,10 @@ def description_asked(kg: KnowledgeGraph, question: str) -> str | None:
         return None
     for predicate in kg.naming.description_predicates:
         names = {default_label(URIRef(predicate)), kg.label(predicate) or ""}
-        if any(same_word(word, w) for name in names for w in re.findall(r"[a-z]+", _split_camel(name).casefold())
+        if any(same_word(word, w) for name in names for w in name_words(name)
                if len(w) > 3):
             return predicate
     return None
-
-
-def _split_camel(name: str) -> str:
-    return re.sub(r"(?<=[a-z])(?=[A-Z])", " ", name)
 
 
 def answer_from_description(kg: KnowledgeGraph, question: str, topics: Sequence[dict], predicate: str) -> NamesAnswer | None:

@@ -40,7 +40,6 @@ from the shared vector cache (``self.vectors``), so every text is embedded once 
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -52,9 +51,11 @@ from kg_agent.kg.errors import KGError
 from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.linking import kg_classes
 from kg_agent.kg.naming import HIERARCHY_NAMES
-from kg_agent.kg.relation_paths import verbalize_relation_path
+from kg_agent.kg.relation_paths import own_name_words, verbalize_relation_path
 from kg_agent.kg.terms import UNNAMED
 from kg_agent.kg.types import base_relation, inverse, is_inverse
+from kg_agent.text import content_words, same_word, stems, word_match
+from kg_agent.text import words as text_words
 from kg_agent.tools.shared.answer_classes import class_names
 from kg_agent.tools.shared.answer_types import (
     OTHER,
@@ -67,19 +68,17 @@ from kg_agent.tools.shared.answer_types import (
     answer_type_match,
     persons_named_by_modifier,
     relation_object_kinds,
-    same_word,
     subject_qualifier,
 )
 from kg_agent.tools.shared.question_parts import (
     ENTITY_TOKEN,
-    FUNCTION_WORDS,
+    NO_RELATION_WORDS,
     ROUND_TRIP_REACH,
     SAME,
     QuestionParts,
-    content_words,
 )
-from kg_agent.tools.shared.relation_words import meaning_words, name_words, relation_words, word_match
-from kg_agent.tools.shared.scoring import TextVectorsFromEmbeddings, stems
+from kg_agent.tools.shared.relation_words import meaning_words, relation_words
+from kg_agent.tools.shared.scoring import TextVectorsFromEmbeddings
 
 #: A relation whose subjects outnumber its objects this many times over has values many things share (a gender, a
 #: nationality, a genre, a year): a round trip through one is asked for only in words ("the same genre as [X]")
@@ -241,24 +240,24 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
         definition may hold close to it (the "term" of "the parent term of [X]" to ``definition``)."""
         if not relations or not parts.phrases:
             return np.zeros((len(relations), len(parts.phrases)), dtype=np.float32)
-        named = [(i, " ".join(meaning_words(relation_words(r))), content_words(meaning_words(name_words(r))))
+        named = [(i, " ".join(meaning_words(relation_words(r))), content_words(meaning_words(own_name_words(r)), NO_RELATION_WORDS))
                  for i, r in enumerate(relations)]
         exact = {i for i, r in enumerate(relations) if base_relation(r) in by_word_only}
         for i, r in enumerate(relations):
             for alias in (aliases or {}).get(r if r in (aliases or {}) else base_relation(r), ()):
-                words = re.findall(r"[a-z0-9]+", alias.lower())
+                words = text_words(alias)
                 if base_relation(r) in named_both_ways or base_relation(r) in by_word_only:
                     exact.add(len(named))
-                named.append((i, " ".join(words), content_words(words)))
+                named.append((i, " ".join(words), content_words(words, NO_RELATION_WORDS)))
         described = len(named)
         if self.description_weight:
             for i, r in enumerate(relations):
                 text = (descriptions or {}).get(base_relation(r))
                 if text:
-                    words = re.findall(r"[a-z0-9]+", text.lower())
+                    words = text_words(text)
                     if base_relation(r) in by_word_only:
                         exact.add(len(named))
-                    named.append((i, " ".join(words), content_words(words)))
+                    named.append((i, " ".join(words), content_words(words, NO_RELATION_WORDS)))
         found = self._named_evidence(parts, [text for _, text, _ in named], [words for _, _, words in named],
                                      frozenset(exact))
         found = self._type_noun_as_subject(parts, named, found)
@@ -299,7 +298,7 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
         if not columns or not heads:
             return found
         rows = list(heads)
-        again = self._named_evidence(parts, [" ".join(heads[k]) for k in rows], [content_words(heads[k]) for k in rows])
+        again = self._named_evidence(parts, [" ".join(heads[k]) for k in rows], [content_words(heads[k], NO_RELATION_WORDS) for k in rows])
         found = found.copy()
         found[np.ix_(rows, columns)] = again[:, columns]
         return found
@@ -343,7 +342,7 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
         out = np.zeros((len(relations), len(parts.phrases)), dtype=np.float32)
         if not relations or not parts.phrases:
             return out
-        text = {r: "someone's " + " ".join(content_words(meaning_words(name_words(r))) or relation_words(r)) for r in
+        text = {r: "someone's " + " ".join(content_words(meaning_words(own_name_words(r)), NO_RELATION_WORDS) or relation_words(r)) for r in
                 dict.fromkeys([*relations, *competitors])}
         texts = list(dict.fromkeys(text.values()))
         row = {t: i for i, t in enumerate(texts)}
@@ -683,13 +682,13 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
                 if not parts.relational[j] and not (at > 0 and parts.tokens[at - 1] in ("who", "whom")):
                     continue
                 stem = [r for r in names if base_relation(r) not in on_paths
-                        and any(word_match(w, word) == 1.0 for w in content_words(meaning_words(name_words(r))))]
+                        and any(word_match(w, word) == 1.0 for w in content_words(meaning_words(own_name_words(r)), NO_RELATION_WORDS))]
                 if stem:
                     return AskedPaths(frozenset(), f"the knowledge graph has {stem[0]!r} for {word!r}, but no walk "
                                       f"from the question's entity reaches it")
         if by_words or by_noun or by_kind:
             return AskedPaths(frozenset(by_words | by_noun | by_kind))
-        head_noun = parts.asked.position + 1 >= len(parts.tokens) or parts.tokens[parts.asked.position + 1] in FUNCTION_WORDS
+        head_noun = parts.asked.position + 1 >= len(parts.tokens) or parts.tokens[parts.asked.position + 1] in NO_RELATION_WORDS
         if kg is not None and competitors and parts.asked.excludes_persons and head_noun:
             noun = parts.asked.noun
             columns = [k for k, j in enumerate(content) if parts.phrase_spans[j] == (parts.asked.position,) * 2]
@@ -917,7 +916,7 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
             if parts.asked.noun and token == parts.asked.position:
                 continue
             after = parts.tokens[token + 1] if token + 1 < len(parts.tokens) else ""
-            if after and after not in FUNCTION_WORDS and after not in ("s", "of", ENTITY_TOKEN):
+            if after and after not in NO_RELATION_WORDS and after not in ("s", "of", ENTITY_TOKEN):
                 continue  # a modifier of the noun after it
             heads[token] = float(slots[phrase])
         return heads
@@ -1060,7 +1059,7 @@ def _uses_own_name(parts: QuestionParts, relation: str, span: tuple[int, int] | 
     """Whether the question's words the hop took share a root with a word of the relation's own name."""
     if span is None:
         return False
-    own = content_words(name_words(relation))
+    own = content_words(own_name_words(relation), NO_RELATION_WORDS)
     return any(word_match(w, t) >= 1.0 for w in own for t in parts.tokens[span[0]:span[1] + 1])
 
 

@@ -11,23 +11,19 @@ question parts (aggregates, constraints, grounding).
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property
 
+from kg_agent.text import ARTICLES, AUXILIARIES, DO_WORDS, FUNCTION_WORDS, REQUEST_VERBS, content_words
 from kg_agent.tools.shared.answer_types import OTHER, AskedType
-from kg_agent.tools.shared.relation_words import ARTICLES, AUXILIARIES, DO_WORDS, ROUND_TRIP_WORDS
-from kg_agent.tools.shared.scoring import STOPWORDS
+from kg_agent.tools.shared.relation_words import ROUND_TRIP_WORDS
 
 ENTITY_TOKEN = "[ent]"
-#: Question words that carry no relation: wh-words, auxiliaries, articles, pronouns.
-FUNCTION_WORDS = frozenset({
-    "what", "which", "who", "whom", "whose", "when", "where", "why", "how", "did", "does", "do", "was", "were", "are",
-    "is", "be", "been", "being", "that", "this", "those", "these", "for", "with", "from", "at", "on", "as", "its",
-    "their", "his", "her", "they", "them", "it", "can", "could", "would", "will", "there", "any", "some", "all",
-    "name", "list", "tell", "give", "me", "about",
-    *STOPWORDS,
-})
+#: The words of a question that name no relation: English function words (wh-words, auxiliaries, articles, pronouns)
+#: and the verbs a request opens with ("name", "list", "tell", "give"); not the function words that are round-trip
+#: cues ("same", "other", "also"), which this reader reads itself (:class:`RoundTripCue`) and which stay words of the
+#: question's phrases ("[X] 's other half" is evidence for a spouse).
+NO_RELATION_WORDS = (FUNCTION_WORDS - ROUND_TRIP_WORDS) | REQUEST_VERBS
 #: The word by which a question asks, in so many words, for the things that share a value with the one it names,
 #: not for the value: "the **same** dynasty as [X]" (:class:`RoundTripCue`; "other" is the other). "Else" is not one:
 #: "what else did [X] invent" asks for more of [X]'s inventions, not for other inventors (WebQSP).
@@ -86,10 +82,6 @@ class RoundTripCue:
     position: int = 0
 
 
-def content_words(words: Sequence[str]) -> list[str]:
-    return [w for w in words if w not in FUNCTION_WORDS and len(w) >= 3]
-
-
 @dataclass(frozen=True)
 class QuestionParts:
     """A masked question cut into what the scorer aligns relations with."""
@@ -134,9 +126,9 @@ class QuestionParts:
         [X]", whose words are two hops). A function word at the phrase's edge away from the token does not stand
         between them: "who wrote the screenplay of [X]" says ``screenwriter`` once, by "wrote" and "screenplay of"."""
         first, last = span
-        while first < last and self.tokens[first] in FUNCTION_WORDS:
+        while first < last and self.tokens[first] in NO_RELATION_WORDS:
             first += 1
-        while last > first and self.tokens[last] in FUNCTION_WORDS:
+        while last > first and self.tokens[last] in NO_RELATION_WORDS:
             last -= 1
         span = (first, last)
         distance = at - span[1] if at > span[1] else span[0] - at
@@ -169,14 +161,14 @@ class QuestionParts:
         like a past participle ("-ed", "-en") right before "by". Its relation is asked for as a relational noun's
         is: a path that leaves it unexplained walks another relation ("films" also names ``film director``)."""
         token = self.tokens[at]
-        return (at + 1 < len(self.tokens) and self.tokens[at + 1] == "by" and token not in FUNCTION_WORDS
+        return (at + 1 < len(self.tokens) and self.tokens[at + 1] == "by" and token not in NO_RELATION_WORDS
                 and token.endswith(("ed", "en")))
 
     def _noun_run_end(self, at: int, step: int) -> str:
         """The first token from ``at`` in direction ``step`` that is not a content word ("present address" in
         "[X] 's husband present address" runs back to "'s")."""
         at += step
-        while 0 <= at < len(self.tokens) and self.tokens[at] not in (ENTITY_TOKEN, "s") and self.tokens[at] not in FUNCTION_WORDS:
+        while 0 <= at < len(self.tokens) and self.tokens[at] not in (ENTITY_TOKEN, "s") and self.tokens[at] not in NO_RELATION_WORDS:
             at += step
         return self.tokens[at] if 0 <= at < len(self.tokens) else ""
 
@@ -190,7 +182,7 @@ class QuestionParts:
         found: list[RoundTripCue] = []
         for at, token in enumerate(tokens):
             after = tokens[at + 1] if at + 1 < len(tokens) else ""
-            if token == SAME and after and after != ENTITY_TOKEN and after not in FUNCTION_WORDS and len(after) >= 3:
+            if token == SAME and after and after != ENTITY_TOKEN and after not in NO_RELATION_WORDS and len(after) >= 3:
                 found.append(RoundTripCue(SAME, after, at + 1))
             elif token == OTHER and self.asked.noun and self.asked.position == at + 1:
                 found.append(RoundTripCue(OTHER, self.asked.noun, at + 1))
@@ -213,9 +205,9 @@ class QuestionParts:
         for size in (1, 2, 3):
             for start in range(len(tokens) - size + 1):
                 span = tokens[start:start + size]
-                if ENTITY_TOKEN in span or all(w in FUNCTION_WORDS for w in span):
+                if ENTITY_TOKEN in span or all(w in NO_RELATION_WORDS for w in span):
                     continue
-                if span[0] in FUNCTION_WORDS and size > 1:  # "the director" adds nothing to "director"
+                if span[0] in NO_RELATION_WORDS and size > 1:  # "the director" adds nothing to "director"
                     continue
                 text = " ".join(span)
                 if text in seen and size > 1:
@@ -229,12 +221,12 @@ class QuestionParts:
                 phrases.append(text)
                 positions.append(start + (size - 1) / 2)
                 spans.append((start, start + size - 1))
-                phrase_words.append(tuple(content_words(span)))
+                phrase_words.append(tuple(content_words(span, NO_RELATION_WORDS)))
         content_set = {phrases[i] for i in content}
         occurrences = tuple((at, single_at[at]) for at, t in enumerate(tokens) if t in content_set)
         parts = cls(tokens, tuple(phrases), tuple(positions), tuple(phrase_words), tuple(content),
                    tuple(i for i, t in enumerate(tokens) if t == ENTITY_TOKEN),
-                   tuple(i for i, t in enumerate(tokens) if t in ROUND_TRIP_WORDS), AskedType.of(tokens, FUNCTION_WORDS),
+                   tuple(i for i, t in enumerate(tokens) if t in ROUND_TRIP_WORDS), AskedType.of(tokens, NO_RELATION_WORDS),
                    tuple(spans), occurrences,
                    ())
         return replace(parts, relational=tuple(parts.relational_token(first) or parts.relational_token(last)
@@ -249,7 +241,7 @@ def kind_before_mention(masked_question: str) -> list[str]:
         return []
     words: list[str] = []
     for token in reversed(tokens[:tokens.index(ENTITY_TOKEN)]):
-        if token in FUNCTION_WORDS or not token.isalpha():
+        if token in NO_RELATION_WORDS or not token.isalpha():
             break
         words.insert(0, token)
     return words

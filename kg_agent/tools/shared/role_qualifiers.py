@@ -4,7 +4,7 @@ A KG that models a role as a node of its own (:mod:`~kg_agent.kg.role_nodes`: ``
 -heldBy-> person``, a club's "Captain" position, an ``org:Post`` "Treasurer") answers "who was the general chair of
 [X]" with the holder of the role node whose label the question names, not with every holder of every role of [X].
 So when some walks pass through role nodes and the question names the label of some of those nodes (every
-content word's stem of the label among the question's, :func:`~kg_agent.tools.shared.scoring.stems`; the walks'
+content word's stem of the label among the question's, :func:`~kg_agent.text.stems`; the walks'
 start entities' names masked, so a title's words name no role), only the walks through the role nodes named most
 fully are kept ("General Chair" over "Chair" for "the general chair"), and of the walks from the same entity over
 the same relations to there, only those through a node so named (a constraint on the middle node: a role node of a
@@ -20,7 +20,8 @@ from collections.abc import Mapping, Sequence
 from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.role_nodes import role_nodes
 from kg_agent.kg.types import Entity
-from kg_agent.tools.shared.scoring import mask_mentions, stems
+from kg_agent.text import stems
+from kg_agent.tools.shared.scoring import mask_mentions
 
 
 def _inner_tails(walk: dict) -> list[dict]:

@@ -2,9 +2,9 @@
 
 * :func:`mask_mentions`: the question with its entity mentions replaced by ``[ENT]``, so relation similarity
   ignores names ("[Tom Hanks]" and "[Meg Ryan]" read the same);
-* :func:`stems` / :func:`lexical_overlap` / :func:`relation_overlap`: the lexical bonus, with one stemmer (the
-  first 4 letters of each content word: ``directed``/``director`` -> ``dire``), added to MiniLM cosines, which on
-  their own barely tell "starred actors" from "directed by" for "who directed X";
+* :func:`lexical_overlap` / :func:`relation_overlap`: the lexical bonus, the share of a relation's content-word stems
+  (:func:`kg_agent.text.stems`: ``directed``/``director`` -> ``dire``) the question has, added to MiniLM cosines,
+  which on their own barely tell "starred actors" from "directed by" for "who directed X";
 * :func:`top_normalised`: the best ``width`` scores rescaled to sum to 1; :func:`softmax_weights`: scores of any
   sign as positive weights for it;
 * :data:`DEFAULT_IGNORED_RELATIONS` / :func:`is_ignored_relation` / :func:`filter_relations`: bookkeeping
@@ -23,10 +23,10 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 from langchain_core.embeddings import Embeddings
 
-from kg_agent.kg.linking import FUNCTION_WORDS
 from kg_agent.kg.relation_paths import verbalize_relation
 from kg_agent.kg.terms import initials_spans, is_acronym
 from kg_agent.kg.types import Entity, base_relation
+from kg_agent.text import ARTICLES, FUNCTION_WORDS, NAME_PARTICLES, content_stems, stems
 from kg_agent.tools.shared.similarity import TextVectors, shared_text_vectors
 
 #: Bookkeeping relations never offered to a pruner (``fnmatch`` patterns over the relation name without
@@ -94,8 +94,11 @@ def mask_topic_mentions(question: str, topic_entities: Sequence[dict]) -> str:
     return mask_mentions(question, [Entity(e["id"], e.get("label") or "") for e in topic_entities])
 
 
-#: Words a name may hold that never make a mention on their own ("of" in "Augustine of Hippo").
-_NAME_FUNCTION_WORDS = frozenset({"a", "an", "the", "of", "and", "de", "la", "le", "von", "van", "jr", "sr"})
+#: Words a name may hold that never make a mention on their own: the function words that join a name's parts ("of" in
+#: "Augustine of Hippo", "and", the articles) and its particles ("van", "jr"). Not every function word: the question's
+#: words are matched against the label's, so a pronoun or a wh-word the label holds is a word of the name ("Her",
+#: "The Who").
+_NAME_FUNCTION_WORDS = ARTICLES | {"of", "and"} | NAME_PARTICLES
 _QUESTION_WORD = re.compile(r"\[ENT\]|\w+")
 _QUALIFIER = re.compile(r"\([^()]*\)")
 #: Words of a label matched against the question (a run is at most this long: the work stays linear in the question).
@@ -168,29 +171,17 @@ def _initials_mention(question: str, acronym: str) -> tuple[int, int] | None:
     return words[begin][0], words[end - 1][1]
 
 
-STOPWORDS = frozenset({"by", "in", "has", "of", "the", "then", "reverse", "a", "an", "to", "is", "and"})
-STEM_LETTERS = 4
-
-
-def _content_words(text: str) -> list[str]:
-    return [w[:STEM_LETTERS] for w in re.findall(r"[a-z]+", text.lower()) if w not in STOPWORDS and len(w) >= 3]
-
-
-def stems(text: str) -> set[str]:
-    """The stems of ``text``'s content words (``directed``/``director`` -> ``dire``)."""
-    return set(_content_words(text))
-
-
 def lexical_overlap(relation_text: str, question_stems: set[str]) -> float:
     """Share of the (verbalised) relation path's content words whose stem occurs in the question."""
-    words = _content_words(relation_text)
+    words = content_stems(relation_text)
     return sum(w in question_stems for w in words) / len(words) if words else 0.0
 
 
 def relation_overlap(question: str, relations: Sequence[str]) -> float:
     """:func:`lexical_overlap` of the words the relations' names carry with the question: ``directed_by`` and
     "who directed" -> 1.0."""
-    return lexical_overlap(" ".join(verbalize_relation(r) for r in relations), stems(question)) if relations else 0.0
+    return lexical_overlap(" ".join(verbalize_relation(base_relation(r)) for r in relations), stems(question)) \
+        if relations else 0.0
 
 
 def top_normalised(items: Iterable[tuple[str, float]], width: int) -> list[tuple[str, float]]:

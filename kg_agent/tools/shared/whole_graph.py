@@ -52,11 +52,11 @@ from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.per_kg import PerKG
 from kg_agent.kg.sparql import sparql_iri
 from kg_agent.kg.terms import UNNAMED, node_key
+from kg_agent.text import ARTICLES, AUXILIARIES, name_phrase
 from kg_agent.tools.shared.aggregates import MAX, MIN, literal_text, literal_value
 from kg_agent.tools.shared.answer_checks import Nameless
-from kg_agent.tools.shared.answer_classes import class_name_text, class_names
+from kg_agent.tools.shared.answer_classes import class_names
 from kg_agent.tools.shared.language_names import language_name, language_tag, tag_language
-from kg_agent.tools.shared.relation_words import ARTICLES, AUXILIARIES
 from kg_agent.tools.shared.similarity import TextVectors, shared_text_vectors
 
 #: Words after "the most" that say the count is of how often something occurs ("the most common subject heading").
@@ -329,7 +329,7 @@ class WholeGraphAnswerer:
         """Every relation and direction, scored by how well the question's nouns name its sides, best first."""
         found: list[Grouping] = []
         for relation, (subjects, objects) in relation_sides(self.kg).sides().items():
-            text = class_name_text(relation.rsplit(".", 1)[-1])
+            text = name_phrase(relation.rsplit(".", 1)[-1])
             by_subject = names_its_subjects(text)
             for grouped, answered, counted in (("object", objects, subjects), ("subject", subjects, objects)):
                 if counted.sampled == 0 or answered.sampled == 0:
@@ -476,7 +476,7 @@ class WholeGraphAnswerer:
             for relation, (subjects, objects) in sides.items():
                 if objects.sampled == 0 or objects.booleans < objects.sampled / 2:
                     continue
-                score = self._fit(asked.attribute, [class_name_text(relation.rsplit(".", 1)[-1])])[0]
+                score = self._fit(asked.attribute, [name_phrase(relation.rsplit(".", 1)[-1])])[0]
                 if score >= NAMES_SIDE:
                     s_score, s_class = self._side_fit(asked.counted_noun, subjects, "", False)
                     candidates.append((score, relation, s_class if s_score >= NAMES_SIDE else ""))
@@ -514,7 +514,7 @@ class WholeGraphAnswerer:
         for relation, (subjects, objects) in relation_sides(self.kg).sides().items():
             if objects.sampled == 0 or objects.literals < objects.sampled / 2:
                 continue
-            text = class_name_text(relation.rsplit(".", 1)[-1])
+            text = name_phrase(relation.rsplit(".", 1)[-1])
             if asked.attribute in _COORDINATE_WORDS:
                 score = 1.0 if names_coordinate(text, asked.attribute) else 0.0
             else:
