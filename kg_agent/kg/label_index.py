@@ -84,11 +84,16 @@ def build_label_sqlite(path: str | Path, pairs: Iterable[tuple[str, str]], *, bu
     try:
         connection.executescript("PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;" + _SCHEMA)
         rows: list[tuple[str, str, int]] = []
+        row = rows.append
         for seq, (key, label) in enumerate(pairs):
-            rows.extend((indexed, key, seq) for indexed in label_keys(label))
+            keys = label_keys(label)
+            if len(keys) == 1:  # most labels
+                row((keys[0], key, seq))
+            else:
+                rows.extend([(indexed, key, seq) for indexed in keys])
             if len(rows) >= 100_000:
                 connection.executemany("INSERT INTO labels VALUES (?, ?, ?)", rows)
-                rows = []
+                rows.clear()
         connection.executemany("INSERT INTO labels VALUES (?, ?, ?)", rows)
         connection.executescript(_LABELS_INDEX)
         try:
