@@ -205,7 +205,7 @@ def _index_ntriples_lines(builder: RelationIndexBuilder, ox, handle, naming: Nam
     link_lines: list[bytes] = []
     bits: dict[bytes, tuple] = {}
     reported = 0
-    edges = 0
+    edges = others = 0  # the triples that are facts, and the others (counted, not edges)
     literal_bits = 0  # the predicates met with a literal object
     repeated = 0  # the signed predicates met at a node that had them already
     for number, line in enumerate(handle, start=1):
@@ -229,21 +229,22 @@ def _index_ntriples_lines(builder: RelationIndexBuilder, ox, handle, naming: Nam
                 pair = _LINK if iri in WIKIBASE_PROPERTY_LINKS or iri in _CLASS_LINKS else _NOT_A_FACT
             bits[predicate] = pair
         if pair[0] < 0:  # a name, a Wikibase link, or neither a name nor a fact
-            builder.triples += 1
+            others += 1
             if pair[0] == _NAME:
-                if rest[:1] == b'"':  # a name is a literal
+                if rest[0] == 34:  # '"': a name is a literal
                     read_name(line, subject, pair[1], rest)
             elif pair is _LINK:
                 link_lines.append(line if line.endswith(b"\n") else line + b"\n")
             continue
         out_bit, in_bit = pair[0], pair[1]
-        if len(pair) == 3 and rest[:1] == b'"':  # an alias's literal: a name too
+        literal = rest[0] == 34  # '"'
+        if literal and len(pair) == 3:  # an alias's literal: a name too
             read_name(line, subject, pair[2], rest)
         obj = rest.rstrip(b" \t\r\n.")  # a node never ends with '.': IRIs end with '>', literals with '"', a tag or '>'
         edges += 1
-        if b"\\" in subject or (b"\\" in obj and obj[:1] != b'"'):  # an escaped IRI: the node may be keyed another way
+        if b"\\" in subject or (not literal and b"\\" in obj):  # an escaped IRI: the node may be keyed another way
             repeated |= out_bit | in_bit
-        if obj[:1] == b'"':  # a literal is an end (no in-bit); an empty one is no value at all
+        if literal:  # a literal is an end (no in-bit); an empty one is no value at all
             if obj[:2] != b'""' or obj[2:3] == b'"':
                 had = get(subject, 0)
                 signatures[subject] = had | out_bit
@@ -260,7 +261,7 @@ def _index_ntriples_lines(builder: RelationIndexBuilder, ox, handle, naming: Nam
             position = handle.tell()
             bar.update(position - reported)
             reported = position
-    builder.triples += edges
+    builder.triples += edges + others
     if builder.literal_bits is not None:
         builder.literal_bits |= literal_bits
     if builder.repeated_bits is not None:
