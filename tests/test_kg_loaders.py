@@ -339,9 +339,10 @@ def test_the_ntriples_line_pass_reads_names_as_the_parser_does(tmp_path):
     for suffix, fmt in (("nt", ox.RdfFormat.N_TRIPLES), ("ttl", ox.RdfFormat.TURTLE)):
         path = tmp_path / f"kg.{suffix}"
         path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-        literals, links, names = index_triples(RelationIndexBuilder(), ox, path, fmt, DEFAULT_NAMING, progress=False)
+        literals, links, naming = index_triples(RelationIndexBuilder(), ox, path, fmt, DEFAULT_NAMING, progress=False)
+        names: dict = {entity: [] for entity in naming}
         with literals:
-            read[suffix] = list(literals.pairs()), literals.blank, links, names
+            read[suffix] = list(literals.pairs(names)), literals.blank, links, names
     assert read["nt"] == read["ttl"]
     labels, blank, _, names = read["nt"]
     assert blank  # _:x is named
@@ -373,9 +374,11 @@ def test_the_index_pass_keeps_names_on_disk_in_batches_and_reads_them_back_in_fi
     read = {}
     for batch in (SpilledNames.BATCH, 2):
         monkeypatch.setattr(SpilledNames, "BATCH", batch)
-        literals, _, names = index_triples(RelationIndexBuilder(), ox, path, fmt, DEFAULT_NAMING, progress=False)
+        literals, _, naming = index_triples(RelationIndexBuilder(), ox, path, fmt, DEFAULT_NAMING, progress=False)
+        names: dict = {entity: [] for entity in naming}
         with literals:
-            read[batch] = list(literals), list(literals.pairs()), names, literals.blank
+            read[batch] = list(literals), list(literals.pairs(names)), names, literals.blank
+            assert list(literals.pairs()) == read[batch][1]  # read back as often as asked
             spilled = literals._file.seek(0, 2)
         assert literals._file.closed
         assert (spilled > 0) == (batch == 2)
@@ -383,7 +386,9 @@ def test_the_index_pass_keeps_names_on_disk_in_batches_and_reads_them_back_in_fi
     literals, pairs, names, blank = read[2]
     assert pairs == [(f"http://example.org/e{n}", f"name {n}") for n in range(7)] + [
         ("http://example.org/e1", "name 1"), ("http://example.org/p", 'knows "well"')]
-    assert names == {"http://example.org/p": [(label[1:-1], 'knows "well"', "en")]} and not blank
+    # the relation-naming entity's literals, collected while the names were read back (p is a predicate)
+    assert {entity: found for entity, found in names.items() if found} == {
+        "http://example.org/p": [(label[1:-1], 'knows "well"', "en")]} and not blank
 
 
 def test_beside_load_gets_the_relation_index_during_the_load_and_its_error_fails_it(kg_dir, tmp_path):
@@ -549,3 +554,48 @@ def test_a_remote_json_ld_context_is_not_fetched(tmp_path):
     path.write_text('{"@context": "http://127.0.0.1:9/context.jsonld", "@id": "http://e.org/a", "name": "A"}', encoding="utf-8")
     with pytest.raises(KGLoadError, match=r"kg\.jsonld:.*remote JSON-LD @context, which kg-agent does not fetch"):
         open_kg(path)
+
+
+def test_a_label_file_of_the_earlier_layout_answers_as_the_new_one(tmp_path):
+    # the label file's words are now one table ordered by word (WITHOUT ROWID, no second copy in an index); a file
+    # written before (a tokens table and its index) is read by the same lookups: an old store opens as it was
+    import sqlite3
+
+    from kg_agent.kg.label_index import SqliteLabelIndex, build_label_sqlite
+    from kg_agent.kg.terms import label_keys
+
+    pairs = [("urn:ward-7", "Ward 7"), ("urn:ward-7b", "Ward 7B"), ("urn:east", "East Wing Ward"),
+             ("urn:night", "Night Ward"), ("urn:night", "Night Ward"), ("urn:smith", "Smith, Anna"),
+             ("urn:dollar", "$"), ("urn:ctl", "Ward\x01 Annex"), ("urn:quote", 'The "Quiet" Ward \\ West')]
+    new = build_label_sqlite(tmp_path / "new.sqlite", pairs, build="b")
+    old = tmp_path / "old.sqlite"
+    with sqlite3.connect(old) as db:  # the layout of files built before, as they were written
+        db.executescript("""
+            CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+            CREATE TABLE labels (norm TEXT NOT NULL, node TEXT NOT NULL, seq INTEGER NOT NULL);
+            CREATE TABLE tokens (token TEXT NOT NULL, len INTEGER NOT NULL, norm TEXT NOT NULL);
+            INSERT INTO meta VALUES ('build', 'b');""")
+        db.executemany("INSERT INTO labels VALUES (?, ?, ?)",
+                       [(key, node, seq) for seq, (node, text) in enumerate(pairs) for key in label_keys(text)])
+        db.execute("CREATE INDEX labels_by_norm ON labels (norm, seq)")
+        db.executemany("INSERT INTO tokens VALUES (?, ?, ?)",
+                       [(word, len(norm), norm) for (norm,) in db.execute("SELECT DISTINCT norm FROM labels")
+                        for word in norm.split()])
+        db.execute("CREATE INDEX tokens_by_token ON tokens (token, len, norm)")
+    with sqlite3.connect(new) as db:
+        assert db.execute("SELECT name FROM sqlite_master WHERE name = 'tokens_by_token'").fetchone() is None
+    indexes = [SqliteLabelIndex(new, build="b"), SqliteLabelIndex(old, build="b")]
+    try:
+        answers = [(len(index), index.get("ward 7"), index.get("ward7"), index.get("anna smith"), index.get("$"),
+                    index.get("night ward"), index.labels_with_word("ward", limit=3),
+                    list(index.iter_labels_with_word("ward")), sorted(index.words_with_prefix("w")),
+                    index.labels_with_word("quiet", limit=5), "east wing ward" in index, "nowhere" in index)
+                   for index in indexes]
+    finally:
+        for index in indexes:
+            index.close()
+    assert answers[0] == answers[1]
+    assert answers[0][1] == ["urn:ward-7"] and answers[0][5] == ["urn:night"]
+    assert answers[0][6] == ["ward 7", "ward 7b", "night ward"]  # shortest first, then alphabetically
+    assert answers[0][7] == ["ward 7", "ward 7b", "night ward", "ward annex", "east wing ward", "the quiet ward west"]
+    assert answers[0][8] == ["ward", "ward7", "ward7b", "west", "wing"]

@@ -64,18 +64,19 @@ class DictLabelIndex(dict):
 _SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE labels (norm TEXT NOT NULL, node TEXT NOT NULL, seq INTEGER NOT NULL);
-CREATE TABLE tokens (token TEXT NOT NULL, len INTEGER NOT NULL, norm TEXT NOT NULL);
+CREATE TABLE tokens (token TEXT NOT NULL, len INTEGER NOT NULL, norm TEXT NOT NULL, PRIMARY KEY (token, len, norm))
+    WITHOUT ROWID;
 """
 _LABELS_INDEX = "CREATE INDEX labels_by_norm ON labels (norm, seq);"
-_TOKENS_INDEX = "CREATE INDEX tokens_by_token ON tokens (token, len, norm);"
 
 
 def build_label_sqlite(path: str | Path, pairs: Iterable[tuple[str, str]], *, build: str) -> Path:
     """Write the label file for ``(entity id, label)`` pairs; ``build`` ties it to one load of the store.
 
     The words of each key are split by SQLite itself (the key as a JSON array, ``json_each``, over the distinct
-    keys read from their index): no Python row per word. A word said twice in one key gives two rows; the
-    lookups read distinct keys.
+    keys read from their index): no Python row per word. The words are one table ordered by word (``WITHOUT
+    ROWID``, filled in its order): each ``(word, length, key)`` is kept once, with no second copy in an index
+    (files built before keep a table and an index; the lookups read both alike).
     """
     path = Path(path)
     partial = path.with_name(path.name + ".partial")
@@ -84,11 +85,16 @@ def build_label_sqlite(path: str | Path, pairs: Iterable[tuple[str, str]], *, bu
     try:
         connection.executescript("PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;" + _SCHEMA)
         rows: list[tuple[str, str, int]] = []
+        row = rows.append
         for seq, (key, label) in enumerate(pairs):
-            rows.extend((indexed, key, seq) for indexed in label_keys(label))
+            keys = label_keys(label)
+            if len(keys) == 1:  # most labels
+                row((keys[0], key, seq))
+            else:
+                rows.extend([(indexed, key, seq) for indexed in keys])
             if len(rows) >= 100_000:
                 connection.executemany("INSERT INTO labels VALUES (?, ?, ?)", rows)
-                rows = []
+                rows.clear()
         connection.executemany("INSERT INTO labels VALUES (?, ?, ?)", rows)
         connection.executescript(_LABELS_INDEX)
         try:
@@ -98,9 +104,8 @@ def build_label_sqlite(path: str | Path, pairs: Iterable[tuple[str, str]], *, bu
             # JSON (before 3.38 it was optional): every key's words in Python, as before
             connection.execute("DELETE FROM tokens")
             odd = connection.execute("SELECT DISTINCT norm FROM labels").fetchall()
-        connection.executemany("INSERT INTO tokens VALUES (?, ?, ?)",
+        connection.executemany("INSERT OR IGNORE INTO tokens VALUES (?, ?, ?)",
                                [(word, len(norm), norm) for (norm,) in odd for word in set(norm.split())])
-        connection.executescript(_TOKENS_INDEX)
         connection.execute("INSERT INTO meta VALUES ('build', ?)", (build,))
         connection.commit()
     finally:
@@ -113,9 +118,10 @@ def build_label_sqlite(path: str | Path, pairs: Iterable[tuple[str, str]], *, bu
 _CONTROL = "*[\x01-\x1f]*"
 #: Each other key's words, from the key written as a JSON array (keys hold single spaces; quotes and backslashes
 #: escaped)
-_TOKENS_IN_SQL = """INSERT INTO tokens SELECT words.value, length(keys.norm), keys.norm
+_TOKENS_IN_SQL = """INSERT OR IGNORE INTO tokens SELECT words.value, length(keys.norm), keys.norm
 FROM (SELECT DISTINCT norm FROM labels WHERE norm != '' AND norm NOT GLOB ?) AS keys,
-json_each('["' || replace(replace(replace(keys.norm, '\\', '\\\\'), '"', '\\"'), ' ', '","') || '"]') AS words"""
+json_each('["' || replace(replace(replace(keys.norm, '\\', '\\\\'), '"', '\\"'), ' ', '","') || '"]') AS words
+ORDER BY 1, 2, 3"""
 
 
 class SqliteLabelIndex:

@@ -135,8 +135,11 @@ def label_keys(text: str) -> list[str]:
     these in its :func:`joined_key` form ("ISWC 2005" is also indexed as "iswc2005")."""
     key = label_key(text)
     written = reading_order(text)
+    if written is None:  # most labels: one key, and its joined form where that differs
+        joined = joined_key(key)
+        return [key] if joined == key else [key, joined]
     keys = [key]
-    if written is not None and (reading := label_key(written)):
+    if reading := label_key(written):
         keys.append(reading)
     return list(dict.fromkeys(keys + [joined_key(k) for k in keys]))
 
@@ -164,6 +167,8 @@ def lookup_keys(text: str) -> list[str]:
 def reading_order(text: str) -> str | None:
     """A name written surname first, as catalogues write people ("Stevenson, Robert Louis"), in reading order
     ("Robert Louis Stevenson"); None for any other text."""
+    if "," not in text:  # most texts: no need to try the pattern
+        return None
     inverted = _INVERTED_NAME.match(text)
     return None if inverted is None else f"{inverted.group(2)} {inverted.group(1)}"
 

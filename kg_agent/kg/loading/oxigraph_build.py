@@ -39,7 +39,7 @@ from kg_agent.kg.store_folder import (
     write_lock,
     written_files,
 )
-from kg_agent.kg.stores.base import name_relations
+from kg_agent.kg.stores.base import NameLiterals, name_relations
 from kg_agent.kg.terms import RelationNames
 
 
@@ -200,13 +200,19 @@ def _build_locked(source: Path, store_path: Path, target: Path, fmt: str, lock: 
         def index_and_labels() -> None:
             from kg_agent.kg.stores.oxigraph import with_default_names
 
-            literals, links, names_of = index_triples(builder, ox, load_path, load_format, naming, progress=progress)
-            with literals:
+            literals, links, naming_entities = index_triples(builder, ox, load_path, load_format, naming,
+                                                             progress=progress)
+            collected: dict[str, NameLiterals] = {entity: [] for entity in naming_entities}
+            with literals:  # one read of the names: the label file's, and the relation-naming entities' on the way
                 if literals.blank:  # the store renames blank nodes: ask it
                     blank_labels.append(True)
+                    for _ in literals.pairs(collected):
+                        pass
                 else:
-                    build_label_sqlite(sidecar / LABEL_INDEX_FILE, with_default_names(literals.pairs(), builder.signatures),
+                    build_label_sqlite(sidecar / LABEL_INDEX_FILE,
+                                       with_default_names(literals.pairs(collected), builder.signatures),
                                        build=label_build(build, naming))
+            names_of = {entity: found for entity, found in collected.items() if found}
             built.append(builder.build())
             built[0].save(sidecar / RELATION_INDEX_FILE)
             if beside_load is not None:

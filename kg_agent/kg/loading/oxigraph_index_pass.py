@@ -37,15 +37,32 @@ class SpilledNames:
         self.pending.clear()
 
     def __iter__(self) -> Iterator[tuple[str, str, str, str | None]]:
+        for batch in self._batches():
+            yield from batch
+
+    def pairs(self, names: dict[str, NameLiterals] | None = None) -> Iterator[tuple[str, str]]:
+        """``(entity id, text)`` of each literal, in file order; with ``names`` (``{entity id: []}``, the entities
+        that name relations), each of those entities' ``(predicate, text, language)`` is appended to its list on
+        the way, so the label file and the relation names take one read of the file."""
+        if not names:
+            for batch in self._batches():
+                for key, _, text, _ in batch:
+                    yield key, text
+            return
+        get = names.get
+        for batch in self._batches():
+            for key, predicate, text, language in batch:
+                kept = get(key)
+                if kept is not None:
+                    kept.append((predicate, text, language))
+                yield key, text
+
+    def _batches(self) -> Iterator[list[tuple[str, str, str, str | None]]]:
         end = self._file.seek(0, os.SEEK_END)
         self._file.seek(0)
         while self._file.tell() < end:
-            yield from marshal.load(self._file)
-        yield from list(self.pending)
-
-    def pairs(self) -> Iterator[tuple[str, str]]:
-        """``(entity id, text)`` of each literal, in file order."""
-        return ((key, text) for key, _, text, _ in self)
+            yield marshal.load(self._file)
+        yield list(self.pending)
 
     def close(self) -> None:
         self._file.close()
@@ -58,11 +75,12 @@ class SpilledNames:
 
 
 def index_triples(builder: RelationIndexBuilder, ox, path: Path, fmt, naming: Naming, *,
-                  progress: bool) -> tuple[SpilledNames, list[tuple[str, str, str]], dict[str, NameLiterals]]:
+                  progress: bool) -> tuple[SpilledNames, list[tuple[str, str, str]], set[str]]:
     """Feed every fact of the file to the relation index builder; return its label and alias literals met on the
     way (:class:`~kg_agent.kg.naming.Naming`) in file order, kept on disk (:class:`SpilledNames`: the caller closes
     it), and what names its relations (:func:`~kg_agent.kg.stores.base.name_relations`): the ``(property entity,
-    link, predicate)`` Wikibase links and the name literals of the predicates and of those property entities."""
+    link, predicate)`` Wikibase links, and the entities whose name literals do (the predicates and those property
+    entities: :meth:`SpilledNames.pairs` collects their literals while it reads the names back)."""
     from kg_agent.kg.stores.oxigraph import ox_key
 
     size = path.stat().st_size
@@ -89,6 +107,7 @@ def index_triples(builder: RelationIndexBuilder, ox, path: Path, fmt, naming: Na
                 if fact is None:
                     fact = facts[predicate] = naming.is_fact(predicate)
                 if fact and naming.is_label(predicate) and isinstance(triple.object, ox.Literal):  # an alias
+                    literals.blank |= isinstance(triple.subject, ox.BlankNode)
                     literals.pending.append((ox_key(triple.subject), predicate, triple.object.value,
                                              triple.object.language))
                     if len(literals.pending) >= SpilledNames.BATCH:
@@ -97,6 +116,7 @@ def index_triples(builder: RelationIndexBuilder, ox, path: Path, fmt, naming: Na
                     builder.triples += 1  # counted, but a name is not an edge
                     obj = triple.object
                     if naming.is_label(predicate) and isinstance(obj, ox.Literal):
+                        literals.blank |= isinstance(triple.subject, ox.BlankNode)
                         literals.pending.append((ox_key(triple.subject), predicate, obj.value, obj.language))
                         if len(literals.pending) >= SpilledNames.BATCH:
                             literals.spill()
@@ -117,16 +137,7 @@ def index_triples(builder: RelationIndexBuilder, ox, path: Path, fmt, naming: Na
                     reported = position
             if bar is not None:
                 bar.update(size - reported)
-        wanted = set(builder.predicates()) | {prop for prop, _, _ in links}
-        names: dict[str, NameLiterals] = {}
-        blank = False
-        for key, predicate, text, language in literals:
-            if key in wanted:
-                names.setdefault(key, []).append((predicate, text, language))
-            if key[0] == "_" and not blank:
-                blank = key.startswith("_:")
-        literals.blank = blank
-        return literals, links, names
+        return literals, links, set(builder.predicates()) | {prop for prop, _, _ in links}
     except BaseException:
         literals.close()
         raise
@@ -158,7 +169,7 @@ def _index_ntriples_lines(builder: RelationIndexBuilder, ox, handle, naming: Nam
     (descriptions, schema) are counted only.
 
     Subject and predicate hold no whitespace, so ``split(None, 2)`` finds them; a node is keyed by its
-    N-Triples text (the index needs distinct nodes only). A name line is read by :func:`_name_literal`; a line
+    N-Triples text (the index needs distinct nodes only). A name line without escapes is read from its bytes; a line
     with an escape (``\\``) or a ``#`` (perhaps a comment) is parsed by Oxigraph's parser instead. The bulk loader checks the syntax of
     the same file in the meantime.
     """
@@ -169,20 +180,32 @@ def _index_ntriples_lines(builder: RelationIndexBuilder, ox, handle, naming: Nam
     pending = literals.pending
     name = pending.append
 
+    languages: dict[bytes, str | None] = {}  # what follows a name's closing quote -> its language tag
+
     def read_name(line: bytes, subject: bytes, predicate: str, rest: bytes) -> None:
         """Keep one name literal (spilled to disk in batches)."""
         if b"\\" in line or b"#" in rest:  # an escape, or a comment after the triple: parsed in full
             triple = next(iter(ox.parse(line, format=ox.RdfFormat.N_TRIPLES)))
             name((ox_key(triple.subject), predicate, triple.object.value, triple.object.language))
-        else:
-            name(_name_literal(subject, predicate, rest))
+        else:  # without escapes the literal's last quote closes it (no tag or IRI holds one)
+            close = rest.rindex(b'"')
+            after = rest[close + 1:]  # "@en .", "^^<datatype> .": few distinct ones
+            language = languages.get(after, _UNREAD)
+            if language is _UNREAD:
+                language = _language(after)
+                if len(languages) < 10_000:
+                    languages[after] = language
+            name((subject[1:-1].decode("utf-8") if subject[0] == 60 else subject.decode("utf-8"), predicate,
+                  rest[1:close].decode("utf-8"), language))
+        if subject[0] == 95:  # "_:": a blank node
+            literals.blank = True
         if len(pending) >= SpilledNames.BATCH:
             literals.spill()
 
     link_lines: list[bytes] = []
     bits: dict[bytes, tuple] = {}
     reported = 0
-    edges = 0
+    edges = others = 0  # the triples that are facts, and the others (counted, not edges)
     literal_bits = 0  # the predicates met with a literal object
     repeated = 0  # the signed predicates met at a node that had them already
     for number, line in enumerate(handle, start=1):
@@ -206,21 +229,22 @@ def _index_ntriples_lines(builder: RelationIndexBuilder, ox, handle, naming: Nam
                 pair = _LINK if iri in WIKIBASE_PROPERTY_LINKS or iri in _CLASS_LINKS else _NOT_A_FACT
             bits[predicate] = pair
         if pair[0] < 0:  # a name, a Wikibase link, or neither a name nor a fact
-            builder.triples += 1
+            others += 1
             if pair[0] == _NAME:
-                if rest[:1] == b'"':  # a name is a literal
+                if rest[0] == 34:  # '"': a name is a literal
                     read_name(line, subject, pair[1], rest)
             elif pair is _LINK:
                 link_lines.append(line if line.endswith(b"\n") else line + b"\n")
             continue
         out_bit, in_bit = pair[0], pair[1]
-        if len(pair) == 3 and rest[:1] == b'"':  # an alias's literal: a name too
+        literal = rest[0] == 34  # '"'
+        if literal and len(pair) == 3:  # an alias's literal: a name too
             read_name(line, subject, pair[2], rest)
         obj = rest.rstrip(b" \t\r\n.")  # a node never ends with '.': IRIs end with '>', literals with '"', a tag or '>'
         edges += 1
-        if b"\\" in subject or (b"\\" in obj and obj[:1] != b'"'):  # an escaped IRI: the node may be keyed another way
+        if b"\\" in subject or (not literal and b"\\" in obj):  # an escaped IRI: the node may be keyed another way
             repeated |= out_bit | in_bit
-        if obj[:1] == b'"':  # a literal is an end (no in-bit); an empty one is no value at all
+        if literal:  # a literal is an end (no in-bit); an empty one is no value at all
             if obj[:2] != b'""' or obj[2:3] == b'"':
                 had = get(subject, 0)
                 signatures[subject] = had | out_bit
@@ -237,7 +261,7 @@ def _index_ntriples_lines(builder: RelationIndexBuilder, ox, handle, naming: Nam
             position = handle.tell()
             bar.update(position - reported)
             reported = position
-    builder.triples += edges
+    builder.triples += edges + others
     if builder.literal_bits is not None:
         builder.literal_bits |= literal_bits
     if builder.repeated_bits is not None:
@@ -247,15 +271,14 @@ def _index_ntriples_lines(builder: RelationIndexBuilder, ox, handle, naming: Nam
     return link_lines
 
 
-def _name_literal(subject: bytes, predicate: str, rest: bytes) -> tuple[str, str, str, str | None]:
-    """``(entity id, predicate, text, language)`` of an N-Triples name line without escapes: ``subject`` is
-    ``<iri>`` or ``_:label``; ``rest`` the literal and the final dot (``"text"``, ``"text"@en``,
-    ``"text"^^<datatype>``). Without escapes the literal's last quote closes it (no tag or IRI holds one)."""
-    close = rest.rindex(b'"')
-    after = rest[close + 1:]
-    language = after[1:].split()[0].rstrip(b".").decode("ascii").lower() if after[:1] == b"@" else None
-    key = subject[1:-1].decode("utf-8") if subject[:1] == b"<" else subject.decode("utf-8")
-    return key, predicate, rest[1:close].decode("utf-8"), language
+def _language(after: bytes) -> str | None:
+    """The language tag of an N-Triples literal from what follows its closing quote (``@en-GB .``: ``en-gb``;
+    ``^^<datatype> .``: None)."""
+    return after[1:].split()[0].rstrip(b".").decode("ascii").lower() if after[:1] == b"@" else None
+
+
+#: Not yet in the cache of language tags
+_UNREAD = object()
 
 
 #: What :func:`_index_ntriples_lines` keeps for a predicate that is a name (with its IRI), a Wikibase property
