@@ -523,7 +523,7 @@ def answer_type_match(asked: AskedType, path: Sequence[str], kinds: RelationObje
       hop names it and the path walks on past it.
 
     ``evidence``: 1.0 when the last relation or its objects' class names the type noun, :data:`TYPE_EVIDENCE` when a time or place
-    is asked and the objects are one (of the size asked), else 0.
+    is asked and the objects are one (of the size asked), or "who" and the objects are persons, else 0.
     """
     if not path or (not asked.kind and not asked.noun):
         return TypeMatch()
@@ -548,6 +548,8 @@ def answer_type_match(asked: AskedType, path: Sequence[str], kinds: RelationObje
     elif asked.asks_persons:
         if last.person >= 0.5:
             fit += 1.0
+            # "who" as "when" and "where": a last hop to persons is asked for by the wh-word (a noun is read below)
+            evidence = TYPE_EVIDENCE if asked.kind == PERSON and not asked.noun else 0.0
         elif last.time >= 0.5 or last.place >= 0.5:
             fit -= 1.0
     of_named_class = bool(named_classes.intersection(last.classes)) or path[-1] in reaching

@@ -830,7 +830,8 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
         's heir" is no ``gender, ^gender`` read from "sex"), and a hop into unnamed nodes
         (``through``: a Freebase marriage, a Wikidata statement) with the hop out of them, which are one fact
         ("who was [X] married to": ``spouse_s -> marriage.spouse``). The last hop takes the answer
-        type's cue instead when the cue evidences it at least as well as any phrase. Returns each hop's match
+        type's cue instead when the cue evidences it at least as well as any phrase, and so does a hop into unnamed
+        or role nodes before it, which the cue asks for with it ("who gave [X]": ``hasRole -> heldBy``). Returns each hop's match
         and the token span it took (``None`` for the cue of a wh-word).
 
         The cue takes the last hop only when no phrase evidences it as well: "what year was [X] released" reads
@@ -850,6 +851,8 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
             if parts.asked.noun:
                 spans[-1] = (parts.asked.position, parts.asked.position)
                 taken[parts.asked.position] = size - 1
+            if size - 2 in through and best[-2] < typed.evidence:  # the hop into the statement node: the same fact
+                matches[-2], spans[-2] = matches[-1], spans[-1]
 
         partner: dict[int, int] = {}  # the two hops of a round trip or a mediator, paired from the entity outwards
         for i in range(1, size):
