@@ -41,6 +41,13 @@ def test_who_is_answered_by_the_last_hop_that_reaches_persons(operating_list):
     assert max(range(len(paths)), key=scores.__getitem__) == 3
 
 
+def test_where_is_answered_by_the_relation_the_kg_names_a_place(operating_list):
+    # the location is a text no relation at it says is a place; the relation's name says so ("hasLocation")
+    paths = [("hasLocation",), ("room",), ("hasRole", "heldBy"), ("hasRole", "^holdsRole")]
+    scores = RelationPathScorer().score('Where was the operation "[ENT]" held?', paths, kg=operating_list)
+    assert max(range(len(paths)), key=scores.__getitem__) == 0
+
+
 def test_a_role_the_question_means_but_does_not_spell_is_chosen_by_meaning(operating_list):
     roles, chosen = named_roles('Who performed the operation "Hernia Repair of June 5"?', ROLES, [HERNIA],
                                 operating_list)
@@ -63,6 +70,8 @@ def test_roles_that_read_alike_are_all_kept(operating_list):
     ('Who performed the operation "Hernia Repair of June 5"?', ["Rosa Mendes"]),
     ('Who performed the operation "Knee Arthroscopy of June 3"?', ["Omar Haddad"]),
     ('In which room was the operation "Hernia Repair of June 5"?', ["Theatre 3"]),
+    # "held" spells heldBy / holdsRole, whose holders are persons; "where" asks for the relation the KG names a place
+    ('Where was the operation "Hernia Repair of June 5" held?', ["West Wing"]),
 ])
 def test_every_method_answers_the_holder_of_the_role_meant(operating_list, create, question, gold):
     result = create(operating_list).compile().invoke({"question": question})
