@@ -79,7 +79,7 @@ def named_roles(question: str, nodes: Mapping[str, str], mentioned: Sequence[Ent
     asked = stems(masked)
     named = {key: len(words) for key in roles if (words := stems(nodes[key])) and words <= asked}
     if not named:
-        return roles, meant_roles(masked, {key: nodes[key] for key in roles}, kg)
+        return roles, meant_roles(masked, {key: nodes[key] for key in roles}, kg) if kg is not None else set()
     most = max(named.values(), default=0)
     return roles, {key for key, n in named.items() if n == most}
 
