@@ -33,7 +33,7 @@ from kg_agent.kg.profile import MAX_NAME_CHARACTERS
 from kg_agent.kg.role_nodes import role_nodes
 from kg_agent.kg.terms import UNNAMED
 from kg_agent.kg.types import base_relation, is_inverse
-from kg_agent.text import BE_WORDS, content_words, same_word
+from kg_agent.text import BE_WORDS, content_words, name_words, same_word
 from kg_agent.text import words as text_words
 from kg_agent.tools.shared.relation_words import ROUND_TRIP_WORDS, TIME_SUPERLATIVES
 
@@ -261,7 +261,7 @@ def names_places(relation: str) -> bool:
     ("Hiroshima, Japan") that no relation at them says are places."""
     if is_inverse(relation):
         return False
-    words = _words(re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ", _own_name(relation)))
+    words = name_words(_own_name(relation))
     return bool(set(words[:len(words) - len(subject_qualifier(words))]) & PLACE_NOUNS)
 
 
