@@ -33,7 +33,7 @@ from kg_agent.kg.profile import MAX_NAME_CHARACTERS
 from kg_agent.kg.role_nodes import role_nodes
 from kg_agent.kg.terms import UNNAMED
 from kg_agent.kg.types import base_relation, is_inverse
-from kg_agent.text import BE_WORDS, content_words, same_word
+from kg_agent.text import BE_WORDS, content_words, name_words, same_word
 from kg_agent.text import words as text_words
 from kg_agent.tools.shared.relation_words import ROUND_TRIP_WORDS, TIME_SUPERLATIVES
 
@@ -253,6 +253,16 @@ def object_name_words(relation: str) -> list[str]:
     words = text_words(name.rsplit(".", 1)[-1])
     qualifier = len(subject_qualifier(words))
     return content_words(words[:len(words) - qualifier])
+
+
+def names_places(relation: str) -> bool:
+    """Whether a relation walked forward names its objects by a place noun (:data:`PLACE_NOUNS`): ``hasLocation``,
+    ``address``, ``place_of_birth``'s head "place" -- what the KG calls its values, which may be texts
+    ("Hiroshima, Japan") that no relation at them says are places."""
+    if is_inverse(relation):
+        return False
+    words = name_words(_own_name(relation))
+    return bool(set(words[:len(words) - len(subject_qualifier(words))]) & PLACE_NOUNS)
 
 
 def subject_qualifier(words: Sequence[str]) -> list[str]:
@@ -511,7 +521,8 @@ def answer_type_match(asked: AskedType, path: Sequence[str], kinds: RelationObje
 
     * a time asked: +1 when the objects are times, -1 when not;
     * a place asked: +1 for places, -1 for times and persons; for "which country" +0.5 when the places are
-      not contained in another place and -0.5 when they are (a city), the other way round for "which city";
+      not contained in another place and -0.5 when they are (a city), the other way round for "which city"; for
+      "where", +1 for a relation whose name calls its objects a place (:func:`names_places`: ``hasLocation``);
     * a person asked ("who", or a type noun that names persons: "which authors"): +1 for persons, -1 for times and
       places;
     * a quantity asked ("how much", "how heavy"): +1 for numbers (literals typed so), -1 for times, places, persons;
@@ -523,7 +534,8 @@ def answer_type_match(asked: AskedType, path: Sequence[str], kinds: RelationObje
       hop names it and the path walks on past it.
 
     ``evidence``: 1.0 when the last relation or its objects' class names the type noun, :data:`TYPE_EVIDENCE` when a time or place
-    is asked and the objects are one (of the size asked), else 0.
+    is asked and the objects are one (of the size asked) or, for "where", the relation names them a place, or "who"
+    and the objects are persons, else 0.
     """
     if not path or (not asked.kind and not asked.noun):
         return TypeMatch()
@@ -540,6 +552,9 @@ def answer_type_match(asked: AskedType, path: Sequence[str], kinds: RelationObje
             evidence = TYPE_EVIDENCE if size >= 0 else 0.0
         elif last.time >= 0.5 or last.person >= 0.5:
             fit -= 1.0
+        elif not asked.noun and names_places(path[-1]):  # "where": a relation the KG names a place ("hasLocation")
+            fit += 1.0
+            evidence = TYPE_EVIDENCE
     elif asked.kind == NUMBER:  # a quantity: numbers fit, though many relations give one (no evidence)
         if last.number >= 0.5:
             fit += 1.0
@@ -548,6 +563,8 @@ def answer_type_match(asked: AskedType, path: Sequence[str], kinds: RelationObje
     elif asked.asks_persons:
         if last.person >= 0.5:
             fit += 1.0
+            # "who" as "when" and "where": a last hop to persons is asked for by the wh-word (a noun is read below)
+            evidence = TYPE_EVIDENCE if asked.kind == PERSON and not asked.noun else 0.0
         elif last.time >= 0.5 or last.place >= 0.5:
             fit -= 1.0
     of_named_class = bool(named_classes.intersection(last.classes)) or path[-1] in reaching

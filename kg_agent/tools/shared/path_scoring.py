@@ -87,6 +87,9 @@ SHARED_VALUE_RATIO = 4.0
 #: ("directed_by": the director; "born_in": the place).
 OBJECT_PREPOSITIONS = frozenset({"by", "in", "at", "from", "of", "to", "on"})
 CHOICE_COSINE_RANGE = (0.45, 0.6)
+#: A last hop that a phrase evidences at least this much (the scorer's default ``evidence_floor``) is read from the
+#: phrase, not from "who" (:meth:`RelationPathScorer._assign`).
+WH_CUE_FLOOR = 0.5
 
 
 #: A MiniLM cosine of a relation's words with a question phrase below ``COSINE_NONE`` is no evidence, above
@@ -830,7 +833,9 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
         's heir" is no ``gender, ^gender`` read from "sex"), and a hop into unnamed nodes
         (``through``: a Freebase marriage, a Wikidata statement) with the hop out of them, which are one fact
         ("who was [X] married to": ``spouse_s -> marriage.spouse``). The last hop takes the answer
-        type's cue instead when the cue evidences it at least as well as any phrase. Returns each hop's match
+        type's cue instead when the cue evidences it better than any phrase ("who": when no phrase evidences it at
+        :data:`WH_CUE_FLOOR`), and so does a hop into unnamed
+        or role nodes before it, which the cue asks for with it ("who gave [X]": ``hasRole -> heldBy``). Returns each hop's match
         and the token span it took (``None`` for the cue of a wh-word).
 
         The cue takes the last hop only when no phrase evidences it as well: "what year was [X] released" reads
@@ -845,11 +850,16 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
         taken = [-1] * len(parts.tokens)  # token -> the hop that took it
         best = evidence.max(axis=1)
         best_at = evidence.argmax(axis=1)
-        if typed.evidence > best[-1]:
+        # "who" asks for persons, whatever relation reaches them: it stands for a last hop no phrase names as a hop,
+        # and leaves a phrase that names one ("who is the earliest-born **author** ...": ``creator``) to explain it
+        who = parts.asked.kind == PERSON and not parts.asked.noun
+        if typed.evidence > best[-1] and not (who and best[-1] >= WH_CUE_FLOOR):
             matches[-1] = HopMatch(typed.evidence, parts.asked.position)
             if parts.asked.noun:
                 spans[-1] = (parts.asked.position, parts.asked.position)
                 taken[parts.asked.position] = size - 1
+            if size - 2 in through and best[-2] < typed.evidence:  # the hop into the statement node: the same fact
+                matches[-2], spans[-2] = matches[-1], spans[-1]
 
         partner: dict[int, int] = {}  # the two hops of a round trip or a mediator, paired from the entity outwards
         for i in range(1, size):
