@@ -48,8 +48,8 @@ a class hierarchy, whose terms are what an ontology's questions are about), per 
 :data:`MAX_CLASSES` of them and one more to say that it has more (:class:`KGClasses`, read by
 :meth:`KnowledgeGraph.classes <kg_agent.kg.graph.KnowledgeGraph.classes>`). An Oxigraph load reads them from its
 pass over the file (the relation index's node signatures: a class is a node reached backwards over a class
-predicate), so no question has to scan the KG's typing triples for them (``SELECT DISTINCT`` over 17M
-``instance of`` triples took 20-57 s of a process's first question at 104M triples).
+predicate), so no question has to scan the KG's typing triples for them (``SELECT DISTINCT`` over the 10M
+``instance of`` triples of a 104M-triple KG took 20-57 s of a process's first question).
 
 The profile is measured when a KG file is loaded into memory, and once per Oxigraph store (kept in
 ``<store>/kg-agent/profile.json``); ``kg-agent load`` prints it.
