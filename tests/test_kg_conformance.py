@@ -358,6 +358,16 @@ def test_no_planned_path_goes_on_from_a_class_to_its_members(open_style):
     assert kg.walkable([WD + "Q100"], ["instance_of", "^instance_of"])  # the graph has it; plans leave it out
 
 
+def test_the_class_list_is_the_same_on_every_backend(open_style, files):
+    """The KG's class list (``instance of``'s objects; ``rdfs:subClassOf``'s are a hierarchy's, no class list's): an
+    Oxigraph store reads it from the profile its load kept, the others ask one query; all give the same list."""
+    for style in ("wikidata", "railway", "schemaorg"):
+        kg = open_style(style)
+        assert kg.classes() == load_kg(files[style]).classes()
+    assert open_style("wikidata").classes().ids == (WD + "Q11424",)
+    assert "http://www.w3.org/2002/07/owl#Class" in open_style("railway").classes().ids
+
+
 def test_a_walk_comes_back_by_any_relation_but_the_last_one_walked_backwards(open_style):
     """RoG's Algorithm 1 keeps no visited set: a path may come back to its start by another relation (Bo Chen is Night
     Train's cast member and writer), never by walking the step before backwards (``director, ^director`` is the

@@ -76,10 +76,9 @@ def test_closest_labels(kg):
 
 
 def test_the_class_list_is_one_request_over_the_class_predicates_the_kg_has(kg, fixtures_dir):
-    """linking.kg_classes over a SPARQL endpoint: one query for a KG with classes (the same classes as in memory), none
-    for a KG with no class predicate (the sample movie KG)."""
+    """The KG's class list (KnowledgeGraph.classes) over a SPARQL endpoint: one query for a KG with classes (the same
+    classes as in memory), none for a KG with no class predicate (the sample movie KG)."""
     from kg_agent.kg import load_kg, open_sparql
-    from kg_agent.kg.linking import kg_classes
     from tests.sparql_server import SparqlServer, store_from_graph
 
     orchestra = load_kg(fixtures_dir / "kg" / "orchestra.ttl")
@@ -88,7 +87,7 @@ def test_the_class_list_is_one_request_over_the_class_predicates_the_kg_has(kg, 
             remote = open_sparql(server.url)
             remote.relation_names()  # asked once per client, with the linking of any question
             before = remote.request_count()
-            assert sorted(kg_classes(remote)) == sorted(kg_classes(memory))
-            assert kg_classes(remote) and memory is orchestra or not kg_classes(remote)
-            kg_classes(remote)  # kept per KG
+            assert remote.classes() == memory.classes()
+            assert remote.classes().ids and memory is orchestra or not remote.classes().ids
+            remote.classes()  # kept per KG
             assert remote.request_count() - before == requests

@@ -15,19 +15,30 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from rdflib import Graph
 from rdflib.term import Node
 
-from kg_agent.kg.errors import UnknownEntityError, UnknownRelationError
+from kg_agent.kg.errors import KGError, UnknownEntityError, UnknownRelationError
 from kg_agent.kg.label_index import DictLabelIndex, SqliteLabelIndex
 from kg_agent.kg.naming import SUBCLASS_PREDICATES, Naming
+from kg_agent.kg.profile import MAX_CLASSES, KGClasses, KGProfile
 from kg_agent.kg.relation_index import RelationIndex
 from kg_agent.kg.sparql import sparql_iri
 from kg_agent.kg.stores.base import BoundedEdges, GraphStore
-from kg_agent.kg.terms import default_label, key_term, lookup_keys
+from kg_agent.kg.terms import default_label, key_term, lookup_keys, node_key
 from kg_agent.kg.types import Entity, base_relation, is_inverse
+
+
+def class_list_query(iris: Sequence[str]) -> str:
+    """``SELECT ?r ?c``: the distinct IRIs ``?c`` each class predicate of ``iris`` leads to (its number ``?r``), up to
+    ``MAX_CLASSES + 1`` each, in one ``UNION`` (ValueError: an IRI that could break out of ``<...>``)."""
+    return "SELECT ?r ?c WHERE { %s }" % " UNION ".join(
+        "{ { SELECT DISTINCT ?c WHERE { ?s %s ?c FILTER(isIRI(?c)) } LIMIT %d } BIND(%d AS ?r) }"
+        % (sparql_iri(iri), MAX_CLASSES + 1, number) for number, iri in enumerate(iris))
+
 
 #: Relations one :meth:`KnowledgeGraph.sample_ends` query samples (a ``UNION`` branch each), so a Freebase-sized
 #: schema is asked in chunks rather than in one giant query.
@@ -51,13 +62,19 @@ class KnowledgeGraph:
             (:mod:`kg_agent.tools.shared.similarity`). :func:`~kg_agent.kg.open_oxigraph` sets
             ``<store>/kg-agent/vectors.sqlite``; memory and SPARQL KGs have none unless one is set here or
             assigned later.
+        profile_path: the KG profile kept with the store (:mod:`kg_agent.kg.profile`), where :meth:`classes` reads
+            the KG's class list (and keeps it, when the profile has none yet). :func:`~kg_agent.kg.open_oxigraph`
+            sets ``<store>/kg-agent/profile.json``; memory and SPARQL KGs have none.
     """
 
-    def __init__(self, store: GraphStore, *, vector_cache_path: str | Path | None = None) -> None:
+    def __init__(self, store: GraphStore, *, vector_cache_path: str | Path | None = None,
+                 profile_path: str | Path | None = None) -> None:
         self.store = store
         self.vector_cache_path = Path(vector_cache_path) if vector_cache_path is not None else None
+        self.profile_path = Path(profile_path) if profile_path is not None else None
         self._lock = threading.RLock()
         self._label_index: DictLabelIndex | None = None
+        self._classes: KGClasses | None = None
         if hasattr(store, "on_label_change"):
             store.on_label_change = self._drop_label_index
 
@@ -320,6 +337,44 @@ class KnowledgeGraph:
                 for key, classes in self.store.walk(keys, names.by_iri[iri]).items():
                     found.setdefault(key, set()).update(c for c in classes if not c.startswith('"'))
         return {key: sorted(found[key]) for key in keys if found.get(key)}
+
+    def classes(self) -> KGClasses:
+        """The KG's class list (:class:`~kg_agent.kg.profile.KGClasses`): the classes (IRIs) its class predicates lead
+        to (:meth:`class_fan_outs`: ``rdf:type``, ``instance of``; not a class hierarchy's), up to
+        :data:`~kg_agent.kg.profile.MAX_CLASSES` per predicate; read once per graph.
+
+        A store's profile (:attr:`profile_path`) gives them where its load kept them (read from the load's pass over the
+        file, :mod:`kg_agent.kg.profile`). Otherwise (a memory KG, a SPARQL endpoint, a store loaded before the profile
+        kept them) one query asks for each class predicate's distinct objects (:func:`class_list_query`), and a store's
+        profile keeps the answer (``kg-agent/`` is kg-agent's metadata folder, never the KG; a profile that cannot be
+        written is left as it was), so a store pays that query once, not once per process. Empty when the graph cannot
+        answer (kept too: not asked again per question)."""
+        with self._lock:
+            if self._classes is not None:
+                return self._classes
+        profile = KGProfile.load(self.profile_path) if self.profile_path is not None else None
+        kept = dict(profile.classes) if profile is not None and profile.classes is not None else {}
+        try:
+            iris = sorted(self.relation_iri(fan_out) for fan_out in self.class_fan_outs())
+            found = {iri: kept[iri] for iri in iris if iri in kept}
+            missing = [iri for iri in iris if iri not in kept]
+            if missing:
+                rows = self.query(class_list_query(missing))
+                asked: dict[str, list[str]] = {iri: [] for iri in missing}
+                for number, node in rows:
+                    asked[missing[int(number)]].append(node_key(node))
+                found.update((iri, tuple(dict.fromkeys(ends))) for iri, ends in asked.items())
+                if profile is not None:
+                    try:
+                        replace(profile, classes={**kept, **found}).save(self.profile_path)
+                    except OSError:
+                        pass
+            classes = KGClasses.of(found)
+        except (KGError, ValueError):
+            classes = KGClasses(complete=False)
+        with self._lock:
+            self._classes = classes
+        return classes
 
     def complete_paths(self, starts: Sequence[str], relation_paths: Sequence[Sequence[str]], *, max_paths: int,
                        max_partial: int) -> tuple[dict[tuple[str, ...], list[tuple[str, ...]]], dict[str, str]]:

@@ -41,7 +41,6 @@ from kg_agent.kg.errors import KGError
 from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.naming import HIERARCHY_NAMES
 from kg_agent.kg.relation_paths import own_name_words
-from kg_agent.kg.sparql import sparql_iri
 from kg_agent.kg.stores.base import BoundedEdges
 from kg_agent.kg.terms import (
     has_word_character,
@@ -51,7 +50,6 @@ from kg_agent.kg.terms import (
     label_key,
     label_keys,
     lookup_keys,
-    node_key,
     normalize_label,
     reading_order,
 )
@@ -667,42 +665,10 @@ def _hierarchy_names(kg: KnowledgeGraph, relations: list[str]) -> list[str]:
     return found
 
 
-#: Classes read for their names (the objects of the naming's class predicates, one query each).
-MAX_CLASSES = 1000
-
-
-_classes_cache: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-
-
-def kg_classes(kg: KnowledgeGraph) -> tuple[str, ...]:
-    """The KG's classes: the objects of its class predicates (``rdf:type`` ...; not those of a class hierarchy, whose
-    terms are what an ontology's questions are about), at most :data:`MAX_CLASSES` per predicate, read once per graph
-    in one query over the class predicates the graph has (:meth:`~kg_agent.kg.graph.KnowledgeGraph.class_fan_outs`;
-    none asked of a graph with none). Empty when the graph cannot answer (kept too: not asked again per question)."""
-    try:
-        return _classes_cache[kg]
-    except (KeyError, TypeError):
-        pass
-    from kg_agent.kg.errors import KGError
-
-    try:
-        predicates = [kg.relation_iri(fan_out.removeprefix("^")) for fan_out in sorted(kg.class_fan_outs())]
-        rows = kg.query("SELECT ?c WHERE { %s }" % " UNION ".join(
-            f"{{ SELECT DISTINCT ?c WHERE {{ ?s {sparql_iri(iri)} ?c FILTER(isIRI(?c)) }} LIMIT {MAX_CLASSES} }}"
-            for iri in predicates)) if predicates else []
-        classes = tuple(dict.fromkeys(node_key(row[0]) for row in rows))
-    except (KGError, ValueError):
-        classes = ()
-    try:
-        _classes_cache[kg] = classes
-    except TypeError:
-        pass
-    return classes
-
-
 def _class_names(kg: KnowledgeGraph) -> list[str]:
-    """The names of the KG's classes (:func:`kg_classes`), each by its display label."""
-    classes = list(kg_classes(kg))
+    """The names of the KG's classes (:meth:`KnowledgeGraph.classes <kg_agent.kg.graph.KnowledgeGraph.classes>`),
+    each by its display label."""
+    classes = list(kg.classes().ids)
     labels = kg.labels_by_id(classes)
     return [labels.get(c) or c for c in classes]
 

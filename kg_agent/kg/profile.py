@@ -43,6 +43,14 @@ question names: :data:`~kg_agent.kg.linking.ALIAS_PENALTY`) and stay the facts t
 (:attr:`~kg_agent.kg.naming.Naming.stated_alias_predicates`: "what other names is Mark Twain known by", "how many
 exact synonyms does stop_codon have"). A caller's own ``alias_predicates`` replace them.
 
+**Classes**: the classes the KG's class predicates lead to (``rdf:type``, Wikidata's ``instance of``; not those of
+a class hierarchy, whose terms are what an ontology's questions are about), per class predicate, at most
+:data:`MAX_CLASSES` of them and one more to say that it has more (:class:`KGClasses`, read by
+:meth:`KnowledgeGraph.classes <kg_agent.kg.graph.KnowledgeGraph.classes>`). An Oxigraph load reads them from its
+pass over the file (the relation index's node signatures: a class is a node reached backwards over a class
+predicate), so no question has to scan the KG's typing triples for them (``SELECT DISTINCT`` over the 10M
+``instance of`` triples of a 104M-triple KG took 20-57 s of a process's first question).
+
 The profile is measured when a KG file is loaded into memory, and once per Oxigraph store (kept in
 ``<store>/kg-agent/profile.json``); ``kg-agent load`` prints it.
 """
@@ -50,8 +58,9 @@ The profile is measured when a KG file is loaded into memory, and once per Oxigr
 from __future__ import annotations
 
 import json
+import os
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
@@ -84,6 +93,33 @@ PROFILE_SAMPLE = 250_000
 
 PROFILE_VERSION = 3
 
+#: Classes kept per class predicate (and one more, to say there are more): a KG with more classes than this under one
+#: class predicate (Wikidata's millions) has a sample of them as its class list, which is then not complete
+#: (:attr:`KGClasses.complete`). The names of the kept classes are read (labels, embeddings) when a question needs
+#: them, so the cap bounds that cost too.
+MAX_CLASSES = 2000
+
+
+@dataclass(frozen=True)
+class KGClasses:
+    """The KG's class list: ``ids``, the classes its class predicates lead to (IRIs, sorted), every one when
+    ``complete``, else :data:`MAX_CLASSES` of those of each class predicate that leads to more."""
+
+    ids: tuple[str, ...] = ()
+    complete: bool = True
+
+    @classmethod
+    def of(cls, per_predicate: Mapping[str, Sequence[str]]) -> KGClasses:
+        """The class list of ``{class predicate IRI: its classes}``, each kept up to ``MAX_CLASSES + 1``."""
+        return cls(tuple(sorted({c for found in per_predicate.values() for c in found[:MAX_CLASSES]})),
+                   all(len(found) <= MAX_CLASSES for found in per_predicate.values()))
+
+    @property
+    def every(self) -> frozenset[str] | None:
+        """Every class of the KG; None when it has none, or more than it keeps (then no type noun can be said to
+        name none of them)."""
+        return frozenset(self.ids) if self.ids and self.complete else None
+
 
 @dataclass(frozen=True)
 class KGProfile:
@@ -97,6 +133,9 @@ class KGProfile:
     #: edges read from the KG's OWL class restrictions (:mod:`kg_agent.kg.owl_restrictions`), not stated as triples
     restriction_edges: int = 0
     version: int = PROFILE_VERSION
+    #: ``{class predicate IRI: the classes it leads to, up to MAX_CLASSES + 1}`` for the class predicates the KG has
+    #: (module docstring); None when not measured (a store loaded before the profile kept them)
+    classes: Mapping[str, tuple[str, ...]] | None = None
 
     def naming(self, naming: Naming) -> Naming:
         """``naming`` with the found label predicates after its own, and the found alias predicates after its own
@@ -120,10 +159,27 @@ class KGProfile:
                   for iri, n in zip(self.alias_predicates, self.aliased_subjects)]
         if self.restriction_edges:
             lines.append(f"OWL restrictions: {self.restriction_edges} relation edges read from class restrictions")
+        for predicate, found in sorted((self.classes or {}).items()):
+            if not found:
+                continue
+            more = "more than " if len(found) > MAX_CLASSES else ""
+            lines.append(f"classes: {more}{min(len(found), MAX_CLASSES)} under {predicate}")
         return lines
 
     def save(self, path: str | Path) -> None:
-        Path(path).write_text(json.dumps(asdict(self), indent=1), encoding="utf-8")
+        """Write the profile to ``path`` in one step (a reader meanwhile reads the old file or the new one)."""
+        path = Path(path)
+        data = asdict(self)
+        if self.classes is None:
+            del data["classes"]
+        else:
+            data["classes"] = {predicate: list(found) for predicate, found in sorted(self.classes.items())}
+        partial = path.with_name(f"{path.name}.{os.getpid()}.partial")
+        try:
+            partial.write_text(json.dumps(data, indent=1), encoding="utf-8")
+            partial.replace(path)
+        finally:
+            partial.unlink(missing_ok=True)
 
     @classmethod
     def load(cls, path: str | Path) -> KGProfile | None:
@@ -139,9 +195,12 @@ class KGProfile:
         try:
             if data.get("version") != PROFILE_VERSION:
                 return None
+            classes = data.get("classes")  # not in a profile kept before it was measured
+            if classes is not None:
+                classes = {str(predicate): tuple(str(c) for c in found) for predicate, found in classes.items()}
             return cls(tuple(data["label_predicates"]), tuple(int(n) for n in data["named_subjects"]),
                        tuple(data["alias_predicates"]), tuple(int(n) for n in data["aliased_subjects"]),
-                       int(data.get("restriction_edges", 0)))
+                       int(data.get("restriction_edges", 0)), classes=classes)
         except (ValueError, KeyError, TypeError, AttributeError):
             return None
 

@@ -21,7 +21,7 @@ on how relation names are shortened.
 from __future__ import annotations
 
 import json
-from collections.abc import Hashable, Iterable, Mapping
+from collections.abc import Callable, Hashable, Iterable, Mapping
 from pathlib import Path
 
 from kg_agent.kg.errors import KGLoadError
@@ -93,6 +93,27 @@ class RelationIndexBuilder:
     def signatures(self) -> dict[Hashable, int]:
         """Node key (any hashable, e.g. the node's N-Triples bytes) -> bit set of its signed predicates."""
         return self._signatures
+
+    def nodes_with(self, signed: Iterable[str], limit: int, *,
+                   keep: Callable[[Hashable], bool] = lambda node: True) -> dict[str, list[Hashable]]:
+        """``{signed predicate: up to limit nodes whose signature holds it}`` among those ``keep`` keeps, the first fed
+        first, read in one pass over the signatures (a predicate never fed has none): the classes a load's pass met,
+        for instance, are the nodes with ``^rdf:type`` (:mod:`kg_agent.kg.profile`)."""
+        bits = {name: self._ids[name] for name in dict.fromkeys(signed) if name in self._ids}
+        found: dict[str, list[Hashable]] = {name: [] for name in bits}
+        wanted = 0
+        for bit in bits.values():
+            wanted |= bit
+        for node, node_bits in self._signatures.items():
+            if node_bits & wanted and keep(node):
+                for name, bit in bits.items():
+                    if node_bits & bit and len(found[name]) < limit:
+                        found[name].append(node)
+                        if len(found[name]) == limit:
+                            wanted &= ~bit
+                if not wanted:
+                    break
+        return found
 
     def add_signature(self, relations: Iterable[str]) -> None:
         """One node's signed relations at once (a backend that already holds them per node)."""

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from kg_agent.kg.errors import KGLoadError
 from kg_agent.kg.label_index import build_label_sqlite
-from kg_agent.kg.loading.oxigraph_index_pass import index_derived_edges, index_triples
+from kg_agent.kg.loading.oxigraph_index_pass import index_derived_edges, index_triples, pass_classes
 from kg_agent.kg.loading.oxigraph_open import label_build
 from kg_agent.kg.loading.plain_triples import PLAIN_FORMATS, detect_format, iter_named_triples, named_triples_graph
 from kg_agent.kg.loading.rdf_parsing import OXIGRAPH_FORMATS, parse_rdf, rdf_syntax_error, too_long_term_error
@@ -238,7 +238,8 @@ def _build_locked(source: Path, store_path: Path, target: Path, fmt: str, lock: 
             built[0] = builder.build()
             built[0].save(sidecar / RELATION_INDEX_FILE)
         store = ox.Store.read_only(str(partial))
-        profile = replace(measure_name_predicates(oxigraph_texts(store), naming), restriction_edges=len(derived))
+        profile = replace(measure_name_predicates(oxigraph_texts(store), naming), restriction_edges=len(derived),
+                          classes=pass_classes(builder, ox, naming))  # from the index pass: no scan of the store
         profile.save(sidecar / PROFILE_FILE)
         profiled = profile.naming(naming)
         if profiled != naming:  # the label file a reader opening the store with the found names will ask for

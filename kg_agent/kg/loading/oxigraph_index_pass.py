@@ -10,7 +10,8 @@ import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
-from kg_agent.kg.naming import DOMAIN_PREDICATES, RANGE_PREDICATES, WIKIBASE_PROPERTY_LINKS, Naming
+from kg_agent.kg.naming import DOMAIN_PREDICATES, RANGE_PREDICATES, SUBCLASS_PREDICATES, WIKIBASE_PROPERTY_LINKS, Naming
+from kg_agent.kg.profile import MAX_CLASSES
 from kg_agent.kg.relation_index import RelationIndexBuilder
 from kg_agent.kg.stores.base import NameLiterals
 
@@ -312,3 +313,31 @@ def index_derived_edges(builder: RelationIndexBuilder, ox, edges, *, ntriples: b
         else:
             builder.add(key, predicate.value, f"<{obj.value}>".encode() if ntriples else obj.value)
     builder.triples = triples
+
+
+def pass_classes(builder: RelationIndexBuilder, ox, naming: Naming) -> dict[str, tuple[str, ...]]:
+    """``{class predicate IRI: the classes it leads to}`` among the facts the pass fed the builder (the nodes reached
+    backwards over a class predicate of ``naming``, but those of a class hierarchy; IRIs, up to ``MAX_CLASSES + 1``
+    each, the first met first) for the KG profile (:class:`~kg_agent.kg.profile.KGClasses`): read from the nodes'
+    signatures, not from the file again. A class predicate the file has no fact of has none."""
+    wanted = ["^" + iri for iri in naming.class_predicates if iri not in SUBCLASS_PREDICATES]
+    found = builder.nodes_with(wanted, MAX_CLASSES + 1, keep=_is_iri_key)
+    return {signed[1:]: tuple(_iri_of_key(ox, node) for node in found.get(signed, ())) for signed in wanted}
+
+
+def _is_iri_key(node) -> bool:
+    """Whether a node of the pass is an IRI: keyed by its N-Triples text (``<...>``, ``_:b``) or, for other formats,
+    by its IRI (:func:`_ox_node`; a blank node's ``_:b``)."""
+    if isinstance(node, bytes):
+        return node[:1] == b"<"
+    return isinstance(node, str) and not node.startswith(("_:", "\x00"))
+
+
+def _iri_of_key(ox, node) -> str:
+    """The IRI of a node :func:`_is_iri_key` keeps (an escaped N-Triples IRI, ``<...\\u00e9>``, read by Oxigraph's
+    parser)."""
+    if isinstance(node, str):
+        return node
+    if b"\\" in node:
+        return next(iter(ox.parse(b"<x:s> <x:p> " + node + b" .\n", format=ox.RdfFormat.N_TRIPLES))).object.value
+    return node[1:-1].decode("utf-8")

@@ -110,4 +110,4 @@ def open_oxigraph(store_path: str | Path, *, cache_size: int = 50_000, naming: N
     return KnowledgeGraph(OxigraphGraphStore(store, names=RelationNames(),
                                              name=str(store_path), cache_size=cache_size, relation_index=index,
                                              label_index=labels, naming=naming),
-                          vector_cache_path=sidecar / VECTOR_CACHE_FILE)
+                          vector_cache_path=sidecar / VECTOR_CACHE_FILE, profile_path=sidecar / PROFILE_FILE)

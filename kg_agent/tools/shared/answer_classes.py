@@ -33,10 +33,6 @@ from kg_agent.tools.shared.similarity import TextVectors
 #: "films" / "film" 0.91, "languages" / "Language" 0.93; "films" / "human" 0.27, "city" / "Place" 0.55, "people" /
 #: "Person" 0.62 (a person is asked for by "who", which the answer types read from the relations).
 CLASS_NAME_SIMILARITY = 0.7
-#: Most classes :meth:`ClassNames.every_class` reads per class predicate; a KG with more is not told to have no class
-#: a noun names (None).
-MAX_CLASSES = 2000
-
 #: English plurals not made by an ending: generic English, no KG's vocabulary. Read where a count names what it counts
 #: (:func:`~kg_agent.tools.shared.answer_checks.through_statements`: "how many people" counts Persons), not by
 #: :meth:`ClassNames.named` itself, which the planner's and the constraints' type cues also read.
@@ -58,28 +54,7 @@ class ClassNames:
         self._names: dict[str, tuple[str, ...]] = {}
         self._named: dict[tuple[str, str], bool] = {}
         self._ranges: dict[str, frozenset[str]] = {}
-        self._every: frozenset[str] | None = None
-        self._every_read = False
         self._lock = threading.Lock()
-
-    def every_class(self) -> frozenset[str] | None:
-        """Every class of the KG (the objects of its class predicates: ``rdf:type``, ``instance of``; read once), or
-        None when it has none or more than :data:`MAX_CLASSES` per predicate, or the graph cannot answer: then no
-        noun can be said to name none of them."""
-        with self._lock:
-            if self._every_read:
-                return self._every
-        try:
-            forward = [r.removeprefix("^") for r in self.kg.class_fan_outs()]
-            sampled = self.kg.sample_ends(forward, MAX_CLASSES + 1) if forward else {}
-        except KGError:
-            return None
-        found = {c for classes in sampled.values() for c in classes if not c.startswith('"')}
-        capped = any(len(classes) > MAX_CLASSES for classes in sampled.values())
-        every = frozenset(found) if found and not capped else None
-        with self._lock:
-            self._every, self._every_read = every, True
-        return every
 
     def names(self, class_id: str) -> tuple[str, ...]:
         """The class's names as words (labels and aliases; the IRI's last segment when it has none)."""

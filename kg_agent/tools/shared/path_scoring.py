@@ -49,7 +49,6 @@ from langchain_core.embeddings import Embeddings
 
 from kg_agent.kg.errors import KGError
 from kg_agent.kg.graph import KnowledgeGraph
-from kg_agent.kg.linking import kg_classes
 from kg_agent.kg.naming import HIERARCHY_NAMES
 from kg_agent.kg.relation_paths import own_name_words, verbalize_relation_path
 from kg_agent.kg.terms import UNNAMED
@@ -560,13 +559,13 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
         """The last hops whose measured range holds a class the type noun names, though few of their objects are of
         it ("how many **invited talks** were given at [X]": ``^isSubEventOf`` reaches sessions, breaks and talks,
         some of the class *invited talk event*), when no hop's usual class is named but the noun names some class of
-        the KG (:func:`~kg_agent.kg.linking.kg_classes`): the classes of a larger sample of each hop's objects
+        the KG (:meth:`~kg_agent.kg.graph.KnowledgeGraph.classes`): the classes of a larger sample of each hop's objects
         (:meth:`~kg_agent.tools.shared.answer_classes.ClassNames.range_classes`). The answers are then those of the
         class (:func:`~kg_agent.tools.shared.constraints.of_asked_type`)."""
         if kg is None or not parts.asked.noun or named_classes or not last_kinds:
             return frozenset()
         names = class_names(kg, self.vectors)
-        if not names.named(parts.asked.phrase, kg_classes(kg)):
+        if not names.named(parts.asked.phrase, kg.classes().ids):
             return frozenset()
         ranges = names.range_classes(list(last_kinds))
         named = names.named(parts.asked.phrase, {c for found in ranges.values() for c in found})
@@ -630,7 +629,7 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
           that the noun names or evidences at the floor are on none of the paths ("how many **pages** does [X]
           have", answered over a catalogue number: the KG has ``homepage``, not at [X]), or the KG has no such
           relation and none of its classes is named so ("**which award** did [X] win";
-          :meth:`~kg_agent.tools.shared.answer_classes.ClassNames.every_class`: a KG without class facts, or with
+          :attr:`KGClasses.every <kg_agent.kg.profile.KGClasses.every>`: a KG without class facts, or with
           too many, is not judged so, as "which films" may name its untyped things).
 
         Any other question without a relational noun whose paths are not asked for is not judged (every path is kept):
@@ -700,7 +699,7 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
             if by_relation:
                 return AskedPaths(frozenset(), f"the knowledge graph has {by_relation[0]!r} for {noun!r}, but no walk "
                                   f"from the question's entity ends in it")
-            every = class_names(kg, self.vectors).every_class()
+            every = kg.classes().every
             if every is not None and not class_names(kg, self.vectors).named(noun, every):
                 return AskedPaths(frozenset(), f"the knowledge graph has no relation or class for {noun!r} (no "
                                   f"relation's name is near it, none of its {len(every)} classes is named so)")
