@@ -21,6 +21,7 @@ from kg_agent.kg.owl_restrictions import RESTRICTION_GRAPH
 from kg_agent.kg.relation_index import RelationIndex
 from kg_agent.kg.sparql import sparql_iri, sparql_term
 from kg_agent.kg.stores.base import (
+    SAMPLE_SCAN,
     WALK_BUDGET,
     BoundedEdges,
     CompletePaths,
@@ -30,6 +31,7 @@ from kg_agent.kg.stores.base import (
     NameLiterals,
     breadth_first,
     sample_ends_query,
+    sampled_ends,
     split_edges,
 )
 from kg_agent.kg.terms import RelationNames, default_label, is_generated_id, key_term, node_key
@@ -592,13 +594,14 @@ class OxigraphGraphStore(LazyGraphStore):
             raise KGQueryError(f"{self.name}: query failed: {exc}") from exc
 
     def sample_ends(self, predicates: Sequence[tuple[str, bool]], *, limit: int) -> list[list[str]]:
-        """The base's query, asked of the engine directly (rdflib's parser takes a third of a second for a long
-        ``UNION`` of a question's relations)."""
+        """The base's query and sample, the query asked of the engine directly (rdflib's parser takes a third of a
+        second for a long ``UNION`` of a question's relations). The sample is chosen here, not by the engine's order
+        (its indexes', not the file's): so a store samples what the file read into memory samples."""
         ends: list[list[str]] = [[] for _ in predicates]
         if predicates:
-            for number, node in self._select(sample_ends_query(predicates, limit)):
+            for number, node in self._select(sample_ends_query(predicates, SAMPLE_SCAN)):
                 ends[int(number.value)].append(ox_key(node))
-        return ends
+        return [sampled_ends(found, limit) for found in ends]
 
     def _select(self, sparql: str) -> Iterator:
         """The rows of a SELECT, streamed from the engine; stopped (:class:`~kg_agent.kg.deadline.ReadStopped`) once
