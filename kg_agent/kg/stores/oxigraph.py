@@ -39,6 +39,7 @@ from kg_agent.kg.types import inverse, turns_back
 
 _DEFAULT = ox.DefaultGraph()
 _XSD_STRING = str(XSD.string)
+_XSD_DECIMAL = str(XSD.decimal)
 #: Relation paths whose :meth:`OxigraphGraphStore.paths_query` text a store keeps
 PATH_QUERIES_CACHED = 1024
 #: Hubs (nodes of more edges than a :meth:`OxigraphGraphStore.bounded_edges` bound) whose bounded edges a store keeps
@@ -61,7 +62,13 @@ def ox_key(term) -> str:
         datatype = term.datatype.value
         if term.language:
             return Literal(term.value, lang=term.language).n3()
-        return Literal(term.value, datatype=None if datatype == _XSD_STRING else URIRef(datatype)).n3()
+        value = term.value
+        if datatype == _XSD_DECIMAL and value.lstrip("+-").isdigit():
+            # Oxigraph keeps a decimal's value and writes a whole one without its point (XSD 1.1): "299792458.0" read
+            # back as "299792458", which reads as an integer; the point as XSD 1.0 writes it, as the file most
+            # likely had it and as memory shows it (the same value, so the id finds the same literal)
+            value += ".0"
+        return Literal(value, datatype=None if datatype == _XSD_STRING else URIRef(datatype)).n3()
     return str(term)
 
 
