@@ -8,7 +8,14 @@ KG x method x question kind with Hits@1, coverage, precision of the answered, ab
 questions and seconds per question, compared with the committed baseline (``benchmarks/report_card_baseline.json``).
 
     python benchmarks/report_card.py [--data DIR] [--out DIR] [--only KG ...] [--methods rog,tog,tog-i]
-                                     [--planner NAME] [--write-baseline] [--check]
+                                     [--backend memory|oxigraph ...] [--planner NAME] [--write-baseline] [--check]
+
+``--backend`` (repeatable; default ``memory``) says where each KG file is read from: ``memory`` is ``kg-agent eval
+--kg FILE`` (an in-memory rdflib graph); ``oxigraph`` is a user's path, ``kg-agent load FILE --store DIR`` then
+``kg-agent eval --kg DIR`` over that store. The stores are kept in ``<out>/stores/``, one per KG file and version of
+the loading code (named by the digest of both), so a rerun with the same ``--out`` reuses them. A KG the card gives
+no file (WebQSP's per-question subgraphs) has memory rows only. Rows and baseline entries are keyed by KG, with
+``@oxigraph`` after the name for the Oxigraph rows (``nomisma-roman@oxigraph``), so memory rows keep their keys.
 
 ``--check`` exits 1 when any KG x method answers more than ``--slack`` (default 1) question fewer right than the
 baseline: offline answers are deterministic, but floats differ a little between CPUs. A KG that is new to the
@@ -24,8 +31,10 @@ unanswerable questions left unanswered.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -36,6 +45,10 @@ BASELINE = HERE / "report_card_baseline.json"
 COMMITTED_REALKGS = HERE / "realkgs"
 STYLE_FIXTURES = HERE.parent / "tests" / "fixtures" / "styles"
 METHODS = ("rog", "tog", "tog-i")
+BACKENDS = ("memory", "oxigraph")
+#: The source of what ``kg-agent load`` writes into a store (the store, its relation index, label file and KG
+#: profile): a cached store is reused only while it is the same.
+LOADING_CODE = HERE.parent / "kg_agent" / "kg"
 
 
 def suites(data: Path) -> dict[str, list[str]]:
@@ -71,9 +84,62 @@ def suites(data: Path) -> dict[str, list[str]]:
     return found
 
 
+def card_key(name: str, backend: str) -> str:
+    """A KG's key in the card and the baseline on a backend: its name on ``memory``, ``name@backend`` else."""
+    return name if backend == "memory" else f"{name}@{backend}"
+
+
+def split_key(key: str) -> tuple[str, str]:
+    """``(KG name, backend)`` of a card key (:func:`card_key`)."""
+    name, _, backend = key.partition("@")
+    return name, backend or "memory"
+
+
+def loading_code_digest() -> str:
+    digest = hashlib.sha256()
+    for path in sorted(LOADING_CODE.rglob("*.py")):
+        digest.update(path.relative_to(LOADING_CODE).as_posix().encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()
+
+
+def file_digest(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def oxigraph_args(name: str, args: list[str], stores: Path, code: str) -> list[str] | None:
+    """The eval arguments of a KG over an Oxigraph store loaded from its file as a user loads it (``kg-agent load
+    FILE --store DIR``, with ``--lenient`` when the card reads the file leniently), kept in ``stores`` under the
+    digest of the file and of the loading code and reused while both are the same; None (with the error printed)
+    when the KG has no file or the load fails."""
+    if "--kg" not in args:
+        return None
+    at = args.index("--kg")
+    source = Path(args[at + 1])
+    lenient = "--lenient" in args
+    store = stores / f"{name}-{hashlib.sha256((file_digest(source) + code + str(lenient)).encode()).hexdigest()[:16]}"
+    if not (store / "kg-agent").is_dir():
+        for old in stores.glob(f"{name}-*"):  # an older version of this KG's store
+            if old.is_dir() and len(old.name) == len(name) + 17:
+                shutil.rmtree(old, ignore_errors=True)
+        stores.mkdir(parents=True, exist_ok=True)
+        command = ["kg-agent", "load", str(source), "--store", str(store), *(["--lenient"] if lenient else [])]
+        done = subprocess.run(command, capture_output=True, text=True)
+        if done.returncode != 0:
+            print(f"{name}: kg-agent load failed (exit {done.returncode}):\n{done.stderr[-2000:]}", file=sys.stderr)
+            return None
+    kept = [a for a in args if a != "--lenient"]  # a store is read as it was loaded
+    kept[kept.index("--kg") + 1] = str(store)
+    return kept
+
+
 def run_eval(name: str, method: str, args: list[str], out: Path, planner: str | None = None) -> dict | None:
-    """The results of one ``kg-agent eval`` run; None (with the error printed) when it wrote none."""
-    target = out / f"{name}-{method}.json"
+    """The results of one ``kg-agent eval`` run (``name`` is the card key); None (with the error printed) when it
+    wrote none."""
+    target = out / f"{name.replace('@', '-')}-{method}.json"
     target.unlink(missing_ok=True)
     command = ["kg-agent", "eval", *args, "--method", method, "--model", "none", "--no-progress", "--out", str(target)]
     if planner:
@@ -144,15 +210,17 @@ def card_row(result: dict, question_kinds: dict[str, str]) -> dict:
 
 
 def table(card: dict, baseline: dict) -> str:
-    lines = ["| KG | method | Hits@1 | right / n | baseline | coverage | precision | abstained | s/q | by kind (Hits@1) |",
-             "|---|---|---:|---:|---:|---:|---:|---:|---:|---|"]
-    for name, methods in card.items():
+    lines = ["| KG | backend | method | Hits@1 | right / n | baseline | coverage | precision | abstained | s/q | "
+             "by kind (Hits@1) |",
+             "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---|"]
+    for key, methods in card.items():
+        name, backend = split_key(key)
         for method, row in methods.items():
             s = row["all"]
-            before = baseline.get(name, {}).get(method, {}).get("all", {}).get("right")
+            before = baseline.get(key, {}).get(method, {}).get("all", {}).get("right")
             kinds = ", ".join(f"{k} {v['hits@1']:.0f} ({v['n']})" for k, v in row["kinds"].items()) if len(row["kinds"]) > 1 else ""
             abstained = "" if s["abstained"] is None else f"{s['abstained']:.0f}"
-            lines.append(f"| {name} | {method} | {s['hits@1']:.1f} | {s['right']} / {s['n']} | "
+            lines.append(f"| {name} | {backend} | {method} | {s['hits@1']:.1f} | {s['right']} / {s['n']} | "
                          f"{'' if before is None else before} | {s['coverage']:.0f} | {s['precision']:.0f} | {abstained} | "
                          f"{row['seconds_per_question']:.2f} | {kinds} |")
     return "\n".join(lines)
@@ -174,6 +242,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", default="report-card")
     parser.add_argument("--only", action="append", default=None, metavar="KG", help="only this KG (repeatable)")
     parser.add_argument("--methods", default=",".join(METHODS))
+    parser.add_argument("--backend", action="append", choices=BACKENDS, default=None, dest="backends",
+                        help="where each KG file is read from (repeatable; default memory): memory, or an Oxigraph "
+                        "store loaded with kg-agent load (kept in <out>/stores)")
     parser.add_argument("--planner", default=None, help="RoG's planner (kg-agent eval --planner), to measure one that is "
                         "not the default; the baseline is the default's")
     parser.add_argument("--slack", type=int, default=1)
@@ -191,16 +262,25 @@ def main(argv: list[str] | None = None) -> int:
     out.mkdir(parents=True, exist_ok=True)
     card: dict[str, dict] = {}
     failed: list[str] = []
-    for name, eval_args in found.items():
+    backends = list(dict.fromkeys(args.backends or ["memory"]))
+    code = loading_code_digest() if "oxigraph" in backends else ""
+    for name, file_args in found.items():
         if args.only and name not in args.only:
             continue
-        for method in args.methods.split(","):
-            result = run_eval(name, method, eval_args, out, args.planner)
-            if result is None:
-                failed.append(f"{name} {method}")
+        for backend in backends:
+            key = card_key(name, backend)
+            eval_args = file_args if backend == "memory" else oxigraph_args(name, file_args, out / "stores", code)
+            if eval_args is None:
+                if "--kg" in file_args:  # the load failed (said); a KG with no file has no store rows
+                    failed.append(f"{key} load")
                 continue
-            card.setdefault(name, {})[method] = card_row(result, question_kinds(eval_args))
-            print(f"{name} {method}: {card[name][method]['all']}", file=sys.stderr, flush=True)
+            for method in args.methods.split(","):
+                result = run_eval(key, method, eval_args, out, args.planner)
+                if result is None:
+                    failed.append(f"{key} {method}")
+                    continue
+                card.setdefault(key, {})[method] = card_row(result, question_kinds(eval_args))
+                print(f"{key} {method}: {card[key][method]['all']}", file=sys.stderr, flush=True)
     baseline = json.loads(BASELINE.read_text(encoding="utf-8")) if BASELINE.exists() else {}
     print(table(card, baseline))
     (out / "card.json").write_text(json.dumps(card, indent=1), encoding="utf-8")

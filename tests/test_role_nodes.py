@@ -47,6 +47,8 @@ def test_a_class_of_repeated_labels_joining_varying_things_is_a_role_class(orche
     assert roles.labels_reached_by("hasEngagement") == ("Concertmaster", "Conductor", "Soloist")
     assert roles.labels_reached_by("^performedBy") == ("Concertmaster", "Conductor", "Soloist")
     assert roles.labels_reached_by("genre") == ()
+    # a class's members (``^type``) hold role nodes as they hold musicians: no relation to a role
+    assert roles.labels_reached_by("^type") == ()
 
 
 def test_role_nodes_are_found_alike_in_oxigraph_and_at_a_sparql_endpoint(orchestra, tmp_path):

@@ -66,12 +66,17 @@ class RoleNodes:
     def labels_reached_by(self, relation: str) -> tuple[str, ...]:
         """The labels of the role nodes ``relation`` leads to (``^r``: from its objects to its subjects), sorted:
         what a question names to ask for one of them ("the general chair of [X]" for ``hasRole``). Read from
-        :data:`ROLE_SAMPLE` of the relation's objects and their role classes' sampled members; measured once."""
+        :data:`ROLE_SAMPLE` of the relation's objects and their role classes' sampled members; measured once. A step
+        from a class to its members (``^type``, :meth:`~kg_agent.kg.graph.KnowledgeGraph.class_fan_outs`) reaches
+        none: a role node is among a role class's members as every other member is, not the value of a fact about
+        the class."""
         with self._lock:
             known = self._by_relation.get(relation)
         if known is not None:
             return known
         try:
+            if relation in self.kg.class_fan_outs():
+                return ()
             ends = self.kg.sample_ends([relation], ROLE_SAMPLE).get(relation, [])
             classes = self.kg.classes_of(ends) if ends else {}
         except KGError:

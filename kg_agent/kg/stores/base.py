@@ -12,6 +12,7 @@ names, paths and answers for the same data.
 
 from __future__ import annotations
 
+import hashlib
 import threading
 from abc import ABC, abstractmethod
 from collections import OrderedDict
@@ -43,6 +44,20 @@ NameLiterals = list[tuple[str, str, str | None]]
 #: Triples of a predicate read to sample its ends (:meth:`GraphStore.sample_ends`): a predicate with few distinct
 #: objects over millions of triples (``instance of``) is not read whole to find that it has no more
 SAMPLE_SCAN = 5_000
+
+
+def sampled_ends(ends: Iterable[str], limit: int) -> list[str]:
+    """The sample of a predicate's ends (:meth:`GraphStore.sample_ends`) from the distinct ends of its first
+    :data:`SAMPLE_SCAN` triples (ids, in any order): the same on every backend that reads the same ends, whatever order
+    its engine reads them in (an in-memory graph reads a file's order; an Oxigraph store reads its indexes' order,
+    which has nothing to do with the file's). The named ends (IRIs, literals) first, ordered by a digest of their ids,
+    which no order of the data favours; then the blank ends, whose ids name them for one load only, in the order
+    read."""
+    named, blank = [], []
+    for end in ends:
+        (blank if end.startswith("_:") else named).append(end)
+    named.sort(key=lambda end: (hashlib.blake2b(end.encode("utf-8"), digest_size=8).digest(), end))
+    return (named + blank)[:max(0, limit)]
 
 
 def sample_ends_query(predicates: Sequence[tuple[str, bool]], limit: int, *, with_ends: str = "",
@@ -406,13 +421,14 @@ class GraphStore(ABC):
 
     def sample_ends(self, predicates: Sequence[tuple[str, bool]], *, limit: int) -> list[list[str]]:
         """For each ``(iri, subjects)``: up to ``limit`` distinct objects of the predicate (its subjects when
-        ``subjects``) among its first :data:`SAMPLE_SCAN` triples, as ids, in one query (:func:`sample_ends_query`;
-        an IRI that could break out of ``<...>`` raises ValueError)."""
+        ``subjects``) among its first :data:`SAMPLE_SCAN` triples, as ids, chosen and ordered by
+        :func:`sampled_ends` (so every backend that reads the same triples samples the same ends), from one query of
+        the distinct ends (:func:`sample_ends_query`; an IRI that could break out of ``<...>`` raises ValueError)."""
         ends: list[list[str]] = [[] for _ in predicates]
         if predicates:
-            for number, node in self.query(sample_ends_query(predicates, limit)):
+            for number, node in self.query(sample_ends_query(predicates, SAMPLE_SCAN)):
                 ends[int(number)].append(node_key(node))
-        return ends
+        return [sampled_ends(found, limit) for found in ends]
 
     def queryable(self, key: str) -> bool:
         """Whether an id can be asked about: a valid IRI, a literal, or a blank node."""

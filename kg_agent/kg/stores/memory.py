@@ -14,7 +14,7 @@ from rdflib.term import Node
 from kg_agent.kg.naming import DEFAULT_NAMING, Naming
 from kg_agent.kg.relation_index import RelationIndex, RelationIndexBuilder
 from kg_agent.kg.sparql import sparql_iri
-from kg_agent.kg.stores.base import SAMPLE_SCAN, WALK_BUDGET, GraphStore, NameLiterals
+from kg_agent.kg.stores.base import SAMPLE_SCAN, WALK_BUDGET, GraphStore, NameLiterals, sampled_ends
 from kg_agent.kg.terms import RelationNames, default_label, is_generated_id, is_value, key_term, node_key
 from kg_agent.kg.types import inverse, turns_back
 
@@ -220,18 +220,18 @@ class MemoryGraphStore(GraphStore):
         return sorted({str(p) for p in self.graph.predicates(unique=True)})
 
     def sample_ends(self, predicates: Sequence[tuple[str, bool]], *, limit: int) -> list[list[str]]:
-        """What the base class's query returns, read without parsing SPARQL (rdflib's parser takes ~10 ms a query
-        and more for a long ``UNION``): rdflib evaluates each sub-select by iterating ``triples((None, iri, None))``
-        (its first :data:`SAMPLE_SCAN`) and keeping each end the first time it comes."""
+        """What the base class's query and sample give, read without parsing SPARQL (rdflib's parser takes ~10 ms a
+        query and more for a long ``UNION``): the distinct ends of the predicate's first :data:`SAMPLE_SCAN` triples
+        (``triples((None, iri, None))``, as rdflib evaluates the query), sampled by :func:`sampled_ends`."""
         found = []
         for iri, subjects in predicates:
             sparql_iri(iri)  # the same check as the query's
             ends: dict[Node, None] = {}
             for scanned, (subject, _, obj) in enumerate(self.graph.triples((None, URIRef(iri), None)), start=1):
                 ends.setdefault(subject if subjects else obj, None)
-                if len(ends) >= limit or scanned >= SAMPLE_SCAN:
+                if scanned >= SAMPLE_SCAN:
                     break
-            found.append([node_key(end) for end in ends])
+            found.append(sampled_ends((node_key(end) for end in ends), limit))
         return found
 
     def labelled_nodes(self) -> Iterable[tuple[str, str]]:

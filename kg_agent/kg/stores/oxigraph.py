@@ -21,6 +21,7 @@ from kg_agent.kg.owl_restrictions import RESTRICTION_GRAPH
 from kg_agent.kg.relation_index import RelationIndex
 from kg_agent.kg.sparql import sparql_iri, sparql_term
 from kg_agent.kg.stores.base import (
+    SAMPLE_SCAN,
     WALK_BUDGET,
     BoundedEdges,
     CompletePaths,
@@ -30,6 +31,7 @@ from kg_agent.kg.stores.base import (
     NameLiterals,
     breadth_first,
     sample_ends_query,
+    sampled_ends,
     split_edges,
 )
 from kg_agent.kg.terms import RelationNames, default_label, is_generated_id, key_term, node_key
@@ -37,6 +39,7 @@ from kg_agent.kg.types import inverse, turns_back
 
 _DEFAULT = ox.DefaultGraph()
 _XSD_STRING = str(XSD.string)
+_XSD_DECIMAL = str(XSD.decimal)
 #: Relation paths whose :meth:`OxigraphGraphStore.paths_query` text a store keeps
 PATH_QUERIES_CACHED = 1024
 #: Hubs (nodes of more edges than a :meth:`OxigraphGraphStore.bounded_edges` bound) whose bounded edges a store keeps
@@ -59,7 +62,13 @@ def ox_key(term) -> str:
         datatype = term.datatype.value
         if term.language:
             return Literal(term.value, lang=term.language).n3()
-        return Literal(term.value, datatype=None if datatype == _XSD_STRING else URIRef(datatype)).n3()
+        value = term.value
+        if datatype == _XSD_DECIMAL and value.lstrip("+-").isdigit():
+            # Oxigraph keeps a decimal's value and writes a whole one without its point (XSD 1.1): "299792458.0" read
+            # back as "299792458", which reads as an integer; the point as XSD 1.0 writes it, as the file most
+            # likely had it and as memory shows it (the same value, so the id finds the same literal)
+            value += ".0"
+        return Literal(value, datatype=None if datatype == _XSD_STRING else URIRef(datatype)).n3()
     return str(term)
 
 
@@ -592,13 +601,14 @@ class OxigraphGraphStore(LazyGraphStore):
             raise KGQueryError(f"{self.name}: query failed: {exc}") from exc
 
     def sample_ends(self, predicates: Sequence[tuple[str, bool]], *, limit: int) -> list[list[str]]:
-        """The base's query, asked of the engine directly (rdflib's parser takes a third of a second for a long
-        ``UNION`` of a question's relations)."""
+        """The base's query and sample, the query asked of the engine directly (rdflib's parser takes a third of a
+        second for a long ``UNION`` of a question's relations). The sample is chosen here, not by the engine's order
+        (its indexes', not the file's): so a store samples what the file read into memory samples."""
         ends: list[list[str]] = [[] for _ in predicates]
         if predicates:
-            for number, node in self._select(sample_ends_query(predicates, limit)):
+            for number, node in self._select(sample_ends_query(predicates, SAMPLE_SCAN)):
                 ends[int(number.value)].append(ox_key(node))
-        return ends
+        return [sampled_ends(found, limit) for found in ends]
 
     def _select(self, sparql: str) -> Iterator:
         """The rows of a SELECT, streamed from the engine; stopped (:class:`~kg_agent.kg.deadline.ReadStopped`) once
