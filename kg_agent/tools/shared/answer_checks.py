@@ -183,7 +183,8 @@ class Nameless:
     (those with facts of their own, statement nodes; and those standing for a part of another node's description,
     :meth:`described_parts`), ``pages`` have no facts, are no class and are answered by their IRI (a web page, a
     file). Named role nodes (:mod:`~kg_agent.kg.role_nodes`: a node labelled "General Chair" of a class whose
-    members' labels repeat, each joining a few entities) are statements too."""
+    members' labels repeat, each joining a few entities) and named values owned by one entity and named after it
+    ("Value for Avogadro constant") are statements too."""
 
     statements: set[str]
     pages: set[str]
@@ -198,7 +199,7 @@ class Nameless:
         facts = {key for key, relations in at.items() if any(not r.startswith("^") for r in relations)}
         fan_outs = kg.class_fan_outs()
         classes = {key for key, relations in at.items() if fan_outs.intersection(relations)}
-        roles = role_nodes(kg).among(key for key in iris if key not in nameless)
+        roles = role_nodes(kg).statements_among(key for key in iris if key not in nameless)
         pages = nameless - facts - classes
         parts = cls.described_parts(kg, pages)
         return cls((facts - classes) | parts | roles, pages - parts)
