@@ -9,6 +9,9 @@
   its own (an ``org:Membership``, a place's ``#this`` location node) is a statement node: no answer, as above. One
   without facts that is no class (a web page a ``webpage`` relation points to) is answered by its IRI, which is what
   it is; a class keeps the name its IRI ends with.
+* **A vocabulary's header is no answer.** A node the KG types ``owl:Ontology`` (where ``rdfs:isDefinedBy`` leads every
+  term) describes the KG's terms, no thing of its domain: answers that are it, or are reached only through it, are
+  left out, and with none left the method abstains, saying why (:func:`off_the_vocabulary_header`).
 * **A question no relation of the KG matches is not answered.** When every plan comes from the offline relation-path
   scorer (:class:`~kg_agent.tools.shared.path_scoring.RelationPathScorer`) and the best scores no more than zero --
   no phrase of the question evidences its relations beyond what the scorer charges for them -- the KG has no relation
@@ -70,8 +73,10 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from kg_agent.kg.containers import membership_relations
+from kg_agent.kg.errors import KGError
 from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.linking import value_nodes
+from kg_agent.kg.naming import OWL
 from kg_agent.kg.relation_paths import own_name_words
 from kg_agent.kg.role_nodes import role_nodes
 from kg_agent.kg.terms import UNNAMED
@@ -231,6 +236,36 @@ def named_by_the_kg(answers: Sequence[dict], kg: KnowledgeGraph) -> list[dict]:
             else {**a, "answer": a["entity_id"]} if a.get("entity_id") in nameless.pages else a for a in answers]
 
 
+#: The class of a vocabulary's header node (OWL 2, section 3: "an ontology ... a header"): it describes the KG's terms.
+ONTOLOGY_HEADER = OWL + "Ontology"
+ONLY_THE_HEADER = ("only the vocabulary's header (an owl:Ontology node, which describes the KG's terms, no thing of "
+                   "its domain) was reached")
+
+
+def off_the_vocabulary_header(answers: Sequence[dict], kg: KnowledgeGraph) -> tuple[list[dict], str] | None:
+    """The answers but those that are, or are reached only through, a node the KG types ``owl:Ontology``: a
+    vocabulary's header ("QUDT Vocab ... Release 2.1") that ``rdfs:isDefinedBy`` leads every term to says which
+    document defines the terms, nothing of the things themselves, and through it every term reaches every other.
+    None when no answer is."""
+    ends = {a["entity_id"] for a in answers if a.get("entity_id")}
+    passed = {step["tail"]["id"] for a in answers for path in a.get("paths") or () for step in (path.get("steps") or ())[:-1]}
+    keys = [key for key in ends | passed if not key.startswith(('"', "_:"))]
+    try:
+        headers = {key for key, classes in kg.classes_of(keys).items() if ONTOLOGY_HEADER in classes} if keys else set()
+    except KGError:
+        return None
+    if not headers:
+        return None
+
+    def through_a_header(answer: dict) -> bool:
+        paths = [p for p in answer.get("paths") or () if p.get("steps")]
+        return answer.get("entity_id") in headers or (bool(paths) and all(
+            any(step["tail"]["id"] in headers for step in path["steps"][:-1]) for path in paths))
+
+    kept = [a for a in answers if not through_a_header(a)]
+    return (kept, ONLY_THE_HEADER) if len(kept) < len(answers) else None
+
+
 def walks_to_named(walks: Sequence[dict], kg: KnowledgeGraph | None) -> list[dict]:
     """The walks, but those ending at a statement node (unnamed, or a nameless IRI with facts of its own) that another
     walk steps on from to one of the statement's values: a statement node is a step inside a fact, so the plan or
@@ -269,6 +304,11 @@ def final_answers(question: str, answers: Sequence[dict], *, policy: WhenUnsuppo
             return Checked([counted(instead[0])], warnings=[f"answer: {instead[1]}"])
     if counting and kg is not None:
         answers = [*answers, *every_end_reached(answers, kg, question)]
+    if kg is not None and answers:
+        narrowed = narrowed_or_abstained(list(answers), off_the_vocabulary_header(answers, kg), policy)
+        if isinstance(narrowed, Checked):
+            return narrowed
+        answers = narrowed
     answers = named_by_the_kg(answers, kg) if kg is not None else list(answers)
     if counting and kg is not None and answers and all(is_unnamed(a) for a in answers):
         answers = through_statements(question, answers, kg) or answers
