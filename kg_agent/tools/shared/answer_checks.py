@@ -38,7 +38,8 @@
   no release date; integers that are all years are years), an untyped one its form (:func:`of_another_kind`).
   "Where" is not answered by persons (a relation's sampled objects, or the answers' own classes when one is named
   a person: ``foaf:Person``), nor "who" by a plain text over a relation no phrase of the question names (a room's
-  name for "who gave the talk [X]").
+  name for "who gave the talk [X]"). "Which <things>", when the noun phrase names a class of the KG ("which
+  physical constants"), is answered by no number, time or truth value over a relation the noun does not name.
 * **"How many" is counted.** A question asking how many things there are is answered by the number of distinct
   answers reached, one answer whose ``counted`` field lists them (the evidence), grounded when every counted answer
   is; a quantity the KG states itself (the answers are all numbers: a download count, a population) is kept as it is.
@@ -638,6 +639,9 @@ def _value_for_a_thing(asked: AskedType, answers: Sequence[dict], kg: KnowledgeG
              and a.get("entity_id") in last and literal_answer_kind(a) == "text"}
     # a text literal answers "who" only over a relation some phrase names ("who wrote [X]": a ``creator`` string)
     unnamed_texts = texts - _scorer().named_hops(_masked(question, answers), sorted(texts), kg=kg) if texts else set()
+    # "which physical constants": a class of the KG named by the noun phrase is asked for, no number, time or truth
+    things_asked = kg is not None and any(literal_answer_kind(a) in (TIME, NUMBER) or _is_truth_value(a)
+                                          for a in answers) and bool(_class_the_phrase_names(asked, kg))
 
     def wrong(answer: dict) -> str:
         if not answer.get("grounded", True):
@@ -645,6 +649,9 @@ def _value_for_a_thing(asked: AskedType, answers: Sequence[dict], kg: KnowledgeG
         kind = literal_answer_kind(answer)
         if kind in (TIME, NUMBER) and asked.kind in (PERSON, PLACE):
             return "a number" if kind == NUMBER else "a time"
+        if things_asked and (kind in (TIME, NUMBER) or _is_truth_value(answer)) \
+                and not any(asked.named_by(path[-1]) for path in answer_relation_paths(answer)):
+            return "a truth value" if _is_truth_value(answer) else "a number" if kind == NUMBER else "a time"
         relation = last.get(answer.get("entity_id")) or ""
         reached = profiled.get(relation)
         if not kind and reached is not None and not _named_in_full(relation, question):
@@ -669,6 +676,33 @@ def _value_for_a_thing(asked: AskedType, answers: Sequence[dict], kg: KnowledgeG
     return ([a for a, k in zip(answers, kinds) if not k],
             f"the question asks for {what}, and {sum(map(bool, kinds))} answer(s) reached ({shown}) are "
             f"{' or '.join(found)}, not {what}")
+
+
+def _is_truth_value(answer: dict) -> bool:
+    """Whether the answer is a literal typed ``xsd:boolean``."""
+    return str(answer.get("entity_id") or "").endswith(f"^^<{XSD}boolean>")
+
+
+def _class_the_phrase_names(asked: AskedType, kg: KnowledgeGraph) -> frozenset[str]:
+    """The classes of the KG that the question's noun phrase names, read from its longest opening that names one
+    ("which physical constants have ...": "physical constants" names *physical constant*); none when no opening
+    does or the KG's classes cannot be listed."""
+    from kg_agent.tools.shared.similarity import shared_text_vectors
+
+    names = class_names(kg, shared_text_vectors(None))
+    every = names.every_class()
+    if not every:
+        return frozenset()
+    words = [w for w in asked.noun_phrase[:MAX_PHRASE_WORDS] if w not in FUNCTION_WORDS] or ([asked.noun] if asked.noun else [])
+    for end in range(len(words), 0, -1):
+        found = names.named(" ".join(words[:end]), every)
+        if found:
+            return found
+    return frozenset()
+
+
+#: Most words of a question's noun phrase read as naming a class.
+MAX_PHRASE_WORDS = 3
 
 
 def _persons_by_class(kg: KnowledgeGraph, last: dict) -> frozenset[str]:
