@@ -50,3 +50,16 @@ def test_a_number_over_a_relation_the_noun_names_stands(basin):
     area = _answer("oxmoor", "catchmentArea", f'"55.2"^^<{XSD}decimal>', "55.2")
     assert [a["answer"] for a in final_answers("Which catchment area does Gauge Oxmoor have?", [area],
                                                kg=basin).answers] == ["55.2"]
+
+
+def _on_wenning(key: str, label: str) -> dict:
+    return _answer("wenning", "^onRiver", EX + key, label)
+
+
+def test_a_count_keeps_the_class_an_opening_of_the_noun_phrase_names(basin):
+    # "gauging stations": the noun read is "gauging", which names no class; "gauging stations" names *gauging
+    # station*, so the weir on the Wenning, reached over the same relation, is not counted
+    answers = [_on_wenning("oxmoor", "Gauge Oxmoor"), _on_wenning("lowgill", "Gauge Low Gill")]
+    checked = final_answers("How many gauging stations are on the Wenning?", answers, kg=basin)
+    assert [a["answer"] for a in checked.answers] == ["3"]
+    assert sorted(checked.answers[0]["counted"]) == ["Gauge Fell End", "Gauge Low Gill", "Gauge Oxmoor"]

@@ -685,24 +685,15 @@ def _is_truth_value(answer: dict) -> bool:
 
 def _class_the_phrase_names(asked: AskedType, kg: KnowledgeGraph) -> frozenset[str]:
     """The classes of the KG that the question's noun phrase names, read from its longest opening that names one
-    ("which physical constants have ...": "physical constants" names *physical constant*); none when no opening
-    does or the KG's classes cannot be listed."""
+    (:meth:`~kg_agent.tools.shared.answer_classes.ClassNames.named_by_opening`: "which physical constants have ...":
+    "physical constants" names *physical constant*); none when no opening does or the KG's classes cannot be listed."""
     from kg_agent.tools.shared.similarity import shared_text_vectors
 
     names = class_names(kg, shared_text_vectors(None))
     every = names.every_class()
     if not every:
         return frozenset()
-    words = [w for w in asked.noun_phrase[:MAX_PHRASE_WORDS] if w not in FUNCTION_WORDS] or ([asked.noun] if asked.noun else [])
-    for end in range(len(words), 0, -1):
-        found = names.named(" ".join(words[:end]), every)
-        if found:
-            return found
-    return frozenset()
-
-
-#: Most words of a question's noun phrase read as naming a class.
-MAX_PHRASE_WORDS = 3
+    return names.named_by_opening(asked.noun_phrase or (asked.noun,), every)[1]
 
 
 def _persons_by_class(kg: KnowledgeGraph, last: dict) -> frozenset[str]:
@@ -769,12 +760,14 @@ def every_end_reached(answers: Sequence[dict], kg: KnowledgeGraph, question: str
 
 
 def _of_counted_class(question: str, ids: Sequence[str], kg: KnowledgeGraph):
-    """When every one of ``ids`` (a count's answers) is of a class the question's type noun with its modifiers names,
-    a filter keeping the nodes of such a class; else None."""
+    """When every one of ``ids`` (a count's answers) is of a class the question's type noun with its modifiers names
+    (or, naming none, the longest opening of its noun phrase that names one), a filter keeping the nodes of such a
+    class; else None."""
     from kg_agent.tools.shared.answer_classes import class_names
     from kg_agent.tools.shared.similarity import shared_text_vectors
 
-    phrase = QuestionParts.of(question).asked.phrase if question else ""
+    asked = QuestionParts.of(question).asked if question else None
+    phrase = asked.phrase if asked is not None else ""
     if not phrase or not ids:
         return None
     classes = kg.classes_of(ids)
@@ -782,6 +775,8 @@ def _of_counted_class(question: str, ids: Sequence[str], kg: KnowledgeGraph):
         return None
     names = class_names(kg, shared_text_vectors(None))
     named = names.named(phrase, {c for found in classes.values() for c in found})
+    if not named and asked is not None and len(asked.noun_phrase) > 1:  # "physical constants": the phrase's opening
+        named = names.named_by_opening(asked.noun_phrase, {c for found in classes.values() for c in found})[1]
     if not named or not all(named.intersection(found) for found in classes.values()):
         return None
 
