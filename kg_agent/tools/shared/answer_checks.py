@@ -690,7 +690,7 @@ def _class_the_phrase_names(asked: AskedType, kg: KnowledgeGraph) -> frozenset[s
     from kg_agent.tools.shared.similarity import shared_text_vectors
 
     names = class_names(kg, shared_text_vectors(None))
-    every = names.every_class()
+    every = kg.classes().every
     if not every:
         return frozenset()
     return names.named_by_opening(asked.noun_phrase or (asked.noun,), every)[1]

@@ -616,7 +616,7 @@ def only_names_its_nouns(question: str, mentions: Sequence[str], kg: KnowledgeGr
 def _names_no_class(kg: KnowledgeGraph, noun: str) -> bool:
     """Whether the KG's classes are known and the noun names none of them."""
     names = class_names(kg, shared_text_vectors())
-    every = names.every_class()
+    every = kg.classes().every
     return every is not None and not names.named(noun, every)
 
 
