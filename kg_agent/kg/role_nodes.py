@@ -22,6 +22,16 @@ A class of the KG is a **role class** when, over a sample of :data:`ROLE_SAMPLE`
   hierarchy (a league's "North Division" of each season, part of the season, with its clubs as parts), a thing of
   its own, not a statement joining others: it does not count.
 
+A class is an **owned-value class** (:meth:`RoleNodes.is_owned_class`) when at least :data:`MIN_ROLE_NODES` of its
+sampled members are named and most of them (:data:`MIN_OWNED_SHARE`) are reached by exactly one entity (over any
+relation but a class predicate), hold facts of their own (a relation out of them), and are named after that entity:
+every word of its name is in theirs ("Value for Avogadro constant" of the Avogadro constant, "Reading of gauge
+Millbrook" of the gauge Millbrook). Such a node is a part of its owner's description that carries values (a
+measurement with its value, unit and uncertainty): by its shape a statement node, which joins one entity to
+literals and named values, though it has a name; the answer is what it holds, never the node. A class of
+individuals (persons, places, works) has names of their own, and most of its members are reached from several
+things.
+
 A node is a role node when one of its classes (``rdf:type``, ``instance of`` ...) is a role class. Measured lazily,
 once per class and per KG, through :class:`~kg_agent.kg.graph.KnowledgeGraph`'s own reads (a sample of a class's
 members as the backend reads them first, :meth:`~kg_agent.kg.graph.KnowledgeGraph.sample_targets`: a class of millions
@@ -47,6 +57,8 @@ MIN_ROLE_NODES = 5
 MAX_LABEL_SHARE = 0.5
 #: Least share of the sampled members that must join two or more varying entities.
 MIN_JOINING_SHARE = 0.5
+#: Least share of the sampled named members of an owned-value class that have one owner and are named after it.
+MIN_OWNED_SHARE = 0.8
 #: Members of a class read to measure it.
 ROLE_SAMPLE = 200
 #: Edges read per relation of a sampled member (a role node has a few; a hub's many are not needed to tell).
@@ -59,6 +71,7 @@ class RoleNodes:
     def __init__(self, kg: KnowledgeGraph) -> None:
         self.kg = kg
         self._classes: dict[str, bool] = {}
+        self._owned: dict[str, bool] = {}
         self._labels: dict[str, tuple[str, ...]] = {}  # role class -> its members' distinct labels (sampled)
         self._by_relation: dict[str, tuple[str, ...]] = {}
         self._lock = threading.Lock()
@@ -103,6 +116,36 @@ class RoleNodes:
         named = self.kg.store.labels_of([key for key in keys if roles.intersection(classes.get(key, ()))])
         return {key for key, label in named.items() if label}
 
+    def statements_among(self, ids: Iterable[str], classes: Mapping[str, Sequence[str]] | None = None) -> set[str]:
+        """The ids among ``ids`` that are named statement nodes: role nodes (:meth:`among`) and named nodes of an
+        owned-value class (:meth:`is_owned_class`)."""
+        keys = [key for key in dict.fromkeys(ids) if key and not key.startswith('"')]
+        if not keys:
+            return set()
+        try:
+            classes = self.kg.classes_of(keys) if classes is None else classes
+        except KGError:
+            return set()
+        found = self.among(keys, classes)
+        owned = [key for key in keys if key not in found and any(self.is_owned_class(c) for c in classes.get(key, ()))]
+        if owned:
+            found |= {key for key, label in self.kg.store.labels_of(owned).items() if label}
+        return found
+
+    def is_owned_class(self, class_id: str) -> bool:
+        """Whether ``class_id``'s members are named values owned by one entity each (module docstring); measured
+        once."""
+        with self._lock:
+            known = self._owned.get(class_id)
+        if known is None:
+            try:
+                known = self._measure_owned(class_id)
+            except KGError:
+                return False
+            with self._lock:
+                self._owned[class_id] = known
+        return known
+
     def is_role_class(self, class_id: str) -> bool:
         """Whether ``class_id``'s members are role nodes (module docstring); measured once."""
         with self._lock:
@@ -116,13 +159,34 @@ class RoleNodes:
                 self._classes[class_id] = known
         return known
 
+    def _members(self, class_id: str) -> list[str]:
+        members: list[str] = []
+        for fan_out in sorted(self.kg.class_fan_outs()):
+            members += self.kg.sample_targets(class_id, fan_out, ROLE_SAMPLE)
+        return [m for m in dict.fromkeys(members) if not m.startswith('"')][:ROLE_SAMPLE]
+
+    def _measure_owned(self, class_id: str) -> bool:
+        kg = self.kg
+        labels = {key: label for key, label in kg.store.labels_of(self._members(class_id)).items() if label}
+        if len(labels) < MIN_ROLE_NODES:
+            return False
+        typing = {base_relation(r) for r in kg.class_fan_outs()}
+        owner_of: dict[str, str] = {}
+        for member, edges in kg.bounded_edges_each(labels, EDGE_BOUND).items():
+            held = [relation for relation in (*edges.targets, *edges.wide) if base_relation(relation) not in typing]
+            owners = {node for relation, nodes in edges.targets.items() if relation.startswith("^")
+                      and base_relation(relation) not in typing for node in nodes if not node.startswith('"')}
+            if (len(owners) == 1 and not any(r.startswith("^") for r in edges.wide)
+                    and any(not r.startswith("^") for r in held)):
+                owner_of[member] = next(iter(owners))
+        names = kg.store.labels_of(list(set(owner_of.values()))) if owner_of else {}
+        named_after = sum(bool(name := names.get(owner)) and set(label_key(name).split()) < set(label_key(labels[member]).split())
+                          for member, owner in owner_of.items())
+        return named_after >= MIN_OWNED_SHARE * len(labels)
+
     def _measure(self, class_id: str) -> bool:
         kg = self.kg
-        members: list[str] = []
-        for fan_out in sorted(kg.class_fan_outs()):
-            members += kg.sample_targets(class_id, fan_out, ROLE_SAMPLE)
-        members = [m for m in dict.fromkeys(members) if not m.startswith('"')][:ROLE_SAMPLE]
-        labels = {key: label for key, label in kg.store.labels_of(members).items() if label}
+        labels = {key: label for key, label in kg.store.labels_of(self._members(class_id)).items() if label}
         if len(labels) < MIN_ROLE_NODES or len({label_key(label) for label in labels.values()}) > MAX_LABEL_SHARE * len(labels):
             return False
         typing = {base_relation(r) for r in kg.class_fan_outs()}

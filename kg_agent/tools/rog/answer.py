@@ -427,12 +427,21 @@ def answer_steps(state: dict, *, answerer: Answerer, kg: KnowledgeGraph | None =
     satisfies (``constraints``), and ``warnings`` which could not be checked. When the answers reached from the
     things the question names meet nowhere, no answer, and the reason (``when_unsupported="best_effort"``: the
     answers reached from each, with a warning)."""
-    from kg_agent.tools.shared.updates import answer_update, names_answered, names_update, whole_graph_update
+    from kg_agent.tools.shared.updates import (
+        answer_update,
+        names_answered,
+        names_update,
+        which_of_update,
+        whole_graph_update,
+    )
 
     question = state["question"]
     whole = whole_graph_update(state.get("stop_reason") or "", question, kg)
     if whole is not None:
         return whole
+    compared = which_of_update(question, state.get("topic_entities") or [], kg)
+    if compared is not None:
+        return compared
     names = names_answered(question, state.get("topic_entities") or [], kg)
     if names is not None:
         told = None

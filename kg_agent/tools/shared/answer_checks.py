@@ -9,6 +9,9 @@
   its own (an ``org:Membership``, a place's ``#this`` location node) is a statement node: no answer, as above. One
   without facts that is no class (a web page a ``webpage`` relation points to) is answered by its IRI, which is what
   it is; a class keeps the name its IRI ends with.
+* **A vocabulary's header is no answer.** A node the KG types ``owl:Ontology`` (where ``rdfs:isDefinedBy`` leads every
+  term) describes the KG's terms, no thing of its domain: answers that are it, or are reached only through it, are
+  left out, and with none left the method abstains, saying why (:func:`off_the_vocabulary_header`).
 * **A question no relation of the KG matches is not answered.** When every plan comes from the offline relation-path
   scorer (:class:`~kg_agent.tools.shared.path_scoring.RelationPathScorer`) and the best scores no more than zero --
   no phrase of the question evidences its relations beyond what the scorer charges for them -- the KG has no relation
@@ -35,7 +38,8 @@
   no release date; integers that are all years are years), an untyped one its form (:func:`of_another_kind`).
   "Where" is not answered by persons (a relation's sampled objects, or the answers' own classes when one is named
   a person: ``foaf:Person``), nor "who" by a plain text over a relation no phrase of the question names (a room's
-  name for "who gave the talk [X]").
+  name for "who gave the talk [X]"). "Which <things>", when the noun phrase names a class of the KG ("which
+  physical constants"), is answered by no number, time or truth value over a relation the noun does not name.
 * **"How many" is counted.** A question asking how many things there are is answered by the number of distinct
   answers reached, one answer whose ``counted`` field lists them (the evidence), grounded when every counted answer
   is; a quantity the KG states itself (the answers are all numbers: a download count, a population) is kept as it is.
@@ -70,8 +74,10 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from kg_agent.kg.containers import membership_relations
+from kg_agent.kg.errors import KGError
 from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.linking import value_nodes
+from kg_agent.kg.naming import OWL
 from kg_agent.kg.relation_paths import own_name_words
 from kg_agent.kg.role_nodes import role_nodes
 from kg_agent.kg.terms import UNNAMED
@@ -183,7 +189,8 @@ class Nameless:
     (those with facts of their own, statement nodes; and those standing for a part of another node's description,
     :meth:`described_parts`), ``pages`` have no facts, are no class and are answered by their IRI (a web page, a
     file). Named role nodes (:mod:`~kg_agent.kg.role_nodes`: a node labelled "General Chair" of a class whose
-    members' labels repeat, each joining a few entities) are statements too."""
+    members' labels repeat, each joining a few entities) and named values owned by one entity and named after it
+    ("Value for Avogadro constant") are statements too."""
 
     statements: set[str]
     pages: set[str]
@@ -198,7 +205,7 @@ class Nameless:
         facts = {key for key, relations in at.items() if any(not r.startswith("^") for r in relations)}
         fan_outs = kg.class_fan_outs()
         classes = {key for key, relations in at.items() if fan_outs.intersection(relations)}
-        roles = role_nodes(kg).among(key for key in iris if key not in nameless)
+        roles = role_nodes(kg).statements_among(key for key in iris if key not in nameless)
         pages = nameless - facts - classes
         parts = cls.described_parts(kg, pages)
         return cls((facts - classes) | parts | roles, pages - parts)
@@ -228,6 +235,36 @@ def named_by_the_kg(answers: Sequence[dict], kg: KnowledgeGraph) -> list[dict]:
     nameless = Nameless.among(kg, (a.get("entity_id") for a in answers))
     return [{**a, "answer": UNNAMED} if a.get("entity_id") in nameless.statements
             else {**a, "answer": a["entity_id"]} if a.get("entity_id") in nameless.pages else a for a in answers]
+
+
+#: The class of a vocabulary's header node (OWL 2, section 3: "an ontology ... a header"): it describes the KG's terms.
+ONTOLOGY_HEADER = OWL + "Ontology"
+ONLY_THE_HEADER = ("only the vocabulary's header (an owl:Ontology node, which describes the KG's terms, no thing of "
+                   "its domain) was reached")
+
+
+def off_the_vocabulary_header(answers: Sequence[dict], kg: KnowledgeGraph) -> tuple[list[dict], str] | None:
+    """The answers but those that are, or are reached only through, a node the KG types ``owl:Ontology``: a
+    vocabulary's header ("QUDT Vocab ... Release 2.1") that ``rdfs:isDefinedBy`` leads every term to says which
+    document defines the terms, nothing of the things themselves, and through it every term reaches every other.
+    None when no answer is."""
+    ends = {a["entity_id"] for a in answers if a.get("entity_id")}
+    passed = {step["tail"]["id"] for a in answers for path in a.get("paths") or () for step in (path.get("steps") or ())[:-1]}
+    keys = [key for key in ends | passed if not key.startswith(('"', "_:"))]
+    try:
+        headers = {key for key, classes in kg.classes_of(keys).items() if ONTOLOGY_HEADER in classes} if keys else set()
+    except KGError:
+        return None
+    if not headers:
+        return None
+
+    def through_a_header(answer: dict) -> bool:
+        paths = [p for p in answer.get("paths") or () if p.get("steps")]
+        return answer.get("entity_id") in headers or (bool(paths) and all(
+            any(step["tail"]["id"] in headers for step in path["steps"][:-1]) for path in paths))
+
+    kept = [a for a in answers if not through_a_header(a)]
+    return (kept, ONLY_THE_HEADER) if len(kept) < len(answers) else None
 
 
 def walks_to_named(walks: Sequence[dict], kg: KnowledgeGraph | None) -> list[dict]:
@@ -268,6 +305,11 @@ def final_answers(question: str, answers: Sequence[dict], *, policy: WhenUnsuppo
             return Checked([counted(instead[0])], warnings=[f"answer: {instead[1]}"])
     if counting and kg is not None:
         answers = [*answers, *every_end_reached(answers, kg, question)]
+    if kg is not None and answers:
+        narrowed = narrowed_or_abstained(list(answers), off_the_vocabulary_header(answers, kg), policy)
+        if isinstance(narrowed, Checked):
+            return narrowed
+        answers = narrowed
     answers = named_by_the_kg(answers, kg) if kg is not None else list(answers)
     if counting and kg is not None and answers and all(is_unnamed(a) for a in answers):
         answers = through_statements(question, answers, kg) or answers
@@ -597,6 +639,9 @@ def _value_for_a_thing(asked: AskedType, answers: Sequence[dict], kg: KnowledgeG
              and a.get("entity_id") in last and literal_answer_kind(a) == "text"}
     # a text literal answers "who" only over a relation some phrase names ("who wrote [X]": a ``creator`` string)
     unnamed_texts = texts - _scorer().named_hops(_masked(question, answers), sorted(texts), kg=kg) if texts else set()
+    # "which physical constants": a class of the KG named by the noun phrase is asked for, no number, time or truth
+    things_asked = kg is not None and any(literal_answer_kind(a) in (TIME, NUMBER) or _is_truth_value(a)
+                                          for a in answers) and bool(_class_the_phrase_names(asked, kg))
 
     def wrong(answer: dict) -> str:
         if not answer.get("grounded", True):
@@ -604,6 +649,9 @@ def _value_for_a_thing(asked: AskedType, answers: Sequence[dict], kg: KnowledgeG
         kind = literal_answer_kind(answer)
         if kind in (TIME, NUMBER) and asked.kind in (PERSON, PLACE):
             return "a number" if kind == NUMBER else "a time"
+        if things_asked and (kind in (TIME, NUMBER) or _is_truth_value(answer)) \
+                and not any(asked.named_by(path[-1]) for path in answer_relation_paths(answer)):
+            return "a truth value" if _is_truth_value(answer) else "a number" if kind == NUMBER else "a time"
         relation = last.get(answer.get("entity_id")) or ""
         reached = profiled.get(relation)
         if not kind and reached is not None and not _named_in_full(relation, question):
@@ -628,6 +676,24 @@ def _value_for_a_thing(asked: AskedType, answers: Sequence[dict], kg: KnowledgeG
     return ([a for a, k in zip(answers, kinds) if not k],
             f"the question asks for {what}, and {sum(map(bool, kinds))} answer(s) reached ({shown}) are "
             f"{' or '.join(found)}, not {what}")
+
+
+def _is_truth_value(answer: dict) -> bool:
+    """Whether the answer is a literal typed ``xsd:boolean``."""
+    return str(answer.get("entity_id") or "").endswith(f"^^<{XSD}boolean>")
+
+
+def _class_the_phrase_names(asked: AskedType, kg: KnowledgeGraph) -> frozenset[str]:
+    """The classes of the KG that the question's noun phrase names, read from its longest opening that names one
+    (:meth:`~kg_agent.tools.shared.answer_classes.ClassNames.named_by_opening`: "which physical constants have ...":
+    "physical constants" names *physical constant*); none when no opening does or the KG's classes cannot be listed."""
+    from kg_agent.tools.shared.similarity import shared_text_vectors
+
+    names = class_names(kg, shared_text_vectors(None))
+    every = kg.classes().every
+    if not every:
+        return frozenset()
+    return names.named_by_opening(asked.noun_phrase or (asked.noun,), every)[1]
 
 
 def _persons_by_class(kg: KnowledgeGraph, last: dict) -> frozenset[str]:
@@ -694,12 +760,14 @@ def every_end_reached(answers: Sequence[dict], kg: KnowledgeGraph, question: str
 
 
 def _of_counted_class(question: str, ids: Sequence[str], kg: KnowledgeGraph):
-    """When every one of ``ids`` (a count's answers) is of a class the question's type noun with its modifiers names,
-    a filter keeping the nodes of such a class; else None."""
+    """When every one of ``ids`` (a count's answers) is of a class the question's type noun with its modifiers names
+    (or, naming none, the longest opening of its noun phrase that names one), a filter keeping the nodes of such a
+    class; else None."""
     from kg_agent.tools.shared.answer_classes import class_names
     from kg_agent.tools.shared.similarity import shared_text_vectors
 
-    phrase = QuestionParts.of(question).asked.phrase if question else ""
+    asked = QuestionParts.of(question).asked if question else None
+    phrase = asked.phrase if asked is not None else ""
     if not phrase or not ids:
         return None
     classes = kg.classes_of(ids)
@@ -707,6 +775,8 @@ def _of_counted_class(question: str, ids: Sequence[str], kg: KnowledgeGraph):
         return None
     names = class_names(kg, shared_text_vectors(None))
     named = names.named(phrase, {c for found in classes.values() for c in found})
+    if not named and asked is not None and len(asked.noun_phrase) > 1:  # "physical constants": the phrase's opening
+        named = names.named_by_opening(asked.noun_phrase, {c for found in classes.values() for c in found})[1]
     if not named or not all(named.intersection(found) for found in classes.values()):
         return None
 

@@ -45,6 +45,10 @@ IRREGULAR_PLURALS = {"people": "person", "men": "man", "women": "woman", "childr
 RANGE_SAMPLE = 40
 RANGE_RELATIONS_PER_QUERY = 1
 
+#: Most words of a question's noun phrase read as naming a class (:meth:`ClassNames.named_by_opening`).
+MAX_PHRASE_WORDS = 3
+
+
 class ClassNames:
     """The names of one KG's classes, and which of them a type noun names (both kept per KG and noun)."""
 
@@ -82,6 +86,20 @@ class ClassNames:
                 self._named.update({(noun, c): yes for c, yes in decided.items()})
         with self._lock:
             return frozenset(c for c in wanted if self._named.get((noun, c)))
+
+    def named_by_opening(self, words: Sequence[str], class_ids: Iterable[str]) -> tuple[str, frozenset[str]]:
+        """``(the opening, the classes it names)`` for the longest opening of a question's noun phrase (at most
+        :data:`MAX_PHRASE_WORDS` words, function words left out) that names some of ``class_ids`` ("physical
+        constants have": "physical constants" names *physical constant*, where its first word alone names none);
+        ``("", frozenset())`` when none does."""
+        wanted = list(dict.fromkeys(class_ids))
+        content = [w for w in words[:MAX_PHRASE_WORDS] if w not in FUNCTION_WORDS]
+        for end in range(len(content), 0, -1):
+            opening = " ".join(content[:end])
+            found = self.named(opening, wanted)
+            if found:
+                return opening, found
+        return "", frozenset()
 
     def range_classes(self, relations: list[str]) -> dict[str, frozenset[str]]:
         """``{relation: the classes of up to RANGE_SAMPLE of its objects}`` (``^r``: its subjects'), sampled once per

@@ -432,8 +432,9 @@ class RelationObjectKinds:
                 relations_at = self.kg.relations_at_each(every)
                 labels = self.kg.labels_by_id(every)
                 classes = self.kg.classes_of(every)
-                # a named role node ("General Chair") is a statement node, a step inside one fact, as unnamed ones are
-                roles = role_nodes(self.kg).among(every, classes)
+                # a named role node ("General Chair") or owned value ("Value for X") is a statement node, a step inside
+                # one fact, as unnamed ones are
+                roles = role_nodes(self.kg).statements_among(every, classes)
                 labels.update(dict.fromkeys(roles, UNNAMED))
                 role_labels = {relation: role_nodes(self.kg).labels_reached_by(relation) for relation in todo
                                if roles.intersection(objects[relation])}

@@ -81,8 +81,11 @@ def _group_key(walk: dict) -> object:
 
 
 def of_asked_type(question: str, topic_entities: Iterable[dict], walks: Sequence[dict], kg: KnowledgeGraph) -> Constrained:
-    """The walks whose ends may be of the type the question asks for (module docstring)."""
-    noun = asked_type(question, topic_entities).phrase
+    """The walks whose ends may be of the type the question asks for (module docstring). When the type noun names
+    no class of the answers, the longest opening of the noun phrase that names one does ("how many **physical
+    constants** have ...", whose first word is taken for the noun)."""
+    asked = asked_type(question, topic_entities)
+    noun = asked.phrase
     explored = [w for w in walks if w.get("steps")]
     if not noun or not explored:
         return Constrained(list(walks))
@@ -93,6 +96,9 @@ def of_asked_type(question: str, topic_entities: Iterable[dict], walks: Sequence
         classes = kg.classes_of(ends)
         names = class_names(kg, shared_text_vectors(None))
         named = names.named(noun, {c for found in classes.values() for c in found})
+        if not named and len(asked.noun_phrase) > 1:
+            opening, named = names.named_by_opening(asked.noun_phrase, {c for found in classes.values() for c in found})
+            noun = opening or noun
     except KGError as exc:
         return Constrained(list(walks), warnings=[f"constraints: the answers' classes could not be read ({exc}); "
                                                   f"the type '{noun}' is not checked"])

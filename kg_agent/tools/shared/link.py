@@ -93,7 +93,7 @@ def link_node(state: dict, *, kg: KnowledgeGraph, max_entities: int = 5, ask_whe
         # "which bookshelf holds the most books": a question about the whole KG takes no entity from an earlier turn,
         # nor one linked from the noun it counts or asks for
         whole_graph = (whole_graph_question(question) is not None if not entities
-                       else only_names_its_nouns(question, [item.get("mention") or "" for item in linked.values()]))
+                       else only_names_its_nouns(question, [item.get("mention") or "" for item in linked.values()], kg))
         dropped = whole_graph and bool(entities)
         if dropped:
             warnings.append("link: " + ", ".join(sorted({str(item.get("mention")) for item in linked.values()}))

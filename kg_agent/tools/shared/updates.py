@@ -20,6 +20,7 @@ from kg_agent.llm.usage import merge_usage
 from kg_agent.settings import WhenUnsupported
 from kg_agent.tools.shared.answer_checks import ABSTAINED, final_answers, unsupported_policy
 from kg_agent.tools.shared.name_questions import NamesAnswer, answer_from_names
+from kg_agent.tools.shared.which_of import which_of_answered
 from kg_agent.tools.shared.whole_graph import answer_over_whole_graph
 
 
@@ -115,6 +116,21 @@ def whole_graph_update(stop: str, question: str, kg: Any) -> dict | None:
     emit_answers(answers, "answered")
     return {"answers": answers, "output": "\n".join(a["answer"] for a in answers), "stop_reason": "answered",
             "warnings": [f"answer: a question about the whole knowledge graph: {what}"]}
+
+
+def which_of_update(question: str, topic_entities: Any, kg: Any) -> dict | None:
+    """The answer step's update for "which is <comparative>, A or B", answered by comparing a number the KG gives
+    both (:func:`~kg_agent.tools.shared.which_of.which_of_answered`, with its evidence on the answer); None for any
+    other question or when the KG gives them no number to compare (the question goes on as any other)."""
+    if kg is None or not question or not topic_entities:
+        return None
+    found = which_of_answered(question, topic_entities, kg)
+    if found is None:
+        return None
+    answers, what = found
+    emit_answers(answers, "answered")
+    return {"answers": answers, "output": "\n".join(a["answer"] for a in answers), "stop_reason": "answered",
+            "warnings": [f"answer: {what}"]}
 
 
 def names_answered(question: str, topic_entities: Any, kg: Any) -> NamesAnswer | None:

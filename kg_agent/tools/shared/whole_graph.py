@@ -591,15 +591,33 @@ def names_coordinate(relation_text: str, axis: str) -> bool:
     return bool(set(relation_text.lower().split()) & _COORDINATE_WORDS[axis])
 
 
-def only_names_its_nouns(question: str, mentions: Sequence[str]) -> bool:
+#: The words of "how many" / "how much": a mention holding them ("many systems of units") is the count's grammar
+#: and the noun it counts, no thing the question is about.
+_COUNT_WORDS = frozenset({"how", "many", "much"})
+
+
+def only_names_its_nouns(question: str, mentions: Sequence[str], kg: KnowledgeGraph | None = None) -> bool:
     """Whether the question is about the whole KG and each mention an entity was linked from is one of the words of its
     answer or counted noun ("which **bookshelf** holds the most books" linked to the class ``Bookshelf``; "the most
-    exact **synonyms**" to a term named "synonymous"): what it counts or asks for, not a thing it is about."""
+    exact **synonyms**" to a term named "synonymous"; "how **many systems of units** are there"): what it counts or
+    asks for, not a thing it is about. With ``kg``, the words after "of" in a counted noun that names no class of the
+    KG as a whole name the thing the counted ones are of ("how many units of **length**": the quantity kind
+    *length*, whose units are counted), unless the whole phrase names a class ("systems of units")."""
     asked = whole_graph_question(question)
     if asked is None or not mentions:
         return False
-    nouns = set(f"{asked.answer_noun} {asked.counted_noun}".split())
-    return all(mention and set(_WORD.findall(mention.lower())) <= nouns for mention in mentions)
+    counted = asked.counted_noun
+    _, of, tail = counted.partition(" of ")
+    about = set(tail.split()) if of and kg is not None and _names_no_class(kg, counted) else set()
+    nouns = set(f"{asked.answer_noun} {counted}".split()) - about
+    return all(mention and set(_WORD.findall(mention.lower())) - _COUNT_WORDS <= nouns for mention in mentions)
+
+
+def _names_no_class(kg: KnowledgeGraph, noun: str) -> bool:
+    """Whether the KG's classes are known and the noun names none of them."""
+    names = class_names(kg, shared_text_vectors())
+    every = kg.classes().every
+    return every is not None and not names.named(noun, every)
 
 
 def answer_over_whole_graph(kg: KnowledgeGraph, question: str,

@@ -59,7 +59,14 @@ from kg_agent.tools.shared.grounding import NO_GROUNDED_ANSWER, Evidence, RunGro
 from kg_agent.tools.shared.link import with_chat_reply
 from kg_agent.tools.shared.path_scoring import RelationPathScorer
 from kg_agent.tools.shared.role_qualifiers import qualified_walks
-from kg_agent.tools.shared.updates import answer_record, answer_update, names_answered, names_update, whole_graph_update
+from kg_agent.tools.shared.updates import (
+    answer_record,
+    answer_update,
+    names_answered,
+    names_update,
+    which_of_update,
+    whole_graph_update,
+)
 from kg_agent.tools.tog.prune_entities import chain_triplets
 from kg_agent.tools.tog.verify import Verifier, answerable_chains, best_chain, round_chains
 
@@ -356,6 +363,9 @@ def answer_steps(state: dict, *, answerer: ToGAnswerer, asked: Asked | None = No
     whole = whole_graph_update(stop, question, kg)
     if whole is not None:
         return whole
+    compared = which_of_update(question, topics, kg)
+    if compared is not None:
+        return compared
     names = names_answered(question, topics, kg)
     if names is not None:
         told = None

@@ -1,0 +1,132 @@
+""""Which is larger, A or B?": one of two named things, chosen by comparing a number or date the KG gives both.
+
+The question's English comparison grammar is read ("which (one) is/was/has <comparative>, A or B", "which of A and B
+is <comparative>"; a comparative is "more", "less" or a word in -er whose superlative, -est, the superlative reader
+of :mod:`~kg_agent.tools.shared.aggregates` knows: "larger" as "largest", "older" as "oldest", the least of dates).
+It names two things (two mentions linked, :func:`~kg_agent.tools.shared.constraints.mention_groups`). The KG decides
+the rest: the attributes compared are the relation paths that reach a number or a date from both things, in one step
+(``conversionMultiplier``) or in two through a statement node (a value with its unit: ``quantityValue -> value``),
+the statement nodes' named values (their units) the same for both, else the numbers are in different units and not
+compared. Each attribute on which the two differ votes for one of them; the one most attributes put first is the
+answer, with the compared values as its evidence (``compared``, ``compared_by``). No answer (the question goes on as
+any other) when no attribute is shared or the votes tie.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from kg_agent.kg.errors import KGError
+from kg_agent.kg.graph import KnowledgeGraph
+from kg_agent.kg.terms import UNNAMED
+from kg_agent.tools.shared.aggregates import MAX, asked_comparison, literal_text, literal_value
+from kg_agent.tools.shared.answer_checks import Nameless
+from kg_agent.tools.shared.constraints import mention_groups
+
+_COMPARATIVE = r"(more|less|[a-z]{2,}er)"
+_WHICH_IS = re.compile(r"^\s*which(?:\s+one)?\s+(?:is|was|are|were|has|had)\s+(?:the\s+)?" + _COMPARATIVE + r"\s*[,:]",
+                       re.IGNORECASE)
+_WHICH_OF = re.compile(r"^\s*which\s+of\s+.+\s+(?:is|was|has|had)\s+(?:the\s+)?" + _COMPARATIVE + r"\s*\??\s*$",
+                       re.IGNORECASE)
+#: Most relations read per thing and statement node.
+EDGE_BOUND = 50
+
+
+def comparative_order(question: str) -> str | None:
+    """:data:`MAX` or :data:`MIN` for a "which is <comparative>, A or B" question, else None."""
+    match = _WHICH_IS.match(question) or _WHICH_OF.match(question)
+    if match is None or not re.search(r"\b(?:or|and)\b", question, re.IGNORECASE):
+        return None
+    word = match.group(1).lower()
+    superlative = {"more": "most", "less": "least"}.get(word) or word[:-2] + "est"
+    found = asked_comparison(f"the {superlative}")
+    return found.order if found is not None and found.bound is None else None
+
+
+def _numbers(kg: KnowledgeGraph, thing: str) -> dict[tuple[str, ...], tuple[float, str, frozenset[str], str]]:
+    """``{relation path: (value, the literal, the statement's named values, the statement node)}``: the numbers and
+    dates the thing has in one step (no statement: ``""``), or in two through a statement node (then with that
+    node's named values: its unit)."""
+    found: dict[tuple[str, ...], tuple[float, str, frozenset[str], str]] = {}
+    edges = kg.bounded_edges(thing, EDGE_BOUND).targets
+    nodes = {n for relation, targets in edges.items() if not relation.startswith("^") for n in targets
+             if not n.startswith('"')}
+    statements = Nameless.among(kg, nodes).statements | {n for n in nodes if n.startswith("_:")}
+    for relation, targets in edges.items():
+        if relation.startswith("^"):
+            continue
+        for target in targets:
+            value = literal_value(target) if target.startswith('"') else None
+            if value is not None:
+                found.setdefault((relation,), (value, target, frozenset(), ""))
+            elif target in statements:
+                inner = kg.bounded_edges(target, EDGE_BOUND).targets
+                named = frozenset(f"{r} {n}" for r, ns in inner.items() if not r.startswith("^") for n in ns
+                                  if not n.startswith('"'))
+                for second, values in inner.items():
+                    for literal in values:
+                        number = literal_value(literal) if literal.startswith('"') else None
+                        if number is not None and not second.startswith("^"):
+                            found.setdefault((relation, second), (number, literal, named, target))
+    return found
+
+
+def which_of_answered(question: str, topic_entities: Sequence[dict], kg: KnowledgeGraph) -> tuple[list[dict], str] | None:
+    """The answer to a "which is <comparative>, A or B" question, with what was compared (module docstring); None
+    for any other question, or when the KG gives the two things no number to compare."""
+    order = comparative_order(question)
+    groups = mention_groups(topic_entities)
+    if order is None or len(groups) != 2:
+        return None
+    by_id = {e["id"]: e for e in topic_entities if isinstance(e, dict) and e.get("id")}
+    first, second = ([e for e in by_id if e in ids] for ids in groups.values())
+    try:
+        for a in first:
+            for b in second:
+                found = _compared(kg, a, b, order)
+                if found is not None:
+                    return _answer(kg, by_id, found, order)
+    except KGError:
+        return None
+    return None
+
+
+def _compared(kg: KnowledgeGraph, a: str, b: str, order: str) -> tuple[str, str, list[tuple], int] | None:
+    """``(winner, loser, its votes, the paths compared)`` for the pair, each vote ``(path, (winner's value,
+    literal, _, statement), (loser's ...))``; None when no shared number differs or the votes tie."""
+    numbers_a, numbers_b = _numbers(kg, a), _numbers(kg, b)
+    votes: dict[str, list[tuple]] = {a: [], b: []}
+    for path in sorted(set(numbers_a) & set(numbers_b)):
+        of_a, of_b = numbers_a[path], numbers_b[path]
+        if of_a[0] == of_b[0] or of_a[2] != of_b[2]:
+            continue
+        if (of_a[0] > of_b[0]) == (order == MAX):
+            votes[a].append((path, of_a, of_b))
+        else:
+            votes[b].append((path, of_b, of_a))
+    if len(votes[a]) == len(votes[b]):
+        return None
+    winner, loser = (a, b) if len(votes[a]) > len(votes[b]) else (b, a)
+    return winner, loser, votes[winner], len(votes[a]) + len(votes[b])
+
+
+def _answer(kg: KnowledgeGraph, by_id: dict[str, dict], found: tuple[str, str, list[tuple], int],
+            order: str) -> tuple[list[dict], str]:
+    winner, loser, votes, compared_paths = found
+    labels = kg.labels_by_id([winner, loser])
+    name = labels.get(winner) or by_id[winner].get("label") or winner
+    other = labels.get(loser) or by_id[loser].get("label") or loser
+    path, (_, literal, _, statement), (_, other_literal, _, _) = votes[0]
+    by = " -> ".join(path)
+    shown, other_shown = literal_text(literal), literal_text(other_literal)
+    nodes = [{"id": winner, "label": name}, *([{"id": statement, "label": UNNAMED}] if statement else []),
+             {"id": literal, "label": shown}]
+    steps = [{"head": head, "relation": relation, "tail": tail} for head, relation, tail in zip(nodes, path, nodes[1:])]
+    record = {"answer": name, "entity_id": winner, "score": 1.0, "grounded": True,
+              "paths": [{"steps": steps, "text": f"{name} -> {by} -> {shown}"}],
+              "compared": [{"answer": name, "value": shown}, {"answer": other, "value": other_shown}],
+              "compared_by": by}
+    what = (f"compared {name} and {other} by {by} ({shown} against {other_shown}): {len(votes)} of the "
+            f"{compared_paths} numbers the KG gives both put {name} {'above' if order == MAX else 'below'}")
+    return [record], what
