@@ -103,28 +103,30 @@ class RoleNodes:
     def among(self, ids: Iterable[str], classes: Mapping[str, Sequence[str]] | None = None) -> set[str]:
         """The ids among ``ids`` that are role nodes (named nodes of a role class); ``classes``: their classes when
         the caller read them already (:meth:`~kg_agent.kg.graph.KnowledgeGraph.classes_of`)."""
-        keys = [key for key in dict.fromkeys(ids) if key and not key.startswith('"')]
-        if not keys:
-            return set()
-        try:
-            classes = self.kg.classes_of(keys) if classes is None else classes
-        except KGError:
-            return set()
+        keys, classes = self._nodes_with_classes(ids, classes)
         roles = {c for key in keys for c in classes.get(key, ()) if self.is_role_class(c)}
         if not roles:
             return set()
         named = self.kg.store.labels_of([key for key in keys if roles.intersection(classes.get(key, ()))])
         return {key for key, label in named.items() if label}
 
+    def _nodes_with_classes(self, ids: Iterable[str], classes: Mapping[str, Sequence[str]] | None
+                            ) -> tuple[list[str], Mapping[str, Sequence[str]]]:
+        """The nodes among ``ids`` (no literals, each once) with their classes (``classes`` when the caller read
+        them already); no nodes when there are none or their classes cannot be read."""
+        keys = [key for key in dict.fromkeys(ids) if key and not key.startswith('"')]
+        if not keys:
+            return [], {}
+        try:
+            return keys, (self.kg.classes_of(keys) if classes is None else classes)
+        except KGError:
+            return [], {}
+
     def statements_among(self, ids: Iterable[str], classes: Mapping[str, Sequence[str]] | None = None) -> set[str]:
         """The ids among ``ids`` that are named statement nodes: role nodes (:meth:`among`) and named nodes of an
         owned-value class (:meth:`is_owned_class`)."""
-        keys = [key for key in dict.fromkeys(ids) if key and not key.startswith('"')]
+        keys, classes = self._nodes_with_classes(ids, classes)
         if not keys:
-            return set()
-        try:
-            classes = self.kg.classes_of(keys) if classes is None else classes
-        except KGError:
             return set()
         found = self.among(keys, classes)
         owned = [key for key in keys if key not in found and any(self.is_owned_class(c) for c in classes.get(key, ()))]
@@ -180,8 +182,10 @@ class RoleNodes:
                     and any(not r.startswith("^") for r in held)):
                 owner_of[member] = next(iter(owners))
         names = kg.store.labels_of(list(set(owner_of.values()))) if owner_of else {}
-        named_after = sum(bool(name := names.get(owner)) and set(label_key(name).split()) < set(label_key(labels[member]).split())
-                          for member, owner in owner_of.items())
+        named_after = 0
+        for member, owner in owner_of.items():
+            name = names.get(owner)
+            named_after += bool(name) and set(label_key(name or "").split()) < set(label_key(labels[member]).split())
         return named_after >= MIN_OWNED_SHARE * len(labels)
 
     def _measure(self, class_id: str) -> bool:

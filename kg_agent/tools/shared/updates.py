@@ -113,9 +113,7 @@ def whole_graph_update(stop: str, question: str, kg: Any) -> dict | None:
     if whole is None:
         return None
     answers, what = whole
-    emit_answers(answers, "answered")
-    return {"answers": answers, "output": "\n".join(a["answer"] for a in answers), "stop_reason": "answered",
-            "warnings": [f"answer: a question about the whole knowledge graph: {what}"]}
+    return _computed_update(answers, f"a question about the whole knowledge graph: {what}")
 
 
 def which_of_update(question: str, topic_entities: Any, kg: Any) -> dict | None:
@@ -128,6 +126,11 @@ def which_of_update(question: str, topic_entities: Any, kg: Any) -> dict | None:
     if found is None:
         return None
     answers, what = found
+    return _computed_update(answers, what)
+
+
+def _computed_update(answers: list[dict], what: str) -> dict:
+    """The answer step's update for ``answers`` computed over the KG (``what``: how, for the warning)."""
     emit_answers(answers, "answered")
     return {"answers": answers, "output": "\n".join(a["answer"] for a in answers), "stop_reason": "answered",
             "warnings": [f"answer: {what}"]}
