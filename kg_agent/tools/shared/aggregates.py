@@ -3,9 +3,13 @@
 
 The question's English comparison grammar is read (a word list: most/least, -est adjectives, "more than N",
 "before/after <year>"); the attribute compared is never named by a word list: it is the relation, among those that
-reach a number or a date from the answers in one step, whose words the question uses most (the project's relation
-scorer, :class:`~kg_agent.tools.shared.path_scoring.RelationPathScorer`: word stems, or the embeddings' cosine of a
-phrase with the relation's words); when no relation is named, nothing is ranked ("the most books" is a count).
+reach a number or a date from the answers in one step, or in two through a statement node (a constant's value node
+with its value and unit: ``quantityValue -> value``; kept only when every such node names the same unit), whose
+words the question uses most (the project's relation scorer,
+:class:`~kg_agent.tools.shared.path_scoring.RelationPathScorer`: word stems, or the embeddings' cosine of a phrase
+with the relation's words); when no relation is named, nothing is ranked ("the most books" is a count). Relations
+named equally well (``value``, ``valueSN``: one number written twice) rank when they reach the same answers and
+keep the same ones.
 Values are numbers or dates, BC ones included (``"-0063-09-23"`` ``xsd:date``, ``"-0027"`` ``xsd:gYear``); an answer
 with several values of the relation compares by its extreme in the asked direction. The answers kept carry the
 evidence: ``compared`` (every compared answer with its value, in order) and ``compared_by`` (the relation).
