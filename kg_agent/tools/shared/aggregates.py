@@ -238,17 +238,18 @@ class AnswerRanker:
         candidates = sorted({r for item in items.values() for r in item["values"]})
         if candidates:
             named = self.named_relations(question, candidates, kg)
-            relation = (named[0] if len(named) == 1 else self._agreeing(asked, named, items)) or self.time_line(
+            chosen = (named[0] if len(named) == 1 else self._agreeing(asked, named, items)) or self.time_line(
                 asked, timed, items)
-            if relation is None:
+            if chosen is None:
                 return None
+            relation = chosen
         elif own and len(own) == len(answers):
             relation, items = "", own  # the answers are the values ("the latest start date of ...")
         else:
             return None
         scored = {key: item["values"][relation] for key, item in items.items() if relation in item["values"]}
-        value, order, kept = _ranked(asked, scored)
-        compared = [{"answer": str(items[k]["record"].get("answer")), "value": _shown(value[k])} for k in order]
+        extreme, order, kept = _ranked(asked, scored)
+        compared = [{"answer": str(items[k]["record"].get("answer")), "value": _shown(extreme[k])} for k in order]
         return [{**items[k]["record"], "compared": compared, "compared_by": relation} for k in kept]
 
 
