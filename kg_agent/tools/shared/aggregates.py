@@ -3,9 +3,13 @@
 
 The question's English comparison grammar is read (a word list: most/least, -est adjectives, "more than N",
 "before/after <year>"); the attribute compared is never named by a word list: it is the relation, among those that
-reach a number or a date from the answers in one step, whose words the question uses most (the project's relation
-scorer, :class:`~kg_agent.tools.shared.path_scoring.RelationPathScorer`: word stems, or the embeddings' cosine of a
-phrase with the relation's words); when no relation is named, nothing is ranked ("the most books" is a count).
+reach a number or a date from the answers in one step, or in two through a statement node (a constant's value node
+with its value and unit: ``quantityValue -> value``; kept only when every such node names the same unit), whose
+words the question uses most (the project's relation scorer,
+:class:`~kg_agent.tools.shared.path_scoring.RelationPathScorer`: word stems, or the embeddings' cosine of a phrase
+with the relation's words); when no relation is named, nothing is ranked ("the most books" is a count). Relations
+named equally well (``value``, ``valueSN``: one number written twice) rank when they reach the same answers and
+keep the same ones.
 Values are numbers or dates, BC ones included (``"-0063-09-23"`` ``xsd:date``, ``"-0027"`` ``xsd:gYear``); an answer
 with several values of the relation compares by its extreme in the asked direction. The answers kept carry the
 evidence: ``compared`` (every compared answer with its value, in order) and ``compared_by`` (the relation).
@@ -125,14 +129,19 @@ class AnswerRanker:
         """The candidate relation the question's words name best (word stems or the embeddings' phrase evidence,
         :meth:`RelationPathScorer.unclipped_evidence`); None when none is named, or two are named equally: a
         superlative over something no relation's words name ("the most books": a count) ranks nothing."""
+        named = self.named_relations(question, candidates, kg)
+        return named[0] if len(named) == 1 else None
+
+    def named_relations(self, question: str, candidates: Sequence[str], kg: KnowledgeGraph | None) -> list[str]:
+        """The candidate relations the question's words name best, all those named equally well, sorted; none when
+        no candidate is named."""
         parts = QuestionParts.of(question)
         evidence = self.scorer.unclipped_evidence(parts, list(candidates), kg.relation_names() if kg is not None else ())
         if not evidence.size:
-            return None
-        ranked = sorted(zip(evidence.max(axis=1), candidates), reverse=True)
-        if ranked[0][0] <= 0.0 or len(ranked) > 1 and ranked[0][0] <= ranked[1][0]:
-            return None
-        return ranked[0][1]
+            return []
+        best = evidence.max(axis=1)
+        top = float(best.max())
+        return [] if top <= 0.0 else sorted(c for c, e in zip(candidates, best) if e == top)
 
     def values(self, kg: KnowledgeGraph, ids: Sequence[str]) -> dict[str, dict[str, list[float]]]:
         """``{relation: {id: [values]}}``: each outgoing relation reaching a number or a date from the ids."""
@@ -141,9 +150,11 @@ class AnswerRanker:
     @staticmethod
     def _values(kg: KnowledgeGraph, ids: Sequence[str]) -> tuple[dict[str, dict[str, list[float]]], set[str]]:
         """:meth:`values`, and the relations whose every value is typed a point in time (``xsd:dateTime``,
-        ``xsd:date``, ``xsd:gYear`` ...)."""
+        ``xsd:date``, ``xsd:gYear`` ...). Besides a relation reaching a value in one step, a path of two through a
+        statement node (``flowValue -> value``, :func:`_through_statements`)."""
         found: dict[str, dict[str, list[float]]] = {}
         untimed: set[str] = set()
+        held: dict[str, dict[str, list[str]]] = {}  # key -> {relation: [nodes it reaches]}
         for key in ids:
             for relation, targets in kg.edges(key).items():
                 if is_inverse(relation):
@@ -153,7 +164,24 @@ class AnswerRanker:
                     found.setdefault(relation, {})[key] = numbers
                     if not all(t.endswith(_TIME_DATATYPES) for t in targets if t.startswith('"')):
                         untimed.add(relation)
+                nodes = [t for t in targets if not t.startswith('"')]
+                if nodes:
+                    held.setdefault(key, {})[relation] = nodes
+        for path, of in _through_statements(kg, held).items():
+            found[path] = of
+            untimed.add(path)
         return found, set(found) - untimed
+
+    @staticmethod
+    def _agreeing(asked: Comparison, named: list[str], items: dict[str, dict]) -> str | None:
+        """Of several relations the question names equally well (a value and the same value written otherwise:
+        ``value``, ``valueSN``), the first by name when each reaches the same answers and puts the same ones first
+        (for a bound: keeps the same ones); None when they disagree or are none."""
+        kept: set[frozenset[str]] = set()
+        for relation in named:
+            scored = {key: item["values"][relation] for key, item in items.items() if relation in item["values"]}
+            kept.add(frozenset(_ranked(asked, scored)[2]) | frozenset(f"reached {key}" for key in scored))
+        return named[0] if named and len(kept) == 1 else None
 
     def time_line(self, asked: Comparison, timed: set[str], items: dict[str, dict]) -> str | None:
         """For "the first / last / earliest / latest" that names no relation: the one relation whose values are
@@ -209,25 +237,66 @@ class AnswerRanker:
                     items[key]["values"].setdefault(relation, []).extend(found)
         candidates = sorted({r for item in items.values() for r in item["values"]})
         if candidates:
-            relation = self.compared_relation(question, candidates, kg) or self.time_line(asked, timed, items)
-            if relation is None:
+            named = self.named_relations(question, candidates, kg)
+            chosen = (named[0] if len(named) == 1 else self._agreeing(asked, named, items)) or self.time_line(
+                asked, timed, items)
+            if chosen is None:
                 return None
+            relation = chosen
         elif own and len(own) == len(answers):
             relation, items = "", own  # the answers are the values ("the latest start date of ...")
         else:
             return None
         scored = {key: item["values"][relation] for key, item in items.items() if relation in item["values"]}
-        pick = max if asked.order == MAX else min
-        value = {key: pick(vs) for key, vs in scored.items()}
-        order = sorted(value, key=lambda k: value[k], reverse=asked.order == MAX)
-        if asked.bound is None:
-            kept = [k for k in order if value[k] == value[order[0]]]
-        elif asked.order == MAX:
-            kept = [k for k in order if value[k] > asked.bound or not asked.strict and value[k] == asked.bound]
-        else:
-            kept = [k for k in order if value[k] < asked.bound or not asked.strict and value[k] == asked.bound]
-        compared = [{"answer": str(items[k]["record"].get("answer")), "value": _shown(value[k])} for k in order]
+        extreme, order, kept = _ranked(asked, scored)
+        compared = [{"answer": str(items[k]["record"].get("answer")), "value": _shown(extreme[k])} for k in order]
         return [{**items[k]["record"], "compared": compared, "compared_by": relation} for k in kept]
+
+
+def _ranked(asked: Comparison, scored: dict[str, list[float]]) -> tuple[dict[str, float], list[str], list[str]]:
+    """Each key's value (its extreme in the asked direction), the keys in the asked order, and those kept."""
+    pick = max if asked.order == MAX else min
+    value = {key: pick(vs) for key, vs in scored.items()}
+    order = sorted(value, key=lambda k: value[k], reverse=asked.order == MAX)
+    if not order:
+        return value, order, []
+    if asked.bound is None:
+        kept = [k for k in order if value[k] == value[order[0]]]
+    elif asked.order == MAX:
+        kept = [k for k in order if value[k] > asked.bound or not asked.strict and value[k] == asked.bound]
+    else:
+        kept = [k for k in order if value[k] < asked.bound or not asked.strict and value[k] == asked.bound]
+    return value, order, kept
+
+
+def _through_statements(kg: KnowledgeGraph, held: dict[str, dict[str, list[str]]]) -> dict[str, dict[str, list[float]]]:
+    """``{"r1 -> r2": {id: [values]}}``: the numbers and dates the ids reach in two steps through a statement node
+    (unnamed, or a named one :class:`~kg_agent.tools.shared.answer_checks.Nameless` reads as a statement: a value
+    node with its value and unit). A path is kept only when the statement nodes of every id it reaches name the same
+    things (the same unit): values in different units are not compared."""
+    from kg_agent.tools.shared.answer_checks import Nameless  # answer_checks reads this module's literal values
+
+    nodes = {n for of in held.values() for targets in of.values() for n in targets}
+    if not nodes:
+        return {}
+    statements = Nameless.among(kg, nodes).statements | {n for n in nodes if n.startswith("_:")}
+    found: dict[str, dict[str, list[float]]] = {}
+    named: dict[str, set[frozenset[str]]] = {}
+    for key, of in held.items():
+        for relation, targets in of.items():
+            for node in targets:
+                if node not in statements:
+                    continue
+                inner = kg.edges(node)
+                names = frozenset(f"{r} {n}" for r, ns in inner.items() if not is_inverse(r) for n in ns
+                                  if not n.startswith('"'))
+                for second, values in inner.items():
+                    numbers = [v for t in values if t.startswith('"') and (v := literal_value(t)) is not None]
+                    if numbers and not is_inverse(second):
+                        path = f"{relation} -> {second}"
+                        found.setdefault(path, {}).setdefault(key, []).extend(numbers)
+                        named.setdefault(path, set()).add(names)
+    return {path: of for path, of in found.items() if len(named[path]) == 1}
 
 
 def _last_step(answer: dict) -> dict | None:
