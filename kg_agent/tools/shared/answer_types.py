@@ -564,8 +564,11 @@ def answer_type_match(asked: AskedType, path: Sequence[str], kinds: RelationObje
     elif asked.asks_persons:
         if last.person >= 0.5:
             fit += 1.0
-            # "who" as "when" and "where": a last hop to persons is asked for by the wh-word (a noun is read below)
-            evidence = TYPE_EVIDENCE if asked.kind == PERSON and not asked.noun else 0.0
+            # "who" as "when" and "where": a last hop to persons is asked for by the wh-word (a noun is read below),
+            # but not a hop past a walk that reached persons already: "who" asks for one set of persons, not for
+            # the persons of the persons ("who is the heir of [X]'s husband": no ``parents`` after ``children``)
+            walked_past = len(path) > 1 and kinds.kinds(path[-2]).person >= 0.5
+            evidence = TYPE_EVIDENCE if asked.kind == PERSON and not asked.noun and not walked_past else 0.0
         elif last.time >= 0.5 or last.place >= 0.5:
             fit -= 1.0
     of_named_class = bool(named_classes.intersection(last.classes)) or path[-1] in reaching
