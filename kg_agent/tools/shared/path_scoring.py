@@ -558,17 +558,16 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
                               named_classes: frozenset[str]) -> frozenset[str]:
         """The last hops whose measured range holds a class the type noun names, though few of their objects are of
         it ("how many **invited talks** were given at [X]": ``^isSubEventOf`` reaches sessions, breaks and talks,
-        some of the class *invited talk event*), when the noun names some class of the KG
-        (:meth:`~kg_agent.kg.graph.KnowledgeGraph.classes`): the classes of a larger sample of the objects
-        (:meth:`~kg_agent.tools.shared.answer_classes.ClassNames.range_classes`) of each hop whose usual class is not
-        named (``named_classes``: another hop's usual class may be, on a longer walk to the same things). The answers
-        are then those of the class (:func:`~kg_agent.tools.shared.constraints.of_asked_type`)."""
-        if kg is None or not parts.asked.noun or not last_kinds:
+        some of the class *invited talk event*), when no hop's usual class is named but the noun names some class of
+        the KG (:meth:`~kg_agent.kg.graph.KnowledgeGraph.classes`): the classes of a larger sample of each hop's objects
+        (:meth:`~kg_agent.tools.shared.answer_classes.ClassNames.range_classes`). The answers are then those of the
+        class (:func:`~kg_agent.tools.shared.constraints.of_asked_type`)."""
+        if kg is None or not parts.asked.noun or named_classes or not last_kinds:
             return frozenset()
         names = class_names(kg, self.vectors)
         if not names.named(parts.asked.phrase, kg.classes().ids):
             return frozenset()
-        ranges = names.range_classes([r for r, k in last_kinds.items() if not named_classes.intersection(k.classes)])
+        ranges = names.range_classes(list(last_kinds))
         named = names.named(parts.asked.phrase, {c for found in ranges.values() for c in found})
         return frozenset(r for r, found in ranges.items() if named.intersection(found))
 
