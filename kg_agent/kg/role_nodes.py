@@ -43,7 +43,7 @@ from __future__ import annotations
 
 import threading
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from kg_agent.kg.errors import KGError
 from kg_agent.kg.graph import KnowledgeGraph
@@ -137,29 +137,25 @@ class RoleNodes:
     def is_owned_class(self, class_id: str) -> bool:
         """Whether ``class_id``'s members are named values owned by one entity each (module docstring); measured
         once."""
-        with self._lock:
-            known = self._owned.get(class_id)
-        if known is None:
-            try:
-                known = self._measure_owned(class_id)
-            except KGError:
-                return False
-            with self._lock:
-                self._owned[class_id] = known
-        return known
+        return self._measured_once(self._owned, class_id, self._measure_owned)
 
     def is_role_class(self, class_id: str) -> bool:
         """Whether ``class_id``'s members are role nodes (module docstring); measured once."""
+        return self._measured_once(self._classes, class_id, self._measure)
+
+    def _measured_once(self, known: dict[str, bool], class_id: str, measure: Callable[[str], bool]) -> bool:
+        """``measure(class_id)``, kept in ``known``; False when the KG cannot answer, and asked again next time (a
+        dead endpoint)."""
         with self._lock:
-            known = self._classes.get(class_id)
-        if known is None:
+            found = known.get(class_id)
+        if found is None:
             try:
-                known = self._measure(class_id)
+                found = measure(class_id)
             except KGError:
-                return False  # asked again next time (a dead endpoint)
+                return False
             with self._lock:
-                self._classes[class_id] = known
-        return known
+                known[class_id] = found
+        return found
 
     def _members(self, class_id: str) -> list[str]:
         members: list[str] = []
