@@ -17,8 +17,9 @@ from kg_agent.graphs.rog import create_rog_graph
 from kg_agent.graphs.tog import create_tog_graph
 from kg_agent.graphs.tog_i import create_tog_i_graph
 from kg_agent.kg import load_kg
+from kg_agent.kg.nameless import Nameless
 from kg_agent.kg.role_nodes import role_nodes
-from kg_agent.tools.shared.answer_checks import Nameless, final_answers
+from kg_agent.tools.shared.answer_checks import final_answers
 
 BASIN = Path(__file__).resolve().parent / "fixtures" / "gauges" / "river_basin.ttl"
 EX = "http://example.org/basin/"

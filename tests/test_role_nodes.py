@@ -17,10 +17,11 @@ from kg_agent.graphs.rog import create_rog_graph
 from kg_agent.graphs.tog import create_tog_graph
 from kg_agent.graphs.tog_i import create_tog_i_graph
 from kg_agent.kg import build_oxigraph, load_kg, open_oxigraph, open_sparql
+from kg_agent.kg.nameless import Nameless
 from kg_agent.kg.role_nodes import role_nodes
 from kg_agent.kg.types import Entity, Triple
 from kg_agent.kg.walks import Walk
-from kg_agent.tools.shared.answer_checks import Nameless, final_answers
+from kg_agent.tools.shared.answer_checks import final_answers
 from kg_agent.tools.shared.answer_types import RelationObjectKinds
 from kg_agent.tools.shared.path_scoring import RelationPathScorer
 from kg_agent.tools.shared.role_qualifiers import qualified_walks

@@ -29,6 +29,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from kg_agent.kg.graph import KnowledgeGraph
+from kg_agent.kg.nameless import Nameless
 from kg_agent.kg.terms import UNNAMED
 from kg_agent.kg.types import is_inverse
 from kg_agent.tools.shared.path_scoring import RelationPathScorer
@@ -271,10 +272,9 @@ def _ranked(asked: Comparison, scored: dict[str, list[float]]) -> tuple[dict[str
 
 def _through_statements(kg: KnowledgeGraph, held: dict[str, dict[str, list[str]]]) -> dict[str, dict[str, list[float]]]:
     """``{"r1 -> r2": {id: [values]}}``: the numbers and dates the ids reach in two steps through a statement node
-    (unnamed, or a named one :class:`~kg_agent.tools.shared.answer_checks.Nameless` reads as a statement: a value
+    (unnamed, or a named one :class:`~kg_agent.kg.nameless.Nameless` reads as a statement: a value
     node with its value and unit). A path is kept only when the statement nodes of every id it reaches name the same
     things (the same unit): values in different units are not compared."""
-    from kg_agent.tools.shared.answer_checks import Nameless  # answer_checks reads this module's literal values
 
     nodes = {n for of in held.values() for targets in of.values() for n in targets}
     if not nodes:

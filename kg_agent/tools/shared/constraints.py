@@ -38,13 +38,13 @@ from typing import TypeVar
 from kg_agent.kg.errors import KGError
 from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.linking import value_nodes
+from kg_agent.kg.nameless import Nameless
 from kg_agent.kg.paths import retrieve_many_paths
 from kg_agent.kg.terms import UNNAMED
 from kg_agent.kg.walks import Walk
 from kg_agent.text import name_phrase, same_word
 from kg_agent.text import words as text_words
 from kg_agent.tools.shared.aggregates import literal_text
-from kg_agent.tools.shared.answer_checks import Nameless
 from kg_agent.tools.shared.answer_classes import class_names
 from kg_agent.tools.shared.answer_types import AskedType
 from kg_agent.tools.shared.question_parts import QuestionParts
@@ -247,7 +247,7 @@ def shared_among_mentions(ranked: Sequence[T], width: int, mention: Callable[[T]
 
 def _statements(nodes: Iterable[dict], kg: KnowledgeGraph | None) -> set[str]:
     """The ids of ``nodes`` (``{"id", "label"}``) that are statement nodes: shown unnamed, or (with ``kg``) nameless
-    IRIs with facts of their own (:class:`~kg_agent.tools.shared.answer_checks.Nameless`)."""
+    IRIs with facts of their own (:class:`~kg_agent.kg.nameless.Nameless`)."""
     nodes = list(nodes)
     found = {node["id"] for node in nodes if node.get("label") == UNNAMED}
     if kg is not None:

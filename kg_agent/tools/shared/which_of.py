@@ -19,9 +19,9 @@ from collections.abc import Sequence
 
 from kg_agent.kg.errors import KGError
 from kg_agent.kg.graph import KnowledgeGraph
+from kg_agent.kg.nameless import Nameless
 from kg_agent.kg.terms import UNNAMED
 from kg_agent.tools.shared.aggregates import MAX, asked_comparison, literal_text, literal_value
-from kg_agent.tools.shared.answer_checks import Nameless
 from kg_agent.tools.shared.constraints import mention_groups
 
 _COMPARATIVE = r"(more|less|[a-z]{2,}er)"

@@ -49,12 +49,12 @@ from dataclasses import dataclass, field
 
 from kg_agent.kg.errors import KGError
 from kg_agent.kg.graph import KnowledgeGraph
+from kg_agent.kg.nameless import Nameless
 from kg_agent.kg.per_kg import PerKG
 from kg_agent.kg.sparql import sparql_iri
 from kg_agent.kg.terms import UNNAMED, node_key
 from kg_agent.text import ARTICLES, AUXILIARIES, name_phrase
 from kg_agent.tools.shared.aggregates import MAX, MIN, literal_text, literal_value
-from kg_agent.tools.shared.answer_checks import Nameless
 from kg_agent.tools.shared.answer_classes import class_names
 from kg_agent.tools.shared.language_names import language_name, language_tag, tag_language
 from kg_agent.tools.shared.similarity import TextVectors, shared_text_vectors
