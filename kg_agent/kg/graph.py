@@ -23,10 +23,12 @@ from rdflib.term import Node
 
 from kg_agent.kg.errors import KGError, UnknownEntityError, UnknownRelationError
 from kg_agent.kg.label_index import DictLabelIndex, SqliteLabelIndex
+from kg_agent.kg.measured_cache import open_measured_cache
 from kg_agent.kg.naming import SUBCLASS_PREDICATES, Naming
 from kg_agent.kg.profile import MAX_CLASSES, KGClasses, KGProfile
 from kg_agent.kg.relation_index import RelationIndex
 from kg_agent.kg.sparql import sparql_iri
+from kg_agent.kg.sparql_cache import SparqlCache
 from kg_agent.kg.stores.base import BoundedEdges, GraphStore
 from kg_agent.kg.terms import default_label, key_term, lookup_keys, node_key
 from kg_agent.kg.types import Entity, base_relation, is_inverse
@@ -65,13 +67,22 @@ class KnowledgeGraph:
         profile_path: the KG profile kept with the store (:mod:`kg_agent.kg.profile`), where :meth:`classes` reads
             the KG's class list (and keeps it, when the profile has none yet). :func:`~kg_agent.kg.open_oxigraph`
             sets ``<store>/kg-agent/profile.json``; memory and SPARQL KGs have none.
+        measured_path: the SQLite file where what the offline deciders measure on the KG at first use is kept for
+            later processes (:mod:`kg_agent.kg.measured_cache`), with ``build``, the id of the load it was measured
+            on. :func:`~kg_agent.kg.open_oxigraph` sets ``<store>/kg-agent/measured.sqlite``; memory KGs have none,
+            a SPARQL endpoint opened with a cache file keeps them there (:attr:`result_cache`).
     """
 
     def __init__(self, store: GraphStore, *, vector_cache_path: str | Path | None = None,
-                 profile_path: str | Path | None = None) -> None:
+                 profile_path: str | Path | None = None, measured_path: str | Path | None = None,
+                 build: str = "") -> None:
         self.store = store
         self.vector_cache_path = Path(vector_cache_path) if vector_cache_path is not None else None
         self.profile_path = Path(profile_path) if profile_path is not None else None
+        self.measured_path = Path(measured_path) if measured_path is not None else None
+        self._build = build
+        self._measured: SparqlCache | None = None
+        self._measured_opened = False
         self._lock = threading.RLock()
         self._label_index: DictLabelIndex | None = None
         self._classes: KGClasses | None = None
@@ -103,10 +114,18 @@ class KnowledgeGraph:
         return self.store.name
 
     @property
-    def result_cache(self):
-        """The backend's persistent result cache (:class:`~kg_agent.kg.sparql_cache.SparqlCache`: a SPARQL endpoint
-        opened with ``cache_path``), where per-KG facts other layers derive may be kept too; else ``None``."""
-        return getattr(self.store, "store_cache", None)
+    def result_cache(self) -> SparqlCache | None:
+        """Where per-KG facts other layers derive are kept across processes (a
+        :class:`~kg_agent.kg.sparql_cache.SparqlCache`): a SPARQL endpoint's result cache (opened with
+        ``cache_path``), else the store's measured facts (:attr:`measured_path`, opened at first use); else ``None``."""
+        store_cache = getattr(self.store, "store_cache", None)
+        if store_cache is not None or self.measured_path is None:
+            return store_cache
+        with self._lock:
+            if not self._measured_opened:
+                self._measured = open_measured_cache(self.measured_path, self._build)
+                self._measured_opened = True
+        return self._measured
 
     @property
     def batched(self) -> bool:

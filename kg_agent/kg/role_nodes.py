@@ -59,6 +59,10 @@ MAX_LABEL_SHARE = 0.5
 MIN_JOINING_SHARE = 0.5
 #: Least share of the sampled named members of an owned-value class that have one owner and are named after it.
 MIN_OWNED_SHARE = 0.8
+#: The kinds of the KG's result cache (:attr:`~kg_agent.kg.graph.KnowledgeGraph.result_cache`) where role classes
+#: and owned-value classes are kept.
+ROLE_CLASSES_KIND = "role_classes"
+OWNED_CLASSES_KIND = "owned_value_classes"
 #: Members of a class read to measure it.
 ROLE_SAMPLE = 200
 #: Edges read per relation of a sampled member (a role node has a few; a hub's many are not needed to tell).
@@ -137,24 +141,36 @@ class RoleNodes:
     def is_owned_class(self, class_id: str) -> bool:
         """Whether ``class_id``'s members are named values owned by one entity each (module docstring); measured
         once."""
-        return self._measured_once(self._owned, class_id, self._measure_owned)
+        return self._measured_once(self._owned, OWNED_CLASSES_KIND, class_id, self._measure_owned)
 
     def is_role_class(self, class_id: str) -> bool:
         """Whether ``class_id``'s members are role nodes (module docstring); measured once."""
-        return self._measured_once(self._classes, class_id, self._measure)
+        return self._measured_once(self._classes, ROLE_CLASSES_KIND, class_id, self._measure)
 
-    def _measured_once(self, known: dict[str, bool], class_id: str, measure: Callable[[str], bool]) -> bool:
-        """``measure(class_id)``, kept in ``known``; False when the KG cannot answer, and asked again next time (a
-        dead endpoint)."""
+    def _measured_once(self, known: dict[str, bool], kind: str, class_id: str, measure: Callable[[str], bool]) -> bool:
+        """``measure(class_id)``, kept in ``known`` and in the KG's result cache under ``kind`` when it has one (a
+        store's measured facts, :mod:`~kg_agent.kg.measured_cache`; with a role class, its members' labels); False
+        when the KG cannot answer, and asked again next time (a dead endpoint)."""
         with self._lock:
             found = known.get(class_id)
-        if found is None:
-            try:
+        if found is not None:
+            return found
+        cache = self.kg.result_cache
+        try:
+            stored = cache.get(kind, class_id) if cache is not None else None
+            if stored is not None:
+                found = bool(stored["is"])
+                with self._lock:
+                    if stored.get("labels"):
+                        self._labels[class_id] = tuple(stored["labels"])
+            else:
                 found = measure(class_id)
-            except KGError:
-                return False
-            with self._lock:
-                known[class_id] = found
+                if cache is not None:
+                    cache.put(kind, class_id, {"is": found, "labels": list(self._labels.get(class_id, ()))})
+        except KGError:
+            return False
+        with self._lock:
+            known[class_id] = found
         return found
 
     def _members(self, class_id: str) -> list[str]:

@@ -98,6 +98,15 @@ class SparqlCache:
     def put(self, kind: str, key: str, value: Any) -> None:
         self.put_many(kind, {key: value})
 
+    def drop_other_scopes(self) -> None:
+        """Delete every entry of another scope (a file that serves one scope at a time: a store's measured facts,
+        :mod:`~kg_agent.kg.measured_cache`)."""
+        try:
+            with self._lock, self._connection:
+                self._connection.execute("DELETE FROM sparql_cache WHERE scope != ?", (self.scope,))
+        except sqlite3.Error as exc:
+            raise self._error(exc) from exc
+
     def __len__(self) -> int:
         with self._lock:
             return int(self._connection.execute(

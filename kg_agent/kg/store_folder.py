@@ -38,13 +38,15 @@ PROFILE_FILE = "profile.json"
 VECTOR_CACHE_FILE = "vectors.sqlite"
 #: the questions the KG taught the ``taught`` planner (:mod:`kg_agent.tools.rog.taught_store`), made at its first use
 TAUGHT_FILE = "taught.json"
+#: what the offline deciders measured on the KG at their first use (:mod:`kg_agent.kg.measured_cache`)
+MEASURED_FILE = "measured.sqlite"
 
 #: The files Oxigraph's RocksDB writes in a store folder over its life (reopening a store writes new ones).
 _ROCKSDB_FILE = re.compile(r"^(CURRENT|IDENTITY|LOCK|LOG|LOG\.old\.\d+|MANIFEST-\d+|OPTIONS-\d+(\.dbtmp)?"
                            r"|\d+\.(sst|log|blob|dbtmp))$")
 #: The sidecar files kg-agent writes while a store is used, with their SQLite journals and half-written copies.
 _SIDECAR_FILES = frozenset({COMPLETE_MARKER, LOCK_FILE, RELATION_INDEX_FILE, LABEL_INDEX_FILE, PROFILE_FILE,
-                            VECTOR_CACHE_FILE, TAUGHT_FILE})
+                            VECTOR_CACHE_FILE, TAUGHT_FILE, MEASURED_FILE})
 _SIDECAR_SUFFIX = re.compile(r"(\.\d+\.partial|\.partial)?(-wal|-shm|-journal)?$")
 
 

@@ -16,6 +16,7 @@ from kg_agent.kg.relation_index import RelationIndex
 from kg_agent.kg.store_folder import (
     COMPLETE_MARKER,
     LABEL_INDEX_FILE,
+    MEASURED_FILE,
     PROFILE_FILE,
     RELATION_INDEX_FILE,
     SIDECAR_DIR,
@@ -110,4 +111,5 @@ def open_oxigraph(store_path: str | Path, *, cache_size: int = 50_000, naming: N
     return KnowledgeGraph(OxigraphGraphStore(store, names=RelationNames(),
                                              name=str(store_path), cache_size=cache_size, relation_index=index,
                                              label_index=labels, naming=naming),
-                          vector_cache_path=sidecar / VECTOR_CACHE_FILE, profile_path=sidecar / PROFILE_FILE)
+                          vector_cache_path=sidecar / VECTOR_CACHE_FILE, profile_path=sidecar / PROFILE_FILE,
+                          measured_path=sidecar / MEASURED_FILE, build=build)
