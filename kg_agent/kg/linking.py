@@ -345,7 +345,7 @@ def _link_ngrams(kg: KnowledgeGraph, question: str, cutoff: float) -> tuple[list
     partial = _partial_candidates(kg, q) + _initials_candidates(kg, q)
     if not candidates:  # typos compete with partial names ("ben franklin": Benjamin Franklin, not "Bite-size Ben ...")
         partial += _fuzzy_candidates(kg, q, cutoff)
-    linked, notes = _select(kg, _with_partial_names(candidates, partial))
+    linked, notes = _select(kg, _with_partial_names(kg, q, candidates, partial))
     return linked, [], notes
 
 
@@ -369,10 +369,13 @@ def _singular(text: str) -> str | None:
     return f"{head} {last}" if head else last
 
 
-def _with_partial_names(exact: list[_Candidate], partial: list[_Candidate]) -> list[_Candidate]:
+def _with_partial_names(kg: KnowledgeGraph, q: _Question, exact: list[_Candidate],
+                        partial: list[_Candidate]) -> list[_Candidate]:
     """The exact candidates, with a partial name in place of those it overlaps when it holds them whole and covers
     more of the question (its words times its match quality, against the exact ones' words): "martin luther king"
-    links "Martin Luther King, Jr." rather than "Martin Luther"."""
+    links "Martin Luther King, Jr." rather than "Martin Luther". Not in place of a mention the partial name's words
+    read as "<class noun> of <mention>" (:func:`_members_of_named`): "which unit of length" asks for the units of
+    *Length*, not about the constant "atomic unit of length"."""
     kept = list(exact)
     for candidate in sorted(partial, key=lambda c: (-c.size * c.quality, -c.best)):
         span = range(candidate.begin, candidate.begin + candidate.size)
@@ -380,9 +383,40 @@ def _with_partial_names(exact: list[_Candidate], partial: list[_Candidate]) -> l
         # it must cover each mention it overlaps whole: "directed by john" (the film "Directed by John Ford") does
         # not cut the name "john simpson"
         if all(c.how == "exact" and c.size * c.quality < candidate.size * candidate.quality
-               and span.start <= c.begin and c.begin + c.size <= span.stop for c in overlapped):
+               and span.start <= c.begin and c.begin + c.size <= span.stop for c in overlapped) \
+                and not any(_members_of_named(kg, q, candidate, c) for c in overlapped):
             kept = [c for c in kept if c not in overlapped] + [candidate]
     return kept
+
+
+#: Neighbours of a mention's entities read per relation for a member of the class a "<class noun> of" names.
+MEMBERS_READ = 50
+
+
+def _members_of_named(kg: KnowledgeGraph, q: _Question, partial: _Candidate, exact: _Candidate) -> bool:
+    """Whether the partial name's stretch of the question reads "<class noun> of <the exact mention>" ("unit of
+    length", "city of spain"): the words before "of" end in a noun naming a class of the KG, some member of which is
+    linked to an entity of the exact mention (one of its neighbours, up to :data:`MEMBERS_READ` per relation), and no
+    entity of the partial name is a member of such a class. The question then asks for the class's members linked to
+    that thing ("which unit of length": the units of *Length*), not about the thing whose label also has those words
+    (the constant "atomic unit of length")."""
+    tokens = q.tokens
+    of_at = exact.begin - 1
+    if of_at <= partial.begin or tokens[of_at] != "of" or exact.begin + exact.size != partial.begin + partial.size:
+        return False
+    nouns = content_words(tokens[partial.begin:of_at])
+    if not nouns or not stem(nouns[-1]) in q.vocabulary_roots:
+        return False
+    noun = nouns[-1]
+    if _of_class_named(kg, [entity.id for _, entity in _linked(partial)], noun):
+        return False  # the partial name is itself one of the class's members: it names one
+    classes = {r.lstrip("^") for r in kg.class_fan_outs()}
+    neighbours: set[str] = set()
+    for _, entity in _linked(exact):
+        for relation, targets in kg.edges(entity.id).items():
+            if relation.lstrip("^") not in classes:
+                neighbours.update(t for t in targets[:MEMBERS_READ] if not t.startswith('"'))
+    return bool(neighbours) and _of_class_named(kg, sorted(neighbours), noun)
 
 
 def _partial_candidates(kg: KnowledgeGraph, q: _Question) -> list[_Candidate]:
