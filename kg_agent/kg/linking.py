@@ -405,7 +405,7 @@ def _members_of_named(kg: KnowledgeGraph, q: _Question, partial: _Candidate, exa
     if of_at <= partial.begin or tokens[of_at] != "of" or exact.begin + exact.size != partial.begin + partial.size:
         return False
     nouns = content_words(tokens[partial.begin:of_at])
-    if not nouns or not stem(nouns[-1]) in q.vocabulary_roots:
+    if not nouns or stem(nouns[-1]) not in q.vocabulary_roots:
         return False
     noun = nouns[-1]
     if _of_class_named(kg, [entity.id for _, entity in _linked(partial)], noun):

@@ -20,6 +20,11 @@ that. "The first / last / earliest / latest <noun> at [X]" that names no relatio
 are typed points in time (``xsd:dateTime``, ``xsd:date``, ``xsd:gYear`` ...; :meth:`AnswerRanker.time_line`): a
 talk's ``ical:dtstart``; when several are (a start and an end), only if they put the same answer first. A
 ``dateTime`` compares with its time of day.
+
+A superlative adjective that names no relation ("which unit of time is **the longest**", "the heaviest", "the
+largest") compares the answers by the one measure the KG gives them all (:meth:`AnswerRanker.sole_measure`): the
+relation reaching a number (not a point in time) from every answer compared; when there is none, or several that
+rank the answers differently, nothing is ranked, and :meth:`AnswerRanker.unmeasured` says why.
 """
 
 from __future__ import annotations
@@ -52,6 +57,8 @@ _COMPARED_TO = re.compile(
     r"(?:\s+than)?\s+(-?\d[\d,]*(?:\.\d+)?)(?!\s*(?:BC|BCE)\b)", re.IGNORECASE)
 _IN_TIME = re.compile(r"\b(before|after|since|until|prior\s+to|earlier\s+than|later\s+than)\s+"
                       r"(-?\d{1,4}(?:-\d\d(?:-\d\d)?)?)(\s*(?:BC|BCE)\b)?", re.IGNORECASE)
+#: Superlative adjectives that compare no measure: a count ("the fewest"), or an age, read on a time line.
+_NO_MEASURE = TIME_SUPERLATIVES | {"fewest", "oldest", "youngest", "newest"}
 _AT_MOST = re.compile(r"fewer|less|lower|smaller|under|below|at\s+most|before|until|prior|earlier", re.IGNORECASE)
 _LITERAL = re.compile(r'^"(.*)"(?:\^\^<[^>]*>|@[A-Za-z0-9-]+)?$', re.DOTALL)
 _DATE = re.compile(r"^(-?\d{1,6})(?:-(\d\d)(?:-(\d\d))?)?(?:T(\d\d):(\d\d)(?::(\d\d(?:\.\d+)?))?)?"
@@ -199,6 +206,55 @@ class AnswerRanker:
                 firsts[relation] = frozenset(k for k, v in value.items() if v == best)
         return next(iter(firsts)) if firsts and len(set(firsts.values())) == 1 else None
 
+    @staticmethod
+    def _measure_asked(asked: Comparison) -> bool:
+        """Whether the comparison is a superlative adjective of a measure ("the longest", "the largest"; not "the
+        most", "the fewest", "the oldest")."""
+        word = (asked.words.split() or [""])[0]
+        return asked.bound is None and word.endswith("est") and word not in _NO_MEASURE
+
+    @staticmethod
+    def _shared_measures(timed: set[str], items: dict[str, dict]) -> list[str]:
+        """The relations reaching a number, not a point in time, from every one of two or more items."""
+        if len(items) < 2:
+            return []
+        shared = set.intersection(*(set(item["values"]) for item in items.values()))
+        return sorted(shared - timed - {""})
+
+    def sole_measure(self, asked: Comparison, timed: set[str], items: dict[str, dict]) -> str | None:
+        """For a superlative adjective of a measure that names no relation ("which unit of time is the longest"): the
+        one relation reaching a number (not a point in time) from every answer compared, the one measure the KG
+        gives them all (a unit's conversion multiplier); among several, the first by name when they put the same
+        answers first (:meth:`_agreeing`: one number written twice). None when the superlative is none of a measure
+        ("the most", "the fewest", "the oldest"), or no relation, or several ranking differently, are shared."""
+        if not self._measure_asked(asked):
+            return None
+        shared = self._shared_measures(timed, items)
+        return shared[0] if len(shared) == 1 else self._agreeing(asked, shared, items)
+
+    def unmeasured(self, question: str, answers: Sequence[dict], kg: KnowledgeGraph | None) -> str | None:
+        """For answers :meth:`apply` ranked none of: why, when the question is a superlative adjective of a measure
+        that names no relation and two or more answers are things (:meth:`sole_measure`): no number the KG gives
+        every one of them, or several ranking them differently. None for any other question or answers."""
+        asked = asked_comparison(question)
+        keys = sorted({str(a.get("entity_id")) for a in answers
+                       if a.get("entity_id") and not str(a.get("entity_id")).startswith(('"', "_:"))})
+        if kg is None or asked is None or not self._measure_asked(asked) or len(keys) < 2:
+            return None
+        found, timed = self._values(kg, keys)
+        if found and self.named_relations(question, sorted(found), kg):
+            return None  # a relation is named: not this rule's to explain
+        items = {key: {"values": {r: of[key] for r, of in found.items() if key in of}} for key in keys}
+        shared = self._shared_measures(timed, items)
+        word = asked.words.split()[0]
+        if not shared:
+            return (f"the question asks for the {word} and names no attribute, and no number the knowledge graph "
+                    f"gives is shared by all {len(items)} answers to compare them by")
+        if len(shared) > 1 and self._agreeing(asked, shared, items) is None:
+            return (f"the question asks for the {word} and names no attribute, and the answers share several numbers "
+                    f"that rank them differently ({', '.join(shared[:4])})")
+        return None
+
     def apply(self, question: str, answers: Sequence[dict], kg: KnowledgeGraph | None) -> list[dict] | None:
         """The answers the comparison keeps, each with ``compared``/``compared_by``; None when the question
         compares nothing or no attribute to compare is found (the answers then stand as they are).
@@ -240,7 +296,7 @@ class AnswerRanker:
         if candidates:
             named = self.named_relations(question, candidates, kg)
             chosen = (named[0] if len(named) == 1 else self._agreeing(asked, named, items)) or self.time_line(
-                asked, timed, items)
+                asked, timed, items) or (None if named else self.sole_measure(asked, timed, items))
             if chosen is None:
                 return None
             relation = chosen

@@ -303,6 +303,10 @@ def final_answers(question: str, answers: Sequence[dict], *, policy: WhenUnsuppo
     ranked = _ranker().apply(question, answers, kg)
     if ranked is not None:
         return Checked(ranked)
+    unmeasured = _ranker().unmeasured(question, answers, kg)
+    if unmeasured is not None:  # "the longest" of things the KG gives no one number to rank by
+        narrowed = narrowed_or_abstained(answers, ([], unmeasured), policy)
+        return narrowed if isinstance(narrowed, Checked) else Checked(narrowed)
     narrowed = narrowed_or_abstained(answers, uncompared_texts(question, answers), policy)
     return narrowed if isinstance(narrowed, Checked) else Checked(narrowed)
 
