@@ -14,6 +14,9 @@
    Several mentions link several entities ("... first, Blind Shaft or The Mask of Fu Manchu?"). A scheme or class
    the KG names by an acronym (*LCC*, a node many things point to) is also linked from the words it stands for
    ("Library of Congress classification"), when they cover more of the question than an exact mention inside them.
+   A partial name does not replace an exact mention its words read as "<class noun> of <mention>" when the KG has
+   a class the noun names whose members link to the mention's thing ("which unit of length": *Length*, whose units
+   the question asks for, not the constant "atomic unit of length").
 3. A mention without a letter or a digit (``[!!!]``, ``[🎬]``) names no entity and links to nothing.
 4. Nothing found: the result says so (``no entity of the knowledge graph found in the question``) and
    lists the closest labels, so a user can rephrase.
