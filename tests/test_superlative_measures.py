@@ -39,10 +39,10 @@ def test_class_noun_of_a_thing_links_the_thing_not_a_label_holding_the_words(fle
     assert [(item.mention, item.entity.id) for item in linked.linked] == [("rotterdam", EX + "rotterdam")]
 
 
-def test_a_partial_name_of_the_class_named_still_links(fleet):
-    # the words before "of" name no class whose members meet Hamburg: the painting's own name is meant
-    linked = link_entities(fleet, "Who painted the grey vessel of Hamburg?")
-    assert [item.entity.id for item in linked.linked] == [EX + "harbour_vessel"]
+def test_a_partial_name_whose_noun_names_no_class_still_links(fleet):
+    # "harbour" names no class of the KG: "harbour of Rotterdam" is the painting's name, not Rotterdam's harbours
+    linked = link_entities(fleet, "Who painted the harbour of Rotterdam?")
+    assert [item.entity.id for item in linked.linked] == [EX + "evening_harbour"]
 
 
 def test_which_class_of_a_thing_ranks_its_members_by_the_named_number(rog):
@@ -57,6 +57,12 @@ def test_a_superlative_naming_no_relation_ranks_by_the_one_number_all_answers_sh
     [top] = rog.invoke({"question": "Which vessel of Rotterdam is the biggest?"})["answers"]
     assert (top["answer"], top["compared_by"]) == ("Dune Runner", "deadweight")
     assert [c["answer"] for c in top["compared"]] == ["Dune Runner", "Maas Star", "Kestrel", "Polder Queen"]
+
+
+def test_the_ranker_alone_ranks_by_the_shared_measure(fleet):
+    kept = final_answers("Which of these vessels is the biggest?",
+                         vessels("maas_star", "dune_runner", "kestrel", "polder_queen"), kg=fleet).answers
+    assert [(a["answer"], a["compared_by"]) for a in kept] == [("dune_runner", "deadweight")]
 
 
 def test_several_shared_numbers_ranking_otherwise_abstain_saying_why(fleet, rog):
