@@ -61,7 +61,9 @@
   the number or date the KG gives each through the relation the question's words name
   (:mod:`~kg_agent.tools.shared.aggregates`); the answers kept carry ``compared`` (each compared answer with its
   value) and ``compared_by`` (the relation). A superlative answered only by text literals, none a number or a
-  date, compared nothing: abstained on (:func:`uncompared_texts`).
+  date, compared nothing: abstained on (:func:`uncompared_texts`). "The longest" naming no relation ranks by the
+  one number the KG gives every answer; answers sharing none, or several ranking them differently, are abstained
+  on, saying so (:meth:`~kg_agent.tools.shared.aggregates.AnswerRanker.unmeasured`).
 
 The question's grammar is read (English "how many", "the most", "more than"), never a data set's relation names.
 """
