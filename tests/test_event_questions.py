@@ -113,19 +113,8 @@ def test_a_date_time_compares_by_its_time_of_day_too():
     assert evening < night < next_day
 
 
-#: A known limitation, since relations' ends are sampled alike on every backend (by a digest of their ids, not the
-#: file's order): of ROCKFEST 2019's sub-events ``^isSubEventOf`` the sample's usual class is *catering break*, and a
-#: longer walk's ``^listedIn`` usually reaches *featured performances*, so RoG's scorer does not look for the class in
-#: ``^isSubEventOf``'s wider range (``RelationPathScorer._reaching_named_class`` looks only when no hop's usual class is
-#: named). Looking for it whenever the noun names a class cost type-noun questions on three report-card KGs (29 Nov).
-RANGE_GUARD = pytest.mark.xfail(strict=True, reason="RoG: another relation's usual class is the named one, so the "
-                                "range of ^isSubEventOf is not read (module comment)")
-
-
 @pytest.mark.parametrize("create", METHODS)
-def test_how_many_counts_the_things_of_the_class_the_noun_and_its_modifier_name(festivals, create, request):
-    if create is create_rog_graph:
-        request.applymarker(RANGE_GUARD)
+def test_how_many_counts_the_things_of_the_class_the_noun_and_its_modifier_name(festivals, create):
     result = ask(create, festivals, "How many featured performances were given at ROCKFEST 2019?")
     [answer] = result["answers"]
     assert answer["answer"] == "4"  # not the 12 sub-events, nor the 7 performances of both kinds
@@ -139,9 +128,7 @@ def test_how_many_counts_the_things_of_the_class_the_noun_and_its_modifier_name(
     ("What was the last featured performance at Rockfest-2019?", "The Glass Harbour Finale"),
     ("What was the first featured performance at the Eighteenth Northern Rock Festival?", "Thunder Valley"),
 ])
-def test_first_and_last_rank_the_things_of_the_class_by_their_time(festivals, create, question, expected, request):
-    if create is create_rog_graph and "Rockfest-2019" in question:
-        request.applymarker(RANGE_GUARD)
+def test_first_and_last_rank_the_things_of_the_class_by_their_time(festivals, create, question, expected):
     result = ask(create, festivals, question)
     assert [a["answer"] for a in result["answers"]] == [expected]
     assert result["answers"][0]["compared_by"] in ("startsAt", "endsAt")  # the two time lines agree here

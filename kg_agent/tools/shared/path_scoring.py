@@ -496,7 +496,7 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
         # the KG's classes of the hops' objects that the type noun names ("films" and ``instance of`` *film*)
         named_classes = (class_names(kg, self.vectors).named(parts.asked.phrase, {c for k in last_kinds.values() for c in k.classes})
                          if kg is not None and parts.asked.noun else frozenset())
-        reaching = self._reaching_named_class(kg, parts, last_kinds, named_classes)
+        reaching = self._reaching_named_class(kg, parts, paths, last_kinds, named_classes)
         # "is [X] 's heir a man or a woman": the words of the alternatives evidence a last hop whose values they name
         choice_columns, choice = self._choice_evidence(
             parts, {path[-1]: last_kinds[path[-1]] for path in paths if path and path[-1] in last_kinds})
@@ -519,8 +519,8 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
         scores = []
         for path, trip in zip(paths, trips):
             rows = [row[r] if r in row else row[base_relation(r)] for r in path]
-            typed = (answer_type_match(parts.asked, path, kinds, named_classes, reaching) if kinds is not None
-                     else TypeMatch())
+            typed = (answer_type_match(parts.asked, path, kinds, named_classes, _last_hop_if(path, reaching))
+                     if kinds is not None else TypeMatch())
             through = frozenset(i for i, r in enumerate(path[:-1]) if r in last_kinds and last_kinds[r].unnamed >= 0.5)
             hop_evidence, hop_unclipped = evidence[rows], unclipped[rows]
             if choice.get(path[-1], 0.0) > 0:  # the question lists the answer's possible values: the last hop's
@@ -554,22 +554,33 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
             scores.append(float(total))
         return scores
 
-    def _reaching_named_class(self, kg: KnowledgeGraph | None, parts: QuestionParts, last_kinds: dict,
-                              named_classes: frozenset[str]) -> frozenset[str]:
-        """The last hops whose measured range holds a class the type noun names, though few of their objects are of
-        it ("how many **invited talks** were given at [X]": ``^isSubEventOf`` reaches sessions, breaks and talks,
-        some of the class *invited talk event*), when no hop's usual class is named but the noun names some class of
-        the KG (:meth:`~kg_agent.kg.graph.KnowledgeGraph.classes`): the classes of a larger sample of each hop's objects
+    def _reaching_named_class(self, kg: KnowledgeGraph | None, parts: QuestionParts, paths: Sequence[Sequence[str]],
+                              last_kinds: dict, named_classes: frozenset[str]) -> frozenset[tuple[str, ...]]:
+        """The walks whose last hop's measured range holds a class the type noun names, though few of its objects are
+        of it ("how many **invited talks** were given at [X]": ``^isSubEventOf`` reaches sessions, breaks and talks,
+        some of the class *invited talk event*), when the noun names some class of the KG
+        (:meth:`~kg_agent.kg.graph.KnowledgeGraph.classes`): the classes of a larger sample of the last hop's objects
         (:meth:`~kg_agent.tools.shared.answer_classes.ClassNames.range_classes`). The answers are then those of the
-        class (:func:`~kg_agent.tools.shared.constraints.of_asked_type`)."""
-        if kg is None or not parts.asked.noun or named_classes or not last_kinds:
+        class (:func:`~kg_agent.tools.shared.constraints.of_asked_type`).
+
+        A walk's range is read when no hop's usual class is named (``named_classes``), or when every walk through a
+        hop whose usual class is named walks first the whole of this walk and only past its end reaches that hop
+        (:func:`_walked_before_named`): the things of the class are among this walk's ends, and the longer walk
+        reaches them again past them ("featured performances at [X]": ``^isSubEventOf`` holds some, its usual class
+        a *catering break*, and ``^isSubEventOf, listedIn, ^listedIn`` usually reaches them back through their
+        programme). A walk beside another whose hop usually reaches the class is not read ("units of length":
+        ``^hasQuantityKind`` holds some units, but ``^unitForQuantityKind`` is the units)."""
+        if kg is None or not parts.asked.noun or not last_kinds or not paths:
+            return frozenset()
+        walks = _walked_before_named([tuple(p) for p in paths if p], last_kinds, named_classes)
+        if not walks:
             return frozenset()
         names = class_names(kg, self.vectors)
         if not names.named(parts.asked.phrase, kg.classes().ids):
             return frozenset()
-        ranges = names.range_classes(list(last_kinds))
+        ranges = names.range_classes(list(dict.fromkeys(w[-1] for w in walks if w[-1] in last_kinds)))
         named = names.named(parts.asked.phrase, {c for found in ranges.values() for c in found})
-        return frozenset(r for r, found in ranges.items() if named.intersection(found))
+        return frozenset(w for w in walks if named.intersection(ranges.get(w[-1], ())))
 
     def _named_relations(self, kg: KnowledgeGraph | None, names: list[str], walked: set[str]
                          ) -> tuple[list[str], dict[str, tuple[str, ...]], frozenset[str]]:
@@ -663,12 +674,12 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
         if kinds is not None:
             named_classes = (class_names(kg, self.vectors).named(parts.asked.phrase, {c for k in last_kinds.values() for c in k.classes})
                              if parts.asked.noun else frozenset())
-            reaching = self._reaching_named_class(kg, parts, last_kinds, named_classes)
+            reaching = self._reaching_named_class(kg, parts, paths, last_kinds, named_classes)
             asked_kind = parts.asked.kind in (TIME, PLACE, PERSON)
             # "is [X] 's heir a man or a woman": the alternatives name the last hop's values
             _, choice = self._choice_evidence(parts, {r: last_kinds[r] for r in last_kinds})
             for path in paths:
-                typed = answer_type_match(parts.asked, path, kinds, named_classes, reaching)
+                typed = answer_type_match(parts.asked, path, kinds, named_classes, _last_hop_if(path, reaching))
                 if typed.evidence >= 1.0 or choice.get(path[-1], 0.0) > 0.0:
                     by_noun.add(path)
                 elif typed.evidence > 0.0 or (asked_kind and typed.fit > 0.0):
@@ -1042,6 +1053,25 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
         if any(step < -0.5 for step in steps):
             return -1.0
         return 1.0 if all(step > 0.5 for step in steps) else 0.0
+
+
+def _walked_before_named(walks: Sequence[tuple[str, ...]], kinds: Mapping[str, ObjectKinds],
+                         named_classes: frozenset[str]) -> list[tuple[str, ...]]:
+    """Those of ``walks`` that every walk through a hop whose usual class (``kinds``) is one of ``named_classes``
+    walks whole before that hop (each of them, when no hop's class is named)."""
+    named = [(w, min(i for i, r in enumerate(w) if r in kinds and named_classes.intersection(kinds[r].classes)))
+             for w in walks if any(r in kinds and named_classes.intersection(kinds[r].classes) for r in w)]
+    if not named:
+        return list(walks)
+    first = min(at for _, at in named)  # the walks before it are the common beginnings of the named walks
+    common = [k for k in range(1, first + 1) if all(w[:k] == named[0][0][:k] for w, _ in named)]
+    before = {named[0][0][:k] for k in common}
+    return [w for w in walks if w in before]
+
+
+def _last_hop_if(path: Sequence[str], walks: frozenset[tuple[str, ...]]) -> frozenset[str]:
+    """The last hop of ``path`` when it is one of ``walks``, for :func:`answer_type_match`'s ``reaching``."""
+    return frozenset(path[-1:]) if tuple(path) in walks else frozenset()
 
 
 def prose_relations(kinds: Mapping[str, ObjectKinds]) -> frozenset[str]:
