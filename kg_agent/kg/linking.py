@@ -64,6 +64,8 @@ MODIFIER_NOTE = ("{!r} read as a modifier of {!r}, not as a thing the question i
                  "no other thing the question names")
 NUMBERED_MESSAGE = ("the question names {}, which the knowledge graph does not name: it names the words without the "
                     "number")
+OTHER_NUMBERS_MESSAGE = ("the question names {}, which the knowledge graph does not name: it names only other numbers "
+                         "of it ({})")
 
 MAX_NGRAM = 12
 #: Bracketed mentions looked up per question (MetaQA questions have one).
@@ -117,9 +119,9 @@ def link_entities(kg: KnowledgeGraph, question: str, *, max_entities: int = 5, f
         for mention in bracketed:
             linked.extend(_link_mention(kg, mention, fuzzy_cutoff, how="bracket"))
     else:
-        linked, numbered, notes = _link_ngrams(kg, question, fuzzy_cutoff)
-        if numbered:  # "chromosome 7" where the KG names only "chromosome": the question is about what it lacks
-            return LinkResult([], [], NUMBERED_MESSAGE.format(", ".join(repr(m) for m in numbered)))
+        linked, unnamed, notes = _link_ngrams(kg, question, fuzzy_cutoff)
+        if unnamed:  # "chromosome 7" where the KG names only "chromosome": the question is about what it lacks
+            return LinkResult([], [], unnamed)
     linked = _with_same_names(kg, linked)
     unique: dict[str, LinkedEntity] = {}
     for item in linked:
@@ -300,13 +302,15 @@ def _is_designation(token: str) -> bool:
     return token.isdigit() and len(token) <= 2
 
 
-def _link_ngrams(kg: KnowledgeGraph, question: str, cutoff: float) -> tuple[list[LinkedEntity], list[str], list[str]]:
+def _link_ngrams(kg: KnowledgeGraph, question: str, cutoff: float) -> tuple[list[LinkedEntity], str, list[str]]:
     """Mentions of a plain question: every n-gram that is a label or alias (longest first, non-overlapping), each
     entity scored by :data:`CASE_BONUS` and the others; a mention whose words only name relations or classes of the KG, or
     that a cased question writes in lower case against a capitalised label, is dropped when a better mention is
-    left; nothing found: typos (fuzzy) and partial names. Also the mentions written with a number right after
-    them that their names lack (:func:`_is_designation`: "chromosome 7" against the term "chromosome"): a numbered
-    thing the KG does not name; then nothing is linked. Last, a note for each mention read as a modifier."""
+    left; nothing found: typos (fuzzy) and partial names. A numbered thing the KG does not name links nothing, and
+    the message (second item) says so: a mention written with a number right after it that its names lack
+    (:func:`_is_designation`: "chromosome 7" against the term "chromosome"), or a word and number the KG names only
+    with other numbers ("Endeavour 18" where it names "Endeavour 7" and "Endeavour 8": :func:`_other_numbers`).
+    Last, a note for each mention read as a modifier."""
     q = _Question.of(kg, question)
     tokens = q.tokens
     index = kg.label_index()
@@ -344,12 +348,55 @@ def _link_ngrams(kg: KnowledgeGraph, question: str, cutoff: float) -> tuple[list
                 if c.begin + c.size < len(tokens) and _is_designation(tokens[c.begin + c.size])
                 and not any(e.label.split()[-1:] == [tokens[c.begin + c.size]] for _, e in c.scored)]
     if numbered:
-        return [], numbered, []
+        return [], NUMBERED_MESSAGE.format(", ".join(repr(m) for m in numbered)), []
+    others = _other_numbers(kg, q, claimed)
+    if others:
+        mention, labels = others
+        return [], OTHER_NUMBERS_MESSAGE.format(repr(mention), ", ".join(labels)), []
     partial = _partial_candidates(kg, q) + _initials_candidates(kg, q)
     if not candidates:  # typos compete with partial names ("ben franklin": Benjamin Franklin, not "Bite-size Ben ...")
         partial += _fuzzy_candidates(kg, q, cutoff)
     linked, notes = _select(kg, _with_partial_names(kg, q, candidates, partial))
-    return linked, [], notes
+    return linked, "", notes
+
+
+#: Labels holding a word read for the numbers the KG writes after it (:func:`_other_numbers`).
+NUMBERED_LABELS = 2000
+#: Other numbered names shown in the message.
+NUMBERED_SHOWN = 3
+
+
+def _numbers(words: Iterable[str]) -> set[str]:
+    """The words of a name that hold a digit: its numbers ("endeavour 7", "b52"), which identify it."""
+    return {word for word in words if any(ch.isdigit() for ch in word)}
+
+
+def _numbers_after(label: str, word: str) -> set[str]:
+    """The numbers (:func:`_is_designation`) a normalised label writes right after ``word``."""
+    words = label.split()
+    return {words[i + 1] for i in range(len(words) - 1) if words[i] == word and _is_designation(words[i + 1])}
+
+
+def _other_numbers(kg: KnowledgeGraph, q: _Question, claimed: list[bool]) -> tuple[str, list[str]] | None:
+    """A word and a number of the question that no exact mention holds ("Endeavour 18"), where the KG's labels write
+    that word only with other numbers ("Endeavour 7", "Endeavour 8 Master"): a number in a name is its identifier,
+    not a typo, so the question is about a numbered thing the KG does not name. ``(mention, up to
+    NUMBERED_SHOWN labels with other numbers)``, or None."""
+    index = kg.label_index()
+    tokens = q.tokens[:MAX_FUZZY_TOKENS]
+    for i in range(1, len(tokens)):
+        number, word = tokens[i], tokens[i - 1]
+        if claimed[i] or not _is_designation(number) or word in FUNCTION_WORDS or not word.isalpha():
+            continue
+        labels = list(itertools.islice(index.iter_labels_with_word(word), NUMBERED_LABELS))
+        numbers = [(label, _numbers_after(label, word)) for label in labels]
+        if any(number in found for _, found in numbers):
+            continue
+        others = [label for label, found in numbers if found]
+        if others:
+            shown = [repr(kg.label(min(index[label])) or label) for label in others[:NUMBERED_SHOWN]]
+            return f"{word} {number}", shown
+    return None
 
 
 #: How well a name of several words matches when the question writes its last word in the plural ("Roman emperors"
@@ -448,6 +495,8 @@ def _partial_candidates(kg: KnowledgeGraph, q: _Question) -> list[_Candidate]:
                 continue
             # all words, function words too: "government of egypt" is not "government does egypt"
             stretch = tokens[begin:end]
+            if _numbers(words) != _numbers(stretch):  # "apollo mission commander" is not "Apollo 7 Mission Commander"
+                continue
             shared = len(words & set(stretch))
             quality = 2 * shared / (len(label.split()) + len(stretch))
             if quality < PARTIAL_MIN or " ".join(stretch) == label:
@@ -740,6 +789,8 @@ def _fuzzy_candidates(kg: KnowledgeGraph, q: _Question, cutoff: float) -> list[_
                 entities = kg.entities_among(kg.label_index().get(label_key(label), []))
                 if entities:
                     first, last, ratio = _closest_stretch(words, normalize_label(label))
+                    if _numbers(words[first:last]) != _numbers(normalize_label(label).split()):
+                        continue  # "endeavour 18" is no typo of "Endeavour 8": a name's number identifies it
                     found.append(_score_candidate(kg, q, begin + first, last - first, "fuzzy", ratio, entities))
         if found:
             return found
