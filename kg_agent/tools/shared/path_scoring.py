@@ -53,7 +53,7 @@ from kg_agent.kg.naming import HIERARCHY_NAMES
 from kg_agent.kg.relation_paths import own_name_words, verbalize_relation_path
 from kg_agent.kg.terms import UNNAMED
 from kg_agent.kg.types import base_relation, inverse, is_inverse
-from kg_agent.text import content_words, same_word, stems, word_match
+from kg_agent.text import AUXILIARIES, content_words, same_word, stems, word_match
 from kg_agent.text import words as text_words
 from kg_agent.tools.shared.answer_classes import class_names
 from kg_agent.tools.shared.answer_types import (
@@ -61,6 +61,7 @@ from kg_agent.tools.shared.answer_types import (
     PERSON,
     PLACE,
     TIME,
+    TIME_NOUNS,
     ObjectKinds,
     RelationObjectKinds,
     TypeMatch,
@@ -684,6 +685,8 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
                     by_noun.add(path)
                 elif typed.evidence > 0.0 or (asked_kind and typed.fit > 0.0):
                     by_kind.add(path)
+        verb, other_event = self._of_another_event(parts, content, evidence, by_kind | by_noun)
+        by_kind, by_noun = by_kind - other_event, by_noun - other_event
         named_in_full = any(max(evidence[row_of(r)].max() for r in p[-2:]) >= 1.0 for p in paths)
         if not named_in_full and not by_noun:
             # a word naming by its stem a relation no path walks (not the type noun, which names a kind of thing)
@@ -701,6 +704,9 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
                                       f"from the question's entity reaches it")
         if by_words or by_noun or by_kind:
             return AskedPaths(frozenset(by_words | by_noun | by_kind))
+        if other_event:
+            return AskedPaths(frozenset(), f"the knowledge graph has no relation for {verb!r}: the times reached date "
+                              f"another event ({', '.join(sorted({p[-1] for p in other_event})[:3])})")
         head_noun = parts.asked.position + 1 >= len(parts.tokens) or parts.tokens[parts.asked.position + 1] in NO_RELATION_WORDS
         if kg is not None and competitors and parts.asked.excludes_persons and head_noun:
             noun = parts.asked.noun
@@ -721,6 +727,31 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
         return AskedPaths(frozenset(), f"the knowledge graph has no relation for {words!r} (no word of the question "
                           f"names the relations the walks end in, {', '.join(names[i] for i in sorted(walked)[:3])}, nor "
                           f"are their values of the kind asked for)")
+
+    def _of_another_event(self, parts: QuestionParts, content: Sequence[int], evidence: np.ndarray,
+                          paths: Iterable[tuple[str, ...]]) -> tuple[str, set[tuple[str, ...]]]:
+        """Of ``paths`` fitting a time question by their values' kind (or its time noun: "on what **date**"), those
+        that end in a relation naming an event of its own that the question's verb is not: "on what date did [X]
+        **land**" is not answered over ``launched``, a date too. The verb is the content word right after an auxiliary
+        and the entity ("did [X] land", "was [X] founded"); it evidences no relation of the KG (the floor, as every
+        hop is read) and shares no word with the relation's name, whose words name more than a time ("launched",
+        "opening date"; not "date", "year": a relation named only so dates whatever the question's verb says
+        happened). ``(verb, those paths)``."""
+        tokens = parts.tokens
+        at = next((i + 1 for i in range(1, len(tokens) - 1) if tokens[i] == ENTITY_TOKEN
+                   and tokens[i - 1] in AUXILIARIES and tokens[i + 1] not in NO_RELATION_WORDS), None)
+        if parts.asked.kind != TIME or at is None or (parts.asked.noun and parts.asked.noun not in TIME_NOUNS):
+            return "", set()
+        verb = tokens[at]
+        columns = [k for k, j in enumerate(content) if parts.phrase_spans[j] == (at, at)]
+        if not columns or evidence[:, columns].max() >= self.evidence_floor:
+            return verb, set()
+        found = set()
+        for path in paths:
+            words = content_words(meaning_words(own_name_words(path[-1])), NO_RELATION_WORDS)
+            if any(w not in TIME_NOUNS for w in words) and not any(word_match(w, verb) > 0.0 for w in words):
+                found.add(path)
+        return verb, found
 
     def _asked_round_trip(self, parts: QuestionParts, paths: Sequence[Sequence[str]], trips: Sequence[int | None],
                           last_kinds: Mapping[str, ObjectKinds], named_classes: frozenset[str],
