@@ -46,7 +46,7 @@ from kg_agent.text import name_phrase, same_word
 from kg_agent.text import words as text_words
 from kg_agent.tools.shared.aggregates import literal_text
 from kg_agent.tools.shared.answer_classes import class_names
-from kg_agent.tools.shared.answer_types import AskedType
+from kg_agent.tools.shared.answer_types import AskedType, is_prose
 from kg_agent.tools.shared.question_parts import QuestionParts
 from kg_agent.tools.shared.scoring import mask_topic_mentions
 from kg_agent.tools.shared.similarity import shared_text_vectors
@@ -326,9 +326,11 @@ def reached_from_every_mention(topic_entities: Iterable[dict], walks: Sequence[d
     named = " and ".join(repr(m) for m in reaching)
     if not common:
         unmet = f"no answer is reached from both {named}"
-        if any(all(end.startswith('"') for end in ends_from[m]) for m in reaching):
+        if any(all(end.startswith('"') and not is_prose(literal_text(end)) for end in ends_from[m]) for m in reaching):
             # a value (a date, a number) is one thing's: a second thing named qualifies that one ("when was [X]
-            # released on [Project Gutenberg]"), so values reached from it are not what the answer must meet
+            # released on [Project Gutenberg]"), so values reached from it are not what the answer must meet; a text
+            # describing [X] (prose: its description) is no such value, and the answers of the other mention are then
+            # not [X]'s ("who commanded [X]" answered by every commander of the KG)
             return Constrained(list(walks), warnings=[*warnings, unmet_warning(unmet)])
         return Constrained(list(walks), warnings=warnings, unmet=unmet)
     kept = [w for w in walks if not w.get("steps") or Walk.end_of(w)["id"] in common]
