@@ -96,6 +96,10 @@ WH_CUE_FLOOR = 0.5
 #: ``COSINE_FULL`` full evidence: "films" is 0.45-0.55 from both "directed by" and "starred actors", "wrote" 0.73
 #: from "written by", "genres" 0.76 from "has genre".
 COSINE_NONE, COSINE_FULL = 0.45, 0.7
+#: Verbs that say only that something happened or came to be, the event named by their complement or subject ("when
+#: did [X] become emperor", "when did [X] take place"): general English.
+EVENTLESS_VERBS = frozenset({"become", "became", "happen", "happened", "occur", "occurred", "take", "took", "get", "got",
+                             "come", "came"})
 
 
 #: Word evidence at or above this counts as full: one of two relation words named ("released" for
@@ -733,23 +737,27 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
         """Of ``paths`` fitting a time question by their values' kind (or its time noun: "on what **date**"), those
         that end in a relation naming an event of its own that the question's verb is not: "on what date did [X]
         **land**" is not answered over ``launched``, a date too. The verb is the content word right after an auxiliary
-        and the entity ("did [X] land", "was [X] founded"); it evidences no relation of the KG (the floor, as every
-        hop is read) and shares no word with the relation's name, whose words name more than a time ("launched",
-        "opening date"; not "date", "year": a relation named only so dates whatever the question's verb says
-        happened). ``(verb, those paths)``."""
+        and the entity ("did [X] land"; not one that names no event of its own, :data:`EVENTLESS_VERBS`: "did [X]
+        become emperor"); it evidences no relation of the KG (the floor, as every hop is read), shares no word with
+        the relation's name and is less than :data:`COSINE_NONE` from it ("die" is 0.5 from "deathdate", "land" 0.27
+        from "launched"), whose words name more than a time ("launched", "opening date"; not "date", "year": a
+        relation named only so dates whatever the question's verb says happened). ``(verb, those paths)``."""
         tokens = parts.tokens
         at = next((i + 1 for i in range(1, len(tokens) - 1) if tokens[i] == ENTITY_TOKEN
                    and tokens[i - 1] in AUXILIARIES and tokens[i + 1] not in NO_RELATION_WORDS), None)
         if parts.asked.kind != TIME or at is None or (parts.asked.noun and parts.asked.noun not in TIME_NOUNS):
             return "", set()
         verb = tokens[at]
+        if verb in EVENTLESS_VERBS:
+            return verb, set()
         columns = [k for k, j in enumerate(content) if parts.phrase_spans[j] == (at, at)]
         if not columns or evidence[:, columns].max() >= self.evidence_floor:
             return verb, set()
         found = set()
         for path in paths:
             words = content_words(meaning_words(own_name_words(path[-1])), NO_RELATION_WORDS)
-            if any(w not in TIME_NOUNS for w in words) and not any(word_match(w, verb) > 0.0 for w in words):
+            if any(w not in TIME_NOUNS for w in words) and not any(word_match(w, verb) > 0.0 for w in words) \
+                    and self.vectors.cosines(self.vectors.query(verb), [" ".join(words)])[0] < COSINE_NONE:
                 found.add(path)
         return verb, found
 
