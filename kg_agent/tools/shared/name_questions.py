@@ -231,6 +231,8 @@ def answer_from_names(kg: KnowledgeGraph, question: str, topic_entities: Sequenc
     key, literals = _named_thing(kg, topics)
     if not literals:  # the thing's names are under predicates the naming does not read: nothing to say of them
         return None
+    if asked.asks in (OTHER_NAMES, OTHER_NAMES_COUNT) and _names_a_fact(kg, key, question):
+        return None  # "the alternate names of [X]" where [X] has an ``alternateName`` fact: walked as any relation
     label = kg.label(key) or key
     start = {"id": key, "label": label}
     label_rank = {iri: at for at, iri in enumerate(naming.label_predicates)}
@@ -287,6 +289,22 @@ def answer_from_names(kg: KnowledgeGraph, question: str, topic_entities: Sequenc
         return None
     return NamesAnswer(_distinct(record(p, text, tag) for _, p, text, tag in shown),
                        f"{label}'s other names, read from its aliases", OTHER_NAMES)
+
+
+def _names_a_fact(kg: KnowledgeGraph, key: str, question: str) -> bool:
+    """Whether the words asking for other names ("the **alternate names** of [X]") name in full a relation of the
+    thing that is a fact, no label or alias predicate of the naming (an ``alternateName`` whose texts the KG profile
+    did not take for aliases, while a one-word code beside them was): the question asks for that relation's values,
+    not for the aliases found."""
+    found = _OTHER_NAMES.search(question)
+    words = name_words(found.group()) if found else []
+    naming = kg.naming
+    names = {*naming.label_predicates, *naming.alias_predicates}
+    for relation in kg.relations(key, direction="out"):
+        own = name_words(relation)
+        if own and all(any(same_word(w, asked) for asked in words) for w in own) and kg.relation_iri(relation) not in names:
+            return True
+    return False
 
 
 def _named_thing(kg: KnowledgeGraph, topics: Sequence[dict]) -> tuple[str, list]:
