@@ -648,6 +648,10 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
           :attr:`KGClasses.every <kg_agent.kg.profile.KGClasses.every>`: a KG without class facts, or with
           too many, is not judged so, as "which films" may name its untyped things).
 
+        A path fitting a time question by its values' kind alone is not asked for when the question's verb names
+        another event that no relation of the KG stands for ("on what date did [X] **land**" over ``launched``:
+        :meth:`_of_another_event`); with no other path left, the reason says so.
+
         Any other question without a relational noun whose paths are not asked for is not judged (every path is kept):
         a verb may name a relation in words no embedding puts near it."""
         paths = list(dict.fromkeys(tuple(p) for p in paths if p))
