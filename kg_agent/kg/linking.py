@@ -17,8 +17,8 @@
    A partial name does not replace an exact mention its words read as "<class noun> of <mention>" when the KG has
    a class the noun names whose members link to the mention's thing ("which unit of length": *Length*, whose units
    the question asks for, not the constant "atomic unit of length").
-   A number in a name is its identifier, not a typo: "Apollo 18", where the KG names "Apollo 7" and "Apollo 8" but
-   no "Apollo 18", links nothing (the message lists the numbers it names), nor does "chromosome 7" where it names
+   A number in a name is its identifier, not a typo: "Endeavour 18", where the KG names "Endeavour 7" and "Endeavour 8"
+   but no "Endeavour 18", links nothing (the message lists the numbers it names), nor does "chromosome 7" where it names
    only "chromosome"; a partial name keeps its label's numbers, and a typo match has the same numbers.
 3. A mention without a letter or a digit (``[!!!]``, ``[🎬]``) names no entity and links to nothing.
 4. Nothing found: the result says so (``no entity of the knowledge graph found in the question``) and
@@ -498,7 +498,7 @@ def _partial_candidates(kg: KnowledgeGraph, q: _Question) -> list[_Candidate]:
                 continue
             # all words, function words too: "government of egypt" is not "government does egypt"
             stretch = tokens[begin:end]
-            if _numbers(words) != _numbers(stretch):  # "apollo mission commander" is not "Apollo 7 Mission Commander"
+            if _numbers(words) != _numbers(stretch):  # "ship master of endeavour" is not "Endeavour 7 Ship Master"
                 continue
             shared = len(words & set(stretch))
             quality = 2 * shared / (len(label.split()) + len(stretch))

@@ -23,7 +23,7 @@
   are of the kind the wh-word or type noun asks for); the answers over other walks are left out, and when none is
   left the method abstains, saying which words the KG has no relation for ("the knowledge graph has no relation for
   'isbn'"; "the knowledge graph has 'ill' for 'illustrated', but no walk from the question's entity reaches it"; a
-  time question's verb naming an event no relation stands for: "the knowledge graph has no relation for 'land'"),
+  time question's verb naming an event no relation stands for: "the knowledge graph has no relation for 'sink'"),
   unless ``"best_effort"`` is asked for.
 * **The thing of the kind named.** When a name the question uses is shared by several things the walks start from,
   and the words before it name the class of some ("the **invited talk** [X]", a talk and a paper of one title), the

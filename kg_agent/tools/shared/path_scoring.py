@@ -649,7 +649,7 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
           too many, is not judged so, as "which films" may name its untyped things).
 
         A path fitting a time question by its values' kind alone is not asked for when the question's verb names
-        another event that no relation of the KG stands for ("on what date did [X] **land**" over ``launched``:
+        another event that no relation of the KG stands for ("on what date did [X] **sink**" over ``launched``:
         :meth:`_of_another_event`); with no other path left, the reason says so.
 
         Any other question without a relational noun whose paths are not asked for is not judged (every path is kept):
@@ -740,10 +740,10 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
                           paths: Iterable[tuple[str, ...]]) -> tuple[str, set[tuple[str, ...]]]:
         """Of ``paths`` fitting a time question by their values' kind (or its time noun: "on what **date**"), those
         that end in a relation naming an event of its own that the question's verb is not: "on what date did [X]
-        **land**" is not answered over ``launched``, a date too. The verb is the content word right after an auxiliary
-        and the entity ("did [X] land"; not one that names no event of its own, :data:`EVENTLESS_VERBS`: "did [X]
+        **sink**" is not answered over ``launched``, a date too. The verb is the content word right after an auxiliary
+        and the entity ("did [X] sink"; not one that names no event of its own, :data:`EVENTLESS_VERBS`: "did [X]
         become emperor"); it evidences no relation of the KG (the floor, as every hop is read), shares no word with
-        the relation's name and is less than :data:`COSINE_NONE` from it ("die" is 0.5 from "deathdate", "land" 0.27
+        the relation's name and is less than :data:`COSINE_NONE` from it ("die" is 0.5 from "deathdate", "sink" 0.16
         from "launched"), whose words name more than a time ("launched", "opening date"; not "date", "year": a
         relation named only so dates whatever the question's verb says happened). ``(verb, those paths)``."""
         tokens = parts.tokens
