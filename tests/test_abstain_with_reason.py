@@ -1,5 +1,5 @@
 """Unanswerable questions are abstained from, with the reason (issue 46 item 1), on a shipping fleet
-(``tests/fixtures/fleet/fleet.ttl``, its README): the shapes of the NASA space flight real KG in another domain.
+(``tests/fixtures/fleet/numbered_fleet.ttl``, its notes in ``numbered_fleet.md``): the shapes of the NASA space flight real KG in another domain.
 
 * a number in a name is its identifier, not a typo: "Endeavour 18", where the KG names Endeavour 7, 8 and 9, links
   nothing (not exactly, not as a partial name "Endeavour 7 Ship Master", not as a typo of "Endeavour 8"), and the
