@@ -23,7 +23,7 @@ from kg_agent.graphs.tog_i import create_tog_i_graph
 from kg_agent.kg import open_kg
 from kg_agent.kg.linking import link_entities
 
-FLEET = Path(__file__).parent / "fixtures" / "fleet" / "fleet.ttl"
+FLEET = Path(__file__).parent / "fixtures" / "fleet" / "numbered_fleet.ttl"
 EX = "http://example.org/fleet/"
 METHODS = [create_rog_graph, create_tog_graph, create_tog_i_graph]
 
