@@ -7,9 +7,18 @@ It names two things (two mentions linked, :func:`~kg_agent.tools.shared.constrai
 the rest: the attributes compared are the relation paths that reach a number or a date from both things, in one step
 (``conversionMultiplier``) or in two through a statement node (a value with its unit: ``quantityValue -> value``),
 the statement nodes' named values (their units) the same for both, else the numbers are in different units and not
-compared. Each attribute on which the two differ votes for one of them; the one most attributes put first is the
-answer, with the compared values as its evidence (``compared``, ``compared_by``). No answer (the question goes on as
-any other) when no attribute is shared or the votes tie.
+compared. An adjective that names some of those relations (the project's relation scorer: word stems, or the
+embeddings' cosine: "heavier" a ``mass``, "taller" a ``height``) compares only them; one naming none ("larger" of
+two units) compares them all. Each attribute on which the two differ votes for one of them; the one most attributes
+put first is the answer, with the compared values as its evidence (``compared``, ``compared_by``). No answer (the
+question goes on as any other) when no attribute is shared or the votes tie.
+
+"Which was <verb> first / earlier / later / last, A or B" (and "which of A and B was <verb> first") compares the
+two by a date: the relation paths the verb names ("planted" a ``planting -> planted`` through an unnamed planting
+record), else those whose values are all typed points in time (``xsd:date`` ...); only values that are points in
+time (typed so, or written as a date) are compared, the earliest first for "first" and "earlier". A date has no
+unit, so the statement nodes it sits on (a launch, a planting: each naming its own site, its own thing) need not
+agree. The answer is the thing, never its date.
 """
 
 from __future__ import annotations
