@@ -49,6 +49,7 @@ def test_a_time_adverb_asks_for_the_date_its_verb_names():
     assert asked_order("Which one was planted earlier: Irish Yew or Atlas Cedar?") == (MIN, "planted", True)
     assert asked_order("Which was pruned later, the Irish Yew or the Atlas Cedar?") == (MAX, "pruned", True)
     assert asked_order("Which of the Irish Yew and the Atlas Cedar was planted last?") == (MAX, "planted", True)
+    assert asked_order("Which of the Irish Yew and the Atlas Cedar was pruned the latest?") == (MAX, "pruned", True)
     assert asked_order("Which is taller, the Irish Yew or the Atlas Cedar?") == (MAX, "taller", False)
     assert asked_order("Which tree was planted first?") is None  # a superlative over answers, no two named things
     assert asked_order("Which was planted in the East Lawn, the Irish Yew or the Atlas Cedar?") is None

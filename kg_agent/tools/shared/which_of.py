@@ -43,9 +43,9 @@ _WHICH_OF = re.compile(r"^\s*which\s+of\s+.+\s+(?:is|was|has|had)\s+(?:the\s+)?"
 _IN_TIME_ORDER = {**dict.fromkeys(EARLIEST_WORDS | {"earlier", "sooner"}, MIN),
                   **dict.fromkeys(LATEST_WORDS | {"later"}, MAX)}
 _TIME_ADVERB = "(" + "|".join(sorted(_IN_TIME_ORDER)) + ")"
-_WHICH_WHEN = re.compile(r"^\s*which(?:\s+one)?\s+(?:(?:is|was|are|were|has\s+been|had\s+been)\s+)?([a-z]{3,})\s+"
+_WHICH_WHEN = re.compile(r"^\s*which(?:\s+one)?\s+(?:(?:is|was|are|were|has\s+been|had\s+been)\s+)?([a-z]{3,})\s+(?:the\s+)?"
                          + _TIME_ADVERB + r"\s*[,:]", re.IGNORECASE)
-_WHICH_OF_WHEN = re.compile(r"^\s*which\s+of\s+.+\s+(?:(?:is|was|were|has\s+been|had\s+been)\s+)?([a-z]{3,})\s+"
+_WHICH_OF_WHEN = re.compile(r"^\s*which\s+of\s+.+?\s+(?:(?:is|was|were|has\s+been|had\s+been)\s+)?([a-z]{3,})\s+(?:the\s+)?"
                             + _TIME_ADVERB + r"\s*\??\s*$", re.IGNORECASE)
 #: Datatypes of points in time (``xsd:date`` ...): what a time adverb compares when its verb names no relation.
 _TIME_DATATYPES = ("date>", "dateTime>", "dateTimeStamp>", "gYear>", "gYearMonth>")
