@@ -7,9 +7,18 @@ It names two things (two mentions linked, :func:`~kg_agent.tools.shared.constrai
 the rest: the attributes compared are the relation paths that reach a number or a date from both things, in one step
 (``conversionMultiplier``) or in two through a statement node (a value with its unit: ``quantityValue -> value``),
 the statement nodes' named values (their units) the same for both, else the numbers are in different units and not
-compared. Each attribute on which the two differ votes for one of them; the one most attributes put first is the
-answer, with the compared values as its evidence (``compared``, ``compared_by``). No answer (the question goes on as
-any other) when no attribute is shared or the votes tie.
+compared. An adjective that names some of those relations (the project's relation scorer: word stems, or the
+embeddings' cosine: "heavier" a ``mass``, "taller" a ``height``) compares only them; one naming none ("larger" of
+two units) compares them all. Each attribute on which the two differ votes for one of them; the one most attributes
+put first is the answer, with the compared values as its evidence (``compared``, ``compared_by``). No answer (the
+question goes on as any other) when no attribute is shared or the votes tie.
+
+"Which was <verb> first / earlier / later / last, A or B" (and "which of A and B was <verb> first") compares the
+two by a date: the relation paths the verb names ("planted" a ``planting -> planted`` through an unnamed planting
+record), else those whose values are all typed points in time (``xsd:date`` ...); only values that are points in
+time (typed so, or written as a date) are compared, the earliest first for "first" and "earlier". A date has no
+unit, so the statement nodes it sits on (a launch, a planting: each naming its own site, its own thing) need not
+agree. The answer is the thing, never its date.
 """
 
 from __future__ import annotations
@@ -21,27 +30,53 @@ from kg_agent.kg.errors import KGError
 from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.nameless import Nameless
 from kg_agent.kg.terms import UNNAMED
-from kg_agent.tools.shared.aggregates import MAX, asked_comparison, literal_text, literal_value
+from kg_agent.tools.shared.aggregates import MAX, MIN, AnswerRanker, asked_comparison, literal_text, literal_value
 from kg_agent.tools.shared.constraints import mention_groups
+from kg_agent.tools.shared.relation_words import EARLIEST_WORDS, LATEST_WORDS
 
 _COMPARATIVE = r"(more|less|[a-z]{2,}er)"
 _WHICH_IS = re.compile(r"^\s*which(?:\s+one)?\s+(?:is|was|are|were|has|had)\s+(?:the\s+)?" + _COMPARATIVE + r"\s*[,:]",
                        re.IGNORECASE)
 _WHICH_OF = re.compile(r"^\s*which\s+of\s+.+\s+(?:is|was|has|had)\s+(?:the\s+)?" + _COMPARATIVE + r"\s*\??\s*$",
                        re.IGNORECASE)
+#: Time adverbs of "which was <verb> first / earlier / later, A or B": the earliest or the latest date wins.
+_IN_TIME_ORDER = {**dict.fromkeys(EARLIEST_WORDS | {"earlier", "sooner"}, MIN),
+                  **dict.fromkeys(LATEST_WORDS | {"later"}, MAX)}
+_TIME_ADVERB = "(" + "|".join(sorted(_IN_TIME_ORDER)) + ")"
+_WHICH_WHEN = re.compile(r"^\s*which(?:\s+one)?\s+(?:(?:is|was|are|were|has\s+been|had\s+been)\s+)?([a-z]{3,})\s+(?:the\s+)?"
+                         + _TIME_ADVERB + r"\s*[,:]", re.IGNORECASE)
+_WHICH_OF_WHEN = re.compile(r"^\s*which\s+of\s+.+?\s+(?:(?:is|was|were|has\s+been|had\s+been)\s+)?([a-z]{3,})\s+(?:the\s+)?"
+                            + _TIME_ADVERB + r"\s*\??\s*$", re.IGNORECASE)
+#: Datatypes of points in time (``xsd:date`` ...): what a time adverb compares when its verb names no relation.
+_TIME_DATATYPES = ("date>", "dateTime>", "dateTimeStamp>", "gYear>", "gYearMonth>")
+_DATE_TEXT = re.compile(r"^-?\d{1,6}-\d\d(?:-\d\d)?(?:T|$)")
 #: Most relations read per thing and statement node.
 EDGE_BOUND = 50
 
 
-def comparative_order(question: str) -> str | None:
-    """:data:`MAX` or :data:`MIN` for a "which is <comparative>, A or B" question, else None."""
-    match = _WHICH_IS.match(question) or _WHICH_OF.match(question)
-    if match is None or not re.search(r"\b(?:or|and)\b", question, re.IGNORECASE):
+def asked_order(question: str) -> tuple[str, str, bool] | None:
+    """``(order, the word naming the attribute, whether it is a time)`` for a "which is <comparative>, A or B"
+    question (``(MAX, "heavier", False)``) or a "which was <verb> first / earlier / later, A or B" one (``(MIN,
+    "launched", True)``: the date the verb names, the earliest first); None for any other question."""
+    if not re.search(r"\b(?:or|and)\b", question, re.IGNORECASE):
         return None
-    word = match.group(1).lower()
-    superlative = {"more": "most", "less": "least"}.get(word) or word[:-2] + "est"
-    found = asked_comparison(f"the {superlative}")
-    return found.order if found is not None and found.bound is None else None
+    match = _WHICH_IS.match(question) or _WHICH_OF.match(question)
+    if match is not None:
+        word = match.group(1).lower()
+        superlative = {"more": "most", "less": "least"}.get(word) or word[:-2] + "est"
+        found = asked_comparison(f"the {superlative}")
+        return (found.order, word, False) if found is not None and found.bound is None else None
+    match = _WHICH_WHEN.match(question) or _WHICH_OF_WHEN.match(question)
+    if match is None or match.group(1).lower() in ("which", "one", "the"):
+        return None
+    return _IN_TIME_ORDER[match.group(2).lower()], match.group(1).lower(), True
+
+
+def comparative_order(question: str) -> str | None:
+    """:data:`MAX` or :data:`MIN` for a "which is <comparative>, A or B" or "which was <verb> first, A or B"
+    question, else None."""
+    found = asked_order(question)
+    return found[0] if found is not None else None
 
 
 def _numbers(kg: KnowledgeGraph, thing: str) -> dict[tuple[str, ...], tuple[float, str, frozenset[str], str]]:
@@ -75,31 +110,54 @@ def _numbers(kg: KnowledgeGraph, thing: str) -> dict[tuple[str, ...], tuple[floa
 def which_of_answered(question: str, topic_entities: Sequence[dict], kg: KnowledgeGraph) -> tuple[list[dict], str] | None:
     """The answer to a "which is <comparative>, A or B" question, with what was compared (module docstring); None
     for any other question, or when the KG gives the two things no number to compare."""
-    order = comparative_order(question)
+    asked = asked_order(question)
     groups = mention_groups(topic_entities)
-    if order is None or len(groups) != 2:
+    if asked is None or len(groups) != 2:
         return None
     by_id = {e["id"]: e for e in topic_entities if isinstance(e, dict) and e.get("id")}
     first, second = ([e for e in by_id if e in ids] for ids in groups.values())
     try:
         for a in first:
             for b in second:
-                found = _compared(kg, a, b, order)
+                found = _compared(kg, a, b, asked)
                 if found is not None:
-                    return _answer(kg, by_id, found, order)
+                    return _answer(kg, by_id, found, asked)
     except KGError:
         return None
     return None
 
 
-def _compared(kg: KnowledgeGraph, a: str, b: str, order: str) -> tuple[str, str, list[tuple], int] | None:
+def _is_time(literal: str) -> bool:
+    """Whether a literal is a point in time: typed one (``xsd:date``, ``xsd:gYear`` ...) or written as a date."""
+    return literal.endswith(_TIME_DATATYPES) or _DATE_TEXT.match(literal_text(literal)) is not None
+
+
+def _compared_paths(kg: KnowledgeGraph, word: str, in_time: bool, shared: dict[tuple[str, ...], tuple[str, str]]
+                    ) -> list[tuple[str, ...]]:
+    """Of the relation paths reaching a value from both things (``{path: (a's literal, b's literal)}``), those
+    compared: the ones whose relations the question's word names best (the relation scorer's stems or embeddings,
+    :meth:`~kg_agent.tools.shared.aggregates.AnswerRanker.named_relations`: "heavier" a ``mass``, "launched" a
+    ``launch -> launched``); when it names none, for a time adverb the paths whose values are both typed points in
+    time, for an adjective every path."""
+    relations = sorted({relation for path in shared for relation in path})
+    named = set(AnswerRanker().named_relations(word, relations, kg)) if relations else set()
+    paths = [path for path in shared if named.intersection(path)]
+    if in_time:
+        return [path for path in paths or shared if all(_is_time(literal) for literal in shared[path])]
+    return paths or list(shared)
+
+
+def _compared(kg: KnowledgeGraph, a: str, b: str, asked: tuple[str, str, bool]
+              ) -> tuple[str, str, list[tuple], int] | None:
     """``(winner, loser, its votes, the paths compared)`` for the pair, each vote ``(path, (winner's value,
     literal, _, statement), (loser's ...))``; None when no shared number differs or the votes tie."""
+    order, word, in_time = asked
     numbers_a, numbers_b = _numbers(kg, a), _numbers(kg, b)
+    shared = {path: (numbers_a[path][1], numbers_b[path][1]) for path in set(numbers_a) & set(numbers_b)}
     votes: dict[str, list[tuple]] = {a: [], b: []}
-    for path in sorted(set(numbers_a) & set(numbers_b)):
+    for path in sorted(_compared_paths(kg, word, in_time, shared)):
         of_a, of_b = numbers_a[path], numbers_b[path]
-        if of_a[0] == of_b[0] or of_a[2] != of_b[2]:
+        if of_a[0] == of_b[0] or of_a[2] != of_b[2] and not (_is_time(of_a[1]) and _is_time(of_b[1])):
             continue
         if (of_a[0] > of_b[0]) == (order == MAX):
             votes[a].append((path, of_a, of_b))
@@ -112,7 +170,8 @@ def _compared(kg: KnowledgeGraph, a: str, b: str, order: str) -> tuple[str, str,
 
 
 def _answer(kg: KnowledgeGraph, by_id: dict[str, dict], found: tuple[str, str, list[tuple], int],
-            order: str) -> tuple[list[dict], str]:
+            asked: tuple[str, str, bool]) -> tuple[list[dict], str]:
+    order, _, in_time = asked
     winner, loser, votes, compared_paths = found
     labels = kg.labels_by_id([winner, loser])
     name = labels.get(winner) or by_id[winner].get("label") or winner
@@ -128,5 +187,6 @@ def _answer(kg: KnowledgeGraph, by_id: dict[str, dict], found: tuple[str, str, l
               "compared": [{"answer": name, "value": shown}, {"answer": other, "value": other_shown}],
               "compared_by": by}
     what = (f"compared {name} and {other} by {by} ({shown} against {other_shown}): {len(votes)} of the "
-            f"{compared_paths} numbers the KG gives both put {name} {'above' if order == MAX else 'below'}")
+            f"{compared_paths} {'dates' if in_time else 'numbers'} the KG gives both put {name} "
+            f"{('later' if in_time else 'above') if order == MAX else ('earlier' if in_time else 'below')}")
     return [record], what
