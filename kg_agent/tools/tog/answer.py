@@ -49,6 +49,7 @@ from kg_agent.tools.shared.constraints import (
     note_constraints,
     of_asked_type,
     of_asked_type_beside,
+    noun_complement,
     of_named_kind,
     unmet_warning,
     walked_out,
@@ -543,13 +544,19 @@ def answers_of_asked_type(question: str, topic_entities: Sequence[dict], outcome
 def answers_of_named_kind(question: str, topic_entities: Sequence[dict], outcome: AnswerOutcome,
                           kg: KnowledgeGraph) -> AnswerOutcome:
     """The outcome's answers of the kind the question's noun phrase names by a modifier ("which **research track**
-    papers", :func:`~kg_agent.tools.shared.constraints.of_named_kind`), over every end of the answers' relation
+    papers", "which units of volume": :func:`~kg_agent.tools.shared.constraints.of_named_kind`), over every end of the answers' relation
     paths from the entities they start at (:func:`~kg_agent.tools.shared.constraints.walked_out`: a beam kept a few
-    of [X]'s papers, maybe none of that kind); unchanged when no end or every end is of it."""
+    of [X]'s papers, maybe none of that kind), of those reached from every mention when the question names several
+    things it intersects (:func:`~kg_agent.tools.shared.constraints.constrain_walks`); unchanged when no end or every
+    end is of it."""
     chains = [a["paths"][0] for a in outcome.answers if a.get("entity_id") and a.get("paths")]
-    if not chains or len(asked_type(question, topic_entities).noun_phrase) < 2:
+    if not chains or (len(asked_type(question, topic_entities).noun_phrase) < 2
+                      and not noun_complement(question, topic_entities)):
         return outcome
-    kind = of_named_kind(question, topic_entities, walked_out(kg, topic_entities, chains) or chains, kg)
+    walked = walked_out(kg, topic_entities, chains) or chains
+    # "which units of volume are defined in both [A] and [B]": the ends of the kind among those reached from both
+    joined = constrain_walks(question, topic_entities, walked, kg, type_check=False)
+    kind = of_named_kind(question, topic_entities, joined.walks if joined.applied and not joined.unmet else walked, kg)
     if not kind.applied:
         return outcome
     grounded = any(a.get("grounded") for a in outcome.answers)
