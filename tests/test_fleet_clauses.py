@@ -36,3 +36,44 @@ def test_the_noun_heading_a_relative_clause_names_what_the_clause_reaches_not_a_
     app = create_graph(method, fleet).compile()
     result = app.invoke({"question": "What is the call sign of the vessel that Lifeboat Seven is a tender of?"})
     assert [a["answer"] for a in result["answers"]] == ["LXAU"]
+
+
+QUESTION = "Which vessels of the nordic line are registered in both liberia and the Marshall Islands?"
+
+
+def test_a_name_in_lower_case_coordinated_with_a_linked_one_of_its_class_links(fleet):
+    # a cased question ("Marshall Islands") writes "liberia" in lower case: coordinated with a registry, it is one;
+    # "nordic line", in lower case and coordinated with nothing, stays a word of the question
+    from kg_agent.kg.linking import link_entities
+
+    assert sorted(item.entity.label for item in link_entities(fleet, QUESTION).linked) == ["Liberia", "Marshall Islands"]
+
+
+def test_a_topic_entity_is_masked_where_it_was_linked_not_where_its_label_comes_closest():
+    from kg_agent.tools.shared.scoring import mask_topic_mentions
+
+    topic = [{"id": "x", "label": "Liberian Registry of Shipping", "mention": "liberian"}]
+    assert (mask_topic_mentions("Which vessels of shipping lines are entered in both the liberian and the Panama registry?",
+                                topic)
+            == "Which vessels of shipping lines are entered in both the [ENT] and the Panama registry?")
+
+
+def test_the_of_phrase_after_the_type_noun_is_its_complement():
+    from kg_agent.tools.shared.constraints import noun_complement
+
+    topic = [{"id": "l", "label": "Liberia", "mention": "liberia"},
+             {"id": "m", "label": "Marshall Islands", "mention": "marshall islands"}]
+    assert noun_complement(QUESTION, topic) == ("nordic", "line")
+    # a linked entity after "of" is a thing the question is about, not a complement
+    assert noun_complement("Which vessels of Liberia are tankers?", topic) == ()
+
+
+@pytest.mark.parametrize("method", ["rog", "tog", "tog-i"])
+def test_both_a_and_b_with_a_complement_keeps_the_things_of_both_joined_to_what_the_complement_names(fleet, method):
+    # Aurora and Dunlin: Nordic Line's, registered in both; Borealis (Liberia only), Egret (Marshall Islands only),
+    # Cormorant (Cape Line's) are not
+    from kg_agent.graphs.registry import create_graph
+
+    app = create_graph(method, fleet).compile()
+    result = app.invoke({"question": QUESTION})
+    assert sorted(a["answer"] for a in result["answers"]) == ["Aurora", "Dunlin"]

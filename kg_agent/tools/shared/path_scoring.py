@@ -1097,9 +1097,9 @@ def _restated_by_clause(evidence: np.ndarray, unclipped: np.ndarray, head_column
                         clause_columns: Sequence[int], floor: float) -> None:
     """In place, for one path's hops (rows): the noun heading a relative clause ("the symbol of the **unit** that [X]
     is a scaling of") evidences no hop but the one its clause evidences best, when the clause evidences one at
-    ``floor`` (and is explained by it: :meth:`RelationPathScorer._explained`): it says what that hop reaches (a unit), so no hop of its own (``unitForQuantityKind``
-    after ``scalingOf``) is read from it. A clause that names no hop ("the country that [X] is in") leaves the noun to
-    name it."""
+    ``floor`` (and is explained by it: :meth:`RelationPathScorer._explained`): it says what that hop reaches (a
+    unit), so no hop of its own (``unitForQuantityKind`` after ``scalingOf``) is read from it. A clause that names no
+    hop ("the country that [X] is in") leaves the noun to name it."""
     clause = evidence[:, clause_columns].max(axis=1)
     hop = int(clause.argmax())
     if clause[hop] < floor:
