@@ -94,11 +94,12 @@ def mask_topic_mentions(question: str, topic_entities: Sequence[dict]) -> str:
     linked from a mention the question writes (its ``mention``) whose label it does not write is masked there, not
     where its label's words come closest: "imperial" for *Imperial System of Units* in "which units of volume are
     defined in both the imperial and ...", not "units"."""
-    text = question
+    text = _BRACKETED.sub("[ENT]", question)  # a bracketed mention is masked whole
     rest = []
     for entity in topic_entities:
         label, mention = (entity.get("label") or "").strip(), str(entity.get("mention") or "").strip()
-        written = re.compile(r"(?i)(?<!\w)" + re.escape(mention) + r"(?!\w)") if len(mention) > 1 else None
+        usable = len(mention) > 1 and mention.casefold() != "ent"  # never a word of the mask itself
+        written = re.compile(r"(?i)(?<!\w)" + re.escape(mention) + r"(?!\w)") if usable else None
         if written is not None and not re.search(r"(?i)(?<!\w)" + re.escape(label) + r"(?!\w)", text) \
                 and written.search(text):
             text = written.sub("[ENT]", text)
