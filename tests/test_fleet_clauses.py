@@ -56,6 +56,9 @@ def test_a_topic_entity_is_masked_where_it_was_linked_not_where_its_label_comes_
     assert (mask_topic_mentions("Which vessels of shipping lines are entered in both the liberian and the Panama registry?",
                                 topic)
             == "Which vessels of shipping lines are entered in both the [ENT] and the Panama registry?")
+    # a bracketed mention is masked whole, whatever its label
+    topic = [{"id": "x", "label": "Sea Star Jr.", "mention": "Sea Star Jr", "how": "bracket"}]
+    assert mask_topic_mentions("which tenders does [Sea Star Jr] carry", topic) == "which tenders does [ENT] carry"
 
 
 def test_the_of_phrase_after_the_type_noun_is_its_complement():
