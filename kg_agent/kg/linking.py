@@ -359,7 +359,7 @@ def _link_ngrams(kg: KnowledgeGraph, question: str, cutoff: float) -> tuple[list
     partial = _partial_candidates(kg, q) + _initials_candidates(kg, q)
     if not candidates:  # typos compete with partial names ("ben franklin": Benjamin Franklin, not "Bite-size Ben ...")
         partial += _fuzzy_candidates(kg, q, cutoff)
-    linked, notes = _select(kg, _with_partial_names(kg, q, candidates, partial))
+    linked, notes = _select(kg, _with_partial_names(kg, q, candidates, partial), tokens)
     return linked, "", notes
 
 
@@ -567,11 +567,16 @@ def _cluster(hits: list[int], anchor: int, content: list[int]) -> list[int]:
     return cluster
 
 
-def _select(kg: KnowledgeGraph, candidates: list[_Candidate]) -> tuple[list[LinkedEntity], list[str]]:
+def _select(kg: KnowledgeGraph, candidates: list[_Candidate],
+            tokens: list[str] | None = None) -> tuple[list[LinkedEntity], list[str]]:
     """The linked entities of the candidates that stay (see :func:`_link_ngrams`), best first, and a note for each
-    mention read as a modifier (:func:`_modifiers`)."""
+    mention read as a modifier (:func:`_modifiers`). A mention in lower case stays when the question coordinates it
+    with one that stays, of the same class (:func:`_coordinated_alike`)."""
     kept = [c for c in candidates if not c.relational] or candidates
-    kept = [c for c in kept if not c.lowered] or kept
+    cased = [c for c in kept if not c.lowered]
+    if cased and tokens is not None:
+        cased += [c for c in kept if c.lowered and _coordinated_alike(kg, c, cased, tokens)]
+    kept = [c for c in kept if c in cased] or kept
     modifiers = _modifiers(kg, kept)
     kept = [c for c in kept if c not in modifiers] or kept
     linked: list[LinkedEntity] = []
@@ -579,6 +584,35 @@ def _select(kg: KnowledgeGraph, candidates: list[_Candidate]) -> tuple[list[Link
         linked.extend(LinkedEntity(entity, candidate.text, score, candidate.how) for score, entity in _linked(candidate))
     notes = [MODIFIER_NOTE.format(c.text, c.before_noun) for c in modifiers if c not in kept]
     return linked, notes
+
+
+#: The words that may stand between two things a question names side by side ("both the imperial **and the** US
+#: customary system"), of which one of :data:`COORDINATORS` must be there.
+COORDINATORS = frozenset({"and", "or", "nor"})
+_BETWEEN_COORDINATED = COORDINATORS | {"a", "an", "the"}
+
+
+def _coordinated_alike(kg: KnowledgeGraph, candidate: _Candidate, others: list[_Candidate], tokens: list[str]) -> bool:
+    """Whether a mention stands side by side with one of ``others`` ("both the **imperial** and the US customary
+    system", only an article and "and" / "or" between them) and one of its entities shares a class with one of that
+    mention's: English coordinates things of one kind, so a name the question writes in lower case beside a
+    capitalised one ("imperial" beside "US") is a name all the same. A mention whose entities have no class is not
+    judged so."""
+    for other in others:
+        first, second = sorted((candidate, other), key=lambda c: c.begin)
+        between = tokens[first.begin + first.size:second.begin]
+        if not between or not COORDINATORS.intersection(between) or not set(between) <= _BETWEEN_COORDINATED:
+            continue
+        ids = [entity.id for _, entity in _linked(candidate)]
+        other_ids = [entity.id for _, entity in _linked(other)]
+        try:
+            classes = kg.classes_of([*ids, *other_ids])
+        except KGError:
+            return False
+        mine = {c for key in ids for c in classes.get(key, ())}
+        if mine & {c for key in other_ids for c in classes.get(key, ())}:
+            return True
+    return False
 
 
 def _linked(candidate: _Candidate) -> list[tuple[float, Entity]]:

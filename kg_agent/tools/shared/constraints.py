@@ -47,7 +47,7 @@ from kg_agent.text import words as text_words
 from kg_agent.tools.shared.aggregates import literal_text
 from kg_agent.tools.shared.answer_classes import class_names
 from kg_agent.tools.shared.answer_types import AskedType, is_prose
-from kg_agent.tools.shared.question_parts import QuestionParts
+from kg_agent.tools.shared.question_parts import ENTITY_TOKEN, NO_RELATION_WORDS, QuestionParts
 from kg_agent.tools.shared.scoring import mask_topic_mentions
 from kg_agent.tools.shared.similarity import shared_text_vectors
 
@@ -140,10 +140,13 @@ def of_named_kind(question: str, topic_entities: Iterable[dict], walks: Sequence
     """The walks whose ends are of the kind the question's noun phrase names by a modifier ("which **research track**
     papers did [X] write"): when some of the ends (not all) have a literal value or a class whose name is that phrase
     (``category "Research Track Paper"``, read from the ends themselves), the walks to the others leave. Nothing is
-    removed when the phrase is one word, or none or every end has such a value."""
+    removed when the phrase is one word, or none or every end has such a value. A complement after the noun says the
+    kind as a modifier does ("which units **of volume**", :func:`noun_complement`): when it names a thing of the KG
+    (not one of the question's linked entities), the ends joined to that thing by an edge are those of the kind."""
     phrase = asked_type(question, topic_entities).noun_phrase
+    complement = noun_complement(question, topic_entities)
     explored = [w for w in walks if w.get("steps")]
-    if len(phrase) < 2 or not explored:
+    if (len(phrase) < 2 and not complement) or not explored:
         return Constrained(list(walks))
     ends = [e for e in dict.fromkeys(Walk.end_of(w)["id"] for w in explored) if not e.startswith('"')][:MAX_KIND_READ]
     said: dict[str, str] = {}  # end -> what says its kind
@@ -151,7 +154,10 @@ def of_named_kind(question: str, topic_entities: Iterable[dict], walks: Sequence
         classes = kg.classes_of(ends)
         names = class_names(kg, shared_text_vectors(None))
         kg.prefetch(ends)  # their edges in batches, not one request each over an endpoint
-        for end in ends:
+        said = _joined_to_complement(kg, ends, complement)
+        if said:
+            phrase = (*phrase, "of", *complement)
+        for end in ends if len(phrase) >= 2 and not said else ():
             for relation, targets in kg.edges(end).items():
                 value = next((t for t in targets if t.startswith('"') and not relation.startswith("^")
                               and _names_the_kind(literal_text(t), phrase)), None)
@@ -169,6 +175,39 @@ def of_named_kind(question: str, topic_entities: Iterable[dict], walks: Sequence
         return Constrained(list(walks))
     kept = [w for w in walks if not w.get("steps") or Walk.end_of(w)["id"] in said]
     return Constrained(kept, {end: f"{why} (the question asks for '{' '.join(phrase)}')" for end, why in said.items()})
+
+
+def noun_complement(question: str, topic_entities: Iterable[dict]) -> tuple[str, ...]:
+    """The words of the "of" phrase after the question's type noun, when it names no linked entity ("which units
+    **of volume** are ...": ("volume",)): what the answers are of, as a modifier before the noun would say
+    ("volume units"); () when there is none."""
+    parts = QuestionParts.of(mask_topic_mentions(question, _topics(topic_entities)))
+    asked, tokens = parts.asked, parts.tokens
+    at = asked.position + 1
+    if not asked.noun or at >= len(tokens) or tokens[at] != "of":
+        return ()
+    at += 1 + (at + 1 < len(tokens) and tokens[at + 1] in ("a", "an", "the"))
+    words: list[str] = []
+    while at < len(tokens) and tokens[at] not in NO_RELATION_WORDS and tokens[at] != ENTITY_TOKEN:
+        words.append(tokens[at])
+        at += 1
+    return () if at < len(tokens) and tokens[at] == ENTITY_TOKEN else tuple(words)
+
+
+def _joined_to_complement(kg: KnowledgeGraph, ends: Sequence[str], complement: Sequence[str]) -> dict[str, str]:
+    """``{end: why}`` for the ends joined by an edge (either way) to a thing the KG names by the complement's words
+    (:func:`noun_complement`: "units of volume" and the quantity kind *Volume*)."""
+    if not complement:
+        return {}
+    named = {e.id: e.label for e in kg.find_entities(" ".join(complement)) if not e.id.startswith('"')}
+    said: dict[str, str] = {}
+    for end in ends if named else ():
+        for relation, targets in kg.edges(end).items():
+            hit = next((t for t in targets if t in named), None)
+            if hit is not None:
+                said[end] = f"its {relation} is {named[hit]}"
+                break
+    return said
 
 
 #: Nodes one step of a walk is read for when the beam kept none of the class asked (:func:`of_asked_type_beside`).

@@ -519,6 +519,7 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
             following = {r: kg.relations_following(r) for r in ends}
             next_kinds = kinds.kinds_of(dict.fromkeys(f for fs in following.values() for f in fs))
             persons_next = {r for r, fs in following.items() if any(next_kinds[f].person >= 0.5 for f in fs)}
+        clauses = _clause_columns(parts)
         trips = [round_trip_at(path) for path in paths]
         asked_trip, same_columns, same_named = self._asked_round_trip(parts, paths, trips, last_kinds, named_classes, kg)
         scores = []
@@ -538,6 +539,8 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
             if unasked:
                 hop_evidence[np.ix_(unasked, noun_columns)] = 0.0
                 hop_unclipped[np.ix_(unasked, noun_columns)] = 0.0
+            for head_columns, clause_columns in clauses:
+                _restated_by_clause(hop_evidence, hop_unclipped, head_columns, clause_columns, self.evidence_floor)
             # "the same region as [X]": the noun names the value shared, so it evidences both hops of a round trip
             # through values of a class it names (``broader, ^broader`` through a *Region*)
             if trip is not None and same_columns and same_named.intersection(getattr(last_kinds.get(path[trip]), "classes", ())):
@@ -1008,6 +1011,9 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
             if not covered:  # a relation restated close by ("the director that directed [X]") is one mention
                 covered = [float(column[h]) for h, span in enumerate(spans)
                            if span and column[h] >= 1.0 and parts.restates(span, token)]
+                # the noun heading a relative clause, by the clause's hop ("the unit that [X] is a scaling of")
+                covered += [float(evidence[h, parts.phrase_spans.index(span)]) for h, span in enumerate(spans)
+                            if span and parts.restated_by_clause(span, token)]
             value = max(covered) if covered else self.unaligned_share * float(column.max())
             if parts.asked.noun and token == parts.asked.position:  # the type noun, explained by a last hop of its type
                 value = max(value, typed.evidence)
@@ -1117,6 +1123,35 @@ def _walked_before_named(walks: Sequence[tuple[str, ...]], kinds: Mapping[str, O
 def _last_hop_if(path: Sequence[str], walks: frozenset[tuple[str, ...]]) -> frozenset[str]:
     """The last hop of ``path`` when it is one of ``walks``, for :func:`answer_type_match`'s ``reaching``."""
     return frozenset(path[-1:]) if tuple(path) in walks else frozenset()
+
+
+def _clause_columns(parts: QuestionParts) -> list[tuple[list[int], list[int]]]:
+    """Per relative clause (:attr:`QuestionParts.clause_heads`): the phrases that name its head noun alone ("unit",
+    "unit that"), and the phrases inside the clause."""
+    found = []
+    for head, (first, last) in parts.clause_heads.items():
+        heads = [j for j, (a, b) in enumerate(parts.phrase_spans) if a <= head <= b
+                 and all(t in NO_RELATION_WORDS for at, t in enumerate(parts.tokens[a:b + 1], a) if at != head)]
+        inside = [j for j, (a, b) in enumerate(parts.phrase_spans) if first <= a and b <= last]
+        if heads and inside:
+            found.append((heads, inside))
+    return found
+
+
+def _restated_by_clause(evidence: np.ndarray, unclipped: np.ndarray, head_columns: Sequence[int],
+                        clause_columns: Sequence[int], floor: float) -> None:
+    """In place, for one path's hops (rows): the noun heading a relative clause ("the symbol of the **unit** that [X]
+    is a scaling of") evidences no hop but the one its clause evidences best, when the clause evidences one at
+    ``floor`` (and is explained by it: :meth:`RelationPathScorer._explained`): it says what that hop reaches (a
+    unit), so no hop of its own (``unitForQuantityKind`` after ``scalingOf``) is read from it. A clause that names no
+    hop ("the country that [X] is in") leaves the noun to name it."""
+    clause = evidence[:, clause_columns].max(axis=1)
+    hop = int(clause.argmax())
+    if clause[hop] < floor:
+        return
+    others = [i for i in range(len(evidence)) if i != hop]
+    evidence[np.ix_(others, head_columns)] = 0.0
+    unclipped[np.ix_(others, head_columns)] = 0.0
 
 
 def prose_relations(kinds: Mapping[str, ObjectKinds]) -> frozenset[str]:

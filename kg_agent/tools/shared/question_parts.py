@@ -46,6 +46,8 @@ DO_MEANS = "occupation"
 TIME_CLAUSE_OPENERS = frozenset({"after", "before", "since", "until", "till", "once", "while"})
 #: Subjects of such a clause: the entity or a personal pronoun.
 CLAUSE_SUBJECTS = frozenset({ENTITY_TOKEN, "he", "she", "they", "we", "i", "you", "it"})
+#: The words that open a relative clause after its head noun ("the unit **that** [X] is a scaling of").
+RELATIVE_PRONOUNS = frozenset({"that", "which", "who", "whom"})
 #: Words after the subject that make it a noun phrase, not a clause ("after [X] 's death", "before [X] and [Y]").
 NO_VERB_AFTER = frozenset({"s", "of", "and", "or", "in", "on", "at", "to", "by", "for", "with", "from"})
 
@@ -134,6 +136,31 @@ class QuestionParts:
         distance = at - span[1] if at > span[1] else span[0] - at
         joined = self.tokens[min(span[0], at):max(span[1], at) + 1]  # the phrase, the token and what lies between
         return 0 < distance <= ROUND_TRIP_REACH - 1 and not any(t in ("of", "by", "s", ENTITY_TOKEN) for t in joined)
+
+    @cached_property
+    def clause_heads(self) -> dict[int, tuple[int, int]]:
+        """``{head token: the clause's first and last token}`` of each relative clause whose head noun completes a
+        relational noun: "the symbol of **the unit that [X] is a scaling of**" (head "unit", clause "[X] is a
+        scaling of"; not the type noun, which names the answer). The clause names the hop that reaches the head's
+        thing and the noun restates what that thing is (a class, as "the director that directed [X]" restates
+        ``directed_by``): one hop, not a hop of its own. The clause runs to the question's end."""
+        tokens = self.tokens
+        found = {}
+        for at in range(1, len(tokens) - 2):
+            token = tokens[at]
+            if tokens[at + 1] not in RELATIVE_PRONOUNS or token in NO_RELATION_WORDS or token == ENTITY_TOKEN:
+                continue
+            before = at - 1 if tokens[at - 1] not in ARTICLES else at - 2
+            if before < 0 or tokens[before] != "of" or (self.asked.noun and self.asked.position == at):
+                continue
+            found[at] = (at + 2, len(tokens) - 1)
+        return found
+
+    def restated_by_clause(self, span: tuple[int, int], at: int) -> bool:
+        """Whether the token at ``at`` heads a relative clause (:attr:`clause_heads`) that holds ``span``: the clause's
+        hop explains the noun that heads it."""
+        clause = self.clause_heads.get(at)
+        return clause is not None and clause[0] <= span[0] and span[1] <= clause[1]
 
     @cached_property
     def choices(self) -> tuple[tuple[int, int], ...]:

@@ -90,8 +90,22 @@ def mask_mentions(question: str, entities: Sequence[Entity] = (), *, approximate
 
 
 def mask_topic_mentions(question: str, topic_entities: Sequence[dict]) -> str:
-    """:func:`mask_mentions` of a state's topic entities (``{"id", "label"}`` dicts; a label may be missing)."""
-    return mask_mentions(question, [Entity(e["id"], e.get("label") or "") for e in topic_entities])
+    """:func:`mask_mentions` of a state's topic entities (``{"id", "label"}`` dicts; a label may be missing). An entity
+    linked from a mention the question writes (its ``mention``) whose label it does not write is masked there, not
+    where its label's words come closest: "imperial" for *Imperial System of Units* in "which units of volume are
+    defined in both the imperial and ...", not "units"."""
+    text = _BRACKETED.sub("[ENT]", question)  # a bracketed mention is masked whole
+    rest = []
+    for entity in topic_entities:
+        label, mention = (entity.get("label") or "").strip(), str(entity.get("mention") or "").strip()
+        usable = len(mention) > 1 and mention.casefold() != "ent"  # never a word of the mask itself
+        written = re.compile(r"(?i)(?<!\w)" + re.escape(mention) + r"(?!\w)") if usable else None
+        if written is not None and not re.search(r"(?i)(?<!\w)" + re.escape(label) + r"(?!\w)", text) \
+                and written.search(text):
+            text = written.sub("[ENT]", text)
+        else:
+            rest.append(Entity(entity["id"], label))
+    return mask_mentions(text, rest)
 
 
 #: Words a name may hold that never make a mention on their own: the function words that join a name's parts ("of" in

@@ -46,7 +46,9 @@ from kg_agent.tools.shared.answer_checks import (
 from kg_agent.tools.shared.constraints import (
     asked_type,
     constrain_walks,
+    mention_groups,
     note_constraints,
+    noun_complement,
     of_asked_type,
     of_asked_type_beside,
     of_named_kind,
@@ -390,7 +392,7 @@ def answer_steps(state: dict, *, answerer: ToGAnswerer, asked: Asked | None = No
     if kg is not None:
         outcome = compared_over_every_end(question, chains, state.get("verification"), outcome, kg, chain_scorer)
         outcome = answers_of_asked_type(question, topics, outcome, kg)
-        outcome = answers_of_named_kind(question, topics, outcome, kg)
+        outcome = answers_of_named_kind(question, topics, outcome, kg, chains)
     return answer_update(outcome, stop, question=question, when_unsupported=when_unsupported, kg=kg,
                          as_given=getattr(answerer, "grounding", None) == "off")
 
@@ -541,15 +543,25 @@ def answers_of_asked_type(question: str, topic_entities: Sequence[dict], outcome
 
 
 def answers_of_named_kind(question: str, topic_entities: Sequence[dict], outcome: AnswerOutcome,
-                          kg: KnowledgeGraph) -> AnswerOutcome:
+                          kg: KnowledgeGraph, explored: Sequence[dict] = ()) -> AnswerOutcome:
     """The outcome's answers of the kind the question's noun phrase names by a modifier ("which **research track**
-    papers", :func:`~kg_agent.tools.shared.constraints.of_named_kind`), over every end of the answers' relation
-    paths from the entities they start at (:func:`~kg_agent.tools.shared.constraints.walked_out`: a beam kept a few
-    of [X]'s papers, maybe none of that kind); unchanged when no end or every end is of it."""
+    papers", "which units **of volume**": :func:`~kg_agent.tools.shared.constraints.of_named_kind`), over every end
+    of the answers' relation paths from the entities they start at (:func:`~kg_agent.tools.shared.constraints.walked_out`:
+    a beam kept a few of [X]'s papers, maybe none of that kind); when the question names several things, over the
+    ends that the ``explored`` chains' relation paths, walked out, reach from every one of them
+    (:func:`~kg_agent.tools.shared.constraints.constrain_walks`); unchanged when no end or every end is of it."""
     chains = [a["paths"][0] for a in outcome.answers if a.get("entity_id") and a.get("paths")]
-    if not chains or len(asked_type(question, topic_entities).noun_phrase) < 2:
+    if not chains or (len(asked_type(question, topic_entities).noun_phrase) < 2
+                      and not noun_complement(question, topic_entities)):
         return outcome
-    kind = of_named_kind(question, topic_entities, walked_out(kg, topic_entities, chains) or chains, kg)
+    walked = walked_out(kg, topic_entities, chains) or chains
+    if explored and len(mention_groups(topic_entities)) >= 2:
+        # "which units of volume are defined in both [A] and [B]": the ends of the kind among those reached from both
+        joined = constrain_walks(question, topic_entities,
+                                 walked_out(kg, topic_entities, [c for c in explored if c.get("steps")]), kg,
+                                 type_check=False)
+        walked = joined.walks if joined.applied and not joined.unmet else walked
+    kind = of_named_kind(question, topic_entities, walked, kg)
     if not kind.applied:
         return outcome
     grounded = any(a.get("grounded") for a in outcome.answers)
