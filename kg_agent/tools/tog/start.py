@@ -12,11 +12,21 @@ def prefer_exact_case(entities: list[dict], question: str) -> list[dict]:
     keep the one written as in the question: a beam of W chains has no room for near-duplicates."""
     kept: dict[str, dict] = {}
     for entity in entities:
+        if not written_with_capitals(entity, question):
+            continue
         key = entity["label"].casefold()
         current = kept.get(key)
         if current is None or (entity["label"] in question and current["label"] not in question):
             kept[key] = entity
-    return [e for e in entities if kept.get(e["label"].casefold()) is e]
+    return [e for e in entities if not written_with_capitals(e, question) or kept.get(e["label"].casefold()) is e]
+
+
+def written_with_capitals(entity: dict, question: str) -> bool:
+    """Whether the question writes the entity's mention with a capital letter: then its case tells one label from
+    another; a mention in lower case ("the standard atmosphere") is how English writes a common noun, whatever the
+    labels' case."""
+    mention = entity.get("mention") or entity.get("label") or ""
+    return mention != mention.lower()
 
 
 def start_node(state: dict, *, kg: KnowledgeGraph, ask_when_ambiguous: bool = False) -> dict:
