@@ -40,6 +40,7 @@ from kg_agent.tools.shared.answer_checks import (
     ABSTAINED,
     asks_how_many,
     chains_matching_nothing,
+    of_counted_class,
     unsupported_policy,
     walks_to_named,
 )
@@ -381,14 +382,15 @@ def answer_steps(state: dict, *, answerer: ToGAnswerer, asked: Asked | None = No
                  if chain_scorer is not None else None)
     if unmatched is not None and unsupported_policy(when_unsupported) == "abstain":
         return answer_update(AnswerOutcome([], "", warnings=[f"answer: abstained: {unmatched}"], stop_reason=ABSTAINED))
-    walks = chains_answered(question, qualified_walks(question, chains, kg), state.get("verification"), kg)
+    verification = counted_where_the_class_is_reached(question, chains, state.get("verification"), kg)
+    walks = chains_answered(question, qualified_walks(question, chains, kg), verification, kg)
     outcome = yield decide(answerer.answer, question, walks,
-                           verification=state.get("verification"), stop_reason=stop, **ahead)
+                           verification=verification, stop_reason=stop, **ahead)
     outcome = answers_of_every_mention(topics, chains, outcome,
-                                       verified=bool((state.get("verification") or {}).get("sufficient")), kg=kg,
+                                       verified=bool((verification or {}).get("sufficient")), kg=kg,
                                        abstain=unsupported_policy(when_unsupported) == "abstain")
     if kg is not None:
-        outcome = compared_over_every_end(question, chains, state.get("verification"), outcome, kg, chain_scorer)
+        outcome = compared_over_every_end(question, chains, verification, outcome, kg, chain_scorer)
         outcome = answers_of_asked_type(question, topics, outcome, kg)
         outcome = answers_of_named_kind(question, topics, outcome, kg)
     return answer_update(outcome, stop, question=question, when_unsupported=when_unsupported, kg=kg,
@@ -412,6 +414,27 @@ def chains_answered(question: str, chains: Sequence[dict], verification: dict | 
     if not judged or any(list(Walk.from_dict(c).relations) == list(named) for c in kept if c.get("steps")):
         return kept
     return judged
+
+
+def counted_where_the_class_is_reached(question: str, chains: Sequence[dict], verification: dict | None,
+                                       kg: KnowledgeGraph | None) -> dict | None:
+    """For a count whose type noun names a class of the KG ("how many **units** are defined in [X]"): when the
+    relation path the verifier judged best walks on past explored chains whose ends are all of that class
+    (``^definedUnitOfSystem`` reaches [X]'s units, then ``exactMatch`` each unit's match; or ``exactConstant`` a
+    ``true`` past the constants), the verification naming the shortest such prefix of it (``relations`` and ``depth``):
+    the things counted are the first ones of the class the question counts, as the noun attaches to the thing its
+    clause says ("defined in [X]"), and the answer check then counts every end of that path, not the beam's ``W``
+    (:func:`~kg_agent.tools.shared.answer_checks.every_end_reached`). Unchanged for any other question, a judged path
+    of one relation, or a KG whose nodes on the way are of no class the noun names."""
+    judged = list((verification or {}).get("relations") or ())
+    if kg is None or len(judged) < 2 or not asks_how_many(question):
+        return verification
+    for size in range(1, len(judged)):
+        ends = list(dict.fromkeys(Walk.end_of(c)["id"] for c in chains
+                                  if c.get("steps") and list(Walk.from_dict(c).relations) == judged[:size]))
+        if ends and of_counted_class(question, ends, kg) is not None:
+            return {**(verification or {}), "relations": judged[:size], "depth": size}
+    return verification
 
 
 #: The most walks one relation path is walked out to for a comparison (:func:`compared_over_every_end`).
