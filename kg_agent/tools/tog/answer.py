@@ -382,7 +382,7 @@ def answer_steps(state: dict, *, answerer: ToGAnswerer, asked: Asked | None = No
                  if chain_scorer is not None else None)
     if unmatched is not None and unsupported_policy(when_unsupported) == "abstain":
         return answer_update(AnswerOutcome([], "", warnings=[f"answer: abstained: {unmatched}"], stop_reason=ABSTAINED))
-    verification = counted_where_the_class_is_reached(question, chains, state.get("verification"), kg)
+    verification = answered_where_the_class_is_reached(question, chains, state.get("verification"), kg)
     walks = chains_answered(question, qualified_walks(question, chains, kg), verification, kg)
     outcome = yield decide(answerer.answer, question, walks,
                            verification=verification, stop_reason=stop, **ahead)
@@ -416,18 +416,18 @@ def chains_answered(question: str, chains: Sequence[dict], verification: dict | 
     return judged
 
 
-def counted_where_the_class_is_reached(question: str, chains: Sequence[dict], verification: dict | None,
-                                       kg: KnowledgeGraph | None) -> dict | None:
-    """For a count whose type noun names a class of the KG ("how many **units** are defined in [X]"): when the
-    relation path the verifier judged best walks on past explored chains whose ends are all of that class
-    (``^definedUnitOfSystem`` reaches [X]'s units, then ``exactMatch`` each unit's match; or ``exactConstant`` a
-    ``true`` past the constants), the verification naming the shortest such prefix of it (``relations`` and ``depth``):
-    the things counted are the first ones of the class the question counts, as the noun attaches to the thing its
-    clause says ("defined in [X]"), and the answer check then counts every end of that path, not the beam's ``W``
-    (:func:`~kg_agent.tools.shared.answer_checks.every_end_reached`). Unchanged for any other question, a judged path
-    of one relation, or a KG whose nodes on the way are of no class the noun names."""
+def answered_where_the_class_is_reached(question: str, chains: Sequence[dict], verification: dict | None,
+                                        kg: KnowledgeGraph | None) -> dict | None:
+    """For a question whose type noun names a class of the KG ("how many **units** are defined in [X]", "which
+    **physical constants** of the quantity kind [Y] ..."): when the relation path the verifier judged best walks on
+    past explored chains whose ends are all of that class (``^definedUnitOfSystem`` reaches [X]'s units, then
+    ``exactMatch`` each unit's match; ``^hasQuantityKind`` [Y]'s constants, then ``exactConstant`` a ``true``), the
+    verification naming the shortest such prefix of it (``relations`` and ``depth``): the noun names the first things
+    of its class the path reaches, those its clause says ("defined in [X]"). A count then counts every end of that
+    prefix, not the beam's ``W`` (:func:`~kg_agent.tools.shared.answer_checks.every_end_reached`). Unchanged for a
+    judged path of one relation, or when no node on the way is of a class the noun names (a KG without classes)."""
     judged = list((verification or {}).get("relations") or ())
-    if kg is None or len(judged) < 2 or not asks_how_many(question):
+    if kg is None or len(judged) < 2:
         return verification
     for size in range(1, len(judged)):
         ends = list(dict.fromkeys(Walk.end_of(c)["id"] for c in chains
