@@ -42,6 +42,7 @@ def test_a_count_counts_every_thing_of_the_class_its_noun_names(graph, kg, quest
     result = run(graph, kg, question)
     assert [a["answer"] for a in result["answers"]] == [count], result["warnings"]
     assert result["verification"]["relations"][-1] == "automaticStation"  # the judged path went on past them
+    assert any("answered there, not past them" in w for w in result["warnings"])
     answer = result["answers"][0]
     assert len(answer["counted"]) == int(count) and answer["grounded"]
     assert {Walk.from_dict(p).relations[-1] for p in answer["paths"]} == {"^memberOfNetwork" if "coastal" in question
