@@ -47,6 +47,7 @@ from kg_agent.tools.shared.answer_checks import (
 from kg_agent.tools.shared.constraints import (
     asked_type,
     constrain_walks,
+    mention_groups,
     note_constraints,
     of_asked_type,
     of_asked_type_beside,
@@ -519,9 +520,35 @@ def answers_of_every_mention(topic_entities: Sequence[dict], chains: Sequence[di
     outcome.warnings = [*joined.warnings, *([unmet_warning(joined.unmet)] if joined.unmet else []), *outcome.warnings]
     if not joined.applied:
         return outcome
-    satisfying = ([a for a in outcome.answers if a.get("entity_id") in joined.applied]
-                  or _records_of_ends(joined.walks, joined.applied, grounded=verified))
-    return _answered_with(outcome, satisfying, joined.applied)
+    satisfying = [a for a in outcome.answers if a.get("entity_id") in joined.applied]
+    if not satisfying:
+        met = met_on_the_way(topic_entities, chains, outcome.answers)
+        if met:
+            return _answered_with(outcome, met, {a["entity_id"]: "passes where every other mention's chain ends"
+                                                 for a in met})
+    return _answered_with(outcome, satisfying or _records_of_ends(joined.walks, joined.applied, grounded=verified),
+                          joined.applied)
+
+
+def met_on_the_way(topic_entities: Sequence[dict], chains: Sequence[dict], answers: Sequence[dict]) -> list[dict]:
+    """Those of ``answers`` whose chain from one mention's entity passes, before its end, a node where an explored
+    chain of every other mention ends: "with which exponent does [the metre] enter [the pascal]": the pascal's chain
+    to its factor's ``exponent`` passes the factor node the metre's chain ends at (the metre's own factor), so its
+    end satisfies both, where the nodes both reach (the metre's unit, behind that factor) are no exponent."""
+    groups = mention_groups(topic_entities)
+    if len(groups) < 2:
+        return []
+    mention = {entity: m for m, ids in groups.items() for entity in ids}
+    ends_from = {m: {Walk.end_of(c)["id"] for c in chains if c.get("steps") and c["start"]["id"] in ids}
+                 for m, ids in groups.items()}
+    met = []
+    for answer in answers:
+        for path in (answer.get("paths") or [])[:1]:
+            start = mention.get(path.get("start", {}).get("id"))
+            passed = {step["tail"]["id"] for step in (path.get("steps") or [])[:-1]}
+            if start is not None and passed and all(passed & ends for m, ends in ends_from.items() if m != start):
+                met.append(answer)
+    return met
 
 
 def _records_of_ends(walks: Sequence[dict], applied: dict[str, str], *, grounded: bool) -> list[dict]:
