@@ -14,6 +14,7 @@ from kg_agent.graphs.tog import create_tog_graph
 from kg_agent.graphs.tog_i import create_tog_i_graph
 from kg_agent.kg import open_kg
 from kg_agent.kg.walks import Walk
+from kg_agent.tools.tog.answer import met_on_the_way
 from kg_agent.tools.tog.start import prefer_exact_case
 
 GRAPHS = {"tog": create_tog_graph, "tog-i": create_tog_i_graph}
@@ -73,3 +74,28 @@ def test_a_mention_written_with_capitals_keeps_the_label_written_so():
     assert prefer_exact_case([landmark, station], "what is the code of [North Cape]") == [station]
     lower = [{**landmark, "mention": "north cape"}, {**station, "mention": "north cape"}]
     assert prefer_exact_case(lower, "what is the code of the north cape") == lower
+
+
+def _chain(start: dict, *hops: tuple[str, dict]) -> dict:
+    steps, head = [], start
+    for relation, tail in hops:
+        steps.append({"head": head, "relation": relation, "tail": tail})
+        head = tail
+    return {"start": start, "steps": steps, "score": 1.0, "depth": len(steps)}
+
+
+def test_an_answer_passing_where_the_other_mention_ends_meets_it():
+    # "at which mounting height is the anemometer installed at South Cape": the station's chain passes the mounting
+    # (a statement node) that the anemometer's chain ends at; its end, the height, satisfies both mentions
+    station = {"id": "ex:south_cape", "label": "South Cape", "mention": "south cape"}
+    anemometer = {"id": "ex:anemometer", "label": "anemometer", "mention": "anemometer"}
+    mounting, other = {"id": "_:m1", "label": "(unnamed)"}, {"id": "_:m2", "label": "(unnamed)"}
+    height, low = {"id": '"12"', "label": "12"}, {"id": '"1.5"', "label": "1.5"}
+    to_height = _chain(station, ("hasMounting", mounting), ("mountingHeight", height))
+    to_low = _chain(station, ("hasMounting", other), ("mountingHeight", low))
+    chains = [to_height, to_low, _chain(anemometer, ("^instrument", mounting))]
+    answers = [{"answer": "12", "entity_id": height["id"], "paths": [to_height]},
+               {"answer": "1.5", "entity_id": low["id"], "paths": [to_low]}]
+    assert [a["answer"] for a in met_on_the_way([station, anemometer], chains, answers)] == ["12"]
+    assert met_on_the_way([station], chains, answers) == []  # one mention: nothing to meet
+    assert met_on_the_way([station, anemometer], chains[:2], answers) == []  # the anemometer's chain reaches nothing

@@ -509,8 +509,9 @@ def answers_of_every_mention(topic_entities: Sequence[dict], chains: Sequence[di
     """The outcome's answers that satisfy every entity the question names
     (:func:`~kg_agent.tools.shared.constraints.constrain_walks` over the explored chains: the node an explored chain
     passes on its way from one mention's entity to another's, else an end reached from each, the chains' relation
-    paths walked out in ``kg`` when their ends meet nowhere); when none of its answers does, the ends that do, best
-    chains first (grounded when verification said Yes). When the mentions' answers meet nowhere: no answer with
+    paths walked out in ``kg`` when their ends meet nowhere); when none of its answers does, those whose chain passes
+    a node where every other mention's chain ends (:func:`met_on_the_way`), else the ends that do, best chains first
+    (grounded when verification said Yes). When the mentions' answers meet nowhere: no answer with
     ``abstain`` (stop reason ``abstained``), else the outcome with a warning. Unchanged when the question names fewer
     than two things; ``warnings`` say what was not checked."""
     joined = constrain_walks("", topic_entities, [c for c in chains if c.get("steps")], kg, type_check=False)
