@@ -99,3 +99,8 @@ def test_an_answer_passing_where_the_other_mention_ends_meets_it():
     assert [a["answer"] for a in met_on_the_way([station, anemometer], chains, answers)] == ["12"]
     assert met_on_the_way([station], chains, answers) == []  # one mention: nothing to meet
     assert met_on_the_way([station, anemometer], chains[:2], answers) == []  # the anemometer's chain reaches nothing
+    # a named node both reach is the meeting itself: the chain passing it on to another node does not answer
+    named = {"id": "ex:gale_mast", "label": "Gale Mast"}
+    past = _chain(station, ("hasMast", named), ("mastHeight", height))
+    assert met_on_the_way([station, anemometer], [past, _chain(anemometer, ("^instrument", named))],
+                          [{"answer": "12", "entity_id": height["id"], "paths": [past]}]) == []

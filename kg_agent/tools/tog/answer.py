@@ -41,6 +41,7 @@ from kg_agent.tools.shared.answer_checks import (
     asks_how_many,
     chains_matching_nothing,
     of_counted_class,
+    statement_ends,
     unsupported_policy,
     walks_to_named,
 )
@@ -510,8 +511,8 @@ def answers_of_every_mention(topic_entities: Sequence[dict], chains: Sequence[di
     (:func:`~kg_agent.tools.shared.constraints.constrain_walks` over the explored chains: the node an explored chain
     passes on its way from one mention's entity to another's, else an end reached from each, the chains' relation
     paths walked out in ``kg`` when their ends meet nowhere); when none of its answers does, those whose chain passes
-    a node where every other mention's chain ends (:func:`met_on_the_way`), else the ends that do, best chains first
-    (grounded when verification said Yes). When the mentions' answers meet nowhere: no answer with
+    a statement node where every other mention's chain ends (:func:`met_on_the_way`), else the ends that do, best
+    chains first (grounded when verification said Yes). When the mentions' answers meet nowhere: no answer with
     ``abstain`` (stop reason ``abstained``), else the outcome with a warning. Unchanged when the question names fewer
     than two things; ``warnings`` say what was not checked."""
     joined = constrain_walks("", topic_entities, [c for c in chains if c.get("steps")], kg, type_check=False)
@@ -523,7 +524,7 @@ def answers_of_every_mention(topic_entities: Sequence[dict], chains: Sequence[di
         return outcome
     satisfying = [a for a in outcome.answers if a.get("entity_id") in joined.applied]
     if not satisfying:
-        met = met_on_the_way(topic_entities, chains, outcome.answers)
+        met = met_on_the_way(topic_entities, chains, outcome.answers, kg)
         if met:
             return _answered_with(outcome, met, {a["entity_id"]: "passes where every other mention's chain ends"
                                                  for a in met})
@@ -531,16 +532,19 @@ def answers_of_every_mention(topic_entities: Sequence[dict], chains: Sequence[di
                           joined.applied)
 
 
-def met_on_the_way(topic_entities: Sequence[dict], chains: Sequence[dict], answers: Sequence[dict]) -> list[dict]:
-    """Those of ``answers`` whose chain from one mention's entity passes, before its end, a node where an explored
-    chain of every other mention ends: "with which exponent does [the metre] enter [the pascal]": the pascal's chain
-    to its factor's ``exponent`` passes the factor node the metre's chain ends at (the metre's own factor), so its
-    end satisfies both, where the nodes both reach (the metre's unit, behind that factor) are no exponent."""
+def met_on_the_way(topic_entities: Sequence[dict], chains: Sequence[dict], answers: Sequence[dict],
+                   kg: KnowledgeGraph | None = None) -> list[dict]:
+    """Those of ``answers`` whose chain from one mention's entity passes, before its end, a statement node (a step
+    inside a fact: :func:`~kg_agent.tools.shared.answer_checks.statement_ends`) where an explored chain of every other
+    mention ends: "with which exponent does [the metre] enter [the pascal]": the pascal's chain to its factor's
+    ``exponent`` passes the factor node the metre's chain ends at (the metre's own factor), so its end, a value of
+    that fact, satisfies both, where the nodes both reach behind the fact (the metre's unit) are no exponent. A named
+    node both reach is the meeting itself, not a step to it: the common ends answer then."""
     groups = mention_groups(topic_entities)
     if len(groups) < 2:
         return []
     mention = {entity: m for m, ids in groups.items() for entity in ids}
-    ends_from = {m: {Walk.end_of(c)["id"] for c in chains if c.get("steps") and c["start"]["id"] in ids}
+    ends_from = {m: statement_ends([c for c in chains if c.get("steps") and c["start"]["id"] in ids], kg)
                  for m, ids in groups.items()}
     met = []
     for answer in answers:
