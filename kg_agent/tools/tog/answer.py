@@ -388,7 +388,7 @@ def answer_steps(state: dict, *, answerer: ToGAnswerer, asked: Asked | None = No
     walks = chains_answered(question, qualified_walks(question, chains, kg), verification, kg)
     outcome = yield decide(answerer.answer, question, walks,
                            verification=verification, stop_reason=stop, **ahead)
-    if verification is not state.get("verification"):
+    if verification is not None and verification is not state.get("verification"):
         outcome.warnings = [*outcome.warnings, (
             f"answer: the question's noun names the class of the ends of {' -> '.join(verification['relations'])}; answered "
             f"there, not past them ({' -> '.join((state.get('verification') or {}).get('relations') or ())})")]
