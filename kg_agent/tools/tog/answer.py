@@ -430,15 +430,25 @@ def answered_where_the_class_is_reached(question: str, chains: Sequence[dict], v
     ``exactMatch`` each unit's match; ``^hasQuantityKind`` [Y]'s constants, then ``exactConstant`` a ``true``), the
     verification naming the shortest such prefix of it (``relations`` and ``depth``): the noun names the first things
     of its class the path reaches, those its clause says ("defined in [X]"). A count then counts every end of that
-    prefix, not the beam's ``W`` (:func:`~kg_agent.tools.shared.answer_checks.every_end_reached`). Unchanged for a
-    judged path of one relation, or when no node on the way is of a class the noun names (a KG without classes)."""
+    prefix, not the beam's ``W`` (:func:`~kg_agent.tools.shared.answer_checks.every_end_reached`). Only when the
+    judged path's own ends are values or things of that class too: past the launch (a class *Launch*) to its site,
+    "from which launch site ..." asks for the site. Unchanged for a judged path of one relation, or when no node on
+    the way is of a class the noun names (a KG without classes)."""
     judged = list((verification or {}).get("relations") or ())
     if kg is None or len(judged) < 2:
         return verification
+
+    def ends_of(relations: list[str]) -> list[str]:
+        return list(dict.fromkeys(Walk.end_of(c)["id"] for c in chains
+                                  if c.get("steps") and list(Walk.from_dict(c).relations) == relations))
+
+    last = ends_of(judged)
     for size in range(1, len(judged)):
-        ends = list(dict.fromkeys(Walk.end_of(c)["id"] for c in chains
-                                  if c.get("steps") and list(Walk.from_dict(c).relations) == judged[:size]))
-        if ends and of_counted_class(question, ends, kg) is not None:
+        ends = ends_of(judged[:size])
+        of_class = of_counted_class(question, ends, kg) if ends else None
+        # past them, values (a flag, a number) or more things of the class; not things of another class, which the
+        # question may ask for where the class is named by a modifier only ("which **launch** site ...")
+        if of_class is not None and all(end.startswith('"') or end in of_class([end]) for end in last):
             return {**(verification or {}), "relations": judged[:size], "depth": size}
     return verification
 
@@ -553,7 +563,28 @@ def met_on_the_way(topic_entities: Sequence[dict], chains: Sequence[dict], answe
             passed = {step["tail"]["id"] for step in (path.get("steps") or [])[:-1]}
             if start is not None and passed and all(passed & ends for m, ends in ends_from.items() if m != start):
                 met.append(answer)
-    return met
+    if met or kg is None:
+        return met
+    # the beam kept another of the fact nodes the answers' relation path passes: walk that path out from its start
+    paths = list(dict.fromkeys((path["start"]["id"], tuple(Walk.from_dict(path).relations)) for answer in answers
+                               for path in (answer.get("paths") or [])[:1] if len(path.get("steps") or ()) >= 2))
+    grounded = any(a.get("grounded") for a in answers)
+    found: dict[str, dict] = {}
+    for start_id, relations in paths:
+        start = mention.get(start_id)
+        others = [ends for m, ends in ends_from.items() if m != start]
+        if start is None or not others or not all(others):
+            continue
+        try:
+            [walked] = retrieve_many_paths(kg, [start_id], [relations], max_paths=MAX_COMPARED)
+        except KGError:
+            continue
+        for walk in (Walk.of(p).to_dict() for p in walked.paths):
+            passed = {step["tail"]["id"] for step in walk["steps"][:-1]}
+            end = Walk.end_of(walk)
+            if end["id"] not in found and all(passed & ends for ends in others):
+                found[end["id"]] = answer_record(end["label"], entity_id=end["id"], grounded=grounded, paths=[walk])
+    return list(found.values())
 
 
 def _records_of_ends(walks: Sequence[dict], applied: dict[str, str], *, grounded: bool) -> list[dict]:
