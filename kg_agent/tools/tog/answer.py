@@ -45,6 +45,7 @@ from kg_agent.tools.shared.answer_checks import (
     unsupported_policy,
     walks_to_named,
 )
+from kg_agent.tools.shared.answer_classes import class_names
 from kg_agent.tools.shared.constraints import (
     asked_type,
     constrain_walks,
@@ -61,7 +62,9 @@ from kg_agent.tools.shared.decision_schemas import Answers
 from kg_agent.tools.shared.grounding import NO_GROUNDED_ANSWER, Evidence, RunGrounding, asked_for, ground_names, settle
 from kg_agent.tools.shared.link import with_chat_reply
 from kg_agent.tools.shared.path_scoring import RelationPathScorer
+from kg_agent.tools.shared.question_parts import QuestionParts
 from kg_agent.tools.shared.role_qualifiers import qualified_walks
+from kg_agent.tools.shared.similarity import shared_text_vectors
 from kg_agent.tools.shared.updates import (
     answer_record,
     answer_update,
@@ -431,9 +434,9 @@ def answered_where_the_class_is_reached(question: str, chains: Sequence[dict], v
     verification naming the shortest such prefix of it (``relations`` and ``depth``): the noun names the first things
     of its class the path reaches, those its clause says ("defined in [X]"). A count then counts every end of that
     prefix, not the beam's ``W`` (:func:`~kg_agent.tools.shared.answer_checks.every_end_reached`). Only when the
-    judged path's own ends are values or things of that class too: past the launch (a class *Launch*) to its site,
-    "from which launch site ..." asks for the site. Unchanged for a judged path of one relation, or when no node on
-    the way is of a class the noun names (a KG without classes)."""
+    whole noun phrase names that class, or the judged path's own ends are values or things of that class too: past
+    the launch (a class *Launch*) to its site, "from which launch site ..." asks for the site. Unchanged for a judged
+    path of one relation, or when no node on the way is of a class the noun names (a KG without classes)."""
     judged = list((verification or {}).get("relations") or ())
     if kg is None or len(judged) < 2:
         return verification
@@ -448,9 +451,21 @@ def answered_where_the_class_is_reached(question: str, chains: Sequence[dict], v
         of_class = of_counted_class(question, ends, kg) if ends else None
         # past them, values (a flag, a number) or more things of the class; not things of another class, which the
         # question may ask for where the class is named by a modifier only ("which **launch** site ...")
-        if of_class is not None and all(end.startswith('"') or end in of_class([end]) for end in last):
+        if of_class is not None and (_named_by_the_noun_phrase(question, ends, kg)
+                                     or all(end.startswith('"') or end in of_class([end]) for end in last)):
             return {**(verification or {}), "relations": judged[:size], "depth": size}
     return verification
+
+
+def _named_by_the_noun_phrase(question: str, ids: Sequence[str], kg: KnowledgeGraph) -> bool:
+    """Whether the question's whole noun phrase ("which **unit**", "how many **physical constants**"), not an opening
+    of it ("launch" of "launch site"), names a class of each of ``ids``."""
+    words = QuestionParts.of(question).asked.noun_phrase
+    classes = kg.classes_of(ids)
+    if not words or len(classes) < len(set(ids)):
+        return False
+    named = class_names(kg, shared_text_vectors(None)).named(" ".join(words), {c for f in classes.values() for c in f})
+    return bool(named) and all(named.intersection(found) for found in classes.values())
 
 
 #: The most walks one relation path is walked out to for a comparison (:func:`compared_over_every_end`).
