@@ -298,7 +298,7 @@ def final_answers(question: str, answers: Sequence[dict], *, policy: WhenUnsuppo
     if isinstance(narrowed, Checked):
         return narrowed
     answers = narrowed
-    if kg is not None and answers and ranks_in_time(question) and _of_counted_class(
+    if kg is not None and answers and ranks_in_time(question) and of_counted_class(
             question, [a["entity_id"] for a in answers if a.get("entity_id")], kg) is not None:
         # "the first invited talk at [X]": first among all of [X]'s invited talks, not among those a beam kept
         answers = [*answers, *every_end_reached(answers, kg, question)]
@@ -686,9 +686,9 @@ def every_end_reached(answers: Sequence[dict], kg: KnowledgeGraph, question: str
     shelf "Horror" under each book on it), as linking reads it. Each is grounded by its answer's path, its last step
     ending there. When every answer is of a class the question's type noun names (the constraints kept those: "how
     many **invited talks** were given at [X]", of the sub-events), only the nodes of such a class count
-    (:func:`_of_counted_class`)."""
+    (:func:`of_counted_class`)."""
     have = {a.get("entity_id") for a in answers}
-    of_class = _of_counted_class(question, [a.get("entity_id") for a in answers if a.get("entity_id")], kg)
+    of_class = of_counted_class(question, [a.get("entity_id") for a in answers if a.get("entity_id")], kg)
     steps: dict[tuple[str, str], dict] = {}
     for a in answers:
         for path in (a.get("paths") or [])[:1]:
@@ -720,7 +720,7 @@ def every_end_reached(answers: Sequence[dict], kg: KnowledgeGraph, question: str
     return extra
 
 
-def _of_counted_class(question: str, ids: Sequence[str], kg: KnowledgeGraph):
+def of_counted_class(question: str, ids: Sequence[str], kg: KnowledgeGraph):
     """When every one of ``ids`` (a count's answers) is of a class the question's type noun with its modifiers names
     (or, naming none, the longest opening of its noun phrase that names one), a filter keeping the nodes of such a
     class; else None."""

@@ -40,9 +40,12 @@ from kg_agent.tools.shared.answer_checks import (
     ABSTAINED,
     asks_how_many,
     chains_matching_nothing,
+    of_counted_class,
+    statement_ends,
     unsupported_policy,
     walks_to_named,
 )
+from kg_agent.tools.shared.answer_classes import class_names
 from kg_agent.tools.shared.constraints import (
     asked_type,
     constrain_walks,
@@ -60,7 +63,9 @@ from kg_agent.tools.shared.decision_schemas import Answers
 from kg_agent.tools.shared.grounding import NO_GROUNDED_ANSWER, Evidence, RunGrounding, asked_for, ground_names, settle
 from kg_agent.tools.shared.link import with_chat_reply
 from kg_agent.tools.shared.path_scoring import RelationPathScorer
+from kg_agent.tools.shared.question_parts import QuestionParts
 from kg_agent.tools.shared.role_qualifiers import qualified_walks
+from kg_agent.tools.shared.similarity import shared_text_vectors
 from kg_agent.tools.shared.updates import (
     answer_record,
     answer_update,
@@ -383,14 +388,19 @@ def answer_steps(state: dict, *, answerer: ToGAnswerer, asked: Asked | None = No
                  if chain_scorer is not None else None)
     if unmatched is not None and unsupported_policy(when_unsupported) == "abstain":
         return answer_update(AnswerOutcome([], "", warnings=[f"answer: abstained: {unmatched}"], stop_reason=ABSTAINED))
-    walks = chains_answered(question, qualified_walks(question, chains, kg), state.get("verification"), kg)
+    verification = answered_where_the_class_is_reached(question, chains, state.get("verification"), kg)
+    walks = chains_answered(question, qualified_walks(question, chains, kg), verification, kg)
     outcome = yield decide(answerer.answer, question, walks,
-                           verification=state.get("verification"), stop_reason=stop, **ahead)
+                           verification=verification, stop_reason=stop, **ahead)
+    if verification is not None and verification is not state.get("verification"):
+        outcome.warnings = [*outcome.warnings, (
+            f"answer: the question's noun names the class of the ends of {' -> '.join(verification['relations'])}; answered "
+            f"there, not past them ({' -> '.join((state.get('verification') or {}).get('relations') or ())})")]
     outcome = answers_of_every_mention(topics, chains, outcome,
-                                       verified=bool((state.get("verification") or {}).get("sufficient")), kg=kg,
+                                       verified=bool((verification or {}).get("sufficient")), kg=kg,
                                        abstain=unsupported_policy(when_unsupported) == "abstain")
     if kg is not None:
-        outcome = compared_over_every_end(question, chains, state.get("verification"), outcome, kg, chain_scorer)
+        outcome = compared_over_every_end(question, chains, verification, outcome, kg, chain_scorer)
         outcome = answers_of_asked_type(question, topics, outcome, kg)
         outcome = answers_of_named_kind(question, topics, outcome, kg, chains)
     return answer_update(outcome, stop, question=question, when_unsupported=when_unsupported, kg=kg,
@@ -414,6 +424,49 @@ def chains_answered(question: str, chains: Sequence[dict], verification: dict | 
     if not judged or any(list(Walk.from_dict(c).relations) == list(named) for c in kept if c.get("steps")):
         return kept
     return judged
+
+
+def answered_where_the_class_is_reached(question: str, chains: Sequence[dict], verification: dict | None,
+                                        kg: KnowledgeGraph | None) -> dict | None:
+    """For a question whose type noun names a class of the KG ("how many **units** are defined in [X]", "which
+    **physical constants** of the quantity kind [Y] ..."): when the relation path the verifier judged best walks on
+    past explored chains whose ends are all of that class (``^definedUnitOfSystem`` reaches [X]'s units, then
+    ``exactMatch`` each unit's match; ``^hasQuantityKind`` [Y]'s constants, then ``exactConstant`` a ``true``), the
+    verification naming the shortest such prefix of it (``relations`` and ``depth``): the noun names the first things
+    of its class the path reaches, those its clause says ("defined in [X]"). A count then counts every end of that
+    prefix, not the beam's ``W`` (:func:`~kg_agent.tools.shared.answer_checks.every_end_reached`). Only when the
+    whole noun phrase names that class, or the judged path's own ends are values or things of that class too: past
+    the launch (a class *Launch*) to its site, "from which launch site ..." asks for the site. Unchanged for a judged
+    path of one relation, or when no node on the way is of a class the noun names (a KG without classes)."""
+    judged = list((verification or {}).get("relations") or ())
+    if kg is None or len(judged) < 2:
+        return verification
+
+    def ends_of(relations: list[str]) -> list[str]:
+        return list(dict.fromkeys(Walk.end_of(c)["id"] for c in chains
+                                  if c.get("steps") and list(Walk.from_dict(c).relations) == relations))
+
+    last = ends_of(judged)
+    for size in range(1, len(judged)):
+        ends = ends_of(judged[:size])
+        of_class = of_counted_class(question, ends, kg) if ends else None
+        # past them, values (a flag, a number) or more things of the class; not things of another class, which the
+        # question may ask for where the class is named by a modifier only ("which **launch** site ...")
+        if of_class is not None and (_named_by_the_noun_phrase(question, ends, kg)
+                                     or all(end.startswith('"') or end in of_class([end]) for end in last)):
+            return {**(verification or {}), "relations": judged[:size], "depth": size}
+    return verification
+
+
+def _named_by_the_noun_phrase(question: str, ids: Sequence[str], kg: KnowledgeGraph) -> bool:
+    """Whether the question's whole noun phrase ("which **unit**", "how many **physical constants**"), not an opening
+    of it ("launch" of "launch site"), names a class of each of ``ids``."""
+    words = QuestionParts.of(question).asked.noun_phrase
+    classes = kg.classes_of(ids)
+    if not words or len(classes) < len(set(ids)):
+        return False
+    named = class_names(kg, shared_text_vectors(None)).named(" ".join(words), {c for f in classes.values() for c in f})
+    return bool(named) and all(named.intersection(found) for found in classes.values())
 
 
 #: The most walks one relation path is walked out to for a comparison (:func:`compared_over_every_end`).
@@ -483,7 +536,8 @@ def answers_of_every_mention(topic_entities: Sequence[dict], chains: Sequence[di
     """The outcome's answers that satisfy every entity the question names
     (:func:`~kg_agent.tools.shared.constraints.constrain_walks` over the explored chains: the node an explored chain
     passes on its way from one mention's entity to another's, else an end reached from each, the chains' relation
-    paths walked out in ``kg`` when their ends meet nowhere); when none of its answers does, the ends that do, best
+    paths walked out in ``kg`` when their ends meet nowhere); when none of its answers does, those whose chain passes
+    a statement node where every other mention's chain ends (:func:`met_on_the_way`), else the ends that do, best
     chains first (grounded when verification said Yes). When the mentions' answers meet nowhere: no answer with
     ``abstain`` (stop reason ``abstained``), else the outcome with a warning. Unchanged when the question names fewer
     than two things; ``warnings`` say what was not checked."""
@@ -494,9 +548,59 @@ def answers_of_every_mention(topic_entities: Sequence[dict], chains: Sequence[di
     outcome.warnings = [*joined.warnings, *([unmet_warning(joined.unmet)] if joined.unmet else []), *outcome.warnings]
     if not joined.applied:
         return outcome
-    satisfying = ([a for a in outcome.answers if a.get("entity_id") in joined.applied]
-                  or _records_of_ends(joined.walks, joined.applied, grounded=verified))
-    return _answered_with(outcome, satisfying, joined.applied)
+    satisfying = [a for a in outcome.answers if a.get("entity_id") in joined.applied]
+    if not satisfying:
+        met = met_on_the_way(topic_entities, chains, outcome.answers, kg)
+        if met:
+            return _answered_with(outcome, met, {a["entity_id"]: "passes where every other mention's chain ends"
+                                                 for a in met})
+    return _answered_with(outcome, satisfying or _records_of_ends(joined.walks, joined.applied, grounded=verified),
+                          joined.applied)
+
+
+def met_on_the_way(topic_entities: Sequence[dict], chains: Sequence[dict], answers: Sequence[dict],
+                   kg: KnowledgeGraph | None = None) -> list[dict]:
+    """Those of ``answers`` whose chain from one mention's entity passes, before its end, a statement node (a step
+    inside a fact: :func:`~kg_agent.tools.shared.answer_checks.statement_ends`) where an explored chain of every other
+    mention ends: "with which exponent does [the metre] enter [the pascal]": the pascal's chain to its factor's
+    ``exponent`` passes the factor node the metre's chain ends at (the metre's own factor), so its end, a value of
+    that fact, satisfies both, where the nodes both reach behind the fact (the metre's unit) are no exponent. A named
+    node both reach is the meeting itself, not a step to it: the common ends answer then."""
+    groups = mention_groups(topic_entities)
+    if len(groups) < 2:
+        return []
+    mention = {entity: m for m, ids in groups.items() for entity in ids}
+    ends_from = {m: statement_ends([c for c in chains if c.get("steps") and c["start"]["id"] in ids], kg)
+                 for m, ids in groups.items()}
+    met = []
+    for answer in answers:
+        for path in (answer.get("paths") or [])[:1]:
+            start = mention.get(path.get("start", {}).get("id"))
+            passed = {step["tail"]["id"] for step in (path.get("steps") or [])[:-1]}
+            if start is not None and passed and all(passed & ends for m, ends in ends_from.items() if m != start):
+                met.append(answer)
+    if met or kg is None:
+        return met
+    # the beam kept another of the fact nodes the answers' relation path passes: walk that path out from its start
+    paths = list(dict.fromkeys((path["start"]["id"], tuple(Walk.from_dict(path).relations)) for answer in answers
+                               for path in (answer.get("paths") or [])[:1] if len(path.get("steps") or ()) >= 2))
+    grounded = any(a.get("grounded") for a in answers)
+    found: dict[str, dict] = {}
+    for start_id, relations in paths:
+        start = mention.get(start_id)
+        others = [ends for m, ends in ends_from.items() if m != start]
+        if start is None or not others or not all(others):
+            continue
+        try:
+            [walked] = retrieve_many_paths(kg, [start_id], [relations], max_paths=MAX_COMPARED)
+        except KGError:
+            continue
+        for walk in (Walk.of(p).to_dict() for p in walked.paths):
+            passed = {step["tail"]["id"] for step in walk["steps"][:-1]}
+            end = Walk.end_of(walk)
+            if end["id"] not in found and all(passed & ends for ends in others):
+                found[end["id"]] = answer_record(end["label"], entity_id=end["id"], grounded=grounded, paths=[walk])
+    return list(found.values())
 
 
 def _records_of_ends(walks: Sequence[dict], applied: dict[str, str], *, grounded: bool) -> list[dict]:
