@@ -1,14 +1,24 @@
 """Nameless IRIs: of some IRIs, which the KG gives no name, and what each is -- a statement node (walked through,
-never an answer) or a page (answered by its IRI). Read by the answer checks, the aggregates and the constraint steps
-alike, so it sits in the KG layer below all of them."""
+never an answer) or a page (answered by its IRI); and the classes whose members are statement nodes. Read by the
+answer checks, the aggregates, the constraint steps and the path scorer alike, so it sits in the KG layer below all
+of them."""
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from kg_agent.kg.errors import KGError
 from kg_agent.kg.graph import KnowledgeGraph
+from kg_agent.kg.per_kg import PerKG
 from kg_agent.kg.role_nodes import role_nodes
+
+#: Least share of a class's sampled members that are statement nodes for the class to be one of statement nodes.
+MIN_STATEMENT_SHARE = 0.5
+#: The kind of the KG's result cache (:attr:`~kg_agent.kg.graph.KnowledgeGraph.result_cache`: an endpoint's, a store's
+#: measured facts) where classes of statement nodes are kept.
+STATEMENT_CLASSES_KIND = "statement_classes"
 
 
 @dataclass
@@ -55,3 +65,57 @@ class Nameless:
         described = {key for key, relations in kg.relations_at_each(documents).items()
                      if any(not r.startswith("^") for r in relations)}
         return {key for document in described for key in documents[document]}
+
+
+class StatementClasses:
+    """Of one KG, whether a class is a class of statement nodes: at least :data:`MIN_STATEMENT_SHARE` of a sample
+    of its members (:meth:`~kg_agent.kg.role_nodes.RoleNodes.sample_members`) are statements by
+    :meth:`Nameless.among` (nameless nodes with facts of their own, role nodes, owned values) or blank nodes the KG
+    gives no name. Such a class (a W3C ``org:Membership``, a Wikidata-style statement, a role) names how the KG joins
+    things, never a thing a question asks for: a node of it is walked through, its class is no answer's class
+    ("which **members** of [X]" asks for the persons a *Membership* node joins, not for the node). Measured once per
+    class (kept in the KG's result cache when it has one); a class the KG cannot answer about is none, and is asked
+    about again next time (a dead endpoint)."""
+
+    def __init__(self, kg: KnowledgeGraph) -> None:
+        self.kg = kg
+        self._known: dict[str, bool] = {}
+        self._lock = threading.Lock()
+
+    def holds(self, class_id: str) -> bool:
+        """Whether ``class_id``'s members are statement nodes (class docstring)."""
+        with self._lock:
+            found = self._known.get(class_id)
+        if found is not None:
+            return found
+        cache = self.kg.result_cache
+        try:
+            stored = cache.get(STATEMENT_CLASSES_KIND, class_id) if cache is not None else None
+            if stored is not None:
+                found = bool(stored["is"])
+            else:
+                found = self._measure(class_id)
+                if cache is not None:
+                    cache.put(STATEMENT_CLASSES_KIND, class_id, {"is": found})
+        except KGError:
+            return False
+        with self._lock:
+            self._known[class_id] = found
+        return found
+
+    def _measure(self, class_id: str) -> bool:
+        members = role_nodes(self.kg).sample_members(class_id)
+        if not members:
+            return False
+        blank = [key for key in members if key.startswith("_:")]
+        unnamed = {key for key, name in self.kg.store.labels_of(blank).items() if not name} if blank else set()
+        statements = Nameless.among(self.kg, members).statements | unnamed
+        return len(statements) >= MIN_STATEMENT_SHARE * len(members)
+
+
+_BY_KG: PerKG[StatementClasses] = PerKG(StatementClasses)
+
+
+def statement_classes(kg: KnowledgeGraph) -> StatementClasses:
+    """The process-wide :class:`StatementClasses` of a KG (kept as long as the KG is)."""
+    return _BY_KG.get(kg)

@@ -173,7 +173,8 @@ class RoleNodes:
             known[class_id] = found
         return found
 
-    def _members(self, class_id: str) -> list[str]:
+    def sample_members(self, class_id: str) -> list[str]:
+        """Up to :data:`ROLE_SAMPLE` members of a class (no literals), as the backend reads them first."""
         members: list[str] = []
         for fan_out in sorted(self.kg.class_fan_outs()):
             members += self.kg.sample_targets(class_id, fan_out, ROLE_SAMPLE)
@@ -181,7 +182,7 @@ class RoleNodes:
 
     def _measure_owned(self, class_id: str) -> bool:
         kg = self.kg
-        labels = {key: label for key, label in kg.store.labels_of(self._members(class_id)).items() if label}
+        labels = {key: label for key, label in kg.store.labels_of(self.sample_members(class_id)).items() if label}
         if len(labels) < MIN_ROLE_NODES:
             return False
         typing = {base_relation(r) for r in kg.class_fan_outs()}
@@ -202,7 +203,7 @@ class RoleNodes:
 
     def _measure(self, class_id: str) -> bool:
         kg = self.kg
-        labels = {key: label for key, label in kg.store.labels_of(self._members(class_id)).items() if label}
+        labels = {key: label for key, label in kg.store.labels_of(self.sample_members(class_id)).items() if label}
         if len(labels) < MIN_ROLE_NODES or len({label_key(label) for label in labels.values()}) > MAX_LABEL_SHARE * len(labels):
             return False
         typing = {base_relation(r) for r in kg.class_fan_outs()}

@@ -49,6 +49,7 @@ from langchain_core.embeddings import Embeddings
 
 from kg_agent.kg.errors import KGError
 from kg_agent.kg.graph import KnowledgeGraph
+from kg_agent.kg.nameless import statement_classes
 from kg_agent.kg.naming import HIERARCHY_NAMES
 from kg_agent.kg.relation_paths import own_name_words, verbalize_relation_path
 from kg_agent.kg.terms import UNNAMED
@@ -502,6 +503,8 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
         named_classes = (class_names(kg, self.vectors).named(parts.asked.phrase, {c for k in last_kinds.values() for c in k.classes})
                          if kg is not None and parts.asked.noun else frozenset())
         reaching = self._reaching_named_class(kg, parts, paths, last_kinds, named_classes)
+        ending_named, type_columns = self._ending_in_named_class(kg, parts, noun_columns,
+                                                                 {r for path in paths for r in path[:-1]}, last_kinds)
         # "is [X] 's heir a man or a woman": the words of the alternatives evidence a last hop whose values they name
         choice_columns, choice = self._choice_evidence(
             parts, {path[-1]: last_kinds[path[-1]] for path in paths if path and path[-1] in last_kinds})
@@ -525,10 +528,17 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
         scores = []
         for path, trip in zip(paths, trips):
             rows = [row[r] if r in row else row[base_relation(r)] for r in path]
-            typed = (answer_type_match(parts.asked, path, kinds, named_classes, _last_hop_if(path, reaching))
+            typed = (answer_type_match(parts.asked, path, kinds, named_classes,
+                                       _last_hop_if(path, reaching) | ending_named)
                      if kinds is not None else TypeMatch())
             through = frozenset(i for i, r in enumerate(path[:-1]) if r in last_kinds and last_kinds[r].unnamed >= 0.5)
             hop_evidence, hop_unclipped = evidence[rows], unclipped[rows]
+            # a hop past a walk to the noun's class, that no other word of the question asks for ("which player
+            # plays at [X]": ``^position, plays_for`` goes on to the club that "plays" names): the noun asks for none
+            past_named = (any(r in ending_named for r in path[:-1])
+                          and np.delete(hop_evidence[-1], type_columns).max(initial=0.0) < 0.5)
+            if past_named:
+                typed = TypeMatch(typed.fit, 0.0)
             if choice.get(path[-1], 0.0) > 0:  # the question lists the answer's possible values: the last hop's
                 hop_evidence[-1, choice_columns] = np.maximum(hop_evidence[-1, choice_columns], choice[path[-1]])
                 hop_unclipped[-1, choice_columns] = np.maximum(hop_unclipped[-1, choice_columns], choice[path[-1]])
@@ -539,6 +549,11 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
             if unasked:
                 hop_evidence[np.ix_(unasked, noun_columns)] = 0.0
                 hop_unclipped[np.ix_(unasked, noun_columns)] = 0.0
+            # nor the whole noun of any hop of a path past a walk whose ends are already of a class it names ("which
+            # lines serve [X]": ``servedBy`` reaches the lines; ``servedBy, line`` walks one hop past them on the noun)
+            if past_named:
+                hop_evidence[np.ix_(list(range(len(path))), type_columns)] = 0.0
+                hop_unclipped[np.ix_(list(range(len(path))), type_columns)] = 0.0
             for head_columns, clause_columns in clauses:
                 _restated_by_clause(hop_evidence, hop_unclipped, head_columns, clause_columns, self.evidence_floor)
             # "the same region as [X]": the noun names the value shared, so it evidences both hops of a round trip
@@ -589,6 +604,35 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
         ranges = names.range_classes(list(dict.fromkeys(w[-1] for w in walks if w[-1] in last_kinds)))
         named = names.named(parts.asked.phrase, {c for found in ranges.values() for c in found})
         return frozenset(w for w in walks if named.intersection(ranges.get(w[-1], ())))
+
+    def _ending_in_named_class(self, kg: KnowledgeGraph | None, parts: QuestionParts, noun_columns: Sequence[int],
+                               relations: set[str], last_kinds: Mapping[str, ObjectKinds]
+                               ) -> tuple[frozenset[str], list[int]]:
+        """Those of ``relations`` (hops before a path's last) whose objects are mostly of a class the type noun
+        names (their usual classes, ``ObjectKinds.classes``), read with the word after it where the two make one
+        phrase ("which **systems of units**", "which **quantity kind**"). A walk along one already ends at things of
+        the kind asked, so a further hop is no hop the noun asks for. A range that merely holds some nodes of the
+        class is no such end (papers' ``^relatedToEvent`` reaches a few proceedings too, mostly papers), nor is a
+        class of statement nodes (:class:`~kg_agent.kg.nameless.StatementClasses`: "which **members** of [X]" and a
+        *Membership* node, which is walked through to the member it joins). Also the columns of the question's
+        phrases that are the noun's (with the word after it, where that names a class)."""
+        if kg is None or not noun_columns or not relations:
+            return frozenset(), list(noun_columns)
+        usual = {r: frozenset(last_kinds[r].classes) for r in relations if r in last_kinds and last_kinds[r].classes}
+        found = {c for classes in usual.values() for c in classes}
+        if not found:
+            return frozenset(), list(noun_columns)
+        names = class_names(kg, self.vectors)
+        named: set[str] = set()
+        columns = set(noun_columns)
+        for j in noun_columns:
+            if parts.phrase_spans[j][0] == parts.asked.position and len(parts.phrase_words[j]) <= 2:
+                classes = {c for c in names.named(parts.phrases[j], found) if not statement_classes(kg).holds(c)}
+                if classes:  # the phrase's other words are the noun's too ("kind" of "quantity kind")
+                    named |= classes
+                    first, last = parts.phrase_spans[j]
+                    columns |= {k for k, (a, b) in enumerate(parts.phrase_spans) if first <= a and b <= last}
+        return frozenset(r for r, classes in usual.items() if named.intersection(classes)), sorted(columns)
 
     def _named_relations(self, kg: KnowledgeGraph | None, names: list[str], walked: set[str]
                          ) -> tuple[list[str], dict[str, tuple[str, ...]], frozenset[str]]:
