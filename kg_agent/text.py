@@ -52,6 +52,18 @@ PARTICLES = frozenset({"not", "yes", "also"})
 FUNCTION_WORDS = (ARTICLES | AUXILIARIES | BE_NONFINITE | MODALS | WH_WORDS | DEMONSTRATIVES | PRONOUNS
                   | PREPOSITIONS | CONJUNCTIONS | QUANTIFIERS | PARTICLES)
 
+#: The conjunctions that join two things of one kind ("both the imperial **and** the US customary system"): read
+#: where a question names things side by side (``linking._coordinated_alike``).
+COORDINATORS = frozenset({"and", "or", "nor"})
+#: The pronouns that open a relative clause ("the unit **that** [X] is a scaling of"): read where a noun heads one
+#: (``question_parts.QuestionParts.clause_heads``).
+RELATIVE_PRONOUNS = frozenset({"that", "which", "who", "whom"})
+#: Verbs that say only that something happened or came to be, the event named by their complement or subject ("when
+#: did [X] **become** emperor", "when did [X] **take** place"), in their plain and past forms: read where a time
+#: question's verb must name an event of its own (``path_scoring``).
+EVENTLESS_VERBS = frozenset({"become", "became", "happen", "happened", "occur", "occurred", "take", "took", "get", "got",
+                             "come", "came"})
+
 #: The imperatives a request opens with ("**name** the films ...", "**list** ...", "**tell** me", "**give** me"):
 #: open-class verbs, so not function words, but a question's words that ask rather than name what is asked. Only the
 #: relation-path scorer's question reader adds them (``question_parts.QUESTION_WORDS``): entity linking must still

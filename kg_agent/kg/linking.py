@@ -60,7 +60,7 @@ from kg_agent.kg.terms import (
     reading_order,
 )
 from kg_agent.kg.types import Entity
-from kg_agent.text import FUNCTION_WORDS, content_words, stem
+from kg_agent.text import ARTICLES, COORDINATORS, FUNCTION_WORDS, content_words, stem
 
 NO_ENTITY_MESSAGE = "no entity of the knowledge graph found in the question"
 MODIFIER_NOTE = ("{!r} read as a modifier of {!r}, not as a thing the question is about: the thing of that name meets "
@@ -587,9 +587,8 @@ def _select(kg: KnowledgeGraph, candidates: list[_Candidate],
 
 
 #: The words that may stand between two things a question names side by side ("both the imperial **and the** US
-#: customary system"), of which one of :data:`COORDINATORS` must be there.
-COORDINATORS = frozenset({"and", "or", "nor"})
-_BETWEEN_COORDINATED = COORDINATORS | {"a", "an", "the"}
+#: customary system"), of which one of :data:`~kg_agent.text.COORDINATORS` must be there.
+_BETWEEN_COORDINATED = COORDINATORS | ARTICLES
 
 
 def _coordinated_alike(kg: KnowledgeGraph, candidate: _Candidate, others: list[_Candidate], tokens: list[str]) -> bool:

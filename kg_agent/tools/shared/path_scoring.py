@@ -54,7 +54,7 @@ from kg_agent.kg.naming import HIERARCHY_NAMES
 from kg_agent.kg.relation_paths import own_name_words, verbalize_relation_path
 from kg_agent.kg.terms import UNNAMED
 from kg_agent.kg.types import base_relation, inverse, is_inverse
-from kg_agent.text import AUXILIARIES, content_words, same_word, stems, word_match
+from kg_agent.text import AUXILIARIES, EVENTLESS_VERBS, content_words, same_word, stems, word_match
 from kg_agent.text import words as text_words
 from kg_agent.tools.shared.answer_classes import class_names
 from kg_agent.tools.shared.answer_types import (
@@ -97,10 +97,6 @@ WH_CUE_FLOOR = 0.5
 #: ``COSINE_FULL`` full evidence: "films" is 0.45-0.55 from both "directed by" and "starred actors", "wrote" 0.73
 #: from "written by", "genres" 0.76 from "has genre".
 COSINE_NONE, COSINE_FULL = 0.45, 0.7
-#: Verbs that say only that something happened or came to be, the event named by their complement or subject ("when
-#: did [X] become emperor", "when did [X] take place"): general English.
-EVENTLESS_VERBS = frozenset({"become", "became", "happen", "happened", "occur", "occurred", "take", "took", "get", "got",
-                             "come", "came"})
 
 
 #: Word evidence at or above this counts as full: one of two relation words named ("released" for
@@ -788,7 +784,7 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
         """Of ``paths`` fitting a time question by their values' kind (or its time noun: "on what **date**"), those
         that end in a relation naming an event of its own that the question's verb is not: "on what date did [X]
         **sink**" is not answered over ``launched``, a date too. The verb is the content word right after an auxiliary
-        and the entity ("did [X] sink"; not one that names no event of its own, :data:`EVENTLESS_VERBS`: "did [X]
+        and the entity ("did [X] sink"; not one that names no event of its own, :data:`~kg_agent.text.EVENTLESS_VERBS`: "did [X]
         become emperor"); it evidences no relation of the KG (the floor, as every hop is read), shares no word with
         the relation's name and is less than :data:`COSINE_NONE` from its words but the time ones ("released" is 0.47
         from "published" of "date published", "die" 0.5 from "deathdate", "sink" 0.16 from "launched"), whose words

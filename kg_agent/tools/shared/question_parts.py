@@ -14,7 +14,15 @@ import re
 from dataclasses import dataclass, replace
 from functools import cached_property
 
-from kg_agent.text import ARTICLES, AUXILIARIES, DO_WORDS, FUNCTION_WORDS, REQUEST_VERBS, content_words
+from kg_agent.text import (
+    ARTICLES,
+    AUXILIARIES,
+    DO_WORDS,
+    FUNCTION_WORDS,
+    RELATIVE_PRONOUNS,
+    REQUEST_VERBS,
+    content_words,
+)
 from kg_agent.tools.shared.answer_types import OTHER, AskedType
 from kg_agent.tools.shared.relation_words import ROUND_TRIP_WORDS
 
@@ -46,8 +54,6 @@ DO_MEANS = "occupation"
 TIME_CLAUSE_OPENERS = frozenset({"after", "before", "since", "until", "till", "once", "while"})
 #: Subjects of such a clause: the entity or a personal pronoun.
 CLAUSE_SUBJECTS = frozenset({ENTITY_TOKEN, "he", "she", "they", "we", "i", "you", "it"})
-#: The words that open a relative clause after its head noun ("the unit **that** [X] is a scaling of").
-RELATIVE_PRONOUNS = frozenset({"that", "which", "who", "whom"})
 #: Words after the subject that make it a noun phrase, not a clause ("after [X] 's death", "before [X] and [Y]").
 NO_VERB_AFTER = frozenset({"s", "of", "and", "or", "in", "on", "at", "to", "by", "for", "with", "from"})
 
