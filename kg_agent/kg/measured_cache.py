@@ -17,11 +17,17 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import threading
+from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from kg_agent.kg.errors import KGError
 from kg_agent.kg.sparql_cache import SparqlCache
+
+if TYPE_CHECKING:
+    from kg_agent.kg.graph import KnowledgeGraph
 
 logger = logging.getLogger(__name__)
 
@@ -47,3 +53,38 @@ def open_measured_cache(path: Path, build: str) -> SparqlCache | None:
         logger.warning("%s: not used to keep what is measured on the KG (%s); it is measured once per process", path, exc)
         return None
     return cache
+
+
+class MeasuredOnce:
+    """One kind of per-key fact of one KG (a class is a role class, a class of statement nodes ...), measured at its
+    first need by ``measure(key)`` (a JSON value) and kept in memory and in the KG's result cache under ``kind``
+    (:attr:`~kg_agent.kg.graph.KnowledgeGraph.result_cache`: a store's measured facts, an endpoint's cache file) when it
+    has one."""
+
+    def __init__(self, kg: KnowledgeGraph, kind: str, measure: Callable[[str], Any]) -> None:
+        self.kg = kg
+        self.kind = kind
+        self.measure = measure
+        self._known: dict[str, Any] = {}
+        self._lock = threading.Lock()
+
+    def get(self, key: str) -> Any | None:
+        """The fact of ``key``: kept, else read from the result cache, else measured (and kept); ``None`` when the KG
+        cannot answer (a dead endpoint), and asked again next time."""
+        with self._lock:
+            if key in self._known:
+                return self._known[key]
+        cache = self.kg.result_cache
+        try:
+            stored = cache.get(self.kind, key) if cache is not None else None
+            if stored is not None:
+                found = stored["value"]
+            else:
+                found = self.measure(key)
+                if cache is not None:
+                    cache.put(self.kind, key, {"value": found})
+        except KGError:
+            return None
+        with self._lock:
+            self._known[key] = found
+        return found

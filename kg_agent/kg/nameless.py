@@ -5,12 +5,11 @@ of them."""
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from kg_agent.kg.errors import KGError
 from kg_agent.kg.graph import KnowledgeGraph
+from kg_agent.kg.measured_cache import MeasuredOnce
 from kg_agent.kg.per_kg import PerKG
 from kg_agent.kg.role_nodes import role_nodes
 
@@ -79,29 +78,11 @@ class StatementClasses:
 
     def __init__(self, kg: KnowledgeGraph) -> None:
         self.kg = kg
-        self._known: dict[str, bool] = {}
-        self._lock = threading.Lock()
+        self._known = MeasuredOnce(kg, STATEMENT_CLASSES_KIND, self._measure)
 
     def holds(self, class_id: str) -> bool:
         """Whether ``class_id``'s members are statement nodes (class docstring)."""
-        with self._lock:
-            found = self._known.get(class_id)
-        if found is not None:
-            return found
-        cache = self.kg.result_cache
-        try:
-            stored = cache.get(STATEMENT_CLASSES_KIND, class_id) if cache is not None else None
-            if stored is not None:
-                found = bool(stored["is"])
-            else:
-                found = self._measure(class_id)
-                if cache is not None:
-                    cache.put(STATEMENT_CLASSES_KIND, class_id, {"is": found})
-        except KGError:
-            return False
-        with self._lock:
-            self._known[class_id] = found
-        return found
+        return bool(self._known.get(class_id))
 
     def _measure(self, class_id: str) -> bool:
         members = role_nodes(self.kg).sample_members(class_id)

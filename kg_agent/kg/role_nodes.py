@@ -43,10 +43,11 @@ from __future__ import annotations
 
 import threading
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 from kg_agent.kg.errors import KGError
 from kg_agent.kg.graph import KnowledgeGraph
+from kg_agent.kg.measured_cache import MeasuredOnce
 from kg_agent.kg.per_kg import PerKG
 from kg_agent.kg.terms import label_key
 from kg_agent.kg.types import base_relation
@@ -74,9 +75,9 @@ class RoleNodes:
 
     def __init__(self, kg: KnowledgeGraph) -> None:
         self.kg = kg
-        self._classes: dict[str, bool] = {}
-        self._owned: dict[str, bool] = {}
-        self._labels: dict[str, tuple[str, ...]] = {}  # role class -> its members' distinct labels (sampled)
+        # a role class -> its members' distinct labels (sampled); no labels: no role class
+        self._role_labels = MeasuredOnce(kg, ROLE_CLASSES_KIND, self._measure)
+        self._owned = MeasuredOnce(kg, OWNED_CLASSES_KIND, self._measure_owned)
         self._by_relation: dict[str, tuple[str, ...]] = {}
         self._lock = threading.Lock()
 
@@ -99,7 +100,7 @@ class RoleNodes:
         except KGError:
             return ()
         found = {c for of_end in classes.values() for c in of_end if self.is_role_class(c)}
-        labels = tuple(sorted({label for c in found for label in self._labels.get(c, ())}))
+        labels = tuple(sorted({label for c in found for label in self._role_labels.get(c) or ()}))
         with self._lock:
             self._by_relation[relation] = labels
         return labels
@@ -140,38 +141,12 @@ class RoleNodes:
 
     def is_owned_class(self, class_id: str) -> bool:
         """Whether ``class_id``'s members are named values owned by one entity each (module docstring); measured
-        once."""
-        return self._measured_once(self._owned, OWNED_CLASSES_KIND, class_id, self._measure_owned)
+        once (:class:`~kg_agent.kg.measured_cache.MeasuredOnce`); False when the KG cannot answer."""
+        return bool(self._owned.get(class_id))
 
     def is_role_class(self, class_id: str) -> bool:
-        """Whether ``class_id``'s members are role nodes (module docstring); measured once."""
-        return self._measured_once(self._classes, ROLE_CLASSES_KIND, class_id, self._measure)
-
-    def _measured_once(self, known: dict[str, bool], kind: str, class_id: str, measure: Callable[[str], bool]) -> bool:
-        """``measure(class_id)``, kept in ``known`` and in the KG's result cache under ``kind`` when it has one (a
-        store's measured facts, :mod:`~kg_agent.kg.measured_cache`; with a role class, its members' labels); False
-        when the KG cannot answer, and asked again next time (a dead endpoint)."""
-        with self._lock:
-            found = known.get(class_id)
-        if found is not None:
-            return found
-        cache = self.kg.result_cache
-        try:
-            stored = cache.get(kind, class_id) if cache is not None else None
-            if stored is not None:
-                found = bool(stored["is"])
-                with self._lock:
-                    if stored.get("labels"):
-                        self._labels[class_id] = tuple(stored["labels"])
-            else:
-                found = measure(class_id)
-                if cache is not None:
-                    cache.put(kind, class_id, {"is": found, "labels": list(self._labels.get(class_id, ()))})
-        except KGError:
-            return False
-        with self._lock:
-            known[class_id] = found
-        return found
+        """Whether ``class_id``'s members are role nodes (module docstring); measured once, with their labels."""
+        return bool(self._role_labels.get(class_id))
 
     def sample_members(self, class_id: str) -> list[str]:
         """Up to :data:`ROLE_SAMPLE` members of a class (no literals), as the backend reads them first."""
@@ -201,11 +176,12 @@ class RoleNodes:
             named_after += bool(name) and set(label_key(name or "").split()) < set(label_key(labels[member]).split())
         return named_after >= MIN_OWNED_SHARE * len(labels)
 
-    def _measure(self, class_id: str) -> bool:
+    def _measure(self, class_id: str) -> list[str]:
+        """The distinct labels of a role class's sampled members, sorted; none when ``class_id`` is no role class."""
         kg = self.kg
         labels = {key: label for key, label in kg.store.labels_of(self.sample_members(class_id)).items() if label}
         if len(labels) < MIN_ROLE_NODES or len({label_key(label) for label in labels.values()}) > MAX_LABEL_SHARE * len(labels):
-            return False
+            return []
         typing = {base_relation(r) for r in kg.class_fan_outs()}
         joined: dict[str, set[str]] = {}
         many: dict[str, int] = {}  # relations with more than EDGE_BOUND targets: those vary by themselves
@@ -224,13 +200,11 @@ class RoleNodes:
         joining = sum(len(nodes - common) + many[member] >= 2 and member not in chained
                       for member, nodes in joined.items())
         if joining < MIN_JOINING_SHARE * len(joined):
-            return False
+            return []
         by_key: dict[str, str] = {}
         for label in sorted(labels.values()):
             by_key.setdefault(label_key(label), label)
-        with self._lock:
-            self._labels[class_id] = tuple(sorted(by_key.values()))
-        return True
+        return sorted(by_key.values())
 
 
 _BY_KG: PerKG[RoleNodes] = PerKG(RoleNodes)
