@@ -4,9 +4,13 @@ relation's values carry changes nothing. Fixture: a weather-event ontology writt
 write their terms (an ``id`` CURIE, a textual definition, a parent term), made up for this test."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
-from kg_agent.kg import kg_from_triples
+from kg_agent.graphs import create_rog_graph
+from kg_agent.kg import kg_from_triples, open_kg
+from kg_agent.kg.linking import link_entities
 from kg_agent.tools.shared.path_scoring import RelationPathScorer
 from kg_agent.tools.shared.question_parts import QuestionParts, acronyms_in
 
@@ -54,3 +58,25 @@ def test_an_acronym_no_relation_s_values_carry_changes_nothing(weather):
             == scorer.score("What is the so accession of [ENT]?", PATHS, kg=weather))
     assert (scorer.asked_paths("What is the SO accession of [ENT]?", PATHS, kg=weather)
             == scorer.asked_paths("What is the so accession of [ENT]?", PATHS, kg=weather))
+
+
+FIXTURE = Path(__file__).parent / "fixtures" / "linking" / "weather_events.ttl"
+
+
+@pytest.fixture(scope="module")
+def weather_file():
+    return open_kg(FIXTURE)
+
+
+def test_a_relational_noun_named_only_by_an_alias_is_no_second_thing_the_question_is_about(weather_file):
+    """"the WE accession of hailstorm": *station_record* is also called "accession", but the question asks for
+    hailstorm's accession; a term the question names by its label there stays a thing it is about."""
+    linked = link_entities(weather_file, "What is the WE accession of hailstorm?").entities
+    assert [e.label for e in linked] == ["hailstorm"]
+    named = link_entities(weather_file, "What is the station_record of hailstorm?").entities
+    assert {e.label for e in named} == {"hailstorm", "station_record"}
+
+
+def test_rog_answers_the_acronym_s_identifier(weather_file):
+    out = create_rog_graph(weather_file).compile().invoke({"question": "What is the WE accession of hailstorm?"})
+    assert [a["answer"] for a in out["answers"]] == ["WE:0000123"]

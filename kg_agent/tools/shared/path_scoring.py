@@ -105,6 +105,8 @@ def scheme_acronyms(masked_question: str, kinds: Mapping[str, ObjectKinds]) -> f
     """The question's acronyms (:func:`~kg_agent.tools.shared.question_parts.acronyms_in`) that name the identifier
     scheme of some relation's values (:func:`_of_scheme`): what the KG says makes "SO" an acronym, not "so"."""
     return frozenset(a for a in acronyms_in(masked_question) if any(_of_scheme(k, a) for k in kinds.values()))
+
+
 #: A last hop that a phrase evidences at least this much (the scorer's default ``evidence_floor``) is read from the
 #: phrase, not from "who" (:meth:`RelationPathScorer._assign`).
 WH_CUE_FLOOR = 0.5
