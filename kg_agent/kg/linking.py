@@ -292,6 +292,7 @@ class _Candidate:
     #: the word right after it when that word names a relation or class of the KG ("direct **subtypes**"): the
     #: mention may modify that noun rather than name a thing the question is about (:func:`_modifiers`)
     before_noun: str = ""
+    aliased: bool = False  # every entity is named so only by another name than its label ("accession": a synonym)
     lowered: bool = False  # a cased question writes it in lower case while every label is capitalised ("primary")
 
     @property
@@ -571,8 +572,15 @@ def _select(kg: KnowledgeGraph, candidates: list[_Candidate],
             tokens: list[str] | None = None) -> tuple[list[LinkedEntity], list[str]]:
     """The linked entities of the candidates that stay (see :func:`_link_ngrams`), best first, and a note for each
     mention read as a modifier (:func:`_modifiers`). A mention in lower case stays when the question coordinates it
-    with one that stays, of the same class (:func:`_coordinated_alike`)."""
+    with one that stays, of the same class (:func:`_coordinated_alike`). A mention that only other names than their
+    labels link to entities (a synonym) and that stands right before "of" and another mention is the relational noun
+    the question asks for of that one, not a thing it is about ("the SO **accession** of stop_codon": *databank_entry*
+    has the synonym "accession")."""
     kept = [c for c in candidates if not c.relational] or candidates
+    if tokens is not None:  # "the SO accession of [X]": a relational noun named only by an alias asks for X's value
+        starts = {c.begin for c in kept}
+        kept = [c for c in kept if not (c.aliased and c.begin + c.size + 1 < len(tokens) and tokens[c.begin + c.size] == "of"
+                                        and c.begin + c.size + 1 in starts)] or kept
     cased = [c for c in kept if not c.lowered]
     if cased and tokens is not None:
         cased += [c for c in kept if c.lowered and _coordinated_alike(kg, c, cased, tokens)]
@@ -711,6 +719,7 @@ def _score_candidate(kg: KnowledgeGraph, q: _Question, begin: int, size: int, ho
     written = q.written(begin, size)
     scored = []
     all_capitalised = True
+    aliased = how == "exact"
     for key, relations in found.items():
         label = kg.label(key) or key
         # where the label would be written: the mention and as many characters around it as the label has
@@ -724,6 +733,8 @@ def _score_candidate(kg: KnowledgeGraph, q: _Question, begin: int, size: int, ho
         score = size * quality + DEGREE_WEIGHT * math.log1p(len(relations)) + FIT_WEIGHT * _fit(relations, q.roots, inside)
         if how == "exact" and not _named_by_label(kg, key, label, " ".join(words)):
             score -= ALIAS_PENALTY
+        else:
+            aliased = False
         if verbatim:
             score += CASE_BONUS + 1e-3 * len(label)  # "Hush!" before "Hush" when the question writes "Hush!"
         scored.append((score, Entity(key, label)))
@@ -732,7 +743,8 @@ def _score_candidate(kg: KnowledgeGraph, q: _Question, begin: int, size: int, ho
     lowered = q.cased and bool(written) and written == written.lower() and all_capitalised
     after = q.tokens[begin + size] if begin + size < len(q.tokens) else ""
     noun = after if after not in FUNCTION_WORDS and len(after) >= 3 and stem(after) in q.vocabulary_roots else ""
-    return _Candidate(begin, size, " ".join(words), how, quality, scored, relational, lowered=lowered, before_noun=noun)
+    return _Candidate(begin, size, " ".join(words), how, quality, scored, relational, lowered=lowered, before_noun=noun,
+                      aliased=aliased)
 
 
 def _named_by_label(kg: KnowledgeGraph, key: str, label: str, text: str) -> bool:

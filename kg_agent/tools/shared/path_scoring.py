@@ -77,6 +77,7 @@ from kg_agent.tools.shared.question_parts import (
     ROUND_TRIP_REACH,
     SAME,
     QuestionParts,
+    acronyms_in,
 )
 from kg_agent.tools.shared.relation_words import meaning_words, relation_words
 from kg_agent.tools.shared.scoring import TextVectorsFromEmbeddings
@@ -88,6 +89,24 @@ SHARED_VALUE_RATIO = 4.0
 #: ("directed_by": the director; "born_in": the place).
 OBJECT_PREPOSITIONS = frozenset({"by", "in", "at", "from", "of", "to", "on"})
 CHOICE_COSINE_RANGE = (0.45, 0.6)
+#: The share of a relation's sampled values that must start with "<ACRONYM>:" for a question's acronym to name it
+#: (:meth:`RelationPathScorer._acronym_evidence`): most of them.
+ACRONYM_PREFIXED_SHARE = 0.5
+
+
+def _of_scheme(kinds: ObjectKinds, acronym: str) -> bool:
+    """Whether most of a relation's sampled values (``ObjectKinds.values``; more than :data:`ACRONYM_PREFIXED_SHARE`)
+    are identifiers of the scheme ``acronym`` names: "SO:0000319" for "so", "CHEBI:15377" for "chebi"."""
+    prefix = acronym + ":"
+    return bool(kinds.values) and sum(v.lower().startswith(prefix) for v in kinds.values) > ACRONYM_PREFIXED_SHARE * len(kinds.values)
+
+
+def scheme_acronyms(masked_question: str, kinds: Mapping[str, ObjectKinds]) -> frozenset[str]:
+    """The question's acronyms (:func:`~kg_agent.tools.shared.question_parts.acronyms_in`) that name the identifier
+    scheme of some relation's values (:func:`_of_scheme`): what the KG says makes "SO" an acronym, not "so"."""
+    return frozenset(a for a in acronyms_in(masked_question) if any(_of_scheme(k, a) for k in kinds.values()))
+
+
 #: A last hop that a phrase evidences at least this much (the scorer's default ``evidence_floor``) is read from the
 #: phrase, not from "who" (:meth:`RelationPathScorer._assign`).
 WH_CUE_FLOOR = 0.5
@@ -470,7 +489,6 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
 
     def _aligned_scores(self, masked_question: str, paths: Sequence[Sequence[str]], kg: KnowledgeGraph | None) -> list[float]:
         """Every term of :meth:`score` but the whole verbalised path's cosine, one per path."""
-        parts = QuestionParts.of(masked_question)
         competitors = self._competitors(kg)
         names, aliases, both_ways = self._named_relations(
             kg, sorted({base_relation(r) for path in paths for r in path} | set(competitors)),
@@ -482,6 +500,8 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
         # every last hop profiled at once (two requests to an endpoint)
         # (and every earlier hop, for the mediators a hop walks through)
         last_kinds = kinds.kinds_of(dict.fromkeys(r for path in paths for r in path)) if kinds is not None else {}
+        parts = QuestionParts.of(masked_question, scheme_acronyms(
+            masked_question, {path[-1]: last_kinds[path[-1]] for path in paths if path and path[-1] in last_kinds}))
         aliases = role_named(aliases, kinds, last_kinds, masked_question)
         unclipped = self.unclipped_evidence(parts, names, competitors, aliases, descriptions, both_ways,
                                             prose_relations(last_kinds))
@@ -503,6 +523,9 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
                                                                  {r for path in paths for r in path[:-1]}, last_kinds)
         # "is [X] 's heir a man or a woman": the words of the alternatives evidence a last hop whose values they name
         choice_columns, choice = self._choice_evidence(
+            parts, {path[-1]: last_kinds[path[-1]] for path in paths if path and path[-1] in last_kinds})
+        # "the SO accession of [X]": the acronym is the scheme of the identifiers a last hop has ("SO:0000319")
+        acronym = self._acronym_evidence(
             parts, {path[-1]: last_kinds[path[-1]] for path in paths if path and path[-1] in last_kinds})
         # which relations of the round trips r, ^r (the only hops the rule changes) have values many things share
         shared = shared_value_relations(kg, {a for path in paths for a, b in zip(path, path[1:]) if b == inverse(a)}
@@ -538,6 +561,9 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
             if choice.get(path[-1], 0.0) > 0:  # the question lists the answer's possible values: the last hop's
                 hop_evidence[-1, choice_columns] = np.maximum(hop_evidence[-1, choice_columns], choice[path[-1]])
                 hop_unclipped[-1, choice_columns] = np.maximum(hop_unclipped[-1, choice_columns], choice[path[-1]])
+            if path[-1] in acronym:  # the question's acronym prefixes the last hop's values
+                hop_evidence[-1, acronym[path[-1]]] = 1.0
+                hop_unclipped[-1, acronym[path[-1]]] = np.maximum(hop_unclipped[-1, acronym[path[-1]]], 1.0)
             # the type noun names the answer, where the path ends: no evidence of an earlier hop ("what films did
             # [X] write" is not ``^director`` by the alias "film director", then ``screenwriter``), nor of a hop to
             # persons that it only modifies
@@ -698,7 +724,9 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
         Any other question without a relational noun whose paths are not asked for is not judged (every path is kept):
         a verb may name a relation in words no embedding puts near it."""
         paths = list(dict.fromkeys(tuple(p) for p in paths if p))
-        parts = QuestionParts.of(masked_question)
+        kinds = relation_object_kinds(kg) if kg is not None else None
+        last_kinds = kinds.kinds_of(dict.fromkeys(p[-1] for p in paths)) if kinds is not None else {}
+        parts = QuestionParts.of(masked_question, scheme_acronyms(masked_question, last_kinds))
         content = [j for j, words in enumerate(parts.phrase_words) if words]
         if not paths or not content:
             return AskedPaths(frozenset(paths))
@@ -711,8 +739,6 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
         def row_of(relation: str) -> int:
             return row[relation] if relation in row else row[base_relation(relation)]
 
-        kinds = relation_object_kinds(kg) if kg is not None else None
-        last_kinds = kinds.kinds_of(dict.fromkeys(p[-1] for p in paths)) if kinds is not None else {}
         if kinds is not None:  # the role labels of the hop into role nodes before the last, and of the last
             aliases = role_named(aliases, kinds, kinds.kinds_of(dict.fromkeys(r for p in paths for r in p[-2:])),
                                  masked_question)
@@ -730,9 +756,10 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
             asked_kind = parts.asked.kind in (TIME, PLACE, PERSON)
             # "is [X] 's heir a man or a woman": the alternatives name the last hop's values
             _, choice = self._choice_evidence(parts, {r: last_kinds[r] for r in last_kinds})
+            acronym = self._acronym_evidence(parts, {r: last_kinds[r] for r in last_kinds})
             for path in paths:
                 typed = answer_type_match(parts.asked, path, kinds, named_classes, _last_hop_if(path, reaching))
-                if typed.evidence >= 1.0 or choice.get(path[-1], 0.0) > 0.0:
+                if typed.evidence >= 1.0 or choice.get(path[-1], 0.0) > 0.0 or path[-1] in acronym:
                     by_noun.add(path)
                 elif typed.evidence > 0.0 or (asked_kind and typed.fit > 0.0):
                     by_kind.add(path)
@@ -860,6 +887,18 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
                 weakest = float(self.vectors.similarity(alternatives, self.vectors.matrix(labels)).max(axis=1).min())
                 found[relation] = float(saturated(np.array([weakest]), *CHOICE_COSINE_RANGE)[0])
         return columns, found
+
+    @staticmethod
+    def _acronym_evidence(parts: QuestionParts, last_kinds: Mapping[str, ObjectKinds]) -> dict[str, list[int]]:
+        """For a question with acronyms naming an identifier scheme (:attr:`QuestionParts.acronyms`: "the **SO**
+        accession of [X]"): ``{relation: the acronym's phrases}`` for the relations whose values are identifiers of
+        that scheme (:func:`scheme_acronyms`): the acronym names such a relation as fully as a word of its name would."""
+        found: dict[str, list[int]] = {}
+        for relation, kinds in last_kinds.items():
+            columns = [j for j, phrase in enumerate(parts.phrases) if phrase in parts.acronyms and _of_scheme(kinds, phrase)]
+            if columns:
+                found[relation] = columns
+        return found
 
     @staticmethod
     def _relation_facts(read: Callable[[str], Any], names: Sequence[str]) -> dict:

@@ -39,6 +39,7 @@ SAME = "same"
 #: How many tokens from a round-trip word (or apart, for a relation evidenced twice) the relation may be matched.
 ROUND_TRIP_REACH = 4
 _TOKEN = re.compile(r"\[ent\]|[a-z0-9]+")
+_CASED_TOKEN = re.compile(r"\[[^\]]*\]|[A-Za-z0-9]+")
 
 #: How a question that lists its answer's possible values opens ("is [X] a man or a woman"), and the articles an
 #: alternative may start with
@@ -47,6 +48,16 @@ CHOICE_OPENINGS = AUXILIARIES
 
 #: The relational noun English means by "what does [X] do": the question for someone's occupation.
 DO_MEANS = "occupation"
+
+
+def acronyms_in(masked_question: str) -> frozenset[str]:
+    """The acronyms of a question not written all in capitals, lower-cased: its words of two or more letters written
+    all in capitals ("the **SO** accession of [ENT]", "its **GO** id"), which may name the scheme of an identifier the
+    KG writes ("SO:0000319"); the scorer reads one as such when the KG's values say so."""
+    words = [w for w in _CASED_TOKEN.findall(masked_question) if not w.startswith("[")]
+    if all(w.upper() == w for w in words):
+        return frozenset()
+    return frozenset(w.lower() for w in words if len(w) >= 2 and w.isalpha() and w.isupper())
 
 
 #: Words that open a clause of time when a subject and its verb follow ("after [X] died"); before a noun phrase
@@ -109,6 +120,9 @@ class QuestionParts:
     #: per phrase: whether it stands where English puts a relational noun, before "of" or after a possessive
     #: "'s" ("the sex of [X]", "[X] 's husband 's sex")
     relational: tuple[bool, ...] = ()
+    #: the question's acronyms (:func:`acronyms_in`) read as words naming a relation, lower-cased: content words,
+    #: whatever English word they spell ("SO" is no "so")
+    acronyms: frozenset[str] = frozenset()
 
     @cached_property
     def phrase_masks(self) -> tuple[int, ...]:
@@ -226,8 +240,10 @@ class QuestionParts:
         return tuple(self.phrases[i] for i in self.content)
 
     @classmethod
-    def of(cls, masked_question: str) -> QuestionParts:
+    def of(cls, masked_question: str, acronyms: frozenset[str] = frozenset()) -> QuestionParts:
+        """The question's parts; ``acronyms`` (lower-cased) are content words, not the function words they spell."""
         tokens = read_idioms(tuple(_TOKEN.findall(masked_question.lower())))
+        function_words = NO_RELATION_WORDS - acronyms
         phrases: list[str] = []
         positions: list[float] = []
         phrase_words: list[tuple[str, ...]] = []
@@ -238,9 +254,9 @@ class QuestionParts:
         for size in (1, 2, 3):
             for start in range(len(tokens) - size + 1):
                 span = tokens[start:start + size]
-                if ENTITY_TOKEN in span or all(w in NO_RELATION_WORDS for w in span):
+                if ENTITY_TOKEN in span or all(w in function_words for w in span):
                     continue
-                if span[0] in NO_RELATION_WORDS and size > 1:  # "the director" adds nothing to "director"
+                if span[0] in function_words and size > 1:  # "the director" adds nothing to "director"
                     continue
                 text = " ".join(span)
                 if text in seen and size > 1:
@@ -248,20 +264,20 @@ class QuestionParts:
                 # a word said twice is two phrases, one at each place: "[X] 's parents 's parents" is two hops
                 if size == 1:
                     single_at[start] = len(phrases)
-                    if text not in seen and len(span[0]) >= 3 and span[0] not in ROUND_TRIP_WORDS:
+                    if text not in seen and (len(span[0]) >= 3 or span[0] in acronyms) and span[0] not in ROUND_TRIP_WORDS:
                         content.append(len(phrases))
                 seen.setdefault(text, len(phrases))
                 phrases.append(text)
                 positions.append(start + (size - 1) / 2)
                 spans.append((start, start + size - 1))
-                phrase_words.append(tuple(content_words(span, NO_RELATION_WORDS)))
+                phrase_words.append(tuple(w for w in span if w in acronyms or content_words((w,), function_words)))
         content_set = {phrases[i] for i in content}
         occurrences = tuple((at, single_at[at]) for at, t in enumerate(tokens) if t in content_set)
         parts = cls(tokens, tuple(phrases), tuple(positions), tuple(phrase_words), tuple(content),
                    tuple(i for i, t in enumerate(tokens) if t == ENTITY_TOKEN),
                    tuple(i for i, t in enumerate(tokens) if t in ROUND_TRIP_WORDS), AskedType.of(tokens, NO_RELATION_WORDS),
                    tuple(spans), occurrences,
-                   ())
+                   (), acronyms)
         return replace(parts, relational=tuple(parts.relational_token(first) or parts.relational_token(last)
                                                for first, last in spans))
 
