@@ -12,6 +12,8 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+import rdflib
+
 
 def check_or_write(questions_path: Path, answers_of: Callable[[str], list[str]], description: str,
                    argv: list[str] | None = None) -> int:
@@ -36,3 +38,22 @@ def check_or_write(questions_path: Path, answers_of: Callable[[str], list[str]],
         questions_path.write_text("".join(json.dumps(q, ensure_ascii=False) + "\n" for q in questions), encoding="utf-8")
     print(f"{len(questions)} questions, {wrong} problem(s)")
     return 1 if wrong else 0
+
+
+def rdflib_answers(graph: rdflib.Graph, sparql: str) -> list[str]:
+    """Every distinct value of ``?answer`` as the KG file writes it (rdflib keeps a literal's lexical form), sorted:
+    rdflib's result order changes from one process to the next."""
+    answers: list[str] = []
+    for row in graph.query(sparql):
+        term = row.answer  # type: ignore[union-attr]
+        if term is not None and str(term) not in answers:
+            answers.append(str(term))
+    return sorted(answers)
+
+
+def check_rdflib(kg_file: Path, rdf_format: str, questions_path: Path, description: str,
+                 argv: list[str] | None = None) -> int:
+    """:func:`check_or_write` with each question answered by rdflib on ``kg_file``."""
+    graph = rdflib.Graph()
+    graph.parse(kg_file, format=rdf_format)
+    return check_or_write(questions_path, lambda sparql: rdflib_answers(graph, sparql), description, argv)

@@ -16,29 +16,16 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-import rdflib
-
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))  # benchmarks/realkgs: the check every KG folder shares
-from gold import check_or_write  # noqa: E402
+from gold import check_rdflib  # noqa: E402
 
 KG = HERE / "qudt_units_constants.ttl"
 QUESTIONS = HERE / "questions.jsonl"
 
 
-def gold(graph: rdflib.Graph, sparql: str) -> list[str]:
-    answers: list[str] = []
-    for row in graph.query(sparql):
-        term = row.answer  # type: ignore[union-attr]
-        if term is not None and str(term) not in answers:
-            answers.append(str(term))
-    return sorted(answers)
-
-
 def main(argv: list[str] | None = None) -> int:
-    store = rdflib.Graph()
-    store.parse(KG, format="turtle")
-    return check_or_write(QUESTIONS, lambda sparql: gold(store, sparql), __doc__.split("\n\n")[0], argv)
+    return check_rdflib(KG, "turtle", QUESTIONS, __doc__.split("\n\n")[0], argv)
 
 
 if __name__ == "__main__":
