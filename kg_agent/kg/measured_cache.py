@@ -21,13 +21,10 @@ import threading
 from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from kg_agent.kg.errors import KGError
 from kg_agent.kg.sparql_cache import SparqlCache
-
-if TYPE_CHECKING:
-    from kg_agent.kg.graph import KnowledgeGraph
 
 logger = logging.getLogger(__name__)
 
@@ -55,13 +52,20 @@ def open_measured_cache(path: Path, build: str) -> SparqlCache | None:
     return cache
 
 
+class KeepsResults(Protocol):
+    """What :class:`MeasuredOnce` reads of a KG (:class:`~kg_agent.kg.graph.KnowledgeGraph` is one)."""
+
+    @property
+    def result_cache(self) -> SparqlCache | None: ...
+
+
 class MeasuredOnce:
     """One kind of per-key fact of one KG (a class is a role class, a class of statement nodes ...), measured at its
     first need by ``measure(key)`` (a JSON value) and kept in memory and in the KG's result cache under ``kind``
     (:attr:`~kg_agent.kg.graph.KnowledgeGraph.result_cache`: a store's measured facts, an endpoint's cache file) when it
     has one."""
 
-    def __init__(self, kg: KnowledgeGraph, kind: str, measure: Callable[[str], Any]) -> None:
+    def __init__(self, kg: KeepsResults, kind: str, measure: Callable[[str], Any]) -> None:
         self.kg = kg
         self.kind = kind
         self.measure = measure
