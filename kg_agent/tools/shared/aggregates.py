@@ -64,7 +64,7 @@ _LITERAL = re.compile(r'^"(.*)"(?:\^\^<[^>]*>|@[A-Za-z0-9-]+)?$', re.DOTALL)
 _DATE = re.compile(r"^(-?\d{1,6})(?:-(\d\d)(?:-(\d\d))?)?(?:T(\d\d):(\d\d)(?::(\d\d(?:\.\d+)?))?)?"
                    r"(?:Z|[+-]\d\d:\d\d)?$")
 #: Datatypes of points in time: a relation whose values are of one is a time line "first" and "latest" rank on.
-_TIME_DATATYPES = ("date>", "dateTime>", "dateTimeStamp>", "gYear>", "gYearMonth>")
+TIME_DATATYPE_ENDINGS = ("date>", "dateTime>", "dateTimeStamp>", "gYear>", "gYearMonth>")
 #: A question asking for a value itself ("when ...", "how long ...", "what is the highest number of ..."), not a thing.
 _ASKS_VALUE = re.compile(r"\s*(?:when|how)\b|\s*what\s+(?:is|was|are|were)\s+the\s+\w+\s+(?:date|year|number|"
                          r"value|amount|count|time)\b", re.IGNORECASE)
@@ -170,7 +170,7 @@ class AnswerRanker:
                 numbers = [v for t in targets if t.startswith('"') and (v := literal_value(t)) is not None]
                 if numbers:
                     found.setdefault(relation, {})[key] = numbers
-                    if not all(t.endswith(_TIME_DATATYPES) for t in targets if t.startswith('"')):
+                    if not all(t.endswith(TIME_DATATYPE_ENDINGS) for t in targets if t.startswith('"')):
                         untimed.add(relation)
                 nodes = [t for t in targets if not t.startswith('"')]
                 if nodes:

@@ -30,7 +30,15 @@ from kg_agent.kg.errors import KGError
 from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.nameless import Nameless
 from kg_agent.kg.terms import UNNAMED
-from kg_agent.tools.shared.aggregates import MAX, MIN, AnswerRanker, asked_comparison, literal_text, literal_value
+from kg_agent.tools.shared.aggregates import (
+    MAX,
+    MIN,
+    TIME_DATATYPE_ENDINGS,
+    AnswerRanker,
+    asked_comparison,
+    literal_text,
+    literal_value,
+)
 from kg_agent.tools.shared.constraints import mention_groups
 from kg_agent.tools.shared.relation_words import EARLIEST_WORDS, LATEST_WORDS
 
@@ -47,8 +55,6 @@ _WHICH_WHEN = re.compile(r"^\s*which(?:\s+one)?\s+(?:(?:is|was|are|were|has\s+be
                          + _TIME_ADVERB + r"\s*[,:]", re.IGNORECASE)
 _WHICH_OF_WHEN = re.compile(r"^\s*which\s+of\s+.+?\s+(?:(?:is|was|were|has\s+been|had\s+been)\s+)?([a-z]{3,})\s+(?:the\s+)?"
                             + _TIME_ADVERB + r"\s*\??\s*$", re.IGNORECASE)
-#: Datatypes of points in time (``xsd:date`` ...): what a time adverb compares when its verb names no relation.
-_TIME_DATATYPES = ("date>", "dateTime>", "dateTimeStamp>", "gYear>", "gYearMonth>")
 _DATE_TEXT = re.compile(r"^-?\d{1,6}-\d\d(?:-\d\d)?(?:T|$)")
 #: Most relations read per thing and statement node.
 EDGE_BOUND = 50
@@ -129,7 +135,7 @@ def which_of_answered(question: str, topic_entities: Sequence[dict], kg: Knowled
 
 def _is_time(literal: str) -> bool:
     """Whether a literal is a point in time: typed one (``xsd:date``, ``xsd:gYear`` ...) or written as a date."""
-    return literal.endswith(_TIME_DATATYPES) or _DATE_TEXT.match(literal_text(literal)) is not None
+    return literal.endswith(TIME_DATATYPE_ENDINGS) or _DATE_TEXT.match(literal_text(literal)) is not None
 
 
 def _compared_paths(kg: KnowledgeGraph, word: str, in_time: bool, shared: dict[tuple[str, ...], tuple[str, str]]
