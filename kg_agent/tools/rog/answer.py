@@ -430,6 +430,7 @@ def answer_steps(state: dict, *, answerer: Answerer, kg: KnowledgeGraph | None =
     from kg_agent.tools.shared.updates import (
         answer_update,
         names_answered,
+        anchored_update,
         names_update,
         which_of_update,
         whole_graph_update,
@@ -439,6 +440,9 @@ def answer_steps(state: dict, *, answerer: Answerer, kg: KnowledgeGraph | None =
     whole = whole_graph_update(state.get("stop_reason") or "", question, kg)
     if whole is not None:
         return whole
+    anchored = anchored_update(question, state.get("topic_entities") or [], kg, when_unsupported=when_unsupported)
+    if anchored is not None:
+        return anchored
     compared = which_of_update(question, state.get("topic_entities") or [], kg)
     if compared is not None:
         return compared

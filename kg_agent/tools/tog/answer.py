@@ -67,6 +67,7 @@ from kg_agent.tools.shared.question_parts import QuestionParts
 from kg_agent.tools.shared.role_qualifiers import qualified_walks
 from kg_agent.tools.shared.similarity import shared_text_vectors
 from kg_agent.tools.shared.updates import (
+    anchored_update,
     answer_record,
     answer_update,
     names_answered,
@@ -370,6 +371,9 @@ def answer_steps(state: dict, *, answerer: ToGAnswerer, asked: Asked | None = No
     whole = whole_graph_update(stop, question, kg)
     if whole is not None:
         return whole
+    anchored = anchored_update(question, topics, kg, when_unsupported=when_unsupported)
+    if anchored is not None:
+        return anchored
     compared = which_of_update(question, topics, kg)
     if compared is not None:
         return compared
