@@ -429,9 +429,9 @@ def answer_steps(state: dict, *, answerer: Answerer, kg: KnowledgeGraph | None =
     things the question names meet nowhere, no answer, and the reason (``when_unsupported="best_effort"``: the
     answers reached from each, with a warning)."""
     from kg_agent.tools.shared.updates import (
+        anchored_update,
         answer_update,
         names_answered,
-        anchored_update,
         names_update,
         which_of_update,
         whole_graph_update,

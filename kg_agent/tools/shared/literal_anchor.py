@@ -126,9 +126,10 @@ def holders(kg: KnowledgeGraph, relation: str, text: str,
 
 def _holding(kg: KnowledgeGraph, predicate: URIRef, value: Node) -> list[str]:
     """The subjects of ``predicate`` with object ``value``, at most :data:`MAX_ANCHORED` + 1 (one query, the terms
-    bound, never pasted); [] when the KG cannot say."""
+    bound, never pasted: every bound variable is selected too, as Oxigraph's binding asks); [] when the KG cannot
+    say."""
     try:
-        rows = kg.query(f"SELECT DISTINCT ?s WHERE {{ ?s ?p ?o }} LIMIT {MAX_ANCHORED + 1}",
+        rows = kg.query(f"SELECT DISTINCT ?s ?p ?o WHERE {{ ?s ?p ?o }} LIMIT {MAX_ANCHORED + 1}",
                         bindings={"p": predicate, "o": value})
         return [key for key in (node_key(row[0]) for row in rows) if not key.startswith('"')]
     except (KGError, ValueError):

@@ -70,10 +70,10 @@ def walks_to_asked_names(question: str, walks: Sequence[dict], kg: KnowledgeGrap
     if not ends:
         return list(walks)
     names: dict[str, list[tuple[str, str]]] = {}  # statement node -> [(predicate's name, its value's key)]
-    for end in ends:
+    for node in ends:
         for predicate in named:
-            for value in _values(kg, end, predicate):
-                names.setdefault(end, []).append((_local_name(predicate), value))
+            for value in _values(kg, node, predicate):
+                names.setdefault(node, []).append((_local_name(predicate), value))
     if not names:
         return list(walks)
     found: list[dict] = []
@@ -93,8 +93,8 @@ def walks_to_asked_names(question: str, walks: Sequence[dict], kg: KnowledgeGrap
 def _values(kg: KnowledgeGraph, node: str, predicate: str) -> list[str]:
     """The literal values of ``predicate`` on ``node`` (at most :data:`MAX_NAMES`); [] when the KG cannot say."""
     try:
-        rows = kg.query(f"SELECT ?o WHERE {{ ?s ?p ?o }} LIMIT {MAX_NAMES}",
+        rows = kg.query(f"SELECT ?s ?p ?o WHERE {{ ?s ?p ?o }} LIMIT {MAX_NAMES}",  # bound ones selected: Oxigraph
                         bindings={"s": key_term(node), "p": URIRef(predicate)})
-        return [key for key in (node_key(row[0]) for row in rows) if key.startswith('"')]
+        return [key for key in (node_key(row[2]) for row in rows) if key.startswith('"')]
     except (KGError, ValueError):
         return []

@@ -19,9 +19,9 @@ from langgraph.types import Overwrite
 from kg_agent.llm.usage import merge_usage
 from kg_agent.settings import WhenUnsupported
 from kg_agent.tools.shared.answer_checks import ABSTAINED, final_answers, unsupported_policy
+from kg_agent.tools.shared.literal_anchor import anchor_of_topics, anchored_answers
 from kg_agent.tools.shared.name_questions import NamesAnswer, answer_from_names
 from kg_agent.tools.shared.which_of import which_of_answered
-from kg_agent.tools.shared.literal_anchor import anchor_of_topics, anchored_answers
 from kg_agent.tools.shared.whole_graph import answer_over_whole_graph
 
 
@@ -133,7 +133,8 @@ def anchored_update(question: str, topic_entities: Any, kg: Any, *,
         emit_answers([], stop)
         return {"answers": [], "output": "", "stop_reason": stop, "warnings": checked.warnings}
     cut = f" (the first {len(anchor.subjects):,} only)" if anchor.cut else ""
-    update = _computed_update(checked.answers, f"over the {len(anchor.subjects)} things whose {anchor.text}{cut}")
+    things = "thing" if len(anchor.subjects) == 1 else "things"
+    update = _computed_update(checked.answers, f"over the {len(anchor.subjects)} {things} whose {anchor.text}{cut}")
     update["warnings"] = [*update["warnings"], *checked.warnings]
     return update
 

@@ -65,8 +65,8 @@ from kg_agent.tools.shared.link import with_chat_reply
 from kg_agent.tools.shared.path_scoring import RelationPathScorer
 from kg_agent.tools.shared.question_parts import QuestionParts
 from kg_agent.tools.shared.role_qualifiers import qualified_walks
-from kg_agent.tools.shared.statement_names import walks_to_asked_names
 from kg_agent.tools.shared.similarity import shared_text_vectors
+from kg_agent.tools.shared.statement_names import walks_to_asked_names
 from kg_agent.tools.shared.updates import (
     anchored_update,
     answer_record,
