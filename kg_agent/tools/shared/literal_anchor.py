@@ -40,8 +40,9 @@ from rdflib.term import Node
 
 from kg_agent.kg.errors import KGError, UnknownRelationError
 from kg_agent.kg.graph import KnowledgeGraph
+from kg_agent.kg.per_kg import PerKG
 from kg_agent.kg.terms import key_term, node_key
-from kg_agent.text import AUXILIARIES, BE_WORDS, CONJUNCTIONS, PREPOSITIONS, WH_WORDS, name_words, same_word
+from kg_agent.text import AUXILIARIES, BE_WORDS, CONJUNCTIONS, PREPOSITIONS, WH_WORDS, name_words, same_word, stem
 from kg_agent.tools.shared.aggregates import literal_text
 
 #: Most words of a value read after a relation's name ("the genre **New Orleans rhythm and blues**" is five).
@@ -136,23 +137,36 @@ def _holding(kg: KnowledgeGraph, predicate: URIRef, value: Node) -> list[str]:
         return []
 
 
-def _named_relations(kg: KnowledgeGraph, lowered: list[str]) -> list[tuple[str, list[int]]]:
-    """Each relation whose name's words the question writes (up to an ending), with where a value could start after
-    them (past a form of "be"); a start at a word that opens no value (a preposition, a conjunction, a question
-    word, an auxiliary: "launched **from** Woomera") is none."""
-    found = []
-    for relation in kg.relation_names():
-        words = name_words(relation.rsplit(".", 1)[-1])
-        starts: list[int] = []
-        for at in range(len(lowered) - len(words)) if words else ():
-            if all(same_word(w, lowered[at + i]) for i, w in enumerate(words)):
+class RelationWords:
+    """The words of one KG's relations' names, indexed by their first word's stem, so a question is matched against
+    the few relations that could be named in it, not against every one (a KG of thousands of relations)."""
+
+    def __init__(self, kg: KnowledgeGraph) -> None:
+        self.by_stem: dict[str, list[tuple[str, list[str]]]] = {}
+        for relation in kg.relation_names():
+            words = name_words(relation.rsplit(".", 1)[-1])
+            if words:
+                self.by_stem.setdefault(stem(words[0]), []).append((relation, words))
+
+    def named_in(self, lowered: list[str]) -> list[tuple[str, list[int]]]:
+        """Each relation whose name's words the question writes (up to an ending), with where a value could start
+        after them (past a form of "be"); a start at a word that opens no value (a preposition, a conjunction, a
+        question word, an auxiliary: "launched **from** Woomera") is none."""
+        found: dict[str, list[int]] = {}
+        for at, token in enumerate(lowered):
+            stems = dict.fromkeys((stem(token), stem(token.removesuffix("s"))))  # "tags" names a relation "tag"
+            for relation, words in (item for key in stems for item in self.by_stem.get(key, ())):
+                if at + len(words) >= len(lowered) or not all(
+                        same_word(w, lowered[at + i]) for i, w in enumerate(words)):
+                    continue
                 start = at + len(words)
                 start += lowered[start] in BE_WORDS
                 if start < len(lowered) and lowered[start] not in _OPENS_NO_VALUE:
-                    starts.append(start)
-        if starts:
-            found.append((relation, starts))
-    return found
+                    found.setdefault(relation, []).append(start)
+        return sorted(found.items())
+
+
+_RELATION_WORDS: PerKG[RelationWords] = PerKG(RelationWords)
 
 
 def literal_anchor(kg: KnowledgeGraph, question: str) -> LiteralAnchor | None:
@@ -161,7 +175,7 @@ def literal_anchor(kg: KnowledgeGraph, question: str) -> LiteralAnchor | None:
     tokens = [(m.group(0), m.start(), m.end()) for m in _WORD.finditer(question)]
     lowered = [t[0].lower().strip(".'") for t in tokens]
     best: LiteralAnchor | None = None
-    for relation, starts in _named_relations(kg, lowered):
+    for relation, starts in _RELATION_WORDS.get(kg).named_in(lowered):
         forms = _literal_forms(kg, relation)
         for start in starts if forms else ():
             for end in range(min(len(tokens), start + MAX_VALUE_WORDS), start, -1):
