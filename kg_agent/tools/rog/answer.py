@@ -46,6 +46,7 @@ from kg_agent.tools.shared.grounding import (
 from kg_agent.tools.shared.link import with_chat_reply
 from kg_agent.tools.shared.path_scoring import RelationPathScorer
 from kg_agent.tools.shared.role_qualifiers import qualified_walks
+from kg_agent.tools.shared.statement_names import walks_to_asked_names
 from kg_agent.tools.shared.updates import answer_record
 
 REASONING_PROMPT = (
@@ -428,6 +429,7 @@ def answer_steps(state: dict, *, answerer: Answerer, kg: KnowledgeGraph | None =
     things the question names meet nowhere, no answer, and the reason (``when_unsupported="best_effort"``: the
     answers reached from each, with a warning)."""
     from kg_agent.tools.shared.updates import (
+        anchored_update,
         answer_update,
         names_answered,
         names_update,
@@ -439,6 +441,9 @@ def answer_steps(state: dict, *, answerer: Answerer, kg: KnowledgeGraph | None =
     whole = whole_graph_update(state.get("stop_reason") or "", question, kg)
     if whole is not None:
         return whole
+    anchored = anchored_update(question, state.get("topic_entities") or [], kg, when_unsupported=when_unsupported)
+    if anchored is not None:
+        return anchored
     compared = which_of_update(question, state.get("topic_entities") or [], kg)
     if compared is not None:
         return compared
@@ -458,7 +463,8 @@ def answer_steps(state: dict, *, answerer: Answerer, kg: KnowledgeGraph | None =
     if constrained.unmet and unsupported_policy(when_unsupported) == "abstain":
         return answer_update(AnswerOutcome([], "", warnings=[*constrained.warnings, f"answer: abstained: {constrained.unmet}"],
                                            stop_reason=ABSTAINED))
-    walks = walks_to_named(qualified_walks(question, constrained.walks, kg), kg)  # through the role the question names
+    # through the role the question names; on to a statement node's name where its naming predicate is asked for
+    walks = walks_to_named(walks_to_asked_names(question, qualified_walks(question, constrained.walks, kg), kg), kg)
     outcome = yield decide(answerer.answer, question, walks, state.get("plans") or [])
     outcome.answers = note_constraints(outcome.answers, constrained.applied)
     outcome.warnings = [*constrained.warnings, *([unmet_warning(constrained.unmet)] if constrained.unmet else []),

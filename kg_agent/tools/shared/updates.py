@@ -19,6 +19,7 @@ from langgraph.types import Overwrite
 from kg_agent.llm.usage import merge_usage
 from kg_agent.settings import WhenUnsupported
 from kg_agent.tools.shared.answer_checks import ABSTAINED, final_answers, unsupported_policy
+from kg_agent.tools.shared.literal_anchor import anchor_of_topics, anchored_answers
 from kg_agent.tools.shared.name_questions import NamesAnswer, answer_from_names
 from kg_agent.tools.shared.which_of import which_of_answered
 from kg_agent.tools.shared.whole_graph import answer_over_whole_graph
@@ -114,6 +115,28 @@ def whole_graph_update(stop: str, question: str, kg: Any) -> dict | None:
         return None
     answers, what = whole
     return _computed_update(answers, f"a question about the whole knowledge graph: {what}")
+
+
+def anchored_update(question: str, topic_entities: Any, kg: Any, *,
+                    when_unsupported: WhenUnsupported = "abstain") -> dict | None:
+    """The answer step's update for a question whose topic is the things holding a value the KG writes as a literal
+    ("how many spacecraft does the agency Japan have", :mod:`~kg_agent.tools.shared.literal_anchor`): every one of
+    them, each grounded by its own fact, counted, ranked or listed by the answer checks; None for any other question."""
+    if kg is None or not question or not topic_entities:
+        return None
+    anchor = anchor_of_topics(kg, topic_entities)
+    if anchor is None:
+        return None
+    checked = final_answers(question, anchored_answers(kg, anchor), kg=kg, policy=unsupported_policy(when_unsupported))
+    if not checked.answers:
+        stop = checked.stop_reason or ABSTAINED
+        emit_answers([], stop)
+        return {"answers": [], "output": "", "stop_reason": stop, "warnings": checked.warnings}
+    cut = f" (the first {len(anchor.subjects):,} only)" if anchor.cut else ""
+    things = "thing" if len(anchor.subjects) == 1 else "things"
+    update = _computed_update(checked.answers, f"over the {len(anchor.subjects)} {things} whose {anchor.text}{cut}")
+    update["warnings"] = [*update["warnings"], *checked.warnings]
+    return update
 
 
 def which_of_update(question: str, topic_entities: Any, kg: Any) -> dict | None:

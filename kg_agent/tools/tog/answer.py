@@ -66,7 +66,9 @@ from kg_agent.tools.shared.path_scoring import RelationPathScorer
 from kg_agent.tools.shared.question_parts import QuestionParts
 from kg_agent.tools.shared.role_qualifiers import qualified_walks
 from kg_agent.tools.shared.similarity import shared_text_vectors
+from kg_agent.tools.shared.statement_names import walks_to_asked_names
 from kg_agent.tools.shared.updates import (
+    anchored_update,
     answer_record,
     answer_update,
     names_answered,
@@ -370,6 +372,9 @@ def answer_steps(state: dict, *, answerer: ToGAnswerer, asked: Asked | None = No
     whole = whole_graph_update(stop, question, kg)
     if whole is not None:
         return whole
+    anchored = anchored_update(question, topics, kg, when_unsupported=when_unsupported)
+    if anchored is not None:
+        return anchored
     compared = which_of_update(question, topics, kg)
     if compared is not None:
         return compared
@@ -389,7 +394,8 @@ def answer_steps(state: dict, *, answerer: ToGAnswerer, asked: Asked | None = No
     if unmatched is not None and unsupported_policy(when_unsupported) == "abstain":
         return answer_update(AnswerOutcome([], "", warnings=[f"answer: abstained: {unmatched}"], stop_reason=ABSTAINED))
     verification = answered_where_the_class_is_reached(question, chains, state.get("verification"), kg)
-    walks = chains_answered(question, qualified_walks(question, chains, kg), verification, kg)
+    walks = chains_answered(question, walks_to_asked_names(question, qualified_walks(question, chains, kg), kg),
+                            verification, kg)
     outcome = yield decide(answerer.answer, question, walks,
                            verification=verification, stop_reason=stop, **ahead)
     if verification is not None and verification is not state.get("verification"):
