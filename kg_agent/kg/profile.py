@@ -11,8 +11,12 @@ whose object is a text literal, by what a name looks like in data:
 * **about one per subject** — at most :data:`MAX_NAMES_PER_SUBJECT` texts a subject and language;
 * **naming what nothing else names** — most of its subjects have no label under the known predicates nor under
   a predicate chosen before it (a title beside a label adds nothing; an alias beside a name is an alias);
-* **naming many, apart** — at least :data:`MIN_NAMED_SUBJECTS` subjects, with at least as many distinct texts (a
-  value every subject shares, ``"None"``, names nothing).
+* **naming many, apart** — at least :data:`MIN_NAMED_SUBJECTS` subjects, with distinct texts for at least
+  :data:`MIN_DISTINCT_SHARE` of those that are IRIs: a name tells its thing from others, so a value many subjects
+  share names nothing (``"None"`` on every subject; a launch record's ``launchvehicle "Atlas-Agena D"``, one text
+  for dozens of launches, is a fact about each record, not its name). Blank nodes are not counted: one with the
+  same name as another is the same thing written again (a catalogue's subject heading ``[ rdf:value "Fiction" ]``
+  written once per book), an IRI has an identity of its own.
 
 Candidates are taken greedily, the one naming the most subjects first (among equals, the one with the fewest texts
 per subject: a name before a list of aliases). The chosen predicates become label
@@ -73,6 +77,9 @@ MAX_NAME_CHARACTERS = 80
 MAX_NAMES_PER_SUBJECT = 1.5
 #: Fewest subjects a predicate must name, so a handful of notes is not read as the KG's naming scheme.
 MIN_NAMED_SUBJECTS = 5
+#: Distinct texts a naming predicate has, as a share of the subjects it names: names tell things apart (people and
+#: places share some names; a category every tenth thing has is no name).
+MIN_DISTINCT_SHARE = 0.5
 #: Share of a candidate's subjects that must be unnamed so far for it to be a naming predicate.
 MIN_NEW_SHARE = 0.5
 #: Share of an alias predicate's subjects that must have a label already (an alias is another name of a named thing).
@@ -91,7 +98,7 @@ MAX_COMPARED_CHARACTERS = 200
 #: triple of a 2M-triple store cost 15 s of a 30 s load.
 PROFILE_SAMPLE = 250_000
 
-PROFILE_VERSION = 3
+PROFILE_VERSION = 4
 
 #: Classes kept per class predicate (and one more, to say there are more): a KG with more classes than this under one
 #: class predicate (Wikidata's millions) has a sample of them as its class list, which is then not complete
@@ -216,7 +223,9 @@ def measure_name_predicates(texts: Iterable[tuple[str, str, str, str]], naming: 
     Predicates the naming already reads (labels, aliases, descriptions) are not candidates; subjects they label are
     named already."""
     named: set[str] = set()
-    stats: dict[str, list] = {}  # predicate -> [subjects, (subject, language) pairs, texts, characters, distinct texts]
+    # predicate -> [subjects, (subject, language) pairs, texts, characters, distinct texts, identifiers,
+    #               distinct texts of IRI subjects]
+    stats: dict[str, list] = {}
     # predicate -> subject -> its short texts: to compare an alias candidate's texts with its subjects' labels
     short: dict[str, dict[str, list[str]]] = {}
     known = set(naming.names_and_descriptions)
@@ -233,7 +242,7 @@ def measure_name_predicates(texts: Iterable[tuple[str, str, str, str]], naming: 
             continue
         entry = stats.get(predicate)
         if entry is None:
-            entry = stats[predicate] = [set(), set(), 0, 0, set(), 0]
+            entry = stats[predicate] = [set(), set(), 0, 0, set(), 0, set()]
         entry[0].add(subject)
         entry[1].add((subject, language))
         entry[2] += 1
@@ -241,9 +250,12 @@ def measure_name_predicates(texts: Iterable[tuple[str, str, str, str]], naming: 
         if len(entry[4]) < MIN_NAMED_SUBJECTS:
             entry[4].add(text)
         entry[5] += _IDENTIFIER.match(text) is not None
+        if not subject.startswith("_:"):
+            entry[6].add(text)
     names_like = [(predicate, subjects, count / len(pairs))
-                  for predicate, (subjects, pairs, count, characters, texts, identifiers) in stats.items()
+                  for predicate, (subjects, pairs, count, characters, texts, identifiers, iri_texts) in stats.items()
                   if len(subjects) >= MIN_NAMED_SUBJECTS and len(texts) >= MIN_NAMED_SUBJECTS
+                  and len(iri_texts) >= MIN_DISTINCT_SHARE * sum(not s.startswith("_:") for s in subjects)
                   and characters / count <= MAX_NAME_CHARACTERS and 2 * identifiers < count]
     chosen: list[tuple[str, int]] = []
     for predicate, subjects, per_subject in sorted(names_like, key=lambda c: (-len(c[1]), c[2], c[0])):
