@@ -230,3 +230,23 @@ def test_a_value_many_records_share_names_none_of_them():
     titled = records + [(f"http://example.org/volcanoes/eruption/{i}", code, f"Eruption of year {1800 + i}", "")
                         for i in range(40)]
     assert measure_name_predicates(titled, Naming()).label_predicates == (code,)
+
+
+def test_a_value_several_named_things_share_is_no_other_name_of_one():
+    """Volcanoes labelled "<name>, <country>" (invented for the test) with their country also as text: it shares a
+    word with each label, as other names do, but "Italy" on four volcanoes (six countries for twelve) tells none of them apart; their local
+    names, one each, are other names."""
+    from kg_agent.kg.naming import RDFS, Naming
+    from kg_agent.kg.profile import measure_name_predicates
+    base = "http://example.org/volcanoes/"
+    volcanoes = [("etna", "Etna", "Italy", "Mongibello"), ("vesuvius", "Vesuvius", "Italy", "Vesuvio"),
+                 ("stromboli", "Stromboli", "Italy", "Iddu"), ("vulcano", "Vulcano", "Italy", "Vurcanu"),
+                 ("hekla", "Hekla", "Iceland", "Heklufjall"), ("katla", "Katla", "Iceland", "Kötlujökull"),
+                 ("fuji", "Fuji", "Japan", "Fujisan"), ("aso", "Aso", "Japan", "Asosan"),
+                 ("villarrica", "Villarrica", "Chile", "Rucapillán"), ("osorno", "Osorno", "Chile", "Purarrauca"),
+                 ("merapi", "Merapi", "Indonesia", "Gunung Merapi"), ("colima", "Colima", "Mexico", "Volcán de Fuego")]
+    texts = []
+    for key, name, country, local in volcanoes:
+        texts += [(base + key, RDFS + "label", f"{name}, {country}", ""), (base + key, base + "country", country, ""),
+                  (base + key, base + "localName", f"{local} ({name})", "")]
+    assert measure_name_predicates(texts, Naming()).alias_predicates == (base + "localName",)
