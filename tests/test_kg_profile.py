@@ -213,25 +213,6 @@ def test_cross_references_name_nothing():
     assert profile.label_predicates == (RDF_VALUE,)
 
 
-def test_a_value_many_records_share_names_none_of_them():
-    """A register of volcanic eruptions (invented for the test): each eruption record is an IRI with no name but its
-    volcano and a style written as text, one of six styles for forty records: short, one per subject, on things
-    nothing else names, yet no name (it tells no record from another). The same text repeated on blank nodes is one
-    heading written again (a shelf per book) and still names them; a text per record that tells them apart names them."""
-    from kg_agent.kg.naming import Naming
-    from kg_agent.kg.profile import measure_name_predicates
-    style = "http://example.org/volcanoes/eruptionStyle"
-    code = "http://example.org/volcanoes/recordTitle"
-    styles = ["Plinian", "Strombolian", "Hawaiian", "Vulcanian", "Peléan", "Surtseyan"]
-    records = [(f"http://example.org/volcanoes/eruption/{i}", style, styles[i % 6], "") for i in range(40)]
-    assert measure_name_predicates(records, Naming()).label_predicates == ()
-    headings = [(f"_:heading{i}", RDF_VALUE, styles[i % 6], "") for i in range(40)]
-    assert measure_name_predicates(headings, Naming()).label_predicates == (RDF_VALUE,)
-    titled = records + [(f"http://example.org/volcanoes/eruption/{i}", code, f"Eruption of year {1800 + i}", "")
-                        for i in range(40)]
-    assert measure_name_predicates(titled, Naming()).label_predicates == (code,)
-
-
 def test_a_value_several_named_things_share_is_no_other_name_of_one():
     """Volcanoes labelled "<name>, <country>" (invented for the test) with their country also as text: it shares a
     word with each label, as other names do, but "Italy" on four volcanoes (six countries for twelve) tells none of them apart; their local

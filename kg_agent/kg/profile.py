@@ -11,12 +11,8 @@ whose object is a text literal, by what a name looks like in data:
 * **about one per subject** — at most :data:`MAX_NAMES_PER_SUBJECT` texts a subject and language;
 * **naming what nothing else names** — most of its subjects have no label under the known predicates nor under
   a predicate chosen before it (a title beside a label adds nothing; an alias beside a name is an alias);
-* **naming many, apart** — at least :data:`MIN_NAMED_SUBJECTS` subjects and as many distinct texts, and on IRIs
-  most texts (:data:`MIN_DISTINCT_SHARE` of the subject-text pairs) on one subject each: a name tells its thing from
-  others, so a value many subjects share names nothing (``"None"`` on every subject; a launch record's
-  ``launchvehicle "Atlas-Agena D"``, one text for dozens of launches, is a fact about each record, not its name).
-  Blank nodes are not counted: one with the same name as another is the same thing written again (a catalogue's
-  subject heading ``[ rdf:value "Fiction" ]`` written once per book), an IRI has an identity of its own.
+* **naming many, apart** — at least :data:`MIN_NAMED_SUBJECTS` subjects, with at least as many distinct texts (a
+  value every subject shares, ``"None"``, names nothing).
 
 Candidates are taken greedily, the one naming the most subjects first (among equals, the one with the fewest texts
 per subject: a name before a list of aliases). The chosen predicates become label
@@ -27,8 +23,12 @@ A caller's own ``label_predicates`` replace this (the measurement is not run).
 known ones): a predicate is an alias predicate (Project Gutenberg's ``pgterms:alias``, OBO's
 ``oboInOwl:hasExactSynonym``, ``dcterms:alternative``) when its texts are
 
-* **short**, on **many subjects, apart**, as names are (several a subject allowed: a thing has many other names; a
-  launch site's ``country "United States"``, on eight sites, tells none of them apart and is no other name of one);
+* **short**, on **many subjects**, as names are (several a subject allowed: a thing has many other names);
+* **telling things apart** — on IRIs, distinct texts for at least :data:`MIN_DISTINCT_SHARE` of its (subject, text)
+  pairs: another name names one thing, so a value several named things share is a fact about them (a launch site's
+  ``country "United States"``, on eight sites labelled "<place>, <country>", shares a word with each label but is no
+  other name of one). Blank nodes are not counted (one with the same text as another is the same thing written
+  again);
 * **on things already named** — at least :data:`MIN_ALIASED_SHARE` of its subjects have a label (known or found);
 * **names of the same thing** — at least :data:`MIN_SHARED_WORD_SHARE` of its texts on a labelled subject share a
   word of three letters or more with one of that subject's labels ("Clemens, Samuel Langhorne" beside "Twain, Mark"
@@ -78,9 +78,9 @@ MAX_NAME_CHARACTERS = 80
 MAX_NAMES_PER_SUBJECT = 1.5
 #: Fewest subjects a predicate must name, so a handful of notes is not read as the KG's naming scheme.
 MIN_NAMED_SUBJECTS = 5
-#: Distinct texts a name or alias predicate has on IRIs, as a share of its (subject, text) pairs there: names tell
-#: things apart. Measured on the card's KGs: every name and alias predicate 0.96-1.0 (``pgterms:alias``,
-#: ``hasExactSynonym``, ``dcterms:alternative``), a launch site's country 0.4, a launch's vehicle 0.05.
+#: Distinct texts an alias predicate has on IRIs, as a share of its (subject, text) pairs there: names tell things
+#: apart. Measured on the card's KGs: every name and alias predicate 0.96-1.0 (``pgterms:alias``,
+#: ``hasExactSynonym``, ``dcterms:alternative``), a launch site's country 0.4.
 MIN_DISTINCT_SHARE = 0.75
 #: Share of a candidate's subjects that must be unnamed so far for it to be a naming predicate.
 MIN_NEW_SHARE = 0.5
@@ -256,11 +256,10 @@ def measure_name_predicates(texts: Iterable[tuple[str, str, str, str]], naming: 
             entry[6].add(text)
             entry[7].add((subject, text))
     names_like = [(predicate, subjects, count / len(pairs))
-                  for predicate, (subjects, pairs, count, characters, texts, identifiers, iri_texts, iri_pairs)
-                  in stats.items()
+                  for predicate, (subjects, pairs, count, characters, texts, identifiers, _, _) in stats.items()
                   if len(subjects) >= MIN_NAMED_SUBJECTS and len(texts) >= MIN_NAMED_SUBJECTS
-                  and len(iri_texts) >= MIN_DISTINCT_SHARE * len(iri_pairs)
                   and characters / count <= MAX_NAME_CHARACTERS and 2 * identifiers < count]
+    apart = {predicate for predicate, entry in stats.items() if len(entry[6]) >= MIN_DISTINCT_SHARE * len(entry[7])}
     chosen: list[tuple[str, int]] = []
     for predicate, subjects, per_subject in sorted(names_like, key=lambda c: (-len(c[1]), c[2], c[0])):
         if per_subject > MAX_NAMES_PER_SUBJECT:
@@ -275,7 +274,8 @@ def measure_name_predicates(texts: Iterable[tuple[str, str, str, str]], naming: 
             labels.setdefault(subject, []).extend(found)
     taken = {p for p, _ in chosen}
     aliases = [(predicate, len(subjects)) for predicate, subjects, _ in sorted(names_like, key=lambda c: (-len(c[1]), c[0]))
-               if predicate not in taken and _names_the_labelled(short.get(predicate, {}), subjects, labels)]
+               if predicate not in taken and predicate in apart
+               and _names_the_labelled(short.get(predicate, {}), subjects, labels)]
     found = taken | {p for p, _ in aliases}
     aliases += [(predicate, len(coded)) for predicate, coded in sorted(codes.items())
                 if coded is not None and predicate not in found and _is_code(coded, labels)]

@@ -28,7 +28,6 @@ from dataclasses import asdict, dataclass
 
 from kg_agent.kg.errors import KGError
 from kg_agent.kg.graph import SAMPLE_RELATIONS_PER_QUERY, KnowledgeGraph
-from kg_agent.kg.nameless import Nameless
 from kg_agent.kg.per_kg import PerKG
 from kg_agent.kg.profile import MAX_NAME_CHARACTERS
 from kg_agent.kg.role_nodes import role_nodes
@@ -434,10 +433,9 @@ class RelationObjectKinds:
                 labels = self.kg.labels_by_id(every)
                 classes = self.kg.classes_of(every)
                 # a named role node ("General Chair") or owned value ("Value for X") is a statement node, a step inside
-                # one fact, as unnamed ones are; so is an IRI the KG names nothing with facts of its own (a launch
-                # record ``launch/1957-001``), which the answer checks never answer with either (:class:`Nameless`)
+                # one fact, as unnamed ones are
                 roles = role_nodes(self.kg).statements_among(every, classes)
-                labels.update(dict.fromkeys(roles | Nameless.among(self.kg, every).statements, UNNAMED))
+                labels.update(dict.fromkeys(roles, UNNAMED))
                 role_labels = {relation: role_nodes(self.kg).labels_reached_by(relation) for relation in todo
                                if roles.intersection(objects[relation])}
             except KGError:
