@@ -231,3 +231,28 @@ def test_a_value_several_named_things_share_is_no_other_name_of_one():
         texts += [(base + key, RDFS + "label", f"{name}, {country}", ""), (base + key, base + "country", country, ""),
                   (base + key, base + "localName", f"{local} ({name})", "")]
     assert measure_name_predicates(texts, Naming()).alias_predicates == (base + "localName",)
+
+
+def test_a_kg_that_labels_things_by_codes_gives_their_names_elsewhere(tmp_path):
+    """Observatories labelled by their codes (invented for the test: "MKO"), their names only in a description
+    property no vocabulary marks as a name: the names share no word with the codes, but each code abbreviates its
+    name (its letters in order), so the property gives other names and the observatory is found by its name."""
+    import rdflib
+
+    from kg_agent.kg.naming import RDFS, Naming
+    from kg_agent.kg.profile import measure_name_predicates
+    base = "http://example.org/observatories/"
+    sites = [("MKO", "Mauna Kea Observatory"), ("LPO", "La Palma Observatory"), ("PAR", "Paranal Observatory"),
+             ("KPNO", "Kitt Peak National Observatory"), ("SSO", "Siding Spring Observatory"),
+             ("CTIO", "Cerro Tololo Inter-American Observatory"), ("JBO", "Jodrell Bank Observatory")]
+    texts = []
+    for code, name in sites:
+        texts += [(base + code, RDFS + "label", code, ""), (base + code, base + "desc", name, "")]
+    assert measure_name_predicates(texts, Naming()).alias_predicates == (base + "desc",)
+    graph = rdflib.Graph()
+    for subject, predicate, text, _ in texts:
+        graph.add((rdflib.URIRef(subject), rdflib.URIRef(predicate), rdflib.Literal(text)))
+        graph.add((rdflib.URIRef(subject), rdflib.URIRef(base + "altitude"), rdflib.Literal(4200)))
+    graph.serialize(tmp_path / "observatories.nt", format="nt", encoding="utf-8")
+    kg = open_kg(tmp_path / "observatories.nt")
+    assert [e.id for e in kg.find_entities("Kitt Peak National Observatory")] == [base + "KPNO"]

@@ -34,7 +34,9 @@ known ones): a predicate is an alias predicate (Project Gutenberg's ``pgterms:al
   word of three letters or more with one of that subject's labels ("Clemens, Samuel Langhorne" beside "Twain, Mark"
   shares none, "Twain, Mark (Samuel Clemens)" does; a synonym "micro RNA" of "miRNA" none, "stop codon" of
   ``stop_codon`` does: most of a real alias predicate's texts do, a publisher, a rights statement or an identifier
-  beside a title almost never).
+  beside a title almost never). A label that is a code (two to five capitals: an airport's ``"VIE"``) shares no word
+  with its thing's name; a text it abbreviates (its letters in order, the first starting a word: "Vienna
+  International Airport") is read as naming the same thing.
 
 **Codes** are aliases too: a predicate whose texts are each one word holding a letter (no space; not a compact
 identifier with a prefix, nor a link), **one per subject and each on one subject only**, on at least
@@ -323,8 +325,31 @@ def _names_the_labelled(texts: dict[str, list[str]], subjects: set[str], labels:
         words = set().union(*(_words(label) for label in labels[subject]))
         for text in texts.get(subject, ()):
             compared += 1
-            shared += bool(words & _words(text))
+            shared += bool(words & _words(text)) or any(_abbreviates(label, text) for label in labels[subject])
     return compared > 0 and shared >= MIN_SHARED_WORD_SHARE * compared
+
+
+#: A label that is a code: one word of two to five capital letters or digits ("VIE", "AT").
+_CODE_LABEL = re.compile(r"^[A-Z][A-Z0-9]{1,4}$")
+_WORD_START = re.compile(r"\b\w")
+
+
+def _abbreviates(label: str, text: str) -> bool:
+    """Whether a code label (:data:`_CODE_LABEL`) abbreviates a text: its letters in the text in order, the first
+    one starting a word ("VIE" of "Vienna International Airport", "AT" of "Austria"). A KG that labels its things by
+    codes gives their names elsewhere, which share no word with the code."""
+    if not _CODE_LABEL.match(label):
+        return False
+    code, lowered = label.lower(), text.lower()
+    for start in (m.start() for m in _WORD_START.finditer(lowered) if m.group(0) == code[0]):
+        at = start + 1
+        for letter in code[1:]:
+            at = lowered.find(letter, at) + 1
+            if not at:
+                break
+        else:
+            return True
+    return False
 
 
 _XSD_STRING = "http://www.w3.org/2001/XMLSchema#string"
