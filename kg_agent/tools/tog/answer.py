@@ -35,7 +35,7 @@ from kg_agent.llm.parsing import parse_answer_list
 from kg_agent.settings import DEFAULT_GROUNDING, Grounding, StructuredMode, WhenUnsupported
 from kg_agent.steps import Decided, decide, decided
 from kg_agent.tools.rog.answer import AnswerOutcome
-from kg_agent.tools.shared.aggregates import AnswerRanker, asked_comparison
+from kg_agent.tools.shared.aggregates import AnswerRanker, asked_comparison, literal_text
 from kg_agent.tools.shared.answer_checks import (
     ABSTAINED,
     asks_how_many,
@@ -46,6 +46,7 @@ from kg_agent.tools.shared.answer_checks import (
     walks_to_named,
 )
 from kg_agent.tools.shared.answer_classes import class_names
+from kg_agent.tools.shared.answer_types import is_prose
 from kg_agent.tools.shared.constraints import (
     asked_type,
     constrain_walks,
@@ -537,6 +538,12 @@ def _compared(outcome: AnswerOutcome, answers: list[dict]) -> AnswerOutcome:
     return outcome
 
 
+def _is_value(answer: dict) -> bool:
+    """Whether an answer is a literal value that is no prose (a date, a number, a code)."""
+    key = str(answer.get("entity_id") or "")
+    return key.startswith('"') and not is_prose(literal_text(key))
+
+
 def answers_of_every_mention(topic_entities: Sequence[dict], chains: Sequence[dict], outcome: AnswerOutcome, *,
                              verified: bool, kg: KnowledgeGraph | None = None, abstain: bool = False) -> AnswerOutcome:
     """The outcome's answers that satisfy every entity the question names
@@ -548,6 +555,12 @@ def answers_of_every_mention(topic_entities: Sequence[dict], chains: Sequence[di
     ``abstain`` (stop reason ``abstained``), else the outcome with a warning. Unchanged when the question names fewer
     than two things; ``warnings`` say what was not checked."""
     joined = constrain_walks("", topic_entities, [c for c in chains if c.get("steps")], kg, type_check=False)
+    if joined.unmet and outcome.answers and all(_is_value(a) for a in outcome.answers):
+        # the answers are values (a date, a number): one thing's, which a second thing named qualifies ("when was [X]
+        # released on [Project Gutenberg]"), as :func:`~kg_agent.tools.shared.constraints.reached_from_every_mention`
+        # reads a mention whose every end is a value; here the answered chains' ends are, though the beam explored more
+        outcome.warnings = [*joined.warnings, unmet_warning(joined.unmet), *outcome.warnings]
+        return outcome
     if joined.unmet and abstain:
         return AnswerOutcome([], "", warnings=[*joined.warnings, f"answer: abstained: {joined.unmet}"],
                              usage=outcome.usage, stop_reason=ABSTAINED)
