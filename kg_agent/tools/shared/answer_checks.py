@@ -46,8 +46,10 @@
   is; a quantity the KG states itself (the answers are all numbers: a download count, a population) is kept as it is.
   A count that reached only statement nodes ("how many people held the role of [X]": the memberships) counts the
   things of the class the question's type noun names that the statements are about, one relation on
-  (:func:`through_statements`); a walk stepping out of a statement node counts every statement the step before
-  reached, each through its own step on (:func:`every_end_reached`). A number the KG states of a thing answers
+  (:func:`through_statements`), unless the noun names the statements' own class ("how many **launches** ...": the
+  unnamed launch records are what is counted, :func:`counted_statements`; counted, never shown as answers); a walk
+  stepping out of a statement node counts every statement the step before reached, each through its own step on
+  (:func:`every_end_reached`). A number the KG states of a thing answers
   "how many <noun>" only when no relation of that thing reaches things of a class the noun names ("how many
   downloadable **files** are listed for [X]": its ``hasFormat`` files are counted, not its ``downloads``;
   :func:`things_of_the_counted_class`). When the type noun with its modifiers names the answers' class ("how many

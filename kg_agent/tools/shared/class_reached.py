@@ -2,11 +2,12 @@
 
 "How many **mission roles** did [X] perform": a plan ``performed -> ^missionRole`` walks from [X] to the role nodes
 (of the class *Mission Role*) and on to their missions, because the noun phrase's words also name the relation
-``missionRole``. The question asks for the things of the class its whole noun phrase names, the first ones the walk
-reaches: a walk whose nodes at some step are all of that class, and whose own ends are not, is answered at that
-step (:func:`stopped_at_the_named_class`). Only when no relation past that step is named by a word of the question
-beyond its noun phrase: "which people are married to the children of [X]" reaches persons at the children and walks
-on over ``spouse``, which "married" names, so it is answered at its end.
+``missionRole`` (and ``performed -> ^missionRole -> missionRole`` on to every role of those missions). The question
+asks for the things of the class its whole noun phrase names, the first ones the walk reaches: a walk whose nodes at
+some step are all of that class is answered at that step (:func:`stopped_at_the_named_class`). Only when no relation
+past that step is named by a word of the question beyond its noun phrase: "which people are married to the children
+of [X]" reaches persons at the children and walks on over ``spouse``, which "married" names, so it is answered at its
+end.
 
 Read from the KG: the nodes' classes (``rdf:type``, ``instance of`` ...) and the classes' names
 (:mod:`~kg_agent.tools.shared.answer_classes`); the relations' names by the project's relation scorer. No word list.
@@ -101,17 +102,13 @@ def stopped_at_the_named_class(question: str, walks: Sequence[dict], kg: Knowled
 
 def _step_of_the_class(question: str, group: Sequence[dict], kg: KnowledgeGraph, scorer: RelationPathScorer) -> int:
     """The first step (1-based) at which every node of the group's walks is of a class the whole noun phrase names,
-    when the group's ends are of none of them and no relation past it is named beyond the noun phrase; else 0."""
+    when no relation past it is named beyond the noun phrase; else 0."""
     relations = Walk.from_dict(group[0]).relations
-    ends = [Walk.end_of(w)["id"] for w in group]
     for size in range(1, len(relations)):
         at = [w["steps"][size - 1]["tail"]["id"] for w in group]
         named = named_by_the_noun_phrase(question, at, kg)
         if not named:
             continue
-        things = [end for end in dict.fromkeys(ends) if not end.startswith('"')]
-        if any(named.intersection(found) for found in kg.classes_of(things).values()):
-            return 0  # the ends are of the class too: the walk asks for them
         past = list(relations[size:])
         return 0 if scorer.named_hops(_without_noun_phrase(question, group), past, kg=kg) else size
     return 0

@@ -20,7 +20,9 @@
   (:func:`met_through_statements`, issue 46 item 4): a walk ending at a statement node goes on to the named values
   behind it (a membership's person), a walk through a statement node joined to another mention's entity (a
   membership whose organisation is the empire named) reaches its end from that mention too, and so does a walk
-  ending one edge from it; never on the statement node itself. So that each mention is explored, ToG's and ToG-I's
+  ending one edge from it; never on the statement node itself. Ends not of the kind the question asks for that meet
+  nowhere meet on the things of that kind one step behind them (the persons behind two productions' role nodes,
+  :mod:`~kg_agent.tools.shared.met_behind`). So that each mention is explored, ToG's and ToG-I's
   beams keep each one's best chain, and an entity reached from more of them first (:func:`shared_among_mentions`;
   a node one edge from another mention's entity counts as reached from it, and is scored first of many tails,
   :func:`kg_agent.tools.tog.prune_entities.joining_nodes`; ToG-I widens W = T to their number).

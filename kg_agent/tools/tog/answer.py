@@ -534,7 +534,9 @@ def answers_of_every_mention(topic_entities: Sequence[dict], chains: Sequence[di
     a statement node where every other mention's chain ends (:func:`met_on_the_way`), else the ends that do, best
     chains first (grounded when verification said Yes). When the mentions' answers meet nowhere: no answer with
     ``abstain`` (stop reason ``abstained``), else the outcome with a warning. Unchanged when the question names fewer
-    than two things; ``warnings`` say what was not checked."""
+    than two things; ``warnings`` say what was not checked. ``question``: what the things the chains' ends join must
+    be when the ends meet nowhere (:func:`~kg_agent.tools.shared.met_behind.met_behind_the_ends`: "who" had roles in
+    both, the persons behind the role nodes)."""
     joined = constrain_walks("", topic_entities, [c for c in chains if c.get("steps")], kg, type_check=False,
                              asked=question)
     if joined.unmet and abstain:
