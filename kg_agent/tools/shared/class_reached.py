@@ -4,7 +4,8 @@
 (of the class *Mission Role*) and on to their missions, because the noun phrase's words also name the relation
 ``missionRole`` (and ``performed -> ^missionRole -> missionRole`` on to every role of those missions). The question
 asks for the things of the class its whole noun phrase names, the first ones the walk reaches: a walk whose nodes at
-some step are all of that class is answered at that step (:func:`stopped_at_the_named_class`). Only when no relation
+some step are all of that class (no statement node: "members" may name the class *Membership*, whose nodes join a
+member to what it holds) is answered at that step (:func:`stopped_at_the_named_class`). Only when no relation
 past that step is named by a word of the question beyond its noun phrase: "which people are married to the children
 of [X]" reaches persons at the children and walks on over ``spouse``, which "married" names, so it is answered at its
 end.
@@ -22,6 +23,7 @@ from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.types import Entity
 from kg_agent.kg.walks import Walk
 from kg_agent.text import words as text_words
+from kg_agent.tools.shared.answer_checks import statement_ends
 from kg_agent.tools.shared.answer_classes import class_names
 from kg_agent.tools.shared.path_scoring import RelationPathScorer
 from kg_agent.tools.shared.question_parts import QuestionParts
@@ -107,8 +109,8 @@ def _step_of_the_class(question: str, group: Sequence[dict], kg: KnowledgeGraph,
     for size in range(1, len(relations)):
         at = [w["steps"][size - 1]["tail"]["id"] for w in group]
         named = named_by_the_noun_phrase(question, at, kg)
-        if not named:
-            continue
+        if not named or statement_ends([{"steps": w["steps"][:size]} for w in group], kg):
+            continue  # a statement node is a step inside a fact ("members": the memberships), never an answer
         past = list(relations[size:])
         return 0 if scorer.named_hops(_without_noun_phrase(question, group), past, kg=kg) else size
     return 0
