@@ -126,3 +126,13 @@ def test_the_answer_paths_of_a_comparison_keep_every_end():
     use = PathUse(min_relative_score=0.9, max_answers=3, max_prompt_paths=2)
     assert len(paths_the_answer_uses(paths, use)) == 3
     assert len(paths_the_answer_uses(paths, use, compares=True)) == 10
+
+
+def test_the_answers_shown_are_cut_to_max_answers_after_the_check(company):
+    from kg_agent.tools.rog.answer import AnswerOutcome
+    from kg_agent.tools.shared.updates import answer_record, answer_update
+
+    records = [answer_record(f"P{i}", entity_id=f"http://example.org/theatre/p{i}") for i in range(5)]
+    update = answer_update(AnswerOutcome(records, ""), question="Which productions are there?", kg=None, max_answers=2)
+    assert [a["answer"] for a in update["answers"]] == ["P0", "P1"]
+    assert any("max_answers=2" in w for w in update["warnings"])

@@ -474,7 +474,8 @@ def answer_steps(state: dict, *, answerer: Answerer, kg: KnowledgeGraph | None =
                         *stopped, *outcome.warnings,
                         *([f"answer: {unmatched}; answered as asked (best effort)"] if unmatched else [])]
     return answer_update(outcome, state.get("stop_reason") or "", question=question, when_unsupported=when_unsupported,
-                         kg=kg, as_given=getattr(answerer, "grounding", None) == "off")
+                         kg=kg, as_given=getattr(answerer, "grounding", None) == "off",
+                         max_answers=getattr(answerer, "max_answers", None))
 
 
 answer_node = synchronous(answer_steps)
