@@ -499,7 +499,7 @@ def compared_over_every_end(question: str, chains: Sequence[dict], verification:
                 records[end["id"]] = answer_record(end["label"], entity_id=end["id"], score=by_path[path][0].get("score") or 0.0,
                                                    grounded=verified, paths=[walk])
         ranked = ranker.apply(question, list(records.values()), kg) if records else None
-        if ranked is None:
+        if not ranked:  # nothing to compare, or no end passes the question's bound: the answer check says which
             continue
         cut = [compared_cut_warning(relation_path_text(path), len(records))] if found.truncated else []
         if ranker.compared_relation(question, [ranked[0].get("compared_by") or ""], kg) is not None:
