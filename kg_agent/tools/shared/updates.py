@@ -189,16 +189,22 @@ def names_update(found: NamesAnswer, *, when_unsupported: WhenUnsupported = "abs
 
 
 def answer_update(outcome: Any, stop: str = "", *, question: str = "", when_unsupported: WhenUnsupported = "abstain",
-                  kg: Any = None, as_given: bool = False) -> dict:
+                  kg: Any = None, as_given: bool = False, max_answers: int | None = None) -> dict:
     """An answer step's update from its answerer's ``outcome`` (``answers``, ``output``, ``stop_reason``, ``warnings``,
     ``usage``), its answers checked against what ``question`` asks for (:func:`~kg_agent.tools.shared.answer_checks.
     final_answers`: no unnamed node, "how many" counted; ``when_unsupported`` is the graph's, a run's context may
     override it): the stop reason is the check's, else the outcome's, else ``stop``, else ``answered`` /
-    ``no_answer``; emits the ``answer`` stream event."""
+    ``no_answer``; emits the ``answer`` stream event. ``max_answers``: the most answers shown, once the check has
+    compared them all (a comparison is over every answer the answerer kept, :data:`~kg_agent.tools.shared.aggregates.
+    MAX_COMPARED` at most)."""
     # a model's answers under grounding "off" are kept as given: what the checks would leave out stays, flagged
     checked = final_answers(question, outcome.answers, kg=kg,
                             policy="best_effort" if as_given else unsupported_policy(when_unsupported))
     answers = checked.answers
+    if max_answers is not None and len(answers) > max_answers:
+        checked.warnings = [*checked.warnings, f"answer: more answers than max_answers={max_answers}; kept the first "
+                                               f"{max_answers}"]
+        answers = answers[:max_answers]
     output = outcome.output
     if answers != outcome.answers and (not outcome.output or outcome.output == "\n".join(a["answer"] for a in outcome.answers)):
         output = "\n".join(a["answer"] for a in answers)  # an offline output: the answers listed
