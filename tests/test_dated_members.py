@@ -60,6 +60,7 @@ def test_the_question_is_read_by_its_grammar(question, read):
     "How many lighthouses were commissioned first?",  # no count
     "When was Grey Head Light commissioned?",
     "Which of the lighthouses were commissioned before 1850?",
+    "What topics is Last Stand at Saber River about?",  # a capitalised "Last" is part of a name
 ])
 def test_other_questions_are_none_of_these(question):
     assert dated_question(question) is None

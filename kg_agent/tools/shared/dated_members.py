@@ -95,14 +95,14 @@ def dated_question(question: str) -> DatedQuestion | None:
     if not noun_words or len(noun_words) > MAX_PHRASE_WORDS or any(w in FUNCTION_WORDS for w in noun_words) \
             or len(noun_words) != len(match.group(2).split()):
         return None
-    rest = [w.lower() for w in _WORD.findall(match.group(3))]
+    rest = [w if w[:1].isupper() else w.lower() for w in _WORD.findall(match.group(3))]  # "Last Stand": a name
     if len(rest) > 1 and rest[0] == "the" and rest[1] in TIME_SUPERLATIVES:  # "was the first launched"
         rest = rest[1:]
     adverb = rest[0] if rest and rest[0] in TIME_SUPERLATIVES else ""  # "first lit"
     rest = rest[1:] if adverb else rest
-    if not rest or rest[0] in FUNCTION_WORDS or rest[0] in TIME_SUPERLATIVES:
+    if not rest or rest[0] in FUNCTION_WORDS or rest[0] in TIME_SUPERLATIVES or rest[0][:1].isupper():
         return None
-    participle = rest[0]
+    participle = rest[0].lower()
     if not adverb and len(rest) > 1 and rest[1] in TIME_SUPERLATIVES:  # "launched earliest"
         adverb = rest[1]
     comparison = asked_comparison(question)
