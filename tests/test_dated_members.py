@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from kg_agent.graphs import create_rog_graph, create_tog_graph, create_tog_i_graph
-from kg_agent.kg import build_oxigraph, open_kg, open_oxigraph
+from kg_agent.kg import build_oxigraph, open_kg, open_oxigraph, open_sparql
 from kg_agent.tools.shared import dated_members
 from kg_agent.tools.shared.aggregates import MAX, MIN, Comparison
 from kg_agent.tools.shared.dated_members import (
@@ -21,6 +21,7 @@ from kg_agent.tools.shared.dated_members import (
     kept_by,
     only_names_its_class,
 )
+from tests.sparql_server import SparqlServer, store_from_file
 
 LIGHTHOUSES = Path(__file__).parent / "fixtures" / "lighthouses" / "lighthouses.ttl"
 
@@ -45,6 +46,8 @@ def lighthouses_store(tmp_path_factory):
     ("Which lighthouse was commissioned first?", ("lighthouse", "commissioned", Comparison(MIN, words="first"), False)),
     ("Which lighthouse was first commissioned?", ("lighthouse", "commissioned", Comparison(MIN, words="first"), False)),
     ("Which lighthouse was commissioned last?", ("lighthouse", "commissioned", Comparison(MAX, words="last"), False)),
+    ("Which lighthouse was commissioned the last?",
+     ("lighthouse", "commissioned", Comparison(MAX, words="last"), False)),
     ("Which lighthouse was the earliest commissioned?",
      ("lighthouse", "commissioned", Comparison(MIN, words="earliest commissioned"), False)),
 ])
@@ -61,6 +64,7 @@ def test_the_question_is_read_by_its_grammar(question, read):
     "When was Grey Head Light commissioned?",
     "Which of the lighthouses were commissioned before 1850?",
     "What topics is Last Stand at Saber River about?",  # a capitalised "Last" is part of a name
+    "Which lighthouses were designed by the first engineer?",  # the superlative is the engineer's
 ])
 def test_other_questions_are_none_of_these(question):
     assert dated_question(question) is None
@@ -101,6 +105,18 @@ def test_how_many_counts_the_members_the_condition_keeps(backend, lighthouses, l
     assert answer["answer"] == "3" and answer["entity_id"] is None
     assert answer["counted"] == ["Tern Point Light", "Black Spit Light", "Harbour Mouth Light"]
     assert answer["counted_by"] == what and "commissioning -> commissioned" in what
+
+
+def test_an_endpoint_answers_alike():
+    with SparqlServer(store_from_file(LIGHTHOUSES)) as server:
+        kg = open_sparql(server.url)
+        try:
+            answers, _ = answer_dated_members(kg, "Which lighthouse was commissioned first?")
+            assert [a["answer"] for a in answers] == ["Grey Head Light", "Salt Rock Light"]
+            [count], _ = answer_dated_members(kg, "How many lighthouses were commissioned after 1860?")
+            assert count["answer"] == "3"
+        finally:
+            kg.close()
 
 
 @pytest.mark.parametrize(("question", "reason"), [

@@ -102,23 +102,30 @@ def dated_question(question: str) -> DatedQuestion | None:
     rest = rest[1:] if adverb else rest
     if not rest or rest[0] in FUNCTION_WORDS or rest[0] in TIME_SUPERLATIVES or rest[0][:1].isupper():
         return None
-    participle = rest[0].lower()
-    if not adverb and len(rest) > 1 and rest[1] in TIME_SUPERLATIVES:  # "launched earliest"
-        adverb = rest[1]
+    participle, after = rest[0].lower(), rest[1:]
+    after = after[1:] if after[:1] == ["the"] else after
+    if not adverb and after[:1] and after[0] in TIME_SUPERLATIVES:  # "launched earliest", "launched the last"
+        adverb, after = after[0], after[1:]
     comparison = asked_comparison(question)
     if comparison is None and adverb:
         comparison = Comparison(MIN if adverb in EARLIEST_WORDS else MAX, words=adverb)
     if comparison is None:
         return None
     count = match.group(1).lower().startswith("how")
-    if ranks(comparison) and (count or comparison.words.split()[0] not in TIME_SUPERLATIVES):
-        return None  # "the most", "the heaviest": no order in time; "how many ... first": no count
+    if ranks(comparison) and (count or not time_order(comparison) or not adverb or after):
+        return None  # "the most", "the heaviest": no order in time; "how many ... first": no count; "published by
+        # the first author": the superlative is of another noun, not the participle's
     return DatedQuestion(" ".join(noun_words), participle, comparison, count, question)
 
 
 def ranks(comparison: Comparison) -> bool:
     """Whether the comparison is a superlative (it ranks) rather than a condition (it keeps)."""
     return comparison.bound is None and bool(comparison.words)
+
+
+def time_order(comparison: Comparison) -> str:
+    """The word of a superlative's words that orders in time ("first", "earliest", "last", "latest"), "" for none."""
+    return next((w for w in comparison.words.lower().split() if w in TIME_SUPERLATIVES), "")
 
 
 def kept_by(comparison: Comparison, value: float) -> bool:
@@ -306,7 +313,7 @@ class DatedMembers:
         comparison = asked.comparison
         if ranks(comparison):
             kept, named = self._extreme(comparison, values)
-            how = f"the {comparison.words.split()[0]}"
+            how = f"the {time_order(comparison)}"
         else:
             kept = {key: min(d for d in dates if kept_by(comparison, d[0])) for key, dates in values.items()
                     if any(kept_by(comparison, d[0]) for d in dates)}
