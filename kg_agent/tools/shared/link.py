@@ -24,6 +24,7 @@ from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.linking import LinkResult, link_entities
 from kg_agent.kg.types import Entity
 from kg_agent.kg.walks import Walk
+from kg_agent.tools.shared.dated_members import dated_question, only_names_its_class
 from kg_agent.tools.shared.scoring import mask_mentions
 from kg_agent.tools.shared.updates import apply_update
 from kg_agent.tools.shared.whole_graph import only_names_its_nouns, whole_graph_question
@@ -96,8 +97,10 @@ def link_node(state: dict, *, kg: KnowledgeGraph, max_entities: int = 5, ask_whe
         linked = {item.entity.id: item.to_dict() for item in result.linked}
         # "which bookshelf holds the most books": a question about the whole KG takes no entity from an earlier turn,
         # nor one linked from the noun it counts or asks for
-        whole_graph = (whole_graph_question(question) is not None if not entities
-                       else only_names_its_nouns(question, [item.get("mention") or "" for item in linked.values()], kg))
+        mentions = [item.get("mention") or "" for item in linked.values()]
+        whole_graph = (whole_graph_question(question) is not None or dated_question(question) is not None
+                       if not entities else only_names_its_nouns(question, mentions, kg)
+                       or only_names_its_class(question, mentions))
         dropped = whole_graph and bool(entities)
         if dropped:
             warnings.append("link: " + ", ".join(sorted({str(item.get("mention")) for item in linked.values()}))

@@ -19,6 +19,7 @@ from langgraph.types import Overwrite
 from kg_agent.llm.usage import merge_usage
 from kg_agent.settings import WhenUnsupported
 from kg_agent.tools.shared.answer_checks import ABSTAINED, final_answers, unsupported_policy
+from kg_agent.tools.shared.dated_members import answer_dated_members
 from kg_agent.tools.shared.literal_anchor import anchor_of_topics, anchored_answers
 from kg_agent.tools.shared.name_questions import NamesAnswer, answer_from_names
 from kg_agent.tools.shared.which_of import which_of_answered
@@ -106,15 +107,26 @@ def emit_answers(answers: list[dict], stop_reason: str = "") -> None:
 def whole_graph_update(stop: str, question: str, kg: Any) -> dict | None:
     """The answer step's update for a question from which no entity was linked (``stop`` ``no_topic_entity``) that
     asks about the whole KG ("which author has the most books"), answered by
-    :func:`~kg_agent.tools.shared.whole_graph.answer_over_whole_graph` with its evidence on the answers; None for any
-    other question (the answerer is asked: no model call is spent on a question answered here)."""
+    :func:`~kg_agent.tools.shared.whole_graph.answer_over_whole_graph` with its evidence on the answers, or about the
+    members of a class by a date ("which spacecraft were launched before 1958",
+    :func:`~kg_agent.tools.shared.dated_members.answer_dated_members`; when the KG cannot answer that one, no answer
+    and the reason); None for any other question (the answerer is asked: no model call is spent on a question
+    answered here)."""
     if stop != "no_topic_entity" or kg is None or not question:
         return None
     whole = answer_over_whole_graph(kg, question)
-    if whole is None:
+    if whole is not None:
+        answers, what = whole
+        return _computed_update(answers, f"a question about the whole knowledge graph: {what}")
+    dated = answer_dated_members(kg, question)
+    if dated is None:
         return None
-    answers, what = whole
-    return _computed_update(answers, f"a question about the whole knowledge graph: {what}")
+    answers, what = dated
+    if not answers:
+        emit_answers([], ABSTAINED)
+        return {"answers": [], "output": "", "stop_reason": ABSTAINED,
+                "warnings": [f"answer: abstained: a question about the members of a class by a date: {what}"]}
+    return _computed_update(answers, f"a question about the members of a class by a date: {what}")
 
 
 def anchored_update(question: str, topic_entities: Any, kg: Any, *,
