@@ -515,11 +515,12 @@ def compared_over_every_end(question: str, chains: Sequence[dict], verification:
                 records[end["id"]] = answer_record(end["label"], entity_id=end["id"], score=by_path[path][0].get("score") or 0.0,
                                                    grounded=verified, paths=[walk])
         ranked = ranker.apply(question, list(records.values()), kg) if records else None
-        if ranked is None:
+        if not ranked:  # nothing compared, or a condition no end meets
             continue
+        ends = ranker.owners(question, list(records.values()), kg)  # a launch's date stands for its craft
         if ranker.compared_relation(question, [ranked[0].get("compared_by") or ""], kg) is not None:
-            return _compared(outcome, list(records.values()))
-        fallback = fallback or list(records.values())
+            return _compared(outcome, ends)
+        fallback = fallback or ends
     return outcome if fallback is None else _compared(outcome, fallback)
 
 
