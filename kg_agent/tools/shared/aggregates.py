@@ -57,6 +57,8 @@ _SUPERLATIVE = re.compile(
 _COMPARED_TO = re.compile(
     r"\b(more|greater|higher|larger|bigger|over|above|at\s+least|fewer|less|lower|smaller|under|below|at\s+most)"
     r"(?:\s+than)?\s+(-?\d[\d,]*(?:\.\d+)?)(?!\s*(?:BC|BCE)\b)", re.IGNORECASE)
+#: Superlatives of time order or age: compared on a time line.
+_TIME_ORDER = TIME_SUPERLATIVES | {"oldest", "youngest", "newest"}
 #: Superlative adjectives that compare no measure: a count ("the fewest"), or an age, read on a time line.
 _NO_MEASURE = TIME_SUPERLATIVES | {"fewest", "oldest", "youngest", "newest"}
 _AT_MOST = re.compile(r"fewer|less|lower|smaller|under|below|at\s+most", re.IGNORECASE)
@@ -194,10 +196,13 @@ class AnswerRanker:
         return self._values(kg, ids)[0]
 
     @staticmethod
-    def _values(kg: KnowledgeGraph, ids: Sequence[str]) -> tuple[dict[str, dict[str, list[float]]], set[str]]:
+    def _values(kg: KnowledgeGraph, ids: Sequence[str], in_time: bool = False
+                ) -> tuple[dict[str, dict[str, list[float]]], set[str]]:
         """:meth:`values`, and the relations whose every value is typed a point in time (``xsd:dateTime``,
         ``xsd:date``, ``xsd:gYear`` ...). Besides a relation reaching a value in one step, a path of two through a
-        statement node (``flowValue -> value``, :func:`_through_statements`)."""
+        statement node (``flowValue -> value``, :func:`_through_statements`); for a comparison in time
+        (``in_time``) the paths of points in time through statement nodes that name different things too (a date
+        has no unit: each launch names its own site), read as time lines."""
         found: dict[str, dict[str, list[float]]] = {}
         untimed: set[str] = set()
         held: dict[str, dict[str, list[str]]] = {}  # key -> {relation: [nodes it reaches]}
@@ -213,7 +218,7 @@ class AnswerRanker:
                 nodes = [t for t in targets if not t.startswith('"')]
                 if nodes:
                     held.setdefault(key, {})[relation] = nodes
-        through, timed_paths = _through_statements(kg, held)
+        through, timed_paths = _through_statements(kg, held, dates_apart=in_time)
         for path, of in through.items():
             found[path] = of
             if path not in timed_paths:
@@ -378,7 +383,7 @@ class AnswerRanker:
             item["values"].setdefault(relation, []).append(value)
         timed: set[str] = set()
         if kg is not None:
-            of_relation, timed = self._values(kg, [k for k in items if not k.startswith("_:")])
+            of_relation, timed = self._values(kg, [k for k in items if not k.startswith("_:")], in_time=asks_time(asked))
             for relation, of in of_relation.items():
                 for key, found in of.items():
                     items[key]["values"].setdefault(relation, []).extend(found)
@@ -420,6 +425,12 @@ class Compared:
     reason: str = ""
 
 
+def asks_time(asked: Comparison) -> bool:
+    """Whether a comparison is one in time: a date condition, a superlative said of a verb ("launched last"), or a
+    superlative of time order or age ("the first", "the latest", "the oldest")."""
+    return asked.in_time or asked.extreme and (asked.words.split() or [""])[0] in _TIME_ORDER
+
+
 def walk_starts(answers: Sequence[dict]) -> tuple[str, ...]:
     """The names of the things the answers' walks start from: the things the question mentions."""
     return tuple(dict.fromkeys(str(path["steps"][0]["head"].get("label") or "") for a in answers
@@ -431,8 +442,10 @@ def _none_kept(asked: Comparison, relation: str, extremes: list[str], compared: 
     launched: 1957-10-04 to 1969-11-14)"."""
     low, high = extremes if asked.order == MIN else extremes[::-1]
     values = f"{relation or 'values'}: {low}" + (f" to {high}" if high != low else "")
-    said = f"was {asked.verb} {asked.phrase}" if asked.verb and asked.in_time else f"has a {relation or 'value'} {asked.phrase}"
-    return f"none of the {compared} answers {said} by the knowledge graph ({values})"
+    subject, was, has = (("the one answer compared", "was not", "has no") if compared == 1 else
+                         (f"none of the {compared} answers compared", "was", "has a"))
+    said = f"{was} {asked.verb}" if asked.verb and asked.in_time else f"{has} {relation or 'value'}"
+    return f"{subject} {said} {asked.phrase} by the knowledge graph ({values})"
 
 
 def _is_time_literal(key: str) -> bool:
@@ -464,14 +477,15 @@ def ranked(asked: Comparison, scored: dict[str, list[float]]) -> tuple[dict[str,
     return value, order, [k for k in order if asked.keeps(value[k])]
 
 
-def _through_statements(kg: KnowledgeGraph, held: dict[str, dict[str, list[str]]]
+def _through_statements(kg: KnowledgeGraph, held: dict[str, dict[str, list[str]]], dates_apart: bool = False
                         ) -> tuple[dict[str, dict[str, list[float]]], set[str]]:
     """``{"r1 -> r2": {id: [values]}}``: the numbers and dates the ids reach in two steps through a statement node
     (unnamed, or a named one :class:`~kg_agent.kg.nameless.Nameless` reads as a statement: a value
-    node with its value and unit), and the paths whose every value is typed a point in time. A path of numbers is
-    kept only when the statement nodes of every id it reaches name the same things (the same unit): values in
-    different units are not compared. A date has no unit: a path of points in time is kept whatever its statement
-    nodes name (a launch's site, a planting's bed)."""
+    node with its value and unit), and (with ``dates_apart``) the paths whose every value is typed a point in time.
+    A path is kept only when the statement nodes of every id it reaches name the same things (the same unit): values
+    in different units are not compared. With ``dates_apart``, a path of points in time is kept whatever its
+    statement nodes name (a date has no unit: a launch names its site, a planting its bed), and read as a time
+    line."""
 
     nodes = {n for of in held.values() for targets in of.values() for n in targets}
     if not nodes:
@@ -497,7 +511,7 @@ def _through_statements(kg: KnowledgeGraph, held: dict[str, dict[str, list[str]]
                         named.setdefault(path, set()).add(names)
                         if not all(t.endswith(TIME_DATATYPE_ENDINGS) for t in literals):
                             untimed.add(path)
-    timed = set(found) - untimed
+    timed = set(found) - untimed if dates_apart else set()
     return {path: of for path, of in found.items() if len(named[path]) == 1 or path in timed}, timed
 
 

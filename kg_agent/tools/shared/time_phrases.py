@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from kg_agent.text import BE_NONFINITE, BE_WORDS, ERAS_AFTER, ERAS_BEFORE, FUNCTION_WORDS, HAVE_WORDS, MONTHS
 
@@ -115,7 +115,18 @@ def _year(text: str) -> int | None:
 
 
 def _point(year: int, month: int = 1, day: int = 1) -> float:
+    """A day on the time line, computed as ``literal_value`` computes a date's (the same float for the same day)."""
     return year + (month - 1) / 12 + (day - 1) / DAYS_A_YEAR
+
+
+def _month(year: int, month: int) -> Period:
+    after = _point(year, month + 1) if month < 12 else _point(year + 1)
+    return Period(_point(year, month), after, "")
+
+
+def _day(year: int, month: int, day: int) -> Period:
+    after = _point(year, month, day + 1) if day < DAYS_A_MONTH else _month(year, month).end
+    return Period(_point(year, month, day), after, "")
 
 
 def read_period(text: str) -> Period | None:
@@ -128,10 +139,9 @@ def read_period(text: str) -> Period | None:
         if not 1 <= month <= 12:
             return None
         if iso.group(3) is None:
-            return Period(_point(year, month), _point(year, month) + 1 / 12, words)
+            return replace(_month(year, month), text=words)
         day = int(iso.group(3))
-        return Period(_point(year, month, day), _point(year, month, day) + 1 / DAYS_A_YEAR, words) \
-            if 1 <= day <= DAYS_A_MONTH else None
+        return replace(_day(year, month, day), text=words) if 1 <= day <= DAYS_A_MONTH else None
     decade = re.fullmatch(r"(?:the\s+)?(\d{3}0)'?s", words, re.IGNORECASE)
     if decade:
         return Period(float(decade.group(1)), float(decade.group(1)) + 10, words)
@@ -145,11 +155,9 @@ def read_period(text: str) -> Period | None:
         return Period(float(year), float(year + 1), words)
     days = [int(n) for n in numbers if len(n) <= 2 and n != numbers[-1]] if len(numbers) > 1 else []
     if not days:
-        return Period(_point(year, month), _point(year, month) + 1 / 12, words)
+        return replace(_month(year, month), text=words)
     day = days[0]
-    if not 1 <= day <= DAYS_A_MONTH:
-        return None
-    return Period(_point(year, month, day), _point(year, month, day) + 1 / DAYS_A_YEAR, words)
+    return replace(_day(year, month, day), text=words) if 1 <= day <= DAYS_A_MONTH else None
 
 
 def _is_date(text: str, preposition: str) -> bool:

@@ -515,9 +515,12 @@ def compared_over_every_end(question: str, chains: Sequence[dict], verification:
                 records[end["id"]] = answer_record(end["label"], entity_id=end["id"], score=by_path[path][0].get("score") or 0.0,
                                                    grounded=verified, paths=[walk])
         ranked = ranker.apply(question, list(records.values()), kg) if records else None
-        if not ranked:  # nothing compared, or a condition no end meets
+        if ranked is None:
             continue
         ends = ranker.owners(question, list(records.values()), kg)  # a launch's date stands for its craft
+        if not ranked:  # a condition no end meets: the answer check says so, unless another path's ends meet it
+            fallback = fallback or ends
+            continue
         if ranker.compared_relation(question, [ranked[0].get("compared_by") or ""], kg) is not None:
             return _compared(outcome, ends)
         fallback = fallback or ends
