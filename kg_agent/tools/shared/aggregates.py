@@ -2,10 +2,10 @@
 [X]'s books is the most downloaded", "authors born before 1800", "books with more than 1000 downloads".
 
 The question's English comparison grammar is read (a word list: most/least, -est adjectives, "more than N",
-"before/after <year>"); the attribute compared is never named by a word list: it is the relation, among those that
-reach a number or a date from the answers in one step, or in two through a statement node (a constant's value node
-with its value and unit: ``quantityValue -> value``; kept only when every such node names the same unit), whose
-words the question uses most (the project's relation scorer,
+"before/after <year>", "in <year>", "was launched last"); the attribute compared is never named by a word list: it
+is the relation, among those that reach a number or a date from the answers in one step, or in two through a
+statement node (a constant's value node with its value and unit: ``quantityValue -> value``; kept only when every
+such node names the same unit), whose words the question uses most (the project's relation scorer,
 :class:`~kg_agent.tools.shared.path_scoring.RelationPathScorer`: word stems, or the embeddings' cosine of a phrase
 with the relation's words); when no relation is named, nothing is ranked ("the most books" is a count). Relations
 named equally well (``value``, ``valueSN``: one number written twice) rank when they reach the same answers and
@@ -20,6 +20,19 @@ that. "The first / last / earliest / latest <noun> at [X]" that names no relatio
 are typed points in time (``xsd:dateTime``, ``xsd:date``, ``xsd:gYear`` ...; :meth:`AnswerRanker.time_line`): a
 talk's ``ical:dtstart``; when several are (a start and an end), only if they put the same answer first. A
 ``dateTime`` compares with its time of day.
+
+**Comparisons in time** (:func:`asked_comparison` reads them with
+:mod:`~kg_agent.tools.shared.time_phrases`): a condition of time names a period ("launched **in 1965**", "**on 12 April
+1961**", "**in March 1965**", "**between 1960 and 1965**"; "before" / "after" / "since" / "until" a period, its start or
+its end), kept as an interval or a bound (:meth:`Comparison.keeps`); a time superlative said as an adverb after a verb
+("was launched **last**", "died **earliest**") ranks as "the last" does. Both compare by :meth:`AnswerRanker.time_relation`:
+among the relations reaching points in time from the answers -- including, for these, the dates on statement nodes
+that name different things (a date has no unit: each launch node names its own site) -- the one the verb names
+(``launch -> launched`` for "launched"), else the one the question names, else the answers' sole one. An answer that is
+a date a walk reached through a statement node ("[craft] -> launch -> [launch] -> launched -> 1965-03-23") stands for
+the thing before the statement (:meth:`AnswerRanker.owners`). A condition no answer meets keeps none, and
+:meth:`AnswerRanker.compare` says why ("none of the 40 answers compared was launched in 1965 by the knowledge graph");
+the answer check then abstains rather than answer the unfiltered set.
 
 A superlative adjective that names no relation ("which unit of time is **the longest**", "the heaviest", "the
 largest") compares the answers by the one measure the KG gives them all (:meth:`AnswerRanker.sole_measure`): the

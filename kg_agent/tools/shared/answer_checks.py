@@ -58,13 +58,15 @@
   with none left the method abstains (:func:`counted_of_another_thing`).
 * **"When" is answered by the finest time first**: of one node's times, a moment (``xsd:dateTime``) before a day, a
   month or a year (datatype, else form; :func:`finest_times_first`); "which year" keeps the order.
-* **"The most / the earliest / more than N / before <year>" is compared.** The answers are ranked or filtered by
-  the number or date the KG gives each through the relation the question's words name
+* **"The most / the earliest / more than N / before <year> / in 1965 / was launched last" is compared.** The answers
+  are ranked or filtered by the number or date the KG gives each through the relation the question's words name
   (:mod:`~kg_agent.tools.shared.aggregates`); the answers kept carry ``compared`` (each compared answer with its
-  value) and ``compared_by`` (the relation). A superlative answered only by text literals, none a number or a
-  date, compared nothing: abstained on (:func:`uncompared_texts`). "The longest" naming no relation ranks by the
-  one number the KG gives every answer; answers sharing none, or several ranking them differently, are abstained
-  on, saying so (:meth:`~kg_agent.tools.shared.aggregates.AnswerRanker.unmeasured`).
+  value) and ``compared_by`` (the relation). A condition no answer meets ("in 1950") is abstained on with the reason
+  ("none of the 5 answers compared was completed in 1950 by the knowledge graph"), never answered with the unfiltered
+  set; a count with a condition counts the answers it keeps (:func:`conditioned`). A superlative answered only by
+  text literals, none a number or a date, compared nothing: abstained on (:func:`uncompared_texts`). "The longest"
+  naming no relation ranks by the one number the KG gives every answer; answers sharing none, or several ranking
+  them differently, are abstained on, saying so (:meth:`~kg_agent.tools.shared.aggregates.AnswerRanker.unmeasured`).
 
 The question's grammar is read (English "how many", "the most", "more than"), never a data set's relation names.
 """

@@ -483,7 +483,10 @@ def compared_over_every_end(question: str, chains: Sequence[dict], verification:
     first, then the others by their best chain's score, answerable chains only; a path whose ends are compared by a
     relation the question names (``birthdate`` for "earliest-born") before one whose ends are compared only by their
     time line (a book's ``issued``). A path whose ends have nothing to compare (a publisher's name, for "the
-    earliest-born author") answers nothing compared. The outcome is unchanged
+    earliest-born author") answers nothing compared; a path whose ends are dates on statement nodes answers the
+    things the dates belong to ("[craft] -> launch -> [launch] -> launched": the craft;
+    :meth:`~kg_agent.tools.shared.aggregates.AnswerRanker.owners`); a path whose ends no condition keeps ("in 1950")
+    answers only when no other path's ends meet it (the answer check then says why none is kept). The outcome is unchanged
     when the question compares nothing, or no explored path's ends have a value it compares. The answers are grounded
     as the verification says; the answer check then ranks them (their ``compared`` evidence)."""
     if asked_comparison(question) is None or not outcome.answers:
