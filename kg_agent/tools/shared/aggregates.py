@@ -73,7 +73,7 @@ _COMPARED_TO = re.compile(
 #: Superlatives of time order or age: compared on a time line.
 _TIME_ORDER = TIME_SUPERLATIVES | {"oldest", "youngest", "newest"}
 #: Superlative adjectives that compare no measure: a count ("the fewest"), or an age, read on a time line.
-_NO_MEASURE = TIME_SUPERLATIVES | {"fewest", "oldest", "youngest", "newest"}
+_NO_MEASURE = _TIME_ORDER | {"fewest"}
 _AT_MOST = re.compile(r"fewer|less|lower|smaller|under|below|at\s+most", re.IGNORECASE)
 _LITERAL = re.compile(r'^"(.*)"(?:\^\^<[^>]*>|@[A-Za-z0-9-]+)?$', re.DOTALL)
 _DATE = re.compile(r"^(-?\d{1,6})(?:-(\d\d)(?:-(\d\d))?)?(?:T(\d\d):(\d\d)(?::(\d\d(?:\.\d+)?))?)?"
@@ -451,14 +451,15 @@ def walk_starts(answers: Sequence[dict]) -> tuple[str, ...]:
 
 
 def _none_kept(asked: Comparison, relation: str, extremes: list[str], compared: int) -> str:
-    """Why a condition kept no answer: "none of the 40 answers was launched in 1965 by the knowledge graph (launch ->
-    launched: 1957-10-04 to 1969-11-14)"."""
+    """Why a condition kept no answer: "none of the 40 answers compared was launched in 1965 by the knowledge graph
+    (launch -> launched: 1957-10-04 to 1969-11-14)"."""
     low, high = extremes if asked.order == MIN else extremes[::-1]
     values = f"{relation or 'values'}: {low}" + (f" to {high}" if high != low else "")
     subject, was, has = (("the one answer compared", "was not", "has no") if compared == 1 else
                          (f"none of the {compared} answers compared", "was", "has a"))
-    said = f"{was} {asked.verb}" if asked.verb and asked.in_time else f"{has} {relation or 'value'}"
-    return f"{subject} {said} {asked.phrase} by the knowledge graph ({values})"
+    if asked.verb and asked.in_time:
+        return f"{subject} {was} {asked.verb} {asked.phrase} by the knowledge graph ({values})"
+    return f"{subject} {has} {relation or 'value'} {asked.phrase} in the knowledge graph ({values})"
 
 
 def _is_time_literal(key: str) -> bool:
