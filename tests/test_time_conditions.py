@@ -217,3 +217,25 @@ def test_every_method_applies_the_condition_on_oxigraph(register_on_oxigraph, me
     out = METHODS[method](register_on_oxigraph).compile().invoke(
         {"question": f"Which lighthouse of {COAST} was completed last?"})
     assert [a["answer"] for a in out["answers"]] == ["Harrow Sound Light"]
+
+
+def test_a_date_reached_through_a_statement_node_stands_for_the_thing_before_it(register):
+    """A walk "[coast] -> ^coast -> [lighthouse] -> construction -> [statement] -> completed -> date" answers the
+    lighthouse; so does one entering the statement backwards (a record naming its lighthouse, as a launch names its
+    craft): the date is the thing's whichever way the KG links the two."""
+    from kg_agent.tools.shared.aggregates import AnswerRanker
+
+    coast = {"id": "http://example.org/lighthouses/saltmarsh", "label": "Saltmarsh Coast"}
+    light = {"id": "http://example.org/lighthouses/gullpoint", "label": "Gull Point Light"}
+    record = {"id": "_:b0", "label": "(unnamed)"}
+    date = {"id": '"1871-06-14"^^<http://www.w3.org/2001/XMLSchema#date>', "label": "1871-06-14"}
+    for into in ("construction", "^lighthouse"):
+        steps = [{"head": coast, "relation": "^coast", "tail": light}, {"head": light, "relation": into, "tail": record},
+                 {"head": record, "relation": "completed", "tail": date}]
+        answer = {"answer": "1871-06-14", "entity_id": date["id"], "grounded": True,
+                  "paths": [{"text": "", "start": coast, "steps": steps}]}
+        [owner] = AnswerRanker.owners("Which lighthouse was completed last?", [answer], register)
+        assert (owner["answer"], owner["entity_id"]) == ("Gull Point Light", light["id"])
+        assert [s["relation"] for s in owner["paths"][0]["steps"]] == ["^coast"]  # the walk ends at the answer
+    # a question asking for the value itself keeps it
+    assert AnswerRanker.owners("When was it completed last?", [answer], register) == [answer]
