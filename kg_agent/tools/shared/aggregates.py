@@ -341,10 +341,12 @@ class AnswerRanker:
 
     @staticmethod
     def owners(question: str, answers: Sequence[dict], kg: KnowledgeGraph | None) -> list[dict]:
-        """The answers with each number or date a walk reached from a named thing (:func:`_value_owner`: "Gemini 3
-        -> launch -> [launch] -> launched -> 1965-03-23") replaced by that thing, once, when the question asks for a
-        thing (not "when", "how ..."): what a comparison ranks, so the answers a method offers are the things."""
-        if _ASKS_VALUE.match(question) is not None:
+        """For a comparison in time (:func:`asks_time`), the answers with each date a walk reached from a named thing
+        (:func:`_value_owner`: "Gemini 3 -> launch -> [launch] -> launched -> 1965-03-23") replaced by that thing,
+        once, when the question asks for a thing (not "when", "how ..."): what the comparison ranks, so the answers a
+        method offers are the things. Any other answers, or question, as they are."""
+        asked = asked_comparison(question, walk_starts(answers))
+        if _ASKS_VALUE.match(question) is not None or asked is None or not asks_time(asked):
             return list(answers)
         found: dict[str, dict] = {}
         for a in answers:
@@ -387,7 +389,7 @@ class AnswerRanker:
                     items.setdefault(key, {"record": a, "values": {}})
                 continue
             own.setdefault(key or str(a.get("answer")), {"record": a, "values": {"": [value]}})
-            owner = None if values_asked else _value_owner(a, kg)
+            owner = None if values_asked else _value_owner(a, kg, asks_time(asked))
             if owner is None:
                 continue
             head, relation = owner
@@ -529,13 +531,16 @@ def _through_statements(kg: KnowledgeGraph, held: dict[str, dict[str, list[str]]
     return {path: of for path, of in found.items() if len(named[path]) == 1 or path in timed}, timed
 
 
-def _value_owner(answer: dict, kg: KnowledgeGraph | None) -> tuple[dict, str] | None:
+def _value_owner(answer: dict, kg: KnowledgeGraph | None, in_time: bool = True) -> tuple[dict, str] | None:
     """The named thing a value answer is a value of, and the relation (path) between: the head of the walk's last
     step ("Dracula -> downloads -> 11758"), or, when that head is a statement node (unnamed, or a nameless IRI with
     facts of its own: a launch), the thing the step before comes from ("Gemini 3 -> launch -> [launch] -> launched
-    -> 1965-03-23": ``launch -> launched``; whichever way the KG links the two, ``^spacecraft -> launched`` when the
-    launch names its craft). None when no walk ends at the answer, its last step is backwards, or the owner is no
-    named thing."""
+    -> 1965-03-23": ``launch -> launched``; for a date, whichever way the KG links the two, ``^spacecraft ->
+    launched`` when the launch names its craft). None when no walk ends at the answer, its last step is backwards,
+    the owner is no named thing or is the thing the walk starts from (the question's own entity: "[kilogram] ->
+    ^hasUnit -> [value node] -> value" is a constant's value in kilograms, not the kilogram's), or a number's
+    statement node is entered backwards (from its unit). Only a comparison in time (``in_time``) steps back over a
+    statement node; any other reads the last step's head, named, as the owner."""
     for path in answer.get("paths") or ():
         steps = path.get("steps") or ()
         if not steps or steps[-1].get("tail", {}).get("id") != answer.get("entity_id"):
@@ -544,12 +549,18 @@ def _value_owner(answer: dict, kg: KnowledgeGraph | None) -> tuple[dict, str] | 
         if is_inverse(last["relation"]):
             return None
         head = last["head"]
+        if not in_time:  # a number: the named node it is a value of, whatever it is ("Value for [X]" too)
+            return (head, last["relation"]) if _names_a_thing(head) else None
         statement = not _names_a_thing(head) or kg is not None and head["id"] in Nameless.among(kg, [head["id"]]).statements
         if not statement:
             return head, last["relation"]
-        if len(steps) < 2 or not _names_a_thing(steps[-2]["head"]) or str(head.get("id", "")).startswith('"'):
-            return None
-        return steps[-2]["head"], f"{steps[-2]['relation']} -> {last['relation']}"
+        before = steps[-2] if len(steps) >= 2 else None
+        if before is None or not _names_a_thing(before["head"]) or str(head.get("id", "")).startswith('"') \
+                or len(steps) == 2 and path.get("start", before["head"]).get("id") == before["head"]["id"]:
+            return None  # no thing before the statement, or the thing the question names itself
+        if is_inverse(before["relation"]) and not str(answer.get("entity_id") or "").endswith(TIME_DATATYPE_ENDINGS):
+            return None  # a value node entered from its unit ([kilogram] -> ^hasUnit -> [value]): not the unit's value
+        return before["head"], f"{before['relation']} -> {last['relation']}"
     return None
 
 
