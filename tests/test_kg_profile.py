@@ -211,3 +211,48 @@ def test_cross_references_name_nothing():
     texts += [(f"_:shelf{i}", RDF_VALUE, f"Shelf number {i}", "") for i in range(20)]
     profile = measure_name_predicates(texts, Naming())
     assert profile.label_predicates == (RDF_VALUE,)
+
+
+def test_a_value_several_named_things_share_is_no_other_name_of_one():
+    """Volcanoes labelled "<name>, <country>" (invented for the test) with their country also as text: it shares a
+    word with each label, as other names do, but "Italy" on four volcanoes (six countries for twelve) tells none of them apart; their local
+    names, one each, are other names."""
+    from kg_agent.kg.naming import RDFS, Naming
+    from kg_agent.kg.profile import measure_name_predicates
+    base = "http://example.org/volcanoes/"
+    volcanoes = [("etna", "Etna", "Italy", "Mongibello"), ("vesuvius", "Vesuvius", "Italy", "Vesuvio"),
+                 ("stromboli", "Stromboli", "Italy", "Iddu"), ("vulcano", "Vulcano", "Italy", "Vurcanu"),
+                 ("hekla", "Hekla", "Iceland", "Heklufjall"), ("katla", "Katla", "Iceland", "Kötlujökull"),
+                 ("fuji", "Fuji", "Japan", "Fujisan"), ("aso", "Aso", "Japan", "Asosan"),
+                 ("villarrica", "Villarrica", "Chile", "Rucapillán"), ("osorno", "Osorno", "Chile", "Purarrauca"),
+                 ("merapi", "Merapi", "Indonesia", "Gunung Merapi"), ("colima", "Colima", "Mexico", "Volcán de Fuego")]
+    texts = []
+    for key, name, country, local in volcanoes:
+        texts += [(base + key, RDFS + "label", f"{name}, {country}", ""), (base + key, base + "country", country, ""),
+                  (base + key, base + "localName", f"{local} ({name})", "")]
+    assert measure_name_predicates(texts, Naming()).alias_predicates == (base + "localName",)
+
+
+def test_a_kg_that_labels_things_by_codes_gives_their_names_elsewhere(tmp_path):
+    """Observatories labelled by their codes (invented for the test: "MKO"), their names only in a description
+    property no vocabulary marks as a name: the names share no word with the codes, but each code abbreviates its
+    name (its letters in order), so the property gives other names and the observatory is found by its name."""
+    import rdflib
+
+    from kg_agent.kg.naming import RDFS, Naming
+    from kg_agent.kg.profile import measure_name_predicates
+    base = "http://example.org/observatories/"
+    sites = [("MKO", "Mauna Kea Observatory"), ("LPO", "La Palma Observatory"), ("PAR", "Paranal Observatory"),
+             ("KPNO", "Kitt Peak National Observatory"), ("SSO", "Siding Spring Observatory"),
+             ("CTIO", "Cerro Tololo Inter-American Observatory"), ("JBO", "Jodrell Bank Observatory")]
+    texts = []
+    for code, name in sites:
+        texts += [(base + code, RDFS + "label", code, ""), (base + code, base + "desc", name, "")]
+    assert measure_name_predicates(texts, Naming()).alias_predicates == (base + "desc",)
+    graph = rdflib.Graph()
+    for subject, predicate, text, _ in texts:
+        graph.add((rdflib.URIRef(subject), rdflib.URIRef(predicate), rdflib.Literal(text)))
+        graph.add((rdflib.URIRef(subject), rdflib.URIRef(base + "altitude"), rdflib.Literal(4200)))
+    graph.serialize(tmp_path / "observatories.nt", format="nt", encoding="utf-8")
+    kg = open_kg(tmp_path / "observatories.nt")
+    assert [e.id for e in kg.find_entities("Kitt Peak National Observatory")] == [base + "KPNO"]

@@ -28,7 +28,9 @@ from kg_agent.kg.walks import Walk
 from kg_agent.llm.parsing import parse_answer_list
 from kg_agent.settings import DEFAULT_GROUNDING, Grounding, StructuredMode, WhenUnsupported
 from kg_agent.steps import Decided, decide, decided, synchronous
+from kg_agent.tools.shared.aggregates import MAX_COMPARED, asked_comparison
 from kg_agent.tools.shared.answer_checks import ABSTAINED, plans_matching_nothing, unsupported_policy, walks_to_named
+from kg_agent.tools.shared.class_reached import stopped_at_the_named_class
 from kg_agent.tools.shared.constraints import constrain_walks, note_constraints, unmet_warning
 from kg_agent.tools.shared.decider import Candidates, Decider, LLMDecider, Outcome, fall_back
 from kg_agent.tools.shared.decision_schemas import Answers
@@ -46,6 +48,7 @@ from kg_agent.tools.shared.grounding import (
 from kg_agent.tools.shared.link import with_chat_reply
 from kg_agent.tools.shared.path_scoring import RelationPathScorer
 from kg_agent.tools.shared.role_qualifiers import qualified_walks
+from kg_agent.tools.shared.statement_names import walks_to_asked_names
 from kg_agent.tools.shared.updates import answer_record
 
 REASONING_PROMPT = (
@@ -199,9 +202,15 @@ class VoteAnswerer:
         back |= {k for k in close if support[k] and all(Walk.from_dict(p).steps_back for p in support[k])}
         if any(k not in back for k in close):
             close = [k for k in close if k not in back]
-        kept = close[: self.max_answers]
-        warnings = ([f"answer: more answers than max_answers={self.max_answers}; kept the first {self.max_answers}, most "
-                     "evidence across the plans first"] if len(close) > self.max_answers else [])
+        # a comparison ("the heaviest ...") is over every answer: the answer check ranks them and keeps the first
+        compares = asked_comparison(question) is not None
+        limit = max(self.max_answers, MAX_COMPARED) if compares else self.max_answers
+        kept = close[:limit]
+        warnings = ([] if len(close) <= limit else
+                    [f"answer: more answers than {MAX_COMPARED}; the comparison is over the first {limit}, most evidence "
+                     "across the plans first, not every answer"] if compares else
+                    [f"answer: more answers than max_answers={self.max_answers}; kept the first {self.max_answers}, most "
+                     "evidence across the plans first"])
         answers = [
             answer_record(labels[k], entity_id=k, score=plan_score(plans, best_rank[k]) + votes[k] * 1e-6,
                           grounded=True, paths=support[k])
@@ -428,6 +437,7 @@ def answer_steps(state: dict, *, answerer: Answerer, kg: KnowledgeGraph | None =
     things the question names meet nowhere, no answer, and the reason (``when_unsupported="best_effort"``: the
     answers reached from each, with a warning)."""
     from kg_agent.tools.shared.updates import (
+        anchored_update,
         answer_update,
         names_answered,
         names_update,
@@ -439,6 +449,9 @@ def answer_steps(state: dict, *, answerer: Answerer, kg: KnowledgeGraph | None =
     whole = whole_graph_update(state.get("stop_reason") or "", question, kg)
     if whole is not None:
         return whole
+    anchored = anchored_update(question, state.get("topic_entities") or [], kg, when_unsupported=when_unsupported)
+    if anchored is not None:
+        return anchored
     compared = which_of_update(question, state.get("topic_entities") or [], kg)
     if compared is not None:
         return compared
@@ -458,14 +471,18 @@ def answer_steps(state: dict, *, answerer: Answerer, kg: KnowledgeGraph | None =
     if constrained.unmet and unsupported_policy(when_unsupported) == "abstain":
         return answer_update(AnswerOutcome([], "", warnings=[*constrained.warnings, f"answer: abstained: {constrained.unmet}"],
                                            stop_reason=ABSTAINED))
-    walks = walks_to_named(qualified_walks(question, constrained.walks, kg), kg)  # through the role the question names
+    # through the role the question names; on to a statement node's name where its naming predicate is asked for
+    walks = walks_to_named(walks_to_asked_names(question, qualified_walks(question, constrained.walks, kg), kg), kg,
+                           question)
+    walks, stopped = stopped_at_the_named_class(question, walks, kg, getattr(answerer, "plan_scorer", None))
     outcome = yield decide(answerer.answer, question, walks, state.get("plans") or [])
     outcome.answers = note_constraints(outcome.answers, constrained.applied)
     outcome.warnings = [*constrained.warnings, *([unmet_warning(constrained.unmet)] if constrained.unmet else []),
-                        *outcome.warnings,
+                        *stopped, *outcome.warnings,
                         *([f"answer: {unmatched}; answered as asked (best effort)"] if unmatched else [])]
     return answer_update(outcome, state.get("stop_reason") or "", question=question, when_unsupported=when_unsupported,
-                         kg=kg, as_given=getattr(answerer, "grounding", None) == "off")
+                         kg=kg, as_given=getattr(answerer, "grounding", None) == "off",
+                         max_answers=getattr(answerer, "max_answers", None))
 
 
 answer_node = synchronous(answer_steps)

@@ -12,6 +12,7 @@ from kg_agent.kg.walks import Walk
 from kg_agent.steps import synchronous
 from kg_agent.text import content_words, label_words
 from kg_agent.tools.rog.answer import PathUse
+from kg_agent.tools.shared.aggregates import MAX_COMPARED, asked_comparison
 from kg_agent.tools.shared.scoring import mask_mentions
 
 
@@ -133,13 +134,14 @@ retrieve_for_plans = synchronous(retrieve_plans_steps)
 
 
 
-def paths_the_answer_uses(paths: list[dict], use: PathUse) -> list[dict]:
+def paths_the_answer_uses(paths: list[dict], use: PathUse, *, compares: bool = False) -> list[dict]:
     """The paths the answer step reads (:class:`~kg_agent.tools.rog.answer.PathUse`), in their order:
 
     * the first ``use.max_prompt_paths`` distinct paths, best plans first (a model's prompt);
     * for each plan, every path of it reaching one of the ``use.max_answers`` ends it reaches by the most paths
       (ties by label, then id: the order of the offline answers, which thus get the votes and supporting paths
-      of all the paths);
+      of all the paths); for a question that ``compares`` ("the heaviest ..."), of the
+      :data:`~kg_agent.tools.shared.aggregates.MAX_COMPARED` ends: a comparison is over every answer, not those shown;
     * each plan's first path from each topic entity (which plans found paths, and from where).
     """
     kept: set[int] = set()
@@ -165,7 +167,7 @@ def paths_the_answer_uses(paths: list[dict], use: PathUse) -> list[dict]:
         ends_of.setdefault(plan, []).append(end)
     for plan, ends in ends_of.items():
         ends.sort(key=lambda end: (-len(reaching[plan, end]), labels[end], end))
-        for end in ends[:use.max_answers]:
+        for end in ends[:max(use.max_answers, MAX_COMPARED) if compares else use.max_answers]:
             kept.update(reaching[plan, end])
     return [paths[index] for index in sorted(kept)]
 
@@ -188,7 +190,7 @@ def retrieve_steps(state: dict, *, kg: KnowledgeGraph, max_paths: int = DEFAULT_
     found = len(paths)
     if use is not None:
         ends = len({Walk.end_of(p)["id"] for p in paths})
-        paths = paths_the_answer_uses(paths, use)
+        paths = paths_the_answer_uses(paths, use, compares=asked_comparison(state.get("question") or "") is not None)
         if len(paths) < found:
             warnings.append(f"retrieve: {found} reasoning paths to {ends} entities found; the state keeps the "
                             f"{len(paths)} the answer step reads (the first {use.max_prompt_paths} distinct paths, best plans "

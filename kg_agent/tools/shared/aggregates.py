@@ -57,6 +57,9 @@ from kg_agent.tools.shared.relation_words import EARLIEST_WORDS, TIME_SUPERLATIV
 from kg_agent.tools.shared.time_phrases import asked_time, asked_time_adverb, time_text
 
 MAX, MIN = "max", "min"
+#: The most answers one comparison compares: a list cut for showing (RoG's ``max_answers``, a beam's width) is not cut
+#: for comparing, past this a method says what it compared.
+MAX_COMPARED = 2000
 #: Superlatives asking for the least value; any other superlative ("most", "-est", "-most") asks for the greatest.
 _LEAST = EARLIEST_WORDS | {"least", "fewest", "smallest", "lowest", "shortest", "oldest", "cheapest", "southernmost",
                            "westernmost", "minimum", "lightest", "thinnest", "narrowest", "slowest"}

@@ -46,8 +46,10 @@
   is; a quantity the KG states itself (the answers are all numbers: a download count, a population) is kept as it is.
   A count that reached only statement nodes ("how many people held the role of [X]": the memberships) counts the
   things of the class the question's type noun names that the statements are about, one relation on
-  (:func:`through_statements`); a walk stepping out of a statement node counts every statement the step before
-  reached, each through its own step on (:func:`every_end_reached`). A number the KG states of a thing answers
+  (:func:`through_statements`), unless the noun names the statements' own class ("how many **launches** ...": the
+  unnamed launch records are what is counted, :func:`counted_statements`; counted, never shown as answers); a walk
+  stepping out of a statement node counts every statement the step before reached, each through its own step on
+  (:func:`every_end_reached`). A number the KG states of a thing answers
   "how many <noun>" only when no relation of that thing reaches things of a class the noun names ("how many
   downloadable **files** are listed for [X]": its ``hasFormat`` files are counted, not its ``downloads``;
   :func:`things_of_the_counted_class`). When the type noun with its modifiers names the answers' class ("how many
@@ -226,14 +228,17 @@ def off_the_vocabulary_header(answers: Sequence[dict], kg: KnowledgeGraph) -> tu
     return (kept, ONLY_THE_HEADER) if len(kept) < len(answers) else None
 
 
-def walks_to_named(walks: Sequence[dict], kg: KnowledgeGraph | None) -> list[dict]:
+def walks_to_named(walks: Sequence[dict], kg: KnowledgeGraph | None, question: str = "") -> list[dict]:
     """The walks, but those ending at a statement node (unnamed, or a nameless IRI with facts of its own) that another
     walk steps on from to one of the statement's values: a statement node is a step inside a fact, so the plan or
     chain that stops there answers nothing, and the one that walks one step on through it (``hasMembership ->
     role``) answers instead. The statement node's class is none of its values (a step over a class predicate does
     not count). A walk ending at a statement node no walk steps on from is kept (the answer check then leaves it
-    out, and abstains, saying why, when nothing else is left)."""
+    out, and abstains, saying why, when nothing else is left). A count of the statements themselves ("how many
+    **launches** were made from [X]": the nodes of the class *Launch*, :func:`counted_statements`) keeps them."""
     unnamed = statement_ends(walks, kg)
+    if unnamed and kg is not None and asks_how_many(question) and of_counted_class(question, sorted(unnamed), kg):
+        return list(walks)
     if not unnamed:
         return list(walks)
     classes = {r.lstrip("^") for r in kg.class_fan_outs()} if kg is not None else set()
@@ -271,6 +276,9 @@ def final_answers(question: str, answers: Sequence[dict], *, policy: WhenUnsuppo
         answers = narrowed
     answers = named_by_the_kg(answers, kg) if kg is not None else list(answers)
     if counting and kg is not None and answers and all(is_unnamed(a) for a in answers):
+        own = counted_statements(question, answers, kg)
+        if own is not None:
+            return Checked([counted(own)], warnings=[f"answer: {STATEMENTS_COUNTED}"])
         answers = through_statements(question, answers, kg) or answers
     named = [a for a in answers if not is_unnamed(a)]
     if answers and not named:
@@ -819,6 +827,22 @@ def things_of_the_counted_class(question: str, answers: Sequence[dict], kg: Know
                    f"not the number the KG states")
 
 
+STATEMENTS_COUNTED = ("the question's noun names the class of the unnamed statement nodes reached: they are counted "
+                      "(never shown as answers)")
+
+
+def counted_statements(question: str, answers: Sequence[dict], kg: KnowledgeGraph) -> list[dict] | None:
+    """For a count that reached only statement nodes of the class the question's noun names ("how many **launches**
+    were made from [X]": the nodes of the class *Launch*, unnamed records joining a spacecraft, a date and a site):
+    those nodes, which are what is counted (a count of statement nodes is a number, no statement node is shown);
+    None when some answer is no such node, or the noun names another class (then :func:`through_statements`)."""
+    ids = [a.get("entity_id") or "" for a in answers]
+    if not ids or not all(ids) or any(key.startswith('"') for key in ids):
+        return None
+    of_class = of_counted_class(question, ids, kg)
+    return list(answers) if of_class is not None and len(of_class(ids)) == len(ids) else None
+
+
 def through_statements(question: str, answers: Sequence[dict], kg: KnowledgeGraph) -> list[dict]:
     """For a count that reached only statement nodes ("how many people held the role of [X]": ``^role`` reaches the
     memberships): the things of the class the question's type noun names ("people": a class named Person) that the
@@ -881,7 +905,8 @@ def counted(answers: Sequence[dict]) -> dict:
     distinct: dict[str, dict] = {}
     for a in things or answers:
         key = a.get("entity_id") or ""
-        distinct.setdefault(str(a.get("answer")) if not key or key.startswith("_:") else key, a)
+        # a blank node counts by its name; an unnamed one (a statement node counted) by itself
+        distinct.setdefault(str(a.get("answer")) if not key or (key.startswith("_:") and not is_unnamed(a)) else key, a)
     paths = [p for a in distinct.values() for p in (a.get("paths") or [])[:1]]
     return {
         "answer": str(len(distinct)),

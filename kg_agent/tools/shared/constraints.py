@@ -20,7 +20,9 @@
   (:func:`met_through_statements`, issue 46 item 4): a walk ending at a statement node goes on to the named values
   behind it (a membership's person), a walk through a statement node joined to another mention's entity (a
   membership whose organisation is the empire named) reaches its end from that mention too, and so does a walk
-  ending one edge from it; never on the statement node itself. So that each mention is explored, ToG's and ToG-I's
+  ending one edge from it; never on the statement node itself. Ends not of the kind the question asks for that meet
+  nowhere meet on the things of that kind one step behind them (the persons behind two productions' role nodes,
+  :mod:`~kg_agent.tools.shared.met_behind`). So that each mention is explored, ToG's and ToG-I's
   beams keep each one's best chain, and an entity reached from more of them first (:func:`shared_among_mentions`;
   a node one edge from another mention's entity counts as reached from it, and is scored first of many tails,
   :func:`kg_agent.tools.tog.prune_entities.joining_nodes`; ToG-I widens W = T to their number).
@@ -47,6 +49,7 @@ from kg_agent.text import words as text_words
 from kg_agent.tools.shared.aggregates import literal_text
 from kg_agent.tools.shared.answer_classes import class_names
 from kg_agent.tools.shared.answer_types import AskedType, is_prose
+from kg_agent.tools.shared.met_behind import met_behind_the_ends
 from kg_agent.tools.shared.question_parts import ENTITY_TOKEN, NO_RELATION_WORDS, QuestionParts
 from kg_agent.tools.shared.scoring import mask_topic_mentions
 from kg_agent.tools.shared.similarity import shared_text_vectors
@@ -334,10 +337,13 @@ def _bridges(groups: dict[str, set[str]], walks: Sequence[dict], kg: KnowledgeGr
 
 
 def reached_from_every_mention(topic_entities: Iterable[dict], walks: Sequence[dict],
-                               kg: KnowledgeGraph | None = None) -> Constrained:
+                               kg: KnowledgeGraph | None = None, *, behind_for: str = "") -> Constrained:
     """The walks ending where the walks of every mention's entities end, when there are such ends (module docstring);
     first, the nodes that link one mention's entity to another's, when a walk does. Statement nodes are never such
-    ends (``kg``: also nameless IRIs with facts of their own): two mentions meet on the named values behind them."""
+    ends (``kg``: also nameless IRIs with facts of their own): two mentions meet on the named values behind them.
+    With ``behind_for`` (the question), ends that meet nowhere and are not of the kind it asks for are stepped on to
+    the things of that kind behind them (:func:`~kg_agent.tools.shared.met_behind.met_behind_the_ends`)."""
+    topic_entities = list(topic_entities)
     groups = mention_groups(topic_entities)
     if len(groups) < 2:
         return Constrained(list(walks))
@@ -359,6 +365,14 @@ def reached_from_every_mention(topic_entities: Iterable[dict], walks: Sequence[d
         if met.ends_from:
             walks = [*walks, *met.walks]
             for mention, ends in met.ends_from.items():
+                ends_from.setdefault(mention, set()).update(ends)
+            reaching = [m for m, ends in ends_from.items() if ends]
+            common = _named_common(ends_from, reaching, walks, kg)
+    if not common and kg is not None and behind_for:  # on the things of the kind asked, behind the ends
+        stepped, behind = met_behind_the_ends(behind_for, topic_entities, groups, walks, kg)
+        if len(behind) >= 2:
+            walks = [*walks, *stepped]
+            for mention, ends in behind.items():
                 ends_from.setdefault(mention, set()).update(ends)
             reaching = [m for m, ends in ends_from.items() if ends]
             common = _named_common(ends_from, reaching, walks, kg)
@@ -548,18 +562,21 @@ def unmet_warning(unmet: str) -> str:
 
 
 def constrain_walks(question: str, topic_entities: Iterable[dict], walks: Sequence[dict], kg: KnowledgeGraph | None, *,
-                    intersect: bool = True, type_check: bool = True) -> Constrained:
+                    intersect: bool = True, type_check: bool = True, asked: str | None = None) -> Constrained:
     """Both constraints in turn: the ends reached from every mention (``intersect``; when the walks' ends meet
     nowhere, over their relation paths walked out from each mention's entities and the blank nodes saying the same
-    value, :func:`walked_out`), then the type asked. ``unmet`` says when the
+    value, :func:`walked_out`, and behind those ends on the things of the kind the question asks for,
+    :func:`~kg_agent.tools.shared.met_behind.met_behind_the_ends`), then the type asked. ``unmet`` says when the
     mentions' answers meet nowhere even so: the caller abstains, or answers with :func:`unmet_warning`. Without
-    ``type_check`` the type is left to the caller (ToG checks its answers' own chains)."""
+    ``type_check`` the type is left to the caller (ToG checks its answers' own chains). ``asked``: the question
+    whose asked kind the things behind the ends must be of, when ``question`` is not given (default: ``question``)."""
     topics = _topics(topic_entities)
     intersect = intersect and not coordinated(question, topics)
     joined = reached_from_every_mention(topics, walks, kg) if intersect else Constrained(list(walks))
     if joined.unmet and kg is not None:  # the walks kept a few ends of each relation: walk them all out
         expanded = with_same_unnamed(kg, topics)
-        walked = reached_from_every_mention(expanded, walked_out(kg, expanded, walks), kg)
+        walked = reached_from_every_mention(expanded, walked_out(kg, expanded, walks), kg,
+                                            behind_for=question if asked is None else asked)
         joined = joined if walked.unmet else walked
     if kg is None or not type_check:
         return joined

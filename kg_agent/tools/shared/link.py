@@ -85,6 +85,10 @@ def link_node(state: dict, *, kg: KnowledgeGraph, max_entities: int = 5, ask_whe
         entities, warnings = resolve_given_entities(kg, given)
     else:
         result = links_of_the_kind_named(kg, question, link_entities(kg, question, max_entities=max_entities))
+        anchored = topics_of_a_literal_anchor(kg, question, result, max_entities=max_entities)
+        if anchored is not None:
+            return {**fresh, "topic_entities": anchored[0], "warnings": Overwrite([f"link: {anchored[1]}"]),
+                    "stop_reason": ""}
         if ask_when_ambiguous:
             result = chosen_links(kg, question, result)
         entities = result.entities
@@ -113,6 +117,32 @@ def link_node(state: dict, *, kg: KnowledgeGraph, max_entities: int = 5, ask_whe
     stop = "" if entities else "no_topic_entity"
     topic_entities = [linked.get(e.id) or e.to_dict() for e in entities]
     return {**fresh, "topic_entities": topic_entities, "warnings": Overwrite(warnings), "stop_reason": stop}
+
+
+def topics_of_a_literal_anchor(kg: KnowledgeGraph, question: str, result: LinkResult, *,
+                               max_entities: int) -> tuple[list[dict], str] | None:
+    """The topic entities, and a note saying why, when the question names a value the KG writes as a literal of the
+    relation named beside it and asks for the things holding it ("how many spacecraft does the agency Japan have":
+    :mod:`~kg_agent.tools.shared.literal_anchor`); they replace the entities linked from the value's words (a launch
+    site named "Japan" is no agency). None when there is no such value, or an entity was linked from other words of
+    the question than the value and the noun asked for (a question about that entity too is not answered so)."""
+    from kg_agent.tools.shared.literal_anchor import anchor_for_question, anchored_topics
+    from kg_agent.tools.shared.question_parts import QuestionParts
+
+    anchor = anchor_for_question(kg, question)
+    if anchor is None:
+        return None
+    asked = QuestionParts.of(question).asked
+    nouns = set(asked.noun_phrase) if asked is not None else set()
+    value = anchor.mention.lower()
+    for item in result.linked:
+        mention = item.mention.lower()
+        if mention not in value and value not in mention and not set(mention.split()) <= nouns:
+            return None
+    more = "+" if anchor.cut else ""
+    return anchored_topics(kg, anchor, max_entities), (
+        f"{anchor.mention!r} is a value the knowledge graph writes of {len(anchor.subjects)}{more} things "
+        f"({anchor.text}), not a thing of its own: those things are the question's topic")
 
 
 def links_of_the_kind_named(kg: KnowledgeGraph, question: str, result: LinkResult) -> LinkResult:

@@ -19,6 +19,7 @@ from langgraph.types import Overwrite
 from kg_agent.llm.usage import merge_usage
 from kg_agent.settings import WhenUnsupported
 from kg_agent.tools.shared.answer_checks import ABSTAINED, final_answers, unsupported_policy
+from kg_agent.tools.shared.literal_anchor import anchor_of_topics, anchored_answers
 from kg_agent.tools.shared.name_questions import NamesAnswer, answer_from_names
 from kg_agent.tools.shared.which_of import which_of_answered
 from kg_agent.tools.shared.whole_graph import answer_over_whole_graph
@@ -116,6 +117,28 @@ def whole_graph_update(stop: str, question: str, kg: Any) -> dict | None:
     return _computed_update(answers, f"a question about the whole knowledge graph: {what}")
 
 
+def anchored_update(question: str, topic_entities: Any, kg: Any, *,
+                    when_unsupported: WhenUnsupported = "abstain") -> dict | None:
+    """The answer step's update for a question whose topic is the things holding a value the KG writes as a literal
+    ("how many spacecraft does the agency Japan have", :mod:`~kg_agent.tools.shared.literal_anchor`): every one of
+    them, each grounded by its own fact, counted, ranked or listed by the answer checks; None for any other question."""
+    if kg is None or not question or not topic_entities:
+        return None
+    anchor = anchor_of_topics(kg, topic_entities)
+    if anchor is None:
+        return None
+    checked = final_answers(question, anchored_answers(kg, anchor), kg=kg, policy=unsupported_policy(when_unsupported))
+    if not checked.answers:
+        stop = checked.stop_reason or ABSTAINED
+        emit_answers([], stop)
+        return {"answers": [], "output": "", "stop_reason": stop, "warnings": checked.warnings}
+    cut = f" (the first {len(anchor.subjects):,} only)" if anchor.cut else ""
+    things = "thing" if len(anchor.subjects) == 1 else "things"
+    update = _computed_update(checked.answers, f"over the {len(anchor.subjects)} {things} whose {anchor.text}{cut}")
+    update["warnings"] = [*update["warnings"], *checked.warnings]
+    return update
+
+
 def which_of_update(question: str, topic_entities: Any, kg: Any) -> dict | None:
     """The answer step's update for "which is <comparative>, A or B", answered by comparing a number the KG gives
     both (:func:`~kg_agent.tools.shared.which_of.which_of_answered`, with its evidence on the answer); None for any
@@ -166,16 +189,22 @@ def names_update(found: NamesAnswer, *, when_unsupported: WhenUnsupported = "abs
 
 
 def answer_update(outcome: Any, stop: str = "", *, question: str = "", when_unsupported: WhenUnsupported = "abstain",
-                  kg: Any = None, as_given: bool = False) -> dict:
+                  kg: Any = None, as_given: bool = False, max_answers: int | None = None) -> dict:
     """An answer step's update from its answerer's ``outcome`` (``answers``, ``output``, ``stop_reason``, ``warnings``,
     ``usage``), its answers checked against what ``question`` asks for (:func:`~kg_agent.tools.shared.answer_checks.
     final_answers`: no unnamed node, "how many" counted; ``when_unsupported`` is the graph's, a run's context may
     override it): the stop reason is the check's, else the outcome's, else ``stop``, else ``answered`` /
-    ``no_answer``; emits the ``answer`` stream event."""
+    ``no_answer``; emits the ``answer`` stream event. ``max_answers``: the most answers shown, once the check has
+    compared them all (a comparison is over every answer the answerer kept, :data:`~kg_agent.tools.shared.aggregates.
+    MAX_COMPARED` at most)."""
     # a model's answers under grounding "off" are kept as given: what the checks would leave out stays, flagged
     checked = final_answers(question, outcome.answers, kg=kg,
                             policy="best_effort" if as_given else unsupported_policy(when_unsupported))
     answers = checked.answers
+    if max_answers is not None and len(answers) > max_answers:
+        checked.warnings = [*checked.warnings, f"answer: more answers than max_answers={max_answers}; kept the first "
+                                               f"{max_answers}"]
+        answers = answers[:max_answers]
     output = outcome.output
     if answers != outcome.answers and (not outcome.output or outcome.output == "\n".join(a["answer"] for a in outcome.answers)):
         output = "\n".join(a["answer"] for a in answers)  # an offline output: the answers listed

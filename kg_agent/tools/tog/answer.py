@@ -35,7 +35,7 @@ from kg_agent.llm.parsing import parse_answer_list
 from kg_agent.settings import DEFAULT_GROUNDING, Grounding, StructuredMode, WhenUnsupported
 from kg_agent.steps import Decided, decide, decided
 from kg_agent.tools.rog.answer import AnswerOutcome
-from kg_agent.tools.shared.aggregates import AnswerRanker, asked_comparison
+from kg_agent.tools.shared.aggregates import MAX_COMPARED, AnswerRanker, asked_comparison, literal_text
 from kg_agent.tools.shared.answer_checks import (
     ABSTAINED,
     asks_how_many,
@@ -45,7 +45,8 @@ from kg_agent.tools.shared.answer_checks import (
     unsupported_policy,
     walks_to_named,
 )
-from kg_agent.tools.shared.answer_classes import class_names
+from kg_agent.tools.shared.answer_types import is_prose
+from kg_agent.tools.shared.class_reached import named_by_the_noun_phrase
 from kg_agent.tools.shared.constraints import (
     asked_type,
     constrain_walks,
@@ -63,10 +64,10 @@ from kg_agent.tools.shared.decision_schemas import Answers
 from kg_agent.tools.shared.grounding import NO_GROUNDED_ANSWER, Evidence, RunGrounding, asked_for, ground_names, settle
 from kg_agent.tools.shared.link import with_chat_reply
 from kg_agent.tools.shared.path_scoring import RelationPathScorer
-from kg_agent.tools.shared.question_parts import QuestionParts
 from kg_agent.tools.shared.role_qualifiers import qualified_walks
-from kg_agent.tools.shared.similarity import shared_text_vectors
+from kg_agent.tools.shared.statement_names import walks_to_asked_names
 from kg_agent.tools.shared.updates import (
+    anchored_update,
     answer_record,
     answer_update,
     names_answered,
@@ -370,6 +371,9 @@ def answer_steps(state: dict, *, answerer: ToGAnswerer, asked: Asked | None = No
     whole = whole_graph_update(stop, question, kg)
     if whole is not None:
         return whole
+    anchored = anchored_update(question, topics, kg, when_unsupported=when_unsupported)
+    if anchored is not None:
+        return anchored
     compared = which_of_update(question, topics, kg)
     if compared is not None:
         return compared
@@ -389,7 +393,8 @@ def answer_steps(state: dict, *, answerer: ToGAnswerer, asked: Asked | None = No
     if unmatched is not None and unsupported_policy(when_unsupported) == "abstain":
         return answer_update(AnswerOutcome([], "", warnings=[f"answer: abstained: {unmatched}"], stop_reason=ABSTAINED))
     verification = answered_where_the_class_is_reached(question, chains, state.get("verification"), kg)
-    walks = chains_answered(question, qualified_walks(question, chains, kg), verification, kg)
+    walks = chains_answered(question, walks_to_asked_names(question, qualified_walks(question, chains, kg), kg),
+                            verification, kg)
     outcome = yield decide(answerer.answer, question, walks,
                            verification=verification, stop_reason=stop, **ahead)
     if verification is not None and verification is not state.get("verification"):
@@ -398,7 +403,7 @@ def answer_steps(state: dict, *, answerer: ToGAnswerer, asked: Asked | None = No
             f"there, not past them ({' -> '.join((state.get('verification') or {}).get('relations') or ())})")]
     outcome = answers_of_every_mention(topics, chains, outcome,
                                        verified=bool((verification or {}).get("sufficient")), kg=kg,
-                                       abstain=unsupported_policy(when_unsupported) == "abstain")
+                                       abstain=unsupported_policy(when_unsupported) == "abstain", question=question)
     if kg is not None:
         outcome = compared_over_every_end(question, chains, verification, outcome, kg, chain_scorer)
         outcome = answers_of_asked_type(question, topics, outcome, kg)
@@ -452,25 +457,10 @@ def answered_where_the_class_is_reached(question: str, chains: Sequence[dict], v
         of_class = of_counted_class(question, ends, kg) if ends else None
         # past them, values (a flag, a number) or more things of the class; not things of another class, which the
         # question may ask for where the class is named by a modifier only ("which **launch** site ...")
-        if of_class is not None and (_named_by_the_noun_phrase(question, ends, kg)
+        if of_class is not None and (named_by_the_noun_phrase(question, ends, kg)
                                      or all(end.startswith('"') or end in of_class([end]) for end in last)):
             return {**(verification or {}), "relations": judged[:size], "depth": size}
     return verification
-
-
-def _named_by_the_noun_phrase(question: str, ids: Sequence[str], kg: KnowledgeGraph) -> bool:
-    """Whether the question's whole noun phrase ("which **unit**", "how many **physical constants**"), not an opening
-    of it ("launch" of "launch site"), names a class of each of ``ids``."""
-    words = QuestionParts.of(question).asked.noun_phrase
-    classes = kg.classes_of(ids)
-    if not words or len(classes) < len(set(ids)):
-        return False
-    named = class_names(kg, shared_text_vectors(None)).named(" ".join(words), {c for f in classes.values() for c in f})
-    return bool(named) and all(named.intersection(found) for found in classes.values())
-
-
-#: The most walks one relation path is walked out to for a comparison (:func:`compared_over_every_end`).
-MAX_COMPARED = 2000
 
 
 def compared_over_every_end(question: str, chains: Sequence[dict], verification: dict | None, outcome: AnswerOutcome,
@@ -500,6 +490,7 @@ def compared_over_every_end(question: str, chains: Sequence[dict], verification:
     ranker = AnswerRanker(scorer)
     verified = bool((verification or {}).get("sufficient"))
     fallback: list[dict] | None = None  # the first path's answers compared by a relation the question does not name
+    fallback_cut: list[str] = []
     for path in order:
         starts: dict[str, None] = {}
         for chain in by_path[path]:
@@ -518,28 +509,45 @@ def compared_over_every_end(question: str, chains: Sequence[dict], verification:
                 records[end["id"]] = answer_record(end["label"], entity_id=end["id"], score=by_path[path][0].get("score") or 0.0,
                                                    grounded=verified, paths=[walk])
         ranked = ranker.apply(question, list(records.values()), kg) if records else None
-        if ranked is None:
+        if ranked is None:  # nothing to compare
             continue
         ends = ranker.owners(question, list(records.values()), kg)  # a launch's date stands for its craft
-        if not ranked:  # a condition no end meets: the answer check says so, unless another path's ends meet it
-            fallback = fallback or ends
+        cut = [compared_cut_warning(relation_path_text(path), len(records))] if found.truncated else []
+        if not ranked:  # no end passes the question's bound or condition: the answer check says so, unless another
+            if fallback is None:  # path's ends pass it
+                fallback, fallback_cut = ends, cut
             continue
         if ranker.compared_relation(question, [ranked[0].get("compared_by") or ""], kg) is not None:
-            return _compared(outcome, ends)
-        fallback = fallback or ends
-    return outcome if fallback is None else _compared(outcome, fallback)
+            return _compared(outcome, ends, cut)
+        if fallback is None:
+            fallback, fallback_cut = ends, cut
+    return outcome if fallback is None else _compared(outcome, fallback, fallback_cut)
 
 
-def _compared(outcome: AnswerOutcome, answers: list[dict]) -> AnswerOutcome:
+def compared_cut_warning(what: str, compared: int) -> str:
+    """What a comparison whose set was cut at :data:`MAX_COMPARED` walks compared: the answer may not be the extreme."""
+    return (f"answer: {what} has more than {MAX_COMPARED} walks; the comparison is over the {compared} answers of the "
+            "first of them, not every answer")
+
+
+def _compared(outcome: AnswerOutcome, answers: list[dict], warnings: Sequence[str] = ()) -> AnswerOutcome:
     """The outcome answering ``answers`` (the ends of the path a comparison ranks; the answer check ranks them)."""
     if outcome.output == "\n".join(a["answer"] for a in outcome.answers):  # an offline output: the answers listed
         outcome.output = "\n".join(a["answer"] for a in answers)
     outcome.answers = answers
+    outcome.warnings = [*outcome.warnings, *warnings]
     return outcome
 
 
+def _is_value(answer: dict) -> bool:
+    """Whether an answer is a literal value that is no prose (a date, a number, a code)."""
+    key = str(answer.get("entity_id") or "")
+    return key.startswith('"') and not is_prose(literal_text(key))
+
+
 def answers_of_every_mention(topic_entities: Sequence[dict], chains: Sequence[dict], outcome: AnswerOutcome, *,
-                             verified: bool, kg: KnowledgeGraph | None = None, abstain: bool = False) -> AnswerOutcome:
+                             verified: bool, kg: KnowledgeGraph | None = None, abstain: bool = False,
+                             question: str = "") -> AnswerOutcome:
     """The outcome's answers that satisfy every entity the question names
     (:func:`~kg_agent.tools.shared.constraints.constrain_walks` over the explored chains: the node an explored chain
     passes on its way from one mention's entity to another's, else an end reached from each, the chains' relation
@@ -547,8 +555,17 @@ def answers_of_every_mention(topic_entities: Sequence[dict], chains: Sequence[di
     a statement node where every other mention's chain ends (:func:`met_on_the_way`), else the ends that do, best
     chains first (grounded when verification said Yes). When the mentions' answers meet nowhere: no answer with
     ``abstain`` (stop reason ``abstained``), else the outcome with a warning. Unchanged when the question names fewer
-    than two things; ``warnings`` say what was not checked."""
-    joined = constrain_walks("", topic_entities, [c for c in chains if c.get("steps")], kg, type_check=False)
+    than two things; ``warnings`` say what was not checked. ``question``: what the things the chains' ends join must
+    be when the ends meet nowhere (:func:`~kg_agent.tools.shared.met_behind.met_behind_the_ends`: "who" had roles in
+    both, the persons behind the role nodes)."""
+    joined = constrain_walks("", topic_entities, [c for c in chains if c.get("steps")], kg, type_check=False,
+                             asked=question)
+    if joined.unmet and outcome.answers and all(_is_value(a) for a in outcome.answers):
+        # the answers are values (a date, a number): one thing's, which a second thing named qualifies ("when was [X]
+        # released on [Project Gutenberg]"), as :func:`~kg_agent.tools.shared.constraints.reached_from_every_mention`
+        # reads a mention whose every end is a value; here the answered chains' ends are, though the beam explored more
+        outcome.warnings = [*joined.warnings, unmet_warning(joined.unmet), *outcome.warnings]
+        return outcome
     if joined.unmet and abstain:
         return AnswerOutcome([], "", warnings=[*joined.warnings, f"answer: abstained: {joined.unmet}"],
                              usage=outcome.usage, stop_reason=ABSTAINED)
