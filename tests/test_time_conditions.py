@@ -239,3 +239,12 @@ def test_a_date_reached_through_a_statement_node_stands_for_the_thing_before_it(
         assert [s["relation"] for s in owner["paths"][0]["steps"]] == ["^coast"]  # the walk ends at the answer
     # a question asking for the value itself keeps it
     assert AnswerRanker.owners("When was it completed last?", [answer], register) == [answer]
+
+
+def test_a_number_answer_is_not_tested_against_a_date(register):
+    """"How many visitors came to [X] in 2019" answered by a number the KG states: the number is no date, so the
+    condition of time is not tested on it (nor the answer dropped)."""
+    number = {"answer": "41200", "entity_id": '"41200"^^<http://www.w3.org/2001/XMLSchema#integer>', "score": 1.0,
+              "grounded": True, "paths": []}
+    kept = final_answers("How many visitors came to Gull Point Light in 2019?", [number], kg=register).answers
+    assert [a["answer"] for a in kept] == ["41200"]

@@ -418,6 +418,9 @@ class AnswerRanker:
             relation = chosen
         elif own and len(own) == len(answers):
             relation, items = "", own  # the answers are the values ("the latest start date of ...")
+            if asked.in_time and not all(_is_time_literal(str(item["record"].get("entity_id") or ""))
+                                         for item in own.values()):
+                return None  # "how many passengers ... in 2019" answered by a number: no date to test
         else:
             return None
         scored = {key: item["values"][relation] for key, item in items.items() if relation in item["values"]}
