@@ -7,7 +7,7 @@ meets is abstained on with a plain reason, never answered with the unfiltered se
 Grammar tests read English only (prepositions, month names, eras); the negatives are quantities ("in 3 parts"),
 names with a year in them, and nouns after "first"/"last".
 
-Fixture: ``tests/fixtures/lighthouses/register.ttl`` (invented for these tests, see its README).
+Fixture: ``tests/fixtures/lighthouse_register/register.ttl`` (invented for these tests, see its README).
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from kg_agent.tools.shared.aggregates import MAX, MIN, Comparison, asked_compari
 from kg_agent.tools.shared.answer_checks import final_answers
 from kg_agent.tools.shared.time_phrases import asked_time, asked_time_adverb, read_period, time_text
 
-REGISTER = Path(__file__).resolve().parent / "fixtures" / "lighthouses" / "register.ttl"
+REGISTER = Path(__file__).resolve().parent / "fixtures" / "lighthouse_register" / "register.ttl"
 COAST = "the Saltmarsh Coast"
 METHODS = {"rog": create_rog_graph, "tog": create_tog_graph, "tog-i": create_tog_i_graph}
 
