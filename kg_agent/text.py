@@ -75,6 +75,18 @@ REQUEST_VERBS = frozenset({"name", "list", "tell", "give"})
 #: words are matched against a label's (``scoring.approximate_mention``).
 NAME_PARTICLES = frozenset({"de", "la", "le", "von", "van", "jr", "sr"})
 
+#: The months of the Gregorian calendar by their English names and usual abbreviations, with their numbers ("on 12
+#: **April** 1961", "in **Sept.** 1965"): a closed class of English, read where a question names a date
+#: (``tools/shared/time_phrases``).
+MONTHS = {name: number for number, names in enumerate(
+    (("january", "jan"), ("february", "feb"), ("march", "mar"), ("april", "apr"), ("may",), ("june", "jun"),
+     ("july", "jul"), ("august", "aug"), ("september", "sep", "sept"), ("october", "oct"), ("november", "nov"),
+     ("december", "dec")), start=1) for name in names}
+#: The English markers of a year's era, before or after the number ("44 **BC**", "**AD** 79"): the ones counting back.
+ERAS_BEFORE = frozenset({"bc", "bce"})
+#: ... and the ones counting forward.
+ERAS_AFTER = frozenset({"ad", "ce"})
+
 #: A content word has at least this many letters ("of", "in", "to" never are).
 MIN_CONTENT_LETTERS = 3
 

@@ -2,10 +2,10 @@
 [X]'s books is the most downloaded", "authors born before 1800", "books with more than 1000 downloads".
 
 The question's English comparison grammar is read (a word list: most/least, -est adjectives, "more than N",
-"before/after <year>"); the attribute compared is never named by a word list: it is the relation, among those that
-reach a number or a date from the answers in one step, or in two through a statement node (a constant's value node
-with its value and unit: ``quantityValue -> value``; kept only when every such node names the same unit), whose
-words the question uses most (the project's relation scorer,
+"before/after <year>", "in <year>", "was launched last"); the attribute compared is never named by a word list: it
+is the relation, among those that reach a number or a date from the answers in one step, or in two through a
+statement node (a constant's value node with its value and unit: ``quantityValue -> value``; kept only when every
+such node names the same unit), whose words the question uses most (the project's relation scorer,
 :class:`~kg_agent.tools.shared.path_scoring.RelationPathScorer`: word stems, or the embeddings' cosine of a phrase
 with the relation's words); when no relation is named, nothing is ranked ("the most books" is a count). Relations
 named equally well (``value``, ``valueSN``: one number written twice) rank when they reach the same answers and
@@ -21,6 +21,19 @@ are typed points in time (``xsd:dateTime``, ``xsd:date``, ``xsd:gYear`` ...; :me
 talk's ``ical:dtstart``; when several are (a start and an end), only if they put the same answer first. A
 ``dateTime`` compares with its time of day.
 
+**Comparisons in time** (:func:`asked_comparison` reads them with
+:mod:`~kg_agent.tools.shared.time_phrases`): a condition of time names a period ("launched **in 1965**", "**on 12 April
+1961**", "**in March 1965**", "**between 1960 and 1965**"; "before" / "after" / "since" / "until" a period, its start or
+its end), kept as an interval or a bound (:meth:`Comparison.keeps`); a time superlative said as an adverb after a verb
+("was launched **last**", "died **earliest**") ranks as "the last" does. Both compare by :meth:`AnswerRanker.time_relation`:
+among the relations reaching points in time from the answers -- including, for these, the dates on statement nodes
+that name different things (a date has no unit: each launch node names its own site) -- the one the verb names
+(``launch -> launched`` for "launched"), else the one the question names, else the answers' sole one. An answer that is
+a date a walk reached through a statement node ("[craft] -> launch -> [launch] -> launched -> 1965-03-23") stands for
+the thing before the statement (:meth:`AnswerRanker.owners`). A condition no answer meets keeps none, and
+:meth:`AnswerRanker.compare` says why ("none of the 40 answers compared was launched in 1965 by the knowledge graph");
+the answer check then abstains rather than answer the unfiltered set.
+
 A superlative adjective that names no relation ("which unit of time is **the longest**", "the heaviest", "the
 largest") compares the answers by the one measure the KG gives them all (:meth:`AnswerRanker.sole_measure`): the
 relation reaching a number (not a point in time) from every answer compared; when there is none, or several that
@@ -31,15 +44,17 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.nameless import Nameless
 from kg_agent.kg.terms import UNNAMED
 from kg_agent.kg.types import is_inverse
+from kg_agent.kg.walks import Walk
 from kg_agent.tools.shared.path_scoring import RelationPathScorer
 from kg_agent.tools.shared.question_parts import QuestionParts
 from kg_agent.tools.shared.relation_words import EARLIEST_WORDS, TIME_SUPERLATIVES
+from kg_agent.tools.shared.time_phrases import asked_time, asked_time_adverb, time_text
 
 MAX, MIN = "max", "min"
 #: The most answers one comparison compares: a list cut for showing (RoG's ``max_answers``, a beam's width) is not cut
@@ -58,11 +73,11 @@ _SUPERLATIVE = re.compile(
 _COMPARED_TO = re.compile(
     r"\b(more|greater|higher|larger|bigger|over|above|at\s+least|fewer|less|lower|smaller|under|below|at\s+most)"
     r"(?:\s+than)?\s+(-?\d[\d,]*(?:\.\d+)?)(?!\s*(?:BC|BCE)\b)", re.IGNORECASE)
-_IN_TIME = re.compile(r"\b(before|after|since|until|prior\s+to|earlier\s+than|later\s+than)\s+"
-                      r"(-?\d{1,4}(?:-\d\d(?:-\d\d)?)?)(\s*(?:BC|BCE)\b)?", re.IGNORECASE)
+#: Superlatives of time order or age: compared on a time line.
+_TIME_ORDER = TIME_SUPERLATIVES | {"oldest", "youngest", "newest"}
 #: Superlative adjectives that compare no measure: a count ("the fewest"), or an age, read on a time line.
-_NO_MEASURE = TIME_SUPERLATIVES | {"fewest", "oldest", "youngest", "newest"}
-_AT_MOST = re.compile(r"fewer|less|lower|smaller|under|below|at\s+most|before|until|prior|earlier", re.IGNORECASE)
+_NO_MEASURE = _TIME_ORDER | {"fewest"}
+_AT_MOST = re.compile(r"fewer|less|lower|smaller|under|below|at\s+most", re.IGNORECASE)
 _LITERAL = re.compile(r'^"(.*)"(?:\^\^<[^>]*>|@[A-Za-z0-9-]+)?$', re.DOTALL)
 _DATE = re.compile(r"^(-?\d{1,6})(?:-(\d\d)(?:-(\d\d))?)?(?:T(\d\d):(\d\d)(?::(\d\d(?:\.\d+)?))?)?"
                    r"(?:Z|[+-]\d\d:\d\d)?$")
@@ -76,34 +91,72 @@ _NUMBER = re.compile(r"^[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?$")
 
 @dataclass(frozen=True)
 class Comparison:
-    """What the question asks to compare: the extreme (``order`` max/min) or a bound (``bound`` with ``order``
-    max: at least/after it, min: at most/before it; ``strict``), and the words that name the attribute."""
+    """What the question asks to compare: the extreme (``order`` max/min), a bound (``bound`` with ``order`` max: at
+    least/after it, min: at most/before it; ``strict``), or an interval of time (``low`` to before ``high``: "in
+    1965", "on 12 April 1961", "between 1960 and 1965"); the words that name the attribute (``words``: "earliest
+    born"; for a time superlative the superlative first: "last"), and for a comparison in time the verb or participle
+    it is said of (``verb``: "launched") and the question's words for the condition (``phrase``: "in 1965")."""
 
     order: str
     bound: float | None = None
     strict: bool = True
     words: str = ""
+    low: float | None = None
+    high: float | None = None
+    verb: str = ""
+    phrase: str = ""
+    #: whether it compares points in time (a date condition, or a time superlative said of a verb)
+    in_time: bool = False
+
+    @property
+    def extreme(self) -> bool:
+        """Whether it asks for the greatest or least value (a superlative), not for the values meeting a condition."""
+        return self.bound is None and self.low is None and self.high is None
+
+    def keeps(self, value: float) -> bool:
+        """Whether a value meets the condition (any value does for a superlative, which keeps the extreme among
+        them: :func:`ranked`)."""
+        if self.low is not None or self.high is not None:
+            return (self.low is None or value >= self.low) and (self.high is None or value < self.high)
+        if self.bound is None:
+            return True
+        if value == self.bound:
+            return not self.strict
+        return value > self.bound if self.order == MAX else value < self.bound
 
 
-def asked_comparison(question: str) -> Comparison | None:
-    """The comparison the question's grammar asks for, or None."""
+def asked_comparison(question: str, names: Sequence[str] = ()) -> Comparison | None:
+    """The comparison the question's grammar asks for, or None: a superlative ("the earliest X", "was launched
+    last"), a bound ("more than N") or a condition of time ("in 1965", "before 44 BC",
+    :func:`~kg_agent.tools.shared.time_phrases.asked_time`). ``names``: the names of the things the question
+    mentions; a date inside one is no condition ("who acted in 1900", a film)."""
     for match in _SUPERLATIVE.finditer(question):
         word = match.group(1).lower()
         if match.group(1)[:1].isupper():  # part of a name: "The Last Kiss"
             continue
         if word in _NOT_SUPERLATIVE or len(word) < 4 and word not in ("most", "last"):
             continue
-        return Comparison(MIN if word in _LEAST else MAX, words=f"{word} {match.group(2) or ''}".strip())
-    for pattern in (_IN_TIME, _COMPARED_TO):
-        match = pattern.search(question)
-        if match:
-            bound = (literal_value(match.group(2)) if pattern is _IN_TIME
-                     else float(match.group(2).replace(",", "")))
-            if pattern is _IN_TIME and match.group(3):
-                bound = -bound
-            least = _AT_MOST.match(match.group(1)) is not None
-            strict = not re.match(r"at\s+(?:least|most)|since|until", match.group(1), re.IGNORECASE)
-            return Comparison(MIN if least else MAX, bound=bound, strict=strict)
+        adverb = asked_time_adverb(question)
+        verb = adverb.verb if adverb is not None and word in TIME_SUPERLATIVES else ""
+        return Comparison(MIN if word in _LEAST else MAX, words=f"{word} {match.group(2) or ''}".strip(), verb=verb,
+                          in_time=bool(verb))
+    adverb = asked_time_adverb(question)
+    if adverb is not None:
+        return Comparison(MIN if adverb.superlative in _LEAST else MAX, words=adverb.superlative, verb=adverb.verb,
+                          phrase=adverb.phrase, in_time=True)
+    when = asked_time(question, tuple(names))
+    if when is not None:
+        if when.low is not None and when.high is not None:
+            return Comparison(MIN, low=when.low, high=when.high, verb=when.verb, phrase=when.phrase, in_time=True)
+        at_most = when.low is None
+        return Comparison(MIN if at_most else MAX, bound=when.high if at_most else when.low, strict=at_most,
+                          verb=when.verb, phrase=when.phrase, in_time=True)
+    match = _COMPARED_TO.search(question)
+    if match:
+        least = _AT_MOST.match(match.group(1)) is not None
+        strict = not re.match(r"at\s+(?:least|most)", match.group(1), re.IGNORECASE)
+        return Comparison(MIN if least else MAX, bound=float(match.group(2).replace(",", "")), strict=strict,
+                          phrase=" ".join(match.group(0).split()))
     return None
 
 
@@ -159,10 +212,13 @@ class AnswerRanker:
         return self._values(kg, ids)[0]
 
     @staticmethod
-    def _values(kg: KnowledgeGraph, ids: Sequence[str]) -> tuple[dict[str, dict[str, list[float]]], set[str]]:
+    def _values(kg: KnowledgeGraph, ids: Sequence[str], in_time: bool = False
+                ) -> tuple[dict[str, dict[str, list[float]]], set[str]]:
         """:meth:`values`, and the relations whose every value is typed a point in time (``xsd:dateTime``,
         ``xsd:date``, ``xsd:gYear`` ...). Besides a relation reaching a value in one step, a path of two through a
-        statement node (``flowValue -> value``, :func:`_through_statements`)."""
+        statement node (``flowValue -> value``, :func:`_through_statements`); for a comparison in time
+        (``in_time``) the paths of points in time through statement nodes that name different things too (a date
+        has no unit: each launch names its own site), read as time lines."""
         found: dict[str, dict[str, list[float]]] = {}
         untimed: set[str] = set()
         held: dict[str, dict[str, list[str]]] = {}  # key -> {relation: [nodes it reaches]}
@@ -178,9 +234,11 @@ class AnswerRanker:
                 nodes = [t for t in targets if not t.startswith('"')]
                 if nodes:
                     held.setdefault(key, {})[relation] = nodes
-        for path, of in _through_statements(kg, held).items():
+        through, timed_paths = _through_statements(kg, held, dates_apart=in_time)
+        for path, of in through.items():
             found[path] = of
-            untimed.add(path)
+            if path not in timed_paths:
+                untimed.add(path)
         return found, set(found) - untimed
 
     @staticmethod
@@ -191,7 +249,7 @@ class AnswerRanker:
         kept: set[frozenset[str]] = set()
         for relation in named:
             scored = {key: item["values"][relation] for key, item in items.items() if relation in item["values"]}
-            kept.add(frozenset(_ranked(asked, scored)[2]) | frozenset(f"reached {key}" for key in scored))
+            kept.add(frozenset(ranked(asked, scored)[2]) | frozenset(f"reached {key}" for key in scored))
         return named[0] if named and len(kept) == 1 else None
 
     def time_line(self, asked: Comparison, timed: set[str], items: dict[str, dict]) -> str | None:
@@ -208,6 +266,25 @@ class AnswerRanker:
                 best = pick(value.values())
                 firsts[relation] = frozenset(k for k, v in value.items() if v == best)
         return next(iter(firsts)) if firsts and len(set(firsts.values())) == 1 else None
+
+    def time_relation(self, question: str, asked: Comparison, timed: set[str], items: dict[str, dict],
+                      kg: KnowledgeGraph | None) -> str | None:
+        """For a comparison in time ("launched in 1965", "born before 44 BC", "was launched last"): the relation the
+        answers' dates are compared by. Of the relations reaching points in time from them (typed so, one step or
+        two through a statement node: a launch's date), and of those reaching whole numbers (years written as
+        integers), the one the verb or participle names ("launched" a ``launch -> launched``: the relation scorer's
+        stems or embeddings), else the one the question's words name; else, among the points in time only, the
+        sole one (or several keeping, or putting first, the same answers: :meth:`_agreeing`). None when none is,
+        or several named or found disagree."""
+        candidates = sorted({r for item in items.values() for r in item["values"]})
+        times = [r for r in candidates if r in timed]
+        years = [r for r in candidates if r not in timed and r
+                 and all(v == int(v) for item in items.values() for v in item["values"].get(r, ()))]
+        for words in dict.fromkeys(w for w in (asked.verb, question) if w):
+            named = self.named_relations(words, times + years, kg) if times or years else []
+            if named:
+                return named[0] if len(named) == 1 else self._agreeing(asked, named, items)
+        return times[0] if len(times) == 1 else self._agreeing(asked, times, items)
 
     @staticmethod
     def _measure_asked(asked: Comparison) -> bool:
@@ -260,13 +337,48 @@ class AnswerRanker:
 
     def apply(self, question: str, answers: Sequence[dict], kg: KnowledgeGraph | None) -> list[dict] | None:
         """The answers the comparison keeps, each with ``compared``/``compared_by``; None when the question
-        compares nothing or no attribute to compare is found (the answers then stand as they are).
+        compares nothing or no attribute to compare is found (the answers then stand as they are); ``[]`` when a
+        condition keeps none (:meth:`compare` says why)."""
+        found = self.compare(question, answers, kg)
+        return None if found is None else found.kept
+
+    @staticmethod
+    def owners(question: str, answers: Sequence[dict], kg: KnowledgeGraph | None) -> list[dict]:
+        """For a comparison in time (:func:`asks_time`), the answers with each date a walk reached from a named thing
+        (:func:`_value_owner`: "Gemini 3 -> launch -> [launch] -> launched -> 1965-03-23") replaced by that thing,
+        once, when the question asks for a thing (not "when", "how ..."): what the comparison ranks, so the answers a
+        method offers are the things. Any other answers, or question, as they are."""
+        asked = asked_comparison(question, walk_starts(answers))
+        if _ASKS_VALUE.match(question) is not None or asked is None or not asks_time(asked):
+            return list(answers)
+        found: dict[str, dict] = {}
+        for a in answers:
+            key = str(a.get("entity_id") or "")
+            value = literal_value(str(a.get("answer", ""))) if not key or key.startswith('"') else None
+            owner = _value_owner(a, kg) if value is not None else None
+            if owner is None:
+                found.setdefault(key or str(a.get("answer")), a)
+                continue
+            head, relation = owner
+            back = len(relation.split(" -> "))
+            paths = [replace(walk, steps=walk.steps[:-back]).to_dict() for p in a.get("paths") or ()
+                     if (p.get("steps") or [{}])[-1].get("tail", {}).get("id") == key
+                     and len((walk := Walk.from_dict(p)).steps) > back]
+            found.setdefault(head["id"], {**a, "answer": head["label"], "entity_id": head["id"],
+                                          "paths": paths})
+        return list(found.values())
+
+    def compare(self, question: str, answers: Sequence[dict], kg: KnowledgeGraph | None) -> Compared | None:
+        """The answers the comparison keeps, each with ``compared``/``compared_by``, and, when a condition keeps none,
+        why; None when the question compares nothing or no attribute to compare is found (the answers then stand
+        as they are).
 
         What is compared: the answers that are things, by their values in the KG; and, for an answer that is a
         number or a date a walk reached from a named thing ("[shelf] -> ^bookshelf -> Dracula -> downloads ->
         11758") when the question asks for a thing (not "when", "how ..."), that thing by that value. When every
-        answer is a value and none steps back so, the values themselves."""
-        asked = asked_comparison(question)
+        answer is a value and none steps back so, the values themselves. A comparison in time (a date condition, a
+        superlative said of a verb) compares by :meth:`time_relation`."""
+        asked = asked_comparison(question, walk_starts(answers))
         if asked is None or not answers:
             return None
         items: dict[str, dict] = {}  # key -> {"record": answer, "values": {relation: [value]}}
@@ -280,67 +392,130 @@ class AnswerRanker:
                     items.setdefault(key, {"record": a, "values": {}})
                 continue
             own.setdefault(key or str(a.get("answer")), {"record": a, "values": {"": [value]}})
-            last = _last_step(a)
-            if values_asked or last is None or is_inverse(last["relation"]):
+            owner = None if values_asked else _value_owner(a, kg, asks_time(asked))
+            if owner is None:
                 continue
-            head = last["head"]
-            if head.get("label") in (None, "", UNNAMED) or str(head.get("id", "")).startswith(("_:", '"')):
-                continue
+            head, relation = owner
             item = items.setdefault(head["id"], {"record": {**a, "answer": head["label"], "entity_id": head["id"]},
                                                  "values": {}})
-            item["values"].setdefault(last["relation"], []).append(value)
+            item["values"].setdefault(relation, []).append(value)
         timed: set[str] = set()
         if kg is not None:
-            of_relation, timed = self._values(kg, [k for k in items if not k.startswith("_:")])
+            of_relation, timed = self._values(kg, [k for k in items if not k.startswith("_:")], in_time=asks_time(asked))
             for relation, of in of_relation.items():
                 for key, found in of.items():
                     items[key]["values"].setdefault(relation, []).extend(found)
         candidates = sorted({r for item in items.values() for r in item["values"]})
         if candidates:
-            named = self.named_relations(question, candidates, kg)
-            chosen = (named[0] if len(named) == 1 else self._agreeing(asked, named, items)) or self.time_line(
-                asked, timed, items) or (None if named else self.sole_measure(asked, timed, items))
+            if asked.in_time:
+                chosen = self.time_relation(question, asked, timed, items, kg)
+            else:
+                named = self.named_relations(question, candidates, kg)
+                chosen = (named[0] if len(named) == 1 else self._agreeing(asked, named, items)) or self.time_line(
+                    asked, timed, items) or (None if named else self.sole_measure(asked, timed, items))
             if chosen is None:
                 return None
             relation = chosen
         elif own and len(own) == len(answers):
             relation, items = "", own  # the answers are the values ("the latest start date of ...")
+            if asked.in_time and not all(_is_time_literal(str(item["record"].get("entity_id") or ""))
+                                         for item in own.values()):
+                return None  # "how many passengers ... in 2019" answered by a number: no date to test
         else:
             return None
         scored = {key: item["values"][relation] for key, item in items.items() if relation in item["values"]}
-        extreme, order, kept = _ranked(asked, scored)
-        compared = [{"answer": str(items[k]["record"].get("answer")), "value": _shown(extreme[k])} for k in order]
-        return [{**items[k]["record"], "compared": compared, "compared_by": relation} for k in kept]
+        value, order, kept = ranked(asked, scored)
+        if not asked.extreme:  # a condition's evidence: the values kept first, then the others
+            order = [*kept, *(k for k in order if k not in set(kept))]
+        in_time = relation in timed or relation == "" and all(
+            _is_time_literal(str(own[k]["record"].get("entity_id") or "")) for k in scored)
+        compared = [{"answer": str(items[k]["record"].get("answer")), "value": shown_value(value[k], in_time)}
+                    for k in order]
+        records = [{**items[k]["record"], "compared": compared, "compared_by": relation} for k in kept]
+        if records or not order:
+            return Compared(records)
+        return Compared([], _none_kept(asked, relation, [compared[0]["value"], compared[-1]["value"]], len(order)))
 
 
-def _ranked(asked: Comparison, scored: dict[str, list[float]]) -> tuple[dict[str, float], list[str], list[str]]:
-    """Each key's value (its extreme in the asked direction), the keys in the asked order, and those kept."""
+@dataclass(frozen=True)
+class Compared:
+    """What :meth:`AnswerRanker.compare` kept (each answer with its ``compared`` evidence), and, when a condition kept
+    none, why (a plain sentence)."""
+
+    kept: list[dict]
+    reason: str = ""
+
+
+def asks_time(asked: Comparison) -> bool:
+    """Whether a comparison is one in time: a date condition, a superlative said of a verb ("launched last"), or a
+    superlative of time order or age ("the first", "the latest", "the oldest")."""
+    return asked.in_time or asked.extreme and (asked.words.split() or [""])[0] in _TIME_ORDER
+
+
+def walk_starts(answers: Sequence[dict]) -> tuple[str, ...]:
+    """The names of the things the answers' walks start from: the things the question mentions."""
+    return tuple(dict.fromkeys(str(path["steps"][0]["head"].get("label") or "") for a in answers
+                               for path in a.get("paths") or () if path.get("steps")))
+
+
+def _none_kept(asked: Comparison, relation: str, extremes: list[str], compared: int) -> str:
+    """Why a condition kept no answer: "none of the 40 answers compared was launched in 1965 by the knowledge graph
+    (launch -> launched: 1957-10-04 to 1969-11-14)"."""
+    low, high = extremes if asked.order == MIN else extremes[::-1]
+    values = f"{relation or 'values'}: {low}" + (f" to {high}" if high != low else "")
+    subject, was, has = (("the one answer compared", "was not", "has no") if compared == 1 else
+                         (f"none of the {compared} answers compared", "was", "has a"))
+    if asked.verb and asked.in_time:
+        return f"{subject} {was} {asked.verb} {asked.phrase} by the knowledge graph ({values})"
+    return f"{subject} {has} {relation or 'value'} {asked.phrase} in the knowledge graph ({values})"
+
+
+def _is_time_literal(key: str) -> bool:
+    return key.endswith(TIME_DATATYPE_ENDINGS)
+
+
+def shown_value(value: float, in_time: bool = False) -> str:
+    """A compared value as the evidence shows it: a number as written; a point in time as a year, or a day
+    (:func:`~kg_agent.tools.shared.time_phrases.time_text`) when it is not a whole year."""
+    if in_time and value != int(value):
+        return time_text(value)
+    return _shown(value)
+
+
+def ranked(asked: Comparison, scored: dict[str, list[float]]) -> tuple[dict[str, float], list[str], list[str]]:
+    """Rank and filter keys by their values (``{key: [values]}``, a key with several values of one relation: a thing
+    launched twice): each key's value (its extreme in the asked direction; for a condition, its first value that
+    meets it, else that extreme), the keys in the asked order, and those kept (the ones at the extreme for a
+    superlative, the ones with a value that meets the condition, :meth:`Comparison.keeps`, for a bound or an
+    interval)."""
     pick = max if asked.order == MAX else min
-    value = {key: pick(vs) for key, vs in scored.items()}
+    value = {key: next((v for v in sorted(vs, reverse=asked.order == MAX) if asked.keeps(v)), pick(vs))
+             if not asked.extreme else pick(vs) for key, vs in scored.items() if vs}
     order = sorted(value, key=lambda k: value[k], reverse=asked.order == MAX)
     if not order:
         return value, order, []
-    if asked.bound is None:
-        kept = [k for k in order if value[k] == value[order[0]]]
-    elif asked.order == MAX:
-        kept = [k for k in order if value[k] > asked.bound or not asked.strict and value[k] == asked.bound]
-    else:
-        kept = [k for k in order if value[k] < asked.bound or not asked.strict and value[k] == asked.bound]
-    return value, order, kept
+    if asked.extreme:
+        return value, order, [k for k in order if value[k] == value[order[0]]]
+    return value, order, [k for k in order if asked.keeps(value[k])]
 
 
-def _through_statements(kg: KnowledgeGraph, held: dict[str, dict[str, list[str]]]) -> dict[str, dict[str, list[float]]]:
+def _through_statements(kg: KnowledgeGraph, held: dict[str, dict[str, list[str]]], dates_apart: bool = False
+                        ) -> tuple[dict[str, dict[str, list[float]]], set[str]]:
     """``{"r1 -> r2": {id: [values]}}``: the numbers and dates the ids reach in two steps through a statement node
     (unnamed, or a named one :class:`~kg_agent.kg.nameless.Nameless` reads as a statement: a value
-    node with its value and unit). A path is kept only when the statement nodes of every id it reaches name the same
-    things (the same unit): values in different units are not compared."""
+    node with its value and unit), and (with ``dates_apart``) the paths whose every value is typed a point in time.
+    A path is kept only when the statement nodes of every id it reaches name the same things (the same unit): values
+    in different units are not compared. With ``dates_apart``, a path of points in time is kept whatever its
+    statement nodes name (a date has no unit: a launch names its site, a planting its bed), and read as a time
+    line."""
 
     nodes = {n for of in held.values() for targets in of.values() for n in targets}
     if not nodes:
-        return {}
+        return {}, set()
     statements = Nameless.among(kg, nodes).statements | {n for n in nodes if n.startswith("_:")}
     found: dict[str, dict[str, list[float]]] = {}
     named: dict[str, set[frozenset[str]]] = {}
+    untimed: set[str] = set()
     for key, of in held.items():
         for relation, targets in of.items():
             for node in targets:
@@ -350,17 +525,50 @@ def _through_statements(kg: KnowledgeGraph, held: dict[str, dict[str, list[str]]
                 names = frozenset(f"{r} {n}" for r, ns in inner.items() if not is_inverse(r) for n in ns
                                   if not n.startswith('"'))
                 for second, values in inner.items():
-                    numbers = [v for t in values if t.startswith('"') and (v := literal_value(t)) is not None]
-                    if numbers and not is_inverse(second):
+                    literals = [t for t in values if t.startswith('"') and literal_value(t) is not None]
+                    if literals and not is_inverse(second):
                         path = f"{relation} -> {second}"
-                        found.setdefault(path, {}).setdefault(key, []).extend(numbers)
+                        found.setdefault(path, {}).setdefault(key, []).extend(
+                            v for t in literals if (v := literal_value(t)) is not None)
                         named.setdefault(path, set()).add(names)
-    return {path: of for path, of in found.items() if len(named[path]) == 1}
+                        if not all(t.endswith(TIME_DATATYPE_ENDINGS) for t in literals):
+                            untimed.add(path)
+    timed = set(found) - untimed if dates_apart else set()
+    return {path: of for path, of in found.items() if len(named[path]) == 1 or path in timed}, timed
 
 
-def _last_step(answer: dict) -> dict | None:
+def _value_owner(answer: dict, kg: KnowledgeGraph | None, in_time: bool = True) -> tuple[dict, str] | None:
+    """The named thing a value answer is a value of, and the relation (path) between: the head of the walk's last
+    step ("Dracula -> downloads -> 11758"), or, when that head is a statement node (unnamed, or a nameless IRI with
+    facts of its own: a launch), the thing the step before comes from ("Gemini 3 -> launch -> [launch] -> launched
+    -> 1965-03-23": ``launch -> launched``; for a date, whichever way the KG links the two, ``^spacecraft ->
+    launched`` when the launch names its craft). None when no walk ends at the answer, its last step is backwards,
+    the owner is no named thing or is the thing the walk starts from (the question's own entity: "[kilogram] ->
+    ^hasUnit -> [value node] -> value" is a constant's value in kilograms, not the kilogram's), or a number's
+    statement node is entered backwards (from its unit). Only a comparison in time (``in_time``) steps back over a
+    statement node; any other reads the last step's head, named, as the owner."""
     for path in answer.get("paths") or ():
         steps = path.get("steps") or ()
-        if steps and steps[-1].get("tail", {}).get("id") == answer.get("entity_id"):
-            return steps[-1]
+        if not steps or steps[-1].get("tail", {}).get("id") != answer.get("entity_id"):
+            continue
+        last = steps[-1]
+        if is_inverse(last["relation"]):
+            return None
+        head = last["head"]
+        if not in_time:  # a number: the named node it is a value of, whatever it is ("Value for [X]" too)
+            return (head, last["relation"]) if _names_a_thing(head) else None
+        statement = not _names_a_thing(head) or kg is not None and head["id"] in Nameless.among(kg, [head["id"]]).statements
+        if not statement:
+            return head, last["relation"]
+        before = steps[-2] if len(steps) >= 2 else None
+        if before is None or not _names_a_thing(before["head"]) or str(head.get("id", "")).startswith('"') \
+                or len(steps) == 2 and path.get("start", before["head"]).get("id") == before["head"]["id"]:
+            return None  # no thing before the statement, or the thing the question names itself
+        if is_inverse(before["relation"]) and not str(answer.get("entity_id") or "").endswith(TIME_DATATYPE_ENDINGS):
+            return None  # a value node entered from its unit ([kilogram] -> ^hasUnit -> [value]): not the unit's value
+        return before["head"], f"{before['relation']} -> {last['relation']}"
     return None
+
+
+def _names_a_thing(node: dict) -> bool:
+    return node.get("label") not in (None, "", UNNAMED) and not str(node.get("id", "")).startswith(("_:", '"'))

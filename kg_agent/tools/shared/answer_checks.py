@@ -60,13 +60,15 @@
   with none left the method abstains (:func:`counted_of_another_thing`).
 * **"When" is answered by the finest time first**: of one node's times, a moment (``xsd:dateTime``) before a day, a
   month or a year (datatype, else form; :func:`finest_times_first`); "which year" keeps the order.
-* **"The most / the earliest / more than N / before <year>" is compared.** The answers are ranked or filtered by
-  the number or date the KG gives each through the relation the question's words name
+* **"The most / the earliest / more than N / before <year> / in 1965 / was launched last" is compared.** The answers
+  are ranked or filtered by the number or date the KG gives each through the relation the question's words name
   (:mod:`~kg_agent.tools.shared.aggregates`); the answers kept carry ``compared`` (each compared answer with its
-  value) and ``compared_by`` (the relation). A superlative answered only by text literals, none a number or a
-  date, compared nothing: abstained on (:func:`uncompared_texts`). "The longest" naming no relation ranks by the
-  one number the KG gives every answer; answers sharing none, or several ranking them differently, are abstained
-  on, saying so (:meth:`~kg_agent.tools.shared.aggregates.AnswerRanker.unmeasured`).
+  value) and ``compared_by`` (the relation). A condition no answer meets ("in 1950") is abstained on with the reason
+  ("none of the 5 answers compared was completed in 1950 by the knowledge graph"), never answered with the unfiltered
+  set; a count with a condition counts the answers it keeps (:func:`conditioned`). A superlative answered only by
+  text literals, none a number or a date, compared nothing: abstained on (:func:`uncompared_texts`). "The longest"
+  naming no relation ranks by the one number the KG gives every answer; answers sharing none, or several ranking
+  them differently, are abstained on, saying so (:meth:`~kg_agent.tools.shared.aggregates.AnswerRanker.unmeasured`).
 
 The question's grammar is read (English "how many", "the most", "more than"), never a data set's relation names.
 """
@@ -157,7 +159,7 @@ def _nothing_matches(relations: Sequence[str], score: float) -> str:
 def ranks_in_time(question: str) -> bool:
     """Whether the question asks for the first / last / earliest / latest of something."""
     asked = asked_comparison(question)
-    return asked is not None and asked.bound is None and asked.words.split()[:1] != [] \
+    return asked is not None and asked.extreme and asked.words.split()[:1] != [] \
         and asked.words.split()[0] in TIME_SUPERLATIVES
 
 
@@ -300,6 +302,9 @@ def final_answers(question: str, answers: Sequence[dict], *, policy: WhenUnsuppo
                                          if kg is not None else None, policy)
         if isinstance(narrowed, Checked):
             return narrowed
+        narrowed = narrowed_or_abstained(narrowed, conditioned(question, narrowed, kg), policy)
+        if isinstance(narrowed, Checked):
+            return narrowed
         return Checked([counted(narrowed)])
     narrowed = narrowed_or_abstained(answers, of_another_kind(question, answers, kg)
                                      if answers and not asks_how_many(question) else None, policy)
@@ -311,9 +316,10 @@ def final_answers(question: str, answers: Sequence[dict], *, policy: WhenUnsuppo
         # "the first invited talk at [X]": first among all of [X]'s invited talks, not among those a beam kept
         answers = [*answers, *every_end_reached(answers, kg, question)]
     answers = finest_times_first(question, answers)
-    ranked = _ranker().apply(question, answers, kg)
-    if ranked is not None:
-        return Checked(ranked)
+    compared = _ranker().compare(question, answers, kg)
+    if compared is not None:
+        narrowed = narrowed_or_abstained(answers, (compared.kept, compared.reason), policy)
+        return narrowed if isinstance(narrowed, Checked) else Checked(narrowed)
     unmeasured = _ranker().unmeasured(question, answers, kg)
     if unmeasured is not None:  # "the longest" of things the KG gives no one number to rank by
         narrowed = narrowed_or_abstained(answers, ([], unmeasured), policy)
@@ -322,12 +328,25 @@ def final_answers(question: str, answers: Sequence[dict], *, policy: WhenUnsuppo
     return narrowed if isinstance(narrowed, Checked) else Checked(narrowed)
 
 
+def conditioned(question: str, answers: Sequence[dict], kg: KnowledgeGraph | None) -> tuple[list[dict], str] | None:
+    """For a count with a condition ("how many [X] craft were launched in 1965", "how many books have more than 1000
+    downloads"): the answers the condition keeps (:meth:`~kg_agent.tools.shared.aggregates.AnswerRanker.compare`),
+    or none with why; None when the question states no condition or none can be applied (no value to test)."""
+    asked = asked_comparison(question)
+    if asked is None or asked.extreme or kg is None:
+        return None
+    compared = _ranker().compare(question, answers, kg)
+    if compared is None:
+        return None
+    return [{k: v for k, v in a.items() if k not in ("compared", "compared_by")} for a in compared.kept], compared.reason
+
+
 def uncompared_texts(question: str, answers: Sequence[dict]) -> tuple[list[dict], str] | None:
     """For a superlative ("the earliest-born author of ...") answered only by text literals, none a number or a date
     (a publisher's name ``"Project Gutenberg"`` a walk reached): nothing was compared, so none is "the earliest"; no
     answer, with the reason. None for any other question or answers (things are compared by the ranker, or stand)."""
     asked = asked_comparison(question)
-    if asked is None or asked.bound is not None or not answers:
+    if asked is None or not asked.extreme or not answers:
         return None
     if not all(literal_answer_kind(a) == "text" and a.get("grounded", True) for a in answers):
         return None

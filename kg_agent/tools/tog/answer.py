@@ -473,7 +473,10 @@ def compared_over_every_end(question: str, chains: Sequence[dict], verification:
     first, then the others by their best chain's score, answerable chains only; a path whose ends are compared by a
     relation the question names (``birthdate`` for "earliest-born") before one whose ends are compared only by their
     time line (a book's ``issued``). A path whose ends have nothing to compare (a publisher's name, for "the
-    earliest-born author") answers nothing compared. The outcome is unchanged
+    earliest-born author") answers nothing compared; a path whose ends are dates on statement nodes answers the
+    things the dates belong to ("[craft] -> launch -> [launch] -> launched": the craft;
+    :meth:`~kg_agent.tools.shared.aggregates.AnswerRanker.owners`); a path whose ends no condition keeps ("in 1950")
+    answers only when no other path's ends meet it (the answer check then says why none is kept). The outcome is unchanged
     when the question compares nothing, or no explored path's ends have a value it compares. The answers are grounded
     as the verification says; the answer check then ranks them (their ``compared`` evidence)."""
     if asked_comparison(question) is None or not outcome.answers:
@@ -506,13 +509,18 @@ def compared_over_every_end(question: str, chains: Sequence[dict], verification:
                 records[end["id"]] = answer_record(end["label"], entity_id=end["id"], score=by_path[path][0].get("score") or 0.0,
                                                    grounded=verified, paths=[walk])
         ranked = ranker.apply(question, list(records.values()), kg) if records else None
-        if not ranked:  # nothing to compare, or no end passes the question's bound: the answer check says which
+        if ranked is None:  # nothing to compare
             continue
+        ends = ranker.owners(question, list(records.values()), kg)  # a launch's date stands for its craft
         cut = [compared_cut_warning(relation_path_text(path), len(records))] if found.truncated else []
+        if not ranked:  # no end passes the question's bound or condition: the answer check says so, unless another
+            if fallback is None:  # path's ends pass it
+                fallback, fallback_cut = ends, cut
+            continue
         if ranker.compared_relation(question, [ranked[0].get("compared_by") or ""], kg) is not None:
-            return _compared(outcome, list(records.values()), cut)
+            return _compared(outcome, ends, cut)
         if fallback is None:
-            fallback, fallback_cut = list(records.values()), cut
+            fallback, fallback_cut = ends, cut
     return outcome if fallback is None else _compared(outcome, fallback, fallback_cut)
 
 
