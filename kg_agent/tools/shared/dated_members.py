@@ -120,7 +120,7 @@ def dated_question(question: str) -> DatedQuestion | None:
 
 def ranks(comparison: Comparison) -> bool:
     """Whether the comparison is a superlative (it ranks) rather than a condition (it keeps)."""
-    return comparison.bound is None and bool(comparison.words)
+    return comparison.extreme and bool(comparison.words)
 
 
 def time_order(comparison: Comparison) -> str:
@@ -130,13 +130,10 @@ def time_order(comparison: Comparison) -> str:
 
 def kept_by(comparison: Comparison, value: float) -> bool:
     """Whether the question's condition keeps a date (a year with its fraction,
-    :func:`~kg_agent.tools.shared.aggregates.literal_value`): the one place the condition is applied. A bound with
-    ``order`` max keeps what is after it (at or after when not ``strict``), min what is before it."""
-    if comparison.bound is None:
-        return False
-    if comparison.order == MAX:
-        return value > comparison.bound or not comparison.strict and value == comparison.bound
-    return value < comparison.bound or not comparison.strict and value == comparison.bound
+    :func:`~kg_agent.tools.shared.aggregates.literal_value`): the one place the condition is applied
+    (:meth:`~kg_agent.tools.shared.aggregates.Comparison.keeps`: a bound, or an interval such as "in 1957"); a
+    superlative keeps none here (it ranks)."""
+    return not comparison.extreme and comparison.keeps(value)
 
 
 def only_names_its_class(question: str, mentions: Sequence[str]) -> bool:
