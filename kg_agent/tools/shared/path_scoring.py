@@ -158,6 +158,8 @@ class HopMatch:
 
     evidence: float
     position: float
+    #: matched by the answer type's cue (the wh-word or type noun), not by a phrase naming the relation
+    by_cue: bool = False
 
 
 class RelationPathScorer(TextVectorsFromEmbeddings):
@@ -520,7 +522,7 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
                          if kg is not None and parts.asked.noun else frozenset())
         reaching = self._reaching_named_class(kg, parts, paths, last_kinds, named_classes)
         ending_named, type_columns = self._ending_in_named_class(kg, parts, noun_columns,
-                                                                 {r for path in paths for r in path[:-1]}, last_kinds)
+                                                                 {r for path in paths for r in path}, last_kinds)
         # "is [X] 's heir a man or a woman": the words of the alternatives evidence a last hop whose values they name
         choice_columns, choice = self._choice_evidence(
             parts, {path[-1]: last_kinds[path[-1]] for path in paths if path and path[-1] in last_kinds})
@@ -653,7 +655,9 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
                 if classes:  # the phrase's other words are the noun's too ("kind" of "quantity kind")
                     named |= classes
                     first, last = parts.phrase_spans[j]
-                    columns |= {k for k, (a, b) in enumerate(parts.phrase_spans) if first <= a and b <= last}
+                    # and the phrases of no other content word ("kind is": "is" names no relation)
+                    columns |= {k for k, (a, b) in enumerate(parts.phrase_spans) if a <= last and first <= b
+                                and all(first <= t <= last or parts.tokens[t] in NO_RELATION_WORDS for t in range(a, b + 1))}
         return frozenset(r for r, classes in usual.items() if named.intersection(classes)), sorted(columns)
 
     def _named_relations(self, kg: KnowledgeGraph | None, names: list[str], walked: set[str]
@@ -943,6 +947,11 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
         levels = [max(h.evidence, self.evidence_floor * h.evidence / unnamed[span[0]])
                   if span and span[0] == span[1] and unnamed.get(span[0], 0.0) > 0 else h.evidence
                   for h, span in zip(hops, spans)]
+        # the question's entity is one of a statement's values: the hop from it into the statement node is the fact
+        # the hop out of it names ("the constants given in [kilogram]": ``^hasUnit``, into a value node, then
+        # ``^quantityValue``), and its role in the statement is what the entity is, which the question need not say
+        if 0 in through and len(levels) > 1:
+            levels[0] = max(levels[0], levels[1])
         # as good as its least evidenced hop, and as the question's least explained relation word
         coverage = min(min(levels), 1.0 - gap)
         total = self.coverage_weight * coverage
@@ -991,7 +1000,7 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
         # and leaves a phrase that names one ("who is the earliest-born **author** ...": ``creator``) to explain it
         who = parts.asked.kind == PERSON and not parts.asked.noun
         if typed.evidence > best[-1] and not (who and best[-1] >= WH_CUE_FLOOR):
-            matches[-1] = HopMatch(typed.evidence, parts.asked.position)
+            matches[-1] = HopMatch(typed.evidence, parts.asked.position, by_cue=True)
             if parts.asked.noun:
                 spans[-1] = (parts.asked.position, parts.asked.position)
                 taken[parts.asked.position] = size - 1
@@ -1175,7 +1184,10 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
     @staticmethod
     def _order(parts: QuestionParts, hops: Sequence[HopMatch]) -> float:
         """-1 when a later hop is matched nearer the entity mention than an earlier one ("who directed the films
-        written by [X]" reads ``^written_by`` first), +1 when the hops are matched in distinct places in order."""
+        written by [X]" reads ``^written_by`` first), +1 when the hops are matched in distinct places in order. A hop
+        the answer type's cue stands for (``HopMatch.by_cue``) has no place of its own: English puts the wh-word and
+        the type noun first whatever the path, so their place says nothing of the order of the hops."""
+        hops = [h for h in hops if not h.by_cue]
         if len(hops) < 2 or not parts.entity_positions:
             return 0.0
         distances = [min(abs(h.position - e) for e in parts.entity_positions) for h in hops]
