@@ -521,7 +521,7 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
         named_classes = (class_names(kg, self.vectors).named(parts.asked.phrase, {c for k in last_kinds.values() for c in k.classes})
                          if kg is not None and parts.asked.noun else frozenset())
         reaching = self._reaching_named_class(kg, parts, paths, last_kinds, named_classes)
-        ending_named, type_columns = self._ending_in_named_class(kg, parts, noun_columns,
+        ending_named, type_columns, type_tokens = self._ending_in_named_class(kg, parts, noun_columns,
                                                                  {r for path in paths for r in path}, last_kinds)
         # "is [X] 's heir a man or a woman": the words of the alternatives evidence a last hop whose values they name
         choice_columns, choice = self._choice_evidence(
@@ -569,10 +569,13 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
             # the type noun names the answer, where the path ends: no evidence of an earlier hop ("what films did
             # [X] write" is not ``^director`` by the alias "film director", then ``screenwriter``), nor of a hop to
             # persons that it only modifies
-            unasked = [i for i, r in enumerate(path) if r in modifying or (noun_columns and i < len(path) - 1)]
-            if unasked:
-                hop_evidence[np.ix_(unasked, noun_columns)] = 0.0
-                hop_unclipped[np.ix_(unasked, noun_columns)] = 0.0
+            # (the noun read with the word after it where the two name a class: "grape **variety**" is the noun's)
+            earlier = list(range(len(path) - 1)) if noun_columns else []
+            modified = [i for i, r in enumerate(path) if r in modifying]
+            for rows, columns in ((earlier, type_columns), (modified, noun_columns)):
+                if rows and columns:
+                    hop_evidence[np.ix_(rows, columns)] = 0.0
+                    hop_unclipped[np.ix_(rows, columns)] = 0.0
             # nor the whole noun of any hop of a path past a walk whose ends are already of a class it names ("which
             # lines serve [X]": ``servedBy`` reaches the lines; ``servedBy, line`` walks one hop past them on the noun)
             if past_named:
@@ -587,7 +590,7 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
                 hop_unclipped[np.ix_([trip, trip + 1], same_columns)] = np.maximum(
                     hop_unclipped[np.ix_([trip, trip + 1], same_columns)], 1.0)
             total = (self._aligned(parts, path, hop_evidence, typed, slots, hop_unclipped, through, shared, unnamed,
-                                   both_ways)
+                                   both_ways, type_tokens)
                      - self.hop_penalty * (len(path) - 1))
             total += self.type_weight * typed.fit
             last = last_kinds.get(path[-1]) if path else None
@@ -631,7 +634,7 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
 
     def _ending_in_named_class(self, kg: KnowledgeGraph | None, parts: QuestionParts, noun_columns: Sequence[int],
                                relations: set[str], last_kinds: Mapping[str, ObjectKinds]
-                               ) -> tuple[frozenset[str], list[int]]:
+                               ) -> tuple[frozenset[str], list[int], frozenset[int]]:
         """Those of ``relations`` (hops before a path's last) whose objects are mostly of a class the type noun
         names (their usual classes, ``ObjectKinds.classes``), read with the word after it where the two make one
         phrase ("which **systems of units**", "which **quantity kind**"). A walk along one already ends at things of
@@ -639,26 +642,30 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
         class is no such end (papers' ``^relatedToEvent`` reaches a few proceedings too, mostly papers), nor is a
         class of statement nodes (:class:`~kg_agent.kg.nameless.StatementClasses`: "which **members** of [X]" and a
         *Membership* node, which is walked through to the member it joins). Also the columns of the question's
-        phrases that are the noun's (with the word after it, where that names a class)."""
+        phrases that are the noun's (with the word after it, where that names a class), and the tokens of the noun
+        read so ("quantity kind": both words, which a last hop of the class explains)."""
         if kg is None or not noun_columns or not relations:
-            return frozenset(), list(noun_columns)
+            return frozenset(), list(noun_columns), frozenset()
         usual = {r: frozenset(last_kinds[r].classes) for r in relations if r in last_kinds and last_kinds[r].classes}
         found = {c for classes in usual.values() for c in classes}
         if not found:
-            return frozenset(), list(noun_columns)
+            return frozenset(), list(noun_columns), frozenset()
         names = class_names(kg, self.vectors)
         named: set[str] = set()
         columns = set(noun_columns)
+        tokens: set[int] = set()
         for j in noun_columns:
             if parts.phrase_spans[j][0] == parts.asked.position and len(parts.phrase_words[j]) <= 2:
                 classes = {c for c in names.named(parts.phrases[j], found) if not statement_classes(kg).holds(c)}
                 if classes:  # the phrase's other words are the noun's too ("kind" of "quantity kind")
                     named |= classes
                     first, last = parts.phrase_spans[j]
+                    tokens |= {t for t in range(first, last + 1) if parts.tokens[t] not in NO_RELATION_WORDS}
                     # and the phrases of no other content word ("kind is": "is" names no relation)
                     columns |= {k for k, (a, b) in enumerate(parts.phrase_spans) if a <= last and first <= b
                                 and all(first <= t <= last or parts.tokens[t] in NO_RELATION_WORDS for t in range(a, b + 1))}
-        return frozenset(r for r, classes in usual.items() if named.intersection(classes)), sorted(columns)
+        return (frozenset(r for r, classes in usual.items() if named.intersection(classes)), sorted(columns),
+                frozenset(tokens))
 
     def _named_relations(self, kg: KnowledgeGraph | None, names: list[str], walked: set[str]
                          ) -> tuple[list[str], dict[str, tuple[str, ...]], frozenset[str]]:
@@ -931,15 +938,19 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
     def _aligned(self, parts: QuestionParts, path: Sequence[str], evidence: np.ndarray, typed: TypeMatch,
                  slots: np.ndarray | None = None, unclipped: np.ndarray | None = None,
                  through: frozenset[int] = frozenset(), shared: frozenset[str] = frozenset(),
-                 unnamed: Mapping[int, float] | None = None, named_both_ways: frozenset[str] = frozenset()) -> float:
+                 unnamed: Mapping[int, float] | None = None, named_both_ways: frozenset[str] = frozenset(),
+                 type_tokens: frozenset[int] = frozenset()) -> float:
         if not parts.phrases or not len(path):
             return 0.0
         round_trip = self._round_trip(parts, path, evidence)
         # a round trip through values many things share is one phrase only when the question asks for it
+        # the type noun read with the word that makes the class's name with it ("quantity kind") is explained by a last
+        # hop of the class, as the noun alone is: its words are no phrase a hop needs to take
+        explained_by_type = (type_tokens | {parts.asked.position}) if type_tokens and typed.evidence > 0 else frozenset()
         hops, spans = self._assign(parts, path, evidence, typed, evidence if unclipped is None else unclipped, through,
-                                   unpaired=frozenset() if round_trip > 0 else shared)
+                                   unpaired=frozenset() if round_trip > 0 else shared, typed_tokens=explained_by_type)
         unnamed = unnamed or {}
-        explained, gap, unexplained = (self._explained(parts, evidence, typed, spans, slots, unnamed)
+        explained, gap, unexplained = (self._explained(parts, evidence, typed, spans, slots, unnamed, explained_by_type)
                                        if parts.content_tokens else (0.0, 0.0, 0))
         # a hop at a relation word the KG names no relation by clearly is asked for by the word's place: evidenced at
         # the floor when its relation is the word's best, in proportion below ("heir": ``children`` 0.11, ``spouse``
@@ -970,7 +981,8 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
     @staticmethod
     def _assign(parts: QuestionParts, path: Sequence[str], evidence: np.ndarray, typed: TypeMatch,
                 unclipped: np.ndarray, through: frozenset[int] = frozenset(),
-                unpaired: frozenset[str] = frozenset()) -> tuple[list[HopMatch], list[tuple[int, int] | None]]:
+                unpaired: frozenset[str] = frozenset(), typed_tokens: frozenset[int] = frozenset()
+                ) -> tuple[list[HopMatch], list[tuple[int, int] | None]]:
         """Each hop's phrase: hops take the best-evidenced phrase not already taken by another hop (the strongest
         hop first), so one phrase cannot evidence two hops -- "[X] 's husband 's sex" is not explained by
         ``spouse`` alone, nor "[X] 's wife 's wife" by one ``spouse`` -- except the two hops of a round trip
@@ -982,7 +994,8 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
         type's cue instead when the cue evidences it better than any phrase ("who": when no phrase evidences it at
         :data:`WH_CUE_FLOOR`), and so does a hop into unnamed
         or role nodes before it, which the cue asks for with it ("who gave [X]": ``hasRole -> heldBy``). Returns each hop's match
-        and the token span it took (``None`` for the cue of a wh-word).
+        and the token span it took (``None`` for the cue of a wh-word). Of phrases that evidence a hop equally, one
+        clear of ``typed_tokens`` (the type noun's, which the last hop's type explains) comes first.
 
         The cue takes the last hop only when no phrase evidences it as well: "what year was [X] released" reads
         ``release_year`` from "released", and the type noun "year" is explained by the last hop's type."""
@@ -994,6 +1007,7 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
         rows, unclipped_rows = evidence.tolist(), unclipped.tolist()
         masks, overlaps = parts.phrase_masks, parts.phrase_overlaps
         taken = [-1] * len(parts.tokens)  # token -> the hop that took it
+        typed_mask = sum(1 << t for t in typed_tokens)
         best = evidence.max(axis=1)
         best_at = evidence.argmax(axis=1)
         # "who" asks for persons, whatever relation reaches them: it stands for a last hop no phrase names as a hop,
@@ -1044,7 +1058,7 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
                 # "child of kid"); then the one nearest the previous hop's phrase (the entity, for the first hop):
                 # "the films directed by the director of [X]" reads ``directed_by`` at "director", ``^directed_by``
                 # at "directed".
-                tied = _least(tied, [bool(masks[j] & held) for j in tied])
+                tied = _least(tied, [bool(masks[j] & (held | typed_mask)) for j in tied])
                 tied = _least(tied, [-unclipped_rows[i][j] for j in tied])
                 tied = _least(tied, [max(0.0, max((other[k] for other in others for k in overlaps[j]), default=0.0))
                                      for j in tied])
@@ -1079,7 +1093,8 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
 
     def _explained(self, parts: QuestionParts, evidence: np.ndarray, typed: TypeMatch,
                    spans: Sequence[tuple[int, int] | None], slots: np.ndarray | None,
-                   unnamed: Mapping[int, float] | None = None) -> tuple[float, float, int]:
+                   unnamed: Mapping[int, float] | None = None,
+                   typed_tokens: frozenset[int] = frozenset()) -> tuple[float, float, int]:
         """The mean, over the question's content-word occurrences, of how well the hop that took the word's place
         evidences it (a word no hop took counts ``unaligned_share`` of its best hop's evidence); and the largest
         shortfall of that against how strongly the word names some relation of the KG (``slots``, per phrase),
@@ -1103,7 +1118,8 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
                 covered += [float(evidence[h, parts.phrase_spans.index(span)]) for h, span in enumerate(spans)
                             if span and parts.restated_by_clause(span, token)]
             value = max(covered) if covered else self.unaligned_share * float(column.max())
-            if parts.asked.noun and token == parts.asked.position:  # the type noun, explained by a last hop of its type
+            if parts.asked.noun and (token == parts.asked.position or token in typed_tokens):  # the type noun, explained
+                # by a last hop of its type (with the word that names the class with it: "quantity **kind**")
                 value = max(value, typed.evidence)
             values.append(value)
             if slots is not None and slots[phrase] >= self.evidence_floor and parts.asks_relation[token]:
