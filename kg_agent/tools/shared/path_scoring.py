@@ -545,6 +545,10 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
             persons_next = {r for r, fs in following.items() if any(next_kinds[f].person >= 0.5 for f in fs)}
         clauses = _clause_columns(parts)
         trips = [round_trip_at(path) for path in paths]
+        # first hops into statement nodes named by the class of what they start from (``^hasUnit`` from a *unit*)
+        kind_named = (_named_by_start_class(kg, kinds, {p[0] for p in paths if p and p[0] in last_kinds
+                                                        and last_kinds[p[0]].unnamed >= 0.5}, self.vectors)
+                      if kg is not None and kinds is not None else frozenset())
         asked_trip, same_columns, same_named = self._asked_round_trip(parts, paths, trips, last_kinds, named_classes, kg)
         scores = []
         for path, trip in zip(paths, trips):
@@ -590,7 +594,7 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
                 hop_unclipped[np.ix_([trip, trip + 1], same_columns)] = np.maximum(
                     hop_unclipped[np.ix_([trip, trip + 1], same_columns)], 1.0)
             total = (self._aligned(parts, path, hop_evidence, typed, slots, hop_unclipped, through, shared, unnamed,
-                                   both_ways, type_tokens)
+                                   both_ways, type_tokens, bool(path) and path[0] in kind_named)
                      - self.hop_penalty * (len(path) - 1))
             total += self.type_weight * typed.fit
             last = last_kinds.get(path[-1]) if path else None
@@ -939,7 +943,7 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
                  slots: np.ndarray | None = None, unclipped: np.ndarray | None = None,
                  through: frozenset[int] = frozenset(), shared: frozenset[str] = frozenset(),
                  unnamed: Mapping[int, float] | None = None, named_both_ways: frozenset[str] = frozenset(),
-                 type_tokens: frozenset[int] = frozenset()) -> float:
+                 type_tokens: frozenset[int] = frozenset(), entity_kind_names_hop: bool = False) -> float:
         if not parts.phrases or not len(path):
             return 0.0
         round_trip = self._round_trip(parts, path, evidence)
@@ -958,10 +962,11 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
         levels = [max(h.evidence, self.evidence_floor * h.evidence / unnamed[span[0]])
                   if span and span[0] == span[1] and unnamed.get(span[0], 0.0) > 0 else h.evidence
                   for h, span in zip(hops, spans)]
-        # the question's entity is one of a statement's values: the hop from it into the statement node is the fact
-        # the hop out of it names ("the constants given in [kilogram]": ``^hasUnit``, into a value node, then
-        # ``^quantityValue``), and its role in the statement is what the entity is, which the question need not say
-        if 0 in through and len(levels) > 1:
+        # the question's entity is one of a statement's values, the one the hop into the statement node is named for
+        # (``entity_kind_names_hop``: ``^hasUnit`` from a *unit*): that hop is the fact the hop out of it names ("the
+        # constants given in [kilogram]": ``^hasUnit``, into a value node, then ``^quantityValue``), and naming the
+        # entity says its role in the statement
+        if entity_kind_names_hop and 0 in through and len(levels) > 1:
             levels[0] = max(levels[0], levels[1])
         # as good as its least evidenced hop, and as the question's least explained relation word
         coverage = min(min(levels), 1.0 - gap)
@@ -1211,6 +1216,26 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
         if any(step < -0.5 for step in steps):
             return -1.0
         return 1.0 if all(step > 0.5 for step in steps) else 0.0
+
+
+def _named_by_start_class(kg: KnowledgeGraph, kinds: RelationObjectKinds, relations: Iterable[str],
+                          vectors: Any) -> frozenset[str]:
+    """Those of ``relations`` whose own name shares a word with a name of the usual class of the nodes they are walked
+    from (the objects of their inverse, :class:`ObjectKinds`): ``^hasUnit`` walked from units (*unit*), ``onScale``
+    backwards from a *scoring scale*; not ``hasRole`` from a conference, nor ``^isRoleAt``."""
+    relations = list(dict.fromkeys(relations))
+    if not relations:
+        return frozenset()
+    starts = kinds.kinds_of(dict.fromkeys(inverse(r) for r in relations))
+    names = class_names(kg, vectors)
+    found = set()
+    for relation in relations:
+        own = content_words(meaning_words(own_name_words(base_relation(relation))), NO_RELATION_WORDS)
+        start = starts.get(inverse(relation))
+        classes = start.classes if start is not None else ()
+        if any(word_match(w, c) >= 1.0 for cls in classes for name in names.names(cls) for c in text_words(name) for w in own):
+            found.add(relation)
+    return frozenset(found)
 
 
 def _walked_before_named(walks: Sequence[tuple[str, ...]], kinds: Mapping[str, ObjectKinds],
