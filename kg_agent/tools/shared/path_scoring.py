@@ -663,6 +663,8 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
                 classes = {c for c in names.named(parts.phrases[j], found) if not statement_classes(kg).holds(c)}
                 if classes:  # the phrase's other words are the noun's too ("kind" of "quantity kind")
                     named |= classes
+                    if not _names_in_full(parts.phrase_words[j], classes, names):
+                        continue  # "player plays": "player" names the class, "plays" is no word of its name
                     first, last = parts.phrase_spans[j]
                     tokens |= {t for t in range(first, last + 1) if parts.tokens[t] not in NO_RELATION_WORDS}
                     # and the phrases of no other content word ("kind is": "is" names no relation)
@@ -1019,7 +1021,9 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
         # and leaves a phrase that names one ("who is the earliest-born **author** ...": ``creator``) to explain it
         who = parts.asked.kind == PERSON and not parts.asked.noun
         if typed.evidence > best[-1] and not (who and best[-1] >= WH_CUE_FLOOR):
-            matches[-1] = HopMatch(typed.evidence, parts.asked.position, by_cue=True)
+            # a type noun naming the answers themselves has no place in the order of hops (:meth:`_order`); a phrase
+            # of time or place ("in which year", "where") modifies the event the verb names, whose hop comes first
+            matches[-1] = HopMatch(typed.evidence, parts.asked.position, by_cue=parts.asked.kind not in (TIME, PLACE))
             if parts.asked.noun:
                 spans[-1] = (parts.asked.position, parts.asked.position)
                 taken[parts.asked.position] = size - 1
@@ -1206,8 +1210,10 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
     def _order(parts: QuestionParts, hops: Sequence[HopMatch]) -> float:
         """-1 when a later hop is matched nearer the entity mention than an earlier one ("who directed the films
         written by [X]" reads ``^written_by`` first), +1 when the hops are matched in distinct places in order. A hop
-        the answer type's cue stands for (``HopMatch.by_cue``) has no place of its own: English puts the wh-word and
-        the type noun first whatever the path, so their place says nothing of the order of the hops."""
+        the answer type's cue stands for (``HopMatch.by_cue``: a type noun or "who", not a phrase of time or place) has
+        no place of its own: English puts the noun that names the answers first whatever the path, so its place says
+        nothing of the order of the hops; "in which year did [X] become [Y]" asks for the time of the event "become"
+        names, a hop after it."""
         hops = [h for h in hops if not h.by_cue]
         if len(hops) < 2 or not parts.entity_positions:
             return 0.0
@@ -1216,6 +1222,20 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
         if any(step < -0.5 for step in steps):
             return -1.0
         return 1.0 if all(step > 0.5 for step in steps) else 0.0
+
+
+def _names_in_full(words: Sequence[str], classes: Iterable[str], names: Any) -> bool:
+    """Whether each of a phrase's ``words`` is another word of a name of one of ``classes`` ("quantity kinds" of
+    *quantity kind*; not "player plays" of *football player*, whose one word "player" both words share a root with)."""
+    def matched(name_words: list[str]) -> bool:
+        free = list(name_words)
+        for w in words:
+            hit = next((n for n in free if same_word(w, n)), None)
+            if hit is None:
+                return False
+            free.remove(hit)
+        return True
+    return any(matched(text_words(name)) for c in classes for name in names.names(c))
 
 
 def _named_by_start_class(kg: KnowledgeGraph, kinds: RelationObjectKinds, relations: Iterable[str],
