@@ -107,3 +107,20 @@ def test_a_last_hop_of_the_class_a_two_word_type_noun_names_explains_both_words(
     result = _ask(vineyards, create_rog_graph, "Which grape varieties is Les Cailloux a vineyard for?")
     assert result["plans"][0]["relations"] == ["vineyardForGrapeVariety"]
     assert sorted(a["answer"] for a in result["answers"]) == ["Meunier", "Pinot Gris", "Pinot Noir"]
+
+
+@pytest.mark.parametrize("question, by_cue", [
+    ("How many wines have the grape variety [ENT]?", True),  # the noun naming the answers: no place in the order
+    ("In which year did [ENT] become [ENT]?", False),  # time of the event "become" names: a hop after the verb's
+    ("Where was [ENT] bottled?", False),
+])
+def test_only_a_cue_naming_the_answers_themselves_has_no_place_in_the_order_of_hops(question, by_cue):
+    import numpy as np
+
+    from kg_agent.tools.shared.answer_types import TypeMatch
+    from kg_agent.tools.shared.question_parts import QuestionParts
+
+    parts = QuestionParts.of(question)
+    evidence = np.zeros((2, len(parts.phrases)), dtype=np.float32)  # no phrase names either hop: the cue takes the last
+    hops, _ = RelationPathScorer._assign(parts, ("r1", "r2"), evidence, TypeMatch(1.0, 1.0), evidence)
+    assert hops[-1].by_cue is by_cue
