@@ -313,26 +313,36 @@ def _classes(keys: set[str], kg: KnowledgeGraph | None) -> set[str]:
 
 
 def _bridges(groups: dict[str, set[str]], walks: Sequence[dict], kg: KnowledgeGraph | None = None) -> Constrained | None:
-    """The walks from one mention's entities that end at another mention's entity, cut before that last step: the
-    answer is what links the two ("Forward" <- ``position`` - *the player* - ``plays_for`` -> "Club X"); None when no
-    walk of two steps or more does. A statement node is no such link ("[dynasty] <- ``organization`` - *a
-    membership* - ``role`` -> [Emperor]": the person behind it is, which the ends reached from both give)."""
+    """The walks from one mention's entities that reach another mention's entity after two steps or more, cut before
+    the step that reaches it: the answer is what links the two ("Forward" <- ``position`` - *the player* -
+    ``plays_for`` -> "Club X"); None when no walk does. A walk that goes on past the other entity is cut there too
+    ("[Power] <- ``unitForQuantityKind`` - *the unit* - ``definedUnitOfSystem`` -> [Imperial] <- ... - every unit of
+    Imperial's"): what it reaches beyond is reached from the other entity, not from both. A statement node is no
+    such link ("[dynasty] <- ``organization`` - *a membership* - ``role`` -> [Emperor]": the person behind it is,
+    which the ends reached from both give)."""
     mention_of = {entity: mention for mention, ids in groups.items() for entity in ids}
-    cuts = [w["steps"][-2]["tail"] for w in walks if len(w.get("steps") or []) >= 2]
-    statements = _statements(cuts, kg)
-    kept: list[dict] = []
-    applied: dict[str, str] = {}
-    for walk in walks:
+    at_other = {}  # walk index -> the step that first reaches another mention's entity (after one step at least)
+    for index, walk in enumerate(walks):
         steps = walk.get("steps") or []
         start = mention_of.get(walk["start"]["id"])
-        end = mention_of.get(steps[-1]["tail"]["id"]) if steps else None
-        if len(steps) < 2 or start is None or end is None or end == start or steps[-2]["tail"]["id"] in statements:
+        reached = next((k for k, step in enumerate(steps) if k >= 1 and mention_of.get(step["tail"]["id"])
+                        not in (None, start)), None) if start is not None else None
+        if reached is not None:
+            at_other[index] = reached
+    statements = _statements((walks[i]["steps"][k - 1]["tail"] for i, k in at_other.items()), kg)
+    kept: list[dict] = []
+    applied: dict[str, str] = {}
+    for index, reached in at_other.items():
+        walk = walks[index]
+        steps = walk["steps"]
+        if steps[reached - 1]["tail"]["id"] in statements:
             continue
+        start, end = mention_of[walk["start"]["id"]], mention_of[steps[reached]["tail"]["id"]]
         found = Walk.from_dict(walk)
-        cut = Walk(found.start, found.steps[:-1], score=found.score, depth=found.depth, round=found.round,
-                   details={**found.details, "links": steps[-1]["tail"]["label"]})
+        cut = Walk(found.start, found.steps[:reached], score=found.score, depth=found.depth, round=found.round,
+                   details={**found.details, "links": steps[reached]["tail"]["label"]})
         kept.append(cut.to_dict())
-        applied[cut.end.id] = f"links {start!r} to {end!r} ({steps[-1]['relation']})"
+        applied[cut.end.id] = f"links {start!r} to {end!r} ({steps[reached]['relation']})"
     return Constrained(kept, applied) if kept else None
 
 

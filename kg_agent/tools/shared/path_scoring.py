@@ -158,6 +158,8 @@ class HopMatch:
 
     evidence: float
     position: float
+    #: matched by the answer type's cue (the wh-word or type noun), not by a phrase naming the relation
+    by_cue: bool = False
 
 
 class RelationPathScorer(TextVectorsFromEmbeddings):
@@ -519,8 +521,8 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
         named_classes = (class_names(kg, self.vectors).named(parts.asked.phrase, {c for k in last_kinds.values() for c in k.classes})
                          if kg is not None and parts.asked.noun else frozenset())
         reaching = self._reaching_named_class(kg, parts, paths, last_kinds, named_classes)
-        ending_named, type_columns = self._ending_in_named_class(kg, parts, noun_columns,
-                                                                 {r for path in paths for r in path[:-1]}, last_kinds)
+        ending_named, type_columns, type_tokens = self._ending_in_named_class(kg, parts, noun_columns,
+                                                                 {r for path in paths for r in path}, last_kinds)
         # "is [X] 's heir a man or a woman": the words of the alternatives evidence a last hop whose values they name
         choice_columns, choice = self._choice_evidence(
             parts, {path[-1]: last_kinds[path[-1]] for path in paths if path and path[-1] in last_kinds})
@@ -543,6 +545,10 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
             persons_next = {r for r, fs in following.items() if any(next_kinds[f].person >= 0.5 for f in fs)}
         clauses = _clause_columns(parts)
         trips = [round_trip_at(path) for path in paths]
+        # first hops into statement nodes named by the class of what they start from (``^hasUnit`` from a *unit*)
+        kind_named = (_named_by_start_class(kg, kinds, {p[0] for p in paths if p and p[0] in last_kinds
+                                                        and last_kinds[p[0]].unnamed >= 0.5}, self.vectors)
+                      if kg is not None and kinds is not None else frozenset())
         asked_trip, same_columns, same_named = self._asked_round_trip(parts, paths, trips, last_kinds, named_classes, kg)
         scores = []
         for path, trip in zip(paths, trips):
@@ -567,10 +573,13 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
             # the type noun names the answer, where the path ends: no evidence of an earlier hop ("what films did
             # [X] write" is not ``^director`` by the alias "film director", then ``screenwriter``), nor of a hop to
             # persons that it only modifies
-            unasked = [i for i, r in enumerate(path) if r in modifying or (noun_columns and i < len(path) - 1)]
-            if unasked:
-                hop_evidence[np.ix_(unasked, noun_columns)] = 0.0
-                hop_unclipped[np.ix_(unasked, noun_columns)] = 0.0
+            # (the noun read with the word after it where the two name a class: "grape **variety**" is the noun's)
+            earlier = list(range(len(path) - 1)) if noun_columns else []
+            modified = [i for i, r in enumerate(path) if r in modifying]
+            for rows, columns in ((earlier, type_columns), (modified, noun_columns)):
+                if rows and columns:
+                    hop_evidence[np.ix_(rows, columns)] = 0.0
+                    hop_unclipped[np.ix_(rows, columns)] = 0.0
             # nor the whole noun of any hop of a path past a walk whose ends are already of a class it names ("which
             # lines serve [X]": ``servedBy`` reaches the lines; ``servedBy, line`` walks one hop past them on the noun)
             if past_named:
@@ -585,7 +594,7 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
                 hop_unclipped[np.ix_([trip, trip + 1], same_columns)] = np.maximum(
                     hop_unclipped[np.ix_([trip, trip + 1], same_columns)], 1.0)
             total = (self._aligned(parts, path, hop_evidence, typed, slots, hop_unclipped, through, shared, unnamed,
-                                   both_ways)
+                                   both_ways, type_tokens, bool(path) and path[0] in kind_named)
                      - self.hop_penalty * (len(path) - 1))
             total += self.type_weight * typed.fit
             last = last_kinds.get(path[-1]) if path else None
@@ -629,7 +638,7 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
 
     def _ending_in_named_class(self, kg: KnowledgeGraph | None, parts: QuestionParts, noun_columns: Sequence[int],
                                relations: set[str], last_kinds: Mapping[str, ObjectKinds]
-                               ) -> tuple[frozenset[str], list[int]]:
+                               ) -> tuple[frozenset[str], list[int], frozenset[int]]:
         """Those of ``relations`` (hops before a path's last) whose objects are mostly of a class the type noun
         names (their usual classes, ``ObjectKinds.classes``), read with the word after it where the two make one
         phrase ("which **systems of units**", "which **quantity kind**"). A walk along one already ends at things of
@@ -637,24 +646,32 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
         class is no such end (papers' ``^relatedToEvent`` reaches a few proceedings too, mostly papers), nor is a
         class of statement nodes (:class:`~kg_agent.kg.nameless.StatementClasses`: "which **members** of [X]" and a
         *Membership* node, which is walked through to the member it joins). Also the columns of the question's
-        phrases that are the noun's (with the word after it, where that names a class)."""
+        phrases that are the noun's (with the word after it, where that names a class), and the tokens of the noun
+        read so ("quantity kind": both words, which a last hop of the class explains)."""
         if kg is None or not noun_columns or not relations:
-            return frozenset(), list(noun_columns)
+            return frozenset(), list(noun_columns), frozenset()
         usual = {r: frozenset(last_kinds[r].classes) for r in relations if r in last_kinds and last_kinds[r].classes}
         found = {c for classes in usual.values() for c in classes}
         if not found:
-            return frozenset(), list(noun_columns)
+            return frozenset(), list(noun_columns), frozenset()
         names = class_names(kg, self.vectors)
         named: set[str] = set()
         columns = set(noun_columns)
+        tokens: set[int] = set()
         for j in noun_columns:
             if parts.phrase_spans[j][0] == parts.asked.position and len(parts.phrase_words[j]) <= 2:
                 classes = {c for c in names.named(parts.phrases[j], found) if not statement_classes(kg).holds(c)}
                 if classes:  # the phrase's other words are the noun's too ("kind" of "quantity kind")
                     named |= classes
+                    if not _names_in_full(parts.phrase_words[j], classes, names):
+                        continue  # "player plays": "player" names the class, "plays" is no word of its name
                     first, last = parts.phrase_spans[j]
-                    columns |= {k for k, (a, b) in enumerate(parts.phrase_spans) if first <= a and b <= last}
-        return frozenset(r for r, classes in usual.items() if named.intersection(classes)), sorted(columns)
+                    tokens |= {t for t in range(first, last + 1) if parts.tokens[t] not in NO_RELATION_WORDS}
+                    # and the phrases of no other content word ("kind is": "is" names no relation)
+                    columns |= {k for k, (a, b) in enumerate(parts.phrase_spans) if a <= last and first <= b
+                                and all(first <= t <= last or parts.tokens[t] in NO_RELATION_WORDS for t in range(a, b + 1))}
+        return (frozenset(r for r, classes in usual.items() if named.intersection(classes)), sorted(columns),
+                frozenset(tokens))
 
     def _named_relations(self, kg: KnowledgeGraph | None, names: list[str], walked: set[str]
                          ) -> tuple[list[str], dict[str, tuple[str, ...]], frozenset[str]]:
@@ -927,15 +944,19 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
     def _aligned(self, parts: QuestionParts, path: Sequence[str], evidence: np.ndarray, typed: TypeMatch,
                  slots: np.ndarray | None = None, unclipped: np.ndarray | None = None,
                  through: frozenset[int] = frozenset(), shared: frozenset[str] = frozenset(),
-                 unnamed: Mapping[int, float] | None = None, named_both_ways: frozenset[str] = frozenset()) -> float:
+                 unnamed: Mapping[int, float] | None = None, named_both_ways: frozenset[str] = frozenset(),
+                 type_tokens: frozenset[int] = frozenset(), entity_kind_names_hop: bool = False) -> float:
         if not parts.phrases or not len(path):
             return 0.0
         round_trip = self._round_trip(parts, path, evidence)
         # a round trip through values many things share is one phrase only when the question asks for it
+        # the type noun read with the word that makes the class's name with it ("quantity kind") is explained by a last
+        # hop of the class, as the noun alone is: its words are no phrase a hop needs to take
+        explained_by_type = (type_tokens | {parts.asked.position}) if type_tokens and typed.evidence > 0 else frozenset()
         hops, spans = self._assign(parts, path, evidence, typed, evidence if unclipped is None else unclipped, through,
-                                   unpaired=frozenset() if round_trip > 0 else shared)
+                                   unpaired=frozenset() if round_trip > 0 else shared, typed_tokens=explained_by_type)
         unnamed = unnamed or {}
-        explained, gap, unexplained = (self._explained(parts, evidence, typed, spans, slots, unnamed)
+        explained, gap, unexplained = (self._explained(parts, evidence, typed, spans, slots, unnamed, explained_by_type)
                                        if parts.content_tokens else (0.0, 0.0, 0))
         # a hop at a relation word the KG names no relation by clearly is asked for by the word's place: evidenced at
         # the floor when its relation is the word's best, in proportion below ("heir": ``children`` 0.11, ``spouse``
@@ -943,6 +964,12 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
         levels = [max(h.evidence, self.evidence_floor * h.evidence / unnamed[span[0]])
                   if span and span[0] == span[1] and unnamed.get(span[0], 0.0) > 0 else h.evidence
                   for h, span in zip(hops, spans)]
+        # the question's entity is one of a statement's values, the one the hop into the statement node is named for
+        # (``entity_kind_names_hop``: ``^hasUnit`` from a *unit*): that hop is the fact the hop out of it names ("the
+        # constants given in [kilogram]": ``^hasUnit``, into a value node, then ``^quantityValue``), and naming the
+        # entity says its role in the statement
+        if entity_kind_names_hop and 0 in through and len(levels) > 1:
+            levels[0] = max(levels[0], levels[1])
         # as good as its least evidenced hop, and as the question's least explained relation word
         coverage = min(min(levels), 1.0 - gap)
         total = self.coverage_weight * coverage
@@ -961,7 +988,8 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
     @staticmethod
     def _assign(parts: QuestionParts, path: Sequence[str], evidence: np.ndarray, typed: TypeMatch,
                 unclipped: np.ndarray, through: frozenset[int] = frozenset(),
-                unpaired: frozenset[str] = frozenset()) -> tuple[list[HopMatch], list[tuple[int, int] | None]]:
+                unpaired: frozenset[str] = frozenset(), typed_tokens: frozenset[int] = frozenset()
+                ) -> tuple[list[HopMatch], list[tuple[int, int] | None]]:
         """Each hop's phrase: hops take the best-evidenced phrase not already taken by another hop (the strongest
         hop first), so one phrase cannot evidence two hops -- "[X] 's husband 's sex" is not explained by
         ``spouse`` alone, nor "[X] 's wife 's wife" by one ``spouse`` -- except the two hops of a round trip
@@ -973,7 +1001,8 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
         type's cue instead when the cue evidences it better than any phrase ("who": when no phrase evidences it at
         :data:`WH_CUE_FLOOR`), and so does a hop into unnamed
         or role nodes before it, which the cue asks for with it ("who gave [X]": ``hasRole -> heldBy``). Returns each hop's match
-        and the token span it took (``None`` for the cue of a wh-word).
+        and the token span it took (``None`` for the cue of a wh-word). Of phrases that evidence a hop equally, one
+        clear of ``typed_tokens`` (the type noun's, which the last hop's type explains) comes first.
 
         The cue takes the last hop only when no phrase evidences it as well: "what year was [X] released" reads
         ``release_year`` from "released", and the type noun "year" is explained by the last hop's type."""
@@ -985,13 +1014,16 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
         rows, unclipped_rows = evidence.tolist(), unclipped.tolist()
         masks, overlaps = parts.phrase_masks, parts.phrase_overlaps
         taken = [-1] * len(parts.tokens)  # token -> the hop that took it
+        typed_mask = sum(1 << t for t in typed_tokens)
         best = evidence.max(axis=1)
         best_at = evidence.argmax(axis=1)
         # "who" asks for persons, whatever relation reaches them: it stands for a last hop no phrase names as a hop,
         # and leaves a phrase that names one ("who is the earliest-born **author** ...": ``creator``) to explain it
         who = parts.asked.kind == PERSON and not parts.asked.noun
         if typed.evidence > best[-1] and not (who and best[-1] >= WH_CUE_FLOOR):
-            matches[-1] = HopMatch(typed.evidence, parts.asked.position)
+            # a type noun naming the answers themselves has no place in the order of hops (:meth:`_order`); a phrase
+            # of time or place ("in which year", "where") modifies the event the verb names, whose hop comes first
+            matches[-1] = HopMatch(typed.evidence, parts.asked.position, by_cue=parts.asked.kind not in (TIME, PLACE))
             if parts.asked.noun:
                 spans[-1] = (parts.asked.position, parts.asked.position)
                 taken[parts.asked.position] = size - 1
@@ -1035,7 +1067,7 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
                 # "child of kid"); then the one nearest the previous hop's phrase (the entity, for the first hop):
                 # "the films directed by the director of [X]" reads ``directed_by`` at "director", ``^directed_by``
                 # at "directed".
-                tied = _least(tied, [bool(masks[j] & held) for j in tied])
+                tied = _least(tied, [bool(masks[j] & (held | typed_mask)) for j in tied])
                 tied = _least(tied, [-unclipped_rows[i][j] for j in tied])
                 tied = _least(tied, [max(0.0, max((other[k] for other in others for k in overlaps[j]), default=0.0))
                                      for j in tied])
@@ -1070,7 +1102,8 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
 
     def _explained(self, parts: QuestionParts, evidence: np.ndarray, typed: TypeMatch,
                    spans: Sequence[tuple[int, int] | None], slots: np.ndarray | None,
-                   unnamed: Mapping[int, float] | None = None) -> tuple[float, float, int]:
+                   unnamed: Mapping[int, float] | None = None,
+                   typed_tokens: frozenset[int] = frozenset()) -> tuple[float, float, int]:
         """The mean, over the question's content-word occurrences, of how well the hop that took the word's place
         evidences it (a word no hop took counts ``unaligned_share`` of its best hop's evidence); and the largest
         shortfall of that against how strongly the word names some relation of the KG (``slots``, per phrase),
@@ -1094,7 +1127,8 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
                 covered += [float(evidence[h, parts.phrase_spans.index(span)]) for h, span in enumerate(spans)
                             if span and parts.restated_by_clause(span, token)]
             value = max(covered) if covered else self.unaligned_share * float(column.max())
-            if parts.asked.noun and token == parts.asked.position:  # the type noun, explained by a last hop of its type
+            if parts.asked.noun and (token == parts.asked.position or token in typed_tokens):  # the type noun, explained
+                # by a last hop of its type (with the word that names the class with it: "quantity **kind**")
                 value = max(value, typed.evidence)
             values.append(value)
             if slots is not None and slots[phrase] >= self.evidence_floor and parts.asks_relation[token]:
@@ -1175,7 +1209,12 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
     @staticmethod
     def _order(parts: QuestionParts, hops: Sequence[HopMatch]) -> float:
         """-1 when a later hop is matched nearer the entity mention than an earlier one ("who directed the films
-        written by [X]" reads ``^written_by`` first), +1 when the hops are matched in distinct places in order."""
+        written by [X]" reads ``^written_by`` first), +1 when the hops are matched in distinct places in order. A hop
+        the answer type's cue stands for (``HopMatch.by_cue``: a type noun or "who", not a phrase of time or place) has
+        no place of its own: English puts the noun that names the answers first whatever the path, so its place says
+        nothing of the order of the hops; "in which year did [X] become [Y]" asks for the time of the event "become"
+        names, a hop after it."""
+        hops = [h for h in hops if not h.by_cue]
         if len(hops) < 2 or not parts.entity_positions:
             return 0.0
         distances = [min(abs(h.position - e) for e in parts.entity_positions) for h in hops]
@@ -1183,6 +1222,40 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
         if any(step < -0.5 for step in steps):
             return -1.0
         return 1.0 if all(step > 0.5 for step in steps) else 0.0
+
+
+def _names_in_full(words: Sequence[str], classes: Iterable[str], names: Any) -> bool:
+    """Whether each of a phrase's ``words`` is another word of a name of one of ``classes`` ("quantity kinds" of
+    *quantity kind*; not "player plays" of *football player*, whose one word "player" both words share a root with)."""
+    def matched(name_words: list[str]) -> bool:
+        free = list(name_words)
+        for w in words:
+            hit = next((n for n in free if same_word(w, n)), None)
+            if hit is None:
+                return False
+            free.remove(hit)
+        return True
+    return any(matched(text_words(name)) for c in classes for name in names.names(c))
+
+
+def _named_by_start_class(kg: KnowledgeGraph, kinds: RelationObjectKinds, relations: Iterable[str],
+                          vectors: Any) -> frozenset[str]:
+    """Those of ``relations`` whose own name shares a word with a name of the usual class of the nodes they are walked
+    from (the objects of their inverse, :class:`ObjectKinds`): ``^hasUnit`` walked from units (*unit*), ``onScale``
+    backwards from a *scoring scale*; not ``hasRole`` from a conference, nor ``^isRoleAt``."""
+    relations = list(dict.fromkeys(relations))
+    if not relations:
+        return frozenset()
+    starts = kinds.kinds_of(dict.fromkeys(inverse(r) for r in relations))
+    names = class_names(kg, vectors)
+    found = set()
+    for relation in relations:
+        own = content_words(meaning_words(own_name_words(base_relation(relation))), NO_RELATION_WORDS)
+        start = starts.get(inverse(relation))
+        classes = start.classes if start is not None else ()
+        if any(word_match(w, c) >= 1.0 for cls in classes for name in names.names(cls) for c in text_words(name) for w in own):
+            found.add(relation)
+    return frozenset(found)
 
 
 def _walked_before_named(walks: Sequence[tuple[str, ...]], kinds: Mapping[str, ObjectKinds],
