@@ -389,7 +389,7 @@ def reached_from_every_mention(topic_entities: Iterable[dict], walks: Sequence[d
     named = " and ".join(repr(m) for m in reaching)
     if not common:
         unmet = f"no answer is reached from both {named}"
-        if any(all(end.startswith('"') and not is_prose(literal_text(end)) for end in ends_from[m]) for m in reaching):
+        if any(all(is_value_end(end) for end in ends_from[m]) for m in reaching):
             # a value (a date, a number) is one thing's: a second thing named qualifies that one ("when was [X]
             # released on [Project Gutenberg]"), so values reached from it are not what the answer must meet; a text
             # describing [X] (prose: its description) is no such value, and the answers of the other mention are then
@@ -564,6 +564,12 @@ def coordinated(question: str, topic_entities: Sequence[dict]) -> bool:
     ask for what they share ("the films both [A] and [B] starred in")."""
     masked = mask_topic_mentions(question, list(topic_entities))
     return bool(_COORDINATED.search(masked)) and not _SHARED.search(masked)
+
+
+def is_value_end(key: str) -> bool:
+    """Whether a walk's end (its key) is a value that qualifies one thing: a literal that is no prose (a date, a
+    number, a code), which a second thing the question names qualifies rather than meets."""
+    return key.startswith('"') and not is_prose(literal_text(key))
 
 
 def unmet_warning(unmet: str) -> str:

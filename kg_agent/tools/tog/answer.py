@@ -35,7 +35,7 @@ from kg_agent.llm.parsing import parse_answer_list
 from kg_agent.settings import DEFAULT_GROUNDING, Grounding, StructuredMode, WhenUnsupported
 from kg_agent.steps import Decided, decide, decided
 from kg_agent.tools.rog.answer import AnswerOutcome
-from kg_agent.tools.shared.aggregates import MAX_COMPARED, AnswerRanker, asked_comparison, literal_text
+from kg_agent.tools.shared.aggregates import MAX_COMPARED, AnswerRanker, asked_comparison
 from kg_agent.tools.shared.answer_checks import (
     ABSTAINED,
     asks_how_many,
@@ -45,11 +45,11 @@ from kg_agent.tools.shared.answer_checks import (
     unsupported_policy,
     walks_to_named,
 )
-from kg_agent.tools.shared.answer_types import is_prose
 from kg_agent.tools.shared.class_reached import named_by_the_noun_phrase
 from kg_agent.tools.shared.constraints import (
     asked_type,
     constrain_walks,
+    is_value_end,
     mention_groups,
     note_constraints,
     noun_complement,
@@ -539,12 +539,6 @@ def _compared(outcome: AnswerOutcome, answers: list[dict], warnings: Sequence[st
     return outcome
 
 
-def _is_value(answer: dict) -> bool:
-    """Whether an answer is a literal value that is no prose (a date, a number, a code)."""
-    key = str(answer.get("entity_id") or "")
-    return key.startswith('"') and not is_prose(literal_text(key))
-
-
 def answers_of_every_mention(topic_entities: Sequence[dict], chains: Sequence[dict], outcome: AnswerOutcome, *,
                              verified: bool, kg: KnowledgeGraph | None = None, abstain: bool = False,
                              question: str = "") -> AnswerOutcome:
@@ -560,7 +554,7 @@ def answers_of_every_mention(topic_entities: Sequence[dict], chains: Sequence[di
     both, the persons behind the role nodes)."""
     joined = constrain_walks("", topic_entities, [c for c in chains if c.get("steps")], kg, type_check=False,
                              asked=question)
-    if joined.unmet and outcome.answers and all(_is_value(a) for a in outcome.answers):
+    if joined.unmet and outcome.answers and all(is_value_end(str(a.get("entity_id") or "")) for a in outcome.answers):
         # the answers are values (a date, a number): one thing's, which a second thing named qualifies ("when was [X]
         # released on [Project Gutenberg]"), as :func:`~kg_agent.tools.shared.constraints.reached_from_every_mention`
         # reads a mention whose every end is a value; here the answered chains' ends are, though the beam explored more
