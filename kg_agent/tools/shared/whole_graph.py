@@ -31,7 +31,20 @@ When the class the answer noun names holds no such value itself but reaches one 
 ``geo:location`` holds its ``geo:lat``), the class's members are compared by the value they reach so; so is any
 attribute superlative.
 
-A count over the whole KG ("how many mints are there", "how many terms are marked obsolete") counts the members of
+**Superlative adjectives** ("which airport has the highest elevation", "which station has the lowest altitude"):
+"which/what <noun> has the <adjective>est <noun>", with no word between the answer noun and the verb ("which airport
+**in Spain** has ..." is about Spain, the methods' question): an attribute superlative whose relation the attribute
+noun names, by the embeddings' cosine or by a word of the relation's name sharing the noun's root
+(:func:`names_by_root`: an abbreviated name, ``elev``, ``alt``, which the cosine misses); a relation the adjective
+names too ("the longest runway": ``longest``) comes first. Time superlatives are the members-by-date reading's.
+
+**A relation that writes the count** ("which airport has the most runways": ``runways 2``): when a relation's name
+ends in the counted noun (up to an ending), its values are whole numbers and its subjects are of the class the answer
+noun names, "the most <noun>" compares its values; counting the edges of another relation per subject would count
+something else (routes).
+
+A count over the whole KG ("how many mints are there", "how many terms are marked obsolete", "how many countries are
+there in the air routes data": placed in a body of data, :data:`~kg_agent.text.DATA_WORDS`) counts the members of
 the class its noun names, or the subjects whose yes/no relation its last word names (``owl:deprecated`` for
 "obsolete") is true, with the first few counted as evidence (``counted``, ``counted_by``). A count that names a thing
 or a value ("how many films are there by X", "how many ebooks are in French") is not one.
@@ -44,7 +57,7 @@ from __future__ import annotations
 
 import re
 import threading
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from kg_agent.kg.errors import KGError
@@ -451,7 +464,7 @@ class WholeGraphAnswerer:
             return True
         return False
 
-    def _leading_named(self, values: dict[str, float], order: str) -> tuple[list[tuple[str, float]], dict[str, str]]:
+    def _leading_named(self, values: Mapping[str, float], order: str) -> tuple[list[tuple[str, float]], dict[str, str]]:
         """The groups (or compared nodes) best first, each blank node of one name merged into one (counts summed), the
         unnamed and statement nodes left out; of the leading :data:`NAMED_CHECKED` only, and their labels."""
         blank = [key for key in values if key.startswith("_:")]
