@@ -22,8 +22,9 @@ And one shape of the question's names: a proper name that is a preposition's obj
 that the KG holds nowhere (:func:`~kg_agent.kg.unknown_names.unknown_names`) cannot have been linked, so the other
 entities' walks answer another question: abstain, "the knowledge graph has no entity named 'Japan'".
 
-The noun is read only where it heads its phrase (followed by a function word or a mention, or a plural followed by
-no other plural: "which **airlines** fly", not "which *research* track papers", whose head is "papers"). English
+Answered by texts, the noun is read only where it heads its phrase (followed by a function word or a mention, or a
+plural followed by no other plural: "which **airlines** fly", not "which *research* track papers", whose head is
+"papers"); bare numbers are no things whatever the phrase's head. English
 grammar and the KG's own relation and class names are read; no word list of a domain.
 """
 
@@ -69,10 +70,13 @@ def unsupported_kind(question: str, masked_question: str, answers: Sequence[dict
     over = f" (no word of the question names the relations the walks end in: {', '.join(ends[:SHOWN])})"
     if asked.kind == NUMBER and not asked.noun and 0 < asked.position < len(tokens) and tokens[asked.position - 1] == "how":
         return [], f"the knowledge graph has no relation for 'how {tokens[asked.position]}'{over}"
-    if not asked.noun or asked.kind or not _heads_its_phrase(asked.noun_phrase, tokens, asked.position):
+    if not asked.noun or asked.kind:
         return None
     kinds = [_literal_kind(a) for a in answers]
     if not all(kinds):  # things are judged by their classes elsewhere
+        return None
+    # bare numbers are no things of any noun's kind; texts may name what a noun heading its phrase asks for
+    if not all(k == NUMBER for k in kinds) and not _heads_its_phrase(asked.noun_phrase, tokens, asked.position):
         return None
     if any(asked.named_by(r) for r in kg.relation_names()) or class_named(asked.noun):
         return None
