@@ -18,9 +18,11 @@ none of the walks read by the question, what they reached is no answer:
   ``country`` codes): the noun asks for things of a kind; values over relations no word names, when the noun names
   no class and no relation of the KG, are not of it.
 
-And one shape of the question's names: a proper name that is a preposition's object ("which airports in **Japan**")
-that the KG holds nowhere (:func:`~kg_agent.kg.unknown_names.unknown_names`) cannot have been linked, so the other
-entities' walks answer another question: abstain, "the knowledge graph has no entity named 'Japan'".
+And one shape of the question's names: a proper name that is a preposition's object right after the noun asked for
+("which airports in **Japan**": it restricts the answers) that the KG holds nowhere
+(:func:`~kg_agent.kg.unknown_names.unknown_names`) cannot have been linked, so the other entities' walks answer
+another question: abstain, "the knowledge graph has no entity named 'Japan'". A name elsewhere in the question
+("when was [X] released **on Project Gutenberg**") may name where the whole KG comes from, and is not judged.
 
 Answered by texts, the noun is read only where it heads its phrase (followed by a function word or a mention, or a
 plural followed by no other plural: "which **airlines** fly", not "which *research* track papers", whose head is
@@ -30,12 +32,13 @@ grammar and the KG's own relation and class names are read; no word list of a do
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from kg_agent.kg.errors import KGError
 from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.unknown_names import no_entity_named, unknown_names
-from kg_agent.text import FUNCTION_WORDS
+from kg_agent.text import ARTICLES, FUNCTION_WORDS, PREPOSITIONS
 from kg_agent.tools.shared.answer_types import NUMBER
 from kg_agent.tools.shared.path_scoring import AskedPaths
 from kg_agent.tools.shared.question_parts import QuestionParts
@@ -49,11 +52,24 @@ def names_the_kg_lacks(question: str, answers: Sequence[dict], kg: KnowledgeGrap
     ("which airports in Japan ..."); None otherwise (or with no answers: nothing to withhold)."""
     if not answers:
         return None
+    noun = QuestionParts.of(question).asked.noun
+    if not noun:
+        return None
     try:
-        missing = unknown_names(kg, question)
+        missing = [name for name in unknown_names(kg, question) if _restricts(question, noun, name)]
     except KGError:
         return None
     return ([], no_entity_named(missing)) if missing else None
+
+
+def _restricts(question: str, noun: str, name: str) -> bool:
+    """Whether ``name`` is the object of a preposition right after the noun the question asks for ("which
+    **airports in Japan**", "how many huts in the Binn Valley"): a restriction on the answers, which without the
+    thing named cannot be met. A name elsewhere ("when was [X] released **on Project Gutenberg**") may say where
+    the whole KG comes from, and is left to the methods."""
+    pattern = (r"(?i)\b" + re.escape(noun) + r"\s+(?:" + "|".join(sorted(PREPOSITIONS)) + r")\s+(?:(?:"
+               + "|".join(sorted(ARTICLES)) + r")\s+)?" + re.escape(name) + r"(?!\w)")
+    return re.search(pattern, question) is not None
 
 
 def unsupported_kind(question: str, masked_question: str, answers: Sequence[dict], found: AskedPaths,
@@ -80,7 +96,7 @@ def unsupported_kind(question: str, masked_question: str, answers: Sequence[dict
         return None
     if any(asked.named_by(r) for r in kg.relation_names()) or class_named(asked.noun):
         return None
-    counting = tokens[max(0, asked.position - 2):asked.position] == ["how", "many"]
+    counting = tuple(tokens[max(0, asked.position - 2):asked.position]) == ("how", "many")
     if counting and not all(k == NUMBER for k in kinds):
         return None
     fractional = [str(a.get("answer")) for a in answers if _fractional(str(a.get("answer", "")))]
