@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 
 from kg_agent.kg.graph import KnowledgeGraph
-from kg_agent.kg.terms import normalize_label
+from kg_agent.kg.terms import joined_key, normalize_label
 from kg_agent.text import ARTICLES, ERAS_AFTER, ERAS_BEFORE, FUNCTION_WORDS, MONTHS, NAME_PARTICLES, PREPOSITIONS
 
 #: Within a name, lower-case words that join its capitalised ones ("Isle **of** Man", "Rio **de** Janeiro").
@@ -72,15 +72,16 @@ def _not_a_thing(name: str) -> bool:
 
 
 def known_name(kg: KnowledgeGraph, name: str) -> bool:
-    """Whether some label, name or literal of ``kg`` holds ``name`` as whole words, or is spelt within the linker's
-    fuzzy cutoff of it."""
+    """Whether some label, name or literal of ``kg`` is ``name`` (also with its letters and digits joined, as the
+    label index keys "ISWC 2005" as "iswc2005" too), holds it as whole words, or is spelt within the linker's fuzzy
+    cutoff of it."""
     from kg_agent.kg.linking import closest_labels
 
     key = normalize_label(name)
     if not key:
         return True
     index = kg.label_index()
-    if index.get(key):
+    if index.get(key) or index.get(joined_key(key)):  # "Rockfest-2019" for a KG's "ROCKFEST2019"
         return True
     pattern = re.compile(r"\b" + re.escape(key) + r"\b")
     rarest = min(key.split(), key=lambda w: len(index.labels_with_word(w, limit=50)))
