@@ -151,6 +151,8 @@ class AskedPaths:
 
     asked: frozenset[tuple[str, ...]]
     reason: str | None = None
+    #: False when the paths were kept without being judged (no word, type noun or kind of the question read them)
+    judged: bool = True
 
 
 @dataclass(frozen=True)
@@ -747,7 +749,7 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
         parts = QuestionParts.of(masked_question, scheme_acronyms(masked_question, last_kinds))
         content = [j for j, words in enumerate(parts.phrase_words) if words]
         if not paths or not content:
-            return AskedPaths(frozenset(paths))
+            return AskedPaths(frozenset(paths), judged=False)
         competitors = self._competitors(kg)
         names, aliases, both_ways = self._named_relations(
             kg, sorted({base_relation(r) for p in paths for r in p[-2:]} | set(competitors)),
@@ -818,7 +820,7 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
                                   f"relation's name is near it, none of its {len(every)} classes is named so)")
         relational = [j for j in parts.content if parts.relational[j]]
         if not relational:
-            return AskedPaths(frozenset(paths))
+            return AskedPaths(frozenset(paths), judged=False)
         words = " ".join(parts.phrases[j] for j in relational)
         return AskedPaths(frozenset(), f"the knowledge graph has no relation for {words!r} (no word of the question "
                           f"names the relations the walks end in, {', '.join(names[i] for i in sorted(walked)[:3])}, nor "
