@@ -1,0 +1,82 @@
+"""Comparisons of a measure (issue 46 item 2, "count, compare, rank"): the relation compared is the one the
+comparison's English words name -- a dimension adjective or a unit ("higher than 7000 **feet**": the relation named
+for an elevation, ``elev``, not a count of trails or beds), the superlative's own word among relations named equally
+well ("the **longest** trail": ``longest``, not ``trails``), a number said as a word ("more than **one** trail"), and
+the noun after "more" in "which has more trails, A or B".
+
+Fixture: ``tests/fixtures/mountain_huts/huts.ttl`` (invented: huts with an elevation in feet as a plain integer under
+an abbreviated name, a count of trails, the longest trail's length, beds as a decoy number; regions hold their huts
+from the region's side).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from kg_agent.graphs.rog import create_rog_graph
+from kg_agent.graphs.tog import create_tog_graph
+from kg_agent.graphs.tog_i import create_tog_i_graph
+from kg_agent.kg import load_kg
+from kg_agent.text import dimension_of
+from kg_agent.tools.shared.aggregates import MAX, MIN, asked_comparison
+from kg_agent.tools.shared.measured_relations import dimension_relations, named_by_adjective, named_outright
+from kg_agent.tools.shared.which_of import asked_order
+
+HUTS = Path(__file__).resolve().parent / "fixtures" / "mountain_huts" / "huts.ttl"
+METHODS = {"rog": create_rog_graph, "tog": create_tog_graph, "tog-i": create_tog_i_graph}
+
+
+@pytest.fixture(scope="module")
+def huts():
+    return load_kg(HUTS)
+
+
+def test_a_bound_keeps_its_adjective_and_unit_and_reads_number_words():
+    asked = asked_comparison("Which huts are higher than 7000 feet?")
+    assert (asked.order, asked.bound, asked.adjective, asked.unit, asked.phrase) == (
+        MAX, 7000.0, "higher", "feet", "higher than 7000")
+    asked = asked_comparison("Which huts have more than one trail?")
+    assert (asked.order, asked.bound, asked.unit) == (MAX, 1.0, "trail")
+    assert asked_comparison("Which bridges are shorter than 200 m?").order == MIN
+    assert asked_comparison("Which lakes are deeper than 30 metres?").order == MAX
+    assert asked_comparison("Who lived in chapter 5?") is None  # a word in -er is no comparative of a dimension
+    assert asked_comparison("Which tenants pay more than tenants do?") is None
+
+
+def test_dimension_words_are_general_english():
+    assert dimension_of("higher") == dimension_of("lowest") == ("height", "elevation", "altitude")
+    assert dimension_of("heavier") == ("weight", "mass")
+    assert dimension_of("more") == dimension_of("larger") == ()
+
+
+def test_the_relation_holding_the_dimension_is_read_from_its_name(huts):
+    relations = ["beds", "elev", "longest", "trails"]
+    assert dimension_relations("higher", "feet", relations, huts) == ["elev"]
+    assert dimension_relations("more", "feet", relations, huts) == ["elev"]  # a length unit: elevation is one
+    assert dimension_relations("more", "trails", relations, huts) == []
+    assert named_by_adjective("longest", ["longest", "trails"]) == ["longest"]
+    assert named_outright("Which huts have more than one trail?", ["trails"])
+    assert not named_outright("Which huts are higher than 7000 feet?", ["trails", "beds"])
+
+
+def test_which_has_more_of_a_noun_compares_the_relation_the_noun_names():
+    assert asked_order("Which has more trails, Edelweiss Hut or Larch Hut?") == (MAX, "trails", False)
+    assert asked_order("Which has fewer trails, Edelweiss Hut or Larch Hut?") == (MIN, "trails", False)
+    assert asked_order("Which of Edelweiss Hut and Larch Hut has more trails?") == (MAX, "trails", False)
+    assert asked_order("Which is higher, Edelweiss Hut or Larch Hut?") == (MAX, "higher", False)
+
+
+@pytest.mark.parametrize("method", sorted(METHODS))
+@pytest.mark.parametrize(("question", "expected", "by"), [
+    ("Which huts in Valdoria are higher than 7000 feet?", {"Edelweiss Hut", "Marmot Hut"}, "elev"),
+    ("Which huts in Valdoria have more than one trail?", {"Edelweiss Hut", "Larch Hut"}, "trails"),
+    ("Which hut in Valdoria has the longest trail?", {"Gamsbock Hut"}, "longest"),
+    ("Which has more trails, Edelweiss Hut or Larch Hut?", {"Edelweiss Hut"}, "trails"),
+    ("Which has fewer trails, Edelweiss Hut or Larch Hut?", {"Larch Hut"}, "trails"),
+])
+def test_every_method_compares_by_the_relation_the_measure_names(huts, method, question, expected, by):
+    out = METHODS[method](huts).compile().invoke({"question": question})
+    assert {a["answer"] for a in out["answers"]} == expected
+    assert all(a.get("compared_by") == by for a in out["answers"])
