@@ -42,6 +42,7 @@ rank the answers differently, nothing is ranked, and :meth:`AnswerRanker.unmeasu
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -51,7 +52,7 @@ from kg_agent.kg.nameless import Nameless
 from kg_agent.kg.terms import UNNAMED
 from kg_agent.kg.types import is_inverse
 from kg_agent.kg.walks import Walk
-from kg_agent.text import NUMBER_WORDS, dimension_of
+from kg_agent.text import FUNCTION_WORDS, NUMBER_WORDS, dimension_of
 from kg_agent.tools.shared.measured_relations import dimension_relations, named_by_adjective, named_outright
 from kg_agent.tools.shared.path_scoring import RelationPathScorer
 from kg_agent.tools.shared.question_parts import QuestionParts
@@ -80,6 +81,9 @@ _COMPARED_TO = re.compile(
 _TIME_ORDER = TIME_SUPERLATIVES | {"oldest", "youngest", "newest"}
 #: Superlative adjectives that compare no measure: a count ("the fewest"), or an age, read on a time line.
 _NO_MEASURE = _TIME_ORDER | {"fewest"}
+#: "only one runway", "exactly 3 moons": a count or measure of one value (not after "the": "the only one who ...").
+_EXACTLY = re.compile(r"(?<!\bthe\s)\b(only|exactly|just)\s+(\d[\d,]*(?:\.\d+)?|(?:" + "|".join(NUMBER_WORDS)
+                      + r"))\s+([a-z]+)", re.IGNORECASE)
 #: The comparatives of a bound that name no dimension ("more than 5", "at least 3").
 _COMPARATIVES = frozenset({"more", "greater", "higher", "larger", "bigger", "over", "above", "fewer", "less", "lower",
                            "smaller", "under", "below"}) | {"at least", "at most"}
@@ -164,6 +168,13 @@ def asked_comparison(question: str, names: Sequence[str] = ()) -> Comparison | N
         at_most = when.low is None
         return Comparison(MIN if at_most else MAX, bound=when.high if at_most else when.low, strict=at_most,
                           verb=when.verb, phrase=when.phrase, in_time=True)
+    exactly = _EXACTLY.search(question)
+    if exactly is not None and exactly.group(3).lower() not in FUNCTION_WORDS:
+        number = exactly.group(2).lower()
+        value = float(NUMBER_WORDS[number]) if number in NUMBER_WORDS else float(number.replace(",", ""))
+        # one value exactly: the interval from it to the next number a float holds
+        return Comparison(MIN, low=value, high=math.nextafter(value, math.inf), phrase=f"{exactly.group(1).lower()} "
+                          f"{exactly.group(2)}", adjective=exactly.group(1).lower(), unit=exactly.group(3).lower())
     for match in _COMPARED_TO.finditer(question):
         said = " ".join(match.group(1).lower().split())
         if said not in _COMPARATIVES and not dimension_of(said):
