@@ -2,11 +2,13 @@
 comparison's English words name -- a dimension adjective or a unit ("higher than 7000 **feet**": the relation named
 for an elevation, ``elev``, not a count of trails or beds), the superlative's own word among relations named equally
 well ("the **longest** trail": ``longest``, not ``trails``), a number said as a word ("more than **one** trail"), and
-the noun after "more" in "which has more trails, A or B".
+the noun after "more" in "which has more trails, A or B"; "only one trail" (one value exactly). A place written
+after "in" that the KG writes as a literal on the answers ("huts **in Brennwald**": ``town "Brennwald"``) filters
+them; "the most" linked to a thing is a whole-graph question's grammar.
 
 Fixture: ``tests/fixtures/mountain_huts/huts.ttl`` (invented: huts with an elevation in feet as a plain integer under
 an abbreviated name, a count of trails, the longest trail's length, beds as a decoy number; regions hold their huts
-from the region's side).
+from the region's side; a town is a plain string).
 """
 
 from __future__ import annotations
@@ -18,13 +20,16 @@ import pytest
 from kg_agent.graphs.rog import create_rog_graph
 from kg_agent.graphs.tog import create_tog_graph
 from kg_agent.graphs.tog_i import create_tog_i_graph
-from kg_agent.kg import load_kg
+from kg_agent.kg import load_kg, open_kg
 from kg_agent.text import dimension_of
 from kg_agent.tools.shared.aggregates import MAX, MIN, asked_comparison
+from kg_agent.tools.shared.literal_filter import filter_mentions, literal_filtered, place_phrases
 from kg_agent.tools.shared.measured_relations import dimension_relations, named_by_adjective, named_outright
 from kg_agent.tools.shared.which_of import asked_order
+from kg_agent.tools.shared.whole_graph import only_names_its_nouns
 
 HUTS = Path(__file__).resolve().parent / "fixtures" / "mountain_huts" / "huts.ttl"
+HUT = "http://example.org/huts/"
 METHODS = {"rog": create_rog_graph, "tog": create_tog_graph, "tog-i": create_tog_i_graph}
 
 
@@ -80,3 +85,65 @@ def test_every_method_compares_by_the_relation_the_measure_names(huts, method, q
     out = METHODS[method](huts).compile().invoke({"question": question})
     assert {a["answer"] for a in out["answers"]} == expected
     assert all(a.get("compared_by") == by for a in out["answers"])
+
+
+def test_only_or_exactly_a_number_keeps_that_value():
+    asked = asked_comparison("How many huts in Valdoria have only one trail?")
+    assert (asked.low, asked.unit, asked.phrase) == (1.0, "trail", "only one")
+    assert [asked.keeps(v) for v in (0, 1, 2)] == [False, True, False]
+    assert asked_comparison("Which hut is the only one in Valdoria?") is None  # "the only one" is no count
+
+
+@pytest.mark.parametrize("method", sorted(METHODS))
+@pytest.mark.parametrize(("question", "expected"), [
+    ("How many huts in Valdoria have only one trail?", ["2"]),
+    ("Which huts in Valdoria have only one trail?", ["Gamsbock Hut", "Marmot Hut"]),
+])
+def test_every_method_keeps_the_answers_with_exactly_that_count(huts, method, question, expected):
+    out = METHODS[method](huts).compile().invoke({"question": question})
+    assert sorted(a["answer"] for a in out["answers"]) == expected
+
+
+def test_the_superlative_word_linked_to_a_thing_is_the_whole_graph_questions_grammar():
+    assert only_names_its_nouns("Which region has the most huts?", ["most"])
+    assert not only_names_its_nouns("Which region has the most huts?", ["Valdoria"])
+
+
+def test_a_place_after_in_is_read_from_capitalised_words():
+    assert place_phrases("Which huts in Brennwald have a trail to Marmot Hut?") == ["Brennwald"]
+    assert place_phrases("Which huts in New Brennwald Valley are open?") == ["New Brennwald Valley"]
+    assert place_phrases("which huts in brennwald are open?") == []
+
+
+@pytest.fixture(scope="module")
+def huts_on_oxigraph(tmp_path_factory):
+    return open_kg(HUTS, backend="oxigraph", store_path=tmp_path_factory.mktemp("huts") / "store")
+
+
+@pytest.mark.parametrize("kg_name", ["huts", "huts_on_oxigraph"])
+def test_things_named_after_a_place_they_hold_as_a_value_are_a_filter_not_a_topic(kg_name, request):
+    huts = request.getfixturevalue(kg_name)
+    linked = [{"id": HUT + "edelweiss", "mention": "brennwald"}, {"id": HUT + "gamsbock", "mention": "brennwald"},
+              {"id": HUT + "marmot", "mention": "marmot hut"}]
+    question = "Which huts in Brennwald have a trail to Marmot Hut?"
+    assert filter_mentions(huts, question, linked) == {"brennwald"}
+    assert filter_mentions(huts, question, linked[:2]) == set()  # the only mention: the things in it are the topic
+    assert filter_mentions(huts, "Which huts in Oberfeld have a trail to Marmot Hut?", linked) == set()
+    # a literal one thing holds is its name, not a value shared: "Mosta" on the region is no filter
+    assert filter_mentions(huts, "Which huts in Mosta have a trail to Falcon Hut?",
+                           [{"id": HUT + "mosta", "mention": "mosta"}, {"id": HUT + "falcon", "mention": "falcon hut"}]
+                           ) == set()
+    answers = [{"answer": n, "entity_id": HUT + k} for k, n in (("edelweiss", "Edelweiss Hut"), ("larch", "Larch Hut"))]
+    kept, said = literal_filtered("Which huts in Brennwald have a trail to Marmot Hut?", answers, huts)
+    assert [a["answer"] for a in kept] == ["Edelweiss Hut"] and 'town is "Brennwald"' in said
+
+
+@pytest.mark.parametrize("method", ["rog", "tog"])
+@pytest.mark.parametrize(("question", "expected"), [
+    ("Which huts in Brennwald have a trail to Marmot Hut?", ["Edelweiss Hut"]),
+    ("Which huts in Oberfeld have a trail to Marmot Hut?", ["Larch Hut"]),
+])
+def test_the_answers_holding_the_place_as_a_literal_are_kept(huts, method, question, expected):
+    out = METHODS[method](huts).compile().invoke({"question": question})
+    assert [a["answer"] for a in out["answers"]] == expected
+    assert any("whose town is" in w for w in out["warnings"])

@@ -9,7 +9,8 @@ Two steps, both read from the KG's own literals (no relation named by a word lis
   writes a place: :func:`place_phrases`) whose every linked entity holds a literal equal to the mention (case
   aside) is a filter, not a topic, when some other mention is linked too ("[X]" above): its entities are dropped
   from the topic, so the methods walk from [X] alone. A mention that is the only one linked stays (the things in
-  London are then the question's topic, as before).
+  London are then the question's topic, as before). The literal must be held by two things or more
+  (:func:`held_by_several`): a value they share, not a name identifying one ("Norway" written on one country).
 * **Answering** (:func:`literal_filtered`): of two or more answers that are things, those holding a literal equal to
   the place under one relation are kept when some but not all hold it; no answer holding it, or every answer, leaves
   the answers as they are (the phrase named something else: a linked country, a node).
@@ -21,8 +22,11 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 
+from rdflib import URIRef
+
 from kg_agent.kg.errors import KGError
 from kg_agent.kg.graph import KnowledgeGraph
+from kg_agent.kg.terms import key_term
 from kg_agent.kg.types import is_inverse
 from kg_agent.tools.shared.aggregates import literal_text
 
@@ -42,7 +46,8 @@ def place_phrases(question: str) -> list[str]:
 
 
 def holding_relation(kg: KnowledgeGraph, key: str, place: str) -> str | None:
-    """The relation under which ``key`` holds a plain literal equal to ``place`` (case aside), else None."""
+    """The relation under which ``key`` holds a plain literal equal to ``place`` (case aside) that other things hold
+    too (:func:`held_by_several`: a value, not the thing's own name), else None."""
     wanted = place.casefold()
     try:
         edges = kg.edges(key)
@@ -52,9 +57,21 @@ def holding_relation(kg: KnowledgeGraph, key: str, place: str) -> str | None:
         if is_inverse(relation):
             continue
         for target in list(targets)[:MAX_LITERALS_READ]:
-            if target.startswith('"') and literal_text(target).strip().casefold() == wanted:
+            if target.startswith('"') and literal_text(target).strip().casefold() == wanted \
+                    and held_by_several(kg, relation, target):
                 return relation
     return None
+
+
+def held_by_several(kg: KnowledgeGraph, relation: str, literal: str) -> bool:
+    """Whether two or more things hold ``literal`` (a key, N3) for ``relation``: a value they share ("London", the
+    city of four airports), not a name that identifies one thing ("Norway", one country's name)."""
+    try:
+        rows = kg.query("SELECT DISTINCT ?s ?p ?o WHERE { ?s ?p ?o } LIMIT 2",
+                        bindings={"p": URIRef(kg.relation_iri(relation)), "o": key_term(literal)})
+        return len(list(rows)) >= 2
+    except (KGError, ValueError):
+        return False
 
 
 def filter_mentions(kg: KnowledgeGraph, question: str, linked: Sequence[dict]) -> set[str]:
