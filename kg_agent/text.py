@@ -129,6 +129,10 @@ def dimension_of(adjective: str) -> tuple[str, ...]:
     return ()
 
 
+#: English quantifying determiners of amount ("how **many** airports", "the **most** books"): the grammar of a count or
+#: a superlative, never the first word of a name an acronym abbreviates (``kg/linking``'s initials).
+AMOUNT_DETERMINERS = frozenset({"many", "much", "more", "most", "few", "fewer", "fewest", "less", "least", "several"})
+
 #: A content word has at least this many letters ("of", "in", "to" never are).
 MIN_CONTENT_LETTERS = 3
 
