@@ -8,7 +8,7 @@ them; "the most" linked to a thing is a whole-graph question's grammar.
 
 Fixture: ``tests/fixtures/mountain_huts/huts.ttl`` (invented: huts with an elevation in feet as a plain integer under
 an abbreviated name, a count of trails, the longest trail's length, beds as a decoy number; regions hold their huts
-from the region's side; a town is a plain string).
+from the region's side; a town is a plain string; a huts association "MHV" every hut is a member of).
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from kg_agent.graphs.rog import create_rog_graph
 from kg_agent.graphs.tog import create_tog_graph
 from kg_agent.graphs.tog_i import create_tog_i_graph
 from kg_agent.kg import load_kg, open_kg
+from kg_agent.kg.linking import link_entities
 from kg_agent.text import dimension_of
 from kg_agent.tools.shared.aggregates import MAX, MIN, asked_comparison
 from kg_agent.tools.shared.literal_filter import filter_mentions, literal_filtered, place_phrases
@@ -147,3 +148,10 @@ def test_the_answers_holding_the_place_as_a_literal_are_kept(huts, method, quest
     out = METHODS[method](huts).compile().invoke({"question": question})
     assert [a["answer"] for a in out["answers"]] == expected
     assert any("whose town is" in w for w in out["warnings"])
+
+
+def test_how_many_is_no_acronym(huts):
+    # "many huts in valdoria" spells MHV, the association every hut is a member of: an amount word begins no name
+    linked = link_entities(huts, "How many huts in Valdoria have only one trail?").linked
+    assert [item.entity.label for item in linked] == ["Valdoria"]
+    assert [i.entity.label for i in link_entities(huts, "Which huts are members of the MHV?").linked] == ["MHV"]
