@@ -94,6 +94,57 @@ def file_sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
+#: The model files whose sha256 was read, kept in the user's cache folder: ``{path: {size, mtime_ns, inode, sha256}}``.
+_CHECKED_FILES = "checked.json"
+#: How long ago a file must have been written for its digest to be kept (2 s, in ns).
+_SETTLED_NS = 2_000_000_000
+
+
+def checked_sha256(path: Path) -> str:
+    """sha256 of the file at ``path``, read again only when the file is not as it was when last read.
+
+    Reading the 23 MB model file for its digest is ~20 CPU-ms of every process's first embedding. With the user's
+    cache folder on, the digest is kept there (``onnx/checked.json``) with the file's size, modification time (ns)
+    and inode, and later processes take it when all three are unchanged: any write to the file changes its
+    modification time, so a damaged or replaced file is read again and refused as before (a file written in the last
+    two seconds is not kept: the clock may not have moved between two writes). Without the cache folder,
+    or when the record cannot be read or written, the file is read every time."""
+    from kg_agent.user_cache import user_cache_dir
+
+    root = user_cache_dir()
+    try:
+        stat = path.stat()
+    except OSError:
+        return file_sha256(path)
+    record = root / "onnx" / _CHECKED_FILES if root is not None else None
+    key, seen = str(path.resolve()), {"size": stat.st_size, "mtime_ns": stat.st_mtime_ns, "inode": stat.st_ino}
+    checked: dict = {}
+    if record is not None:
+        with suppress(OSError, ValueError):
+            checked = json.loads(record.read_text(encoding="utf-8"))
+            kept = checked.get(key) if isinstance(checked, dict) else None
+            if isinstance(kept, dict) and {k: kept.get(k) for k in seen} == seen and isinstance(kept.get("sha256"), str):
+                return kept["sha256"]
+    digest = file_sha256(path)
+    # a file written in the last seconds is not kept: a write within the same tick of the file system's clock may
+    # leave the modification time as it was (git's "racy" entries)
+    if record is not None and time.time_ns() - stat.st_mtime_ns > _SETTLED_NS:
+        written = None
+        try:
+            checked = checked if isinstance(checked, dict) else {}
+            checked[key] = {**seen, "sha256": digest}
+            record.parent.mkdir(parents=True, exist_ok=True)
+            fd, written = tempfile.mkstemp(prefix=".checked-", dir=record.parent)
+            with os.fdopen(fd, "w", encoding="utf-8") as stream:
+                json.dump(checked, stream)
+            os.replace(written, record)
+        except (OSError, TypeError, ValueError):
+            if written is not None:
+                with suppress(OSError):
+                    os.unlink(written)
+    return digest
+
+
 @dataclass(frozen=True)
 class _LoadedModel:
     """One ONNX session plus its tokenizers; shared across threads."""
@@ -150,7 +201,7 @@ def _load_model(
             raise ModelFileError(f"embedding model file not found: {model_path}")
         if not tokenizer_path.is_file():
             raise ModelFileError(f"tokenizer file not found: {tokenizer_path}")
-        actual_sha256 = file_sha256(model_path)
+        actual_sha256 = checked_sha256(model_path)
         if actual_sha256 != MODEL_SHA256:
             raise ModelFileError(
                 f"embedding model file {model_path} has sha256 {actual_sha256}, expected "

@@ -70,6 +70,15 @@ EVENTLESS_VERBS = frozenset({"become", "became", "happen", "happened", "occur", 
 #: find a thing or a relation named "list" or "name".
 REQUEST_VERBS = frozenset({"name", "list", "tell", "give"})
 
+#: English nouns for a body of data itself ("how many countries are there in the air routes **data**", "in the
+#: **graph**", "in this **dataset**"): a question placing what it counts in one of them asks about the whole KG, not
+#: about a thing the KG names. Read by ``tools/shared/whole_graph``.
+DATA_WORDS = frozenset({"data", "dataset", "datasets", "database", "databases", "graph", "kg", "kb"})
+
+#: English adjectives asking for a thing's whole name rather than a short one ("the **full** name of KEF", "its
+#: **official** title"): read by ``tools/shared/name_questions`` (the longest name the KG gives, not the code asked by).
+FULL_NAME_WORDS = frozenset({"full", "official", "complete", "formal", "long", "longer", "whole", "entire"})
+
 #: Words a personal name holds that are not names of their own: nobiliary particles ("Ludwig **van** Beethoven",
 #: "Simone **de** Beauvoir") and generational suffixes ("Martin Luther King **Jr**"). Read only where a question's
 #: words are matched against a label's (``scoring.approximate_mention``).

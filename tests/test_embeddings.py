@@ -62,6 +62,36 @@ def test_corrupted_model_file_is_refused_naming_the_file(tmp_path: Path) -> None
     assert str(corrupted) in str(error.value)
 
 
+def test_the_model_files_digest_is_kept_until_the_file_changes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A process takes the model file's sha256 from the user's cache folder while the file's size, modification time
+    and inode are those recorded (~20 CPU-ms less at start-up); a file written since is read again and refused, and a
+    file written in the last seconds is not recorded."""
+    from kg_agent.embeddings import checked_sha256
+
+    monkeypatch.setenv("KG_AGENT_CACHE_DIR", str(tmp_path / "cache"))
+    record = tmp_path / "cache" / "onnx" / "checked.json"
+    model = tmp_path / "model.onnx"
+    shutil.copyfile(default_model_path(), model)
+    assert checked_sha256(model) == MODEL_SHA256 and not record.exists()  # just written: not kept
+    an_hour_ago = time.time_ns() - 3600 * 10**9
+    os.utime(model, ns=(an_hour_ago, an_hour_ago))
+    assert checked_sha256(model) == MODEL_SHA256
+    kept = json.loads(record.read_text(encoding="utf-8"))[str(model.resolve())]
+    assert kept["sha256"] == MODEL_SHA256 and kept["mtime_ns"] == an_hour_ago and kept["size"] == model.stat().st_size
+    assert checked_sha256(model) == MODEL_SHA256
+    with model.open("r+b") as stream:  # damaged after it was recorded
+        stream.seek(1_000_000)
+        byte = stream.read(1)
+        stream.seek(1_000_000)
+        stream.write(bytes([byte[0] ^ 0xFF]))
+    assert checked_sha256(model) != MODEL_SHA256
+    with pytest.raises(ModelFileError, match=r"sha256"):
+        MiniLMEmbeddings(model).embed_query("hello")
+    record.write_text("not json", encoding="utf-8")  # an unreadable record: the file is read
+    os.utime(model, ns=(an_hour_ago, an_hour_ago))
+    assert checked_sha256(model) != MODEL_SHA256
+
+
 def test_missing_model_file_is_a_clear_error(tmp_path: Path) -> None:
     missing = tmp_path / "nowhere.onnx"
     with pytest.raises(ModelFileError, match="not found") as error:

@@ -50,9 +50,8 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.prompt_values import PromptValue
 from langchain_core.runnables import RunnableConfig
@@ -60,6 +59,9 @@ from langgraph.constants import TAG_NOSTREAM
 
 from kg_agent.llm.budget import Allowance, QuestionBudget, current_allowance
 from kg_agent.llm.errors import BudgetExceeded, KGAgentLLMError, LLMCallError
+
+if TYPE_CHECKING:  # a chat model is imported with the model, not with an offline method (start-up)
+    from langchain_core.language_models import BaseChatModel
 
 #: What a decider may pass as a prompt: a string (sent as one human message), a list of
 #: messages (or ``(role, text)`` tuples), or a LangChain ``PromptValue``.

@@ -18,7 +18,14 @@ from kg_agent.kg.label_index import build_label_sqlite
 from kg_agent.kg.loading.oxigraph_index_pass import index_derived_edges, index_triples, pass_classes
 from kg_agent.kg.loading.oxigraph_open import label_build
 from kg_agent.kg.loading.plain_triples import PLAIN_FORMATS, detect_format, iter_named_triples, named_triples_graph
-from kg_agent.kg.loading.rdf_parsing import OXIGRAPH_FORMATS, parse_rdf, rdf_syntax_error, too_long_term_error
+from kg_agent.kg.loading.rdf_parsing import (
+    OXIGRAPH_FORMATS,
+    QUAD_FORMATS,
+    parse_rdf,
+    rdf_syntax_error,
+    too_long_term_error,
+    write_union_ntriples,
+)
 from kg_agent.kg.naming import DEFAULT_NAMING, Naming
 from kg_agent.kg.owl_restrictions import RESTRICTION_EDGES_QUERY, RESTRICTION_GRAPH
 from kg_agent.kg.profile import measure_name_predicates, oxigraph_texts
@@ -184,7 +191,10 @@ def _build_locked(source: Path, store_path: Path, target: Path, fmt: str, lock: 
     builder = RelationIndexBuilder()
     build = uuid.uuid4().hex
     try:
-        if fmt in OXIGRAPH_FORMATS and not lenient:
+        if fmt in QUAD_FORMATS and not lenient:  # the union of the graphs, as the memory backend reads it
+            load_path, format_name = sidecar / "converted.nt", "N_TRIPLES"
+            write_union_ntriples(source, fmt, load_path)
+        elif fmt in OXIGRAPH_FORMATS and not lenient:
             load_path, format_name = source, OXIGRAPH_FORMATS[fmt]
         else:
             graph = (named_triples_graph(iter_named_triples(source, fmt)) if fmt in PLAIN_FORMATS
@@ -225,6 +235,9 @@ def _build_locked(source: Path, store_path: Path, target: Path, fmt: str, lock: 
         _bulk_load_beside(partial, load_path, format_name, index_and_labels, source=source, fmt=fmt, lock=lock)
         if load_path.parent == sidecar:
             load_path.unlink()
+        if fmt in QUAD_FORMATS and not lenient:  # a triple stated in two graphs was read twice: the store's count
+            builder.triples = built[0].triples = len(ox.Store.read_only(str(partial)))
+            built[0].save(sidecar / RELATION_INDEX_FILE)
         if blank_labels:
             from kg_agent.kg.stores.oxigraph import store_names
 

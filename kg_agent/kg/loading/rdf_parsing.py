@@ -25,8 +25,10 @@ def parse_rdf(path: str | Path, *, format: str | None = None, graph: Graph | Non
     still stops the load.
 
     Turtle, N-Triples, N-Quads, TriG, N3, RDF/XML and JSON-LD are read with Oxigraph's parser, in time linear
-    in the length of a line (rdflib's N-Triples parser is quadratic: a 5 MB literal took minutes); only the
-    default graph of a quad format is kept, as the Oxigraph store does. Other formats (TriX, HexTuples) go
+    in the length of a line (rdflib's N-Triples parser is quadratic: a 5 MB literal took minutes). A quad format's
+    KG is the union of its graphs, the default graph and every named one, each triple once: a dump published as
+    TriG or N-Quads often keeps every fact in a named graph (per source or per entity), and a user handing it over
+    means its facts; the graph names are not kept (:data:`QUAD_FORMATS`). Other formats (TriX, HexTuples) go
     through rdflib. A file that is not UTF-8 is refused with its first bad line.
     """
     path = Path(path)
@@ -55,8 +57,8 @@ class SkippedLinesWarning(UserWarning):
 
 
 def _parse_with_oxigraph(path: Path, fmt: str, graph: Graph, *, lenient: bool = False) -> None:
-    """Add the default-graph triples of an RDF file to an rdflib graph, parsed by Oxigraph (``lenient``: see
-    :func:`parse_rdf`)."""
+    """Add the triples of an RDF file, of every graph of a quad format, to an rdflib graph, parsed by Oxigraph
+    (``lenient``: see :func:`parse_rdf`)."""
     import pyoxigraph as ox
     from rdflib import BNode, URIRef
     from rdflib.namespace import XSD
@@ -84,9 +86,8 @@ def _parse_with_oxigraph(path: Path, fmt: str, graph: Graph, *, lenient: bool = 
     add = graph.add
 
     def add_quads(quads) -> None:
-        for quad in quads:
-            if isinstance(quad.graph_name, ox.DefaultGraph):
-                add((term(quad.subject), term(quad.predicate), term(quad.object)))
+        for quad in quads:  # every graph's: the union (rdflib keeps a triple once)
+            add((term(quad.subject), term(quad.predicate), term(quad.object)))
 
     if lenient and rdf_format in (ox.RdfFormat.N_TRIPLES, ox.RdfFormat.N_QUADS):
         _add_skipping_bad_lines(path, fmt, rdf_format, add_quads)
@@ -99,6 +100,26 @@ def _parse_with_oxigraph(path: Path, fmt: str, graph: Graph, *, lenient: bool = 
         raise rdf_syntax_error(path, fmt, exc.lineno, exc.msg) from None
     except OSError as exc:
         raise KGLoadError(f"{path}: cannot read it: {exc}") from exc
+    except MemoryError as exc:
+        if "buffer maximal size" not in str(exc):
+            raise
+        raise too_long_term_error(path, str(exc)) from None
+
+
+def write_union_ntriples(path: Path, fmt: str, target: Path) -> None:
+    """Write the union of a quad file's graphs (:data:`QUAD_FORMATS`) to ``target`` as N-Triples, streamed by
+    Oxigraph (no graph in memory), for the store's bulk loader, which would keep each quad in its named graph. Blank
+    node labels stay as the file writes them: in TriG and N-Quads a label names one node in every graph. A triple in
+    two graphs is written twice; the store keeps it once."""
+    import pyoxigraph as ox
+
+    rdf_format = getattr(ox.RdfFormat, OXIGRAPH_FORMATS[fmt])
+    quads = ox.parse(path=str(path), format=rdf_format, base_iri=path.absolute().as_uri())
+    try:
+        ox.serialize((ox.Triple(quad.subject, quad.predicate, quad.object) for quad in quads), output=str(target),
+                     format=ox.RdfFormat.N_TRIPLES)
+    except SyntaxError as exc:
+        raise rdf_syntax_error(path, fmt, exc.lineno, exc.msg) from None
     except MemoryError as exc:
         if "buffer maximal size" not in str(exc):
             raise
@@ -191,3 +212,6 @@ OXIGRAPH_FORMATS = {
     "turtle": "TURTLE", "nt": "N_TRIPLES", "nt11": "N_TRIPLES", "xml": "RDF_XML", "n3": "N3",
     "trig": "TRIG", "nquads": "N_QUADS", "json-ld": "JSON_LD",
 }
+
+#: The formats whose statements are quads, in named graphs or the default one: their KG is the graphs' union.
+QUAD_FORMATS = frozenset({"trig", "nquads"})

@@ -17,9 +17,7 @@ import json
 import math
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
-from typing import Protocol, runtime_checkable
-
-from langchain_core.language_models import BaseChatModel
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from kg_agent.kg.containers import walks_into_lists
 from kg_agent.kg.graph import KnowledgeGraph
@@ -50,6 +48,9 @@ from kg_agent.tools.shared.path_scoring import RelationPathScorer
 from kg_agent.tools.shared.role_qualifiers import qualified_walks
 from kg_agent.tools.shared.statement_names import walks_to_asked_names
 from kg_agent.tools.shared.updates import answer_record
+
+if TYPE_CHECKING:  # a chat model is imported with the model, not with an offline method (start-up)
+    from langchain_core.language_models import BaseChatModel
 
 REASONING_PROMPT = (
     "Based on the reasoning paths, please answer the given question. Please keep the answer as simple as "

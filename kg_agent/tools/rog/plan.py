@@ -19,11 +19,10 @@ import json
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Literal, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Literal, Protocol, runtime_checkable
 
 import numpy as np
 from langchain_core.embeddings import Embeddings
-from langchain_core.language_models import BaseChatModel
 
 from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.linking import link_entities
@@ -42,6 +41,9 @@ from kg_agent.tools.shared.decision_schemas import RelationPaths, path_choice
 from kg_agent.tools.shared.path_scoring import RelationPathScorer
 from kg_agent.tools.shared.scoring import mask_mentions
 from kg_agent.tools.shared.similarity import TextVectors, default_embeddings, shared_text_vectors
+
+if TYPE_CHECKING:  # a chat model is imported with the model, not with an offline method (start-up)
+    from langchain_core.language_models import BaseChatModel
 
 DEFAULT_K = 3  # RoG's top-K plans
 

@@ -112,6 +112,7 @@ from kg_agent.tools.shared.path_scoring import RelationPathScorer
 from kg_agent.tools.shared.question_parts import QuestionParts, kind_before_mention
 from kg_agent.tools.shared.relation_words import TIME_SUPERLATIVES
 from kg_agent.tools.shared.scoring import mask_mentions
+from kg_agent.tools.shared.unsupported_asks import names_the_kg_lacks, unsupported_kind
 
 ABSTAINED = "abstained"
 ONLY_UNNAMED = "only unnamed statement nodes were reached, none of them a thing the question asks for"
@@ -292,6 +293,11 @@ def final_answers(question: str, answers: Sequence[dict], *, policy: WhenUnsuppo
     if isinstance(narrowed, Checked):
         return narrowed
     answers = narrowed
+    if kg is not None and answers:
+        narrowed = narrowed_or_abstained(answers, unsupported(question, answers, kg), policy)
+        if isinstance(narrowed, Checked):
+            return narrowed
+        answers = narrowed
     if not counting and answers and kg is not None:
         narrowed = narrowed_or_abstained(answers, attribute_of_another_thing(question, answers, kg), policy)
         if isinstance(narrowed, Checked):
@@ -386,18 +392,52 @@ def not_asked_for(question: str, answers: Sequence[dict], kg: KnowledgeGraph) ->
     paths = [p for ps in walked for p in ps]
     if not paths:
         return None
-    found = _scorer().asked_paths(_masked(question, answers), paths, kg=kg)
+    found = _scorer().asked_paths(_masked(question, answers, kg), paths, kg=kg)
     kept = [a for a, ps in zip(answers, walked) if not ps or found.asked.intersection(ps)]
     if len(kept) == len(answers):
         return None
     return kept, found.reason or "the walks to some answers end in a relation the question does not ask for"
 
 
-def _masked(question: str, answers: Sequence[dict]) -> str:
-    """The question with the names of the entities the answers' walks start from masked."""
+#: The most names of one entity masked in a question (a KG may give an entity a name in every language).
+MAX_NAMES = 50
+
+
+def unsupported(question: str, answers: Sequence[dict], kg: KnowledgeGraph) -> tuple[list[dict], str] | None:
+    """No answer and why, when the question names a thing the KG holds nowhere or asks, by "how <measure>", "how
+    many <noun>" or "which <noun>", for what walks no word of it reads do not reach
+    (:mod:`~kg_agent.tools.shared.unsupported_asks`); None otherwise."""
+    lacking = names_the_kg_lacks(question, answers, kg)
+    if lacking is not None:
+        return lacking
+    walked = [p for a in answers if a.get("grounded", True) for p in answer_relation_paths(a)]
+    if not walked:
+        return None
+    masked = _masked(question, answers, kg)
+    scorer = _scorer()
+
+    def class_named(noun: str) -> bool:  # a KG whose classes are not all known is not judged: as if named
+        every = kg.classes().every
+        return every is None or bool(class_names(kg, scorer.vectors).named(noun, every))
+
+    return unsupported_kind(question, masked, answers, scorer.asked_paths(masked, walked, kg=kg), kg, class_named)
+
+
+def _masked(question: str, answers: Sequence[dict], kg: KnowledgeGraph | None = None) -> str:
+    """The question with the names of the entities the answers' walks start from masked: their labels, and with
+    ``kg`` every other name the KG gives them where the question writes it (an airport labelled by its code "LGW"
+    and named "London Gatwick" in a description the linker read: "London" is no word of the question's relations)."""
     heads = {path["steps"][0]["head"]["id"]: path["steps"][0]["head"].get("label") or ""
              for a in answers for path in a.get("paths") or () if path.get("steps")}
-    return mask_mentions(question, [Entity(key, label) for key, label in heads.items()])
+    masked = mask_mentions(question, [Entity(key, label) for key, label in heads.items()])
+    if kg is None or not heads:
+        return masked
+    try:
+        names = {name for key in heads if not key.startswith('"') for name in kg.labels(key)[:MAX_NAMES]}
+    except KGError:
+        return masked
+    others = sorted((n for n in names if n not in heads.values()), key=len, reverse=True)
+    return mask_mentions(masked, [Entity(name, name) for name in others], approximate=False)
 
 
 def started_at_the_kind_named(question: str, answers: list[dict], kg: KnowledgeGraph) -> list[dict]:
@@ -415,7 +455,7 @@ def started_at_the_kind_named(question: str, answers: list[dict], kg: KnowledgeG
     shared = {key for key, label in starts.items() if label and sum(other == label for other in starts.values()) > 1}
     if not shared:
         return answers
-    of_kind = named_kind(kg, shared_text_vectors(None), kind_before_mention(_masked(question, answers)), sorted(shared))
+    of_kind = named_kind(kg, shared_text_vectors(None), kind_before_mention(_masked(question, answers, kg)), sorted(shared))
     other = {key for key in shared if key not in of_kind and starts[key] in {starts[k] for k in of_kind}}
     if not of_kind or not other:
         return answers
@@ -438,7 +478,7 @@ def counted_of_another_thing(question: str, answers: Sequence[dict],
               if len(path.get("steps") or ()) >= 2 and _names_a_thing(path["steps"][0]["tail"])}
     if not firsts:
         return None
-    named = _scorer().named_hops(_masked(question, answers), sorted(firsts), kg=kg)
+    named = _scorer().named_hops(_masked(question, answers, kg), sorted(firsts), kg=kg)
     unnamed = firsts - named
     if not unnamed:
         return None
@@ -485,7 +525,7 @@ def attribute_of_another_thing(question: str, answers: Sequence[dict],
     through = {(steps[0]["head"]["id"], tuple(step["relation"] for step in steps[:i + 1]))
                for steps in walked for i, step in enumerate(steps[:-2]) if step["tail"]["id"] in statements}
     before = {step["relation"] for steps in walked if steps[-1]["head"]["id"] in holders for step in steps[:-1]}
-    named = _scorer().named_hops(_masked(question, answers), sorted(before), kg=kg)
+    named = _scorer().named_hops(_masked(question, answers, kg), sorted(before), kg=kg)
 
     def elsewhere(path: dict) -> bool:
         steps = path.get("steps") or ()
@@ -626,7 +666,7 @@ def _value_for_a_thing(asked: AskedType, answers: Sequence[dict], kg: KnowledgeG
     texts = {last[a.get("entity_id")] for a in answers if asked.kind == PERSON and a.get("grounded", True)
              and a.get("entity_id") in last and literal_answer_kind(a) == "text"}
     # a text literal answers "who" only over a relation some phrase names ("who wrote [X]": a ``creator`` string)
-    unnamed_texts = texts - _scorer().named_hops(_masked(question, answers), sorted(texts), kg=kg) if texts else set()
+    unnamed_texts = texts - _scorer().named_hops(_masked(question, answers, kg), sorted(texts), kg=kg) if texts else set()
     # "which physical constants": a class of the KG named by the noun phrase is asked for, no number, time or truth
     things_asked = kg is not None and any(literal_answer_kind(a) in (TIME, NUMBER) or _is_truth_value(a)
                                           for a in answers) and bool(_class_the_phrase_names(asked, kg))

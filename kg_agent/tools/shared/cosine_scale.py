@@ -34,9 +34,11 @@ class TextMatrix(Protocol):
 
 #: How many vocabulary words the calibration embeds (each model embeds them and ~2.5 variants each, ~1,000 texts).
 CALIBRATION_WORDS = 300
+_SORTED = np.sort(np.concatenate([np.linspace(0.0, 0.9, 46), 1.0 - np.geomspace(0.1, 1e-4, 61), [1.0]]))
 #: The quantiles matched: evenly to 0.9, then ever closer to 1, where the deciders' thresholds lie (MiniLM's
-#: 0.45-0.78 are about the top 2 % of pairs of unrelated words).
-QUANTILES = np.unique(np.concatenate([np.linspace(0.0, 0.9, 46), 1.0 - np.geomspace(0.1, 1e-4, 61), [1.0]]))
+#: 0.45-0.78 are about the top 2 % of pairs of unrelated words). Each value once, as ``np.unique`` gives them
+#: (``np.unique`` itself imports ``numpy.ma``: ~10 CPU-ms of every process's start-up).
+QUANTILES = _SORTED[np.concatenate([[True], _SORTED[1:] != _SORTED[:-1]])]
 
 
 @dataclass(frozen=True)

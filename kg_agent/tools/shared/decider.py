@@ -54,9 +54,8 @@ import urllib.error
 import urllib.request
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Generic, Literal, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, Literal, Protocol, TypeVar
 
-from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage, HumanMessage
 from langchain_core.runnables import RunnableLambda
 from pydantic import BaseModel, ValidationError
@@ -71,6 +70,9 @@ from kg_agent.llm.usage import (
 )
 from kg_agent.settings import STRUCTURED_MODES, StructuredMode, current_run_settings
 from kg_agent.steps import advance
+
+if TYPE_CHECKING:  # a chat model is imported with the model, not with an offline method (start-up)
+    from langchain_core.language_models import BaseChatModel
 
 T = TypeVar("T")
 AnOutcome = TypeVar("AnOutcome", bound="Outcome")

@@ -7,13 +7,24 @@ the languages themselves), accepting a name only when it *is* the language's Eng
 autonym): ``German`` and ``Deutsch`` give ``de``, ``Ancient Greek`` ``grc``; ``Roman`` (a name of Romany in some
 language) and ``the`` (a language's name elsewhere) give nothing. :func:`tag_language` reads a KG's tag the same
 way (``de-AT``, ``ger`` and ``deu`` are all German), so a question matches whatever form the KG uses.
+
+``langcodes`` is imported at the first call, not with this module: its tables cost ~30 CPU-ms (a large regular
+expression among them), and a question naming no language never calls here (``kg-agent ask``'s start-up, issue 48).
 """
 
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
-import langcodes
+if TYPE_CHECKING:
+    from types import ModuleType
+
+
+def _langcodes() -> ModuleType:
+    import langcodes
+
+    return langcodes
 
 
 @lru_cache(maxsize=4096)
@@ -24,7 +35,7 @@ def language_tag(name: str) -> str | None:
     if not text or not any(c.isalpha() for c in text):
         return None
     try:
-        found = langcodes.find(text)
+        found = _langcodes().find(text)
     except (LookupError, ValueError):
         return None
     wanted = text.casefold()
@@ -43,6 +54,7 @@ def tag_language(tag: str | None) -> str:
     if not tag:
         return ""
     try:
+        langcodes = _langcodes()
         return (langcodes.Language.get(langcodes.standardize_tag(tag)).language or "").lower() or tag.lower()
     except (LookupError, ValueError):
         return tag.lower().split("-", 1)[0]
@@ -51,7 +63,7 @@ def tag_language(tag: str | None) -> str:
 def language_name(subtag: str) -> str:
     """The English name of the language of a subtag (``"de"`` -> ``"German"``); the subtag itself when unknown."""
     try:
-        return langcodes.Language.get(subtag).display_name("en")
+        return _langcodes().Language.get(subtag).display_name("en")
     except (LookupError, ValueError):
         return subtag
 
@@ -59,6 +71,6 @@ def language_name(subtag: str) -> str:
 def language_autonym(subtag: str) -> str:
     """The language's own name for itself (``"de"`` -> ``"Deutsch"``, ``"es"`` -> ``"español"``); ``""`` when unknown."""
     try:
-        return langcodes.Language.get(subtag).autonym()
+        return _langcodes().Language.get(subtag).autonym()
     except (LookupError, ValueError):
         return ""

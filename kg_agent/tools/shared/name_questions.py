@@ -1,6 +1,6 @@
 """Questions about a thing's names and descriptions as the KG writes them: "what is the denarius called in Spanish",
 "the German name of Jupiter", "by what other name is Messalina known", "in how many languages is Jupiter named", "what
-is the comment on gene".
+is the comment on gene", "what is the full name of the airport with the code KEF".
 
 Real KGs name things in many languages (Nomisma's ``skos:prefLabel`` in 172 language tags; Wikidata, DBpedia alike)
 and give them other names (``skos:altLabel``, ``schema:alternateName`` ...). These names are no facts a walk goes
@@ -25,6 +25,10 @@ the number of distinct language tags on its labels, with the tags counted as evi
 the ``predicate`` and the ``language`` tag. When the KG has no such name, the method abstains with a plain reason
 ("the KG has no German name for Jupiter").
 
+**A full name** ("the **full** / **official** name of [X]", :data:`~kg_agent.text.FULL_NAME_WORDS`): the longest of
+the thing's names under the label and alias predicates (the KG profile's, so a name a KG writes under its own
+predicate counts), leaving out the text the question named it by (a code: "the airport with the code KEF").
+
 **Descriptions** (``rdfs:comment``, ``schema:description`` ...: the naming's description predicates, prose no walk
 goes over either) are answered when the noun the question asks for is a description predicate's name
 (:func:`description_asked`: "what is the **comment** on [X]", "[X]'s **description**", "describe [X]"), from the
@@ -44,7 +48,7 @@ from rdflib import Literal, URIRef
 
 from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.terms import default_label, node_key
-from kg_agent.text import name_words, same_word
+from kg_agent.text import FULL_NAME_WORDS, name_words, same_word
 from kg_agent.tools.shared.language_names import language_autonym, language_name, language_tag, tag_language
 
 #: What a name question asks (:attr:`NameQuestion.asks`).
@@ -53,6 +57,7 @@ OTHER_NAMES = "other_names"
 OTHER_NAMES_COUNT = "other_names_count"
 LANGUAGE_COUNT = "language_count"
 DESCRIPTION = "description"
+FULL_NAME = "full_name"
 
 _WORD = r"[^\W\d_][\w'-]*"
 _NAMING = re.compile(r"\b(?:call(?:ed|s)?|nam(?:e|ed|es)|label(?:l?ed|s)?|known|say|said|spell(?:ed|s)?|spelt|"
@@ -60,6 +65,8 @@ _NAMING = re.compile(r"\b(?:call(?:ed|s)?|nam(?:e|ed|es)|label(?:l?ed|s)?|known|
 _OTHER_NAMES = re.compile(r"\b(?:(?:other|another|alternative|alternate|different)\s+(?:names?|labels?)|"
                           r"alias(?:es)?|also\s+(?:known|called|named)|nicknames?|synonyms?)\b", re.IGNORECASE)
 _HOW_MANY = re.compile(r"\bhow\s+many\b|\bnumber\s+of\b", re.IGNORECASE)
+#: "the full name of ...", "its official title" (:data:`~kg_agent.text.FULL_NAME_WORDS`).
+_FULL_NAME = re.compile(rf"\b(?:{'|'.join(sorted(FULL_NAME_WORDS))})\s+(?:names?|titles?)\b", re.IGNORECASE)
 _SUPERLATIVE = re.compile(r"\bthe\s+(?:most|fewest|least)\b", re.IGNORECASE)
 #: "... of the parent term of miRNA": the names asked are of a thing reached from the one named.
 _THROUGH_ANOTHER = re.compile(rf"\s+(?:of|for)\s+(?:the|a|an)\s+{_WORD}(?:\s+{_WORD}){{0,3}}?\s+of\b", re.IGNORECASE)
@@ -96,6 +103,9 @@ def name_question(question: str) -> NameQuestion | None:
         if _THROUGH_ANOTHER.match(question, other.end()):
             return None
         return NameQuestion(OTHER_NAMES_COUNT if _HOW_MANY.search(question) else OTHER_NAMES, language, words)
+    full = _FULL_NAME.search(question) if not language else None
+    if full:
+        return None if _THROUGH_ANOTHER.match(question, full.end()) else NameQuestion(FULL_NAME)
     naming = _NAMING.search(question.replace(words, " ")) if language else None
     if naming and _THROUGH_ANOTHER.search(question, naming.end()):
         return None
@@ -261,6 +271,17 @@ def answer_from_names(kg: KnowledgeGraph, question: str, topic_entities: Sequenc
                              f"{label}'s labels ({', '.join(by)})"}],
                            f"{label} is named in {len(tagged)} languages (distinct language tags of its labels)",
                            LANGUAGE_COUNT)
+    if asked.asks == FULL_NAME:
+        # the whole name: the longest of the thing's names in the caller's languages, not the one the question named
+        # it by ("the full name of the airport with the code KEF": its code is no answer)
+        mentions = {str(t.get("mention") or "").strip().casefold() for t in topics}
+        names = [n for n in labels + aliases if n[2].strip().casefold() not in mentions]
+        names = [n for n in names if naming.in_languages(n[3] or None)] or names
+        if not names:
+            return None
+        longest = max(len(n[2].strip()) for n in names)
+        return NamesAnswer(_distinct(record(p, text, tag) for _, p, text, tag in names if len(text.strip()) == longest),
+                           f"{label}'s full name: the longest of its names, read from its labels and aliases", FULL_NAME)
     wanted = asked.language
     in_language = [n for n in (labels if asked.asks == IN_LANGUAGE else aliases)
                    if not wanted or tag_language(n[3]) == wanted]

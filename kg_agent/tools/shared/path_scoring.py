@@ -71,6 +71,7 @@ from kg_agent.tools.shared.answer_types import (
     relation_object_kinds,
     subject_qualifier,
 )
+from kg_agent.tools.shared.compound_heads import heads_of_named_modifiers
 from kg_agent.tools.shared.question_parts import (
     ENTITY_TOKEN,
     NO_RELATION_WORDS,
@@ -150,6 +151,8 @@ class AskedPaths:
 
     asked: frozenset[tuple[str, ...]]
     reason: str | None = None
+    #: False when the paths were kept without being judged (no word, type noun or kind of the question read them)
+    judged: bool = True
 
 
 @dataclass(frozen=True)
@@ -746,7 +749,7 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
         parts = QuestionParts.of(masked_question, scheme_acronyms(masked_question, last_kinds))
         content = [j for j, words in enumerate(parts.phrase_words) if words]
         if not paths or not content:
-            return AskedPaths(frozenset(paths))
+            return AskedPaths(frozenset(paths), judged=False)
         competitors = self._competitors(kg)
         names, aliases, both_ways = self._named_relations(
             kg, sorted({base_relation(r) for p in paths for r in p[-2:]} | set(competitors)),
@@ -817,7 +820,7 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
                                   f"relation's name is near it, none of its {len(every)} classes is named so)")
         relational = [j for j in parts.content if parts.relational[j]]
         if not relational:
-            return AskedPaths(frozenset(paths))
+            return AskedPaths(frozenset(paths), judged=False)
         words = " ".join(parts.phrases[j] for j in relational)
         return AskedPaths(frozenset(), f"the knowledge graph has no relation for {words!r} (no word of the question "
                           f"names the relations the walks end in, {', '.join(names[i] for i in sorted(walked)[:3])}, nor "
@@ -956,7 +959,8 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
         hops, spans = self._assign(parts, path, evidence, typed, evidence if unclipped is None else unclipped, through,
                                    unpaired=frozenset() if round_trip > 0 else shared, typed_tokens=explained_by_type)
         unnamed = unnamed or {}
-        explained, gap, unexplained = (self._explained(parts, evidence, typed, spans, slots, unnamed, explained_by_type)
+        explained, gap, unexplained = (self._explained(parts, evidence, typed, spans, slots, unnamed, explained_by_type,
+                                                       heads_of_named_modifiers(parts, path, spans))
                                        if parts.content_tokens else (0.0, 0.0, 0))
         # a hop at a relation word the KG names no relation by clearly is asked for by the word's place: evidenced at
         # the floor when its relation is the word's best, in proportion below ("heir": ``children`` 0.11, ``spouse``
@@ -1103,7 +1107,8 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
     def _explained(self, parts: QuestionParts, evidence: np.ndarray, typed: TypeMatch,
                    spans: Sequence[tuple[int, int] | None], slots: np.ndarray | None,
                    unnamed: Mapping[int, float] | None = None,
-                   typed_tokens: frozenset[int] = frozenset()) -> tuple[float, float, int]:
+                   typed_tokens: frozenset[int] = frozenset(),
+                   modified_heads: Mapping[int, int] | None = None) -> tuple[float, float, int]:
         """The mean, over the question's content-word occurrences, of how well the hop that took the word's place
         evidences it (a word no hop took counts ``unaligned_share`` of its best hop's evidence); and the largest
         shortfall of that against how strongly the word names some relation of the KG (``slots``, per phrase),
@@ -1117,6 +1122,7 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
         values = []
         gap = 0.0
         unexplained = 0
+        modified_heads = modified_heads or {}
         for token, phrase in parts.content_tokens:
             column = evidence[:, phrase]
             covered = [float(column[h]) for h, span in enumerate(spans) if span and span[0] <= token <= span[1]]
@@ -1126,6 +1132,10 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
                 # the noun heading a relative clause, by the clause's hop ("the unit that [X] is a scaling of")
                 covered += [float(evidence[h, parts.phrase_spans.index(span)]) for h, span in enumerate(spans)
                             if span and parts.restated_by_clause(span, token)]
+            if not covered and token in modified_heads and spans[modified_heads[token]] in parts.phrase_spans:
+                # "the ICAO code": the hop at the modifier, a relation named by it alone, explains the head noun with it
+                hop = modified_heads[token]
+                covered = [float(evidence[hop, parts.phrase_spans.index(spans[hop])])]
             value = max(covered) if covered else self.unaligned_share * float(column.max())
             if parts.asked.noun and (token == parts.asked.position or token in typed_tokens):  # the type noun, explained
                 # by a last hop of its type (with the word that names the class with it: "quantity **kind**")

@@ -31,7 +31,20 @@ When the class the answer noun names holds no such value itself but reaches one 
 ``geo:location`` holds its ``geo:lat``), the class's members are compared by the value they reach so; so is any
 attribute superlative.
 
-A count over the whole KG ("how many mints are there", "how many terms are marked obsolete") counts the members of
+**Superlative adjectives** ("which airport has the highest elevation", "which station has the lowest altitude"):
+"which/what <noun> has the <adjective>est <noun>", with no word between the answer noun and the verb ("which airport
+**in Spain** has ..." is about Spain, the methods' question): an attribute superlative whose relation the attribute
+noun names, by the embeddings' cosine or by a word of the relation's name sharing the noun's root
+(:func:`names_by_root`: an abbreviated name, ``elev``, ``alt``, which the cosine misses); a relation the adjective
+names too ("the longest runway": ``longest``) comes first. Time superlatives are the members-by-date reading's.
+
+**A relation that writes the count** ("which airport has the most runways": ``runways 2``): when a relation's name
+ends in the counted noun (up to an ending), its values are whole numbers and its subjects are of the class the answer
+noun names, "the most <noun>" compares its values; counting the edges of another relation per subject would count
+something else (routes).
+
+A count over the whole KG ("how many mints are there", "how many terms are marked obsolete", "how many countries are
+there in the air routes data": placed in a body of data, :data:`~kg_agent.text.DATA_WORDS`) counts the members of
 the class its noun names, or the subjects whose yes/no relation its last word names (``owl:deprecated`` for
 "obsolete") is true, with the first few counted as evidence (``counted``, ``counted_by``). A count that names a thing
 or a value ("how many films are there by X", "how many ebooks are in French") is not one.
@@ -44,7 +57,7 @@ from __future__ import annotations
 
 import re
 import threading
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from kg_agent.kg.errors import KGError
@@ -53,10 +66,11 @@ from kg_agent.kg.nameless import Nameless
 from kg_agent.kg.per_kg import PerKG
 from kg_agent.kg.sparql import sparql_iri
 from kg_agent.kg.terms import UNNAMED, node_key
-from kg_agent.text import ARTICLES, AUXILIARIES, name_phrase
-from kg_agent.tools.shared.aggregates import MAX, MIN, literal_text, literal_value
+from kg_agent.text import ARTICLES, AUXILIARIES, DATA_WORDS, name_phrase, name_words, same_word, word_match
+from kg_agent.tools.shared.aggregates import MAX, MIN, asked_comparison, literal_text, literal_value
 from kg_agent.tools.shared.answer_classes import class_names
 from kg_agent.tools.shared.language_names import language_name, language_tag, tag_language
+from kg_agent.tools.shared.relation_words import TIME_SUPERLATIVES
 from kg_agent.tools.shared.similarity import TextVectors, shared_text_vectors
 
 #: Words after "the most" that say the count is of how often something occurs ("the most common subject heading").
@@ -68,6 +82,9 @@ _PHRASE_END = AUXILIARIES | ARTICLES | {"in", "on", "among", "amongst", "of", "a
 #: Words after "which"/"what" that are no answer noun: "what **is** the most common ..." names none there.
 _NO_NOUN = AUXILIARIES | ARTICLES
 _SUPERLATIVE = re.compile(r"\bthe\s+(most|fewest|least)\s+", re.IGNORECASE)
+#: "which airport has the highest elevation": the answer noun (group 2) and a superlative adjective with its noun.
+_ADJECTIVE_SUPERLATIVE = re.compile(r"\s*(which|what)\s+([A-Za-z][\w\s'-]*?)\s+(?:has|have|had)\s+the\s+"
+                                    r"[a-z]+(?:est|most)\s+[a-z]+\s*[?.!]?\s*$", re.IGNORECASE)
 _HOW_MANY = re.compile(r"\s*how\s+many\s+([A-Za-z][\w\s'-]*?)\s+(?:are|were|is|was|exist)\s+([^?.!]*)[?.!]?\s*$",
                        re.IGNORECASE)
 #: "which <noun> is used most often / least frequently ...": how often each occurs is counted.
@@ -89,6 +106,9 @@ COUNT = "count"
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9_'-]*")
 _BOOLEAN = re.compile(r'^"(?:true|false|0|1)"\^\^<http://www\.w3\.org/2001/XMLSchema#boolean>$|^"(?:true|false)"$',
                       re.IGNORECASE)
+#: A literal that is a whole number, typed as an integer or untyped ("2"^^xsd:integer, "2", "2"^^xsd:nonNegativeInteger).
+_WHOLE_NUMBER = re.compile(r'^"\+?\d+"(?:\^\^<http://www\.w3\.org/2001/XMLSchema#'
+                           r'(?:integer|int|long|short|nonNegativeInteger|positiveInteger|unsignedInt|unsignedLong)>)?$')
 #: Most edges an aggregate query counts, or attribute values it compares: beyond, the answer says it counted that many
 #: and is not marked grounded.
 MAX_EDGES = 1_000_000
@@ -124,7 +144,8 @@ def whole_graph_question(question: str) -> WholeGraphQuestion | None:
     """The question's reading as a question about the whole KG (module docstring), or None."""
     match = _SUPERLATIVE.search(question)
     if match is None:
-        return _compass_question(question) or _frequency_question(question) or _count_question(question)
+        return (_compass_question(question) or _adjective_question(question) or _frequency_question(question)
+                or _count_question(question))
     order = MAX if match.group(1).lower() == "most" else MIN
     before = [w.lower() for w in _WORD.findall(question[:match.start()])]
     after = [w.lower() for w in _WORD.findall(question[match.end():])]
@@ -186,6 +207,22 @@ def _compass_question(question: str) -> WholeGraphQuestion | None:
     return WholeGraphQuestion(MAX if direction in ("north", "east") else MIN, noun, attribute=axis)
 
 
+def _adjective_question(question: str) -> WholeGraphQuestion | None:
+    """"which airport has the highest elevation", "what mountain has the lowest summit": a superlative adjective and
+    the noun naming the compared attribute after it, asked of the things the noun after "which"/"what" names and of
+    nothing else (no word between the noun and the verb: "which airport **in Spain** has ..." is about Spain). A time
+    superlative ("the earliest launch") is left to the members-by-date reading."""
+    match = _ADJECTIVE_SUPERLATIVE.match(question)
+    if match is None:
+        return None
+    words = [w for w in _WORD.findall(match.group(2).lower()) if w not in _NO_NOUN]
+    compared = asked_comparison(question)
+    if not words or any(w in _PHRASE_END for w in words) or compared is None or not compared.extreme \
+            or len(compared.words.split()) != 2 or compared.words.split()[0] in TIME_SUPERLATIVES:
+        return None
+    return WholeGraphQuestion(compared.order, " ".join(words), attribute=compared.words)
+
+
 def _count_question(question: str) -> WholeGraphQuestion | None:
     """"how many <noun> are there" (``attribute`` empty: the class's members), "how many <noun> are (marked)
     <word>" (``attribute``: the word naming a yes/no relation)."""
@@ -197,6 +234,8 @@ def _count_question(question: str) -> WholeGraphQuestion | None:
     if not noun or not rest:
         return None
     if rest in (["there"], ["in", "total"], ["there", "in", "total"]):  # "... are there by X" names a thing: not here
+        return WholeGraphQuestion(COUNT, counted_noun=noun)
+    if rest[:2] == ["there", "in"] and rest[-1] in DATA_WORDS:  # "... are there in the air routes data": in the KG
         return WholeGraphQuestion(COUNT, counted_noun=noun)
     if "in" in rest:  # "how many ebooks are (written) in French": the things whose language it is
         at = len(rest) - 1 - rest[::-1].index("in")
@@ -227,6 +266,7 @@ class Side:
     sampled: int = 0
     literals: int = 0
     booleans: int = 0  # literals reading true or false
+    whole_numbers: int = 0  # literals that are whole numbers (a count: "2"^^xsd:integer)
 
 
 class RelationSides:
@@ -258,6 +298,7 @@ class RelationSides:
                     if node.startswith('"'):
                         side.literals += 1
                         side.booleans += _BOOLEAN.match(node) is not None
+                        side.whole_numbers += _WHOLE_NUMBER.match(node) is not None
                     for c in classes.get(node, ()):
                         side.classes[c] = side.classes.get(c, 0) + 1
                 sides.append(side)
@@ -388,6 +429,8 @@ class WholeGraphAnswerer:
             return self._language_count_answer(asked) if asked.language else self._count_answer(asked)
         if asked.attribute:
             return self._attribute_answer(asked)
+        if self._counts_relation(asked):  # "the most runways": the KG writes how many, read, not counted
+            return self._attribute_answer(WholeGraphQuestion(asked.order, asked.answer_noun, attribute=asked.counted_noun))
         for grouping in self.groupings(asked)[:5]:
             counts, cut = self.group_counts(grouping)
             ranked, labels = self._leading_named(counts, asked.order)
@@ -401,7 +444,27 @@ class WholeGraphAnswerer:
             return [_record(key, labels[key], compared, what, grounded=not cut) for key, n in ranked if n == best], what
         return None
 
-    def _leading_named(self, values: dict[str, float], order: str) -> tuple[list[tuple[str, float]], dict[str, str]]:
+    def _counts_relation(self, asked: WholeGraphQuestion) -> bool:
+        """Whether a relation of the KG writes the counted noun's number itself ("the most runways": ``runways``
+        ``2``): its name ends in the counted noun's last word (up to an ending), its values are whole numbers, and
+        its subjects are of the class the answer noun names (when the KG's classes are known). Such a relation
+        answers "the most <noun>" by its values; counting edges of some other relation would count something else."""
+        last = asked.counted_noun.split()[-1:] if asked.counted_noun else []
+        if not last or " " in asked.counted_noun.strip() and asked.relation_words:
+            return False
+        noun_class = self._class_named(asked.answer_noun) if asked.answer_noun else ""
+        for relation, (subjects, objects) in relation_sides(self.kg).sides().items():
+            words = name_words(relation.rsplit(".", 1)[-1])
+            if not words or not same_word(words[-1].lower(), last[0]):
+                continue
+            if objects.sampled == 0 or objects.whole_numbers < objects.sampled / 2:
+                continue
+            if noun_class and subjects.classes and noun_class not in subjects.classes:
+                continue
+            return True
+        return False
+
+    def _leading_named(self, values: Mapping[str, float], order: str) -> tuple[list[tuple[str, float]], dict[str, str]]:
         """The groups (or compared nodes) best first, each blank node of one name merged into one (counts summed), the
         unnamed and statement nodes left out; of the leading :data:`NAMED_CHECKED` only, and their labels."""
         blank = [key for key in values if key.startswith("_:")]
@@ -518,7 +581,10 @@ class WholeGraphAnswerer:
             if asked.attribute in _COORDINATE_WORDS:
                 score = 1.0 if names_coordinate(text, asked.attribute) else 0.0
             else:
-                score = self._fit(asked.attribute, [text])[0]
+                *adjective, noun = asked.attribute.split()  # "highest elevation": the noun names the attribute
+                score = max(self._fit(asked.attribute, [text])[0], names_by_root(noun, text))
+                # a relation the adjective names too ("longest runway": ``longest``) over one only the noun names
+                score += sum(names_by_root(word, text) for word in adjective)
             if score < NAMES_SIDE:
                 continue
             s_score, s_class = self._side_fit(asked.answer_noun, subjects, text, False)
@@ -583,6 +649,13 @@ def _language_codes(subtag: str) -> set[str]:
     except (LookupError, ValueError):
         pass
     return {c.casefold() for c in codes if c}
+
+
+def names_by_root(word: str, relation_text: str) -> float:
+    """1.0 when a word of the relation's name is the asked word's root or shares its root (:func:`~kg_agent.text.word_match`
+    1.0): an abbreviated name ("elev" for "elevation") the embeddings' cosine misses; else 0.0. Words of fewer than
+    three letters of the name are no root."""
+    return 1.0 if any(len(w) >= 3 and word_match(word.lower(), w) == 1.0 for w in relation_text.lower().split()) else 0.0
 
 
 def names_coordinate(relation_text: str, axis: str) -> bool:

@@ -20,9 +20,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import Protocol, runtime_checkable
-
-from langchain_core.language_models import BaseChatModel
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from kg_agent.kg.containers import membership_relations, walks_into_lists, without_list_steps
 from kg_agent.kg.errors import KGError
@@ -77,6 +75,9 @@ from kg_agent.tools.shared.updates import (
 )
 from kg_agent.tools.tog.prune_entities import chain_triplets
 from kg_agent.tools.tog.verify import Verifier, answerable_chains, best_chain, round_chains
+
+if TYPE_CHECKING:  # a chat model is imported with the model, not with an offline method (start-up)
+    from langchain_core.language_models import BaseChatModel
 
 UNVERIFIED_NOTE = "exploration ended without verification ({reason}); answered from the triples and the model's own knowledge"
 OFFLINE_UNVERIFIED_NOTE = "exploration ended without verification ({reason}); best-scored chain, not confirmed"

@@ -20,10 +20,9 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from langchain_core.embeddings import Embeddings
-from langchain_core.language_models import BaseChatModel
 
 from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.relation_paths import verbalize_relation
@@ -36,6 +35,9 @@ from kg_agent.tools.shared.decider import Decider, LLMDecider, Outcome, fall_bac
 from kg_agent.tools.shared.decision_schemas import Instructions, Summary
 from kg_agent.tools.shared.scoring import DEFAULT_IGNORED_RELATIONS, filter_relations
 from kg_agent.tools.tog.prune_relations import SimilarityRelationPruner, guided_query
+
+if TYPE_CHECKING:  # a chat model is imported with the model, not with an offline method (start-up)
+    from langchain_core.language_models import BaseChatModel
 
 DEFAULT_MAX_INSTRUCTIONS = 3
 

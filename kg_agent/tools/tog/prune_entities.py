@@ -35,11 +35,10 @@ import functools
 import re
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 import numpy as np
 from langchain_core.embeddings import Embeddings
-from langchain_core.language_models import BaseChatModel
 
 from kg_agent.kg.errors import KGError
 from kg_agent.kg.graph import KnowledgeGraph
@@ -66,6 +65,9 @@ from kg_agent.tools.tog.prune_relations import (
     guided_query,
     scores_whole_paths,
 )
+
+if TYPE_CHECKING:  # a chat model is imported with the model, not with an offline method (start-up)
+    from langchain_core.language_models import BaseChatModel
 
 DEFAULT_MAX_CANDIDATES = 40
 

@@ -29,11 +29,10 @@ from __future__ import annotations
 import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import NamedTuple, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, NamedTuple, Protocol, runtime_checkable
 
 import numpy as np
 from langchain_core.embeddings import Embeddings
-from langchain_core.language_models import BaseChatModel
 
 from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.types import Entity, inverse
@@ -54,6 +53,9 @@ from kg_agent.tools.shared.scoring import (
     top_normalised,
 )
 from kg_agent.tools.shared.updates import emit, pruned_update
+
+if TYPE_CHECKING:  # a chat model is imported with the model, not with an offline method (start-up)
+    from langchain_core.language_models import BaseChatModel
 
 DEFAULT_WIDTH = 3  # ToG's beam width W
 DEFAULT_DEPTH = 3  # ToG's maximum depth D

@@ -17,10 +17,9 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from langchain_core.embeddings import Embeddings
-from langchain_core.language_models import BaseChatModel
 
 from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.relation_paths import verbalize_relation, verbalize_relation_path
@@ -32,6 +31,9 @@ from kg_agent.tools.shared.decider import Candidates, Decider, LLMDecider, Outco
 from kg_agent.tools.shared.decision_schemas import ClueQueries
 from kg_agent.tools.shared.scoring import TextVectorsFromEmbeddings, mask_mentions
 from kg_agent.tools.tog2.frontier import match_label, new_frontier_item
+
+if TYPE_CHECKING:  # a chat model is imported with the model, not with an offline method (start-up)
+    from langchain_core.language_models import BaseChatModel
 
 
 @dataclass

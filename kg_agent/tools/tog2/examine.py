@@ -38,10 +38,9 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from langchain_core.embeddings import Embeddings
-from langchain_core.language_models import BaseChatModel
 
 from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.relation_paths import verbalize_relation, verbalize_relation_path
@@ -62,6 +61,9 @@ from kg_agent.tools.tog2.frontier import (
     match_label,
     triple_text,
 )
+
+if TYPE_CHECKING:  # a chat model is imported with the model, not with an offline method (start-up)
+    from langchain_core.language_models import BaseChatModel
 
 DEFAULT_TOP_L = 10  # L (authors' code: num_sents_for_reasoning = 10)
 

@@ -28,10 +28,9 @@ import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from langchain_core.embeddings import Embeddings
-from langchain_core.language_models import BaseChatModel
 
 from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.types import Entity
@@ -54,6 +53,9 @@ from kg_agent.tools.tog2.frontier import (
     match_label,
     triple_text,
 )
+
+if TYPE_CHECKING:  # a chat model is imported with the model, not with an offline method (start-up)
+    from langchain_core.language_models import BaseChatModel
 
 
 def candidate_relations(kg: KnowledgeGraph, item: dict, ignored: Sequence[str] = DEFAULT_IGNORED_RELATIONS) -> list[str]:

@@ -21,10 +21,9 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from langchain_core.embeddings import Embeddings
-from langchain_core.language_models import BaseChatModel
 
 from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.types import Entity
@@ -35,6 +34,9 @@ from kg_agent.tools.shared.decider import Candidates, Decider, LLMDecider, Outco
 from kg_agent.tools.shared.decision_schemas import KeptEntities
 from kg_agent.tools.shared.scoring import TextVectorsFromEmbeddings
 from kg_agent.tools.tog2.frontier import match_label
+
+if TYPE_CHECKING:  # a chat model is imported with the model, not with an offline method (start-up)
+    from langchain_core.language_models import BaseChatModel
 
 GENERAL_PROMPT = "a general category or type, such as a country, a gender, a film, a genre, a language or a year"
 
