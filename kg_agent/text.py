@@ -96,6 +96,52 @@ ERAS_BEFORE = frozenset({"bc", "bce"})
 #: ... and the ones counting forward.
 ERAS_AFTER = frozenset({"ad", "ce"})
 
+#: English number words up to twelve ("more than **one** runway", "at least **two** moons"): a closed class, read
+#: where a question bounds a count or a measure (``tools/shared/aggregates``).
+NUMBER_WORDS = {name: number for number, name in enumerate(
+    ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve"))}
+
+#: English adjectives of a dimension (positive forms; comparatives and superlatives read by :func:`dimension_of`)
+#: and the English nouns naming that dimension ("**higher** than 1500 feet" is said of a height, an elevation or an
+#: altitude; "the **longest**" of a length): a closed class of English, by which a comparison finds the relation
+#: whose name says it holds that dimension.
+DIMENSION_NOUNS = {
+    **dict.fromkeys(("high", "low"), ("height", "elevation", "altitude")),
+    "tall": ("height",),
+    **dict.fromkeys(("long", "short"), ("length",)),
+    **dict.fromkeys(("wide", "narrow"), ("width", "breadth")),
+    **dict.fromkeys(("deep", "shallow"), ("depth",)),
+    **dict.fromkeys(("heavy", "light"), ("weight", "mass")),
+    **dict.fromkeys(("far", "near"), ("distance",)),
+}
+#: English units of length and of mass, singular and plural, with their usual abbreviations ("1500 **feet**",
+#: "20 **kg**"), and the dimension nouns a number said in one may measure: a closed class of English.
+_LENGTH = ("length", "height", "elevation", "altitude", "width", "breadth", "depth", "distance")
+UNIT_DIMENSIONS = {
+    **dict.fromkeys(("foot", "feet", "ft", "metre", "metres", "meter", "meters", "m", "kilometre", "kilometres",
+                     "kilometer", "kilometers", "km", "mile", "miles", "yard", "yards", "inch", "inches", "cm",
+                     "centimetres", "centimeters"), _LENGTH),
+    **dict.fromkeys(("kilogram", "kilograms", "kg", "gram", "grams", "g", "pound", "pounds", "lb", "lbs", "tonne",
+                     "tonnes", "ton", "tons"), ("weight", "mass")),
+}
+
+
+def dimension_of(adjective: str) -> tuple[str, ...]:
+    """The dimension nouns of an English dimension adjective in any degree (:data:`DIMENSION_NOUNS`): ``higher`` ->
+    ``("height", "elevation", "altitude")``, ``heaviest`` -> ``("weight", "mass")``, ``wider``; () for any other
+    word."""
+    word = adjective.lower()
+    for base in (word, word.removesuffix("er"), word.removesuffix("est"), word.removesuffix("r"),
+                 word.removesuffix("st"), word.removesuffix("ier") + "y", word.removesuffix("iest") + "y"):
+        if base in DIMENSION_NOUNS:
+            return DIMENSION_NOUNS[base]
+    return ()
+
+
+#: English quantifying determiners of amount ("how **many** airports", "the **most** books"): the grammar of a count or
+#: a superlative, never the first word of a name an acronym abbreviates (``kg/linking``'s initials).
+AMOUNT_DETERMINERS = frozenset({"many", "much", "more", "most", "few", "fewer", "fewest", "less", "least", "several"})
+
 #: A content word has at least this many letters ("of", "in", "to" never are).
 MIN_CONTENT_LETTERS = 3
 

@@ -60,7 +60,7 @@ from kg_agent.kg.terms import (
     reading_order,
 )
 from kg_agent.kg.types import Entity
-from kg_agent.text import ARTICLES, COORDINATORS, FUNCTION_WORDS, content_words, stem
+from kg_agent.text import AMOUNT_DETERMINERS, ARTICLES, COORDINATORS, FUNCTION_WORDS, content_words, stem
 
 NO_ENTITY_MESSAGE = "no entity of the knowledge graph found in the question"
 MODIFIER_NOTE = ("{!r} read as a modifier of {!r}, not as a thing the question is about: the thing of that name meets "
@@ -528,7 +528,8 @@ def _initials_candidates(kg: KnowledgeGraph, q: _Question) -> list[_Candidate]:
     against every label."""
     index = kg.label_index()
     spans = [(begin, end, list(index.get(letters) or ()))
-             for begin, end, letters in initials_spans(q.tokens[:MAX_FUZZY_TOKENS], FUNCTION_WORDS) if letters in index]
+             for begin, end, letters in initials_spans(q.tokens[:MAX_FUZZY_TOKENS], FUNCTION_WORDS | AMOUNT_DETERMINERS)
+             if letters in index]
     named = list(dict.fromkeys(key for *_, keys in spans for key in keys))
     if not named:
         return []

@@ -42,6 +42,7 @@ rank the answers differently, nothing is ranked, and :meth:`AnswerRanker.unmeasu
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -51,6 +52,8 @@ from kg_agent.kg.nameless import Nameless
 from kg_agent.kg.terms import UNNAMED
 from kg_agent.kg.types import is_inverse
 from kg_agent.kg.walks import Walk
+from kg_agent.text import FUNCTION_WORDS, NUMBER_WORDS, dimension_of
+from kg_agent.tools.shared.measured_relations import dimension_relations, named_by_adjective, named_outright
 from kg_agent.tools.shared.path_scoring import RelationPathScorer
 from kg_agent.tools.shared.question_parts import QuestionParts
 from kg_agent.tools.shared.relation_words import EARLIEST_WORDS, TIME_SUPERLATIVES
@@ -71,12 +74,21 @@ _SUPERLATIVE = re.compile(
     r"\b(?:the\s+)(most|least|fewest|first|last|maximum|minimum|[a-z]+est|[a-z]+most)\b(?:[-\s]+([a-z]+))?",
     re.IGNORECASE)
 _COMPARED_TO = re.compile(
-    r"\b(more|greater|higher|larger|bigger|over|above|at\s+least|fewer|less|lower|smaller|under|below|at\s+most)"
-    r"(?:\s+than)?\s+(-?\d[\d,]*(?:\.\d+)?)(?!\s*(?:BC|BCE)\b)", re.IGNORECASE)
+    r"\b(more|greater|higher|larger|bigger|over|above|at\s+least|fewer|less|lower|smaller|under|below|at\s+most|"
+    r"[a-z]{3,}er)(?:\s+than)?\s+(-?\d[\d,]*(?:\.\d+)?|(?:" + "|".join(NUMBER_WORDS) + r")\b)(?!\s*(?:BC|BCE)\b)"
+    r"(?:\s+([a-z]+))?", re.IGNORECASE)
 #: Superlatives of time order or age: compared on a time line.
 _TIME_ORDER = TIME_SUPERLATIVES | {"oldest", "youngest", "newest"}
 #: Superlative adjectives that compare no measure: a count ("the fewest"), or an age, read on a time line.
 _NO_MEASURE = _TIME_ORDER | {"fewest"}
+#: "only one runway", "exactly 3 moons": a count or measure of one value (not after "the": "the only one who ...").
+_EXACTLY = re.compile(r"(?<!\bthe\s)\b(only|exactly|just)\s+(\d[\d,]*(?:\.\d+)?|(?:" + "|".join(NUMBER_WORDS)
+                      + r"))\s+([a-z]+)", re.IGNORECASE)
+#: The comparatives of a bound that name no dimension ("more than 5", "at least 3").
+_COMPARATIVES = frozenset({"more", "greater", "higher", "larger", "bigger", "over", "above", "fewer", "less", "lower",
+                           "smaller", "under", "below"}) | {"at least", "at most"}
+#: Comparatives of a dimension asking for the lesser value ("shorter than 2 m", "lighter than 20 kg").
+_LESSER = frozenset({"shorter", "narrower", "shallower", "lighter", "nearer", "closer"})
 _AT_MOST = re.compile(r"fewer|less|lower|smaller|under|below|at\s+most", re.IGNORECASE)
 _LITERAL = re.compile(r'^"(.*)"(?:\^\^<[^>]*>|@[A-Za-z0-9-]+)?$', re.DOTALL)
 _DATE = re.compile(r"^(-?\d{1,6})(?:-(\d\d)(?:-(\d\d))?)?(?:T(\d\d):(\d\d)(?::(\d\d(?:\.\d+)?))?)?"
@@ -107,6 +119,11 @@ class Comparison:
     phrase: str = ""
     #: whether it compares points in time (a date condition, or a time superlative said of a verb)
     in_time: bool = False
+    #: the comparison's adjective ("higher" of "higher than 1500 feet", "longest" of "the longest runway") and the
+    #: word after a bound's number ("feet"): what :mod:`~kg_agent.tools.shared.measured_relations` reads a
+    #: dimension from
+    adjective: str = ""
+    unit: str = ""
 
     @property
     def extreme(self) -> bool:
@@ -139,7 +156,7 @@ def asked_comparison(question: str, names: Sequence[str] = ()) -> Comparison | N
         adverb = asked_time_adverb(question)
         verb = adverb.verb if adverb is not None and word in TIME_SUPERLATIVES else ""
         return Comparison(MIN if word in _LEAST else MAX, words=f"{word} {match.group(2) or ''}".strip(), verb=verb,
-                          in_time=bool(verb))
+                          in_time=bool(verb), adjective=word)
     adverb = asked_time_adverb(question)
     if adverb is not None:
         return Comparison(MIN if adverb.superlative in _LEAST else MAX, words=adverb.superlative, verb=adverb.verb,
@@ -151,12 +168,24 @@ def asked_comparison(question: str, names: Sequence[str] = ()) -> Comparison | N
         at_most = when.low is None
         return Comparison(MIN if at_most else MAX, bound=when.high if at_most else when.low, strict=at_most,
                           verb=when.verb, phrase=when.phrase, in_time=True)
-    match = _COMPARED_TO.search(question)
-    if match:
-        least = _AT_MOST.match(match.group(1)) is not None
-        strict = not re.match(r"at\s+(?:least|most)", match.group(1), re.IGNORECASE)
-        return Comparison(MIN if least else MAX, bound=float(match.group(2).replace(",", "")), strict=strict,
-                          phrase=" ".join(match.group(0).split()))
+    exactly = _EXACTLY.search(question)
+    if exactly is not None and exactly.group(3).lower() not in FUNCTION_WORDS:
+        number = exactly.group(2).lower()
+        value = float(NUMBER_WORDS[number]) if number in NUMBER_WORDS else float(number.replace(",", ""))
+        # one value exactly: the interval from it to the next number a float holds
+        return Comparison(MIN, low=value, high=math.nextafter(value, math.inf), phrase=f"{exactly.group(1).lower()} "
+                          f"{exactly.group(2)}", adjective=exactly.group(1).lower(), unit=exactly.group(3).lower())
+    for match in _COMPARED_TO.finditer(question):
+        said = " ".join(match.group(1).lower().split())
+        if said not in _COMPARATIVES and not dimension_of(said):
+            continue  # a word in -er that is no comparative of a dimension ("number 5", "after 3")
+        number = match.group(2).lower()
+        least = _AT_MOST.match(said) is not None or said in _LESSER
+        strict = not re.match(r"at\s+(?:least|most)", said, re.IGNORECASE)
+        bound = float(NUMBER_WORDS[number]) if number in NUMBER_WORDS else float(number.replace(",", ""))
+        return Comparison(MIN if least else MAX, bound=bound,
+                          strict=strict, phrase=" ".join(question[match.start():match.end(2)].split()), adjective=said,
+                          unit=(match.group(3) or "").lower())
     return None
 
 
@@ -286,6 +315,25 @@ class AnswerRanker:
                 return named[0] if len(named) == 1 else self._agreeing(asked, named, items)
         return times[0] if len(times) == 1 else self._agreeing(asked, times, items)
 
+    def measured(self, question: str, asked: Comparison, candidates: Sequence[str], timed: set[str],
+                 items: dict[str, dict], kg: KnowledgeGraph | None) -> str | None:
+        """The relation a comparison of a measure names by its English words
+        (:mod:`~kg_agent.tools.shared.measured_relations`): of relations the question names equally well, the one
+        named by the adjective itself ("the **longest** runway": ``longest``, not ``runways``); else, when no
+        relation is named outright by a word of the question, the one holding the dimension the adjective or the
+        bound's unit names ("higher than 1500 **feet**": the relation named for an elevation), or several that keep
+        or put first the same answers. None otherwise (the relation scorer decides)."""
+        numbers = [r for r in candidates if r not in timed]
+        named = self.named_relations(question, numbers, kg)
+        if len(named) > 1:
+            by_adjective = named_by_adjective(asked.adjective, named)
+            if len(by_adjective) == 1:
+                return by_adjective[0]
+        if named_outright(question, named):
+            return None
+        dimension = dimension_relations(asked.adjective, asked.unit, numbers, kg)
+        return dimension[0] if len(dimension) == 1 else self._agreeing(asked, dimension, items)
+
     @staticmethod
     def _measure_asked(asked: Comparison) -> bool:
         """Whether the comparison is a superlative adjective of a measure ("the longest", "the largest"; not "the
@@ -410,7 +458,8 @@ class AnswerRanker:
             if asked.in_time:
                 chosen = self.time_relation(question, asked, timed, items, kg)
             else:
-                named = self.named_relations(question, candidates, kg)
+                chosen = self.measured(question, asked, candidates, timed, items, kg)
+                named = [chosen] if chosen else self.named_relations(question, candidates, kg)
                 chosen = (named[0] if len(named) == 1 else self._agreeing(asked, named, items)) or self.time_line(
                     asked, timed, items) or (None if named else self.sole_measure(asked, timed, items))
             if chosen is None:

@@ -25,6 +25,7 @@ from kg_agent.kg.linking import LinkResult, link_entities
 from kg_agent.kg.types import Entity
 from kg_agent.kg.walks import Walk
 from kg_agent.tools.shared.dated_members import dated_question, only_names_its_class
+from kg_agent.tools.shared.literal_filter import filter_mentions
 from kg_agent.tools.shared.scoring import mask_mentions
 from kg_agent.tools.shared.updates import apply_update
 from kg_agent.tools.shared.whole_graph import only_names_its_nouns, whole_graph_question
@@ -95,6 +96,12 @@ def link_node(state: dict, *, kg: KnowledgeGraph, max_entities: int = 5, ask_whe
         entities = result.entities
         warnings.extend(f"link: {note}" for note in result.notes)
         linked = {item.entity.id: item.to_dict() for item in result.linked}
+        places = filter_mentions(kg, question, list(linked.values()))
+        if places:  # "which airports in London ...": things named after a place the KG writes as their value
+            warnings.append("link: " + ", ".join(sorted(places)) + " is a value the linked things hold, read as a "
+                            "filter on the answers, not a thing the question is about")
+            linked = {key: item for key, item in linked.items() if str(item.get("mention")).casefold() not in places}
+            entities = [e for e in entities if e.id in linked]
         # "which bookshelf holds the most books": a question about the whole KG takes no entity from an earlier turn,
         # nor one linked from the noun it counts or asks for
         mentions = [item.get("mention") or "" for item in linked.values()]

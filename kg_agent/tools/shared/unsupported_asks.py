@@ -40,6 +40,7 @@ from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.unknown_names import no_entity_named, unknown_names
 from kg_agent.text import ARTICLES, FUNCTION_WORDS, PREPOSITIONS
 from kg_agent.tools.shared.answer_types import NUMBER
+from kg_agent.tools.shared.literal_filter import holding_relation
 from kg_agent.tools.shared.path_scoring import AskedPaths
 from kg_agent.tools.shared.question_parts import QuestionParts
 
@@ -56,10 +57,20 @@ def names_the_kg_lacks(question: str, answers: Sequence[dict], kg: KnowledgeGrap
     if not noun:
         return None
     try:
-        missing = [name for name in unknown_names(kg, question) if _restricts(question, noun, name)]
+        missing = [name for name in unknown_names(kg, question) if _restricts(question, noun, name)
+                   and not _held_by_an_answer(kg, answers, name)]
     except KGError:
         return None
     return ([], no_entity_named(missing)) if missing else None
+
+
+def _held_by_an_answer(kg: KnowledgeGraph, answers: Sequence[dict], name: str) -> bool:
+    """Whether an answer holds ``name`` as a plain value other things share ("airports in London" over a ``city``
+    string the label index need not hold): the name is the KG's, a filter on the answers
+    (:mod:`~kg_agent.tools.shared.literal_filter`), not missing."""
+    keys = [str(a["entity_id"]) for a in answers[:SHOWN * 10] if a.get("entity_id")
+            and not str(a["entity_id"]).startswith(('"', "_:"))]
+    return any(holding_relation(kg, key, name) is not None for key in keys)
 
 
 def _restricts(question: str, noun: str, name: str) -> bool:

@@ -21,6 +21,7 @@ from kg_agent.settings import WhenUnsupported
 from kg_agent.tools.shared.answer_checks import ABSTAINED, final_answers, unsupported_policy
 from kg_agent.tools.shared.dated_members import answer_dated_members
 from kg_agent.tools.shared.literal_anchor import anchor_of_topics, anchored_answers
+from kg_agent.tools.shared.literal_filter import literal_filtered
 from kg_agent.tools.shared.name_questions import NamesAnswer, answer_from_names
 from kg_agent.tools.shared.which_of import which_of_answered
 from kg_agent.tools.shared.whole_graph import answer_over_whole_graph
@@ -210,8 +211,12 @@ def answer_update(outcome: Any, stop: str = "", *, question: str = "", when_unsu
     compared them all (a comparison is over every answer the answerer kept, :data:`~kg_agent.tools.shared.aggregates.
     MAX_COMPARED` at most)."""
     # a model's answers under grounding "off" are kept as given: what the checks would leave out stays, flagged
-    checked = final_answers(question, outcome.answers, kg=kg,
+    # "which airports in London ...": the place is a literal the answers hold, a filter on them
+    filtered = None if as_given else literal_filtered(question, outcome.answers, kg)
+    checked = final_answers(question, filtered[0] if filtered else outcome.answers, kg=kg,
                             policy="best_effort" if as_given else unsupported_policy(when_unsupported))
+    if filtered:
+        checked.warnings = [f"answer: {filtered[1]}", *checked.warnings]
     answers = checked.answers
     if max_answers is not None and len(answers) > max_answers:
         checked.warnings = [*checked.warnings, f"answer: more answers than max_answers={max_answers}; kept the first "

@@ -43,10 +43,12 @@ from kg_agent.tools.shared.constraints import mention_groups
 from kg_agent.tools.shared.relation_words import EARLIEST_WORDS, LATEST_WORDS
 
 _COMPARATIVE = r"(more|less|[a-z]{2,}er)"
-_WHICH_IS = re.compile(r"^\s*which(?:\s+one)?\s+(?:is|was|are|were|has|had)\s+(?:the\s+)?" + _COMPARATIVE + r"\s*[,:]",
-                       re.IGNORECASE)
-_WHICH_OF = re.compile(r"^\s*which\s+of\s+.+\s+(?:is|was|has|had)\s+(?:the\s+)?" + _COMPARATIVE + r"\s*\??\s*$",
-                       re.IGNORECASE)
+#: The noun after "has more" that names what is counted or measured ("which has more **runways**, A or B").
+_NOUN = r"(?:\s+([a-z]{3,}))?"
+_WHICH_IS = re.compile(r"^\s*which(?:\s+one)?\s+(?:is|was|are|were|has|had)\s+(?:the\s+)?" + _COMPARATIVE + _NOUN
+                       + r"\s*[,:]", re.IGNORECASE)
+_WHICH_OF = re.compile(r"^\s*which\s+of\s+.+\s+(?:is|was|has|had)\s+(?:the\s+)?" + _COMPARATIVE + _NOUN
+                       + r"\s*\??\s*$", re.IGNORECASE)
 #: Time adverbs of "which was <verb> first / earlier / later, A or B": the earliest or the latest date wins.
 _IN_TIME_ORDER = {**dict.fromkeys(EARLIEST_WORDS | {"earlier", "sooner"}, MIN),
                   **dict.fromkeys(LATEST_WORDS | {"later"}, MAX)}
@@ -68,10 +70,13 @@ def asked_order(question: str) -> tuple[str, str, bool] | None:
         return None
     match = _WHICH_IS.match(question) or _WHICH_OF.match(question)
     if match is not None:
-        word = match.group(1).lower()
-        superlative = {"more": "most", "less": "least"}.get(word) or word[:-2] + "est"
+        word, noun = match.group(1).lower(), (match.group(2) or "").lower()
+        if noun and word not in ("more", "less", "fewer"):
+            return None  # "which is older Bordeaux, ..." is no comparison of a noun
+        superlative = {"more": "most", "less": "least", "fewer": "fewest"}.get(word) or word[:-2] + "est"
         found = asked_comparison(f"the {superlative}")
-        return (found.order, word, False) if found is not None and found.bound is None else None
+        # the noun names the attribute ("more runways": ``runways``), as an adjective does ("heavier": a mass)
+        return (found.order, noun or word, False) if found is not None and found.bound is None else None
     match = _WHICH_WHEN.match(question) or _WHICH_OF_WHEN.match(question)
     if match is None or match.group(1).lower() in ("which", "one", "the"):
         return None

@@ -664,9 +664,10 @@ def names_coordinate(relation_text: str, axis: str) -> bool:
     return bool(set(relation_text.lower().split()) & _COORDINATE_WORDS[axis])
 
 
-#: The words of "how many" / "how much": a mention holding them ("many systems of units") is the count's grammar
-#: and the noun it counts, no thing the question is about.
-_COUNT_WORDS = frozenset({"how", "many", "much"})
+#: The words of "how many" / "how much" and of "the most / fewest / least": a mention holding them ("many systems of
+#: units"; "most", linked to a thing whose name is close to it) is the count's grammar and the noun it counts, no
+#: thing the question is about.
+_COUNT_WORDS = frozenset({"how", "many", "much", "most", "fewest", "least"})
 
 
 def only_names_its_nouns(question: str, mentions: Sequence[str], kg: KnowledgeGraph | None = None) -> bool:
