@@ -22,6 +22,7 @@ from rdflib import URIRef
 
 from kg_agent.kg.errors import KGError
 from kg_agent.kg.graph import KnowledgeGraph
+from kg_agent.kg.record_values import record_nodes
 from kg_agent.kg.terms import key_term, node_key
 from kg_agent.kg.walks import Walk
 from kg_agent.text import name_words, same_word
@@ -63,7 +64,9 @@ def walks_to_asked_names(question: str, walks: Sequence[dict], kg: KnowledgeGrap
 
     if kg is None or not walks:
         return list(walks)
-    named = [p for p in kg.naming.label_predicates if names_the_asked_phrase(question, p)]
+    walks = _cut_at_named_records(question, walks, kg)
+    named = [p for p in (*kg.naming.label_predicates, *kg.naming.record_value_predicates)
+             if names_the_asked_phrase(question, p)]
     if not named:
         return list(walks)
     ends = statement_ends(walks, kg)
@@ -88,6 +91,35 @@ def walks_to_asked_names(question: str, walks: Sequence[dict], kg: KnowledgeGrap
             found.append({**walk, "steps": [*walk["steps"], step],
                           "text": f"{walk.get('text') or Walk.from_dict(walk).text()} -> {relation} -> {tail['label']}"})
     return found
+
+
+def _cut_at_named_records(question: str, walks: Sequence[dict], kg: KnowledgeGraph) -> list[dict]:
+    """The walks, each that passes through a record node (:mod:`~kg_agent.kg.record_values`: named only by a value
+    many records share) whose record value predicate the question's type noun phrase names, cut at that node: the
+    question asks for the record's value ("which launch vehicle": the launch's ``launchvehicle``), so a walk going on
+    past the record (to its launch site) answers something else. The cut walk then steps on to the value
+    (:func:`walks_to_asked_names`). Walks through no such node stay as they are."""
+    if not any(names_the_asked_phrase(question, p) for p in kg.naming.record_value_predicates):
+        return list(walks)
+    inner = {step["tail"]["id"] for walk in walks for step in walk.get("steps", ())[:-1]}
+    records = record_nodes(kg, inner)
+    if not records:
+        return list(walks)
+    cut: list[dict] = []
+    seen: set[tuple] = set()
+    for walk in walks:
+        steps = walk.get("steps") or []
+        at = next((i for i, step in enumerate(steps[:-1]) if step["tail"]["id"] in records), None)
+        if at is None:
+            cut.append(walk)
+            continue
+        kept = steps[:at + 1]
+        key = tuple((step["head"]["id"], step["relation"], step["tail"]["id"]) for step in kept)
+        if key in seen:
+            continue
+        seen.add(key)
+        cut.append({**walk, "steps": kept, "text": Walk.from_dict({**walk, "steps": kept, "text": None}).text()})
+    return cut
 
 
 def _values(kg: KnowledgeGraph, node: str, predicate: str) -> list[str]:
