@@ -12,7 +12,12 @@ whose object is a text literal, by what a name looks like in data:
 * **naming what nothing else names** — most of its subjects have no label under the known predicates nor under
   a predicate chosen before it (a title beside a label adds nothing; an alias beside a name is an alias);
 * **naming many, apart** — at least :data:`MIN_NAMED_SUBJECTS` subjects, with at least as many distinct texts (a
-  value every subject shares, ``"None"``, names nothing).
+  value every subject shares, ``"None"``, names nothing), and on IRIs distinct texts for at least
+  :data:`MIN_DISTINCT_SHARE` of its (subject, text) pairs: a name tells things apart. A predicate that passes every
+  other test but whose texts repeat (each launch of a launch register carrying ``:launchvehicle "Atlas-Agena D"``,
+  56 texts on 1009 launches) is a **record value predicate** (:attr:`KGProfile.record_value_predicates`): a value
+  of records the KG names nothing else, which stay nameless statement nodes (:mod:`kg_agent.kg.record_values`).
+  Blank nodes are not counted (one with the same text as another is the same thing written again).
 
 Candidates are taken greedily, the one naming the most subjects first (among equals, the one with the fewest texts
 per subject: a name before a list of aliases). The chosen predicates become label
@@ -297,11 +302,11 @@ def measure_name_predicates(texts: Iterable[tuple[str, str, str, str]], naming: 
     found = taken | {p for p, _ in aliases}
     aliases += [(predicate, len(coded)) for predicate, coded in sorted(codes.items())
                 if coded is not None and predicate not in found and _is_code(coded, labels)]
-    found |= {p for p, _ in aliases}
+    names = {p for p, _ in chosen} | {p for p, _ in aliases}
     return KGProfile(tuple(p for p, _ in chosen), tuple(n for _, n in chosen),
                      tuple(p for p, _ in aliases), tuple(n for _, n in aliases),
-                     record_value_predicates=tuple(p for p, _ in repeated if p not in found),
-                     record_subjects=tuple(n for p, n in repeated if p not in found))
+                     record_value_predicates=tuple(p for p, _ in repeated if p not in names),
+                     record_subjects=tuple(n for p, n in repeated if p not in names))
 
 
 def _note_code(codes: dict[str, dict[str, str] | None], predicate: str, subject: str, text: str) -> None:
