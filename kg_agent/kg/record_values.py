@@ -28,18 +28,8 @@ from kg_agent.kg.types import base_relation
 
 def record_value_names(kg: KnowledgeGraph) -> frozenset[str]:
     """The relation names (as the KG's relations are named) of its record value predicates; empty when it has
-    none or cannot say."""
-    predicates = set(kg.naming.record_value_predicates)
-    if not predicates:
-        return frozenset()
-    found = set()
-    for name in kg.relation_names():
-        try:
-            if kg.relation_iri(name) in predicates:
-                found.add(name)
-        except KGError:
-            continue
-    return frozenset(found)
+    none."""
+    return frozenset(kg.store.names.name(predicate) for predicate in kg.naming.record_value_predicates)
 
 
 def record_nodes(kg: KnowledgeGraph, ids: Iterable[str],
