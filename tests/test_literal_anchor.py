@@ -1,7 +1,8 @@
 """Values the KG writes as plain literals, not nodes (issues 45 and 46), on ``tests/fixtures/volcanoes/volcanoes.ttl``
 (invented; see its README): "the country Chile" anchors a question on the volcanoes holding ``v:country "Chile"``
-(:mod:`kg_agent.tools.shared.literal_anchor`), and an eruption node the profile names by its ``v:eruptionstyle``
-answers "which eruption style" with that name, one step on (:mod:`kg_agent.tools.shared.statement_names`)."""
+(:mod:`kg_agent.tools.shared.literal_anchor`), and an eruption node carrying ``v:eruptionstyle`` (a value the
+eruptions share, so no name of theirs: :mod:`kg_agent.kg.record_values`) answers "which eruption style" with that
+value, one step on (:mod:`kg_agent.tools.shared.statement_names`)."""
 
 from __future__ import annotations
 

@@ -1,17 +1,19 @@
 """A statement node named by the value the question asks for: "Which **launch vehicle** carried Mariner 4?" over a KG
 where each launch is a node of its own, joining a spacecraft to its launch site and date, with ``:launchvehicle
-"Atlas-Agena D"`` as the launch's only short text. The KG profile reads such a predicate as the launches' name (it
-names many nodes nothing else names: :mod:`~kg_agent.kg.profile`), and the launches as statement nodes (nodes whose
-names repeat, each joining a few things: :mod:`~kg_agent.kg.role_nodes`), which are walked through and never answers.
-The walk "Mariner 4 -> launch -> [launch]" then answers nothing, and the one stepping on to the launch site does.
+"Atlas-Agena D"`` as the launch's only short text. That text repeats across the launches (56 texts on 1009), so the
+KG profile reads the predicate as a value of the launch records, not their name (a **record value predicate**:
+:mod:`~kg_agent.kg.record_values`), and the launches as nameless record (statement) nodes, walked through and never
+answers. (A predicate the profile does read as a name, its texts telling things apart, names statement nodes too:
+role nodes whose names repeat by class, :mod:`~kg_agent.kg.role_nodes`.)
 
-But the name is a fact too: the launch's ``launchvehicle`` *is* "Atlas-Agena D". When the question's type noun phrase
-is that naming predicate's own name ("launch vehicle" and ``launchvehicle``: its words, or the words run together, as
-compounds are written; the last word up to an ending), a walk ending at a statement node named by it goes one step on,
-over the naming predicate, to the name ("Mariner 4 -> launch -> [launch] -> launchvehicle -> Atlas-Agena D"): that
-literal answers, with a path of facts the KG states. A naming predicate the question does not name (``rdfs:label``
-for "which launch vehicle") steps nowhere, and a statement node stays what it was. Nothing here is a word list: the
-predicate's name is the KG's own.
+But the value is a fact: the launch's ``launchvehicle`` *is* "Atlas-Agena D". When the question's type noun phrase
+is that predicate's own name ("launch vehicle" and ``launchvehicle``: its words, or the words run together, as
+compounds are written; the last word up to an ending), a walk ending at a statement node carrying it goes one step
+on, over it, to the value ("Mariner 4 -> launch -> [launch] -> launchvehicle -> Atlas-Agena D"): that literal
+answers, with a path of facts the KG states. A walk that went on *past* a record node whose record value predicate
+the question names (to the launch's site) is cut at the record first: the question asks for the record's value, not
+for what lies beyond it. A predicate the question does not name (``rdfs:label`` for "which launch vehicle") steps
+nowhere, and a statement node stays what it was. Nothing here is a word list: the predicate's name is the KG's own.
 """
 
 from __future__ import annotations
