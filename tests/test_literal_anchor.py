@@ -1,7 +1,8 @@
 """Values the KG writes as plain literals, not nodes (issues 45 and 46), on ``tests/fixtures/volcanoes/volcanoes.ttl``
 (invented; see its README): "the country Chile" anchors a question on the volcanoes holding ``v:country "Chile"``
-(:mod:`kg_agent.tools.shared.literal_anchor`), and an eruption node the profile names by its ``v:eruptionstyle``
-answers "which eruption style" with that name, one step on (:mod:`kg_agent.tools.shared.statement_names`)."""
+(:mod:`kg_agent.tools.shared.literal_anchor`), and an eruption node carrying ``v:eruptionstyle`` (a value the
+eruptions share, so no name of theirs: :mod:`kg_agent.kg.record_values`) answers "which eruption style" with that
+value, one step on (:mod:`kg_agent.tools.shared.statement_names`)."""
 
 from __future__ import annotations
 
@@ -130,10 +131,12 @@ def test_the_asked_phrase_names_a_predicate_by_its_words_or_run_together():
     assert not names_the_asked_phrase("Which eruption style did Etna have?", V + "eruption")
 
 
-def test_the_eruptions_are_statement_nodes_named_by_their_style(volcanoes):
+def test_the_eruptions_are_statement_nodes_whose_repeated_style_is_no_name(volcanoes):
+    """The styles repeat (5 texts on 12 eruptions): a value of the eruptions, not their name (kg/record_values.py)."""
     from kg_agent.kg.nameless import Nameless
 
-    assert V + "eruptionstyle" in volcanoes.naming.label_predicates
+    assert V + "eruptionstyle" not in volcanoes.naming.label_predicates
+    assert V + "eruptionstyle" in volcanoes.naming.record_value_predicates
     assert Nameless.among(volcanoes, [V + "eruption4"]).statements == {V + "eruption4"}
 
 

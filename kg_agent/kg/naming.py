@@ -137,6 +137,9 @@ class Naming:
         schema_namespaces: namespaces whose predicates are schema statements, not facts.
         stated_alias_predicates: alias predicates whose triples are facts too, walked as well as searched (those
             the KG profile finds in the data, :mod:`kg_agent.kg.profile`; the known ones are names only).
+        record_value_predicates: predicates that would name their subjects (one short text each, nothing else names
+            them) but whose texts repeat across them: a value, not a name (:mod:`kg_agent.kg.record_values`). Facts,
+            walked; their subjects are record (statement) nodes.
     """
 
     languages: tuple[str, ...] = ("en",)
@@ -146,12 +149,13 @@ class Naming:
     class_predicates: tuple[str, ...] = DEFAULT_CLASS_PREDICATES
     schema_namespaces: tuple[str, ...] = DEFAULT_SCHEMA_NAMESPACES
     stated_alias_predicates: tuple[str, ...] = ()
+    record_value_predicates: tuple[str, ...] = ()
     _predicate_rank: dict[str, int] = field(init=False, repr=False, compare=False)
     _not_facts: frozenset[str] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         for name in ("languages", "label_predicates", "alias_predicates", "description_predicates",
-                     "class_predicates", "schema_namespaces", "stated_alias_predicates"):
+                     "class_predicates", "schema_namespaces", "stated_alias_predicates", "record_value_predicates"):
             value = getattr(self, name)
             if isinstance(value, str) or not all(isinstance(v, str) and v.strip() for v in value):
                 raise ValueError(f"{name} must be a sequence of non-empty strings, not {value!r}")
@@ -167,7 +171,8 @@ class Naming:
     def key(self) -> str:
         """A short stable digest of the settings (what a cache of display labels depends on)."""
         text = repr((self.languages, self.label_predicates, self.alias_predicates, self.description_predicates,
-                     self.class_predicates, self.schema_namespaces, self.stated_alias_predicates))
+                     self.class_predicates, self.schema_namespaces, self.stated_alias_predicates)
+                    + ((self.record_value_predicates,) if self.record_value_predicates else ()))
         return hashlib.sha256(text.encode()).hexdigest()[:12]
 
     @property

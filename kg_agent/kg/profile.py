@@ -12,7 +12,12 @@ whose object is a text literal, by what a name looks like in data:
 * **naming what nothing else names** — most of its subjects have no label under the known predicates nor under
   a predicate chosen before it (a title beside a label adds nothing; an alias beside a name is an alias);
 * **naming many, apart** — at least :data:`MIN_NAMED_SUBJECTS` subjects, with at least as many distinct texts (a
-  value every subject shares, ``"None"``, names nothing).
+  value every subject shares, ``"None"``, names nothing), and on IRIs distinct texts for at least
+  :data:`MIN_DISTINCT_SHARE` of its (subject, text) pairs: a name tells things apart. A predicate that passes every
+  other test but whose texts repeat (each launch of a launch register carrying ``:launchvehicle "Atlas-Agena D"``,
+  56 texts on 1009 launches) is a **record value predicate** (:attr:`KGProfile.record_value_predicates`): a value
+  of records the KG names nothing else, which stay nameless statement nodes (:mod:`kg_agent.kg.record_values`).
+  Blank nodes are not counted (one with the same text as another is the same thing written again).
 
 Candidates are taken greedily, the one naming the most subjects first (among equals, the one with the fewest texts
 per subject: a name before a list of aliases). The chosen predicates become label
@@ -102,7 +107,7 @@ MAX_COMPARED_CHARACTERS = 200
 #: triple of a 2M-triple store cost 15 s of a 30 s load.
 PROFILE_SAMPLE = 250_000
 
-PROFILE_VERSION = 4
+PROFILE_VERSION = 5
 
 #: Classes kept per class predicate (and one more, to say there are more): a KG with more classes than this under one
 #: class predicate (Wikidata's millions) has a sample of them as its class list, which is then not complete
@@ -147,6 +152,10 @@ class KGProfile:
     #: ``{class predicate IRI: the classes it leads to, up to MAX_CLASSES + 1}`` for the class predicates the KG has
     #: (module docstring); None when not measured (a store loaded before the profile kept them)
     classes: Mapping[str, tuple[str, ...]] | None = None
+    #: predicates that look like names (one short text per subject, on subjects nothing else names) but whose texts
+    #: repeat across their subjects: values of records, not names (module docstring), with how many subjects each has
+    record_value_predicates: tuple[str, ...] = ()
+    record_subjects: tuple[int, ...] = ()
 
     def naming(self, naming: Naming) -> Naming:
         """``naming`` with the found label predicates after its own, and the found alias predicates after its own
@@ -160,6 +169,10 @@ class KGProfile:
             if aliases:  # found among the facts, they stay facts
                 settings["alias_predicates"] = naming.alias_predicates + aliases
                 settings["stated_alias_predicates"] = naming.stated_alias_predicates + aliases
+        values = tuple(p for p in self.record_value_predicates
+                       if p not in naming.name_predicates and p not in naming.record_value_predicates)
+        if values:
+            settings["record_value_predicates"] = naming.record_value_predicates + values
         return replace(naming, **settings) if settings else naming
 
     def describe(self) -> list[str]:
@@ -170,6 +183,8 @@ class KGProfile:
                   for iri, n in zip(self.alias_predicates, self.aliased_subjects)]
         if self.restriction_edges:
             lines.append(f"OWL restrictions: {self.restriction_edges} relation edges read from class restrictions")
+        lines += [f"record values: {iri} is a value of {n} records (its texts repeat: no name)"
+                  for iri, n in zip(self.record_value_predicates, self.record_subjects)]
         for predicate, found in sorted((self.classes or {}).items()):
             if not found:
                 continue
@@ -211,7 +226,9 @@ class KGProfile:
                 classes = {str(predicate): tuple(str(c) for c in found) for predicate, found in classes.items()}
             return cls(tuple(data["label_predicates"]), tuple(int(n) for n in data["named_subjects"]),
                        tuple(data["alias_predicates"]), tuple(int(n) for n in data["aliased_subjects"]),
-                       int(data.get("restriction_edges", 0)), classes=classes)
+                       int(data.get("restriction_edges", 0)), classes=classes,
+                       record_value_predicates=tuple(data.get("record_value_predicates", ())),
+                       record_subjects=tuple(int(n) for n in data.get("record_subjects", ())))
         except (ValueError, KeyError, TypeError, AttributeError):
             return None
 
@@ -263,11 +280,15 @@ def measure_name_predicates(texts: Iterable[tuple[str, str, str, str]], naming: 
                   and characters / count <= MAX_NAME_CHARACTERS and 2 * identifiers < count]
     apart = {predicate for predicate, entry in stats.items() if len(entry[6]) >= MIN_DISTINCT_SHARE * len(entry[7])}
     chosen: list[tuple[str, int]] = []
+    repeated: list[tuple[str, int]] = []  # would name their subjects, but their texts repeat: record values
     for predicate, subjects, per_subject in sorted(names_like, key=lambda c: (-len(c[1]), c[2], c[0])):
         if per_subject > MAX_NAMES_PER_SUBJECT:
             continue
         new = len(subjects - named)
         if new >= MIN_NAMED_SUBJECTS and new >= MIN_NEW_SHARE * len(subjects):
+            if predicate not in apart:
+                repeated.append((predicate, new))
+                continue
             chosen.append((predicate, new))
             named |= subjects
     labels: dict[str, list[str]] = {}  # every labelled subject's labels, known and found
@@ -281,8 +302,11 @@ def measure_name_predicates(texts: Iterable[tuple[str, str, str, str]], naming: 
     found = taken | {p for p, _ in aliases}
     aliases += [(predicate, len(coded)) for predicate, coded in sorted(codes.items())
                 if coded is not None and predicate not in found and _is_code(coded, labels)]
+    names = {p for p, _ in chosen} | {p for p, _ in aliases}
     return KGProfile(tuple(p for p, _ in chosen), tuple(n for _, n in chosen),
-                     tuple(p for p, _ in aliases), tuple(n for _, n in aliases))
+                     tuple(p for p, _ in aliases), tuple(n for _, n in aliases),
+                     record_value_predicates=tuple(p for p, _ in repeated if p not in names),
+                     record_subjects=tuple(n for p, n in repeated if p not in names))
 
 
 def _note_code(codes: dict[str, dict[str, str] | None], predicate: str, subject: str, text: str) -> None:

@@ -30,6 +30,7 @@ from kg_agent.kg.errors import KGError
 from kg_agent.kg.graph import SAMPLE_RELATIONS_PER_QUERY, KnowledgeGraph
 from kg_agent.kg.per_kg import PerKG
 from kg_agent.kg.profile import MAX_NAME_CHARACTERS
+from kg_agent.kg.record_values import record_nodes
 from kg_agent.kg.role_nodes import role_nodes
 from kg_agent.kg.terms import UNNAMED
 from kg_agent.kg.types import base_relation, is_inverse
@@ -435,6 +436,8 @@ class RelationObjectKinds:
                 # a named role node ("General Chair") or owned value ("Value for X") is a statement node, a step inside
                 # one fact, as unnamed ones are
                 roles = role_nodes(self.kg).statements_among(every, classes)
+                # so is a record named only by a value many records share (kg/record_values.py)
+                roles |= record_nodes(self.kg, every, relations_at)
                 labels.update(dict.fromkeys(roles, UNNAMED))
                 role_labels = {relation: role_nodes(self.kg).labels_reached_by(relation) for relation in todo
                                if roles.intersection(objects[relation])}

@@ -1,17 +1,19 @@
 """A statement node named by the value the question asks for: "Which **launch vehicle** carried Mariner 4?" over a KG
 where each launch is a node of its own, joining a spacecraft to its launch site and date, with ``:launchvehicle
-"Atlas-Agena D"`` as the launch's only short text. The KG profile reads such a predicate as the launches' name (it
-names many nodes nothing else names: :mod:`~kg_agent.kg.profile`), and the launches as statement nodes (nodes whose
-names repeat, each joining a few things: :mod:`~kg_agent.kg.role_nodes`), which are walked through and never answers.
-The walk "Mariner 4 -> launch -> [launch]" then answers nothing, and the one stepping on to the launch site does.
+"Atlas-Agena D"`` as the launch's only short text. That text repeats across the launches (56 texts on 1009), so the
+KG profile reads the predicate as a value of the launch records, not their name (a **record value predicate**:
+:mod:`~kg_agent.kg.record_values`), and the launches as nameless record (statement) nodes, walked through and never
+answers. (A predicate the profile does read as a name, its texts telling things apart, names statement nodes too:
+role nodes whose names repeat by class, :mod:`~kg_agent.kg.role_nodes`.)
 
-But the name is a fact too: the launch's ``launchvehicle`` *is* "Atlas-Agena D". When the question's type noun phrase
-is that naming predicate's own name ("launch vehicle" and ``launchvehicle``: its words, or the words run together, as
-compounds are written; the last word up to an ending), a walk ending at a statement node named by it goes one step on,
-over the naming predicate, to the name ("Mariner 4 -> launch -> [launch] -> launchvehicle -> Atlas-Agena D"): that
-literal answers, with a path of facts the KG states. A naming predicate the question does not name (``rdfs:label``
-for "which launch vehicle") steps nowhere, and a statement node stays what it was. Nothing here is a word list: the
-predicate's name is the KG's own.
+But the value is a fact: the launch's ``launchvehicle`` *is* "Atlas-Agena D". When the question's type noun phrase
+is that predicate's own name ("launch vehicle" and ``launchvehicle``: its words, or the words run together, as
+compounds are written; the last word up to an ending), a walk ending at a statement node carrying it goes one step
+on, over it, to the value ("Mariner 4 -> launch -> [launch] -> launchvehicle -> Atlas-Agena D"): that literal
+answers, with a path of facts the KG states. A walk that went on *past* a record node whose record value predicate
+the question names (to the launch's site) is cut at the record first: the question asks for the record's value, not
+for what lies beyond it. A predicate the question does not name (``rdfs:label`` for "which launch vehicle") steps
+nowhere, and a statement node stays what it was. Nothing here is a word list: the predicate's name is the KG's own.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from rdflib import URIRef
 
 from kg_agent.kg.errors import KGError
 from kg_agent.kg.graph import KnowledgeGraph
+from kg_agent.kg.record_values import record_nodes
 from kg_agent.kg.terms import key_term, node_key
 from kg_agent.kg.walks import Walk
 from kg_agent.text import name_words, same_word
@@ -63,7 +66,9 @@ def walks_to_asked_names(question: str, walks: Sequence[dict], kg: KnowledgeGrap
 
     if kg is None or not walks:
         return list(walks)
-    named = [p for p in kg.naming.label_predicates if names_the_asked_phrase(question, p)]
+    walks = _cut_at_named_records(question, walks, kg)
+    named = [p for p in (*kg.naming.label_predicates, *kg.naming.record_value_predicates)
+             if names_the_asked_phrase(question, p)]
     if not named:
         return list(walks)
     ends = statement_ends(walks, kg)
@@ -88,6 +93,35 @@ def walks_to_asked_names(question: str, walks: Sequence[dict], kg: KnowledgeGrap
             found.append({**walk, "steps": [*walk["steps"], step],
                           "text": f"{walk.get('text') or Walk.from_dict(walk).text()} -> {relation} -> {tail['label']}"})
     return found
+
+
+def _cut_at_named_records(question: str, walks: Sequence[dict], kg: KnowledgeGraph) -> list[dict]:
+    """The walks, each that passes through a record node (:mod:`~kg_agent.kg.record_values`: named only by a value
+    many records share) whose record value predicate the question's type noun phrase names, cut at that node: the
+    question asks for the record's value ("which launch vehicle": the launch's ``launchvehicle``), so a walk going on
+    past the record (to its launch site) answers something else. The cut walk then steps on to the value
+    (:func:`walks_to_asked_names`). Walks through no such node stay as they are."""
+    if not any(names_the_asked_phrase(question, p) for p in kg.naming.record_value_predicates):
+        return list(walks)
+    inner = {step["tail"]["id"] for walk in walks for step in walk.get("steps", ())[:-1]}
+    records = record_nodes(kg, inner)
+    if not records:
+        return list(walks)
+    cut: list[dict] = []
+    seen: set[tuple] = set()
+    for walk in walks:
+        steps = walk.get("steps") or []
+        at = next((i for i, step in enumerate(steps[:-1]) if step["tail"]["id"] in records), None)
+        if at is None:
+            cut.append(walk)
+            continue
+        kept = steps[:at + 1]
+        key = tuple((step["head"]["id"], step["relation"], step["tail"]["id"]) for step in kept)
+        if key in seen:
+            continue
+        seen.add(key)
+        cut.append({**walk, "steps": kept, "text": Walk.from_dict({**walk, "steps": kept, "text": None}).text()})
+    return cut
 
 
 def _values(kg: KnowledgeGraph, node: str, predicate: str) -> list[str]:
