@@ -1,4 +1,4 @@
-"""The planners read the question with every name the KG gives its topic entity masked, not only the label: a hut
+"""RoG's similarity planner reads the question with every name the KG gives its topic entity masked, not only the label: a hut
 labelled by its code "LNZ" and asked about by its other name "Lonza Hut" (tests/fixtures/mountain_huts, invented)
 left "Lonza" in the text, whose first letters name the relation ``lon``, and ``lon`` was planned for "how high"."""
 

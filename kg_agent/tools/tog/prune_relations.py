@@ -48,7 +48,6 @@ from kg_agent.tools.shared.path_scoring import RelationPathScorer
 from kg_agent.tools.shared.scoring import (
     DEFAULT_IGNORED_RELATIONS,
     filter_relations,
-    mask_every_name,
     mask_mentions,
     softmax_weights,
     top_normalised,
@@ -355,7 +354,7 @@ def beam_question(state: dict, chain: dict, decider) -> str:
     mentions too, do not)."""
     if scores_whole_paths(decider):
         named = [Entity.from_dict(e) for e in state.get("topic_entities") or () if e.get("label")]
-        return mask_every_name(state["question"], [Entity.from_dict(chain["start"]), *named], getattr(decider, "kg", None))
+        return mask_mentions(state["question"], [Entity.from_dict(chain["start"]), *named])
     return state["question"]
 
 
