@@ -39,7 +39,7 @@ from kg_agent.tools.shared.constraints import mention_of
 from kg_agent.tools.shared.decider import MAX_ENUM_VALUES, Candidates, Decider, LLMDecider, Outcome, fall_back
 from kg_agent.tools.shared.decision_schemas import RelationPaths, path_choice
 from kg_agent.tools.shared.path_scoring import RelationPathScorer
-from kg_agent.tools.shared.scoring import mask_mentions
+from kg_agent.tools.shared.scoring import mask_every_name, mask_mentions
 from kg_agent.tools.shared.similarity import TextVectors, default_embeddings, shared_text_vectors
 
 if TYPE_CHECKING:  # a chat model is imported with the model, not with an offline method (start-up)
@@ -109,7 +109,7 @@ class SimilarityPlanner:
         candidates = walkable_relation_paths(self.kg, [e.id for e in topic_entities], max_hops=self.max_hops)
         if not candidates:
             return PlanOutcome([], warnings=["no relation can be walked from the topic entities"])
-        ranked = self.scorer.top(mask_mentions(question, topic_entities), candidates, k, kg=self.kg)
+        ranked = self.scorer.top(mask_every_name(question, topic_entities, self.kg), candidates, k, kg=self.kg)
         return PlanOutcome([Plan(c, s, self.name) for s, c in ranked])
 
 

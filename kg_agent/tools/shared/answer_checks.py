@@ -111,7 +111,7 @@ from kg_agent.tools.shared.answer_types import (
 from kg_agent.tools.shared.path_scoring import RelationPathScorer
 from kg_agent.tools.shared.question_parts import QuestionParts, kind_before_mention
 from kg_agent.tools.shared.relation_words import TIME_SUPERLATIVES
-from kg_agent.tools.shared.scoring import mask_mentions
+from kg_agent.tools.shared.scoring import mask_every_name, mask_mentions
 from kg_agent.tools.shared.unsupported_asks import names_the_kg_lacks, unsupported_kind
 
 ABSTAINED = "abstained"
@@ -399,10 +399,6 @@ def not_asked_for(question: str, answers: Sequence[dict], kg: KnowledgeGraph) ->
     return kept, found.reason or "the walks to some answers end in a relation the question does not ask for"
 
 
-#: The most names of one entity masked in a question (a KG may give an entity a name in every language).
-MAX_NAMES = 50
-
-
 def unsupported(question: str, answers: Sequence[dict], kg: KnowledgeGraph) -> tuple[list[dict], str] | None:
     """No answer and why, when the question names a thing the KG holds nowhere or asks, by "how <measure>", "how
     many <noun>" or "which <noun>", for what walks no word of it reads do not reach
@@ -424,20 +420,11 @@ def unsupported(question: str, answers: Sequence[dict], kg: KnowledgeGraph) -> t
 
 
 def _masked(question: str, answers: Sequence[dict], kg: KnowledgeGraph | None = None) -> str:
-    """The question with the names of the entities the answers' walks start from masked: their labels, and with
-    ``kg`` every other name the KG gives them where the question writes it (an airport labelled by its code "LGW"
-    and named "London Gatwick" in a description the linker read: "London" is no word of the question's relations)."""
+    """The question with every name of the entities the answers' walks start from masked (:func:`~kg_agent.tools.
+    shared.scoring.mask_every_name`)."""
     heads = {path["steps"][0]["head"]["id"]: path["steps"][0]["head"].get("label") or ""
              for a in answers for path in a.get("paths") or () if path.get("steps")}
-    masked = mask_mentions(question, [Entity(key, label) for key, label in heads.items()])
-    if kg is None or not heads:
-        return masked
-    try:
-        names = {name for key in heads if not key.startswith('"') for name in kg.labels(key)[:MAX_NAMES]}
-    except KGError:
-        return masked
-    others = sorted((n for n in names if n not in heads.values()), key=len, reverse=True)
-    return mask_mentions(masked, [Entity(name, name) for name in others], approximate=False)
+    return mask_every_name(question, [Entity(key, label) for key, label in heads.items()], kg)
 
 
 def started_at_the_kind_named(question: str, answers: list[dict], kg: KnowledgeGraph) -> list[dict]:

@@ -23,6 +23,7 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 from langchain_core.embeddings import Embeddings
 
+from kg_agent.kg.errors import KGError
 from kg_agent.kg.relation_paths import verbalize_relation
 from kg_agent.kg.terms import initials_spans, is_acronym
 from kg_agent.kg.types import Entity, base_relation
@@ -87,6 +88,27 @@ def mask_mentions(question: str, entities: Sequence[Entity] = (), *, approximate
                 masked = text[:span[0]] + "[ENT]" + text[span[1]:]
             text = masked
     return text
+
+
+#: The most names of one entity :func:`mask_every_name` reads (a KG may give an entity a name in every language).
+MAX_NAMES = 50
+
+
+def mask_every_name(question: str, entities: Sequence[Entity], kg=None) -> str:
+    """:func:`mask_mentions`, then every other name ``kg`` gives the entities where the question writes it: an
+    airport labelled by its code "LGW" and named "London Gatwick" in a description the linker read leaves
+    "London" in the text otherwise, and "London" is no word of the question's relations (its first letters name
+    ``lon``). The other names are masked only where written (``approximate=False``), longest first."""
+    masked = mask_mentions(question, entities)
+    if kg is None or not entities:
+        return masked
+    try:
+        names = {name for entity in entities if not entity.id.startswith('"') for name in kg.labels(entity.id)[:MAX_NAMES]}
+    except KGError:
+        return masked
+    labels = {entity.label for entity in entities}
+    others = sorted((name for name in names if name not in labels), key=len, reverse=True)
+    return mask_mentions(masked, [Entity(name, name) for name in others], approximate=False) if others else masked
 
 
 def mask_topic_mentions(question: str, topic_entities: Sequence[dict]) -> str:
