@@ -99,12 +99,12 @@ from kg_agent.tools.shared.answer_types import (
     NUMBER,
     PERSON,
     PLACE,
+    PLAIN_NUMBER,
     TIME,
     XSD,
     AskedType,
     is_prose,
-    literal_kind,
-    looks_like_time,
+    literal_answer_kind,
     names_persons,
     relation_object_kinds,
 )
@@ -118,7 +118,6 @@ ABSTAINED = "abstained"
 ONLY_UNNAMED = "only unnamed statement nodes were reached, none of them a thing the question asks for"
 
 _HOW_MANY = re.compile(r"\bhow\s+many\b|\bnumber\s+of\b|\bcount\s+of\b", re.IGNORECASE)
-_NUMBER = re.compile(r"[-+]?\d+(?:[.,]\d+)?")
 
 
 #: The planner whose plans carry the relation-path scorer's scores (:class:`~kg_agent.tools.rog.plan.SimilarityPlanner`).
@@ -174,7 +173,7 @@ def is_unnamed(answer: dict) -> bool:
 
 
 def is_number(answer: dict) -> bool:
-    return _NUMBER.fullmatch(str(answer.get("answer", "")).strip()) is not None
+    return PLAIN_NUMBER.fullmatch(str(answer.get("answer", "")).strip()) is not None
 
 
 @dataclass
@@ -541,20 +540,6 @@ def _names_a_thing(node: dict) -> bool:
 @lru_cache(maxsize=1)
 def _scorer() -> RelationPathScorer:
     return RelationPathScorer()
-
-
-def literal_answer_kind(answer: dict) -> str:
-    """What a literal answer is: its datatype's kind (:func:`~kg_agent.tools.shared.answer_types.literal_kind`), else
-    for an untyped literal :data:`TIME` when it reads as a year or date, :data:`NUMBER` as a number, ``"text"``
-    otherwise; "" for an answer that is no literal (a thing, judged by its relations elsewhere)."""
-    key = str(answer.get("entity_id") or "")
-    if not key.startswith('"'):
-        return ""
-    kind = literal_kind(key)
-    if kind:
-        return kind
-    text = str(answer.get("answer", "")).strip()
-    return TIME if looks_like_time(text) else NUMBER if _NUMBER.fullmatch(text) else "text"
 
 
 def of_another_kind(question: str, answers: Sequence[dict],

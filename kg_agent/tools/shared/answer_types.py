@@ -235,6 +235,24 @@ class AskedType:
         return bool(self.noun) and _noun_names_objects(self.noun, relation)
 
 
+#: A number as an untyped literal writes it: "42", "-3.5", "1,5".
+PLAIN_NUMBER = re.compile(r"[-+]?\d+(?:[.,]\d+)?")
+
+
+def literal_answer_kind(answer: dict) -> str:
+    """What a literal answer is: its datatype's kind (:func:`~kg_agent.tools.shared.answer_types.literal_kind`), else
+    for an untyped literal :data:`TIME` when it reads as a year or date, :data:`NUMBER` as a number, ``"text"``
+    otherwise; "" for an answer that is no literal (a thing, judged by its relations elsewhere)."""
+    key = str(answer.get("entity_id") or "")
+    if not key.startswith('"'):
+        return ""
+    kind = literal_kind(key)
+    if kind:
+        return kind
+    text = str(answer.get("answer", "")).strip()
+    return TIME if looks_like_time(text) else NUMBER if PLAIN_NUMBER.fullmatch(text) else "text"
+
+
 @functools.lru_cache(maxsize=65_536)
 def _noun_names_objects(noun: str, relation: str) -> bool:
     """:meth:`AskedType.named_by` for a type noun (a pure function of the two names, asked for every scored path)."""

@@ -39,7 +39,7 @@ from kg_agent.kg.errors import KGError
 from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.unknown_names import no_entity_named, unknown_names
 from kg_agent.text import ARTICLES, FUNCTION_WORDS, PREPOSITIONS
-from kg_agent.tools.shared.answer_types import NUMBER
+from kg_agent.tools.shared.answer_types import NUMBER, literal_answer_kind
 from kg_agent.tools.shared.literal_filter import holding_relation
 from kg_agent.tools.shared.path_scoring import AskedPaths
 from kg_agent.tools.shared.question_parts import QuestionParts
@@ -99,7 +99,7 @@ def unsupported_kind(question: str, masked_question: str, answers: Sequence[dict
         return [], f"the knowledge graph has no relation for 'how {tokens[asked.position]}'{over}"
     if not asked.noun or asked.kind:
         return None
-    kinds = [_literal_kind(a) for a in answers]
+    kinds = [literal_answer_kind(a) for a in answers]
     if not all(kinds):  # things are judged by their classes elsewhere
         return None
     # bare numbers are no things of any noun's kind; texts may name what a noun heading its phrase asks for
@@ -134,10 +134,6 @@ def _plural(word: str) -> bool:
     return len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is"))
 
 
-def _literal_kind(answer: dict) -> str:
-    from kg_agent.tools.shared.answer_checks import literal_answer_kind
-
-    return literal_answer_kind(answer)
 
 
 def _fractional(text: str) -> bool:
