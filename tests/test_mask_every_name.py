@@ -39,3 +39,12 @@ def test_the_plans_are_chosen_on_the_questions_words_not_on_the_entitys_name(kg,
     assert plans[0].relations == (relation,)
     # "lon" is no longer evidenced by the name: at most a distant alternative
     assert all(plan.score < plans[0].score / 2 for plan in plans if plan.relations == ("lon",))
+
+
+def test_how_high_is_answered_by_the_relation_holding_a_height():
+    # planned on the question's words, "how high" walks ``elevation``, whose name says it holds a height: answered;
+    # "how far" over coordinates still abstains (tests/test_unsupported_asks.py)
+    from kg_agent.graphs.rog import create_rog_graph
+
+    result = create_rog_graph(open_kg(HUTS)).compile().invoke({"question": "How high is Lonza Hut?"})
+    assert [answer["answer"] for answer in result["answers"]] == ["2710"] and result["answers"][0]["grounded"]

@@ -41,6 +41,7 @@ from kg_agent.kg.unknown_names import no_entity_named, unknown_names
 from kg_agent.text import ARTICLES, FUNCTION_WORDS, PREPOSITIONS
 from kg_agent.tools.shared.answer_types import NUMBER, literal_answer_kind
 from kg_agent.tools.shared.literal_filter import holding_relation
+from kg_agent.tools.shared.measured_relations import dimension_relations
 from kg_agent.tools.shared.path_scoring import AskedPaths
 from kg_agent.tools.shared.question_parts import QuestionParts
 
@@ -96,6 +97,8 @@ def unsupported_kind(question: str, masked_question: str, answers: Sequence[dict
     ends = sorted({step["relation"] for a in answers for p in a.get("paths") or () for step in (p.get("steps") or ())[-1:]})
     over = f" (no word of the question names the relations the walks end in: {', '.join(ends[:SHOWN])})"
     if asked.kind == NUMBER and not asked.noun and 0 < asked.position < len(tokens) and tokens[asked.position - 1] == "how":
+        if dimension_relations(tokens[asked.position], "", ends, kg):  # "how high" over ``elevation``: the measure asked
+            return None
         return [], f"the knowledge graph has no relation for 'how {tokens[asked.position]}'{over}"
     if not asked.noun or asked.kind:
         return None
