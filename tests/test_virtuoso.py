@@ -177,10 +177,13 @@ def test_the_answer_type_profile_is_two_requests_and_samples_as_one_query_per_re
     assert kinds == {r: RelationObjectKinds(remote).kinds_of([r])[r] for r in relations}
 
 
-def test_rog_sends_at_most_eleven_requests_per_question_on_a_cold_client(server, memory):
+def test_rog_sends_at_most_twelve_requests_per_question_on_a_cold_client(server, memory):
     """Linking given ids, one query per layer of candidate relation paths, one for every plan's paths and labels, one
-    that counts the subjects per object of the candidate round trips' relations (docs/benchmarks.md section 13k): the
-    count in usage is what Virtuoso's HTTP log received, and the result is the memory backend's."""
+    that counts the subjects per object of the candidate round trips' relations (docs/benchmarks.md section 13k), and
+    since 29 Nov one for every name of the topic entities (the planner and the answer checks mask each name a question
+    calls an entity by, not only its label: an airport labelled "LGW" and asked about as "London Gatwick"; kept per
+    client and in ``--kg-cache``): the count in usage is what Virtuoso's HTTP log received, and the result is the
+    memory backend's."""
     sent = []
     for question in SAMPLE_QUESTIONS:
         topics = [E(name) for name in re.findall(r"\[([^\]]+)\]", question)]
@@ -193,7 +196,7 @@ def test_rog_sends_at_most_eleven_requests_per_question_on_a_cold_client(server,
         assert _state(got) == _state(want), question
         sent.append(got["usage"]["kg_requests"])
         assert server.settled_sparql_count(at_least=before + sent[-1]) - before == sent[-1], question
-    assert max(sent) <= 11, sent
+    assert max(sent) <= 12, sent
     assert min(sent) >= 1
 
 
@@ -367,10 +370,10 @@ def test_the_bulk_loader_loads_a_million_generated_triples(million):
     assert srv.loaded[graph_iri("million")] >= 1_000_000
 
 
-def test_rog_on_a_million_triples_sends_at_most_eleven_requests_per_question(million):
+def test_rog_on_a_million_triples_sends_at_most_twelve_requests_per_question(million):
     # a cold client per question, topics given as ids (linking by label would download the label index);
-    # usage["kg_requests"] is exactly what Virtuoso's HTTP log received, at most 11 (docs/benchmarks.md
-    # sections 2 and 13k), and the retrieved paths are those of Algorithm 1 walked step by step
+    # usage["kg_requests"] is exactly what Virtuoso's HTTP log received, at most 12 (docs/benchmarks.md
+    # sections 2 and 13k, and one for the topic entities' names since 29 Nov), and the retrieved paths are those of Algorithm 1 walked step by step
     from kg_agent.kg.paths import _search_paths
     from kg_agent.kg.types import Entity
     from kg_agent.tools.rog.answer import VoteAnswerer, path_use
@@ -383,7 +386,7 @@ def test_rog_on_a_million_triples_sends_at_most_eleven_requests_per_question(mil
         before = srv.settled_sparql_count()
         result = app.invoke({"question": question["raw"], "topic_entities": question["topic_ids"]})
         sent = result["usage"]["kg_requests"]
-        assert 0 < sent <= 11, (question["raw"], sent)
+        assert 0 < sent <= 12, (question["raw"], sent)
         assert srv.settled_sparql_count(at_least=before + sent) - before == sent
         relevance = label_relevance(result["question"], [Entity.from_dict(e) for e in result["topic_entities"]])
         # the offline answerer's defaults: a plan whose answers are not kept gets at most max_prompt_paths paths, and

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import threading
 import zlib
@@ -99,6 +100,7 @@ class EndpointGraphStore(EndpointRelationPaths):
         self._restricted: frozenset[str] | None = None
         self._derived: dict[str, Edges] | None = None
         self._relations_at: LRUCache = LRUCache(cache_size)  # key -> relation names, read without the edges
+        self._name_literals: LRUCache = LRUCache(cache_size)  # (predicates, key) -> name literals (name_literals)
         #: (starts, relation path, max_paths, max_partial) -> node paths, for a repeated retrieval
         self._complete_paths: LRUCache = LRUCache(COMPLETE_PATHS_CACHED)
 
@@ -357,18 +359,47 @@ class EndpointGraphStore(EndpointRelationPaths):
         return found
 
     def name_literals(self, keys: Sequence[str], predicates: Sequence[str]) -> dict[str, NameLiterals]:
-        """One request per :attr:`walk_batch_size` nodes (``VALUES``); blank nodes cannot be asked about."""
-        keys = [key for key in keys if not key.startswith(("_:", '"')) and self.queryable(key)]
+        """One request per :attr:`walk_batch_size` nodes (``VALUES``) not read before; blank nodes cannot be asked
+        about. What a node's names are is kept per node and predicates, in memory and in the store cache
+        (``--kg-cache``): a question's steps ask for the names of its topic entities more than once (to mask every
+        name they go by), and a rerun over the cache asks nothing."""
+        keys = [key for key in dict.fromkeys(keys) if not key.startswith(("_:", '"')) and self.queryable(key)]
         found: dict[str, NameLiterals] = {}
-        wanted = " ".join(sparql_iri(p) for p in self._present(predicates))
-        if not wanted:
+        present = self._present(predicates)
+        if not present:
             return found
-        for start in range(0, len(keys), self.walk_batch_size):
-            batch = keys[start:start + self.walk_batch_size]
+        kind = "names " + hashlib.sha1("\x1f".join(present).encode("utf-8")).hexdigest()[:16]
+        todo = []
+        with self._lock:
+            for key in keys:
+                cached = self._name_literals.get_or_none((kind, key))
+                if cached is None:
+                    todo.append(key)
+                elif cached:
+                    found[key] = list(cached)
+        if todo and self.store_cache is not None:
+            for key, stored in self.store_cache.get_many(kind, todo).items():
+                literals = [(str(p), str(text), language) for p, text, language in stored]
+                with self._lock:
+                    self._name_literals.put((kind, key), literals)
+                if literals:
+                    found[key] = literals
+            todo = [key for key in todo if (kind, key) not in self._name_literals]
+        wanted = " ".join(sparql_iri(p) for p in present)
+        fetched: dict[str, NameLiterals] = {}
+        for start in range(0, len(todo), self.walk_batch_size):
+            batch = todo[start:start + self.walk_batch_size]
             query = "SELECT ?n ?p ?l WHERE { VALUES ?n { %s } VALUES ?p { %s } ?n ?p ?l FILTER(isLiteral(?l)) }" % (
                 " ".join(sparql_term(self.term(key)) for key in batch), wanted)
             for n, p, label in self.select(query, "?n ?p ?l", f"the names of {len(batch)} nodes"):
-                found.setdefault(node_key(n), []).append((str(p), str(label), label.language))
+                fetched.setdefault(node_key(n), []).append((str(p), str(label), label.language))
+        if todo:
+            with self._lock:
+                for key in todo:
+                    self._name_literals.put((kind, key), fetched.get(key, []))
+            if self.store_cache is not None:
+                self.store_cache.put_many(kind, {key: fetched.get(key, []) for key in todo})
+        found.update(fetched)
         return found
 
     def relation_naming(self) -> RelationNaming:
@@ -712,6 +743,7 @@ class EndpointGraphStore(EndpointRelationPaths):
         with self._lock:
             self._complete_paths.clear()
             self._relations_at.clear()
+            self._name_literals.clear()
             self._predicates = None  # the relations' names stay, and which of them restrictions state
 
     # ---------------------------------------------------------------- SPARQL and lifecycle
