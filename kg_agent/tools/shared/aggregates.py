@@ -73,9 +73,12 @@ _NOT_SUPERLATIVE = frozenset({"interest", "forest", "west", "test", "rest", "nes
 _SUPERLATIVE = re.compile(
     r"\b(?:the\s+)(most|least|fewest|first|last|maximum|minimum|[a-z]+est|[a-z]+most)\b(?:[-\s]+([a-z]+))?",
     re.IGNORECASE)
+#: The comparatives of a bound that name no dimension ("more than 5", "at least 3").
+_COMPARATIVES = frozenset({"more", "greater", "higher", "larger", "bigger", "over", "above", "fewer", "less", "lower",
+                           "smaller", "under", "below"}) | {"at least", "at most"}
 _COMPARED_TO = re.compile(
-    r"\b(more|greater|higher|larger|bigger|over|above|at\s+least|fewer|less|lower|smaller|under|below|at\s+most|"
-    r"[a-z]{3,}er)(?:\s+than)?\s+(-?\d[\d,]*(?:\.\d+)?|(?:" + "|".join(NUMBER_WORDS) + r")\b)(?!\s*(?:BC|BCE)\b)"
+    r"\b(" + "|".join(sorted(word.replace(" ", r"\s+") for word in _COMPARATIVES) + [r"[a-z]{3,}er"])
+    + r")(?:\s+than)?\s+(-?\d[\d,]*(?:\.\d+)?|(?:" + "|".join(NUMBER_WORDS) + r")\b)(?!\s*(?:BC|BCE)\b)"
     r"(?:\s+([a-z]+))?", re.IGNORECASE)
 #: Superlatives of time order or age: compared on a time line.
 _TIME_ORDER = TIME_SUPERLATIVES | {"oldest", "youngest", "newest"}
@@ -84,9 +87,6 @@ _NO_MEASURE = _TIME_ORDER | {"fewest"}
 #: "only one runway", "exactly 3 moons": a count or measure of one value (not after "the": "the only one who ...").
 _EXACTLY = re.compile(r"(?<!\bthe\s)\b(only|exactly|just)\s+(\d[\d,]*(?:\.\d+)?|(?:" + "|".join(NUMBER_WORDS)
                       + r"))\s+([a-z]+)", re.IGNORECASE)
-#: The comparatives of a bound that name no dimension ("more than 5", "at least 3").
-_COMPARATIVES = frozenset({"more", "greater", "higher", "larger", "bigger", "over", "above", "fewer", "less", "lower",
-                           "smaller", "under", "below"}) | {"at least", "at most"}
 #: Comparatives of a dimension asking for the lesser value ("shorter than 2 m", "lighter than 20 kg").
 _LESSER = frozenset({"shorter", "narrower", "shallower", "lighter", "nearer", "closer"})
 _AT_MOST = re.compile(r"fewer|less|lower|smaller|under|below|at\s+most", re.IGNORECASE)
