@@ -1,0 +1,54 @@
+"""A relation whose schema label is a copy of the name predicate's ("name" on ``:baker``, the block copied from
+``:name``; met in the Stardog music data's ``:member``) is named by its IRI: the label hid the relation its IRI names,
+so "who is the baker of ..." found no relation and abstained (tests/fixtures/bakeries, invented). A relation whose
+IRI is an id keeps its label, whatever it is."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from kg_agent.graphs.rog import create_rog_graph
+from kg_agent.graphs.tog import create_tog_graph
+from kg_agent.kg import open_kg
+from kg_agent.kg.naming import DEFAULT_NAMING, make_naming
+from kg_agent.kg.stores.base import copies_a_naming_label
+
+FIXTURE = Path(__file__).parent / "fixtures" / "bakeries" / "bakeries.ttl"
+BAKERY = "http://example.org/bakery/"
+
+
+def _open(backend: str, tmp_path: Path):
+    if backend == "memory":
+        return open_kg(FIXTURE)
+    return open_kg(FIXTURE, backend="oxigraph", store_path=tmp_path / "store")
+
+
+@pytest.mark.parametrize("backend", ["memory", "oxigraph"])
+def test_a_relation_labelled_like_the_name_predicate_is_named_by_its_iri(tmp_path, backend):
+    kg = _open(backend, tmp_path)
+    assert "baker" in kg.relation_names()
+    assert "name" not in kg.relation_names()
+    assert kg.relation_iri("baker") == BAKERY + "baker"
+    assert kg.relation_names()  # the other labels stand
+    assert "shop_sign" in kg.relation_names()
+
+
+@pytest.mark.parametrize("backend", ["memory", "oxigraph"])
+@pytest.mark.parametrize("create", [create_rog_graph, create_tog_graph])
+def test_the_relation_its_iri_names_answers(tmp_path, backend, create):
+    kg = _open(backend, tmp_path)
+    result = create(kg).compile().invoke({"question": "Who is the baker of Crumb and Crust?"})
+    assert [answer["answer"] for answer in result["answers"]] == ["Lena Kral"]
+    assert result["answers"][0]["grounded"]
+
+
+def test_a_relation_whose_iri_is_an_id_keeps_its_label():
+    # Wikidata's P2561 is labelled "name": its IRI says nothing else
+    assert not copies_a_naming_label(DEFAULT_NAMING, "http://www.wikidata.org/prop/direct/P2561", "name")
+    naming = make_naming(label_predicates=[BAKERY + "name"])
+    assert copies_a_naming_label(naming, BAKERY + "baker", "name")
+    assert not copies_a_naming_label(naming, BAKERY + "name", "name")  # the name predicate's own label
+    assert not copies_a_naming_label(naming, BAKERY + "baker", "baker")
+    assert not copies_a_naming_label(naming, BAKERY + "recordLabel", "record label")
