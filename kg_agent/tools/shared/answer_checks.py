@@ -112,6 +112,7 @@ from kg_agent.tools.shared.path_scoring import RelationPathScorer
 from kg_agent.tools.shared.question_parts import QuestionParts, kind_before_mention
 from kg_agent.tools.shared.relation_words import TIME_SUPERLATIVES
 from kg_agent.tools.shared.scoring import mask_every_name, mask_mentions
+from kg_agent.tools.shared.unnamed_things import unnamed_thing
 from kg_agent.tools.shared.unsupported_asks import names_the_kg_lacks, unsupported_kind
 
 ABSTAINED = "abstained"
@@ -415,7 +416,8 @@ def unsupported(question: str, answers: Sequence[dict], kg: KnowledgeGraph) -> t
         every = kg.classes().every
         return every is None or bool(class_names(kg, scorer.vectors).named(noun, every))
 
-    return unsupported_kind(question, masked, answers, scorer.asked_paths(masked, walked, kg=kg), kg, class_named)
+    kind = unsupported_kind(question, masked, answers, scorer.asked_paths(masked, walked, kg=kg), kg, class_named)
+    return kind if kind is not None else unnamed_thing(masked, answers, kg, scorer, class_named)
 
 
 def _masked(question: str, answers: Sequence[dict], kg: KnowledgeGraph | None = None) -> str:
