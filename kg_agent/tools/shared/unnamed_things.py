@@ -29,13 +29,14 @@ domain.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 
 from kg_agent.kg.errors import KGError
 from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.relation_paths import own_name_words
 from kg_agent.kg.types import base_relation
-from kg_agent.text import ARTICLES, FUNCTION_WORDS, content_words, same_word
+from kg_agent.text import ARTICLES, FUNCTION_WORDS, content_words, name_words, same_word
 from kg_agent.text import words as text_words
 from kg_agent.tools.shared.aggregates import literal_text
 from kg_agent.tools.shared.answer_classes import IRREGULAR_PLURALS
@@ -132,13 +133,18 @@ def _one_word(a: str, b: str) -> bool:
     return abs(len(a) - len(b)) <= MAX_ENDING and same_word(a, b)
 
 
+def _local_name(iri: str) -> str:
+    return re.split(r"[/#]", iri.rstrip("/#"))[-1]
+
+
 def _names_a_relation(word: str, relations: Sequence[str], kg: KnowledgeGraph) -> bool:
-    """Whether ``word`` is a word of some relation's name, aliases or description, or names its objects."""
+    """Whether ``word`` is a word of some relation's name, its IRI's local name (a label may say another thing:
+    ``:member`` labelled "name"), aliases or description, or names its objects."""
     asked = AskedType(noun=word)
     for relation in relations:
         if asked.named_by(relation):
             return True
-        vocabulary = list(own_name_words(relation))
+        vocabulary = [*own_name_words(relation), *name_words(_local_name(kg.relation_iri(relation)))]
         for alias in kg.relation_aliases(relation):
             vocabulary += text_words(alias)
         vocabulary += text_words(kg.relation_description(base_relation(relation)) or "")
