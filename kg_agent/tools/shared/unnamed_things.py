@@ -106,13 +106,14 @@ def unnamed_thing(masked_question: str, answers: Sequence[dict], kg: KnowledgeGr
 
 
 def _said_of_the_answers(word: str, answers: Sequence[dict], kg: KnowledgeGraph) -> bool:
-    """Whether the KG says ``word`` of some answer: in its name, in a short value of its own (a category "Research
+    """Whether the KG says ``word`` of some answer: in its name or its IRI's local name, in a short value of its own (a category "Research
     Track Paper", at most :data:`~kg_agent.tools.shared.constraints.MAX_KIND_WORDS` words: a longer one is prose) or
     in the name of a thing it points to (a film's scheme "Film thesaurus", a genre "film romantique"): what the KG
     calls its things, beside its classes."""
     keys = [str(a["entity_id"]) for a in answers[:MAX_ANSWERS_READ] if a.get("entity_id")
             and not str(a["entity_id"]).startswith(('"', "_:"))]
-    said = [str(a.get("answer") or "") for a in answers[:MAX_ANSWERS_READ]]
+    # its name, and the local name of its IRI (".../proceedings/paper-36": the KG calls it a paper)
+    said = [str(a.get("answer") or "") for a in answers[:MAX_ANSWERS_READ]] + [" ".join(name_words(_local_name(k))) for k in keys]
     kg.prefetch(keys)
     pointed: list[str] = []
     for key in keys:
