@@ -24,7 +24,10 @@
   left the method abstains, saying which words the KG has no relation for ("the knowledge graph has no relation for
   'isbn'"; "the knowledge graph has 'ill' for 'illustrated', but no walk from the question's entity reaches it"; a
   time question's verb naming an event no relation stands for: "the knowledge graph has no relation for 'sink'"),
-  unless ``"best_effort"`` is asked for.
+  unless ``"best_effort"`` is asked for. Walks no word reads that reach bare values ("how far", "which airlines" over
+  numbers) are judged by :mod:`~kg_agent.tools.shared.unsupported_asks`; things asked for by a word no relation,
+  class or value of the KG names ("what **key** is [X] written in" over ``writer``) by
+  :mod:`~kg_agent.tools.shared.unnamed_things`.
 * **The thing of the kind named.** When a name the question uses is shared by several things the walks start from,
   and the words before it name the class of some ("the **invited talk** [X]", a talk and a paper of one title), the
   answers from the others are left out (:func:`started_at_the_kind_named`; the link step does the same,
@@ -112,6 +115,7 @@ from kg_agent.tools.shared.path_scoring import RelationPathScorer
 from kg_agent.tools.shared.question_parts import QuestionParts, kind_before_mention
 from kg_agent.tools.shared.relation_words import TIME_SUPERLATIVES
 from kg_agent.tools.shared.scoring import mask_every_name, mask_mentions
+from kg_agent.tools.shared.unnamed_things import unnamed_thing
 from kg_agent.tools.shared.unsupported_asks import names_the_kg_lacks, unsupported_kind
 
 ABSTAINED = "abstained"
@@ -415,7 +419,8 @@ def unsupported(question: str, answers: Sequence[dict], kg: KnowledgeGraph) -> t
         every = kg.classes().every
         return every is None or bool(class_names(kg, scorer.vectors).named(noun, every))
 
-    return unsupported_kind(question, masked, answers, scorer.asked_paths(masked, walked, kg=kg), kg, class_named)
+    kind = unsupported_kind(question, masked, answers, scorer.asked_paths(masked, walked, kg=kg), kg, class_named)
+    return kind if kind is not None else unnamed_thing(masked, answers, kg, scorer, class_named)
 
 
 def _masked(question: str, answers: Sequence[dict], kg: KnowledgeGraph | None = None) -> str:
