@@ -339,7 +339,7 @@ def test_the_ntriples_line_pass_reads_names_as_the_parser_does(tmp_path):
     for suffix, fmt in (("nt", ox.RdfFormat.N_TRIPLES), ("ttl", ox.RdfFormat.TURTLE)):
         path = tmp_path / f"kg.{suffix}"
         path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-        literals, links, naming = index_triples(RelationIndexBuilder(), ox, path, fmt, DEFAULT_NAMING, progress=False)
+        literals, links, naming, _ = index_triples(RelationIndexBuilder(), ox, path, fmt, DEFAULT_NAMING, progress=False)
         names: dict = {entity: [] for entity in naming}
         with literals:
             read[suffix] = list(literals.pairs(names)), literals.blank, links, names
@@ -374,7 +374,7 @@ def test_the_index_pass_keeps_names_on_disk_in_batches_and_reads_them_back_in_fi
     read = {}
     for batch in (SpilledNames.BATCH, 2):
         monkeypatch.setattr(SpilledNames, "BATCH", batch)
-        literals, _, naming = index_triples(RelationIndexBuilder(), ox, path, fmt, DEFAULT_NAMING, progress=False)
+        literals, _, naming, _ = index_triples(RelationIndexBuilder(), ox, path, fmt, DEFAULT_NAMING, progress=False)
         names: dict = {entity: [] for entity in naming}
         with literals:
             read[batch] = list(literals), list(literals.pairs(names)), names, literals.blank

@@ -64,7 +64,8 @@ predicate), so no question has to scan the KG's typing triples for them (``SELEC
 ``instance of`` triples of a 104M-triple KG took 20-57 s of a process's first question).
 
 The profile is measured when a KG file is loaded into memory, and once per Oxigraph store (kept in
-``<store>/kg-agent/profile.json``); ``kg-agent load`` prints it.
+``<store>/kg-agent/profile.json``): ``kg-agent load`` measures it from the file's first triples while it reads the file
+(:mod:`kg_agent.kg.loading.profile_sample`) and prints it.
 """
 
 from __future__ import annotations
@@ -102,9 +103,9 @@ MAX_CODE_CHARACTERS = 40
 #: Longest text kept per subject to compare labels and aliases (a longer one is no name).
 MAX_COMPARED_CHARACTERS = 200
 
-#: Triples read to measure the profile: the first this many a store or graph gives (every predicate of each subject
-#: it reaches, so whole subjects are seen). Names are about one per subject, so this sample finds them; reading every
-#: triple of a 2M-triple store cost 15 s of a 30 s load.
+#: Triples read to measure the profile: the first this many a graph, a store or a loaded file gives (a store's and a
+#: graph's: every predicate of each subject they reach, so whole subjects are seen). Names are about one per subject,
+#: so this sample finds them; reading every triple of a 2M-triple store cost 15 s of a 30 s load.
 PROFILE_SAMPLE = 250_000
 
 PROFILE_VERSION = 5

@@ -28,7 +28,7 @@ from kg_agent.kg.loading.rdf_parsing import (
 )
 from kg_agent.kg.naming import DEFAULT_NAMING, Naming
 from kg_agent.kg.owl_restrictions import RESTRICTION_EDGES_QUERY, RESTRICTION_GRAPH
-from kg_agent.kg.profile import measure_name_predicates, oxigraph_texts
+from kg_agent.kg.profile import KGProfile
 from kg_agent.kg.relation_index import RelationIndex, RelationIndexBuilder
 from kg_agent.kg.store_folder import (
     COMPLETE_MARKER,
@@ -206,22 +206,27 @@ def _build_locked(source: Path, store_path: Path, target: Path, fmt: str, lock: 
 
         blank_labels: list[bool] = []
         built: list[RelationIndex] = []
+        profiles: list[KGProfile] = []
 
         def index_and_labels() -> None:
             from kg_agent.kg.stores.oxigraph import with_default_names
 
-            literals, links, naming_entities = index_triples(builder, ox, load_path, load_format, naming,
-                                                             progress=progress)
+            literals, links, naming_entities, profile = index_triples(builder, ox, load_path, load_format, naming,
+                                                                      progress=progress)
+            profiles.append(profile)
+            profiled = profile.naming(naming)  # the names a reader opening the store will ask the label file for
             collected: dict[str, NameLiterals] = {entity: [] for entity in naming_entities}
+            relation_names = frozenset(naming.name_predicates)  # the relations are named as before the profile
             with literals:  # one read of the names: the label file's, and the relation-naming entities' on the way
                 if literals.blank:  # the store renames blank nodes: ask it
                     blank_labels.append(True)
-                    for _ in literals.pairs(collected):
+                    for _ in literals.pairs(collected, relation_names):
                         pass
-                else:
+                else:  # built once, with the profile's names (the pass kept their literals too)
                     build_label_sqlite(sidecar / LABEL_INDEX_FILE,
-                                       with_default_names(literals.pairs(collected), builder.signatures),
-                                       build=label_build(build, naming))
+                                       with_default_names(literals.pairs(collected, relation_names),
+                                                          builder.signatures),
+                                       build=label_build(build, profiled))
             names_of = {entity: found for entity, found in collected.items() if found}
             built.append(builder.build())
             built[0].save(sidecar / RELATION_INDEX_FILE)
@@ -238,29 +243,22 @@ def _build_locked(source: Path, store_path: Path, target: Path, fmt: str, lock: 
         if fmt in QUAD_FORMATS and not lenient:  # a triple stated in two graphs was read twice: the store's count
             builder.triples = built[0].triples = len(ox.Store.read_only(str(partial)))
             built[0].save(sidecar / RELATION_INDEX_FILE)
+        profiled = profiles[0].naming(naming)
         if blank_labels:
             from kg_agent.kg.stores.oxigraph import store_names
 
             store = ox.Store(str(partial))
-            build_label_sqlite(sidecar / LABEL_INDEX_FILE, store_names(store, naming, builder.signatures),
-                               build=label_build(build, naming))
+            build_label_sqlite(sidecar / LABEL_INDEX_FILE, store_names(store, profiled, builder.signatures),
+                               build=label_build(build, profiled))
             del store
         derived = _keep_restriction_edges(ox, partial)
         if derived:  # the relation index learns the relations they state
             index_derived_edges(builder, ox, derived, ntriples=load_format == ox.RdfFormat.N_TRIPLES)
             built[0] = builder.build()
             built[0].save(sidecar / RELATION_INDEX_FILE)
-        store = ox.Store.read_only(str(partial))
-        profile = replace(measure_name_predicates(oxigraph_texts(store), naming), restriction_edges=len(derived),
+        profile = replace(profiles[0], restriction_edges=len(derived),
                           classes=pass_classes(builder, ox, naming))  # from the index pass: no scan of the store
         profile.save(sidecar / PROFILE_FILE)
-        profiled = profile.naming(naming)
-        if profiled != naming:  # the label file a reader opening the store with the found names will ask for
-            from kg_agent.kg.stores.oxigraph import store_names
-
-            build_label_sqlite(sidecar / LABEL_INDEX_FILE, store_names(store, profiled, builder.signatures),
-                               build=label_build(build, profiled))
-        del store
         files = written_files(partial) + [f"{SIDECAR_DIR}/{COMPLETE_MARKER}"]  # the manifest: what this load wrote
         (sidecar / COMPLETE_MARKER).write_text(json.dumps({
             "build": build, "source": str(source), "format": fmt, "triples": built[0].triples,

@@ -7,11 +7,12 @@ from __future__ import annotations
 import marshal
 import os
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from pathlib import Path
 
+from kg_agent.kg.loading.profile_sample import HeldLine, measure_sample, ntriples_texts, parsed_texts
 from kg_agent.kg.naming import DOMAIN_PREDICATES, RANGE_PREDICATES, SUBCLASS_PREDICATES, WIKIBASE_PROPERTY_LINKS, Naming
-from kg_agent.kg.profile import MAX_CLASSES
+from kg_agent.kg.profile import MAX_CLASSES, PROFILE_SAMPLE, KGProfile
 from kg_agent.kg.relation_index import RelationIndexBuilder
 from kg_agent.kg.stores.base import NameLiterals
 
@@ -41,10 +42,12 @@ class SpilledNames:
         for batch in self._batches():
             yield from batch
 
-    def pairs(self, names: dict[str, NameLiterals] | None = None) -> Iterator[tuple[str, str]]:
+    def pairs(self, names: dict[str, NameLiterals] | None = None,
+              predicates: Collection[str] | None = None) -> Iterator[tuple[str, str]]:
         """``(entity id, text)`` of each literal, in file order; with ``names`` (``{entity id: []}``, the entities
-        that name relations), each of those entities' ``(predicate, text, language)`` is appended to its list on
-        the way, so the label file and the relation names take one read of the file."""
+        that name relations), each of those entities' ``(predicate, text, language)`` (of a name predicate among
+        ``predicates``, when given) is appended to its list on the way, so the label file and the relation names take
+        one read of the file."""
         if not names:
             for batch in self._batches():
                 for key, _, text, _ in batch:
@@ -54,7 +57,7 @@ class SpilledNames:
         for batch in self._batches():
             for key, predicate, text, language in batch:
                 kept = get(key)
-                if kept is not None:
+                if kept is not None and (predicates is None or predicate in predicates):
                     kept.append((predicate, text, language))
                 yield key, text
 
@@ -75,13 +78,19 @@ class SpilledNames:
         self.close()
 
 
-def index_triples(builder: RelationIndexBuilder, ox, path: Path, fmt, naming: Naming, *,
-                  progress: bool) -> tuple[SpilledNames, list[tuple[str, str, str]], set[str]]:
+def index_triples(builder: RelationIndexBuilder, ox, path: Path, fmt, naming: Naming, *, progress: bool,
+                  sample: int = PROFILE_SAMPLE) -> tuple[SpilledNames, list[tuple[str, str, str]], set[str], KGProfile]:
     """Feed every fact of the file to the relation index builder; return its label and alias literals met on the
-    way (:class:`~kg_agent.kg.naming.Naming`) in file order, kept on disk (:class:`SpilledNames`: the caller closes
-    it), and what names its relations (:func:`~kg_agent.kg.stores.base.name_relations`): the ``(property entity,
-    link, predicate)`` Wikibase links, and the entities whose name literals do (the predicates and those property
-    entities: :meth:`SpilledNames.pairs` collects their literals while it reads the names back)."""
+    way in file order, kept on disk (:class:`SpilledNames`: the caller closes it), what names its relations
+    (:func:`~kg_agent.kg.stores.base.name_relations`): the ``(property entity, link, predicate)`` Wikibase links,
+    and the entities whose name literals do (the predicates and those property entities: :meth:`SpilledNames.pairs`
+    collects their literals while it reads the names back), and the KG profile measured from the text literals of
+    the file's first ``sample`` triples (:mod:`kg_agent.kg.loading.profile_sample`; its ``restriction_edges`` and
+    ``classes`` are the caller's to fill in).
+
+    The label and alias literals kept are those of ``profile.naming(naming)``: ``naming``'s name predicates and those
+    the profile found. Until the sample is read, the literal lines are held, then their names kept in file order;
+    the relation index is built with ``naming`` alone (a found name predicate's triples stay facts there)."""
     from kg_agent.kg.stores.oxigraph import ox_key
 
     size = path.stat().st_size
@@ -94,37 +103,53 @@ def index_triples(builder: RelationIndexBuilder, ox, path: Path, fmt, naming: Na
     add = builder.add
     links: list[tuple[str, str, str]] = []
     literals = SpilledNames()  # (entity id, name predicate, text, language)
+    profile: KGProfile | None = None
     try:
         if fmt == ox.RdfFormat.N_TRIPLES:
-            link_lines = _index_ntriples_lines(builder, ox, handle, naming, bar, literals)
+            link_lines, profile = _index_ntriples_lines(builder, ox, handle, naming, bar, literals, sample)
             links = [link for t in ox.parse(b"".join(link_lines), format=fmt)
                      if (link := _property_link(ox, t)) is not None]
         else:
             facts: dict[str, bool] = {}
             reported = 0
+            names = naming  # whose name literals are kept: the profiled naming once the sample is read
+            held: list = []  # the sample's literal triples, until it is read
+
+            def keep_name(triple) -> None:
+                literals.blank |= isinstance(triple.subject, ox.BlankNode)
+                literals.pending.append((ox_key(triple.subject), triple.predicate.value, triple.object.value,
+                                         triple.object.language))
+                if len(literals.pending) >= SpilledNames.BATCH:
+                    literals.spill()
+
+            def read_sample() -> KGProfile:
+                nonlocal names
+                measured = measure_sample(parsed_texts(ox, held), naming)
+                names = measured.naming(naming)
+                for kept in held:
+                    if names.is_label(kept.predicate.value):
+                        keep_name(kept)
+                held.clear()
+                return measured
+
             for count, triple in enumerate(ox.parse(handle, format=fmt), start=1):
+                if profile is None and count > sample:
+                    profile = read_sample()
                 predicate = triple.predicate.value
                 fact = facts.get(predicate)
                 if fact is None:
                     fact = facts[predicate] = naming.is_fact(predicate)
-                if fact and naming.is_label(predicate) and isinstance(triple.object, ox.Literal):  # an alias
-                    literals.blank |= isinstance(triple.subject, ox.BlankNode)
-                    literals.pending.append((ox_key(triple.subject), predicate, triple.object.value,
-                                             triple.object.language))
-                    if len(literals.pending) >= SpilledNames.BATCH:
-                        literals.spill()
+                obj = triple.object
+                if isinstance(obj, ox.Literal):
+                    if profile is None:
+                        held.append(triple)
+                    elif names.is_label(predicate):
+                        keep_name(triple)
                 if not fact:
                     builder.triples += 1  # counted, but a name is not an edge
-                    obj = triple.object
-                    if naming.is_label(predicate) and isinstance(obj, ox.Literal):
-                        literals.blank |= isinstance(triple.subject, ox.BlankNode)
-                        literals.pending.append((ox_key(triple.subject), predicate, obj.value, obj.language))
-                        if len(literals.pending) >= SpilledNames.BATCH:
-                            literals.spill()
-                    elif (link := _property_link(ox, triple)) is not None:
+                    if (link := _property_link(ox, triple)) is not None:
                         links.append(link)
                     continue
-                obj = triple.object
                 if isinstance(obj, ox.Literal):
                     if obj.value:  # a literal is an end
                         add(_ox_node(triple.subject, ox), predicate, "", object_walks_on=False)
@@ -136,9 +161,12 @@ def index_triples(builder: RelationIndexBuilder, ox, path: Path, fmt, naming: Na
                     position = handle.tell()
                     bar.update(position - reported)
                     reported = position
+            if profile is None:  # the file is no longer than the sample
+                profile = read_sample()
             if bar is not None:
                 bar.update(size - reported)
-        return literals, links, set(builder.predicates()) | {prop for prop, _, _ in links}
+        assert profile is not None
+        return literals, links, set(builder.predicates()) | {prop for prop, _, _ in links}, profile
     except BaseException:
         literals.close()
         raise
@@ -162,12 +190,13 @@ def _property_link(ox, triple) -> tuple[str, str, str] | None:
     return None
 
 
-def _index_ntriples_lines(builder: RelationIndexBuilder, ox, handle, naming: Naming, bar,
-                          literals: SpilledNames) -> list[bytes]:
+def _index_ntriples_lines(builder: RelationIndexBuilder, ox, handle, naming: Naming, bar, literals: SpilledNames,
+                          sample: int) -> tuple[list[bytes], KGProfile]:
     """The index pass over N-Triples: split lines, no parser objects. Puts the label and alias literals in
     ``literals`` as ``(entity id, name predicate, text, language)`` in file order; returns the lines of Wikibase's
-    property links and of the ranges of properties (they name relations); other triples that are not facts
-    (descriptions, schema) are counted only.
+    property links and of the ranges of properties (they name relations), and the profile of the first ``sample``
+    triples' text literals (:func:`index_triples`: their literal lines are held until then); other triples that
+    are not facts (descriptions, schema) are counted only.
 
     Subject and predicate hold no whitespace, so ``split(None, 2)`` finds them; a node is keyed by its
     N-Triples text (the index needs distinct nodes only). A name line without escapes is read from its bytes; a line
@@ -205,6 +234,27 @@ def _index_ntriples_lines(builder: RelationIndexBuilder, ox, handle, naming: Nam
 
     link_lines: list[bytes] = []
     bits: dict[bytes, tuple] = {}
+    iris: dict[bytes, str] = {}  # each predicate's IRI by its bytes in the file
+    names = naming  # whose name literals are kept: the profiled naming once the sample is read
+    held: list[HeldLine] = []  # the sample's literal lines
+    sampling, left = True, sample
+
+    def read_sample() -> KGProfile:
+        """Measure the sample; from now on keep the found names' literals too, and keep the held lines' names."""
+        nonlocal names
+        profile = measure_sample(ntriples_texts(ox, held, iris), naming)
+        names = profile.naming(naming)
+        for predicate, iri in iris.items():
+            if names.is_label(iri) and not naming.is_label(iri):
+                bits[predicate] = _found_name(bits[predicate], iri)
+        for line, subject, predicate, rest in held:
+            name_of = _name_of(bits[predicate])
+            if name_of is not None:
+                read_name(line, subject, name_of, rest)
+        held.clear()
+        return profile
+
+    profile = None
     reported = 0
     edges = others = 0  # the triples that are facts, and the others (counted, not edges)
     literal_bits = 0  # the predicates met with a literal object
@@ -214,32 +264,45 @@ def _index_ntriples_lines(builder: RelationIndexBuilder, ox, handle, naming: Nam
         if len(parts) < 3 or parts[0][0] == 35:  # 35: '#', a comment
             continue
         subject, predicate, rest = parts
+        if sampling:
+            if not left:
+                sampling = False
+                profile = read_sample()
+            else:
+                left -= 1
+                if rest[0] == 34:  # '"': a literal, perhaps a text the profile reads or a name
+                    held.append((line, subject, predicate, rest))
         pair = bits.get(predicate)
         if pair is None:
             if b"\\" in predicate:
                 iri = next(iter(ox.parse(line, format=ox.RdfFormat.N_TRIPLES))).predicate.value
             else:
                 iri = predicate[1:-1].decode("utf-8")
+            iris[predicate] = iri
             if naming.is_fact(iri):
                 pair = builder.predicate_bits(iri)
-                if naming.is_label(iri):  # an alias: a fact, and a name too
+                if names.is_label(iri):  # an alias (or a name the profile found): a fact, and a name too
                     pair = (*pair, iri)
-            elif naming.is_label(iri):
+            elif names.is_label(iri):
                 pair = (_NAME, iri)
             else:
                 pair = _LINK if iri in WIKIBASE_PROPERTY_LINKS or iri in _CLASS_LINKS else _NOT_A_FACT
+                if names.is_label(iri):
+                    pair = _found_name(pair, iri)
             bits[predicate] = pair
         if pair[0] < 0:  # a name, a Wikibase link, or neither a name nor a fact
             others += 1
             if pair[0] == _NAME:
-                if rest[0] == 34:  # '"': a name is a literal
+                if rest[0] == 34 and not sampling:  # '"': a name is a literal (held while sampling)
                     read_name(line, subject, pair[1], rest)
-            elif pair is _LINK:
+            elif pair[0] == _LINK[0]:
                 link_lines.append(line if line.endswith(b"\n") else line + b"\n")
+                if pair[1] != _LINK[1] and rest[0] == 34 and not sampling:  # a link predicate the profile found names
+                    read_name(line, subject, pair[1], rest)
             continue
         out_bit, in_bit = pair[0], pair[1]
         literal = rest[0] == 34  # '"'
-        if literal and len(pair) == 3:  # an alias's literal: a name too
+        if literal and len(pair) == 3 and not sampling:  # an alias's literal: a name too
             read_name(line, subject, pair[2], rest)
         obj = rest.rstrip(b" \t\r\n.")  # a node never ends with '.': IRIs end with '>', literals with '"', a tag or '>'
         edges += 1
@@ -262,6 +325,8 @@ def _index_ntriples_lines(builder: RelationIndexBuilder, ox, handle, naming: Nam
             position = handle.tell()
             bar.update(position - reported)
             reported = position
+    if sampling:  # the file is no longer than the sample
+        profile = read_sample()
     builder.triples += edges + others
     if builder.literal_bits is not None:
         builder.literal_bits |= literal_bits
@@ -269,7 +334,25 @@ def _index_ntriples_lines(builder: RelationIndexBuilder, ox, handle, naming: Nam
         builder.repeated_bits |= repeated
     if bar is not None:
         bar.update(handle.tell() - reported)
-    return link_lines
+    assert profile is not None
+    return link_lines, profile
+
+
+def _found_name(pair: tuple, iri: str) -> tuple:
+    """What the pass keeps for a predicate the profile found to name things: a fact's bits with its IRI (a name too,
+    as an alias is), a link's code with its IRI, or a name's."""
+    if pair[0] >= 0:
+        return (pair[0], pair[1], iri)
+    if pair[0] == _LINK[0]:
+        return (_LINK[0], iri)
+    return (_NAME, iri)
+
+
+def _name_of(pair: tuple) -> str | None:
+    """The name predicate's IRI whose literals the pass keeps for a predicate's ``pair``; None for no name."""
+    if pair[0] >= 0:
+        return pair[2] if len(pair) == 3 else None
+    return pair[1] if isinstance(pair[1], str) else None
 
 
 def _language(after: bytes) -> str | None:
