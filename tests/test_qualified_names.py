@@ -66,6 +66,11 @@ def test_a_whole_label_wins_over_a_qualified_one_unless_the_question_names_the_q
     assert linked(kg, "Who was born in Porto?") == [GAL + "Porto"]
 
 
+def test_a_name_less_its_qualifier_links_by_any_label_not_only_the_one_shown(kg):
+    # the gallery is shown as "Harbour Gallery"; its Portuguese label is "Galeria do Porto (Lisboa)"
+    assert linked(kg, "Which paintings does Galeria do Porto hold?") == [GAL + "Harbour_Gallery"]
+
+
 def test_a_qualifier_writing_the_name_again_ranks_the_thing_it_names_first(kg):
     # "Corvo (Corvo painting)" is told apart by the painter Corvo: "Corvo" alone is the painter
     assert linked(kg, "Where was Corvo born?") == [GAL + "Corvo"]

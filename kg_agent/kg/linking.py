@@ -67,7 +67,6 @@ from kg_agent.kg.terms import (
     lookup_keys,
     normalize_label,
     reading_order,
-    split_qualifier,
 )
 from kg_agent.kg.types import Entity
 from kg_agent.text import AMOUNT_DETERMINERS, ARTICLES, COORDINATORS, FUNCTION_WORDS, content_words, stem
@@ -740,9 +739,9 @@ def _score_candidate(kg: KnowledgeGraph, q: _Question, begin: int, size: int, ho
         around = q.written(begin, size, slack=len(label)) if how == "exact" else ""
         # a question in lower case says nothing by its case, only by its punctuation ("hush!"); a name a catalogue
         # writes surname first is written as the KG writes it when the question has it in reading order
-        named, qualifier = _named_by_label(kg, key, label, " ".join(words)) if how == "exact" else (LABEL, "")
+        named, name, qualifier = _named_by_label(kg, key, label, " ".join(words)) if how == "exact" else (LABEL, "", "")
         # a label with a qualifier is written as the KG writes it when the question writes its name so ("Chicago")
-        shown = split_qualifier(label)[0] if named == QUALIFIED else label
+        shown = name if named == QUALIFIED else label
         verbatim = bool(around) and any(
             _written_as(around, written) if q.cased else _written_as(around.lower(), written.lower())
             for written in (shown, reading_order(shown)) if written)
@@ -771,7 +770,7 @@ def _score_candidate(kg: KnowledgeGraph, q: _Question, begin: int, size: int, ho
                       aliased=aliased)
 
 
-def _named_by_label(kg: KnowledgeGraph, key: str, label: str, text: str) -> tuple[str, str]:
+def _named_by_label(kg: KnowledgeGraph, key: str, label: str, text: str) -> tuple[str, str, str]:
     """How the mention ``text`` (normalized) names the entity (:func:`~kg_agent.kg.qualified_names.how_named`): by
     one of its labels whole (its display label, else any label under the naming's label predicates, in any
     language; a thing with no label at all is named by whatever names it), by a label less its qualifier ("Chicago"
@@ -781,7 +780,7 @@ def _named_by_label(kg: KnowledgeGraph, key: str, label: str, text: str) -> tupl
         return named
     literals = kg.store.name_literals([key], kg.naming.label_predicates).get(key, [])
     if not literals:
-        return named if named[0] == QUALIFIED else (LABEL, "")
+        return named if named[0] == QUALIFIED else (LABEL, "", "")
     return how_named(text, [label, *(name for _, name, _ in literals)])
 
 

@@ -39,19 +39,20 @@ BESIDE_WORDS = 3
 LABEL, QUALIFIED, ALIAS = "label", "qualified", "alias"
 
 
-def how_named(mention: str, names: Sequence[str]) -> tuple[str, str]:
-    """How ``mention`` names a thing whose label predicates give ``names`` (its display label first): ``(LABEL, "")``
-    when it is one of them whole, ``(QUALIFIED, qualifier)`` when it is one of them less its qualifier, else
-    ``(ALIAS, "")`` (another name: an alias, or nothing the names say)."""
+def how_named(mention: str, names: Sequence[str]) -> tuple[str, str, str]:
+    """How ``mention`` names a thing whose label predicates give ``names`` (its display label first): ``(LABEL, "",
+    "")`` when it is one of them whole, ``(QUALIFIED, name, qualifier)`` when it is one of them less its qualifier
+    (the first such: "Chicago", "band"), else ``(ALIAS, "", "")`` (another name: an alias, or nothing the names
+    say)."""
     forms = set(lookup_keys(mention))
-    qualifier = ""
+    qualified: tuple[str, str] | None = None
     for name in names:
         if forms.intersection(whole_label_keys(name)):
-            return LABEL, ""
+            return LABEL, "", ""
         split = split_qualifier(name)
-        if not qualifier and split is not None and forms.intersection(whole_label_keys(split[0])):
-            qualifier = split[1]
-    return (QUALIFIED, qualifier) if qualifier else (ALIAS, "")
+        if qualified is None and split is not None and forms.intersection(whole_label_keys(split[0])):
+            qualified = split
+    return (QUALIFIED, *qualified) if qualified else (ALIAS, "", "")
 
 
 def words_beside(tokens: Sequence[str], begin: int, end: int) -> list[str]:
