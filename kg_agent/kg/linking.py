@@ -66,6 +66,7 @@ from kg_agent.kg.terms import (
     label_key,
     lookup_keys,
     normalize_label,
+    qualified_only,
     reading_order,
 )
 from kg_agent.kg.types import Entity
@@ -181,6 +182,8 @@ def _with_same_names(kg: KnowledgeGraph, linked: list[LinkedEntity]) -> list[Lin
             if label == normalize_label(item.entity.label) or _without_initials(label) != name:
                 continue
             for twin in kg.find_entities(label):
+                if qualified_only(label, twin.label):  # a name less its qualifier is not the same name
+                    continue
                 if twin.id not in known and not twin.id.startswith("_:") and around(twin.id) & around(item.entity.id):
                     known.add(twin.id)
                     out.append(LinkedEntity(twin, item.mention, item.score, item.how))
@@ -521,6 +524,8 @@ def _partial_candidates(kg: KnowledgeGraph, q: _Question) -> list[_Candidate]:
             if key in found:
                 continue
             entities = kg.entities_among(index.get(label, []))
+            # a partial name is of a whole label: a name less its qualifier matched in part is too loose
+            entities = {k: r for k, r in entities.items() if not qualified_only(label, kg.label(k) or k)}
             if entities:
                 found[key] = _score_candidate(kg, q, begin, end - begin, "partial", quality, entities)
     return list(found.values())
