@@ -30,7 +30,7 @@ from kg_agent.kg.relation_index import RelationIndex
 from kg_agent.kg.sparql import sparql_iri
 from kg_agent.kg.sparql_cache import SparqlCache
 from kg_agent.kg.stores.base import BoundedEdges, GraphStore
-from kg_agent.kg.terms import default_label, key_term, lookup_keys, node_key
+from kg_agent.kg.terms import default_label, key_term, lookup_keys, node_key, qualified_only
 from kg_agent.kg.types import Entity, base_relation, is_inverse
 
 
@@ -480,7 +480,8 @@ class KnowledgeGraph:
 
     def find_entities(self, text: str) -> list[Entity]:
         """Entities whose label equals ``text`` (case, punctuation and spacing ignored; a space between a letter and a
-        digit too, :func:`~kg_agent.kg.terms.joined_key`).
+        digit too, :func:`~kg_agent.kg.terms.joined_key`; a possessive ending it too, "Nirvana's"), else, when no label
+        is the text whole, whose label is the text and a qualifier in parentheses ("Chicago (band)" for "Chicago").
 
         Only entities count (:meth:`is_entity`: no literal, property or class). Ranked: labels equal to ``text``
         as written first, then by number of relations (a film before a
@@ -493,6 +494,9 @@ class KnowledgeGraph:
             if entities:
                 break
         found = [Entity(k, self.label(k) or k) for k in entities]
+        # "Chicago" finds "Chicago (band)" only when no label is "Chicago" whole
+        whole = [e for e in found if not qualified_only(key, e.label)]
+        found = whole or found
         if len(found) > 1:
             stripped = text.strip()
             found.sort(key=lambda e: (e.label != stripped, -len(entities[e.id]), e.id))

@@ -24,8 +24,9 @@ from kg_agent.kg.errors import KGLoadError
 from kg_agent.kg.terms import label_keys
 
 #: The version of the keys :func:`~kg_agent.kg.terms.label_keys` gives a label (2: also its joined form, "iswc2005"
-#: for "ISWC 2005"): a label file built with other keys is rebuilt when its store is opened.
-LABEL_KEYS_VERSION = 2
+#: for "ISWC 2005"; 3: also its name less a qualifier in parentheses, "chicago" for "Chicago (band)"): a label file
+#: built with other keys is rebuilt when its store is opened.
+LABEL_KEYS_VERSION = 3
 
 
 class DictLabelIndex(dict):

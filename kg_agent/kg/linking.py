@@ -46,6 +46,16 @@ from dataclasses import dataclass, field
 from kg_agent.kg.errors import KGError
 from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.naming import HIERARCHY_NAMES
+from kg_agent.kg.qualified_names import (
+    ALIAS,
+    LABEL,
+    QUALIFIED,
+    QUALIFIER_NAMED_BONUS,
+    QUALIFIER_PENALTY,
+    how_named,
+    qualifier_named,
+    restates_name,
+)
 from kg_agent.kg.relation_paths import own_name_words
 from kg_agent.kg.stores.base import BoundedEdges
 from kg_agent.kg.terms import (
@@ -54,9 +64,9 @@ from kg_agent.kg.terms import (
     is_acronym,
     joined_key,
     label_key,
-    label_keys,
     lookup_keys,
     normalize_label,
+    qualified_only,
     reading_order,
 )
 from kg_agent.kg.types import Entity
@@ -172,6 +182,8 @@ def _with_same_names(kg: KnowledgeGraph, linked: list[LinkedEntity]) -> list[Lin
             if label == normalize_label(item.entity.label) or _without_initials(label) != name:
                 continue
             for twin in kg.find_entities(label):
+                if qualified_only(label, twin.label):  # a name less its qualifier is not the same name
+                    continue
                 if twin.id not in known and not twin.id.startswith("_:") and around(twin.id) & around(item.entity.id):
                     known.add(twin.id)
                     out.append(LinkedEntity(twin, item.mention, item.score, item.how))
@@ -345,9 +357,12 @@ def _link_ngrams(kg: KnowledgeGraph, question: str, cutoff: float) -> tuple[list
                     break
             if not found:  # the name of a relation, a class or a literal: the words stay free
                 continue
+            candidate = _score_candidate(kg, q, begin, size, "exact", quality, found)
+            if not candidate.scored:  # only names less their qualifier, written otherwise ("How long": "How Long (song)")
+                continue
             for i in span:
                 claimed[i] = True
-            candidates.append(_score_candidate(kg, q, begin, size, "exact", quality, found))
+            candidates.append(candidate)
     numbered = [f"{c.text} {tokens[c.begin + c.size]}" for c in candidates
                 if c.begin + c.size < len(tokens) and _is_designation(tokens[c.begin + c.size])
                 and not any(e.label.split()[-1:] == [tokens[c.begin + c.size]] for _, e in c.scored)]
@@ -509,6 +524,8 @@ def _partial_candidates(kg: KnowledgeGraph, q: _Question) -> list[_Candidate]:
             if key in found:
                 continue
             entities = kg.entities_among(index.get(label, []))
+            # a partial name is of a whole label: a name less its qualifier matched in part is too loose
+            entities = {k: r for k, r in entities.items() if not qualified_only(label, kg.label(k) or k)}
             if entities:
                 found[key] = _score_candidate(kg, q, begin, end - begin, "partial", quality, entities)
     return list(found.values())
@@ -727,17 +744,27 @@ def _score_candidate(kg: KnowledgeGraph, q: _Question, begin: int, size: int, ho
         around = q.written(begin, size, slack=len(label)) if how == "exact" else ""
         # a question in lower case says nothing by its case, only by its punctuation ("hush!"); a name a catalogue
         # writes surname first is written as the KG writes it when the question has it in reading order
+        named, name, qualifier = _named_by_label(kg, key, label, " ".join(words)) if how == "exact" else (LABEL, "", "")
+        # a label with a qualifier is written as the KG writes it when the question writes its name so ("Chicago")
+        shown = name if named == QUALIFIED else label
         verbatim = bool(around) and any(
             _written_as(around, written) if q.cased else _written_as(around.lower(), written.lower())
-            for written in (label, reading_order(label)) if written)
+            for written in (shown, reading_order(shown)) if written)
         all_capitalised = all_capitalised and any(ch.isupper() for ch in label)
         score = size * quality + DEGREE_WEIGHT * math.log1p(len(relations)) + FIT_WEIGHT * _fit(relations, q.roots, inside)
-        if how == "exact" and not _named_by_label(kg, key, label, " ".join(words)):
+        if named == ALIAS:
             score -= ALIAS_PENALTY
         else:
             aliased = False
+        if named == QUALIFIED and q.cased and not verbatim:
+            continue  # a weaker match: a cased question must write the name as the KG does ("How long" is no title)
+        if named == QUALIFIED:  # "Chicago (band)" named "Chicago": below the city, above it for "the band Chicago"
+            score += QUALIFIER_NAMED_BONUS if qualifier_named(qualifier, q.tokens, begin, begin + size) \
+                else -QUALIFIER_PENALTY
+            if restates_name(qualifier, " ".join(words)):  # "Genesis (Genesis album)": the band first
+                score -= QUALIFIER_PENALTY
         if verbatim:
-            score += CASE_BONUS + 1e-3 * len(label)  # "Hush!" before "Hush" when the question writes "Hush!"
+            score += CASE_BONUS + 1e-3 * len(shown)  # "Hush!" before "Hush" when the question writes "Hush!"
         scored.append((score, Entity(key, label)))
     scored.sort(key=lambda pair: (-pair[0], pair[1].id))
     relational = bool(content) and all(stem(w) in q.vocabulary_roots for w in content)
@@ -748,15 +775,18 @@ def _score_candidate(kg: KnowledgeGraph, q: _Question, begin: int, size: int, ho
                       aliased=aliased)
 
 
-def _named_by_label(kg: KnowledgeGraph, key: str, label: str, text: str) -> bool:
-    """Whether the mention ``text`` (normalized) is one of the entity's labels, not only one of its aliases: its
-    display label, else any label under the naming's label predicates, in any language (a thing with no label at
-    all is named by whatever names it)."""
-    forms = set(lookup_keys(text))
-    if forms.intersection(label_keys(label)):
-        return True
+def _named_by_label(kg: KnowledgeGraph, key: str, label: str, text: str) -> tuple[str, str, str]:
+    """How the mention ``text`` (normalized) names the entity (:func:`~kg_agent.kg.qualified_names.how_named`): by
+    one of its labels whole (its display label, else any label under the naming's label predicates, in any
+    language; a thing with no label at all is named by whatever names it), by a label less its qualifier ("Chicago"
+    for "Chicago (band)"), or only by an alias."""
+    named = how_named(text, [label])
+    if named[0] == LABEL:
+        return named
     literals = kg.store.name_literals([key], kg.naming.label_predicates).get(key, [])
-    return not literals or any(forms.intersection(label_keys(name)) for _, name, _ in literals)
+    if not literals:
+        return named if named[0] == QUALIFIED else (LABEL, "", "")
+    return how_named(text, [label, *(name for _, name, _ in literals)])
 
 
 def _written_as(question: str, label: str) -> bool:

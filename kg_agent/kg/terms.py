@@ -129,8 +129,42 @@ def label_key(text: str) -> str:
 _INVERTED_NAME = re.compile(r"^\s*([^\W\d_][\w.'’-]*(?:\s+[\w.'’-]+){0,3}),\s*([^\W\d_][\w.'’-]*(?:\s+[\w.'’-]+){0,3})\s*$")
 
 
+#: A name followed by a qualifier in parentheses, as Wikipedia, DBpedia, catalogues and gazetteers tell apart things
+#: of one name ("Chicago (band)", "Madonna (entertainer)", "Acre (Israel)"): the name holds a letter or digit, and so
+#: does the qualifier, which holds no parenthesis of its own (the last one of a label is its qualifier).
+_QUALIFIED = re.compile(r"^(.*?\w.*?)\s*\(([^()]*\w[^()]*)\)\s*$", re.DOTALL)
+
+
+def split_qualifier(text: str) -> tuple[str, str] | None:
+    """``(name, qualifier)`` of a label ending in a qualifier in parentheses ("Chicago (band)": ``("Chicago",
+    "band")``), None for any other text."""
+    if not text.endswith(")"):  # most labels: no need to try the pattern
+        text = text.rstrip()
+        if not text.endswith(")"):
+            return None
+    found = _QUALIFIED.match(text)
+    return None if found is None else (found.group(1), found.group(2))
+
+
+def qualified_only(key: str, label: str) -> bool:
+    """Whether the key names the label only less its qualifier ("chicago" for "Chicago (band)"), not whole."""
+    split = split_qualifier(label)
+    return split is not None and key not in whole_label_keys(label) and key in whole_label_keys(split[0])
+
+
 def label_keys(text: str) -> list[str]:
-    """The keys a label is indexed by: its :func:`label_key`, for a name written surname first ("Twain, Mark")
+    """The keys a label is indexed by: its :func:`whole_label_keys`, then for a label ending in a qualifier in
+    parentheses ("Chicago (band)") those of its name without it ("chicago"), which a question writes without the
+    qualifier; linking ranks a match by them below a match of a whole label (:mod:`kg_agent.kg.qualified_names`)."""
+    keys = whole_label_keys(text)
+    qualified = split_qualifier(text)
+    if qualified is None:
+        return keys
+    return list(dict.fromkeys(keys + whole_label_keys(qualified[0])))
+
+
+def whole_label_keys(text: str) -> list[str]:
+    """The keys of a whole label: its :func:`label_key`, for a name written surname first ("Twain, Mark")
     the key of the name in reading order too ("mark twain"), so a question's "Mark Twain" finds it, and each of
     these in its :func:`joined_key` form ("ISWC 2005" is also indexed as "iswc2005")."""
     key = label_key(text)
@@ -156,12 +190,28 @@ def joined_key(key: str) -> str:
     return _LETTER_DIGIT_SPACE.sub("", key)
 
 
+#: An English possessive ending a mention: "'s" or "’s" after a letter or digit ("Nirvana's", "Endurance’s").
+_POSSESSIVE_END = re.compile(r"(?<=\w)['’]s$")
+
+
+def without_possessive(text: str) -> str | None:
+    """The mention without the possessive ending it ("Nirvana's" -> "Nirvana"), None when it ends in none. (A
+    plural's possessive, "the Beatles'", is its plural once the apostrophe, punctuation, is read as a space.)"""
+    stripped = text.strip()
+    return _POSSESSIVE_END.sub("", stripped) if _POSSESSIVE_END.search(stripped) else None
+
+
 def lookup_keys(text: str) -> list[str]:
     """The keys a mention is looked up by, in order: its :func:`label_key`, then its :func:`joined_key` form when
-    that differs."""
+    that differs, then for a mention ending in a possessive ("Nirvana's") the keys of the name without it (a name
+    that itself ends so, "McDonald's", is found first by its own key)."""
     key = label_key(text)
     joined = joined_key(key)
-    return [key, joined] if joined != key else [key]
+    keys = [key, joined] if joined != key else [key]
+    owner = without_possessive(text)
+    if owner is not None and has_word_character(owner):
+        keys += [k for k in lookup_keys(owner) if k not in keys]
+    return keys
 
 
 def reading_order(text: str) -> str | None:
