@@ -72,6 +72,7 @@ from kg_agent.tools.shared.answer_types import (
     subject_qualifier,
 )
 from kg_agent.tools.shared.compound_heads import heads_of_named_modifiers
+from kg_agent.tools.shared.peer_relations import peer_direction, peer_relations, says_a_direction
 from kg_agent.tools.shared.question_parts import (
     ENTITY_TOKEN,
     NO_RELATION_WORDS,
@@ -553,6 +554,8 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
                                                         and last_kinds[p[0]].unnamed >= 0.5}, self.vectors)
                       if kg is not None and kinds is not None else frozenset())
         asked_trip, same_columns, same_named = self._asked_round_trip(parts, paths, trips, last_kinds, named_classes, kg)
+        # first hops between two things of one class, whose direction "from [X]" / "to [X]" says
+        peers = self._peer_first_hops(parts, paths, kinds, last_kinds)
         scores = []
         for path, trip in zip(paths, trips):
             rows = [row[r] if r in row else row[base_relation(r)] for r in path]
@@ -597,7 +600,7 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
                 hop_unclipped[np.ix_([trip, trip + 1], same_columns)] = np.maximum(
                     hop_unclipped[np.ix_([trip, trip + 1], same_columns)], 1.0)
             total = (self._aligned(parts, path, hop_evidence, typed, slots, hop_unclipped, through, shared, unnamed,
-                                   both_ways, type_tokens, bool(path) and path[0] in kind_named)
+                                   both_ways, type_tokens, bool(path) and path[0] in kind_named, peers)
                      - self.hop_penalty * (len(path) - 1))
             total += self.type_weight * typed.fit
             last = last_kinds.get(path[-1]) if path else None
@@ -610,6 +613,19 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
                 total -= self.asked_kind_penalty
             scores.append(float(total))
         return scores
+
+    @staticmethod
+    def _peer_first_hops(parts: QuestionParts, paths: Sequence[Sequence[str]], kinds: RelationObjectKinds | None,
+                         last_kinds: dict) -> frozenset[str]:
+        """The paths' first hops that join two things of one class (:func:`~kg_agent.tools.shared.peer_relations.
+        peer_relations`), read only when a preposition of a start or an end governs an entity mention."""
+        if kinds is None or not paths or not says_a_direction(parts):
+            return frozenset()
+        first = {p[0] for p in paths if p and p[0] in last_kinds and last_kinds[p[0]].classes}
+        if not first:
+            return frozenset()
+        measured = {**last_kinds, **kinds.kinds_of(dict.fromkeys(inverse(r) for r in first if inverse(r) not in last_kinds))}
+        return peer_relations(first, measured)
 
     def _reaching_named_class(self, kg: KnowledgeGraph | None, parts: QuestionParts, paths: Sequence[Sequence[str]],
                               last_kinds: dict, named_classes: frozenset[str]) -> frozenset[tuple[str, ...]]:
@@ -948,7 +964,8 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
                  slots: np.ndarray | None = None, unclipped: np.ndarray | None = None,
                  through: frozenset[int] = frozenset(), shared: frozenset[str] = frozenset(),
                  unnamed: Mapping[int, float] | None = None, named_both_ways: frozenset[str] = frozenset(),
-                 type_tokens: frozenset[int] = frozenset(), entity_kind_names_hop: bool = False) -> float:
+                 type_tokens: frozenset[int] = frozenset(), entity_kind_names_hop: bool = False,
+                 peers: frozenset[str] = frozenset()) -> float:
         if not parts.phrases or not len(path):
             return 0.0
         round_trip = self._round_trip(parts, path, evidence)
@@ -984,6 +1001,8 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
         own_name = _uses_own_name(parts, path[0], spans[0])
         direction = (0.0 if base_relation(path[0]) in named_both_ways and not own_name
                      else self._direction(parts, path[0], hops[0], own_name))
+        if path[0] in peers and not direction:  # a relation between two things of one class: "from [X]", "to [X]"
+            direction = peer_direction(parts, path[0], hops[0].position)
         total += self.direction_weight * (direction - self._nouns_backwards(parts, path, spans))
         total += self.round_trip_weight * round_trip
         total += self.order_weight * self._order(parts, hops)
