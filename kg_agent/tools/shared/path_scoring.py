@@ -179,6 +179,11 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
     * ``direction_weight`` — the first hop's direction agreeing (or not) with the question's wording, and against
       each hop that walks a noun-named relation backwards where a relational noun asks for it ("[X] 's son" is
       ``children``, not ``^children``);
+    * ``peer_direction_weight`` — a first hop over a relation between two things of one class (a route between two
+      airports) walked the way the preposition before the entity says ("from [X]": forwards, "to [X]": backwards;
+      :mod:`~kg_agent.tools.shared.peer_relations`), and against it walked the other way: both ways reach things of
+      the asked class, and the preposition is the question's only word on which, so it outweighs the cue a relation's
+      own name gives (``direction_weight``);
     * ``round_trip_weight`` — a round trip ``r, ^r`` when the question asks for one (and against it when not);
     * ``order_weight`` — later hops matched farther from the entity mention;
     * ``hop_penalty`` — per hop beyond the first;
@@ -229,6 +234,7 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
         relative_evidence: bool = True,
         description_weight: float = 0.4,
         asked_kind_penalty: float = 1.0,
+        peer_direction_weight: float = 0.3,
     ) -> None:
         self._embeddings = embeddings
         self.coverage_weight = coverage_weight
@@ -247,6 +253,7 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
         self.relative_evidence = relative_evidence
         self.description_weight = description_weight
         self.asked_kind_penalty = asked_kind_penalty
+        self.peer_direction_weight = peer_direction_weight
 
     # ------------------------------------------------------------------------------------------ evidence
     def relation_evidence(self, parts: QuestionParts, relations: Sequence[str],
@@ -1001,9 +1008,9 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
         own_name = _uses_own_name(parts, path[0], spans[0])
         direction = (0.0 if base_relation(path[0]) in named_both_ways and not own_name
                      else self._direction(parts, path[0], hops[0], own_name))
-        if path[0] in peers and not direction:  # a relation between two things of one class: "from [X]", "to [X]"
-            direction = peer_direction(parts, path[0], hops[0].position)
         total += self.direction_weight * (direction - self._nouns_backwards(parts, path, spans))
+        if path[0] in peers and not direction:  # a relation between two things of one class: "from [X]", "to [X]"
+            total += self.peer_direction_weight * peer_direction(parts, path[0], hops[0].position)
         total += self.round_trip_weight * round_trip
         total += self.order_weight * self._order(parts, hops)
         return total
