@@ -16,8 +16,8 @@ none of the walks read by the question, what they reached is no answer:
   at all; the reason says so).
 * **"Which <noun>" answered by bare values** ("which **airlines** fly from [A] to [B]" over ``runways`` numbers or
   ``country`` codes): the noun asks for things of a kind; values over relations no word names, when the noun names
-  no class and no relation of the KG, are not of it. So are things the KG gives classes of its own (airports over
-  ``route``), when every class of the KG is known and the noun names none of them.
+  no class and no relation of the KG, are not of it. So are things of the classes of the walks' own starts (airports
+  reached over ``route`` from an airport), when every class of the KG is known and the noun names none of them.
 
 And one shape of the question's names: a proper name that is a preposition's object right after the noun asked for
 ("which airports in **Japan**": it restricts the answers) that the KG holds nowhere
@@ -145,6 +145,15 @@ def _things_of_another_class(asked, tokens: Sequence[str], answers: Sequence[dic
     except KGError:
         return None
     if not classes or not all(classes.get(key) for key in keys[:SHOWN * 10]):
+        return None
+    # only things of the walks' own starts' classes (airports reached from an airport): a noun naming no class may
+    # still ask for things of another class named otherwise ("papers" for *InProceedings*), never for the start's kind
+    starts = sorted({p["steps"][0]["head"]["id"] for a in answers for p in a.get("paths") or () if p.get("steps")})
+    try:
+        own = {c for found in kg.classes_of(starts).values() for c in found} if starts else set()
+    except KGError:
+        return None
+    if not own or not all(set(classes[key]) <= own for key in keys[:SHOWN * 10]):
         return None
     held = sorted({kg.label(c) or c for key in keys[:SHOWN * 10] for c in classes[key]})
     shown = ", ".join(repr(str(a.get("answer")))[:40] for a in answers[:SHOWN])
