@@ -52,6 +52,11 @@ PARTICLES = frozenset({"not", "yes", "also"})
 FUNCTION_WORDS = (ARTICLES | AUXILIARIES | BE_NONFINITE | MODALS | WH_WORDS | DEMONSTRATIVES | PRONOUNS
                   | PREPOSITIONS | CONJUNCTIONS | QUANTIFIERS | PARTICLES)
 
+#: The prepositions that mark where a movement or a link starts ("flights **from** [X]") and where it ends ("ferries
+#: **to** [X]", "**into** [X]"): read where a relation joins two things of one class and its name says no direction
+#: (``tools/shared/peer_relations``).
+SOURCE_PREPOSITIONS = frozenset({"from"})
+TARGET_PREPOSITIONS = frozenset({"to", "into", "towards"})
 #: The conjunctions that join two things of one kind ("both the imperial **and** the US customary system"): read
 #: where a question names things side by side (``linking._coordinated_alike``).
 COORDINATORS = frozenset({"and", "or", "nor"})

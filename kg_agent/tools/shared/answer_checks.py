@@ -112,6 +112,7 @@ from kg_agent.tools.shared.answer_types import (
     relation_object_kinds,
 )
 from kg_agent.tools.shared.path_scoring import RelationPathScorer
+from kg_agent.tools.shared.peer_relations import counted_one_way
 from kg_agent.tools.shared.question_parts import QuestionParts, kind_before_mention
 from kg_agent.tools.shared.relation_words import TIME_SUPERLATIVES
 from kg_agent.tools.shared.scoring import mask_every_name, mask_mentions
@@ -272,6 +273,7 @@ def final_answers(question: str, answers: Sequence[dict], *, policy: WhenUnsuppo
         if instead is not None:
             return Checked([counted(instead[0])], warnings=[f"answer: {instead[1]}"])
     if counting and kg is not None:
+        answers = counted_one_way(_masked(question, answers, kg), answers, _scorer(), kg)
         answers = [*answers, *every_end_reached(answers, kg, question)]
     if kg is not None and answers:
         narrowed = narrowed_or_abstained(list(answers), off_the_vocabulary_header(answers, kg), policy)

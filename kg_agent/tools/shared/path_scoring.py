@@ -72,6 +72,7 @@ from kg_agent.tools.shared.answer_types import (
     subject_qualifier,
 )
 from kg_agent.tools.shared.compound_heads import heads_of_named_modifiers
+from kg_agent.tools.shared.peer_relations import peer_direction, peer_relations, says_a_direction
 from kg_agent.tools.shared.question_parts import (
     ENTITY_TOKEN,
     NO_RELATION_WORDS,
@@ -178,6 +179,11 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
     * ``direction_weight`` — the first hop's direction agreeing (or not) with the question's wording, and against
       each hop that walks a noun-named relation backwards where a relational noun asks for it ("[X] 's son" is
       ``children``, not ``^children``);
+    * ``peer_direction_weight`` — a first hop over a relation between two things of one class (a route between two
+      airports) walked the way the preposition before the entity says ("from [X]": forwards, "to [X]": backwards;
+      :mod:`~kg_agent.tools.shared.peer_relations`), and against it walked the other way: both ways reach things of
+      the asked class, and the preposition is the question's only word on which, so it outweighs the cue a relation's
+      own name gives (``direction_weight``);
     * ``round_trip_weight`` — a round trip ``r, ^r`` when the question asks for one (and against it when not);
     * ``order_weight`` — later hops matched farther from the entity mention;
     * ``hop_penalty`` — per hop beyond the first;
@@ -228,6 +234,7 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
         relative_evidence: bool = True,
         description_weight: float = 0.4,
         asked_kind_penalty: float = 1.0,
+        peer_direction_weight: float = 0.3,
     ) -> None:
         self._embeddings = embeddings
         self.coverage_weight = coverage_weight
@@ -246,6 +253,7 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
         self.relative_evidence = relative_evidence
         self.description_weight = description_weight
         self.asked_kind_penalty = asked_kind_penalty
+        self.peer_direction_weight = peer_direction_weight
 
     # ------------------------------------------------------------------------------------------ evidence
     def relation_evidence(self, parts: QuestionParts, relations: Sequence[str],
@@ -553,6 +561,8 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
                                                         and last_kinds[p[0]].unnamed >= 0.5}, self.vectors)
                       if kg is not None and kinds is not None else frozenset())
         asked_trip, same_columns, same_named = self._asked_round_trip(parts, paths, trips, last_kinds, named_classes, kg)
+        # first hops between two things of one class, whose direction "from [X]" / "to [X]" says
+        peers = self._peer_first_hops(parts, paths, kinds, last_kinds)
         scores = []
         for path, trip in zip(paths, trips):
             rows = [row[r] if r in row else row[base_relation(r)] for r in path]
@@ -597,7 +607,7 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
                 hop_unclipped[np.ix_([trip, trip + 1], same_columns)] = np.maximum(
                     hop_unclipped[np.ix_([trip, trip + 1], same_columns)], 1.0)
             total = (self._aligned(parts, path, hop_evidence, typed, slots, hop_unclipped, through, shared, unnamed,
-                                   both_ways, type_tokens, bool(path) and path[0] in kind_named)
+                                   both_ways, type_tokens, bool(path) and path[0] in kind_named, peers)
                      - self.hop_penalty * (len(path) - 1))
             total += self.type_weight * typed.fit
             last = last_kinds.get(path[-1]) if path else None
@@ -610,6 +620,19 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
                 total -= self.asked_kind_penalty
             scores.append(float(total))
         return scores
+
+    @staticmethod
+    def _peer_first_hops(parts: QuestionParts, paths: Sequence[Sequence[str]], kinds: RelationObjectKinds | None,
+                         last_kinds: dict) -> frozenset[str]:
+        """The paths' first hops that join two things of one class (:func:`~kg_agent.tools.shared.peer_relations.
+        peer_relations`), read only when a preposition of a start or an end governs an entity mention."""
+        if kinds is None or not paths or not says_a_direction(parts):
+            return frozenset()
+        first = {p[0] for p in paths if p and p[0] in last_kinds and last_kinds[p[0]].classes}
+        if not first:
+            return frozenset()
+        measured = {**last_kinds, **kinds.kinds_of(dict.fromkeys(inverse(r) for r in first if inverse(r) not in last_kinds))}
+        return peer_relations(first, measured)
 
     def _reaching_named_class(self, kg: KnowledgeGraph | None, parts: QuestionParts, paths: Sequence[Sequence[str]],
                               last_kinds: dict, named_classes: frozenset[str]) -> frozenset[tuple[str, ...]]:
@@ -948,7 +971,8 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
                  slots: np.ndarray | None = None, unclipped: np.ndarray | None = None,
                  through: frozenset[int] = frozenset(), shared: frozenset[str] = frozenset(),
                  unnamed: Mapping[int, float] | None = None, named_both_ways: frozenset[str] = frozenset(),
-                 type_tokens: frozenset[int] = frozenset(), entity_kind_names_hop: bool = False) -> float:
+                 type_tokens: frozenset[int] = frozenset(), entity_kind_names_hop: bool = False,
+                 peers: frozenset[str] = frozenset()) -> float:
         if not parts.phrases or not len(path):
             return 0.0
         round_trip = self._round_trip(parts, path, evidence)
@@ -985,6 +1009,8 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
         direction = (0.0 if base_relation(path[0]) in named_both_ways and not own_name
                      else self._direction(parts, path[0], hops[0], own_name))
         total += self.direction_weight * (direction - self._nouns_backwards(parts, path, spans))
+        if path[0] in peers and not direction:  # a relation between two things of one class: "from [X]", "to [X]"
+            total += self.peer_direction_weight * peer_direction(parts, path[0], hops[0].position)
         total += self.round_trip_weight * round_trip
         total += self.order_weight * self._order(parts, hops)
         return total

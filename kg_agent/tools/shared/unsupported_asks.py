@@ -16,7 +16,8 @@ none of the walks read by the question, what they reached is no answer:
   at all; the reason says so).
 * **"Which <noun>" answered by bare values** ("which **airlines** fly from [A] to [B]" over ``runways`` numbers or
   ``country`` codes): the noun asks for things of a kind; values over relations no word names, when the noun names
-  no class and no relation of the KG, are not of it.
+  no class and no relation of the KG, are not of it. So are things of the classes of the walks' own starts (airports
+  reached over ``route`` from an airport), when every class of the KG is known and the noun names none of them.
 
 And one shape of the question's names: a proper name that is a preposition's object right after the noun asked for
 ("which airports in **Japan**": it restricts the answers) that the KG holds nowhere
@@ -103,6 +104,8 @@ def unsupported_kind(question: str, masked_question: str, answers: Sequence[dict
     if not asked.noun or asked.kind:
         return None
     kinds = [literal_answer_kind(a) for a in answers]
+    if not any(kinds):
+        return _things_of_another_class(asked, tokens, answers, kg, class_named, over)
     if not all(kinds):  # things are judged by their classes elsewhere
         return None
     # bare numbers are no things of any noun's kind; texts may name what a noun heading its phrase asks for
@@ -120,6 +123,42 @@ def unsupported_kind(question: str, masked_question: str, answers: Sequence[dict
         return [], (f"the knowledge graph has no relation or class for {asked.noun!r}: the numbers reached ({shown}) "
                     f"count no {asked.noun}{over}{why}")
     return [], f"the knowledge graph has no relation or class for {asked.noun!r}: the values reached ({shown}) are no {asked.noun}{over}"
+
+
+def _things_of_another_class(asked, tokens: Sequence[str], answers: Sequence[dict], kg: KnowledgeGraph, class_named,
+                             over: str) -> tuple[list[dict], str] | None:
+    """No answer and why, when "which <noun>" is answered by things every one of which the KG gives a class, the noun
+    names none of the KG's classes (all of them known) and no relation of it, and it heads its phrase ("which
+    **airlines** fly from [A] to [B]" answered by airports): the things reached are of the classes the KG gives them,
+    not of the kind asked. A count ("how many <noun>") is left to the count's own checks."""
+    if not _heads_its_phrase(asked.noun_phrase, tokens, asked.position):
+        return None
+    if tuple(tokens[max(0, asked.position - 2):asked.position]) == ("how", "many"):
+        return None
+    if any(asked.named_by(r) for r in kg.relation_names()) or class_named(asked.noun):
+        return None
+    keys = [str(a.get("entity_id") or "") for a in answers]
+    if not all(keys) or any(key.startswith("_:") for key in keys):
+        return None
+    try:
+        classes = kg.classes_of(keys[:SHOWN * 10])
+    except KGError:
+        return None
+    if not classes or not all(classes.get(key) for key in keys[:SHOWN * 10]):
+        return None
+    # only things of the walks' own starts' classes (airports reached from an airport): a noun naming no class may
+    # still ask for things of another class named otherwise ("papers" for *InProceedings*), never for the start's kind
+    starts = sorted({p["steps"][0]["head"]["id"] for a in answers for p in a.get("paths") or () if p.get("steps")})
+    try:
+        own = {c for found in kg.classes_of(starts).values() for c in found} if starts else set()
+    except KGError:
+        return None
+    if not own or not all(set(classes[key]) <= own for key in keys[:SHOWN * 10]):
+        return None
+    held = sorted({kg.label(c) or c for key in keys[:SHOWN * 10] for c in classes[key]})
+    shown = ", ".join(repr(str(a.get("answer")))[:40] for a in answers[:SHOWN])
+    return [], (f"the knowledge graph has no relation or class for {asked.noun!r}: the things reached ({shown}) are "
+                f"{', '.join(held[:SHOWN])}, no {asked.noun}{over}")
 
 
 def _heads_its_phrase(phrase: Sequence[str], tokens: Sequence[str], position: int) -> bool:

@@ -19,6 +19,7 @@ from langgraph.types import Overwrite
 from kg_agent.llm.usage import merge_usage
 from kg_agent.settings import WhenUnsupported
 from kg_agent.tools.shared.answer_checks import ABSTAINED, final_answers, unsupported_policy
+from kg_agent.tools.shared.data_description import answer_about_the_data
 from kg_agent.tools.shared.dated_members import answer_dated_members
 from kg_agent.tools.shared.literal_anchor import anchor_of_topics, anchored_answers
 from kg_agent.tools.shared.literal_filter import literal_filtered
@@ -121,7 +122,8 @@ def whole_graph_update(stop: str, question: str, kg: Any) -> dict | None:
         return _computed_update(answers, f"a question about the whole knowledge graph: {what}")
     dated = answer_dated_members(kg, question)
     if dated is None:
-        return None
+        about = answer_about_the_data(kg, question)
+        return None if about is None else _computed_update(about[0], about[1])
     answers, what = dated
     if not answers:
         emit_answers([], ABSTAINED)

@@ -52,6 +52,7 @@ from kg_agent.steps import Decided, decide, decided, placed_warnings, synchronou
 from kg_agent.tools.shared.constraints import mention_groups, mention_of, neighbours_of_mentions, shared_among_mentions
 from kg_agent.tools.shared.decider import Candidates, Decider, LLMDecider, fall_back
 from kg_agent.tools.shared.decision_schemas import ScoredNames
+from kg_agent.tools.shared.literal_filter import literal_filtered
 from kg_agent.tools.shared.role_qualifiers import named_role_candidates
 from kg_agent.tools.shared.scoring import TextVectorsFromEmbeddings, top_normalised
 from kg_agent.tools.shared.updates import emit, pruned_update
@@ -136,6 +137,10 @@ class SimilarityEntityScorer(TextVectorsFromEmbeddings):
         return ScoredOutcome(sorted(scored, key=lambda pair: -pair[1]), source=self.name)
 
 
+#: The weight left to a candidate that does not hold the place the question filters by, against one that does.
+UNHELD_PLACE_SHARE = 0.1
+
+
 class PathEntityScorer:
     """Offline, for the whole-path beam (:class:`SimilarityRelationPruner` with ``lookahead``): each candidate
     tail weighed by the best relation path through it — the chain's path so far plus the relation, or that
@@ -158,9 +163,23 @@ class PathEntityScorer:
         path = (*prefix, relation)
         scores = self.paths.best_scores(guided_query(question), [Branch(path, [c.id], entity.id) for c in candidates])
         best = max(scores)
-        weights = [(c.id, round(float(np.exp((s - best) / self.paths.temperature)) * texts.get(c.id, 0.0), 6))
+        held = self._held_place(question, candidates)
+        weights = [(c.id, round(float(np.exp((s - best) / self.paths.temperature)) * texts.get(c.id, 0.0)
+                                * (1.0 if held is None or c.id in held else UNHELD_PLACE_SHARE), 6))
                    for c, s in zip(candidates, scores)]
         return ScoredOutcome(sorted(weights, key=lambda pair: -pair[1]), source=self.name)
+
+    def _held_place(self, question: str, candidates: Sequence[Entity]) -> set[str] | None:
+        """The candidates holding, as a literal, the place the question names after "in" when some but not all do
+        ("which airports **in London** have a flight to [X]" over ``city "London"``:
+        :func:`~kg_agent.tools.shared.literal_filter.literal_filtered`, the filter the answer step applies); None when
+        no place filters them. A narrow beam (ToG-I's first round keeps one entity) then keeps one the answer step
+        keeps."""
+        kg = self.paths.kg
+        if kg is None or len(candidates) < 2:
+            return None
+        filtered = literal_filtered(question, [{"entity_id": c.id, "answer": c.label} for c in candidates], kg)
+        return {str(a["entity_id"]) for a in filtered[0]} if filtered else None
 
 
 ENTITY_PROMPT = """Please score the entities' contribution to the question on a scale from 0 to 1 (the sum of the scores of all entities is 1).

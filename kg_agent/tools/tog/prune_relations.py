@@ -49,6 +49,7 @@ from kg_agent.tools.shared.scoring import (
     DEFAULT_IGNORED_RELATIONS,
     filter_relations,
     mask_mentions,
+    mask_topic_mentions,
     softmax_weights,
     top_normalised,
 )
@@ -351,10 +352,15 @@ def beam_question(state: dict, chain: dict, decider) -> str:
     entity and every other thing the question names masked (its scores are compared across chains, so every chain's
     query must be the same; and a name is no relation word: with "the Roman Empire" left in "what role did [X] hold
     in the Roman Empire", ``memberOf`` outscored ``hasMembership -> role``, as RoG's plans, which mask the other
-    mentions too, do not)."""
+    mentions too, do not). A topic entity is masked where the question names it (its linked ``mention``) when the
+    question does not write its label (an airport labelled "MUC", named "Munich International Airport"): the words
+    around the mask tell the scorer which way to walk ("from [X]")."""
     if scores_whole_paths(decider):
-        named = [Entity.from_dict(e) for e in state.get("topic_entities") or () if e.get("label")]
-        return mask_mentions(state["question"], [Entity.from_dict(chain["start"]), *named])
+        named = [e for e in state.get("topic_entities") or () if e.get("label")]
+        text = mask_topic_mentions(state["question"], named)
+        if not any(e.get("id") == chain["start"].get("id") for e in named):
+            text = mask_mentions(text, [Entity.from_dict(chain["start"])])
+        return text
     return state["question"]
 
 
