@@ -354,9 +354,13 @@ def beam_question(state: dict, chain: dict, decider) -> str:
     in the Roman Empire", ``memberOf`` outscored ``hasMembership -> role``, as RoG's plans, which mask the other
     mentions too, do not). A topic entity is masked where the question names it (its linked ``mention``) when the
     question does not write its label (an airport labelled "MUC", named "Munich International Airport"): the words
-    around the mask tell the scorer which way to walk ("from [X]")."""
+    around the mask tell the scorer which way to walk ("from [X]"). Only a mention that names the entity whole is
+    masked so: one linked in part may hold the asked relation's words."""
     if scores_whole_paths(decider):
-        named = [e for e in state.get("topic_entities") or () if e.get("label")]
+        # a mention linked in part ("value of the speed of light in vacuum" for "Value for speed of light in a
+        # vacuum") may hold the relation's words: it is masked where the label's words are, as before
+        named = [e if e.get("how") == "exact" else {k: v for k, v in e.items() if k != "mention"}
+                 for e in state.get("topic_entities") or () if e.get("label")]
         text = mask_topic_mentions(state["question"], named)
         if not any(e.get("id") == chain["start"].get("id") for e in named):
             text = mask_mentions(text, [Entity.from_dict(chain["start"])])
