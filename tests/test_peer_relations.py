@@ -70,11 +70,21 @@ def test_a_count_over_a_peer_relation_counts_one_way(kg, method, question, count
 
 def test_tog_beam_masks_the_mention_of_an_entity_labelled_by_a_code(kg):
     # "ALP" is not written in the question: its linked mention is masked, so "from [ENT]" is read
-    topic = {"id": ALPORT, "label": "ALP", "mention": "alport harbour"}
+    topic = {"id": ALPORT, "label": "ALP", "mention": "alport harbour", "how": "exact"}
     pruner = SimilarityRelationPruner(kg=kg, lookahead=1)
     state = {"question": "Which ports can you sail to from Alport Harbour?", "topic_entities": [topic]}
     chain = {"start": {"id": ALPORT, "label": "ALP"}, "steps": []}
     assert beam_question(state, chain, pruner) == "Which ports can you sail to from [ENT]?"
+
+
+def test_tog_beam_leaves_the_words_of_a_mention_linked_in_part(kg):
+    # a mention linked in part may hold the asked relation's words ("the value of ..." for a node labelled
+    # "Value for ..."): it is not masked whole, so "value" stays for the scorer
+    topic = {"id": ALPORT, "label": "ALP", "mention": "the crossings of alport harbour", "how": "partial"}
+    pruner = SimilarityRelationPruner(kg=kg, lookahead=1)
+    state = {"question": "Which are the crossings of Alport Harbour?", "topic_entities": [topic]}
+    chain = {"start": {"id": ALPORT, "label": "ALP"}, "steps": []}
+    assert "crossings" in beam_question(state, chain, pruner)
 
 
 @pytest.mark.parametrize("method", ["tog", "tog-i"])
