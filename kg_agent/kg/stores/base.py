@@ -35,7 +35,7 @@ from kg_agent.kg.naming import (
 )
 from kg_agent.kg.relation_index import RelationIndex
 from kg_agent.kg.sparql import check_read_only, sparql_iri, sparql_term
-from kg_agent.kg.terms import RelationNames, is_absolute_iri, key_term, node_key
+from kg_agent.kg.terms import RelationNames, is_absolute_iri, key_term, node_key, sibling_copied_labels
 from kg_agent.kg.types import turns_back
 
 #: What :meth:`GraphStore.name_literals` gives for a node: ``(predicate IRI, text, language tag or None)`` each.
@@ -803,6 +803,9 @@ def name_relations(naming: Naming, iris: Sequence[str], property_links: Iterable
         description = description_text(naming, own)
         if description:
             descriptions[iri] = description
+    for iri in sibling_copied_labels(labels, [*iris, *naming.label_predicates, *naming.alias_predicates,
+                                              *naming.description_predicates]):
+        del labels[iri]  # a label copied from a sibling property ("name" on ``:member``): named by its local name
     schema_nodes = [node for node in properties if node not in standing] + list(dict.fromkeys(classes))
     return RelationNaming(iris, labels, schema_nodes, aliases, descriptions)
 
