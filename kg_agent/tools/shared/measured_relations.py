@@ -12,6 +12,11 @@ Two rules, both on general English and the KG's own relation names (and descript
 * **The adjective itself** (:func:`named_by_adjective`): of relations the question's words name equally well ("the
   longest runway" names ``longest`` and ``runways``), the one whose name is the superlative or comparative word.
 
+* **A unit of time** (:func:`unit_scale`): a bound said in one ("shorter than a **minute**";
+  :data:`~kg_agent.text.DURATION_SECONDS`) is compared with a relation whose name or description says the unit of its
+  values ("expressed in seconds") in that unit: the bound is converted (a minute is 60 seconds). A relation that says
+  no unit is compared with the number as said, as before: nothing tells what to convert to.
+
 The caller (:meth:`~kg_agent.tools.shared.aggregates.AnswerRanker.compare`) uses the dimension only when no relation
 is named outright by a word of the question (:func:`named_outright`): "a rating higher than 2000" compares the
 rating, not a height.
@@ -24,7 +29,7 @@ from collections.abc import Sequence
 from kg_agent.kg.errors import KGError
 from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.types import base_relation
-from kg_agent.text import UNIT_DIMENSIONS, dimension_of, same_word, words
+from kg_agent.text import DURATION_SECONDS, UNIT_DIMENSIONS, dimension_of, same_word, words
 from kg_agent.tools.shared.relation_words import relation_words
 
 #: A relation's word shorter than this names no dimension by being its start ("el", "alt" are too short to tell).
@@ -76,3 +81,16 @@ def named_outright(question: str, relations: Sequence[str]) -> bool:
     asked = [w for w in words(question) if len(w) >= MIN_DIMENSION_PREFIX]
     return any(same_word(a, w) for r in relations for w in relation_words(r) if len(w) >= MIN_DIMENSION_PREFIX
                for a in asked)
+
+
+def unit_scale(unit: str, relation: str, kg: KnowledgeGraph | None) -> float:
+    """How many of the relation's units one of the question's is (a "minute" against a relation "expressed in
+    seconds": 60.0): both units of time, the relation's the first one its name or description says. 1.0 when the
+    question's unit is none of time, or the relation says no unit of time (nothing to convert to)."""
+    asked = DURATION_SECONDS.get(unit.lower()) if unit else None
+    if asked is None or not relation:
+        return 1.0
+    for word in _words(relation, kg):
+        if word in DURATION_SECONDS:
+            return asked / DURATION_SECONDS[word]
+    return 1.0

@@ -60,6 +60,8 @@ _WHICH_OF_WHEN = re.compile(r"^\s*which\s+of\s+.+?\s+(?:(?:is|was|were|has\s+bee
 _DATE_TEXT = re.compile(r"^-?\d{1,6}-\d\d(?:-\d\d)?(?:T|$)")
 #: Most relations read per thing and statement node.
 EDGE_BOUND = 50
+#: Most counted things a count comparison's answer shows as its evidence (the counts are of them all).
+COUNTED_SHOWN = 10
 
 
 def asked_order(question: str) -> tuple[str, str, bool] | None:
@@ -127,15 +129,80 @@ def which_of_answered(question: str, topic_entities: Sequence[dict], kg: Knowled
         return None
     by_id = {e["id"]: e for e in topic_entities if isinstance(e, dict) and e.get("id")}
     first, second = ([e for e in by_id if e in ids] for ids in groups.values())
+    counted = counted_noun(question)
     try:
         for a in first:
             for b in second:
                 found = _compared(kg, a, b, asked)
                 if found is not None:
                     return _answer(kg, by_id, found, asked)
+        if counted:  # "which has more members": no number the KG writes; the members each has, counted
+            for a in first:
+                for b in second:
+                    by_count = _counted(kg, a, b, asked[0], counted)
+                    if by_count is not None:
+                        return _count_answer(kg, by_id, by_count, asked[0], counted)
     except KGError:
         return None
     return None
+
+
+def counted_noun(question: str) -> str:
+    """The noun a "which has more / fewer <noun>, A or B" question counts ("members"); "" for any other question
+    (an adjective's comparison, "which is heavier", or a noun the KG may write as a number only)."""
+    match = _WHICH_IS.match(question) or _WHICH_OF.match(question)
+    if match is None or match.group(1).lower() not in ("more", "less", "fewer") or not match.group(2):
+        return ""
+    return match.group(2).lower()
+
+
+def _relation_counts(kg: KnowledgeGraph, thing: str) -> dict[str, list[str]]:
+    """``{relation: the distinct named things it reaches}`` from a thing, both directions (``^artist``: the albums
+    naming it their artist), literals left out (a name, a description: no member to count)."""
+    found: dict[str, list[str]] = {}
+    for relation, targets in kg.edges(thing).items():
+        nodes = list(dict.fromkeys(t for t in targets if not t.startswith('"')))
+        if nodes:
+            found[relation] = nodes
+    return found
+
+
+def _counted(kg: KnowledgeGraph, a: str, b: str, order: str, noun: str
+             ) -> tuple[str, str, str, list[str], list[str]] | None:
+    """``(winner, loser, relation, winner's members, loser's members)``: the two things compared by how many things
+    the relation the counted noun names reaches from each (the relation scorer's stems or embeddings over the
+    relations either has, either direction); None when no relation is named, neither has any, or the counts tie."""
+    of_a, of_b = _relation_counts(kg, a), _relation_counts(kg, b)
+    relations = sorted(set(of_a) | set(of_b))
+    named = AnswerRanker().named_relations(noun, relations, kg) if relations else []
+    for relation in named:
+        members_a, members_b = of_a.get(relation, []), of_b.get(relation, [])
+        if len(members_a) == len(members_b):
+            continue
+        if (len(members_a) > len(members_b)) == (order == MAX):
+            return a, b, relation, members_a, members_b
+        return b, a, relation, members_b, members_a
+    return None
+
+
+def _count_answer(kg: KnowledgeGraph, by_id: dict[str, dict], found: tuple[str, str, str, list[str], list[str]],
+                  order: str, noun: str) -> tuple[list[dict], str]:
+    winner, loser, relation, members, other_members = found
+    labels = kg.labels_by_id([winner, loser, *members[:COUNTED_SHOWN]])
+    name = labels.get(winner) or by_id[winner].get("label") or winner
+    other = labels.get(loser) or by_id[loser].get("label") or loser
+    shown = [{"id": m, "label": labels.get(m) or m} for m in members[:COUNTED_SHOWN]]
+    winner_node = {"id": winner, "label": name}
+    paths = [{"steps": [{"head": winner_node, "relation": relation, "tail": node}],
+              "text": f"{name} -> {relation} -> {node['label']}"} for node in shown]
+    record = {"answer": name, "entity_id": winner, "score": 1.0, "grounded": True, "paths": paths,
+              "compared": [{"answer": name, "value": str(len(members))},
+                           {"answer": other, "value": str(len(other_members))}],
+              "compared_by": f"number of {relation}",
+              "counted": [node["label"] for node in shown]}
+    what = (f"compared {name} and {other} by the number of their {noun} over {relation} ({len(members)} against "
+            f"{len(other_members)}): {name} has {'more' if order == MAX else 'fewer'}")
+    return [record], what
 
 
 def _is_time(literal: str) -> bool:
