@@ -13,8 +13,8 @@ Two rules, both on general English and the KG's own relation names (and descript
   longest runway" names ``longest`` and ``runways``), the one whose name is the superlative or comparative word.
 
 * **A unit of time** (:func:`unit_scale`): a bound said in one ("shorter than a **minute**";
-  :data:`~kg_agent.text.DURATION_SECONDS`) is compared with a relation whose name or description says the unit of its
-  values ("expressed in seconds") in that unit: the bound is converted (a minute is 60 seconds). A relation that says
+  :data:`~kg_agent.text.DURATION_SECONDS`) is compared with a relation whose name (``length_sec``) or description
+  ("expressed **in seconds**") states the unit of its values in that unit: the bound is converted (a minute is 60 seconds). A relation that says
   no unit is compared with the number as said, as before: nothing tells what to convert to.
 
 The caller (:meth:`~kg_agent.tools.shared.aggregates.AnswerRanker.compare`) uses the dimension only when no relation
@@ -41,7 +41,9 @@ def asked_dimension(adjective: str, unit: str) -> tuple[str, ...]:
     by_adjective = dimension_of(adjective) if adjective else ()
     by_unit = UNIT_DIMENSIONS.get(unit.lower(), ()) if unit else ()
     if by_adjective and by_unit:
-        return tuple(n for n in by_adjective if n in by_unit)
+        both = tuple(n for n in by_adjective if n in by_unit)
+        # "longer than a minute": a unit of time makes "long" a length of time, which a duration or a runtime holds
+        return by_unit if both and unit.lower() in DURATION_SECONDS else both
     return by_adjective or by_unit
 
 
@@ -85,12 +87,17 @@ def named_outright(question: str, relations: Sequence[str]) -> bool:
 
 def unit_scale(unit: str, relation: str, kg: KnowledgeGraph | None) -> float:
     """How many of the relation's units one of the question's is (a "minute" against a relation "expressed in
-    seconds": 60.0): both units of time, the relation's the first one its name or description says. 1.0 when the
-    question's unit is none of time, or the relation says no unit of time (nothing to convert to)."""
+    seconds": 60.0): both units of time, the relation's the one a word of its name says (``length_sec``) or its
+    description says after "in" ("expressed in seconds", "in minutes"; "the day the episode aired" states no unit).
+    1.0 when the question's unit is none of time, or the relation states no unit of time (nothing to convert to)."""
     asked = DURATION_SECONDS.get(unit.lower()) if unit else None
     if asked is None or not relation:
         return 1.0
-    for word in _words(relation, kg):
-        if word in DURATION_SECONDS:
-            return asked / DURATION_SECONDS[word]
-    return 1.0
+    stated = [w for w in relation_words(relation) if w in DURATION_SECONDS]
+    if not stated and kg is not None:
+        try:
+            said = words(kg.relation_description(base_relation(relation)) or "")
+        except KGError:  # a description is optional evidence: a store failing to give one gives none
+            said = []
+        stated = [w for before, w in zip(said, said[1:]) if before == "in" and w in DURATION_SECONDS]
+    return asked / DURATION_SECONDS[stated[0]] if stated else 1.0
