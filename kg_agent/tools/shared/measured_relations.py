@@ -14,8 +14,9 @@ Two rules, both on general English and the KG's own relation names (and descript
 
 * **A unit of time** (:func:`unit_scale`): a bound said in one ("shorter than a **minute**";
   :data:`~kg_agent.text.DURATION_SECONDS`) is compared with a relation whose name (``length_sec``) or description
-  ("expressed **in seconds**") states the unit of its values in that unit: the bound is converted (a minute is 60 seconds). A relation that says
-  no unit is compared with the number as said, as before: nothing tells what to convert to.
+  ("expressed **in seconds**") states the unit of its values in that unit: the bound is converted (a minute is 60
+  seconds). A relation that states no unit is compared with the number as said: nothing tells what to convert to.
+  A unit of time also makes "long" / "short" a length of time ("longer than a minute": a duration, a runtime).
 
 The caller (:meth:`~kg_agent.tools.shared.aggregates.AnswerRanker.compare`) uses the dimension only when no relation
 is named outright by a word of the question (:func:`named_outright`): "a rating higher than 2000" compares the
