@@ -104,3 +104,13 @@ def test_every_method_compares_a_duration_in_the_relations_unit(podcasts, method
     out = METHODS[method](podcasts).compile().invoke({"question": question})
     assert sorted(a["answer"] for a in out["answers"]) == expected
     assert all(a.get("compared_by") == "runtime" for a in out["answers"])
+
+
+def test_a_noun_naming_no_relation_counts_nothing(podcasts):
+    from kg_agent.tools.shared.which_of import which_of_answered
+
+    linked = [{"id": POD + "morning_tide", "mention": "morning tide", "label": "Morning Tide"},
+              {"id": POD + "night_owls", "mention": "night owls", "label": "Night Owls"}]
+    found = which_of_answered("Which has more hosts, Morning Tide or Night Owls?", linked, podcasts)
+    assert found is not None and found[0][0]["compared_by"] == "number of host"
+    assert which_of_answered("Which has more awards, Morning Tide or Night Owls?", linked, podcasts) is None

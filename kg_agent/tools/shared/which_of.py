@@ -39,8 +39,11 @@ from kg_agent.tools.shared.aggregates import (
     literal_text,
     literal_value,
 )
+from kg_agent.tools.shared.answer_classes import class_names
 from kg_agent.tools.shared.constraints import mention_groups
+from kg_agent.tools.shared.question_parts import QuestionParts
 from kg_agent.tools.shared.relation_words import EARLIEST_WORDS, LATEST_WORDS
+from kg_agent.tools.shared.similarity import shared_text_vectors
 
 _COMPARATIVE = r"(more|less|[a-z]{2,}er)"
 #: The noun after "has more" that names what is counted or measured ("which has more **runways**, A or B").
@@ -170,12 +173,10 @@ def _relation_counts(kg: KnowledgeGraph, thing: str) -> dict[str, list[str]]:
 def _counted(kg: KnowledgeGraph, a: str, b: str, order: str, noun: str
              ) -> tuple[str, str, str, list[str], list[str]] | None:
     """``(winner, loser, relation, winner's members, loser's members)``: the two things compared by how many things
-    the relation the counted noun names reaches from each (the relation scorer's stems or embeddings over the
-    relations either has, either direction); None when no relation is named, neither has any, or the counts tie."""
+    the relation the counted noun names reaches from each (:func:`counted_relations`); None when no relation is
+    named, or the counts tie on every one named."""
     of_a, of_b = _relation_counts(kg, a), _relation_counts(kg, b)
-    relations = sorted(set(of_a) | set(of_b))
-    named = AnswerRanker().named_relations(noun, relations, kg) if relations else []
-    for relation in named:
+    for relation in counted_relations(kg, noun, of_a, of_b):
         members_a, members_b = of_a.get(relation, []), of_b.get(relation, [])
         if len(members_a) == len(members_b):
             continue
@@ -183,6 +184,30 @@ def _counted(kg: KnowledgeGraph, a: str, b: str, order: str, noun: str
             return a, b, relation, members_a, members_b
         return b, a, relation, members_b, members_a
     return None
+
+
+def counted_relations(kg: KnowledgeGraph, noun: str, *reached: dict[str, list[str]]) -> list[str]:
+    """Of the relations reaching things from either of the compared (``{relation: things}`` each, either direction),
+    those the counted noun names, best first: by the relation scorer's words or embeddings at its evidence floor
+    ("members": ``member``), else by the class of the things the relation reaches ("albums": ``^artist``, whose ends
+    are of the class Album). A relation the noun is merely closest to names nothing ("hits": ``track``)."""
+    relations = sorted({r for found in reached for r in found})
+    if not relations:
+        return []
+    ranker = AnswerRanker()
+    evidence = ranker.scorer.unclipped_evidence(QuestionParts.of(noun), relations, kg.relation_names())
+    named = {r: float(e.max()) for r, e in zip(relations, evidence) if e.size and e.max() >= ranker.scorer.evidence_floor}
+    if named:
+        return sorted(named, key=lambda r: (-named[r], r))
+    ends = {r: [t for found in reached for t in found.get(r, [])][:EDGE_BOUND] for r in relations}
+    classes = kg.classes_of(sorted({t for found in ends.values() for t in found}))
+    names = class_names(kg, shared_text_vectors(None))
+    by_class = []
+    for relation, things in ends.items():
+        of_things = [c for t in things for c in classes.get(t, ())]
+        if things and names.named(noun, set(of_things)):
+            by_class.append(relation)
+    return by_class
 
 
 def _count_answer(kg: KnowledgeGraph, by_id: dict[str, dict], found: tuple[str, str, str, list[str], list[str]],
