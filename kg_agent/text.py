@@ -129,6 +129,23 @@ UNIT_DIMENSIONS = {
     **dict.fromkeys(("kilogram", "kilograms", "kg", "gram", "grams", "g", "pound", "pounds", "lb", "lbs", "tonne",
                      "tonnes", "ton", "tons"), ("weight", "mass")),
 }
+#: English units of time and their usual abbreviations, each in seconds ("shorter than a **minute**", "longer than 2
+#: **hours**"; a closed class of English and the SI's definitions). One-letter abbreviations ("s", "h") are left out:
+#: too many other words are written so. A relation whose name or description says its unit ("the length of a song
+#: expressed in seconds") is compared with a bound said in another unit once the bound is converted.
+DURATION_SECONDS = {
+    **dict.fromkeys(("millisecond", "milliseconds", "ms"), 0.001),
+    **dict.fromkeys(("second", "seconds", "sec", "secs"), 1.0),
+    **dict.fromkeys(("minute", "minutes", "min", "mins"), 60.0),
+    **dict.fromkeys(("hour", "hours", "hr", "hrs"), 3600.0),
+    **dict.fromkeys(("day", "days"), 86400.0),
+}
+#: The dimension nouns a number said in a unit of time may measure ("shorter than a minute": a length of time).
+_DURATION = ("duration", "length", "runtime", "time")
+UNIT_DIMENSIONS.update(dict.fromkeys(DURATION_SECONDS, _DURATION))
+#: The indefinite articles, read as the number one before a unit ("shorter than **a** minute", "higher than **a**
+#: mile"): English grammar.
+INDEFINITE_ARTICLES = frozenset({"a", "an"})
 
 
 def dimension_of(adjective: str) -> tuple[str, ...]:

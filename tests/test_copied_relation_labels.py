@@ -12,8 +12,7 @@ import pytest
 from kg_agent.graphs.rog import create_rog_graph
 from kg_agent.graphs.tog import create_tog_graph
 from kg_agent.kg import open_kg
-from kg_agent.kg.naming import DEFAULT_NAMING, make_naming
-from kg_agent.kg.stores.base import copies_a_naming_label
+from kg_agent.kg.terms import sibling_copied_labels
 
 FIXTURE = Path(__file__).parent / "fixtures" / "bakeries" / "bakeries.ttl"
 BAKERY = "http://example.org/bakery/"
@@ -44,11 +43,14 @@ def test_the_relation_its_iri_names_answers(tmp_path, backend, create):
     assert result["answers"][0]["grounded"]
 
 
-def test_a_relation_whose_iri_is_an_id_keeps_its_label():
-    # Wikidata's P2561 is labelled "name": its IRI says nothing else
-    assert not copies_a_naming_label(DEFAULT_NAMING, "http://www.wikidata.org/prop/direct/P2561", "name")
-    naming = make_naming(label_predicates=[BAKERY + "name"])
-    assert copies_a_naming_label(naming, BAKERY + "baker", "name")
-    assert not copies_a_naming_label(naming, BAKERY + "name", "name")  # the name predicate's own label
-    assert not copies_a_naming_label(naming, BAKERY + "baker", "baker")
-    assert not copies_a_naming_label(naming, BAKERY + "recordLabel", "record label")
+def test_which_labels_are_copies():
+    wdt = "http://www.wikidata.org/prop/direct/"
+    # Wikidata's P2561 is labelled "name": no sibling of its namespace is called so, its label stands
+    assert not sibling_copied_labels({wdt + "P2561": "name"}, [wdt + "P31", "http://xmlns.com/foaf/0.1/name"])
+    predicates = [BAKERY + "name", BAKERY + "baker", BAKERY + "town"]
+    assert sibling_copied_labels({BAKERY + "baker": "name"}, predicates) == {BAKERY + "baker"}
+    assert not sibling_copied_labels({BAKERY + "name": "name"}, predicates)  # the name predicate's own label
+    assert not sibling_copied_labels({BAKERY + "baker": "baker"}, predicates)
+    # a label that collides across namespaces is no copy (dbo:language, dbp:language)
+    assert not sibling_copied_labels({"http://dbpedia.org/property/language": "language"},
+                                     ["http://dbpedia.org/ontology/language", "http://dbpedia.org/property/language"])

@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 import re
 import threading
-from collections.abc import Collection, Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from urllib.parse import quote, unquote
 
 from rdflib import Literal, URIRef
@@ -398,6 +398,32 @@ KNOWN_PREFIXES = {
     "http://www.w3.org/1999/02/22-rdf-syntax-ns#": "rdf", "http://www.w3.org/2002/07/owl#": "owl",
     "http://rdf.freebase.com/ns/": "fb", RELATION_NS: "kg",
 }
+
+
+def sibling_copied_labels(labels: Mapping[str, str], predicates: Iterable[str]) -> set[str]:
+    """The predicates of ``labels`` (``{IRI: label}``) whose label is a copy of a sibling's name: the label, as a
+    relation name, is the local name of *another* predicate of the same namespace (one of ``predicates``: the facts'
+    and the name/alias/description predicates), and not the predicate's own local name. A vocabulary does not give
+    two of its properties one name; a schema that labels ``:member`` "name" beside its ``:name`` property has copied a
+    label block and left it unedited (a published tutorial's schema does), and naming the relation by it would make
+    "members" unreachable and put a person where a name is asked. Such a predicate is named by its own local name
+    instead. Labels that merely collide across namespaces (``dbo:language``, ``dbp:language``) are not copies; they
+    are qualified by prefix as before."""
+    by_namespace: dict[str, set[str]] = {}
+    for iri in dict.fromkeys([*predicates, *labels]):
+        local = _LOCAL_NAME.search(iri.rstrip("/#"))
+        if local is not None:
+            by_namespace.setdefault(iri[:local.start()], set()).add(unquote(local.group(0)).casefold())
+    copied: set[str] = set()
+    for iri, label in labels.items():
+        local = _LOCAL_NAME.search(iri.rstrip("/#"))
+        name = relation_name_from_label(label) if label else None
+        if local is None or not name:
+            continue
+        own = unquote(local.group(0)).casefold()
+        if name.casefold() != own and name.casefold() in by_namespace.get(iri[:local.start()], ()):
+            copied.add(iri)
+    return copied
 
 
 def _base_name(iri: str, label: str | None) -> str:

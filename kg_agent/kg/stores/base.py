@@ -13,7 +13,6 @@ names, paths and answers for the same data.
 from __future__ import annotations
 
 import hashlib
-import re
 import threading
 from abc import ABC, abstractmethod
 from collections import OrderedDict
@@ -32,12 +31,11 @@ from kg_agent.kg.naming import (
     RANGE_PREDICATES,
     WIKIBASE_PROPERTY_LINKS,
     Naming,
-    relation_name_from_label,
     wikidata_property_entity,
 )
 from kg_agent.kg.relation_index import RelationIndex
 from kg_agent.kg.sparql import check_read_only, sparql_iri, sparql_term
-from kg_agent.kg.terms import RelationNames, default_label, is_absolute_iri, key_term, node_key
+from kg_agent.kg.terms import RelationNames, is_absolute_iri, key_term, node_key, sibling_copied_labels
 from kg_agent.kg.types import turns_back
 
 #: What :meth:`GraphStore.name_literals` gives for a node: ``(predicate IRI, text, language tag or None)`` each.
@@ -805,28 +803,12 @@ def name_relations(naming: Naming, iris: Sequence[str], property_links: Iterable
         description = description_text(naming, own)
         if description:
             descriptions[iri] = description
-    for iri in [iri for iri, label in labels.items() if copies_a_naming_label(naming, iri, label)]:
-        del labels[iri]
+    for iri in sibling_copied_labels(labels, [*iris, *naming.label_predicates, *naming.alias_predicates,
+                                              *naming.description_predicates]):
+        del labels[iri]  # a label copied from a sibling property ("name" on ``:member``): named by its local name
     schema_nodes = [node for node in properties if node not in standing] + list(dict.fromkeys(classes))
     return RelationNaming(iris, labels, schema_nodes, aliases, descriptions)
 
-
-_WORD_NAME = re.compile(r"[A-Za-z]+(?:[_-]?[A-Za-z]+)*")
-
-
-def copies_a_naming_label(naming: Naming, iri: str, label: str) -> bool:
-    """Whether a fact predicate's ``label`` is the name of a naming predicate its own IRI contradicts: a relation
-    labelled "name" (the name of ``:name``, ``foaf:name``, ``schema:name``, which the KG names things by) whose IRI
-    reads as a word of its own (``:member``) has had another property's label copied onto it (a schema written by
-    copying blocks), and the label would make the relation's values look like names and hide the relation its IRI
-    names. Such a relation is named by its IRI. A predicate whose local name is an id (Wikidata's ``wdt:P2561``, a
-    real "name" relation) keeps its label: its IRI says nothing else."""
-    name = relation_name_from_label(label)
-    local = default_label(URIRef(iri))
-    if not name or not _WORD_NAME.fullmatch(local) or name.lower() == local.lower():
-        return False
-    naming_names = {default_label(URIRef(predicate)).lower() for predicate in naming.names_and_descriptions}
-    return name.lower() in naming_names and iri not in naming.names_and_descriptions
 
 
 def wikidata_property_entities(iris: Iterable[str]) -> list[str]:

@@ -52,8 +52,13 @@ from kg_agent.kg.nameless import Nameless
 from kg_agent.kg.terms import UNNAMED
 from kg_agent.kg.types import is_inverse
 from kg_agent.kg.walks import Walk
-from kg_agent.text import FUNCTION_WORDS, NUMBER_WORDS, dimension_of
-from kg_agent.tools.shared.measured_relations import dimension_relations, named_by_adjective, named_outright
+from kg_agent.text import FUNCTION_WORDS, INDEFINITE_ARTICLES, NUMBER_WORDS, UNIT_DIMENSIONS, dimension_of
+from kg_agent.tools.shared.measured_relations import (
+    dimension_relations,
+    named_by_adjective,
+    named_outright,
+    unit_scale,
+)
 from kg_agent.tools.shared.path_scoring import RelationPathScorer
 from kg_agent.tools.shared.question_parts import QuestionParts
 from kg_agent.tools.shared.relation_words import EARLIEST_WORDS, TIME_SUPERLATIVES
@@ -78,7 +83,9 @@ _COMPARATIVES = frozenset({"more", "greater", "higher", "larger", "bigger", "ove
                            "smaller", "under", "below"}) | {"at least", "at most"}
 _COMPARED_TO = re.compile(
     r"\b(" + "|".join(sorted(word.replace(" ", r"\s+") for word in _COMPARATIVES) + [r"[a-z]{3,}er"])
-    + r")(?:\s+than)?\s+(-?\d[\d,]*(?:\.\d+)?|(?:" + "|".join(NUMBER_WORDS) + r")\b)(?!\s*(?:BC|BCE)\b)"
+    + r")(?:\s+than)?\s+(-?\d[\d,]*(?:\.\d+)?|(?:" + "|".join(NUMBER_WORDS) + r")\b|(?:"
+    + "|".join(sorted(INDEFINITE_ARTICLES)) + r")(?=\s+(?:" + "|".join(sorted(UNIT_DIMENSIONS, key=len, reverse=True))
+    + r")\b))(?!\s*(?:BC|BCE)\b)"
     r"(?:\s+([a-z]+))?", re.IGNORECASE)
 #: Superlatives of time order or age: compared on a time line.
 _TIME_ORDER = TIME_SUPERLATIVES | {"oldest", "youngest", "newest"}
@@ -182,9 +189,12 @@ def asked_comparison(question: str, names: Sequence[str] = ()) -> Comparison | N
         number = match.group(2).lower()
         least = _AT_MOST.match(said) is not None or said in _LESSER
         strict = not re.match(r"at\s+(?:least|most)", said, re.IGNORECASE)
-        bound = float(NUMBER_WORDS[number]) if number in NUMBER_WORDS else float(number.replace(",", ""))
+        bound = (1.0 if number in INDEFINITE_ARTICLES else float(NUMBER_WORDS[number]) if number in NUMBER_WORDS
+                 else float(number.replace(",", "")))
         return Comparison(MIN if least else MAX, bound=bound,
-                          strict=strict, phrase=" ".join(question[match.start():match.end(2)].split()), adjective=said,
+                          strict=strict, adjective=said,
+                          phrase=" ".join(question[match.start():match.end(3 if number in INDEFINITE_ARTICLES else 2)]
+                                          .split()),
                           unit=(match.group(3) or "").lower())
     return None
 
@@ -473,6 +483,9 @@ class AnswerRanker:
         else:
             return None
         scored = {key: item["values"][relation] for key, item in items.items() if relation in item["values"]}
+        scale = unit_scale(asked.unit, relation, kg) if asked.bound is not None and relation else 1.0
+        if scale != 1.0:  # "shorter than a minute" of a length written in seconds: the bound in the relation's unit
+            asked = replace(asked, bound=asked.bound * scale)
         value, order, kept = ranked(asked, scored)
         if not asked.extreme:  # a condition's evidence: the values kept first, then the others
             order = [*kept, *(k for k in order if k not in set(kept))]

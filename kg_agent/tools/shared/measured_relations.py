@@ -12,6 +12,12 @@ Two rules, both on general English and the KG's own relation names (and descript
 * **The adjective itself** (:func:`named_by_adjective`): of relations the question's words name equally well ("the
   longest runway" names ``longest`` and ``runways``), the one whose name is the superlative or comparative word.
 
+* **A unit of time** (:func:`unit_scale`): a bound said in one ("shorter than a **minute**";
+  :data:`~kg_agent.text.DURATION_SECONDS`) is compared with a relation whose name (``length_sec``) or description
+  ("expressed **in seconds**") states the unit of its values in that unit: the bound is converted (a minute is 60
+  seconds). A relation that states no unit is compared with the number as said: nothing tells what to convert to.
+  A unit of time also makes "long" / "short" a length of time ("longer than a minute": a duration, a runtime).
+
 The caller (:meth:`~kg_agent.tools.shared.aggregates.AnswerRanker.compare`) uses the dimension only when no relation
 is named outright by a word of the question (:func:`named_outright`): "a rating higher than 2000" compares the
 rating, not a height.
@@ -24,7 +30,7 @@ from collections.abc import Sequence
 from kg_agent.kg.errors import KGError
 from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.types import base_relation
-from kg_agent.text import UNIT_DIMENSIONS, dimension_of, same_word, words
+from kg_agent.text import DURATION_SECONDS, UNIT_DIMENSIONS, dimension_of, same_word, words
 from kg_agent.tools.shared.relation_words import relation_words
 
 #: A relation's word shorter than this names no dimension by being its start ("el", "alt" are too short to tell).
@@ -36,7 +42,9 @@ def asked_dimension(adjective: str, unit: str) -> tuple[str, ...]:
     by_adjective = dimension_of(adjective) if adjective else ()
     by_unit = UNIT_DIMENSIONS.get(unit.lower(), ()) if unit else ()
     if by_adjective and by_unit:
-        return tuple(n for n in by_adjective if n in by_unit)
+        both = tuple(n for n in by_adjective if n in by_unit)
+        # "longer than a minute": a unit of time makes "long" a length of time, which a duration or a runtime holds
+        return by_unit if both and unit.lower() in DURATION_SECONDS else both
     return by_adjective or by_unit
 
 
@@ -76,3 +84,21 @@ def named_outright(question: str, relations: Sequence[str]) -> bool:
     asked = [w for w in words(question) if len(w) >= MIN_DIMENSION_PREFIX]
     return any(same_word(a, w) for r in relations for w in relation_words(r) if len(w) >= MIN_DIMENSION_PREFIX
                for a in asked)
+
+
+def unit_scale(unit: str, relation: str, kg: KnowledgeGraph | None) -> float:
+    """How many of the relation's units one of the question's is (a "minute" against a relation "expressed in
+    seconds": 60.0): both units of time, the relation's the one a word of its name says (``length_sec``) or its
+    description says after "in" ("expressed in seconds", "in minutes"; "the day the episode aired" states no unit).
+    1.0 when the question's unit is none of time, or the relation states no unit of time (nothing to convert to)."""
+    asked = DURATION_SECONDS.get(unit.lower()) if unit else None
+    if asked is None or not relation:
+        return 1.0
+    stated = [w for w in relation_words(relation) if w in DURATION_SECONDS]
+    if not stated and kg is not None:
+        try:
+            said = words(kg.relation_description(base_relation(relation)) or "")
+        except KGError:  # a description is optional evidence: a store failing to give one gives none
+            said = []
+        stated = [w for before, w in zip(said, said[1:]) if before == "in" and w in DURATION_SECONDS]
+    return asked / DURATION_SECONDS[stated[0]] if stated else 1.0

@@ -39,8 +39,11 @@ from kg_agent.tools.shared.aggregates import (
     literal_text,
     literal_value,
 )
+from kg_agent.tools.shared.answer_classes import class_names
 from kg_agent.tools.shared.constraints import mention_groups
+from kg_agent.tools.shared.question_parts import QuestionParts
 from kg_agent.tools.shared.relation_words import EARLIEST_WORDS, LATEST_WORDS
+from kg_agent.tools.shared.similarity import shared_text_vectors
 
 _COMPARATIVE = r"(more|less|[a-z]{2,}er)"
 #: The noun after "has more" that names what is counted or measured ("which has more **runways**, A or B").
@@ -60,6 +63,8 @@ _WHICH_OF_WHEN = re.compile(r"^\s*which\s+of\s+.+?\s+(?:(?:is|was|were|has\s+bee
 _DATE_TEXT = re.compile(r"^-?\d{1,6}-\d\d(?:-\d\d)?(?:T|$)")
 #: Most relations read per thing and statement node.
 EDGE_BOUND = 50
+#: Most counted things a count comparison's answer shows as its evidence (the counts are of them all).
+COUNTED_SHOWN = 10
 
 
 def asked_order(question: str) -> tuple[str, str, bool] | None:
@@ -127,15 +132,102 @@ def which_of_answered(question: str, topic_entities: Sequence[dict], kg: Knowled
         return None
     by_id = {e["id"]: e for e in topic_entities if isinstance(e, dict) and e.get("id")}
     first, second = ([e for e in by_id if e in ids] for ids in groups.values())
+    counted = counted_noun(question)
     try:
         for a in first:
             for b in second:
                 found = _compared(kg, a, b, asked)
                 if found is not None:
                     return _answer(kg, by_id, found, asked)
+        if counted:  # "which has more members": no number the KG writes; the members each has, counted
+            for a in first:
+                for b in second:
+                    by_count = _counted(kg, a, b, asked[0], counted)
+                    if by_count is not None:
+                        return _count_answer(kg, by_id, by_count, asked[0], counted)
     except KGError:
         return None
     return None
+
+
+def counted_noun(question: str) -> str:
+    """The noun a "which has more / fewer <noun>, A or B" question counts ("members"); "" for any other question
+    (an adjective's comparison, "which is heavier", or a noun the KG may write as a number only)."""
+    match = _WHICH_IS.match(question) or _WHICH_OF.match(question)
+    if match is None or match.group(1).lower() not in ("more", "less", "fewer") or not match.group(2):
+        return ""
+    return match.group(2).lower()
+
+
+def _relation_counts(kg: KnowledgeGraph, thing: str) -> dict[str, list[str]]:
+    """``{relation: the distinct named things it reaches}`` from a thing, both directions (``^artist``: the albums
+    naming it their artist), literals left out (a name, a description: no member to count)."""
+    found: dict[str, list[str]] = {}
+    for relation, targets in kg.edges(thing).items():
+        nodes = list(dict.fromkeys(t for t in targets if not t.startswith('"')))
+        if nodes:
+            found[relation] = nodes
+    return found
+
+
+def _counted(kg: KnowledgeGraph, a: str, b: str, order: str, noun: str
+             ) -> tuple[str, str, str, list[str], list[str]] | None:
+    """``(winner, loser, relation, winner's members, loser's members)``: the two things compared by how many things
+    the relation the counted noun names reaches from each (:func:`counted_relations`); None when no relation is
+    named, or the counts tie on every one named."""
+    of_a, of_b = _relation_counts(kg, a), _relation_counts(kg, b)
+    for relation in counted_relations(kg, noun, of_a, of_b):
+        members_a, members_b = of_a.get(relation, []), of_b.get(relation, [])
+        if len(members_a) == len(members_b):
+            continue
+        if (len(members_a) > len(members_b)) == (order == MAX):
+            return a, b, relation, members_a, members_b
+        return b, a, relation, members_b, members_a
+    return None
+
+
+def counted_relations(kg: KnowledgeGraph, noun: str, *reached: dict[str, list[str]]) -> list[str]:
+    """Of the relations reaching things from either of the compared (``{relation: things}`` each, either direction),
+    those the counted noun names, best first: by the relation scorer's words or embeddings at its evidence floor
+    ("members": ``member``), else by the class of the things the relation reaches ("albums": ``^artist``, whose ends
+    are of the class Album). A relation the noun is merely closest to names nothing ("hits": ``track``)."""
+    relations = sorted({r for found in reached for r in found})
+    if not relations:
+        return []
+    ranker = AnswerRanker()
+    evidence = ranker.scorer.unclipped_evidence(QuestionParts.of(noun), relations, kg.relation_names())
+    named = {r: float(e.max()) for r, e in zip(relations, evidence) if e.size and e.max() >= ranker.scorer.evidence_floor}
+    if named:
+        return sorted(named, key=lambda r: (-named[r], r))
+    ends = {r: [t for found in reached for t in found.get(r, [])][:EDGE_BOUND] for r in relations}
+    classes = kg.classes_of(sorted({t for found in ends.values() for t in found}))
+    names = class_names(kg, shared_text_vectors(None))
+    by_class = []
+    for relation, things in ends.items():
+        of_things = [c for t in things for c in classes.get(t, ())]
+        if things and names.named(noun, set(of_things)):
+            by_class.append(relation)
+    return by_class
+
+
+def _count_answer(kg: KnowledgeGraph, by_id: dict[str, dict], found: tuple[str, str, str, list[str], list[str]],
+                  order: str, noun: str) -> tuple[list[dict], str]:
+    winner, loser, relation, members, other_members = found
+    labels = kg.labels_by_id([winner, loser, *members[:COUNTED_SHOWN]])
+    name = labels.get(winner) or by_id[winner].get("label") or winner
+    other = labels.get(loser) or by_id[loser].get("label") or loser
+    shown = [{"id": m, "label": labels.get(m) or m} for m in members[:COUNTED_SHOWN]]
+    winner_node = {"id": winner, "label": name}
+    paths = [{"steps": [{"head": winner_node, "relation": relation, "tail": node}],
+              "text": f"{name} -> {relation} -> {node['label']}"} for node in shown]
+    record = {"answer": name, "entity_id": winner, "score": 1.0, "grounded": True, "paths": paths,
+              "compared": [{"answer": name, "value": str(len(members))},
+                           {"answer": other, "value": str(len(other_members))}],
+              "compared_by": f"number of {relation}",
+              "counted": [node["label"] for node in shown]}
+    what = (f"compared {name} and {other} by the number of their {noun} over {relation} ({len(members)} against "
+            f"{len(other_members)}): {name} has {'more' if order == MAX else 'fewer'}")
+    return [record], what
 
 
 def _is_time(literal: str) -> bool:
