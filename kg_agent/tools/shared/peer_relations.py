@@ -18,15 +18,22 @@ when both are non-empty and the same. Prepositions are general English (:data:`~
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from kg_agent.kg.types import inverse, is_inverse
 from kg_agent.text import ARTICLES, SOURCE_PREPOSITIONS, TARGET_PREPOSITIONS
 from kg_agent.tools.shared.question_parts import ENTITY_TOKEN, QuestionParts
 
-if TYPE_CHECKING:  # path_scoring imports this module
+if TYPE_CHECKING:
     from kg_agent.kg.graph import KnowledgeGraph
-    from kg_agent.tools.shared.path_scoring import RelationPathScorer
+
+
+class PathScorer(Protocol):
+    """What :func:`counted_one_way` asks of a scorer (:class:`~kg_agent.tools.shared.path_scoring.RelationPathScorer`,
+    which imports this module): one score per relation path, higher is better."""
+
+    def score(self, masked_question: str, paths: Sequence[Sequence[str]], *,
+              kg: KnowledgeGraph | None = None) -> list[float]: ...
 
 
 def governing_preposition(parts: QuestionParts, entity: int) -> str:
@@ -72,7 +79,7 @@ def peer_direction(parts: QuestionParts, relation: str, position: float) -> floa
 
 
 
-def counted_one_way(masked_question: str, answers: Sequence[dict], scorer: RelationPathScorer,
+def counted_one_way(masked_question: str, answers: Sequence[dict], scorer: PathScorer,
                     kg: KnowledgeGraph) -> list[dict]:
     """For a count: the answers but those reached over a relation walked the other way than another answer's walk from
     the same node walks it (``MUC -route->`` and ``MUC -^route->``), when the scorer rates that way lower for the
