@@ -43,6 +43,8 @@ def app(request, teas):
     ("What kind of tea is [ENT]?", ()),  # a word for a kind: the noun is after "of"
     ("How many estates are in [ENT]?", ()),  # a count
     ("Who photographed the label of [ENT]?", ("photographed", "label")),
+    ("Who filmed the promotional video for [ENT]?", ("filmed", "video")),  # a compound, joined by "for"
+    ("Who photographed the label of the box of [ENT]?", ()),  # not the entity's own thing
     ("Who is the owner of [ENT]?", ()),  # no verb of its own
     ("When was [ENT] picked?", ()),
 ])
@@ -53,6 +55,7 @@ def test_the_words_a_thing_is_asked_for_by(question, words):
 @pytest.mark.parametrize(("question", "word"), [
     ("What cultivar is Silver Mist grown from?", "cultivar"),
     ("Who photographed the label of Silver Mist?", "photographed the label"),
+    ("Who filmed the promotional video for Silver Mist?", "filmed the video"),
 ])
 def test_a_thing_asked_for_by_a_word_the_kg_names_nowhere_is_abstained_on_with_the_word(app, question, word):
     result = app.invoke({"question": question})

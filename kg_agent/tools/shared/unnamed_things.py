@@ -14,8 +14,10 @@ Two shapes of English are read, both where the word is the asked-for thing beyon
   **key** is [X] ...", not "which research track papers"), with no wh-kind of its own (a time, a place) and not one
   of English's words for a kind ("what **kind** of music": :data:`~kg_agent.tools.shared.answer_types.NOUN_FAMILIES`,
   whose noun is the one after "of").
-* **"Who <verb> the <noun> of [X]"** ("who **designed** the **cover** of [X]"): a relational noun after "who" and a
-  verb; the verb may name the relation (``writer`` for "who wrote the lyrics of [X]"), so both must be unnamed.
+* **"Who <verb> the <noun> of [X]"** ("who **designed** the **cover** of [X]", "who **directed** the music **video**
+  for [X]"): a relational noun (or a two-word compound, read by its head) after "who" and a verb, joined to the
+  entity by "of" or "for"; the verb may name the relation (``writer`` for "who wrote the lyrics of [X]"), so both
+  must be unnamed.
 
 A word names a relation when it is one of the relation's name, alias or description words (up to an ending,
 :func:`~kg_agent.text.same_word`), names its objects (:meth:`~kg_agent.tools.shared.answer_types.AskedType.named_by`),
@@ -50,6 +52,10 @@ SHOWN = 3
 #: Answers, and values of each, read for what the KG says of them (:func:`_said_of_the_answers`).
 MAX_ANSWERS_READ = 20
 MAX_VALUES_READ = 20
+#: Words of the noun in "who <verb> the <noun> of [X]" (a compound: "the music video"); its head is the last.
+MAX_COMPOUND = 2
+#: The prepositions joining that noun to the entity it belongs to: "the cover **of** [X]", "the video **for** [X]".
+OBJECT_PREPOSITIONS = ("of", "for")
 #: Longest ending told apart from a compound ("industries" / "industry": 2; "key" / "keyboard": 5).
 MAX_ENDING = 3
 
@@ -67,10 +73,17 @@ def asked_words(masked_question: str) -> tuple[str, ...]:
         opened = tokens[max(0, at - 2):at] != ("how", "many")  # "how many <noun>" counts: no thing asked for
         return (asked.noun,) if heads and opened and not kind_word and asked.noun.isalpha() else ()
     if asked.kind == PERSON and tokens[at:at + 1] == ("who",) and at + 4 < len(tokens):
-        verb, article, noun, of = tokens[at + 1:at + 5]
-        if (article in ARTICLES and of == "of" and verb.isalpha() and noun.isalpha()
-                and verb not in NO_RELATION_WORDS and noun not in NO_RELATION_WORDS):
-            return verb, noun
+        verb, article = tokens[at + 1:at + 3]
+        # the noun, or a compound's head ("the music **video** for [X]"), then "of" / "for" and the entity
+        for length in range(1, MAX_COMPOUND + 1):
+            nouns, of = tokens[at + 3:at + 3 + length], tokens[at + 3 + length:at + 5 + length]
+            if len(of) == 2 and of[0] in OBJECT_PREPOSITIONS and of[1] == ENTITY_TOKEN:
+                break
+        else:
+            return ()
+        if (article in ARTICLES and verb.isalpha() and all(n.isalpha() and n not in NO_RELATION_WORDS for n in nouns)
+                and verb not in NO_RELATION_WORDS):
+            return verb, nouns[-1]
     return ()
 
 
