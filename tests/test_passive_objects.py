@@ -65,3 +65,15 @@ def test_the_same_on_an_oxigraph_store(journal_store):
     result = app.invoke({"question": "Which of Ana Leit's manuscripts were reviewed after March 2025?"})
     assert {a["answer"] for a in result["answers"]} == {"Pioneer plants of young coastal dunes",
                                                         "Tidal mixing in shallow estuaries"}
+
+
+def test_things_of_two_kinds_are_not_stepped_back_over(tmp_path):
+    """Without the class a manuscript and a review share, the verb relates things of two kinds: the answers stand."""
+    two_kinds = tmp_path / "journal.ttl"
+    two_kinds.write_text(JOURNAL.read_text().replace(", :Document ;", " ;"))
+    kg = open_kg(two_kinds)
+    result = create_rog_graph(kg).compile().invoke(
+        {"question": "Which of Ana Leit's manuscripts were reviewed after March 2025?"})
+    assert not any("passive verb is said of" in w for w in result["warnings"])
+    assert not {a["answer"] for a in result["answers"]} & {"Pioneer plants of young coastal dunes",
+                                                            "Tidal mixing in shallow estuaries"}
