@@ -87,3 +87,54 @@ def test_best_effort_keeps_the_answers_flagged_ungrounded(teas):
     app = create_rog_graph(teas).compile()
     result = app.invoke({"question": "What cultivar is Silver Mist grown from?"}, context={"when_unsupported": "best_effort"})
     assert result["answers"] and not any(a["grounded"] for a in result["answers"])
+
+
+# "which <noun> <verb>ed the ... [X]": the noun heads its phrase, a past-tense verb and its object follow. On an
+# invented journal's manuscripts and reviews (tests/fixtures/journal_manuscripts/README.md).
+JOURNAL = Path(__file__).parent / "fixtures" / "journal_manuscripts" / "journal.ttl"
+
+
+@pytest.mark.parametrize(("question", "words"), [
+    ("Which committee discussed the manuscript [ENT]?", ("committee",)),
+    ("Which committee reviewed [ENT]?", ("committee",)),
+    ("Which board won the [ENT]?", ()),  # an irregular past is not read: "won" could be anything
+    ("Which research track papers are in [ENT]?", ()),  # a compound goes on
+    ("Which committee discussed manuscripts about [ENT]?", ()),  # no article or entity after the verb
+])
+def test_a_noun_followed_by_a_past_tense_verb_heads_its_phrase(question, words):
+    assert asked_words(question) == words
+
+
+@pytest.fixture(scope="module")
+def journal():
+    return open_kg(JOURNAL)
+
+
+@pytest.fixture(scope="module")
+def journal_store(tmp_path_factory):
+    kg = open_oxigraph(build_oxigraph(JOURNAL, tmp_path_factory.mktemp("journal") / "store"))
+    yield kg
+    kg.close()
+
+
+@pytest.mark.parametrize("method", METHODS, ids=["rog", "tog", "tog-i"])
+def test_which_noun_verbed_the_thing_is_abstained_on_when_the_kg_names_no_such_noun(journal, method):
+    result = method(journal).compile().invoke(
+        {"question": "Which committee discussed the manuscript 'Tidal mixing in shallow estuaries'?"})
+    assert result["answers"] == [] and result["stop_reason"] == "abstained"
+    assert any("the knowledge graph has no relation for 'committee'" in w for w in result["warnings"])
+
+
+@pytest.mark.parametrize("method", METHODS, ids=["rog", "tog", "tog-i"])
+def test_which_noun_verbed_the_thing_is_answered_when_the_kg_names_the_noun(journal, method):
+    result = method(journal).compile().invoke(
+        {"question": "Which editor handled the manuscript 'Tidal mixing in shallow estuaries'?"})
+    assert [a["answer"] for a in result["answers"]][:1] == ["Paul Orsk"]
+
+
+def test_which_noun_verbed_the_thing_the_same_on_an_oxigraph_store(journal_store):
+    app = create_rog_graph(journal_store).compile()
+    result = app.invoke({"question": "Which committee discussed the manuscript 'Tidal mixing in shallow estuaries'?"})
+    assert result["answers"] == [] and result["stop_reason"] == "abstained"
+    answered = app.invoke({"question": "Which editor handled the manuscript 'Tidal mixing in shallow estuaries'?"})
+    assert [a["answer"] for a in answered["answers"]][:1] == ["Paul Orsk"]

@@ -514,6 +514,11 @@ def asks_time(asked: Comparison) -> bool:
     return asked.in_time or asked.extreme and (asked.words.split() or [""])[0] in _TIME_ORDER
 
 
+def asks_a_value(question: str) -> bool:
+    """Whether the question asks for a value ("when ...", "how ...", "what was the date of ..."), not a thing."""
+    return _ASKS_VALUE.match(question) is not None
+
+
 def walk_starts(answers: Sequence[dict]) -> tuple[str, ...]:
     """The names of the things the answers' walks start from: the things the question mentions."""
     return tuple(dict.fromkeys(str(path["steps"][0]["head"].get("label") or "") for a in answers

@@ -111,6 +111,7 @@ from kg_agent.tools.shared.answer_types import (
     names_persons,
     relation_object_kinds,
 )
+from kg_agent.tools.shared.passive_objects import PASSIVE_OBJECTS, passive_objects
 from kg_agent.tools.shared.path_scoring import RelationPathScorer
 from kg_agent.tools.shared.peer_relations import counted_one_way
 from kg_agent.tools.shared.question_parts import QuestionParts, kind_before_mention
@@ -330,7 +331,10 @@ def final_answers(question: str, answers: Sequence[dict], *, policy: WhenUnsuppo
     compared = _ranker().compare(question, answers, kg)
     if compared is not None:
         narrowed = narrowed_or_abstained(answers, (compared.kept, compared.reason), policy)
-        return narrowed if isinstance(narrowed, Checked) else Checked(narrowed)
+        if isinstance(narrowed, Checked):
+            return narrowed
+        objects = passive_objects(question, narrowed, kg, _scorer())  # "which questions were answered after [date]"
+        return Checked(narrowed) if objects is None else Checked(objects, warnings=[f"answer: {PASSIVE_OBJECTS}"])
     unmeasured = _ranker().unmeasured(question, answers, kg)
     if unmeasured is not None:  # "the longest" of things the KG gives no one number to rank by
         narrowed = narrowed_or_abstained(answers, ([], unmeasured), policy)

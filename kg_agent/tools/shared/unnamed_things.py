@@ -13,7 +13,8 @@ Two shapes of English are read, both where the word is the asked-for thing beyon
 * **"What / which <noun>"** whose noun heads its phrase (a function word, a mention or the end follows: "what
   **key** is [X] ...", not "which research track papers"), with no wh-kind of its own (a time, a place) and not one
   of English's words for a kind ("what **kind** of music": :data:`~kg_agent.tools.shared.answer_types.NOUN_FAMILIES`,
-  whose noun is the one after "of").
+  whose noun is the one after "of"); a noun followed by a regular past-tense verb and its object heads its phrase
+  too ("which **committee** discussed the question [X]": a word in "-ed" then an article or the entity).
 * **"Who <verb> the <noun> of [X]"** ("who **designed** the **cover** of [X]", "who **directed** the music **video**
   for [X]"): a relational noun (or a two-word compound, read by its head) after "who" and a verb, joined to the
   entity by "of" or "for"; the verb may name the relation (``writer`` for "who wrote the lyrics of [X]"), so both
@@ -58,6 +59,9 @@ MAX_COMPOUND = 2
 OBJECT_PREPOSITIONS = ("of", "for")
 #: Longest ending told apart from a compound ("industries" / "industry": 2; "key" / "keyboard": 5).
 MAX_ENDING = 3
+#: The ending of English's regular past tense and past participle ("discussed", "signed"): read as a verb after the
+#: asked noun when an article or the entity follows (:func:`_verb_follows`).
+PAST_ENDING = "ed"
 
 
 def asked_words(masked_question: str) -> tuple[str, ...]:
@@ -68,7 +72,7 @@ def asked_words(masked_question: str) -> tuple[str, ...]:
     at = asked.position
     if asked.noun and not asked.kind and not asked.modifiers:
         after = tokens[at + 1] if at + 1 < len(tokens) else ""
-        heads = not after or after == ENTITY_TOKEN or after in FUNCTION_WORDS
+        heads = not after or after == ENTITY_TOKEN or after in FUNCTION_WORDS or _verb_follows(tokens, at)
         kind_word = any(asked.noun in family or asked.noun.removesuffix("s") in family for family in NOUN_FAMILIES)
         opened = tokens[max(0, at - 2):at] != ("how", "many")  # "how many <noun>" counts: no thing asked for
         return (asked.noun,) if heads and opened and not kind_word and asked.noun.isalpha() else ()
@@ -85,6 +89,17 @@ def asked_words(masked_question: str) -> tuple[str, ...]:
                 and verb not in NO_RELATION_WORDS):
             return verb, nouns[-1]
     return ()
+
+
+def _verb_follows(tokens: Sequence[str], at: int) -> bool:
+    """Whether the noun at ``at`` is followed by a regular past-tense verb and its object ("which **committee**
+    discussed the question [X]", "which committee reviewed [X]"): the noun then heads its phrase, as a verb ends a
+    noun phrase; a word in "-ed" followed by an article or the entity is a verb in English, not a noun of a compound
+    ("which research track papers" is not read)."""
+    verb, then = tokens[at + 1:at + 2], tokens[at + 2:at + 3]
+    return (bool(verb) and bool(then) and verb[0].isalpha() and verb[0].endswith(PAST_ENDING)
+            and len(verb[0]) > len(PAST_ENDING) + 1 and verb[0] not in NO_RELATION_WORDS
+            and (then[0] in ARTICLES or then[0] == ENTITY_TOKEN))
 
 
 def unnamed_thing(masked_question: str, answers: Sequence[dict], kg: KnowledgeGraph, scorer: RelationPathScorer,
