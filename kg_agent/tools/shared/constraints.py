@@ -49,6 +49,7 @@ from kg_agent.text import words as text_words
 from kg_agent.tools.shared.aggregates import literal_text
 from kg_agent.tools.shared.answer_classes import class_names
 from kg_agent.tools.shared.answer_types import AskedType, is_prose
+from kg_agent.tools.shared.kind_values import kind_values
 from kg_agent.tools.shared.met_behind import met_behind_the_ends
 from kg_agent.tools.shared.question_parts import ENTITY_TOKEN, NO_RELATION_WORDS, QuestionParts
 from kg_agent.tools.shared.scoring import mask_topic_mentions
@@ -105,6 +106,9 @@ def of_asked_type(question: str, topic_entities: Iterable[dict], walks: Sequence
     except KGError as exc:
         return Constrained(list(walks), warnings=[f"constraints: the answers' classes could not be read ({exc}); "
                                                   f"the type '{noun}' is not checked"])
+    by_value = _of_kind_value(noun, asked.noun, walks, ends, kg) if not named else None
+    if by_value is not None:  # a kind the KG names by a type-like relation's value, not by a class
+        return by_value
     if not classes:
         return Constrained(list(walks), warnings=[f"constraints: the question asks for '{noun}' but the knowledge graph "
                                                   "gives the answers no class (rdf:type, instance of); the type is not checked"])
@@ -119,6 +123,24 @@ def of_asked_type(question: str, topic_entities: Iterable[dict], walks: Sequence
     label = ", ".join(sorted({names.names(c)[0] if names.names(c) else c for c in named}))
     applied = {Walk.end_of(w)["id"]: f"of class {label} (the question asks for '{noun}')"
                for w in kept if Walk.end_of(w)["id"] in of_type}
+    return Constrained(kept, applied)
+
+
+def _of_kind_value(phrase: str, noun: str, walks: Sequence[dict], ends: set[str], kg: KnowledgeGraph) -> Constrained | None:
+    """The walks whose ends are of the kind the noun names by a kind value of a type-like relation ("questions":
+    ``work_type -> .../QUEST_WRITTEN``, :mod:`~kg_agent.tools.shared.kind_values`), when some end is: an end with
+    another value of that relation leaves (an answer to the question is no question), one with none stays as the
+    class filter keeps an end without a class. None when the noun names no kind value or no end has one."""
+    try:
+        of_kind, valued = kind_values(kg).of_kind(sorted(ends), noun or phrase)
+    except KGError:
+        return None
+    if not of_kind:
+        return None
+    kept = [w for w in walks if not w.get("steps") or Walk.end_of(w)["id"] in of_kind
+            or Walk.end_of(w)["id"] not in valued]
+    applied = {end: f"its {value.relation} is {value.local_name} "
+               f"(the question asks for '{phrase}')" for end, value in of_kind.items()}
     return Constrained(kept, applied)
 
 
