@@ -129,16 +129,16 @@ def of_asked_type(question: str, topic_entities: Iterable[dict], walks: Sequence
 def _of_kind_value(phrase: str, noun: str, walks: Sequence[dict], ends: set[str], kg: KnowledgeGraph) -> Constrained | None:
     """The walks whose ends are of the kind the noun names by a kind value of a type-like relation ("questions":
     ``work_type -> .../QUEST_WRITTEN``, :mod:`~kg_agent.tools.shared.kind_values`), when some end is: an end with
-    another value of that relation leaves (an answer to the question is no question), one with none stays as the
-    class filter keeps an end without a class. None when the noun names no kind value or no end has one."""
+    another value of that relation leaves (an answer to the question is no question), and so does one with none (the
+    class *Person* a walk over ``type`` reaches: nothing says it is of the kind). None when the noun names no kind
+    value or no end has one."""
     try:
-        of_kind, valued = kind_values(kg).of_kind(sorted(ends), noun or phrase)
+        of_kind, _ = kind_values(kg).of_kind(sorted(ends), noun or phrase)
     except KGError:
         return None
     if not of_kind:
         return None
-    kept = [w for w in walks if not w.get("steps") or Walk.end_of(w)["id"] in of_kind
-            or Walk.end_of(w)["id"] not in valued]
+    kept = [w for w in walks if not w.get("steps") or Walk.end_of(w)["id"] in of_kind]
     applied = {end: f"its {value.relation} is {value.local_name} "
                f"(the question asks for '{phrase}')" for end, value in of_kind.items()}
     return Constrained(kept, applied)

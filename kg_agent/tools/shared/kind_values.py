@@ -137,6 +137,23 @@ class KindValues:
         return of, valued
 
 
+def paths_to_kind(noun: str, paths: Iterable[tuple[str, ...]], kg: KnowledgeGraph) -> tuple[frozenset[tuple[str, ...]], str]:
+    """Of relation paths, those whose values may be of a kind the noun names by a kind value (the kind's relation can
+    follow their last relation: works reached over ``^creator`` have a ``work_type``; the classes reached over
+    ``type`` have none), and a reason when none is; ``(frozenset(), "")`` when the noun names no kind value."""
+    kinds = kind_values(kg).named(noun)
+    if not kinds:
+        return frozenset(), ""
+    relations = {v.relation for v in kinds}
+    try:
+        reaching = frozenset(p for p in paths if p and relations.intersection(kg.relations_following(p[-1])))
+    except KGError:
+        return frozenset(), ""
+    said = ", ".join(f"{v.relation} {v.local_name}" for v in kinds[:3])
+    return reaching, ("" if reaching else f"the knowledge graph names {noun!r} by {said}, but no walk from the "
+                                          "question's entity reaches a thing of that kind")
+
+
 _BY_KG: PerKG[KindValues] = PerKG(KindValues)
 
 
