@@ -243,7 +243,9 @@ def of_asked_type_beside(question: str, topic_entities: Iterable[dict], walks: S
                          kg: KnowledgeGraph) -> list[dict]:
     """When none of the walks' ends is of a class the question's type noun names, the nodes their last steps reach
     from the same node over the same relation that are ("how many **invited talks** were given at [X]": a beam kept
-    three of [X]'s sub-events, breaks; the invited talks among the others): each as the walk with that end. ``[]``
+    three of [X]'s sub-events, breaks; the invited talks among the others), or, where the noun names no class, of
+    the kind a type-like relation's value the noun names says (:mod:`~kg_agent.tools.shared.kind_values`): each as
+    the walk with that end. ``[]``
     when the question names no type or no such node is."""
     noun = asked_type(question, topic_entities).phrase
     steps: dict[tuple[str, str], dict] = {}
@@ -255,15 +257,18 @@ def of_asked_type_beside(question: str, topic_entities: Iterable[dict], walks: S
         return []
     reached = {key: kg.neighbors(*key)[:MAX_BESIDE] for key in steps}
     try:
-        classes = kg.classes_of({n for found in reached.values() for n in found if not n.startswith(('"', "_:"))})
+        nodes = {n for found in reached.values() for n in found if not n.startswith(('"', "_:"))}
+        classes = kg.classes_of(nodes)
         named = class_names(kg, shared_text_vectors(None)).named(noun, {c for found in classes.values() for c in found})
+        # or of the kind a type-like relation's value says, where the noun names no class (``case_type -> APPL_CIVIL``)
+        of_kind = kind_values(kg).of_kind(sorted(nodes), noun)[0] if not named else {}
     except KGError:
         return []
-    if not named:
+    if not named and not of_kind:
         return []
     out: list[dict] = []
     for key, walk in steps.items():
-        ends = [n for n in reached[key] if named.intersection(classes.get(n, ()))]
+        ends = [n for n in reached[key] if named.intersection(classes.get(n, ())) or n in of_kind]
         labels = kg.labels_by_id(ends)
         for end in ends:
             tail = {"id": end, "label": labels.get(end) or end}
