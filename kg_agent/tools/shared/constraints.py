@@ -49,6 +49,7 @@ from kg_agent.text import words as text_words
 from kg_agent.tools.shared.aggregates import literal_text
 from kg_agent.tools.shared.answer_classes import class_names
 from kg_agent.tools.shared.answer_types import AskedType, is_prose
+from kg_agent.tools.shared.kind_values import kind_values
 from kg_agent.tools.shared.met_behind import met_behind_the_ends
 from kg_agent.tools.shared.question_parts import ENTITY_TOKEN, NO_RELATION_WORDS, QuestionParts
 from kg_agent.tools.shared.scoring import mask_topic_mentions
@@ -105,6 +106,9 @@ def of_asked_type(question: str, topic_entities: Iterable[dict], walks: Sequence
     except KGError as exc:
         return Constrained(list(walks), warnings=[f"constraints: the answers' classes could not be read ({exc}); "
                                                   f"the type '{noun}' is not checked"])
+    by_value = _of_kind_value(noun, asked.noun, walks, ends, kg) if not named else None
+    if by_value is not None:  # a kind the KG names by a type-like relation's value, not by a class
+        return by_value
     if not classes:
         return Constrained(list(walks), warnings=[f"constraints: the question asks for '{noun}' but the knowledge graph "
                                                   "gives the answers no class (rdf:type, instance of); the type is not checked"])
@@ -119,6 +123,24 @@ def of_asked_type(question: str, topic_entities: Iterable[dict], walks: Sequence
     label = ", ".join(sorted({names.names(c)[0] if names.names(c) else c for c in named}))
     applied = {Walk.end_of(w)["id"]: f"of class {label} (the question asks for '{noun}')"
                for w in kept if Walk.end_of(w)["id"] in of_type}
+    return Constrained(kept, applied)
+
+
+def _of_kind_value(phrase: str, noun: str, walks: Sequence[dict], ends: set[str], kg: KnowledgeGraph) -> Constrained | None:
+    """The walks whose ends are of the kind the noun names by a kind value of a type-like relation ("questions":
+    ``work_type -> .../QUEST_WRITTEN``, :mod:`~kg_agent.tools.shared.kind_values`), when some end is: an end with
+    another value of that relation leaves (an answer to the question is no question), and so does one with none (the
+    class *Person* a walk over ``type`` reaches: nothing says it is of the kind). None when the noun names no kind
+    value or no end has one."""
+    try:
+        of_kind, _ = kind_values(kg).of_kind(sorted(ends), noun or phrase)
+    except KGError:
+        return None
+    if not of_kind:
+        return None
+    kept = [w for w in walks if not w.get("steps") or Walk.end_of(w)["id"] in of_kind]
+    applied = {end: f"its {value.relation} is {value.local_name} "
+               f"(the question asks for '{phrase}')" for end, value in of_kind.items()}
     return Constrained(kept, applied)
 
 
@@ -221,7 +243,9 @@ def of_asked_type_beside(question: str, topic_entities: Iterable[dict], walks: S
                          kg: KnowledgeGraph) -> list[dict]:
     """When none of the walks' ends is of a class the question's type noun names, the nodes their last steps reach
     from the same node over the same relation that are ("how many **invited talks** were given at [X]": a beam kept
-    three of [X]'s sub-events, breaks; the invited talks among the others): each as the walk with that end. ``[]``
+    three of [X]'s sub-events, breaks; the invited talks among the others), or, where the noun names no class, of
+    the kind a type-like relation's value the noun names says (:mod:`~kg_agent.tools.shared.kind_values`): each as
+    the walk with that end. ``[]``
     when the question names no type or no such node is."""
     noun = asked_type(question, topic_entities).phrase
     steps: dict[tuple[str, str], dict] = {}
@@ -233,15 +257,18 @@ def of_asked_type_beside(question: str, topic_entities: Iterable[dict], walks: S
         return []
     reached = {key: kg.neighbors(*key)[:MAX_BESIDE] for key in steps}
     try:
-        classes = kg.classes_of({n for found in reached.values() for n in found if not n.startswith(('"', "_:"))})
+        nodes = {n for found in reached.values() for n in found if not n.startswith(('"', "_:"))}
+        classes = kg.classes_of(nodes)
         named = class_names(kg, shared_text_vectors(None)).named(noun, {c for found in classes.values() for c in found})
+        # or of the kind a type-like relation's value says, where the noun names no class (``case_type -> APPL_CIVIL``)
+        of_kind = kind_values(kg).of_kind(sorted(nodes), noun)[0] if not named else {}
     except KGError:
         return []
-    if not named:
+    if not named and not of_kind:
         return []
     out: list[dict] = []
     for key, walk in steps.items():
-        ends = [n for n in reached[key] if named.intersection(classes.get(n, ()))]
+        ends = [n for n in reached[key] if named.intersection(classes.get(n, ())) or n in of_kind]
         labels = kg.labels_by_id(ends)
         for end in ends:
             tail = {"id": end, "label": labels.get(end) or end}

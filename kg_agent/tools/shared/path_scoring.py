@@ -72,6 +72,7 @@ from kg_agent.tools.shared.answer_types import (
     subject_qualifier,
 )
 from kg_agent.tools.shared.compound_heads import heads_of_named_modifiers
+from kg_agent.tools.shared.kind_values import paths_to_kind
 from kg_agent.tools.shared.peer_relations import peer_direction, peer_relations, says_a_direction
 from kg_agent.tools.shared.question_parts import (
     ENTITY_TOKEN,
@@ -839,6 +840,10 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
                                   f"from the question's entity ends in it")
             every = kg.classes().every
             if every is not None and not class_names(kg, self.vectors).named(noun, every):
+                # a kind the KG names by a type-like relation's value (``work_type -> .../QUEST_WRITTEN``)
+                of_kind, why = paths_to_kind(noun, paths, kg)
+                if of_kind or why:
+                    return AskedPaths(of_kind, why or None)
                 return AskedPaths(frozenset(), f"the knowledge graph has no relation or class for {noun!r} (no "
                                   f"relation's name is near it, none of its {len(every)} classes is named so)")
         relational = [j for j in parts.content if parts.relational[j]]

@@ -42,9 +42,9 @@ from kg_agent.kg.types import base_relation
 from kg_agent.text import ARTICLES, FUNCTION_WORDS, content_words, name_words, same_word
 from kg_agent.text import words as text_words
 from kg_agent.tools.shared.aggregates import literal_text
-from kg_agent.tools.shared.answer_classes import IRREGULAR_PLURALS
 from kg_agent.tools.shared.answer_types import NOUN_FAMILIES, PERSON, AskedType, literal_answer_kind
 from kg_agent.tools.shared.constraints import MAX_KIND_WORDS
+from kg_agent.tools.shared.named_by_kg import kind_named
 from kg_agent.tools.shared.path_scoring import MAX_COMPETING_RELATIONS, RelationPathScorer
 from kg_agent.tools.shared.question_parts import ENTITY_TOKEN, NO_RELATION_WORDS, QuestionParts
 
@@ -116,7 +116,7 @@ def unnamed_thing(masked_question: str, answers: Sequence[dict], kg: KnowledgeGr
         relations = kg.relation_names()
         if not relations or len(relations) > MAX_COMPETING_RELATIONS:
             return None
-        if any(class_named(IRREGULAR_PLURALS.get(w, w)) for w in words):
+        if any(kind_named(w, kg, class_named) for w in words):
             return None
         if any(_names_a_relation(w, relations, kg) for w in words):
             return None

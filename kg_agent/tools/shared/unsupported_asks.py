@@ -43,6 +43,7 @@ from kg_agent.text import ARTICLES, FUNCTION_WORDS, PREPOSITIONS
 from kg_agent.tools.shared.answer_types import NUMBER, literal_answer_kind
 from kg_agent.tools.shared.literal_filter import holding_relation
 from kg_agent.tools.shared.measured_relations import dimension_relations
+from kg_agent.tools.shared.named_by_kg import named_by_kg
 from kg_agent.tools.shared.path_scoring import AskedPaths
 from kg_agent.tools.shared.question_parts import QuestionParts
 
@@ -111,7 +112,7 @@ def unsupported_kind(question: str, masked_question: str, answers: Sequence[dict
     # bare numbers are no things of any noun's kind; texts may name what a noun heading its phrase asks for
     if not all(k == NUMBER for k in kinds) and not _heads_its_phrase(asked.noun_phrase, tokens, asked.position):
         return None
-    if any(asked.named_by(r) for r in kg.relation_names()) or class_named(asked.noun):
+    if named_by_kg(asked, kg, class_named):
         return None
     counting = tuple(tokens[max(0, asked.position - 2):asked.position]) == ("how", "many")
     if counting and not all(k == NUMBER for k in kinds):
@@ -135,7 +136,7 @@ def _things_of_another_class(asked, tokens: Sequence[str], answers: Sequence[dic
         return None
     if tuple(tokens[max(0, asked.position - 2):asked.position]) == ("how", "many"):
         return None
-    if any(asked.named_by(r) for r in kg.relation_names()) or class_named(asked.noun):
+    if named_by_kg(asked, kg, class_named):
         return None
     keys = [str(a.get("entity_id") or "") for a in answers]
     if not all(keys) or any(key.startswith("_:") for key in keys):

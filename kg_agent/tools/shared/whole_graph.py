@@ -69,6 +69,7 @@ from kg_agent.kg.terms import UNNAMED, node_key
 from kg_agent.text import ARTICLES, AUXILIARIES, DATA_WORDS, name_phrase, name_words, same_word, word_match
 from kg_agent.tools.shared.aggregates import MAX, MIN, asked_comparison, literal_text, literal_value
 from kg_agent.tools.shared.answer_classes import class_names
+from kg_agent.tools.shared.kind_values import kind_values
 from kg_agent.tools.shared.language_names import language_name, language_tag, tag_language
 from kg_agent.tools.shared.relation_words import TIME_SUPERLATIVES
 from kg_agent.tools.shared.similarity import TextVectors, shared_text_vectors
@@ -553,7 +554,7 @@ class WholeGraphAnswerer:
             classes = list(dict.fromkeys(c for pair in sides.values() for side in pair for c in side.classes))
             named = self.class_names.named(asked.counted_noun, classes)
             if not named:
-                return None
+                return self._kind_value_count(asked)
             counts = {c: sum(side.classes.get(c, 0) for pair in sides.values() for side in pair) for c in named}
             chosen = max(sorted(counts), key=lambda c: counts[c])
             predicates = " ".join(sparql_iri(p) for p in self.kg.naming.class_predicates)
@@ -567,6 +568,29 @@ class WholeGraphAnswerer:
         labels = self.kg.labels_by_id([k for k in shown if not k.startswith('"')])
         answer = {"answer": str(total), "entity_id": None, "score": 1.0, "grounded": True, "paths": [], "chunks": [],
                   "counted": [labels.get(k) or k for k in shown], "counted_by": what}
+        return [answer], what
+
+    def _kind_value_count(self, asked: WholeGraphQuestion) -> tuple[list[dict], str] | None:
+        """"how many written questions are there": the subjects of the kind value of a type-like relation the counted
+        noun names (``work_type -> .../QUEST_WRITTEN``, :mod:`~kg_agent.tools.shared.kind_values`), when it names no
+        class; of several, the one whose local name the phrase's other words name too."""
+        named = kind_values(self.kg).named(asked.counted_noun)
+        if not named:
+            return None
+        phrase = asked.counted_noun.split()
+        said = {v: sum(v.named_by(word) for word in phrase) for v in named}
+        best = max(named, key=lambda v: said[v])
+        if sum(said[v] == said[best] for v in named) > 1:
+            return None  # the phrase names several kinds alike: which one is asked is not said
+        where = f"?s {sparql_iri(self.kg.relation_iri(best.relation))} {sparql_iri(best.value)} ."
+        what = f"counted the {asked.counted_noun} (whose {best.relation} is {best.local_name})"
+        rows = self._rows(f"SELECT (COUNT(DISTINCT ?s) AS ?n) WHERE {{ {where} }}")
+        if not rows or rows[0][0] is None:
+            return None
+        shown = [node_key(row[0]) for row in self._rows(f"SELECT DISTINCT ?s WHERE {{ {where} }} LIMIT {EVIDENCE_GROUPS}")]
+        labels = self.kg.labels_by_id([k for k in shown if not k.startswith('"')])
+        answer = {"answer": str(_number(rows[0][0])), "entity_id": None, "score": 1.0, "grounded": True, "paths": [],
+                  "chunks": [], "counted": [labels.get(k) or k for k in shown], "counted_by": what}
         return [answer], what
 
     def _attribute_candidates(self, asked: WholeGraphQuestion) -> list[tuple[float, str, str]]:
