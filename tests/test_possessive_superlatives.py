@@ -4,7 +4,8 @@ each, as "the latest beer of [X]" does. English grammar only: a superlative adje
 possessive ("'s", "their", "its" ...); "most recent" / "least recent" are the time superlatives "latest" /
 "earliest" (so the KG's dates rank them, not any number the answers have).
 
-Fixture: ``tests/fixtures/breweries/breweries.ttl`` (invented for these tests, see its README).
+Fixture: ``tests/fixtures/breweries/breweries.ttl`` (invented for these tests, see its README). The guild tests (issue 45,
+music-04 on ToG) are in :mod:`tests.test_type_noun_classes`.
 """
 
 from __future__ import annotations
