@@ -40,6 +40,8 @@ DEMONSTRATIVES = frozenset({"this", "that", "these", "those"})
 #: Personal and possessive pronouns, and existential "there".
 PRONOUNS = frozenset({"i", "me", "my", "we", "our", "you", "your", "he", "him", "his", "she", "her", "it", "its",
                       "they", "them", "their", "there"})
+#: The possessive determiners of English ("**their** first album"): a noun phrase's determiner as "the" is.
+POSSESSIVE_DETERMINERS = frozenset({"my", "our", "your", "his", "her", "its", "their"})
 PREPOSITIONS = frozenset({"of", "in", "on", "at", "to", "for", "from", "by", "with", "into", "about", "as", "than"})
 CONJUNCTIONS = frozenset({"and", "or", "but", "then"})
 #: Determiners that quantify or compare ("**any** film", "the **same** genre", "**other** books").

@@ -348,6 +348,8 @@ def _link_ngrams(kg: KnowledgeGraph, question: str, cutoff: float) -> tuple[list
             singular = _singular(text) if size >= 2 else None
             for form in lookup_keys(singular) if singular else ():
                 forms.setdefault(form, PLURAL_QUALITY)
+            if q.capitalised_inside(begin) and words[0] not in ARTICLES and begin > 0 and tokens[begin - 1] not in ARTICLES:
+                forms.setdefault(f"the {text}", ARTICLE_QUALITY)  # a name written without its article: "Beatles"
             found, quality = {}, 1.0
             for form, form_quality in forms.items():
                 if form not in known:  # one lookup per distinct text, however often the question repeats it
@@ -421,6 +423,10 @@ def _other_numbers(kg: KnowledgeGraph, q: _Question, claimed: list[bool]) -> tup
 #: How well a name of several words matches when the question writes its last word in the plural ("Roman emperors"
 #: for "Roman Emperor"): below the exact form.
 PLURAL_QUALITY = 0.9
+#: How well a name matches when the question writes it, capitalised, without the definite article that begins its
+#: label ("which Beatles albums" for "The Beatles"; English drops the article before a name used as a modifier or
+#: in a possessive): below the exact form, tried after it.
+ARTICLE_QUALITY = 0.9
 
 
 def _singular(text: str) -> str | None:

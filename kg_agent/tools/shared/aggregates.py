@@ -52,7 +52,14 @@ from kg_agent.kg.nameless import Nameless
 from kg_agent.kg.terms import UNNAMED
 from kg_agent.kg.types import is_inverse
 from kg_agent.kg.walks import Walk
-from kg_agent.text import FUNCTION_WORDS, INDEFINITE_ARTICLES, NUMBER_WORDS, UNIT_DIMENSIONS, dimension_of
+from kg_agent.text import (
+    FUNCTION_WORDS,
+    INDEFINITE_ARTICLES,
+    NUMBER_WORDS,
+    POSSESSIVE_DETERMINERS,
+    UNIT_DIMENSIONS,
+    dimension_of,
+)
 from kg_agent.tools.shared.measured_relations import (
     dimension_relations,
     named_by_adjective,
@@ -61,7 +68,7 @@ from kg_agent.tools.shared.measured_relations import (
 )
 from kg_agent.tools.shared.path_scoring import RelationPathScorer
 from kg_agent.tools.shared.question_parts import QuestionParts
-from kg_agent.tools.shared.relation_words import EARLIEST_WORDS, TIME_SUPERLATIVES
+from kg_agent.tools.shared.relation_words import EARLIEST_WORDS, TIME_PHRASE_SUPERLATIVES, TIME_SUPERLATIVES
 from kg_agent.tools.shared.time_phrases import asked_time, asked_time_adverb, time_text
 
 MAX, MIN = "max", "min"
@@ -75,8 +82,11 @@ _LEAST = EARLIEST_WORDS | {"least", "fewest", "smallest", "lowest", "shortest", 
 _NOT_SUPERLATIVE = frozenset({"interest", "forest", "west", "test", "rest", "nest", "best-known", "guest", "honest",
                               "modest", "contest", "priest", "harvest", "request", "quest", "chest", "protest",
                               "digest", "arrest", "conquest", "manifest", "almost", "utmost", "best", "worst"})
+#: A superlative after its determiner: "the", a possessive pronoun ("their first album") or a possessive "'s"
+#: ("[X]'s most recent album"): English determiners a superlative adjective follows.
 _SUPERLATIVE = re.compile(
-    r"\b(?:the\s+)(most|least|fewest|first|last|maximum|minimum|[a-z]+est|[a-z]+most)\b(?:[-\s]+([a-z]+))?",
+    r"(?:\bthe\s+|\b(?:" + "|".join(sorted(POSSESSIVE_DETERMINERS)) + r")\s+|(?<=\w)['’]s\s+)"
+    r"(most|least|fewest|first|last|maximum|minimum|[a-z]+est|[a-z]+most)\b(?:[-\s]+([a-z]+))?",
     re.IGNORECASE)
 #: The comparatives of a bound that name no dimension ("more than 5", "at least 3").
 _COMPARATIVES = frozenset({"more", "greater", "higher", "larger", "bigger", "over", "above", "fewer", "less", "lower",
@@ -160,9 +170,14 @@ def asked_comparison(question: str, names: Sequence[str] = ()) -> Comparison | N
             continue
         if word in _NOT_SUPERLATIVE or len(word) < 4 and word not in ("most", "last"):
             continue
+        after = (match.group(2) or "").lower()
+        said = TIME_PHRASE_SUPERLATIVES.get((word, after))
+        if said is not None:  # "most recent": the one-word superlative it means, the noun after it its words
+            word, rest = said, question[match.end():].split()
+            after = rest[0].strip("?.!,;:").lower() if rest else ""
         adverb = asked_time_adverb(question)
         verb = adverb.verb if adverb is not None and word in TIME_SUPERLATIVES else ""
-        return Comparison(MIN if word in _LEAST else MAX, words=f"{word} {match.group(2) or ''}".strip(), verb=verb,
+        return Comparison(MIN if word in _LEAST else MAX, words=f"{word} {after}".strip(), verb=verb,
                           in_time=bool(verb), adjective=word)
     adverb = asked_time_adverb(question)
     if adverb is not None:

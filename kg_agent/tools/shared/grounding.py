@@ -151,6 +151,7 @@ class UnaskedAnswers:
         self.masked = mask_topic_mentions(question, topics)
         self.asked = QuestionParts.of(self.masked).asked
         self.kinds = relation_object_kinds(kg) if kg is not None and self.asked.excludes_persons else None
+        self.kg = kg
         self._wrong: dict[tuple[str, ...], bool] = {}
 
     def wrong_kind(self, relation_path: Sequence[str]) -> bool:
@@ -159,8 +160,21 @@ class UnaskedAnswers:
             return False
         key = tuple(relation_path)
         if key not in self._wrong:
-            self._wrong[key] = contradicts_asked_type(self.asked, key, self.kinds)
+            self._wrong[key] = (contradicts_asked_type(self.asked, key, self.kinds)
+                                and not self._of_the_class_named(key[-1]))
         return self._wrong[key]
+
+    def _of_the_class_named(self, relation: str) -> bool:
+        """Whether the relation's sampled objects share a class of the KG the question's type noun names ("which
+        **band**" and objects of the class *Band*): the KG's own classes say they are what is asked for, whatever
+        the words of the relations at them suggest (a band is a "producer" and an "artist", as persons are)."""
+        from kg_agent.tools.shared.answer_classes import class_names
+        from kg_agent.tools.shared.similarity import shared_text_vectors
+
+        held = self.kinds.kinds(relation).classes if self.kinds is not None else ()
+        if self.kg is None or not held or not self.asked.noun:
+            return False
+        return bool(class_names(self.kg, shared_text_vectors(None)).named(self.asked.noun, held))
 
     def excluded(self, end: dict, relation_path: Sequence[str]) -> bool:
         """Whether ``end``, reached by ``relation_path``, is no answer to the question (class docstring)."""

@@ -16,6 +16,9 @@ from kg_agent.text import PREPOSITIONS, words
 EARLIEST_WORDS = frozenset({"first", "earliest"})
 LATEST_WORDS = frozenset({"last", "latest"})
 TIME_SUPERLATIVES = EARLIEST_WORDS | LATEST_WORDS
+#: Two-word superlatives of time order, read as the one-word superlative they mean: "[X]'s **most recent** album" is
+#: its latest, "the **least recent**" the earliest (English: "recent" is an adjective of time order).
+TIME_PHRASE_SUPERLATIVES = {("most", "recent"): "latest", ("least", "recent"): "earliest"}
 
 #: Words by which a question asks for a round trip through a shared neighbour ("films that share actors with [X]").
 ROUND_TRIP_WORDS = frozenset({"same", "share", "shared", "shares", "sharing", "also", "together", "other", "co", "fellow"})
