@@ -482,7 +482,8 @@ def answer_steps(state: dict, *, answerer: Answerer, kg: KnowledgeGraph | None =
     # through the role the question names; on to a statement node's name where its naming predicate is asked for
     walks = walks_to_named(walks_to_asked_names(question, qualified_walks(question, constrained.walks, kg), kg), kg,
                            question)
-    walks = without_plans_of_statements(walks, statement_ends(walks, kg), state.get("plans") or [])
+    walks = without_plans_of_statements(walks, statement_ends(walks, kg), state.get("plans") or [],
+                                        {r.lstrip("^") for r in kg.class_fan_outs()} if kg is not None else ())
     walks, stopped = stopped_at_the_named_class(question, walks, kg, getattr(answerer, "plan_scorer", None))
     outcome = yield decide(answerer.answer, question, walks, state.get("plans") or [])
     outcome.answers = note_constraints(outcome.answers, constrained.applied)
