@@ -29,6 +29,7 @@ from kg_agent.steps import Decided, decide, decided, synchronous
 from kg_agent.tools.shared.aggregates import MAX_COMPARED, asked_comparison
 from kg_agent.tools.shared.answer_checks import (
     ABSTAINED,
+    asks_how_many,
     plans_matching_nothing,
     statement_ends,
     unsupported_policy,
@@ -482,8 +483,9 @@ def answer_steps(state: dict, *, answerer: Answerer, kg: KnowledgeGraph | None =
     # through the role the question names; on to a statement node's name where its naming predicate is asked for
     walks = walks_to_named(walks_to_asked_names(question, qualified_walks(question, constrained.walks, kg), kg), kg,
                            question)
-    walks = without_plans_of_statements(walks, statement_ends(walks, kg), state.get("plans") or [],
-                                        {r.lstrip("^") for r in kg.class_fan_outs()} if kg is not None else ())
+    if not asks_how_many(question):  # a count may count the statements themselves ("how many performances")
+        walks = without_plans_of_statements(walks, statement_ends(walks, kg), state.get("plans") or [],
+                                            {r.lstrip("^") for r in kg.class_fan_outs()} if kg is not None else ())
     walks, stopped = stopped_at_the_named_class(question, walks, kg, getattr(answerer, "plan_scorer", None))
     outcome = yield decide(answerer.answer, question, walks, state.get("plans") or [])
     outcome.answers = note_constraints(outcome.answers, constrained.applied)

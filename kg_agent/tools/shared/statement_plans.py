@@ -10,8 +10,9 @@ plans the relation-path scorer found the question asks for (a positive score; Ro
 plan when its score is not positive, :class:`~kg_agent.tools.rog.answer.VoteAnswerer`), so that a question the KG
 answers only through the statements still abstains, saying why, instead of taking a plan no word of it names
 (``type``, whose classes are no answer to "who ... together with [X]" either). The shape is read from the data
-(nameless IRIs with facts of their own,
-:class:`~kg_agent.kg.nameless.Nameless`); nothing names a data set's relations.
+(nameless IRIs with facts of their own, :class:`~kg_agent.kg.nameless.Nameless`); nothing names a data set's
+relations. RoG's answer step leaves a count's plans as they are: "how many performances were given at [X]" counts
+the statement nodes themselves (:func:`~kg_agent.tools.shared.answer_checks.counted_statements`).
 """
 
 from __future__ import annotations
