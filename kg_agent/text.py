@@ -36,6 +36,9 @@ AUXILIARIES = BE_WORDS | HAVE_WORDS | DO_WORDS
 MODALS = frozenset({"can", "could", "would", "should", "will", "shall", "may", "might", "must"})
 #: The interrogative words a question asks by.
 WH_WORDS = frozenset({"what", "which", "who", "whom", "whose", "when", "where", "why", "how"})
+#: The object form of "who" ("to **whom** was [X] addressed"): asks for the party a verb or preposition names, which
+#: English does not restrict to persons (``tools/shared/class_split``).
+OBJECT_WH = "whom"
 DEMONSTRATIVES = frozenset({"this", "that", "these", "those"})
 #: Personal and possessive pronouns, and existential "there".
 PRONOUNS = frozenset({"i", "me", "my", "we", "our", "you", "your", "he", "him", "his", "she", "her", "it", "its",

@@ -27,7 +27,14 @@ from kg_agent.llm.parsing import parse_answer_list
 from kg_agent.settings import DEFAULT_GROUNDING, Grounding, StructuredMode, WhenUnsupported
 from kg_agent.steps import Decided, decide, decided, synchronous
 from kg_agent.tools.shared.aggregates import MAX_COMPARED, asked_comparison
-from kg_agent.tools.shared.answer_checks import ABSTAINED, plans_matching_nothing, unsupported_policy, walks_to_named
+from kg_agent.tools.shared.answer_checks import (
+    ABSTAINED,
+    asks_how_many,
+    plans_matching_nothing,
+    statement_ends,
+    unsupported_policy,
+    walks_to_named,
+)
 from kg_agent.tools.shared.class_reached import stopped_at_the_named_class
 from kg_agent.tools.shared.constraints import constrain_walks, note_constraints, unmet_warning
 from kg_agent.tools.shared.decider import Candidates, Decider, LLMDecider, Outcome, fall_back
@@ -47,6 +54,7 @@ from kg_agent.tools.shared.link import with_chat_reply
 from kg_agent.tools.shared.path_scoring import RelationPathScorer
 from kg_agent.tools.shared.role_qualifiers import qualified_walks
 from kg_agent.tools.shared.statement_names import walks_to_asked_names
+from kg_agent.tools.shared.statement_plans import without_plans_of_statements
 from kg_agent.tools.shared.updates import answer_record
 
 if TYPE_CHECKING:  # a chat model is imported with the model, not with an offline method (start-up)
@@ -475,6 +483,9 @@ def answer_steps(state: dict, *, answerer: Answerer, kg: KnowledgeGraph | None =
     # through the role the question names; on to a statement node's name where its naming predicate is asked for
     walks = walks_to_named(walks_to_asked_names(question, qualified_walks(question, constrained.walks, kg), kg), kg,
                            question)
+    if not asks_how_many(question):  # a count may count the statements themselves ("how many performances")
+        walks = without_plans_of_statements(walks, statement_ends(walks, kg), state.get("plans") or [],
+                                            {r.lstrip("^") for r in kg.class_fan_outs()} if kg is not None else ())
     walks, stopped = stopped_at_the_named_class(question, walks, kg, getattr(answerer, "plan_scorer", None))
     outcome = yield decide(answerer.answer, question, walks, state.get("plans") or [])
     outcome.answers = note_constraints(outcome.answers, constrained.applied)

@@ -111,6 +111,7 @@ from kg_agent.tools.shared.answer_types import (
     names_persons,
     relation_object_kinds,
 )
+from kg_agent.tools.shared.class_split import persons_apart
 from kg_agent.tools.shared.passive_objects import PASSIVE_OBJECTS, passive_objects
 from kg_agent.tools.shared.path_scoring import RelationPathScorer
 from kg_agent.tools.shared.peer_relations import counted_one_way
@@ -306,6 +307,11 @@ def final_answers(question: str, answers: Sequence[dict], *, policy: WhenUnsuppo
         answers = narrowed
     if not counting and answers and kg is not None:
         narrowed = narrowed_or_abstained(answers, attribute_of_another_thing(question, answers, kg), policy)
+        if isinstance(narrowed, Checked):
+            return narrowed
+        answers = narrowed
+    if kg is not None and len(answers) > 1:  # "who wrote [X]": the persons of a relation holding two roles
+        narrowed = narrowed_or_abstained(answers, persons_apart(question, answers, kg), policy)
         if isinstance(narrowed, Checked):
             return narrowed
         answers = narrowed
