@@ -15,6 +15,7 @@ from pathlib import Path
 
 from kg_agent.kg.errors import KGLoadError
 from kg_agent.kg.label_index import build_label_sqlite
+from kg_agent.kg.loading.collector_paused import collector_paused
 from kg_agent.kg.loading.oxigraph_index_pass import index_derived_edges, index_triples, pass_classes
 from kg_agent.kg.loading.oxigraph_open import label_build
 from kg_agent.kg.loading.plain_triples import PLAIN_FORMATS, detect_format, iter_named_triples, named_triples_graph
@@ -211,13 +212,15 @@ def _build_locked(source: Path, store_path: Path, target: Path, fmt: str, lock: 
         def index_and_labels() -> None:
             from kg_agent.kg.stores.oxigraph import with_default_names
 
-            literals, links, naming_entities, profile = index_triples(builder, ox, load_path, load_format, naming,
-                                                                      progress=progress)
+            with collector_paused():  # the pass keeps many objects and frees no cycle (collector_paused)
+                literals, links, naming_entities, profile = index_triples(builder, ox, load_path, load_format,
+                                                                          naming, progress=progress)
             profiles.append(profile)
             profiled = profile.naming(naming)  # the names a reader opening the store will ask the label file for
             collected: dict[str, NameLiterals] = {entity: [] for entity in naming_entities}
             relation_names = frozenset(naming.name_predicates)  # the relations are named as before the profile
-            with literals:  # one read of the names: the label file's, and the relation-naming entities' on the way
+            with literals, collector_paused():  # one read of the names: the label file's, and the relation-naming
+                # entities' on the way
                 if literals.blank:  # the store renames blank nodes: ask it
                     blank_labels.append(True)
                     for _ in literals.pairs(collected, relation_names):
