@@ -1,23 +1,34 @@
 """Nameless IRIs: of some IRIs, which the KG gives no name, and what each is -- a statement node (walked through,
-never an answer) or a page (answered by its IRI); and the classes whose members are statement nodes. Read by the
-answer checks, the aggregates, the constraint steps and the path scorer alike, so it sits in the KG layer below all
-of them."""
+never an answer), a page (answered by its IRI) or a thing the KG does not name (no answer at all); and the classes
+whose members are statement nodes. Read by the answer checks, the aggregates, the constraint steps and the path
+scorer alike, so it sits in the KG layer below all of them.
+
+A nameless IRI with no facts of its own is a page a user can open (``http://en.wikipedia.org/wiki/Joseph_Conrad``,
+a file) only when its IRI reads as a name: its local name (the last path segment or the fragment) holds a word of
+letters. An IRI whose local name is a number or a short code (``http://sws.geonames.org/2635167/``, a record
+number of another database) names nothing a reader can tell: the KG points at a thing it does not describe or name,
+and presenting the bare IRI as an answer says nothing (issue 46: answers are never unnamed nodes). Such IRIs are
+:attr:`Nameless.unnamed`: no answer, and no statement node to walk through either (they have no facts). The rule
+reads only the IRI's own spelling, so it holds for any KG."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.measured_cache import MeasuredOnce
 from kg_agent.kg.per_kg import PerKG
 from kg_agent.kg.role_nodes import role_nodes
+from kg_agent.text import MIN_CONTENT_LETTERS
 
 #: Least share of a class's sampled members that are statement nodes for the class to be one of statement nodes.
 MIN_STATEMENT_SHARE = 0.5
 #: The kind of the KG's result cache (:attr:`~kg_agent.kg.graph.KnowledgeGraph.result_cache`: an endpoint's, a store's
 #: measured facts) where classes of statement nodes are kept.
 STATEMENT_CLASSES_KIND = "statement_classes"
+_LETTER_RUN = re.compile(r"[^\W\d_]{%d,}" % MIN_CONTENT_LETTERS)
 
 
 @dataclass
@@ -31,6 +42,9 @@ class Nameless:
 
     statements: set[str]
     pages: set[str]
+    #: Nameless IRIs with no facts whose IRI reads as no name (:func:`reads_as_a_name`): things the KG points at but
+    #: does not name, never answers (module docstring).
+    unnamed: set[str] = field(default_factory=set)
 
     @classmethod
     def among(cls, kg: KnowledgeGraph, ids: Iterable[str]) -> Nameless:
@@ -45,7 +59,9 @@ class Nameless:
         roles = role_nodes(kg).statements_among(key for key in iris if key not in nameless)
         pages = nameless - facts - classes
         parts = cls.described_parts(kg, pages)
-        return cls((facts - classes) | parts | roles, pages - parts)
+        pages -= parts
+        unnamed = {key for key in pages if not reads_as_a_name(key)}
+        return cls((facts - classes) | parts | roles, pages - unnamed, unnamed)
 
     @staticmethod
     def described_parts(kg: KnowledgeGraph, iris: Iterable[str]) -> set[str]:
@@ -64,6 +80,19 @@ class Nameless:
         described = {key for key, relations in kg.relations_at_each(documents).items()
                      if any(not r.startswith("^") for r in relations)}
         return {key for document in described for key in documents[document]}
+
+
+def local_name(iri: str) -> str:
+    """An IRI's last path segment or fragment (a trailing ``/`` or ``#`` dropped): ``.../wiki/Joseph_Conrad`` ->
+    ``Joseph_Conrad``, ``http://sws.geonames.org/2635167/`` -> ``2635167``."""
+    return re.split(r"[/#]", iri.rstrip("/#"))[-1]
+
+
+def reads_as_a_name(iri: str) -> bool:
+    """Whether an IRI's local name holds a run of at least :data:`~kg_agent.text.MIN_CONTENT_LETTERS` letters (a
+    page's title, a file's name: ``Joseph_Conrad``, ``report.pdf``), not only digits and short codes (``2635167``,
+    ``Q42``, ``a1b2c3``)."""
+    return _LETTER_RUN.search(local_name(iri)) is not None
 
 
 class StatementClasses:

@@ -123,6 +123,8 @@ from kg_agent.tools.shared.unsupported_asks import names_the_kg_lacks, unsupport
 
 ABSTAINED = "abstained"
 ONLY_UNNAMED = "only unnamed statement nodes were reached, none of them a thing the question asks for"
+ONLY_NAMELESS = ("only things the KG does not name were reached (IRIs with no name, no facts of their own and no "
+                 "readable local name), none of them an answer to show")
 
 _HOW_MANY = re.compile(r"\bhow\s+many\b|\bnumber\s+of\b|\bcount\s+of\b", re.IGNORECASE)
 
@@ -199,9 +201,13 @@ def unsupported_policy(built: WhenUnsupported) -> WhenUnsupported:
 
 def named_by_the_kg(answers: Sequence[dict], kg: KnowledgeGraph) -> list[dict]:
     """``answers`` with each IRI the KG gives no name shown as :data:`UNNAMED` when it has facts of its own (a
-    statement node), else as its IRI (a page, a document) unless it is a class (something is an instance of it)."""
+    statement node) or when its IRI reads as no name (a thing the KG points at and does not name:
+    :attr:`~kg_agent.kg.nameless.Nameless.unnamed`), else as its IRI (a page, a document) unless it is a class
+    (something is an instance of it). An answer of the second kind carries ``"nameless": True``, so an abstention
+    can say why."""
     nameless = Nameless.among(kg, (a.get("entity_id") for a in answers))
     return [{**a, "answer": UNNAMED} if a.get("entity_id") in nameless.statements
+            else {**a, "answer": UNNAMED, "nameless": True} if a.get("entity_id") in nameless.unnamed
             else {**a, "answer": a["entity_id"]} if a.get("entity_id") in nameless.pages else a for a in answers]
 
 
@@ -290,10 +296,11 @@ def final_answers(question: str, answers: Sequence[dict], *, policy: WhenUnsuppo
         answers = through_statements(question, answers, kg) or answers
     named = [a for a in answers if not is_unnamed(a)]
     if answers and not named:
+        reason = ONLY_NAMELESS if any(a.get("nameless") for a in answers) else ONLY_UNNAMED
         if policy == "best_effort":
             return Checked([{**a, "grounded": False} for a in answers],
-                           warnings=[f"answer: {ONLY_UNNAMED}; kept as asked (best effort), flagged ungrounded"])
-        return Checked([], ABSTAINED, [f"answer: abstained: {ONLY_UNNAMED}"])
+                           warnings=[f"answer: {reason}; kept as asked (best effort), flagged ungrounded"])
+        return Checked([], ABSTAINED, [f"answer: abstained: {reason}"])
     answers = started_at_the_kind_named(question, named, kg) if kg is not None else named
     narrowed = narrowed_or_abstained(answers, not_asked_for(question, answers, kg) if kg is not None and answers
                                      else None, policy)
