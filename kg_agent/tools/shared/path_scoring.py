@@ -650,14 +650,18 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
         reaches them again past them ("featured performances at [X]": ``^isSubEventOf`` holds some, its usual class
         a *catering break*, and ``^isSubEventOf, listedIn, ^listedIn`` usually reaches them back through their
         programme). A walk beside another whose hop usually reaches the class is not read ("units of length":
-        ``^hasQuantityKind`` holds some units, but ``^unitForQuantityKind`` is the units)."""
+        ``^hasQuantityKind`` holds some units, but ``^unitForQuantityKind`` is the units).
+
+        When the noun names no class but a kind value of a type-like relation (``work_type -> .../QUEST_WRITTEN``
+        for "questions", :mod:`~kg_agent.tools.shared.kind_values`), the walks whose ends can have that relation
+        (:func:`~kg_agent.tools.shared.kind_values.paths_to_kind`): the KG names the kind so, as a class would."""
         if kg is None or not parts.asked.noun or not last_kinds or not paths:
-            return frozenset()
-        walks = _walked_before_named([tuple(p) for p in paths if p], last_kinds, named_classes)
-        if not walks:
             return frozenset()
         names = class_names(kg, self.vectors)
         if not names.named(parts.asked.phrase, kg.classes().ids):
+            return paths_to_kind(parts.asked.noun, [tuple(p) for p in paths if p], kg)[0]
+        walks = _walked_before_named([tuple(p) for p in paths if p], last_kinds, named_classes)
+        if not walks:
             return frozenset()
         ranges = names.range_classes(list(dict.fromkeys(w[-1] for w in walks if w[-1] in last_kinds)))
         named = names.named(parts.asked.phrase, {c for found in ranges.values() for c in found})
