@@ -15,6 +15,7 @@ from kg_agent.graphs import create_rog_graph, create_tog_graph, create_tog_i_gra
 from kg_agent.kg import build_oxigraph, open_kg, open_oxigraph
 from kg_agent.tools.shared.kind_values import KindValue, kind_values, paths_to_kind
 from kg_agent.tools.shared.named_by_kg import kind_named
+from kg_agent.tools.shared.path_scoring import RelationPathScorer
 from kg_agent.tools.shared.whole_graph import answer_over_whole_graph
 
 RECORDS = Path(__file__).parent / "fixtures" / "court_records" / "court_records.ttl"
@@ -89,6 +90,17 @@ def test_walks_judged_by_whether_their_values_can_be_of_the_kind(records):
 def test_the_answers_are_the_things_of_the_kind_asked(app, question, answers):
     found = [a["answer"] for a in app.invoke({"question": question})["answers"]]
     assert found and set(found) <= set(answers)  # ToG keeps its best few
+
+
+@pytest.mark.parametrize("make", [create_tog_graph, create_tog_i_graph], ids=["tog", "tog-i"])
+def test_a_noun_naming_a_kind_value_is_evidence_for_the_walks_reaching_it(records, make):
+    # no word names ``concerns``: the noun alone asks for ``^concerns``, whose records have a ``case_type``; without
+    # it the scorer scores the walk below zero and ToG's check abstains
+    scorer = RelationPathScorer()
+    assert scorer.score("Which judgments did [X] receive?", [("^concerns",)], kg=records)[0] > 0.0
+    found = [a["answer"] for a in make(records).compile().invoke(
+        {"question": "Which judgments did Dana Frost receive?"})["answers"]]
+    assert found and set(found) <= set(DANA_JUDGMENTS)
 
 
 @pytest.mark.parametrize(("question", "count"), [
