@@ -104,6 +104,15 @@ def test_a_noun_naming_a_kind_value_is_evidence_for_the_walks_reaching_it(record
 
 
 @pytest.mark.parametrize(("question", "count"), [
+    ("How many judgments concern Dana Frost?", str(len(DANA_JUDGMENTS))),
+    ("How many applications concern Dana Frost?", str(len(DANA_APPLICATIONS))),
+])
+def test_a_count_counts_only_the_things_of_the_kind_asked(app, question, count):
+    # ``^concerns`` from Dana reaches her applications and her judgments: a count of one kind counts that kind alone
+    assert [a["answer"] for a in app.invoke({"question": question})["answers"]] == [count]
+
+
+@pytest.mark.parametrize(("question", "count"), [
     ("How many civil applications are there in the data?", "24"),
     ("How many judgments are there in the data?", "20"),
 ])

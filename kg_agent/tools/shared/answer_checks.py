@@ -112,6 +112,7 @@ from kg_agent.tools.shared.answer_types import (
     relation_object_kinds,
 )
 from kg_agent.tools.shared.class_split import persons_apart
+from kg_agent.tools.shared.kind_values import MAX_ENDS_READ, kind_values
 from kg_agent.tools.shared.passive_objects import PASSIVE_OBJECTS, passive_objects
 from kg_agent.tools.shared.path_scoring import RelationPathScorer
 from kg_agent.tools.shared.peer_relations import counted_one_way
@@ -751,7 +752,8 @@ def every_end_reached(answers: Sequence[dict], kg: KnowledgeGraph, question: str
     many **invited talks** were given at [X]", of the sub-events), only the nodes of such a class count
     (:func:`of_counted_class`)."""
     have = {a.get("entity_id") for a in answers}
-    of_class = of_counted_class(question, [a.get("entity_id") for a in answers if a.get("entity_id")], kg)
+    ids = [a.get("entity_id") for a in answers if a.get("entity_id")]
+    of_class = of_counted_class(question, ids, kg) or of_counted_kind(question, ids, kg)
     steps: dict[tuple[str, str], dict] = {}
     for a in answers:
         for path in (a.get("paths") or [])[:1]:
@@ -807,6 +809,31 @@ def of_counted_class(question: str, ids: Sequence[str], kg: KnowledgeGraph):
     def keep(nodes: list[str]) -> list[str]:
         found = kg.classes_of(nodes)
         return [n for n in nodes if named.intersection(found.get(n, ()))]
+
+    return keep
+
+
+def of_counted_kind(question: str, ids: Sequence[str], kg: KnowledgeGraph):
+    """When every one of ``ids`` (a count's answers) has the kind value the question's type noun names (a KG naming
+    its kinds by a type-like relation's values, "how many **questions** were addressed to [X]": ``work_type
+    QUEST_WRITTEN``, :mod:`~kg_agent.tools.shared.kind_values`), a filter keeping the nodes of that kind; else None.
+    The count is then of things of the kind, not of everything else the relation reaches (the answers to them)."""
+    asked = QuestionParts.of(question).asked if question else None
+    noun = asked.noun if asked is not None else ""
+    if not noun or not ids:
+        return None
+    try:
+        of_kind, _ = kind_values(kg).of_kind(list(ids), noun)
+    except KGError:
+        return None
+    if not of_kind or not all(i in of_kind for i in ids):
+        return None
+
+    def keep(nodes: list[str]) -> list[str]:  # read in slices: a kind counted past one read's cap is counted whole
+        found: set[str] = set()
+        for start in range(0, len(nodes), MAX_ENDS_READ):
+            found.update(kind_values(kg).of_kind(nodes[start:start + MAX_ENDS_READ], noun)[0])
+        return [n for n in nodes if n in found]
 
     return keep
 
