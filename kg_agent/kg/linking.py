@@ -52,6 +52,7 @@ from kg_agent.kg.qualified_names import (
     QUALIFIED,
     QUALIFIER_NAMED_BONUS,
     QUALIFIER_PENALTY,
+    asks_for_noun,
     how_named,
     qualifier_named,
     restates_name,
@@ -521,6 +522,8 @@ def _partial_candidates(kg: KnowledgeGraph, q: _Question) -> list[_Candidate]:
             # all words, function words too: "government of egypt" is not "government does egypt"
             stretch = tokens[begin:end]
             if _numbers(words) != _numbers(stretch):  # "ship master of endeavour" is not "Endeavour 7 Ship Master"
+                continue
+            if asks_for_noun(tokens, begin + 1, end):  # "the first album the beatles released": no "album ..."
                 continue
             shared = len(words & set(stretch))
             quality = 2 * shared / (len(label.split()) + len(stretch))
