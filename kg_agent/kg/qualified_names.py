@@ -64,7 +64,8 @@ def words_beside(tokens: Sequence[str], begin: int, end: int) -> list[str]:
     to a name: right before it ("the **band** Chicago", "Madonna's **album** Erotica"; up to :data:`BESIDE_WORDS`,
     ending at a function word or a possessive's "s") or after it and an article ("Chicago the **band**"). Not the
     words right after it: there the name modifies the noun ("Nirvana **albums**", "Nirvana's **albums**": what
-    Nirvana made, not what it is)."""
+    Nirvana made, not what it is), nor the asked noun before a relative clause (:func:`asks_for_noun`: "the first
+    **album** the Beatles released")."""
     found: list[str] = []
     for step, start in ((-1, begin - 1), (1, end + 1)):
         if step == -1 and asks_for_noun(tokens, begin, end):
