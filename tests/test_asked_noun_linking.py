@@ -1,7 +1,8 @@
 """The noun a question asks for, followed by a relative clause with no "that" ("What was the first recording the
 Fjord Singers released?"), is not a noun in apposition to the name after it ("the recording The Fjord Singers"), on an
 invented choir-recordings KG (``tests/fixtures/choir_recordings``, its README), on memory and Oxigraph: the mention
-links the choir, not the recording labelled "The Fjord Singers (recording)" nor one whose label holds both words ("The Fjord Singers' Second Recording").
+links the choir, not the recording labelled "The Fjord Singers (recording)" nor one whose label holds both words
+("The Fjord Singers' Second Recording").
 """
 
 from __future__ import annotations
