@@ -66,3 +66,4 @@ def test_the_asked_noun_is_read_from_english_grammar_alone():
     assert not asks_for_noun("what was the first recording the fjord singers".split(), 5, 8)
     assert not asks_for_noun("what was the first recording the fjord singers in 1980".split(), 5, 8)
     assert qualifier_named("band", "when did the band chicago form".split(), 4, 5)
+    assert not asks_for_noun("who wrote the fjord singers first".split(), 2, 5)  # "wrote" is no noun "who" determines

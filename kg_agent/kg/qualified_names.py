@@ -29,7 +29,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from kg_agent.kg.terms import lookup_keys, normalize_label, split_qualifier, whole_label_keys
-from kg_agent.text import ARTICLES, FUNCTION_WORDS, ORDER_WORDS, PREPOSITIONS, WH_WORDS, content_words, stem
+from kg_agent.text import ARTICLES, FUNCTION_WORDS, ORDER_WORDS, PREPOSITIONS, WH_DETERMINERS, content_words, stem
 
 #: Taken off an entity a mention names only by a label less its qualifier (as :data:`~kg_agent.kg.linking.ALIAS_PENALTY`
 #: for an alias): an entity whose whole label the mention is ranks above it by more than the linking's twin margin.
@@ -85,16 +85,17 @@ def words_beside(tokens: Sequence[str], begin: int, end: int) -> list[str]:
 def asks_for_noun(tokens: Sequence[str], begin: int, end: int) -> bool:
     """Whether the noun right before the mention ``tokens[begin:end]`` is the asked type with a relative clause
     after it that has no "that" ("the first **album** the Beatles released"): the noun follows a WH determiner
-    ("which album", "what album") or an ordinal ("the first album", "the last album"), and the mention is followed
-    by its clause's verb (any word but a preposition: "the band Chicago **in** 1970" is no clause). English puts no
-    such word before a noun in apposition to a name ("the band Chicago", "the Nirvana song Polly")."""
+    ("which album", "what album"; not "who": "who **wrote** Moby Dick" has a verb there) or an ordinal ("the first
+    album", "the last album"), and the mention is followed by its clause's verb (any word but a preposition: "the
+    band Chicago **in** 1970" is no clause). English puts no such word before a noun in apposition to a name ("the
+    band Chicago", "the Nirvana song Polly")."""
     noun = begin - 1
     if noun < 1 or tokens[noun] in FUNCTION_WORDS or end >= len(tokens):
         return False
     after = tokens[end]
     if after in PREPOSITIONS or after in ("s", "t") or len(after) < 2:
         return False
-    return tokens[noun - 1] in WH_WORDS or tokens[noun - 1] in ORDER_WORDS
+    return tokens[noun - 1] in WH_DETERMINERS or tokens[noun - 1] in ORDER_WORDS
 
 
 def qualifier_named(qualifier: str, tokens: Sequence[str], begin: int, end: int) -> bool:
