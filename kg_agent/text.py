@@ -169,6 +169,14 @@ def dimension_of(adjective: str) -> tuple[str, ...]:
 #: a superlative, never the first word of a name an acronym abbreviates (``kg/linking``'s initials).
 AMOUNT_DETERMINERS = frozenset({"many", "much", "more", "most", "few", "fewer", "fewest", "less", "least", "several"})
 
+#: The WH words that stand before a noun as its determiner ("**which** album", "**what** album"): the noun is then
+#: the type a question asks for (``kg/qualified_names``).
+WH_DETERMINERS = frozenset({"which", "what"})
+#: English's ordinals of order in a series ("the **first** album", "the **last** book"): a word that picks one of
+#: a kind by its place, never a noun in apposition to a name (``kg/qualified_names``).
+ORDER_WORDS = frozenset({"first", "second", "third", "fourth", "fifth", "last", "latest", "earliest", "next",
+                         "previous", "final", "only"})
+
 #: A content word has at least this many letters ("of", "in", "to" never are).
 MIN_CONTENT_LETTERS = 3
 

@@ -52,6 +52,7 @@ from kg_agent.kg.qualified_names import (
     QUALIFIED,
     QUALIFIER_NAMED_BONUS,
     QUALIFIER_PENALTY,
+    asks_for_noun,
     how_named,
     qualifier_named,
     restates_name,
@@ -450,7 +451,8 @@ def _with_partial_names(kg: KnowledgeGraph, q: _Question, exact: list[_Candidate
     more of the question (its words times its match quality, against the exact ones' words): "martin luther king"
     links "Martin Luther King, Jr." rather than "Martin Luther". Not in place of a mention the partial name's words
     read as "<class noun> of <mention>" (:func:`_members_of_named`): "which unit of length" asks for the units of
-    *Length*, not about the constant "atomic unit of length"."""
+    *Length*, not about the constant "atomic unit of length"; nor of one that only adds the asked noun before it
+    (:func:`_asked_noun_before`)."""
     kept = list(exact)
     for candidate in sorted(partial, key=lambda c: (-c.size * c.quality, -c.best)):
         span = range(candidate.begin, candidate.begin + candidate.size)
@@ -459,9 +461,18 @@ def _with_partial_names(kg: KnowledgeGraph, q: _Question, exact: list[_Candidate
         # not cut the name "john simpson"
         if all(c.how == "exact" and c.size * c.quality < candidate.size * candidate.quality
                and span.start <= c.begin and c.begin + c.size <= span.stop for c in overlapped) \
-                and not any(_members_of_named(kg, q, candidate, c) for c in overlapped):
+                and not any(_members_of_named(kg, q, candidate, c) or _asked_noun_before(q, candidate, c)
+                            for c in overlapped):
             kept = [c for c in kept if c not in overlapped] + [candidate]
     return kept
+
+
+def _asked_noun_before(q: _Question, partial: _Candidate, exact: _Candidate) -> bool:
+    """Whether the partial name's stretch is the exact mention and the noun the question asks for right before it,
+    a relative clause after (:func:`~kg_agent.kg.qualified_names.asks_for_noun`): "the first album the beatles
+    released" is not "album the beatles" (the album "The Beatles (album)")."""
+    return (partial.begin + 1 == exact.begin and partial.begin + partial.size == exact.begin + exact.size
+            and asks_for_noun(q.tokens, exact.begin, exact.begin + exact.size))
 
 
 #: Neighbours of a mention's entities read per relation for a member of the class a "<class noun> of" names.

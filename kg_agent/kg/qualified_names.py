@@ -17,7 +17,11 @@ qualifier too (:func:`~kg_agent.kg.terms.label_keys`); linking reads here how a 
 
 The qualifier is read from the KG's own text against the question's own words (by root, :func:`~kg_agent.text.stem`);
 the only word class read is English's function words, which end the words beside a mention ("which songs are **on**
-Thriller" names no qualifier of Thriller: "songs" is what is asked, not what Thriller is).
+Thriller" names no qualifier of Thriller: "songs" is what is asked, not what Thriller is). Nor does the noun a
+question asks for when a relative clause with no "that" follows it ("what was the first **album** the Beatles
+released", "which **album** the Beatles recorded first"): the noun after "which"/"what" or an ordinal ("first",
+"last") is the asked type, the mention is the clause's subject, not a name in apposition to it
+(:func:`asks_for_noun`); English's ordinals and the WH determiners are the only words read.
 """
 
 from __future__ import annotations
@@ -25,7 +29,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from kg_agent.kg.terms import lookup_keys, normalize_label, split_qualifier, whole_label_keys
-from kg_agent.text import ARTICLES, FUNCTION_WORDS, content_words, stem
+from kg_agent.text import ARTICLES, FUNCTION_WORDS, ORDER_WORDS, PREPOSITIONS, WH_DETERMINERS, content_words, stem
 
 #: Taken off an entity a mention names only by a label less its qualifier (as :data:`~kg_agent.kg.linking.ALIAS_PENALTY`
 #: for an alias): an entity whose whole label the mention is ranks above it by more than the linking's twin margin.
@@ -60,9 +64,12 @@ def words_beside(tokens: Sequence[str], begin: int, end: int) -> list[str]:
     to a name: right before it ("the **band** Chicago", "Madonna's **album** Erotica"; up to :data:`BESIDE_WORDS`,
     ending at a function word or a possessive's "s") or after it and an article ("Chicago the **band**"). Not the
     words right after it: there the name modifies the noun ("Nirvana **albums**", "Nirvana's **albums**": what
-    Nirvana made, not what it is)."""
+    Nirvana made, not what it is), nor the asked noun before a relative clause (:func:`asks_for_noun`: "the first
+    **album** the Beatles released")."""
     found: list[str] = []
     for step, start in ((-1, begin - 1), (1, end + 1)):
+        if step == -1 and asks_for_noun(tokens, begin, end):
+            continue
         if step == 1 and not (end < len(tokens) and tokens[end] in ARTICLES):
             break
         i = start
@@ -73,6 +80,22 @@ def words_beside(tokens: Sequence[str], begin: int, end: int) -> list[str]:
             found.append(word)
             i += step
     return found
+
+
+def asks_for_noun(tokens: Sequence[str], begin: int, end: int) -> bool:
+    """Whether the noun right before the mention ``tokens[begin:end]`` is the asked type with a relative clause
+    after it that has no "that" ("the first **album** the Beatles released"): the noun follows a WH determiner
+    ("which album", "what album"; not "who": "who **wrote** Moby Dick" has a verb there) or an ordinal ("the first
+    album", "the last album"), and the mention is followed by its clause's verb (any word but a preposition: "the
+    band Chicago **in** 1970" is no clause). English puts no such word before a noun in apposition to a name ("the
+    band Chicago", "the Nirvana song Polly")."""
+    noun = begin - 1
+    if noun < 1 or tokens[noun] in FUNCTION_WORDS or end >= len(tokens):
+        return False
+    after = tokens[end]
+    if after in PREPOSITIONS or after in ("s", "t") or len(after) < 2:
+        return False
+    return tokens[noun - 1] in WH_DETERMINERS or tokens[noun - 1] in ORDER_WORDS
 
 
 def qualifier_named(qualifier: str, tokens: Sequence[str], begin: int, end: int) -> bool:
