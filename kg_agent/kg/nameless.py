@@ -21,6 +21,7 @@ from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.measured_cache import MeasuredOnce
 from kg_agent.kg.per_kg import PerKG
 from kg_agent.kg.role_nodes import role_nodes
+from kg_agent.kg.terms import local_name
 from kg_agent.text import MIN_CONTENT_LETTERS
 
 #: Least share of a class's sampled members that are statement nodes for the class to be one of statement nodes.
@@ -80,12 +81,6 @@ class Nameless:
         described = {key for key, relations in kg.relations_at_each(documents).items()
                      if any(not r.startswith("^") for r in relations)}
         return {key for document in described for key in documents[document]}
-
-
-def local_name(iri: str) -> str:
-    """An IRI's last path segment or fragment (a trailing ``/`` or ``#`` dropped): ``.../wiki/Joseph_Conrad`` ->
-    ``Joseph_Conrad``, ``http://sws.geonames.org/2635167/`` -> ``2635167``."""
-    return re.split(r"[/#]", iri.rstrip("/#"))[-1]
 
 
 def reads_as_a_name(iri: str) -> bool:

@@ -43,6 +43,13 @@ def is_absolute_iri(text: str) -> bool:
     return _ABSOLUTE_IRI.match(text) is not None
 
 
+def local_name(iri: str) -> str:
+    """An IRI's last path segment or fragment (a trailing ``/`` or ``#`` dropped): ``.../wiki/Joseph_Conrad`` ->
+    ``Joseph_Conrad``, ``http://sws.geonames.org/2635167/`` -> ``2635167``, ``.../work-type/QUEST_WRITTEN`` ->
+    ``QUEST_WRITTEN``."""
+    return re.split(r"[/#]", iri.rstrip("/#"))[-1]
+
+
 def node_key(term: Node) -> str:
     """The string id of an RDF node: the IRI itself, ``_:id`` for blank nodes, N3 for literals."""
     if isinstance(term, URIRef):

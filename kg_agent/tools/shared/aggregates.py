@@ -422,7 +422,7 @@ class AnswerRanker:
         once, when the question asks for a thing (not "when", "how ..."): what the comparison ranks, so the answers a
         method offers are the things. Any other answers, or question, as they are."""
         asked = asked_comparison(question, walk_starts(answers))
-        if _ASKS_VALUE.match(question) is not None or asked is None or not asks_time(asked):
+        if asks_a_value(question) or asked is None or not asks_time(asked):
             return list(answers)
         found: dict[str, dict] = {}
         for a in answers:
@@ -455,7 +455,7 @@ class AnswerRanker:
         if asked is None or not answers:
             return None
         items: dict[str, dict] = {}  # key -> {"record": answer, "values": {relation: [value]}}
-        values_asked = _ASKS_VALUE.match(question) is not None
+        values_asked = asks_a_value(question)
         own: dict[str, dict] = {}
         for a in answers:
             key = str(a.get("entity_id") or "")

@@ -112,7 +112,7 @@ from kg_agent.tools.shared.answer_types import (
     relation_object_kinds,
 )
 from kg_agent.tools.shared.class_split import persons_apart
-from kg_agent.tools.shared.kind_values import MAX_ENDS_READ, kind_values
+from kg_agent.tools.shared.kind_values import MAX_ENDS_READ, things_of_kind
 from kg_agent.tools.shared.passive_objects import PASSIVE_OBJECTS, passive_objects
 from kg_agent.tools.shared.path_scoring import RelationPathScorer
 from kg_agent.tools.shared.peer_relations import counted_one_way
@@ -823,7 +823,7 @@ def of_counted_kind(question: str, ids: Sequence[str], kg: KnowledgeGraph):
     if not noun or not ids:
         return None
     try:
-        of_kind, _ = kind_values(kg).of_kind(list(ids), noun)
+        of_kind = things_of_kind(ids, noun, kg)
     except KGError:
         return None
     if not of_kind or not all(i in of_kind for i in ids):
@@ -832,7 +832,7 @@ def of_counted_kind(question: str, ids: Sequence[str], kg: KnowledgeGraph):
     def keep(nodes: list[str]) -> list[str]:  # read in slices: a kind counted past one read's cap is counted whole
         found: set[str] = set()
         for start in range(0, len(nodes), MAX_ENDS_READ):
-            found.update(kind_values(kg).of_kind(nodes[start:start + MAX_ENDS_READ], noun)[0])
+            found.update(things_of_kind(nodes[start:start + MAX_ENDS_READ], noun, kg))
         return [n for n in nodes if n in found]
 
     return keep

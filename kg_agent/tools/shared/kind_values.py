@@ -17,14 +17,13 @@ IRIs; no word list of a domain.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from kg_agent.kg.errors import KGError
 from kg_agent.kg.graph import KnowledgeGraph, class_list_query
 from kg_agent.kg.per_kg import PerKG
-from kg_agent.kg.terms import node_key
+from kg_agent.kg.terms import local_name, node_key
 from kg_agent.kg.types import base_relation
 from kg_agent.text import FUNCTION_WORDS, name_words, same_word
 
@@ -50,7 +49,7 @@ class KindValue:
     @property
     def local_name(self) -> str:
         """The value IRI's local name (``QUEST_WRITTEN``)."""
-        return re.split(r"[/#]", self.value.rstrip("/#"))[-1]
+        return local_name(self.value)
 
     @property
     def local_words(self) -> tuple[str, ...]:

@@ -25,7 +25,7 @@ from rdflib import URIRef
 from kg_agent.kg.errors import KGError
 from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.record_values import record_nodes
-from kg_agent.kg.terms import key_term, node_key
+from kg_agent.kg.terms import key_term, local_name, node_key
 from kg_agent.kg.walks import Walk
 from kg_agent.text import name_words, same_word
 from kg_agent.tools.shared.aggregates import literal_text
@@ -35,17 +35,13 @@ from kg_agent.tools.shared.question_parts import QuestionParts
 MAX_NAMES = 5
 
 
-def _local_name(iri: str) -> str:
-    return iri.rstrip("/#").rsplit("#", 1)[-1].rsplit("/", 1)[-1]
-
-
 def names_the_asked_phrase(question: str, predicate_iri: str) -> bool:
     """Whether the question's type noun phrase, from its start, is the predicate's own name: its words one by one
     ("launch vehicle" / ``launch_vehicle``) or run together as one ("launch vehicle" / ``launchvehicle``), the last
     up to an ending."""
     asked = QuestionParts.of(question).asked
     phrase = list(asked.noun_phrase) if asked is not None else []
-    words = name_words(_local_name(predicate_iri))
+    words = name_words(local_name(predicate_iri))
     if not phrase or not words:
         return False
     if len(words) > 1:
@@ -78,7 +74,7 @@ def walks_to_asked_names(question: str, walks: Sequence[dict], kg: KnowledgeGrap
     for node in ends:
         for predicate in named:
             for value in _values(kg, node, predicate):
-                names.setdefault(node, []).append((_local_name(predicate), value))
+                names.setdefault(node, []).append((local_name(predicate), value))
     if not names:
         return list(walks)
     found: list[dict] = []

@@ -32,12 +32,12 @@ domain.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
 
 from kg_agent.kg.errors import KGError
 from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.relation_paths import own_name_words
+from kg_agent.kg.terms import local_name
 from kg_agent.kg.types import base_relation
 from kg_agent.text import ARTICLES, FUNCTION_WORDS, content_words, name_words, same_word
 from kg_agent.text import words as text_words
@@ -141,7 +141,7 @@ def _said_of_the_answers(word: str, answers: Sequence[dict], kg: KnowledgeGraph)
     keys = [str(a["entity_id"]) for a in answers[:MAX_ANSWERS_READ] if a.get("entity_id")
             and not str(a["entity_id"]).startswith(('"', "_:"))]
     # its name, and the local name of its IRI (".../proceedings/paper-36": the KG calls it a paper)
-    said = [str(a.get("answer") or "") for a in answers[:MAX_ANSWERS_READ]] + [" ".join(name_words(_local_name(k))) for k in keys]
+    said = [str(a.get("answer") or "") for a in answers[:MAX_ANSWERS_READ]] + [" ".join(name_words(local_name(k))) for k in keys]
     kg.prefetch(keys)
     pointed: list[str] = []
     for key in keys:
@@ -162,10 +162,6 @@ def _one_word(a: str, b: str) -> bool:
     return abs(len(a) - len(b)) <= MAX_ENDING and same_word(a, b)
 
 
-def _local_name(iri: str) -> str:
-    return re.split(r"[/#]", iri.rstrip("/#"))[-1]
-
-
 def _names_a_relation(word: str, relations: Sequence[str], kg: KnowledgeGraph) -> bool:
     """Whether ``word`` is a word of some relation's name, its IRI's local name (a label may say another thing:
     ``:member`` labelled "name"), aliases or description, or names its objects."""
@@ -173,7 +169,7 @@ def _names_a_relation(word: str, relations: Sequence[str], kg: KnowledgeGraph) -
     for relation in relations:
         if asked.named_by(relation):
             return True
-        vocabulary = [*own_name_words(relation), *name_words(_local_name(kg.relation_iri(relation)))]
+        vocabulary = [*own_name_words(relation), *name_words(local_name(kg.relation_iri(relation)))]
         for alias in kg.relation_aliases(relation):
             vocabulary += text_words(alias)
         vocabulary += text_words(kg.relation_description(base_relation(relation)) or "")

@@ -553,13 +553,17 @@ class WholeGraphAnswerer:
         else:
             classes = list(dict.fromkeys(c for pair in sides.values() for side in pair for c in side.classes))
             named = self.class_names.named(asked.counted_noun, classes)
-            if not named:
-                return self._kind_value_count(asked)
-            counts = {c: sum(side.classes.get(c, 0) for pair in sides.values() for side in pair) for c in named}
-            chosen = max(sorted(counts), key=lambda c: counts[c])
-            predicates = " ".join(sparql_iri(p) for p in self.kg.naming.class_predicates)
-            where = f"VALUES ?class_of {{ {predicates} }} ?s ?class_of {sparql_iri(chosen)} ."
-            what = f"counted the members of the class {self.class_names.names(chosen)[0] if self.class_names.names(chosen) else chosen}"
+            if named:
+                counts = {c: sum(side.classes.get(c, 0) for pair in sides.values() for side in pair) for c in named}
+                chosen = max(sorted(counts), key=lambda c: counts[c])
+                predicates = " ".join(sparql_iri(p) for p in self.kg.naming.class_predicates)
+                where = f"VALUES ?class_of {{ {predicates} }} ?s ?class_of {sparql_iri(chosen)} ."
+                what = f"counted the members of the class {self.class_names.names(chosen)[0] if self.class_names.names(chosen) else chosen}"
+            else:
+                of_kind = self._of_kind_value(asked)
+                if of_kind is None:
+                    return None
+                where, what = of_kind
         rows = self._rows(f"SELECT (COUNT(DISTINCT ?s) AS ?n) WHERE {{ {where} }}")
         if not rows or rows[0][0] is None:
             return None
@@ -570,10 +574,11 @@ class WholeGraphAnswerer:
                   "counted": [labels.get(k) or k for k in shown], "counted_by": what}
         return [answer], what
 
-    def _kind_value_count(self, asked: WholeGraphQuestion) -> tuple[list[dict], str] | None:
-        """"how many written questions are there": the subjects of the kind value of a type-like relation the counted
-        noun names (``work_type -> .../QUEST_WRITTEN``, :mod:`~kg_agent.tools.shared.kind_values`), when it names no
-        class; of several, the one whose local name the phrase's other words name too."""
+    def _of_kind_value(self, asked: WholeGraphQuestion) -> tuple[str, str] | None:
+        """For "how many written questions are there": the pattern of the subjects of the kind value of a type-like
+        relation the counted noun names (``work_type -> .../QUEST_WRITTEN``, :mod:`~kg_agent.tools.shared.kind_values`),
+        when it names no class, and what is counted; of several, the one whose local name the phrase's other words
+        name too. None when it names none, or several alike (which one is asked is not said)."""
         named = kind_values(self.kg).named(asked.counted_noun)
         if not named:
             return None
@@ -581,17 +586,9 @@ class WholeGraphAnswerer:
         said = {v: sum(v.named_by(word) for word in phrase) for v in named}
         best = max(named, key=lambda v: said[v])
         if sum(said[v] == said[best] for v in named) > 1:
-            return None  # the phrase names several kinds alike: which one is asked is not said
-        where = f"?s {sparql_iri(self.kg.relation_iri(best.relation))} {sparql_iri(best.value)} ."
-        what = f"counted the {asked.counted_noun} (whose {best.relation} is {best.local_name})"
-        rows = self._rows(f"SELECT (COUNT(DISTINCT ?s) AS ?n) WHERE {{ {where} }}")
-        if not rows or rows[0][0] is None:
             return None
-        shown = [node_key(row[0]) for row in self._rows(f"SELECT DISTINCT ?s WHERE {{ {where} }} LIMIT {EVIDENCE_GROUPS}")]
-        labels = self.kg.labels_by_id([k for k in shown if not k.startswith('"')])
-        answer = {"answer": str(_number(rows[0][0])), "entity_id": None, "score": 1.0, "grounded": True, "paths": [],
-                  "chunks": [], "counted": [labels.get(k) or k for k in shown], "counted_by": what}
-        return [answer], what
+        return (f"?s {sparql_iri(self.kg.relation_iri(best.relation))} {sparql_iri(best.value)} .",
+                f"counted the {asked.counted_noun} (whose {best.relation} is {best.local_name})")
 
     def _attribute_candidates(self, asked: WholeGraphQuestion) -> list[tuple[float, str, str]]:
         """``(score, relation, subject class)`` of each relation reaching numbers or dates that the attribute names:
