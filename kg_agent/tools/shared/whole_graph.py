@@ -21,8 +21,9 @@ subjects of ``skos:broader`` that are mints); the answered side only to a class 
 class (:meth:`~kg_agent.tools.shared.answer_classes.ClassNames.named`: "region" names Region), not to the class whose
 name is merely the closest ("relation" / TransitiveProperty, a part of the properties restrictions are on).
 Groups that are blank nodes of one name (a shelf written once per book) count as one; unnamed groups (statement
-nodes) are never answers; groups of one member each, or one group holding them all, answer nothing (no group stands
-out). An attribute superlative
+nodes) are never answers; groups of one member each answer nothing (no group stands out), nor does one group holding
+every member unless the question's verb names its relation ("which station **published** the most letters": the one
+publisher; not "which institution **received** the most questions"). An attribute superlative
 takes the relation reaching numbers or dates whose name the participle names best, over the members of the class the answer noun names.
 
 **Compass superlatives** ("which is the northernmost mint", "the westernmost"; generic geography: north is the greatest
@@ -455,9 +456,11 @@ class WholeGraphAnswerer:
         for grouping in self.groupings(asked)[:5]:
             counts, cut = self.group_counts(grouping)
             ranked, labels = self._leading_named(counts, asked.order)
-            # one member each, or one group holding every member (one publisher of all the questions): nothing
-            # stands out among the answer noun's things
-            if len(ranked) < 2 or ranked[0][1] < 2:
+            if not ranked or ranked[0][1] < 2 <= len(ranked):  # one member each: nothing stands out
+                continue
+            if len(ranked) == 1 and not self._verb_names(asked.verb, grouping.relation):
+                # one group holding every member (the one publisher of all the questions) is the most only of the
+                # relation the question's verb names ("which station published the most letters")
                 continue
             best = ranked[0][1]
             of_kind = grouping.counted_kind
@@ -621,6 +624,14 @@ class WholeGraphAnswerer:
         said = {v: sum(v.named_by(word) for word in phrase) for v in named}
         best = max(named, key=lambda v: said[v])
         return None if sum(said[v] == said[best] for v in named) > 1 else best
+
+    def _verb_names(self, verb: str, relation: str) -> bool:
+        """Whether the question's verb (the last word before "the most": "published"; not the words of a phrase
+        before it, "member **of the European Parliament** asked") names the relation: by root, or by the cosine at
+        the floor."""
+        word = verb.split()[-1] if verb.split() else ""
+        text = name_phrase(relation.rsplit(".", 1)[-1])
+        return bool(word) and (names_by_root(word, text) > 0 or self._fit(word, [text])[0] >= NAMES_SIDE)
 
     def _reaches_kind(self, relation: str, grouped: str, kind: KindValue) -> bool:
         """Whether the counted side of the relation (its subjects when objects are grouped) has the kind's relation."""
