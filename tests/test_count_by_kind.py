@@ -21,8 +21,8 @@ import pytest
 from kg_agent.graphs import create_rog_graph, create_tog_graph, create_tog_i_graph
 from kg_agent.kg import build_oxigraph, open_kg, open_oxigraph
 from kg_agent.tools.shared.aggregates import MAX, MIN
-from kg_agent.tools.shared.whole_graph import answer_over_whole_graph
 from kg_agent.tools.shared.which_of import asked_order, counted_noun, which_of_answered
+from kg_agent.tools.shared.whole_graph import answer_over_whole_graph
 
 LETTERS = Path(__file__).parent / "fixtures" / "radio_letters" / "radio_letters.ttl"
 EX = "http://example.org/radio/"
