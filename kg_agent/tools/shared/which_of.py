@@ -19,6 +19,14 @@ record), else those whose values are all typed points in time (``xsd:date`` ...)
 time (typed so, or written as a date) are compared, the earliest first for "first" and "earlier". A date has no
 unit, so the statement nodes it sits on (a launch, a planting: each naming its own site, its own thing) need not
 agree. The answer is the thing, never its date.
+
+"Which has more <noun>, A or B" and "who <verb> more / fewer <noun>, A or B" ("who asked more questions"; "which of A
+and B wrote more letters") compare how many things each reaches when the KG writes no such number: over the relation
+the noun names, or the one whose ends are of the class it names; else, when the noun names a kind the KG writes only
+as an unlabelled value of a type-like relation (:mod:`~kg_agent.tools.shared.kind_values`: "questions",
+``work_type -> .../QUEST_WRITTEN``), the distinct things of that kind each reaches over any relation (over those the
+verb names, when it names some), so that a participation's role node ("Author") or a thing of another kind (an answer
+document) is neither counted nor answered. The counts are the evidence (``compared``, ``counted``).
 """
 
 from __future__ import annotations

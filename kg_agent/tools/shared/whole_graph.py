@@ -19,7 +19,12 @@ subjects) and whose counted side the counted noun names, by the embeddings' cosi
 the nouns leave it open. A class the nouns named restricts its side in the query ("mints" per region: only the
 subjects of ``skos:broader`` that are mints); the answered side only to a class its noun names as a type noun names a
 class (:meth:`~kg_agent.tools.shared.answer_classes.ClassNames.named`: "region" names Region), not to the class whose
-name is merely the closest ("relation" / TransitiveProperty, a part of the properties restrictions are on).
+name is merely the closest ("relation" / TransitiveProperty, a part of the properties restrictions are on), unless
+nearly every node sampled on that side is of it (:data:`NEARLY_ALL`: "member" and Person, where an institution is
+written as a question's creator beside its authors). A counted noun that names a kind the KG writes only as an
+unlabelled value of a type-like relation (:mod:`~kg_agent.tools.shared.kind_values`: "questions",
+``work_type -> .../QUEST_WRITTEN``) names the counted side of each relation whose counted things have that relation,
+and only the things of that kind are counted (not the answers to the questions).
 Groups that are blank nodes of one name (a shelf written once per book) count as one; unnamed groups (statement
 nodes) are never answers; groups of one member each answer nothing (no group stands out), nor does one group holding
 every member unless the question's verb names its relation ("which station **published** the most letters": the one
