@@ -19,6 +19,14 @@ record), else those whose values are all typed points in time (``xsd:date`` ...)
 time (typed so, or written as a date) are compared, the earliest first for "first" and "earlier". A date has no
 unit, so the statement nodes it sits on (a launch, a planting: each naming its own site, its own thing) need not
 agree. The answer is the thing, never its date.
+
+"Which has more <noun>, A or B" and "who <verb> more / fewer <noun>, A or B" ("who asked more questions"; "which of A
+and B wrote more letters") compare how many things each reaches when the KG writes no such number: over the relation
+the noun names, or the one whose ends are of the class it names; else, when the noun names a kind the KG writes only
+as an unlabelled value of a type-like relation (:mod:`~kg_agent.tools.shared.kind_values`: "questions",
+``work_type -> .../QUEST_WRITTEN``), the distinct things of that kind each reaches over any relation (over those the
+verb names, when it names some), so that a participation's role node ("Author") or a thing of another kind (an answer
+document) is neither counted nor answered. The counts are the evidence (``compared``, ``counted``).
 """
 
 from __future__ import annotations
@@ -30,6 +38,7 @@ from kg_agent.kg.errors import KGError
 from kg_agent.kg.graph import KnowledgeGraph
 from kg_agent.kg.nameless import Nameless
 from kg_agent.kg.terms import UNNAMED
+from kg_agent.text import AUXILIARIES, BE_NONFINITE, FUNCTION_WORDS, MODALS
 from kg_agent.tools.shared.aggregates import (
     MAX,
     MIN,
@@ -41,6 +50,7 @@ from kg_agent.tools.shared.aggregates import (
 )
 from kg_agent.tools.shared.answer_classes import class_names
 from kg_agent.tools.shared.constraints import mention_groups
+from kg_agent.tools.shared.kind_values import things_of_kind
 from kg_agent.tools.shared.question_parts import QuestionParts
 from kg_agent.tools.shared.relation_words import EARLIEST_WORDS, LATEST_WORDS
 from kg_agent.tools.shared.similarity import shared_text_vectors
@@ -60,6 +70,12 @@ _WHICH_WHEN = re.compile(r"^\s*which(?:\s+one)?\s+(?:(?:is|was|are|were|has\s+be
                          + _TIME_ADVERB + r"\s*[,:]", re.IGNORECASE)
 _WHICH_OF_WHEN = re.compile(r"^\s*which\s+of\s+.+?\s+(?:(?:is|was|were|has\s+been|had\s+been)\s+)?([a-z]{3,})\s+(?:the\s+)?"
                             + _TIME_ADVERB + r"\s*\??\s*$", re.IGNORECASE)
+#: "Who asked more questions, A or B" / "which of A and B wrote more books": a verb (no auxiliary: "which has more"
+#: is read above), then "more / fewer" and the counted noun.
+_WHO_DID_MORE = re.compile(r"^\s*(?:who|which(?:\s+one)?)\s+(?:(?:did|does|do)\s+)?([a-z]{3,})\s+(more|fewer|less)\s+"
+                           r"([a-z]{3,})\s*[,:]", re.IGNORECASE)
+_WHICH_OF_DID_MORE = re.compile(r"^\s*(?:who|which)\s+of\s+.+\s+([a-z]{3,})\s+(more|fewer|less)\s+([a-z]{3,})"
+                                r"\s*\??\s*$", re.IGNORECASE)
 _DATE_TEXT = re.compile(r"^-?\d{1,6}-\d\d(?:-\d\d)?(?:T|$)")
 #: Most relations read per thing and statement node.
 EDGE_BOUND = 50
@@ -82,10 +98,28 @@ def asked_order(question: str) -> tuple[str, str, bool] | None:
         found = asked_comparison(f"the {superlative}")
         # the noun names the attribute ("more runways": ``runways``), as an adjective does ("heavier": a mass)
         return (found.order, noun or word, False) if found is not None and found.bound is None else None
+    did = _did_more(question)
+    if did is not None:
+        return did[0], did[2], False
     match = _WHICH_WHEN.match(question) or _WHICH_OF_WHEN.match(question)
     if match is None or match.group(1).lower() in ("which", "one", "the"):
         return None
     return _IN_TIME_ORDER[match.group(2).lower()], match.group(1).lower(), True
+
+
+def _did_more(question: str) -> tuple[str, str, str] | None:
+    """``(order, verb, counted noun)`` of a "who <verb> more / fewer <noun>, A or B" question (``(MAX, "asked",
+    "questions")``), or "which of A and B <verb> more <noun>"; None for any other question (an auxiliary is no verb
+    here: "which has more <noun>" is read by :data:`_WHICH_IS`)."""
+    if not re.search(r"\b(?:or|and)\b", question, re.IGNORECASE):
+        return None
+    match = _WHO_DID_MORE.match(question) or _WHICH_OF_DID_MORE.match(question)
+    if match is None:
+        return None
+    verb, word, noun = (match.group(i).lower() for i in (1, 2, 3))
+    if verb in AUXILIARIES | BE_NONFINITE | MODALS or noun in FUNCTION_WORDS:
+        return None
+    return (MAX if word == "more" else MIN), verb, noun
 
 
 def comparative_order(question: str) -> str | None:
@@ -142,7 +176,8 @@ def which_of_answered(question: str, topic_entities: Sequence[dict], kg: Knowled
         if counted:  # "which has more members": no number the KG writes; the members each has, counted
             for a in first:
                 for b in second:
-                    by_count = _counted(kg, a, b, asked[0], counted)
+                    by_count = _counted(kg, a, b, asked[0], counted) or _counted_of_kind(
+                        kg, a, b, asked[0], counted, _did_more(question))
                     if by_count is not None:
                         return _count_answer(kg, by_id, by_count, asked[0], counted)
     except KGError:
@@ -155,7 +190,8 @@ def counted_noun(question: str) -> str:
     (an adjective's comparison, "which is heavier", or a noun the KG may write as a number only)."""
     match = _WHICH_IS.match(question) or _WHICH_OF.match(question)
     if match is None or match.group(1).lower() not in ("more", "less", "fewer") or not match.group(2):
-        return ""
+        did = _did_more(question)
+        return did[2] if did is not None else ""
     return match.group(2).lower()
 
 
@@ -186,6 +222,33 @@ def _counted(kg: KnowledgeGraph, a: str, b: str, order: str, noun: str
     return None
 
 
+def _counted_of_kind(kg: KnowledgeGraph, a: str, b: str, order: str, noun: str,
+                     did: tuple[str, str, str] | None
+                     ) -> tuple[str, str, str, list[str], list[str], dict[str, str]] | None:
+    """As :func:`_counted`, for a counted noun that names a kind value
+    (:mod:`~kg_agent.tools.shared.kind_values`: "questions", ``work_type -> QUEST_WRITTEN``): each thing's distinct
+    things of that kind, over the relations reaching them from either of the two (``^creator``); of those, the
+    ones the question's verb names when it names some ("wrote" a ``writer``), else all. None when neither reaches a
+    thing of the kind, or the counts tie. Last: ``{counted thing: the relation reaching it}``."""
+    of_a, of_b = _relation_counts(kg, a), _relation_counts(kg, b)
+    of_kind = things_of_kind([t for found in (of_a, of_b) for ts in found.values() for t in ts], noun, kg)
+    if not of_kind:
+        return None
+    reaching = sorted(r for r in set(of_a) | set(of_b) if of_kind.keys() & {*of_a.get(r, ()), *of_b.get(r, ())})
+    named = AnswerRanker().named_relations(did[1], reaching, kg) if did is not None else []
+    relations = named or reaching
+    members_a = list(dict.fromkeys(t for r in relations for t in of_a.get(r, ()) if t in of_kind))
+    members_b = list(dict.fromkeys(t for r in relations for t in of_b.get(r, ()) if t in of_kind))
+    if len(members_a) == len(members_b):
+        return None
+    if (len(members_a) > len(members_b)) == (order == MAX):
+        winner, loser, members, other_members, of_winner = a, b, members_a, members_b, of_a
+    else:
+        winner, loser, members, other_members, of_winner = b, a, members_b, members_a, of_b
+    via = {t: r for r in reversed(relations) for t in of_winner.get(r, ())}
+    return winner, loser, " / ".join(relations), members, other_members, via
+
+
 def counted_relations(kg: KnowledgeGraph, noun: str, *reached: dict[str, list[str]]) -> list[str]:
     """Of the relations reaching things from either of the compared (``{relation: things}`` each, either direction),
     those the counted noun names, best first: by the relation scorer's words or embeddings at its evidence floor
@@ -210,16 +273,19 @@ def counted_relations(kg: KnowledgeGraph, noun: str, *reached: dict[str, list[st
     return by_class
 
 
-def _count_answer(kg: KnowledgeGraph, by_id: dict[str, dict], found: tuple[str, str, str, list[str], list[str]],
-                  order: str, noun: str) -> tuple[list[dict], str]:
-    winner, loser, relation, members, other_members = found
+def _count_answer(kg: KnowledgeGraph, by_id: dict[str, dict], found: tuple, order: str, noun: str
+                  ) -> tuple[list[dict], str]:
+    """The answer record of a count comparison ``found`` by :func:`_counted` (or :func:`_counted_of_kind`, whose
+    last item says which relation reaches each counted thing), its counted things as its paths."""
+    winner, loser, relation, members, other_members = found[:5]
+    via: dict[str, str] = found[5] if len(found) > 5 else {}
     labels = kg.labels_by_id([winner, loser, *members[:COUNTED_SHOWN]])
     name = labels.get(winner) or by_id[winner].get("label") or winner
     other = labels.get(loser) or by_id[loser].get("label") or loser
     shown = [{"id": m, "label": labels.get(m) or m} for m in members[:COUNTED_SHOWN]]
     winner_node = {"id": winner, "label": name}
-    paths = [{"steps": [{"head": winner_node, "relation": relation, "tail": node}],
-              "text": f"{name} -> {relation} -> {node['label']}"} for node in shown]
+    paths = [{"steps": [{"head": winner_node, "relation": via.get(node["id"], relation), "tail": node}],
+              "text": f"{name} -> {via.get(node['id'], relation)} -> {node['label']}"} for node in shown]
     record = {"answer": name, "entity_id": winner, "score": 1.0, "grounded": True, "paths": paths,
               "compared": [{"answer": name, "value": str(len(members))},
                            {"answer": other, "value": str(len(other_members))}],

@@ -19,9 +19,16 @@ subjects) and whose counted side the counted noun names, by the embeddings' cosi
 the nouns leave it open. A class the nouns named restricts its side in the query ("mints" per region: only the
 subjects of ``skos:broader`` that are mints); the answered side only to a class its noun names as a type noun names a
 class (:meth:`~kg_agent.tools.shared.answer_classes.ClassNames.named`: "region" names Region), not to the class whose
-name is merely the closest ("relation" / TransitiveProperty, a part of the properties restrictions are on).
+name is merely the closest ("relation" / TransitiveProperty, a part of the properties restrictions are on), unless
+nearly every node sampled on that side is of it (:data:`NEARLY_ALL`: "member" and Person, where an institution is
+written as a question's creator beside its authors). A counted noun that names a kind the KG writes only as an
+unlabelled value of a type-like relation (:mod:`~kg_agent.tools.shared.kind_values`: "questions",
+``work_type -> .../QUEST_WRITTEN``) names the counted side of each relation whose counted things have that relation,
+and only the things of that kind are counted (not the answers to the questions).
 Groups that are blank nodes of one name (a shelf written once per book) count as one; unnamed groups (statement
-nodes) are never answers; groups of one member each answer nothing (no group stands out). An attribute superlative
+nodes) are never answers; groups of one member each answer nothing (no group stands out), nor does one group holding
+every member unless the question's verb names its relation ("which station **published** the most letters": the one
+publisher; not "which institution **received** the most questions"). An attribute superlative
 takes the relation reaching numbers or dates whose name the participle names best, over the members of the class the answer noun names.
 
 **Compass superlatives** ("which is the northernmost mint", "the westernmost"; generic geography: north is the greatest
@@ -69,7 +76,7 @@ from kg_agent.kg.terms import UNNAMED, node_key
 from kg_agent.text import ARTICLES, AUXILIARIES, DATA_WORDS, name_phrase, name_words, same_word, word_match
 from kg_agent.tools.shared.aggregates import MAX, MIN, asked_comparison, literal_text, literal_value
 from kg_agent.tools.shared.answer_classes import class_names
-from kg_agent.tools.shared.kind_values import kind_values
+from kg_agent.tools.shared.kind_values import KindValue, kind_values
 from kg_agent.tools.shared.language_names import language_name, language_tag, tag_language
 from kg_agent.tools.shared.relation_words import TIME_SUPERLATIVES
 from kg_agent.tools.shared.similarity import TextVectors, shared_text_vectors
@@ -120,6 +127,9 @@ SIDE_SAMPLE = 50
 #: Least cosine by which a noun names a side (its classes or the relation's name): "author" / "creator" 0.63,
 #: "mints" / "Mint" 0.91; "author" / "bookshelf" 0.28.
 NAMES_SIDE = 0.45
+#: Share of a side's sampled nodes of one class above which an answer noun that is merely closest to it restricts
+#: the answers to it ("member" / Person, 48 of 50 creators sampled): nearly all.
+NEARLY_ALL = 0.9
 #: Groups shown in the evidence.
 EVIDENCE_GROUPS = 10
 
@@ -325,13 +335,15 @@ def names_its_subjects(relation_text: str) -> bool:
 @dataclass(frozen=True)
 class Grouping:
     """A relation read as groups: ``grouped`` is "object" (count subjects per object) or "subject"; ``answer_class``
-    / ``counted_class``: the class restricting each side ("" for none); ``score``: how well the nouns name it."""
+    / ``counted_class``: the class restricting each side ("" for none); ``score``: how well the nouns name it;
+    ``counted_kind``: the kind value the counted side's members must have (the counted noun names it)."""
 
     relation: str
     grouped: str
     answer_class: str = ""
     counted_class: str = ""
     score: float = 0.0
+    counted_kind: KindValue | None = None
 
 
 class WholeGraphAnswerer:
@@ -370,6 +382,7 @@ class WholeGraphAnswerer:
     def groupings(self, asked: WholeGraphQuestion) -> list[Grouping]:
         """Every relation and direction, scored by how well the question's nouns name its sides, best first."""
         found: list[Grouping] = []
+        kind = self._kind_named(asked.counted_noun) if asked.counted_noun else None
         for relation, (subjects, objects) in relation_sides(self.kg).sides().items():
             text = name_phrase(relation.rsplit(".", 1)[-1])
             by_subject = names_its_subjects(text)
@@ -382,16 +395,26 @@ class WholeGraphAnswerer:
                 else:  # "who created the most terms": the verb names the relation
                     a_score, a_class = self._fit(asked.verb, [text])[0], ""
                 c_score, c_class = self._side_fit(asked.counted_noun, counted, text, not names_answered)
+                counted_kind = kind if kind is not None and self._reaches_kind(relation, grouped, kind) else None
+                if counted_kind is not None:  # the KG's own kind IRI names the counted side ("questions": QUEST_...)
+                    c_score, c_class = 1.0, ""
                 if max(a_score, c_score) < NAMES_SIDE or a_score + c_score < 2 * NAMES_SIDE:
                     continue
                 named_relation = self._fit(asked.relation_words, [text])[0] if asked.relation_words else 0.0
                 # the answers are restricted to a class only when the noun names it as a type noun names a class
                 # ("region": Region), not when its name is merely closest ("relation": TransitiveProperty, a part of
                 # the object properties an ontology's restrictions are on)
-                if a_class and not self.class_names.named(asked.answer_noun, [a_class]):
+                # the answers are restricted to a class only when the noun names it as a type noun names a class
+                # ("region": Region), not when its name is merely closest ("relation": TransitiveProperty, a part of
+                # the object properties an ontology's restrictions are on), unless nearly every answer sampled is of
+                # it (then it leaves out only odd ones: an institution written as a question's creator beside its
+                # authors, for "which member asked the most questions")
+                if a_class and not self.class_names.named(asked.answer_noun, [a_class]) \
+                        and answered.classes.get(a_class, 0) < NEARLY_ALL * answered.sampled:
                     a_class = ""
                 found.append(Grouping(relation, grouped, a_class if a_score >= NAMES_SIDE else "",
-                                      c_class if c_score >= NAMES_SIDE else "", a_score + c_score + named_relation))
+                                      c_class if c_score >= NAMES_SIDE else "", a_score + c_score + named_relation,
+                                      counted_kind))
         return sorted(found, key=lambda g: -g.score)
 
     # ------------------------------------------------------------------ counting
@@ -411,6 +434,9 @@ class WholeGraphAnswerer:
             where.append(f"{group} a {sparql_iri(grouping.answer_class)} .")
         if grouping.counted_class:
             where.append(f"{member} a {sparql_iri(grouping.counted_class)} .")
+        if grouping.counted_kind is not None:
+            kind = grouping.counted_kind
+            where.append(f"{member} {sparql_iri(self.kg.relation_iri(kind.relation))} {sparql_iri(kind.value)} .")
         edges = f"SELECT ?s ?o WHERE {{ {' '.join(where)} }} LIMIT {MAX_EDGES + 1}"
         rows = self._rows(f"SELECT {group} (COUNT(DISTINCT {member}) AS ?n) WHERE {{ {{ {edges} }} }} GROUP BY {group}")
         counts = {node_key(key): _number(n) for key, n in rows}
@@ -437,8 +463,15 @@ class WholeGraphAnswerer:
             ranked, labels = self._leading_named(counts, asked.order)
             if not ranked or ranked[0][1] < 2 <= len(ranked):  # one member each: nothing stands out
                 continue
+            if len(ranked) == 1 and not self._verb_names(asked.verb, grouping.relation):
+                # one group holding every member (the one publisher of all the questions) is the most only of the
+                # relation the question's verb names ("which station published the most letters")
+                continue
             best = ranked[0][1]
-            what = (f"counted {asked.counted_noun or 'nodes'} per {asked.answer_noun or 'value'} over "
+            of_kind = grouping.counted_kind
+            what = (f"counted {asked.counted_noun or 'nodes'}"
+                    + (f" (whose {of_kind.relation} is {of_kind.local_name})" if of_kind is not None else "")
+                    + f" per {asked.answer_noun or 'value'} over "
                     f"{grouping.relation} ({'subjects per object' if grouping.grouped == 'object' else 'objects per subject'})"
                     + (f", over its first {MAX_EDGES:,} edges only" if cut else ""))
             compared = [{"answer": labels[key], "value": str(n)} for key, n in ranked[:EVIDENCE_GROUPS]]
@@ -579,16 +612,38 @@ class WholeGraphAnswerer:
         relation the counted noun names (``work_type -> .../QUEST_WRITTEN``, :mod:`~kg_agent.tools.shared.kind_values`),
         when it names no class, and what is counted; of several, the one whose local name the phrase's other words
         name too. None when it names none, or several alike (which one is asked is not said)."""
-        named = kind_values(self.kg).named(asked.counted_noun)
-        if not named:
-            return None
-        phrase = asked.counted_noun.split()
-        said = {v: sum(v.named_by(word) for word in phrase) for v in named}
-        best = max(named, key=lambda v: said[v])
-        if sum(said[v] == said[best] for v in named) > 1:
+        best = self._kind_named(asked.counted_noun)
+        if best is None:
             return None
         return (f"?s {sparql_iri(self.kg.relation_iri(best.relation))} {sparql_iri(best.value)} .",
                 f"counted the {asked.counted_noun} (whose {best.relation} is {best.local_name})")
+
+    def _kind_named(self, noun: str) -> KindValue | None:
+        """The kind value of a type-like relation the noun names (:mod:`~kg_agent.tools.shared.kind_values`); of
+        several, the one whose local name the phrase's other words name too; None when it names none, or several
+        alike (which one is asked is not said)."""
+        named = kind_values(self.kg).named(noun)
+        if not named:
+            return None
+        phrase = noun.split()
+        said = {v: sum(v.named_by(word) for word in phrase) for v in named}
+        best = max(named, key=lambda v: said[v])
+        return None if sum(said[v] == said[best] for v in named) > 1 else best
+
+    def _verb_names(self, verb: str, relation: str) -> bool:
+        """Whether the question's verb (the last word before "the most": "published"; not the words of a phrase
+        before it, "member **of the European Parliament** asked") names the relation: by root, or by the cosine at
+        the floor."""
+        word = verb.split()[-1] if verb.split() else ""
+        text = name_phrase(relation.rsplit(".", 1)[-1])
+        return bool(word) and (names_by_root(word, text) > 0 or self._fit(word, [text])[0] >= NAMES_SIDE)
+
+    def _reaches_kind(self, relation: str, grouped: str, kind: KindValue) -> bool:
+        """Whether the counted side of the relation (its subjects when objects are grouped) has the kind's relation."""
+        try:
+            return kind.relation in self.kg.relations_following(f"^{relation}" if grouped == "object" else relation)
+        except KGError:
+            return False
 
     def _attribute_candidates(self, asked: WholeGraphQuestion) -> list[tuple[float, str, str]]:
         """``(score, relation, subject class)`` of each relation reaching numbers or dates that the attribute names:
