@@ -124,6 +124,10 @@ DIMENSION_NOUNS = {
     **dict.fromkeys(("heavy", "light"), ("weight", "mass")),
     **dict.fromkeys(("far", "near"), ("distance",)),
 }
+#: English adjectives of a measure that follow its unit ("two metres **long**", "five years **old**", "ten miles
+#: **away**"): after "how many <unit>" they ask for the measure of one thing ("how many pages long is [X]"), a number
+#: the KG states, not for a count of things. A closed class of English.
+UNIT_MEASURE_ADJECTIVES = frozenset({"long", "tall", "high", "wide", "deep", "thick", "old", "heavy", "away"})
 #: English units of length and of mass, singular and plural, with their usual abbreviations ("1500 **feet**",
 #: "20 **kg**"), and the dimension nouns a number said in one may measure: a closed class of English.
 _LENGTH = ("length", "height", "elevation", "altitude", "width", "breadth", "depth", "distance")
