@@ -119,8 +119,8 @@ from kg_agent.tools.shared.peer_relations import counted_one_way
 from kg_agent.tools.shared.question_parts import QuestionParts, kind_before_mention
 from kg_agent.tools.shared.relation_words import TIME_SUPERLATIVES
 from kg_agent.tools.shared.scoring import mask_every_name, mask_mentions
-from kg_agent.tools.shared.unnamed_things import unnamed_thing
 from kg_agent.tools.shared.unit_measures import counted_for_a_measure
+from kg_agent.tools.shared.unnamed_things import unnamed_thing
 from kg_agent.tools.shared.unsupported_asks import names_the_kg_lacks, unsupported_kind
 
 ABSTAINED = "abstained"
