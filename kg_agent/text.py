@@ -266,7 +266,7 @@ ENDINGS = frozenset({"", "e", "s", "es", "ed", "er", "ers", "or", "ors", "ing", 
                      "ions", "ive", "ives", "al", "ly", "ment", "ments", "ress", "ist", "ists", "ism"})
 
 #: More letters than this after the part two words share make them a compound, not one word's endings
-#: ("book|shelf"; "member|ship" and "industr|ies" are endings).
+#: ("book|shelf"; "industr|ies" are endings; after a whole word, only an inflection: :func:`same_word`).
 COMPOUND_REST = 4
 
 
