@@ -80,3 +80,10 @@ def test_a_measure_asked_by_its_unit_is_not_answered_by_counting_things(stamps):
                                                      "relation": "width_mm", "tail": {"id": "30", "label": "30"}}]}]}
     measured = final_answers("How many millimetres wide is Kestrel 10c?", [width], kg=stamps)
     assert [a["answer"] for a in measured.answers] == ["30"], measured
+
+
+def test_best_effort_keeps_the_things_reached_for_a_measure_flagged_ungrounded():
+    described = [thing("Grey Heron 5c", EX + "heron", ("entry_birds", "describes", EX + "heron", "Grey Heron 5c"))]
+    checked = final_answers("How many pages long is Birds of the Shore?", described, policy="best_effort")
+    assert [a["answer"] for a in checked.answers] == ["Grey Heron 5c"] and not checked.answers[0]["grounded"]
+    assert any("kept as asked (best effort)" in w for w in checked.warnings), checked.warnings
