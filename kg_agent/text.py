@@ -124,6 +124,10 @@ DIMENSION_NOUNS = {
     **dict.fromkeys(("heavy", "light"), ("weight", "mass")),
     **dict.fromkeys(("far", "near"), ("distance",)),
 }
+#: English adjectives of a measure that follow its unit ("two metres **long**", "five years **old**", "ten miles
+#: **away**"): after "how many <unit>" they ask for the measure of one thing ("how many pages long is [X]"), a number
+#: the KG states, not for a count of things. A closed class of English.
+UNIT_MEASURE_ADJECTIVES = frozenset({"long", "tall", "high", "wide", "deep", "thick", "old", "heavy", "away"})
 #: English units of length and of mass, singular and plural, with their usual abbreviations ("1500 **feet**",
 #: "20 **kg**"), and the dimension nouns a number said in one may measure: a closed class of English.
 _LENGTH = ("length", "height", "elevation", "altitude", "width", "breadth", "depth", "distance")
@@ -262,7 +266,7 @@ ENDINGS = frozenset({"", "e", "s", "es", "ed", "er", "ers", "or", "ors", "ing", 
                      "ions", "ive", "ives", "al", "ly", "ment", "ments", "ress", "ist", "ists", "ism"})
 
 #: More letters than this after the part two words share make them a compound, not one word's endings
-#: ("book|shelf"; "member|ship" and "industr|ies" are endings).
+#: ("book|shelf"; "industr|ies" are endings; after a whole word, only an inflection: :func:`same_word`).
 COMPOUND_REST = 4
 
 
@@ -293,9 +297,31 @@ def word_match(a: str, b: str) -> float:
     return 0.0
 
 
+#: English's inflectional endings: what follows a whole word in another form of the same word ("genre|s",
+#: "box|es", "release|d", "direct|ed", "direct|ing"). Derivational endings make another word ("commission|er" is a
+#: person, not a commission; "art|ist", "member|ship"), and so does any other rest ("key|word": a compound).
+INFLECTIONS = frozenset({"s", "es", "d", "ed", "ing", "ings"})
+#: Inflections after a doubled last consonant ("stop|ped", "run|ning").
+DOUBLING_INFLECTIONS = frozenset({"ed", "ing", "ings"})
+
+
+def _inflected(word: str, longer: str) -> bool:
+    """Whether ``longer`` is ``word`` and an inflectional ending (:data:`INFLECTIONS`, or a doubled consonant and
+    one of :data:`DOUBLING_INFLECTIONS`)."""
+    rest = longer[len(word):]
+    return rest in INFLECTIONS or (len(rest) > 1 and rest[0] == word[-1] and rest[1:] in DOUBLING_INFLECTIONS)
+
+
 def same_word(a: str, b: str) -> bool:
     """Whether two words are one up to an ending ("industries"/"industry", "genres"/"genre"), not one word inside a
-    compound ("books"/"bookshelf": past the plural's "s", more than an ending follows the common part)."""
+    compound ("books"/"bookshelf": past the plural's "s", more than an ending follows the common part). When one word
+    is the other's opening whole, the rest must be an inflection (:data:`INFLECTIONS`): a derivational ending or a
+    word after it names another thing ("commission"/"commissioner", "art"/"artist", "key"/"keyword")."""
+    if a == b:
+        return True
+    shorter, longer = sorted((a, b), key=len)
+    if shorter and longer.startswith(shorter):
+        return _inflected(shorter, longer)
     bare_a, bare_b = a.removesuffix("s"), b.removesuffix("s")
     if max(len(bare_a), len(bare_b)) - _common_prefix(bare_a, bare_b) > COMPOUND_REST:
         return False

@@ -77,6 +77,17 @@ def test_word_match_and_same_word_compare_roots():
     assert not same_word("rail", "railwayman")  # a compound, not an ending
 
 
+def test_same_word_takes_only_an_inflection_after_a_whole_word():
+    # another form of the same word: a plural, a past tense, a participle (a doubled consonant too)
+    assert same_word("beacons", "beacon") and same_word("boxes", "box") and same_word("lit", "lit")
+    assert same_word("released", "release") and same_word("stopped", "stop") and same_word("keepers", "keeper")
+    # a derivational ending makes another word: the person of a body, the practitioner of a craft
+    assert not same_word("commissioner", "commission") and not same_word("commissioners", "commission")
+    assert not same_word("artist", "art") and not same_word("keepership", "keeper")
+    # a word after a whole word makes a compound, however short
+    assert not same_word("key", "keyword") and not same_word("light", "lighthouse")
+
+
 def test_function_words_are_closed_class_english_only():
     assert {"the", "of", "which", "who", "is", "has", "did", "could", "they", "not", "also", "same", "any"} <= FUNCTION_WORDS
     assert ARTICLES <= FUNCTION_WORDS and AUXILIARIES <= FUNCTION_WORDS

@@ -119,6 +119,7 @@ from kg_agent.tools.shared.peer_relations import counted_one_way
 from kg_agent.tools.shared.question_parts import QuestionParts, kind_before_mention
 from kg_agent.tools.shared.relation_words import TIME_SUPERLATIVES
 from kg_agent.tools.shared.scoring import mask_every_name, mask_mentions
+from kg_agent.tools.shared.unit_measures import counted_for_a_measure
 from kg_agent.tools.shared.unnamed_things import unnamed_thing
 from kg_agent.tools.shared.unsupported_asks import names_the_kg_lacks, unsupported_kind
 
@@ -281,6 +282,10 @@ def final_answers(question: str, answers: Sequence[dict], *, policy: WhenUnsuppo
         instead = things_of_the_counted_class(question, answers, kg)
         if instead is not None:
             return Checked([counted(instead[0])], warnings=[f"answer: {instead[1]}"])
+    if counting:  # "how many pages long is [X]": a measure, not a count of the things reached
+        measured = narrowed_or_abstained(list(answers), counted_for_a_measure(question, answers), policy)
+        if isinstance(measured, Checked):
+            return measured
     if counting and kg is not None:
         answers = counted_one_way(_masked(question, answers, kg), answers, _scorer(), kg)
         answers = [*answers, *every_end_reached(answers, kg, question)]

@@ -758,7 +758,8 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
           :attr:`QuestionParts.relational`) and no path's last hop is asked for: the KG has no relation for it
           (``bookshelf`` is 0.45 from "ISBN", both about books: less than the scorer's floor of a hop);
         * no path is asked for, and its type noun, the head of its phrase ("which **award** did", not "which research
-          track papers"), names a kind of thing that is no person while the KG's relations
+          track papers"), names a kind of thing that is no person (a place noun too: "which **country** does [X]
+          represent", when no path reaches a place) while the KG's relations
           that the noun names or evidences at the floor are on none of the paths ("how many **pages** does [X]
           have", answered over a catalogue number: the KG has ``homepage``, not at [X]), or the KG has no such
           relation and none of its classes is named so ("**which award** did [X] win";
@@ -834,7 +835,10 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
             return AskedPaths(frozenset(), f"the knowledge graph has no relation for {verb!r}: the times reached date "
                               f"another event ({', '.join(sorted({p[-1] for p in other_event})[:3])})")
         head_noun = parts.asked.position + 1 >= len(parts.tokens) or parts.tokens[parts.asked.position + 1] in NO_RELATION_WORDS
-        if kg is not None and competitors and parts.asked.excludes_persons and head_noun:
+        # a kind of thing that is no person: a type noun without a wh-kind, or a place noun ("which country") none
+        # of whose paths reaches a place (by_kind above)
+        no_person = parts.asked.excludes_persons or (parts.asked.kind == PLACE and bool(parts.asked.noun))
+        if kg is not None and competitors and no_person and head_noun:
             noun = parts.asked.noun
             columns = [k for k, j in enumerate(content) if parts.phrase_spans[j] == (parts.asked.position,) * 2]
             by_relation = [name for i, name in enumerate(names) if parts.asked.named_by(name)
