@@ -121,12 +121,9 @@ def measure_label_nodes(triples: Iterable[SampledTriple], class_predicates: Iter
         other = sum(n for node in holders for p, n in out.get(node, {}).items() if p != q)
         if other > MAX_OTHER_TRIPLES_PER_NODE * len(holders):
             continue
-        for p, pairs in sorted(held.items()):
-            entities = {subject for subject, _ in pairs}
-            preferred = SKOSXL_HOLDERS.get(p)
-            if preferred is None:
-                preferred = len(pairs) <= MAX_PREFERRED_PER_ENTITY * len(entities)
-            relations.append(LabelNodeRelation(p, q, preferred, len(entities)))
+        entities = {p: {subject for subject, _ in pairs} for p, pairs in held.items()}
+        preferred = _preferred(held, entities)
+        relations += [LabelNodeRelation(p, q, p == preferred, len(entities[p])) for p in sorted(held)]
         on_nodes.add(q)
         for predicate in {p for node in holders for p in out.get(node, {})}:
             subjects = [s for s, counts in out.items() if predicate in counts]
@@ -134,6 +131,19 @@ def measure_label_nodes(triples: Iterable[SampledTriple], class_predicates: Iter
                 on_nodes.add(predicate)
     relations.sort(key=lambda r: (not r.preferred, -r.entities, r.holder))
     return tuple(relations), tuple(sorted(on_nodes))
+
+
+def _preferred(held: dict[str, list[tuple[str, str]]], entities: dict[str, set[str]]) -> str | None:
+    """The holding predicate of one literal predicate that gives names, not other names: SKOS-XL's ``prefLabel``
+    when it is there, else the one held about once per entity (at most :data:`MAX_PREFERRED_PER_ENTITY` nodes an
+    entity) naming the most entities (among equals, the fewest nodes an entity, then by IRI); None when no holding
+    predicate is held about once per entity (all give other names)."""
+    known = [p for p in held if SKOSXL_HOLDERS.get(p)]
+    if known:
+        return known[0]
+    once = [p for p in held if p not in SKOSXL_HOLDERS
+            and len(held[p]) <= MAX_PREFERRED_PER_ENTITY * len(entities[p])]
+    return min(once, key=lambda p: (-len(entities[p]), len(held[p]) / len(entities[p]), p), default=None)
 
 
 def _names_nodes(nodes: dict[str, list[str]]) -> bool:

@@ -197,7 +197,9 @@ class KGProfile:
 
     def describe(self) -> list[str]:
         """Lines for a person: what was found."""
-        lines = [f"names: {iri} names {n} things" for iri, n in zip(self.label_predicates, self.named_subjects)]
+        on_label_nodes = set(self.label_node_predicates)  # read onto the things the label nodes name
+        lines = [f"names: {iri} names {n} things" for iri, n in zip(self.label_predicates, self.named_subjects)
+                 if iri not in on_label_nodes]
         lines = lines or ["names: the known label predicates name the KG's things"]
         lines += [f"aliases: {iri} gives {n} things other names"
                   for iri, n in zip(self.alias_predicates, self.aliased_subjects)]
