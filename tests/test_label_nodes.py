@@ -32,13 +32,9 @@ def _open(path: Path, backend: str, tmp_path_factory) -> object:
 
 
 @pytest.fixture(scope="module", params=["memory", "oxigraph"])
-def object_types(request, tmp_path_factory):
-    return _open(OBJECT_TYPES, request.param, tmp_path_factory)
-
-
-@pytest.fixture(scope="module", params=["memory", "oxigraph"])
-def headings(request, tmp_path_factory):
-    return _open(HEADINGS, request.param, tmp_path_factory)
+def kgs(request, tmp_path_factory):
+    """Both fixtures on one backend: ``(object types, headings)``."""
+    return _open(OBJECT_TYPES, request.param, tmp_path_factory), _open(HEADINGS, request.param, tmp_path_factory)
 
 
 # ---------------------------------------------------------------- the measurement
@@ -93,14 +89,16 @@ def test_the_profile_reads_skosxl_by_its_definitions_and_keeps_the_relations():
 
 
 # ---------------------------------------------------------------- what a user sees, on both backends
-def test_an_entity_is_named_by_its_preferred_label_node_and_aliased_by_the_others(object_types, headings):
+def test_an_entity_is_named_by_its_preferred_label_node_and_aliased_by_the_others(kgs):
+    object_types, headings = kgs
     assert object_types.label(OT + "c3") == "Windsor chair"
     assert set(object_types.labels(OT + "c3")) == {"Windsor chair", "Windsor chairs", "Chaise Windsor"}
     assert headings.label(AH + "h1") == "Maritime history"
     assert set(headings.labels(AH + "h1")) == {"Maritime history", "Seafaring history", "Maritime hist."}
 
 
-def test_linking_finds_the_entity_by_a_label_node_literal_not_the_label_node(object_types, headings):
+def test_linking_finds_the_entity_by_a_label_node_literal_not_the_label_node(kgs):
+    object_types, headings = kgs
     assert [e.id for e in object_types.find_entities("Windsor chair")][:1] == [OT + "c3"]
     assert [e.id for e in object_types.find_entities("Hope chest")][:1] == [OT + "c6"]  # an alternative name
     assert [e.id for e in headings.find_entities("Whaling ports")][:1] == [AH + "h2"]
@@ -109,7 +107,8 @@ def test_linking_finds_the_entity_by_a_label_node_literal_not_the_label_node(obj
         assert not any("/label/" in key or "/name/" in key for key in found)
 
 
-def test_label_nodes_are_not_walked(object_types, headings):
+def test_label_nodes_are_not_walked(kgs):
+    object_types, headings = kgs
     relations = object_types.relations(OT + "c3")
     assert "prefLabel" not in relations and "altLabel" not in relations
     assert set(relations) >= {"broader", "madeOf"}
@@ -120,7 +119,8 @@ def test_label_nodes_are_not_walked(object_types, headings):
 
 
 @pytest.mark.parametrize("factory", [create_rog_graph, create_tog_graph, create_tog_i_graph])
-def test_every_method_answers_with_the_name_a_label_node_gives(factory, object_types, headings):
+def test_every_method_answers_with_the_name_a_label_node_gives(factory, kgs):
+    object_types, headings = kgs
     for kg, question, expected in (
             (headings, "Which heading is Whaling ports part of?", ["Maritime history"]),
             (object_types, "What is a Windsor chair made of?", ["Oak wood"]),
