@@ -11,11 +11,11 @@ from rdflib import Graph
 
 from kg_agent.kg.errors import KGLoadError
 from kg_agent.kg.graph import KnowledgeGraph
+from kg_agent.kg.label_nodes import add_graph_names, graph_triples, with_label_nodes
 from kg_agent.kg.loading.plain_triples import PLAIN_FORMATS, NamedTriple, detect_format, iter_named_triples, named_triples_graph
 from kg_agent.kg.loading.rdf_parsing import parse_rdf
 from kg_agent.kg.naming import DEFAULT_NAMING, Naming
 from kg_agent.kg.owl_restrictions import add_restriction_edges
-from kg_agent.kg.label_nodes import add_graph_names, graph_triples, with_label_nodes
 from kg_agent.kg.profile import graph_texts, measure_name_predicates
 from kg_agent.kg.stores.memory import MemoryGraphStore
 from kg_agent.kg.terms import RelationNames
