@@ -140,6 +140,9 @@ class Naming:
         record_value_predicates: predicates that would name their subjects (one short text each, nothing else names
             them) but whose texts repeat across them: a value, not a name (:mod:`kg_agent.kg.record_values`). Facts,
             walked; their subjects are record (statement) nodes.
+        label_node_predicates: predicates that hold or are stated on label nodes (``skosxl:prefLabel``,
+            ``skosxl:literalForm`` and a label node's flags: :mod:`kg_agent.kg.label_nodes`): no facts, since the
+            names they give are read onto the entities they name.
     """
 
     languages: tuple[str, ...] = ("en",)
@@ -150,12 +153,14 @@ class Naming:
     schema_namespaces: tuple[str, ...] = DEFAULT_SCHEMA_NAMESPACES
     stated_alias_predicates: tuple[str, ...] = ()
     record_value_predicates: tuple[str, ...] = ()
+    label_node_predicates: tuple[str, ...] = ()
     _predicate_rank: dict[str, int] = field(init=False, repr=False, compare=False)
     _not_facts: frozenset[str] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         for name in ("languages", "label_predicates", "alias_predicates", "description_predicates",
-                     "class_predicates", "schema_namespaces", "stated_alias_predicates", "record_value_predicates"):
+                     "class_predicates", "schema_namespaces", "stated_alias_predicates", "record_value_predicates",
+                     "label_node_predicates"):
             value = getattr(self, name)
             if isinstance(value, str) or not all(isinstance(v, str) and v.strip() for v in value):
                 raise ValueError(f"{name} must be a sequence of non-empty strings, not {value!r}")
@@ -172,7 +177,8 @@ class Naming:
         """A short stable digest of the settings (what a cache of display labels depends on)."""
         text = repr((self.languages, self.label_predicates, self.alias_predicates, self.description_predicates,
                      self.class_predicates, self.schema_namespaces, self.stated_alias_predicates)
-                    + ((self.record_value_predicates,) if self.record_value_predicates else ()))
+                    + ((self.record_value_predicates,) if self.record_value_predicates else ())
+                    + ((self.label_node_predicates,) if self.label_node_predicates else ()))
         return hashlib.sha256(text.encode()).hexdigest()[:12]
 
     @property
@@ -194,7 +200,8 @@ class Naming:
     def not_fact_predicates(self) -> tuple[str, ...]:
         """Names, descriptions and statements about properties (:data:`SCHEMA_PREDICATES`): never walked, but for
         the :attr:`stated_alias_predicates`."""
-        return tuple(p for p in dict.fromkeys(self.names_and_descriptions + SCHEMA_PREDICATES)
+        return tuple(p for p in dict.fromkeys(self.names_and_descriptions + SCHEMA_PREDICATES
+                                              + self.label_node_predicates)
                      if p not in self.stated_alias_predicates or p in self.label_predicates)
 
     def is_fact(self, predicate: str) -> bool:

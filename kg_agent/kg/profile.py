@@ -157,16 +157,22 @@ class KGProfile:
     #: repeat across their subjects: values of records, not names (module docstring), with how many subjects each has
     record_value_predicates: tuple[str, ...] = ()
     record_subjects: tuple[int, ...] = ()
+    #: names held on label nodes (:mod:`kg_agent.kg.label_nodes`): ``(holding predicate, literal predicate,
+    #: preferred, entities)`` each, and the predicates stated only on those label nodes (literal predicates, flags)
+    label_node_relations: tuple[tuple[str, str, bool, int], ...] = ()
+    label_node_predicates: tuple[str, ...] = ()
 
     def naming(self, naming: Naming) -> Naming:
         """``naming`` with the found label predicates after its own, and the found alias predicates after its own
         unless the caller chose the alias predicates (anything but the defaults); unchanged when none was found."""
         settings: dict[str, tuple[str, ...]] = {}
-        labels = tuple(p for p in self.label_predicates if p not in naming.label_predicates)
+        on_label_nodes = set(self.label_node_predicates)  # they name label nodes, which are no things
+        labels = tuple(p for p in self.label_predicates if p not in naming.label_predicates and p not in on_label_nodes)
         if labels:
             settings["label_predicates"] = naming.label_predicates + labels
         if naming.alias_predicates == DEFAULT_ALIAS_PREDICATES:
-            aliases = tuple(p for p in self.alias_predicates if p not in naming.name_predicates)
+            aliases = tuple(p for p in self.alias_predicates
+                            if p not in naming.name_predicates and p not in on_label_nodes)
             if aliases:  # found among the facts, they stay facts
                 settings["alias_predicates"] = naming.alias_predicates + aliases
                 settings["stated_alias_predicates"] = naming.stated_alias_predicates + aliases
@@ -174,11 +180,26 @@ class KGProfile:
                        if p not in naming.name_predicates and p not in naming.record_value_predicates)
         if values:
             settings["record_value_predicates"] = naming.record_value_predicates + values
+        if self.label_node_relations:
+            from kg_agent.kg.label_nodes import LABEL_NODE_ALIAS, LABEL_NODE_NAME
+
+            found = {LABEL_NODE_NAME if preferred else LABEL_NODE_ALIAS for _, _, preferred, _ in self.label_node_relations}
+            given = settings.get("label_predicates", naming.label_predicates)
+            if LABEL_NODE_NAME in found and LABEL_NODE_NAME not in given:
+                settings["label_predicates"] = given + (LABEL_NODE_NAME,)
+            aliases = settings.get("alias_predicates", naming.alias_predicates)
+            if LABEL_NODE_ALIAS in found and LABEL_NODE_ALIAS not in aliases:
+                settings["alias_predicates"] = aliases + (LABEL_NODE_ALIAS,)
+            held = tuple(dict.fromkeys([holder for holder, _, _, _ in self.label_node_relations]
+                                       + list(self.label_node_predicates)))
+            settings["label_node_predicates"] = tuple(dict.fromkeys(naming.label_node_predicates + held))
         return replace(naming, **settings) if settings else naming
 
     def describe(self) -> list[str]:
         """Lines for a person: what was found."""
-        lines = [f"names: {iri} names {n} things" for iri, n in zip(self.label_predicates, self.named_subjects)]
+        on_label_nodes = set(self.label_node_predicates)  # read onto the things the label nodes name
+        lines = [f"names: {iri} names {n} things" for iri, n in zip(self.label_predicates, self.named_subjects)
+                 if iri not in on_label_nodes]
         lines = lines or ["names: the known label predicates name the KG's things"]
         lines += [f"aliases: {iri} gives {n} things other names"
                   for iri, n in zip(self.alias_predicates, self.aliased_subjects)]
@@ -186,6 +207,9 @@ class KGProfile:
             lines.append(f"OWL restrictions: {self.restriction_edges} relation edges read from class restrictions")
         lines += [f"record values: {iri} is a value of {n} records (its texts repeat: no name)"
                   for iri, n in zip(self.record_value_predicates, self.record_subjects)]
+        lines += [f"label nodes: {holder} -> a node -> {literal} gives {n} things their "
+                  f"{'names' if preferred else 'other names'}"
+                  for holder, literal, preferred, n in self.label_node_relations]
         for predicate, found in sorted((self.classes or {}).items()):
             if not found:
                 continue
@@ -229,7 +253,11 @@ class KGProfile:
                        tuple(data["alias_predicates"]), tuple(int(n) for n in data["aliased_subjects"]),
                        int(data.get("restriction_edges", 0)), classes=classes,
                        record_value_predicates=tuple(data.get("record_value_predicates", ())),
-                       record_subjects=tuple(int(n) for n in data.get("record_subjects", ())))
+                       record_subjects=tuple(int(n) for n in data.get("record_subjects", ())),
+                       label_node_relations=tuple((str(holder), str(literal), bool(preferred), int(n))
+                                                  for holder, literal, preferred, n
+                                                  in data.get("label_node_relations", ())),
+                       label_node_predicates=tuple(str(p) for p in data.get("label_node_predicates", ())))
         except (ValueError, KeyError, TypeError, AttributeError):
             return None
 

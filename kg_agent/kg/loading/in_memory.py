@@ -11,6 +11,7 @@ from rdflib import Graph
 
 from kg_agent.kg.errors import KGLoadError
 from kg_agent.kg.graph import KnowledgeGraph
+from kg_agent.kg.label_nodes import add_graph_names, graph_triples, with_label_nodes
 from kg_agent.kg.loading.plain_triples import PLAIN_FORMATS, NamedTriple, detect_format, iter_named_triples, named_triples_graph
 from kg_agent.kg.loading.rdf_parsing import parse_rdf
 from kg_agent.kg.naming import DEFAULT_NAMING, Naming
@@ -41,7 +42,11 @@ def load_kg(path: str | Path, *, format: str | None = None, question_ids: Iterab
         if added:
             logger.info("%s: %d OWL class restrictions read as relation edges", path, added)
     if discover_names:
-        naming = measure_name_predicates(graph_texts(graph), naming).naming(naming)
+        profile = with_label_nodes(measure_name_predicates(graph_texts(graph), naming), graph_triples(graph), naming)
+        added = add_graph_names(graph, profile)
+        if added:
+            logger.info("%s: %d names read from label nodes onto the things they name", path, added)
+        naming = profile.naming(naming)
     return memory_kg(graph, name=str(path), naming=naming)
 
 

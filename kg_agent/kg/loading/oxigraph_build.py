@@ -246,8 +246,9 @@ def _build_locked(source: Path, store_path: Path, target: Path, fmt: str, lock: 
         if fmt in QUAD_FORMATS and not lenient:  # a triple stated in two graphs was read twice: the store's count
             builder.triples = built[0].triples = len(ox.Store.read_only(str(partial)))
             built[0].save(sidecar / RELATION_INDEX_FILE)
+        profiles[0] = _with_label_node_names(ox, partial, profiles[0], naming)
         profiled = profiles[0].naming(naming)
-        if blank_labels:
+        if blank_labels or profiles[0].label_node_relations:  # names the pass did not read: the store's own
             from kg_agent.kg.stores.oxigraph import store_names
 
             store = ox.Store(str(partial))
@@ -270,6 +271,21 @@ def _build_locked(source: Path, store_path: Path, target: Path, fmt: str, lock: 
     except BaseException:
         shutil.rmtree(partial, ignore_errors=True)
         raise
+
+
+def _with_label_node_names(ox, store_path: Path, profile: KGProfile, naming: Naming) -> KGProfile:
+    """``profile`` with the loaded store's label-node relations (:mod:`kg_agent.kg.label_nodes`), measured from its
+    first triples; the names they give stated on the entities they name, in the store's default graph."""
+    from kg_agent.kg.label_nodes import add_store_names, oxigraph_triples, with_label_nodes
+
+    store = ox.Store(str(store_path))
+    try:
+        profile = with_label_nodes(profile, oxigraph_triples(store), naming)
+        if profile.label_node_relations:
+            add_store_names(store, profile)
+    finally:
+        del store
+    return profile
 
 
 def _keep_restriction_edges(ox, store_path: Path) -> list[tuple]:

@@ -112,6 +112,7 @@ from kg_agent.tools.shared.answer_types import (
     relation_object_kinds,
 )
 from kg_agent.tools.shared.class_split import persons_apart
+from kg_agent.tools.shared.counted_texts import texts_of_an_unnamed_attribute
 from kg_agent.tools.shared.kind_values import MAX_ENDS_READ, things_of_kind
 from kg_agent.tools.shared.passive_objects import PASSIVE_OBJECTS, passive_objects
 from kg_agent.tools.shared.path_scoring import RelationPathScorer
@@ -331,6 +332,10 @@ def final_answers(question: str, answers: Sequence[dict], *, policy: WhenUnsuppo
     if counting and answers:
         narrowed = narrowed_or_abstained(answers, counted_of_another_thing(question, answers, kg)
                                          if kg is not None else None, policy)
+        if isinstance(narrowed, Checked):
+            return narrowed
+        narrowed = narrowed_or_abstained(narrowed, texts_of_an_unnamed_attribute(
+            question, narrowed, kg, _scorer(), counted_noun(question)) if kg is not None else None, policy)
         if isinstance(narrowed, Checked):
             return narrowed
         narrowed = narrowed_or_abstained(narrowed, conditioned(question, narrowed, kg), policy)
