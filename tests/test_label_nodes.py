@@ -14,7 +14,7 @@ import pytest
 from kg_agent.graphs import create_rog_graph, create_tog_graph, create_tog_i_graph
 from kg_agent.kg import build_oxigraph, open_kg, open_oxigraph
 from kg_agent.kg.label_nodes import SKOSXL, measure_label_nodes
-from kg_agent.kg.naming import DEFAULT_CLASS_PREDICATES
+from kg_agent.kg.naming import DEFAULT_CLASS_PREDICATES, LABEL_NAMES_GRAPH, LABEL_NODE_NAME
 from kg_agent.kg.profile import KGProfile
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -95,6 +95,23 @@ def test_an_entity_is_named_by_its_preferred_label_node_and_aliased_by_the_other
     assert set(object_types.labels(OT + "c3")) == {"Windsor chair", "Windsor chairs", "Chaise Windsor"}
     assert headings.label(AH + "h1") == "Maritime history"
     assert set(headings.labels(AH + "h1")) == {"Maritime history", "Seafaring history", "Maritime hist."}
+
+
+def test_a_stores_own_sparql_reads_the_file_as_it_is_and_the_names_in_kg_agents_graph(tmp_path):
+    """The names kg-agent states on the entities are kept in its own named graph of the store, never in the default
+    graph a user's SPARQL over the store reads as the file has it."""
+    import pyoxigraph as ox
+
+    store = build_oxigraph(OBJECT_TYPES, tmp_path / "store")
+    kg = open_oxigraph(store)
+    assert kg.label(OT + "c3") == "Windsor chair"
+    asked = f"SELECT ?name WHERE {{ <{OT}c3> <{LABEL_NODE_NAME}> ?name }}"
+    assert list(kg.query(asked)) == []
+    raw = ox.Store(str(store))
+    named = {q.object.value for q in raw.quads_for_pattern(ox.NamedNode(OT + "c3"), ox.NamedNode(LABEL_NODE_NAME),
+                                                           None, ox.NamedNode(LABEL_NAMES_GRAPH))}
+    assert named == {"Windsor chair"}
+    assert not list(raw.quads_for_pattern(None, ox.NamedNode(LABEL_NODE_NAME), None, ox.DefaultGraph()))
 
 
 def test_linking_finds_the_entity_by_a_label_node_literal_not_the_label_node(kgs):

@@ -36,7 +36,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
 from itertools import islice
 
-from kg_agent.kg.naming import Naming
+from kg_agent.kg.naming import LABEL_NAMES_GRAPH, LABEL_NODE_ALIAS, LABEL_NODE_NAME, Naming
 from kg_agent.kg.profile import (
     MAX_NAME_CHARACTERS,
     MAX_NAMES_PER_SUBJECT,
@@ -50,11 +50,6 @@ SKOSXL = "http://www.w3.org/2008/05/skos-xl#"
 #: SKOS-XL's holding predicates, each with whether it gives the preferred name (SKOS Reference, appendix B).
 SKOSXL_HOLDERS: dict[str, bool] = {SKOSXL + "prefLabel": True, SKOSXL + "altLabel": False,
                                    SKOSXL + "hiddenLabel": False}
-
-#: kg-agent's own predicates for a label node's literal stated on the entity it names (never in the user's file;
-#: in an Oxigraph store, triples kg-agent added at load).
-LABEL_NODE_NAME = "urn:kg-agent:derived:label-node-name"
-LABEL_NODE_ALIAS = "urn:kg-agent:derived:label-node-alias"
 
 #: Share of a holding predicate's objects that must be label nodes.
 MIN_LABEL_NODE_SHARE = 0.9
@@ -239,12 +234,13 @@ def oxigraph_triples(store, sample: int = PROFILE_SAMPLE) -> Iterator[SampledTri
 
 
 def add_store_names(store, profile: KGProfile) -> int:
-    """State each label node's literal on the entity it names in a pyoxigraph store's default graph (the store
-    kg-agent's load builds; the file is not changed); the number of triples added."""
+    """State each label node's literal on the entity it names in the store's named graph :data:`LABEL_NAMES_GRAPH`
+    (the store kg-agent's load builds; the file's triples in the default graph stay as they were); the number of
+    triples added."""
     import pyoxigraph as ox
 
-    default = ox.DefaultGraph()
-    found = [ox.Quad(entity, ox.NamedNode(predicate), literal, default) for entity, predicate, literal in name_triples(
+    default, names = ox.DefaultGraph(), ox.NamedNode(LABEL_NAMES_GRAPH)
+    found = [ox.Quad(entity, ox.NamedNode(predicate), literal, names) for entity, predicate, literal in name_triples(
         _relations(profile),
         lambda holder: ((q.subject, q.object) for q in store.quads_for_pattern(None, ox.NamedNode(holder), None, default)
                         if not isinstance(q.object, ox.Literal)),

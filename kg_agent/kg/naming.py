@@ -84,6 +84,13 @@ DEFAULT_SCHEMA_NAMESPACES: tuple[str, ...] = (WIKIBASE,)
 #: Predicates giving the class of a property's values (``dbo:starring rdfs:range dbo:Actor``): the class's labels and
 #: aliases name what the relation leads to ("actor"), as the property's own aliases do.
 RANGE_PREDICATES: tuple[str, ...] = (RDFS + "range", SCHEMA_HTTP + "rangeIncludes", SCHEMA_HTTPS + "rangeIncludes")
+#: kg-agent's own predicates for a label node's literal (:mod:`kg_agent.kg.label_nodes`) stated on the entity it names
+#: (never in the user's file; in an Oxigraph store, triples kg-agent added at load).
+LABEL_NODE_NAME = "urn:kg-agent:derived:label-node-name"
+LABEL_NODE_ALIAS = "urn:kg-agent:derived:label-node-alias"
+#: The named graph of an Oxigraph store that holds those triples (kg-agent's own, beside the file's triples in the
+#: default graph, which a user's SPARQL over the store reads as the file has it).
+LABEL_NAMES_GRAPH = "urn:kg-agent:derived:label-node-names"
 #: Predicates giving the class of a property's subjects (``dbo:starring rdfs:domain dbo:Work``).
 DOMAIN_PREDICATES: tuple[str, ...] = (RDFS + "domain", SCHEMA_HTTP + "domainIncludes", SCHEMA_HTTPS + "domainIncludes")
 #: Schema statements about properties (their domain and range, sub-properties, inverses), never walked; the classes

@@ -77,7 +77,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
-from kg_agent.kg.naming import DEFAULT_ALIAS_PREDICATES, Naming
+from kg_agent.kg.naming import DEFAULT_ALIAS_PREDICATES, LABEL_NODE_ALIAS, LABEL_NODE_NAME, Naming
 from kg_agent.kg.terms import normalize_label
 
 #: Average length, in characters, above which a predicate's texts are prose, not names.
@@ -181,8 +181,6 @@ class KGProfile:
         if values:
             settings["record_value_predicates"] = naming.record_value_predicates + values
         if self.label_node_relations:
-            from kg_agent.kg.label_nodes import LABEL_NODE_ALIAS, LABEL_NODE_NAME
-
             found = {LABEL_NODE_NAME if preferred else LABEL_NODE_ALIAS for _, _, preferred, _ in self.label_node_relations}
             given = settings.get("label_predicates", naming.label_predicates)
             if LABEL_NODE_NAME in found and LABEL_NODE_NAME not in given:

@@ -16,7 +16,7 @@ from rdflib.term import Node
 from kg_agent.kg.deadline import check_deadline, read_deadline
 from kg_agent.kg.errors import KGQueryError
 from kg_agent.kg.label_index import SqliteLabelIndex
-from kg_agent.kg.naming import DEFAULT_NAMING, DOMAIN_PREDICATES, RANGE_PREDICATES, WIKIBASE_PROPERTY_LINKS, Naming
+from kg_agent.kg.naming import DEFAULT_NAMING, DOMAIN_PREDICATES, LABEL_NAMES_GRAPH, RANGE_PREDICATES, WIKIBASE_PROPERTY_LINKS, Naming
 from kg_agent.kg.owl_restrictions import RESTRICTION_GRAPH
 from kg_agent.kg.relation_index import RelationIndex
 from kg_agent.kg.sparql import sparql_iri, sparql_term
@@ -76,10 +76,19 @@ def store_names(store: ox.Store, naming: Naming, nodes: Iterable | None = None) 
     """``(node id, name)`` of every label and alias literal of an Oxigraph store, in the store's order, then the
     default names of its facts' IRIs that have none (:func:`with_default_names`); ``nodes``: those IRIs' nodes when
     the caller holds them (the load's node signatures), else read from the store."""
-    names = ((ox_key(quad.subject), quad.object.value) for iri in naming.name_predicates
-             for quad in store.quads_for_pattern(None, ox.NamedNode(iri), None, _DEFAULT)
+    graphs = read_graphs(store)
+    names = ((ox_key(quad.subject), quad.object.value) for iri in naming.name_predicates for graph in graphs
+             for quad in store.quads_for_pattern(None, ox.NamedNode(iri), None, graph)
              if isinstance(quad.object, ox.Literal))
     return with_default_names(names, _fact_nodes(store, naming) if nodes is None else nodes)
+
+
+def read_graphs(store: ox.Store) -> list:
+    """The graphs of a store that are read as the KG: the default graph (the file's triples) and those of kg-agent's
+    derived graphs the store has (:data:`~kg_agent.kg.owl_restrictions.RESTRICTION_GRAPH`, the edges its OWL class
+    restrictions state; :data:`~kg_agent.kg.naming.LABEL_NAMES_GRAPH`, the names its label nodes give)."""
+    derived = [ox.NamedNode(iri) for iri in (RESTRICTION_GRAPH, LABEL_NAMES_GRAPH)]
+    return [_DEFAULT] + [graph for graph in derived if store.contains_named_graph(graph)]
 
 
 def with_default_names(names: Iterable[tuple[str, str]], nodes: Iterable) -> Iterator[tuple[str, str]]:
@@ -134,9 +143,9 @@ def ox_term(term: Node):
 class OxigraphGraphStore(LazyGraphStore):
     """An Oxigraph store (``pyoxigraph.Store``) with an rdflib view (``oxrdflib``) for SPARQL and ``skos`` labels.
 
-    The default graph is read, and the edges ``kg-agent load`` derived from the file's OWL class restrictions, kept
-    in the named graph :data:`~kg_agent.kg.owl_restrictions.RESTRICTION_GRAPH`: the walks, paths and counts read
-    both as one graph. Neighbourhoods come from ``quads_for_pattern`` in both directions. The rdflib view
+    The default graph is read, and what ``kg-agent load`` derived from the file, kept in kg-agent's named graphs
+    (:func:`read_graphs`: the edges of OWL class restrictions, the names of label nodes): the walks, paths, counts
+    and names read them as one graph. Neighbourhoods come from ``quads_for_pattern`` in both directions. The rdflib view
     (:meth:`query`, the user's SPARQL) is the default graph, the KG as the file has it.
     """
 
@@ -156,9 +165,8 @@ class OxigraphGraphStore(LazyGraphStore):
         self._label_index = label_index
         self._path_queries: LRUCache = LRUCache(PATH_QUERIES_CACHED)  # relation path -> paths_query around its start
         self._bounded: LRUCache = LRUCache(HUBS_CACHED)  # hub -> (bound, bounded_edges)
-        derived = ox.NamedNode(RESTRICTION_GRAPH)
-        #: the graphs whose facts are walked: the default graph, and the derived edges' graph when the store has one
-        self._fact_graphs = [_DEFAULT, derived] if store.contains_named_graph(derived) else [_DEFAULT]
+        #: the graphs read as the KG: the default graph and kg-agent's derived graphs the store has
+        self._fact_graphs = read_graphs(store)
         self._graphs_kw = {"default_graph": self._fact_graphs} if len(self._fact_graphs) > 1 else {}
 
     @property
@@ -212,7 +220,7 @@ class OxigraphGraphStore(LazyGraphStore):
         return fact
 
     def _fact_quads(self, subject, predicate, obj) -> Iterable:
-        """The quads of the pattern in the graphs whose facts are walked (:attr:`_fact_graphs`)."""
+        """The quads of the pattern in the graphs read as the KG (:attr:`_fact_graphs`)."""
         if len(self._fact_graphs) == 1:
             return self.store.quads_for_pattern(subject, predicate, obj, _DEFAULT)
         return chain.from_iterable(self.store.quads_for_pattern(subject, predicate, obj, graph)
@@ -333,7 +341,6 @@ class OxigraphGraphStore(LazyGraphStore):
         and five times faster for one node (no query to parse); only the predicates the store has (a KG names its
         nodes with one or two of the dozen name predicates: the labels of a genre's 54,000 films are 54,000
         lookups, not 700,000)."""
-        quads = self.store.quads_for_pattern
         wanted = [ox.NamedNode(iri) for iri in predicates if self._has_predicate(iri)]
         found: dict[str, NameLiterals] = {}
         try:
@@ -342,7 +349,7 @@ class OxigraphGraphStore(LazyGraphStore):
                 if isinstance(term, ox.Literal):
                     continue
                 for predicate in wanted:
-                    for quad in quads(term, predicate, None, _DEFAULT):
+                    for quad in self._fact_quads(term, predicate, None):
                         if isinstance(quad.object, ox.Literal):
                             found.setdefault(key, []).append((predicate.value, quad.object.value, quad.object.language))
         except (OSError, RuntimeError) as exc:
@@ -354,7 +361,7 @@ class OxigraphGraphStore(LazyGraphStore):
         known = self._in_store.get(iri)
         if known is None:
             try:
-                known = next(iter(self.store.quads_for_pattern(None, ox.NamedNode(iri), None, _DEFAULT)), None) is not None
+                known = next(iter(self._fact_quads(None, ox.NamedNode(iri), None)), None) is not None
             except (OSError, RuntimeError) as exc:
                 raise KGQueryError(f"{self.name}: could not read {iri}: {exc}") from exc
             self._in_store[iri] = known
