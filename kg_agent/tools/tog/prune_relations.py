@@ -106,11 +106,12 @@ def relation_walks(kg: KnowledgeGraph, nodes: Sequence[str], steps: int, *, samp
     from nodes reached over ``instance of``): its members (Wikidata's human: millions) are no step of a fact about the
     topic, and reading the class's edges would read them all (:meth:`KnowledgeGraph.class_fan_outs`).
 
-    ``start``: the chain's topic entity; no step reaches it again. A walk that comes back to the thing the question
-    names (Nirvana -> ``^producer`` -> an album -> ``artist`` -> Nirvana) answers nothing the question asks (the
-    verifier refuses a chain that ends at its own start as well), yet its relations' words may echo the question's
-    better than the path that answers it ("who produced [X]'s albums": ``^producer, artist`` read as "produced ...
-    albums" outscored ``^artist, producer``)."""
+    ``start``: the chain's topic entity; no walk ends there. A walk that ends back at the thing the question names
+    (Nirvana -> ``^producer`` -> an album -> ``artist`` -> Nirvana) answers nothing the question asks (the verifier
+    refuses a chain that ends at its own start as well), yet its relations' words may echo the question's better than
+    the path that answers it ("who produced [X]'s albums": ``^producer, artist`` read as "produced ... albums"
+    outscored ``^artist, producer``). A walk may pass through the start and go on ("the cause of death of [X]'s
+    spouse's wife": ``spouse, spouse, cause_of_death``)."""
     fan_outs = kg.class_fan_outs()
     into_class = {relation[1:] for relation in fan_outs}
     if reached_over in into_class:
@@ -139,7 +140,7 @@ def relation_walks(kg: KnowledgeGraph, nodes: Sequence[str], steps: int, *, samp
                     # straight back is denied only where the node was reached from that one node alone
                     back = last is not None and relation == inverse(last) and len(before) == 1
                     denied = next(iter(before)) if back else None
-                    fresh = [n for n in edges.targets[relation][:sample] if n != denied and n != start]
+                    fresh = [n for n in edges.targets[relation][:sample] if n != denied]
                     for target in fresh:
                         options.setdefault(relation, {}).setdefault(target, set()).add(node)
             if unread is not None:
@@ -148,7 +149,8 @@ def relation_walks(kg: KnowledgeGraph, nodes: Sequence[str], steps: int, *, samp
                         options.setdefault(relation, {})
                         wide_here.add(relation)
             for relation in sorted(options):
-                paths.append((*walked, relation))
+                if relation in wide_here or start is None or any(t != start for t in options[relation]):
+                    paths.append((*walked, relation))
                 if relation not in into_class:
                     next_layer.append(((*walked, relation), sorted(options[relation].items()),
                                        relation if relation in wide_here else None))
