@@ -83,8 +83,9 @@ def test_the_look_ahead_never_walks_back_to_the_chain_start(kg):
 
 def test_the_pruner_scores_a_relation_without_its_way_back_to_the_start(kg):
     """:meth:`SimilarityRelationPruner.path_scores` at the first depth passes the chain's start to the look ahead:
-    ``^repairer`` from the yard is not scored by ``^repairer, builder``, which ends back at the yard. (The question is worded so that the way back reads it best; its own
-    answer, the yard itself, is one the verifier refuses too: a chain ending at its start answers nothing.)"""
+    ``^repairer`` from the yard is not scored by ``^repairer, builder``, which ends back at the yard. (The question
+    is worded so that the way back reads it best; its own answer, the yard itself, is one the verifier refuses too: a
+    chain ending at its start answers nothing.)"""
     from kg_agent.kg.types import Entity
     from kg_agent.tools.tog.deciders import BEAM_LOOKAHEAD
     from kg_agent.tools.tog.prune_relations import SimilarityRelationPruner
