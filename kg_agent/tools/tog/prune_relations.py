@@ -94,7 +94,8 @@ LOOKAHEAD_TARGETS = 1000
 
 def relation_walks(kg: KnowledgeGraph, nodes: Sequence[str], steps: int, *, sample: int,
                    ignored_relations: Sequence[str], max_paths: int, reached_over: str | None = None,
-                   came_from: str | None = None, wide: bool = False) -> list[tuple[str, ...]]:
+                   came_from: str | None = None, wide: bool = False,
+                   start: str | None = None) -> list[tuple[str, ...]]:
     """The relation paths of 1..``steps`` relations walkable from ``nodes`` (at most ``sample`` nodes and
     neighbours per step), shortest first, at most ``max_paths``. A step never walks the step before it backwards
     to where that began (:func:`~kg_agent.kg.types.turns_back`, as RoG's paths): otherwise a walk may come back.
@@ -103,7 +104,14 @@ def relation_walks(kg: KnowledgeGraph, nodes: Sequence[str], steps: int, *, samp
     targets there, left unread, so the first step also takes the relations that can follow it. A relation with more
     than :data:`LOOKAHEAD_TARGETS` targets at a node is walked on the same way. A walk ends at a class (none starts
     from nodes reached over ``instance of``): its members (Wikidata's human: millions) are no step of a fact about the
-    topic, and reading the class's edges would read them all (:meth:`KnowledgeGraph.class_fan_outs`)."""
+    topic, and reading the class's edges would read them all (:meth:`KnowledgeGraph.class_fan_outs`).
+
+    ``start``: the chain's topic entity; no walk ends there. A walk that ends back at the thing the question names
+    (Nirvana -> ``^producer`` -> an album -> ``artist`` -> Nirvana) answers nothing the question asks (the verifier
+    refuses a chain that ends at its own start as well), yet its relations' words may echo the question's better than
+    the path that answers it ("who produced [X]'s albums": ``^producer, artist`` read as "produced ... albums"
+    outscored ``^artist, producer``). A walk may pass through the start and go on ("the cause of death of [X]'s
+    spouse's wife": ``spouse, spouse, cause_of_death``)."""
     fan_outs = kg.class_fan_outs()
     into_class = {relation[1:] for relation in fan_outs}
     if reached_over in into_class:
@@ -141,7 +149,8 @@ def relation_walks(kg: KnowledgeGraph, nodes: Sequence[str], steps: int, *, samp
                         options.setdefault(relation, {})
                         wide_here.add(relation)
             for relation in sorted(options):
-                paths.append((*walked, relation))
+                if relation in wide_here or start is None or any(t != start for t in options[relation]):
+                    paths.append((*walked, relation))
                 if relation not in into_class:
                     next_layer.append(((*walked, relation), sorted(options[relation].items()),
                                        relation if relation in wide_here else None))
@@ -160,6 +169,7 @@ class Branch(NamedTuple):
     nodes: Sequence[str]
     came_from: str | None
     wide: bool = False
+    start: str | None = None  # the chain's topic entity, which the look ahead does not walk back to
 
 
 def guided_query(question: str, guidance: str = "", entities: Sequence[Entity] = (), *, approximate: bool = True) -> str:
@@ -224,11 +234,11 @@ class SimilarityRelationPruner:
         relations walkable from the nodes it reached (at most ``max_hops``); with ``ranked=k``, exact for the ``k``
         best branches only (:meth:`RelationPathScorer.best_of`)."""
         candidates = []
-        for path, nodes, came_from, wide in branches:
+        for path, nodes, came_from, wide, start in branches:
             steps = self.lookahead if self.max_hops is None else min(self.lookahead, self.max_hops - len(path))
             walks = relation_walks(self.kg, nodes, steps, sample=self.sample, ignored_relations=self.ignored_relations,
                                    max_paths=self.max_completions, reached_over=path[-1] if path else None,
-                                   came_from=came_from, wide=wide) if steps > 0 else []
+                                   came_from=came_from, wide=wide, start=start) if steps > 0 else []
             candidates.append([path, *((*path, *walk) for walk in walks)])
         # branches share completions: each scored once
         return self.scorer.best_of(query, candidates, kg=self.kg, ranked=ranked)
@@ -240,7 +250,7 @@ class SimilarityRelationPruner:
         edges = self.kg.bounded_edges(entity.id, LOOKAHEAD_TARGETS)
         return self.best_scores(query, ranked=ranked, branches=[
             Branch((*prefix, relation), edges.targets.get(relation, ())[: self.sample], entity.id,
-                   wide=relation in edges.wide)
+                   wide=relation in edges.wide, start=None if prefix else entity.id)
             for relation in relations
         ])
 
@@ -387,7 +397,10 @@ def plan_relation_scoring(state: dict, *, kg: KnowledgeGraph, pruner: RelationPr
     """The relation-scoring requests of the beam in ``state``."""
     frontier = list(state.get("frontier") or [])
     warnings: list[str | int] = []
-    if len(frontier) > width:
+    # the first depth scores the relations of every topic entity (ToG's and ToG-I's E^0), and the beam keeps the
+    # global top-W pairs (:func:`kept_pairs`): cut by order before scoring, a narrow beam (ToG-I's W=1) explored the
+    # best-linked of two readings of one name ("Beatles": the band or its album) whatever their relations say
+    if len(frontier) > width and any(chain.get("steps") for chain in frontier):
         mentions = mention_of(state.get("topic_entities") or [])
         shared = ", each thing the question names first" if mentions else ""
         warnings.append(f"prune_relations: {len(frontier)} chains in the frontier; exploring the first {width} (W={width}{shared})")
