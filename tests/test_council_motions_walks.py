@@ -1,0 +1,63 @@
+"""Walks that stop where the question stops (issue 46 item 3), on ``tests/fixtures/council_motions/motions.ttl``: a
+city council's motions (tabled by councillors) and the mayor's office's replies to them (invented for the tests).
+
+"Who tabled the motion that [reply] responds to?" asks for what the main verb ("tabled") joins to the thing the
+relative clause reaches (the motion): the walk goes through the clause's hop (``respondsTo``) and one hop on
+(``creator``), not stopping at the motion (:attr:`~kg_agent.tools.shared.question_parts.QuestionParts.object_clause`,
+the scorer's ``clause_stop_penalty``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from kg_agent.kg import load_kg
+from kg_agent.tools.shared.question_parts import QuestionParts
+
+MOTIONS = Path(__file__).resolve().parent / "fixtures" / "council_motions" / "motions.ttl"
+
+
+@pytest.fixture(scope="module")
+def council():
+    return load_kg(MOTIONS)
+
+
+def test_a_relative_clause_heading_the_object_of_the_wh_words_verb():
+    parts = QuestionParts.of("Who tabled the motion that [ENT] responds to?")
+    assert parts.object_clause == (parts.tokens.index("[ent]"), len(parts.tokens) - 1)
+    # with a type noun before the verb too
+    parts = QuestionParts.of("Which councillors tabled the motion that [ENT] responds to?")
+    assert parts.object_clause == (parts.tokens.index("[ent]"), len(parts.tokens) - 1)
+    # not after a form of "to be" (the head is what is asked), nor when the type noun heads the clause, nor when the
+    # clause holds no entity, nor when a word other than the wh-word's is the verb's subject
+    assert QuestionParts.of("What was the motion that [ENT] responds to?").object_clause is None
+    assert QuestionParts.of("Which motion that [ENT] responds to was tabled first?").object_clause is None
+    assert QuestionParts.of("Who tabled the motion that was answered by [ENT]?").object_clause is not None
+    assert QuestionParts.of("Who tabled the motion that was answered first?").object_clause is None
+    assert QuestionParts.of("When did [ENT] table the motion that was answered?").object_clause is None
+    # a relational noun before the head ("the title of the motion that ...") is the clause_heads rule's, not this one
+    assert QuestionParts.of("What is the title of the motion that [ENT] responds to?").object_clause is None
+
+
+@pytest.mark.parametrize("method", ["rog", "tog", "tog-i"])
+@pytest.mark.parametrize(("question", "asker"), [
+    ("Who tabled the motion that 'Reply to motion M-0003' responds to?", "Agnes Holloway"),
+    ("Who wrote the motion that 'Reply to motion M-0005' responds to?", "Ines Brannigan"),
+])
+def test_who_verbed_the_thing_a_clause_reaches_walks_one_hop_past_the_clause(council, method, question, asker):
+    # the clause's hop alone reaches the motion (its title was answered before); the reply's own creator is the
+    # mayor's office, one hop, which no word asks for
+    from kg_agent.graphs.registry import create_graph
+
+    app = create_graph(method, council).compile()
+    result = app.invoke({"question": question})
+    assert [a["answer"] for a in result["answers"]] == [asker]
+
+
+def test_the_thing_the_clause_reaches_is_still_answered_when_the_question_asks_for_it(council):
+    from kg_agent.graphs.registry import create_graph
+
+    app = create_graph("rog", council).compile()
+    result = app.invoke({"question": "What does 'Reply to motion M-0003' respond to?"})
+    assert [a["answer"] for a in result["answers"]] == ["Cycle lanes on the ring road"]
