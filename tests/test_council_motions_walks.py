@@ -61,3 +61,50 @@ def test_the_thing_the_clause_reaches_is_still_answered_when_the_question_asks_f
     app = create_graph("rog", council).compile()
     result = app.invoke({"question": "What does 'Reply to motion M-0003' respond to?"})
     assert [a["answer"] for a in result["answers"]] == ["Cycle lanes on the ring road"]
+
+
+# -- the hop a passive verb names (kg_agent/tools/shared/passive_hop.py) ---------------------------------------------
+# Marta Oyelaran tabled M-0001 (dated February 2026, replied to on 21 March) and M-0007 (August, replied to in
+# February): "were responded to in March" is said of M-0001 by its reply's date, though neither motion's own date is in
+# March; the walk that stops at her motions compares over the hop ``respondsTo`` the passive verb names.
+PASSIVE = "Which documents tabled by Marta Oyelaran were responded to in March 2026?"
+
+
+@pytest.mark.parametrize("method", ["rog", "tog", "tog-i"])
+def test_a_passive_verb_compares_over_the_hop_it_names_past_answers_whose_own_dates_meet_nothing(council, method):
+    from kg_agent.graphs.registry import create_graph
+
+    result = create_graph(method, council).compile().invoke({"question": PASSIVE})
+    assert [a["answer"] for a in result["answers"]] == ["Street lighting on Mill Lane"]
+    assert any("passive verb is said of" in w for w in result["warnings"])
+
+
+def test_the_passive_hop_over_an_oxigraph_store(tmp_path):
+    from kg_agent.graphs.registry import create_graph
+    from kg_agent.kg import build_oxigraph, open_oxigraph
+
+    kg = open_oxigraph(build_oxigraph(MOTIONS, tmp_path / "store"))
+    try:
+        result = create_graph("rog", kg).compile().invoke({"question": PASSIVE})
+    finally:
+        kg.close()
+    assert [a["answer"] for a in result["answers"]] == ["Street lighting on Mill Lane"]
+
+
+@pytest.mark.parametrize("question", [
+    # no reply of hers is dated May: the check still abstains, saying why
+    "Which documents tabled by Marta Oyelaran were responded to in May 2026?",
+    # "answered" names no relation of this KG: no hop is walked for it
+    "Which documents tabled by Marta Oyelaran were answered in March 2026?",
+])
+def test_no_hop_is_walked_where_the_verb_names_none_or_its_ends_meet_nothing(council, question):
+    from kg_agent.graphs.registry import create_graph
+    from kg_agent.tools.shared.passive_hop import passive_hop_ends
+    from kg_agent.tools.shared.path_scoring import RelationPathScorer
+
+    result = create_graph("rog", council).compile().invoke({"question": question})
+    assert result["answers"] == []
+    if "answered" in question:
+        motions = [{"answer": "Street lighting on Mill Lane", "entity_id": "http://example.org/council#M-0001",
+                    "paths": []}]
+        assert passive_hop_ends(question, motions, council, RelationPathScorer()) is None
