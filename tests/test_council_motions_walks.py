@@ -108,3 +108,23 @@ def test_no_hop_is_walked_where_the_verb_names_none_or_its_ends_meet_nothing(cou
         motions = [{"answer": "Street lighting on Mill Lane", "entity_id": "http://example.org/council#M-0001",
                     "paths": []}]
         assert passive_hop_ends(question, motions, council, RelationPathScorer()) is None
+
+
+# -- one relation holding two roles, a beam of width one (persons_beside_the_beam in kg_agent/tools/tog/answer.py) ---
+@pytest.mark.parametrize("method", ["rog", "tog", "tog-i"])
+def test_who_asks_for_the_persons_of_a_two_role_relation_whatever_end_the_beam_kept(council, method):
+    # a motion's creator holds its councillor and the committee it is addressed to; ToG-I's beam keeps one of the two
+    from kg_agent.graphs.registry import create_graph
+
+    result = create_graph(method, council).compile().invoke(
+        {"question": "Who tabled the motion 'Cycle lanes on the ring road'?"})
+    assert [a["answer"] for a in result["answers"]] == ["Agnes Holloway"]
+
+
+def test_a_beam_that_kept_no_person_is_left_alone_where_the_walk_reaches_none(council):
+    # "who replied to ...": a reply's creator is the mayor's office only; no person to put in its place
+    from kg_agent.graphs.registry import create_graph
+
+    result = create_graph("tog-i", council).compile().invoke(
+        {"question": "Who wrote 'Reply to motion M-0003'?"})
+    assert [a["answer"] for a in result["answers"]] == ["Office of the Mayor"]
