@@ -672,22 +672,34 @@ def persons_beside_the_beam(question: str, topic_entities: Sequence[dict], outco
                             kg: KnowledgeGraph) -> AnswerOutcome:
     """For a question asking for persons ("who asked [X]") whose beam kept only things of another class over a relation
     that holds two roles (a written question's ``creator``: its authors and the institution it is addressed to; a
-    beam of width one keeps one of them): the persons among every end of the answers' relation paths, walked out from
-    the topic entities (:func:`~kg_agent.tools.shared.constraints.walked_out`), told apart from the relation's other
-    role by their classes as the answer check tells them
+    beam of width one keeps one of them): the persons among every object of the answers' last relation from the same
+    thing (not the ends of the same relation path through other statements: the holders of a conference's other
+    roles are no gold sponsor), told apart from the relation's other role by their classes as the answer check tells
+    them
     (:func:`~kg_agent.tools.shared.class_split.persons_apart`). Unchanged when some answer is already kept by that
     split (the answer check splits them), or the walked-out ends hold no persons beside the other role."""
     chains = [a["paths"][0] for a in outcome.answers if a.get("entity_id") and a.get("paths")]
     if not chains or not QuestionParts.of(question).asked.asks_persons:
         return outcome
-    walked = walked_out(kg, topic_entities, chains)
     grounded = any(a.get("grounded") for a in outcome.answers)
     ends: dict[str, dict] = {}
-    for chain in sorted(walked, key=lambda c: -(c.get("score") or 0.0)):
-        end = Walk.end_of(chain)
-        if chain.get("steps") and end["id"] not in ends:
-            ends[end["id"]] = answer_record(end["label"], entity_id=end["id"], score=chain.get("score") or 0.0,
-                                            grounded=grounded, paths=[chain])
+    for chain in sorted(chains, key=lambda c: -(c.get("score") or 0.0)):
+        steps = chain.get("steps") or []
+        if not steps:
+            continue
+        last = steps[-1]  # the same last relation from the same thing: not the ends of other statements of a role
+        try:
+            tails = list(kg.edges(last["head"]["id"]).get(last["relation"]) or ())[:MAX_COMPARED]
+        except KGError:
+            return outcome
+        for tail in tails:
+            label = last["tail"]["label"] if tail == last["tail"]["id"] else kg.label(tail)
+            if tail in ends or tail.startswith(('"', "_:")) or not label:
+                continue
+            walk = {**{k: v for k, v in chain.items() if k != "text"},
+                    "steps": [*steps[:-1], {**last, "tail": {"id": tail, "label": label}}]}
+            ends[tail] = answer_record(label, entity_id=tail, score=chain.get("score") or 0.0, grounded=grounded,
+                                       paths=[walk])
     split = persons_apart(question, list(ends.values()), kg)
     if split is None or not split[0]:
         return outcome
@@ -698,7 +710,7 @@ def persons_beside_the_beam(question: str, topic_entities: Sequence[dict], outco
         outcome.output = "\n".join(a["answer"] for a in kept)
     outcome.answers = kept
     outcome.warnings = [*outcome.warnings, f"answer: the beam kept only the relation's other role; {reason}; the "
-                        "persons are every end of the same relation path"]
+                        "persons are the other objects of the same last relation"]
     return outcome
 
 
