@@ -12,7 +12,7 @@ import pytest
 
 from kg_agent.graphs import create_rog_graph, create_tog_graph, create_tog_i_graph
 from kg_agent.kg import build_oxigraph, open_kg, open_oxigraph
-from kg_agent.tools.shared.passive_objects import _passive
+from kg_agent.tools.shared.passive_objects import passive_verb
 
 JOURNAL = Path(__file__).parent / "fixtures" / "journal_manuscripts" / "journal.ttl"
 METHODS = [create_rog_graph, create_tog_graph, create_tog_i_graph]
@@ -37,7 +37,7 @@ def journal_store(tmp_path_factory):
     ("Which reviewer reviewed the most manuscripts?", "reviewed", False),
 ])
 def test_a_verb_after_a_form_of_be_is_passive(question, verb, passive):
-    assert _passive(question, verb) is passive
+    assert passive_verb(question, verb) is passive
 
 
 @pytest.mark.parametrize("method", METHODS, ids=["rog", "tog", "tog-i"])

@@ -114,6 +114,7 @@ from kg_agent.tools.shared.answer_types import (
 from kg_agent.tools.shared.class_split import persons_apart
 from kg_agent.tools.shared.counted_texts import texts_of_an_unnamed_attribute
 from kg_agent.tools.shared.kind_values import MAX_ENDS_READ, things_of_kind
+from kg_agent.tools.shared.passive_hop import passive_hop_ends
 from kg_agent.tools.shared.passive_objects import PASSIVE_OBJECTS, passive_objects
 from kg_agent.tools.shared.path_scoring import RelationPathScorer
 from kg_agent.tools.shared.peer_relations import counted_one_way
@@ -353,6 +354,10 @@ def final_answers(question: str, answers: Sequence[dict], *, policy: WhenUnsuppo
         answers = [*answers, *every_end_reached(answers, kg, question)]
     answers = finest_times_first(question, answers)
     compared = _ranker().compare(question, answers, kg)
+    if compared is not None and not compared.kept:  # "which questions were answered in March": the answers' dates
+        stepped = compared_past_the_passive_hop(question, answers, kg)
+        if stepped is not None:
+            return stepped
     if compared is not None:
         narrowed = narrowed_or_abstained(answers, (compared.kept, compared.reason), policy)
         if isinstance(narrowed, Checked):
@@ -365,6 +370,22 @@ def final_answers(question: str, answers: Sequence[dict], *, policy: WhenUnsuppo
         return narrowed if isinstance(narrowed, Checked) else Checked(narrowed)
     narrowed = narrowed_or_abstained(answers, uncompared_texts(question, answers), policy)
     return narrowed if isinstance(narrowed, Checked) else Checked(narrowed)
+
+
+def compared_past_the_passive_hop(question: str, answers: Sequence[dict], kg: KnowledgeGraph | None) -> Checked | None:
+    """For answers whose own dates meet no condition of the question: the things the question's passive verb is said
+    of, compared over the dates one hop on over the relation the verb names ("which questions were answered in
+    March": the answers' dates; :func:`~kg_agent.tools.shared.passive_hop.passive_hop_ends`, then
+    :func:`~kg_agent.tools.shared.passive_objects.passive_objects`); None when there is no such hop or none of its
+    ends meets the condition either (the comparison over the answers then says why none is kept)."""
+    ends = passive_hop_ends(question, answers, kg, _scorer())
+    if ends is None:
+        return None
+    compared = _ranker().compare(question, ends, kg)
+    if compared is None or not compared.kept:
+        return None
+    objects = passive_objects(question, compared.kept, kg, _scorer())
+    return None if objects is None else Checked(objects, warnings=[f"answer: {PASSIVE_OBJECTS}"])
 
 
 def conditioned(question: str, answers: Sequence[dict], kg: KnowledgeGraph | None) -> tuple[list[dict], str] | None:

@@ -49,7 +49,7 @@ def passive_objects(question: str, answers: Sequence[dict], kg: KnowledgeGraph |
     if kg is None or not answers or len(answers) > MAX_ANSWERS or asks_a_value(question):
         return None
     asked = asked_comparison(question, walk_starts(answers))
-    if asked is None or not asks_time(asked) or not asked.verb or not _passive(question, asked.verb):
+    if asked is None or not asks_time(asked) or not asked.verb or not passive_verb(question, asked.verb):
         return None
     steps = [_last_step(a) for a in answers]
     if any(s is None for s in steps):
@@ -76,7 +76,7 @@ def passive_objects(question: str, answers: Sequence[dict], kg: KnowledgeGraph |
     return list(found.values())
 
 
-def _passive(question: str, verb: str) -> bool:
+def passive_verb(question: str, verb: str) -> bool:
     """Whether ``verb`` follows a form of "be" in the question ("were answered", "was reviewed", "been answered")."""
     said = text_words(question)
     return any(w == verb and i > 0 and said[i - 1] in BE_WORDS | BE_NONFINITE for i, w in enumerate(said))

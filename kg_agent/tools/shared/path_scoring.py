@@ -212,7 +212,11 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
       same hops. The kind asked decides the last hop: "which authors have books on [X] bookshelf" is ``^bookshelf,
       creator``, not ``^bookshelf`` (the books) nor ``^bookshelf, bookshelf`` (the shelves); a path along another
       walk is not held back ("which members of [X] were [Y]": ``^memberOf``, whatever ``^role`` reaches). Not for
-      "who", which a KG may answer with an organisation (a publisher).
+      "who", which a KG may answer with an organisation (a publisher);
+    * ``clause_stop_penalty`` — a path whose last hop is taken by a word of a relative clause that heads the object of
+      the wh-word's verb (:attr:`~kg_agent.tools.shared.question_parts.QuestionParts.object_clause`: "who asked the
+      question that [X] answers"): the clause's hops reach the head noun's thing (the question), and the wh-word asks
+      for what the main verb joins to it, one hop on (``answers_to, creator``, not ``answers_to``).
     """
 
     def __init__(
@@ -236,6 +240,7 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
         description_weight: float = 0.4,
         asked_kind_penalty: float = 1.0,
         peer_direction_weight: float = 0.3,
+        clause_stop_penalty: float = 1.0,
     ) -> None:
         self._embeddings = embeddings
         self.coverage_weight = coverage_weight
@@ -255,6 +260,7 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
         self.description_weight = description_weight
         self.asked_kind_penalty = asked_kind_penalty
         self.peer_direction_weight = peer_direction_weight
+        self.clause_stop_penalty = clause_stop_penalty
 
     # ------------------------------------------------------------------------------------------ evidence
     def relation_evidence(self, parts: QuestionParts, relations: Sequence[str],
@@ -546,7 +552,7 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
                                         ) if kg is not None else frozenset()
         # "which authors have books on [X]": the type noun names persons; a path that stops short of the persons the
         # KG reaches along the same walk, or takes another last hop there, answers another kind (the books, the shelf)
-        persons_asked = bool(parts.asked.noun) and parts.asked.asks_persons and kinds is not None and kg is not None
+        persons_asked = parts.names_persons_asked and kinds is not None and kg is not None
         persons_after = {tuple(path[:-1]) for path in paths if persons_asked and path and path[-1] in last_kinds
                          and last_kinds[path[-1]].person >= 0.5}  # walks whose next hop reaches persons
         persons_next: set[str] = set()  # last hops one hop on from whose objects the KG reaches persons
@@ -1026,6 +1032,9 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
             total += self.peer_direction_weight * peer_direction(parts, path[0], hops[0].position)
         total += self.round_trip_weight * round_trip
         total += self.order_weight * self._order(parts, hops)
+        clause = parts.object_clause
+        if clause is not None and spans[-1] is not None and clause[0] <= spans[-1][0]:
+            total -= self.clause_stop_penalty  # the last hop is the clause's: the path stops at its head noun's thing
         return total
 
     @staticmethod
@@ -1178,6 +1187,8 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
             value = max(covered) if covered else self.unaligned_share * float(column.max())
             if parts.asked.noun and (token == parts.asked.position or token in typed_tokens):  # the type noun, explained
                 # by a last hop of its type (with the word that names the class with it: "quantity **kind**")
+                value = max(value, typed.evidence)
+            elif token == parts.person_noun_at:  # "who are the **authors** of [X]": the noun "who" is said to be
                 value = max(value, typed.evidence)
             values.append(value)
             if slots is not None and slots[phrase] >= self.evidence_floor and parts.asks_relation[token]:

@@ -17,13 +17,15 @@ from functools import cached_property
 from kg_agent.text import (
     ARTICLES,
     AUXILIARIES,
+    BE_WORDS,
     DO_WORDS,
     FUNCTION_WORDS,
     RELATIVE_PRONOUNS,
     REQUEST_VERBS,
+    WH_WORDS,
     content_words,
 )
-from kg_agent.tools.shared.answer_types import OTHER, AskedType
+from kg_agent.tools.shared.answer_types import OTHER, PERSON, AskedType, names_persons
 from kg_agent.tools.shared.relation_words import ROUND_TRIP_WORDS
 
 ENTITY_TOKEN = "[ent]"
@@ -175,6 +177,54 @@ class QuestionParts:
                 continue
             found[at] = (at + 2, len(tokens) - 1)
         return found
+
+    @property
+    def names_persons_asked(self) -> bool:
+        """Whether a noun of the question names the persons it asks for (:attr:`person_noun_at`)."""
+        return self.person_noun_at is not None
+
+    @cached_property
+    def person_noun_at(self) -> int | None:
+        """Where the noun that names the persons the question asks for stands: the type noun ("which **authors** wrote
+        [X]"), or the relational noun "who" is said to be ("who are **the authors of** [X]", "who was the founder of
+        [X]": "who" + a form of "be" + an article + a noun before "of", which names what the answers are). A bare "who"
+        names no kind: a KG may answer "who published [X]" with an organisation."""
+        asked = self.asked
+        if asked.noun:
+            return asked.position if asked.asks_persons else None
+        tokens = self.tokens
+        return 3 if (asked.kind == PERSON and len(tokens) > 4 and tokens[1] in BE_WORDS and tokens[2] in ARTICLES
+                     and tokens[4] == "of" and names_persons(tokens[3])) else None
+
+    @cached_property
+    def object_clause(self) -> tuple[int, int] | None:
+        """The first and last token of a relative clause that holds the entity and heads the object of the verb the
+        wh-word is the subject of: "who asked **the question that [X] answers**" (verb "asked", head "question",
+        clause "[X] answers"); "which films starred the actor that [X] married". The clause names the hops that reach
+        the head's thing (the question); the wh-word asks for what the main verb joins to that thing (who asked it),
+        one hop on, so a path whose last hop the clause names stops at the head and answers another thing than the
+        one asked. None when there is no such clause: the verb before the head is a form of "to be" or another
+        function word ("what was the film that [X] directed" asks for the head itself), something other than the
+        wh-word (and its type noun) comes before the verb, the head is the type noun, or the clause holds no
+        entity."""
+        tokens = self.tokens
+        if not tokens or tokens[0] not in WH_WORDS:
+            return None
+        for at in range(2, len(tokens) - 2):
+            if tokens[at + 1] not in RELATIVE_PRONOUNS or tokens[at] in NO_RELATION_WORDS or tokens[at] == ENTITY_TOKEN:
+                continue
+            verb = at - 1 if tokens[at - 1] not in ARTICLES else at - 2
+            if verb < 1 or tokens[verb] in NO_RELATION_WORDS or tokens[verb] in (ENTITY_TOKEN, "s"):
+                continue
+            if self.asked.noun and self.asked.position in (at, verb):
+                continue
+            noun = self.asked.position if self.asked.noun else -1
+            if any(t not in NO_RELATION_WORDS and i != noun for i, t in enumerate(tokens[1:verb], 1)):
+                continue
+            if ENTITY_TOKEN in tokens[at + 2:]:
+                return at + 2, len(tokens) - 1
+            return None
+        return None
 
     def restated_by_clause(self, span: tuple[int, int], at: int) -> bool:
         """Whether the token at ``at`` heads a relative clause (:attr:`clause_heads`) that holds ``span``: the clause's

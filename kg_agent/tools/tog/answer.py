@@ -44,6 +44,7 @@ from kg_agent.tools.shared.answer_checks import (
     walks_to_named,
 )
 from kg_agent.tools.shared.class_reached import named_by_the_noun_phrase
+from kg_agent.tools.shared.class_split import persons_apart
 from kg_agent.tools.shared.constraints import (
     asked_type,
     constrain_walks,
@@ -62,6 +63,7 @@ from kg_agent.tools.shared.decision_schemas import Answers
 from kg_agent.tools.shared.grounding import NO_GROUNDED_ANSWER, Evidence, RunGrounding, asked_for, ground_names, settle
 from kg_agent.tools.shared.link import with_chat_reply
 from kg_agent.tools.shared.path_scoring import RelationPathScorer
+from kg_agent.tools.shared.question_parts import QuestionParts
 from kg_agent.tools.shared.role_qualifiers import qualified_walks
 from kg_agent.tools.shared.statement_names import walks_to_asked_names
 from kg_agent.tools.shared.updates import (
@@ -408,6 +410,7 @@ def answer_steps(state: dict, *, answerer: ToGAnswerer, asked: Asked | None = No
     if kg is not None:
         outcome = compared_over_every_end(question, chains, verification, outcome, kg, chain_scorer)
         outcome = answers_of_asked_type(question, topics, outcome, kg)
+        outcome = persons_beside_the_beam(question, topics, outcome, kg)
         outcome = answers_of_named_kind(question, topics, outcome, kg, chains)
     return answer_update(outcome, stop, question=question, when_unsupported=when_unsupported, kg=kg,
                          as_given=getattr(answerer, "grounding", None) == "off")
@@ -662,6 +665,52 @@ def answers_of_asked_type(question: str, topic_entities: Sequence[dict], outcome
                                  grounded=any(grounded.values()), paths=[c]) for c in typed.walks]
     outcome = _answered_with(outcome, answers, typed.applied)
     outcome.warnings = [*typed.warnings, *outcome.warnings]
+    return outcome
+
+
+def persons_beside_the_beam(question: str, topic_entities: Sequence[dict], outcome: AnswerOutcome,
+                            kg: KnowledgeGraph) -> AnswerOutcome:
+    """For a question asking for persons ("who asked [X]") whose beam kept only things of another class over a relation
+    that holds two roles (a written question's ``creator``: its authors and the institution it is addressed to; a
+    beam of width one keeps one of them): the persons among every object of the answers' last relation from the same
+    thing (not the ends of the same relation path through other statements: the holders of a conference's other
+    roles are no gold sponsor), told apart from the relation's other role by their classes as the answer check tells
+    them
+    (:func:`~kg_agent.tools.shared.class_split.persons_apart`). Unchanged when some answer is already kept by that
+    split (the answer check splits them), or the walked-out ends hold no persons beside the other role."""
+    chains = [a["paths"][0] for a in outcome.answers if a.get("entity_id") and a.get("paths")]
+    if not chains or not QuestionParts.of(question).asked.asks_persons:
+        return outcome
+    grounded = any(a.get("grounded") for a in outcome.answers)
+    ends: dict[str, dict] = {}
+    for chain in sorted(chains, key=lambda c: -(c.get("score") or 0.0)):
+        steps = chain.get("steps") or []
+        if not steps:
+            continue
+        last = steps[-1]  # the same last relation from the same thing: not the ends of other statements of a role
+        try:
+            tails = list(kg.edges(last["head"]["id"]).get(last["relation"]) or ())[:MAX_COMPARED]
+        except KGError:
+            return outcome
+        for tail in tails:
+            label = last["tail"]["label"] if tail == last["tail"]["id"] else kg.label(tail)
+            if tail in ends or tail.startswith(('"', "_:")) or not label:
+                continue
+            walk = {**{k: v for k, v in chain.items() if k != "text"},
+                    "steps": [*steps[:-1], {**last, "tail": {"id": tail, "label": label}}]}
+            ends[tail] = answer_record(label, entity_id=tail, score=chain.get("score") or 0.0, grounded=grounded,
+                                       paths=[walk])
+    split = persons_apart(question, list(ends.values()), kg)
+    if split is None or not split[0]:
+        return outcome
+    kept, reason = split
+    if {a.get("entity_id") for a in outcome.answers} & {a.get("entity_id") for a in kept}:
+        return outcome
+    if outcome.output == "\n".join(a["answer"] for a in outcome.answers):
+        outcome.output = "\n".join(a["answer"] for a in kept)
+    outcome.answers = kept
+    outcome.warnings = [*outcome.warnings, f"answer: the beam kept only the relation's other role; {reason}; the "
+                        "persons are the other objects of the same last relation"]
     return outcome
 
 
