@@ -69,6 +69,24 @@ def test_a_node_with_facts_of_its_own_is_no_label_node():
     assert measure_label_nodes(_label_nodes(8, other_facts=3), DEFAULT_CLASS_PREDICATES) == ((), ())
 
 
+def test_texts_on_nodes_qualified_by_a_named_thing_are_no_label_node_texts():
+    """Identifiers in schemes (``place -identifiedBy-> node -text-> "C1"``, ``node -inScheme-> scheme``, the scheme
+    named "FIPS country code", by a text or through its own name node) share the text predicate with the places' name
+    nodes: each identifier says which scheme its code is of, so a walk must pass through it ("the FIPS code of X"), and
+    the text predicate is no label-node text. With an unnamed value instead (a flag), the nodes are label nodes."""
+    triples = _label_nodes(8)  # ex:name -> ex:n<i> -> "Name <i>": names
+    for at in range(8):
+        triples += [(f"ex:e{at}", "ex:identifiedBy", f"ex:id{at}", False), (f"ex:id{at}", "ex:text", f"C{at}", True),
+                    (f"ex:id{at}", "ex:inScheme", f"ex:scheme{at % 2}", False)]
+    named_schemes = [("ex:scheme0", "ex:text", "FIPS country code", True), ("ex:scheme1", "ex:text", "UN region code", True)]
+    assert measure_label_nodes(triples + named_schemes, DEFAULT_CLASS_PREDICATES) == ((), ())
+    scheme_name_nodes = [("ex:scheme0", "ex:name", "ex:s0", False), ("ex:s0", "ex:text", "FIPS country code", True),
+                         ("ex:scheme1", "ex:name", "ex:s1", False), ("ex:s1", "ex:text", "UN region code", True)]
+    assert measure_label_nodes(triples + scheme_name_nodes, DEFAULT_CLASS_PREDICATES) == ((), ())
+    relations, _ = measure_label_nodes(triples, DEFAULT_CLASS_PREDICATES)  # a flag: an unnamed value
+    assert {r.holder for r in relations} == {"ex:name", "ex:identifiedBy"}
+
+
 def test_a_node_carrying_prose_is_no_label_node():
     assert measure_label_nodes(_label_nodes(8, text="{} " + "a long sentence of prose " * 6),
                                DEFAULT_CLASS_PREDICATES) == ((), ())

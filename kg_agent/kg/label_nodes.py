@@ -16,7 +16,13 @@ triples, such a thing has no name (every answer would be an IRI), and the litera
   such nodes, each held by about one subject (at most :data:`MAX_HOLDERS_PER_NODE` on average): a name node belongs
   to the thing it names, where a value shared by many things (a country, a type) is a thing of its own;
 * **little else** — the nodes carry, besides ``q`` and their class, at most :data:`MAX_OTHER_TRIPLES_PER_NODE`
-  triples each on average (flags such as an abbreviation's usage flag): a node with facts of its own is an entity.
+  triples each on average (flags such as an abbreviation's usage flag): a node with facts of its own is an entity;
+* **no link to a named thing** — a flag is an unnamed value (SKOS-XL's usage flag ``abbrevName`` has no name of its
+  own). A node whose triples lead to a thing the KG names (directly or through that thing's own name node) is a
+  statement qualified by it: an identifier in a scheme (``country -isIdentifiedBy-> node -representationValue->
+  "GM"``, ``node -inScheme-> scheme`` named "FIPS 10-4 Country Code"), which a walk must pass through ("the FIPS
+  code of Germany"). When more than :data:`MIN_LABEL_NODE_SHARE` of ``q``'s texts are not on label nodes so, ``q``
+  is read as no label-node text at all (its texts keep naming the nodes that carry them).
 
 Of the holding predicates, one held about once per entity (at most :data:`MAX_PREFERRED_PER_ENTITY` nodes an entity)
 is **preferred**: its node's literal is the entity's label; the others give **aliases** (a thing has many other
@@ -96,10 +102,17 @@ def measure_label_nodes(triples: Iterable[SampledTriple], class_predicates: Iter
             texts.setdefault(predicate, {}).setdefault(subject, []).append(obj)
         elif not obj.startswith('"'):
             links.setdefault(predicate, []).append((subject, obj))
-    nodes_of: dict[str, set[str]] = {q: set(nodes) for q, nodes in texts.items() if _names_nodes(nodes)}
+    naming_texts = {q for q, nodes in texts.items() if _names_nodes(nodes)}
+    texted = {node for q in naming_texts for node in texts[q]}
+    # things the KG names: by a name-like text, or through a node carrying one (a scheme's own name node)
+    named = texted | {subject for pairs in links.values() for subject, obj in pairs if obj in texted}
+    linked_to_named = {subject for pairs in links.values() for subject, obj in pairs if obj in named}
+    nodes_of: dict[str, set[str]] = {q: set(texts[q]) - linked_to_named for q in naming_texts}
     relations: list[LabelNodeRelation] = []
     on_nodes: set[str] = set()
     for q, nodes in sorted(nodes_of.items()):
+        if len(nodes) < MIN_LABEL_NODE_SHARE * len(texts[q]):
+            continue  # q's texts sit on statements qualified by named things too: no name text alone
         held = {p: pairs for p, pairs in links.items()
                 if len(pairs) >= MIN_NAMED_SUBJECTS and p not in texts
                 and sum(o in nodes for _, o in pairs) >= MIN_LABEL_NODE_SHARE * len(pairs)}
