@@ -128,23 +128,3 @@ def test_a_beam_that_kept_no_person_is_left_alone_where_the_walk_reaches_none(co
     result = create_graph("tog-i", council).compile().invoke(
         {"question": "Who wrote 'Reply to motion M-0003'?"})
     assert [a["answer"] for a in result["answers"]] == ["Office of the Mayor"]
-
-
-# -- "who are the authors of [X]" (QuestionParts.person_noun_at) --------------------------------------------------------
-def test_the_noun_who_is_said_to_be_names_the_persons_asked():
-    assert QuestionParts.of("Who are the authors of the motion [ENT]?").person_noun_at == 3
-    assert QuestionParts.of("Which authors wrote [ENT]?").person_noun_at == 1
-    # a bare "who" names no kind (a KG may answer "who published [X]" with an organisation), nor a noun of no person
-    assert QuestionParts.of("Who published [ENT]?").person_noun_at is None
-    assert QuestionParts.of("Who is the publisher of [ENT]?").person_noun_at is None
-
-
-@pytest.mark.parametrize("method", ["rog", "tog", "tog-i"])
-def test_who_are_the_authors_walks_to_persons_not_to_the_publisher(council, method):
-    # every motion's publisher is the city council, an organisation; its creator holds its councillor (a person)
-    # and the committee it is addressed to: "the authors" are persons, whatever relation "authors" is closest to
-    from kg_agent.graphs.registry import create_graph
-
-    result = create_graph(method, council).compile().invoke(
-        {"question": "Who are the authors of the motion 'Cycle lanes on the ring road'?"})
-    assert [a["answer"] for a in result["answers"]] == ["Agnes Holloway"]

@@ -552,7 +552,7 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
                                         ) if kg is not None else frozenset()
         # "which authors have books on [X]": the type noun names persons; a path that stops short of the persons the
         # KG reaches along the same walk, or takes another last hop there, answers another kind (the books, the shelf)
-        persons_asked = parts.names_persons_asked and kinds is not None and kg is not None
+        persons_asked = bool(parts.asked.noun) and parts.asked.asks_persons and kinds is not None and kg is not None
         persons_after = {tuple(path[:-1]) for path in paths if persons_asked and path and path[-1] in last_kinds
                          and last_kinds[path[-1]].person >= 0.5}  # walks whose next hop reaches persons
         persons_next: set[str] = set()  # last hops one hop on from whose objects the KG reaches persons
@@ -1187,8 +1187,6 @@ class RelationPathScorer(TextVectorsFromEmbeddings):
             value = max(covered) if covered else self.unaligned_share * float(column.max())
             if parts.asked.noun and (token == parts.asked.position or token in typed_tokens):  # the type noun, explained
                 # by a last hop of its type (with the word that names the class with it: "quantity **kind**")
-                value = max(value, typed.evidence)
-            elif token == parts.person_noun_at:  # "who are the **authors** of [X]": the noun "who" is said to be
                 value = max(value, typed.evidence)
             values.append(value)
             if slots is not None and slots[phrase] >= self.evidence_floor and parts.asks_relation[token]:

@@ -17,7 +17,6 @@ from functools import cached_property
 from kg_agent.text import (
     ARTICLES,
     AUXILIARIES,
-    BE_WORDS,
     DO_WORDS,
     FUNCTION_WORDS,
     RELATIVE_PRONOUNS,
@@ -25,7 +24,7 @@ from kg_agent.text import (
     WH_WORDS,
     content_words,
 )
-from kg_agent.tools.shared.answer_types import OTHER, PERSON, AskedType, names_persons
+from kg_agent.tools.shared.answer_types import OTHER, AskedType
 from kg_agent.tools.shared.relation_words import ROUND_TRIP_WORDS
 
 ENTITY_TOKEN = "[ent]"
@@ -177,24 +176,6 @@ class QuestionParts:
                 continue
             found[at] = (at + 2, len(tokens) - 1)
         return found
-
-    @property
-    def names_persons_asked(self) -> bool:
-        """Whether a noun of the question names the persons it asks for (:attr:`person_noun_at`)."""
-        return self.person_noun_at is not None
-
-    @cached_property
-    def person_noun_at(self) -> int | None:
-        """Where the noun that names the persons the question asks for stands: the type noun ("which **authors** wrote
-        [X]"), or the relational noun "who" is said to be ("who are **the authors of** [X]", "who was the founder of
-        [X]": "who" + a form of "be" + an article + a noun before "of", which names what the answers are). A bare "who"
-        names no kind: a KG may answer "who published [X]" with an organisation."""
-        asked = self.asked
-        if asked.noun:
-            return asked.position if asked.asks_persons else None
-        tokens = self.tokens
-        return 3 if (asked.kind == PERSON and len(tokens) > 4 and tokens[1] in BE_WORDS and tokens[2] in ARTICLES
-                     and tokens[4] == "of" and names_persons(tokens[3])) else None
 
     @cached_property
     def object_clause(self) -> tuple[int, int] | None:
